@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+/** The `structrank` command line: dispatches to lib/commands/*. */
+import { commands } from './commands/index.js';
+import { AbortError, InputError, UsageError } from './errors.js';
+
+const VERSION = '0.1.0';
+
+async function listCommands(): Promise<string> {
+  const lines = ['usage: structrank <command> [options]', '', 'commands:'];
+  for (const [name, load] of Object.entries(commands)) {
+    const cmd = await load();
+    lines.push(`  ${name.padEnd(16)} ${cmd.summary}`);
+  }
+  lines.push('', "run 'structrank <command> --help' for a command's options");
+  return lines.join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(await listCommands());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    console.log(VERSION);
+    return 0;
+  }
+  const load = commands[name];
+  if (!load) {
+    console.error(`structrank: unknown command '${name}'\n\n${await listCommands()}`);
+    return 2;
+  }
+  const cmd = await load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(cmd.usage);
+    return 0;
+  }
+  try {
+    return (await cmd.run(rest)) ?? 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`structrank: ${err.message}\nusage: ${cmd.usage.split('\n')[0]}`);
+      return 2;
+    }
+    if (err instanceof InputError) {
+      console.error(`structrank: ${err.message}`);
+      return 1;
+    }
+    if (err instanceof AbortError || (err as Error)?.name === 'AbortError') {
+      console.error('structrank: cancelled');
+      return 130;
+    }
+    const code = (err as { code?: string })?.code;
+    if (code === 'ERR_STRUCTRANK_INPUT') {
+      console.error(`structrank: ${(err as Error).message}`);
+      return 1;
+    }
+    console.error(`structrank: internal error: ${(err as Error)?.message ?? String(err)}`);
+    if (process.env.STRUCTRANK_DEBUG) console.error((err as Error)?.stack);
+    return 70;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    console.error(`structrank: ${(err as Error)?.message ?? String(err)}`);
+    process.exitCode = 70;
+  },
+);

@@ -1,0 +1,44 @@
+/** Thin wrapper over node:util parseArgs that reports problems as UsageError. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from '../errors.js';
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+type OptionValue<S> = S extends { type: 'boolean' }
+  ? S extends { multiple: true } ? boolean[] : boolean
+  : S extends { multiple: true } ? string[] : string;
+
+export interface ParsedArgs<O extends OptionSpec> {
+  values: { [K in keyof O]?: OptionValue<O[K]> };
+  positionals: string[];
+}
+
+export function parseCommandArgs<O extends OptionSpec>(
+  command: string,
+  args: string[],
+  options: O,
+  allowPositionals = true,
+): ParsedArgs<O> {
+  try {
+    const parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    return { values: parsed.values as ParsedArgs<O>['values'], positionals: parsed.positionals };
+  } catch (err) {
+    throw new UsageError(`${command}: ${(err as Error).message}`);
+  }
+}
+
+export function requireOption(command: string, value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${command}: missing required option --${flag}`);
+  return value;
+}
+
+export function numberOption(command: string, value: string | undefined, flag: string, fallback: number, check?: (n: number) => boolean): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || (check && !check(n))) throw new UsageError(`${command}: invalid value for --${flag}: '${value}'`);
+  return n;
+}
+
+export function intOption(command: string, value: string | undefined, flag: string, fallback: number, min = 0): number {
+  return numberOption(command, value, flag, fallback, (n) => Number.isInteger(n) && n >= min);
+}

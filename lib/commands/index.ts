@@ -1,0 +1,7 @@
+/** The CLI's command table. Each entry loads its module lazily so start-up stays fast. */
+import type { Command } from '../cli/command.js';
+
+export const commands: Record<string, () => Promise<Command>> = {
+  info: async () => (await import('./info.js')).default,
+  demo: async () => (await import('./demo.js')).default,
+};

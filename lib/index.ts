@@ -1,0 +1,9 @@
+/** structrank's public API. */
+export { InputError, UsageError, AbortError } from './errors.js';
+export { readLines, readLinesSync, type Line } from './io/lines.js';
+export { type Tree, formatTree, cloneTree, words, tags, preterminals, isPreterminal, countNodes } from './trees/tree.js';
+export { parseTree, BracketParser, type ParsedTree } from './trees/bracket-parser.js';
+export { readTreebank, readTreebankSync, readTreesSync, writeTreebank } from './io/treebank.js';
+export { saveModel, loadModel, encodeModel, decodeModel, writeFileAtomic, type ModelFile } from './io/model-file.js';
+export { Progress, type ProgressOptions } from './progress.js';
+export { native, defaultThreads, cancelFlagFor } from './native.js';

@@ -1,0 +1,124 @@
+/**
+ * The model file container shared by every trainer. Layout (little-endian):
+ *   magic "SRNKMDL\0" | u32 container version | u32 kind length | kind (UTF-8)
+ *   | u32 kind version | u32 meta length | meta (JSON, UTF-8) | u64 payload length | payload
+ *   | 32-byte SHA-256 of everything before it.
+ * Native models provide the payload bytes; TypeScript-side state goes in `meta`.
+ * Files are written to a temporary name in the same folder and renamed into place, so a
+ * crash never leaves a half-written model under the real name.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { InputError } from '../errors.js';
+
+const MAGIC = Buffer.from('SRNKMDL\0', 'latin1');
+const CONTAINER_VERSION = 1;
+const DIGEST_BYTES = 32;
+
+export interface ModelFile<Meta = unknown> {
+  /** What kind of model this is, e.g. 'crf-tagger'. */
+  kind: string;
+  /** Version of the kind's own payload format. */
+  kindVersion: number;
+  meta: Meta;
+  payload: Uint8Array;
+}
+
+export function encodeModel(model: ModelFile): Buffer {
+  const kind = Buffer.from(model.kind, 'utf8');
+  const meta = Buffer.from(JSON.stringify(model.meta ?? null), 'utf8');
+  const head = Buffer.alloc(MAGIC.length + 4 + 4);
+  MAGIC.copy(head, 0);
+  head.writeUInt32LE(CONTAINER_VERSION, MAGIC.length);
+  head.writeUInt32LE(kind.length, MAGIC.length + 4);
+  const mid = Buffer.alloc(8);
+  mid.writeUInt32LE(model.kindVersion, 0);
+  mid.writeUInt32LE(meta.length, 4);
+  const payloadLength = Buffer.alloc(8);
+  payloadLength.writeBigUInt64LE(BigInt(model.payload.length));
+  const body = Buffer.concat([head, kind, mid, meta, payloadLength, model.payload]);
+  const digest = createHash('sha256').update(body).digest();
+  return Buffer.concat([body, digest]);
+}
+
+export function decodeModel<Meta = unknown>(bytes: Buffer, file = '<buffer>', expectKind?: string): ModelFile<Meta> {
+  const bad = (problem: string): never => {
+    throw new InputError(file, undefined, problem);
+  };
+  if (bytes.length < MAGIC.length || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
+    bad('not a structrank model file (bad magic number)');
+  }
+  if (bytes.length < MAGIC.length + 8 + DIGEST_BYTES) bad('model file is truncated');
+  const version = bytes.readUInt32LE(MAGIC.length);
+  if (version > CONTAINER_VERSION) bad(`model file version ${version} is newer than this structrank supports (${CONTAINER_VERSION})`);
+  const body = bytes.subarray(0, bytes.length - DIGEST_BYTES);
+  const digest = bytes.subarray(bytes.length - DIGEST_BYTES);
+  let pos = MAGIC.length + 4;
+  const need = (n: number): void => {
+    if (pos + n > body.length) bad('model file is truncated');
+  };
+  need(4);
+  const kindLength = body.readUInt32LE(pos);
+  pos += 4;
+  need(kindLength);
+  const kind = body.subarray(pos, pos + kindLength).toString('utf8');
+  pos += kindLength;
+  need(8);
+  const kindVersion = body.readUInt32LE(pos);
+  const metaLength = body.readUInt32LE(pos + 4);
+  pos += 8;
+  need(metaLength);
+  const metaText = body.subarray(pos, pos + metaLength).toString('utf8');
+  pos += metaLength;
+  need(8);
+  const payloadLength = Number(body.readBigUInt64LE(pos));
+  pos += 8;
+  if (pos + payloadLength !== body.length) bad('model file is truncated or has trailing bytes');
+  if (!createHash('sha256').update(body).digest().equals(digest)) bad('model file is corrupted (checksum mismatch)');
+  if (expectKind !== undefined && kind !== expectKind) bad(`expected a '${expectKind}' model, found '${kind}'`);
+  let meta: Meta;
+  try {
+    meta = JSON.parse(metaText) as Meta;
+  } catch {
+    return bad('model metadata is not valid JSON');
+  }
+  return { kind, kindVersion, meta, payload: new Uint8Array(body.buffer, body.byteOffset + pos, payloadLength) };
+}
+
+/** Writes bytes atomically: temp file in the same folder, fsync, rename. */
+export function writeFileAtomic(file: string, bytes: Uint8Array): void {
+  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  let fd: number | undefined;
+  try {
+    fd = openSync(temp, 'w');
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(temp, file);
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(temp);
+    } catch {
+      /* the temp file may not exist */
+    }
+    throw new InputError(file, undefined, `cannot write model: ${(err as Error).message}`);
+  }
+}
+
+export function saveModel(file: string, model: ModelFile): void {
+  writeFileAtomic(file, encodeModel(model));
+}
+
+export function loadModel<Meta = unknown>(file: string, expectKind?: string): ModelFile<Meta> {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError(file, undefined, code === 'ENOENT' ? 'no such file' : `cannot read: ${(err as Error).message}`);
+  }
+  return decodeModel<Meta>(bytes, file, expectKind);
+}

@@ -1,0 +1,56 @@
+/** Streaming readers and a writer for bracketed treebank files. */
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { InputError } from '../errors.js';
+import { BracketParser, type ParsedTree } from '../trees/bracket-parser.js';
+import { formatTree, type Tree } from '../trees/tree.js';
+import { readLines, readLinesSync } from './lines.js';
+
+/** Streams the trees of a file, each with the line it starts on. */
+export async function* readTreebank(file: string): AsyncGenerator<ParsedTree> {
+  const parser = new BracketParser(file);
+  const out: ParsedTree[] = [];
+  let last = 0;
+  let count = 0;
+  for await (const line of readLines(file)) {
+    last = line.number;
+    parser.feed(line.text, line.number, out);
+    count += out.length;
+    yield* out;
+    out.length = 0;
+  }
+  parser.finish(last);
+  if (count === 0) throw new InputError(file, undefined, last === 0 ? 'empty file' : 'no trees in file');
+}
+
+/** Reads all trees of a file synchronously. */
+export function readTreebankSync(file: string): ParsedTree[] {
+  const parser = new BracketParser(file);
+  const out: ParsedTree[] = [];
+  let last = 0;
+  for (const line of readLinesSync(file)) {
+    last = line.number;
+    parser.feed(line.text, line.number, out);
+  }
+  parser.finish(last);
+  if (out.length === 0) throw new InputError(file, undefined, last === 0 ? 'empty file' : 'no trees in file');
+  return out;
+}
+
+/** Reads the trees only. */
+export function readTreesSync(file: string): Tree[] {
+  return readTreebankSync(file).map((p) => p.tree);
+}
+
+/** Writes one tree per line. Resolves when the file is flushed. */
+export async function writeTreebank(file: string, trees: Iterable<Tree> | AsyncIterable<Tree>): Promise<void> {
+  const stream = createWriteStream(file);
+  try {
+    for await (const t of trees) {
+      if (!stream.write(formatTree(t) + '\n')) await once(stream, 'drain');
+    }
+  } finally {
+    stream.end();
+  }
+  await once(stream, 'finish');
+}

@@ -1,0 +1,51 @@
+/**
+ * Loads the native addon: a matching prebuilt binary from prebuilds/ when there is one,
+ * else the local source build in build/ (node-gyp-build's order).
+ * Each capability declares the part of the addon it uses in its own module, e.g.
+ * `native<KernelsAddon>()`.
+ */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+export interface CancelFlagHandle {
+  cancel(): void;
+  isCancelled(): boolean;
+}
+
+export interface CoreAddon {
+  nativeInfo(): { abi: number; defaultThreads: number; modules: string[] };
+  CancelFlag: new () => CancelFlagHandle;
+}
+
+const require = createRequire(import.meta.url);
+/** The package root (dist/ or lib/ sits one level below it). */
+export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+let addon: unknown;
+
+export function native<T = CoreAddon>(): T & CoreAddon {
+  if (addon === undefined) {
+    const load = require('node-gyp-build') as (dir: string) => unknown;
+    addon = load(packageRoot);
+  }
+  return addon as T & CoreAddon;
+}
+
+/** Default thread count: all cores. */
+export function defaultThreads(): number {
+  return native().nativeInfo().defaultThreads;
+}
+
+/**
+ * A native cancel flag wired to an AbortSignal: loops in C++ poll it.
+ * Call `dispose()` when the job ends so the listener is removed.
+ */
+export function cancelFlagFor(signal: AbortSignal | undefined): { flag: CancelFlagHandle; dispose: () => void } {
+  const flag = new (native().CancelFlag)();
+  if (!signal) return { flag, dispose: () => {} };
+  if (signal.aborted) flag.cancel();
+  const onAbort = (): void => flag.cancel();
+  signal.addEventListener('abort', onAbort, { once: true });
+  return { flag, dispose: () => signal.removeEventListener('abort', onAbort) };
+}

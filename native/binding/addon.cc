@@ -1,0 +1,58 @@
+// The addon's entry point: runs every registered module's Init.
+#include <napi.h>
+
+#include <thread>
+
+#include "binding/registry.h"
+#include "core/thread_pool.h"
+
+namespace structrank::binding {
+
+std::vector<ModuleEntry>& Modules() {
+  static std::vector<ModuleEntry> modules;
+  return modules;
+}
+
+namespace {
+struct AddonData {
+  std::map<std::string, Napi::FunctionReference> constructors;
+};
+}  // namespace
+
+void SaveConstructor(Napi::Env env, const char* name, Napi::Function constructor) {
+  env.GetInstanceData<AddonData>()->constructors[name] = Napi::Persistent(constructor);
+}
+
+Napi::FunctionReference& GetConstructor(Napi::Env env, const char* name) {
+  auto& map = env.GetInstanceData<AddonData>()->constructors;
+  auto it = map.find(name);
+  if (it == map.end()) throw Napi::Error::New(env, std::string("class not registered: ") + name);
+  return it->second;
+}
+
+namespace {
+
+Napi::Value NativeInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("abi", Napi::Number::New(env, NAPI_VERSION));
+  out.Set("defaultThreads", Napi::Number::New(env, ResolveThreads(0)));
+  Napi::Array names = Napi::Array::New(env);
+  uint32_t i = 0;
+  for (const auto& m : Modules()) names.Set(i++, Napi::String::New(env, m.name));
+  out.Set("modules", names);
+  return out;
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  env.SetInstanceData(new AddonData());
+  exports.Set("nativeInfo", Napi::Function::New(env, NativeInfo, "nativeInfo"));
+  for (const auto& m : Modules()) m.init(env, exports);
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(structrank, Init)
+
+}  // namespace structrank::binding

@@ -1,0 +1,20 @@
+// Runs native work off the JS thread and settles a Promise with its result.
+// C++ exceptions become rejected Promises: InputError -> Error with code
+// 'ERR_STRUCTRANK_INPUT', Cancelled -> Error named 'AbortError'.
+#pragma once
+#include <napi.h>
+
+#include <functional>
+#include <memory>
+
+namespace structrank::binding {
+
+// `work` runs on a libuv pool thread and must not touch JS values; `done` runs on the
+// JS thread afterwards and builds the resolved value.
+Napi::Promise RunAsync(Napi::Env env, std::function<void()> work,
+                       std::function<Napi::Value(Napi::Env)> done);
+
+// Turns the exception currently being handled into a JS Error value.
+Napi::Error ErrorFromException(Napi::Env env, std::exception_ptr error);
+
+}  // namespace structrank::binding

@@ -1,0 +1,49 @@
+// Small helpers for typed arrays and argument checks at the N-API boundary.
+#pragma once
+#include <napi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace structrank::binding {
+
+inline Napi::Float64Array ToFloat64Array(Napi::Env env, const std::vector<double>& v) {
+  Napi::Float64Array out = Napi::Float64Array::New(env, v.size());
+  std::copy(v.begin(), v.end(), out.Data());
+  return out;
+}
+
+inline Napi::Int32Array ToInt32Array(Napi::Env env, const std::vector<int32_t>& v) {
+  Napi::Int32Array out = Napi::Int32Array::New(env, v.size());
+  std::copy(v.begin(), v.end(), out.Data());
+  return out;
+}
+
+inline Napi::Uint8Array ToUint8Array(Napi::Env env, const std::vector<uint8_t>& v) {
+  Napi::Uint8Array out = Napi::Uint8Array::New(env, v.size());
+  std::copy(v.begin(), v.end(), out.Data());
+  return out;
+}
+
+template <typename T, typename TypedArray>
+std::vector<T> ToVector(const TypedArray& a) {
+  return std::vector<T>(a.Data(), a.Data() + a.ElementLength());
+}
+
+// Throws a TypeError naming the argument when it is not of the expected kind.
+inline void Expect(bool ok, Napi::Env env, const std::string& what) {
+  if (!ok) throw Napi::TypeError::New(env, "expected " + what);
+}
+
+inline int OptionalInt(const Napi::Object& options, const char* key, int fallback) {
+  Napi::Value v = options.Get(key);
+  return v.IsNumber() ? v.As<Napi::Number>().Int32Value() : fallback;
+}
+
+inline double OptionalDouble(const Napi::Object& options, const char* key, double fallback) {
+  Napi::Value v = options.Get(key);
+  return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : fallback;
+}
+
+}  // namespace structrank::binding

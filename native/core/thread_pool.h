@@ -1,0 +1,20 @@
+// Parallel loops over index ranges, with exceptions carried back to the caller.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <functional>
+
+namespace structrank {
+
+// Number of worker threads to use when the caller asks for `requested` (0 = all cores).
+int ResolveThreads(int requested);
+
+// Calls body(begin, end, thread_index) on disjoint chunks covering [0, n), using up to
+// `threads` threads that pull chunks of `grain` items from a shared counter. The first
+// exception thrown by any thread is rethrown here after all threads have stopped.
+// If `cancel` is set while running, remaining chunks are skipped and Cancelled is thrown.
+void ParallelFor(std::size_t n, int threads, std::size_t grain,
+                 const std::function<void(std::size_t, std::size_t, int)>& body,
+                 const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace structrank

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// Builds the C++ core and its unit tests with plain CMake (no Node headers), runs ctest,
+// and prints a closing `C++: N passed, N failed` line summed over every test executable.
+// `--sanitize` builds with AddressSanitizer + UndefinedBehaviorSanitizer.
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const sanitize = process.argv.includes('--sanitize');
+const dir = sanitize ? 'build-cmake-asan' : 'build-cmake';
+const jobs = String(Math.max(1, availableParallelism()));
+const log = join(dir, 'ctest-output.log');
+const steps = [
+  ['cmake', ['-S', '.', '-B', dir, `-DSTRUCTRANK_SANITIZE=${sanitize ? 'ON' : 'OFF'}`]],
+  ['cmake', ['--build', dir, '-j', jobs]],
+  ['ctest', ['--test-dir', dir, '--output-on-failure', '-j', jobs, '--output-log', 'ctest-output.log']],
+];
+let status = 0;
+for (const [cmd, args] of steps) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' } });
+  status = r.status ?? 1;
+  if (status !== 0 && cmd !== 'ctest') process.exit(status);
+}
+let passed = 0;
+let failed = 0;
+if (existsSync(log)) {
+  for (const m of readFileSync(log, 'utf8').matchAll(/^(\d+) passed, (\d+) failed$/gm)) {
+    passed += Number(m[1]);
+    failed += Number(m[2]);
+  }
+}
+if (status !== 0 && failed === 0) failed = 1;
+console.log(`C++: ${passed} passed, ${failed} failed`);
+process.exit(status);
