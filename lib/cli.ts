@@ -25,8 +25,17 @@ export async function main(argv: string[]): Promise<number> {
     console.log(VERSION);
     return 0;
   }
-  const load = commands[name];
+  // Two-word commands ('eval parse', 'kernel trees') are keys with a space.
+  const pair = rest.length > 0 ? `${name} ${rest[0]}` : '';
+  const twoWord = pair !== '' && commands[pair] !== undefined;
+  const load = twoWord ? commands[pair] : commands[name];
+  if (twoWord) rest.shift();
   if (!load) {
+    const subs = Object.keys(commands).filter((k) => k.startsWith(`${name} `));
+    if (subs.length > 0) {
+      console.error(`structrank: '${name}' needs one of: ${subs.map((k) => k.split(' ')[1]).join(', ')}`);
+      return 2;
+    }
     console.error(`structrank: unknown command '${name}'\n\n${await listCommands()}`);
     return 2;
   }

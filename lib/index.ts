@@ -7,3 +7,4 @@ export { readTreebank, readTreebankSync, readTreesSync, writeTreebank } from './
 export { saveModel, loadModel, encodeModel, decodeModel, writeFileAtomic, type ModelFile } from './io/model-file.js';
 export { Progress, type ProgressOptions } from './progress.js';
 export { native, defaultThreads, cancelFlagFor } from './native.js';
+export { readConll, readConllSync, columnIndex, ConllAssembler, type ConllSentence, type ConllReadOptions } from './io/conll.js';

@@ -1,0 +1,94 @@
+/**
+ * CoNLL column files: one token per line, columns separated by whitespace (or tabs), a
+ * blank line after each sentence. `-DOCSTART-` lines are document markers, not tokens
+ * (skipped unless `keepDocstart`). Every token line must have the same number of columns.
+ */
+import { InputError } from '../errors.js';
+import { readLines, readLinesSync, type Line } from './lines.js';
+
+export interface ConllSentence {
+  /** rows[token][column] */
+  rows: string[][];
+  /** Line number of the sentence's first token. */
+  line: number;
+}
+
+export interface ConllReadOptions {
+  /** 'whitespace' (default: runs of spaces or tabs) or 'tab' (CoNLL-U style; spaces inside fields kept). */
+  separator?: 'whitespace' | 'tab';
+  /** Number of columns each token line must have; by default the first token line's count. */
+  columns?: number;
+  /** Keep `-DOCSTART-` lines as tokens (conlleval treats them as ordinary tokens). */
+  keepDocstart?: boolean;
+}
+
+/** Assembles sentences from lines; shared by the sync and async readers. */
+export class ConllAssembler {
+  private rows: string[][] = [];
+  private first = 0;
+  private width: number | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly options: ConllReadOptions = {},
+  ) {
+    this.width = options.columns;
+  }
+
+  /** Consumes a line; returns a finished sentence when the line ends one. */
+  push(line: Line): ConllSentence | undefined {
+    const text = line.text;
+    if (text.trim() === '') return this.flush();
+    const fields = this.options.separator === 'tab' ? text.split('\t') : text.trim().split(/\s+/);
+    if (!this.options.keepDocstart && fields[0] === '-DOCSTART-') return this.flush();
+    if (this.width === undefined) this.width = fields.length;
+    else if (fields.length !== this.width) {
+      throw new InputError(this.file, line.number, `expected ${this.width} columns, found ${fields.length}`);
+    }
+    if (this.rows.length === 0) this.first = line.number;
+    this.rows.push(fields);
+    return undefined;
+  }
+
+  flush(): ConllSentence | undefined {
+    if (this.rows.length === 0) return undefined;
+    const sentence = { rows: this.rows, line: this.first };
+    this.rows = [];
+    return sentence;
+  }
+}
+
+export async function* readConll(file: string, options: ConllReadOptions = {}): AsyncGenerator<ConllSentence> {
+  const assembler = new ConllAssembler(file, options);
+  let lines = 0;
+  for await (const line of readLines(file)) {
+    lines++;
+    const s = assembler.push(line);
+    if (s) yield s;
+  }
+  const last = assembler.flush();
+  if (last) yield last;
+  if (lines === 0) throw new InputError(file, undefined, 'empty file');
+}
+
+export function readConllSync(file: string, options: ConllReadOptions = {}): ConllSentence[] {
+  const assembler = new ConllAssembler(file, options);
+  const out: ConllSentence[] = [];
+  let lines = 0;
+  for (const line of readLinesSync(file)) {
+    lines++;
+    const s = assembler.push(line);
+    if (s) out.push(s);
+  }
+  const last = assembler.flush();
+  if (last) out.push(last);
+  if (lines === 0) throw new InputError(file, undefined, 'empty file');
+  return out;
+}
+
+/** Looks up named columns: `--columns word,pos,chunk` -> index of each name. */
+export function columnIndex(names: string[], wanted: string, file = '<columns>'): number {
+  const i = names.indexOf(wanted);
+  if (i < 0) throw new InputError(file, undefined, `no column named '${wanted}' in [${names.join(', ')}]`);
+  return i;
+}
