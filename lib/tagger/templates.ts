@@ -232,6 +232,13 @@ export function resolveTemplateConfig(config: TemplateConfig, file = '<template>
     throw new InputError(file, undefined, 'a template config needs "templates" or "base"');
   }
   const templates = [...(config.templates ?? DEFAULT_TEMPLATES[config.base as DefaultTemplateName]), ...(config.add ?? [])];
+  for (const tmpl of templates) {
+    if (!Array.isArray(tmpl) || tmpl.length === 0 || tmpl.length > 16 || !tmpl.every((a) => typeof a === 'string')) {
+      throw new InputError(file, undefined, `a template must be a list of 1..16 atom strings, got ${JSON.stringify(tmpl)}`);
+    }
+    for (const atom of tmpl) parseAtom(atom, file);
+  }
+  if (config.clusters !== undefined && typeof config.clusters !== 'string') throw new InputError(file, undefined, '"clusters" must be a file path');
   const clusters = config.clusters === undefined ? undefined : resolve(dirname(file), config.clusters);
   return { templates, clusters, isDefault: config.templates === undefined };
 }
