@@ -21,7 +21,7 @@ const ALGORITHMS: TaggerAlgorithm[] = ['perceptron', 'crf', 'maxent'];
 
 interface NativeTaggerHandle {
   buildTraining(text: string, labels: string): { sentences: number; tokens: number; attributes: number; features: number };
-  createTrainer(options: { optimizer: number; c2: number; eta0: number; threads: number; seed: number }): void;
+  createTrainer(options: { optimizer: number; c2: number; eta0: number; threads: number; seed: number; sgdWarmup: number }): void;
   trainSteps(n: number, flag: CancelFlagHandle): Promise<{ loss: number; steps: number; converged: boolean }>;
   snapshot(): void;
   restore(): void;
@@ -68,6 +68,8 @@ export interface TaggerTrainOptions {
   epochs?: number;
   /** CRF optimizer. */
   optimizer?: 'lbfgs' | 'sgd';
+  /** CRF with L-BFGS: run this many SGD epochs first (counted in `epochs`), then L-BFGS. */
+  sgdWarmup?: number;
   /** L2 weight: the objective adds c2 * |w|^2. */
   c2?: number;
   /** SGD initial gain. */
@@ -166,6 +168,7 @@ export class Tagger {
       eta0: options.eta0 ?? 0.1,
       threads: options.threads ?? 0,
       seed: options.seed ?? 1,
+      sgdWarmup: options.sgdWarmup ?? 0,
     });
     const meta: TaggerMeta = { algo, columns, label, inputColumns, order, templates: compiled.templates, trainedSteps: 0 };
     const tagger = new Tagger(handle, meta);

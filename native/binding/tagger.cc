@@ -111,7 +111,8 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
     opt.threads = OptionalInt(o, "threads", 0);
     opt.seed = static_cast<uint64_t>(OptionalInt(o, "seed", 1));
     opt.lbfgs_memory = OptionalInt(o, "memory", 6);
-    if (!(opt.c2 >= 0) || !(opt.eta0 > 0) || opt.lbfgs_memory < 1) throw InputError("bad training options");
+    opt.sgd_warmup = OptionalInt(o, "sgdWarmup", 0);
+    if (!(opt.c2 >= 0) || !(opt.eta0 > 0) || opt.lbfgs_memory < 1 || opt.sgd_warmup < 0) throw InputError("bad training options");
     trainer_ = std::make_shared<TaggerTrainer>(*model_, *corpus_, opt);
     return env.Undefined();
   }

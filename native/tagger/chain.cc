@@ -99,6 +99,23 @@ double ChainDecoder::Viterbi(int32_t n, const double* emissions, const ChainScor
     double* cur = &a_[static_cast<std::size_t>(i) * S];
     int32_t* bp = &back_[static_cast<std::size_t>(i) * S];
     const double* em = emissions + static_cast<int64_t>(i) * L;
+    if (lat_.order == 1) {  // dense: edges into s are from 0..L-1 in order
+      for (int32_t s = 0; s < L; ++s) {
+        const double* t = es + static_cast<std::size_t>(s) * L;
+        double best = prev[0] + t[0];
+        int32_t arg = 0;
+        for (int32_t p = 1; p < L; ++p) {
+          double v = prev[p] + t[p];
+          if (v > best) {
+            best = v;
+            arg = p;
+          }
+        }
+        cur[s] = best + em[s];
+        bp[s] = arg;
+      }
+      continue;
+    }
     for (int32_t s = 0; s < S; ++s) {
       double best = kNegInf;
       int32_t arg = -1;
@@ -224,6 +241,19 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
     if (i > 0) {
       const double* prev = cur - S;
       const double* ei = &e_[static_cast<std::size_t>(i) * L];
+      if (lat_.order == 1) {
+        for (int32_t s = 0; s < L; ++s) {
+          const double* t = T + static_cast<std::size_t>(s) * L;
+          double sum0 = 0, sum1 = 0;
+          int32_t p = 0;
+          for (; p + 1 < L; p += 2) {
+            sum0 += prev[p] * t[p];
+            sum1 += prev[p + 1] * t[p + 1];
+          }
+          if (p < L) sum0 += prev[p] * t[p];
+          cur[s] = (sum0 + sum1) * ei[s];
+        }
+      } else
       for (int32_t s = 0; s < S; ++s) {
         double sum = 0;
         for (int32_t e = lat_.in_begin[s]; e < lat_.in_begin[s + 1]; ++e) sum += prev[from[e]] * T[e];
@@ -248,6 +278,18 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
     const double* ei = &e_[static_cast<std::size_t>(i) * L];
     const double* ap = &a_[static_cast<std::size_t>(i - 1) * S];
     double inv = 1.0 / z_[i];
+    if (lat_.order == 1) {
+      for (int32_t s = 0; s < L; ++s) {
+        double t = cur[s] * ei[s] * inv;
+        const double* Ts = T + static_cast<std::size_t>(s) * L;
+        for (int32_t p = 0; p < L; ++p) prev[p] += Ts[p] * t;
+        if (edge_expect) {
+          double* ex = edge_expect + static_cast<std::size_t>(s) * L;
+          for (int32_t p = 0; p < L; ++p) ex[p] += ap[p] * Ts[p] * t;
+        }
+      }
+      continue;
+    }
     for (int32_t s = 0; s < S; ++s) {
       double t = cur[s] * ei[lab[s]] * inv;
       if (t == 0) continue;

@@ -169,8 +169,8 @@ int32_t AttributeTable::Find(uint64_t key) const {
   if (slots_.empty()) return -1;
   std::size_t mask = slots_.size() - 1;
   for (std::size_t i = key & mask;; i = (i + 1) & mask) {
-    if (slots_[i] == key) return ids_[i];
-    if (slots_[i] == 0) return -1;
+    if (slots_[i].key == key) return slots_[i].id;
+    if (slots_[i].key == 0) return -1;
   }
 }
 
@@ -178,33 +178,29 @@ int32_t AttributeTable::Insert(uint64_t key) {
   if ((keys_.size() + 1) * 2 > slots_.size()) Grow();
   std::size_t mask = slots_.size() - 1;
   for (std::size_t i = key & mask;; i = (i + 1) & mask) {
-    if (slots_[i] == key) return ids_[i];
-    if (slots_[i] == 0) {
-      slots_[i] = key;
-      ids_[i] = static_cast<int32_t>(keys_.size());
+    if (slots_[i].key == key) return slots_[i].id;
+    if (slots_[i].key == 0) {
+      slots_[i] = Slot{key, static_cast<int32_t>(keys_.size())};
       keys_.push_back(key);
-      return ids_[i];
+      return slots_[i].id;
     }
   }
 }
 
 void AttributeTable::Grow() {
   std::size_t capacity = slots_.empty() ? 1024 : slots_.size() * 2;
-  slots_.assign(capacity, 0);
-  ids_.assign(capacity, -1);
+  slots_.assign(capacity, Slot{0, -1});
   std::size_t mask = capacity - 1;
   for (std::size_t id = 0; id < keys_.size(); ++id) {
     std::size_t i = keys_[id] & mask;
-    while (slots_[i] != 0) i = (i + 1) & mask;
-    slots_[i] = keys_[id];
-    ids_[i] = static_cast<int32_t>(id);
+    while (slots_[i].key != 0) i = (i + 1) & mask;
+    slots_[i] = Slot{keys_[id], static_cast<int32_t>(id)};
   }
 }
 
 void AttributeTable::Rebuild(std::vector<uint64_t> keys) {
   keys_.clear();
   slots_.clear();
-  ids_.clear();
   for (uint64_t k : keys) {
     if (k == 0 || Insert(k) != static_cast<int32_t>(keys_.size()) - 1) {
       throw InputError("model payload: duplicate or invalid attribute key");
@@ -237,15 +233,27 @@ bool FeatureExtractor::Key(const SentenceFields& s, int32_t i, int32_t t, uint64
       case AtomKind::kPrefix:
       case AtomKind::kSuffix: {
         // Code points, not bytes; a word shorter than n gives no feature.
-        std::vector<std::size_t> starts;
-        for (std::size_t p = 0; p < v.size(); p += Utf8Length(static_cast<unsigned char>(v[p]))) starts.push_back(p);
-        std::size_t n = static_cast<std::size_t>(atom.param);
-        if (starts.size() < n || n == 0) return false;
+        const int32_t n = atom.param;
+        if (n <= 0) return false;
         if (atom.kind == AtomKind::kPrefix) {
-          std::size_t end = n < starts.size() ? starts[n] : v.size();
+          std::size_t end = 0;
+          int32_t count = 0;
+          while (count < n && end < v.size()) {
+            end += Utf8Length(static_cast<unsigned char>(v[end]));
+            ++count;
+          }
+          if (count < n || end > v.size()) return false;
           h = HashBytes(h, v.substr(0, end));
         } else {
-          h = HashBytes(h, v.substr(starts[starts.size() - n]));
+          std::size_t start = v.size();
+          int32_t count = 0;
+          while (count < n && start > 0) {
+            --start;
+            while (start > 0 && (static_cast<unsigned char>(v[start]) & 0xC0) == 0x80) --start;
+            ++count;
+          }
+          if (count < n) return false;
+          h = HashBytes(h, v.substr(start));
         }
         break;
       }

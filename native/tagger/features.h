@@ -64,8 +64,11 @@ class AttributeTable {
 
  private:
   void Grow();
-  std::vector<uint64_t> slots_;  // 0 = empty
-  std::vector<int32_t> ids_;
+  struct Slot {
+    uint64_t key;  // 0 = empty
+    int32_t id;
+  };
+  std::vector<Slot> slots_;      // key and id side by side: one cache line per probe
   std::vector<uint64_t> keys_;   // id -> key
 };
 

@@ -162,20 +162,9 @@ TaggerTrainer::TaggerTrainer(TaggerModel& model, const TaggerCorpus& corpus, Tra
   order_.resize(corpus.sentences());
   std::iota(order_.begin(), order_.end(), 0);
   if (model.algorithm == TaggerAlgorithm::kPerceptron) u_.assign(w_.size(), 0.0);
-  bool use_lbfgs = model.algorithm == TaggerAlgorithm::kMaxent ||
-                   (model.algorithm == TaggerAlgorithm::kCrf && options.optimizer == CrfOptimizer::kLbfgs);
-  if (use_lbfgs) {
-    LbfgsOptions lo;
-    lo.memory = options.lbfgs_memory;
-    Objective f = [this](const std::vector<double>& x, std::vector<double>& g) {
-      if (model_.algorithm == TaggerAlgorithm::kCrf) {
-        return CrfObjective(model_, lat_, corpus_, x, g, options_.c2, options_.threads, cancel_);
-      }
-      return MaxentObjective(model_, corpus_, x, g, options_.c2, options_.threads, cancel_);
-    };
-    lbfgs_ = std::make_unique<Lbfgs>(f, w_, lo);
-    loss_ = lbfgs_->value();
-  }
+  use_lbfgs_ = model.algorithm == TaggerAlgorithm::kMaxent ||
+               (model.algorithm == TaggerAlgorithm::kCrf && options.optimizer == CrfOptimizer::kLbfgs);
+  if (model.algorithm != TaggerAlgorithm::kCrf) options_.sgd_warmup = 0;
 }
 
 TaggerTrainer::~TaggerTrainer() = default;
@@ -189,7 +178,22 @@ void TaggerTrainer::Shuffle() {
 bool TaggerTrainer::Step(const std::atomic<bool>* cancel) {
   if (converged_) return false;
   cancel_ = cancel;
-  if (lbfgs_) {
+  if (use_lbfgs_ && steps_ < options_.sgd_warmup) {
+    SgdEpoch(cancel);
+  } else if (use_lbfgs_) {
+    if (!lbfgs_) {
+      for (double& v : w_) v *= scale_;  // hand over the SGD weights, if any
+      scale_ = 1.0;
+      LbfgsOptions lo;
+      lo.memory = options_.lbfgs_memory;
+      Objective f = [this](const std::vector<double>& x, std::vector<double>& g) {
+        if (model_.algorithm == TaggerAlgorithm::kCrf) {
+          return CrfObjective(model_, lat_, corpus_, x, g, options_.c2, options_.threads, cancel_);
+        }
+        return MaxentObjective(model_, corpus_, x, g, options_.c2, options_.threads, cancel_);
+      };
+      lbfgs_ = std::make_unique<Lbfgs>(f, w_, lo);
+    }
     bool more = lbfgs_->Iterate();
     w_ = lbfgs_->x();
     loss_ = lbfgs_->value();

@@ -26,6 +26,9 @@ struct TrainOptions {
   uint64_t seed = 1;   // sentence order shuffling (perceptron, SGD)
   bool shuffle = true;
   int lbfgs_memory = 6;
+  // L-BFGS runs (CRF): first this many SGD epochs on the same objective, then L-BFGS from
+  // there. SGD finds the neighbourhood of the optimum fast; L-BFGS then converges.
+  int sgd_warmup = 0;
 };
 
 // CRF objective sum_s (log Z_s - score(gold_s)) + c2 |w|^2 and its gradient.
@@ -68,6 +71,7 @@ class TaggerTrainer {
   double scale_ = 1;           // SGD: weights = scale_ * w_
   int64_t t_ = 0;              // SGD step
   std::vector<int64_t> order_;
+  bool use_lbfgs_ = false;
   std::unique_ptr<Lbfgs> lbfgs_;
   const std::atomic<bool>* cancel_ = nullptr;  // for the L-BFGS objective
   double loss_ = 0;
