@@ -37,7 +37,10 @@ export const EVALB_HEADER = [
 
 export const EVALB_RULE = '============================================================================';
 
-/** One per-sentence line, as EVALB prints it (words: the gold words after deletion). */
+/**
+ * One per-sentence line, as evalb.c prints it (an error or skipped line shows 0 words, as
+ * the current evalb.c does; EVALB's old sample.rsl showed the gold word count there).
+ */
 export function formatSentenceLine(id: number, s: EvalbSentence): string {
   const recall = s.goldBrackets === 0 ? 0 : (100 * s.matched) / s.goldBrackets;
   const precision = s.testBrackets === 0 ? 0 : (100 * s.matched) / s.testBrackets;
@@ -45,7 +48,7 @@ export function formatSentenceLine(id: number, s: EvalbSentence): string {
   return (
     `${pad(id, 4)}  ${pad(s.length, 3)}    ${s.statusCode}  ` +
     `${f62(recall)} ${f62(precision)}   ${pad(s.matched, 3)}    ${pad(s.goldBrackets, 3)}  ${pad(s.testBrackets, 3)}    ${pad(s.crossing, 3)}` +
-    `   ${pad(s.words, 4)}  ${pad(s.statusCode === 0 ? s.correctTags : 0, 4)}   ${f62(tagAcc)}`
+    `   ${pad(s.statusCode === 0 ? s.words : 0, 4)}  ${pad(s.statusCode === 0 ? s.correctTags : 0, 4)}   ${f62(tagAcc)}`
   );
 }
 
