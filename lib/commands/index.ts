@@ -4,4 +4,5 @@ import type { Command } from '../cli/command.js';
 export const commands: Record<string, () => Promise<Command>> = {
   info: async () => (await import('./info.js')).default,
   demo: async () => (await import('./demo.js')).default,
+  'eval chunks': async () => (await import('./eval-chunks.js')).default,
 };
