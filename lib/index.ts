@@ -12,3 +12,7 @@ export { readNbest, readNbestSync, writeNbest, formatNbestLine, nbestKind, Nbest
 export { chunkSpans, chunkCounts, conllevalCorpus, formatConllevalReport, splitTag, prf, ConllevalCounter, CHUNK_SCHEMES, type ChunkScheme, type ChunkSpan, type ChunkCounts, type ChunkSentence, type ConllevalReport, type ConllevalOverall, type ConllevalTypeScore } from './eval/conlleval.js';
 export { alignedConll, readConllTokens, type AlignedSentence } from './eval/aligned.js';
 export { evalChunkFiles } from './commands/eval-chunks.js';
+export { parseColumns, checkColumnCount, writeConll, type ColumnLayout, type ConllWriteOptions } from './io/conll.js';
+export { writeTextAtomic } from './io/atomic-writer.js';
+export { TagCounter, tagAccuracy, formatTagAccuracy, type TagAccuracy, type TaggedSentence } from './eval/tags.js';
+export { evalTagFiles, readVocabulary, type EvalTagsOptions } from './commands/eval-tags.js';

@@ -12,12 +12,10 @@
  * Extra fields are ignored. All candidates of a file are of one kind (trees or tags).
  * Blank lines are skipped.
  */
-import { createWriteStream, renameSync, unlinkSync } from 'node:fs';
-import { once } from 'node:events';
-import { randomBytes } from 'node:crypto';
 import { InputError } from '../errors.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import { readLines, readLinesSync, type Line } from './lines.js';
+import { writeTextAtomic } from './atomic-writer.js';
 
 export interface NbestCandidate {
   /** A bracketed parse tree (parse n-best lists). */
@@ -204,47 +202,8 @@ export function formatNbestLine(s: NbestSentence): string {
  * over `file` once everything is flushed (a failed write leaves `file` untouched).
  */
 export async function writeNbest(file: string, sentences: Iterable<NbestSentence> | AsyncIterable<NbestSentence>): Promise<void> {
-  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const stream = createWriteStream(temp);
-  let failed: unknown;
-  stream.on('error', (err) => {
-    failed ??= err;
-  });
-  try {
-    await once(stream, 'open');
-    for await (const s of sentences) {
-      if (failed) break;
-      if (!stream.write(formatNbestLine(s) + '\n')) await once(stream, 'drain');
-    }
-  } catch (err) {
-    failed ??= err;
+  async function* lines(): AsyncGenerator<string> {
+    for await (const s of sentences) yield formatNbestLine(s) + '\n';
   }
-  if (failed === undefined) {
-    stream.end();
-    try {
-      await once(stream, 'finish');
-    } catch (err) {
-      failed ??= err;
-    }
-  }
-  if (failed !== undefined) {
-    stream.destroy();
-    // Not events.once: it would reject on the 'error' a pending write raises after destroy.
-    if (!stream.closed) await new Promise<void>((resolve) => stream.once('close', () => resolve()));
-  }
-  if (failed === undefined) {
-    try {
-      renameSync(temp, file);
-      return;
-    } catch (err) {
-      failed = err;
-    }
-  }
-  try {
-    unlinkSync(temp);
-  } catch {
-    /* the temp file may not exist */
-  }
-  if (failed instanceof InputError || failed instanceof RangeError) throw failed;
-  throw new InputError(file, undefined, `cannot write: ${(failed as Error).message}`);
+  await writeTextAtomic(file, lines());
 }
