@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { conllevalCorpus } from '../lib/eval/conlleval.js';
 import { readConllSync } from '../lib/io/conll.js';
 import { Tagger } from '../lib/tagger/tagger.js';
 import { compileTemplates, resolveTemplateConfig } from '../lib/tagger/templates.js';
@@ -7,36 +8,8 @@ import { dataFile, tempDir } from './helpers.js';
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-// Small local chunk scorer (conlleval semantics for IOB2); replaced by lib/eval/conlleval.ts once it lands.
 function chunkF1(gold: string[][], guess: string[][]): number {
-  const spans = (tags: string[]): Set<string> => {
-    const out = new Set<string>();
-    let start = -1;
-    let type = '';
-    tags.forEach((t, i) => {
-      const ty = t === 'O' ? '' : t.slice(2);
-      if (t === 'O' || t.startsWith('B-') || start < 0 || ty !== type) {
-        if (start >= 0) out.add(`${start}-${i}-${type}`);
-        start = t === 'O' ? -1 : i;
-        type = ty;
-      }
-    });
-    if (start >= 0) out.add(`${start}-${tags.length}-${type}`);
-    return out;
-  };
-  let correct = 0;
-  let found = 0;
-  let wanted = 0;
-  gold.forEach((g, s) => {
-    const a = spans(g);
-    const b = spans(guess[s]);
-    wanted += a.size;
-    found += b.size;
-    for (const c of b) if (a.has(c)) correct++;
-  });
-  const p = correct / found;
-  const r = correct / wanted;
-  return (200 * p * r) / (p + r);
+  return conllevalCorpus(gold.map((g, s) => ({ gold: g, predicted: guess[s] }))).overall.f1;
 }
 
 const train = readConllSync(dataFile('conll2000', 'train.txt')).slice(0, 2000).map((s) => s.rows);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { readNbestSync } from '../lib/io/nbest.js';
 import { dataFile, runCli, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -42,14 +43,18 @@ describe('train-tagger and tag commands', () => {
       if (fields[2] === fields[3]) right++;
     });
     expect(right / tokens).toBeGreaterThan(0.85);
-    const records = readFileSync(nb, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = readNbestSync(nb);
     expect(records.length).toBe(100);
-    expect(records[0].id).toBe(0);
+    expect(records[0].id).toBe('s1');
     expect(records[0].tokens[0]).toBe('Rockwell');
     expect(records[0].candidates.length).toBe(3);
     expect(records[0].gold.length).toBe(records[0].tokens.length);
     const firstSentence = outLines.slice(0, records[0].tokens.length).map((l) => l.split(' ')[3]);
     expect(records[0].candidates[0].tags).toEqual(firstSentence);
+    // The output scores directly with conlleval semantics (eval chunks).
+    const ev = runCli(['eval', 'chunks', '--file', out]);
+    expect(ev.status).toBe(0);
+    expect(ev.stdout).toMatch(/FB1:\s+\d+\.\d\d/);
   });
 
   it('reports bad input files and bad options clearly', () => {

@@ -4,6 +4,7 @@ import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { readLines } from '../io/lines.js';
+import { formatNbestLine, type NbestSentence } from '../io/nbest.js';
 import { Tagger } from '../tagger/tagger.js';
 
 const usage = `structrank tag --model M --input F [--out F] [--nbest K --out-nbest nbest.jsonl] [--separator whitespace|tab] [--threads N]
@@ -13,7 +14,7 @@ kept) with the predicted label appended as a new last column, so conlleval-style
 on the output directly. Input lines have the model's input columns, or all its training
 columns (the gold label is then kept and written to the n-best file as "gold").
   --nbest K      also write the K best tag sequences of each sentence as n-best JSON Lines:
-                 {"id", "tokens", "candidates": [{"tags", "logprob"}], "gold"?} (CRF: exact
+                 {"id": "s1", "tokens", "candidates": [{"tags", "logprob"}], "gold"?} (CRF: exact
                  log-probabilities; maxent: from the beam; perceptron: scores)`;
 
 interface Pending {
@@ -89,13 +90,9 @@ const command: Command = {
         const json: string[] = [];
         sentences.forEach((p, s) => {
           const w = wordIndex(p.rows[0].length);
-          const record: { id: number; tokens: string[]; candidates: { tags: string[]; logprob: number }[]; gold?: string[] } = {
-            id: sentenceId++,
-            tokens: p.rows.map((r) => r[w]),
-            candidates: lists[s],
-          };
+          const record: NbestSentence = { id: `s${++sentenceId}`, tokens: p.rows.map((r) => r[w]), candidates: lists[s], line: 0 };
           if (p.rows[0].length >= columns.length) record.gold = p.rows.map((r) => r[goldIndex]);
-          json.push(JSON.stringify(record));
+          json.push(formatNbestLine(record));
         });
         if (json.length > 0) await write(nbestOut, json.join('\n') + '\n');
       }
