@@ -58,6 +58,9 @@ class AttributeTable {
  public:
   int32_t Find(uint64_t key) const;
   int32_t Insert(uint64_t key);  // returns the existing or a new id
+  void Prefetch(uint64_t key) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[key & (slots_.size() - 1)]);
+  }
   int32_t size() const { return static_cast<int32_t>(keys_.size()); }
   const std::vector<uint64_t>& keys() const { return keys_; }
   void Rebuild(std::vector<uint64_t> keys);  // ids = positions in `keys`

@@ -18,18 +18,27 @@ TaggerCorpus TaggerModel::BuildCorpus(std::string_view text, std::string_view la
   }
   TaggerCorpus corpus;
   FeatureExtractor extractor(config);
-  std::vector<int32_t> row;
   std::vector<std::vector<int32_t>> rows;
+  std::vector<std::pair<int32_t, uint64_t>> keys;
   for (std::size_t s = 0; s < sentences.size(); ++s) {
     const SentenceFields& sent = sentences[s];
     if (has_labels && gold[s].length != sent.length) {
       throw InputError("sentence " + std::to_string(s + 1) + ": labels and tokens differ in number");
     }
-    rows.assign(sent.length, {});
-    extractor.Extract(sent, [&](int32_t i, uint64_t key) {
-      int32_t id = grow ? attributes.Insert(key) : attributes.Find(key);
-      if (id >= 0) rows[i].push_back(id);
-    });
+    rows.resize(sent.length);
+    for (auto& r : rows) r.clear();
+    keys.clear();
+    extractor.Extract(sent, [&](int32_t i, uint64_t key) { keys.emplace_back(i, key); });
+    if (grow) {
+      for (auto& [i, key] : keys) rows[i].push_back(attributes.Insert(key));
+    } else {
+      // Lookups miss the cache; issuing all of a sentence's prefetches first overlaps them.
+      for (auto& kv : keys) attributes.Prefetch(kv.second);
+      for (auto& [i, key] : keys) {
+        int32_t id = attributes.Find(key);
+        if (id >= 0) rows[i].push_back(id);
+      }
+    }
     for (int32_t i = 0; i < sent.length; ++i) {
       corpus.attributes.AddRow(rows[i].data(), nullptr, static_cast<int64_t>(rows[i].size()));
       int32_t y = -1;
@@ -72,6 +81,13 @@ void TaggerModel::Emissions(const TaggerCorpus& corpus, int64_t sentence, const 
   const int32_t* cols = corpus.attributes.cols.data();
   const int64_t* off = attr_offset.data();
   const int32_t* lab = feature_label.data();
+  // Prefetch the sentence's feature ranges: they are scattered over a large table.
+  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) __builtin_prefetch(off + cols[k]);
+  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) {
+    int64_t f = off[cols[k]];
+    __builtin_prefetch(w + f);
+    __builtin_prefetch(lab + f);
+  }
   for (int64_t t = begin; t < end; ++t) {
     double* s = score + (t - begin) * L;
     for (int64_t k = row_ptr[t]; k < row_ptr[t + 1]; ++k) {
