@@ -9,7 +9,7 @@ import { DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type T
 
 const usage = `structrank train-tagger --algo maxent|perceptron|crf --train F [--dev F] --columns word,pos,chunk --label chunk --model M
   [--order 1|2] [--template T.json|pos|chunk|ner] [--clusters F] [--epochs N] [--optimizer lbfgs|sgd]
-  [--c2 X] [--eta0 X] [--beam B] [--eval-every N] [--patience N] [--separator whitespace|tab] [--threads N]
+  [--sgd-warmup N] [--c2 X] [--eta0 X] [--beam B] [--eval-every N] [--patience N] [--separator whitespace|tab] [--threads N]
 
 Trains a tagger on CoNLL column files (one token per line, blank line between sentences).
   --algo        perceptron: averaged structured perceptron; crf: linear-chain CRF;
@@ -21,6 +21,7 @@ Trains a tagger on CoNLL column files (one token per line, blank line between se
   --epochs      passes (perceptron, SGD) or L-BFGS iterations (crf, maxent);
                 default 10, or 100 for L-BFGS
   --optimizer   CRF optimizer: lbfgs (default) or sgd
+  --sgd-warmup  CRF L-BFGS: first run N SGD epochs (counted in --epochs), then L-BFGS
   --c2          L2 weight (objective + c2 |w|^2); default 1 (crf), 0.1 (maxent)
   --dev         scored after every epoch (every --eval-every L-BFGS iterations, default 10);
                 the best model is kept and training stops after --patience (default 3)
@@ -45,6 +46,7 @@ const command: Command = {
       optimizer: { type: 'string' },
       c2: { type: 'string' },
       eta0: { type: 'string' },
+      'sgd-warmup': { type: 'string' },
       beam: { type: 'string' },
       'eval-every': { type: 'string' },
       patience: { type: 'string' },
@@ -83,6 +85,8 @@ const command: Command = {
     const c2 = values.c2 === undefined ? undefined : numberOption(cmd, values.c2, 'c2', 1, (n) => n >= 0);
     const eta0 = values.eta0 === undefined ? undefined : numberOption(cmd, values.eta0, 'eta0', 0.1, (n) => n > 0);
     const beam = intOption(cmd, values.beam, 'beam', 8, 1);
+    const sgdWarmup = intOption(cmd, values['sgd-warmup'], 'sgd-warmup', 0, 0);
+    if (sgdWarmup > 0 && !(algo === 'crf' && optimizer === 'lbfgs')) throw new UsageError(`${cmd}: --sgd-warmup applies to --algo crf with --optimizer lbfgs`);
     const evalEvery = intOption(cmd, values['eval-every'], 'eval-every', lbfgs ? 10 : 1, 1);
     const patience = intOption(cmd, values.patience, 'patience', 3, 0);
     const threads = intOption(cmd, values.threads, 'threads', 0, 0);
@@ -104,6 +108,7 @@ const command: Command = {
       optimizer,
       c2,
       eta0,
+      sgdWarmup,
       beam,
       threads,
       seed,

@@ -264,7 +264,7 @@ TEST(trainers_fit_a_tiny_corpus) {
   const char* text = "the\ndog\nbarks\n\na\ncat\nsleeps\n\nthe\ncat\nbarks\n\na\ndog\nsleeps\n";
   const char* tags = "D\nN\nV\n\nD\nN\nV\n\nD\nN\nV\n\nD\nN\nV\n";
   for (int algo : {0, 1, 2}) {
-    for (int optimizer : {0, 1}) {
+    for (int optimizer : {0, 1, 2}) {  // 2: L-BFGS after 2 SGD epochs
       TaggerModel m;
       m.algorithm = static_cast<TaggerAlgorithm>(algo);
       int32_t ints[] = {1, 1, static_cast<int32_t>(AtomKind::kField), 0, 0, 0};
@@ -273,7 +273,8 @@ TEST(trainers_fit_a_tiny_corpus) {
       m.BuildFeatures(corpus);
       TrainOptions opt;
       opt.c2 = 0.01;
-      opt.optimizer = static_cast<CrfOptimizer>(optimizer);
+      opt.optimizer = optimizer == 1 ? CrfOptimizer::kSgd : CrfOptimizer::kLbfgs;
+      opt.sgd_warmup = optimizer == 2 ? 2 : 0;
       TaggerTrainer trainer(m, corpus, opt);
       for (int e = 0; e < 30 && trainer.Step(nullptr); ++e) {
       }
