@@ -63,12 +63,18 @@ void ChainLattice::States(const int32_t* labels, int32_t n, int32_t* states) con
   }
 }
 
-void ChainScores::Compute(const ChainLattice& lat, const double* w, double scale) {
+void ChainScores::Compute(const ChainLattice& lat, const double* w, double scale, bool with_exp) {
   start.resize(lat.start_state.size());
   edge.resize(lat.edge_from.size());
   for (std::size_t k = 0; k < start.size(); ++k) start[k] = scale * w[lat.start_weight[k]];
   for (std::size_t e = 0; e < edge.size(); ++e) {
     edge[e] = scale * (w[lat.edge_w1[e]] + (lat.edge_w2[e] >= 0 ? w[lat.edge_w2[e]] : 0.0));
+  }
+  start_exp.clear();
+  edge_exp.clear();
+  if (with_exp) {
+    for (double v : start) start_exp.push_back(std::exp(v));
+    for (double v : edge) edge_exp.push_back(std::exp(v));
   }
 }
 
@@ -224,13 +230,24 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
     shift += m;
     for (int32_t y = 0; y < L; ++y) e_[static_cast<std::size_t>(i) * L + y] = std::exp(em[y] - m);
   }
-  start_exp_.resize(sc.start.size());
-  for (std::size_t q = 0; q < sc.start.size(); ++q) start_exp_[q] = std::exp(sc.start[q]);
-  edge_exp_.resize(sc.edge.size());
-  for (std::size_t e = 0; e < sc.edge.size(); ++e) edge_exp_[e] = std::exp(sc.edge[e]);
+  if (sc.edge_exp.empty()) {  // not precomputed by the caller
+    start_exp_.resize(sc.start.size());
+    for (std::size_t q = 0; q < sc.start.size(); ++q) start_exp_[q] = std::exp(sc.start[q]);
+    edge_exp_.resize(sc.edge.size());
+    for (std::size_t e = 0; e < sc.edge.size(); ++e) edge_exp_[e] = std::exp(sc.edge[e]);
+  } else {
+    start_exp_ = sc.start_exp;
+    edge_exp_ = sc.edge_exp;
+  }
   const int32_t* from = lat_.edge_from.data();
   const int32_t* lab = lat_.state_label.data();
   const double* T = edge_exp_.data();
+  if (lat_.order == 1) {  // T_from[p][c] = T[c][p]
+    t_from_.resize(static_cast<std::size_t>(L) * L);
+    for (int32_t c = 0; c < L; ++c) {
+      for (int32_t p = 0; p < L; ++p) t_from_[static_cast<std::size_t>(p) * L + c] = T[static_cast<std::size_t>(c) * L + p];
+    }
+  }
 
   for (std::size_t q = 0; q < lat_.start_state.size(); ++q) {
     int32_t s = lat_.start_state[q];
@@ -242,17 +259,14 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
       const double* prev = cur - S;
       const double* ei = &e_[static_cast<std::size_t>(i) * L];
       if (lat_.order == 1) {
-        for (int32_t s = 0; s < L; ++s) {
-          const double* t = T + static_cast<std::size_t>(s) * L;
-          double sum0 = 0, sum1 = 0;
-          int32_t p = 0;
-          for (; p + 1 < L; p += 2) {
-            sum0 += prev[p] * t[p];
-            sum1 += prev[p + 1] * t[p + 1];
-          }
-          if (p < L) sum0 += prev[p] * t[p];
-          cur[s] = (sum0 + sum1) * ei[s];
+        // cur = (prev x T) .* e, row by row of T_from so the inner loop vectorizes.
+        for (int32_t c = 0; c < L; ++c) cur[c] = 0;
+        for (int32_t p = 0; p < L; ++p) {
+          const double a = prev[p];
+          const double* t = &t_from_[static_cast<std::size_t>(p) * L];
+          for (int32_t c = 0; c < L; ++c) cur[c] += a * t[c];
         }
+        for (int32_t c = 0; c < L; ++c) cur[c] *= ei[c];
       } else
       for (int32_t s = 0; s < S; ++s) {
         double sum = 0;

@@ -33,7 +33,8 @@ struct ChainLattice {
 // Transition scores for one weight vector: start_score[k] and edge_score[e].
 struct ChainScores {
   std::vector<double> start, edge;
-  void Compute(const ChainLattice& lat, const double* w, double scale = 1.0);
+  std::vector<double> start_exp, edge_exp;  // exp of the above, when computed with_exp
+  void Compute(const ChainLattice& lat, const double* w, double scale = 1.0, bool with_exp = false);
 };
 
 struct Candidate {
@@ -63,7 +64,7 @@ class ChainDecoder {
 
  private:
   const ChainLattice& lat_;
-  std::vector<double> a_, b_, z_, e_, x_, start_exp_, edge_exp_;
+  std::vector<double> a_, b_, z_, e_, x_, start_exp_, edge_exp_, t_from_;
   std::vector<int32_t> back_, states_;
 };
 

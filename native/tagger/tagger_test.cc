@@ -265,8 +265,10 @@ TEST(trainers_fit_a_tiny_corpus) {
   const char* tags = "D\nN\nV\n\nD\nN\nV\n\nD\nN\nV\n\nD\nN\nV\n";
   for (int algo : {0, 1, 2}) {
     for (int optimizer : {0, 1, 2}) {  // 2: L-BFGS after 2 SGD epochs
+     for (int order : {1, 2}) {
       TaggerModel m;
       m.algorithm = static_cast<TaggerAlgorithm>(algo);
+      m.order = order;
       int32_t ints[] = {1, 1, static_cast<int32_t>(AtomKind::kField), 0, 0, 0};
       m.config = FeatureConfig::FromInts(ints, 6, 1);
       TaggerCorpus corpus = m.BuildCorpus(text, tags, true);
@@ -284,6 +286,7 @@ TEST(trainers_fit_a_tiny_corpus) {
       std::vector<int32_t> out(3);
       tagger.Best(test, 0, out.data());
       CHECK(m.labels.Name(out[0]) == "D" && m.labels.Name(out[1]) == "N" && m.labels.Name(out[2]) == "V");
+     }
     }
   }
 }

@@ -64,7 +64,7 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
   const int32_t L = model.num_labels();
   const int nthreads = ResolveThreads(threads);
   ChainScores scores;
-  scores.Compute(lat, w.data());
+  scores.Compute(lat, w.data(), 1.0, true);
   std::vector<ThreadBuffers> buffers(nthreads);
   for (auto& b : buffers) {
     b.grad.assign(w.size(), 0.0);
@@ -307,7 +307,7 @@ void TaggerTrainer::ExportWeights() {
 
 SentenceTagger::SentenceTagger(const TaggerModel& model)
     : model_(model), lat_(ChainLattice::For(model)), decoder_(lat_) {
-  scores_.Compute(lat_, model.weights.data());
+  scores_.Compute(lat_, model.weights.data(), 1.0, model.algorithm == TaggerAlgorithm::kCrf);
 }
 
 void SentenceTagger::Best(const TaggerCorpus& corpus, int64_t s, int32_t* labels) {
