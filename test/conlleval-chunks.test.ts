@@ -337,6 +337,13 @@ describe('eval chunks CLI', () => {
     expect(runCli(['eval', 'chunks', '--file', gold(), '--scheme', 'bio']).stderr).toMatch(/invalid value for --scheme: 'bio'/);
     const one = runCli(['eval', 'chunks', '--file', tmp.file('one.txt', 'B-NP\n')]);
     expect(one.stderr).toMatch(/one\.txt:1: expected at least 2 columns/);
+    const ragged = runCli(['eval', 'chunks', '--file', tmp.file('ragged.txt', 'a B-NP B-NP\n\nb O\n')]);
+    expect(ragged.status).toBe(1);
+    expect(ragged.stderr).toMatch(/ragged\.txt:3: expected 3 columns, found 2/);
+    const utf = runCli(['eval', 'chunks', '--file', tmp.file('utf.txt', Buffer.concat([Buffer.from('a O O\n'), Buffer.from([0x62, 0xe9, 0x20, 0x4f, 0x20, 0x4f, 0x0a])]))]);
+    expect(utf.stderr).toMatch(/utf\.txt:2: invalid UTF-8/);
+    expect(runCli(['eval', 'chunks', '--file', tmp.file('empty.txt', '')]).stderr).toMatch(/empty\.txt: empty file/);
+    expect(runCli(['eval', 'chunks', '--file', gold(), '--gold', gold()]).stderr).toMatch(/either --file, or --gold and --test/);
     const missing = runCli(['eval', 'chunks', '--gold', gold(), '--test', tmp.dir + '/nope.txt']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/nope\.txt: no such file/);
