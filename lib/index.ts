@@ -8,3 +8,4 @@ export { saveModel, loadModel, encodeModel, decodeModel, writeFileAtomic, type M
 export { Progress, type ProgressOptions } from './progress.js';
 export { native, defaultThreads, cancelFlagFor } from './native.js';
 export { readConll, readConllSync, columnIndex, ConllAssembler, type ConllSentence, type ConllReadOptions } from './io/conll.js';
+export * from './kernels/index.js';

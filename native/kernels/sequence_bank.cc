@@ -1,0 +1,58 @@
+#include "kernels/sequence_bank.h"
+
+#include "core/errors.h"
+
+namespace structrank {
+
+void SequenceBank::Add(const TaggedSequences& in) {
+  const std::size_t total = in.label.size();
+  if (in.word.size() != total) throw InputError("sequence encoding: label and word arrays differ in length");
+  if (!in.word_class.empty() && in.word_class.size() != total)
+    throw InputError("sequence encoding: word-class array has the wrong length");
+  std::size_t sum = 0;
+  for (int32_t n : in.length) {
+    if (n <= 0) throw InputError("empty sequence: a sequence needs at least one token");
+    sum += static_cast<std::size_t>(n);
+  }
+  if (sum != total) throw InputError("sequence encoding: lengths do not add up to the token count");
+  if (static_cast<int64_t>(total) + total_tokens() > INT32_MAX) throw InputError("sequence bank too large");
+
+  const int32_t num_symbols = static_cast<int32_t>(in.symbols.size());
+  std::vector<int32_t> global(in.symbols.size()), klass(in.symbols.size(), -1);
+  for (int32_t s = 0; s < num_symbols; ++s) global[s] = vocabulary_->Symbol(in.symbols[s]);
+  auto symbol = [&](int32_t local) {
+    if (local < 0 || local >= num_symbols) throw InputError("sequence encoding: symbol id out of range");
+    return global[local];
+  };
+  // Word classes live in their own namespace of the vocabulary (a \x1f prefix).
+  auto class_id = [&](const std::string& c) { return c.empty() ? -1 : vocabulary_->Symbol("\x1f" + c); };
+  if (in.word_class.empty() && feature_ != WordFeature::kNone)
+    for (int32_t s = 0; s < num_symbols; ++s) klass[s] = class_id(WordClass(feature_, in.symbols[s]));
+
+  for (std::size_t t = 0; t < total; ++t) {
+    label_.push_back(symbol(in.label[t]));
+    word_.push_back(symbol(in.word[t]));
+    if (!in.word_class.empty()) {
+      const int32_t c = in.word_class[t];
+      if (c >= num_symbols) throw InputError("sequence encoding: word-class id out of range");
+      word_class_.push_back(c < 0 ? -1 : class_id(in.symbols[c]));
+    } else
+      word_class_.push_back(klass[in.word[t]]);
+  }
+  for (int32_t n : in.length) begin_.push_back(begin_.back() + n);
+}
+
+SequenceView SequenceBank::Sequence(std::size_t i) const {
+  SequenceView v;
+  v.size = begin_[i + 1] - begin_[i];
+  v.label = label_.data() + begin_[i];
+  v.word = word_.data() + begin_[i];
+  v.word_class = word_class_.data() + begin_[i];
+  return v;
+}
+
+std::size_t SequenceBank::StorageBytes() const {
+  return sizeof(int32_t) * (begin_.size() + label_.size() + word_.size() + word_class_.size());
+}
+
+}  // namespace structrank

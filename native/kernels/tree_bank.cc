@@ -1,0 +1,124 @@
+#include "kernels/tree_bank.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/errors.h"
+
+namespace structrank {
+
+namespace {
+
+// Production key markers: a preterminal's key is (label, kPreterminal, word), an inner
+// node's key is (label, kInner, child labels...), so (D a) and (D (a ...)) never collide.
+constexpr int32_t kPreterminal = -1;
+constexpr int32_t kInner = -2;
+
+}  // namespace
+
+void TreeBank::Add(const PreorderTrees& in) {
+  const std::size_t total = in.label.size();
+  if (in.word.size() != total || in.arity.size() != total) throw InputError("tree encoding: node arrays differ in length");
+  std::size_t sum = 0;
+  for (int32_t s : in.tree_size) {
+    if (s <= 0) throw InputError("empty tree: a tree needs at least one node");
+    sum += static_cast<std::size_t>(s);
+  }
+  if (sum != total) throw InputError("tree encoding: tree sizes do not add up to the node count");
+  if (static_cast<int64_t>(total) + total_nodes() > INT32_MAX) throw InputError("tree bank too large");
+
+  const int32_t num_symbols = static_cast<int32_t>(in.symbols.size());
+  std::vector<int32_t> global(in.symbols.size());
+  for (std::size_t s = 0; s < in.symbols.size(); ++s) global[s] = vocabulary_->Symbol(in.symbols[s]);
+  auto symbol = [&](int32_t local) {
+    if (local < 0 || local >= num_symbols) throw InputError("tree encoding: symbol id out of range");
+    return global[local];
+  };
+
+  // Per tree: rebuild the structure from pre-order + arity, then renumber in post-order.
+  std::vector<int32_t> parent, first_child_pre, order, post_of_pre, key;
+  std::vector<std::pair<int32_t, int32_t>> stack;  // (pre-order node, children still expected)
+  std::size_t offset = 0;
+  for (int32_t n : in.tree_size) {
+    const int32_t* label = in.label.data() + offset;
+    const int32_t* word = in.word.data() + offset;
+    const int32_t* arity = in.arity.data() + offset;
+    // Children lists in pre-order numbering.
+    std::vector<std::vector<int32_t>> kids(n);
+    stack.clear();
+    for (int32_t v = 0; v < n; ++v) {
+      if (v > 0) {
+        if (stack.empty()) throw InputError("tree encoding: arity does not match the node count");
+        kids[stack.back().first].push_back(v);
+        if (--stack.back().second == 0) stack.pop_back();
+      }
+      if (arity[v] < 0) throw InputError("tree encoding: negative arity");
+      if ((arity[v] == 0) != (word[v] >= 0)) throw InputError("tree encoding: a node needs a word or children, not both");
+      if (arity[v] > 0) stack.emplace_back(v, arity[v]);
+    }
+    if (!stack.empty()) throw InputError("tree encoding: arity does not match the node count");
+
+    // Post-order numbering by an explicit stack walk.
+    order.clear();
+    std::vector<std::pair<int32_t, std::size_t>> walk{{0, 0}};
+    while (!walk.empty()) {
+      auto& [v, next] = walk.back();
+      if (next < kids[v].size()) {
+        int32_t c = kids[v][next++];
+        walk.emplace_back(c, 0);
+      } else {
+        order.push_back(v);
+        walk.pop_back();
+      }
+    }
+    post_of_pre.assign(n, 0);
+    for (int32_t p = 0; p < n; ++p) post_of_pre[order[p]] = p;
+
+    const int32_t base = static_cast<int32_t>(prod_.size());
+    for (int32_t p = 0; p < n; ++p) {
+      int32_t v = order[p];
+      key.clear();
+      key.push_back(symbol(label[v]));
+      if (word[v] >= 0) {
+        key.push_back(kPreterminal);
+        key.push_back(symbol(word[v]));
+      } else {
+        key.push_back(kInner);
+        for (int32_t c : kids[v]) key.push_back(symbol(label[c]));
+      }
+      prod_.push_back(vocabulary_->Production(key.data(), key.size()));
+      for (int32_t c : kids[v]) children_.push_back(post_of_pre[c]);
+      child_ptr_.push_back(static_cast<int32_t>(children_.size()));
+    }
+    std::vector<int32_t> sorted(n);
+    std::iota(sorted.begin(), sorted.end(), 0);
+    const int32_t* prod = prod_.data() + base;
+    std::sort(sorted.begin(), sorted.end(),
+              [&](int32_t a, int32_t b) { return prod[a] != prod[b] ? prod[a] < prod[b] : a < b; });
+    for (int32_t v : sorted) {
+      sorted_nodes_.push_back(v);
+      sorted_prods_.push_back(prod[v]);
+    }
+    tree_begin_.push_back(base + n);
+    offset += static_cast<std::size_t>(n);
+  }
+}
+
+TreeView TreeBank::Tree(std::size_t i) const {
+  TreeView t;
+  const int32_t begin = tree_begin_[i];
+  t.size = tree_begin_[i + 1] - begin;
+  t.prod = prod_.data() + begin;
+  t.child_ptr = child_ptr_.data() + begin;
+  t.children = children_.data();
+  t.sorted_nodes = sorted_nodes_.data() + begin;
+  t.sorted_prods = sorted_prods_.data() + begin;
+  return t;
+}
+
+std::size_t TreeBank::StorageBytes() const {
+  return sizeof(int32_t) * (tree_begin_.size() + prod_.size() + child_ptr_.size() + children_.size() +
+                            sorted_nodes_.size() + sorted_prods_.size());
+}
+
+}  // namespace structrank
