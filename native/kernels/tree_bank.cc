@@ -86,7 +86,8 @@ void TreeBank::Add(const PreorderTrees& in) {
         key.push_back(kInner);
         for (int32_t c : kids[v]) key.push_back(symbol(label[c]));
       }
-      prod_.push_back(vocabulary_->Production(key.data(), key.size()));
+      const int32_t id = vocabulary_->Production(key.data(), key.size());
+      prod_.push_back(id * 2 + (word[v] >= 0 ? 1 : 0));
       for (int32_t c : kids[v]) children_.push_back(post_of_pre[c]);
       child_ptr_.push_back(static_cast<int32_t>(children_.size()));
     }
@@ -95,10 +96,16 @@ void TreeBank::Add(const PreorderTrees& in) {
     const int32_t* prod = prod_.data() + base;
     std::sort(sorted.begin(), sorted.end(),
               [&](int32_t a, int32_t b) { return prod[a] != prod[b] ? prod[a] < prod[b] : a < b; });
-    for (int32_t v : sorted) {
+    for (int32_t k = 0; k < n; ++k) {
+      const int32_t v = sorted[k];
       sorted_nodes_.push_back(v);
-      sorted_prods_.push_back(prod[v]);
+      if (k == 0 || prod[sorted[k - 1]] != prod[v]) {
+        group_prod_.push_back(prod[v]);
+        group_start_.push_back(k);
+      }
     }
+    group_start_.push_back(n);
+    tree_group_begin_.push_back(static_cast<int32_t>(group_prod_.size()));
     tree_begin_.push_back(base + n);
     offset += static_cast<std::size_t>(n);
   }
@@ -112,13 +119,17 @@ TreeView TreeBank::Tree(std::size_t i) const {
   t.child_ptr = child_ptr_.data() + begin;
   t.children = children_.data();
   t.sorted_nodes = sorted_nodes_.data() + begin;
-  t.sorted_prods = sorted_prods_.data() + begin;
+  const int32_t g = tree_group_begin_[i];
+  t.num_groups = tree_group_begin_[i + 1] - g;
+  t.group_prod = group_prod_.data() + g;
+  t.group_start = group_start_.data() + g + i;  // each earlier tree added one end entry
   return t;
 }
 
 std::size_t TreeBank::StorageBytes() const {
   return sizeof(int32_t) * (tree_begin_.size() + prod_.size() + child_ptr_.size() + children_.size() +
-                            sorted_nodes_.size() + sorted_prods_.size());
+                            sorted_nodes_.size() + tree_group_begin_.size() + group_prod_.size() +
+                            group_start_.size());
 }
 
 }  // namespace structrank

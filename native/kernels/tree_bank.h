@@ -1,7 +1,9 @@
 // Many trees in flat arrays, converted once so that kernel calls do no string work.
 // Each tree's nodes are numbered in post-order (children before parents); every node
 // carries an interned production id (a preterminal's production includes its word),
-// its children's indices, and each tree keeps its nodes sorted by production id.
+// its children's indices, and each tree keeps its nodes sorted by production id, grouped
+// by distinct production. A production id's low bit is 1 for preterminals, so kernels
+// tell preterminals apart without reading the child arrays.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -28,8 +30,13 @@ struct TreeView {
   const int32_t* child_ptr = nullptr;  // children of node n: children[child_ptr[n] .. child_ptr[n+1])
   const int32_t* children = nullptr;   // local node indices
   const int32_t* sorted_nodes = nullptr;  // nodes sorted by (production, index)
-  const int32_t* sorted_prods = nullptr;  // prod[sorted_nodes[k]], contiguous for merging
-  bool IsPreterminal(int32_t n) const { return child_ptr[n] == child_ptr[n + 1]; }
+  // Distinct productions in increasing order; group g holds
+  // sorted_nodes[group_start[g] .. group_start[g+1]).
+  int32_t num_groups = 0;
+  const int32_t* group_prod = nullptr;
+  const int32_t* group_start = nullptr;   // num_groups + 1 entries
+  static bool IsPreterminalProduction(int32_t p) { return (p & 1) != 0; }
+  bool IsPreterminal(int32_t n) const { return IsPreterminalProduction(prod[n]); }
   int32_t NumChildren(int32_t n) const { return child_ptr[n + 1] - child_ptr[n]; }
 };
 
@@ -55,7 +62,9 @@ class TreeBank {
   std::vector<int32_t> child_ptr_{0};   // global offsets into children_, total_nodes()+1 entries
   std::vector<int32_t> children_;
   std::vector<int32_t> sorted_nodes_;
-  std::vector<int32_t> sorted_prods_;
+  std::vector<int32_t> tree_group_begin_{0};  // first group of each tree
+  std::vector<int32_t> group_prod_;
+  std::vector<int32_t> group_start_;          // per group, then one end entry per tree
 };
 
 }  // namespace structrank

@@ -9,6 +9,11 @@ void TreeKernelScratch::Reserve(int32_t n1, int32_t n2, int32_t depth) {
     match_begin.resize(n1);
     match_end.resize(n1);
   }
+  const std::size_t pairs = 2 * (static_cast<std::size_t>(std::min(n1, n2)) + 1);
+  if (group_pairs.size() < pairs) group_pairs.resize(pairs);
+  const std::size_t words = (static_cast<std::size_t>(n1) + 63) / 64;
+  if (matched.size() < words) matched.resize(words);
+  std::fill(matched.begin(), matched.begin() + words, 0);
   std::size_t cells = static_cast<std::size_t>(n1) * n2 * std::max(depth, 1);
   if (delta.size() < cells) delta.resize(std::max(cells, delta.size() * 2));
 }
@@ -20,55 +25,83 @@ TreeKernelScratch& TreeKernelScratch::ForThisThread() {
 
 namespace {
 
-// For every node of `a`, the range of `b`'s sorted list holding the same production.
-// Returns false when no production is shared.
-bool MatchProductions(const TreeView& a, const TreeView& b, TreeKernelScratch& s) {
-  bool any = false;
-  int32_t i = 0, j = 0;
-  while (i < a.size) {
-    const int32_t p = a.sorted_prods[i];
-    while (j < b.size && b.sorted_prods[j] < p) ++j;
-    int32_t j_end = j;
-    while (j_end < b.size && b.sorted_prods[j_end] == p) ++j_end;
-    any |= j_end > j;
-    for (; i < a.size && a.sorted_prods[i] == p; ++i) {
-      s.match_begin[a.sorted_nodes[i]] = j;
-      s.match_end[a.sorted_nodes[i]] = j_end;
-    }
-    j = j_end;
+// Merges the two trees' distinct-production lists. Equal preterminal productions are only
+// counted (their Delta is lambda whatever the depth); for every inner node of `a` with a
+// match, records the range of `b`'s sorted list holding its production and marks it.
+// Returns the number of equal preterminal pairs.
+int64_t MatchProductions(const TreeView& a, const TreeView& b, TreeKernelScratch& s) {
+  // Pass 1: a branch-free merge that writes every step's group pair and keeps it only when
+  // the productions are equal (the write index advances on equality).
+  const int32_t* __restrict pa = a.group_prod;
+  const int32_t* __restrict pb = b.group_prod;
+  const int32_t na = a.num_groups, nb = b.num_groups;
+  int32_t* __restrict gi = s.group_pairs.data();
+  int32_t* __restrict gj = gi + (std::min(na, nb) + 1);
+  int32_t i = 0, j = 0, m = 0;
+  while (i < na && j < nb) {
+    const int32_t x = pa[i], y = pb[j];
+    gi[m] = i;
+    gj[m] = j;
+    m += x == y;
+    i += x <= y;
+    j += y <= x;
   }
-  return any;
+  // Pass 2: equal preterminal groups only count; inner groups mark their nodes.
+  int64_t preterminal_pairs = 0;
+  int32_t* __restrict match_begin = s.match_begin.data();
+  int32_t* __restrict match_end = s.match_end.data();
+  uint64_t* __restrict matched = s.matched.data();
+  for (int32_t k = 0; k < m; ++k) {
+    const int32_t ga = gi[k], gb = gj[k];
+    const int32_t a_begin = a.group_start[ga], a_end = a.group_start[ga + 1];
+    const int32_t b_begin = b.group_start[gb], b_end = b.group_start[gb + 1];
+    if (TreeView::IsPreterminalProduction(pa[ga])) {
+      preterminal_pairs += static_cast<int64_t>(a_end - a_begin) * (b_end - b_begin);
+      continue;
+    }
+    for (int32_t q = a_begin; q < a_end; ++q) {
+      const int32_t n1 = a.sorted_nodes[q];
+      match_begin[n1] = b_begin;
+      match_end[n1] = b_end;
+      matched[n1 >> 6] |= uint64_t{1} << (n1 & 63);
+    }
+  }
+  return preterminal_pairs;
+}
+
+// Calls body(n1) for every marked node in increasing (post-order) index: children first.
+template <typename Body>
+inline void ForEachMatched(const TreeView& a, const TreeKernelScratch& s, Body body) {
+  const int32_t words = (a.size + 63) / 64;
+  for (int32_t w = 0; w < words; ++w) {
+    for (uint64_t bits = s.matched[w]; bits != 0; bits &= bits - 1) body(w * 64 + __builtin_ctzll(bits));
+  }
 }
 
 double UnlimitedDepth(const TreeView& a, const TreeView& b, double lambda, TreeKernelScratch& s) {
   double* delta = s.delta.data();
-  const int32_t width = b.size;
+  const std::size_t width = static_cast<std::size_t>(b.size);
   double total = 0;
-  // Post-order: a node's children were visited before it, so their cells are ready.
-  for (int32_t n1 = 0; n1 < a.size; ++n1) {
-    const int32_t begin = s.match_begin[n1], end = s.match_end[n1];
-    if (begin == end) continue;
-    double* row = delta + static_cast<std::size_t>(n1) * width;
-    const int32_t c_begin = a.child_ptr[n1], arity = a.NumChildren(n1);
-    if (arity == 0) {
-      for (int32_t k = begin; k < end; ++k) row[b.sorted_nodes[k]] = lambda;
-      total += lambda * (end - begin);
-      continue;
-    }
-    const int32_t* kids1 = a.children + c_begin;
-    for (int32_t k = begin; k < end; ++k) {
+  ForEachMatched(a, s, [&](int32_t n1) {
+    double* row = delta + n1 * width;
+    const int32_t arity = a.NumChildren(n1);
+    const int32_t* kids1 = a.children + a.child_ptr[n1];
+    for (int32_t k = s.match_begin[n1], end = s.match_end[n1]; k < end; ++k) {
       const int32_t n2 = b.sorted_nodes[k];
       const int32_t* kids2 = b.children + b.child_ptr[n2];
       double d = lambda;
       for (int32_t c = 0; c < arity; ++c) {
         const int32_t c1 = kids1[c], c2 = kids2[c];
-        // Cells are only read for equal productions: exactly the cells written above.
-        if (a.prod[c1] == b.prod[c2]) d *= 1.0 + delta[static_cast<std::size_t>(c1) * width + c2];
+        const int32_t p = a.prod[c1];
+        if (p != b.prod[c2]) continue;
+        // Inner children's cells were written earlier in this call (post-order); the
+        // table is only ever read for equal productions, i.e. for written cells.
+        d *= 1.0 + (TreeView::IsPreterminalProduction(p) ? lambda : delta[c1 * width + c2]);
       }
       row[n2] = d;
       total += d;
     }
-  }
+  });
   return total;
 }
 
@@ -76,31 +109,29 @@ double LimitedDepth(const TreeView& a, const TreeView& b, double lambda, int dep
   double* delta = s.delta.data();
   const std::size_t width = static_cast<std::size_t>(b.size) * depth;
   double total = 0;
-  for (int32_t n1 = 0; n1 < a.size; ++n1) {
-    const int32_t begin = s.match_begin[n1], end = s.match_end[n1];
-    if (begin == end) continue;
+  ForEachMatched(a, s, [&](int32_t n1) {
     double* row = delta + n1 * width;
     const int32_t arity = a.NumChildren(n1);
     const int32_t* kids1 = a.children + a.child_ptr[n1];
-    for (int32_t k = begin; k < end; ++k) {
+    for (int32_t k = s.match_begin[n1], end = s.match_end[n1]; k < end; ++k) {
       const int32_t n2 = b.sorted_nodes[k];
+      const int32_t* kids2 = b.children + b.child_ptr[n2];
       double* cell = row + static_cast<std::size_t>(n2) * depth;  // cell[d-1] = Delta_d
-      cell[0] = lambda;
-      if (arity == 0) {
-        for (int d = 1; d < depth; ++d) cell[d] = lambda;
-      } else {
-        const int32_t* kids2 = b.children + b.child_ptr[n2];
-        for (int d = 1; d < depth; ++d) cell[d] = lambda;
-        for (int32_t c = 0; c < arity; ++c) {
-          const int32_t c1 = kids1[c], c2 = kids2[c];
-          if (a.prod[c1] != b.prod[c2]) continue;
+      for (int d = 0; d < depth; ++d) cell[d] = lambda;
+      for (int32_t c = 0; c < arity; ++c) {
+        const int32_t c1 = kids1[c], c2 = kids2[c];
+        const int32_t p = a.prod[c1];
+        if (p != b.prod[c2]) continue;
+        if (TreeView::IsPreterminalProduction(p)) {
+          for (int d = 1; d < depth; ++d) cell[d] *= 1.0 + lambda;
+        } else {
           const double* below = delta + c1 * width + static_cast<std::size_t>(c2) * depth;
           for (int d = 1; d < depth; ++d) cell[d] *= 1.0 + below[d - 1];
         }
       }
       total += cell[depth - 1];
     }
-  }
+  });
   return total;
 }
 
@@ -109,8 +140,9 @@ double LimitedDepth(const TreeView& a, const TreeView& b, double lambda, int dep
 double SubsetTreeKernel(const TreeView& a, const TreeView& b, double lambda, int depth,
                         TreeKernelScratch& scratch) {
   scratch.Reserve(a.size, b.size, depth);
-  if (!MatchProductions(a, b, scratch)) return 0.0;
-  return depth > 0 ? LimitedDepth(a, b, lambda, depth, scratch) : UnlimitedDepth(a, b, lambda, scratch);
+  const int64_t preterminal_pairs = MatchProductions(a, b, scratch);
+  const double inner = depth > 0 ? LimitedDepth(a, b, lambda, depth, scratch) : UnlimitedDepth(a, b, lambda, scratch);
+  return lambda * static_cast<double>(preterminal_pairs) + inner;
 }
 
 double SubsetTreeKernelPlain(const TreeView& a, const TreeView& b, double lambda, int depth) {

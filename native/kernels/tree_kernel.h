@@ -16,7 +16,9 @@ namespace structrank {
 // Per-thread working memory, grown on demand and never cleared: the fast kernel only
 // reads table cells it wrote during the same call.
 struct TreeKernelScratch {
-  std::vector<int32_t> match_begin, match_end;  // per node of T1: its range in T2's sorted list
+  std::vector<int32_t> match_begin, match_end;  // per inner node of T1: its range in T2's sorted list
+  std::vector<int32_t> group_pairs;             // equal-production group pairs from the merge
+  std::vector<uint64_t> matched;                // bit set of inner nodes of T1 with a match
   std::vector<double> delta;                    // |T1| x |T2| (x depth) table
   void Reserve(int32_t n1, int32_t n2, int32_t depth);
   // One scratch per thread, reused by every call on that thread.
