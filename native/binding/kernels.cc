@@ -267,7 +267,8 @@ class SequenceBankWrap : public Napi::ObjectWrap<SequenceBankWrap> {
     const SequenceBank* b = other.get();
     job->keep_a = bank_;
     job->keep_b = other;
-    auto fn = job->options.plain ? &TagKernelPlain : &TagKernel;
+    using TagKernelFn = double (*)(const SequenceView&, const SequenceView&, const TagKernelWeights&);
+    TagKernelFn fn = job->options.plain ? TagKernelFn{&TagKernelPlain} : TagKernelFn{&TagKernel};
     PairwiseKernel& k = job->kernel;
     k.rows = a->size();
     k.cols = b->size();

@@ -1,5 +1,8 @@
 #include "kernels/sequence_bank.h"
 
+#include <algorithm>
+#include <numeric>
+
 #include "core/errors.h"
 
 namespace structrank {
@@ -39,7 +42,25 @@ void SequenceBank::Add(const TaggedSequences& in) {
     } else
       word_class_.push_back(klass[in.word[t]]);
   }
-  for (int32_t n : in.length) begin_.push_back(begin_.back() + n);
+  std::vector<int32_t> order;
+  for (int32_t n : in.length) {
+    const int32_t base = begin_.back();
+    const int32_t* label = label_.data() + base;
+    order.resize(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(),
+              [&](int32_t x, int32_t y) { return label[x] != label[y] ? label[x] < label[y] : x < y; });
+    for (int32_t k = 0; k < n; ++k) {
+      sorted_pos_.push_back(order[k]);
+      if (k == 0 || label[order[k - 1]] != label[order[k]]) {
+        group_label_.push_back(label[order[k]]);
+        group_start_.push_back(k);
+      }
+    }
+    group_start_.push_back(n);
+    seq_group_begin_.push_back(static_cast<int32_t>(group_label_.size()));
+    begin_.push_back(base + n);
+  }
 }
 
 SequenceView SequenceBank::Sequence(std::size_t i) const {
@@ -48,11 +69,17 @@ SequenceView SequenceBank::Sequence(std::size_t i) const {
   v.label = label_.data() + begin_[i];
   v.word = word_.data() + begin_[i];
   v.word_class = word_class_.data() + begin_[i];
+  v.sorted_pos = sorted_pos_.data() + begin_[i];
+  const int32_t g = seq_group_begin_[i];
+  v.num_groups = seq_group_begin_[i + 1] - g;
+  v.group_label = group_label_.data() + g;
+  v.group_start = group_start_.data() + g + i;  // each earlier sequence added one end entry
   return v;
 }
 
 std::size_t SequenceBank::StorageBytes() const {
-  return sizeof(int32_t) * (begin_.size() + label_.size() + word_.size() + word_class_.size());
+  return sizeof(int32_t) * (begin_.size() + label_.size() + word_.size() + word_class_.size() + sorted_pos_.size() +
+                            seq_group_begin_.size() + group_label_.size() + group_start_.size());
 }
 
 }  // namespace structrank

@@ -1,5 +1,6 @@
 // Many tagged sequences in flat arrays: per token an interned label id, word id and
-// word-class id (for the Sim2 term; -1 when the word has no class).
+// word-class id (for the Sim2 term; -1 when the word has no class), and per sequence its
+// positions sorted by label, so kernels can merge two sequences' equal-label positions.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -24,6 +25,12 @@ struct SequenceView {
   const int32_t* label = nullptr;
   const int32_t* word = nullptr;
   const int32_t* word_class = nullptr;  // -1 = no class
+  // Positions sorted by (label, position), grouped by distinct label: group g holds
+  // sorted_pos[group_start[g] .. group_start[g+1]) and has label group_label[g].
+  const int32_t* sorted_pos = nullptr;
+  int32_t num_groups = 0;
+  const int32_t* group_label = nullptr;
+  const int32_t* group_start = nullptr;
 };
 
 class SequenceBank {
@@ -50,6 +57,10 @@ class SequenceBank {
   std::string feature_name_;
   std::vector<int32_t> begin_{0};
   std::vector<int32_t> label_, word_, word_class_;
+  std::vector<int32_t> sorted_pos_;
+  std::vector<int32_t> seq_group_begin_{0};  // first group of each sequence
+  std::vector<int32_t> group_label_;
+  std::vector<int32_t> group_start_;         // per group, then one end entry per sequence
 };
 
 }  // namespace structrank

@@ -1,5 +1,8 @@
 #include "kernels/tag_kernel.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <vector>
 
 namespace structrank {
@@ -16,20 +19,63 @@ inline double PositionWeight(const SequenceView& a, int32_t t1, const SequenceVi
 
 }  // namespace
 
-double TagKernel(const SequenceView& a, const SequenceView& b, const TagKernelWeights& w) {
+TagKernelScratch& TagKernelScratch::ForThisThread() {
+  thread_local TagKernelScratch scratch;
+  return scratch;
+}
+
+void TagKernelScratch::Reserve(int32_t n1, int32_t n2) {
+  if (match_begin.size() < static_cast<std::size_t>(n1)) {
+    match_begin.resize(n1);
+    match_end.resize(n1);
+  }
+  const std::size_t cells = static_cast<std::size_t>(n1 + 1) * n2;
+  if (delta.size() < cells) delta.resize(std::max(cells, delta.size() * 2));
+}
+
+double TagKernel(const SequenceView& a, const SequenceView& b, const TagKernelWeights& w,
+                 TagKernelScratch& s) {
+  const int32_t n1 = a.size, n2 = b.size;
+  s.Reserve(n1, n2);
+  // Merge the label groups: every position of `a` gets the range of `b`'s sorted positions
+  // with its label (empty when none).
+  int32_t* __restrict match_begin = s.match_begin.data();
+  int32_t* __restrict match_end = s.match_end.data();
+  int32_t i = 0, j = 0;
+  bool any = false;
+  while (i < a.num_groups) {
+    const int32_t la = a.group_label[i];
+    while (j < b.num_groups && b.group_label[j] < la) ++j;
+    const bool match = j < b.num_groups && b.group_label[j] == la;
+    const int32_t begin = match ? b.group_start[j] : 0, end = match ? b.group_start[j + 1] : 0;
+    any |= match;
+    for (int32_t k = a.group_start[i]; k < a.group_start[i + 1]; ++k) {
+      match_begin[a.sorted_pos[k]] = begin;
+      match_end[a.sorted_pos[k]] = end;
+    }
+    ++i;
+  }
+  if (!any) return 0.0;
+  // Equal-label pairs only, from the ends backwards: Delta(t1+1, t2+1) is read only when
+  // those labels are equal, i.e. only cells written earlier in this call.
+  double* __restrict delta = s.delta.data();
+  const double lambda = w.lambda, sim1 = w.sim1, sim2 = w.sim2;
   double total = 0;
-  // Diagonal offset o = t2 - t1 ranges over -(|a|-1) .. |b|-1.
-  for (int32_t o = -(a.size - 1); o < b.size; ++o) {
-    int32_t t1_end = a.size, t2_end = b.size;  // walk back from the last shared position
-    if (t1_end + o < t2_end) t2_end = t1_end + o; else t1_end = t2_end - o;
-    double next = 0;
-    for (int32_t t1 = t1_end - 1, t2 = t2_end - 1; t1 >= 0 && t2 >= 0; --t1, --t2) {
-      if (a.label[t1] != b.label[t2]) {
-        next = 0;
-        continue;
-      }
-      next = PositionWeight(a, t1, b, t2, w) * (1.0 + w.lambda * next);
-      total += next;
+  for (int32_t t1 = n1 - 1; t1 >= 0; --t1) {
+    const int32_t wa = a.word[t1];
+    const int32_t ca = sim2 != 0.0 && a.word_class[t1] >= 0 ? a.word_class[t1] : INT32_MIN;
+    const bool has_next = t1 + 1 < n1;
+    const int32_t next_label = has_next ? a.label[t1 + 1] : INT32_MIN;
+    const double* next_row = delta + static_cast<std::size_t>(t1 + 1) * n2;
+    double* row = delta + static_cast<std::size_t>(t1) * n2;
+    for (int32_t k = match_begin[t1], end = match_end[t1]; k < end; ++k) {
+      const int32_t t2 = b.sorted_pos[k];
+      double next = 0.0;
+      if (t2 + 1 < n2 && b.label[t2 + 1] == next_label) next = next_row[t2 + 1];
+      const double d = (1.0 + (b.word[t2] == wa ? sim1 : 0.0) + (b.word_class[t2] == ca ? sim2 : 0.0)) *
+                       (1.0 + lambda * next);
+      row[t2] = d;
+      total += d;
     }
   }
   return total;

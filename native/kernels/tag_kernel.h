@@ -6,6 +6,7 @@
 // Fragments: a run of k consecutive labels, each position bare or with its word
 // (or word class), weighted lambda^(k-1) times the product of the position weights.
 #pragma once
+#include <vector>
 
 #include "kernels/sequence_bank.h"
 
@@ -17,8 +18,22 @@ struct TagKernelWeights {
   double sim2 = 0.0;  // weight of [class(w1) == class(w2) != none]
 };
 
-// Walks every diagonal t2 - t1 = const from its end, carrying Delta: no memory needed.
-double TagKernel(const SequenceView& a, const SequenceView& b, const TagKernelWeights& w);
+// Per-thread working memory, grown on demand and never cleared: the fast kernel only
+// reads cells it wrote during the same call.
+struct TagKernelScratch {
+  std::vector<int32_t> match_begin, match_end;  // per position of a: its range in b's sorted positions
+  std::vector<double> delta;                    // (|a|+1) x |b| table
+  void Reserve(int32_t n1, int32_t n2);
+  static TagKernelScratch& ForThisThread();
+};
+
+// Fast: equal-label position pairs from a merge of the label-sorted position lists, Delta
+// evaluated from the ends backwards over those pairs only.
+double TagKernel(const SequenceView& a, const SequenceView& b, const TagKernelWeights& w,
+                 TagKernelScratch& scratch);
+inline double TagKernel(const SequenceView& a, const SequenceView& b, const TagKernelWeights& w) {
+  return TagKernel(a, b, w, TagKernelScratch::ForThisThread());
+}
 
 // Reference: a full |a| x |b| table filled from the ends.
 double TagKernelPlain(const SequenceView& a, const SequenceView& b, const TagKernelWeights& w);
