@@ -21,14 +21,15 @@ void SequenceBank::Add(const TaggedSequences& in) {
   if (static_cast<int64_t>(total) + total_tokens() > INT32_MAX) throw InputError("sequence bank too large");
 
   const int32_t num_symbols = static_cast<int32_t>(in.symbols.size());
+  KernelVocabulary::Batch vocabulary(*vocabulary_);
   std::vector<int32_t> global(in.symbols.size()), klass(in.symbols.size(), -1);
-  for (int32_t s = 0; s < num_symbols; ++s) global[s] = vocabulary_->Symbol(in.symbols[s]);
+  for (int32_t s = 0; s < num_symbols; ++s) global[s] = vocabulary.Symbol(in.symbols[s]);
   auto symbol = [&](int32_t local) {
     if (local < 0 || local >= num_symbols) throw InputError("sequence encoding: symbol id out of range");
     return global[local];
   };
   // Word classes live in their own namespace of the vocabulary (a \x1f prefix).
-  auto class_id = [&](const std::string& c) { return c.empty() ? -1 : vocabulary_->Symbol("\x1f" + c); };
+  auto class_id = [&](const std::string& c) { return c.empty() ? -1 : vocabulary.Symbol("\x1f" + c); };
   if (in.word_class.empty() && feature_ != WordFeature::kNone)
     for (int32_t s = 0; s < num_symbols; ++s) klass[s] = class_id(WordClass(feature_, in.symbols[s]));
 

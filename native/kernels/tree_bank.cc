@@ -28,47 +28,54 @@ void TreeBank::Add(const PreorderTrees& in) {
   if (static_cast<int64_t>(total) + total_nodes() > INT32_MAX) throw InputError("tree bank too large");
 
   const int32_t num_symbols = static_cast<int32_t>(in.symbols.size());
+  KernelVocabulary::Batch vocabulary(*vocabulary_);
   std::vector<int32_t> global(in.symbols.size());
-  for (std::size_t s = 0; s < in.symbols.size(); ++s) global[s] = vocabulary_->Symbol(in.symbols[s]);
+  for (std::size_t s = 0; s < in.symbols.size(); ++s) global[s] = vocabulary.Symbol(in.symbols[s]);
   auto symbol = [&](int32_t local) {
     if (local < 0 || local >= num_symbols) throw InputError("tree encoding: symbol id out of range");
     return global[local];
   };
 
-  // Per tree: rebuild the structure from pre-order + arity, then renumber in post-order.
-  std::vector<int32_t> parent, first_child_pre, order, post_of_pre, key;
+  // Per tree, in flat reused arrays: children lists in pre-order numbering (kid_begin
+  // from a prefix sum of the arities), then a post-order renumbering.
+  std::vector<int32_t> kid_begin, kids, fill, order, post_of_pre, key;
   std::vector<std::pair<int32_t, int32_t>> stack;  // (pre-order node, children still expected)
   std::size_t offset = 0;
   for (int32_t n : in.tree_size) {
     const int32_t* label = in.label.data() + offset;
     const int32_t* word = in.word.data() + offset;
     const int32_t* arity = in.arity.data() + offset;
-    // Children lists in pre-order numbering.
-    std::vector<std::vector<int32_t>> kids(n);
+    kid_begin.assign(n + 1, 0);
+    for (int32_t v = 0; v < n; ++v) {
+      if (arity[v] < 0 || arity[v] >= n) throw InputError("tree encoding: bad arity");
+      if ((arity[v] == 0) != (word[v] >= 0)) throw InputError("tree encoding: a node needs a word or children, not both");
+      kid_begin[v + 1] = kid_begin[v] + arity[v];
+    }
+    if (kid_begin[n] != n - 1) throw InputError("tree encoding: arity does not match the node count");
+    kids.resize(n);
+    fill.assign(kid_begin.begin(), kid_begin.end() - 1);
     stack.clear();
     for (int32_t v = 0; v < n; ++v) {
       if (v > 0) {
         if (stack.empty()) throw InputError("tree encoding: arity does not match the node count");
-        kids[stack.back().first].push_back(v);
+        kids[fill[stack.back().first]++] = v;
         if (--stack.back().second == 0) stack.pop_back();
       }
-      if (arity[v] < 0) throw InputError("tree encoding: negative arity");
-      if ((arity[v] == 0) != (word[v] >= 0)) throw InputError("tree encoding: a node needs a word or children, not both");
       if (arity[v] > 0) stack.emplace_back(v, arity[v]);
     }
     if (!stack.empty()) throw InputError("tree encoding: arity does not match the node count");
 
-    // Post-order numbering by an explicit stack walk.
+    // Post-order numbering by an explicit stack walk: (node, next child slot).
     order.clear();
-    std::vector<std::pair<int32_t, std::size_t>> walk{{0, 0}};
-    while (!walk.empty()) {
-      auto& [v, next] = walk.back();
-      if (next < kids[v].size()) {
-        int32_t c = kids[v][next++];
-        walk.emplace_back(c, 0);
+    stack.assign(1, {0, kid_begin[0]});
+    while (!stack.empty()) {
+      auto& [v, next] = stack.back();
+      if (next < kid_begin[v + 1]) {
+        const int32_t c = kids[next++];
+        stack.emplace_back(c, kid_begin[c]);
       } else {
         order.push_back(v);
-        walk.pop_back();
+        stack.pop_back();
       }
     }
     post_of_pre.assign(n, 0);
@@ -76,7 +83,7 @@ void TreeBank::Add(const PreorderTrees& in) {
 
     const int32_t base = static_cast<int32_t>(prod_.size());
     for (int32_t p = 0; p < n; ++p) {
-      int32_t v = order[p];
+      const int32_t v = order[p];
       key.clear();
       key.push_back(symbol(label[v]));
       if (word[v] >= 0) {
@@ -84,11 +91,11 @@ void TreeBank::Add(const PreorderTrees& in) {
         key.push_back(symbol(word[v]));
       } else {
         key.push_back(kInner);
-        for (int32_t c : kids[v]) key.push_back(symbol(label[c]));
+        for (int32_t k = kid_begin[v]; k < kid_begin[v + 1]; ++k) key.push_back(symbol(label[kids[k]]));
       }
-      const int32_t id = vocabulary_->Production(key.data(), key.size());
+      const int32_t id = vocabulary.Production(key.data(), key.size());
       prod_.push_back(id * 2 + (word[v] >= 0 ? 1 : 0));
-      for (int32_t c : kids[v]) children_.push_back(post_of_pre[c]);
+      for (int32_t k = kid_begin[v]; k < kid_begin[v + 1]; ++k) children_.push_back(post_of_pre[kids[k]]);
       child_ptr_.push_back(static_cast<int32_t>(children_.size()));
     }
     std::vector<int32_t> sorted(n);
