@@ -72,3 +72,13 @@ describe('structrank kernel tags', () => {
     expect(sim.status).toBe(2);
   });
 });
+
+describe('structrank kernel trees --strip', () => {
+  it('applies the standard transforms', () => {
+    const f = tmp.file('s.mrg', '( (S (NP-SBJ-1 (-NONE- *-1)) (NP-TMP (NN x)) (VP (VB y))))\n(S (NP (NN x)) (VP (VB y)))\n');
+    const plain = JSON.parse(runCli(['kernel', 'trees', '--lambda', '0.4', '--normalize', f, '--json']).stdout).rows;
+    const stripped = JSON.parse(runCli(['kernel', 'trees', '--lambda', '0.4', '--normalize', '--strip', f, '--json']).stdout).rows;
+    expect(plain[0][1]).toBeLessThan(0.99);
+    expect(stripped[0][1]).toBeCloseTo(1, 12);
+  });
+});

@@ -150,3 +150,17 @@ describe('tree kernel errors', () => {
     expect(() => gram(bank, { size: 1 }, { lambda: 0.4 })).toThrow(/mismatched handles/);
   });
 });
+
+describe('tree bank transforms', () => {
+  it('strip removes function tags, indices and -NONE- elements', () => {
+    const given = parseTree('( (S (NP-SBJ-1 (-NONE- *-1)) (NP-TMP (NN x)) (VP (VB y))))');
+    const clean = parseTree('(S (NP (NN x)) (VP (VB y)))');
+    const stripped = TreeBank.fromTrees([given], { strip: true });
+    const reference = TreeBank.fromTrees([clean]);
+    expect(stripped.totalNodes).toBe(5);
+    const k = kernel(stripped, 0, reference, 0, { lambda: 0.4 });
+    expect(k).toBeCloseTo(kernel(reference, 0, reference, 0, { lambda: 0.4 }), 12);
+    expect(kernel(TreeBank.fromTrees([given]), 0, reference, 0, { lambda: 0.4 })).toBeLessThan(k);
+    expect(() => TreeBank.fromTrees([parseTree('(S (-NONE- *))')], { strip: true })).toThrow(/empty tree after removing/);
+  });
+});

@@ -6,7 +6,7 @@ import { TreeBank } from '../kernels/tree-bank.js';
 import { gramAsync } from '../kernels/kernel.js';
 import { printMatrix, lambdaOption, rethrowNative } from './kernel-output.js';
 
-const usage = `structrank kernel trees --lambda L [--depth D] [--normalize] A.mrg [B.mrg] [--threads N] [--json]
+const usage = `structrank kernel trees --lambda L [--depth D] [--normalize] A.mrg [B.mrg] [--strip] [--threads N] [--json]
 
 Prints the subset-tree kernel Gram matrix of the trees of A against those of B (or of A
 against itself): K = sum over node pairs of Delta, Delta = lambda at equal preterminal
@@ -15,11 +15,13 @@ productions, lambda * prod(1 + Delta(children)) at equal inner productions.
   --lambda L     decay, 0 < L <= 1 (required)
   --depth D      only fragments of depth <= D (one production = depth 1)
   --normalize    K(a,b) / sqrt(K(a,a) K(b,b))
+  --strip        strip function tags and indices, remove -NONE- elements first
   --plain        use the plain all-pairs reference algorithm
   --threads N    threads (default: all cores)
   --json         print {"rows": [[...], ...]} (default: one row per line, space-separated)
 
-Trees are used as given, except that an unlabeled outer wrapper "( (S ...))" is removed.`;
+Trees are used as given (function tags, indices, -NONE- kept unless --strip), except that
+an unlabeled outer wrapper "( (S ...))" is removed.`;
 
 const command: Command = {
   name: 'kernel trees',
@@ -31,6 +33,7 @@ const command: Command = {
       depth: { type: 'string' },
       normalize: { type: 'boolean' },
       plain: { type: 'boolean' },
+      strip: { type: 'boolean' },
       threads: { type: 'string' },
       json: { type: 'boolean' },
     });
@@ -42,7 +45,7 @@ const command: Command = {
       const parsed = readTreebankSync(file);
       return TreeBank.fromTrees(
         parsed.map((p) => p.tree),
-        { source: file, lines: parsed.map((p) => p.line) },
+        { source: file, lines: parsed.map((p) => p.line), strip: !!values.strip },
       );
     });
     const a = banks[0];

@@ -6,6 +6,7 @@
 import { InputError } from '../errors.js';
 import { native } from '../native.js';
 import type { Tree } from '../trees/tree.js';
+import { removeEmptyElements, stripFunctionTags } from '../trees/transforms.js';
 import type { KernelsAddon, NativeTreeBank } from './native-kernels.js';
 import { IntBuffer, SymbolTable } from './symbols.js';
 
@@ -15,6 +16,8 @@ export interface TreeBankOptions {
    * otherwise kept as given (function tags, indices, -NONE-).
    */
   unwrap?: boolean;
+  /** Apply the standard transforms first: strip function tags and indices, remove -NONE- elements. */
+  strip?: boolean;
   /** Base-model log-probabilities L(x), one per tree, for the `beta` term. */
   logprobs?: ArrayLike<number>;
   /** Names the source in error messages (a file name). */
@@ -51,9 +54,13 @@ export class TreeBank {
     trees.forEach((given, index) => {
       const line = options.lines?.[index];
       const where = line === undefined ? `tree ${index + 1}` : `tree`;
-      const t = options.unwrap === false ? given : unwrapTree(given);
+      let t: Tree | undefined = options.unwrap === false ? given : unwrapTree(given);
+      if (options.strip) {
+        t = removeEmptyElements(stripFunctionTags(t));
+        if (t === undefined) throw new InputError(source, line, `${where}: empty tree after removing empty elements`);
+      }
       const before = label.length;
-      const stack: Tree[] = [t];
+      const stack: Tree[] = [t as Tree];
       while (stack.length > 0) {
         const n = stack.pop() as Tree;
         if (n.word !== undefined) {
