@@ -47,7 +47,9 @@ export interface AsyncOptions extends ParallelOptions {
 }
 
 export type Bank = TreeBank | SequenceBank;
-type OptionsFor<B> = B extends TreeBank ? TreeKernelOptions : SequenceKernelOptions;
+/** The kernel options that apply to a bank type. */
+export type KernelOptionsFor<B> = B extends TreeBank ? TreeKernelOptions : SequenceKernelOptions;
+type OptionsFor<B> = KernelOptionsFor<B>;
 
 function checkPair(a: Bank, b: Bank): void {
   const isTree = (x: unknown): boolean => x instanceof TreeBank;
@@ -69,7 +71,8 @@ function checkThreads(threads: number | undefined): number {
   return threads;
 }
 
-function nativeOptions(a: Bank, b: Bank, o: TreeKernelOptions & SequenceKernelOptions): NativeKernelOptions {
+/** Checks options and converts them to the native form (also used by lib/rerank). */
+export function nativeOptions(a: Bank, b: Bank, o: TreeKernelOptions & SequenceKernelOptions): NativeKernelOptions {
   if (o === null || typeof o !== 'object') throw new TypeError('kernel: options { lambda, ... } are required');
   if (typeof o.lambda !== 'number' || !(o.lambda > 0 && o.lambda <= 1)) {
     throw new RangeError(`kernel: lambda must be a number in (0, 1], got ${String(o.lambda)}`);

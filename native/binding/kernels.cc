@@ -8,6 +8,7 @@
 
 #include "binding/async.h"
 #include "binding/cancel_flag.h"
+#include "binding/kernels.h"
 #include "binding/convert.h"
 #include "binding/registry.h"
 #include "core/errors.h"
@@ -81,11 +82,8 @@ void Apply(const CommonOptions& c, PairwiseKernel& k) {
   k.logprob_b = c.logprob_b.empty() ? nullptr : c.logprob_b.data();
 }
 
-// A kernel job that owns everything it reads, so it can outlive the JS call.
-struct Job {
+struct Job : KernelJob {
   CommonOptions options;
-  PairwiseKernel kernel;
-  std::shared_ptr<const void> keep_a, keep_b;
 };
 
 // ---- shared method bodies over a bank type and its job builder ----
@@ -298,6 +296,17 @@ void Init(Napi::Env env, Napi::Object exports) {
 }
 
 }  // namespace
+
+std::shared_ptr<KernelJob> MakeKernelJob(const Napi::Value& a, const Napi::Value& b, const Napi::Value& options) {
+  Napi::Env env = a.Env();
+  auto is = [&](const Napi::Value& v, const char* cls) {
+    return v.IsObject() && v.As<Napi::Object>().InstanceOf(GetConstructor(env, cls).Value());
+  };
+  if (is(a, "TreeBank")) return TreeBankWrap::Unwrap(a.As<Napi::Object>())->MakeJob(TreeBankWrap::FromValue(b), options);
+  if (is(a, "SequenceBank"))
+    return SequenceBankWrap::Unwrap(a.As<Napi::Object>())->MakeJob(SequenceBankWrap::FromValue(b), options);
+  throw InputError("mismatched handles: expected a TreeBank or a SequenceBank");
+}
 
 static ModuleRegistration registration("kernels", &Init);
 
