@@ -95,6 +95,7 @@ Voting ReadVoting(const Napi::Value& v) {
 Napi::Value TrainDual(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto job = MakeKernelJob(info[0], info[0], info[2]);
+  if (job->kernel.normalize) job->kernel.norms_a = job->kernel.norms_b = std::make_shared<NormCache>(job->kernel.rows);
   auto problem = std::make_shared<RankingProblem>(Problem(Int32Vector(info[1], "sentenceSizes"), job->kernel.rows));
   PerceptronOptions options = ReadPerceptronOptions(info[3]);
   std::size_t cache = 1 << 22;
@@ -122,6 +123,10 @@ Napi::Value TrainDual(const Napi::CallbackInfo& info) {
 Napi::Value PredictOrScore(const Napi::CallbackInfo& info, bool scores) {
   Napi::Env env = info.Env();
   auto job = MakeKernelJob(info[0], info[3], info[5]);
+  if (job->kernel.normalize) {
+    job->kernel.norms_a = std::make_shared<NormCache>(job->kernel.rows);
+    job->kernel.norms_b = std::make_shared<NormCache>(job->kernel.cols);
+  }
   auto model = std::make_shared<DualModel>(ReadDualModel(info[1], info[2], job->kernel.rows));
   auto problem = std::make_shared<RankingProblem>(Problem(Int32Vector(info[4], "testSizes"), job->kernel.cols));
   const Voting voting = ReadVoting(info[6]);

@@ -46,8 +46,8 @@ double KernelValue(const PairwiseKernel& k, std::size_t i, std::size_t j) {
   CheckSettings(k);
   double na = 1, nb = 1;
   if (k.normalize) {
-    na = std::sqrt(k.self_a(i));
-    nb = std::sqrt(k.self_b(j));
+    na = k.norms_a ? k.norms_a->Get(i, k.self_a) : std::sqrt(k.self_a(i));
+    nb = k.norms_b ? k.norms_b->Get(j, k.self_b) : std::sqrt(k.self_b(j));
   }
   return Finish(k, k.raw(i, j), na, nb, i, j);
 }

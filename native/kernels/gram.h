@@ -4,11 +4,34 @@
 // normalize, raw(i,j) / sqrt(raw(i,i) raw(j,j)); the log-prob term is skipped when beta = 0.
 #pragma once
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace structrank {
+
+// sqrt(K(x,x)) per item, computed on first use and kept (thread-safe: a value computed
+// twice by two threads is the same value).
+class NormCache {
+ public:
+  explicit NormCache(std::size_t n) : values_(new std::atomic<double>[n]) {
+    for (std::size_t i = 0; i < n; ++i) values_[i].store(-1.0, std::memory_order_relaxed);
+  }
+  template <typename Self>
+  double Get(std::size_t i, const Self& self) {
+    double v = values_[i].load(std::memory_order_relaxed);
+    if (v < 0) {
+      v = std::sqrt(self(i));
+      values_[i].store(v, std::memory_order_relaxed);
+    }
+    return v;
+  }
+
+ private:
+  std::unique_ptr<std::atomic<double>[]> values_;
+};
 
 struct PairwiseKernel {
   std::size_t rows = 0, cols = 0;                      // items of bank a and bank b
@@ -19,6 +42,8 @@ struct PairwiseKernel {
   double beta = 0.0;
   const double* logprob_a = nullptr;  // L(a[i]); required when beta != 0
   const double* logprob_b = nullptr;
+  // Optional: norms kept across KernelValue calls (many single values, e.g. a perceptron).
+  std::shared_ptr<NormCache> norms_a, norms_b;
 };
 
 // One value; throws InputError for an index out of range.

@@ -221,6 +221,9 @@ TEST(gram_matrix_is_symmetric_and_normalized) {
     CHECK(n[i * k.cols + i] == 1.0);
     CHECK_NEAR(n[i * k.cols + 3], g[i * k.cols + 3] / std::sqrt(g[i * k.cols + i] * g[3 * k.cols + 3]), 1e-12);
   }
+  k.norms_a = k.norms_b = std::make_shared<NormCache>(k.rows);
+  for (int pass = 0; pass < 2; ++pass)  // first computes the norms, second reads them
+    for (std::size_t j = 0; j < k.cols; ++j) CHECK_NEAR(KernelValue(k, 2, j), n[2 * k.cols + j], 1e-12);
   std::vector<double> row = KernelRow(k, 4, 2);
   for (std::size_t j = 0; j < k.cols; ++j) CHECK_NEAR(row[j], n[4 * k.cols + j], 1e-12);
   std::vector<double> logprob(k.rows, -2.0);
