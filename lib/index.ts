@@ -23,4 +23,3 @@ export { parseColumns, checkColumnCount, writeConll, type ColumnLayout, type Con
 export { writeTextAtomic } from './io/atomic-writer.js';
 export { TagCounter, tagAccuracy, formatTagAccuracy, type TagAccuracy, type TaggedSentence } from './eval/tags.js';
 export { evalTagFiles, readVocabulary, type EvalTagsOptions } from './commands/eval-tags.js';
-export { KernelPerceptron, PrimalPerceptron, sparseRowsFromMaps, type SparseRows, type PerceptronTrainOptions, type Voting } from './rerank/perceptron.js';
