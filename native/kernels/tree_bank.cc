@@ -82,6 +82,13 @@ void TreeBank::Add(const PreorderTrees& in) {
     for (int32_t p = 0; p < n; ++p) post_of_pre[order[p]] = p;
 
     const int32_t base = static_cast<int32_t>(prod_.size());
+    std::vector<int32_t>& height = fill;  // reused: height per pre-order node
+    height.assign(n, 1);
+    for (int32_t p = 0; p < n; ++p) {
+      const int32_t v = order[p];
+      for (int32_t k = kid_begin[v]; k < kid_begin[v + 1]; ++k) height[v] = std::max(height[v], height[kids[k]] + 1);
+    }
+    height_.push_back(height[0]);
     for (int32_t p = 0; p < n; ++p) {
       const int32_t v = order[p];
       key.clear();
@@ -122,6 +129,7 @@ TreeView TreeBank::Tree(std::size_t i) const {
   TreeView t;
   const int32_t begin = tree_begin_[i];
   t.size = tree_begin_[i + 1] - begin;
+  t.height = height_[i];
   t.prod = prod_.data() + begin;
   t.child_ptr = child_ptr_.data() + begin;
   t.children = children_.data();
@@ -134,7 +142,7 @@ TreeView TreeBank::Tree(std::size_t i) const {
 }
 
 std::size_t TreeBank::StorageBytes() const {
-  return sizeof(int32_t) * (tree_begin_.size() + prod_.size() + child_ptr_.size() + children_.size() +
+  return sizeof(int32_t) * (tree_begin_.size() + height_.size() + prod_.size() + child_ptr_.size() + children_.size() +
                             sorted_nodes_.size() + tree_group_begin_.size() + group_prod_.size() +
                             group_start_.size());
 }

@@ -26,6 +26,7 @@ struct PreorderTrees {
 // A read-only view of one tree inside a bank.
 struct TreeView {
   int32_t size = 0;                    // number of nodes
+  int32_t height = 0;                  // production levels: a preterminal has height 1
   const int32_t* prod = nullptr;       // production id per node (post-order)
   const int32_t* child_ptr = nullptr;  // children of node n: children[child_ptr[n] .. child_ptr[n+1])
   const int32_t* children = nullptr;   // local node indices
@@ -58,6 +59,7 @@ class TreeBank {
  private:
   std::shared_ptr<KernelVocabulary> vocabulary_;
   std::vector<int32_t> tree_begin_{0};  // first node of each tree, size()+1 entries
+  std::vector<int32_t> height_;         // per tree
   std::vector<int32_t> prod_;
   std::vector<int32_t> child_ptr_{0};   // global offsets into children_, total_nodes()+1 entries
   std::vector<int32_t> children_;

@@ -139,6 +139,8 @@ double LimitedDepth(const TreeView& a, const TreeView& b, double lambda, int dep
 
 double SubsetTreeKernel(const TreeView& a, const TreeView& b, double lambda, int depth,
                         TreeKernelScratch& scratch) {
+  // No common fragment is deeper than the shallower tree: deeper limits change nothing.
+  if (depth >= std::min(a.height, b.height)) depth = 0;
   scratch.Reserve(a.size, b.size, depth);
   const int64_t preterminal_pairs = MatchProductions(a, b, scratch);
   const double inner = depth > 0 ? LimitedDepth(a, b, lambda, depth, scratch) : UnlimitedDepth(a, b, lambda, scratch);
@@ -146,6 +148,7 @@ double SubsetTreeKernel(const TreeView& a, const TreeView& b, double lambda, int
 }
 
 double SubsetTreeKernelPlain(const TreeView& a, const TreeView& b, double lambda, int depth) {
+  if (depth >= std::min(a.height, b.height)) depth = 0;
   const int levels = depth > 0 ? depth : 1;
   // table[(n1 * |b| + n2) * levels + d]: Delta_{d+1}, or Delta itself when unlimited.
   std::vector<double> table(static_cast<std::size_t>(a.size) * b.size * levels, 0.0);

@@ -175,6 +175,15 @@ TEST(tree_kernel_depth_beyond_height_equals_unlimited) {
     CHECK_NEAR(SubsetTreeKernel(bank.Tree(i), bank.Tree(0), 0.4, 9), SubsetTreeKernel(bank.Tree(i), bank.Tree(0), 0.4), 1e-12);
 }
 
+TEST(tree_bank_heights) {
+  TreeBank bank = MakeBank({Parse("(S (NP (D a) (N b)) (VP (V c)))"), Parse("(D a)")});
+  CHECK(bank.Tree(0).height == 3);
+  CHECK(bank.Tree(1).height == 1);
+  // Depth 2 on a height-3 tree differs from unlimited; the plain reference agrees.
+  CHECK_NEAR(SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4, 2), SubsetTreeKernelPlain(bank.Tree(0), bank.Tree(0), 0.4, 2), 1e-12);
+  CHECK(SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4, 2) < SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4));
+}
+
 TEST(tree_kernel_preterminal_is_not_unary) {
   // (D a) and (D (a z)) have different productions at D.
   TreeBank bank = MakeBank({Parse("(D a)"), Parse("(D (a z))")});
