@@ -8,6 +8,7 @@ export { saveModel, loadModel, encodeModel, decodeModel, writeFileAtomic, type M
 export { Progress, type ProgressOptions } from './progress.js';
 export { native, defaultThreads, cancelFlagFor } from './native.js';
 export { readConll, readConllSync, columnIndex, ConllAssembler, type ConllSentence, type ConllReadOptions } from './io/conll.js';
+export * from './kernels/index.js';
 export { basicCategory, stripFunctionTags, removeEmptyElements, isEmptyElement, collapseUnaryChains, expandUnaryChains, stripRoot, ROOT_LABELS, type UnaryChainOptions } from './trees/transforms.js';
 export { COLLINS_HEAD_RULES, headChildIndex, annotateHeads, type HeadedTree, type HeadRule, type HeadDirection, type HeadOptions } from './trees/heads.js';
 export { evalbSentence, evalbCorpus, parseScore, evalbLabel, EvalbAccumulator, EvalbTotals, COLLINS_PARAMS, DEFAULT_CUTOFF, type EvalbParams, type EvalbInput, type EvalbSentence, type EvalbStatus, type EvalbSummary, type EvalbReport, type LabelCounts, type LabelScore, type EvalbCorpusOptions } from './eval/evalb.js';
