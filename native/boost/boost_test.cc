@@ -155,7 +155,7 @@ TEST(closed_form_update_equals_numeric_minimization) {
     CHECK_NEAR(Z, ExpLossOf(d, PairWeighting::kUniform, a0, a), 1e-10);
     int checked = 0;
     for (int32_t k = 0; k < d.num_features && checked < 4; ++k) {
-      const double wp = booster.plus()[k], wm = booster.minus()[k];
+      const double wp = booster.plus(k), wm = booster.minus(k);
       if (wp < 1e-3 * Z || wm < 1e-3 * Z) continue;  // needs both sides for a finite minimum
       ++checked;
       auto loss_at = [&](double x) {

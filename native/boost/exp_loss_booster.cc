@@ -16,28 +16,26 @@ ExpLossBooster::ExpLossBooster(const PairProblem* problem, double a0, double eps
   model_.total_cost = pp_.total_cost();
   margin_.resize(P);
   w_.resize(P);
-  W_plus_.assign(m, 0.0);
-  W_minus_.assign(m, 0.0);
+  W_.assign(m, FeatureState());
   Z_ = 0;
   for (int64_t p = 0; p < P; ++p) {
     margin_[p] = a0 * pp_.logprob_diff[p];
     w_[p] = pp_.weight[p] * std::exp(-margin_[p]);
     Z_ += w_[p];
-    for (int64_t q = pp_.pair_ptr[p]; q < pp_.pair_split[p]; ++q) W_plus_[pp_.pair_features[q]] += w_[p];
-    for (int64_t q = pp_.pair_split[p]; q < pp_.pair_ptr[p + 1]; ++q) W_minus_[pp_.pair_features[q]] += w_[p];
+    for (int64_t q = pp_.pair_ptr[p]; q < pp_.pair_split[p]; ++q) W_[pp_.pair_features[q]].plus += w_[p];
+    for (int64_t q = pp_.pair_split[p]; q < pp_.pair_ptr[p + 1]; ++q) W_[pp_.pair_features[q]].minus += w_[p];
   }
   model_.initial_loss = Z_;
   gain_.resize(m);
   for (int32_t k = 0; k < m; ++k) gain_[k] = Gain(k);
   tree_ = TournamentTree(&gain_);
-  touched_stamp_.assign(m, -1);
 }
 
 double ExpLossBooster::Gain(int32_t k) const {
   // W+/W- are sums of positive terms kept up to date by adding differences; rounding may
   // leave a tiny negative value where the exact one is 0.
-  double a = std::sqrt(std::max(0.0, W_plus_[k]));
-  double b = std::sqrt(std::max(0.0, W_minus_[k]));
+  double a = std::sqrt(std::max(0.0, W_[k].plus));
+  double b = std::sqrt(std::max(0.0, W_[k].minus));
   return (a - b) * (a - b);
 }
 
@@ -70,14 +68,14 @@ int64_t ExpLossBooster::Apply(int32_t k, double delta, bool track) {
     cost += pp_.PairCost(p);
     if (!track) return;
     for (int64_t q = pp_.pair_ptr[p]; q < pp_.pair_split[p]; ++q) {
-      int32_t f = pp_.pair_features[q];
-      W_plus_[f] += change;
-      if (touched_stamp_[f] != stamp_) touched_stamp_[f] = stamp_, touched_.push_back(f);
+      FeatureState& st = W_[pp_.pair_features[q]];
+      st.plus += change;
+      if (st.stamp != stamp_) st.stamp = stamp_, touched_.push_back(pp_.pair_features[q]);
     }
     for (int64_t q = pp_.pair_split[p]; q < pp_.pair_ptr[p + 1]; ++q) {
-      int32_t f = pp_.pair_features[q];
-      W_minus_[f] += change;
-      if (touched_stamp_[f] != stamp_) touched_stamp_[f] = stamp_, touched_.push_back(f);
+      FeatureState& st = W_[pp_.pair_features[q]];
+      st.minus += change;
+      if (st.stamp != stamp_) st.stamp = stamp_, touched_.push_back(pp_.pair_features[q]);
     }
   };
   for (int64_t q = pp_.plus_ptr[k]; q < pp_.plus_ptr[k + 1]; ++q) visit(pp_.plus_pairs[q], delta);
@@ -88,14 +86,12 @@ int64_t ExpLossBooster::Apply(int32_t k, double delta, bool track) {
 bool ExpLossBooster::SparseRound() {
   int32_t k = tree_.Best();
   if (k < 0 || !(gain_[k] > 0)) return false;
-  const double delta = 0.5 * std::log((W_plus_[k] + model_.eps * Z_) / (W_minus_[k] + model_.eps * Z_));
+  const double delta = 0.5 * std::log((W_[k].plus + model_.eps * Z_) / (W_[k].minus + model_.eps * Z_));
   ++stamp_;
   touched_.clear();
   const int64_t cost = Apply(k, delta, true);
-  for (int32_t f : touched_) {
-    gain_[f] = Gain(f);
-    tree_.Update(f);
-  }
+  for (int32_t f : touched_) gain_[f] = Gain(f);
+  tree_.UpdateMany(touched_);
   RecordRound(k, delta, cost);
   return true;
 }
@@ -103,14 +99,13 @@ bool ExpLossBooster::SparseRound() {
 bool ExpLossBooster::NaiveRound() {
   const int64_t P = pp_.pairs();
   const int32_t m = pp_.num_features;
-  std::fill(W_plus_.begin(), W_plus_.end(), 0.0);
-  std::fill(W_minus_.begin(), W_minus_.end(), 0.0);
+  for (FeatureState& st : W_) st.plus = st.minus = 0;
   Z_ = 0;
   for (int64_t p = 0; p < P; ++p) {
     const double w = w_[p];
     Z_ += w;
-    for (int64_t q = pp_.pair_ptr[p]; q < pp_.pair_split[p]; ++q) W_plus_[pp_.pair_features[q]] += w;
-    for (int64_t q = pp_.pair_split[p]; q < pp_.pair_ptr[p + 1]; ++q) W_minus_[pp_.pair_features[q]] += w;
+    for (int64_t q = pp_.pair_ptr[p]; q < pp_.pair_split[p]; ++q) W_[pp_.pair_features[q]].plus += w;
+    for (int64_t q = pp_.pair_split[p]; q < pp_.pair_ptr[p + 1]; ++q) W_[pp_.pair_features[q]].minus += w;
   }
   int32_t k = -1;
   double best = 0;
@@ -119,7 +114,7 @@ bool ExpLossBooster::NaiveRound() {
     if (k < 0 || gain_[f] > best) k = f, best = gain_[f];
   }
   if (k < 0 || !(best > 0)) return false;
-  const double delta = 0.5 * std::log((W_plus_[k] + model_.eps * Z_) / (W_minus_[k] + model_.eps * Z_));
+  const double delta = 0.5 * std::log((W_[k].plus + model_.eps * Z_) / (W_[k].minus + model_.eps * Z_));
   const int64_t cost = Apply(k, delta, false);
   RecordRound(k, delta, cost);
   return true;

@@ -26,8 +26,8 @@ class ExpLossBooster {
   const BoostModel& model() const { return model_; }
   BoostModel& model() { return model_; }
   double loss() const { return Z_; }
-  const std::vector<double>& plus() const { return W_plus_; }
-  const std::vector<double>& minus() const { return W_minus_; }
+  double plus(int32_t k) const { return W_[k].plus; }
+  double minus(int32_t k) const { return W_[k].minus; }
 
  private:
   bool SparseRound();
@@ -41,10 +41,15 @@ class ExpLossBooster {
   BoostModel model_;
   std::vector<double> margin_;  // M_{i,j}
   std::vector<double> w_;       // S_{i,j} exp(-M_{i,j})
-  std::vector<double> W_plus_, W_minus_, gain_;
+  // W+_k, W-_k and the round that last touched k, side by side: one cache line per update.
+  struct FeatureState {
+    double plus = 0, minus = 0;
+    int64_t stamp = -1;
+  };
+  std::vector<FeatureState> W_;
+  std::vector<double> gain_;
   double Z_ = 0;
   TournamentTree tree_;
-  std::vector<int64_t> touched_stamp_;
   std::vector<int32_t> touched_;
   int64_t stamp_ = 0;
 };

@@ -21,4 +21,27 @@ void TournamentTree::Update(int32_t leaf) {
   }
 }
 
+void TournamentTree::UpdateMany(const std::vector<int32_t>& leaves) {
+  if (leaves.size() < 64) {
+    for (int32_t f : leaves) Update(f);
+    return;
+  }
+  if (dirty_.size() != node_.size()) dirty_.assign(node_.size(), 0);
+  level_.clear();
+  for (int32_t f : leaves) {
+    int32_t n = (leaves_ + f) >> 1;
+    if (!dirty_[n]) dirty_[n] = 1, level_.push_back(n);
+  }
+  while (!level_.empty()) {
+    next_.clear();
+    for (int32_t n : level_) {
+      dirty_[n] = 0;
+      node_[n] = Winner(node_[2 * n], node_[2 * n + 1]);
+      int32_t parent = n >> 1;
+      if (parent >= 1 && !dirty_[parent]) dirty_[parent] = 1, next_.push_back(parent);
+    }
+    level_.swap(next_);
+  }
+}
+
 }  // namespace structrank

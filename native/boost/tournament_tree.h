@@ -17,6 +17,9 @@ class TournamentTree {
   void Rebuild();
   // Replays the path of `leaf` after its gain changed.
   void Update(int32_t leaf);
+  // Replays the paths of many changed leaves, each internal node once, level by level
+  // (paths of thousands of leaves share most nodes near the root).
+  void UpdateMany(const std::vector<int32_t>& leaves);
   // The feature with the largest gain (lowest id among ties); -1 when there are none.
   int32_t Best() const { return size_ == 0 ? -1 : node_[1]; }
 
@@ -32,6 +35,8 @@ class TournamentTree {
   int32_t size_ = 0;     // number of features
   int32_t leaves_ = 1;   // power of two >= size_
   std::vector<int32_t> node_;  // node_[leaves_ + f] = f (or -1 for padding)
+  std::vector<char> dirty_;    // scratch for UpdateMany
+  std::vector<int32_t> level_, next_;
 };
 
 }  // namespace structrank
