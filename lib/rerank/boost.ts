@@ -126,7 +126,9 @@ export interface TrainBoostOptions {
   /** Rounds per native call between progress reports (default 1000). */
   chunk?: number;
   signal?: AbortSignal;
-  onProgress?: (stats: BoostStats) => void;
+  /** With dev data, every progress report carries the summed dev Score of the rounds so far. */
+  dev?: RerankDataHandle;
+  onProgress?: (stats: BoostStats & { devScore?: number }) => void;
 }
 
 /** Runs boosting rounds; stops early when no feature can lower the loss. */
@@ -148,7 +150,10 @@ export async function trainBoost(data: RerankDataHandle, options: TrainBoostOpti
       const want = Math.min(chunk, options.rounds - stats.rounds);
       const r = await trainer.run(want, flag);
       stats = r;
-      options.onProgress?.(stats);
+      if (options.onProgress) {
+        const devScore = options.dev ? boostPrefixCurve(options.dev, trainer.model(), [r.rounds], options.threads ?? 0)[0] : undefined;
+        options.onProgress({ ...stats, devScore });
+      }
       if (r.done < want) break;
     }
     return { model: trainer.model(), stats };
