@@ -84,6 +84,21 @@ export function buildFeatureTable(sentences: readonly SentenceFeatureNames[], di
   return { names: [...dictionary], ids: sentences.map((s) => s.id), sentencePtr, rowPtr, cols: Int32Array.from(cols), logprob, score, cutoff };
 }
 
+/** Feature names per candidate again (e.g. to map a table onto another dictionary). */
+export function tableToNames(t: FeatureTable): SentenceFeatureNames[] {
+  const out: SentenceFeatureNames[] = [];
+  for (let i = 0; i < t.ids.length; i++) {
+    const candidates = [];
+    for (let c = t.sentencePtr[i]; c < t.sentencePtr[i + 1]; c++) {
+      const names: string[] = [];
+      for (let q = t.rowPtr[c]; q < t.rowPtr[c + 1]; q++) names.push(t.names[t.cols[q]]);
+      candidates.push({ names, logprob: t.logprob[c], score: t.score[c] });
+    }
+    out.push({ id: t.ids[i], candidates });
+  }
+  return out;
+}
+
 /** Whether every candidate has a score (gold was given for every sentence). */
 export function hasScores(table: FeatureTable): boolean {
   return table.score.every((v) => !Number.isNaN(v));
