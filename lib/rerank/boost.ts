@@ -146,12 +146,19 @@ export async function trainBoost(data: RerankDataHandle, options: TrainBoostOpti
     let stats = await trainer.init(flag);
     options.onProgress?.(stats);
     const chunk = Math.max(1, options.chunk ?? 1000);
+    let devScore: number | undefined;
+    let devAt = performance.now();
     while (stats.rounds < options.rounds) {
       const want = Math.min(chunk, options.rounds - stats.rounds);
       const r = await trainer.run(want, flag);
       stats = r;
       if (options.onProgress) {
-        const devScore = options.dev ? boostPrefixCurve(options.dev, trainer.model(), [r.rounds], options.threads ?? 0)[0] : undefined;
+        // The dev score replays every round so far: refresh it at most every 3 s (and at the end).
+        const last = r.done < want || stats.rounds >= options.rounds;
+        if (options.dev && (last || performance.now() - devAt > 3000)) {
+          devScore = boostPrefixCurve(options.dev, trainer.model(), [r.rounds], options.threads ?? 0)[0];
+          devAt = performance.now();
+        }
         options.onProgress({ ...stats, devScore });
       }
       if (r.done < want) break;
