@@ -26,3 +26,16 @@ export { evalTagFiles, readVocabulary, type EvalTagsOptions } from './commands/e
 export { readConllu, readConlluSync, ConlluAssembler, type ConlluSentence, type ConlluToken, type ConlluMultiword } from './io/conllu.js';
 export { Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TagCandidate, type TrainProgress, type TokenRows } from './tagger/tagger.js';
 export { compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES, type TemplateConfig, type TemplateSet, type DefaultTemplateName } from './tagger/templates.js';
+export {
+  rerankData, syntheticRerankData, trainBoost, trainLoglinear, boostPrefixCurve, chooseRoundsOnDev, boostWeights, boostWork,
+  rerankScores, chosenScore, encodeBoostModel, decodeBoostModel,
+  type RerankArrays, type RerankDataHandle, type BoostModelData, type BoostStats, type TrainBoostOptions, type LoglinearModelData, type SyntheticOptions,
+} from './rerank/boost.js';
+export { treeFeatures, treeFeatureCounts, thresholdFeatures, CLOSED_CLASS_TAGS, type HeadNode, type TreeFeatureOptions } from './rerank/tree-features.js';
+export { sentenceFeatures, candidateScore, type ExtractOptions } from './rerank/nbest-features.js';
+export { extractSentences } from './rerank/extract.js';
+export { selectFeatures, buildFeatureTable, saveFeatureTable, loadFeatureTable, tableToNames, type FeatureTable, type SentenceFeatureNames } from './rerank/feature-table.js';
+export { tableData } from './rerank/table-data.js';
+export { libsvmLines, libsvmText } from './rerank/libsvm.js';
+export { saveReranker, loadReranker, compactReranker, type RerankerModel } from './rerank/reranker.js';
+export { rerankerTrainers, type RerankerTrainer, type RerankerTrainInput, type RerankerTrainOptions } from './rerank/trainers.js';
