@@ -43,6 +43,15 @@ describe('taggers on a slice of CoNLL-2000', () => {
     trained.crf = t;
   });
 
+  it('reports every L-BFGS iteration and scores dev every evalEvery steps and at the end', async () => {
+    const seen: string[] = [];
+    await Tagger.train(train.slice(0, 200), {
+      algo: 'crf', columns, label: 'chunk', epochs: 7, evalEvery: 3, dev: test.slice(0, 50), patience: 0, threads: 2,
+      onProgress: (p) => seen.push(`${p.step}${p.dev ? '+dev' : ''}`),
+    });
+    expect(seen).toEqual(['1', '2', '3+dev', '4', '5', '6+dev', '7+dev']);
+  });
+
   it('CRF by L-BFGS and second-order maxent train', async () => {
     const crf = await Tagger.train(train.slice(0, 600), { algo: 'crf', columns, label: 'chunk', epochs: 25, threads: 2 });
     expect(chunkF1(gold, await crf.tagSentences(test))).toBeGreaterThan(84);
