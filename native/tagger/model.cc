@@ -111,11 +111,11 @@ void TaggerModel::Emissions(const TaggerCorpus& corpus, int64_t sentence, const 
   const int64_t* off = attr_offset.data();
   const int32_t* lab = feature_label.data();
   // Prefetch the sentence's feature ranges: they are scattered over a large table.
-  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) __builtin_prefetch(off + cols[k]);
+  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) SR_PREFETCH(off + cols[k]);
   for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) {
     int64_t f = off[cols[k]];
-    __builtin_prefetch(w + f);
-    __builtin_prefetch(lab + f);
+    SR_PREFETCH(w + f);
+    SR_PREFETCH(lab + f);
   }
   for (int64_t t = begin; t < end; ++t) {
     double* s = score + (t - begin) * L;

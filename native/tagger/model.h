@@ -20,6 +20,13 @@
 #include "core/interner.h"
 #include "tagger/features.h"
 
+// A cache prefetch hint (a no-op where the compiler has none).
+#if defined(__GNUC__) || defined(__clang__)
+#define SR_PREFETCH(...) __builtin_prefetch(__VA_ARGS__)
+#else
+#define SR_PREFETCH(...) ((void)0)
+#endif
+
 namespace structrank {
 
 enum class TaggerAlgorithm : int32_t { kPerceptron = 0, kCrf = 1, kMaxent = 2 };
