@@ -89,6 +89,8 @@ describe('taggers on a slice of CoNLL-2000', () => {
       expect(await back.tagSentences(test)).toEqual(await trained[name].tagSentences(test));
       expect(back.tagNbest(test.slice(0, 5), 3)).toEqual(trained[name].tagNbest(test.slice(0, 5), 3));
     }
+    // One and two threads (parallel feature lookup) tag the same.
+    expect(await trained.crf.tagSentences(test, { threads: 1 })).toEqual(await trained.crf.tagSentences(test, { threads: 2 }));
     // Input-only rows (no gold column) tag the same.
     expect(trained.crf.tag(test[1].map((r) => [r[0], r[1]]))).toEqual(trained.crf.tag(test[1]));
   });
