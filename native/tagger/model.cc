@@ -114,20 +114,41 @@ TaggerCorpus TaggerModel::LookupCorpus(std::string_view text, int threads, const
     }
     return corpus;
   }
-  // Parallel: each sentence's rows are kept, then appended in order.
-  std::vector<std::unique_ptr<SentenceLookup>> done(S);
+  // Parallel: each chunk of sentences fills its own small CSR pieces, appended in order.
+  constexpr std::size_t kGrain = 64;
+  struct Piece {
+    TaggerCorpus part;
+  };
+  std::vector<Piece> pieces((S + kGrain - 1) / kGrain);
   ParallelFor(
-      S, threads, 64,
+      S, threads, kGrain,
       [&](std::size_t first, std::size_t last, int) {
+        SentenceLookup look(config);
+        TaggerCorpus& part = pieces[first / kGrain].part;
         for (std::size_t s = first; s < last; ++s) {
-          done[s] = std::make_unique<SentenceLookup>(config);
-          done[s]->Run(sentences[s], attributes);
-          done[s]->keys = {};  // only the rows are kept until the append
-          done[s]->is_edge = {};
+          look.Run(sentences[s], attributes);
+          for (int32_t i = 0; i < sentences[s].length; ++i) {
+            part.attributes.AddRow(look.rows[i].data(), nullptr, static_cast<int64_t>(look.rows[i].size()));
+            part.edge_attributes.AddRow(look.edge_rows[i].data(), nullptr,
+                                        static_cast<int64_t>(look.edge_rows[i].size()));
+          }
         }
       },
       cancel);
-  for (std::size_t s = 0; s < S; ++s) append(*done[s], sentences[s].length);
+  auto concat = [](CsrMatrix& dst, const CsrMatrix& src) {
+    int64_t base = dst.nnz();
+    dst.cols.insert(dst.cols.end(), src.cols.begin(), src.cols.end());
+    for (int64_t r = 1; r < static_cast<int64_t>(src.row_ptr.size()); ++r) dst.row_ptr.push_back(base + src.row_ptr[r]);
+  };
+  for (auto& piece : pieces) {
+    concat(corpus.attributes, piece.part.attributes);
+    concat(corpus.edge_attributes, piece.part.edge_attributes);
+    piece.part = TaggerCorpus();
+  }
+  for (std::size_t s = 0; s < S; ++s) {
+    corpus.sentence_start.push_back(corpus.sentence_start.back() + sentences[s].length);
+  }
+  corpus.labels.assign(corpus.sentence_start.back(), -1);
   return corpus;
 }
 
