@@ -8,3 +8,9 @@ export { saveModel, loadModel, encodeModel, decodeModel, writeFileAtomic, type M
 export { Progress, type ProgressOptions } from './progress.js';
 export { native, defaultThreads, cancelFlagFor } from './native.js';
 export { readConll, readConllSync, columnIndex, ConllAssembler, type ConllSentence, type ConllReadOptions } from './io/conll.js';
+export { ChartParserModel, trainParser, type ParserTrainOptions, type ParseOptions, type ParsedSentence, type NbestSentence, type ChartParserInfo, type ParserTrainProgress } from './parser/chart-parser.js';
+export { prepareTree, restoreTree, type GrammarOptions } from './parser/prepare.js';
+export { annotate, deannotate, baseLabel } from './parser/annotate.js';
+export { binarize, debinarize, type MarkovOrder } from './parser/binarize.js';
+export { readParserInput, type ParserInput } from './parser/input.js';
+export { evaluateParser, scoreBrackets, type ParserEvaluation } from './parser/evaluate.js';

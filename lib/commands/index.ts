@@ -4,4 +4,6 @@ import type { Command } from '../cli/command.js';
 export const commands: Record<string, () => Promise<Command>> = {
   info: async () => (await import('./info.js')).default,
   demo: async () => (await import('./demo.js')).default,
+  'train-parser': async () => (await import('./train-parser.js')).default,
+  parse: async () => (await import('./parse.js')).default,
 };
