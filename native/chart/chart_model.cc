@@ -130,6 +130,18 @@ SentenceParse ParseWith(const Grammar& g, const LexScores& lex, const Scorer& sc
 
 SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
+  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg);
+  if (out.fallback) {
+    // Second attempt with every tag allowed for every word, before the flat fallback.
+    std::vector<Token> relaxed = tokens;
+    for (Token& t : relaxed) lexicon.Relax(t);
+    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg);
+    if (!again.fallback) out = std::move(again);
+  }
+  return out;
+}
+
+SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg) const {
   ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols);
   SentenceParse out;
   if (use_crf && !force_pcfg) {

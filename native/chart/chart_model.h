@@ -64,6 +64,11 @@ class ChartModel {
                                       bool force_pcfg = false) const;
 
   std::vector<uint8_t> Serialize() const;
+
+ private:
+  SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg) const;
+
+ public:
   static std::unique_ptr<ChartModel> Deserialize(const uint8_t* data, size_t size);
 };
 

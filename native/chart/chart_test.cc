@@ -214,11 +214,21 @@ TEST(chart_fallback_for_uncovered_sentences_and_model_round_trip) {
   Tiny t = MakeTiny();
   auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);
   Chart ch;
-  // "a a": D D has no rule, so no tree covers it.
-  auto p = m->Parse(Sentence(*m, {"a", "a"}), 5, ch);
+  // A grammar with no binary rules covers no two-word sentence, even with every tag allowed.
+  Tiny one;
+  one.symbols = t.symbols;
+  one.corpus.offsets = {0};
+  one.offsets = {0};
+  AddTree(one, {"run"}, {7, 1, 6, 0});
+  auto small = ChartModel::BuildPcfg(one.symbols, one.corpus, one.pairs, one.offsets, 1);
+  auto p = small->Parse(Sentence(*small, {"run", "fast"}), 5, ch);
   CHECK(p.fallback);
   CHECK(p.candidates.size() == 1);
-  CHECK((p.candidates[0].nodes == std::vector<int32_t>{kFallbackLabel, 2, 4, 0, 4, 0}));
+  CHECK((p.candidates[0].nodes == std::vector<int32_t>{kFallbackLabel, 2, 6, 0, 6, 0}));
+  // The tag dictionary alone leaves "a a" uncovered (D D has no rule); the relaxed second
+  // attempt with every tag finds a tree.
+  auto relaxed = m->Parse(Sentence(*m, {"a", "a"}), 5, ch);
+  CHECK(!relaxed.fallback);
   auto ok = m->Parse(Sentence(*m, {"the", "dog", "saw", "a", "cat"}), 3, ch);
   CHECK(!ok.fallback);
   auto bytes = m->Serialize();

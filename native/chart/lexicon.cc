@@ -106,6 +106,12 @@ Token Lexicon::Lookup(std::string_view word, bool sentence_initial) const {
   return tok;
 }
 
+void Lexicon::Relax(Token& tok) const {
+  tok.tags.clear();
+  for (int32_t t = 0; t < num_tags_symbols; ++t)
+    if (tag_count[t] > 0) tok.tags.push_back(t);
+}
+
 double Lexicon::TagGivenSignature(int32_t sig, int32_t tag) const {
   double prior = rare_total > 0 ? rare_tag_count[tag] / rare_total : 0.0;
   if (sig < 0) return prior;
@@ -131,6 +137,7 @@ double Lexicon::LogProb(const Token& tok, int32_t tag) const {
     c_word = 0.5;
     p_tag_word = p_unk;
   }
+  if (p_tag_word <= 0) p_tag_word = 1e-3 * std::max(p_unk, p_tag);  // only reachable through Relax()
   if (p_tag_word <= 0 || p_tag <= 0) return -INFINITY;
   return std::log(p_tag_word) + std::log(c_word / total) - std::log(p_tag);
 }

@@ -47,6 +47,9 @@ struct Lexicon {
   Token Lookup(std::string_view word, bool sentence_initial) const;
   // Generative log P(word | tag), smoothed with the signature model for rare/unknown words.
   double LogProb(const Token& token, int32_t tag) const;
+  // Every tag seen in training, for the second attempt at a sentence the tag dictionary
+  // leaves uncovered; tags never seen with the word score as unknown-word tags, 1e-3 times.
+  void Relax(Token& token) const;
 
   void Write(ByteWriter& out) const;
   static Lexicon Read(ByteReader& in, int32_t num_symbols);
