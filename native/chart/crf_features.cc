@@ -86,6 +86,14 @@ void CrfSentence::SpanKeys(int32_t b, int i, int j, uint64_t out[4]) const {
   out[3] = FeatureKey(kSpanAfter, b, j < n_ ? word_key_[j] : kEnd);
 }
 
+void CrfSentence::EdgeKeys(int32_t b, int p, uint64_t out[4]) const {
+  static const uint64_t kStart = StringHash("<s>"), kEnd = StringHash("</s>");
+  out[0] = p < n_ ? FeatureKey(kSpanFirst, b, word_key_[p]) : 0;
+  out[1] = p < n_ ? FeatureKey(kSpanLast, b, word_key_[p]) : 0;
+  out[2] = FeatureKey(kSpanBefore, b, p > 0 ? word_key_[p - 1] : kStart);
+  out[3] = FeatureKey(kSpanAfter, b, p < n_ ? word_key_[p] : kEnd);
+}
+
 void CrfSentence::SplitKeys(int32_t b, int k, uint64_t out[2]) const {
   out[0] = FeatureKey(kSplitLeft, b, word_key_[k - 1]);
   out[1] = FeatureKey(kSplitRight, b, word_key_[k]);
@@ -109,17 +117,29 @@ void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& 
   span_base_.assign(static_cast<size_t>(cells) * B_, 0.0);
   split_base_.assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
   uint64_t keys[6];
+  // The four word-edge templates depend on one position each: look them up per position.
+  for (int q = 0; q < 4; ++q) edge_[q].assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
+  for (int p = 0; p <= n_; ++p) {
+    for (int32_t b = 0; b < B_; ++b) {
+      EdgeKeys(b, p, keys);
+      for (int q = 0; q < 4; ++q) {
+        if (keys[q] == 0) continue;
+        int32_t f = w.Find(keys[q]);
+        if (f >= 0) edge_[q][static_cast<size_t>(p) * B_ + b] = t[f];
+      }
+    }
+  }
   for (int i = 0; i < n_; ++i) {
     for (int j = i + 1; j <= n_; ++j) {
       double* row = &span_base_[static_cast<size_t>(Cell(i, j)) * B_];
+      const double* first = &edge_[0][static_cast<size_t>(i) * B_];
+      const double* last = &edge_[1][static_cast<size_t>(j - 1) * B_];
+      const double* before = &edge_[2][static_cast<size_t>(i) * B_];
+      const double* after = &edge_[3][static_cast<size_t>(j) * B_];
+      const int bucket = LenBucket(j - i);
       for (int32_t b = 0; b < B_; ++b) {
-        double s = t[w.base_len + b * kLenBuckets + LenBucket(j - i)];
+        double s = t[w.base_len + b * kLenBuckets + bucket] + first[b] + last[b] + before[b] + after[b];
         if (j == n_) s += t[w.base_heavy + b];
-        SpanKeys(b, i, j, keys);
-        for (int q = 0; q < 4; ++q) {
-          int32_t f = w.Find(keys[q]);
-          if (f >= 0) s += t[f];
-        }
         row[b] = s;
       }
     }
@@ -156,6 +176,7 @@ void CrfSentence::BeginGradient() {
   const int cells = n_ * (n_ + 1) / 2;
   span_mass_.assign(static_cast<size_t>(cells) * B_, 0.0);
   split_mass_.assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
+  for (int q = 0; q < 4; ++q) edge_mass_[q].assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
   lex_mass_.assign(n_, {});
   for (int i = 0; i < n_; ++i) lex_mass_[i].assign((*tokens_)[i].tags.size(), 0.0);
 }
@@ -198,11 +219,21 @@ void CrfSentence::Flush(double* grad) {
         if (m == 0) continue;
         grad[w_->base_len + b * kLenBuckets + LenBucket(j - i)] += m;
         if (j == n_) grad[w_->base_heavy + b] += m;
-        SpanKeys(b, i, j, keys);
-        for (int q = 0; q < 4; ++q) {
-          int32_t f = w_->Find(keys[q]);
-          if (f >= 0) grad[f] += m;
-        }
+        edge_mass_[0][static_cast<size_t>(i) * B_ + b] += m;
+        edge_mass_[1][static_cast<size_t>(j - 1) * B_ + b] += m;
+        edge_mass_[2][static_cast<size_t>(i) * B_ + b] += m;
+        edge_mass_[3][static_cast<size_t>(j) * B_ + b] += m;
+      }
+    }
+  }
+  for (int p = 0; p <= n_; ++p) {
+    for (int32_t b = 0; b < B_; ++b) {
+      EdgeKeys(b, p, keys);
+      for (int q = 0; q < 4; ++q) {
+        const double m = edge_mass_[q][static_cast<size_t>(p) * B_ + b];
+        if (m == 0 || keys[q] == 0) continue;
+        int32_t f = w_->Find(keys[q]);
+        if (f >= 0) grad[f] += m;
       }
     }
   }

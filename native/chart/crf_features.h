@@ -106,6 +106,8 @@ class CrfSentence {
   // The sparse feature keys of each kind (used to build the feature dictionary).
   void SpanKeys(int32_t b, int i, int j, uint64_t out[4]) const;
   void SplitKeys(int32_t b, int k, uint64_t out[2]) const;
+  // Word-edge keys anchored at position p (0 where the template has no word there).
+  void EdgeKeys(int32_t b, int p, uint64_t out[4]) const;
   int LexKeys(int i, int32_t tag, uint64_t out[6]) const;
   uint64_t UnaryWordKey(int32_t u, int i) const { return FeatureKey(kUnaryWord, u, word_key_[i]); }
 
@@ -121,6 +123,10 @@ class CrfSentence {
   const std::vector<Token>* tokens_ = nullptr;
   std::vector<double> span_base_, split_base_;
   std::vector<double> span_mass_, split_mass_;
+  // Word-edge feature weights per position and base: span start, span end - 1, the word
+  // before the start (position i), the word after the end (position j); n + 1 rows each.
+  std::vector<double> edge_[4];
+  std::vector<double> edge_mass_[4];
   LexScores lex_;
   std::vector<std::vector<double>> lex_mass_, lex_logp_;
 };
