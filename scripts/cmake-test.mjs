@@ -10,11 +10,12 @@ import { join } from 'node:path';
 const sanitize = process.argv.includes('--sanitize');
 const dir = sanitize ? 'build-cmake-asan' : 'build-cmake';
 const jobs = String(Math.max(1, availableParallelism()));
-const log = join(dir, 'ctest-output.log');
+// ctest keeps every test's full output here, passing tests included.
+const log = join(dir, 'Testing', 'Temporary', 'LastTest.log');
 const steps = [
   ['cmake', ['-S', '.', '-B', dir, `-DSTRUCTRANK_SANITIZE=${sanitize ? 'ON' : 'OFF'}`]],
   ['cmake', ['--build', dir, '-j', jobs]],
-  ['ctest', ['--test-dir', dir, '--output-on-failure', '-j', jobs, '--output-log', 'ctest-output.log']],
+  ['ctest', ['--test-dir', dir, '--output-on-failure', '-j', jobs]],
 ];
 let status = 0;
 for (const [cmd, args] of steps) {

@@ -6,4 +6,7 @@ export const commands: Record<string, () => Promise<Command>> = {
   demo: async () => (await import('./demo.js')).default,
   'train-parser': async () => (await import('./train-parser.js')).default,
   parse: async () => (await import('./parse.js')).default,
+  'eval parse': async () => (await import('./eval-parse.js')).default,
+  'eval chunks': async () => (await import('./eval-chunks.js')).default,
+  'eval tags': async () => (await import('./eval-tags.js')).default,
 };

@@ -8,6 +8,7 @@ import { readParserInput } from '../parser/input.js';
 import { Progress } from '../progress.js';
 import { defaultThreads } from '../native.js';
 import { formatTree } from '../trees/tree.js';
+import { writeNbest, type NbestSentence } from '../io/nbest.js';
 
 async function writeLines(file: string, lines: Iterable<string>): Promise<void> {
   const stream = createWriteStream(file);
@@ -57,7 +58,7 @@ const command: Command = {
     const n = input.sentences.length;
     const progress = new Progress({ label: 'parse', total: n, unit: 'sentences' });
     const trees: string[] = new Array(n);
-    const nbestLines: string[] = [];
+    const nbestOut: NbestSentence[] = [];
     const chunk = Math.max(threads * 4, 16);
     let fallbacks = 0;
     for (let start = 0; start < n; start += chunk) {
@@ -71,8 +72,9 @@ const command: Command = {
         if (r.fallback) fallbacks++;
         trees[s] = formatTree(root === 'ROOT' ? best : { label: root, children: best.children });
         if (values['out-nbest']) {
-          const entry: { id: string; tokens: string[]; candidates: { tree: string; logprob: number }[]; gold?: string } = {
+          const entry: NbestSentence = {
             id: input.ids[s],
+            line: 0,
             tokens: input.sentences[s],
             candidates: r.candidates.map((c) => ({
               tree: formatTree(root === 'ROOT' ? c.tree : { label: root, children: c.tree.children }),
@@ -80,14 +82,14 @@ const command: Command = {
             })),
           };
           if (input.gold) entry.gold = formatTree(input.gold[s]);
-          nbestLines.push(JSON.stringify(entry));
+          nbestOut.push(entry);
         }
       });
       progress.update(end);
     }
     progress.finish();
     await writeLines(outFile, trees);
-    if (values['out-nbest']) await writeLines(values['out-nbest'], nbestLines);
+    if (values['out-nbest']) await writeNbest(values['out-nbest'], nbestOut);
     if (fallbacks > 0) console.error(`parse: ${fallbacks} sentence(s) not covered by the grammar got the flat fallback (X over the best tags)`);
   },
 };

@@ -7,12 +7,13 @@
  * bottom label (VP) as their parent. `deannotate` cuts every label at its first `~` or `^`.
  */
 import type { Tree } from '../trees/tree.js';
+import { headChildIndex } from '../trees/heads.js';
 import { CHAIN_SEPARATOR } from './standard-transforms.js';
 
 export const PARENT_MARK = '^';
 export const HEAD_MARK = '~';
 
-/** Index of the head child; the default knows the Collins VP rule only. */
+/** Index of the head child (default: Collins' head rules, lib/trees/heads.ts). */
 export type HeadFinder = (t: Tree) => number;
 
 const VP_HEADS = ['TO', 'VBD', 'VBN', 'MD', 'VBZ', 'VB', 'VBG', 'VBP', 'VP', 'ADJP', 'NN', 'NNS', 'NP'];
@@ -63,7 +64,7 @@ function headTag(t: Tree, headChild: HeadFinder): string {
 export function annotate(t: Tree, options: AnnotateOptions = {}, parentLabel = 'ROOT'): Tree {
   const parent = options.parent ?? true;
   const vpHead = options.vpHeadTag ?? true;
-  const headChild = options.headChild ?? vpHeadChild;
+  const headChild = options.headChild ?? ((n: Tree) => headChildIndex(n));
   let label = t.label;
   if (t.word !== undefined) {
     return { label: parent ? label + PARENT_MARK + parentLabel : label, children: [], word: t.word };

@@ -105,7 +105,7 @@ export interface ParsedSentence {
   fallback: boolean;
 }
 
-export interface NbestSentence {
+export interface ParsedNbest {
   candidates: { tree: Tree; logprob: number }[];
   fallback: boolean;
 }
@@ -231,7 +231,7 @@ export class ChartParserModel {
    * annotated grammar; distinct derivations that restore to the same plain tree are
    * merged, keeping the best, so a sentence may get fewer than k).
    */
-  async parseNbest(sentences: string[][], k: number, options: ParseOptions = {}): Promise<NbestSentence[]> {
+  async parseNbest(sentences: string[][], k: number, options: ParseOptions = {}): Promise<ParsedNbest[]> {
     if (!Number.isInteger(k) || k < 1) throw new InputError('<options>', undefined, 'k must be a positive integer');
     if (sentences.length === 0) return [];
     const { text, offsets } = joinTokens(sentences);
