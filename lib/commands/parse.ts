@@ -4,10 +4,11 @@ import type { Command } from '../cli/command.js';
 import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { UsageError } from '../errors.js';
 import { ChartParserModel } from '../parser/chart-parser.js';
+import { rewrap } from '../parser/evaluate.js';
 import { readParserInput } from '../parser/input.js';
 import { Progress } from '../progress.js';
 import { defaultThreads } from '../native.js';
-import { formatTree } from '../trees/tree.js';
+import { formatTree, type Tree } from '../trees/tree.js';
 import { writeNbest, type NbestSentence } from '../io/nbest.js';
 
 async function writeLines(file: string, lines: Iterable<string>): Promise<void> {
@@ -67,17 +68,17 @@ const command: Command = {
       const results = await model.parseNbest(sentences, k, { threads, pcfg: values.pcfg });
       results.forEach((r, off) => {
         const s = start + off;
-        const root = input.rootLabels[s];
+        const shape = (t: Tree): Tree => (input.shapes ? rewrap(t, input.shapes[s]) : t);
         const best = r.candidates[0].tree;
         if (r.fallback) fallbacks++;
-        trees[s] = formatTree(root === 'ROOT' ? best : { label: root, children: best.children });
+        trees[s] = formatTree(shape(best));
         if (values['out-nbest']) {
           const entry: NbestSentence = {
             id: input.ids[s],
             line: 0,
             tokens: input.sentences[s],
             candidates: r.candidates.map((c) => ({
-              tree: formatTree(root === 'ROOT' ? c.tree : { label: root, children: c.tree.children }),
+              tree: formatTree(shape(c.tree)),
               logprob: c.logprob,
             })),
           };

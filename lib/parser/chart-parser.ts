@@ -82,6 +82,8 @@ export interface ParserTrainOptions {
   sigma2?: number;
   /** PCFG max-marginal beam (nats) for the CRF's chart prefilter; Infinity = exact boolean pass. */
   beam?: number;
+  /** Center the L2 prior at the PCFG weights the CRF starts from (default true), else at 0. */
+  priorAtPcfg?: boolean;
   threads?: number;
   seed?: number;
   signal?: AbortSignal;
@@ -203,6 +205,7 @@ export class ChartParserModel {
         beam: options.beam ?? Number.POSITIVE_INFINITY,
         threads: options.threads ?? 0,
         seed: options.seed ?? 1,
+        priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
       });
       meta.crf = true;
       const epochs = options.epochs ?? 10;

@@ -25,6 +25,15 @@ export function f1Of(c: BracketCounts): { precision: number; recall: number; f1:
   return { precision, recall, f1 };
 }
 
+const WRAPPERS = new Set(['', 'ROOT', 'TOP']);
+
+/** `parsed` (under a ROOT wrapper) with the wrapper `like` has: same label, or none. */
+export function rewrap(parsed: Tree, like: Tree): Tree {
+  const inner = parsed.children.length === 1 ? parsed.children[0] : parsed;
+  if (like.word === undefined && WRAPPERS.has(like.label) && like.children.length === 1) return { label: like.label, children: [inner] };
+  return inner;
+}
+
 export interface ParserEvaluation {
   precision: number;
   recall: number;
@@ -46,7 +55,8 @@ export async function evaluateParser(
     return n > 0 && (options.maxLength === undefined || n <= options.maxLength);
   });
   const parses = await model.parse(chosen.map((t) => treeWords(t)), { threads: options.threads, pcfg: options.pcfg });
-  const report = evalbCorpus(chosen.map((t, i) => [t, parses[i].tree] as const));
+  // Output trees get the gold tree's wrapper (EVALB counts '' and ROOT as brackets).
+  const report = evalbCorpus(chosen.map((t, i) => [t, rewrap(parses[i].tree, t)] as const));
   const all = report.all;
   return {
     precision: all.precision,

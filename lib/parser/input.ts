@@ -15,8 +15,8 @@ export interface ParserInput {
   ids: string[];
   /** Gold trees when the input is a treebank. */
   gold?: Tree[];
-  /** The wrapper label output trees get: the input trees' own wrapper, else ROOT. */
-  rootLabels: string[];
+  /** Input trees (to copy their wrapper, or its absence, onto the output); undefined for text. */
+  shapes?: Tree[];
 }
 
 function startsWithParen(file: string): boolean {
@@ -49,15 +49,12 @@ export function readParserInput(file: string): ParserInput {
   if (startsWithParen(file)) {
     const parsed = readTreebankSync(file);
     const sentences: string[][] = [];
-    const rootLabels: string[] = [];
     parsed.forEach((p) => {
       const w = treeWords(p.tree);
       if (w.length === 0) throw new InputError(file, p.line, 'tree has no words');
       sentences.push(w);
-      const l = p.tree.label;
-      rootLabels.push(l === '' || l === 'ROOT' || l === 'TOP' ? l : 'ROOT');
     });
-    return { sentences, ids: parsed.map((_, i) => String(i + 1)), gold: parsed.map((p) => p.tree), rootLabels };
+    return { sentences, ids: parsed.map((_, i) => String(i + 1)), gold: parsed.map((p) => p.tree), shapes: parsed.map((p) => p.tree) };
   }
   const sentences: string[][] = [];
   const ids: string[] = [];
@@ -71,5 +68,5 @@ export function readParserInput(file: string): ParserInput {
     ids.push(String(line.number));
   }
   if (sentences.length === 0) throw new InputError(file, undefined, 'no sentences in file');
-  return { sentences, ids, rootLabels: sentences.map(() => 'ROOT') };
+  return { sentences, ids };
 }
