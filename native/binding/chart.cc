@@ -108,6 +108,7 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     opt.beam = OptionalDouble(o, "beam", opt.beam);
     opt.threads = OptionalInt(o, "threads", 0);
     opt.seed = static_cast<uint64_t>(OptionalInt(o, "seed", 1));
+    opt.prior_at_pcfg = OptionalInt(o, "priorAtPcfg", 1) != 0;
     InitCrf(*model_, training_->corpus, training_->gold);
     training_->trainer = std::make_shared<CrfTrainer>(*model_, training_->corpus, training_->gold, opt);
     Napi::Object out = Napi::Object::New(env);

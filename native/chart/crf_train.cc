@@ -136,6 +136,7 @@ CrfTrainer::CrfTrainer(ChartModel& model, Corpus corpus, std::vector<GoldItems> 
   charts_.resize(threads_);
   grads_.resize(threads_);
   cache_.resize(corpus_.size());
+  if (opt_.prior_at_pcfg) prior_mean_ = m_.crf.theta;
 }
 
 void CrfTrainer::Prefilter(int32_t s, Chart& ch) {
@@ -218,8 +219,9 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
     const double eta = opt_.eta0 * opt_.tau / (opt_.tau + static_cast<double>(k_));
     const double prior = static_cast<double>(opt_.batch) / D / opt_.sigma2;
     double* theta = m_.crf.theta.data();
+    const double* mean = prior_mean_.empty() ? nullptr : prior_mean_.data();
     for (size_t f = 0; f < dim; ++f) {
-      double gsum = prior * theta[f];
+      double gsum = prior * (mean ? theta[f] - mean[f] : theta[f]);
       for (const auto& gvec : grads_) gsum += gvec[f];
       theta[f] -= eta * gsum;
     }

@@ -20,6 +20,7 @@ struct CrfTrainOptions {
   double tau = 0;        // 0: the gain halves after 5 passes
   double sigma2 = 1.0;   // prior variance
   double beam = INFINITY;  // PCFG max-marginal beam for prefiltering (inf = boolean pass only)
+  bool prior_at_pcfg = true;  // center the Gaussian prior at the PCFG starting point, not at 0
   int threads = 0;
   uint64_t seed = 1;
 };
@@ -61,6 +62,7 @@ class CrfTrainer {
   int threads_;
   std::vector<Chart> charts_;
   std::vector<std::vector<double>> grads_;
+  std::vector<double> prior_mean_;
   std::atomic<int64_t> kept_entries_{0}, total_entries_{0};
 };
 
