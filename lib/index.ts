@@ -15,11 +15,27 @@ export { evalbSentence, evalbCorpus, parseScore, evalbLabel, EvalbAccumulator, E
 export { readParseSentences, scoreTreebankFiles, evalbFiles, type ParseSentence, type ParseSentenceOptions, type EvalbFilesOptions } from './eval/parse-files.js';
 export { readEvalbParams, type EvalbParamFile } from './eval/evalb-params.js';
 export { cFixed, formatSentenceLine, formatSummary, formatLabelTable, formatTotalsLine, formatEvalbReport, EVALB_HEADER } from './eval/evalb-format.js';
-export { readNbest, readNbestSync, writeNbest, formatNbestLine, nbestKind, NbestParser, type NbestCandidate, type NbestSentence, type NbestKind } from './io/nbest.js';
+export { readNbest, readNbestSync, writeNbest, formatNbestLine, nbestKind, NbestParser, isOneWellFormedTree, type NbestCandidate, type NbestSentence, type NbestKind } from './io/nbest.js';
 export { chunkSpans, chunkCounts, conllevalCorpus, formatConllevalReport, splitTag, prf, ConllevalCounter, CHUNK_SCHEMES, type ChunkScheme, type ChunkSpan, type ChunkCounts, type ChunkSentence, type ConllevalReport, type ConllevalOverall, type ConllevalTypeScore } from './eval/conlleval.js';
-export { alignedConll, readConllTokens, type AlignedSentence } from './eval/aligned.js';
+export { alignedConll, readConllTokens, type AlignedSentence, type EvalSentence } from './eval/aligned.js';
 export { evalChunkFiles } from './commands/eval-chunks.js';
 export { parseColumns, checkColumnCount, writeConll, type ColumnLayout, type ConllWriteOptions } from './io/conll.js';
 export { writeTextAtomic } from './io/atomic-writer.js';
 export { TagCounter, tagAccuracy, formatTagAccuracy, type TagAccuracy, type TaggedSentence } from './eval/tags.js';
 export { evalTagFiles, readVocabulary, type EvalTagsOptions } from './commands/eval-tags.js';
+export { readConllu, readConlluSync, ConlluAssembler, type ConlluSentence, type ConlluToken, type ConlluMultiword } from './io/conllu.js';
+export { Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TagCandidate, type TrainProgress, type TokenRows } from './tagger/tagger.js';
+export { compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES, type TemplateConfig, type TemplateSet, type DefaultTemplateName } from './tagger/templates.js';
+export {
+  rerankData, syntheticRerankData, trainBoost, trainLoglinear, boostPrefixCurve, chooseRoundsOnDev, boostWeights, boostWork,
+  rerankScores, chosenScore, encodeBoostModel, decodeBoostModel,
+  type RerankArrays, type RerankDataHandle, type BoostModelData, type BoostStats, type TrainBoostOptions, type LoglinearModelData, type SyntheticOptions,
+} from './rerank/boost.js';
+export { treeFeatures, treeFeatureCounts, thresholdFeatures, CLOSED_CLASS_TAGS, type HeadNode, type TreeFeatureOptions } from './rerank/tree-features.js';
+export { sentenceFeatures, candidateScore, type ExtractOptions } from './rerank/nbest-features.js';
+export { extractSentences } from './rerank/extract.js';
+export { selectFeatures, buildFeatureTable, saveFeatureTable, loadFeatureTable, tableToNames, type FeatureTable, type SentenceFeatureNames } from './rerank/feature-table.js';
+export { tableData } from './rerank/table-data.js';
+export { libsvmLines, libsvmText } from './rerank/libsvm.js';
+export { saveReranker, loadReranker, compactReranker, type RerankerModel } from './rerank/reranker.js';
+export { rerankerTrainers, type RerankerTrainer, type RerankerTrainInput, type RerankerTrainOptions } from './rerank/trainers.js';
