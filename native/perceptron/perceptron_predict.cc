@@ -49,6 +49,18 @@ double LinearCandidateScorer::Score(int32_t candidate) const {
   return g;
 }
 
+LogprobPlusScorer::LogprobPlusScorer(std::unique_ptr<CandidateScorer> inner, const std::vector<double>& coef,
+                                     const std::vector<double>& support_logprob, double beta,
+                                     const double* query_logprob)
+    : inner_(std::move(inner)), beta_(beta), query_logprob_(query_logprob) {
+  for (std::size_t s = 0; s < coef.size(); ++s) logprob_weight_ += coef[s] * support_logprob[s];
+}
+
+double LogprobPlusScorer::Score(int32_t candidate) const {
+  const double g = inner_->Score(candidate);
+  return beta_ == 0 ? g : g + beta_ * query_logprob_[candidate] * logprob_weight_;
+}
+
 std::vector<int32_t> ChooseBest(const RankingSet& query, const CandidateScorer& scorer, int threads,
                                 const std::atomic<bool>* cancel, std::vector<double>* scores) {
   const int64_t n = query.sentences();

@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/csr.h"
@@ -44,6 +45,21 @@ class LinearCandidateScorer : public CandidateScorer {
   double logprob_weight_ = 0;
   double beta_;
   const CsrMatrix* query_;
+  const double* query_logprob_;
+};
+
+// inner(x) + beta * L(x) * sum_s coef_s L(s): adds the combined kernel's log-probability
+// term to a scorer of sum_s coef_s K(s, x).
+class LogprobPlusScorer : public CandidateScorer {
+ public:
+  LogprobPlusScorer(std::unique_ptr<CandidateScorer> inner, const std::vector<double>& coef,
+                    const std::vector<double>& support_logprob, double beta, const double* query_logprob);
+  double Score(int32_t candidate) const override;
+
+ private:
+  std::unique_ptr<CandidateScorer> inner_;
+  double logprob_weight_ = 0;
+  double beta_;
   const double* query_logprob_;
 };
 
