@@ -8,3 +8,17 @@ export { saveModel, loadModel, encodeModel, decodeModel, writeFileAtomic, type M
 export { Progress, type ProgressOptions } from './progress.js';
 export { native, defaultThreads, cancelFlagFor } from './native.js';
 export { readConll, readConllSync, columnIndex, ConllAssembler, type ConllSentence, type ConllReadOptions } from './io/conll.js';
+export { basicCategory, stripFunctionTags, removeEmptyElements, isEmptyElement, collapseUnaryChains, expandUnaryChains, stripRoot, ROOT_LABELS, type UnaryChainOptions } from './trees/transforms.js';
+export { COLLINS_HEAD_RULES, headChildIndex, annotateHeads, type HeadedTree, type HeadRule, type HeadDirection, type HeadOptions } from './trees/heads.js';
+export { evalbSentence, evalbCorpus, parseScore, evalbLabel, EvalbAccumulator, EvalbTotals, COLLINS_PARAMS, DEFAULT_CUTOFF, type EvalbParams, type EvalbInput, type EvalbSentence, type EvalbStatus, type EvalbSummary, type EvalbReport, type LabelCounts, type LabelScore, type EvalbCorpusOptions } from './eval/evalb.js';
+export { readParseSentences, scoreTreebankFiles, evalbFiles, type ParseSentence, type ParseSentenceOptions, type EvalbFilesOptions } from './eval/parse-files.js';
+export { readEvalbParams, type EvalbParamFile } from './eval/evalb-params.js';
+export { cFixed, formatSentenceLine, formatSummary, formatLabelTable, formatTotalsLine, formatEvalbReport, EVALB_HEADER } from './eval/evalb-format.js';
+export { readNbest, readNbestSync, writeNbest, formatNbestLine, nbestKind, NbestParser, type NbestCandidate, type NbestSentence, type NbestKind } from './io/nbest.js';
+export { chunkSpans, chunkCounts, conllevalCorpus, formatConllevalReport, splitTag, prf, ConllevalCounter, CHUNK_SCHEMES, type ChunkScheme, type ChunkSpan, type ChunkCounts, type ChunkSentence, type ConllevalReport, type ConllevalOverall, type ConllevalTypeScore } from './eval/conlleval.js';
+export { alignedConll, readConllTokens, type AlignedSentence } from './eval/aligned.js';
+export { evalChunkFiles } from './commands/eval-chunks.js';
+export { parseColumns, checkColumnCount, writeConll, type ColumnLayout, type ConllWriteOptions } from './io/conll.js';
+export { writeTextAtomic } from './io/atomic-writer.js';
+export { TagCounter, tagAccuracy, formatTagAccuracy, type TagAccuracy, type TaggedSentence } from './eval/tags.js';
+export { evalTagFiles, readVocabulary, type EvalTagsOptions } from './commands/eval-tags.js';

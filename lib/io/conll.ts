@@ -3,8 +3,9 @@
  * blank line after each sentence. `-DOCSTART-` lines are document markers, not tokens
  * (skipped unless `keepDocstart`). Every token line must have the same number of columns.
  */
-import { InputError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { readLines, readLinesSync, type Line } from './lines.js';
+import { writeTextAtomic } from './atomic-writer.js';
 
 export interface ConllSentence {
   /** rows[token][column] */
@@ -91,4 +92,82 @@ export function columnIndex(names: string[], wanted: string, file = '<columns>')
   const i = names.indexOf(wanted);
   if (i < 0) throw new InputError(file, undefined, `no column named '${wanted}' in [${names.join(', ')}]`);
   return i;
+}
+
+/** Named columns of a CoNLL file, e.g. from `--columns word,pos,chunk`. */
+export interface ColumnLayout {
+  names: string[];
+  /** Number of columns every token line must have. */
+  count: number;
+  /** Index of a named column; throws UsageError naming the known columns if absent. */
+  index(name: string): number;
+  has(name: string): boolean;
+}
+
+/**
+ * Parses a column list (`"word,pos,chunk"` or an array of names). Names must be non-empty
+ * and distinct. Read files with `{ columns: layout.count }` so every token line is checked.
+ */
+export function parseColumns(spec: string | readonly string[], flag = '--columns'): ColumnLayout {
+  const names = typeof spec === 'string' ? spec.split(',').map((n) => n.trim()) : [...spec];
+  if (names.length === 0 || names.some((n) => n === '')) throw new UsageError(`${flag}: empty column name in '${names.join(',')}'`);
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (seen.has(n)) throw new UsageError(`${flag}: column '${n}' named twice`);
+    seen.add(n);
+  }
+  return {
+    names,
+    count: names.length,
+    has: (name) => seen.has(name),
+    index(name) {
+      const i = names.indexOf(name);
+      if (i < 0) throw new UsageError(`${flag}: no column named '${name}' in ${names.join(',')}`);
+      return i;
+    },
+  };
+}
+
+/** Checks that a sentence has the layout's number of columns. */
+export function checkColumnCount(layout: ColumnLayout, sentence: ConllSentence, file: string): void {
+  sentence.rows.forEach((row, i) => {
+    if (row.length !== layout.count) {
+      throw new InputError(file, sentence.line + i, `expected ${layout.count} columns (${layout.names.join(',')}), found ${row.length}`);
+    }
+  });
+}
+
+export interface ConllWriteOptions {
+  /** Column separator: ' ' (default, as CoNLL-2000/2002) or '\t'. */
+  separator?: ' ' | '\t';
+}
+
+/**
+ * Writes sentences as CoNLL columns: one token per line, a blank line after each sentence.
+ * Atomic (temp file + rename). Fields must be non-empty and contain no whitespace.
+ */
+export async function writeConll(
+  file: string,
+  sentences: Iterable<ConllSentence | string[][]> | AsyncIterable<ConllSentence | string[][]>,
+  options: ConllWriteOptions = {},
+): Promise<void> {
+  const sep = options.separator ?? ' ';
+  async function* lines(): AsyncGenerator<string> {
+    let n = 0;
+    for await (const s of sentences) {
+      n++;
+      const rows = Array.isArray(s) ? s : s.rows;
+      let text = '';
+      rows.forEach((row, t) => {
+        row.forEach((field, c) => {
+          if (field === '' || /\s/.test(field)) {
+            throw new InputError(file, undefined, `sentence ${n}, token ${t + 1}, column ${c + 1}: field ${JSON.stringify(field)} is empty or contains whitespace`);
+          }
+        });
+        text += row.join(sep) + '\n';
+      });
+      yield text + '\n';
+    }
+  }
+  await writeTextAtomic(file, lines());
 }

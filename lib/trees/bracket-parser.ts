@@ -25,6 +25,11 @@ export class BracketParser {
 
   constructor(private readonly file: string) {}
 
+  /** Number of brackets currently open (0 between trees). */
+  get depth(): number {
+    return this.stack.length;
+  }
+
   /** Consumes one line; returns the trees it completes. */
   feed(text: string, lineNumber: number, out: ParsedTree[] = []): ParsedTree[] {
     TOKEN.lastIndex = 0;

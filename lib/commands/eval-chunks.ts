@@ -1,0 +1,87 @@
+import type { Command } from '../cli/command.js';
+import { parseCommandArgs } from '../cli/args.js';
+import { InputError, UsageError } from '../errors.js';
+import { CHUNK_SCHEMES, ConllevalCounter, formatConllevalReport, type ChunkScheme, type ConllevalReport } from '../eval/conlleval.js';
+import { alignedConll } from '../eval/aligned.js';
+import { readLines } from '../io/lines.js';
+
+const usage = `structrank eval chunks --gold G --test T [--scheme iob1|iob2|iobes] [--json]
+structrank eval chunks --file F [--scheme iob1|iob2|iobes] [--json]
+
+Chunk / entity precision, recall and F1 with conlleval.pl semantics.
+  --gold G     CoNLL file whose last column is the gold tag
+  --test T     CoNLL file whose last column is the predicted tag (aligned token by token with G)
+  --file F     one file whose last two columns are gold and predicted (as conlleval reads it)
+  --scheme S   iob1 or iob2 (conlleval's rules, the default; both read alike) or iobes
+  --json       print {"overall": {...}, "byType": {...}} instead of conlleval's text`;
+
+/** Scores files the way `eval chunks` does; exported for the API and tests. */
+export async function evalChunkFiles(options: { gold?: string; test?: string; file?: string; scheme?: ChunkScheme }): Promise<ConllevalReport> {
+  const counter = new ConllevalCounter(options.scheme ?? 'iob2');
+  if (options.file !== undefined) {
+    // Line by line, as conlleval reads: every blank line is a boundary of its own.
+    const file = options.file;
+    let width = 0;
+    let lines = 0;
+    for await (const line of readLines(file)) {
+      lines++;
+      const text = line.text.trim();
+      if (text === '') {
+        counter.boundary();
+        continue;
+      }
+      const fields = text.split(/\s+/);
+      if (width === 0) {
+        width = fields.length;
+        if (width < 2) throw new InputError(file, line.number, `expected at least 2 columns (the last two are the gold and predicted tags), found ${width}`);
+      } else if (fields.length !== width) {
+        throw new InputError(file, line.number, `expected ${width} columns, found ${fields.length}`);
+      }
+      counter.push(fields[width - 2], fields[width - 1], fields[0]);
+    }
+    if (lines === 0) throw new InputError(file, undefined, 'empty file');
+  } else {
+    if (options.gold === undefined || options.test === undefined) throw new UsageError('eval chunks: give --gold and --test, or --file');
+    for await (const { gold, test } of alignedConll(options.gold, options.test)) {
+      for (let i = 0; i < gold.rows.length; i++) {
+        const g = gold.rows[i];
+        const t = test.rows[i];
+        counter.push(g[g.length - 1], t[t.length - 1], g[0]);
+      }
+      counter.boundary();
+    }
+  }
+  return counter.report();
+}
+
+export function schemeOption(command: string, value: string | undefined): ChunkScheme {
+  if (value === undefined) return 'iob2';
+  if (!(CHUNK_SCHEMES as readonly string[]).includes(value)) {
+    throw new UsageError(`${command}: invalid value for --scheme: '${value}' (iob1, iob2 or iobes)`);
+  }
+  return value as ChunkScheme;
+}
+
+const command: Command = {
+  name: 'eval chunks',
+  summary: 'chunk / NER precision, recall and F1 (conlleval.pl semantics)',
+  usage,
+  async run(args) {
+    const { values } = parseCommandArgs(
+      'eval chunks',
+      args,
+      { gold: { type: 'string' }, test: { type: 'string' }, file: { type: 'string' }, scheme: { type: 'string' }, json: { type: 'boolean' } },
+      false,
+    );
+    const scheme = schemeOption('eval chunks', values.scheme);
+    if (values.file !== undefined && (values.gold !== undefined || values.test !== undefined)) {
+      throw new UsageError('eval chunks: give either --file, or --gold and --test');
+    }
+    if (values.file === undefined && (values.gold === undefined || values.test === undefined)) {
+      throw new UsageError(`eval chunks: missing required option --${values.gold === undefined ? 'gold' : 'test'} (or give --file)`);
+    }
+    const report = await evalChunkFiles({ gold: values.gold, test: values.test, file: values.file, scheme });
+    process.stdout.write(values.json ? JSON.stringify(report) + '\n' : formatConllevalReport(report));
+  },
+};
+export default command;

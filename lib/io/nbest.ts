@@ -1,0 +1,209 @@
+/**
+ * The n-best file format: JSON Lines, one sentence per line.
+ *
+ *   {"id": "s1", "tokens": ["He", "ran"],
+ *    "candidates": [{"tree": "(S (NP (PRP He)) (VP (VBD ran)))", "logprob": -12.5, "features": {"rule=S": 1}}],
+ *    "gold": "(S (NP (PRP He)) (VP (VBD ran)))"}
+ *
+ * Required: `id` (string), `tokens` (array of strings), `candidates` (non-empty array;
+ * each with `tree` (a bracketed tree string) or `tags` (array of strings, one per token)
+ * and a finite number `logprob`). Optional: `gold` (a bracketed tree string, or an array
+ * of tags) and per-candidate `features` (object from feature name to finite number).
+ * Extra fields are ignored. All candidates of a file are of one kind (trees or tags).
+ * Blank lines are skipped.
+ */
+import { InputError } from '../errors.js';
+import { parseTree } from '../trees/bracket-parser.js';
+import { readLines, readLinesSync, type Line } from './lines.js';
+import { writeTextAtomic } from './atomic-writer.js';
+
+export interface NbestCandidate {
+  /** A bracketed parse tree (parse n-best lists). */
+  tree?: string;
+  /** One tag per token (tagging n-best lists). */
+  tags?: string[];
+  /** Log-probability under the base model. */
+  logprob: number;
+  /** Optional precomputed features: name -> value. */
+  features?: Record<string, number>;
+}
+
+export interface NbestSentence {
+  id: string;
+  tokens: string[];
+  candidates: NbestCandidate[];
+  /** Gold tree (bracketed string) or gold tags. */
+  gold?: string | string[];
+  /** Line number in the file the sentence was read from (0 for sentences built in memory). */
+  line: number;
+}
+
+/** What the candidates of a file are. */
+export type NbestKind = 'trees' | 'tags';
+
+/** The kind of a sentence's candidates. */
+export function nbestKind(s: NbestSentence): NbestKind {
+  return s.candidates[0]?.tags !== undefined ? 'tags' : 'trees';
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isNumber(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+/** Validates lines one by one; shared by the sync and async readers. */
+export class NbestParser {
+  private kind: NbestKind | undefined;
+  private kindLine = 0;
+  sentences = 0;
+
+  constructor(private readonly file: string) {}
+
+  /** Returns the sentence on a line, or undefined for a blank line. */
+  push(line: Line): NbestSentence | undefined {
+    const text = line.text;
+    if (text.trim() === '') return undefined;
+    const fail = (problem: string): never => {
+      throw new InputError(this.file, line.number, problem);
+    };
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      return fail(`invalid JSON: ${(err as Error).message}`);
+    }
+    if (!isObject(value)) return fail('expected a JSON object with id, tokens and candidates');
+
+    const id = value.id;
+    if (id === undefined) fail('missing field id');
+    if (typeof id !== 'string') fail('id must be a string');
+
+    const tokens = value.tokens;
+    if (tokens === undefined) fail('missing field tokens');
+    if (!Array.isArray(tokens)) fail('tokens must be an array of strings');
+    const tokenList = tokens as unknown[];
+    tokenList.forEach((t, i) => {
+      if (typeof t !== 'string') fail(`tokens[${i}] must be a string`);
+    });
+    const n = tokenList.length;
+
+    const checkTags = (v: unknown, field: string): string[] => {
+      if (!Array.isArray(v)) return fail(`${field} must be an array of strings`);
+      v.forEach((t, i) => {
+        if (typeof t !== 'string') fail(`${field}[${i}] must be a string`);
+      });
+      if (v.length !== n) fail(`${field} has ${v.length} tags for ${n} tokens`);
+      return v as string[];
+    };
+    const checkTree = (v: unknown, field: string): string => {
+      if (typeof v !== 'string') return fail(`${field} must be a bracketed tree string`);
+      try {
+        parseTree(v, this.file, line.number);
+      } catch (err) {
+        if (err instanceof InputError) fail(`${field}: ${err.problem}`);
+        throw err;
+      }
+      return v;
+    };
+
+    const rawCandidates = value.candidates;
+    if (rawCandidates === undefined) fail('missing field candidates');
+    if (!Array.isArray(rawCandidates) || rawCandidates.length === 0) fail('candidates must be a non-empty array');
+    const candidates: NbestCandidate[] = [];
+    (rawCandidates as unknown[]).forEach((c, i) => {
+      const at = `candidates[${i}]`;
+      if (!isObject(c)) return fail(`${at} must be an object`);
+      const hasTree = c.tree !== undefined;
+      const hasTags = c.tags !== undefined;
+      if (hasTree && hasTags) fail(`${at} has both tree and tags; give one`);
+      if (!hasTree && !hasTags) fail(`${at} needs a tree (bracketed string) or tags (array of strings)`);
+      const kind: NbestKind = hasTree ? 'trees' : 'tags';
+      if (this.kind === undefined) {
+        this.kind = kind;
+        this.kindLine = line.number;
+      } else if (kind !== this.kind) {
+        fail(`${at} holds ${kind} but the file's candidates are ${this.kind} (line ${this.kindLine}); one kind per file`);
+      }
+      if (c.logprob === undefined) fail(`missing field ${at}.logprob`);
+      if (!isNumber(c.logprob)) fail(`${at}.logprob must be a number`);
+      const out: NbestCandidate = hasTree
+        ? { tree: checkTree(c.tree, `${at}.tree`), logprob: c.logprob as number }
+        : { tags: checkTags(c.tags, `${at}.tags`), logprob: c.logprob as number };
+      if (c.features !== undefined) {
+        if (!isObject(c.features)) fail(`${at}.features must be an object from feature name to number`);
+        const features = c.features as Record<string, unknown>;
+        for (const [name, v] of Object.entries(features)) {
+          if (!isNumber(v)) fail(`${at}.features[${JSON.stringify(name)}] must be a number`);
+        }
+        out.features = features as Record<string, number>;
+      }
+      candidates.push(out);
+    });
+
+    const sentence: NbestSentence = { id: id as string, tokens: tokenList as string[], candidates, line: line.number };
+    if (value.gold !== undefined && value.gold !== null) {
+      sentence.gold = this.kind === 'tags' ? checkTags(value.gold, 'gold') : checkTree(value.gold, 'gold');
+    }
+    this.sentences++;
+    return sentence;
+  }
+
+  /** Call at end of input: an empty file (no sentences) is an error. */
+  finish(lines: number): void {
+    if (this.sentences === 0) throw new InputError(this.file, undefined, lines === 0 ? 'empty file' : 'no sentences in file');
+  }
+}
+
+/** Streams the sentences of an n-best file, validating each line. */
+export async function* readNbest(file: string): AsyncGenerator<NbestSentence> {
+  const parser = new NbestParser(file);
+  let lines = 0;
+  for await (const line of readLines(file)) {
+    lines = line.number;
+    const s = parser.push(line);
+    if (s) yield s;
+  }
+  parser.finish(lines);
+}
+
+/** Reads a whole n-best file synchronously. */
+export function readNbestSync(file: string): NbestSentence[] {
+  const parser = new NbestParser(file);
+  const out: NbestSentence[] = [];
+  let lines = 0;
+  for (const line of readLinesSync(file)) {
+    lines = line.number;
+    const s = parser.push(line);
+    if (s) out.push(s);
+  }
+  parser.finish(lines);
+  return out;
+}
+
+/** One sentence as a JSON line (without the newline); `line` is not written. */
+export function formatNbestLine(s: NbestSentence): string {
+  const candidates = s.candidates.map((c, i) => {
+    if (!Number.isFinite(c.logprob)) throw new RangeError(`sentence ${s.id}: candidates[${i}].logprob is not a finite number`);
+    const out: Record<string, unknown> = c.tags !== undefined ? { tags: c.tags } : { tree: c.tree };
+    out.logprob = c.logprob;
+    if (c.features !== undefined) out.features = c.features;
+    return out;
+  });
+  const obj: Record<string, unknown> = { id: s.id, tokens: s.tokens, candidates };
+  if (s.gold !== undefined) obj.gold = s.gold;
+  return JSON.stringify(obj);
+}
+
+/**
+ * Writes sentences one per line, atomically: into a temp file in the same folder, renamed
+ * over `file` once everything is flushed (a failed write leaves `file` untouched).
+ */
+export async function writeNbest(file: string, sentences: Iterable<NbestSentence> | AsyncIterable<NbestSentence>): Promise<void> {
+  async function* lines(): AsyncGenerator<string> {
+    for await (const s of sentences) yield formatNbestLine(s) + '\n';
+  }
+  await writeTextAtomic(file, lines());
+}
