@@ -7,4 +7,6 @@ export const commands: Record<string, () => Promise<Command>> = {
   'eval parse': async () => (await import('./eval-parse.js')).default,
   'eval chunks': async () => (await import('./eval-chunks.js')).default,
   'eval tags': async () => (await import('./eval-tags.js')).default,
+  'train-reranker': async () => (await import('./train-reranker.js')).default,
+  rerank: async () => (await import('./rerank.js')).default,
 };
