@@ -22,5 +22,5 @@ export { parseColumns, checkColumnCount, writeConll, type ColumnLayout, type Con
 export { writeTextAtomic } from './io/atomic-writer.js';
 export { TagCounter, tagAccuracy, formatTagAccuracy, type TagAccuracy, type TaggedSentence } from './eval/tags.js';
 export { evalTagFiles, readVocabulary, type EvalTagsOptions } from './commands/eval-tags.js';
-export { PerceptronReranker, formatChosen, type PerceptronTrainOptions, type PerceptronPrediction, type PerceptronKernel, type PerceptronMeta, type PerceptronProgress, type ChooseOptions, type RerankEvaluation } from './rerank/perceptron.js';
+export { PerceptronReranker, formatChosen, type PerceptronTrainOptions, type PerceptronPrediction, type PerceptronKernel, type PerceptronMeta, type PerceptronProgress, type ChooseOptions, type RerankEvaluation, type PreparedCandidates } from './rerank/perceptron.js';
 export { FeatureDictionary, treeFeatures, tagFeatures } from './rerank/perceptron-features.js';

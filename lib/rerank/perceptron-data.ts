@@ -62,7 +62,7 @@ class SymbolIds {
   }
 }
 
-function encodeTrees(trees: readonly Tree[], lambda: number): NativePreorderTrees {
+export function encodeTrees(trees: readonly Tree[], lambda: number): NativePreorderTrees {
   const symbols = new SymbolIds();
   const label: number[] = [];
   const word: number[] = [];

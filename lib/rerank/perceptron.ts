@@ -20,7 +20,7 @@ import {
   type PerceptronKernel,
 } from './perceptron-data.js';
 import { FeatureDictionary } from './perceptron-features.js';
-import type { NativePerceptronModel, PerceptronAddon } from './perceptron-native.js';
+import type { NativeCandidateSpec, NativePerceptronModel, PerceptronAddon } from './perceptron-native.js';
 import { f1Of, tagCounts, treeCounts, type MatchCounts, type TagScoring } from './perceptron-score.js';
 import { parseTree } from '../trees/bracket-parser.js';
 
@@ -95,6 +95,13 @@ export interface ChooseOptions {
   compressed?: boolean;
   signal?: AbortSignal;
   file?: string;
+}
+
+/** Sentences converted for scoring by one model (see PerceptronReranker.prepare). */
+export interface PreparedCandidates {
+  readonly spec: NativeCandidateSpec;
+  readonly sentences: number;
+  readonly candidates: number;
 }
 
 export interface RerankEvaluation {
@@ -214,16 +221,24 @@ export class PerceptronReranker {
     return this.handle.info();
   }
 
-  /** The chosen candidate index of every sentence, and each candidate's score (vote share when voted). */
-  async choose(sentences: readonly NbestSentence[], options: ChooseOptions = {}): Promise<{ chosen: Int32Array; scores: Float64Array }> {
-    const file = options.file ?? '<n-best>';
+  /**
+   * Converts sentences once into the native form the model scores (parsing, interning), so
+   * repeated `choose` calls on the same sentences skip that work.
+   */
+  prepare(sentences: readonly NbestSentence[], file = '<n-best>'): PreparedCandidates {
     if (sentences.length > 0 && taskOf(sentences) !== this.meta.task) {
       throw new InputError(file, undefined, `the model reranks ${this.meta.task === 'trees' ? 'trees' : 'tag sequences'}`);
     }
     const settings: KernelSettings = { ...this.meta, featureSource: this.meta.featureSource };
     const built = buildCandidates(sentences, settings, { file, withScores: false, dictionary: this.dictionary });
+    return { spec: built.spec, sentences: sentences.length, candidates: built.spec.logprobs.length };
+  }
+
+  /** The chosen candidate index of every sentence, and each candidate's score (vote share when voted). */
+  async choose(sentences: readonly NbestSentence[] | PreparedCandidates, options: ChooseOptions = {}): Promise<{ chosen: Int32Array; scores: Float64Array }> {
+    const prepared = Array.isArray(sentences) ? this.prepare(sentences as readonly NbestSentence[], options.file) : (sentences as PreparedCandidates);
     const mode = MODES[options.prediction ?? this.meta.prediction];
-    return guard(options.signal, (flag) => this.handle.choose(built.spec, mode, options.threads ?? 0, options.compressed ?? true, flag));
+    return guard(options.signal, (flag) => this.handle.choose(prepared.spec, mode, options.threads ?? 0, options.compressed ?? true, flag));
   }
 
   /** Reranks sentences with gold and reports F1 against the baseline and oracle. */
