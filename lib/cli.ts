@@ -70,6 +70,14 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// Output piped into `head` closes early: stop quietly instead of printing EPIPE traces.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -99,6 +99,14 @@ describe('structrank eval parse', () => {
     expect(verbose.stdout).toContain('\n   1   21    0  100.00 100.00    16     16   16      0     17    17   100.00\n');
   });
 
+  it('prints -nan for an F-measure of an empty group as evalb.c does, 0 in JSON', () => {
+    const text = runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--cutoff', '0']);
+    expect(text.stdout).toContain('-- len<=0 --\nNumber of sentence        =      0\n');
+    expect(text.stdout).toContain('Bracketing FMeasure       =   -nan\n');
+    const json = JSON.parse(runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--cutoff', '0', '--json']).stdout);
+    expect(json.cutoff).toMatchObject({ sentences: 0, f1: 0, recall: 0 });
+  });
+
   it('reports and skips every error sentence, never aborting after 10', () => {
     const lines = Array.from({ length: 15 }, (_, i) => `(S (NP (NN w${i})) (VP (VB v)))`);
     const gold = tmp.file('many.gld', lines.join('\n') + '\n');

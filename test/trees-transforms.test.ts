@@ -64,6 +64,39 @@ describe('removeEmptyElements', () => {
   });
 });
 
+describe('transforms on ptb-sample train.mrg', () => {
+  it('keeps exactly the overt tokens and leaves only basic labels', () => {
+    // ptb-sample/README.md: train.mrg has 87514 preterminals, 81793 overt tokens.
+    let overt = 0;
+    let empty = 0;
+    const labels = new Set<string>();
+    for (const t of readTreesSync(dataFile('ptb-sample', 'train.mrg'))) {
+      const clean = removeEmptyElements(stripFunctionTags(t));
+      if (!clean) {
+        empty++;
+        continue;
+      }
+      const walk = (n: Tree): void => {
+        labels.add(n.label);
+        if (n.word !== undefined) {
+          expect(n.label).not.toBe('-NONE-');
+          overt++;
+        } else {
+          expect(n.children.length).toBeGreaterThan(0);
+          n.children.forEach(walk);
+        }
+      };
+      walk(clean);
+    }
+    expect(empty).toBe(0);
+    expect(overt).toBe(81793);
+    const dashed = [...labels].filter((l) => /[-=]/.test(l)).sort();
+    expect(dashed).toEqual(['-LRB-', '-RRB-']);
+    expect(labels.has('PRP$')).toBe(true);
+    expect(labels.has('NP')).toBe(true);
+  });
+});
+
 describe('unary chains', () => {
   const t = f('(ROOT (S (VP (VB Go) (NP (NP (NNS home)))) (SBAR (S (VP (VB now))))))');
 

@@ -73,7 +73,8 @@ export function formatSummary(title: string, s: EvalbSummary): string {
     `Number of Valid sentence  = ${n(s.validSentences)}`,
     `Bracketing Recall         = ${f62(s.recall)}`,
     `Bracketing Precision      = ${f62(s.precision)}`,
-    `Bracketing FMeasure       = ${f62(s.f1)}`,
+    // evalb.c computes 2PR/(P+R) unguarded: 0/0 prints as -nan (x86-64 glibc).
+    `Bracketing FMeasure       = ${s.recall + s.precision === 0 ? pad('-nan', 6) : f62(s.f1)}`,
     `Complete match            = ${f62(s.exactMatch)}`,
     `Average crossing          = ${f62(s.averageCrossing)}`,
     `No crossing               = ${f62(s.zeroCrossing)}`,

@@ -102,12 +102,81 @@ function asForest(input: EvalbInput): readonly Tree[] {
   return Array.isArray(input) ? (input as readonly Tree[]) : [input as Tree];
 }
 
-function extract(input: EvalbInput, params: EvalbParams): Extracted {
+/** Parameters prepared for fast lookups; cached per params object. */
+interface Compiled {
+  deleteTag: Set<string>;
+  deleteForLength: Set<string>;
+  labelPartners: Map<string, Set<string>>;
+  wordPartners: Map<string, Set<string>>;
+  labeled: boolean;
+  /** Cut label -> whether the bracket is dropped (label_comp against each DELETE_LABEL). */
+  deletedBracket: Map<string, boolean>;
+  /** Cut label -> per-label table key. */
+  keys: Map<string, string>;
+  firstOfPair: Map<string, string>;
+}
+
+const compiledCache = new WeakMap<EvalbParams, Compiled>();
+
+function partners(pairs: readonly (readonly [string, string])[]): Map<string, Set<string>> {
+  const m = new Map<string, Set<string>>();
+  const add = (a: string, b: string): void => {
+    let set = m.get(a);
+    if (!set) m.set(a, (set = new Set()));
+    set.add(b);
+  };
+  for (const [x, y] of pairs) {
+    add(x, y);
+    add(y, x);
+  }
+  return m;
+}
+
+function compile(params: EvalbParams): Compiled {
+  let c = compiledCache.get(params);
+  if (c) return c;
+  const firstOfPair = new Map<string, string>();
+  for (const [x, y] of params.equalLabels) if (!firstOfPair.has(y)) firstOfPair.set(y, x);
+  c = {
+    deleteTag: new Set(params.deleteLabels),
+    deleteForLength: new Set(params.deleteLabelsForLength),
+    labelPartners: partners(params.equalLabels),
+    wordPartners: partners(params.equalWords),
+    labeled: params.labeled,
+    deletedBracket: new Map(),
+    keys: new Map(),
+    firstOfPair,
+  };
+  compiledCache.set(params, c);
+  return c;
+}
+
+/** EVALB's label_comp / word_comp: equal, or an EQ pair in either direction. */
+function same(a: string, b: string, pairs: Map<string, Set<string>>): boolean {
+  return a === b || (pairs.get(a)?.has(b) ?? false);
+}
+
+function isDeletedBracket(label: string, c: Compiled): boolean {
+  let d = c.deletedBracket.get(label);
+  if (d === undefined) {
+    d = c.deleteTag.has(label);
+    if (!d) for (const p of c.labelPartners.get(label) ?? []) if (c.deleteTag.has(p)) d = true;
+    c.deletedBracket.set(label, d);
+  }
+  return d;
+}
+
+/** The name a label is reported under in per-label tables: EQ_LABEL pairs share their first label. */
+function labelKey(label: string, c: Compiled): string {
+  return c.firstOfPair.get(label) ?? label;
+}
+
+function extract(input: EvalbInput, c: Compiled): Extracted {
   const out: Extracted = { words: [], tags: [], starts: [], ends: [], labels: [], length: 0 };
   const walk = (n: Tree): void => {
     if (n.word !== undefined) {
-      if (!params.deleteLabelsForLength.includes(n.label)) out.length++;
-      if (params.deleteLabels.includes(n.label)) return;
+      if (!c.deleteForLength.has(n.label)) out.length++;
+      if (c.deleteTag.has(n.label)) return;
       out.words.push(n.word);
       out.tags.push(n.label);
       return;
@@ -116,7 +185,7 @@ function extract(input: EvalbInput, params: EvalbParams): Extracted {
     out.starts.push(out.words.length);
     out.ends.push(-1);
     out.labels.push(n.label);
-    for (const c of n.children) walk(c);
+    for (const ch of n.children) walk(ch);
     out.ends[id] = out.words.length;
   };
   for (const t of asForest(input)) walk(t);
@@ -126,28 +195,16 @@ function extract(input: EvalbInput, params: EvalbParams): Extracted {
 /** EVALB's modify_label: cut at the first '-' or '=' (even at position 0). */
 export function evalbLabel(label: string): string {
   for (let i = 0; i < label.length; i++) {
-    const c = label.charCodeAt(i);
-    if (c === 45 || c === 61) return label.slice(0, i);
+    const ch = label.charCodeAt(i);
+    if (ch === 45 || ch === 61) return label.slice(0, i);
   }
-  return label;
-}
-
-function pairEqual(a: string, b: string, pairs: readonly (readonly [string, string])[]): boolean {
-  if (a === b) return true;
-  for (const [x, y] of pairs) if ((a === x && b === y) || (a === y && b === x)) return true;
-  return false;
-}
-
-/** The name a label is reported under in per-label tables: EQ_LABEL pairs share their first label. */
-function labelKey(label: string, params: EvalbParams): string {
-  for (const [x, y] of params.equalLabels) if (label === y) return x;
   return label;
 }
 
 const DELETED = 5;
 
 /** Marks dropped brackets (EVALB's massage_data); returns the labels cut and the count kept. */
-function massage(e: Extracted, params: EvalbParams): { labels: string[]; result: Int8Array; kept: number } {
+function massage(e: Extracted, c: Compiled): { labels: string[]; result: Int8Array; kept: number } {
   const n = e.starts.length;
   const labels = new Array<string>(n);
   const result = new Int8Array(n);
@@ -159,23 +216,25 @@ function massage(e: Extracted, params: EvalbParams): { labels: string[]; result:
       continue;
     }
     labels[i] = evalbLabel(e.labels[i]);
-    for (const d of params.deleteLabels) {
-      if (pairEqual(labels[i], d, params.equalLabels)) result[i] = DELETED;
-    }
-    if (result[i] !== DELETED) kept++;
+    if (isDeletedBracket(labels[i], c)) result[i] = DELETED;
+    else kept++;
   }
   return { labels, result, kept };
 }
 
 function bump(byLabel: Record<string, LabelCounts>, key: string, field: keyof LabelCounts): void {
-  const c = byLabel[key] ?? (byLabel[key] = { gold: 0, test: 0, matched: 0 });
-  c[field]++;
+  const counts = byLabel[key] ?? (byLabel[key] = { gold: 0, test: 0, matched: 0 });
+  counts[field]++;
 }
 
 /** Scores one sentence as EVALB does (see the module comment). */
 export function evalbSentence(gold: EvalbInput, test: EvalbInput, params: EvalbParams = COLLINS_PARAMS): EvalbSentence {
-  const g = extract(gold, params);
-  const t = extract(test, params);
+  return score(gold, test, compile(params), true);
+}
+
+function score(gold: EvalbInput, test: EvalbInput, c: Compiled, withLabels: boolean): EvalbSentence {
+  const g = extract(gold, c);
+  const t = extract(test, c);
   const failed = (status: EvalbStatus, message: string): EvalbSentence => ({
     status,
     statusCode: status === 'skipped-empty' ? 2 : 1,
@@ -194,16 +253,18 @@ export function evalbSentence(gold: EvalbInput, test: EvalbInput, params: EvalbP
     return failed('length-mismatch', `length mismatch (${g.words.length}|${t.words.length})`);
   }
   for (let i = 0; i < g.words.length; i++) {
-    if (!pairEqual(g.words[i], t.words[i], params.equalWords)) {
+    if (!same(g.words[i], t.words[i], c.wordPartners)) {
       return failed('word-mismatch', `word mismatch at word ${i + 1} (${g.words[i]}|${t.words[i]})`);
     }
   }
 
-  const gm = massage(g, params);
-  const tm = massage(t, params);
+  const gm = massage(g, c);
+  const tm = massage(t, c);
   const byLabel: Record<string, LabelCounts> = {};
-  for (let i = 0; i < gm.labels.length; i++) if (gm.result[i] !== DELETED) bump(byLabel, labelKey(gm.labels[i], params), 'gold');
-  for (let j = 0; j < tm.labels.length; j++) if (tm.result[j] !== DELETED) bump(byLabel, labelKey(tm.labels[j], params), 'test');
+  if (withLabels) {
+    for (let i = 0; i < gm.labels.length; i++) if (gm.result[i] !== DELETED) bump(byLabel, labelKey(gm.labels[i], c), 'gold');
+    for (let j = 0; j < tm.labels.length; j++) if (tm.result[j] !== DELETED) bump(byLabel, labelKey(tm.labels[j], c), 'test');
+  }
 
   // Matching: greedy, gold in order, first unmatched test bracket with equal span and label.
   let matched = 0;
@@ -211,11 +272,11 @@ export function evalbSentence(gold: EvalbInput, test: EvalbInput, params: EvalbP
     if (gm.result[i] === DELETED) continue;
     for (let j = 0; j < tm.labels.length; j++) {
       if (tm.result[j] !== 0 || g.starts[i] !== t.starts[j] || g.ends[i] !== t.ends[j]) continue;
-      if (!params.labeled || pairEqual(gm.labels[i], tm.labels[j], params.equalLabels)) {
+      if (!c.labeled || same(gm.labels[i], tm.labels[j], c.labelPartners)) {
         gm.result[i] = 1;
         tm.result[j] = 1;
         matched++;
-        bump(byLabel, labelKey(gm.labels[i], params), 'matched');
+        if (withLabels) bump(byLabel, labelKey(gm.labels[i], c), 'matched');
         break;
       }
     }
@@ -239,7 +300,7 @@ export function evalbSentence(gold: EvalbInput, test: EvalbInput, params: EvalbP
   }
 
   let correctTags = 0;
-  for (let i = 0; i < g.tags.length; i++) if (pairEqual(g.tags[i], t.tags[i], params.equalLabels)) correctTags++;
+  for (let i = 0; i < g.tags.length; i++) if (same(g.tags[i], t.tags[i], c.labelPartners)) correctTags++;
 
   return {
     status: 'ok',
@@ -263,7 +324,7 @@ export function evalbSentence(gold: EvalbInput, test: EvalbInput, params: EvalbP
  * should not count.
  */
 export function parseScore(gold: EvalbInput, test: EvalbInput, params: EvalbParams = COLLINS_PARAMS): number {
-  const s = evalbSentence(gold, test, params);
+  const s = score(gold, test, compile(params), false);
   if (s.status !== 'ok' || s.goldBrackets + s.testBrackets === 0) return 0;
   return ((200 * s.matched) / (s.goldBrackets + s.testBrackets)) * s.goldBrackets;
 }
