@@ -57,12 +57,13 @@ struct SupportList {
 // Dual scoring with a per-candidate cache: row c holds K(support_k, c) for a prefix of
 // the support list (NaN where the value was never needed because coef_k was 0). Support
 // entries are only appended, so a cached prefix stays valid as coefficients change.
-class DualScorer {
+class DualScorer : public ChunkScorer {
  public:
   DualScorer(const CandidateKernel& kernel, SharedState& shared, int64_t candidates)
       : kernel_(kernel), shared_(shared), rows_(candidates) {}
 
-  double Score(const SupportList& support, int32_t c) {
+  double Score(int32_t c) override {
+    const SupportList& support = support_;
     std::vector<double>& row = rows_[c];
     const auto n = static_cast<int32_t>(support.candidates.size());
     if (static_cast<int32_t>(row.size()) < n) {
@@ -95,20 +96,24 @@ class DualScorer {
     return g;
   }
 
-  void Update(int32_t, int32_t) {}
+  void Update(int32_t plus, int32_t minus) override {
+    support_.coef[support_.Add(plus)] += 1;
+    support_.coef[support_.Add(minus)] -= 1;
+  }
 
  private:
+  SupportList support_;
   const CandidateKernel& kernel_;
   SharedState& shared_;
   std::vector<std::vector<double>> rows_;
 };
 
-class PrimalScorer {
+class PrimalScorer : public ChunkScorer {
  public:
   PrimalScorer(const RankingSet& set, const CsrMatrix& features, int32_t num_features, double beta)
       : set_(set), features_(features), weights_(num_features, 0.0), beta_(beta) {}
 
-  double Score(const SupportList&, int32_t c) const {
+  double Score(int32_t c) override {
     double g = 0;
     for (int64_t k = features_.RowBegin(c); k < features_.RowEnd(c); ++k) {
       g += weights_[features_.cols[k]] * static_cast<double>(features_.Value(k));
@@ -117,7 +122,9 @@ class PrimalScorer {
     return g;
   }
 
-  void Update(int32_t plus, int32_t minus) {
+  bool ParallelScoring() const override { return false; }
+
+  void Update(int32_t plus, int32_t minus) override {
     for (int64_t k = features_.RowBegin(plus); k < features_.RowEnd(plus); ++k) {
       weights_[features_.cols[k]] += features_.Value(k);
     }
@@ -136,9 +143,8 @@ class PrimalScorer {
 };
 
 // Trains one chunk: `examples` in their own seeded order each epoch.
-template <typename Scorer>
 PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> examples,
-                           Scorer& scorer, SupportList& support, SharedState& shared,
+                           ChunkScorer& scorer, SupportList& support, SharedState& shared,
                            int chunk_index, int inner_threads) {
   const PerceptronOptions& opt = *shared.options;
   std::mt19937_64 rng(opt.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(chunk_index));
@@ -155,13 +161,13 @@ PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> ex
       if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
       const int64_t b = set.sentence_ptr[ex.sentence], e = set.sentence_ptr[ex.sentence + 1];
       g.assign(e - b, 0.0);
-      const int64_t work = (e - b) * static_cast<int64_t>(support.candidates.size());
-      if (inner_threads > 1 && work >= 256) {
+      const int64_t work = (e - b) * static_cast<int64_t>(support.candidates.size() + 1);
+      if (inner_threads > 1 && work >= 256 && scorer.ParallelScoring()) {
         ParallelFor(e - b, inner_threads, 1, [&](std::size_t lo, std::size_t hi, int) {
-          for (std::size_t j = lo; j < hi; ++j) g[j] = scorer.Score(support, static_cast<int32_t>(b + j));
+          for (std::size_t j = lo; j < hi; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
         });
       } else {
-        for (int64_t j = 0; j < e - b; ++j) g[j] = scorer.Score(support, static_cast<int32_t>(b + j));
+        for (int64_t j = 0; j < e - b; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
       }
       ++out.steps;
       // argmax, ties to the lower candidate index (the base model's order in n-best lists)
@@ -185,9 +191,8 @@ PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> ex
   return out;
 }
 
-template <typename MakeScorer>
 PerceptronRun TrainChunks(const RankingSet& set, const PerceptronOptions& options,
-                          SharedState& shared, MakeScorer make_scorer) {
+                          SharedState& shared, const ChunkScorerFactory& make_scorer) {
   if (options.epochs < 1) throw InputError("perceptron: epochs must be >= 1");
   if (options.chunks < 1) throw InputError("perceptron: chunks must be >= 1");
   const std::vector<RankingExample> all = BuildExamples(set);
@@ -227,13 +232,20 @@ PerceptronRun TrainChunks(const RankingSet& set, const PerceptronOptions& option
 
 }  // namespace
 
+PerceptronRun TrainPerceptron(const RankingSet& set, const PerceptronOptions& options,
+                              const ChunkScorerFactory& make_scorer) {
+  set.Validate(true);
+  SharedState shared;
+  return TrainChunks(set, options, shared, make_scorer);
+}
+
 PerceptronRun TrainDualPerceptron(const RankingSet& set, const CandidateKernel& kernel,
                                   const PerceptronOptions& options, TrainStats* stats) {
   set.Validate(true);
   SharedState shared;
   shared.cache_budget = std::max<int64_t>(0, options.cache_bytes / static_cast<int64_t>(sizeof(double)));
   PerceptronRun run = TrainChunks(set, options, shared, [&]() {
-    return std::make_unique<DualScorer>(kernel, shared, set.candidates());
+    return std::unique_ptr<ChunkScorer>(std::make_unique<DualScorer>(kernel, shared, set.candidates()));
   });
   if (stats) {
     stats->kernel_calls = shared.kernel_calls.load();
@@ -250,7 +262,7 @@ PerceptronRun TrainPrimalPerceptron(const RankingSet& set, const CsrMatrix& feat
   features.Validate(num_features);
   SharedState shared;
   return TrainChunks(set, options, shared, [&]() {
-    return std::make_unique<PrimalScorer>(set, features, num_features, beta);
+    return std::unique_ptr<ChunkScorer>(std::make_unique<PrimalScorer>(set, features, num_features, beta));
   });
 }
 

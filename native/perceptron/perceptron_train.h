@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "core/csr.h"
 #include "perceptron/candidate_kernel.h"
@@ -33,6 +34,24 @@ struct TrainStats {
   int64_t kernel_calls = 0;  // kernel evaluations actually computed (dual)
   int64_t cache_hits = 0;
 };
+
+// Scores one chunk's training candidates and learns from its mistakes: the pluggable part
+// of training (primal weights, dual kernel sums, the compressed tree DAG). Score may be
+// called concurrently for distinct candidates between updates.
+class ChunkScorer {
+ public:
+  virtual ~ChunkScorer() = default;
+  virtual double Score(int32_t candidate) = 0;
+  // x_{i,1} = plus was beaten by minus: G += K(plus, .) - K(minus, .).
+  virtual void Update(int32_t plus, int32_t minus) = 0;
+  // Whether scoring a sentence's candidates is worth spreading over threads.
+  virtual bool ParallelScoring() const { return true; }
+};
+using ChunkScorerFactory = std::function<std::unique_ptr<ChunkScorer>()>;
+
+// The training loop shared by every form: one scorer per chunk from `make_scorer`.
+PerceptronRun TrainPerceptron(const RankingSet& set, const PerceptronOptions& options,
+                              const ChunkScorerFactory& make_scorer);
 
 // Dual form: G(x) = sum_s coef_s K(support_s, x); `kernel` takes two training
 // candidate ids. The caller wraps it in CombinedKernel for beta * L(x) L(y).
