@@ -23,6 +23,7 @@ export const perceptronTrainUsage = `structrank train-reranker --method perceptr
   --dual              linear kernel: train the dual form (default: primal, same decisions)
   --seed n            shuffling seed (default 1); --no-shuffle keeps file order
   --cache-mb n        bound on cached kernel values (default 512)
+  --no-compress       tree kernel: train with kernel sums per support tree, not the DAG
   --dev nbest.jsonl   report dev F1 after training
   --threads N         threads (default all cores)`;
 
@@ -63,6 +64,7 @@ export async function trainPerceptronCli(args: string[]): Promise<number> {
       seed: { type: 'string' },
       'no-shuffle': { type: 'boolean' },
       'cache-mb': { type: 'string' },
+      'no-compress': { type: 'boolean' },
       train: { type: 'string' },
       dev: { type: 'string' },
       model: { type: 'string' },
@@ -95,6 +97,7 @@ export async function trainPerceptronCli(args: string[]): Promise<number> {
     primal: !values.dual,
     seed: intOption(cmd, values.seed, 'seed', 1, 0),
     shuffle: !values['no-shuffle'],
+    compressed: !values['no-compress'],
     cacheMB: numberOption(cmd, values['cache-mb'], 'cache-mb', 512, (n) => n >= 0),
     threads: intOption(cmd, values.threads, 'threads', 0, 0),
     file: trainFile,

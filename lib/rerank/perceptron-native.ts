@@ -55,6 +55,8 @@ export interface NativePerceptronOptions {
   cacheMB?: number;
   beta?: number;
   primal?: boolean;
+  /** Tree kernel: train against a growing DAG of the support trees (default true). */
+  compressed?: boolean;
 }
 
 export interface NativePerceptronInfo {

@@ -160,6 +160,8 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
   options.cache_bytes = static_cast<int64_t>(OptionalDouble(opts, "cacheMB", 512) * 1048576.0);
   Napi::Value shuffle = opts.Get("shuffle");
   options.shuffle = shuffle.IsBoolean() ? shuffle.As<Napi::Boolean>().Value() : true;
+  Napi::Value compressed = opts.Get("compressed");
+  options.compressed = compressed.IsBoolean() ? compressed.As<Napi::Boolean>().Value() : true;
   const double beta = OptionalDouble(opts, "beta", 0);
   Napi::Value primal_value = opts.Get("primal");
   const bool primal = primal_value.IsBoolean() && primal_value.As<Napi::Boolean>().Value();

@@ -10,6 +10,8 @@
 #include "core/csr.h"
 #include "perceptron/candidate_kernel.h"
 #include "perceptron/perceptron_predict.h"
+#include "perceptron/perceptron_train.h"
+#include "perceptron/ranking_set.h"
 
 namespace structrank {
 
@@ -32,6 +34,9 @@ class CandidateBank {
                                                             const CandidateBank& query) const {
     return nullptr;
   }
+  // A trainer faster than kernel sums for this bank's candidates (the tree bank's growing
+  // DAG), or an empty factory. `set` and this bank must outlive training.
+  virtual ChunkScorerFactory CompressedTrainer(const RankingSet& set, double beta) const { return {}; }
 };
 
 // Explicit sparse features; rows canonicalized on construction.

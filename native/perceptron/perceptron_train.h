@@ -24,6 +24,9 @@ struct PerceptronOptions {
   // Kernel values between training candidates are cached up to this many bytes in
   // total (dual form only); beyond it they are recomputed.
   int64_t cache_bytes = int64_t{512} << 20;
+  // Dual form: train with the bank's compressed scorer when it has one (tree kernel: a
+  // DAG of the support trees' shared subtrees, updated at each mistake).
+  bool compressed = true;
   // Called now and then (from a worker thread, serialized) with steps done, total steps
   // and mistakes so far.
   std::function<void(int64_t, int64_t, int64_t)> progress;

@@ -28,6 +28,8 @@ RerankerModel RerankerModel::Train(const CandidateBank& train, const RankingSet&
     if (train.kind() != KernelKind::kLinear) throw InputError("perceptron: the primal form needs explicit features");
     const auto& linear = static_cast<const LinearBank&>(train);
     run = TrainPrimalPerceptron(set, linear.rows(), linear.num_features(), beta, options);
+  } else if (ChunkScorerFactory fast = options.compressed ? train.CompressedTrainer(set, beta) : ChunkScorerFactory{}) {
+    run = TrainPerceptron(set, options, fast);
   } else {
     std::unique_ptr<CandidateKernel> kernel = train.KernelWith(train);
     CombinedKernel combined(kernel.get(), beta, set.logprob.data(), set.logprob.data());
