@@ -14,9 +14,9 @@ export { evalbSentence, evalbCorpus, parseScore, evalbLabel, EvalbAccumulator, E
 export { readParseSentences, scoreTreebankFiles, evalbFiles, type ParseSentence, type ParseSentenceOptions, type EvalbFilesOptions } from './eval/parse-files.js';
 export { readEvalbParams, type EvalbParamFile } from './eval/evalb-params.js';
 export { cFixed, formatSentenceLine, formatSummary, formatLabelTable, formatTotalsLine, formatEvalbReport, EVALB_HEADER } from './eval/evalb-format.js';
-export { readNbest, readNbestSync, writeNbest, formatNbestLine, nbestKind, NbestParser, type NbestCandidate, type NbestSentence, type NbestKind } from './io/nbest.js';
+export { readNbest, readNbestSync, writeNbest, formatNbestLine, nbestKind, NbestParser, isOneWellFormedTree, type NbestCandidate, type NbestSentence, type NbestKind } from './io/nbest.js';
 export { chunkSpans, chunkCounts, conllevalCorpus, formatConllevalReport, splitTag, prf, ConllevalCounter, CHUNK_SCHEMES, type ChunkScheme, type ChunkSpan, type ChunkCounts, type ChunkSentence, type ConllevalReport, type ConllevalOverall, type ConllevalTypeScore } from './eval/conlleval.js';
-export { alignedConll, readConllTokens, type AlignedSentence } from './eval/aligned.js';
+export { alignedConll, readConllTokens, type AlignedSentence, type EvalSentence } from './eval/aligned.js';
 export { evalChunkFiles } from './commands/eval-chunks.js';
 export { parseColumns, checkColumnCount, writeConll, type ColumnLayout, type ConllWriteOptions } from './io/conll.js';
 export { writeTextAtomic } from './io/atomic-writer.js';
@@ -24,3 +24,4 @@ export { TagCounter, tagAccuracy, formatTagAccuracy, type TagAccuracy, type Tagg
 export { evalTagFiles, readVocabulary, type EvalTagsOptions } from './commands/eval-tags.js';
 export { PerceptronReranker, formatChosen, type PerceptronTrainOptions, type PerceptronPrediction, type PerceptronKernel, type PerceptronMeta, type PerceptronProgress, type ChooseOptions, type RerankEvaluation, type PreparedCandidates } from './rerank/perceptron.js';
 export { FeatureDictionary, treeFeatures, tagFeatures } from './rerank/perceptron-features.js';
+export { readConllu, readConlluSync, ConlluAssembler, type ConlluSentence, type ConlluToken, type ConlluMultiword } from './io/conllu.js';
