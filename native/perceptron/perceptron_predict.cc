@@ -75,7 +75,7 @@ std::vector<int32_t> ChooseBest(const RankingSet& query, const CandidateScorer& 
       if (e > b) {
         int64_t best = b;
         for (int64_t c = b + 1; c < e; ++c) {
-          if (out[c] > out[best]) best = c;
+          if (ScoreAbove(out[c], out[best])) best = c;
         }
         chosen[s] = static_cast<int32_t>(best - b);
       }
@@ -117,7 +117,7 @@ std::vector<int32_t> ChooseVoted(const PerceptronRun& run, const RankingSet& que
         if (count <= 0) return;
         int64_t best = 0;
         for (int64_t c = 1; c < m; ++c) {
-          if (g[c] > g[best]) best = c;
+          if (ScoreAbove(g[c], g[best])) best = c;
         }
         votes[best] += static_cast<double>(count);
         last_vote[best] = last_position;

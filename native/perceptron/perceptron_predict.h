@@ -2,6 +2,7 @@
 // function (last or averaged hypothesis) or Freund & Schapire's vote over all hypotheses.
 #pragma once
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -12,6 +13,13 @@
 #include "perceptron/ranking_set.h"
 
 namespace structrank {
+
+// a > b beyond rounding: scores that differ only by summation order (kernel sums vs the
+// DAG, primal vs dual) count as ties, so every form breaks them the same way.
+inline bool ScoreAbove(double a, double b) {
+  const double scale = std::fabs(b) > 1.0 ? std::fabs(b) : 1.0;
+  return a > b + 1e-12 * scale;
+}
 
 // Scores query candidates by id (thread-safe: called concurrently).
 struct CandidateScorer {

@@ -158,7 +158,7 @@ TEST(voted_prediction_equals_a_naive_vote_over_stored_hypotheses) {
         for (std::size_t k = 0; k < run.support.size(); ++k) {
           g += hypotheses[h][k] * SparseDot(support_rows, k, q.features, b + c);
         }
-        if (c == 0 || g > best_g) {
+        if (c == 0 || ScoreAbove(g, best_g)) {
           best = c;
           best_g = g;
         }

@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "core/thread_pool.h"
+#include "perceptron/perceptron_predict.h"
 
 namespace structrank {
 
@@ -173,7 +174,7 @@ PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> ex
       // argmax, ties to the lower candidate index (the base model's order in n-best lists)
       int64_t chosen = 0;
       for (int64_t j = 1; j < e - b; ++j) {
-        if (g[j] > g[chosen]) chosen = j;
+        if (ScoreAbove(g[j], g[chosen])) chosen = j;
       }
       const auto chosen_id = static_cast<int32_t>(b + chosen);
       const bool mistake = set.score[chosen_id] < set.score[ex.best];
