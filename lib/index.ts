@@ -29,6 +29,8 @@ export { parseColumns, checkColumnCount, writeConll, type ColumnLayout, type Con
 export { writeTextAtomic } from './io/atomic-writer.js';
 export { TagCounter, tagAccuracy, formatTagAccuracy, type TagAccuracy, type TaggedSentence } from './eval/tags.js';
 export { evalTagFiles, readVocabulary, type EvalTagsOptions } from './commands/eval-tags.js';
+export { PerceptronReranker, formatChosen, type PerceptronTrainOptions, type PerceptronPrediction, type PerceptronKernel, type PerceptronMeta, type PerceptronProgress, type ChooseOptions, type RerankEvaluation, type PreparedCandidates } from './rerank/perceptron.js';
+export { FeatureDictionary as PerceptronFeatureDictionary, treeFeatures as perceptronTreeFeatures, tagFeatures as perceptronTagFeatures } from './rerank/perceptron-features.js';
 export { readConllu, readConlluSync, ConlluAssembler, type ConlluSentence, type ConlluToken, type ConlluMultiword } from './io/conllu.js';
 export { Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TagCandidate, type TrainProgress, type TokenRows } from './tagger/tagger.js';
 export { compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES, type TemplateConfig, type TemplateSet, type DefaultTemplateName } from './tagger/templates.js';
