@@ -22,3 +22,10 @@ export { parseColumns, checkColumnCount, writeConll, type ColumnLayout, type Con
 export { writeTextAtomic } from './io/atomic-writer.js';
 export { TagCounter, tagAccuracy, formatTagAccuracy, type TagAccuracy, type TaggedSentence } from './eval/tags.js';
 export { evalTagFiles, readVocabulary, type EvalTagsOptions } from './commands/eval-tags.js';
+export { validatePipelineConfig, readPipelineConfig, pipelineConfigSchema, pipelineJsonSchema, type PipelineConfig, type PipelineConfigInput, type RerankerConfig } from './pipeline/config.js';
+export { runPipeline, type PipelineResults, type SystemResult, type RunPipelineOptions, type ComponentFactory } from './pipeline/run.js';
+export { ComponentUnavailable, type BaseModel, type NbestProducer, type Reranker, type TrainedReranker, type CandidateSet, type PipelineSentence, type StepContext, type Curve } from './pipeline/components.js';
+export { scoreSet, corpusF1, oracleChoice, relativeErrorReduction, f1ByLength, type ScoredSet, type MatchCounts } from './pipeline/evaluate.js';
+export { formatResultsTable, renderReport, writeReport, lineChart } from './pipeline/report.js';
+export { demoConfig, demoConfigInput, DEMO_SIZES } from './pipeline/demo.js';
+export { StepCache, stepKey, type StepResult } from './pipeline/step-cache.js';
