@@ -45,7 +45,7 @@ describe('pipeline report', () => {
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).toContain('<title>demo &lt;test&gt;</title>');
     expect(html).toMatch(/<table id="results">[\s\S]*<td>boosting<\/td><td>82\.00<\/td><td>81\.00<\/td><td>\+10\.0%<\/td>/);
-    const svgs = html.match(/<svg[\s\S]*?<\/svg>/g) ?? [];
+    const svgs: string[] = html.match(/<svg[\s\S]*?<\/svg>/g) ?? [];
     expect(svgs.length).toBe(2);
     expect(svgs[0]).toContain('boosting: dev score against rounds');
     expect((svgs[0].match(/class="series"/g) ?? []).length).toBe(2);
