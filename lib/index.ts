@@ -14,9 +14,9 @@ export { evalbSentence, evalbCorpus, parseScore, evalbLabel, EvalbAccumulator, E
 export { readParseSentences, scoreTreebankFiles, evalbFiles, type ParseSentence, type ParseSentenceOptions, type EvalbFilesOptions } from './eval/parse-files.js';
 export { readEvalbParams, type EvalbParamFile } from './eval/evalb-params.js';
 export { cFixed, formatSentenceLine, formatSummary, formatLabelTable, formatTotalsLine, formatEvalbReport, EVALB_HEADER } from './eval/evalb-format.js';
-export { readNbest, readNbestSync, writeNbest, formatNbestLine, nbestKind, NbestParser, type NbestCandidate, type NbestSentence, type NbestKind } from './io/nbest.js';
+export { readNbest, readNbestSync, writeNbest, formatNbestLine, nbestKind, NbestParser, isOneWellFormedTree, type NbestCandidate, type NbestSentence, type NbestKind } from './io/nbest.js';
 export { chunkSpans, chunkCounts, conllevalCorpus, formatConllevalReport, splitTag, prf, ConllevalCounter, CHUNK_SCHEMES, type ChunkScheme, type ChunkSpan, type ChunkCounts, type ChunkSentence, type ConllevalReport, type ConllevalOverall, type ConllevalTypeScore } from './eval/conlleval.js';
-export { alignedConll, readConllTokens, type AlignedSentence } from './eval/aligned.js';
+export { alignedConll, readConllTokens, type AlignedSentence, type EvalSentence } from './eval/aligned.js';
 export { evalChunkFiles } from './commands/eval-chunks.js';
 export { parseColumns, checkColumnCount, writeConll, type ColumnLayout, type ConllWriteOptions } from './io/conll.js';
 export { writeTextAtomic } from './io/atomic-writer.js';
@@ -29,3 +29,4 @@ export { scoreSet, corpusF1, oracleChoice, relativeErrorReduction, f1ByLength, t
 export { formatResultsTable, renderReport, writeReport, lineChart } from './pipeline/report.js';
 export { demoConfig, demoConfigInput, DEMO_SIZES } from './pipeline/demo.js';
 export { StepCache, stepKey, type StepResult } from './pipeline/step-cache.js';
+export { readConllu, readConlluSync, ConlluAssembler, type ConlluSentence, type ConlluToken, type ConlluMultiword } from './io/conllu.js';

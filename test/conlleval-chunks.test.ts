@@ -112,8 +112,25 @@ describe('conlleval semantics, hand-computed', () => {
   it('-X- lines are sentence boundaries, not tokens', async () => {
     const x = conllFile('x.txt', 'a B-NP B-NP\n-X- I-NP I-NP\nb I-NP I-NP\n');
     expect((await evalChunkFiles({ file: x })).overall).toMatchObject({ tokens: 2, goldChunks: 2, predictedChunks: 2, correctChunks: 2, accuracy: 100 });
+    const api = conllevalCorpus([{ words: ['a', '-X-', 'b'], gold: ['B-NP', 'I-NP', 'I-NP'], predicted: ['B-NP', 'I-NP', 'I-NP'] }]);
+    expect(api.overall).toMatchObject({ tokens: 2, goldChunks: 2, correctChunks: 2 });
     const y = conllFile('y.txt', 'a B-NP B-NP\n-Y- I-NP I-NP\nb I-NP I-NP\n');
     expect((await evalChunkFiles({ file: y })).overall).toMatchObject({ tokens: 3, goldChunks: 1, predictedChunks: 1, correctChunks: 1 });
+  });
+
+  it('end of input without a blank line closes a chunk differently from a blank line (odd prefixes)', async () => {
+    // At b the guess has the unknown prefix '.', so conlleval's endOfChunk differs between gold
+    // (I -> O ends) and guess ('.' -> O does not): a blank line makes the chunk wrong, while
+    // end of input counts the chunk that was correct so far.
+    const noBlank = conllFile('eof1.txt', 'a B-NP B-NP\nb I-NP .-NP\n');
+    const blank = conllFile('eof2.txt', 'a B-NP B-NP\nb I-NP .-NP\n\n\n');
+    expect((await evalChunkFiles({ file: noBlank })).overall.correctChunks).toBe(1);
+    expect((await evalChunkFiles({ file: blank })).overall.correctChunks).toBe(0);
+    const g1 = conllFile('eofg1.txt', 'a B-NP\nb I-NP\n');
+    const t1 = conllFile('eoft1.txt', 'a B-NP\nb .-NP\n');
+    const g2 = conllFile('eofg2.txt', 'a B-NP\nb I-NP\n\n');
+    expect((await evalChunkFiles({ gold: g1, test: t1 })).overall.correctChunks).toBe(1);
+    expect((await evalChunkFiles({ gold: g2, test: t1 })).overall.correctChunks).toBe(0);
   });
 
   it('-DOCSTART- is an ordinary token', async () => {
@@ -320,6 +337,13 @@ describe('eval chunks CLI', () => {
     expect(runCli(['eval', 'chunks', '--file', gold(), '--scheme', 'bio']).stderr).toMatch(/invalid value for --scheme: 'bio'/);
     const one = runCli(['eval', 'chunks', '--file', tmp.file('one.txt', 'B-NP\n')]);
     expect(one.stderr).toMatch(/one\.txt:1: expected at least 2 columns/);
+    const ragged = runCli(['eval', 'chunks', '--file', tmp.file('ragged.txt', 'a B-NP B-NP\n\nb O\n')]);
+    expect(ragged.status).toBe(1);
+    expect(ragged.stderr).toMatch(/ragged\.txt:3: expected 3 columns, found 2/);
+    const utf = runCli(['eval', 'chunks', '--file', tmp.file('utf.txt', Buffer.concat([Buffer.from('a O O\n'), Buffer.from([0x62, 0xe9, 0x20, 0x4f, 0x20, 0x4f, 0x0a])]))]);
+    expect(utf.stderr).toMatch(/utf\.txt:2: invalid UTF-8/);
+    expect(runCli(['eval', 'chunks', '--file', tmp.file('empty.txt', '')]).stderr).toMatch(/empty\.txt: empty file/);
+    expect(runCli(['eval', 'chunks', '--file', gold(), '--gold', gold()]).stderr).toMatch(/either --file, or --gold and --test/);
     const missing = runCli(['eval', 'chunks', '--gold', gold(), '--test', tmp.dir + '/nope.txt']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/nope\.txt: no such file/);

@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatNbestLine, readNbest, readNbestSync, writeNbest, type NbestSentence } from '../lib/io/nbest.js';
+import { formatNbestLine, isOneWellFormedTree, readNbest, readNbestSync, writeNbest, type NbestSentence } from '../lib/io/nbest.js';
 import { InputError } from '../lib/errors.js';
+import { parseTree } from '../lib/trees/bracket-parser.js';
 import { tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -141,5 +142,47 @@ describe('n-best writer', () => {
 
   it('reports an unwritable target', async () => {
     await expect(writeNbest(join(tmp.dir, 'no', 'dir', 'x.jsonl'), [])).rejects.toThrow(/x\.jsonl: cannot write/);
+  });
+});
+
+describe('fast tree check', () => {
+  it('accepts exactly the strings parseTree accepts (random strings)', () => {
+    let seed = 5;
+    const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const alphabet = ['(', '(', ')', ')', ' ', 'a', 'NP', '\u00a0', '\f', '\t', '\n', '-LRB-'];
+    const accepts = (s: string) => {
+      try {
+        parseTree(s);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    let accepted = 0;
+    for (let k = 0; k < 30000; k++) {
+      const n = 1 + Math.floor(rand() * 14);
+      let s = '';
+      for (let i = 0; i < n; i++) s += alphabet[Math.floor(rand() * alphabet.length)];
+      expect(isOneWellFormedTree(s), JSON.stringify(s)).toBe(accepts(s));
+      if (accepts(s)) accepted++;
+    }
+    // near-valid strings: random trees with one character changed
+    const tree = (d: number): string =>
+      d > 2 || rand() < 0.4 ? `(T${Math.floor(rand() * 3)} w)` : `(N ${Array.from({ length: 1 + Math.floor(rand() * 3) }, () => tree(d + 1)).join(' ')})`;
+    for (let k = 0; k < 20000; k++) {
+      let s = rand() < 0.2 ? `( ${tree(0)})` : tree(0);
+      if (rand() < 0.7) {
+        const at = Math.floor(rand() * s.length);
+        const c = alphabet[Math.floor(rand() * alphabet.length)];
+        const op = rand();
+        s = op < 0.33 ? s.slice(0, at) + s.slice(at + 1) : op < 0.66 ? s.slice(0, at) + c + s.slice(at) : s.slice(0, at) + c + s.slice(at + 1);
+      }
+      expect(isOneWellFormedTree(s), JSON.stringify(s)).toBe(accepts(s));
+      if (accepts(s)) accepted++;
+    }
+    for (const s of ['(S (NP (DT a)) (VP (VB b)))', '( (S (A a)))', '(A a) (B b)', '(S (A a) b)', '(S b (A a))', '(S (A a b))', '(S ())', '(X)', 'x (A a)']) {
+      expect(isOneWellFormedTree(s), s).toBe(accepts(s));
+    }
+    expect(accepted).toBeGreaterThan(5000);
   });
 });

@@ -48,7 +48,9 @@ export async function evalChunkFiles(options: { gold?: string; test?: string; fi
         const t = test.rows[i];
         counter.push(g[g.length - 1], t[t.length - 1], g[0]);
       }
-      counter.boundary();
+      // As conlleval reads the pasted files: the gold file's blank line is the boundary
+      // (further blank lines are no-ops; a last sentence without one is closed by end of input).
+      if (gold.blankAfter) counter.boundary();
     }
   }
   return counter.report();

@@ -4,22 +4,39 @@
  * files that do not align token by token.
  */
 import { InputError } from '../errors.js';
-import { readConll, type ConllSentence } from '../io/conll.js';
+import { ConllAssembler, type ConllSentence } from '../io/conll.js';
+import { readLines } from '../io/lines.js';
+
+/** A sentence and whether a blank line follows it (conlleval treats that line as a boundary). */
+export interface EvalSentence extends ConllSentence {
+  blankAfter: boolean;
+}
 
 /** Streams a CoNLL file's sentences, requiring at least `minColumns` columns per token line. */
-export async function* readConllTokens(file: string, minColumns = 1): AsyncGenerator<ConllSentence> {
-  for await (const s of readConll(file, { keepDocstart: true })) {
+export async function* readConllTokens(file: string, minColumns = 1): AsyncGenerator<EvalSentence> {
+  const assembler = new ConllAssembler(file, { keepDocstart: true });
+  const check = (s: ConllSentence, blankAfter: boolean): EvalSentence => {
     const width = s.rows[0].length;
     if (width < minColumns) {
       throw new InputError(file, s.line, `expected at least ${minColumns} columns (the last ${minColumns} are the gold and predicted tags), found ${width}`);
     }
-    yield s;
+    return { rows: s.rows, line: s.line, blankAfter };
+  };
+  let lines = 0;
+  for await (const line of readLines(file)) {
+    lines++;
+    // With keepDocstart only a blank line completes a sentence.
+    const s = assembler.push(line);
+    if (s) yield check(s, true);
   }
+  const last = assembler.flush();
+  if (last) yield check(last, false);
+  if (lines === 0) throw new InputError(file, undefined, 'empty file');
 }
 
 export interface AlignedSentence {
-  gold: ConllSentence;
-  test: ConllSentence;
+  gold: EvalSentence;
+  test: EvalSentence;
 }
 
 /**
@@ -34,14 +51,14 @@ export async function* alignedConll(goldFile: string, testFile: string): AsyncGe
       const [g, t] = await Promise.all([goldIt.next(), testIt.next()]);
       if (g.done && t.done) return;
       if (g.done) {
-        const ts = t.value as ConllSentence;
+        const ts = t.value as EvalSentence;
         throw new InputError(testFile, ts.line, `sentence has no counterpart: ${goldFile} ended before it`);
       }
       if (t.done) {
         throw new InputError(testFile, undefined, `ended early: the gold sentence at ${goldFile}:${g.value.line} has no counterpart`);
       }
       const gold = g.value;
-      const test = t.value as ConllSentence;
+      const test = t.value as EvalSentence;
       const n = Math.min(gold.rows.length, test.rows.length);
       for (let i = 0; i < n; i++) {
         const gr = gold.rows[i];

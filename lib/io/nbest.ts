@@ -54,6 +54,59 @@ function isNumber(v: unknown): v is number {
   return typeof v === 'number' && Number.isFinite(v);
 }
 
+const OPEN = 40; // (
+const CLOSE = 41; // )
+
+/** White space as the bracket parser's `\s` sees it. */
+function isSpace(c: number, text: string, at: number): boolean {
+  if (c === 32 || (c >= 9 && c <= 13)) return true;
+  return c > 127 && /\s/.test(text[at]);
+}
+
+/**
+ * Allocation-free check that `text` holds exactly one tree that parseTree accepts: balanced
+ * brackets, every node either a labeled preterminal with one word or a node with subtrees,
+ * no words beside subtrees, nothing outside the brackets. Node states: 0 = nothing yet,
+ * 1 = label only, 2 = label and word, 3 = has subtrees.
+ */
+export function isOneWellFormedTree(text: string): boolean {
+  const states: number[] = [];
+  let trees = 0;
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const ch = text.charCodeAt(i);
+    if (ch === OPEN) {
+      if (states.length > 0 && states[states.length - 1] === 2) return false;
+      states.push(0);
+      i++;
+    } else if (ch === CLOSE) {
+      const state = states.pop();
+      if (state === undefined || state < 2) return false;
+      if (states.length > 0) states[states.length - 1] = 3;
+      else trees++;
+      i++;
+    } else if (isSpace(ch, text, i)) {
+      i++;
+    } else {
+      // a word token: up to the next bracket or white space
+      let j = i + 1;
+      while (j < n) {
+        const c = text.charCodeAt(j);
+        if (c === OPEN || c === CLOSE || isSpace(c, text, j)) break;
+        j++;
+      }
+      if (states.length === 0) return false;
+      const top = states.length - 1;
+      if (states[top] === 0) states[top] = 1;
+      else if (states[top] === 1) states[top] = 2;
+      else return false;
+      i = j;
+    }
+  }
+  return states.length === 0 && trees === 1;
+}
+
 /** Validates lines one by one; shared by the sync and async readers. */
 export class NbestParser {
   private kind: NbestKind | undefined;
@@ -100,6 +153,8 @@ export class NbestParser {
     };
     const checkTree = (v: unknown, field: string): string => {
       if (typeof v !== 'string') return fail(`${field} must be a bracketed tree string`);
+      if (isOneWellFormedTree(v)) return v;
+      // Slow path for the exact message.
       try {
         parseTree(v, this.file, line.number);
       } catch (err) {
