@@ -129,3 +129,22 @@ describe('pipeline orchestration (tiny tagging corpus, stand-in components)', ()
     expect(oracleChoice(set)).toEqual([2, 0]);
   });
 });
+
+describe('pipeline with a reranker that is not available', () => {
+  it('lists it as not available and still runs the others', async () => {
+    const { ComponentUnavailable } = await import('../lib/pipeline/components.js');
+    const calls: FakeCalls = { trains: 0, nbests: 0, rerankerTrains: 0 };
+    const config = tinyConfig('missing', { rerankers: [{ type: 'perceptron', name: 'kernel' }, { type: 'boost', name: 'context' }] });
+    const fakes = fakeComponents(calls);
+    const r = await runPipeline(config, {
+      components: {
+        base: fakes.base,
+        reranker: (rc, p) => (rc.type === 'perceptron'
+          ? { name: rc.name, train: async () => { throw new ComponentUnavailable('the tree-kernel perceptron', `reranker '${rc.name}'`, 'unsupported kernel'); } }
+          : fakes.reranker(rc, p)),
+      },
+    });
+    expect(r.unavailable).toEqual([{ name: 'kernel', why: "reranker 'kernel': the tree-kernel perceptron is not available yet (unsupported kernel)" }]);
+    expect(r.systems.map((s) => s.name)).toEqual(['base (frequency tagger)', 'oracle', 'context']);
+  });
+});

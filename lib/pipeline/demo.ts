@@ -8,11 +8,11 @@ import { validatePipelineConfig, type PipelineConfig, type PipelineConfigInput }
 
 /** The sizes the demo chooses (printed by `structrank demo`). */
 export const DEMO_SIZES = {
-  trainLimit: 1200,
+  trainLimit: 1500,
   devLimit: 200,
   testLimit: 294,
-  maxLength: 30,
-  folds: 4,
+  maxLength: 40,
+  folds: 5,
   nbest: 20,
 } as const;
 
@@ -35,7 +35,7 @@ export function demoConfigInput(output = resolve('structrank-demo'), threads = 0
     rerankers: [
       { type: 'boost', rounds: 4000, eps: [0.001, 0.0025, 0.005], cutoff: 3 },
       { type: 'perceptron', kernel: 'tree', lambda: [0.3, 0.5], beta: [0.2], epochs: 1, mode: 'voted' },
-      { type: 'loglinear', l2: [0.1, 1, 10], cutoff: 3 },
+      { type: 'loglinear', l2: [1, 10, 100], cutoff: 3 },
     ],
     threads,
     output,

@@ -175,14 +175,24 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
     throwIfAborted(options.signal);
     const name = `rerank-${rc.name.replace(/[^A-Za-z0-9]+/g, '-')}`;
     const t0 = process.hrtime.bigint();
-    const r = await cache.run(name, { reranker: rc, seed: config.seed }, [...foldFiles, devFile, testFile], async (dir) => {
-      log(`${name}: training ${rc.name} on ${train.sentences.length} jackknifed n-best lists, tuning on ${dev.sentences.length} dev lists`);
-      const model = await reranker.train(train, dev, ctx);
-      const devChoice = await model.choose(dev, ctx);
-      const testChoice = await model.choose(test, ctx);
-      const out = { selected: model.selected, curves: model.curves, axis: model.curveAxis, dev: devChoice, test: testChoice, seconds: seconds(t0) };
-      writeFileSync(join(dir, 'result.json'), JSON.stringify(out));
-    });
+    let r: Awaited<ReturnType<StepCache['run']>>;
+    try {
+      r = await cache.run(name, { reranker: rc, seed: config.seed }, [...foldFiles, devFile, testFile], async (dir) => {
+        log(`${name}: training ${rc.name} on ${train.sentences.length} jackknifed n-best lists, tuning on ${dev.sentences.length} dev lists`);
+        const model = await reranker.train(train, dev, ctx);
+        const devChoice = await model.choose(dev, ctx);
+        const testChoice = await model.choose(test, ctx);
+        const out = { selected: model.selected, curves: model.curves, axis: model.curveAxis, dev: devChoice, test: testChoice, seconds: seconds(t0) };
+        writeFileSync(join(dir, 'result.json'), JSON.stringify(out));
+      });
+    } catch (err) {
+      // A component that turns out to be missing only when it runs (e.g. a kernel the native
+      // side does not support yet) is reported, and the other rerankers still run.
+      if (!(err instanceof ComponentUnavailable)) throw err;
+      unavailable.push({ name: rc.name, why: err.message });
+      log(`note: ${err.message}`);
+      continue;
+    }
     steps.push({ name, seconds: readTiming(r.dir) || (JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as { seconds: number }).seconds, cached: r.cached });
     if (r.cached) log(`${name}: cached (${r.dir})`);
     const saved = JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as { selected: Record<string, number | string>; curves?: Curve[]; axis?: string; dev: number[]; test: number[]; seconds: number };
