@@ -28,7 +28,7 @@ describe('pipeline config', () => {
     expect(c.rerankers.map((r) => [r.type, r.name])).toEqual([['boost', 'boosting'], ['loglinear', 'log-linear']]);
     const t = validatePipelineConfig({ task: 'tag', data: { train: 'a', dev: 'b', test: 'c', columns: ['word', 'pos', 'ne'] }, rerankers: [{ type: 'perceptron', lambda: 0.5 }] }, 'p.json', '/d');
     expect(t.data).toMatchObject({ format: 'conll', label: 'ne' });
-    expect(t.base).toMatchObject({ algo: 'crf', order: 1 });
+    expect(t.base).toMatchObject({ algo: 'crf', order: 1, optimizer: 'lbfgs' });
     expect(t.rerankers[0]).toMatchObject({ name: 'tagging-kernel perceptron', lambda: [0.5], beta: [0.2], mode: 'voted' });
   });
 

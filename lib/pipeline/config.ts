@@ -63,6 +63,8 @@ export const taggerBaseSchema = z.strictObject({
   order: z.union([z.literal(1), z.literal(2)], { error: 'expected 1 or 2' }).default(1),
   /** Epochs or L-BFGS iterations (default 50). */
   epochs: positiveInt('epochs').default(50),
+  /** CRF optimizer: 'lbfgs' (default) or 'sgd'. */
+  optimizer: z.enum(['lbfgs', 'sgd'], { error: "expected 'lbfgs' or 'sgd'" }).default('lbfgs'),
   /** L2 weight (default 1). */
   c2: z.number({ error: 'expected a number' }).min(0).default(1),
   /** A default template set name ('pos', 'chunk', 'ner'); default: chosen by the tagger. */
