@@ -8,6 +8,7 @@ export { saveModel, loadModel, encodeModel, decodeModel, writeFileAtomic, type M
 export { Progress, type ProgressOptions } from './progress.js';
 export { native, defaultThreads, cancelFlagFor } from './native.js';
 export { readConll, readConllSync, columnIndex, ConllAssembler, type ConllSentence, type ConllReadOptions } from './io/conll.js';
+export * from './kernels/index.js';
 export { basicCategory, stripFunctionTags, removeEmptyElements, isEmptyElement, collapseUnaryChains, expandUnaryChains, stripRoot, ROOT_LABELS, type UnaryChainOptions } from './trees/transforms.js';
 export { COLLINS_HEAD_RULES, headChildIndex, annotateHeads, type HeadedTree, type HeadRule, type HeadDirection, type HeadOptions } from './trees/heads.js';
 export { evalbSentence, evalbCorpus, parseScore, evalbLabel, EvalbAccumulator, EvalbTotals, COLLINS_PARAMS, DEFAULT_CUTOFF, type EvalbParams, type EvalbInput, type EvalbSentence, type EvalbStatus, type EvalbSummary, type EvalbReport, type LabelCounts, type LabelScore, type EvalbCorpusOptions } from './eval/evalb.js';
@@ -30,3 +31,18 @@ export { formatResultsTable, renderReport, writeReport, lineChart } from './pipe
 export { demoConfig, demoConfigInput, DEMO_SIZES } from './pipeline/demo.js';
 export { StepCache, stepKey, type StepResult } from './pipeline/step-cache.js';
 export { readConllu, readConlluSync, ConlluAssembler, type ConlluSentence, type ConlluToken, type ConlluMultiword } from './io/conllu.js';
+export { Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TagCandidate, type TrainProgress, type TokenRows } from './tagger/tagger.js';
+export { compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES, type TemplateConfig, type TemplateSet, type DefaultTemplateName } from './tagger/templates.js';
+export {
+  rerankData, syntheticRerankData, trainBoost, trainLoglinear, boostPrefixCurve, chooseRoundsOnDev, boostWeights, boostWork,
+  rerankScores, chosenScore, encodeBoostModel, decodeBoostModel,
+  type RerankArrays, type RerankDataHandle, type BoostModelData, type BoostStats, type TrainBoostOptions, type LoglinearModelData, type SyntheticOptions,
+} from './rerank/boost.js';
+export { treeFeatures, treeFeatureCounts, thresholdFeatures, CLOSED_CLASS_TAGS, type HeadNode, type TreeFeatureOptions } from './rerank/tree-features.js';
+export { sentenceFeatures, candidateScore, type ExtractOptions } from './rerank/nbest-features.js';
+export { extractSentences } from './rerank/extract.js';
+export { selectFeatures, buildFeatureTable, saveFeatureTable, loadFeatureTable, tableToNames, type FeatureTable, type SentenceFeatureNames } from './rerank/feature-table.js';
+export { tableData } from './rerank/table-data.js';
+export { libsvmLines, libsvmText } from './rerank/libsvm.js';
+export { saveReranker, loadReranker, compactReranker, type RerankerModel } from './rerank/reranker.js';
+export { rerankerTrainers, type RerankerTrainer, type RerankerTrainInput, type RerankerTrainOptions } from './rerank/trainers.js';

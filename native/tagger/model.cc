@@ -1,0 +1,147 @@
+#include "tagger/model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "core/errors.h"
+
+namespace structrank {
+
+TaggerCorpus TaggerModel::BuildCorpus(std::string_view text, std::string_view labels_text, bool grow) {
+  std::vector<SentenceFields> sentences = SplitSentences(text, config.num_columns);
+  std::vector<SentenceFields> gold;
+  bool has_labels = !labels_text.empty();
+  if (has_labels) {
+    gold = SplitSentences(labels_text, 1);
+    if (gold.size() != sentences.size()) throw InputError("labels and sentences differ in number");
+  }
+  TaggerCorpus corpus;
+  FeatureExtractor extractor(config);
+  std::vector<std::vector<int32_t>> rows;
+  std::vector<std::pair<int32_t, uint64_t>> keys;
+  for (std::size_t s = 0; s < sentences.size(); ++s) {
+    const SentenceFields& sent = sentences[s];
+    if (has_labels && gold[s].length != sent.length) {
+      throw InputError("sentence " + std::to_string(s + 1) + ": labels and tokens differ in number");
+    }
+    rows.resize(sent.length);
+    for (auto& r : rows) r.clear();
+    keys.clear();
+    extractor.Extract(sent, [&](int32_t i, uint64_t key) { keys.emplace_back(i, key); });
+    if (grow) {
+      for (auto& [i, key] : keys) rows[i].push_back(attributes.Insert(key));
+    } else {
+      // Lookups miss the cache; issuing all of a sentence's prefetches first overlaps them.
+      for (auto& kv : keys) attributes.Prefetch(kv.second);
+      for (auto& [i, key] : keys) {
+        int32_t id = attributes.Find(key);
+        if (id >= 0) rows[i].push_back(id);
+      }
+    }
+    for (int32_t i = 0; i < sent.length; ++i) {
+      corpus.attributes.AddRow(rows[i].data(), nullptr, static_cast<int64_t>(rows[i].size()));
+      int32_t y = -1;
+      if (has_labels) y = grow ? labels.Intern(gold[s].fields[i]) : labels.Find(gold[s].fields[i]);
+      corpus.labels.push_back(y);
+    }
+    corpus.sentence_start.push_back(corpus.sentence_start.back() + sent.length);
+  }
+  return corpus;
+}
+
+void TaggerModel::BuildFeatures(const TaggerCorpus& corpus) {
+  const int32_t A = attributes.size();
+  // Collect (attribute, label) pairs, then keep each attribute's distinct labels.
+  std::vector<std::vector<int32_t>> pairs(A);
+  for (int64_t t = 0; t < corpus.tokens(); ++t) {
+    int32_t y = corpus.labels[t];
+    if (y < 0) continue;
+    for (int64_t k = corpus.attributes.RowBegin(t); k < corpus.attributes.RowEnd(t); ++k) {
+      auto& v = pairs[corpus.attributes.cols[k]];
+      if (std::find(v.begin(), v.end(), y) == v.end()) v.push_back(y);
+    }
+  }
+  attr_offset.assign(1, 0);
+  feature_label.clear();
+  for (int32_t a = 0; a < A; ++a) {
+    std::sort(pairs[a].begin(), pairs[a].end());
+    feature_label.insert(feature_label.end(), pairs[a].begin(), pairs[a].end());
+    attr_offset.push_back(static_cast<int64_t>(feature_label.size()));
+  }
+  weights.assign(num_weights(), 0.0);
+}
+
+void TaggerModel::Emissions(const TaggerCorpus& corpus, int64_t sentence, const double* w,
+                            double* score) const {
+  const int32_t L = num_labels();
+  const int64_t begin = corpus.sentence_start[sentence], end = corpus.sentence_start[sentence + 1];
+  std::memset(score, 0, sizeof(double) * (end - begin) * L);
+  const int64_t* row_ptr = corpus.attributes.row_ptr.data();
+  const int32_t* cols = corpus.attributes.cols.data();
+  const int64_t* off = attr_offset.data();
+  const int32_t* lab = feature_label.data();
+  // Prefetch the sentence's feature ranges: they are scattered over a large table.
+  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) __builtin_prefetch(off + cols[k]);
+  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) {
+    int64_t f = off[cols[k]];
+    __builtin_prefetch(w + f);
+    __builtin_prefetch(lab + f);
+  }
+  for (int64_t t = begin; t < end; ++t) {
+    double* s = score + (t - begin) * L;
+    for (int64_t k = row_ptr[t]; k < row_ptr[t + 1]; ++k) {
+      int32_t a = cols[k];
+      for (int64_t f = off[a]; f < off[a + 1]; ++f) s[lab[f]] += w[f];
+    }
+  }
+}
+
+void TaggerModel::Serialize(ByteWriter& w) const {
+  w.Put<int32_t>(static_cast<int32_t>(algorithm));
+  w.Put<int32_t>(order);
+  w.Put<int32_t>(beam);
+  config.Serialize(w);
+  w.Put<uint64_t>(labels.names().size());
+  for (const auto& name : labels.names()) w.PutString(name);
+  w.PutVector(attributes.keys());
+  w.PutVector(attr_offset);
+  w.PutVector(feature_label);
+  w.PutVector(weights);
+}
+
+TaggerModel TaggerModel::Deserialize(ByteReader& r) {
+  TaggerModel m;
+  int32_t algo = r.Get<int32_t>();
+  if (algo < 0 || algo > 2) throw InputError("model payload: unknown tagger algorithm");
+  m.algorithm = static_cast<TaggerAlgorithm>(algo);
+  m.order = r.Get<int32_t>();
+  if (m.order != 1 && m.order != 2) throw InputError("model payload: order must be 1 or 2");
+  m.beam = r.Get<int32_t>();
+  m.config = FeatureConfig::Deserialize(r);
+  uint64_t L = r.Get<uint64_t>();
+  if (L > (1u << 20)) throw InputError("model payload: bad label count");
+  for (uint64_t k = 0; k < L; ++k) {
+    std::string name = r.GetString();
+    if (m.labels.Intern(name) != static_cast<int32_t>(k)) throw InputError("model payload: duplicate label");
+  }
+  m.attributes.Rebuild(r.GetVector<uint64_t>());
+  m.attr_offset = r.GetVector<int64_t>();
+  m.feature_label = r.GetVector<int32_t>();
+  m.weights = r.GetVector<double>();
+  if (!r.AtEnd()) throw InputError("model payload: trailing bytes");
+  if (m.attr_offset.size() != static_cast<std::size_t>(m.attributes.size()) + 1 || m.attr_offset[0] != 0 ||
+      m.attr_offset.back() != m.num_features()) {
+    throw InputError("model payload: inconsistent feature offsets");
+  }
+  for (std::size_t a = 1; a < m.attr_offset.size(); ++a) {
+    if (m.attr_offset[a] < m.attr_offset[a - 1]) throw InputError("model payload: feature offsets decrease");
+  }
+  for (int32_t y : m.feature_label) {
+    if (y < 0 || y >= m.num_labels()) throw InputError("model payload: feature label out of range");
+  }
+  if (static_cast<int64_t>(m.weights.size()) != m.num_weights()) throw InputError("model payload: weight count mismatch");
+  return m;
+}
+
+}  // namespace structrank
