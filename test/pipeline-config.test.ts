@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { validatePipelineConfig, readPipelineConfig, pipelineJsonSchema } from '../lib/pipeline/config.js';
+import { existsSync } from 'node:fs';
+import { demoConfig, DEMO_SIZES } from '../lib/pipeline/demo.js';
 import { runCli, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -71,5 +73,15 @@ describe('pipeline config', () => {
     const s = runCli(['pipeline', '--schema']);
     expect(s.status).toBe(0);
     expect(JSON.parse(s.stdout).properties.rerankers).toBeDefined();
+  });
+
+  it('the demo config is valid, reads the embedded data and writes under the given folder', () => {
+    const c = demoConfig(tmp.dir + '/demo-out', 2);
+    for (const f of [c.data.train, c.data.dev, c.data.test]) expect(existsSync(f)).toBe(true);
+    expect(c.data).toMatchObject({ maxLength: DEMO_SIZES.maxLength, trainLimit: DEMO_SIZES.trainLimit });
+    expect(c.folds).toBe(DEMO_SIZES.folds);
+    expect(c.output).toBe(tmp.dir + '/demo-out');
+    expect(c.cache).toBe(tmp.dir + '/demo-out/cache');
+    expect(c.rerankers.map((r) => r.name)).toEqual(['boosting', 'tree-kernel perceptron', 'log-linear']);
   });
 });
