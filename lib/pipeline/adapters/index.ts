@@ -19,6 +19,6 @@ export const realComponents: ComponentFactory = {
   reranker(rc: RerankerConfig & { name: string }): Reranker {
     if (rc.type === 'boost') return boostReranker(rc as BoostConfig & { name: string });
     if (rc.type === 'loglinear') return loglinearReranker(rc as LoglinearConfig & { name: string });
-    throw new ComponentUnavailable('the kernel perceptron rerankers (lib/rerank/perceptron)', `reranker '${rc.name}'`, 'their branch is not merged into this build');
+    throw new ComponentUnavailable('the kernel perceptron reranker (lib/rerank/perceptron)', `reranker '${rc.name}'`, 'its branch is not merged into this build');
   },
 };
