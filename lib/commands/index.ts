@@ -4,6 +4,7 @@ import type { Command } from '../cli/command.js';
 export const commands: Record<string, () => Promise<Command>> = {
   info: async () => (await import('./info.js')).default,
   demo: async () => (await import('./demo.js')).default,
+  pipeline: async () => (await import('./pipeline.js')).default,
   'kernel trees': async () => (await import('./kernel-trees.js')).default,
   'kernel tags': async () => (await import('./kernel-tags.js')).default,
   'train-tagger': async () => (await import('./train-tagger.js')).default,
