@@ -58,7 +58,7 @@ describe('structrank train-reranker --method perceptron / rerank', () => {
     const f = runCli(['rerank', '--model', tmp.file('flip.model'), '--input', treesFile, '--out', tmp.file('y.mrg')]);
     expect(f.status).toBe(1);
     expect(f.stderr).toMatch(/flip\.model: .*corrupted/);
-    expect(runCli(['train-reranker', '--train', treesFile, '--model', model]).status).toBe(2);
+    expect(runCli(['train-reranker', '--method', 'nosuch', '--train', treesFile, '--model', model]).status).toBe(2);
     expect(runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'rbf', '--train', treesFile, '--model', model]).status).toBe(2);
     const tagsWithTree = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'tree', '--train', tagsFile, '--model', model]);
     expect(tagsWithTree.status).toBe(1);
