@@ -88,6 +88,7 @@ describe('taggers on a slice of CoNLL-2000', () => {
       expect(back.meta.algo).toBe(name);
       expect(await back.tagSentences(test)).toEqual(await trained[name].tagSentences(test));
       expect(back.tagNbest(test.slice(0, 5), 3)).toEqual(trained[name].tagNbest(test.slice(0, 5), 3));
+      expect(await back.tagNbestAsync(test.slice(0, 40), 3, { threads: 2 })).toEqual(trained[name].tagNbest(test.slice(0, 40), 3));
     }
     // One and two threads (parallel feature lookup) tag the same.
     expect(await trained.crf.tagSentences(test, { threads: 1 })).toEqual(await trained.crf.tagSentences(test, { threads: 2 }));

@@ -86,7 +86,7 @@ const command: Command = {
       }
       await write(out, text.length > 0 ? text.join('\n') + '\n' : '');
       if (nbestOut) {
-        const lists = tagger.tagNbest(sentences.map((p) => p.rows), nbest);
+        const lists = await tagger.tagNbestAsync(sentences.map((p) => p.rows), nbest, { threads, signal });
         const json: string[] = [];
         sentences.forEach((p, s) => {
           const w = wordIndex(p.rows[0].length);

@@ -29,6 +29,7 @@ interface NativeTaggerHandle {
   tag(text: string, threads: number): Int32Array;
   tagAsync(text: string, threads: number, flag: CancelFlagHandle): Promise<Int32Array>;
   tagNbest(text: string, k: number): { counts: Int32Array; labels: Int32Array; scores: Float64Array };
+  tagNbestAsync(text: string, k: number, threads: number, flag: CancelFlagHandle): Promise<{ counts: Int32Array; labels: Int32Array; scores: Float64Array }>;
   labels(): string[];
   info(): { algorithm: number; order: number; labels: number; attributes: number; features: number; weights: number; numColumns: number };
   serialize(): Uint8Array;
@@ -260,7 +261,21 @@ export class Tagger {
   /** The k best tag sequences of each sentence, best first. */
   tagNbest(sentences: TokenRows[], k: number): TagCandidate[][] {
     const nonEmpty = sentences.filter((s) => s.length > 0);
-    const r = this.handle.tagNbest(this.encodeInput(nonEmpty), k);
+    return this.splitNbest(sentences, this.handle.tagNbest(this.encodeInput(nonEmpty), k));
+  }
+
+  /** tagNbest off the JS thread, on `threads` cores (default all). */
+  async tagNbestAsync(sentences: TokenRows[], k: number, options: { threads?: number; signal?: AbortSignal } = {}): Promise<TagCandidate[][]> {
+    const nonEmpty = sentences.filter((s) => s.length > 0);
+    const { flag, dispose } = cancelFlagFor(options.signal);
+    try {
+      return this.splitNbest(sentences, await this.handle.tagNbestAsync(this.encodeInput(nonEmpty), k, options.threads ?? 0, flag));
+    } finally {
+      dispose();
+    }
+  }
+
+  private splitNbest(sentences: TokenRows[], r: { counts: Int32Array; labels: Int32Array; scores: Float64Array }): TagCandidate[][] {
     const out: TagCandidate[][] = [];
     let c = 0;
     let pos = 0;

@@ -34,6 +34,7 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
          InstanceMethod("tag", &NativeTagger::Tag),
          InstanceMethod("tagAsync", &NativeTagger::TagAsync),
          InstanceMethod("tagNbest", &NativeTagger::TagNbest),
+         InstanceMethod("tagNbestAsync", &NativeTagger::TagNbestAsync),
          InstanceMethod("labels", &NativeTagger::Labels),
          InstanceMethod("info", &NativeTagger::Info),
          InstanceMethod("serialize", &NativeTagger::Serialize),
@@ -231,6 +232,51 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
     out.Set("labels", ToInt32Array(env, labels));
     out.Set("scores", ToFloat64Array(env, scores));
     return out;
+  }
+
+  // tagNbestAsync(text, k, threads, cancelFlag) -> Promise<same as tagNbest>, on all cores.
+  Napi::Value TagNbestAsync(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    RequireTrained();
+    Expect(info.Length() >= 2 && info[0].IsString() && info[1].IsNumber(), env, "(text, k, threads?, flag?)");
+    int k = info[1].As<Napi::Number>().Int32Value();
+    if (k < 1) throw InputError("k must be at least 1");
+    int threads = info.Length() > 2 && info[2].IsNumber() ? info[2].As<Napi::Number>().Int32Value() : 0;
+    auto cancel = CancelFlag::From(info.Length() > 3 ? info[3] : env.Undefined());
+    auto text = std::make_shared<std::string>(info[0].As<Napi::String>().Utf8Value());
+    auto model = model_;
+    auto lists = std::make_shared<std::vector<std::vector<Candidate>>>();
+    return RunAsync(
+        env,
+        [model, text, k, threads, cancel, lists]() {
+          int nthreads = ResolveThreads(threads);
+          TaggerCorpus corpus = model->LookupCorpus(*text, nthreads, cancel.get());
+          lists->resize(corpus.sentences());
+          std::vector<std::unique_ptr<SentenceTagger>> taggers(nthreads);
+          ParallelFor(
+              static_cast<std::size_t>(corpus.sentences()), nthreads, 16,
+              [&](std::size_t first, std::size_t last, int thread) {
+                if (!taggers[thread]) taggers[thread] = std::make_unique<SentenceTagger>(*model);
+                for (std::size_t s = first; s < last; ++s) (*lists)[s] = taggers[thread]->Decode(corpus, s, k);
+              },
+              cancel.get());
+        },
+        [lists](Napi::Env env) -> Napi::Value {
+          std::vector<int32_t> counts, labels;
+          std::vector<double> scores;
+          for (auto& cands : *lists) {
+            counts.push_back(static_cast<int32_t>(cands.size()));
+            for (auto& c : cands) {
+              labels.insert(labels.end(), c.labels.begin(), c.labels.end());
+              scores.push_back(c.score);
+            }
+          }
+          Napi::Object out = Napi::Object::New(env);
+          out.Set("counts", ToInt32Array(env, counts));
+          out.Set("labels", ToInt32Array(env, labels));
+          out.Set("scores", ToFloat64Array(env, scores));
+          return out;
+        });
   }
 
   Napi::Value Labels(const Napi::CallbackInfo& info) {
