@@ -50,7 +50,7 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
   const int n = static_cast<int>(tokens.size());
   CrfSentence sent;
   sent.Prepare(m.crf, g, m.lexicon, tokens);
-  ch.Begin(n, g.num_symbols);
+  ch.Begin(n, g.num_symbols, true);
   const double log_z = Inside<LogSemiring>(g, sent.lex(), sent, ch);
   if (log_z == kNegInf) {
     ch.Clear();
@@ -146,7 +146,7 @@ void CrfTrainer::Prefilter(int32_t s, Chart& ch) {
   const int S = m_.grammar.num_symbols;
   std::vector<uint8_t> saved_pre, saved_post;  // the prefilter pass itself runs unmasked
   saved_pre.swap(ch.mask_pre), saved_post.swap(ch.mask_post);
-  ch.Begin(n, S);
+  ch.Begin(n, S, true);
   PcfgScorer scorer{m_.binary_logp.data(), m_.unary_logp.data(), m_.root_logp.data()};
   const LexScores lex = m_.PcfgLex(c.tokens);
   const double best = Inside<MaxSemiring>(m_.grammar, lex, scorer, ch);
