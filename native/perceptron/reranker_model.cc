@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/errors.h"
+#include "perceptron/structured_banks.h"
 
 namespace structrank {
 
@@ -108,6 +109,10 @@ std::unique_ptr<CandidateBank> LoadCandidateBank(KernelKind kind, ByteReader& in
   switch (kind) {
     case KernelKind::kLinear:
       return LinearBank::Load(in);
+    case KernelKind::kTree:
+      return TreeCandidateBank::Load(in);
+    case KernelKind::kTags:
+      return TagCandidateBank::Load(in);
     default:
       throw InputError("perceptron model: unknown kernel kind " + std::to_string(static_cast<int>(kind)));
   }
