@@ -41,3 +41,4 @@ export { tableData } from './rerank/table-data.js';
 export { libsvmLines, libsvmText } from './rerank/libsvm.js';
 export { saveReranker, loadReranker, compactReranker, type RerankerModel } from './rerank/reranker.js';
 export { rerankerTrainers, type RerankerTrainer, type RerankerTrainInput, type RerankerTrainOptions } from './rerank/trainers.js';
+export { dualTreeScores, type ForestScores } from './rerank/perceptron-forest.js';
