@@ -114,6 +114,13 @@ std::unique_ptr<CandidateScorer> TreeCandidateBank::CompressedScorer(const std::
   return std::make_unique<TreeDagScorer>(std::move(dag), &static_cast<const TreeCandidateBank&>(query).bank_, lambda_);
 }
 
+std::unique_ptr<SupportColumns> TreeCandidateBank::CompressedColumns(const CandidateBank& query) const {
+  if (query.kind() != KernelKind::kTree) throw InputError("tree kernel: query candidates are not trees");
+  auto dag = std::make_shared<TreeDag>();
+  for (std::size_t t = 0; t < bank_.size(); ++t) dag->AddTree(bank_.Tree(t), 0.0, true);
+  return std::make_unique<TreeDagColumns>(std::move(dag), &static_cast<const TreeCandidateBank&>(query).bank_, lambda_);
+}
+
 ChunkScorerFactory TreeCandidateBank::CompressedTrainer(const RankingSet& set, double beta) const {
   const double* logprob = set.logprob.data();
   return [this, beta, logprob]() -> std::unique_ptr<ChunkScorer> {

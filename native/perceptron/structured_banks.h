@@ -24,6 +24,8 @@ class TreeCandidateBank : public CandidateBank {
   // The shared-subtree DAG of the support forest (seed 001 section 5).
   std::unique_ptr<CandidateScorer> CompressedScorer(const std::vector<double>& coef,
                                                     const CandidateBank& query) const override;
+  // Kernel values against every support tree from one DAG pass (voted prediction).
+  std::unique_ptr<SupportColumns> CompressedColumns(const CandidateBank& query) const override;
   // Dual training against a growing DAG of the support trees.
   ChunkScorerFactory CompressedTrainer(const RankingSet& set, double beta) const override;
 

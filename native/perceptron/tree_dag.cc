@@ -10,7 +10,7 @@ std::size_t TreeDag::KeyHash::operator()(const std::vector<int32_t>& k) const {
   return h;
 }
 
-void TreeDag::AddTree(const TreeView& t, double weight) {
+void TreeDag::AddTree(const TreeView& t, double weight, bool record) {
   forest_nodes_ += t.size;
   dag_of_.assign(t.size, -1);
   for (int32_t n = 0; n < t.size; ++n) {  // post-order: children first
@@ -31,6 +31,22 @@ void TreeDag::AddTree(const TreeView& t, double weight) {
     dag_of_[n] = it->second;
     weight_[it->second] += weight;
   }
+  if (record) {
+    tree_nodes_.insert(tree_nodes_.end(), dag_of_.begin(), dag_of_.end());
+    tree_ptr_.push_back(static_cast<int64_t>(tree_nodes_.size()));
+  }
+}
+
+void TreeDag::KernelColumn(const TreeView& x, double lambda, double* out) const {
+  thread_local std::vector<double> delta, sums;
+  thread_local std::vector<int32_t> offsets;
+  sums.assign(size(), 0.0);
+  Score(x, lambda, delta, offsets, sums.data());
+  for (int64_t r = 0; r < recorded_trees(); ++r) {
+    double k = 0;
+    for (int64_t i = tree_ptr_[r]; i < tree_ptr_[r + 1]; ++i) k += sums[tree_nodes_[i]];
+    out[r] = k;
+  }
 }
 
 TreeDag TreeDag::Build(const TreeBank& bank, const std::vector<double>& coef) {
@@ -42,7 +58,7 @@ TreeDag TreeDag::Build(const TreeBank& bank, const std::vector<double>& coef) {
 }
 
 double TreeDag::Score(const TreeView& x, double lambda, std::vector<double>& delta,
-                      std::vector<int32_t>& offsets) const {
+                      std::vector<int32_t>& offsets, double* node_sums) const {
   // offsets[m]: where node m's Delta values against the DAG nodes of its production start
   // (-1 when the DAG has no node with m's production).
   const auto num_groups = static_cast<int32_t>(groups_.size());
@@ -67,6 +83,7 @@ double TreeDag::Score(const TreeView& x, double lambda, std::vector<double>& del
       for (int32_t r = 0; r < count; ++r) {
         out[r] = lambda;
         sum += weight_[nodes[r]] * lambda;
+        if (node_sums) node_sums[nodes[r]] += lambda;
       }
       continue;
     }
@@ -84,6 +101,7 @@ double TreeDag::Score(const TreeView& x, double lambda, std::vector<double>& del
       }
       out[r] = d;
       sum += weight_[u] * d;
+      if (node_sums) node_sums[u] += d;
     }
   }
   return sum;

@@ -21,13 +21,20 @@ namespace structrank {
 
 class TreeDag {
  public:
-  // Adds `weight` x every subtree of `t` (new distinct subtrees become nodes).
-  void AddTree(const TreeView& t, double weight);
+  // Adds `weight` x every subtree of `t` (new distinct subtrees become nodes). With
+  // `record`, the tree's DAG nodes are kept so KernelColumn can sum over them.
+  void AddTree(const TreeView& t, double weight, bool record = false);
 
   // sum_u W_u sum_{m in x} Delta(u, m) with the subset-tree kernel's decay lambda.
-  // `delta` and `offsets` are the caller's scratch.
+  // `delta` and `offsets` are the caller's scratch. With `node_sums` (size() entries),
+  // also node_sums[u] = sum_{m in x} Delta(u, m).
   double Score(const TreeView& x, double lambda, std::vector<double>& delta,
-               std::vector<int32_t>& offsets) const;
+               std::vector<int32_t>& offsets, double* node_sums = nullptr) const;
+
+  // K(T_r, x) for every recorded tree r: sum over T_r's nodes n of node_sums[dag(n)],
+  // so all kernel values against x cost one DAG pass plus one add per recorded node.
+  void KernelColumn(const TreeView& x, double lambda, double* out) const;
+  int64_t recorded_trees() const { return static_cast<int64_t>(tree_ptr_.size()) - 1; }
 
   // The DAG of the trees of `bank` with coefficient coef[i] != 0.
   static TreeDag Build(const TreeBank& bank, const std::vector<double>& coef);
@@ -48,6 +55,23 @@ class TreeDag {
   std::unordered_map<std::vector<int32_t>, int32_t, KeyHash> ids_;  // (prod, child ids) -> u
   int64_t forest_nodes_ = 0;
   std::vector<int32_t> dag_of_, key_;  // AddTree scratch
+  std::vector<int64_t> tree_ptr_{0};   // recorded tree r: tree_nodes_[tree_ptr_[r] .. tree_ptr_[r+1])
+  std::vector<int32_t> tree_nodes_;
+};
+
+// All kernel values K(T_s, x) between the support trees and a query tree, via the DAG.
+class TreeDagColumns : public SupportColumns {
+ public:
+  TreeDagColumns(std::shared_ptr<const TreeDag> dag, const TreeBank* query, double lambda)
+      : dag_(std::move(dag)), query_(query), lambda_(lambda) {}
+  void Column(int32_t candidate, double* out) const override {
+    dag_->KernelColumn(query_->Tree(candidate), lambda_, out);
+  }
+
+ private:
+  std::shared_ptr<const TreeDag> dag_;
+  const TreeBank* query_;
+  double lambda_;
 };
 
 class TreeDagScorer : public CandidateScorer {

@@ -87,7 +87,7 @@ TEST(compressed_and_uncompressed_models_choose_alike_after_training) {
     for (int c = 0; c < 6; ++c) qset.logprob.push_back(-static_cast<double>(rng() % 20));
     qset.sentence_ptr.push_back(static_cast<int64_t>(qset.logprob.size()));
   }
-  for (PredictMode mode : {PredictMode::kLast, PredictMode::kAveraged}) {
+  for (PredictMode mode : {PredictMode::kLast, PredictMode::kAveraged, PredictMode::kVoted}) {
     std::vector<double> a, b;
     auto ca = model.Choose(query, qset, mode, 2, nullptr, &a, true);
     auto cb = model.Choose(query, qset, mode, 1, nullptr, &b, false);
@@ -140,6 +140,21 @@ TEST(dag_training_makes_the_kernel_training_decisions) {
       const auto& b = plain.run().chunks[c].mistakes;
       CHECK(a.size() == b.size());
       for (std::size_t k = 0; k < a.size(); ++k) CHECK(a[k].step == b[k].step && a[k].plus == b[k].plus && a[k].minus == b[k].minus);
+    }
+  }
+}
+
+TEST(dag_kernel_columns_equal_kernel_calls) {
+  const double lambda = 0.4;
+  TreeCandidateBank support(RandomTrees(120, 21), lambda);
+  TreeCandidateBank query(RandomTrees(30, 22), lambda);
+  auto columns = support.CompressedColumns(query);
+  std::vector<double> out(support.size());
+  for (int32_t q = 0; q < query.size(); ++q) {
+    columns->Column(q, out.data());
+    for (int32_t s = 0; s < support.size(); ++s) {
+      const double k = SubsetTreeKernel(support.bank().Tree(s), query.bank().Tree(q), lambda);
+      CHECK(std::fabs(out[s] - k) <= 1e-9 * std::max(1.0, k));
     }
   }
 }
