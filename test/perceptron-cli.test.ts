@@ -63,6 +63,7 @@ describe('structrank train-reranker --method perceptron / rerank', () => {
     expect(f.status).toBe(1);
     expect(f.stderr).toMatch(/flip\.model: .*corrupted/);
     expect(runCli(['train-reranker', '--method', 'perceptron', '--model', model]).status).toBe(2);
+    expect(runCli(['train-reranker', '--method', 'nosuch', '--train', treesFile, '--model', model]).status).toBe(2);
     expect(runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'rbf', '--train', treesFile, '--model', model]).status).toBe(2);
     const tagsWithTree = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'tree', '--train', tagsFile, '--model', model]);
     expect(tagsWithTree.status).toBe(1);
