@@ -99,9 +99,23 @@ describe('template configs', () => {
     expect(() => compileTemplates([['upper(word)']], ['word'])).toThrow(/unknown template function 'upper'/);
     expect(() => compileTemplates([['pos[0]']], ['word'])).toThrow(/names column 'pos'/);
     expect(() => compileTemplates([['cluster(word)']], ['word'])).toThrow(/no cluster file/);
+    expect(Array.from(compileTemplates([['word', 'prevtag']], ['word']).ints)).toEqual([1, 2, 1, 0, 0, 0, 13, 0, -1, 0]);
+    expect(() => compileTemplates([['word', 'prevtag', 'prevtag']], ['word'])).toThrow(/prevtag twice/);
     expect(compileTemplates([['pos[0]'], ['word']], ['word'], { dropMissing: true }).templates).toEqual([['word']]);
     expect(() => resolveTemplateConfig({ base: 'ner', extra: 1 } as never)).toThrow(/unknown key 'extra'/);
     expect(resolveTemplateConfig({ base: 'chunk', add: [['bias']] }).templates.at(-1)).toEqual(['bias']);
+  });
+
+  it('edge templates (previous tag x word) train, decode and round-trip', async () => {
+    const templates = [['word[0]'], ['pos[0]'], ['pos[-1]', 'pos[0]'], ['word[0]', 'prevtag'], ['pos[0]', 'prevtag']];
+    for (const algo of ['perceptron', 'crf', 'maxent'] as const) {
+      const t = await Tagger.train(train.slice(0, 300), { algo, columns, label: 'chunk', templates, epochs: algo === 'perceptron' ? 3 : 15, threads: 2 });
+      const f1 = chunkF1(gold, await t.tagSentences(test));
+      expect(f1).toBeGreaterThan(70);
+      const f = tmp.file(`edge-${algo}.model`);
+      t.save(f);
+      expect(Tagger.load(f).tagNbest(test.slice(0, 3), 3)).toEqual(t.tagNbest(test.slice(0, 3), 3));
+    }
   });
 
   it('uses word clusters with prefix features', async () => {

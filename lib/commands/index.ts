@@ -9,6 +9,8 @@ export const commands: Record<string, () => Promise<Command>> = {
   'kernel tags': async () => (await import('./kernel-tags.js')).default,
   'train-tagger': async () => (await import('./train-tagger.js')).default,
   tag: async () => (await import('./tag.js')).default,
+  'train-parser': async () => (await import('./train-parser.js')).default,
+  parse: async () => (await import('./parse.js')).default,
   'eval parse': async () => (await import('./eval-parse.js')).default,
   'eval chunks': async () => (await import('./eval-chunks.js')).default,
   'eval tags': async () => (await import('./eval-tags.js')).default,

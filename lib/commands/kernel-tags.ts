@@ -58,7 +58,7 @@ const command: Command = {
     const matrix = await rethrowNative(() =>
       gramAsync(a, b ?? null, { lambda, sim2: sim2 !== undefined, normalize: !!values.normalize, plain: !!values.plain, threads }),
     );
-    printMatrix(matrix, (b ?? a).size, !!values.json);
+    await printMatrix(matrix, (b ?? a).size, !!values.json);
   },
 };
 export default command;

@@ -53,7 +53,7 @@ const command: Command = {
     const matrix = await rethrowNative(() =>
       gramAsync(a, b ?? null, { lambda, depth, normalize: !!values.normalize, plain: !!values.plain, threads }),
     );
-    printMatrix(matrix, (b ?? a).size, !!values.json);
+    await printMatrix(matrix, (b ?? a).size, !!values.json);
   },
 };
 export default command;

@@ -10,6 +10,8 @@ import { loadReranker } from '../rerank/reranker.js';
 import { evalbCorpus } from '../eval/evalb.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import { stripRoot } from '../trees/transforms.js';
+import { loadModel } from '../io/model-file.js';
+import { perceptronRerankUsage, rerankPerceptronCli } from '../rerank/perceptron-cli.js';
 
 const usage = `structrank rerank --model M --input nbest.jsonl --out best.mrg|best.conll [--rounds N] [--threads N]
 
@@ -17,13 +19,27 @@ Picks argmax F(x) = a0 L(x) + sum_k w_k h_k(x) in every n-best list and writes t
 parse trees (one per line) or, for tag candidates or a .conll output, token<TAB>tag lines
 with a blank line after each sentence. --rounds evaluates a boosting model after its first
 N rounds instead of the N chosen on dev. With gold in the input, prints the summed Score
-of the base model's first choice, the reranked choice and the oracle.`;
+of the base model's first choice, the reranked choice and the oracle.
+
+Perceptron models (train-reranker --method perceptron) take their own options:
+${perceptronRerankUsage}`;
+
+function optionValue(args: string[], flag: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === `--${flag}`) return args[i + 1];
+    if (args[i].startsWith(`--${flag}=`)) return args[i].slice(flag.length + 3);
+  }
+  return undefined;
+}
 
 const command: Command = {
   name: 'rerank',
   summary: 'rerank n-best lists with a trained reranker',
   usage,
   async run(args) {
+    // The model file says which reranker it is; perceptron models parse their own options.
+    const modelFile = optionValue(args, 'model');
+    if (modelFile !== undefined && loadModel(modelFile).kind === 'perceptron-reranker') return rerankPerceptronCli(args);
     const { values } = parseCommandArgs('rerank', args, {
       model: { type: 'string' }, input: { type: 'string' }, out: { type: 'string' }, rounds: { type: 'string' }, threads: { type: 'string' },
     }, false);

@@ -6,8 +6,9 @@ import { buildFeatureTable, selectFeatures } from '../rerank/feature-table.js';
 import { loadSentenceFeatures, requireScores, tableData } from '../rerank/inputs.js';
 import { saveReranker } from '../rerank/reranker.js';
 import { rerankerTrainers } from '../rerank/trainers.js';
+import { perceptronTrainUsage, trainPerceptronCli } from '../rerank/perceptron-cli.js';
 
-const usage = `structrank train-reranker --method ${Object.keys(rerankerTrainers).join('|')} --train nbest.jsonl|feats.bin [--dev nbest.jsonl|feats.bin]
+const usage = `structrank train-reranker --method ${[...Object.keys(rerankerTrainers), 'perceptron'].join('|')} --train nbest.jsonl|feats.bin [--dev nbest.jsonl|feats.bin]
     --model M [--rounds 100000] [--eps 0.0025[,0.001,...]] [--weights score|uniform] [--l2 1[,10,...]]
     [--cutoff 5] [--dev-step N] [--threads N]
 
@@ -18,7 +19,18 @@ logloss    LogLoss feature selection (seed 002 section 4.6; slow); --rounds defa
 loglinear  log-linear reranker over all features, Gaussian prior C (--l2; several values are
            tried and the best on --dev is kept), L-BFGS; --rounds = max iterations (200).
 N-best files carrying trees without features get the SPEC section 7 features, with the
-count --cutoff (features on candidates of >= cutoff training sentences).`;
+count --cutoff (features on candidates of >= cutoff training sentences).
+
+${perceptronTrainUsage}`;
+
+/** The value of --method (perceptron has its own options, parsed by its module). */
+function methodOf(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--method') return args[i + 1];
+    if (args[i].startsWith('--method=')) return args[i].slice('--method='.length);
+  }
+  return undefined;
+}
 
 function numberList(flag: string, value: string | undefined): number[] | undefined {
   if (value === undefined) return undefined;
@@ -29,9 +41,10 @@ function numberList(flag: string, value: string | undefined): number[] | undefin
 
 const command: Command = {
   name: 'train-reranker',
-  summary: 'train a reranker (boosting, LogLoss selection, log-linear) on n-best lists',
+  summary: 'train a reranker (boosting, LogLoss selection, log-linear, perceptron) on n-best lists',
   usage,
   async run(args) {
+    if (methodOf(args) === 'perceptron') return trainPerceptronCli(args);
     const { values } = parseCommandArgs('train-reranker', args, {
       method: { type: 'string' }, train: { type: 'string' }, dev: { type: 'string' }, model: { type: 'string' },
       rounds: { type: 'string' }, eps: { type: 'string' }, weights: { type: 'string' }, l2: { type: 'string' },
@@ -39,7 +52,7 @@ const command: Command = {
     }, false);
     const method = values.method ?? 'boost';
     const trainer = rerankerTrainers[method];
-    if (!trainer) throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${Object.keys(rerankerTrainers).join(', ')})`);
+    if (!trainer) throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${[...Object.keys(rerankerTrainers), 'perceptron'].join(', ')})`);
     const trainFile = requireOption('train-reranker', values.train, 'train');
     const modelFile = requireOption('train-reranker', values.model, 'model');
     const weighting = values.weights ?? 'score';

@@ -9,8 +9,11 @@
  *   initcap, allcap, hasdigit, hyphen, alldigit   flags (present only when true)
  *   cluster, clusterN             the word's cluster (from a `word<TAB>cluster` file), or its
  *                                 first N characters (Brown-cluster prefixes)
+ *   prevtag      makes the template an *edge* template: its attribute is weighted per
+ *                (previous tag, tag) pair instead of per tag, e.g. `["lower(word)", "prevtag"]`
+ *                is previous tag x tag x word (CRF++'s B templates with observations)
  * Positions outside the sentence give a boundary value (flags and clusters give nothing).
- * Label transitions (previous one or two tags) are not templates: they come from `order`.
+ * Plain label transitions (previous one or two tags) need no template: they come from `order`.
  *
  * Config file: `{"templates": [["word[0]"], ["word[-1]", "word[0]"], ...], "clusters": "brown.txt"}`
  * or `{"base": "ner", "add": [...]}` to extend a default set.
@@ -48,6 +51,7 @@ const KIND = {
   hyphen: 10,
   alldigit: 11,
   cluster: 12,
+  prevtag: 13,
 } as const;
 
 const window = (atom: string, from = -2, to = 2): TemplateSet => {
@@ -74,7 +78,7 @@ const CHUNK: TemplateSet = [
 const AFFIXES: TemplateSet = [1, 2, 3, 4].flatMap((n) => [[`prefix${n}(word)`], [`suffix${n}(word)`]]);
 const FLAGS: TemplateSet = [['initcap(word)'], ['allcap(word)'], ['hasdigit(word)'], ['hyphen(word)'], ['alldigit(word)']];
 
-/** Rich POS tagging features. */
+/** Rich POS tagging features, with previous tag x word / suffix / next word edge features. */
 const POS: TemplateSet = [
   ['bias'],
   ...window('lower(word)'),
@@ -94,6 +98,9 @@ const POS: TemplateSet = [
   ['cluster4(word)'],
   ['cluster6(word)'],
   ['cluster10(word)'],
+  ['lower(word)[0]', 'prevtag'],
+  ['suffix3(word)[0]', 'prevtag'],
+  ['lower(word)[1]', 'prevtag'],
 ];
 
 /** Named-entity features: words, shapes, affixes, POS when present, clusters when given. */
@@ -140,6 +147,7 @@ interface Atom {
 
 function parseAtom(text: string, where: string): Atom {
   if (text === 'bias') return { kind: KIND.bias, column: '', offset: 0, param: 0 };
+  if (text === 'prevtag') return { kind: KIND.prevtag, column: '', offset: -1, param: 0 };
   const m = ATOM.exec(text.trim());
   if (!m) throw new InputError(where, undefined, `bad template atom '${text}'`);
   const offset = m[5] === undefined ? 0 : Number(m[5]);
@@ -189,7 +197,8 @@ export function compileTemplates(
       throw new InputError(where, undefined, `a template must be a list of 1..16 atom strings, got ${JSON.stringify(tmpl)}`);
     }
     const atoms = tmpl.map((a) => parseAtom(a, where));
-    const missing = atoms.find((a) => a.kind !== KIND.bias && !inputColumns.includes(a.column));
+    const missing = atoms.find((a) => a.kind !== KIND.bias && a.kind !== KIND.prevtag && !inputColumns.includes(a.column));
+    if (atoms.filter((a) => a.kind === KIND.prevtag).length > 1) throw new InputError(where, undefined, `template ${JSON.stringify(tmpl)} has prevtag twice`);
     const needsClusters = atoms.some((a) => a.kind === KIND.cluster);
     if (missing || (needsClusters && !options.haveClusters)) {
       if (options.dropMissing) continue;
@@ -197,7 +206,7 @@ export function compileTemplates(
       throw new InputError(where, undefined, `template ${JSON.stringify(tmpl)} uses clusters but no cluster file was given`);
     }
     ints.push(atoms.length);
-    for (const a of atoms) ints.push(a.kind, a.kind === KIND.bias ? 0 : inputColumns.indexOf(a.column), a.offset, a.param);
+    for (const a of atoms) ints.push(a.kind, a.kind === KIND.bias || a.kind === KIND.prevtag ? 0 : inputColumns.indexOf(a.column), a.offset, a.param);
     kept.push(tmpl);
   }
   if (kept.length === 0) throw new InputError(where, undefined, 'no template applies to the input columns');

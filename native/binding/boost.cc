@@ -393,13 +393,15 @@ Napi::Value TrainLoglinearJs(const Napi::CallbackInfo& info) {
   Napi::Object o = info[1].As<Napi::Object>();
   double l2 = OptionalDouble(o, "l2", 1.0);
   int threads = OptionalInt(o, "threads", 0);
-  LbfgsOptions opt;
-  opt.max_iterations = OptionalInt(o, "maxIterations", 200);
+  const int max_iterations = OptionalInt(o, "maxIterations", 200);
   if (data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
   auto cancel = CancelFlag::From(info.Length() >= 3 ? info[2] : env.Undefined());
   auto result = std::make_shared<LoglinearResult>();
   return RunAsync(
-      env, [data, l2, threads, opt, cancel, result]() { *result = TrainLoglinear(*data, l2, opt, threads, nullptr, cancel.get()); },
+      env,
+      [data, l2, threads, max_iterations, cancel, result]() {
+        *result = TrainLoglinear(*data, l2, max_iterations, threads, nullptr, cancel.get());
+      },
       [result](Napi::Env env) {
         Napi::Object out = Napi::Object::New(env);
         out.Set("a0", result->a0);

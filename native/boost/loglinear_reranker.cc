@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/errors.h"
 #include "core/thread_pool.h"
 
 namespace structrank {
@@ -54,7 +55,7 @@ double LoglinearObjective(const RerankData& data, const std::vector<int64_t>& be
   return loss;
 }
 
-LoglinearResult TrainLoglinear(const RerankData& data, double l2, const LbfgsOptions& options, int threads,
+LoglinearResult TrainLoglinear(const RerankData& data, double l2, int max_iterations, int threads,
                                const IterationCallback& callback, const std::atomic<bool>* cancel) {
   data.Validate(true);
   std::vector<int64_t> best(data.sentences());
@@ -66,13 +67,16 @@ LoglinearResult TrainLoglinear(const RerankData& data, double l2, const LbfgsOpt
   auto objective = [&](const std::vector<double>& p, std::vector<double>& g) {
     return LoglinearObjective(data, best, l2, p, g, threads);
   };
-  auto counting = [&](int iter, double f) {
-    r.iterations = iter;
-    return callback ? callback(iter, f) : true;
-  };
-  r.objective = MinimizeLbfgs(objective, x, options, counting, cancel);
-  r.a0 = x[0];
-  r.weights.assign(x.begin() + 1, x.end());
+  Lbfgs lbfgs(objective, std::move(x));
+  while (lbfgs.iterations() < max_iterations) {
+    if (cancel && cancel->load()) throw Cancelled();
+    if (!lbfgs.Iterate()) break;
+    if (callback && !callback(lbfgs.iterations(), lbfgs.value())) break;
+  }
+  r.iterations = lbfgs.iterations();
+  r.objective = lbfgs.value();
+  r.a0 = lbfgs.x()[0];
+  r.weights.assign(lbfgs.x().begin() + 1, lbfgs.x().end());
   return r;
 }
 

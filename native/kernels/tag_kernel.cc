@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/errors.h"
+
 namespace structrank {
 
 namespace {
@@ -30,6 +32,7 @@ void TagKernelScratch::Reserve(int32_t n1, int32_t n2) {
     match_end.resize(n1);
   }
   const std::size_t cells = static_cast<std::size_t>(n1 + 1) * n2;
+  if (cells > (std::size_t{1} << 27)) throw InputError("sequences too long for the kernel table");
   if (delta.size() < cells) delta.resize(std::max(cells, delta.size() * 2));
 }
 
@@ -82,6 +85,8 @@ double TagKernel(const SequenceView& a, const SequenceView& b, const TagKernelWe
 }
 
 double TagKernelPlain(const SequenceView& a, const SequenceView& b, const TagKernelWeights& w) {
+  if (static_cast<std::size_t>(a.size + 1) * (b.size + 1) > (std::size_t{1} << 27))
+    throw InputError("sequences too long for the kernel table");
   std::vector<double> table(static_cast<std::size_t>(a.size + 1) * (b.size + 1), 0.0);
   auto at = [&](int32_t t1, int32_t t2) -> double& { return table[static_cast<std::size_t>(t1) * (b.size + 1) + t2]; };
   double total = 0;

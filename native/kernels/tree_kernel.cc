@@ -1,6 +1,9 @@
 #include "kernels/tree_kernel.h"
 
 #include <algorithm>
+#include <string>
+
+#include "core/errors.h"
 
 namespace structrank {
 
@@ -15,6 +18,8 @@ void TreeKernelScratch::Reserve(int32_t n1, int32_t n2, int32_t depth) {
   if (matched.size() < words) matched.resize(words);
   std::fill(matched.begin(), matched.begin() + words, 0);
   std::size_t cells = static_cast<std::size_t>(n1) * n2 * std::max(depth, 1);
+  if (cells > kMaxTableCells) throw InputError("trees too large for the kernel table (" + std::to_string(n1) + " x " +
+                                               std::to_string(n2) + " nodes)");
   if (delta.size() < cells) delta.resize(std::max(cells, delta.size() * 2));
 }
 
@@ -150,6 +155,8 @@ double SubsetTreeKernel(const TreeView& a, const TreeView& b, double lambda, int
 double SubsetTreeKernelPlain(const TreeView& a, const TreeView& b, double lambda, int depth) {
   if (depth >= std::min(a.height, b.height)) depth = 0;
   const int levels = depth > 0 ? depth : 1;
+  if (static_cast<std::size_t>(a.size) * b.size * levels > kMaxTableCells)
+    throw InputError("trees too large for the kernel table");
   // table[(n1 * |b| + n2) * levels + d]: Delta_{d+1}, or Delta itself when unlimited.
   std::vector<double> table(static_cast<std::size_t>(a.size) * b.size * levels, 0.0);
   auto at = [&](int32_t n1, int32_t n2) { return table.data() + (static_cast<std::size_t>(n1) * b.size + n2) * levels; };

@@ -13,6 +13,9 @@
 
 namespace structrank {
 
+// Kernel tables above this many cells (1 GiB of doubles) are refused with InputError.
+constexpr std::size_t kMaxTableCells = std::size_t{1} << 27;
+
 // Per-thread working memory, grown on demand and never cleared: the fast kernel only
 // reads table cells it wrote during the same call.
 struct TreeKernelScratch {

@@ -184,6 +184,24 @@ TEST(tree_bank_heights) {
   CHECK(SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4, 2) < SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4));
 }
 
+TEST(tree_kernel_refuses_oversized_tables) {
+  // A unary chain of 12,000 nodes: 144 M table cells, above the limit; no allocation tried.
+  PreorderTrees in;
+  in.symbols = {"A", "x"};
+  const int32_t n = 12000;
+  for (int32_t v = 0; v < n; ++v) {
+    in.label.push_back(0);
+    in.word.push_back(v == n - 1 ? 1 : -1);
+    in.arity.push_back(v == n - 1 ? 0 : 1);
+  }
+  in.tree_size = {n};
+  TreeBank bank;
+  bank.Add(in);
+  CHECK(bank.Tree(0).height == n);
+  CHECK_THROWS(SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4));
+  CHECK_THROWS(SubsetTreeKernelPlain(bank.Tree(0), bank.Tree(0), 0.4));
+}
+
 TEST(tree_kernel_preterminal_is_not_unary) {
   // (D a) and (D (a z)) have different productions at D.
   TreeBank bank = MakeBank({Parse("(D a)"), Parse("(D (a z))")});

@@ -86,6 +86,12 @@ double ChainDecoder::PathScore(int32_t n, const double* emissions, const ChainSc
   for (int32_t i = 1; i < n; ++i) {
     s += sc.edge[lat_.Edge(states_[i - 1], states_[i])] + emissions[static_cast<int64_t>(i) * lat_.L + labels[i]];
   }
+  if (delta_) {
+    const int32_t L = lat_.L, P = (L + 1) * L;
+    for (int32_t i = 0; i < n; ++i) {
+      s += delta_[static_cast<std::size_t>(i) * P + (i == 0 ? L : labels[i - 1]) * L + labels[i]];
+    }
+  }
   return s;
 }
 
@@ -94,17 +100,38 @@ double ChainDecoder::Viterbi(int32_t n, const double* emissions, const ChainScor
   const int32_t S = lat_.S, L = lat_.L;
   a_.assign(static_cast<std::size_t>(n) * S, kNegInf);
   back_.resize(static_cast<std::size_t>(n) * S);
+  const int32_t P = (L + 1) * L;
   for (std::size_t k = 0; k < lat_.start_state.size(); ++k) {
     int32_t s = lat_.start_state[k];
     a_[s] = sc.start[k] + emissions[lat_.state_label[s]];
+    if (delta_) a_[s] += delta_[L * L + lat_.state_label[s]];
   }
   const int32_t* from = lat_.edge_from.data();
+  const int32_t* lab = lat_.state_label.data();
   const double* es = sc.edge.data();
   for (int32_t i = 1; i < n; ++i) {
     const double* prev = &a_[static_cast<std::size_t>(i - 1) * S];
     double* cur = &a_[static_cast<std::size_t>(i) * S];
     int32_t* bp = &back_[static_cast<std::size_t>(i) * S];
     const double* em = emissions + static_cast<int64_t>(i) * L;
+    if (delta_) {  // position-dependent pair scores: the generic loop
+      const double* d = delta_ + static_cast<std::size_t>(i) * P;
+      for (int32_t s = 0; s < S; ++s) {
+        double best = kNegInf;
+        int32_t arg = -1;
+        const double* ds = d + lab[s];
+        for (int32_t e = lat_.in_begin[s]; e < lat_.in_begin[s + 1]; ++e) {
+          double v = prev[from[e]] + es[e] + ds[lab[from[e]] * L];
+          if (v > best) {
+            best = v;
+            arg = from[e];
+          }
+        }
+        cur[s] = best + em[lab[s]];
+        bp[s] = arg;
+      }
+      continue;
+    }
     if (lat_.order == 1) {  // dense: edges into s are from 0..L-1 in order
       for (int32_t s = 0; s < L; ++s) {
         const double* t = es + static_cast<std::size_t>(s) * L;
@@ -161,9 +188,11 @@ std::vector<Candidate> ChainDecoder::KBest(int32_t n, const double* emissions, c
   std::vector<Entry> entries(static_cast<std::size_t>(n) * S * k);
   std::vector<int32_t> count(static_cast<std::size_t>(n) * S, 0);
   auto at = [&](int32_t i, int32_t s) { return &entries[(static_cast<std::size_t>(i) * S + s) * k]; };
+  const int32_t P = (L + 1) * L;
   for (std::size_t q = 0; q < lat_.start_state.size(); ++q) {
     int32_t s = lat_.start_state[q];
-    at(0, s)[0] = Entry{sc.start[q] + emissions[lat_.state_label[s]], -1, -1};
+    double d = delta_ ? delta_[L * L + lat_.state_label[s]] : 0.0;
+    at(0, s)[0] = Entry{sc.start[q] + d + emissions[lat_.state_label[s]], -1, -1};
     count[s] = 1;
   }
   auto better = [](const Entry& x, const Entry& y) {
@@ -180,7 +209,9 @@ std::vector<Candidate> ChainDecoder::KBest(int32_t n, const double* emissions, c
         int32_t p = lat_.edge_from[e];
         int32_t c = count[static_cast<std::size_t>(i - 1) * S + p];
         const Entry* pe = at(i - 1, p);
-        for (int32_t r = 0; r < c; ++r) cand.push_back(Entry{pe[r].score + sc.edge[e], p, r});
+        double es = sc.edge[e];
+        if (delta_) es += delta_[static_cast<std::size_t>(i) * P + lat_.state_label[p] * L + lat_.state_label[s]];
+        for (int32_t r = 0; r < c; ++r) cand.push_back(Entry{pe[r].score + es, p, r});
       }
       int32_t keep = std::min<int32_t>(k, static_cast<int32_t>(cand.size()));
       std::partial_sort(cand.begin(), cand.begin() + keep, cand.end(), better);
@@ -249,16 +280,41 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
     }
   }
 
+  // Pair scores from edge features, exponentiated after subtracting each position's
+  // maximum (every path uses exactly one pair per position, so the shift is exact).
+  const int32_t P = (L + 1) * L;
+  const double* PE = nullptr;
+  if (delta_) {
+    pair_exp_.resize(static_cast<std::size_t>(n) * P);
+    for (int32_t i = 0; i < n; ++i) {
+      const double* d = delta_ + static_cast<std::size_t>(i) * P;
+      double m = *std::max_element(d, d + P);
+      shift += m;
+      for (int32_t k = 0; k < P; ++k) pair_exp_[static_cast<std::size_t>(i) * P + k] = std::exp(d[k] - m);
+    }
+    PE = pair_exp_.data();
+  }
+
   for (std::size_t q = 0; q < lat_.start_state.size(); ++q) {
     int32_t s = lat_.start_state[q];
-    a_[s] = start_exp_[q] * e_[lab[s]];
+    a_[s] = start_exp_[q] * e_[lab[s]] * (PE ? PE[L * L + lab[s]] : 1.0);
   }
   for (int32_t i = 0; i < n; ++i) {
     double* cur = &a_[static_cast<std::size_t>(i) * S];
     if (i > 0) {
       const double* prev = cur - S;
       const double* ei = &e_[static_cast<std::size_t>(i) * L];
-      if (lat_.order == 1) {
+      if (PE) {
+        const double* pe = PE + static_cast<std::size_t>(i) * P;
+        for (int32_t s = 0; s < S; ++s) {
+          double sum = 0;
+          const double* ps = pe + lab[s];
+          for (int32_t e = lat_.in_begin[s]; e < lat_.in_begin[s + 1]; ++e) {
+            sum += prev[from[e]] * T[e] * ps[lab[from[e]] * L];
+          }
+          cur[s] = sum * ei[lab[s]];
+        }
+      } else if (lat_.order == 1) {
         // cur = (prev x T) .* e, row by row of T_from so the inner loop vectorizes.
         for (int32_t c = 0; c < L; ++c) cur[c] = 0;
         for (int32_t p = 0; p < L; ++p) {
@@ -284,6 +340,7 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
   for (int32_t i = 0; i < n; ++i) log_z += std::log(z_[i]);
   if (!label_marginals && !edge_expect && !start_expect) return log_z;
 
+  if (PE) pair_marg_.assign(static_cast<std::size_t>(n) * P, 0.0);
   double* last = &b_[static_cast<std::size_t>(n - 1) * S];
   for (int32_t s = 0; s < S; ++s) last[s] = 1.0;
   for (int32_t i = n - 1; i >= 1; --i) {
@@ -292,6 +349,24 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
     const double* ei = &e_[static_cast<std::size_t>(i) * L];
     const double* ap = &a_[static_cast<std::size_t>(i - 1) * S];
     double inv = 1.0 / z_[i];
+    if (PE) {
+      const double* pe = PE + static_cast<std::size_t>(i) * P;
+      double* pm = &pair_marg_[static_cast<std::size_t>(i) * P];
+      for (int32_t s = 0; s < S; ++s) {
+        double t = cur[s] * ei[lab[s]] * inv;
+        if (t == 0) continue;
+        const double* ps = pe + lab[s];
+        for (int32_t e = lat_.in_begin[s]; e < lat_.in_begin[s + 1]; ++e) {
+          const int32_t pair = lab[from[e]] * L + lab[s];
+          const double te = T[e] * ps[lab[from[e]] * L] * t;
+          prev[from[e]] += te;
+          const double m = ap[from[e]] * te;
+          if (edge_expect) edge_expect[e] += m;
+          pm[pair] += m;
+        }
+      }
+      continue;
+    }
     if (lat_.order == 1) {
       for (int32_t s = 0; s < L; ++s) {
         double t = cur[s] * ei[s] * inv;
@@ -322,11 +397,10 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
       for (int32_t s = 0; s < S; ++s) m[lab[s]] += ai[s] * bi[s];
     }
   }
-  if (start_expect) {
-    for (std::size_t q = 0; q < lat_.start_state.size(); ++q) {
-      int32_t s = lat_.start_state[q];
-      start_expect[q] += a_[s] * b_[s];
-    }
+  for (std::size_t q = 0; q < lat_.start_state.size(); ++q) {
+    int32_t s = lat_.start_state[q];
+    if (start_expect) start_expect[q] += a_[s] * b_[s];
+    if (PE) pair_marg_[L * L + lab[s]] += a_[s] * b_[s];
   }
   return log_z;
 }

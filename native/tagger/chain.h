@@ -62,10 +62,18 @@ class ChainDecoder {
   // Score of a given label sequence.
   double PathScore(int32_t n, const double* emissions, const ChainScores& sc, const int32_t* labels);
 
+  // Position-dependent scores of (previous label, label) pairs from edge features:
+  // delta[i * P + p * L + c] (p == L at the start), or null. Applies to the calls that
+  // follow; with it, ForwardBackward also fills pair_marginals() (n x P).
+  void SetPairScores(const double* delta) { delta_ = delta; }
+  const std::vector<double>& pair_marginals() const { return pair_marg_; }
+
  private:
   const ChainLattice& lat_;
   std::vector<double> a_, b_, z_, e_, x_, start_exp_, edge_exp_, t_from_;
   std::vector<int32_t> back_, states_;
+  const double* delta_ = nullptr;
+  std::vector<double> pair_marg_, pair_exp_;
 };
 
 }  // namespace structrank

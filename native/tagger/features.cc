@@ -112,12 +112,18 @@ FeatureConfig FeatureConfig::FromInts(const int32_t* data, std::size_t size, int
         throw InputError("feature templates: unknown atom kind " + std::to_string(kind));
       }
       atom.kind = static_cast<AtomKind>(kind);
+      if (atom.kind == AtomKind::kPrevTag) {
+        if (atom.offset != -1) throw InputError("feature templates: only the previous tag (offset -1) can be conjoined");
+        tmpl.edge = true;
+        continue;  // the tag pair is the feature's label, not part of the attribute key
+      }
       if (atom.kind != AtomKind::kBias && (atom.column < 0 || atom.column >= num_columns)) {
         throw InputError("feature templates: column " + std::to_string(atom.column) + " out of range");
       }
       if (atom.offset < -8 || atom.offset > 8) throw InputError("feature templates: offset out of range");
       tmpl.atoms.push_back(atom);
     }
+    if (tmpl.atoms.empty()) tmpl.atoms.push_back(TemplateAtom{AtomKind::kBias, 0, 0, 0});
     config.templates.push_back(std::move(tmpl));
   }
   if (pos != size) throw InputError("feature templates: trailing data");
@@ -128,12 +134,18 @@ void FeatureConfig::Serialize(ByteWriter& w) const {
   w.Put<int32_t>(num_columns);
   w.Put<uint64_t>(templates.size());
   for (const auto& t : templates) {
-    w.Put<uint64_t>(t.atoms.size());
+    w.Put<uint64_t>(t.atoms.size() + (t.edge ? 1 : 0));
     for (const auto& a : t.atoms) {
       w.Put<int32_t>(static_cast<int32_t>(a.kind));
       w.Put<int32_t>(a.column);
       w.Put<int32_t>(a.offset);
       w.Put<int32_t>(a.param);
+    }
+    if (t.edge) {
+      w.Put<int32_t>(static_cast<int32_t>(AtomKind::kPrevTag));
+      w.Put<int32_t>(0);
+      w.Put<int32_t>(-1);
+      w.Put<int32_t>(0);
     }
   }
   w.Put<uint64_t>(clusters.size());

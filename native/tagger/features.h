@@ -28,7 +28,8 @@ enum class AtomKind : int32_t {
   kHasHyphen = 10,
   kAllDigit = 11,
   kCluster = 12,    // cluster of the column's text; param > 0 keeps a prefix of that length
-  kCount = 13,
+  kPrevTag = 13,    // marks an edge template: conjoined with the (previous tag, tag) pair
+  kCount = 14,
 };
 
 struct TemplateAtom {
@@ -40,6 +41,9 @@ struct TemplateAtom {
 
 struct FeatureTemplate {
   std::vector<TemplateAtom> atoms;
+  // Edge template: its attributes pair with (previous tag, tag) instead of the tag alone
+  // (CRF++'s "B" templates with observations, e.g. previous tag x current word).
+  bool edge = false;
 };
 
 struct FeatureConfig {
@@ -81,7 +85,7 @@ struct SentenceFields {
   std::vector<std::string_view> fields;
 };
 
-// Calls emit(token, key) for every attribute of every token of the sentence.
+// Calls emit(token, key, edge) for every attribute of every token of the sentence.
 class FeatureExtractor {
  public:
   explicit FeatureExtractor(const FeatureConfig& config) : config_(config) {}
@@ -90,7 +94,7 @@ class FeatureExtractor {
     for (int32_t i = 0; i < s.length; ++i) {
       for (std::size_t t = 0; t < config_.templates.size(); ++t) {
         uint64_t key;
-        if (Key(s, i, static_cast<int32_t>(t), key)) emit(i, key);
+        if (Key(s, i, static_cast<int32_t>(t), key)) emit(i, key, config_.templates[t].edge);
       }
     }
   }

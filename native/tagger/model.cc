@@ -18,29 +18,36 @@ TaggerCorpus TaggerModel::BuildCorpus(std::string_view text, std::string_view la
   }
   TaggerCorpus corpus;
   FeatureExtractor extractor(config);
-  std::vector<std::vector<int32_t>> rows;
+  std::vector<std::vector<int32_t>> rows, edge_rows;
   std::vector<std::pair<int32_t, uint64_t>> keys;
+  std::vector<bool> is_edge;
   for (std::size_t s = 0; s < sentences.size(); ++s) {
     const SentenceFields& sent = sentences[s];
     if (has_labels && gold[s].length != sent.length) {
       throw InputError("sentence " + std::to_string(s + 1) + ": labels and tokens differ in number");
     }
     rows.resize(sent.length);
+    edge_rows.resize(sent.length);
     for (auto& r : rows) r.clear();
+    for (auto& r : edge_rows) r.clear();
     keys.clear();
-    extractor.Extract(sent, [&](int32_t i, uint64_t key) { keys.emplace_back(i, key); });
-    if (grow) {
-      for (auto& [i, key] : keys) rows[i].push_back(attributes.Insert(key));
-    } else {
+    is_edge.clear();
+    extractor.Extract(sent, [&](int32_t i, uint64_t key, bool edge) {
+      keys.emplace_back(i, key);
+      is_edge.push_back(edge);
+    });
+    if (!grow) {
       // Lookups miss the cache; issuing all of a sentence's prefetches first overlaps them.
       for (auto& kv : keys) attributes.Prefetch(kv.second);
-      for (auto& [i, key] : keys) {
-        int32_t id = attributes.Find(key);
-        if (id >= 0) rows[i].push_back(id);
-      }
+    }
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      auto [i, key] = keys[k];
+      int32_t id = grow ? attributes.Insert(key) : attributes.Find(key);
+      if (id >= 0) (is_edge[k] ? edge_rows : rows)[i].push_back(id);
     }
     for (int32_t i = 0; i < sent.length; ++i) {
       corpus.attributes.AddRow(rows[i].data(), nullptr, static_cast<int64_t>(rows[i].size()));
+      corpus.edge_attributes.AddRow(edge_rows[i].data(), nullptr, static_cast<int64_t>(edge_rows[i].size()));
       int32_t y = -1;
       if (has_labels) y = grow ? labels.Intern(gold[s].fields[i]) : labels.Find(gold[s].fields[i]);
       corpus.labels.push_back(y);
@@ -68,6 +75,28 @@ void TaggerModel::BuildFeatures(const TaggerCorpus& corpus) {
     std::sort(pairs[a].begin(), pairs[a].end());
     feature_label.insert(feature_label.end(), pairs[a].begin(), pairs[a].end());
     attr_offset.push_back(static_cast<int64_t>(feature_label.size()));
+  }
+  // Edge attributes pair with the gold (previous label, label) at their token.
+  const int32_t L = num_labels();
+  for (auto& v : pairs) v.clear();
+  for (int64_t s = 0; s < corpus.sentences(); ++s) {
+    for (int64_t t = corpus.sentence_start[s]; t < corpus.sentence_start[s + 1]; ++t) {
+      int32_t y = corpus.labels[t];
+      int32_t p = t == corpus.sentence_start[s] ? L : corpus.labels[t - 1];
+      if (y < 0 || p < 0) continue;
+      int32_t pair = p * L + y;
+      for (int64_t k = corpus.edge_attributes.RowBegin(t); k < corpus.edge_attributes.RowEnd(t); ++k) {
+        auto& v = pairs[corpus.edge_attributes.cols[k]];
+        if (std::find(v.begin(), v.end(), pair) == v.end()) v.push_back(pair);
+      }
+    }
+  }
+  edge_offset.assign(1, 0);
+  edge_pair.clear();
+  for (int32_t a = 0; a < A; ++a) {
+    std::sort(pairs[a].begin(), pairs[a].end());
+    edge_pair.insert(edge_pair.end(), pairs[a].begin(), pairs[a].end());
+    edge_offset.push_back(static_cast<int64_t>(edge_pair.size()));
   }
   weights.assign(num_weights(), 0.0);
 }
@@ -97,6 +126,21 @@ void TaggerModel::Emissions(const TaggerCorpus& corpus, int64_t sentence, const 
   }
 }
 
+void TaggerModel::EdgeScores(const TaggerCorpus& corpus, int64_t sentence, const double* w, double* delta,
+                             double scale) const {
+  const int32_t P = num_pairs();
+  const int64_t begin = corpus.sentence_start[sentence], end = corpus.sentence_start[sentence + 1];
+  std::fill(delta, delta + (end - begin) * P, 0.0);
+  const double* we = w + num_node_features();
+  for (int64_t t = begin; t < end; ++t) {
+    double* d = delta + (t - begin) * P;
+    for (int64_t k = corpus.edge_attributes.RowBegin(t); k < corpus.edge_attributes.RowEnd(t); ++k) {
+      int32_t a = corpus.edge_attributes.cols[k];
+      for (int64_t g = edge_offset[a]; g < edge_offset[a + 1]; ++g) d[edge_pair[g]] += scale * we[g];
+    }
+  }
+}
+
 void TaggerModel::Serialize(ByteWriter& w) const {
   w.Put<int32_t>(static_cast<int32_t>(algorithm));
   w.Put<int32_t>(order);
@@ -107,6 +151,8 @@ void TaggerModel::Serialize(ByteWriter& w) const {
   w.PutVector(attributes.keys());
   w.PutVector(attr_offset);
   w.PutVector(feature_label);
+  w.PutVector(edge_offset);
+  w.PutVector(edge_pair);
   w.PutVector(weights);
 }
 
@@ -128,10 +174,12 @@ TaggerModel TaggerModel::Deserialize(ByteReader& r) {
   m.attributes.Rebuild(r.GetVector<uint64_t>());
   m.attr_offset = r.GetVector<int64_t>();
   m.feature_label = r.GetVector<int32_t>();
+  m.edge_offset = r.GetVector<int64_t>();
+  m.edge_pair = r.GetVector<int32_t>();
   m.weights = r.GetVector<double>();
   if (!r.AtEnd()) throw InputError("model payload: trailing bytes");
   if (m.attr_offset.size() != static_cast<std::size_t>(m.attributes.size()) + 1 || m.attr_offset[0] != 0 ||
-      m.attr_offset.back() != m.num_features()) {
+      m.attr_offset.back() != m.num_node_features()) {
     throw InputError("model payload: inconsistent feature offsets");
   }
   for (std::size_t a = 1; a < m.attr_offset.size(); ++a) {
@@ -139,6 +187,16 @@ TaggerModel TaggerModel::Deserialize(ByteReader& r) {
   }
   for (int32_t y : m.feature_label) {
     if (y < 0 || y >= m.num_labels()) throw InputError("model payload: feature label out of range");
+  }
+  if (m.edge_offset.size() != m.attr_offset.size() || m.edge_offset[0] != 0 ||
+      m.edge_offset.back() != static_cast<int64_t>(m.edge_pair.size())) {
+    throw InputError("model payload: inconsistent edge feature offsets");
+  }
+  for (std::size_t a = 1; a < m.edge_offset.size(); ++a) {
+    if (m.edge_offset[a] < m.edge_offset[a - 1]) throw InputError("model payload: edge feature offsets decrease");
+  }
+  for (int32_t pair : m.edge_pair) {
+    if (pair < 0 || pair >= m.num_pairs()) throw InputError("model payload: edge feature pair out of range");
   }
   if (static_cast<int64_t>(m.weights.size()) != m.num_weights()) throw InputError("model payload: weight count mismatch");
   return m;

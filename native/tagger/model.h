@@ -4,8 +4,11 @@
 // locally normalized maxent tagger; they differ only in how the weights are trained
 // and (for maxent) how sequences are decoded.
 //
-// Weight vector layout: [F feature weights][(L+1) x L first-order transitions,
-// row L = sentence start][order 2: (L+1) x L x L second-order transitions (t-2, t-1, t)].
+// Weight vector layout: [node features (attribute, label)][edge features (attribute,
+// previous label, label)][(L+1) x L first-order transitions, row L = sentence start]
+// [order 2: (L+1) x L x L second-order transitions (t-2, t-1, t)].
+// A (previous label, label) pair is coded p * L + c, p == L for the sentence start; there
+// are P = (L+1) * L pairs.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -25,6 +28,7 @@ enum class TaggerAlgorithm : int32_t { kPerceptron = 0, kCrf = 1, kMaxent = 2 };
 struct TaggerCorpus {
   std::vector<int64_t> sentence_start{0};  // token offsets; sentence s = [start[s], start[s+1])
   CsrMatrix attributes;                    // rows = tokens
+  CsrMatrix edge_attributes;               // rows = tokens: attributes of edge templates
   std::vector<int32_t> labels;             // gold label per token, -1 when unknown or absent
   int64_t sentences() const { return static_cast<int64_t>(sentence_start.size()) - 1; }
   int64_t tokens() const { return static_cast<int64_t>(labels.size()); }
@@ -40,10 +44,15 @@ class TaggerModel {
   AttributeTable attributes;
   std::vector<int64_t> attr_offset{0};  // attribute a's features are [attr_offset[a], attr_offset[a+1])
   std::vector<int32_t> feature_label;   // label of each feature
+  std::vector<int64_t> edge_offset{0};  // attribute a's edge features: [edge_offset[a], edge_offset[a+1])
+  std::vector<int32_t> edge_pair;       // (previous label, label) pair of each edge feature
   std::vector<double> weights;
 
   int32_t num_labels() const { return labels.size(); }
-  int64_t num_features() const { return static_cast<int64_t>(feature_label.size()); }
+  int64_t num_node_features() const { return static_cast<int64_t>(feature_label.size()); }
+  bool has_edge_features() const { return !edge_pair.empty(); }
+  int32_t num_pairs() const { return (num_labels() + 1) * num_labels(); }
+  int64_t num_features() const { return num_node_features() + static_cast<int64_t>(edge_pair.size()); }
   int64_t Trans1(int32_t prev, int32_t cur) const {  // prev == L: sentence start
     return num_features() + static_cast<int64_t>(prev) * num_labels() + cur;
   }
@@ -65,6 +74,10 @@ class TaggerModel {
 
   // score[i * L + y] = sum of the weights of token i's attributes with label y.
   void Emissions(const TaggerCorpus& corpus, int64_t sentence, const double* w, double* score) const;
+  // delta[i * P + pair] = sum of the edge-feature weights of token i with that pair
+  // (only when has_edge_features()).
+  void EdgeScores(const TaggerCorpus& corpus, int64_t sentence, const double* w, double* delta,
+                  double scale = 1.0) const;
 
   void Serialize(ByteWriter& w) const;
   static TaggerModel Deserialize(ByteReader& r);

@@ -21,7 +21,7 @@ struct Fixture {
   TaggerCorpus corpus;
 };
 
-Fixture RandomFixture(int L, int order, std::vector<int> lengths, uint64_t seed) {
+Fixture RandomFixture(int L, int order, std::vector<int> lengths, uint64_t seed, bool edges = true) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   Fixture fx;
@@ -33,6 +33,15 @@ Fixture RandomFixture(int L, int order, std::vector<int> lengths, uint64_t seed)
     for (int y = 0; y < L; ++y) fx.model.feature_label.push_back(y);
     fx.model.attr_offset.push_back(fx.model.feature_label.size());
   }
+  // Edge features: each attribute pairs with a random half of the (previous, current) pairs.
+  for (int a = 0; a < attrs; ++a) {
+    if (edges) {
+      for (int pair = 0; pair < (L + 1) * L; ++pair) {
+        if (rng() % 2) fx.model.edge_pair.push_back(pair);
+      }
+    }
+    fx.model.edge_offset.push_back(fx.model.edge_pair.size());
+  }
   fx.model.weights.resize(fx.model.num_weights());
   for (double& w : fx.model.weights) w = u(rng);
   for (int n : lengths) {
@@ -42,6 +51,11 @@ Fixture RandomFixture(int L, int order, std::vector<int> lengths, uint64_t seed)
         if (rng() % 2) row.push_back(a);
       }
       fx.corpus.attributes.AddRow(row.data(), nullptr, row.size());
+      std::vector<int32_t> edge_row;
+      for (int a = 0; a < attrs; ++a) {
+        if (edges && rng() % 3 == 0) edge_row.push_back(a);
+      }
+      fx.corpus.edge_attributes.AddRow(edge_row.data(), nullptr, edge_row.size());
       fx.corpus.labels.push_back(static_cast<int32_t>(rng() % L));
     }
     fx.corpus.sentence_start.push_back(fx.corpus.sentence_start.back() + n);
@@ -49,11 +63,20 @@ Fixture RandomFixture(int L, int order, std::vector<int> lengths, uint64_t seed)
   return fx;
 }
 
-// Independent sequence score straight from the weight layout.
-double BruteScore(const TaggerModel& m, const std::vector<double>& em, const std::vector<int32_t>& y) {
+// Independent sequence score straight from the weight layout (sentence `sent` of `c`).
+double BruteScore(const TaggerModel& m, const TaggerCorpus& c, int64_t sent, const std::vector<double>& em,
+                  const std::vector<int32_t>& y) {
   const int L = m.num_labels();
   double s = 0;
   for (std::size_t i = 0; i < y.size(); ++i) {
+    int64_t t = c.sentence_start[sent] + i;
+    int32_t pair = (i == 0 ? L : y[i - 1]) * L + y[i];
+    for (int64_t k = c.edge_attributes.RowBegin(t); k < c.edge_attributes.RowEnd(t); ++k) {
+      int32_t a = c.edge_attributes.cols[k];
+      for (int64_t g = m.edge_offset[a]; g < m.edge_offset[a + 1]; ++g) {
+        if (m.edge_pair[g] == pair) s += m.weights[m.num_node_features() + g];
+      }
+    }
     s += em[i * L + y[i]];
     s += m.weights[m.Trans1(i == 0 ? L : y[i - 1], y[i])];
     if (m.order == 2 && i > 0) s += m.weights[m.Trans2(i == 1 ? L : y[i - 2], y[i - 1], y[i])];
@@ -88,23 +111,30 @@ TEST(forward_backward_matches_enumeration_first_and_second_order) {
       int n = fx.corpus.sentence_start[s + 1] - fx.corpus.sentence_start[s];
       std::vector<double> em(n * L), marg(n * L), edge(lat.num_edges(), 0.0), start(lat.start_state.size(), 0.0);
       m.Emissions(fx.corpus, s, m.weights.data(), em.data());
+      std::vector<double> pairs(n * m.num_pairs());
+      m.EdgeScores(fx.corpus, s, m.weights.data(), pairs.data());
+      dec.SetPairScores(pairs.data());
       double log_z = dec.ForwardBackward(n, em.data(), sc, marg.data(), edge.data(), start.data());
       // Brute force: Z, label marginals, expected count of every transition weight.
       auto seqs = AllSequences(L, n);
       double z = 0;
       std::vector<double> bm(n * L, 0.0);
       std::map<int64_t, double> trans;
-      for (auto& y : seqs) z += std::exp(BruteScore(m, em, y));
+      const int P = m.num_pairs();
+      std::vector<double> bp(n * P, 0.0);
+      for (auto& y : seqs) z += std::exp(BruteScore(m, fx.corpus, s, em, y));
       for (auto& y : seqs) {
-        double p = std::exp(BruteScore(m, em, y)) / z;
+        double p = std::exp(BruteScore(m, fx.corpus, s, em, y)) / z;
         for (int i = 0; i < n; ++i) {
           bm[i * L + y[i]] += p;
+          bp[i * P + (i == 0 ? L : y[i - 1]) * L + y[i]] += p;
           trans[m.Trans1(i == 0 ? L : y[i - 1], y[i])] += p;
           if (order == 2 && i > 0) trans[m.Trans2(i == 1 ? L : y[i - 2], y[i - 1], y[i])] += p;
         }
       }
       CHECK_NEAR(log_z, std::log(z), 1e-10);
       for (int k = 0; k < n * L; ++k) CHECK_NEAR(marg[k], bm[k], 1e-10);
+      for (int k = 0; k < n * P; ++k) CHECK_NEAR(dec.pair_marginals()[k], bp[k], 1e-10);
       std::map<int64_t, double> got;
       for (int e = 0; e < lat.num_edges(); ++e) {
         if (edge[e] == 0) continue;
@@ -131,8 +161,11 @@ TEST(viterbi_and_kbest_match_enumeration) {
       int n = fx.corpus.sentence_start[s + 1] - fx.corpus.sentence_start[s];
       std::vector<double> em(n * L);
       m.Emissions(fx.corpus, s, m.weights.data(), em.data());
+      std::vector<double> pairs(n * m.num_pairs());
+      m.EdgeScores(fx.corpus, s, m.weights.data(), pairs.data());
+      dec.SetPairScores(pairs.data());
       std::vector<std::pair<double, std::vector<int32_t>>> all;
-      for (auto& y : AllSequences(L, n)) all.push_back({BruteScore(m, em, y), y});
+      for (auto& y : AllSequences(L, n)) all.push_back({BruteScore(m, fx.corpus, s, em, y), y});
       std::sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.first > b.first; });
       std::vector<int32_t> best(n);
       double v = dec.Viterbi(n, em.data(), sc, best.data());
@@ -143,7 +176,7 @@ TEST(viterbi_and_kbest_match_enumeration) {
       CHECK(static_cast<int>(kb.size()) == std::min<int>(k, all.size()));
       for (std::size_t q = 0; q < kb.size(); ++q) {
         CHECK_NEAR(kb[q].score, all[q].first, 1e-12);
-        CHECK_NEAR(BruteScore(m, em, kb[q].labels), kb[q].score, 1e-12);
+        CHECK_NEAR(BruteScore(m, fx.corpus, s, em, kb[q].labels), kb[q].score, 1e-12);
         if (q > 0) CHECK(kb[q].labels != kb[q - 1].labels);
       }
       // CRF decoding reports log-probabilities that sum to <= 0 and match enumeration.
@@ -205,7 +238,7 @@ TEST(perceptron_update_on_the_man_bit_the_dog) {
     s.length = 1;
     s.fields = {word};
     int32_t a = -1;
-    ex.Extract(s, [&](int32_t, uint64_t key) { a = m.attributes.Find(key); });
+    ex.Extract(s, [&](int32_t, uint64_t key, bool) { a = m.attributes.Find(key); });
     for (int64_t f = m.attr_offset[a]; f < m.attr_offset[a + 1]; ++f) {
       if (m.feature_label[f] == y) return f;
     }
@@ -233,7 +266,7 @@ TEST(feature_atoms_lowercase_shape_affixes) {
     s.length = 1;
     s.fields = {word};
     std::vector<uint64_t> out;
-    ex.Extract(s, [&](int32_t, uint64_t key) { out.push_back(key); });
+    ex.Extract(s, [&](int32_t, uint64_t key, bool) { out.push_back(key); });
     return out;
   };
   auto a = keys("éxito"), b = keys("éxodo"), d = keys("a");
@@ -269,10 +302,14 @@ TEST(trainers_fit_a_tiny_corpus) {
       TaggerModel m;
       m.algorithm = static_cast<TaggerAlgorithm>(algo);
       m.order = order;
-      int32_t ints[] = {1, 1, static_cast<int32_t>(AtomKind::kField), 0, 0, 0};
-      m.config = FeatureConfig::FromInts(ints, 6, 1);
+      // word[0], and word[0] x (previous tag, tag) as an edge template.
+      int32_t ints[] = {2, 1, static_cast<int32_t>(AtomKind::kField), 0, 0, 0,
+                        2, static_cast<int32_t>(AtomKind::kField), 0, 0, 0, static_cast<int32_t>(AtomKind::kPrevTag), 0, -1, 0};
+      m.config = FeatureConfig::FromInts(ints, 15, 1);
+      CHECK(m.config.templates[1].edge && m.config.templates[1].atoms.size() == 1);
       TaggerCorpus corpus = m.BuildCorpus(text, tags, true);
       m.BuildFeatures(corpus);
+      CHECK(m.has_edge_features());
       TrainOptions opt;
       opt.c2 = 0.01;
       opt.optimizer = optimizer == 1 ? CrfOptimizer::kSgd : CrfOptimizer::kLbfgs;

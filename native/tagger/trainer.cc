@@ -35,8 +35,29 @@ void AddEmissionGradient(const TaggerModel& model, const TaggerCorpus& corpus, i
   }
 }
 
+// Edge features: adds `scale * (pair_marginals[i][pair(g)] - [pair(g) == gold pair at i])`
+// to grad[F + g] for every edge feature g of every token of s.
+void AddEdgeGradient(const TaggerModel& model, const TaggerCorpus& corpus, int64_t s, const double* pm,
+                     const int32_t* gold, double scale, double* grad) {
+  const int32_t L = model.num_labels(), P = model.num_pairs();
+  const int64_t F = model.num_node_features();
+  const int64_t begin = corpus.sentence_start[s], end = corpus.sentence_start[s + 1];
+  for (int64_t t = begin; t < end; ++t) {
+    const int32_t i = static_cast<int32_t>(t - begin);
+    const int32_t gold_pair = (i == 0 ? L : gold[i - 1]) * L + gold[i];
+    const double* m = pm + static_cast<std::size_t>(i) * P;
+    for (int64_t k = corpus.edge_attributes.RowBegin(t); k < corpus.edge_attributes.RowEnd(t); ++k) {
+      int32_t a = corpus.edge_attributes.cols[k];
+      for (int64_t g = model.edge_offset[a]; g < model.edge_offset[a + 1]; ++g) {
+        int32_t pair = model.edge_pair[g];
+        grad[F + g] += scale * (m[pair] - (pair == gold_pair ? 1.0 : 0.0));
+      }
+    }
+  }
+}
+
 struct ThreadBuffers {
-  std::vector<double> grad, emissions, marginals, edge, start;
+  std::vector<double> grad, emissions, marginals, edge, start, pairs;
   double loss = 0;
 };
 
@@ -84,9 +105,17 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
           b.emissions.resize(static_cast<std::size_t>(n) * L);
           b.marginals.resize(static_cast<std::size_t>(n) * L);
           model.Emissions(corpus, s, w.data(), b.emissions.data());
+          if (model.has_edge_features()) {
+            b.pairs.resize(static_cast<std::size_t>(n) * model.num_pairs());
+            model.EdgeScores(corpus, s, w.data(), b.pairs.data());
+            decoder.SetPairScores(b.pairs.data());
+          }
           double log_z = decoder.ForwardBackward(n, b.emissions.data(), scores, b.marginals.data(), b.edge.data(),
                                                  b.start.data());
           b.loss += log_z - decoder.PathScore(n, b.emissions.data(), scores, gold);
+          if (model.has_edge_features()) {
+            AddEdgeGradient(model, corpus, s, decoder.pair_marginals().data(), gold, 1.0, b.grad.data());
+          }
           for (int32_t i = 0; i < n; ++i) b.marginals[static_cast<std::size_t>(i) * L + gold[i]] -= 1.0;
           AddEmissionGradient(model, corpus, s, b.marginals.data(), 1.0, b.grad.data());
           states.resize(n);
@@ -121,6 +150,12 @@ double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, con
           const int32_t* gold = &corpus.labels[corpus.sentence_start[s]];
           b.emissions.resize(static_cast<std::size_t>(n) * L);
           model.Emissions(corpus, s, w.data(), b.emissions.data());
+          const bool edges = model.has_edge_features();
+          const int32_t P = model.num_pairs();
+          if (edges) {
+            b.pairs.resize(static_cast<std::size_t>(n) * P);
+            model.EdgeScores(corpus, s, w.data(), b.pairs.data());
+          }
           // Turn each row of emissions into (softmax - gold indicator), in place.
           for (int32_t i = 0; i < n; ++i) {
             double* x = &b.emissions[static_cast<std::size_t>(i) * L];
@@ -129,6 +164,7 @@ double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, con
             for (int32_t y = 0; y < L; ++y) {
               x[y] += w[model.Trans1(prev, y)];
               if (model.order == 2 && i > 0) x[y] += w[model.Trans2(prev2, prev, y)];
+              if (edges) x[y] += b.pairs[static_cast<std::size_t>(i) * P + prev * L + y];
             }
             double m = *std::max_element(x, x + L), z = 0;
             for (int32_t y = 0; y < L; ++y) z += std::exp(x[y] - m);
@@ -139,6 +175,17 @@ double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, con
               x[y] = p;
               b.grad[model.Trans1(prev, y)] += p;
               if (model.order == 2 && i > 0) b.grad[model.Trans2(prev2, prev, y)] += p;
+            }
+            if (edges) {  // edge features whose pair starts at the gold previous tag
+              const int64_t t = corpus.sentence_start[s] + i;
+              const int64_t F = model.num_node_features();
+              for (int64_t k = corpus.edge_attributes.RowBegin(t); k < corpus.edge_attributes.RowEnd(t); ++k) {
+                int32_t a = corpus.edge_attributes.cols[k];
+                for (int64_t g = model.edge_offset[a]; g < model.edge_offset[a + 1]; ++g) {
+                  int32_t pair = model.edge_pair[g];
+                  if (pair / L == prev) b.grad[F + g] += x[pair % L];
+                }
+              }
             }
           }
           AddEmissionGradient(model, corpus, s, b.emissions.data(), 1.0, b.grad.data());
@@ -215,7 +262,7 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
   const int32_t L = model_.num_labels();
   ChainDecoder decoder(lat_);
   ChainScores scores;
-  std::vector<double> emissions;
+  std::vector<double> emissions, pairs;
   std::vector<int32_t> guess;
   int64_t mistakes = 0;
   for (std::size_t q = 0; q < order_.size(); ++q) {
@@ -227,6 +274,11 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
     emissions.resize(static_cast<std::size_t>(n) * L);
     model_.Emissions(corpus_, s, w_.data(), emissions.data());
     scores.Compute(lat_, w_.data());  // transitions change after every update
+    if (model_.has_edge_features()) {
+      pairs.resize(static_cast<std::size_t>(n) * model_.num_pairs());
+      model_.EdgeScores(corpus_, s, w_.data(), pairs.data());
+      decoder.SetPairScores(pairs.data());
+    }
     guess.resize(n);
     decoder.Viterbi(n, emissions.data(), scores, guess.data());
     if (!std::equal(guess.begin(), guess.end(), gold)) {
@@ -253,7 +305,7 @@ void TaggerTrainer::SgdEpoch(const std::atomic<bool>* cancel) {
   const double lambda = 2 * options_.c2 / N;
   ChainDecoder decoder(lat_);
   ChainScores scores;
-  std::vector<double> emissions, marginals, edge(lat_.num_edges()), start(lat_.start_state.size());
+  std::vector<double> emissions, marginals, pairs, edge(lat_.num_edges()), start(lat_.start_state.size());
   std::vector<int32_t> states;
   double loss = 0;
   for (std::size_t q = 0; q < order_.size(); ++q) {
@@ -274,12 +326,20 @@ void TaggerTrainer::SgdEpoch(const std::atomic<bool>* cancel) {
     model_.Emissions(corpus_, s, w_.data(), emissions.data());
     for (double& e : emissions) e *= scale_;
     scores.Compute(lat_, w_.data(), scale_);
+    if (model_.has_edge_features()) {
+      pairs.resize(static_cast<std::size_t>(n) * model_.num_pairs());
+      model_.EdgeScores(corpus_, s, w_.data(), pairs.data(), scale_);
+      decoder.SetPairScores(pairs.data());
+    }
     std::fill(edge.begin(), edge.end(), 0.0);
     std::fill(start.begin(), start.end(), 0.0);
     double log_z = decoder.ForwardBackward(n, emissions.data(), scores, marginals.data(), edge.data(), start.data());
     loss += log_z - decoder.PathScore(n, emissions.data(), scores, gold);
     for (int32_t i = 0; i < n; ++i) marginals[static_cast<std::size_t>(i) * L + gold[i]] -= 1.0;
     AddEmissionGradient(model_, corpus_, s, marginals.data(), -gain, w_.data());
+    if (model_.has_edge_features()) {
+      AddEdgeGradient(model_, corpus_, s, decoder.pair_marginals().data(), gold, -gain, w_.data());
+    }
     states.resize(n);
     lat_.States(gold, n, states.data());
     start[lat_.StartIndex(states[0])] -= 1.0;
@@ -315,6 +375,7 @@ void SentenceTagger::Best(const TaggerCorpus& corpus, int64_t s, int32_t* labels
   if (n == 0) return;
   emissions_.resize(static_cast<std::size_t>(n) * model_.num_labels());
   model_.Emissions(corpus, s, model_.weights.data(), emissions_.data());
+  SetPairScores(corpus, s, n);
   if (model_.algorithm == TaggerAlgorithm::kMaxent) {
     auto best = Beam(n, emissions_.data(), 1);
     std::copy(best[0].labels.begin(), best[0].labels.end(), labels);
@@ -327,6 +388,7 @@ std::vector<Candidate> SentenceTagger::Decode(const TaggerCorpus& corpus, int64_
   const int32_t n = SentenceLength(corpus, s);
   emissions_.resize(static_cast<std::size_t>(n) * model_.num_labels());
   if (n > 0) model_.Emissions(corpus, s, model_.weights.data(), emissions_.data());
+  SetPairScores(corpus, s, n);
   if (model_.algorithm == TaggerAlgorithm::kMaxent) return Beam(n, emissions_.data(), k);
   std::vector<Candidate> out = decoder_.KBest(n, emissions_.data(), scores_, k);
   if (model_.algorithm == TaggerAlgorithm::kCrf) {
@@ -334,6 +396,13 @@ std::vector<Candidate> SentenceTagger::Decode(const TaggerCorpus& corpus, int64_
     for (auto& c : out) c.score -= log_z;
   }
   return out;
+}
+
+void SentenceTagger::SetPairScores(const TaggerCorpus& corpus, int64_t s, int32_t n) {
+  if (!model_.has_edge_features()) return;
+  pair_scores_.resize(static_cast<std::size_t>(n) * model_.num_pairs());
+  if (n > 0) model_.EdgeScores(corpus, s, model_.weights.data(), pair_scores_.data());
+  decoder_.SetPairScores(pair_scores_.data());
 }
 
 std::vector<Candidate> SentenceTagger::Beam(int32_t n, const double* emissions, int32_t k) {
@@ -360,6 +429,9 @@ std::vector<Candidate> SentenceTagger::Beam(int32_t n, const double* emissions, 
       for (int32_t y = 0; y < L; ++y) {
         x[y] = em[y] + w[model_.Trans1(prev, y)];
         if (model_.order == 2 && i > 0) x[y] += w[model_.Trans2(prev2, prev, y)];
+        if (model_.has_edge_features()) {
+          x[y] += pair_scores_[static_cast<std::size_t>(i) * model_.num_pairs() + prev * L + y];
+        }
       }
       double m = *std::max_element(x.begin(), x.end()), z = 0;
       for (int32_t y = 0; y < L; ++y) z += std::exp(x[y] - m);

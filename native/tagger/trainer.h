@@ -90,11 +90,12 @@ class SentenceTagger {
 
  private:
   std::vector<Candidate> Beam(int32_t n, const double* emissions, int32_t k);
+  void SetPairScores(const TaggerCorpus& corpus, int64_t s, int32_t n);
   const TaggerModel& model_;
   ChainLattice lat_;
   ChainScores scores_;
   ChainDecoder decoder_;
-  std::vector<double> emissions_;
+  std::vector<double> emissions_, pair_scores_;
 };
 
 // ---- template definition ----
@@ -111,6 +112,22 @@ void ForEachPathWeight(const TaggerModel& model, const ChainLattice& lat, const 
         if (model.feature_label[f] == y) {
           add(f);
           break;
+        }
+      }
+    }
+  }
+  if (model.has_edge_features()) {
+    const int32_t L = model.num_labels();
+    const int64_t F = model.num_node_features();
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t pair = (i == 0 ? L : labels[i - 1]) * L + labels[i];
+      for (int64_t k = corpus.edge_attributes.RowBegin(begin + i); k < corpus.edge_attributes.RowEnd(begin + i); ++k) {
+        int32_t a = corpus.edge_attributes.cols[k];
+        for (int64_t g = model.edge_offset[a]; g < model.edge_offset[a + 1]; ++g) {
+          if (model.edge_pair[g] == pair) {
+            add(F + g);
+            break;
+          }
         }
       }
     }

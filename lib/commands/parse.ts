@@ -1,0 +1,97 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Command } from '../cli/command.js';
+import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
+import { UsageError } from '../errors.js';
+import { ChartParserModel } from '../parser/chart-parser.js';
+import { rewrap } from '../parser/evaluate.js';
+import { readParserInput } from '../parser/input.js';
+import { Progress } from '../progress.js';
+import { defaultThreads } from '../native.js';
+import { formatTree, type Tree } from '../trees/tree.js';
+import { writeNbest, type NbestSentence } from '../io/nbest.js';
+
+async function writeLines(file: string, lines: Iterable<string>): Promise<void> {
+  const stream = createWriteStream(file);
+  try {
+    for (const line of lines) if (!stream.write(line + '\n')) await once(stream, 'drain');
+  } finally {
+    stream.end();
+  }
+  await once(stream, 'finish');
+}
+
+const command: Command = {
+  name: 'parse',
+  summary: 'parse sentences (or a treebank\'s words) with a chart parser model; optional n-best lists',
+  usage: `structrank parse --model M --input F --out F [--nbest K --out-nbest F.jsonl] [--pcfg] [--threads N]
+  --model M        model from train-parser
+  --input F        bracketed trees (their words are parsed) or tokenized text, one sentence per line
+  --out F          one tree per input sentence, in order, with exactly the input's words
+  --nbest K        also write the K best parses of each sentence (exact k-best)
+  --out-nbest F    JSON Lines n-best file: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}
+  --pcfg           parse with the PCFG even if the model has CRF weights
+  --threads N      threads (default all cores)`,
+  async run(args) {
+    const { values } = parseCommandArgs(
+      'parse',
+      args,
+      {
+        model: { type: 'string' },
+        input: { type: 'string' },
+        out: { type: 'string' },
+        nbest: { type: 'string' },
+        'out-nbest': { type: 'string' },
+        pcfg: { type: 'boolean' },
+        threads: { type: 'string' },
+      },
+      false,
+    );
+    const modelFile = requireOption('parse', values.model, 'model');
+    const inputFile = requireOption('parse', values.input, 'input');
+    const outFile = requireOption('parse', values.out, 'out');
+    const k = intOption('parse', values.nbest, 'nbest', 1, 1);
+    if (values.nbest !== undefined && values['out-nbest'] === undefined) throw new UsageError('parse: --nbest needs --out-nbest F');
+    if (values['out-nbest'] !== undefined && values.nbest === undefined) throw new UsageError('parse: --out-nbest needs --nbest K');
+    const threads = intOption('parse', values.threads, 'threads', 0) || defaultThreads();
+    const model = ChartParserModel.load(modelFile);
+    const input = readParserInput(inputFile);
+    const n = input.sentences.length;
+    const progress = new Progress({ label: 'parse', total: n, unit: 'sentences' });
+    const trees: string[] = new Array(n);
+    const nbestOut: NbestSentence[] = [];
+    const chunk = Math.max(threads * 4, 16);
+    let fallbacks = 0;
+    for (let start = 0; start < n; start += chunk) {
+      const end = Math.min(n, start + chunk);
+      const sentences = input.sentences.slice(start, end);
+      const results = await model.parseNbest(sentences, k, { threads, pcfg: values.pcfg });
+      results.forEach((r, off) => {
+        const s = start + off;
+        const shape = (t: Tree): Tree => (input.shapes ? rewrap(t, input.shapes[s]) : t);
+        const best = r.candidates[0].tree;
+        if (r.fallback) fallbacks++;
+        trees[s] = formatTree(shape(best));
+        if (values['out-nbest']) {
+          const entry: NbestSentence = {
+            id: input.ids[s],
+            line: 0,
+            tokens: input.sentences[s],
+            candidates: r.candidates.map((c) => ({
+              tree: formatTree(shape(c.tree)),
+              logprob: c.logprob,
+            })),
+          };
+          if (input.gold) entry.gold = formatTree(input.gold[s]);
+          nbestOut.push(entry);
+        }
+      });
+      progress.update(end);
+    }
+    progress.finish();
+    await writeLines(outFile, trees);
+    if (values['out-nbest']) await writeNbest(values['out-nbest'], nbestOut);
+    if (fallbacks > 0) console.error(`parse: ${fallbacks} sentence(s) not covered by the grammar got the flat fallback (X over the best tags)`);
+  },
+};
+export default command;

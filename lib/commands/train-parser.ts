@@ -1,0 +1,89 @@
+import type { Command } from '../cli/command.js';
+import { intOption, numberOption, parseCommandArgs, requireOption } from '../cli/args.js';
+import { UsageError } from '../errors.js';
+import { readTreesSync } from '../io/treebank.js';
+import { ChartParserModel } from '../parser/chart-parser.js';
+import { evaluateParser } from '../parser/evaluate.js';
+import { Progress } from '../progress.js';
+import { defaultThreads } from '../native.js';
+
+const command: Command = {
+  name: 'train-parser',
+  summary: 'train the chart parser: a PCFG, or with --crf the CRF-CFG of Finkel et al. (2008)',
+  usage: `structrank train-parser --train F --model M [--dev F] [--crf] [--markov 1|2] [--epochs E]
+    [--batch B] [--eta0 X] [--sigma2 X] [--beam X] [--rare N] [--max-length N] [--threads N]
+  --train F       training treebank (bracketed trees)
+  --dev F         development treebank: F1 is reported after training
+  --model M       model file to write
+  --crf           train the CRF-CFG (SGD on the conditional log-likelihood) on top of the PCFG
+  --markov 1|2    binarization order (default 2)
+  --epochs E      CRF passes over the data (default 10)
+  --batch B       CRF batch size, drawn with replacement (default 20)
+  --eta0 X        initial SGD gain (default 0.1); it halves after 5 passes
+  --sigma2 X      L2 prior variance (default 1)
+  --beam X        CRF chart prefilter: PCFG max-marginal beam in nats (default: none, exact)
+  --rare N        words seen at most N times also get signature tags (default 1)
+  --max-length N  train only on trees of at most N words (default: all)
+  --threads N     threads (default all cores)`,
+  async run(args) {
+    const { values } = parseCommandArgs(
+      'train-parser',
+      args,
+      {
+        train: { type: 'string' },
+        dev: { type: 'string' },
+        model: { type: 'string' },
+        crf: { type: 'boolean' },
+        markov: { type: 'string' },
+        epochs: { type: 'string' },
+        batch: { type: 'string' },
+        eta0: { type: 'string' },
+        sigma2: { type: 'string' },
+        beam: { type: 'string' },
+        rare: { type: 'string' },
+        'max-length': { type: 'string' },
+        threads: { type: 'string' },
+      },
+      false,
+    );
+    const train = requireOption('train-parser', values.train, 'train');
+    const modelFile = requireOption('train-parser', values.model, 'model');
+    const markov = intOption('train-parser', values.markov, 'markov', 2, 1);
+    if (markov !== 1 && markov !== 2) throw new UsageError('train-parser: --markov must be 1 or 2');
+    const threads = intOption('train-parser', values.threads, 'threads', 0) || defaultThreads();
+    const maxLength = intOption('train-parser', values['max-length'], 'max-length', 0);
+    let trees = readTreesSync(train);
+    if (maxLength > 0) {
+      const { treeWords } = await import('../parser/input.js');
+      trees = trees.filter((t) => treeWords(t).length <= maxLength);
+    }
+    const epochs = intOption('train-parser', values.epochs, 'epochs', 10, 1);
+    const progress = new Progress({ label: 'train-parser', total: epochs, unit: 'epochs' });
+    const start = Date.now();
+    const model = await ChartParserModel.train(trees, {
+      markov,
+      crf: values.crf ?? false,
+      epochs,
+      batch: intOption('train-parser', values.batch, 'batch', 20, 1),
+      eta0: numberOption('train-parser', values.eta0, 'eta0', 0.1, (x) => x > 0),
+      sigma2: numberOption('train-parser', values.sigma2, 'sigma2', 1, (x) => x > 0),
+      beam: numberOption('train-parser', values.beam, 'beam', Number.POSITIVE_INFINITY, (x) => x > 0),
+      rareThreshold: intOption('train-parser', values.rare, 'rare', 1),
+      threads,
+      onProgress: (p) =>
+        progress.update(p.epoch - 1 + p.step / p.stepsPerEpoch, `objective ${p.objective.toFixed(3)}, kept ${(100 * p.keptFraction).toFixed(1)}%`),
+    });
+    progress.finish();
+    model.save(modelFile);
+    const info = model.info();
+    console.error(
+      `train-parser: ${trees.length} trees, ${info.symbols} states, ${info.binaryRules} binary + ${info.unaryRules} unary rules` +
+        `${info.crf ? `, ${info.weights} CRF weights` : ''}, ${((Date.now() - start) / 1000).toFixed(1)} s -> ${modelFile}`,
+    );
+    if (values.dev) {
+      const r = await evaluateParser(model, readTreesSync(values.dev), { threads });
+      console.log(`dev: F1 ${r.f1.toFixed(2)} (P ${r.precision.toFixed(2)}, R ${r.recall.toFixed(2)}) on ${r.sentences} sentences`);
+    }
+  },
+};
+export default command;

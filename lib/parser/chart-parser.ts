@@ -1,0 +1,286 @@
+/**
+ * The chart parser's TypeScript API: train a PCFG (and optionally the CRF-CFG) from
+ * treebank trees, parse tokenized sentences to plain PTB trees (1-best or exact k-best,
+ * each with its log-probability), save and load model files.
+ */
+import { AbortError, InputError } from '../errors.js';
+import { loadModel, saveModel } from '../io/model-file.js';
+import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
+import { formatTree, preterminals, type Tree } from '../trees/tree.js';
+import type { MarkovOrder } from './binarize.js';
+import { prepareTree, restoreTree } from './prepare.js';
+import { buildSymbolTable, decodeTree, encodeTree, symbolTableFromLabels, type SymbolTable } from './symbols.js';
+
+export const CHART_MODEL_KIND = 'chart-parser';
+const CHART_MODEL_VERSION = 1;
+
+interface NativeParseResult {
+  nodes: Int32Array;
+  candidateOffsets: Int32Array;
+  sentenceOffsets: Int32Array;
+  scores: Float64Array;
+  fallback: Uint8Array;
+}
+
+interface NativeChartParser {
+  startCrf(options: Record<string, number>): { weights: number; sparseFeatures: number };
+  crfSteps(steps: number, flag: CancelFlagHandle): Promise<{ objective: number; keptFraction: number; steps: number }>;
+  parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean): Promise<NativeParseResult>;
+  serialize(): Uint8Array;
+  info(): ChartParserInfo;
+}
+
+interface ChartAddon {
+  ChartParser: {
+    buildPcfg(
+      symbols: { isTag: Uint8Array; base: Int32Array; numBases: number },
+      tokens: string,
+      offsets: Int32Array,
+      pairs: Int32Array,
+      treeOffsets: Int32Array,
+      rareThreshold: number,
+    ): NativeChartParser;
+    deserialize(bytes: Uint8Array): NativeChartParser;
+  };
+}
+
+export interface ChartParserInfo {
+  symbols: number;
+  binaryRules: number;
+  unaryRules: number;
+  rootRules: number;
+  words: number;
+  crf: boolean;
+  weights: number;
+}
+
+export interface ParserTrainProgress {
+  epoch: number;
+  epochs: number;
+  step: number;
+  stepsPerEpoch: number;
+  /** Mean negative conditional log-likelihood per sentence over the last steps. */
+  objective: number;
+  /** Fraction of chart entries kept by the prefilter. */
+  keptFraction: number;
+}
+
+export interface ParserTrainOptions {
+  /** Markov order of the binarization (default 2). */
+  markov?: MarkovOrder;
+  /** Parent annotation (default true). */
+  parent?: boolean;
+  /** VP head-tag annotation (default true). */
+  vpHeadTag?: boolean;
+  /** Words seen at most this often also get signature tags (default 1). */
+  rareThreshold?: number;
+  /** Train the CRF-CFG on top of the PCFG (default false). */
+  crf?: boolean;
+  epochs?: number;
+  batch?: number;
+  eta0?: number;
+  sigma2?: number;
+  /** PCFG max-marginal beam (nats) for the CRF's chart prefilter; Infinity = exact boolean pass. */
+  beam?: number;
+  /** Center the L2 prior at the PCFG weights the CRF starts from (default true), else at 0. */
+  priorAtPcfg?: boolean;
+  threads?: number;
+  seed?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: ParserTrainProgress) => void;
+}
+
+export interface ParseOptions {
+  threads?: number;
+  signal?: AbortSignal;
+  /** Parse with the PCFG even if the model has CRF weights. */
+  pcfg?: boolean;
+  /** Label of the wrapper node of output trees (default 'ROOT'; '' gives `( (S ...))`). */
+  rootLabel?: string;
+}
+
+export interface ParsedSentence {
+  tree: Tree;
+  /** log P(tree, words) for the PCFG, log P(tree | words) for the CRF. */
+  logprob: number;
+  /** True when no tree of the grammar covers the sentence: the tree is (X tag...) over the best tags. */
+  fallback: boolean;
+}
+
+export interface ParsedNbest {
+  candidates: { tree: Tree; logprob: number }[];
+  fallback: boolean;
+}
+
+interface ChartMeta {
+  labels: string[];
+  isTag: number[];
+  markov: MarkovOrder;
+  parent: boolean;
+  vpHeadTag: boolean;
+  crf: boolean;
+}
+
+function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array } {
+  const offsets = new Int32Array(sentences.length + 1);
+  const all: string[] = [];
+  sentences.forEach((s, i) => {
+    if (s.length === 0) throw new InputError('<input>', i + 1, 'empty sentence');
+    for (const w of s) {
+      if (w.includes('\n') || w === '') throw new InputError('<input>', i + 1, `bad token ${JSON.stringify(w)}`);
+      all.push(w);
+    }
+    offsets[i + 1] = all.length;
+  });
+  return { text: all.join('\n'), offsets };
+}
+
+async function runNative<T>(signal: AbortSignal | undefined, job: (flag: CancelFlagHandle) => Promise<T>): Promise<T> {
+  if (signal?.aborted) throw new AbortError();
+  const { flag, dispose } = cancelFlagFor(signal);
+  try {
+    return await job(flag);
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw new AbortError();
+    throw err;
+  } finally {
+    dispose();
+  }
+}
+
+export class ChartParserModel {
+  private constructor(
+    private readonly handle: NativeChartParser,
+    private readonly table: SymbolTable,
+    private readonly meta: ChartMeta,
+  ) {}
+
+  get isCrf(): boolean {
+    return this.meta.crf;
+  }
+
+  get markov(): MarkovOrder {
+    return this.meta.markov;
+  }
+
+  info(): ChartParserInfo {
+    return this.handle.info();
+  }
+
+  /** Trains on treebank trees (function tags, empties and the root wrapper are handled here). */
+  static async train(trees: Tree[], options: ParserTrainOptions = {}): Promise<ChartParserModel> {
+    const markov = options.markov ?? 2;
+    if (markov !== 1 && markov !== 2) throw new InputError('<options>', undefined, 'markov order must be 1 or 2');
+    const grammarOptions = { markov, parent: options.parent ?? true, vpHeadTag: options.vpHeadTag ?? true };
+    const prepared: Tree[] = [];
+    for (const t of trees) {
+      const p = prepareTree(t, grammarOptions);
+      if (p) prepared.push(p);
+    }
+    if (prepared.length === 0) throw new InputError('<treebank>', undefined, 'no training trees with words');
+    const table = buildSymbolTable(prepared);
+    const pairs: number[] = [];
+    const treeOffsets = new Int32Array(prepared.length + 1);
+    prepared.forEach((t, i) => {
+      encodeTree(t, table, pairs);
+      treeOffsets[i + 1] = pairs.length / 2;
+    });
+    const { text, offsets } = joinTokens(prepared.map((t) => preterminals(t).map((p) => p.word as string)));
+    const addon = native<ChartAddon>();
+    const handle = addon.ChartParser.buildPcfg(
+      { isTag: table.isTag, base: table.base, numBases: table.numBases },
+      text,
+      offsets,
+      Int32Array.from(pairs),
+      treeOffsets,
+      options.rareThreshold ?? 1,
+    );
+    const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
+    if (options.crf) {
+      const batch = options.batch ?? 20;
+      handle.startCrf({
+        batch,
+        eta0: options.eta0 ?? 0.1,
+        sigma2: options.sigma2 ?? 1.0,
+        beam: options.beam ?? Number.POSITIVE_INFINITY,
+        threads: options.threads ?? 0,
+        seed: options.seed ?? 1,
+        priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
+      });
+      meta.crf = true;
+      const epochs = options.epochs ?? 10;
+      const stepsPerEpoch = Math.max(1, Math.ceil(prepared.length / batch));
+      const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
+      for (let epoch = 1; epoch <= epochs; epoch++) {
+        for (let step = 0; step < stepsPerEpoch; ) {
+          const n = Math.min(chunk, stepsPerEpoch - step);
+          const r = await runNative(options.signal, (flag) => handle.crfSteps(n, flag));
+          step += n;
+          options.onProgress?.({ epoch, epochs, step, stepsPerEpoch, objective: r.objective, keptFraction: r.keptFraction });
+        }
+      }
+    }
+    return new ChartParserModel(handle, table, meta);
+  }
+
+  /** 1-best parses of tokenized sentences, in order, with exactly their words. */
+  async parse(sentences: string[][], options: ParseOptions = {}): Promise<ParsedSentence[]> {
+    const nbest = await this.parseNbest(sentences, 1, options);
+    return nbest.map((s) => ({ tree: s.candidates[0].tree, logprob: s.candidates[0].logprob, fallback: s.fallback }));
+  }
+
+  /**
+   * The k best parses of each sentence, best first (exact k-best of the binarized,
+   * annotated grammar; distinct derivations that restore to the same plain tree are
+   * merged, keeping the best, so a sentence may get fewer than k).
+   */
+  async parseNbest(sentences: string[][], k: number, options: ParseOptions = {}): Promise<ParsedNbest[]> {
+    if (!Number.isInteger(k) || k < 1) throw new InputError('<options>', undefined, 'k must be a positive integer');
+    if (sentences.length === 0) return [];
+    const { text, offsets } = joinTokens(sentences);
+    const r = await runNative(options.signal, (flag) => this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false));
+    const rootLabel = options.rootLabel ?? 'ROOT';
+    return sentences.map((words, s) => {
+      const seen = new Set<string>();
+      const candidates: { tree: Tree; logprob: number }[] = [];
+      for (let c = r.sentenceOffsets[s]; c < r.sentenceOffsets[s + 1]; c++) {
+        const t = restoreTree(decodeTree(r.nodes, r.candidateOffsets[c], r.candidateOffsets[c + 1], words, this.table), rootLabel);
+        const key = formatTree(t);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        candidates.push({ tree: t, logprob: r.scores[c] });
+      }
+      return { candidates, fallback: r.fallback[s] === 1 };
+    });
+  }
+
+  toBytes(): Uint8Array {
+    return this.handle.serialize();
+  }
+
+  save(file: string): void {
+    saveModel(file, { kind: CHART_MODEL_KIND, kindVersion: CHART_MODEL_VERSION, meta: this.meta, payload: this.handle.serialize() });
+  }
+
+  static load(file: string): ChartParserModel {
+    const m = loadModel<ChartMeta>(file, CHART_MODEL_KIND);
+    if (m.kindVersion > CHART_MODEL_VERSION) throw new InputError(file, undefined, `chart parser model version ${m.kindVersion} is newer than supported`);
+    const meta = m.meta;
+    if (!meta || !Array.isArray(meta.labels) || !Array.isArray(meta.isTag) || meta.labels.length !== meta.isTag.length) {
+      throw new InputError(file, undefined, 'chart parser model metadata is malformed');
+    }
+    let handle: NativeChartParser;
+    try {
+      handle = native<ChartAddon>().ChartParser.deserialize(m.payload);
+    } catch (err) {
+      throw new InputError(file, undefined, (err as Error).message);
+    }
+    if (handle.info().symbols !== meta.labels.length) throw new InputError(file, undefined, 'chart parser model metadata does not match its payload');
+    return new ChartParserModel(handle, symbolTableFromLabels(meta.labels, meta.isTag.map((x) => x === 1)), meta);
+  }
+}
+
+/** Convenience: train a parser (see ChartParserModel.train). */
+export function trainParser(trees: Tree[], options: ParserTrainOptions = {}): Promise<ChartParserModel> {
+  return ChartParserModel.train(trees, options);
+}

@@ -1,0 +1,28 @@
+/**
+ * From treebank trees to the parser's binarized, annotated trees and back:
+ * prepare = strip function tags, remove empties, strip the root wrapper, collapse unary
+ * chains, annotate, binarize; restore = debinarize, deannotate, expand chains, wrap.
+ */
+import type { Tree } from '../trees/tree.js';
+import { annotate, deannotate, type AnnotateOptions } from './annotate.js';
+import { binarize, debinarize, type MarkovOrder } from './binarize.js';
+import { collapseUnaryChains, expandUnaryChains, removeEmptyElements, stripFunctionTags, stripRoot } from './standard-transforms.js';
+
+export interface GrammarOptions extends AnnotateOptions {
+  markov?: MarkovOrder;
+}
+
+/** A training tree ready for grammar reading, or undefined when nothing is left of it. */
+export function prepareTree(t: Tree, options: GrammarOptions = {}): Tree | undefined {
+  const cleaned = removeEmptyElements(stripFunctionTags(t));
+  if (!cleaned) return undefined;
+  let top = stripRoot(cleaned);
+  // A wrapper with several children becomes a plain S-like node that the grammar can read.
+  if (top.label === '' || top.label === 'ROOT' || top.label === 'TOP') top = { label: 'S', children: top.children };
+  return binarize(annotate(collapseUnaryChains(top), options), options.markov ?? 2);
+}
+
+/** A parser output tree (binarized, annotated, no wrapper) as a plain PTB tree under `rootLabel`. */
+export function restoreTree(t: Tree, rootLabel = 'ROOT'): Tree {
+  return { label: rootLabel, children: [expandUnaryChains(deannotate(debinarize(t)))] };
+}

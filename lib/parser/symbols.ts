@@ -1,0 +1,97 @@
+/**
+ * The parser's symbol table (annotated, binarized labels -> dense ids) and the encoding of
+ * trees as pre-order (label id, arity) pairs that crosses to the native chart parser.
+ */
+import { InputError } from '../errors.js';
+import type { Tree } from '../trees/tree.js';
+import { baseLabel } from './annotate.js';
+import { ACTIVE_MARK } from './binarize.js';
+
+/** Base category of a state, for features: `NP^S` -> NP, `@VP~VBD^S|VBD` -> @VP. */
+export function baseCategory(label: string): string {
+  if (label.length > 1 && label[0] === ACTIVE_MARK) return ACTIVE_MARK + baseLabel(label.slice(1).split('|')[0]);
+  return baseLabel(label);
+}
+
+export interface SymbolTable {
+  labels: string[];
+  ids: Map<string, number>;
+  isTag: Uint8Array;
+  base: Int32Array;
+  numBases: number;
+}
+
+export function buildSymbolTable(trees: Tree[]): SymbolTable {
+  const ids = new Map<string, number>();
+  const labels: string[] = [];
+  const tag: boolean[] = [];
+  const phrasal: boolean[] = [];
+  const visit = (t: Tree): void => {
+    let id = ids.get(t.label);
+    if (id === undefined) {
+      id = labels.length;
+      ids.set(t.label, id);
+      labels.push(t.label);
+      tag.push(false);
+      phrasal.push(false);
+    }
+    if (t.word !== undefined) tag[id] = true;
+    else phrasal[id] = true;
+    for (const c of t.children) visit(c);
+  };
+  for (const t of trees) visit(t);
+  return finishTable(labels, ids, tag, phrasal);
+}
+
+export function symbolTableFromLabels(labels: string[], isTag: boolean[]): SymbolTable {
+  const ids = new Map<string, number>();
+  labels.forEach((l, i) => ids.set(l, i));
+  return finishTable(labels, ids, isTag, isTag.map((t) => !t));
+}
+
+function finishTable(labels: string[], ids: Map<string, number>, tag: boolean[], phrasal: boolean[]): SymbolTable {
+  const bases = new Map<string, number>();
+  const base = new Int32Array(labels.length);
+  const isTag = new Uint8Array(labels.length);
+  labels.forEach((label, i) => {
+    if (tag[i] && phrasal[i]) throw new InputError('<treebank>', undefined, `label '${label}' is used both as a POS tag and as a phrase`);
+    isTag[i] = tag[i] ? 1 : 0;
+    const b = baseCategory(label);
+    let bid = bases.get(b);
+    if (bid === undefined) {
+      bid = bases.size;
+      bases.set(b, bid);
+    }
+    base[i] = bid;
+  });
+  return { labels, ids, isTag, base, numBases: Math.max(1, bases.size) };
+}
+
+/** Appends a tree's (label, arity) pairs; throws if a label is unknown or a node has > 2 children. */
+export function encodeTree(t: Tree, table: SymbolTable, out: number[]): void {
+  const id = table.ids.get(t.label);
+  if (id === undefined) throw new Error(`unknown parser state '${t.label}'`);
+  if (t.children.length > 2) throw new Error('tree is not binarized');
+  out.push(id, t.word !== undefined ? 0 : t.children.length);
+  for (const c of t.children) encodeTree(c, table, out);
+}
+
+/** Rebuilds a tree from (label, arity) pairs starting at pair `start`; label -1 is the fallback X. */
+export function decodeTree(pairs: Int32Array, start: number, end: number, words: string[], table: SymbolTable): Tree {
+  let next = start;
+  let word = 0;
+  const read = (): Tree => {
+    if (next >= end) throw new Error('chart parser returned a truncated tree');
+    const label = pairs[2 * next];
+    const arity = pairs[2 * next + 1];
+    next++;
+    const name = label < 0 ? 'X' : table.labels[label];
+    if (arity === 0) return { label: name, children: [], word: words[word++] };
+    const children: Tree[] = [];
+    for (let c = 0; c < arity; c++) children.push(read());
+    return { label: name, children };
+  };
+  const t = read();
+  if (word !== words.length) throw new Error('chart parser returned a tree with the wrong number of words');
+  return t;
+}

@@ -1,0 +1,212 @@
+// N-API layer of the chart parser: build a PCFG from encoded trees, train the CRF in
+// steps (each a Promise, so TypeScript reports progress and can abort between and
+// within steps), parse with k-best output as flat typed arrays, serialize / deserialize.
+#include <napi.h>
+
+#include <memory>
+#include <string>
+
+#include "binding/async.h"
+#include "binding/cancel_flag.h"
+#include "binding/convert.h"
+#include "binding/registry.h"
+#include "chart/chart_model.h"
+#include "chart/crf_train.h"
+
+namespace structrank::binding {
+
+namespace {
+
+Corpus CorpusFrom(Napi::Env env, const Napi::Value& text, const Napi::Value& offsets) {
+  Expect(text.IsString(), env, "tokens as a newline-joined string");
+  Expect(offsets.IsTypedArray(), env, "token offsets as an Int32Array");
+  Corpus c;
+  c.offsets = ToVector<int32_t>(offsets.As<Napi::Int32Array>());
+  std::string all = text.As<Napi::String>().Utf8Value();
+  size_t start = 0;
+  if (!all.empty() || (!c.offsets.empty() && c.offsets.back() > 0)) {
+    while (true) {
+      size_t nl = all.find('\n', start);
+      c.tokens.push_back(all.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+  }
+  if (c.offsets.empty() || c.offsets[0] != 0 || c.offsets.back() != static_cast<int32_t>(c.tokens.size()))
+    throw Napi::TypeError::New(env, "token offsets do not match the tokens");
+  for (size_t s = 1; s < c.offsets.size(); ++s)
+    if (c.offsets[s] < c.offsets[s - 1]) throw Napi::TypeError::New(env, "token offsets must not decrease");
+  return c;
+}
+
+class ChartParser : public Napi::ObjectWrap<ChartParser> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function cls = DefineClass(env, "ChartParser",
+                                     {StaticMethod("buildPcfg", &ChartParser::BuildPcfg),
+                                      StaticMethod("deserialize", &ChartParser::Deserialize),
+                                      InstanceMethod("startCrf", &ChartParser::StartCrf),
+                                      InstanceMethod("crfSteps", &ChartParser::CrfSteps),
+                                      InstanceMethod("parse", &ChartParser::Parse),
+                                      InstanceMethod("serialize", &ChartParser::Serialize),
+                                      InstanceMethod("info", &ChartParser::Info)});
+    SaveConstructor(env, "ChartParser", cls);
+    exports.Set("ChartParser", cls);
+  }
+
+  explicit ChartParser(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ChartParser>(info) {}
+
+ private:
+  static Napi::Object Wrap(Napi::Env env, std::shared_ptr<ChartModel> model) {
+    Napi::Object obj = GetConstructor(env, "ChartParser").New({});
+    Unwrap(obj)->model_ = std::move(model);
+    return obj;
+  }
+
+  // buildPcfg({isTag, base, numBases}, tokens, tokenOffsets, pairs, treeOffsets, rareThreshold)
+  static Napi::Value BuildPcfg(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Expect(info.Length() >= 6 && info[0].IsObject(), env, "buildPcfg(symbols, tokens, offsets, pairs, treeOffsets, rare)");
+    Napi::Object sym = info[0].As<Napi::Object>();
+    SymbolInfo symbols;
+    Expect(sym.Get("isTag").IsTypedArray() && sym.Get("base").IsTypedArray() && sym.Get("numBases").IsNumber(), env,
+           "symbols {isTag: Uint8Array, base: Int32Array, numBases}");
+    symbols.is_tag = ToVector<uint8_t>(sym.Get("isTag").As<Napi::Uint8Array>());
+    symbols.base = ToVector<int32_t>(sym.Get("base").As<Napi::Int32Array>());
+    symbols.num_bases = sym.Get("numBases").As<Napi::Number>().Int32Value();
+    Corpus corpus = CorpusFrom(env, info[1], info[2]);
+    Expect(info[3].IsTypedArray() && info[4].IsTypedArray() && info[5].IsNumber(), env, "pairs, treeOffsets, rareThreshold");
+    std::vector<int32_t> pairs = ToVector<int32_t>(info[3].As<Napi::Int32Array>());
+    std::vector<int32_t> tree_offsets = ToVector<int32_t>(info[4].As<Napi::Int32Array>());
+    auto state = std::make_shared<Training>();
+    std::shared_ptr<ChartModel> model = ChartModel::BuildPcfg(symbols, corpus, pairs, tree_offsets,
+                                                              info[5].As<Napi::Number>().Int32Value(), &state->gold);
+    state->corpus = std::move(corpus);
+    Napi::Object obj = Wrap(env, model);
+    Unwrap(obj)->training_ = state;
+    return obj;
+  }
+
+  static Napi::Value Deserialize(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Expect(info.Length() >= 1 && info[0].IsTypedArray(), env, "a Uint8Array");
+    Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+    std::shared_ptr<ChartModel> model = ChartModel::Deserialize(bytes.Data(), bytes.ElementLength());
+    return Wrap(env, model);
+  }
+
+  // startCrf({batch, eta0, tau, sigma2, beam, threads, seed})
+  Napi::Value StartCrf(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!training_) throw Napi::Error::New(env, "this parser has no training data (build it with buildPcfg)");
+    Napi::Object o = info.Length() > 0 && info[0].IsObject() ? info[0].As<Napi::Object>() : Napi::Object::New(env);
+    CrfTrainOptions opt;
+    opt.batch = OptionalInt(o, "batch", opt.batch);
+    opt.eta0 = OptionalDouble(o, "eta0", opt.eta0);
+    opt.tau = OptionalDouble(o, "tau", opt.tau);
+    opt.sigma2 = OptionalDouble(o, "sigma2", opt.sigma2);
+    opt.beam = OptionalDouble(o, "beam", opt.beam);
+    opt.threads = OptionalInt(o, "threads", 0);
+    opt.seed = static_cast<uint64_t>(OptionalInt(o, "seed", 1));
+    opt.prior_at_pcfg = OptionalInt(o, "priorAtPcfg", 1) != 0;
+    InitCrf(*model_, training_->corpus, training_->gold);
+    training_->trainer = std::make_shared<CrfTrainer>(*model_, training_->corpus, training_->gold, opt);
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("weights", Napi::Number::New(env, static_cast<double>(model_->crf.theta.size())));
+    out.Set("sparseFeatures", Napi::Number::New(env, static_cast<double>(model_->crf.sparse.size())));
+    return out;
+  }
+
+  // crfSteps(steps, cancelFlag) -> Promise<{objective, keptFraction, steps}>
+  Napi::Value CrfSteps(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!training_ || !training_->trainer) throw Napi::Error::New(env, "call startCrf first");
+    Expect(info.Length() >= 1 && info[0].IsNumber(), env, "a step count");
+    const int steps = info[0].As<Napi::Number>().Int32Value();
+    auto cancel = CancelFlag::From(info.Length() > 1 ? info[1] : env.Undefined());
+    auto trainer = training_->trainer;
+    auto model = model_;  // keeps the model alive while the job runs
+    auto result = std::make_shared<double>(0);
+    return RunAsync(
+        env, [trainer, model, steps, cancel, result] { *result = trainer->Steps(steps, cancel.get()); },
+        [trainer, result](Napi::Env e) -> Napi::Value {
+          Napi::Object out = Napi::Object::New(e);
+          out.Set("objective", Napi::Number::New(e, *result));
+          out.Set("keptFraction", Napi::Number::New(e, trainer->kept_fraction()));
+          out.Set("steps", Napi::Number::New(e, static_cast<double>(trainer->steps_done())));
+          return out;
+        });
+  }
+
+  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg) -> Promise<{nodes, candidateOffsets,
+  //   sentenceOffsets, scores, fallback}>
+  Napi::Value Parse(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Corpus corpus = CorpusFrom(env, info[0], info[1]);
+    Expect(info.Length() >= 4 && info[2].IsNumber() && info[3].IsNumber(), env, "k and threads");
+    const int k = info[2].As<Napi::Number>().Int32Value();
+    if (k < 1) throw Napi::RangeError::New(env, "k must be at least 1");
+    const int threads = info[3].As<Napi::Number>().Int32Value();
+    auto cancel = CancelFlag::From(info.Length() > 4 ? info[4] : env.Undefined());
+    const bool force_pcfg = info.Length() > 5 && info[5].ToBoolean().Value();
+    auto model = model_;
+    auto corpus_ptr = std::make_shared<Corpus>(std::move(corpus));
+    auto result = std::make_shared<std::vector<SentenceParse>>();
+    return RunAsync(
+        env,
+        [model, corpus_ptr, k, threads, cancel, force_pcfg, result] {
+          *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg);
+        },
+        [result](Napi::Env e) -> Napi::Value {
+          std::vector<int32_t> nodes, cand_offsets{0}, sent_offsets{0};
+          std::vector<double> scores;
+          std::vector<uint8_t> fallback;
+          for (const auto& p : *result) {
+            for (const auto& c : p.candidates) {
+              nodes.insert(nodes.end(), c.nodes.begin(), c.nodes.end());
+              cand_offsets.push_back(static_cast<int32_t>(nodes.size() / 2));
+              scores.push_back(c.score);
+            }
+            sent_offsets.push_back(static_cast<int32_t>(scores.size()));
+            fallback.push_back(p.fallback ? 1 : 0);
+          }
+          Napi::Object out = Napi::Object::New(e);
+          out.Set("nodes", ToInt32Array(e, nodes));
+          out.Set("candidateOffsets", ToInt32Array(e, cand_offsets));
+          out.Set("sentenceOffsets", ToInt32Array(e, sent_offsets));
+          out.Set("scores", ToFloat64Array(e, scores));
+          out.Set("fallback", ToUint8Array(e, fallback));
+          return out;
+        });
+  }
+
+  Napi::Value Serialize(const Napi::CallbackInfo& info) { return ToUint8Array(info.Env(), model_->Serialize()); }
+
+  Napi::Value Info(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::Object out = Napi::Object::New(env);
+    const Grammar& g = model_->grammar;
+    out.Set("symbols", Napi::Number::New(env, g.num_symbols));
+    out.Set("binaryRules", Napi::Number::New(env, static_cast<double>(g.binary.size())));
+    out.Set("unaryRules", Napi::Number::New(env, static_cast<double>(g.unary.size())));
+    out.Set("rootRules", Napi::Number::New(env, static_cast<double>(g.root.size())));
+    out.Set("words", Napi::Number::New(env, model_->lexicon.words.size()));
+    out.Set("crf", Napi::Boolean::New(env, model_->use_crf));
+    out.Set("weights", Napi::Number::New(env, static_cast<double>(model_->crf.theta.size())));
+    return out;
+  }
+
+  struct Training {
+    Corpus corpus;
+    std::vector<GoldItems> gold;
+    std::shared_ptr<CrfTrainer> trainer;
+  };
+  std::shared_ptr<ChartModel> model_;
+  std::shared_ptr<Training> training_;
+};
+
+}  // namespace
+
+static ModuleRegistration registration("chart", &ChartParser::Init);
+
+}  // namespace structrank::binding

@@ -1,0 +1,231 @@
+// The CKY chart and the dynamic programs over it, shared by the PCFG and the CRF:
+// inside (Viterbi max or log-sum) and outside passes with a unary layer per span.
+// Layout: one dense row of num_symbols scores per cell and layer (pre = before the unary
+// layer, post = after it), cells numbered in triangular order; rows stay at -inf between
+// sentences (only the entries a sentence touched are reset), and each cell keeps the list
+// of its finite symbols so the inner loops never scan dead states or allocate.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "chart/grammar.h"
+
+namespace structrank {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+inline double LogAdd(double a, double b) {
+  if (a == kNegInf) return b;
+  if (b == kNegInf) return a;
+  return a > b ? a + std::log1p(std::exp(b - a)) : b + std::log1p(std::exp(a - b));
+}
+
+struct MaxSemiring {
+  static void Add(double& acc, double v) {
+    if (v > acc) acc = v;
+  }
+};
+struct LogSemiring {
+  static void Add(double& acc, double v) { acc = LogAdd(acc, v); }
+};
+
+// Tag scores per position: (tag, score) pairs.
+using LexScores = std::vector<std::vector<std::pair<int32_t, double>>>;
+
+struct Chart {
+  int n = 0;
+  int S = 0;
+  std::vector<double> pre, post, out_pre, out_post;
+  std::vector<int32_t> active_pre, active_post;          // flat lists, per cell ranges below
+  std::vector<int32_t> pre_begin, pre_end, post_begin, post_end;
+  // Optional pruning masks (cells * S, 1 = allowed); empty = everything allowed.
+  std::vector<uint8_t> mask_pre, mask_post;
+
+  static int NumCells(int n) { return n * (n + 1) / 2; }
+  int Cell(int i, int j) const { return i * (2 * n - i + 1) / 2 + (j - i - 1); }
+  size_t At(int i, int j, int x) const { return static_cast<size_t>(Cell(i, j)) * S + x; }
+
+  // Prepares for a sentence of n words; rows are already -inf from the previous Clear().
+  void Begin(int words, int symbols) {
+    if (symbols != S) {
+      S = symbols;
+      pre.clear(), post.clear(), out_pre.clear(), out_post.clear();
+    }
+    n = words;
+    size_t need = static_cast<size_t>(NumCells(n)) * S;
+    if (pre.size() < need) {
+      pre.assign(need, kNegInf), post.assign(need, kNegInf);
+      out_pre.assign(need, kNegInf), out_post.assign(need, kNegInf);
+    }
+    int cells = NumCells(n);
+    pre_begin.assign(cells, 0), pre_end.assign(cells, 0), post_begin.assign(cells, 0), post_end.assign(cells, 0);
+    active_pre.clear(), active_post.clear();
+  }
+  // Resets every touched entry to -inf (outside scores only exist where inside ones do).
+  void Clear() {
+    for (int c = 0; c < NumCells(n); ++c) {
+      size_t base = static_cast<size_t>(c) * S;
+      for (int a = pre_begin[c]; a < pre_end[c]; ++a) pre[base + active_pre[a]] = out_pre[base + active_pre[a]] = kNegInf;
+      for (int a = post_begin[c]; a < post_end[c]; ++a) post[base + active_post[a]] = out_post[base + active_post[a]] = kNegInf;
+    }
+    active_pre.clear(), active_post.clear();
+  }
+  bool PreAllowed(size_t at) const { return mask_pre.empty() || mask_pre[at]; }
+  bool PostAllowed(size_t at) const { return mask_post.empty() || mask_post[at]; }
+};
+
+// Inside pass. Scorer provides Binary(rule, i, k, j), Unary(rule, i, j), Root(root_rule).
+// Returns the root score (max or log-sum over root rules), -inf when nothing covers.
+template <typename Semiring, typename Scorer>
+double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch) {
+  const int n = ch.n;
+  const int S = ch.S;
+  for (int len = 1; len <= n; ++len) {
+    for (int i = 0; i + len <= n; ++i) {
+      const int j = i + len;
+      const int c = ch.Cell(i, j);
+      double* pre = &ch.pre[static_cast<size_t>(c) * S];
+      double* post = &ch.post[static_cast<size_t>(c) * S];
+      ch.pre_begin[c] = static_cast<int>(ch.active_pre.size());
+      if (len == 1) {
+        for (const auto& ts : lex[i]) {
+          if (!ch.PreAllowed(static_cast<size_t>(c) * S + ts.first) || ts.second == kNegInf) continue;
+          pre[ts.first] = ts.second;
+          ch.active_pre.push_back(ts.first);
+        }
+      } else {
+        for (int k = i + 1; k < j; ++k) {
+          const int cl = ch.Cell(i, k), cr = ch.Cell(k, j);
+          const double* left = &ch.post[static_cast<size_t>(cl) * S];
+          const double* right = &ch.post[static_cast<size_t>(cr) * S];
+          for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
+            const int32_t L = ch.active_post[a];
+            const double sl = left[L];
+            for (int32_t q = g.by_left_offsets[L]; q < g.by_left_offsets[L + 1]; ++q) {
+              const int32_t r = g.by_left[q];
+              const BinaryRule& rule = g.binary[r];
+              const double sr = right[rule.right];
+              if (sr == kNegInf) continue;
+              if (!ch.PreAllowed(static_cast<size_t>(c) * S + rule.parent)) continue;
+              double& slot = pre[rule.parent];
+              if (slot == kNegInf) ch.active_pre.push_back(rule.parent);
+              Semiring::Add(slot, sl + sr + scorer.Binary(r, i, k, j));
+            }
+          }
+        }
+      }
+      ch.pre_end[c] = static_cast<int>(ch.active_pre.size());
+      // Unary layer: identity or one unary rule.
+      ch.post_begin[c] = static_cast<int>(ch.active_post.size());
+      for (int a = ch.pre_begin[c]; a < ch.pre_end[c]; ++a) {
+        const int32_t Y = ch.active_pre[a];
+        const double sy = pre[Y];
+        if (ch.PostAllowed(static_cast<size_t>(c) * S + Y)) {
+          if (post[Y] == kNegInf) ch.active_post.push_back(Y);
+          Semiring::Add(post[Y], sy);
+        }
+        for (int32_t q = g.unary_by_child_offsets[Y]; q < g.unary_by_child_offsets[Y + 1]; ++q) {
+          const int32_t u = g.unary_by_child[q];
+          const int32_t P = g.unary[u].parent;
+          if (!ch.PostAllowed(static_cast<size_t>(c) * S + P)) continue;
+          if (post[P] == kNegInf) ch.active_post.push_back(P);
+          Semiring::Add(post[P], sy + scorer.Unary(u, i, j));
+        }
+      }
+      ch.post_end[c] = static_cast<int>(ch.active_post.size());
+    }
+  }
+  double total = kNegInf;
+  const int top = ch.Cell(0, n);
+  for (int a = ch.post_begin[top]; a < ch.post_end[top]; ++a) {
+    const int32_t X = ch.active_post[a];
+    const int32_t rr = g.root_rule_of[X];
+    if (rr < 0) continue;
+    Semiring::Add(total, ch.post[static_cast<size_t>(top) * S + X] + scorer.Root(rr));
+  }
+  return total;
+}
+
+// Outside pass after Inside with the same semiring and scorer. The visitor sees every rule
+// application with finite inside and outside scores, as (outside + score + inside) - total,
+// i.e. its log posterior (log-sum) or its max-marginal gap (max):
+// OnLex(i, tag, v), OnUnary(rule, i, j, v), OnBinary(rule, i, k, j, v), OnRoot(rule, v).
+template <typename Semiring, typename Scorer, typename Visitor>
+void Outside(const Grammar& g, const LexScores& lex, const Scorer& scorer, double total, Chart& ch, Visitor& visit) {
+  const int n = ch.n;
+  const int S = ch.S;
+  const int top = ch.Cell(0, n);
+  for (int a = ch.post_begin[top]; a < ch.post_end[top]; ++a) {
+    const int32_t X = ch.active_post[a];
+    const int32_t rr = g.root_rule_of[X];
+    if (rr < 0) continue;
+    const double s = scorer.Root(rr);
+    ch.out_post[static_cast<size_t>(top) * S + X] = s;
+    visit.OnRoot(rr, s + ch.post[static_cast<size_t>(top) * S + X] - total);
+  }
+  for (int len = n; len >= 1; --len) {
+    for (int i = 0; i + len <= n; ++i) {
+      const int j = i + len;
+      const int c = ch.Cell(i, j);
+      const size_t base = static_cast<size_t>(c) * S;
+      double* in_pre = &ch.pre[base];
+      double* out_pre = &ch.out_pre[base];
+      double* out_post = &ch.out_post[base];
+      for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) {
+        const int32_t P = ch.active_post[a];
+        const double op = out_post[P];
+        if (op == kNegInf) continue;
+        if (in_pre[P] != kNegInf && ch.PostAllowed(base + P)) Semiring::Add(out_pre[P], op);
+        for (int32_t q = g.unary_by_parent_offsets[P]; q < g.unary_by_parent_offsets[P + 1]; ++q) {
+          const int32_t u = g.unary_by_parent[q];
+          const int32_t Y = g.unary[u].child;
+          if (in_pre[Y] == kNegInf) continue;
+          const double s = scorer.Unary(u, i, j);
+          Semiring::Add(out_pre[Y], op + s);
+          visit.OnUnary(u, i, j, op + s + in_pre[Y] - total);
+        }
+      }
+      if (len == 1) {
+        for (const auto& ts : lex[i]) {
+          const double op = out_pre[ts.first];
+          if (op == kNegInf || in_pre[ts.first] == kNegInf) continue;
+          visit.OnLex(i, ts.first, op + in_pre[ts.first] - total);
+        }
+        continue;
+      }
+      // Binary rules, walked like the inside pass (left child's finite states first).
+      for (int k = i + 1; k < j; ++k) {
+        const size_t lb = static_cast<size_t>(ch.Cell(i, k)) * S, rb = static_cast<size_t>(ch.Cell(k, j)) * S;
+        const int cl = ch.Cell(i, k);
+        for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
+          const int32_t L = ch.active_post[a];
+          const double sl = ch.post[lb + L];
+          for (int32_t q = g.by_left_offsets[L]; q < g.by_left_offsets[L + 1]; ++q) {
+            const int32_t r = g.by_left[q];
+            const BinaryRule& rule = g.binary[r];
+            const double op = out_pre[rule.parent];
+            if (op == kNegInf) continue;
+            const double sr = ch.post[rb + rule.right];
+            if (sr == kNegInf) continue;
+            const double s = op + scorer.Binary(r, i, k, j);
+            Semiring::Add(ch.out_post[lb + L], s + sr);
+            Semiring::Add(ch.out_post[rb + rule.right], s + sl);
+            visit.OnBinary(r, i, k, j, s + sl + sr - total);
+          }
+        }
+      }
+    }
+  }
+}
+
+struct NullVisitor {
+  void OnLex(int, int32_t, double) {}
+  void OnUnary(int32_t, int, int, double) {}
+  void OnBinary(int32_t, int, int, int, double) {}
+  void OnRoot(int32_t, double) {}
+};
+
+}  // namespace structrank

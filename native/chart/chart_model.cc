@@ -1,0 +1,205 @@
+#include "chart/chart_model.h"
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "core/errors.h"
+#include "core/thread_pool.h"
+
+namespace structrank {
+
+namespace {
+constexpr uint32_t kPayloadVersion = 1;
+}
+
+std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
+                                                  const std::vector<int32_t>& pairs,
+                                                  const std::vector<int32_t>& tree_offsets, int rare_threshold,
+                                                  std::vector<GoldItems>* gold_out) {
+  const int32_t S = static_cast<int32_t>(symbols.is_tag.size());
+  if (S == 0 || symbols.base.size() != static_cast<size_t>(S) || symbols.num_bases <= 0)
+    throw InputError("chart grammar: empty or inconsistent symbol table");
+  if (tree_offsets.size() != corpus.offsets.size()) throw InputError("chart grammar: tree and sentence counts differ");
+  if (corpus.size() == 0) throw InputError("chart grammar: no training trees");
+  auto model = std::make_unique<ChartModel>();
+  Grammar& g = model->grammar;
+  g.num_symbols = S;
+  g.num_bases = symbols.num_bases;
+  g.is_tag = symbols.is_tag;
+  g.base = symbols.base;
+  for (int32_t b : g.base)
+    if (b < 0 || b >= g.num_bases) throw InputError("chart grammar: bad base category id");
+
+  std::map<std::tuple<int32_t, int32_t, int32_t>, int32_t> binary_ids;
+  std::map<std::pair<int32_t, int32_t>, int32_t> unary_ids;
+  std::map<int32_t, int32_t> root_ids;
+  std::vector<double> binary_count, unary_count, root_count, node_count(S, 0.0);
+  std::vector<GoldItems> gold(corpus.size());
+  Lexicon& lex = model->lexicon;
+  lex.num_tags_symbols = S;
+  lex.rare_threshold = rare_threshold;
+  for (int32_t s = 0; s < corpus.size(); ++s) {
+    const int32_t begin = tree_offsets[s], end = tree_offsets[s + 1];
+    if (begin < 0 || end < begin || static_cast<size_t>(end) * 2 > pairs.size())
+      throw InputError("chart grammar: bad tree offsets");
+    gold[s] = DecodeGoldTree(&pairs[2 * static_cast<size_t>(begin)], end - begin, corpus.Length(s), S);
+    const GoldItems& it = gold[s];
+    for (const auto& b : it.binary) {
+      if (g.is_tag[b.parent]) throw InputError("chart grammar: a POS tag has children");
+      auto [pos, fresh] = binary_ids.emplace(std::make_tuple(b.parent, b.left, b.right), static_cast<int32_t>(g.binary.size()));
+      if (fresh) g.binary.push_back({b.parent, b.left, b.right}), binary_count.push_back(0);
+      binary_count[pos->second] += 1;
+      node_count[b.parent] += 1;
+    }
+    for (const auto& u : it.unary) {
+      if (g.is_tag[u.parent]) throw InputError("chart grammar: a POS tag has children");
+      auto [pos, fresh] = unary_ids.emplace(std::make_pair(u.parent, u.child), static_cast<int32_t>(g.unary.size()));
+      if (fresh) g.unary.push_back({u.parent, u.child}), unary_count.push_back(0);
+      unary_count[pos->second] += 1;
+      node_count[u.parent] += 1;
+    }
+    for (const auto& l : it.lex) {
+      if (!g.is_tag[l.tag]) throw InputError("chart grammar: a word under a symbol that is not a POS tag");
+      lex.Add(corpus.tokens[corpus.offsets[s] + l.i], l.i == 0, l.tag);
+    }
+    auto [pos, fresh] = root_ids.emplace(it.root, static_cast<int32_t>(g.root.size()));
+    if (fresh) g.root.push_back(it.root), root_count.push_back(0);
+    root_count[pos->second] += 1;
+  }
+  lex.Finish();
+  for (int32_t s = 0; s < corpus.size(); ++s)
+    for (const auto& l : gold[s].lex) lex.AddRare(corpus.tokens[corpus.offsets[s] + l.i], l.i == 0, l.tag);
+  lex.FinishRare();
+  g.BuildIndexes();
+  model->binary_logp.resize(g.binary.size());
+  model->unary_logp.resize(g.unary.size());
+  model->root_logp.resize(g.root.size());
+  for (size_t r = 0; r < g.binary.size(); ++r) model->binary_logp[r] = std::log(binary_count[r] / node_count[g.binary[r].parent]);
+  for (size_t r = 0; r < g.unary.size(); ++r) model->unary_logp[r] = std::log(unary_count[r] / node_count[g.unary[r].parent]);
+  for (size_t r = 0; r < g.root.size(); ++r) model->root_logp[r] = std::log(root_count[r] / corpus.size());
+  if (gold_out) *gold_out = std::move(gold);
+  return model;
+}
+
+std::vector<Token> ChartModel::Tokens(const Corpus& corpus, int32_t s) const {
+  std::vector<Token> tokens;
+  const int32_t n = corpus.Length(s);
+  tokens.reserve(n);
+  for (int32_t i = 0; i < n; ++i) tokens.push_back(lexicon.Lookup(corpus.tokens[corpus.offsets[s] + i], i == 0));
+  return tokens;
+}
+
+LexScores ChartModel::PcfgLex(const std::vector<Token>& tokens) const {
+  LexScores lex(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i)
+    for (int32_t t : tokens[i].tags) lex[i].emplace_back(t, lexicon.LogProb(tokens[i], t));
+  return lex;
+}
+
+namespace {
+template <typename Scorer>
+SentenceParse ParseWith(const Grammar& g, const LexScores& lex, const Scorer& scorer, int k, Chart& ch, double log_z) {
+  SentenceParse out;
+  const int n = static_cast<int>(lex.size());
+  const double best = Inside<MaxSemiring>(g, lex, scorer, ch);
+  if (best != kNegInf) {
+    KBest<Scorer> kbest(g, lex, scorer, ch);
+    out.candidates = kbest.Run(k);
+    for (auto& c : out.candidates) c.score -= log_z;
+  } else {
+    // Fallback: a flat X over each word's best tag.
+    ParseCandidate c;
+    c.nodes = {kFallbackLabel, n};
+    for (int i = 0; i < n; ++i) {
+      int32_t tag = -1;
+      double s = kNegInf;
+      for (const auto& ts : lex[i])
+        if (tag < 0 || ts.second > s) tag = ts.first, s = ts.second;
+      if (tag < 0) throw InputError("chart parser: a word has no possible tag");
+      c.nodes.push_back(tag), c.nodes.push_back(0);
+      c.score += s;
+    }
+    out.candidates.push_back(std::move(c));
+    out.fallback = true;
+  }
+  return out;
+}
+}  // namespace
+
+SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg) const {
+  if (tokens.empty()) throw InputError("chart parser: empty sentence");
+  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg);
+  if (out.fallback) {
+    // Second attempt with every tag allowed for every word, before the flat fallback.
+    std::vector<Token> relaxed = tokens;
+    for (Token& t : relaxed) lexicon.Relax(t);
+    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg);
+    if (!again.fallback) out = std::move(again);
+  }
+  return out;
+}
+
+SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg) const {
+  ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols);
+  SentenceParse out;
+  if (use_crf && !force_pcfg) {
+    CrfSentence sent;
+    sent.Prepare(crf, grammar, lexicon, tokens);
+    // log Z for conditional probabilities: a log-sum inside pass first.
+    double log_z = Inside<LogSemiring>(grammar, sent.lex(), sent, ch);
+    ch.Clear();
+    ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols);
+    out = ParseWith(grammar, sent.lex(), sent, k, ch, log_z == kNegInf ? 0.0 : log_z);
+  } else {
+    PcfgScorer scorer{binary_logp.data(), unary_logp.data(), root_logp.data()};
+    out = ParseWith(grammar, PcfgLex(tokens), scorer, k, ch, 0.0);
+  }
+  ch.Clear();
+  return out;
+}
+
+std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
+                                                bool force_pcfg) const {
+  std::vector<SentenceParse> out(corpus.size());
+  const int nthreads = ResolveThreads(threads);
+  std::vector<Chart> charts(nthreads);
+  ParallelFor(corpus.size(), nthreads, 1, [&](size_t begin, size_t end, int t) {
+    for (size_t s = begin; s < end; ++s) out[s] = Parse(Tokens(corpus, static_cast<int32_t>(s)), k, charts[t], force_pcfg);
+  }, cancel);
+  return out;
+}
+
+std::vector<uint8_t> ChartModel::Serialize() const {
+  ByteWriter out;
+  out.Put<uint32_t>(kPayloadVersion);
+  grammar.Write(out);
+  lexicon.Write(out);
+  out.PutVector(binary_logp);
+  out.PutVector(unary_logp);
+  out.PutVector(root_logp);
+  out.Put<uint8_t>(use_crf ? 1 : 0);
+  if (use_crf) crf.Write(out);
+  return std::move(out.bytes());
+}
+
+std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t size) {
+  ByteReader in(data, size);
+  if (in.Get<uint32_t>() != kPayloadVersion) throw InputError("chart model: unsupported payload version");
+  auto m = std::make_unique<ChartModel>();
+  m->grammar = Grammar::Read(in);
+  m->lexicon = Lexicon::Read(in, m->grammar.num_symbols);
+  m->binary_logp = in.GetVector<double>();
+  m->unary_logp = in.GetVector<double>();
+  m->root_logp = in.GetVector<double>();
+  if (m->binary_logp.size() != m->grammar.binary.size() || m->unary_logp.size() != m->grammar.unary.size() ||
+      m->root_logp.size() != m->grammar.root.size())
+    throw InputError("chart model: rule scores do not match the grammar");
+  m->use_crf = in.Get<uint8_t>() != 0;
+  if (m->use_crf) m->crf = CrfWeights::Read(in, m->grammar);
+  if (!in.AtEnd()) throw InputError("chart model: trailing bytes");
+  return m;
+}
+
+}  // namespace structrank

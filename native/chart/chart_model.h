@@ -1,0 +1,84 @@
+// The chart parser model: grammar, lexicon, the PCFG's relative-frequency rule scores and,
+// once trained, the CRF-CFG's weights. Parsing returns the k best binarized trees (symbol
+// ids, pre-order) with their log-probabilities, or a flat fallback when nothing covers.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chart/chart.h"
+#include "chart/crf_features.h"
+#include "chart/gold_tree.h"
+#include "chart/grammar.h"
+#include "chart/kbest.h"
+#include "chart/lexicon.h"
+
+namespace structrank {
+
+// Sentences as flat token lists: sentence s has tokens [offsets[s], offsets[s + 1]).
+struct Corpus {
+  std::vector<std::string> tokens;
+  std::vector<int32_t> offsets;
+  int32_t size() const { return static_cast<int32_t>(offsets.size()) - 1; }
+  int32_t Length(int32_t s) const { return offsets[s + 1] - offsets[s]; }
+};
+
+struct SymbolInfo {
+  int32_t num_bases = 0;
+  std::vector<uint8_t> is_tag;
+  std::vector<int32_t> base;
+};
+
+struct SentenceParse {
+  std::vector<ParseCandidate> candidates;
+  bool fallback = false;  // no tree of the grammar covers the sentence: flat X over the best tags
+};
+
+// The fallback tree's label (TypeScript writes it as X).
+constexpr int32_t kFallbackLabel = -1;
+
+class ChartModel {
+ public:
+  Grammar grammar;
+  Lexicon lexicon;
+  std::vector<double> binary_logp, unary_logp, root_logp;
+  bool use_crf = false;
+  CrfWeights crf;
+
+  // Reads the grammar and the PCFG off gold trees (pairs/tree_offsets as in gold_tree.h).
+  static std::unique_ptr<ChartModel> BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
+                                               const std::vector<int32_t>& pairs,
+                                               const std::vector<int32_t>& tree_offsets, int rare_threshold,
+                                               std::vector<GoldItems>* gold_out = nullptr);
+
+  // Tokens of one sentence with their allowed tags.
+  std::vector<Token> Tokens(const Corpus& corpus, int32_t s) const;
+  // Lexical scores of the PCFG for each token's allowed tags.
+  LexScores PcfgLex(const std::vector<Token>& tokens) const;
+
+  SentenceParse Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg = false) const;
+  std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
+                                      bool force_pcfg = false) const;
+
+  std::vector<uint8_t> Serialize() const;
+
+ private:
+  SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg) const;
+
+ public:
+  static std::unique_ptr<ChartModel> Deserialize(const uint8_t* data, size_t size);
+};
+
+struct PcfgScorer {
+  const double* binary;
+  const double* unary;
+  const double* root;
+  double Binary(int32_t r, int, int, int) const { return binary[r]; }
+  double Unary(int32_t u, int, int) const { return unary[u]; }
+  double Root(int32_t r) const { return root[r]; }
+};
+
+}  // namespace structrank

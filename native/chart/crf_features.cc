@@ -1,0 +1,267 @@
+#include "chart/crf_features.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/errors.h"
+
+namespace structrank {
+
+void CrfWeights::Layout(const Grammar& g) {
+  const int64_t nb = static_cast<int64_t>(g.binary.size()), nu = static_cast<int64_t>(g.unary.size());
+  int64_t at = 0;
+  binary_rule = at, at += nb;
+  binary_len = at, at += nb * kLenBuckets;
+  binary_heavy = at, at += nb;
+  binary_children = at, at += nb * kLenBuckets * kLenBuckets;
+  unary_rule = at, at += nu;
+  unary_len = at, at += nu * kLenBuckets;
+  root_rule = at, at += static_cast<int64_t>(g.root.size());
+  tag_prior = at, at += g.num_symbols;
+  base_len = at, at += static_cast<int64_t>(g.num_bases) * kLenBuckets;
+  base_heavy = at, at += g.num_bases;
+  pcfg_lex = at, at += 1;
+  sparse_begin = at;
+  theta.assign(at + sparse.size(), 0.0);
+}
+
+int32_t CrfWeights::AddSparse(uint64_t key) {
+  auto it = sparse.find(key);
+  if (it != sparse.end()) return it->second;
+  const int32_t id = static_cast<int32_t>(theta.size());
+  sparse.emplace(key, id);
+  theta.push_back(0.0);
+  return id;
+}
+
+void CrfWeights::Write(ByteWriter& out) const {
+  out.PutVector(theta);
+  std::vector<std::pair<uint64_t, int32_t>> entries(sparse.begin(), sparse.end());
+  std::sort(entries.begin(), entries.end());
+  std::vector<uint64_t> keys;
+  std::vector<int32_t> ids;
+  for (const auto& e : entries) keys.push_back(e.first), ids.push_back(e.second);
+  out.PutVector(keys);
+  out.PutVector(ids);
+}
+
+CrfWeights CrfWeights::Read(ByteReader& in, const Grammar& g) {
+  CrfWeights w;
+  w.Layout(g);
+  const int64_t dense = w.sparse_begin;
+  w.theta = in.GetVector<double>();
+  auto keys = in.GetVector<uint64_t>();
+  auto ids = in.GetVector<int32_t>();
+  if (keys.size() != ids.size() || static_cast<int64_t>(w.theta.size()) != dense + static_cast<int64_t>(keys.size()))
+    throw InputError("chart model: CRF weights do not match the grammar");
+  for (size_t a = 0; a < keys.size(); ++a) {
+    if (ids[a] < dense || ids[a] >= static_cast<int64_t>(w.theta.size())) throw InputError("chart model: bad CRF feature index");
+    w.sparse.emplace(keys[a], ids[a]);
+  }
+  return w;
+}
+
+void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens) {
+  w_ = &w, g_ = &g, tokens_ = &tokens;
+  n_ = static_cast<int>(tokens.size());
+  B_ = g.num_bases;
+  word_key_.resize(n_), sig_key_.resize(n_), suffix2_key_.resize(n_), suffix3_key_.resize(n_);
+  for (int i = 0; i < n_; ++i) {
+    const Token& t = tokens[i];
+    std::string lower = t.text;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool frequent = t.word >= 0 && lex.word_count[t.word] > lex.rare_threshold;
+    word_key_[i] = StringHash(frequent ? lower : t.signature);
+    sig_key_[i] = StringHash(t.signature);
+    suffix2_key_[i] = StringHash("2:" + lower.substr(lower.size() >= 2 ? lower.size() - 2 : 0));
+    suffix3_key_[i] = StringHash("3:" + lower.substr(lower.size() >= 3 ? lower.size() - 3 : 0));
+  }
+}
+
+void CrfSentence::SpanKeys(int32_t b, int i, int j, uint64_t out[4]) const {
+  static const uint64_t kStart = StringHash("<s>"), kEnd = StringHash("</s>");
+  out[0] = FeatureKey(kSpanFirst, b, word_key_[i]);
+  out[1] = FeatureKey(kSpanLast, b, word_key_[j - 1]);
+  out[2] = FeatureKey(kSpanBefore, b, i > 0 ? word_key_[i - 1] : kStart);
+  out[3] = FeatureKey(kSpanAfter, b, j < n_ ? word_key_[j] : kEnd);
+}
+
+void CrfSentence::EdgeKeys(int32_t b, int p, uint64_t out[4]) const {
+  static const uint64_t kStart = StringHash("<s>"), kEnd = StringHash("</s>");
+  out[0] = p < n_ ? FeatureKey(kSpanFirst, b, word_key_[p]) : 0;
+  out[1] = p < n_ ? FeatureKey(kSpanLast, b, word_key_[p]) : 0;
+  out[2] = FeatureKey(kSpanBefore, b, p > 0 ? word_key_[p - 1] : kStart);
+  out[3] = FeatureKey(kSpanAfter, b, p < n_ ? word_key_[p] : kEnd);
+}
+
+void CrfSentence::SplitKeys(int32_t b, int k, uint64_t out[2]) const {
+  out[0] = FeatureKey(kSplitLeft, b, word_key_[k - 1]);
+  out[1] = FeatureKey(kSplitRight, b, word_key_[k]);
+}
+
+int CrfSentence::LexKeys(int i, int32_t tag, uint64_t out[6]) const {
+  const int32_t b = g_->base[tag];
+  out[0] = FeatureKey(kLexWord, tag, word_key_[i]);
+  out[1] = FeatureKey(kLexSig, tag, sig_key_[i]);
+  out[2] = FeatureKey(kLexSuffix2, tag, suffix2_key_[i]);
+  out[3] = FeatureKey(kLexSuffix3, tag, suffix3_key_[i]);
+  out[4] = FeatureKey(kLexBaseWord, b, word_key_[i]);
+  out[5] = FeatureKey(kLexBaseSig, b, sig_key_[i]);
+  return 6;
+}
+
+void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens) {
+  BindKeys(w, g, lex, tokens);
+  const double* t = w.theta.data();
+  const int cells = n_ * (n_ + 1) / 2;
+  span_base_.assign(static_cast<size_t>(cells) * B_, 0.0);
+  split_base_.assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
+  uint64_t keys[6];
+  // The four word-edge templates depend on one position each: look them up per position.
+  for (int q = 0; q < 4; ++q) edge_[q].assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
+  for (int p = 0; p <= n_; ++p) {
+    for (int32_t b = 0; b < B_; ++b) {
+      EdgeKeys(b, p, keys);
+      for (int q = 0; q < 4; ++q) {
+        if (keys[q] == 0) continue;
+        int32_t f = w.Find(keys[q]);
+        if (f >= 0) edge_[q][static_cast<size_t>(p) * B_ + b] = t[f];
+      }
+    }
+  }
+  for (int i = 0; i < n_; ++i) {
+    for (int j = i + 1; j <= n_; ++j) {
+      double* row = &span_base_[static_cast<size_t>(Cell(i, j)) * B_];
+      const double* first = &edge_[0][static_cast<size_t>(i) * B_];
+      const double* last = &edge_[1][static_cast<size_t>(j - 1) * B_];
+      const double* before = &edge_[2][static_cast<size_t>(i) * B_];
+      const double* after = &edge_[3][static_cast<size_t>(j) * B_];
+      const int bucket = LenBucket(j - i);
+      for (int32_t b = 0; b < B_; ++b) {
+        double s = t[w.base_len + b * kLenBuckets + bucket] + first[b] + last[b] + before[b] + after[b];
+        if (j == n_) s += t[w.base_heavy + b];
+        row[b] = s;
+      }
+    }
+  }
+  for (int k = 1; k < n_; ++k) {
+    for (int32_t b = 0; b < B_; ++b) {
+      SplitKeys(b, k, keys);
+      double s = 0;
+      for (int q = 0; q < 2; ++q) {
+        int32_t f = w.Find(keys[q]);
+        if (f >= 0) s += t[f];
+      }
+      split_base_[static_cast<size_t>(k) * B_ + b] = s;
+    }
+  }
+  lex_.assign(n_, {});
+  lex_logp_.assign(n_, {});
+  for (int i = 0; i < n_; ++i) {
+    for (int32_t tag : tokens[i].tags) {
+      const double logp = std::max(lex.LogProb(tokens[i], tag), -50.0);
+      lex_logp_[i].push_back(logp);
+      double s = t[w.tag_prior + tag] + t[w.pcfg_lex] * logp;
+      int m = LexKeys(i, tag, keys);
+      for (int q = 0; q < m; ++q) {
+        int32_t f = w.Find(keys[q]);
+        if (f >= 0) s += t[f];
+      }
+      lex_[i].emplace_back(tag, s);
+    }
+  }
+}
+
+void CrfSentence::BeginGradient() {
+  const int cells = n_ * (n_ + 1) / 2;
+  span_mass_.assign(static_cast<size_t>(cells) * B_, 0.0);
+  split_mass_.assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
+  for (int q = 0; q < 4; ++q) edge_mass_[q].assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
+  lex_mass_.assign(n_, {});
+  for (int i = 0; i < n_; ++i) lex_mass_[i].assign((*tokens_)[i].tags.size(), 0.0);
+}
+
+void CrfSentence::AddBinary(int32_t r, int i, int k, int j, double coeff, double* grad) {
+  const int32_t b = g_->base[g_->binary[r].parent];
+  grad[w_->binary_rule + r] += coeff;
+  grad[w_->binary_len + r * kLenBuckets + LenBucket(j - i)] += coeff;
+  grad[w_->binary_children + (static_cast<int64_t>(r) * kLenBuckets + LenBucket(k - i)) * kLenBuckets + LenBucket(j - k)] += coeff;
+  if (j == n_) grad[w_->binary_heavy + r] += coeff;
+  span_mass_[static_cast<size_t>(Cell(i, j)) * B_ + b] += coeff;
+  split_mass_[static_cast<size_t>(k) * B_ + b] += coeff;
+}
+
+void CrfSentence::AddUnary(int32_t u, int i, int j, double coeff, double* grad) {
+  const int32_t b = g_->base[g_->unary[u].parent];
+  grad[w_->unary_rule + u] += coeff;
+  grad[w_->unary_len + u * kLenBuckets + LenBucket(j - i)] += coeff;
+  span_mass_[static_cast<size_t>(Cell(i, j)) * B_ + b] += coeff;
+  if (j - i == 1) {
+    int32_t f = w_->Find(UnaryWordKey(u, i));
+    if (f >= 0) grad[f] += coeff;
+  }
+}
+
+void CrfSentence::AddLex(int i, int32_t tag, double coeff, double* /*grad*/) {
+  const auto& tags = (*tokens_)[i].tags;
+  auto it = std::lower_bound(tags.begin(), tags.end(), tag);
+  if (it == tags.end() || *it != tag) return;  // a gold tag the lexicon would not allow: no features
+  lex_mass_[i][it - tags.begin()] += coeff;
+}
+
+void CrfSentence::Flush(double* grad) {
+  uint64_t keys[6];
+  for (int i = 0; i < n_; ++i) {
+    for (int j = i + 1; j <= n_; ++j) {
+      const double* row = &span_mass_[static_cast<size_t>(Cell(i, j)) * B_];
+      for (int32_t b = 0; b < B_; ++b) {
+        const double m = row[b];
+        if (m == 0) continue;
+        grad[w_->base_len + b * kLenBuckets + LenBucket(j - i)] += m;
+        if (j == n_) grad[w_->base_heavy + b] += m;
+        edge_mass_[0][static_cast<size_t>(i) * B_ + b] += m;
+        edge_mass_[1][static_cast<size_t>(j - 1) * B_ + b] += m;
+        edge_mass_[2][static_cast<size_t>(i) * B_ + b] += m;
+        edge_mass_[3][static_cast<size_t>(j) * B_ + b] += m;
+      }
+    }
+  }
+  for (int p = 0; p <= n_; ++p) {
+    for (int32_t b = 0; b < B_; ++b) {
+      EdgeKeys(b, p, keys);
+      for (int q = 0; q < 4; ++q) {
+        const double m = edge_mass_[q][static_cast<size_t>(p) * B_ + b];
+        if (m == 0 || keys[q] == 0) continue;
+        int32_t f = w_->Find(keys[q]);
+        if (f >= 0) grad[f] += m;
+      }
+    }
+  }
+  for (int k = 1; k < n_; ++k) {
+    for (int32_t b = 0; b < B_; ++b) {
+      const double m = split_mass_[static_cast<size_t>(k) * B_ + b];
+      if (m == 0) continue;
+      SplitKeys(b, k, keys);
+      for (int q = 0; q < 2; ++q) {
+        int32_t f = w_->Find(keys[q]);
+        if (f >= 0) grad[f] += m;
+      }
+    }
+  }
+  for (int i = 0; i < n_; ++i) {
+    const auto& tags = (*tokens_)[i].tags;
+    for (size_t a = 0; a < tags.size(); ++a) {
+      const double m = lex_mass_[i][a];
+      if (m == 0) continue;
+      grad[w_->tag_prior + tags[a]] += m;
+      grad[w_->pcfg_lex] += m * lex_logp_[i][a];
+      int cnt = LexKeys(i, tags[a], keys);
+      for (int q = 0; q < cnt; ++q) {
+        int32_t f = w_->Find(keys[q]);
+        if (f >= 0) grad[f] += m;
+      }
+    }
+  }
+}
+
+}  // namespace structrank

@@ -1,0 +1,134 @@
+// Features of the CRF-CFG (SPEC section 9) and the per-sentence scorer built from them.
+// Rule features are dense blocks indexed by rule id (the rule; rule x span-length bucket;
+// rule x heavy, i.e. the span ends the sentence; rule x child span-length buckets; unary
+// and root rules alike). Word features are sparse, kept only if seen in a gold tree:
+// parent base category x words at and just outside the span edges, x the split point's
+// words; single-word unaries x the word; lexicon features tag (and tag base) x word, word
+// class, suffixes. A word is its lowercased form if frequent, else its signature.
+// The span and split features depend on the parent's base category, not on the rule, so
+// each sentence precomputes them once per (span, base) and (split, base).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "chart/chart.h"
+#include "chart/grammar.h"
+#include "chart/lexicon.h"
+#include "core/byte_io.h"
+
+namespace structrank {
+
+constexpr int kLenBuckets = 6;
+inline int LenBucket(int len) { return len <= 1 ? 0 : len == 2 ? 1 : len <= 4 ? 2 : len <= 8 ? 3 : len <= 16 ? 4 : 5; }
+
+enum CrfTemplate : uint64_t {
+  kLexWord = 1, kLexSig, kLexSuffix2, kLexSuffix3, kLexBaseWord, kLexBaseSig,
+  kSpanFirst, kSpanLast, kSpanBefore, kSpanAfter, kSplitLeft, kSplitRight, kUnaryWord
+};
+
+inline uint64_t Mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+inline uint64_t FeatureKey(uint64_t templ, uint64_t a, uint64_t value) {
+  return Mix64(Mix64(templ * 0x100000001b3ULL + a) ^ value);
+}
+inline uint64_t StringHash(const std::string& s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return Mix64(h);
+}
+
+struct CrfWeights {
+  // Dense block offsets into theta.
+  int64_t binary_rule = 0, binary_len = 0, binary_heavy = 0, binary_children = 0;
+  int64_t unary_rule = 0, unary_len = 0, root_rule = 0, tag_prior = 0, base_len = 0, base_heavy = 0;
+  int64_t pcfg_lex = 0;  // one weight on the PCFG's log P(word | tag), a real-valued feature
+  int64_t sparse_begin = 0;
+  std::vector<double> theta;
+  std::unordered_map<uint64_t, int32_t> sparse;  // key -> index into theta
+
+  void Layout(const Grammar& g);
+  // Adds a sparse feature (training only); returns its index.
+  int32_t AddSparse(uint64_t key);
+  int32_t Find(uint64_t key) const {
+    auto it = sparse.find(key);
+    return it == sparse.end() ? -1 : it->second;
+  }
+  void Write(ByteWriter& out) const;
+  static CrfWeights Read(ByteReader& in, const Grammar& g);
+};
+
+// Per-sentence scores (a Scorer for Inside/Outside/KBest) and gradient bookkeeping.
+class CrfSentence {
+ public:
+  void Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens);
+  const LexScores& lex() const { return lex_; }
+
+  double Binary(int32_t r, int i, int k, int j) const {
+    const double* t = w_->theta.data();
+    const BinaryRule& rule = g_->binary[r];
+    const int32_t b = g_->base[rule.parent];
+    double s = t[w_->binary_rule + r] + t[w_->binary_len + r * kLenBuckets + LenBucket(j - i)] +
+               t[w_->binary_children + (static_cast<int64_t>(r) * kLenBuckets + LenBucket(k - i)) * kLenBuckets + LenBucket(j - k)] +
+               span_base_[static_cast<size_t>(Cell(i, j)) * B_ + b] + split_base_[static_cast<size_t>(k) * B_ + b];
+    if (j == n_) s += t[w_->binary_heavy + r];
+    return s;
+  }
+  double Unary(int32_t u, int i, int j) const {
+    const double* t = w_->theta.data();
+    const int32_t b = g_->base[g_->unary[u].parent];
+    double s = t[w_->unary_rule + u] + t[w_->unary_len + u * kLenBuckets + LenBucket(j - i)] +
+               span_base_[static_cast<size_t>(Cell(i, j)) * B_ + b];
+    if (j - i == 1) {
+      int32_t f = w_->Find(FeatureKey(kUnaryWord, u, word_key_[i]));
+      if (f >= 0) s += t[f];
+    }
+    return s;
+  }
+  double Root(int32_t rr) const { return w_->theta[w_->root_rule + rr]; }
+
+  // Gradient: Add* record `coeff` times the features of one rule application; dense and
+  // single-word features go straight into grad, span/split/lexicon ones into per-sentence
+  // masses that Flush() distributes.
+  void BeginGradient();
+  void AddBinary(int32_t r, int i, int k, int j, double coeff, double* grad);
+  void AddUnary(int32_t u, int i, int j, double coeff, double* grad);
+  void AddLex(int i, int32_t tag, double coeff, double* grad);
+  void AddRoot(int32_t rr, double coeff, double* grad) { grad[w_->root_rule + rr] += coeff; }
+  void Flush(double* grad);
+
+  // The sparse feature keys of each kind (used to build the feature dictionary).
+  void SpanKeys(int32_t b, int i, int j, uint64_t out[4]) const;
+  void SplitKeys(int32_t b, int k, uint64_t out[2]) const;
+  // Word-edge keys anchored at position p (0 where the template has no word there).
+  void EdgeKeys(int32_t b, int p, uint64_t out[4]) const;
+  int LexKeys(int i, int32_t tag, uint64_t out[6]) const;
+  uint64_t UnaryWordKey(int32_t u, int i) const { return FeatureKey(kUnaryWord, u, word_key_[i]); }
+
+  // Binds to weights and grammar and computes word keys only (no scores).
+  void BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens);
+
+ private:
+  int Cell(int i, int j) const { return i * (2 * n_ - i + 1) / 2 + (j - i - 1); }
+  const CrfWeights* w_ = nullptr;
+  const Grammar* g_ = nullptr;
+  int n_ = 0, B_ = 0;
+  std::vector<uint64_t> word_key_, sig_key_, suffix2_key_, suffix3_key_;
+  const std::vector<Token>* tokens_ = nullptr;
+  std::vector<double> span_base_, split_base_;
+  std::vector<double> span_mass_, split_mass_;
+  // Word-edge feature weights per position and base: span start, span end - 1, the word
+  // before the start (position i), the word after the end (position j); n + 1 rows each.
+  std::vector<double> edge_[4];
+  std::vector<double> edge_mass_[4];
+  LexScores lex_;
+  std::vector<std::vector<double>> lex_mass_, lex_logp_;
+};
+
+}  // namespace structrank

@@ -1,0 +1,235 @@
+#include "chart/crf_train.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/errors.h"
+#include "core/thread_pool.h"
+
+namespace structrank {
+
+namespace {
+
+struct GradientVisitor {
+  CrfSentence& sent;
+  double* grad;
+  // Posteriors below e^-40 change nothing at double precision in the sums that matter.
+  static constexpr double kFloor = -40.0;
+  void OnLex(int i, int32_t tag, double v) {
+    if (v > kFloor) sent.AddLex(i, tag, std::exp(v), grad);
+  }
+  void OnUnary(int32_t u, int i, int j, double v) {
+    if (v > kFloor) sent.AddUnary(u, i, j, std::exp(v), grad);
+  }
+  void OnBinary(int32_t r, int i, int k, int j, double v) {
+    if (v > kFloor) sent.AddBinary(r, i, k, j, std::exp(v), grad);
+  }
+  void OnRoot(int32_t rr, double v) {
+    if (v > kFloor) sent.AddRoot(rr, std::exp(v), grad);
+  }
+};
+
+int32_t FindBinary(const Grammar& g, int32_t p, int32_t l, int32_t r) {
+  for (int32_t q = g.by_left_offsets[l]; q < g.by_left_offsets[l + 1]; ++q) {
+    const BinaryRule& rule = g.binary[g.by_left[q]];
+    if (rule.parent == p && rule.right == r) return g.by_left[q];
+  }
+  return -1;
+}
+int32_t FindUnary(const Grammar& g, int32_t p, int32_t c) {
+  for (int32_t q = g.unary_by_child_offsets[c]; q < g.unary_by_child_offsets[c + 1]; ++q)
+    if (g.unary[g.unary_by_child[q]].parent == p) return g.unary_by_child[q];
+  return -1;
+}
+
+}  // namespace
+
+double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold, Chart& ch,
+                            double* grad) {
+  const Grammar& g = m.grammar;
+  const int n = static_cast<int>(tokens.size());
+  CrfSentence sent;
+  sent.Prepare(m.crf, g, m.lexicon, tokens);
+  ch.Begin(n, g.num_symbols);
+  const double log_z = Inside<LogSemiring>(g, sent.lex(), sent, ch);
+  if (log_z == kNegInf) {
+    ch.Clear();
+    throw InputError("chart CRF: a training tree is not covered by its own grammar");
+  }
+  if (grad) {
+    sent.BeginGradient();
+    GradientVisitor visit{sent, grad};
+    Outside<LogSemiring>(g, sent.lex(), sent, log_z, ch, visit);
+  }
+  ch.Clear();
+  // Gold tree score and empirical counts (subtracted).
+  double gold_score = 0;
+  for (const auto& b : gold.binary) {
+    const int32_t r = FindBinary(g, b.parent, b.left, b.right);
+    gold_score += sent.Binary(r, b.i, b.k, b.j);
+    if (grad) sent.AddBinary(r, b.i, b.k, b.j, -1.0, grad);
+  }
+  for (const auto& u : gold.unary) {
+    const int32_t r = FindUnary(g, u.parent, u.child);
+    gold_score += sent.Unary(r, u.i, u.j);
+    if (grad) sent.AddUnary(r, u.i, u.j, -1.0, grad);
+  }
+  for (const auto& l : gold.lex) {
+    double s = kNegInf;
+    for (const auto& ts : sent.lex()[l.i])
+      if (ts.first == l.tag) s = ts.second;
+    if (s == kNegInf) throw InputError("chart CRF: a gold tag is not allowed by the lexicon");
+    gold_score += s;
+    if (grad) sent.AddLex(l.i, l.tag, -1.0, grad);
+  }
+  const int32_t rr = g.root_rule_of[gold.root];
+  gold_score += sent.Root(rr);
+  if (grad) {
+    sent.AddRoot(rr, -1.0, grad);
+    sent.Flush(grad);
+  }
+  return log_z - gold_score;
+}
+
+void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold) {
+  const Grammar& g = m.grammar;
+  CrfWeights& w = m.crf;
+  w.sparse.clear();
+  w.Layout(g);
+  CrfSentence sent;
+  uint64_t keys[6];
+  for (int32_t s = 0; s < corpus.size(); ++s) {
+    const std::vector<Token> tokens = m.Tokens(corpus, s);
+    sent.BindKeys(w, g, m.lexicon, tokens);
+    const GoldItems& it = gold[s];
+    for (const auto& b : it.binary) {
+      const int32_t base = g.base[b.parent];
+      sent.SpanKeys(base, b.i, b.j, keys);
+      for (int q = 0; q < 4; ++q) w.AddSparse(keys[q]);
+      sent.SplitKeys(base, b.k, keys);
+      for (int q = 0; q < 2; ++q) w.AddSparse(keys[q]);
+    }
+    for (const auto& u : it.unary) {
+      sent.SpanKeys(g.base[u.parent], u.i, u.j, keys);
+      for (int q = 0; q < 4; ++q) w.AddSparse(keys[q]);
+      if (u.j - u.i == 1) w.AddSparse(sent.UnaryWordKey(FindUnary(g, u.parent, u.child), u.i));
+    }
+    for (const auto& l : it.lex) {
+      int cnt = sent.LexKeys(l.i, l.tag, keys);
+      for (int q = 0; q < cnt; ++q) w.AddSparse(keys[q]);
+    }
+  }
+  // Start at the PCFG.
+  for (size_t r = 0; r < g.binary.size(); ++r) w.theta[w.binary_rule + r] = m.binary_logp[r];
+  for (size_t r = 0; r < g.unary.size(); ++r) w.theta[w.unary_rule + r] = m.unary_logp[r];
+  for (size_t r = 0; r < g.root.size(); ++r) w.theta[w.root_rule + r] = m.root_logp[r];
+  w.theta[w.pcfg_lex] = 1.0;
+  m.use_crf = true;
+}
+
+CrfTrainer::CrfTrainer(ChartModel& model, Corpus corpus, std::vector<GoldItems> gold, CrfTrainOptions options)
+    : m_(model), corpus_(std::move(corpus)), gold_(std::move(gold)), opt_(options), rng_(options.seed) {
+  if (corpus_.size() == 0) throw InputError("chart CRF: no training sentences");
+  if (opt_.batch < 1) throw InputError("chart CRF: batch size must be positive");
+  if (opt_.tau <= 0) opt_.tau = 5.0 * corpus_.size() / opt_.batch;
+  threads_ = ResolveThreads(opt_.threads);
+  charts_.resize(threads_);
+  grads_.resize(threads_);
+  cache_.resize(corpus_.size());
+  if (opt_.prior_at_pcfg) prior_mean_ = m_.crf.theta;
+}
+
+void CrfTrainer::Prefilter(int32_t s, Chart& ch) {
+  Cached& c = cache_[s];
+  c.tokens = m_.Tokens(corpus_, s);
+  const int n = static_cast<int>(c.tokens.size());
+  const int S = m_.grammar.num_symbols;
+  std::vector<uint8_t> saved_pre, saved_post;  // the prefilter pass itself runs unmasked
+  saved_pre.swap(ch.mask_pre), saved_post.swap(ch.mask_post);
+  ch.Begin(n, S);
+  PcfgScorer scorer{m_.binary_logp.data(), m_.unary_logp.data(), m_.root_logp.data()};
+  const LexScores lex = m_.PcfgLex(c.tokens);
+  const double best = Inside<MaxSemiring>(m_.grammar, lex, scorer, ch);
+  NullVisitor none;
+  if (best != kNegInf) Outside<MaxSemiring>(m_.grammar, lex, scorer, best, ch, none);
+  const double floor = best - opt_.beam;  // -inf beam keeps every viable entry
+  int64_t total = 0;
+  for (int cell = 0; cell < Chart::NumCells(n); ++cell) {
+    const size_t base = static_cast<size_t>(cell) * S;
+    for (int a = ch.pre_begin[cell]; a < ch.pre_end[cell]; ++a) {
+      const int32_t x = ch.active_pre[a];
+      const double v = ch.pre[base + x] + ch.out_pre[base + x];
+      ++total;
+      if (v != kNegInf && v >= floor) c.keep_pre.push_back(static_cast<int32_t>(base + x));
+    }
+    for (int a = ch.post_begin[cell]; a < ch.post_end[cell]; ++a) {
+      const int32_t x = ch.active_post[a];
+      const double v = ch.post[base + x] + ch.out_post[base + x];
+      ++total;
+      if (v != kNegInf && v >= floor) c.keep_post.push_back(static_cast<int32_t>(base + x));
+    }
+  }
+  ch.Clear();
+  saved_pre.swap(ch.mask_pre), saved_post.swap(ch.mask_post);
+  // The gold tree always survives.
+  ch.n = n;
+  const GoldItems& gold = gold_[s];
+  auto at = [&](int i, int j, int32_t x) { return static_cast<int32_t>(ch.At(i, j, x)); };
+  for (const auto& b : gold.binary) c.keep_pre.push_back(at(b.i, b.j, b.parent)), c.keep_post.push_back(at(b.i, b.j, b.parent));
+  for (const auto& l : gold.lex) c.keep_pre.push_back(at(l.i, l.i + 1, l.tag)), c.keep_post.push_back(at(l.i, l.i + 1, l.tag));
+  for (const auto& u : gold.unary) c.keep_pre.push_back(at(u.i, u.j, u.child)), c.keep_post.push_back(at(u.i, u.j, u.parent));
+  for (auto* v : {&c.keep_pre, &c.keep_post}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  kept_entries_ += static_cast<int64_t>(c.keep_pre.size() + c.keep_post.size());
+  total_entries_ += total;
+  c.ready = true;
+}
+
+double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
+  const size_t dim = m_.crf.theta.size();
+  const int32_t D = corpus_.size();
+  double objective_sum = 0;
+  int64_t sentences = 0;
+  std::vector<int32_t> batch(opt_.batch);
+  std::vector<double> objective(opt_.batch);
+  for (int step = 0; step < steps; ++step) {
+    if (cancel && cancel->load()) throw Cancelled();
+    std::uniform_int_distribution<int32_t> pick(0, D - 1);
+    for (auto& s : batch) s = pick(rng_);
+    for (auto& gvec : grads_) gvec.assign(dim, 0.0);
+    ParallelFor(batch.size(), threads_, 1, [&](size_t begin, size_t end, int t) {
+      Chart& ch = charts_[t];
+      for (size_t b = begin; b < end; ++b) {
+        const int32_t s = batch[b];
+        if (!cache_[s].ready) Prefilter(s, ch);
+        const Cached& c = cache_[s];
+        const int n = static_cast<int>(c.tokens.size());
+        const size_t need = static_cast<size_t>(Chart::NumCells(n)) * m_.grammar.num_symbols;
+        if (ch.mask_pre.size() < need) ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
+        for (int32_t e : c.keep_pre) ch.mask_pre[e] = 1;
+        for (int32_t e : c.keep_post) ch.mask_post[e] = 1;
+        objective[b] = CrfSentenceObjective(m_, c.tokens, gold_[s], ch, grads_[t].data());
+        for (int32_t e : c.keep_pre) ch.mask_pre[e] = 0;
+        for (int32_t e : c.keep_post) ch.mask_post[e] = 0;
+      }
+    }, cancel);
+    // theta -= eta_k * (gradient + (b / |D|) * theta / sigma^2)
+    const double eta = opt_.eta0 * opt_.tau / (opt_.tau + static_cast<double>(k_));
+    const double prior = static_cast<double>(opt_.batch) / D / opt_.sigma2;
+    double* theta = m_.crf.theta.data();
+    const double* mean = prior_mean_.empty() ? nullptr : prior_mean_.data();
+    for (size_t f = 0; f < dim; ++f) {
+      double gsum = prior * (mean ? theta[f] - mean[f] : theta[f]);
+      for (const auto& gvec : grads_) gsum += gvec[f];
+      theta[f] -= eta * gsum;
+    }
+    ++k_;
+    for (double o : objective) objective_sum += o;
+    sentences += static_cast<int64_t>(batch.size());
+  }
+  return sentences ? objective_sum / sentences : 0.0;
+}
+
+}  // namespace structrank

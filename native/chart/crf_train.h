@@ -1,0 +1,69 @@
+// Training the CRF-CFG: conditional log-likelihood with an L2 prior, by SGD over batches
+// drawn with replacement (SPEC section 9), batch gradients computed across threads.
+// Each training sentence is prefiltered once: a PCFG Viterbi inside-outside pass keeps the
+// chart entries that can be part of a complete parse (and, with a finite beam, only those
+// whose max-marginal is within `beam` of the best parse); the gold tree's entries are always
+// kept. The surviving entries and the sentence's tokens are cached across passes.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "chart/chart_model.h"
+
+namespace structrank {
+
+struct CrfTrainOptions {
+  int batch = 20;
+  double eta0 = 0.1;
+  double tau = 0;        // 0: the gain halves after 5 passes
+  double sigma2 = 1.0;   // prior variance
+  double beam = INFINITY;  // PCFG max-marginal beam for prefiltering (inf = boolean pass only)
+  bool prior_at_pcfg = true;  // center the Gaussian prior at the PCFG starting point, not at 0
+  int threads = 0;
+  uint64_t seed = 1;
+};
+
+// Objective (negative conditional log-likelihood, no prior) of one sentence, with its
+// gradient added to `grad` when non-null. Uses `ch`'s masks if set.
+double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold, Chart& ch,
+                            double* grad);
+
+// Builds the sparse feature dictionary from the gold trees and starts the weights at the
+// PCFG (rule weights = log-probabilities, weight 1 on the PCFG lexicon score).
+void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold);
+
+class CrfTrainer {
+ public:
+  CrfTrainer(ChartModel& model, Corpus corpus, std::vector<GoldItems> gold, CrfTrainOptions options);
+  // Runs `steps` SGD batches; returns the mean objective per sentence over them.
+  double Steps(int steps, const std::atomic<bool>* cancel);
+  int64_t steps_done() const { return k_; }
+  int32_t num_sentences() const { return corpus_.size(); }
+  // Fraction of chart entries kept by prefiltering, over the sentences prefiltered so far.
+  double kept_fraction() const { return total_entries_ ? static_cast<double>(kept_entries_) / total_entries_ : 1.0; }
+
+ private:
+  struct Cached {
+    bool ready = false;
+    std::vector<Token> tokens;
+    std::vector<int32_t> keep_pre, keep_post;  // allowed entries, cell * S + symbol
+  };
+  void Prefilter(int32_t s, Chart& ch);
+
+  ChartModel& m_;
+  Corpus corpus_;
+  std::vector<GoldItems> gold_;
+  CrfTrainOptions opt_;
+  std::vector<Cached> cache_;
+  std::mt19937_64 rng_;
+  int64_t k_ = 0;
+  int threads_;
+  std::vector<Chart> charts_;
+  std::vector<std::vector<double>> grads_;
+  std::vector<double> prior_mean_;
+  std::atomic<int64_t> kept_entries_{0}, total_entries_{0};
+};
+
+}  // namespace structrank

@@ -1,0 +1,41 @@
+// A binarized CFG with at most one unary per span, as int arrays: binary rules indexed by
+// left child and by parent, unary rules indexed by child and by parent, root rules
+// (ROOT -> X over the whole sentence). Symbols are dense ids chosen by the caller; each
+// symbol has a base category id (for features) and a flag saying whether it is a POS tag.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/byte_io.h"
+
+namespace structrank {
+
+struct BinaryRule {
+  int32_t parent, left, right;
+};
+struct UnaryRule {
+  int32_t parent, child;
+};
+
+struct Grammar {
+  int32_t num_symbols = 0;
+  int32_t num_bases = 0;
+  std::vector<uint8_t> is_tag;   // symbol -> 1 for POS tags
+  std::vector<int32_t> base;     // symbol -> base category id
+  std::vector<BinaryRule> binary;
+  std::vector<UnaryRule> unary;
+  std::vector<int32_t> root;     // root rule id -> symbol
+
+  // Indexes rebuilt by BuildIndexes() (not serialized).
+  std::vector<int32_t> by_left_offsets, by_left;          // binary rule ids grouped by left child
+  std::vector<int32_t> by_parent_offsets, by_parent;      // binary rule ids grouped by parent
+  std::vector<int32_t> unary_by_child_offsets, unary_by_child;
+  std::vector<int32_t> unary_by_parent_offsets, unary_by_parent;
+  std::vector<int32_t> root_rule_of;                      // symbol -> root rule id or -1
+
+  void BuildIndexes();
+  void Write(ByteWriter& out) const;
+  static Grammar Read(ByteReader& in);
+};
+
+}  // namespace structrank

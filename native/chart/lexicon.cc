@@ -1,0 +1,217 @@
+#include "chart/lexicon.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "core/errors.h"
+
+namespace structrank {
+
+std::string WordSignature(std::string_view w, bool sentence_initial) {
+  std::string sig = "UNK";
+  bool upper_first = !w.empty() && std::isupper(static_cast<unsigned char>(w[0]));
+  bool has_lower = false, has_digit = false, has_dash = false, all_upper = true;
+  for (char ch : w) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (std::islower(c)) has_lower = true, all_upper = false;
+    if (std::isdigit(c)) has_digit = true;
+    if (c == '-') has_dash = true;
+    if (std::isalpha(c) && !std::isupper(c)) all_upper = false;
+  }
+  if (upper_first) sig += all_upper && w.size() > 1 ? "-CAPS" : (sentence_initial ? "-INITC" : "-CAP");
+  else if (has_lower) sig += "-LC";
+  if (has_digit) sig += "-NUM";
+  if (has_dash) sig += "-DASH";
+  std::string lower(w);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const char* const kSuffixes[] = {"ing", "ed", "ion", "er", "est", "ly", "ity", "al", "ble", "ive", "ic", "ous", "es", "s", "y"};
+  for (const char* suffix : kSuffixes) {
+    std::string_view s(suffix);
+    if (lower.size() >= s.size() + 2 && lower.compare(lower.size() - s.size(), s.size(), s) == 0) {
+      if (s == "s" && lower.size() >= 2 && lower[lower.size() - 2] == 's') continue;
+      sig += "-";
+      sig += suffix;
+      break;
+    }
+  }
+  return sig;
+}
+
+void Lexicon::Add(std::string_view word, bool /*sentence_initial*/, int32_t tag) {
+  int32_t w = words.Intern(word);
+  if (w >= static_cast<int32_t>(word_count.size())) {
+    word_count.push_back(0);
+    word_tags.emplace_back();
+  }
+  word_count[w] += 1;
+  auto& list = word_tags[w];
+  auto it = std::find_if(list.begin(), list.end(), [&](const auto& p) { return p.first == tag; });
+  if (it == list.end()) list.emplace_back(tag, 1.0);
+  else it->second += 1;
+  if (tag >= static_cast<int32_t>(tag_count.size())) tag_count.resize(tag + 1, 0.0);
+  tag_count[tag] += 1;
+  total += 1;
+}
+
+void Lexicon::Finish() {
+  tag_count.resize(num_tags_symbols, 0.0);
+  rare_tag_count.assign(num_tags_symbols, 0.0);
+}
+
+void Lexicon::AddRare(std::string_view word, bool sentence_initial, int32_t tag) {
+  int32_t w = words.Find(word);
+  if (w < 0 || word_count[w] > rare_threshold) return;
+  int32_t s = signatures.Intern(WordSignature(word, sentence_initial));
+  if (s >= static_cast<int32_t>(sig_count.size())) {
+    sig_count.push_back(0);
+    sig_tags.emplace_back();
+  }
+  sig_count[s] += 1;
+  auto& list = sig_tags[s];
+  auto it = std::find_if(list.begin(), list.end(), [&](const auto& p) { return p.first == tag; });
+  if (it == list.end()) list.emplace_back(tag, 1.0);
+  else it->second += 1;
+  rare_tag_count[tag] += 1;
+  rare_total += 1;
+}
+
+void Lexicon::FinishRare() {
+  open_tags.clear();
+  for (int32_t t = 0; t < num_tags_symbols; ++t)
+    if (rare_tag_count[t] > 0) open_tags.push_back(t);
+  if (open_tags.empty()) {  // tiny training sets: every tag is open
+    for (int32_t t = 0; t < num_tags_symbols; ++t)
+      if (tag_count[t] > 0) open_tags.push_back(t), rare_tag_count[t] = tag_count[t];
+    rare_total = total;
+  }
+}
+
+Token Lexicon::Lookup(std::string_view word, bool sentence_initial) const {
+  Token tok;
+  tok.text = std::string(word);
+  tok.signature = WordSignature(word, sentence_initial);
+  tok.word = words.Find(word);
+  tok.sig = signatures.Find(tok.signature);
+  if (tok.word >= 0)
+    for (const auto& p : word_tags[tok.word]) tok.tags.push_back(p.first);
+  if (tok.word < 0 || word_count[tok.word] <= rare_threshold) {
+    if (tok.sig >= 0)
+      for (const auto& p : sig_tags[tok.sig]) tok.tags.push_back(p.first);
+    else
+      tok.tags.insert(tok.tags.end(), open_tags.begin(), open_tags.end());
+  }
+  std::sort(tok.tags.begin(), tok.tags.end());
+  tok.tags.erase(std::unique(tok.tags.begin(), tok.tags.end()), tok.tags.end());
+  return tok;
+}
+
+void Lexicon::Relax(Token& tok) const {
+  tok.tags.clear();
+  for (int32_t t = 0; t < num_tags_symbols; ++t)
+    if (tag_count[t] > 0) tok.tags.push_back(t);
+}
+
+double Lexicon::TagGivenSignature(int32_t sig, int32_t tag) const {
+  double prior = rare_total > 0 ? rare_tag_count[tag] / rare_total : 0.0;
+  if (sig < 0) return prior;
+  double c = 0;
+  for (const auto& p : sig_tags[sig])
+    if (p.first == tag) c = p.second;
+  return (c + prior) / (sig_count[sig] + 1.0);
+}
+
+double Lexicon::LogProb(const Token& tok, int32_t tag) const {
+  // P(w|t) = P(t|w) P(w) / P(t), with P(t|w) smoothed towards P(t|signature) for rare words.
+  double p_tag = tag_count[tag] / total;
+  double p_unk = TagGivenSignature(tok.sig, tag);
+  double p_tag_word, c_word;
+  if (tok.word >= 0) {
+    c_word = word_count[tok.word];
+    double c = 0;
+    for (const auto& p : word_tags[tok.word])
+      if (p.first == tag) c = p.second;
+    double smooth = c_word <= rare_threshold ? 1.0 : 0.0;
+    p_tag_word = (c + smooth * p_unk) / (c_word + smooth);
+  } else {
+    c_word = 0.5;
+    p_tag_word = p_unk;
+  }
+  if (p_tag_word <= 0) p_tag_word = 1e-3 * std::max(p_unk, p_tag);  // only reachable through Relax()
+  if (p_tag_word <= 0 || p_tag <= 0) return -INFINITY;
+  return std::log(p_tag_word) + std::log(c_word / total) - std::log(p_tag);
+}
+
+namespace {
+void WriteCounts(ByteWriter& out, const std::vector<std::vector<std::pair<int32_t, double>>>& lists) {
+  out.Put<uint64_t>(lists.size());
+  for (const auto& l : lists) {
+    std::vector<int32_t> tags;
+    std::vector<double> counts;
+    for (const auto& p : l) tags.push_back(p.first), counts.push_back(p.second);
+    out.PutVector(tags);
+    out.PutVector(counts);
+  }
+}
+std::vector<std::vector<std::pair<int32_t, double>>> ReadCounts(ByteReader& in, int32_t num_symbols) {
+  uint64_t n = in.Get<uint64_t>();
+  if (n > (1u << 30)) throw InputError("chart model: bad lexicon");
+  std::vector<std::vector<std::pair<int32_t, double>>> lists(n);
+  for (auto& l : lists) {
+    auto tags = in.GetVector<int32_t>();
+    auto counts = in.GetVector<double>();
+    if (tags.size() != counts.size()) throw InputError("chart model: bad lexicon");
+    for (size_t a = 0; a < tags.size(); ++a) {
+      if (tags[a] < 0 || tags[a] >= num_symbols) throw InputError("chart model: bad lexicon tag");
+      l.emplace_back(tags[a], counts[a]);
+    }
+  }
+  return lists;
+}
+}  // namespace
+
+void Lexicon::Write(ByteWriter& out) const {
+  out.Put<int32_t>(rare_threshold);
+  out.Put<uint64_t>(words.size());
+  for (const auto& w : words.names()) out.PutString(w);
+  out.Put<uint64_t>(signatures.size());
+  for (const auto& s : signatures.names()) out.PutString(s);
+  out.PutVector(word_count);
+  WriteCounts(out, word_tags);
+  WriteCounts(out, sig_tags);
+  out.PutVector(sig_count);
+  out.PutVector(tag_count);
+  out.PutVector(rare_tag_count);
+  out.Put<double>(total);
+  out.Put<double>(rare_total);
+  out.PutVector(open_tags);
+}
+
+Lexicon Lexicon::Read(ByteReader& in, int32_t num_symbols) {
+  Lexicon lex;
+  lex.num_tags_symbols = num_symbols;
+  lex.rare_threshold = in.Get<int32_t>();
+  uint64_t nw = in.Get<uint64_t>();
+  for (uint64_t i = 0; i < nw; ++i) lex.words.Intern(in.GetString());
+  uint64_t ns = in.Get<uint64_t>();
+  for (uint64_t i = 0; i < ns; ++i) lex.signatures.Intern(in.GetString());
+  lex.word_count = in.GetVector<double>();
+  lex.word_tags = ReadCounts(in, num_symbols);
+  lex.sig_tags = ReadCounts(in, num_symbols);
+  lex.sig_count = in.GetVector<double>();
+  lex.tag_count = in.GetVector<double>();
+  lex.rare_tag_count = in.GetVector<double>();
+  lex.total = in.Get<double>();
+  lex.rare_total = in.Get<double>();
+  lex.open_tags = in.GetVector<int32_t>();
+  if (lex.words.size() != static_cast<int32_t>(nw) || lex.signatures.size() != static_cast<int32_t>(ns) ||
+      lex.word_count.size() != nw || lex.word_tags.size() != nw || lex.sig_tags.size() != ns ||
+      lex.sig_count.size() != ns || lex.tag_count.size() != static_cast<size_t>(num_symbols) ||
+      lex.rare_tag_count.size() != static_cast<size_t>(num_symbols) || !(lex.total > 0))
+    throw InputError("chart model: inconsistent lexicon");
+  for (int32_t t : lex.open_tags)
+    if (t < 0 || t >= num_symbols) throw InputError("chart model: bad lexicon tag");
+  return lex;
+}
+
+}  // namespace structrank

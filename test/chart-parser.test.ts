@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { readTreesSync } from '../lib/io/treebank.js';
+import { formatTree, words, type Tree } from '../lib/trees/tree.js';
+import { parseTree } from '../lib/trees/bracket-parser.js';
+import { ChartParserModel } from '../lib/parser/chart-parser.js';
+import { evaluateParser } from '../lib/parser/evaluate.js';
+import { treeWords } from '../lib/parser/input.js';
+import { dataFile, runCli, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const short = (file: string, max: number, limit: number): Tree[] =>
+  readTreesSync(dataFile('ptb-sample', file)).filter((t) => treeWords(t).length <= max).slice(0, limit);
+
+let pcfg: ChartParserModel;
+let crf: ChartParserModel;
+const train = short('train.mrg', 12, 400);
+const dev = short('dev.mrg', 12, 40);
+
+beforeAll(async () => {
+  pcfg = await ChartParserModel.train(train, { threads: 2 });
+  crf = await ChartParserModel.train(train, { crf: true, epochs: 2, threads: 2 });
+}, 120_000);
+
+describe('chart parser', () => {
+  it('parses every sentence with exactly its words, and beats a trivial score', async () => {
+    const sentences = dev.map((t) => treeWords(t));
+    const parses = await pcfg.parse(sentences, { threads: 2 });
+    expect(parses).toHaveLength(sentences.length);
+    parses.forEach((p, i) => expect(words(p.tree)).toEqual(sentences[i]));
+    const r = await evaluateParser(pcfg, dev, { threads: 2 });
+    expect(r.f1).toBeGreaterThan(50);
+  });
+
+  it('returns distinct k-best trees in non-increasing log-probability, the first equal to the 1-best', async () => {
+    const sentences = dev.slice(0, 8).map((t) => treeWords(t));
+    const one = await pcfg.parse(sentences, { threads: 2 });
+    const nbest = await pcfg.parseNbest(sentences, 20, { threads: 2 });
+    nbest.forEach((s, i) => {
+      expect(s.candidates.length).toBeGreaterThan(1);
+      expect(formatTree(s.candidates[0].tree)).toBe(formatTree(one[i].tree));
+      expect(s.candidates[0].logprob).toBeCloseTo(one[i].logprob, 9);
+      const keys = s.candidates.map((c) => formatTree(c.tree));
+      expect(new Set(keys).size).toBe(keys.length);
+      for (let c = 1; c < s.candidates.length; c++) expect(s.candidates[c].logprob).toBeLessThanOrEqual(s.candidates[c - 1].logprob + 1e-9);
+    });
+  });
+
+  it('CRF log-probabilities are conditional (k-best mass <= 1) and its parses keep the words', async () => {
+    expect(crf.isCrf).toBe(true);
+    const sentences = dev.slice(0, 6).map((t) => treeWords(t));
+    const nbest = await crf.parseNbest(sentences, 30, { threads: 2 });
+    nbest.forEach((s, i) => {
+      const mass = s.candidates.reduce((a, c) => a + Math.exp(c.logprob), 0);
+      expect(mass).toBeLessThanOrEqual(1 + 1e-6);
+      expect(mass).toBeGreaterThan(0);
+      expect(words(s.candidates[0].tree)).toEqual(sentences[i]);
+    });
+    const r = await evaluateParser(crf, dev, { threads: 2 });
+    expect(r.f1).toBeGreaterThan(50);
+  });
+
+  it('parses unknown words, and gives uncoverable sentences the flat X fallback', async () => {
+    const [p] = await pcfg.parse([['The', 'blorf', 'zingled', 'quuxly', '.']], { threads: 1 });
+    expect(p.fallback).toBe(false);
+    expect(words(p.tree)).toEqual(['The', 'blorf', 'zingled', 'quuxly', '.']);
+    const tiny = await ChartParserModel.train([parseTree('(ROOT (NP (NN dog)))')], { threads: 1 });
+    const [f] = await tiny.parse([['dog', 'dog']], { threads: 1 });
+    expect(f.fallback).toBe(true);
+    expect(formatTree(f.tree)).toBe('(ROOT (X (NN dog) (NN dog)))');
+  });
+
+  it('saves and loads models (same parses), and refuses corrupt files', async () => {
+    const file = tmp.file('crf.model');
+    crf.save(file);
+    const back = ChartParserModel.load(file);
+    const sentences = dev.slice(0, 5).map((t) => treeWords(t));
+    const a = await crf.parseNbest(sentences, 5, { threads: 1 });
+    const b = await back.parseNbest(sentences, 5, { threads: 1 });
+    expect(b.map((s) => s.candidates.map((c) => formatTree(c.tree)))).toEqual(a.map((s) => s.candidates.map((c) => formatTree(c.tree))));
+    const bytes = readFileSync(file);
+    const bad = tmp.file('bad.model');
+    writeFileSync(bad, bytes.subarray(0, bytes.length - 100));
+    expect(() => ChartParserModel.load(bad)).toThrow(/truncated|corrupted/);
+    expect(() => ChartParserModel.load(tmp.file('none.model'))).toThrow(/no such file/);
+  });
+
+  it('rejects bad input', async () => {
+    await expect(pcfg.parse([[]])).rejects.toThrow(/empty sentence/);
+    await expect(pcfg.parseNbest([['a']], 0)).rejects.toThrow(/positive integer/);
+    await expect(ChartParserModel.train([])).rejects.toThrow(/no training trees/);
+  });
+});
+
+describe('chart parser CLI', () => {
+  it('trains, parses trees and text with n-best output, and reports bad usage', () => {
+    const trainFile = tmp.file('train.mrg', train.map((t) => formatTree(t)).join('\n') + '\n');
+    const devFile = tmp.file('dev.mrg', dev.map((t) => formatTree(t)).join('\n') + '\n');
+    const model = tmp.file('cli.model');
+    const r = runCli(['train-parser', '--train', trainFile, '--dev', devFile, '--model', model, '--threads', '2']);
+    expect(r.stderr + r.stdout).toMatch(/dev: F1/);
+    expect(r.status).toBe(0);
+    const out = tmp.file('out.mrg');
+    const nb = tmp.file('nbest.jsonl');
+    const p = runCli(['parse', '--model', model, '--input', devFile, '--out', out, '--nbest', '5', '--out-nbest', nb, '--threads', '2']);
+    expect(p.status).toBe(0);
+    const trees = readFileSync(out, 'utf8').trim().split('\n');
+    expect(trees).toHaveLength(dev.length);
+    trees.forEach((line, i) => expect(words(parseTree(line))).toEqual(treeWords(dev[i])));
+    const lines = readFileSync(nb, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; tokens: string[]; candidates: { tree: string; logprob: number }[]; gold: string });
+    expect(lines).toHaveLength(dev.length);
+    expect(lines[0].candidates.length).toBeGreaterThan(1);
+    expect(lines[0].candidates[0].tree).toBe(trees[0]);
+    expect(typeof lines[0].gold).toBe('string');
+    const text = tmp.file('text.txt', 'The dog barked .\n\nIt rained .\n');
+    const outText = tmp.file('text.out');
+    expect(runCli(['parse', '--model', model, '--input', text, '--out', outText]).status).toBe(0);
+    expect(readFileSync(outText, 'utf8').trim().split('\n')).toHaveLength(2);
+    const bad = runCli(['parse', '--model', model, '--input', text, '--out', outText, '--nbest', '5']);
+    expect(bad.status).toBe(2);
+    const missing = runCli(['parse', '--model', tmp.file('missing.model'), '--input', text, '--out', outText]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/missing\.model: no such file/);
+  }, 120_000);
+});
