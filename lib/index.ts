@@ -54,5 +54,6 @@ export { tableData } from './rerank/table-data.js';
 export { libsvmLines, libsvmText } from './rerank/libsvm.js';
 export { saveReranker, loadReranker, compactReranker, type RerankerModel } from './rerank/reranker.js';
 export { rerankerTrainers, type RerankerTrainer, type RerankerTrainInput, type RerankerTrainOptions } from './rerank/trainers.js';
+export { dualTreeScores, type ForestScores } from './rerank/perceptron-forest.js';
 export { realComponents } from './pipeline/adapters/index.js';
 export { tagSequenceFeatures } from './pipeline/adapters/tag-features.js';

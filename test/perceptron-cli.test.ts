@@ -14,7 +14,7 @@ afterAll(() => tmp.cleanup());
 
 describe('structrank train-reranker --method perceptron / rerank', () => {
   it('trains on a tiny tree n-best file, reports dev F1 and writes one chosen tree per line', () => {
-    for (const kernel of ['linear']) {
+    for (const kernel of ['linear', 'tree']) {
       const model = tmp.file(`trees-${kernel}.model`);
       const t = runCli(['train-reranker', '--method', 'perceptron', '--kernel', kernel, '--epochs', '5', '--voted', '--train', treesFile, '--dev', treesFile, '--model', model, '--threads', '2']);
       expect(t.stderr).toBe('');
@@ -35,6 +35,10 @@ describe('structrank train-reranker --method perceptron / rerank', () => {
     const t = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'linear', '--epochs', '5', '--train', tagsFile, '--dev', tagsFile, '--model', model]);
     expect(t.status).toBe(0);
     expect(t.stdout).toMatch(/chunk F1 100\.00/);
+    const k = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'tags', '--lambda', '0.5', '--beta', '0.1', '--epochs', '4', '--train', tagsFile, '--dev', tagsFile, '--model', tmp.file('tags-kernel.model')]);
+    expect(k.status).toBe(0);
+    expect(k.stdout).toMatch(/trained tags-kernel perceptron on 6 sentences/);
+    expect(k.stdout).toMatch(/dev \(averaged\): chunk F1 \d+\.\d+/);
     const out = tmp.file('best.conll');
     expect(runCli(['rerank', '--model', model, '--input', tagsFile, '--out', out, '--last']).status).toBe(0);
     const text = readFileSync(out, 'utf8');
@@ -58,6 +62,7 @@ describe('structrank train-reranker --method perceptron / rerank', () => {
     const f = runCli(['rerank', '--model', tmp.file('flip.model'), '--input', treesFile, '--out', tmp.file('y.mrg')]);
     expect(f.status).toBe(1);
     expect(f.stderr).toMatch(/flip\.model: .*corrupted/);
+    expect(runCli(['train-reranker', '--method', 'perceptron', '--model', model]).status).toBe(2);
     expect(runCli(['train-reranker', '--method', 'nosuch', '--train', treesFile, '--model', model]).status).toBe(2);
     expect(runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'rbf', '--train', treesFile, '--model', model]).status).toBe(2);
     const tagsWithTree = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'tree', '--train', tagsFile, '--model', model]);

@@ -84,21 +84,37 @@ std::vector<int32_t> ChooseBest(const RankingSet& query, const CandidateScorer& 
   return chosen;
 }
 
+void KernelColumns::Column(int32_t candidate, double* out) const {
+  for (std::size_t s = 0; s < used_.size(); ++s) {
+    out[s] = used_[s] ? (*kernel_)(static_cast<int32_t>(s), candidate) : 0.0;
+  }
+}
+
+void LogprobPlusColumns::Column(int32_t candidate, double* out) const {
+  inner_->Column(candidate, out);
+  if (beta_ == 0) return;
+  const double lx = beta_ * query_logprob_[candidate];
+  for (int64_t s = 0; s < support_; ++s) out[s] += lx * support_logprob_[s];
+}
+
+std::vector<char> UsedSupport(const PerceptronRun& run) {
+  std::vector<char> used(run.support.size(), 0);
+  for (const auto& chunk : run.chunks) {
+    for (const auto& m : chunk.mistakes) used[m.plus] = used[m.minus] = 1;
+  }
+  return used;
+}
+
 std::vector<int32_t> ChooseVoted(const PerceptronRun& run, const RankingSet& query,
-                                 const CandidateKernel& kernel, int threads,
+                                 const SupportColumns& columns, int threads,
                                  const std::atomic<bool>* cancel, std::vector<double>* votes_out) {
   const int64_t n = query.sentences();
   const auto support = static_cast<int64_t>(run.support.size());
   const double total_steps = static_cast<double>(std::max<int64_t>(1, run.TotalSteps()));
-  // Support entries that ever take part in a mistake (all of them, in a trained run).
-  std::vector<char> used(support, 0);
-  for (const auto& chunk : run.chunks) {
-    for (const auto& m : chunk.mistakes) used[m.plus] = used[m.minus] = 1;
-  }
   std::vector<int32_t> chosen(n, -1);
   if (votes_out) votes_out->assign(query.candidates(), 0.0);
   ParallelFor(n, threads, 1, [&](std::size_t lo, std::size_t hi, int) {
-    std::vector<double> k;  // k[s * m + c] = K(support s, candidate c)
+    std::vector<double> k;  // k[c * support + s] = K'(support s, candidate c)
     std::vector<double> g, votes;
     std::vector<int64_t> last_vote;
     for (std::size_t s = lo; s < hi; ++s) {
@@ -106,10 +122,7 @@ std::vector<int32_t> ChooseVoted(const PerceptronRun& run, const RankingSet& que
       const int64_t m = e - b;
       if (m == 0) continue;
       k.assign(support * m, 0.0);
-      for (int64_t sup = 0; sup < support; ++sup) {
-        if (!used[sup]) continue;
-        for (int64_t c = 0; c < m; ++c) k[sup * m + c] = kernel(static_cast<int32_t>(sup), static_cast<int32_t>(b + c));
-      }
+      for (int64_t c = 0; c < m; ++c) columns.Column(static_cast<int32_t>(b + c), k.data() + c * support);
       votes.assign(m, 0.0);
       last_vote.assign(m, -1);
       int64_t position = 0;  // global index of the first hypothesis of the current chunk
@@ -127,9 +140,7 @@ std::vector<int32_t> ChooseVoted(const PerceptronRun& run, const RankingSet& que
         int64_t start = 1;  // the current hypothesis holds from step `start`
         for (const auto& mk : chunk.mistakes) {
           vote(mk.step - start, position + mk.step - 1);
-          const double* plus = &k[mk.plus * m];
-          const double* minus = &k[mk.minus * m];
-          for (int64_t c = 0; c < m; ++c) g[c] += plus[c] - minus[c];
+          for (int64_t c = 0; c < m; ++c) g[c] += k[c * support + mk.plus] - k[c * support + mk.minus];
           start = mk.step;
         }
         vote(chunk.steps - start + 1, position + chunk.steps);

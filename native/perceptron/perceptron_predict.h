@@ -75,13 +75,52 @@ class LogprobPlusScorer : public CandidateScorer {
 std::vector<int32_t> ChooseBest(const RankingSet& query, const CandidateScorer& scorer, int threads,
                                 const std::atomic<bool>* cancel, std::vector<double>* scores = nullptr);
 
+// K'(s, x) for every support candidate s against one query candidate x (thread-safe):
+// what voting needs of a kernel.
+struct SupportColumns {
+  virtual ~SupportColumns() = default;
+  // out[s] for s in [0, support size).
+  virtual void Column(int32_t candidate, double* out) const = 0;
+};
+
+// One kernel call per support candidate (skipping those flagged unused).
+class KernelColumns : public SupportColumns {
+ public:
+  KernelColumns(const CandidateKernel* kernel, std::vector<char> used) : kernel_(kernel), used_(std::move(used)) {}
+  void Column(int32_t candidate, double* out) const override;
+
+ private:
+  const CandidateKernel* kernel_;
+  std::vector<char> used_;
+};
+
+// inner + beta * L(s) * L(x): the combined kernel's base-model term for any columns.
+class LogprobPlusColumns : public SupportColumns {
+ public:
+  LogprobPlusColumns(std::unique_ptr<SupportColumns> inner, const double* support_logprob, int64_t support,
+                     double beta, const double* query_logprob)
+      : inner_(std::move(inner)), support_logprob_(support_logprob), support_(support), beta_(beta),
+        query_logprob_(query_logprob) {}
+  void Column(int32_t candidate, double* out) const override;
+
+ private:
+  std::unique_ptr<SupportColumns> inner_;
+  const double* support_logprob_;
+  int64_t support_;
+  double beta_;
+  const double* query_logprob_;
+};
+
+// Support entries that take part in some mistake (all of them, in a trained run).
+std::vector<char> UsedSupport(const PerceptronRun& run);
+
 // The voted perceptron: every hypothesis G_t of every chunk votes for its argmax (ties to
 // the lower index); the candidate with most votes wins, ties to the one voted for by the
 // later hypothesis (chunks in order, then steps). G_t = G_{t-1} + the mistake terms of
 // step t, so this needs only the |support| x |candidates| kernel values of a sentence.
 // `votes` (optional) receives each candidate's share of the votes.
 std::vector<int32_t> ChooseVoted(const PerceptronRun& run, const RankingSet& query,
-                                 const CandidateKernel& kernel, int threads,
+                                 const SupportColumns& columns, int threads,
                                  const std::atomic<bool>* cancel, std::vector<double>* votes = nullptr);
 
 }  // namespace structrank

@@ -130,7 +130,8 @@ TEST(voted_prediction_equals_a_naive_vote_over_stored_hypotheses) {
   CsrMatrix support_rows = SelectRows(t.features, run.support);
   LinearKernel cross(&support_rows, &q.features);
   std::vector<double> votes;
-  auto fast = ChooseVoted(run, q.set, cross, 2, nullptr, &votes);
+  KernelColumns columns(&cross, UsedSupport(run));
+  auto fast = ChooseVoted(run, q.set, columns, 2, nullptr, &votes);
 
   // Naive: materialize every hypothesis G_t as a full coefficient vector and evaluate it.
   std::vector<std::vector<double>> hypotheses;

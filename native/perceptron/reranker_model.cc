@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/errors.h"
+#include "perceptron/structured_banks.h"
 
 namespace structrank {
 
@@ -50,7 +51,16 @@ std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const Ran
   if (query.kind() != support_->kind()) throw InputError("perceptron: query candidates are of another kind than the model's");
   std::unique_ptr<CandidateKernel> kernel = support_->KernelWith(query);
   CombinedKernel combined(kernel.get(), beta_, support_logprob_.data(), query_set.logprob.data());
-  if (mode == PredictMode::kVoted) return ChooseVoted(run_, query_set, combined, threads, cancel, scores);
+  if (mode == PredictMode::kVoted) {
+    std::unique_ptr<SupportColumns> fast = compressed ? support_->CompressedColumns(query) : nullptr;
+    if (fast) {
+      LogprobPlusColumns columns(std::move(fast), support_logprob_.data(), support_->size(), beta_,
+                                 query_set.logprob.data());
+      return ChooseVoted(run_, query_set, columns, threads, cancel, scores);
+    }
+    KernelColumns columns(&combined, UsedSupport(run_));
+    return ChooseVoted(run_, query_set, columns, threads, cancel, scores);
+  }
 
   std::vector<double> coef = run_.Coefficients(mode);
   std::unique_ptr<CandidateScorer> scorer;
@@ -108,6 +118,10 @@ std::unique_ptr<CandidateBank> LoadCandidateBank(KernelKind kind, ByteReader& in
   switch (kind) {
     case KernelKind::kLinear:
       return LinearBank::Load(in);
+    case KernelKind::kTree:
+      return TreeCandidateBank::Load(in);
+    case KernelKind::kTags:
+      return TagCandidateBank::Load(in);
     default:
       throw InputError("perceptron model: unknown kernel kind " + std::to_string(static_cast<int>(kind)));
   }
