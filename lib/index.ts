@@ -8,6 +8,7 @@ export { saveModel, loadModel, encodeModel, decodeModel, writeFileAtomic, type M
 export { Progress, type ProgressOptions } from './progress.js';
 export { native, defaultThreads, cancelFlagFor } from './native.js';
 export { readConll, readConllSync, columnIndex, ConllAssembler, type ConllSentence, type ConllReadOptions } from './io/conll.js';
+export * from './kernels/index.js';
 export { ChartParserModel, trainParser, type ParserTrainOptions, type ParseOptions, type ParsedSentence, type ParsedNbest, type ChartParserInfo, type ParserTrainProgress } from './parser/chart-parser.js';
 export { prepareTree, restoreTree, type GrammarOptions } from './parser/prepare.js';
 export { annotate, deannotate, baseLabel } from './parser/annotate.js';
@@ -28,4 +29,31 @@ export { parseColumns, checkColumnCount, writeConll, type ColumnLayout, type Con
 export { writeTextAtomic } from './io/atomic-writer.js';
 export { TagCounter, tagAccuracy, formatTagAccuracy, type TagAccuracy, type TaggedSentence } from './eval/tags.js';
 export { evalTagFiles, readVocabulary, type EvalTagsOptions } from './commands/eval-tags.js';
+export { PerceptronReranker, formatChosen, type PerceptronTrainOptions, type PerceptronPrediction, type PerceptronKernel, type PerceptronMeta, type PerceptronProgress, type ChooseOptions, type RerankEvaluation, type PreparedCandidates } from './rerank/perceptron.js';
+export { FeatureDictionary as PerceptronFeatureDictionary, treeFeatures as perceptronTreeFeatures, tagFeatures as perceptronTagFeatures } from './rerank/perceptron-features.js';
+export { validatePipelineConfig, readPipelineConfig, pipelineConfigSchema, pipelineJsonSchema, type PipelineConfig, type PipelineConfigInput, type RerankerConfig } from './pipeline/config.js';
+export { runPipeline, type PipelineResults, type SystemResult, type RunPipelineOptions, type ComponentFactory } from './pipeline/run.js';
+export { ComponentUnavailable, type BaseModel, type NbestProducer, type Reranker, type TrainedReranker, type CandidateSet, type PipelineSentence, type StepContext, type Curve } from './pipeline/components.js';
+export { scoreSet, corpusF1, oracleChoice, relativeErrorReduction, f1ByLength, type ScoredSet, type MatchCounts } from './pipeline/evaluate.js';
+export { formatResultsTable, renderReport, writeReport, lineChart } from './pipeline/report.js';
+export { demoConfig, demoConfigInput, DEMO_SIZES } from './pipeline/demo.js';
+export { StepCache, stepKey, type StepResult } from './pipeline/step-cache.js';
 export { readConllu, readConlluSync, ConlluAssembler, type ConlluSentence, type ConlluToken, type ConlluMultiword } from './io/conllu.js';
+export { Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TagCandidate, type TrainProgress, type TokenRows } from './tagger/tagger.js';
+export { compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES, type TemplateConfig, type TemplateSet, type DefaultTemplateName } from './tagger/templates.js';
+export {
+  rerankData, syntheticRerankData, trainBoost, trainLoglinear, boostPrefixCurve, chooseRoundsOnDev, boostWeights, boostWork,
+  rerankScores, chosenScore, encodeBoostModel, decodeBoostModel,
+  type RerankArrays, type RerankDataHandle, type BoostModelData, type BoostStats, type TrainBoostOptions, type LoglinearModelData, type SyntheticOptions,
+} from './rerank/boost.js';
+export { treeFeatures, treeFeatureCounts, thresholdFeatures, CLOSED_CLASS_TAGS, type HeadNode, type TreeFeatureOptions } from './rerank/tree-features.js';
+export { sentenceFeatures, candidateScore, type ExtractOptions } from './rerank/nbest-features.js';
+export { extractSentences } from './rerank/extract.js';
+export { selectFeatures, buildFeatureTable, saveFeatureTable, loadFeatureTable, tableToNames, type FeatureTable, type SentenceFeatureNames } from './rerank/feature-table.js';
+export { tableData } from './rerank/table-data.js';
+export { libsvmLines, libsvmText } from './rerank/libsvm.js';
+export { saveReranker, loadReranker, compactReranker, type RerankerModel } from './rerank/reranker.js';
+export { rerankerTrainers, type RerankerTrainer, type RerankerTrainInput, type RerankerTrainOptions } from './rerank/trainers.js';
+export { dualTreeScores, type ForestScores } from './rerank/perceptron-forest.js';
+export { realComponents } from './pipeline/adapters/index.js';
+export { tagSequenceFeatures } from './pipeline/adapters/tag-features.js';

@@ -17,7 +17,11 @@ if (!existsSync(results)) {
 }
 const summary = JSON.parse(readFileSync(results, 'utf8'));
 const passed = summary.numPassedTests;
-const failed = summary.numFailedTests + (summary.numFailedTestSuites ?? 0);
+// A test file that fails to load has no failed test of its own: count it once.
+const brokenFiles = summary.testResults.filter(
+  (file) => file.status === 'failed' && !file.assertionResults.some((t) => t.status === 'failed'),
+).length;
+const failed = summary.numFailedTests + brokenFiles;
 const skipped = summary.numPendingTests + (summary.numTodoTests ?? 0);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(run.status === 0 && failed === 0 && passed > 0 ? 0 : 1);

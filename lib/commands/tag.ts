@@ -1,0 +1,140 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { Command } from '../cli/command.js';
+import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
+import { cliSignal } from '../cli/signal.js';
+import { InputError, UsageError } from '../errors.js';
+import { readLines } from '../io/lines.js';
+import { formatNbestLine, type NbestSentence } from '../io/nbest.js';
+import { Tagger } from '../tagger/tagger.js';
+
+const usage = `structrank tag --model M --input F [--out F] [--nbest K --out-nbest nbest.jsonl] [--separator whitespace|tab] [--threads N]
+
+Tags a CoNLL column file with a model from train-tagger. Writes every input line (blank lines
+kept) with the predicted label appended as a new last column, so conlleval-style scoring works
+on the output directly. Input lines have the model's input columns, or all its training
+columns (the gold label is then kept and written to the n-best file as "gold").
+  --nbest K      also write the K best tag sequences of each sentence as n-best JSON Lines:
+                 {"id": "s1", "tokens", "candidates": [{"tags", "logprob"}], "gold"?} (CRF: exact
+                 log-probabilities; maxent: from the beam; perceptron: scores)`;
+
+interface Pending {
+  lines: string[];
+  rows: string[][];
+}
+
+const BATCH = 4000;
+
+const command: Command = {
+  name: 'tag',
+  summary: 'tag a CoNLL file with a trained tagger (optionally k-best)',
+  usage,
+  async run(args) {
+    const { values } = parseCommandArgs('tag', args, {
+      model: { type: 'string' },
+      input: { type: 'string' },
+      out: { type: 'string' },
+      nbest: { type: 'string' },
+      'out-nbest': { type: 'string' },
+      separator: { type: 'string' },
+      threads: { type: 'string' },
+    }, false);
+    const cmd = 'tag';
+    const modelFile = requireOption(cmd, values.model, 'model');
+    const input = requireOption(cmd, values.input, 'input');
+    const nbest = intOption(cmd, values.nbest, 'nbest', 0, 1);
+    if ((nbest > 0) !== (values['out-nbest'] !== undefined)) throw new UsageError(`${cmd}: --nbest and --out-nbest go together`);
+    const separator = values.separator ?? 'whitespace';
+    if (separator !== 'whitespace' && separator !== 'tab') throw new UsageError(`${cmd}: --separator must be whitespace or tab`);
+    const threads = intOption(cmd, values.threads, 'threads', 0, 0);
+    const tagger = Tagger.load(modelFile);
+    const { columns, inputColumns, label } = tagger.meta;
+    const goldIndex = columns.indexOf(label);
+    const wordIndex = (width: number): number => (width === inputColumns.length ? 0 : columns.indexOf(inputColumns[0]));
+    const signal = cliSignal();
+
+    const out: NodeJS.WritableStream = values.out ? createWriteStream(values.out) : process.stdout;
+    const nbestOut: WriteStream | undefined = values['out-nbest'] ? createWriteStream(values['out-nbest']) : undefined;
+    const write = (stream: NodeJS.WritableStream, text: string): Promise<void> =>
+      new Promise((resolve, reject) => {
+        if (stream.write(text)) resolve();
+        else {
+          stream.once('drain', resolve);
+          stream.once('error', reject);
+        }
+      });
+
+    let width: number | undefined;
+    let sentenceId = 0;
+    let batch: Pending[] = [];
+    let current: Pending = { lines: [], rows: [] };
+    const flush = async (): Promise<void> => {
+      const sentences = batch.filter((p) => p.rows.length > 0);
+      const tags = await tagger.tagSentences(sentences.map((p) => p.rows), { threads, signal });
+      const text: string[] = [];
+      let k = 0;
+      for (const p of batch) {
+        if (p.rows.length === 0) {
+          text.push(...p.lines);
+          continue;
+        }
+        const t = tags[k++];
+        let i = 0;
+        for (const line of p.lines) {
+          if (line.trim() === '') text.push(line);
+          else text.push(`${line}${separator === 'tab' ? '\t' : ' '}${t[i++]}`);
+        }
+      }
+      await write(out, text.length > 0 ? text.join('\n') + '\n' : '');
+      if (nbestOut) {
+        const lists = tagger.tagNbest(sentences.map((p) => p.rows), nbest);
+        const json: string[] = [];
+        sentences.forEach((p, s) => {
+          const w = wordIndex(p.rows[0].length);
+          const record: NbestSentence = { id: `s${++sentenceId}`, tokens: p.rows.map((r) => r[w]), candidates: lists[s], line: 0 };
+          if (p.rows[0].length >= columns.length) record.gold = p.rows.map((r) => r[goldIndex]);
+          json.push(formatNbestLine(record));
+        });
+        if (json.length > 0) await write(nbestOut, json.join('\n') + '\n');
+      }
+      batch = [];
+    };
+
+    let lineCount = 0;
+    for await (const line of readLines(input)) {
+      lineCount++;
+      const text = line.text;
+      if (text.trim() === '') {
+        current.lines.push(text);
+        batch.push(current);
+        current = { lines: [], rows: [] };
+        if (batch.length >= BATCH) await flush();
+        continue;
+      }
+      const fields = separator === 'tab' ? text.split('\t') : text.trim().split(/\s+/);
+      if (fields[0] === '-DOCSTART-') {
+        // A document marker is not part of a sentence: pass it through with an O label.
+        if (current.rows.length > 0) batch.push(current);
+        batch.push({ lines: [`${text}${separator === 'tab' ? '\t' : ' '}O`], rows: [] });
+        current = { lines: [], rows: [] };
+        continue;
+      }
+      if (width === undefined) {
+        width = fields.length;
+        if (width !== inputColumns.length && width < columns.length) {
+          throw new InputError(input, line.number, `expected ${inputColumns.length} columns (${inputColumns.join(', ')}) or ${columns.length} (${columns.join(', ')}), found ${width}`);
+        }
+      } else if (fields.length !== width) {
+        throw new InputError(input, line.number, `expected ${width} columns, found ${fields.length}`);
+      }
+      current.lines.push(text);
+      current.rows.push(fields);
+    }
+    if (lineCount === 0) throw new InputError(input, undefined, 'empty file');
+    if (current.lines.length > 0) batch.push(current);
+    await flush();
+    const close = (s: NodeJS.WritableStream): Promise<void> => new Promise((resolve) => s.end(resolve));
+    if (values.out) await close(out);
+    if (nbestOut) await close(nbestOut);
+  },
+};
+export default command;

@@ -1,0 +1,99 @@
+/**
+ * TreeBank: many trees converted once into the compact native form the tree kernels read
+ * (interned production ids, child index arrays, post-order nodes, production-sorted node
+ * lists). Building a bank does all string work; kernel calls do none.
+ */
+import { InputError } from '../errors.js';
+import { native } from '../native.js';
+import type { Tree } from '../trees/tree.js';
+import { removeEmptyElements, stripFunctionTags } from '../trees/transforms.js';
+import type { KernelsAddon, NativeTreeBank } from './native-kernels.js';
+import { IntBuffer, SymbolTable } from './symbols.js';
+
+export interface TreeBankOptions {
+  /**
+   * Remove an unlabeled outer wrapper `( (S ...))` -> `(S ...)` (default true). Labels are
+   * otherwise kept as given (function tags, indices, -NONE-).
+   */
+  unwrap?: boolean;
+  /** Apply the standard transforms first: strip function tags and indices, remove -NONE- elements. */
+  strip?: boolean;
+  /** Base-model log-probabilities L(x), one per tree, for the `beta` term. */
+  logprobs?: ArrayLike<number>;
+  /** Names the source in error messages (a file name). */
+  source?: string;
+  /** Line number of each tree in `source`, for error messages. */
+  lines?: ArrayLike<number>;
+}
+
+/** Removes the unlabeled outer wrapper of `( (S ...))`. */
+export function unwrapTree(t: Tree): Tree {
+  return t.label === '' && t.word === undefined && t.children.length === 1 ? t.children[0] : t;
+}
+
+export class TreeBank {
+  /** The native handle. */
+  readonly handle: NativeTreeBank;
+  /** L(x) per tree when given. */
+  readonly logprobs: Float64Array | undefined;
+  readonly size: number;
+
+  private constructor(handle: NativeTreeBank, logprobs: Float64Array | undefined) {
+    this.handle = handle;
+    this.size = handle.size();
+    this.logprobs = logprobs;
+  }
+
+  static fromTrees(trees: readonly Tree[], options: TreeBankOptions = {}): TreeBank {
+    const source = options.source ?? '<trees>';
+    const symbols = new SymbolTable();
+    const label = new IntBuffer();
+    const word = new IntBuffer();
+    const arity = new IntBuffer();
+    const sizes = new Int32Array(trees.length);
+    trees.forEach((given, index) => {
+      const line = options.lines?.[index];
+      const where = line === undefined ? `tree ${index + 1}` : `tree`;
+      let t: Tree | undefined = options.unwrap === false ? given : unwrapTree(given);
+      if (options.strip) {
+        t = removeEmptyElements(stripFunctionTags(t));
+        if (t === undefined) throw new InputError(source, line, `${where}: empty tree after removing empty elements`);
+      }
+      const before = label.length;
+      const stack: Tree[] = [t as Tree];
+      while (stack.length > 0) {
+        const n = stack.pop() as Tree;
+        if (n.word !== undefined) {
+          if (n.children.length > 0) throw new InputError(source, line, `${where}: node '${n.label}' has both a word and children`);
+          label.push(symbols.id(n.label));
+          word.push(symbols.id(n.word));
+          arity.push(0);
+        } else {
+          if (n.children.length === 0) {
+            throw new InputError(source, line, `${where}: empty tree or node '${n.label}' with no children and no word`);
+          }
+          label.push(symbols.id(n.label));
+          word.push(-1);
+          arity.push(n.children.length);
+          for (let c = n.children.length - 1; c >= 0; c--) stack.push(n.children[c]);
+        }
+      }
+      sizes[index] = label.length - before;
+    });
+    if (options.logprobs !== undefined && options.logprobs.length !== trees.length) {
+      throw new RangeError(`logprobs has ${options.logprobs.length} entries for ${trees.length} trees`);
+    }
+    const addon = native<KernelsAddon>();
+    const handle = new addon.TreeBank(symbols.names, label.toArray(), word.toArray(), arity.toArray(), sizes);
+    return new TreeBank(handle, options.logprobs ? Float64Array.from(options.logprobs) : undefined);
+  }
+
+  /** Bytes of the native arrays holding the trees. */
+  get bytes(): number {
+    return this.handle.bytes();
+  }
+
+  get totalNodes(): number {
+    return this.handle.totalNodes();
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Boosting (seed 002) and the log-linear reranker (lib/rerank) behind the pipeline's
+ * Reranker interface. Features: SPEC section 7 parse-tree features for trees, tag-sequence
+ * features (tag-features.ts) for tags; extracted once per candidate set on worker threads
+ * and shared by every reranker of the run; the count cutoff is taken on the training set.
+ */
+import type { NbestSentence } from '../../io/nbest.js';
+import {
+  boostPrefixCurve, boostWeights, chosenScore, rerankScores, trainBoost, trainLoglinear,
+  type BoostModelData, type RerankDataHandle,
+} from '../../rerank/boost.js';
+import { extractSentences } from '../../rerank/extract.js';
+import { buildFeatureTable, selectFeatures, type SentenceFeatureNames } from '../../rerank/feature-table.js';
+import { tableData } from '../../rerank/table-data.js';
+import type { CandidateSet, Curve, Reranker, StepContext, TrainedReranker } from '../components.js';
+import type { BoostConfig, LoglinearConfig } from '../config.js';
+import { tagSequenceFeatures } from './tag-features.js';
+
+const featureCache = new WeakMap<CandidateSet, Promise<SentenceFeatureNames[]>>();
+
+/** Feature names of every candidate (scores are the pipeline's Score(x)). */
+export function candidateFeatures(set: CandidateSet, ctx: StepContext): Promise<SentenceFeatureNames[]> {
+  let p = featureCache.get(set);
+  if (!p) {
+    p = (async () => {
+      const sentences: NbestSentence[] = set.sentences.map((s) => ({
+        ...s,
+        // Tag candidates carry their features; trees get SPEC section 7 features in extractSentences.
+        candidates: s.candidates.map((c) => (c.tags ? { ...c, features: tagSequenceFeatures(s.tokens, c.tags) } : c)),
+      }));
+      const names = await extractSentences('<candidates>', sentences, {
+        threads: ctx.threads,
+        signal: ctx.signal,
+        onProgress: (done) => ctx.progress?.('reranking features', done, sentences.length),
+      });
+      names.forEach((s, i) => s.candidates.forEach((c, j) => (c.score = set.scores[i][j])));
+      return names;
+    })();
+    featureCache.set(set, p);
+  }
+  return p;
+}
+
+interface Problem {
+  dictionary: string[];
+  data: (set: CandidateSet) => Promise<RerankDataHandle>;
+}
+
+/** The native problems of a training set's dictionary (cutoff on train), for any set. */
+async function problem(train: CandidateSet, cutoff: number, ctx: StepContext): Promise<Problem> {
+  const trainNames = await candidateFeatures(train, ctx);
+  const dictionary = selectFeatures(trainNames, Math.max(1, cutoff));
+  ctx.log?.(`  ${dictionary.length} features seen on candidates of >= ${Math.max(1, cutoff)} training sentences`);
+  const handles = new Map<CandidateSet, RerankDataHandle>();
+  return {
+    dictionary,
+    async data(set) {
+      let h = handles.get(set);
+      if (!h) {
+        h = tableData(buildFeatureTable(await candidateFeatures(set, ctx), dictionary), ctx.threads);
+        handles.set(set, h);
+      }
+      return h;
+    },
+  };
+}
+
+/** Rounds at which the dev Score is evaluated: every 0.1% of the rounds up to 10%, then every 0.5%. */
+export function checkpoints(total: number): number[] {
+  const out = new Set<number>([0, total]);
+  const fine = Math.max(1, Math.round(total / 1000));
+  for (let n = fine; n <= total / 10; n += fine) out.add(n);
+  const coarse = Math.max(1, Math.round(total / 200));
+  for (let n = coarse; n < total; n += coarse) out.add(n);
+  return [...out].sort((a, b) => a - b);
+}
+
+function choices(chosen: Float64Array): number[] {
+  return Array.from(chosen, (c) => (c >= 0 ? c : 0));
+}
+
+export function boostReranker(config: BoostConfig & { name: string }): Reranker {
+  return {
+    name: config.name,
+    async train(train, dev, ctx): Promise<TrainedReranker> {
+      const p = await problem(train, config.cutoff, ctx);
+      const trainData = await p.data(train);
+      const devData = await p.data(dev);
+      let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
+      const curves: Curve[] = [];
+      for (const eps of config.eps) {
+        const { model } = await trainBoost(trainData, {
+          rounds: config.rounds, eps, weighting: config.weighting, threads: ctx.threads, signal: ctx.signal, chunk: 500,
+          onProgress: (s) => ctx.progress?.(`${config.name} eps=${eps}`, s.rounds, config.rounds, `loss ${s.loss.toPrecision(6)}`),
+        });
+        const x = checkpoints(model.features.length);
+        const y = Array.from(boostPrefixCurve(devData, model, x, ctx.threads));
+        let at = 0;
+        for (let i = 1; i < y.length; i++) if (y[i] > y[at]) at = i;
+        const pick = { rounds: x[at], score: y[at] };
+        curves.push({ label: `eps=${eps}`, x, y });
+        ctx.log?.(`  eps=${eps}: ${model.features.length} rounds; best dev Score ${pick.score.toFixed(1)} after ${pick.rounds} rounds`);
+        if (!best || pick.score > best.score) best = { model, n: pick.rounds, score: pick.score, eps };
+      }
+      const b = best as NonNullable<typeof best>;
+      const weights = boostWeights(b.model, b.n);
+      return {
+        selected: { eps: b.eps, rounds: b.n, a0: +b.model.a0.toFixed(3), features: p.dictionary.length },
+        curves,
+        curveAxis: 'rounds',
+        async choose(set) {
+          return choices(rerankScores(await p.data(set), b.model.a0, weights, ctx.threads).chosen);
+        },
+      };
+    },
+  };
+}
+
+export function loglinearReranker(config: LoglinearConfig & { name: string }): Reranker {
+  return {
+    name: config.name,
+    async train(train, dev, ctx): Promise<TrainedReranker> {
+      const p = await problem(train, config.cutoff, ctx);
+      const trainData = await p.data(train);
+      const devData = await p.data(dev);
+      let best: { a0: number; weights: Float64Array; score: number; l2: number } | undefined;
+      const ys: number[] = [];
+      for (const [i, l2] of config.l2.entries()) {
+        ctx.progress?.(`${config.name}`, i, config.l2.length, `C=${l2}`);
+        const r = await trainLoglinear(trainData, { l2, maxIterations: config.iterations, threads: ctx.threads, signal: ctx.signal });
+        const score = chosenScore(devData, r.a0, r.weights, ctx.threads);
+        ys.push(score);
+        ctx.log?.(`  C=${l2}: objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations; dev Score ${score.toFixed(1)}`);
+        if (!best || score > best.score) best = { a0: r.a0, weights: r.weights, score, l2 };
+      }
+      ctx.progress?.(`${config.name}`, config.l2.length, config.l2.length);
+      const b = best as NonNullable<typeof best>;
+      return {
+        selected: { C: b.l2, features: p.dictionary.length },
+        async choose(set) {
+          return choices(rerankScores(await p.data(set), b.a0, b.weights, ctx.threads).chosen);
+        },
+      };
+    },
+  };
+}

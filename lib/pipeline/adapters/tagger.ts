@@ -1,0 +1,45 @@
+/** The sequence tagger (lib/tagger) as the pipeline's base model for task 'tag'. */
+import type { NbestSentence } from '../../io/nbest.js';
+import { Tagger } from '../../tagger/tagger.js';
+import type { DefaultTemplateName } from '../../tagger/templates.js';
+import type { BaseModel, PipelineSentence, StepContext } from '../components.js';
+import type { TaggerBaseConfig } from '../config.js';
+
+export function taggerBase(options: TaggerBaseConfig, columns: string[], label: string): BaseModel {
+  const name = `${options.algo.toUpperCase() === 'CRF' ? 'CRF' : options.algo} tagger`;
+  return {
+    name,
+    async train(sentences: PipelineSentence[], ctx: StepContext) {
+      const tagger = await Tagger.train(sentences.map((s) => s.rows as string[][]), {
+        algo: options.algo,
+        columns,
+        label,
+        order: options.order,
+        epochs: options.epochs,
+        c2: options.c2,
+        optimizer: options.optimizer,
+        templates: options.templates as DefaultTemplateName | undefined,
+        threads: ctx.threads,
+        seed: ctx.seed,
+        signal: ctx.signal,
+        onProgress: (p) => ctx.progress?.(`train ${name}`, p.step, p.total, `loss ${p.loss.toPrecision(6)}`),
+      });
+      return {
+        async nbest(test: PipelineSentence[], k: number, c: StepContext): Promise<NbestSentence[]> {
+          const out: NbestSentence[] = [];
+          const batch = 256;
+          for (let b = 0; b < test.length; b += batch) {
+            if (c.signal?.aborted) throw Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
+            const part = test.slice(b, b + batch);
+            tagger.tagNbest(part.map((s) => s.rows as string[][]), k).forEach((cands, i) => {
+              out.push({ id: part[i].id, tokens: part[i].tokens, candidates: cands.map((x) => ({ tags: x.tags, logprob: x.logprob })), line: 0 });
+            });
+            c.progress?.(`${k}-best tags`, Math.min(test.length, b + batch), test.length);
+            await new Promise((r) => setImmediate(r));
+          }
+          return out;
+        },
+      };
+    },
+  };
+}

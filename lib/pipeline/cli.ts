@@ -1,0 +1,36 @@
+/** What `structrank pipeline` and `structrank demo` share: progress bars per step, the run and its printout. */
+import { Progress } from '../progress.js';
+import { ComponentUnavailable } from './components.js';
+import type { PipelineConfig } from './config.js';
+import { formatResultsTable, writeReport } from './report.js';
+import { runPipeline, type PipelineResults } from './run.js';
+
+/** A StepContext progress callback drawing one bar per label on stderr. */
+export function progressBars(): (label: string, done: number, total: number, status?: string) => void {
+  let current: { label: string; bar: Progress } | undefined;
+  return (label, done, total, status) => {
+    if (current?.label !== label) {
+      current = { label, bar: new Progress({ label, total }) };
+    }
+    current.bar.update(done, status);
+    if (done >= total) current.bar.finish(status);
+  };
+}
+
+/** Runs the pipeline, prints the table and writes report.html; returns the results. */
+export async function runAndReport(config: PipelineConfig, signal: AbortSignal, title: string): Promise<PipelineResults> {
+  const results = await runPipeline(config, {
+    signal,
+    log: (line) => process.stderr.write(`${line}\n`),
+    progress: progressBars(),
+  });
+  console.log(formatResultsTable(results));
+  const report = await writeReport(config.output, results, title);
+  console.log(`\nreport: ${report}\nresults: ${config.output}/results.json`);
+  return results;
+}
+
+/** One line for a component that is not part of this build. */
+export function unavailableMessage(err: unknown): string | undefined {
+  return err instanceof ComponentUnavailable ? `${err.step} is not available yet: ${err.component} (${err.why})` : undefined;
+}

@@ -1,0 +1,85 @@
+/**
+ * The small interfaces the pipeline runs against. A base model is trained on sentences and
+ * produces n-best lists; a reranker is trained on jackknifed candidates, picks its
+ * hyper-parameters on dev candidates and then chooses one candidate per sentence. Adapters
+ * to the real parser, tagger and rerankers live in lib/pipeline/adapters/.
+ */
+import type { NbestSentence } from '../io/nbest.js';
+
+/** One sentence of the data: its words and its gold analysis. */
+export interface PipelineSentence {
+  id: string;
+  /** The words the base model sees (parse: overt words, no -NONE-). */
+  tokens: string[];
+  /** Parse: the gold tree as a bracketed string; tag: one gold tag per token. */
+  gold: string | string[];
+  /** Tag: the CoNLL rows (every column, label included). */
+  rows?: string[][];
+}
+
+export interface StepContext {
+  signal?: AbortSignal;
+  /** Worker threads (0 = all cores). */
+  threads: number;
+  seed: number;
+  /** Progress: a label, items done and the total (drawn on stderr by the CLI). */
+  progress?: (label: string, done: number, total: number, status?: string) => void;
+  /** One line of what is going on. */
+  log?: (line: string) => void;
+}
+
+/** A trained base model. */
+export interface NbestProducer {
+  /** The k best candidates of each sentence, best first, each with L(x) (the gold is copied in). */
+  nbest(sentences: PipelineSentence[], k: number, ctx: StepContext): Promise<NbestSentence[]>;
+}
+
+export interface BaseModel {
+  readonly name: string;
+  /** Trains a fresh model on the sentences. */
+  train(sentences: PipelineSentence[], ctx: StepContext): Promise<NbestProducer>;
+}
+
+/** N-best lists with Score(x) of every candidate (SPEC section 1). */
+export interface CandidateSet {
+  sentences: NbestSentence[];
+  /** scores[i][j] = Score(x_{i,j}) against the gold. */
+  scores: number[][];
+}
+
+/** A dev learning curve: summed dev Score (or dev F1) against a hyper-parameter, e.g. rounds. */
+export interface Curve {
+  /** What the series is, e.g. `eps=0.0025`. */
+  label: string;
+  x: number[];
+  y: number[];
+}
+
+export interface TrainedReranker {
+  /** The hyper-parameters chosen on dev, e.g. {eps: 0.0025, rounds: 4000}. */
+  selected: Record<string, number | string>;
+  /** Dev learning curves (boosting: dev score against rounds, one per eps). */
+  curves?: Curve[];
+  /** Name of the x axis of the curves (e.g. 'rounds'). */
+  curveAxis?: string;
+  /** The candidate index chosen in every sentence. */
+  choose(set: CandidateSet, ctx: StepContext): Promise<number[]>;
+}
+
+export interface Reranker {
+  readonly name: string;
+  /** Trains on the (jackknifed) training candidates, choosing hyper-parameters on dev. */
+  train(train: CandidateSet, dev: CandidateSet, ctx: StepContext): Promise<TrainedReranker>;
+}
+
+/** Raised when a component the config asks for is not part of this build yet. */
+export class ComponentUnavailable extends Error {
+  constructor(
+    readonly component: string,
+    readonly step: string,
+    readonly why: string,
+  ) {
+    super(`${step}: ${component} is not available yet (${why})`);
+    this.name = 'ComponentUnavailable';
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The pipeline's data sets: a treebank (task parse) or CoNLL columns (task tag) read into
+ * PipelineSentences, with the length filter and the size limits of the config applied.
+ */
+import { InputError } from '../errors.js';
+import { readConllSync } from '../io/conll.js';
+import { readTreesSync } from '../io/treebank.js';
+import { formatTree, preterminals } from '../trees/tree.js';
+import type { PipelineSentence } from './components.js';
+import type { PipelineConfig } from './config.js';
+
+export interface DataSets {
+  train: PipelineSentence[];
+  dev: PipelineSentence[];
+  test: PipelineSentence[];
+}
+
+function readTreeSentences(file: string, prefix: string): PipelineSentence[] {
+  const out: PipelineSentence[] = [];
+  readTreesSync(file).forEach((tree, i) => {
+    const tokens = preterminals(tree)
+      .filter((p) => p.label !== '-NONE-')
+      .map((p) => p.word as string);
+    if (tokens.length === 0) return;
+    out.push({ id: `${prefix}${i + 1}`, tokens, gold: formatTree(tree) });
+  });
+  return out;
+}
+
+function readTagSentences(file: string, prefix: string, columns: string[], label: string): PipelineSentence[] {
+  const wordIndex = Math.max(0, columns.indexOf('word'));
+  const labelIndex = columns.indexOf(label);
+  return readConllSync(file, { columns: columns.length }).map((s, i) => {
+    if (s.rows.some((r) => r.length !== columns.length)) throw new InputError(file, s.line, `expected ${columns.length} columns (${columns.join(', ')})`);
+    return {
+      id: `${prefix}${i + 1}`,
+      tokens: s.rows.map((r) => r[wordIndex]),
+      gold: s.rows.map((r) => r[labelIndex]),
+      rows: s.rows,
+    };
+  });
+}
+
+function limit(sentences: PipelineSentence[], maxLength: number | undefined, count: number | undefined): PipelineSentence[] {
+  const kept = maxLength === undefined ? sentences : sentences.filter((s) => s.tokens.length <= maxLength);
+  return count === undefined ? kept : kept.slice(0, count);
+}
+
+export function readDataSets(config: PipelineConfig): DataSets {
+  const d = config.data;
+  const read = (file: string, prefix: string): PipelineSentence[] =>
+    config.task === 'parse' ? readTreeSentences(file, prefix) : readTagSentences(file, prefix, d.columns, d.label);
+  const sets = {
+    train: limit(read(d.train, 'train.'), d.maxLength, d.trainLimit),
+    dev: limit(read(d.dev, 'dev.'), d.maxLength, d.devLimit),
+    test: limit(read(d.test, 'test.'), d.maxLength, d.testLimit),
+  };
+  if (sets.train.length < config.folds) throw new InputError(d.train, undefined, `${sets.train.length} training sentences cannot be split into ${config.folds} folds`);
+  if (sets.dev.length === 0) throw new InputError(d.dev, undefined, 'no dev sentences');
+  if (sets.test.length === 0) throw new InputError(d.test, undefined, 'no test sentences');
+  return sets;
+}
+
+/** Fold f of k: the contiguous chunk [f n / k, (f + 1) n / k) (seed 000 and 002 jackknife in chunks). */
+export function foldRange(n: number, k: number, f: number): [number, number] {
+  return [Math.floor((f * n) / k), Math.floor(((f + 1) * n) / k)];
+}

@@ -1,0 +1,248 @@
+/**
+ * The reranking pipeline (seeds 000 and 002): jackknifed candidates for train (k folds, each
+ * produced by a base model trained on the other folds), dev and test candidates from a base
+ * model trained on all of train, the selected rerankers trained on the jackknifed candidates
+ * with their hyper-parameters chosen on dev, and the test evaluation: base F1, oracle F1,
+ * each reranker's F1 and relative error reduction, times. Every step runs through a
+ * StepCache keyed by its options and the content of its inputs, so a rerun skips finished
+ * steps and a killed run resumes at the step it was in.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { throwIfAborted } from '../errors.js';
+import { readNbestSync, writeNbest, type NbestSentence } from '../io/nbest.js';
+import { writeTextAtomic } from '../io/atomic-writer.js';
+import { StepCache } from './step-cache.js';
+import type { BaseModel, Curve, PipelineSentence, Reranker, StepContext } from './components.js';
+import { ComponentUnavailable } from './components.js';
+import type { PipelineConfig, RerankerConfig } from './config.js';
+import { foldRange, readDataSets, type DataSets } from './data.js';
+import {
+  baseChoice, bucketLabel, corpusF1, f1ByLength, LENGTH_BUCKETS, oracleChoice, relativeErrorReduction, scoreSet, type ScoredSet,
+} from './evaluate.js';
+
+/** Builds the components a config asks for (the real adapters by default). */
+export interface ComponentFactory {
+  base(config: PipelineConfig): BaseModel;
+  reranker(config: RerankerConfig & { name: string }, pipeline: PipelineConfig): Reranker;
+}
+
+export interface SystemResult {
+  name: string;
+  kind: 'base' | 'oracle' | 'reranker';
+  testF1: number;
+  devF1: number;
+  /** Relative test F1-error reduction over the base model, percent (rerankers and oracle). */
+  errorReduction?: number;
+  /** Hyper-parameters chosen on dev. */
+  selected?: Record<string, number | string>;
+  /** Wall-clock seconds of the system's steps (base: all candidate generation). */
+  seconds?: number;
+  /** Test F1 per length bucket (NaN: empty bucket). */
+  byLength: number[];
+}
+
+export interface CurveResult {
+  reranker: string;
+  axis: string;
+  series: Curve[];
+  /** The chosen x (e.g. N rounds) and series label. */
+  chosen?: { x: number; label?: string };
+}
+
+export interface StepRecord {
+  name: string;
+  seconds: number;
+  cached: boolean;
+}
+
+export interface PipelineResults {
+  task: 'parse' | 'tag';
+  /** 'F1' (brackets or chunks) or 'accuracy' (plain tags). */
+  measure: string;
+  sizes: { train: number; dev: number; test: number; folds: number; nbest: number; averageCandidates: number };
+  systems: SystemResult[];
+  curves: CurveResult[];
+  lengthBuckets: string[];
+  bucketSentences: number[];
+  steps: StepRecord[];
+  /** Rerankers the config asked for that are not part of this build. */
+  unavailable: { name: string; why: string }[];
+  totalSeconds: number;
+}
+
+export interface RunPipelineOptions {
+  signal?: AbortSignal;
+  /** Component factory (default: the real parser, tagger and rerankers). */
+  components?: ComponentFactory;
+  log?: (line: string) => void;
+  progress?: StepContext['progress'];
+}
+
+interface StepTiming {
+  seconds: number;
+}
+
+const seconds = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e9;
+
+function readTiming(dir: string): number {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'time.json'), 'utf8')) as StepTiming).seconds;
+  } catch {
+    return 0;
+  }
+}
+
+function withGold(nbest: NbestSentence[], sentences: PipelineSentence[]): NbestSentence[] {
+  return nbest.map((s, i) => ({ ...s, id: sentences[i].id, tokens: sentences[i].tokens, gold: sentences[i].gold }));
+}
+
+/** Options that decide the data a step sees (so cached outputs are reused only for the same data). */
+function dataKey(config: PipelineConfig): object {
+  const d = config.data;
+  return { task: config.task, format: d.format, columns: d.columns, label: d.label, trainLimit: d.trainLimit, devLimit: d.devLimit, testLimit: d.testLimit, maxLength: d.maxLength };
+}
+
+export async function runPipeline(config: PipelineConfig, options: RunPipelineOptions = {}): Promise<PipelineResults> {
+  const start = process.hrtime.bigint();
+  const log = options.log ?? (() => {});
+  const factory = options.components ?? (await import('./adapters/index.js')).realComponents;
+  const ctx: StepContext = { signal: options.signal, threads: config.threads, seed: config.seed, progress: options.progress, log };
+  const base = factory.base(config);
+  const rerankers: { config: RerankerConfig & { name: string }; reranker: Reranker }[] = [];
+  const unavailable: { name: string; why: string }[] = [];
+  for (const rc of config.rerankers as (RerankerConfig & { name: string })[]) {
+    try {
+      rerankers.push({ config: rc, reranker: factory.reranker(rc, config) });
+    } catch (err) {
+      if (!(err instanceof ComponentUnavailable)) throw err;
+      unavailable.push({ name: rc.name, why: err.message });
+      log(`note: ${err.message}`);
+    }
+  }
+
+  const data: DataSets = readDataSets(config);
+  log(`data: ${data.train.length} train, ${data.dev.length} dev, ${data.test.length} test sentences; ${config.folds} folds; ${config.nbest}-best ${base.name} candidates`);
+  mkdirSync(config.output, { recursive: true });
+  const cache = new StepCache(config.cache);
+  const steps: StepRecord[] = [];
+  const inputs = [config.data.train, config.data.dev, config.data.test];
+  const baseKey = { data: dataKey(config), base: base.name, baseOptions: config.base, nbest: config.nbest, seed: config.seed };
+
+  // 1. Jackknifed training candidates.
+  const foldFiles: string[] = [];
+  for (let f = 0; f < config.folds; f++) {
+    throwIfAborted(options.signal);
+    const name = `train-fold${f + 1}of${config.folds}`;
+    const t0 = process.hrtime.bigint();
+    const r = await cache.run(name, { ...baseKey, folds: config.folds, fold: f }, inputs, async (dir) => {
+      const [lo, hi] = foldRange(data.train.length, config.folds, f);
+      const rest = [...data.train.slice(0, lo), ...data.train.slice(hi)];
+      const heldOut = data.train.slice(lo, hi);
+      log(`${name}: training ${base.name} on ${rest.length} sentences, ${config.nbest}-best on ${heldOut.length}`);
+      const model = await base.train(rest, ctx);
+      const nbest = await model.nbest(heldOut, config.nbest, ctx);
+      await writeNbest(join(dir, 'nbest.jsonl'), withGold(nbest, heldOut));
+      writeFileSync(join(dir, 'time.json'), JSON.stringify({ seconds: seconds(t0) }));
+    });
+    steps.push({ name, seconds: readTiming(r.dir), cached: r.cached });
+    if (r.cached) log(`${name}: cached (${r.dir})`);
+    foldFiles.push(join(r.dir, 'nbest.jsonl'));
+  }
+
+  // 2. Dev and test candidates from a base model trained on all of train.
+  throwIfAborted(options.signal);
+  const t1 = process.hrtime.bigint();
+  const held = await cache.run('dev-test', baseKey, inputs, async (dir) => {
+    log(`dev-test: training ${base.name} on all ${data.train.length} sentences, ${config.nbest}-best on dev and test`);
+    const model = await base.train(data.train, ctx);
+    await writeNbest(join(dir, 'dev.jsonl'), withGold(await model.nbest(data.dev, config.nbest, ctx), data.dev));
+    await writeNbest(join(dir, 'test.jsonl'), withGold(await model.nbest(data.test, config.nbest, ctx), data.test));
+    writeFileSync(join(dir, 'time.json'), JSON.stringify({ seconds: seconds(t1) }));
+  });
+  steps.push({ name: 'dev-test', seconds: readTiming(held.dir), cached: held.cached });
+  if (held.cached) log(`dev-test: cached (${held.dir})`);
+  const devFile = join(held.dir, 'dev.jsonl');
+  const testFile = join(held.dir, 'test.jsonl');
+
+  const train = scoreSet(foldFiles.flatMap((f) => readNbestSync(f)));
+  const dev = scoreSet(readNbestSync(devFile));
+  const test = scoreSet(readNbestSync(testFile));
+
+  // 3. Rerankers: train, choose hyper-parameters on dev, choose test candidates.
+  const chosen: { config: RerankerConfig & { name: string }; dev: number[]; test: number[]; selected: Record<string, number | string>; curves?: Curve[]; axis?: string; seconds: number }[] = [];
+  for (const { config: rc, reranker } of rerankers) {
+    throwIfAborted(options.signal);
+    const name = `rerank-${rc.name.replace(/[^A-Za-z0-9]+/g, '-')}`;
+    const t0 = process.hrtime.bigint();
+    let r: Awaited<ReturnType<StepCache['run']>>;
+    try {
+      r = await cache.run(name, { reranker: rc, seed: config.seed }, [...foldFiles, devFile, testFile], async (dir) => {
+        log(`${name}: training ${rc.name} on ${train.sentences.length} jackknifed n-best lists, tuning on ${dev.sentences.length} dev lists`);
+        const model = await reranker.train(train, dev, ctx);
+        const devChoice = await model.choose(dev, ctx);
+        const testChoice = await model.choose(test, ctx);
+        const out = { selected: model.selected, curves: model.curves, axis: model.curveAxis, dev: devChoice, test: testChoice, seconds: seconds(t0) };
+        writeFileSync(join(dir, 'result.json'), JSON.stringify(out));
+      });
+    } catch (err) {
+      // A component that turns out to be missing only when it runs (e.g. a kernel the native
+      // side does not support yet) is reported, and the other rerankers still run.
+      if (!(err instanceof ComponentUnavailable)) throw err;
+      unavailable.push({ name: rc.name, why: err.message });
+      log(`note: ${err.message}`);
+      continue;
+    }
+    steps.push({ name, seconds: readTiming(r.dir) || (JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as { seconds: number }).seconds, cached: r.cached });
+    if (r.cached) log(`${name}: cached (${r.dir})`);
+    const saved = JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as { selected: Record<string, number | string>; curves?: Curve[]; axis?: string; dev: number[]; test: number[]; seconds: number };
+    chosen.push({ config: rc, ...saved });
+  }
+
+  // 4. Evaluation.
+  const baseDev = corpusF1(dev, baseChoice(dev));
+  const baseTest = corpusF1(test, baseChoice(test));
+  const system = (name: string, kind: SystemResult['kind'], devChoice: number[], testChoice: number[], extra: Partial<SystemResult> = {}): SystemResult => {
+    const testF1 = corpusF1(test, testChoice);
+    return {
+      name, kind, testF1, devF1: corpusF1(dev, devChoice),
+      errorReduction: kind === 'base' ? undefined : relativeErrorReduction(testF1, baseTest),
+      byLength: f1ByLength(test, testChoice).f1,
+      ...extra,
+    };
+  };
+  const baseSeconds = steps.filter((s) => s.name.startsWith('train-fold') || s.name === 'dev-test').reduce((a, s) => a + s.seconds, 0);
+  const systems: SystemResult[] = [
+    { ...system(`base (${base.name})`, 'base', baseChoice(dev), baseChoice(test)), devF1: baseDev, seconds: baseSeconds },
+    system('oracle', 'oracle', oracleChoice(dev), oracleChoice(test)),
+    ...chosen.map((c) => system(c.config.name, 'reranker', c.dev, c.test, { selected: c.selected, seconds: c.seconds })),
+  ];
+  const curves: CurveResult[] = chosen
+    .filter((c) => c.curves && c.curves.length > 0)
+    .map((c) => ({
+      reranker: c.config.name,
+      axis: c.axis ?? 'rounds',
+      series: c.curves as Curve[],
+      chosen: typeof c.selected.rounds === 'number' ? { x: c.selected.rounds, label: c.selected.eps !== undefined ? `eps=${c.selected.eps}` : undefined } : undefined,
+    }));
+  const plain = test.sentences.length > 0 && Array.isArray(test.sentences[0].gold) && test.counts.every((row) => row.every((c) => c.gold === c.test));
+  const results: PipelineResults = {
+    task: config.task,
+    measure: config.task === 'parse' ? 'labeled bracket F1' : plain ? 'tag accuracy' : 'chunk F1',
+    sizes: {
+      train: train.sentences.length, dev: dev.sentences.length, test: test.sentences.length, folds: config.folds, nbest: config.nbest,
+      averageCandidates: test.sentences.reduce((a, s) => a + s.candidates.length, 0) / Math.max(1, test.sentences.length),
+    },
+    systems,
+    curves,
+    lengthBuckets: LENGTH_BUCKETS.map(bucketLabel),
+    bucketSentences: f1ByLength(test, baseChoice(test)).sentences,
+    steps,
+    unavailable,
+    totalSeconds: seconds(start),
+  };
+  await writeTextAtomic(join(config.output, 'results.json'), [JSON.stringify(results, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n']);
+  return results;
+}
+
+export type { ScoredSet };

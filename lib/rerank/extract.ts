@@ -1,0 +1,106 @@
+/**
+ * Feature extraction over whole n-best files on all cores: sentences go to a pool of
+ * worker_threads in batches (in-process when threads = 1 or the compiled worker is absent,
+ * e.g. when running from TypeScript sources).
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { AbortError, InputError } from '../errors.js';
+import type { NbestSentence } from '../io/nbest.js';
+import { sentenceFeatures, type ExtractOptions } from './nbest-features.js';
+import type { SentenceFeatureNames } from './feature-table.js';
+
+export interface ExtractRunOptions extends ExtractOptions {
+  threads?: number;
+  signal?: AbortSignal;
+  /** Called with the number of sentences done. */
+  onProgress?: (done: number) => void;
+  batchSize?: number;
+}
+
+// Errors inside a candidate tree name the n-best line of the sentence.
+function rethrow(file: string, s: NbestSentence | undefined, err: { message: string; problem?: string; line?: number }): never {
+  if (s) throw new InputError(file, s.line || undefined, `sentence ${s.id}: ${err.problem ?? err.message}`);
+  throw new InputError(file, err.line || undefined, err.problem ?? err.message);
+}
+
+export async function extractSentences(file: string, sentences: readonly NbestSentence[], options: ExtractRunOptions = {}): Promise<SentenceFeatureNames[]> {
+  const threads = Math.max(1, options.threads && options.threads > 0 ? options.threads : availableParallelism());
+  const workerUrl = new URL('./feature-worker.js', import.meta.url);
+  const { threads: _t, signal, onProgress, batchSize, ...extract } = options;
+  void _t;
+  const out: SentenceFeatureNames[] = new Array(sentences.length);
+  if (threads === 1 || sentences.length < 64 || !existsSync(fileURLToPath(workerUrl))) {
+    for (let i = 0; i < sentences.length; i++) {
+      if (signal?.aborted) throw new AbortError();
+      try {
+        out[i] = sentenceFeatures(sentences[i], extract);
+      } catch (err) {
+        rethrow(file, sentences[i], err as Error);
+      }
+      if ((i & 255) === 255) onProgress?.(i + 1);
+    }
+    onProgress?.(sentences.length);
+    return out;
+  }
+  const size = Math.max(1, batchSize ?? 100);
+  const batches: Array<[number, number]> = [];
+  for (let b = 0; b < sentences.length; b += size) batches.push([b, Math.min(sentences.length, b + size)]);
+  const workers = Array.from({ length: Math.min(threads, batches.length) }, () => new Worker(workerUrl));
+  let next = 0;
+  let done = 0;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let active = 0;
+      let failed = false;
+      const onAbort = (): void => {
+        failed = true;
+        reject(new AbortError());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const feed = (w: Worker): void => {
+        if (failed) return;
+        if (next >= batches.length) {
+          if (active === 0) {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          }
+          return;
+        }
+        const id = next++;
+        const [b, e] = batches[id];
+        active++;
+        w.postMessage({ id, batch: sentences.slice(b, e), options: extract });
+      };
+      for (const w of workers) {
+        w.on('message', (msg: { id: number; result?: SentenceFeatureNames[]; error?: { message: string; problem?: string; line?: number } }) => {
+          active--;
+          const [b] = batches[msg.id];
+          if (msg.error) {
+            failed = true;
+            try {
+              rethrow(file, undefined, msg.error);
+            } catch (err) {
+              reject(err);
+            }
+            return;
+          }
+          (msg.result as SentenceFeatureNames[]).forEach((r, k) => (out[b + k] = r));
+          done += (msg.result as SentenceFeatureNames[]).length;
+          onProgress?.(done);
+          feed(w);
+        });
+        w.on('error', (err) => {
+          failed = true;
+          reject(err);
+        });
+        feed(w);
+      }
+    });
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  return out;
+}

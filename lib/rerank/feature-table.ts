@@ -1,0 +1,182 @@
+/**
+ * Feature tables for reranking: a dictionary of readable feature names (id = index) and a
+ * CSR of feature ids per candidate, with L(x) and Score(x). Training tables apply the
+ * count cutoff (a feature must appear on a candidate of at least `cutoff` different
+ * sentences); dev/test tables map names through an existing dictionary and drop unknowns.
+ * Saved in the model-file container (kind 'rerank-features': SHA-256 checked, atomic write).
+ */
+import { InputError } from '../errors.js';
+import { loadModel, saveModel } from '../io/model-file.js';
+
+export interface CandidateFeatureNames {
+  names: readonly string[];
+  logprob: number;
+  /** Score(x) against gold; NaN when unknown. */
+  score: number;
+}
+
+export interface SentenceFeatureNames {
+  id: string;
+  candidates: CandidateFeatureNames[];
+}
+
+export interface FeatureTable {
+  /** Feature id -> readable name. */
+  names: string[];
+  ids: string[];
+  sentencePtr: Float64Array;
+  rowPtr: Float64Array;
+  cols: Int32Array;
+  logprob: Float64Array;
+  /** NaN where no gold was given. */
+  score: Float64Array;
+  cutoff: number;
+}
+
+/** Names seen on a candidate of >= cutoff distinct sentences, in order of first appearance. */
+export function selectFeatures(sentences: readonly SentenceFeatureNames[], cutoff: number): string[] {
+  const seen = new Map<string, { sentences: number; last: number }>();
+  sentences.forEach((s, i) => {
+    for (const c of s.candidates) {
+      for (const name of c.names) {
+        const e = seen.get(name);
+        if (e === undefined) seen.set(name, { sentences: 1, last: i });
+        else if (e.last !== i) {
+          e.sentences++;
+          e.last = i;
+        }
+      }
+    }
+  });
+  const out: string[] = [];
+  for (const [name, e] of seen) if (e.sentences >= cutoff) out.push(name);
+  return out;
+}
+
+/** Builds a table over `dictionary` (feature names absent from it are dropped). */
+export function buildFeatureTable(sentences: readonly SentenceFeatureNames[], dictionary: readonly string[], cutoff = 0): FeatureTable {
+  const index = new Map<string, number>();
+  dictionary.forEach((n, i) => index.set(n, i));
+  let candidates = 0;
+  for (const s of sentences) candidates += s.candidates.length;
+  const sentencePtr = new Float64Array(sentences.length + 1);
+  const rowPtr = new Float64Array(candidates + 1);
+  const logprob = new Float64Array(candidates);
+  const score = new Float64Array(candidates);
+  const cols: number[] = [];
+  let c = 0;
+  sentences.forEach((s, i) => {
+    for (const cand of s.candidates) {
+      const row = new Set<number>();
+      for (const name of cand.names) {
+        const id = index.get(name);
+        if (id !== undefined) row.add(id);
+      }
+      const sorted = [...row].sort((a, b) => a - b);
+      for (const id of sorted) cols.push(id);
+      logprob[c] = cand.logprob;
+      score[c] = cand.score;
+      c++;
+      rowPtr[c] = cols.length;
+    }
+    sentencePtr[i + 1] = c;
+  });
+  return { names: [...dictionary], ids: sentences.map((s) => s.id), sentencePtr, rowPtr, cols: Int32Array.from(cols), logprob, score, cutoff };
+}
+
+/** Feature names per candidate again (e.g. to map a table onto another dictionary). */
+export function tableToNames(t: FeatureTable): SentenceFeatureNames[] {
+  const out: SentenceFeatureNames[] = [];
+  for (let i = 0; i < t.ids.length; i++) {
+    const candidates = [];
+    for (let c = t.sentencePtr[i]; c < t.sentencePtr[i + 1]; c++) {
+      const names: string[] = [];
+      for (let q = t.rowPtr[c]; q < t.rowPtr[c + 1]; q++) names.push(t.names[t.cols[q]]);
+      candidates.push({ names, logprob: t.logprob[c], score: t.score[c] });
+    }
+    out.push({ id: t.ids[i], candidates });
+  }
+  return out;
+}
+
+/** Whether every candidate has a score (gold was given for every sentence). */
+export function hasScores(table: FeatureTable): boolean {
+  return table.score.every((v) => !Number.isNaN(v));
+}
+
+const KIND = 'rerank-features';
+
+export function encodeFeatureTable(t: FeatureTable): { meta: object; payload: Uint8Array } {
+  const names = Buffer.from(t.names.join('\n'), 'utf8');
+  const parts: Buffer[] = [];
+  const u64 = (n: number): Buffer => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(n));
+    return b;
+  };
+  const arr = (a: Float64Array | Int32Array): void => {
+    parts.push(u64(a.length), Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  };
+  parts.push(u64(names.length), names);
+  arr(t.sentencePtr);
+  arr(t.rowPtr);
+  arr(t.cols);
+  arr(t.logprob);
+  arr(t.score);
+  return {
+    meta: { cutoff: t.cutoff, sentences: t.ids.length, candidates: t.logprob.length, features: t.names.length, ids: t.ids },
+    payload: Buffer.concat(parts),
+  };
+}
+
+export function decodeFeatureTable(meta: { cutoff: number; ids: string[]; features: number }, payload: Uint8Array, file = '<buffer>'): FeatureTable {
+  const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  let pos = 0;
+  const bad = (): never => {
+    throw new InputError(file, undefined, 'feature table payload is truncated or inconsistent');
+  };
+  const u64 = (): number => {
+    if (pos + 8 > buf.length) bad();
+    const n = Number(buf.readBigUInt64LE(pos));
+    pos += 8;
+    return n;
+  };
+  const f64 = (): Float64Array => {
+    const n = u64();
+    if (pos + 8 * n > buf.length) bad();
+    const out = new Float64Array(n);
+    Buffer.from(out.buffer).set(buf.subarray(pos, pos + 8 * n));
+    pos += 8 * n;
+    return out;
+  };
+  const i32 = (): Int32Array => {
+    const n = u64();
+    if (pos + 4 * n > buf.length) bad();
+    const out = new Int32Array(n);
+    Buffer.from(out.buffer).set(buf.subarray(pos, pos + 4 * n));
+    pos += 4 * n;
+    return out;
+  };
+  const nameBytes = u64();
+  if (pos + nameBytes > buf.length) bad();
+  const text = buf.subarray(pos, pos + nameBytes).toString('utf8');
+  pos += nameBytes;
+  const names = text === '' ? [] : text.split('\n');
+  const t: FeatureTable = { names, ids: meta.ids, sentencePtr: f64(), rowPtr: f64(), cols: i32(), logprob: f64(), score: f64(), cutoff: meta.cutoff };
+  if (pos !== buf.length || names.length !== meta.features) bad();
+  const candidates = t.logprob.length;
+  if (t.sentencePtr.length !== t.ids.length + 1 || t.sentencePtr[t.ids.length] !== candidates || t.rowPtr.length !== candidates + 1 ||
+    t.rowPtr[candidates] !== t.cols.length || t.score.length !== candidates) bad();
+  for (const k of t.cols) if (k < 0 || k >= names.length) bad();
+  return t;
+}
+
+export function saveFeatureTable(file: string, t: FeatureTable): void {
+  const { meta, payload } = encodeFeatureTable(t);
+  saveModel(file, { kind: KIND, kindVersion: 1, meta, payload });
+}
+
+export function loadFeatureTable(file: string): FeatureTable {
+  const m = loadModel<{ cutoff: number; ids: string[]; features: number }>(file, KIND);
+  return decodeFeatureTable(m.meta, m.payload, file);
+}

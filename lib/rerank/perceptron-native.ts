@@ -1,0 +1,100 @@
+/** The part of the native addon the perceptron rerankers use (native/binding/perceptron.cc). */
+import type { CancelFlagHandle } from '../native.js';
+
+/** Sparse feature rows: row r is cols[rowPtr[r] .. rowPtr[r+1]) with optional values (else 1). */
+export interface NativeFeatureRows {
+  rowPtr: Float64Array;
+  cols: Int32Array;
+  values?: Float32Array;
+}
+
+/** Trees in pre-order with arities, as native/kernels' PreorderTrees. */
+export interface NativePreorderTrees {
+  symbols: string[];
+  label: Int32Array;
+  word: Int32Array;
+  arity: Int32Array;
+  sizes: Int32Array;
+  /** Subset-tree kernel decay (used from the training bank; a query's is ignored). */
+  lambda: number;
+}
+
+/** Tag sequences, as native/kernels' TaggedSequences. */
+export interface NativeTaggedSequences {
+  symbols: string[];
+  label: Int32Array;
+  word: Int32Array;
+  lengths: Int32Array;
+  lambda: number;
+  /** Weights of the Sim1 (same word) and Sim2 (same word class) terms. */
+  sim1: number;
+  sim2: number;
+  /** Built-in word-class function for Sim2 ('none' when sim2 = 0). */
+  wordFeature: string;
+}
+
+/** Candidates grouped by sentence, with the structures the kernel reads. */
+export interface NativeCandidateSpec {
+  kernel: 'linear' | 'tree' | 'tags';
+  /** Sentence s owns candidates [sentencePtr[s], sentencePtr[s+1]). */
+  sentencePtr: Float64Array;
+  logprobs: Float64Array;
+  /** Score(x) per candidate (training only). */
+  scores?: Float64Array;
+  features?: NativeFeatureRows;
+  trees?: NativePreorderTrees;
+  tags?: NativeTaggedSequences;
+}
+
+export interface NativePerceptronOptions {
+  epochs?: number;
+  chunks?: number;
+  seed?: number;
+  shuffle?: boolean;
+  threads?: number;
+  cacheMB?: number;
+  beta?: number;
+  primal?: boolean;
+  /** Tree kernel: train against a growing DAG of the support trees (default true). */
+  compressed?: boolean;
+}
+
+export interface NativePerceptronInfo {
+  kernel: 'linear' | 'tree' | 'tags';
+  support: number;
+  steps: number;
+  mistakes: number;
+  chunks: number;
+  beta: number;
+}
+
+export interface NativePerceptronModel {
+  /** mode: 0 last, 1 averaged, 2 voted. */
+  choose(
+    query: NativeCandidateSpec,
+    mode: number,
+    threads: number,
+    compressed: boolean,
+    cancel: CancelFlagHandle,
+  ): Promise<{ chosen: Int32Array; scores: Float64Array }>;
+  save(): Uint8Array;
+  info(): NativePerceptronInfo;
+  supportIds(): Int32Array;
+  coefficients(mode: number): Float64Array;
+  /** Linear models: renumbers features densely; returns the old id of each new id. */
+  compactFeatures(): Int32Array;
+  /** Set on freshly trained models. */
+  stats?: { kernelCalls: number; cacheHits: number };
+  /** Tree models: sizes of the support forest and of its shared-subtree DAG. */
+  compression?(): { treeNodes: number; dagNodes: number };
+}
+
+export interface PerceptronAddon {
+  perceptronTrain(
+    spec: NativeCandidateSpec,
+    options: NativePerceptronOptions,
+    cancel: CancelFlagHandle,
+    onProgress?: (done: number, total: number, mistakes: number) => void,
+  ): Promise<NativePerceptronModel>;
+  PerceptronModel: { load(bytes: Uint8Array): NativePerceptronModel };
+}

@@ -1,0 +1,338 @@
+/**
+ * Perceptron rerankers for n-best lists (seeds 000/001): the primal ranking perceptron over
+ * explicit features and the dual (kernel) perceptron over tree, tagging or linear kernels,
+ * optionally combined with the base model as beta * L(x) L(y) + K(x, y); last, averaged or
+ * voted prediction; T epochs with seeded shuffling; k chunks trained in parallel.
+ */
+import { AbortError, InputError } from '../errors.js';
+import { loadModel, saveModel } from '../io/model-file.js';
+import type { NbestSentence } from '../io/nbest.js';
+import { cancelFlagFor, native } from '../native.js';
+import { formatTree } from '../trees/tree.js';
+import {
+  allHaveFeatures,
+  buildCandidates,
+  candidateTags,
+  candidateTree,
+  sentenceScores,
+  taskOf,
+  type KernelSettings,
+  type PerceptronKernel,
+} from './perceptron-data.js';
+import { FeatureDictionary } from './perceptron-features.js';
+import type { NativeCandidateSpec, NativePerceptronModel, PerceptronAddon } from './perceptron-native.js';
+import { f1Of, tagCounts, treeCounts, type MatchCounts, type TagScoring } from './perceptron-score.js';
+import { parseTree } from '../trees/bracket-parser.js';
+
+export type { PerceptronKernel } from './perceptron-data.js';
+export type PerceptronPrediction = 'last' | 'averaged' | 'voted';
+
+const MODEL_KIND = 'perceptron-reranker';
+const MODEL_VERSION = 1;
+const MODES: Record<PerceptronPrediction, number> = { last: 0, averaged: 1, voted: 2 };
+
+export interface PerceptronProgress {
+  /** Training examples visited so far (all epochs, all chunks). */
+  done: number;
+  total: number;
+  mistakes: number;
+}
+
+export interface PerceptronTrainOptions {
+  /** Default: 'tree' for tree candidates, 'tags' for tag candidates. */
+  kernel?: PerceptronKernel;
+  /** How the trained model predicts by default (default 'averaged'). */
+  prediction?: PerceptronPrediction;
+  epochs?: number;
+  /** Train k perceptrons on k parts of the data in parallel and vote over all (default 1). */
+  chunks?: number;
+  seed?: number;
+  shuffle?: boolean;
+  /** Tree kernel decay (default 0.4) or tagging kernel decay (default 0.5). */
+  lambda?: number;
+  /** Weight of the base model: K'(x, y) = beta L(x) L(y) + K(x, y) (default 0). */
+  beta?: number;
+  /** Tagging kernel: Sim1 / Sim2 weights (default 1 / 0) and Sim2's word class function. */
+  sim1?: number;
+  sim2?: number;
+  wordFeature?: 'none' | 'caps' | 'digits' | 'suffix2' | 'suffix3' | 'shape';
+  /** Linear kernel features: the file's (`file`), built-in (`builtin`), or `auto` (file when every candidate has them). */
+  featureSource?: 'auto' | 'file' | 'builtin';
+  /** Linear kernel: train in the primal form (same decisions, faster; default true). */
+  primal?: boolean;
+  /**
+   * Tree kernel: score training candidates against a DAG of the support trees' shared
+   * subtrees, updated at each mistake (default true; same decisions, much faster). When
+   * false, kernel sums per support tree with the kernel cache.
+   */
+  compressed?: boolean;
+  /** Bound on the cache of kernel values between training candidates (default 512 MB). */
+  cacheMB?: number;
+  threads?: number;
+  /** Name used in error messages. */
+  file?: string;
+  onProgress?: (p: PerceptronProgress) => void;
+  signal?: AbortSignal;
+}
+
+export interface PerceptronMeta {
+  task: 'trees' | 'tags';
+  kernel: PerceptronKernel;
+  prediction: PerceptronPrediction;
+  lambda: number;
+  beta: number;
+  sim1: number;
+  sim2: number;
+  wordFeature: string;
+  featureSource?: 'file' | 'builtin';
+  /** Linear models: the feature names, by dense id. */
+  features?: string[];
+  tagScoring?: TagScoring;
+  epochs: number;
+  chunks: number;
+  seed: number;
+  trainSentences: number;
+}
+
+export interface ChooseOptions {
+  prediction?: PerceptronPrediction;
+  threads?: number;
+  /** Use the compressed (DAG) scorer for tree models when it applies (default true). */
+  compressed?: boolean;
+  signal?: AbortSignal;
+  file?: string;
+}
+
+/** Sentences converted for scoring by one model (see PerceptronReranker.prepare). */
+export interface PreparedCandidates {
+  readonly spec: NativeCandidateSpec;
+  readonly sentences: number;
+  readonly candidates: number;
+}
+
+export interface RerankEvaluation {
+  /** F1 (chunks, brackets) or accuracy (plain tags) of the reranked choices, in percent. */
+  f1: number;
+  /** Of the base model's first candidate. */
+  baselineF1: number;
+  /** Of the best candidate by Score: the bound on reranking. */
+  oracleF1: number;
+  sentences: number;
+  chosen: Int32Array;
+}
+
+function addon(): PerceptronAddon {
+  return native<PerceptronAddon>();
+}
+
+async function guard<T>(signal: AbortSignal | undefined, job: (flag: ReturnType<typeof cancelFlagFor>['flag']) => Promise<T>): Promise<T> {
+  if (signal?.aborted) throw new AbortError();
+  const { flag, dispose } = cancelFlagFor(signal);
+  try {
+    return await job(flag);
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw new AbortError();
+    throw err;
+  } finally {
+    dispose();
+  }
+}
+
+export class PerceptronReranker {
+  private constructor(
+    readonly handle: NativePerceptronModel,
+    readonly meta: PerceptronMeta,
+    private readonly dictionary: FeatureDictionary | undefined,
+  ) {}
+
+  static async train(sentences: readonly NbestSentence[], options: PerceptronTrainOptions = {}): Promise<PerceptronReranker> {
+    const file = options.file ?? '<n-best>';
+    if (sentences.length === 0) throw new InputError(file, undefined, 'no training sentences');
+    const task = taskOf(sentences);
+    const kernel = options.kernel ?? (task === 'trees' ? 'tree' : 'tags');
+    const featureSource =
+      kernel !== 'linear' ? undefined : options.featureSource === 'file' || options.featureSource === 'builtin' ? options.featureSource : allHaveFeatures(sentences) ? 'file' : 'builtin';
+    const settings: KernelSettings = {
+      kernel,
+      lambda: options.lambda ?? (kernel === 'tags' ? 0.5 : 0.4),
+      sim1: options.sim1 ?? 1,
+      sim2: options.sim2 ?? 0,
+      wordFeature: options.wordFeature ?? 'none',
+      featureSource,
+    };
+    if (!(settings.lambda > 0 && settings.lambda <= 1)) throw new RangeError(`lambda must be in (0, 1], got ${settings.lambda}`);
+    const dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
+    const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary });
+    const epochs = options.epochs ?? 1;
+    const chunks = options.chunks ?? 1;
+    const seed = options.seed ?? 1;
+    let finished = false;
+    const handle = await guard(options.signal, (flag) =>
+      addon().perceptronTrain(
+        built.spec,
+        {
+          epochs,
+          chunks,
+          seed,
+          shuffle: options.shuffle ?? true,
+          threads: options.threads ?? 0,
+          cacheMB: options.cacheMB ?? 512,
+          beta: options.beta ?? 0,
+          primal: kernel === 'linear' && (options.primal ?? true),
+          compressed: options.compressed ?? true,
+        },
+        flag,
+        options.onProgress
+          ? (done, total, mistakes) => {
+              if (!finished) options.onProgress?.({ done, total, mistakes });
+            }
+          : undefined,
+      ),
+    );
+    // Progress calls still queued on the event loop would arrive after the end: drop them
+    // and report the final state once.
+    finished = true;
+    const final = handle.info();
+    options.onProgress?.({ done: final.steps, total: final.steps, mistakes: final.mistakes });
+    let modelDictionary: FeatureDictionary | undefined;
+    if (dictionary) {
+      const old = handle.compactFeatures();
+      modelDictionary = new FeatureDictionary(Array.from(old, (id) => dictionary.names[id]));
+      modelDictionary.frozen = true;
+    }
+    const meta: PerceptronMeta = {
+      task,
+      kernel,
+      prediction: options.prediction ?? 'averaged',
+      lambda: settings.lambda,
+      beta: options.beta ?? 0,
+      sim1: settings.sim1,
+      sim2: settings.sim2,
+      wordFeature: settings.wordFeature,
+      featureSource,
+      tagScoring: built.tagScoring,
+      epochs,
+      chunks,
+      seed,
+      trainSentences: sentences.length,
+    };
+    return new PerceptronReranker(handle, meta, modelDictionary);
+  }
+
+  /** Training statistics of a freshly trained model (kernel calls computed, cache hits). */
+  get stats(): { kernelCalls: number; cacheHits: number } | undefined {
+    return this.handle.stats;
+  }
+
+  info(): ReturnType<NativePerceptronModel['info']> {
+    return this.handle.info();
+  }
+
+  /**
+   * Converts sentences once into the native form the model scores (parsing, interning), so
+   * repeated `choose` calls on the same sentences skip that work.
+   */
+  prepare(sentences: readonly NbestSentence[], file = '<n-best>'): PreparedCandidates {
+    if (sentences.length > 0 && taskOf(sentences) !== this.meta.task) {
+      throw new InputError(file, undefined, `the model reranks ${this.meta.task === 'trees' ? 'trees' : 'tag sequences'}`);
+    }
+    const settings: KernelSettings = { ...this.meta, featureSource: this.meta.featureSource };
+    const built = buildCandidates(sentences, settings, { file, withScores: false, dictionary: this.dictionary });
+    return { spec: built.spec, sentences: sentences.length, candidates: built.spec.logprobs.length };
+  }
+
+  /** The chosen candidate index of every sentence, and each candidate's score (vote share when voted). */
+  async choose(sentences: readonly NbestSentence[] | PreparedCandidates, options: ChooseOptions = {}): Promise<{ chosen: Int32Array; scores: Float64Array }> {
+    const prepared = Array.isArray(sentences) ? this.prepare(sentences as readonly NbestSentence[], options.file) : (sentences as PreparedCandidates);
+    const mode = MODES[options.prediction ?? this.meta.prediction];
+    return guard(options.signal, (flag) => this.handle.choose(prepared.spec, mode, options.threads ?? 0, options.compressed ?? true, flag));
+  }
+
+  /** Reranks sentences with gold and reports F1 against the baseline and oracle. */
+  async evaluate(sentences: readonly NbestSentence[], options: ChooseOptions = {}): Promise<RerankEvaluation> {
+    const file = options.file ?? '<n-best>';
+    const { chosen } = await this.choose(sentences, options);
+    const scoring = this.meta.tagScoring ?? 'chunks';
+    const total = (pick: (s: NbestSentence, i: number) => number): MatchCounts => {
+      const sum: MatchCounts = { matched: 0, gold: 0, test: 0 };
+      sentences.forEach((s, i) => {
+        const c = countsFor(s, pick(s, i), file, this.meta.task, scoring);
+        sum.matched += c.matched;
+        sum.gold += c.gold;
+        sum.test += c.test;
+      });
+      return sum;
+    };
+    const figure = (c: MatchCounts): number => (this.meta.task === 'tags' && scoring === 'accuracy' ? (c.gold ? (100 * c.matched) / c.gold : 0) : f1Of(c));
+    const oracle = sentences.map((s) => {
+      const sc = sentenceScores(s, file, scoring);
+      let best = 0;
+      sc.forEach((v, j) => {
+        if (v > sc[best] || (v === sc[best] && s.candidates[j].logprob > s.candidates[best].logprob)) best = j;
+      });
+      return best;
+    });
+    return {
+      f1: figure(total((_, i) => chosen[i])),
+      baselineF1: figure(total(() => 0)),
+      oracleF1: figure(total((_, i) => oracle[i])),
+      sentences: sentences.length,
+      chosen,
+    };
+  }
+
+  toBytes(): Uint8Array {
+    return this.handle.save();
+  }
+
+  save(file: string): void {
+    const meta = { ...this.meta, features: this.dictionary?.names };
+    saveModel(file, { kind: MODEL_KIND, kindVersion: MODEL_VERSION, meta, payload: this.handle.save() });
+  }
+
+  static load(file: string): PerceptronReranker {
+    const m = loadModel<PerceptronMeta>(file, MODEL_KIND);
+    if (m.kindVersion > MODEL_VERSION) throw new InputError(file, undefined, `perceptron model version ${m.kindVersion} is newer than supported (${MODEL_VERSION})`);
+    let handle: NativePerceptronModel;
+    try {
+      handle = addon().PerceptronModel.load(m.payload);
+    } catch (err) {
+      throw new InputError(file, undefined, (err as Error).message);
+    }
+    const meta = m.meta;
+    if (meta === null || typeof meta !== 'object' || (meta.task !== 'trees' && meta.task !== 'tags')) {
+      throw new InputError(file, undefined, 'perceptron model metadata is missing or malformed');
+    }
+    let dictionary: FeatureDictionary | undefined;
+    if (meta.kernel === 'linear') {
+      dictionary = new FeatureDictionary(meta.features ?? []);
+      dictionary.frozen = true;
+    }
+    delete meta.features;
+    return new PerceptronReranker(handle, meta, dictionary);
+  }
+}
+
+function countsFor(s: NbestSentence, j: number, file: string, task: 'trees' | 'tags', scoring: TagScoring): MatchCounts {
+  if (s.gold === undefined) throw new InputError(file, s.line, `sentence ${s.id} has no gold`);
+  if (task === 'trees') {
+    if (typeof s.gold !== 'string') throw new InputError(file, s.line, `sentence ${s.id}: gold must be a tree`);
+    return treeCounts(parseTree(s.gold, file, s.line), candidateTree(s, j, file));
+  }
+  if (!Array.isArray(s.gold)) throw new InputError(file, s.line, `sentence ${s.id}: gold must be tags`);
+  return tagCounts(s.gold, candidateTags(s, j, file), scoring);
+}
+
+/** Output lines for the chosen candidates: one tree per line, or one CoNLL block (token tag) per sentence. */
+export function formatChosen(sentences: readonly NbestSentence[], chosen: Int32Array, file = '<n-best>'): string {
+  const out: string[] = [];
+  sentences.forEach((s, i) => {
+    const j = chosen[i];
+    if (s.candidates[j].tree !== undefined) out.push(formatTree(candidateTree(s, j, file)) + '\n');
+    else {
+      const tags = candidateTags(s, j, file);
+      out.push(s.tokens.map((w, t) => `${w} ${tags[t]}\n`).join('') + '\n');
+    }
+  });
+  return out.join('');
+}

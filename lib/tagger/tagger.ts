@@ -1,0 +1,321 @@
+/**
+ * Sequence taggers as global linear models over one feature set: the averaged structured
+ * perceptron (Collins 2002), the linear-chain CRF (L-BFGS or SGD, L2 prior) and a locally
+ * normalized maxent tagger with beam search (Ratnaparkhi 1996). Training runs in C++ off
+ * the JS thread, on all cores for the CRF and maxent gradients.
+ */
+import { InputError } from '../errors.js';
+import { loadModel, saveModel } from '../io/model-file.js';
+import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
+import { looksLikeChunkTags, scoreTags, type DevScore } from './dev-score.js';
+import {
+  compileTemplates,
+  DEFAULT_TEMPLATES,
+  readClusters,
+  type DefaultTemplateName,
+  type TemplateSet,
+} from './templates.js';
+
+export type TaggerAlgorithm = 'perceptron' | 'crf' | 'maxent';
+const ALGORITHMS: TaggerAlgorithm[] = ['perceptron', 'crf', 'maxent'];
+
+interface NativeTaggerHandle {
+  buildTraining(text: string, labels: string): { sentences: number; tokens: number; attributes: number; features: number };
+  createTrainer(options: { optimizer: number; c2: number; eta0: number; threads: number; seed: number; sgdWarmup: number }): void;
+  trainSteps(n: number, flag: CancelFlagHandle): Promise<{ loss: number; steps: number; converged: boolean }>;
+  snapshot(): void;
+  restore(): void;
+  releaseTraining(): void;
+  tag(text: string, threads: number): Int32Array;
+  tagAsync(text: string, threads: number, flag: CancelFlagHandle): Promise<Int32Array>;
+  tagNbest(text: string, k: number): { counts: Int32Array; labels: Int32Array; scores: Float64Array };
+  labels(): string[];
+  info(): { algorithm: number; order: number; labels: number; attributes: number; features: number; weights: number; numColumns: number };
+  serialize(): Uint8Array;
+}
+
+interface TaggerAddon {
+  NativeTagger: {
+    new (options?: { algorithm: number; order: number; beam: number; numColumns: number; templates: Int32Array; clusters?: string }): NativeTaggerHandle;
+    deserialize(bytes: Uint8Array): NativeTaggerHandle;
+  };
+}
+
+/** One sentence: rows[token][column] in the training column layout (or input columns only). */
+export type TokenRows = string[][];
+
+export interface TrainProgress {
+  /** Epochs (perceptron, SGD) or L-BFGS iterations done. */
+  step: number;
+  total: number;
+  loss: number;
+  dev?: DevScore;
+  best?: DevScore;
+}
+
+export interface TaggerTrainOptions {
+  algo: TaggerAlgorithm;
+  /** Names of the columns of the training rows, e.g. ['word', 'pos', 'chunk']. */
+  columns: string[];
+  /** The column to predict. */
+  label: string;
+  order?: 1 | 2;
+  /** A default set name or explicit templates (see templates.ts). Default: 'chunk' when a 'pos' column is present, else 'pos'. */
+  templates?: DefaultTemplateName | TemplateSet;
+  /** `word<TAB>cluster` file for cluster templates. */
+  clusters?: string;
+  /** Epochs (perceptron, SGD) or L-BFGS iterations (CRF L-BFGS, maxent). */
+  epochs?: number;
+  /** CRF optimizer. */
+  optimizer?: 'lbfgs' | 'sgd';
+  /** CRF with L-BFGS: run this many SGD epochs first (counted in `epochs`), then L-BFGS. */
+  sgdWarmup?: number;
+  /** L2 weight: the objective adds c2 * |w|^2. */
+  c2?: number;
+  /** SGD initial gain. */
+  eta0?: number;
+  /** Beam width of the maxent tagger. */
+  beam?: number;
+  threads?: number;
+  seed?: number;
+  /** Dev sentences (same layout as training) for per-epoch scores and early stopping. */
+  dev?: TokenRows[];
+  /** Evaluate the dev set every this many steps (default 1, L-BFGS 10), and after the last. */
+  evalEvery?: number;
+  /** Stop after this many evaluations without a dev improvement (default 3; 0 = never). */
+  patience?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: TrainProgress) => void;
+}
+
+export interface TaggerMeta {
+  algo: TaggerAlgorithm;
+  columns: string[];
+  label: string;
+  inputColumns: string[];
+  order: 1 | 2;
+  templates: TemplateSet;
+  trainedSteps: number;
+  dev?: DevScore;
+}
+
+export interface TagCandidate {
+  tags: string[];
+  /** Log-probability (CRF: exact; maxent: from the beam) or score (perceptron). */
+  logprob: number;
+}
+
+const MODEL_KIND = 'tagger';
+const MODEL_VERSION = 1;
+
+function checkField(v: string): string {
+  if (v.includes('\t') || v.includes('\n')) throw new InputError('<tokens>', undefined, 'a token field contains a tab or newline');
+  return v;
+}
+
+export class Tagger {
+  private labelNames: string[];
+
+  private constructor(
+    private readonly handle: NativeTaggerHandle,
+    readonly meta: TaggerMeta,
+  ) {
+    this.labelNames = handle.labels();
+  }
+
+  /** Label names, indexed by the ids the native side returns. */
+  get labels(): string[] {
+    return this.labelNames;
+  }
+
+  info(): ReturnType<NativeTaggerHandle['info']> {
+    return this.handle.info();
+  }
+
+  static async train(train: TokenRows[], options: TaggerTrainOptions): Promise<Tagger> {
+    const { algo, columns, label } = options;
+    if (!ALGORITHMS.includes(algo)) throw new InputError('<options>', undefined, `unknown algorithm '${algo}'`);
+    const labelIndex = columns.indexOf(label);
+    if (labelIndex < 0) throw new InputError('<options>', undefined, `label column '${label}' is not among the columns [${columns.join(', ')}]`);
+    const inputColumns = columns.filter((_, i) => i !== labelIndex);
+    if (inputColumns.length === 0) throw new InputError('<options>', undefined, 'no input columns besides the label');
+    const order = options.order ?? 1;
+    if (order !== 1 && order !== 2) throw new InputError('<options>', undefined, 'order must be 1 or 2');
+    const fromDefault = options.templates === undefined || typeof options.templates === 'string';
+    const set = typeof options.templates === 'string'
+      ? DEFAULT_TEMPLATES[options.templates]
+      : options.templates ?? DEFAULT_TEMPLATES[inputColumns.includes('pos') ? 'chunk' : 'pos'];
+    if (set === undefined) throw new InputError('<options>', undefined, `unknown template set '${String(options.templates)}'`);
+    const clusters = options.clusters !== undefined ? readClusters(options.clusters) : undefined;
+    const compiled = compileTemplates(set, inputColumns, { dropMissing: fromDefault, haveClusters: clusters !== undefined });
+    const { NativeTagger } = native<TaggerAddon>();
+    const handle = new NativeTagger({
+      algorithm: ALGORITHMS.indexOf(algo),
+      order,
+      beam: options.beam ?? 8,
+      numColumns: inputColumns.length,
+      templates: compiled.ints,
+      clusters,
+    });
+    const inputIdx = inputColumns.map((c) => columns.indexOf(c));
+    const { text, labels } = encode(train, columns.length, inputIdx, labelIndex);
+    if (labels === undefined || train.length === 0) throw new InputError('<train>', undefined, 'no training sentences');
+    handle.buildTraining(text, labels);
+    const lbfgs = algo === 'maxent' || (algo === 'crf' && options.optimizer !== 'sgd');
+    handle.createTrainer({
+      optimizer: options.optimizer === 'sgd' ? 1 : 0,
+      c2: options.c2 ?? (algo === 'maxent' ? 0.1 : 1.0),
+      eta0: options.eta0 ?? 0.1,
+      threads: options.threads ?? 0,
+      seed: options.seed ?? 1,
+      sgdWarmup: options.sgdWarmup ?? 0,
+    });
+    const meta: TaggerMeta = { algo, columns, label, inputColumns, order, templates: compiled.templates, trainedSteps: 0 };
+    const tagger = new Tagger(handle, meta);
+    const total = options.epochs ?? (lbfgs ? 100 : 10);
+    const evalEvery = Math.max(1, options.evalEvery ?? (lbfgs ? 10 : 1));
+    const patience = options.patience ?? 3;
+    const dev = options.dev;
+    const devGold = dev?.map((s) => s.map((r) => r[labelIndex]));
+    const chunked = devGold !== undefined && looksLikeChunkTags(tagger.labels);
+    let best: DevScore | undefined;
+    let bestStep = 0;
+    let bad = 0;
+    const { flag, dispose } = cancelFlagFor(options.signal);
+    try {
+      let step = 0;
+      while (step < total) {
+        // One step at a time, so progress is reported after every epoch / iteration.
+        const r = await handle.trainSteps(1, flag);
+        step = r.steps;
+        let devScore: DevScore | undefined;
+        if (dev && devGold && (step % evalEvery === 0 || step >= total || r.converged)) {
+          const guess = await tagger.tagSentences(dev, { threads: options.threads, signal: options.signal });
+          devScore = scoreTags(devGold, guess, chunked);
+          if (best === undefined || devScore.value > best.value) {
+            best = devScore;
+            bestStep = step;
+            bad = 0;
+            handle.snapshot();
+          } else bad++;
+        }
+        options.onProgress?.({ step, total, loss: r.loss, dev: devScore, best });
+        if (r.converged) break;
+        if (dev && patience > 0 && bad >= patience) break;
+      }
+      if (best !== undefined) handle.restore();
+      meta.trainedSteps = best !== undefined ? bestStep : step;
+      meta.dev = best;
+    } finally {
+      dispose();
+      handle.releaseTraining();
+    }
+    return tagger;
+  }
+
+  /** Input column indices of a row layout: full training columns or input columns only. */
+  private inputIndices(width: number): number[] {
+    const { columns, inputColumns } = this.meta;
+    if (width === columns.length) return inputColumns.map((c) => columns.indexOf(c));
+    if (width === inputColumns.length) return inputColumns.map((_, i) => i);
+    // Wider input (extra trailing columns): the first `columns.length` follow the training layout.
+    if (width > columns.length) return inputColumns.map((c) => columns.indexOf(c));
+    throw new InputError('<tokens>', undefined, `expected ${inputColumns.length} or ${columns.length} columns (${this.meta.columns.join(', ')}), found ${width}`);
+  }
+
+  private encodeInput(sentences: TokenRows[]): string {
+    if (sentences.length === 0) return '';
+    const width = sentences.find((s) => s.length > 0)?.[0]?.length ?? this.meta.inputColumns.length;
+    return encode(sentences, width, this.inputIndices(width), -1).text;
+  }
+
+  private split(ids: Int32Array, sentences: TokenRows[]): string[][] {
+    const out: string[][] = [];
+    let k = 0;
+    for (const s of sentences) {
+      const tags = new Array<string>(s.length);
+      for (let i = 0; i < s.length; i++) tags[i] = this.labelNames[ids[k++]];
+      out.push(tags);
+    }
+    return out;
+  }
+
+  /** Tags one sentence. */
+  tag(sentence: TokenRows): string[] {
+    if (sentence.length === 0) return [];
+    return this.split(this.handle.tag(this.encodeInput([sentence]), 1), [sentence])[0];
+  }
+
+  /** Tags many sentences off the JS thread, on `threads` cores (default all). */
+  async tagSentences(sentences: TokenRows[], options: { threads?: number; signal?: AbortSignal } = {}): Promise<string[][]> {
+    const { flag, dispose } = cancelFlagFor(options.signal);
+    try {
+      const ids = await this.handle.tagAsync(this.encodeInput(sentences), options.threads ?? 0, flag);
+      return this.split(ids, sentences);
+    } finally {
+      dispose();
+    }
+  }
+
+  /** The k best tag sequences of each sentence, best first. */
+  tagNbest(sentences: TokenRows[], k: number): TagCandidate[][] {
+    const nonEmpty = sentences.filter((s) => s.length > 0);
+    const r = this.handle.tagNbest(this.encodeInput(nonEmpty), k);
+    const out: TagCandidate[][] = [];
+    let c = 0;
+    let pos = 0;
+    let q = 0;
+    for (const s of sentences) {
+      if (s.length === 0) {
+        out.push([{ tags: [], logprob: 0 }]);
+        continue;
+      }
+      const list: TagCandidate[] = [];
+      for (let j = 0; j < r.counts[q]; j++) {
+        const tags = new Array<string>(s.length);
+        for (let i = 0; i < s.length; i++) tags[i] = this.labelNames[r.labels[pos++]];
+        list.push({ tags, logprob: r.scores[c++] });
+      }
+      q++;
+      out.push(list);
+    }
+    return out;
+  }
+
+  save(file: string): void {
+    saveModel(file, { kind: MODEL_KIND, kindVersion: MODEL_VERSION, meta: this.meta, payload: this.handle.serialize() });
+  }
+
+  static load(file: string): Tagger {
+    const m = loadModel<TaggerMeta>(file, MODEL_KIND);
+    if (m.kindVersion > MODEL_VERSION) throw new InputError(file, undefined, `tagger model version ${m.kindVersion} is newer than this structrank supports`);
+    const meta = m.meta;
+    if (!meta || !Array.isArray(meta.columns) || !Array.isArray(meta.inputColumns) || !ALGORITHMS.includes(meta.algo)) {
+      throw new InputError(file, undefined, 'tagger model metadata is incomplete');
+    }
+    let handle: NativeTaggerHandle;
+    try {
+      handle = native<TaggerAddon>().NativeTagger.deserialize(m.payload);
+    } catch (err) {
+      throw new InputError(file, undefined, (err as Error).message);
+    }
+    return new Tagger(handle, meta);
+  }
+}
+
+/** Sentences -> the native text layout (and the label text when labelIndex >= 0). */
+function encode(sentences: TokenRows[], width: number, inputIdx: number[], labelIndex: number): { text: string; labels?: string } {
+  const text: string[] = [];
+  const labels: string[] = [];
+  for (const s of sentences) {
+    if (s.length === 0) continue;
+    for (const row of s) {
+      if (row.length < width) throw new InputError('<tokens>', undefined, `expected ${width} columns, found ${row.length}`);
+      text.push(inputIdx.map((i) => checkField(row[i])).join('\t'));
+      if (labelIndex >= 0) labels.push(checkField(row[labelIndex]));
+    }
+    text.push('');
+    if (labelIndex >= 0) labels.push('');
+  }
+  return { text: text.join('\n') + '\n', labels: labelIndex >= 0 ? labels.join('\n') + '\n' : undefined };
+}

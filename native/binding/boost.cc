@@ -1,0 +1,428 @@
+// N-API surface of the boosting / log-linear reranker (native/boost): RerankData holds an
+// n-best problem as typed arrays; BoostTrainer runs ExpLoss (sparse or naive) or LogLoss
+// feature selection in chunks of rounds off the JS thread, so the caller can draw a
+// progress bar between chunks; free functions evaluate and train the log-linear model.
+#include <napi.h>
+
+#include <atomic>
+#include <memory>
+
+#include "binding/async.h"
+#include "binding/cancel_flag.h"
+#include "binding/convert.h"
+#include "binding/registry.h"
+#include "boost/a0_search.h"
+#include "boost/exp_loss_booster.h"
+#include "boost/log_loss_selector.h"
+#include "boost/loglinear_reranker.h"
+#include "boost/pair_problem.h"
+#include "boost/rerank_eval.h"
+#include "boost/synthetic_problem.h"
+#include "core/byte_io.h"
+#include "core/errors.h"
+
+namespace structrank::binding {
+
+namespace {
+
+// Offsets arrive as Int32Array, Float64Array (exact to 2^53) or BigInt64Array.
+std::vector<int64_t> ToOffsets(Napi::Env env, const Napi::Value& v, const char* what) {
+  Expect(v.IsTypedArray(), env, std::string(what) + " as a typed array");
+  Napi::TypedArray t = v.As<Napi::TypedArray>();
+  std::vector<int64_t> out(t.ElementLength());
+  switch (t.TypedArrayType()) {
+    case napi_int32_array: {
+      auto a = v.As<Napi::Int32Array>();
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = a[i];
+      break;
+    }
+    case napi_float64_array: {
+      auto a = v.As<Napi::Float64Array>();
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int64_t>(a[i]);
+      break;
+    }
+    case napi_bigint64_array: {
+      auto a = v.As<Napi::TypedArrayOf<int64_t>>();
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = a[i];
+      break;
+    }
+    default:
+      throw Napi::TypeError::New(env, std::string("expected ") + what + " as Int32Array, Float64Array or BigInt64Array");
+  }
+  return out;
+}
+
+std::vector<double> ToDoubles(Napi::Env env, const Napi::Value& v, const char* what) {
+  Expect(v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env,
+         std::string(what) + " as a Float64Array");
+  return ToVector<double>(v.As<Napi::Float64Array>());
+}
+
+Napi::Value OffsetsToJs(Napi::Env env, const std::vector<int64_t>& v) {
+  Napi::Float64Array out = Napi::Float64Array::New(env, v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<double>(v[i]);
+  return out;
+}
+
+Napi::Object BoostModelToJs(Napi::Env env, const BoostModel& m) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("numFeatures", m.num_features);
+  o.Set("a0", m.a0);
+  o.Set("eps", m.eps);
+  o.Set("weighting", m.weighting == 1 ? "uniform" : "score");
+  o.Set("totalCost", static_cast<double>(m.total_cost));
+  o.Set("initialLoss", m.initial_loss);
+  o.Set("chosenRounds", static_cast<double>(m.chosen_rounds));
+  o.Set("features", ToInt32Array(env, m.features));
+  o.Set("deltas", ToFloat64Array(env, m.deltas));
+  o.Set("losses", ToFloat64Array(env, m.losses));
+  o.Set("costs", OffsetsToJs(env, m.costs));
+  return o;
+}
+
+BoostModel BoostModelFromJs(Napi::Env env, const Napi::Object& o) {
+  BoostModel m;
+  m.num_features = OptionalInt(o, "numFeatures", 0);
+  m.a0 = OptionalDouble(o, "a0", 0);
+  m.eps = OptionalDouble(o, "eps", 0);
+  Napi::Value w = o.Get("weighting");
+  m.weighting = w.IsString() && w.As<Napi::String>().Utf8Value() == "uniform" ? 1 : 0;
+  m.total_cost = static_cast<int64_t>(OptionalDouble(o, "totalCost", 0));
+  m.initial_loss = OptionalDouble(o, "initialLoss", 0);
+  m.chosen_rounds = static_cast<int64_t>(OptionalDouble(o, "chosenRounds", -1));
+  Napi::Value f = o.Get("features");
+  Expect(f.IsTypedArray() && f.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env, "features as an Int32Array");
+  m.features = ToVector<int32_t>(f.As<Napi::Int32Array>());
+  m.deltas = ToDoubles(env, o.Get("deltas"), "deltas");
+  Napi::Value losses = o.Get("losses");
+  m.losses = losses.IsTypedArray() ? ToDoubles(env, losses, "losses") : std::vector<double>(m.features.size(), 0.0);
+  Napi::Value costs = o.Get("costs");
+  m.costs = costs.IsTypedArray() ? ToOffsets(env, costs, "costs") : std::vector<int64_t>(m.features.size(), 0);
+  // Validate through the byte round trip, which checks sizes and ids.
+  ByteWriter wr;
+  m.Serialize(wr);
+  ByteReader rd(wr.bytes().data(), wr.bytes().size());
+  try {
+    return BoostModel::Deserialize(rd);
+  } catch (const InputError& e) {
+    throw Napi::Error::New(env, e.what());
+  }
+}
+
+class RerankDataWrap : public Napi::ObjectWrap<RerankDataWrap> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function cls = DefineClass(
+        env, "RerankData",
+        {InstanceAccessor("sentences", &RerankDataWrap::Sentences, nullptr),
+         InstanceAccessor("candidates", &RerankDataWrap::Candidates, nullptr),
+         InstanceAccessor("nnz", &RerankDataWrap::Nnz, nullptr),
+         InstanceAccessor("numFeatures", &RerankDataWrap::NumFeatures, nullptr),
+         InstanceMethod("arrays", &RerankDataWrap::Arrays),
+         StaticMethod("synthetic", &RerankDataWrap::Synthetic)});
+    SaveConstructor(env, "RerankData", cls);
+    exports.Set("RerankData", cls);
+  }
+
+  // new RerankData({sentencePtr, logprob, score?, rowPtr, cols, numFeatures}, threads?)
+  explicit RerankDataWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<RerankDataWrap>(info) {
+    Napi::Env env = info.Env();
+    data_ = std::make_shared<RerankData>();
+    if (info.Length() >= 1 && info[0].IsExternal()) return;  // filled by Synthetic
+    Expect(info.Length() >= 1 && info[0].IsObject(), env, "a data object");
+    Napi::Object o = info[0].As<Napi::Object>();
+    int threads = info.Length() >= 2 && info[1].IsNumber() ? info[1].As<Napi::Number>().Int32Value() : 0;
+    RerankData& d = *data_;
+    d.sentence_ptr = ToOffsets(env, o.Get("sentencePtr"), "sentencePtr");
+    d.logprob = ToDoubles(env, o.Get("logprob"), "logprob");
+    if (o.Get("score").IsTypedArray()) d.score = ToDoubles(env, o.Get("score"), "score");
+    d.features.row_ptr = ToOffsets(env, o.Get("rowPtr"), "rowPtr");
+    Napi::Value cols = o.Get("cols");
+    Expect(cols.IsTypedArray() && cols.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env, "cols as an Int32Array");
+    d.features.cols = ToVector<int32_t>(cols.As<Napi::Int32Array>());
+    d.num_features = OptionalInt(o, "numFeatures", 0);
+    if (d.features.row_ptr.empty() || d.features.row_ptr.back() != static_cast<int64_t>(d.features.cols.size()) ||
+        d.features.row_ptr[0] != 0)
+      throw Napi::Error::New(env, "rowPtr does not match cols");
+    for (std::size_t r = 1; r < d.features.row_ptr.size(); ++r)
+      if (d.features.row_ptr[r] < d.features.row_ptr[r - 1]) throw Napi::Error::New(env, "rowPtr is not monotone");
+    d.NormalizeRows(threads);
+    try {
+      d.Validate(!d.score.empty());
+    } catch (const InputError& e) {
+      throw Napi::Error::New(env, e.what());
+    }
+  }
+
+  static std::shared_ptr<RerankData> From(Napi::Env env, const Napi::Value& v) {
+    Expect(v.IsObject() && v.As<Napi::Object>().InstanceOf(GetConstructor(env, "RerankData").Value()), env,
+           "a RerankData");
+    return Unwrap(v.As<Napi::Object>())->data_;
+  }
+
+ private:
+  Napi::Value Sentences(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), data_->sentences()); }
+  Napi::Value Candidates(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), data_->candidates()); }
+  Napi::Value Nnz(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), data_->features.nnz()); }
+  Napi::Value NumFeatures(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), data_->num_features); }
+
+  Napi::Value Arrays(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("sentencePtr", OffsetsToJs(env, data_->sentence_ptr));
+    o.Set("logprob", ToFloat64Array(env, data_->logprob));
+    o.Set("score", ToFloat64Array(env, data_->score));
+    o.Set("rowPtr", OffsetsToJs(env, data_->features.row_ptr));
+    o.Set("cols", ToInt32Array(env, data_->features.cols));
+    o.Set("numFeatures", data_->num_features);
+    return o;
+  }
+
+  // RerankData.synthetic(options, cancel?) -> Promise<RerankData>
+  static Napi::Value Synthetic(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Expect(info.Length() >= 1 && info[0].IsObject(), env, "synthetic options");
+    Napi::Object o = info[0].As<Napi::Object>();
+    SyntheticOptions opt;
+    opt.sentences = static_cast<int64_t>(OptionalDouble(o, "sentences", static_cast<double>(opt.sentences)));
+    opt.candidates_per_sentence = OptionalInt(o, "candidatesPerSentence", opt.candidates_per_sentence);
+    opt.features = OptionalInt(o, "features", opt.features);
+    opt.shared_per_sentence = OptionalInt(o, "sharedPerSentence", opt.shared_per_sentence);
+    opt.private_per_candidate = OptionalInt(o, "privatePerCandidate", opt.private_per_candidate);
+    opt.zipf_exponent = OptionalDouble(o, "zipfExponent", opt.zipf_exponent);
+    opt.seed = static_cast<uint64_t>(OptionalDouble(o, "seed", 1));
+    opt.threads = OptionalInt(o, "threads", 0);
+    if (opt.sentences < 0 || opt.candidates_per_sentence < 1 || opt.features < 1)
+      throw Napi::RangeError::New(env, "synthetic: sentences >= 0, candidatesPerSentence >= 1, features >= 1");
+    auto result = std::make_shared<RerankData>();
+    return RunAsync(
+        env, [opt, result]() { *result = GenerateSynthetic(opt); },
+        [result](Napi::Env env) {
+          Napi::Object obj = GetConstructor(env, "RerankData").New({Napi::External<void>::New(env, nullptr)});
+          Unwrap(obj)->data_ = result;
+          return obj;
+        });
+  }
+
+  std::shared_ptr<RerankData> data_;
+};
+
+// new BoostTrainer(data, {method: 'sparse'|'naive'|'logloss', eps, weighting, threads, l2, a0?})
+class BoostTrainerWrap : public Napi::ObjectWrap<BoostTrainerWrap> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function cls = DefineClass(env, "BoostTrainer",
+                                     {InstanceMethod("init", &BoostTrainerWrap::InitJob),
+                                      InstanceMethod("run", &BoostTrainerWrap::Run),
+                                      InstanceMethod("model", &BoostTrainerWrap::Model),
+                                      InstanceMethod("stats", &BoostTrainerWrap::Stats)});
+    SaveConstructor(env, "BoostTrainer", cls);
+    exports.Set("BoostTrainer", cls);
+  }
+
+  explicit BoostTrainerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<BoostTrainerWrap>(info) {
+    Napi::Env env = info.Env();
+    state_ = std::make_shared<State>();
+    state_->data = RerankDataWrap::From(env, info[0]);
+    Expect(info.Length() >= 2 && info[1].IsObject(), env, "trainer options");
+    Napi::Object o = info[1].As<Napi::Object>();
+    std::string method = o.Get("method").IsString() ? o.Get("method").As<Napi::String>().Utf8Value() : "sparse";
+    if (method != "sparse" && method != "naive" && method != "logloss")
+      throw Napi::RangeError::New(env, "method must be 'sparse', 'naive' or 'logloss'");
+    state_->method = method;
+    state_->eps = OptionalDouble(o, "eps", 0.0025);
+    state_->l2 = OptionalDouble(o, "l2", 0.01);
+    state_->threads = OptionalInt(o, "threads", 0);
+    state_->a0 = OptionalDouble(o, "a0", -1);
+    Napi::Value w = o.Get("weighting");
+    state_->weighting = w.IsString() && w.As<Napi::String>().Utf8Value() == "uniform" ? PairWeighting::kUniform
+                                                                                       : PairWeighting::kScoreDifference;
+    if (state_->data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
+  }
+
+ private:
+  struct State {
+    std::shared_ptr<RerankData> data;
+    std::string method;
+    double eps = 0.0025, l2 = 0.01, a0 = -1;
+    int threads = 0;
+    PairWeighting weighting = PairWeighting::kScoreDifference;
+    std::unique_ptr<PairProblem> pairs;
+    std::unique_ptr<ExpLossBooster> booster;
+    std::unique_ptr<LogLossSelector> selector;
+    std::atomic<bool> busy{false};
+    const BoostModel* model() const {
+      return booster ? &booster->model() : selector ? &selector->model() : nullptr;
+    }
+    double loss() const { return booster ? booster->loss() : selector ? selector->loss() : 0; }
+  };
+
+  void Claim(Napi::Env env) {
+    if (state_->busy.exchange(true)) throw Napi::Error::New(env, "BoostTrainer is busy (await the previous call)");
+  }
+
+  // init(cancel?) -> Promise<{pairs, totalCost, a0, loss}>: pair structures and a_0 search.
+  Napi::Value InitJob(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Claim(env);
+    auto s = state_;
+    return RunAsync(
+        env,
+        [s]() {
+          struct Release { std::atomic<bool>& b; ~Release() { b = false; } } release{s->busy};
+          if (s->model()) return;
+          if (s->method == "logloss") {
+            s->selector = std::make_unique<LogLossSelector>(s->data.get(), s->l2, s->threads);
+            return;
+          }
+          s->pairs = std::make_unique<PairProblem>(BuildPairs(*s->data, s->weighting, s->threads));
+          double a0 = s->a0 > 0 ? s->a0 : SearchA0(*s->pairs, s->threads);
+          s->booster = std::make_unique<ExpLossBooster>(s->pairs.get(), a0, s->eps, s->method == "naive");
+          s->booster->model().weighting = static_cast<int32_t>(s->weighting);
+        },
+        [s](Napi::Env env) { return StatsOf(env, *s); });
+  }
+
+  // run(rounds, cancel?) -> Promise<stats>; stats.done < rounds when the loss cannot fall further.
+  Napi::Value Run(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Expect(info.Length() >= 1 && info[0].IsNumber(), env, "a number of rounds");
+    if (!state_->model()) throw Napi::Error::New(env, "call init() first");
+    int64_t n = static_cast<int64_t>(info[0].As<Napi::Number>().DoubleValue());
+    auto cancel = CancelFlag::From(info.Length() >= 2 ? info[1] : env.Undefined());
+    Claim(env);
+    auto s = state_;
+    auto ran = std::make_shared<int64_t>(0);
+    return RunAsync(
+        env,
+        [s, n, cancel, ran]() {
+          struct Release { std::atomic<bool>& b; ~Release() { b = false; } } release{s->busy};
+          *ran = s->booster ? s->booster->Run(n, cancel.get()) : s->selector->Run(n, cancel.get());
+        },
+        [s, ran](Napi::Env env) {
+          Napi::Object o = StatsOf(env, *s);
+          o.Set("done", static_cast<double>(*ran));
+          return o;
+        });
+  }
+
+  static Napi::Object StatsOf(Napi::Env env, const State& s) {
+    Napi::Object o = Napi::Object::New(env);
+    const BoostModel* m = s.model();
+    o.Set("rounds", m ? static_cast<double>(m->rounds()) : 0.0);
+    o.Set("loss", s.loss());
+    o.Set("a0", m ? m->a0 : 0.0);
+    o.Set("pairs", s.pairs ? static_cast<double>(s.pairs->pairs()) : 0.0);
+    o.Set("totalCost", m ? static_cast<double>(m->total_cost) : 0.0);
+    o.Set("work", m ? m->Work(m->rounds()) : 0.0);
+    o.Set("savings", m ? m->Savings(m->rounds()) : 0.0);
+    return o;
+  }
+
+  Napi::Value Stats(const Napi::CallbackInfo& info) { return StatsOf(info.Env(), *state_); }
+
+  Napi::Value Model(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (state_->busy) throw Napi::Error::New(env, "BoostTrainer is busy (await the previous call)");
+    const BoostModel* m = state_->model();
+    if (!m) throw Napi::Error::New(env, "call init() first");
+    return BoostModelToJs(env, *m);
+  }
+
+  std::shared_ptr<State> state_;
+};
+
+// boostPrefixCurve(dev, model, checkpoints: Float64Array, threads) -> Float64Array
+Napi::Value BoostPrefixCurveJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto dev = RerankDataWrap::From(env, info[0]);
+  Expect(info.Length() >= 3 && info[1].IsObject(), env, "a boosting model");
+  BoostModel m = BoostModelFromJs(env, info[1].As<Napi::Object>());
+  std::vector<int64_t> checkpoints = ToOffsets(env, info[2], "checkpoints");
+  for (std::size_t i = 1; i < checkpoints.size(); ++i)
+    if (checkpoints[i] < checkpoints[i - 1]) throw Napi::RangeError::New(env, "checkpoints must ascend");
+  int threads = info.Length() >= 4 && info[3].IsNumber() ? info[3].As<Napi::Number>().Int32Value() : 0;
+  if (dev->score.empty()) throw Napi::Error::New(env, "dev data needs scores");
+  return ToFloat64Array(env, BoostPrefixCurve(*dev, m, checkpoints, threads));
+}
+
+// boostModelBytes(model) -> Uint8Array ; boostModelFromBytes(bytes) -> model
+Napi::Value BoostModelBytes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Expect(info.Length() >= 1 && info[0].IsObject(), env, "a boosting model");
+  BoostModel m = BoostModelFromJs(env, info[0].As<Napi::Object>());
+  ByteWriter w;
+  m.Serialize(w);
+  return ToUint8Array(env, w.bytes());
+}
+
+Napi::Value BoostModelFromBytes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Expect(info.Length() >= 1 && info[0].IsTypedArray(), env, "model bytes as a Uint8Array");
+  Napi::Uint8Array a = info[0].As<Napi::Uint8Array>();
+  ByteReader r(a.Data(), a.ElementLength());
+  BoostModel m = BoostModel::Deserialize(r);
+  if (!r.AtEnd()) throw InputError("boosting model payload has trailing bytes");
+  return BoostModelToJs(env, m);
+}
+
+// rerankScores(data, a0, weights: Float64Array, threads) -> {scores: Float64Array, chosen: Float64Array}
+// chosen[i] is the index of sentence i's argmax candidate within the sentence (-1 if none).
+Napi::Value RerankScores(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto data = RerankDataWrap::From(env, info[0]);
+  Expect(info.Length() >= 3 && info[1].IsNumber(), env, "a0 as a number");
+  double a0 = info[1].As<Napi::Number>().DoubleValue();
+  std::vector<double> w = ToDoubles(env, info[2], "weights");
+  int threads = info.Length() >= 4 && info[3].IsNumber() ? info[3].As<Napi::Number>().Int32Value() : 0;
+  std::vector<double> F = CandidateScores(*data, a0, w, threads);
+  std::vector<int64_t> chosen = ChooseCandidates(*data, F);
+  for (int64_t i = 0; i < data->sentences(); ++i)
+    if (chosen[i] >= 0) chosen[i] -= data->sentence_ptr[i];
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("scores", ToFloat64Array(env, F));
+  o.Set("chosen", OffsetsToJs(env, chosen));
+  return o;
+}
+
+// trainLoglinear(data, {l2, maxIterations, threads}, onIteration?, cancel?) -> Promise<{a0, weights, objective, iterations}>
+Napi::Value TrainLoglinearJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto data = RerankDataWrap::From(env, info[0]);
+  Expect(info.Length() >= 2 && info[1].IsObject(), env, "options");
+  Napi::Object o = info[1].As<Napi::Object>();
+  double l2 = OptionalDouble(o, "l2", 1.0);
+  int threads = OptionalInt(o, "threads", 0);
+  const int max_iterations = OptionalInt(o, "maxIterations", 200);
+  if (data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
+  auto cancel = CancelFlag::From(info.Length() >= 3 ? info[2] : env.Undefined());
+  auto result = std::make_shared<LoglinearResult>();
+  return RunAsync(
+      env,
+      [data, l2, threads, max_iterations, cancel, result]() {
+        *result = TrainLoglinear(*data, l2, max_iterations, threads, nullptr, cancel.get());
+      },
+      [result](Napi::Env env) {
+        Napi::Object out = Napi::Object::New(env);
+        out.Set("a0", result->a0);
+        out.Set("weights", ToFloat64Array(env, result->weights));
+        out.Set("objective", result->objective);
+        out.Set("iterations", result->iterations);
+        return out;
+      });
+}
+
+void Init(Napi::Env env, Napi::Object exports) {
+  RerankDataWrap::Init(env, exports);
+  BoostTrainerWrap::Init(env, exports);
+  exports.Set("boostPrefixCurve", Napi::Function::New(env, BoostPrefixCurveJs, "boostPrefixCurve"));
+  exports.Set("boostModelBytes", Napi::Function::New(env, BoostModelBytes, "boostModelBytes"));
+  exports.Set("boostModelFromBytes", Napi::Function::New(env, BoostModelFromBytes, "boostModelFromBytes"));
+  exports.Set("rerankScores", Napi::Function::New(env, RerankScores, "rerankScores"));
+  exports.Set("trainLoglinear", Napi::Function::New(env, TrainLoglinearJs, "trainLoglinear"));
+}
+
+static ModuleRegistration registration("boost", &Init);
+
+}  // namespace
+}  // namespace structrank::binding

@@ -1,0 +1,219 @@
+// N-API surface of the perceptron rerankers: perceptronTrain(...) -> Promise<PerceptronModel>;
+// model.choose(...) -> Promise<{chosen, scores}>; save()/load() as bytes.
+#include <napi.h>
+
+#include <array>
+#include <memory>
+
+#include "binding/async.h"
+#include "binding/cancel_flag.h"
+#include "binding/convert.h"
+#include "binding/registry.h"
+#include "perceptron/candidate_bank.h"
+#include "binding/perceptron_banks.h"
+#include "perceptron/reranker_model.h"
+
+namespace structrank::binding {
+
+namespace {
+
+// Sentence offsets, log-probabilities and (training) scores of a candidate set.
+RankingSet RankingSetFrom(const Napi::Object& spec, bool need_scores) {
+  Napi::Env env = spec.Env();
+  Napi::Value ptr = spec.Get("sentencePtr");
+  Napi::Value lp = spec.Get("logprobs");
+  Expect(ptr.IsTypedArray() && ptr.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env,
+         "sentencePtr: Float64Array");
+  Expect(lp.IsTypedArray() && lp.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env,
+         "logprobs: Float64Array");
+  RankingSet set;
+  set.sentence_ptr.clear();
+  for (double v : ToVector<double>(ptr.As<Napi::Float64Array>())) set.sentence_ptr.push_back(static_cast<int64_t>(v));
+  set.logprob = ToVector<double>(lp.As<Napi::Float64Array>());
+  if (need_scores) {
+    Napi::Value sc = spec.Get("scores");
+    Expect(sc.IsTypedArray() && sc.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env,
+           "scores: Float64Array");
+    set.score = ToVector<double>(sc.As<Napi::Float64Array>());
+  }
+  set.Validate(need_scores);
+  return set;
+}
+
+class PerceptronModel : public Napi::ObjectWrap<PerceptronModel> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function cls = DefineClass(
+        env, "PerceptronModel",
+        {InstanceMethod("choose", &PerceptronModel::Choose), InstanceMethod("save", &PerceptronModel::Save),
+         InstanceMethod("info", &PerceptronModel::Info), InstanceMethod("supportIds", &PerceptronModel::SupportIds),
+         InstanceMethod("coefficients", &PerceptronModel::Coefficients),
+         InstanceMethod("compactFeatures", &PerceptronModel::CompactFeatures),
+         StaticMethod("load", &PerceptronModel::Load)});
+    SaveConstructor(env, "PerceptronModel", cls);
+    exports.Set("PerceptronModel", cls);
+  }
+
+  explicit PerceptronModel(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PerceptronModel>(info) {}
+
+  static Napi::Object Wrap(Napi::Env env, std::shared_ptr<RerankerModel> model) {
+    Napi::Object obj = GetConstructor(env, "PerceptronModel").New({});
+    Unwrap(obj)->model_ = std::move(model);
+    return obj;
+  }
+
+ private:
+  RerankerModel& model(Napi::Env env) {
+    if (!model_) throw Napi::Error::New(env, "PerceptronModel: empty model (use perceptronTrain or load)");
+    return *model_;
+  }
+
+  // choose(query, mode, threads, compressed, cancelFlag)
+  Napi::Value Choose(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    model(env);
+    Expect(info[0].IsObject(), env, "query candidates object");
+    Napi::Object spec = info[0].As<Napi::Object>();
+    auto set = std::make_shared<RankingSet>(RankingSetFrom(spec, false));
+    std::shared_ptr<CandidateBank> bank = MakeCandidateBank(spec);
+    const int mode = info[1].IsNumber() ? info[1].As<Napi::Number>().Int32Value() : 0;
+    Expect(mode >= 0 && mode <= 2, env, "mode 0 (last), 1 (averaged) or 2 (voted)");
+    const int threads = info[2].IsNumber() ? info[2].As<Napi::Number>().Int32Value() : 0;
+    const bool compressed = info[3].IsBoolean() ? info[3].As<Napi::Boolean>().Value() : true;
+    auto cancel = CancelFlag::From(info[4]);
+    auto model = model_;
+    auto chosen = std::make_shared<std::vector<int32_t>>();
+    auto scores = std::make_shared<std::vector<double>>();
+    return RunAsync(
+        env,
+        [=]() {
+          *chosen = model->Choose(*bank, *set, static_cast<PredictMode>(mode), threads, cancel.get(),
+                                  scores.get(), compressed);
+        },
+        [=](Napi::Env env) -> Napi::Value {
+          Napi::Object out = Napi::Object::New(env);
+          out.Set("chosen", ToInt32Array(env, *chosen));
+          out.Set("scores", ToFloat64Array(env, *scores));
+          return out;
+        });
+  }
+
+  Napi::Value Save(const Napi::CallbackInfo& info) {
+    ByteWriter w;
+    model(info.Env()).Save(w);
+    return ToUint8Array(info.Env(), w.bytes());
+  }
+
+  Napi::Value Info(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const RerankerModel& m = model(env);
+    Napi::Object out = Napi::Object::New(env);
+    static const char* kinds[] = {"linear", "tree", "tags"};
+    out.Set("kernel", Napi::String::New(env, kinds[static_cast<int>(m.support().kind())]));
+    out.Set("support", Napi::Number::New(env, static_cast<double>(m.run().support.size())));
+    out.Set("steps", Napi::Number::New(env, static_cast<double>(m.run().TotalSteps())));
+    out.Set("mistakes", Napi::Number::New(env, static_cast<double>(m.run().TotalMistakes())));
+    out.Set("chunks", Napi::Number::New(env, static_cast<double>(m.run().chunks.size())));
+    out.Set("beta", Napi::Number::New(env, m.beta()));
+    return out;
+  }
+
+  Napi::Value SupportIds(const Napi::CallbackInfo& info) {
+    return ToInt32Array(info.Env(), model(info.Env()).run().support);
+  }
+
+  Napi::Value Coefficients(const Napi::CallbackInfo& info) {
+    const int mode = info[0].IsNumber() ? info[0].As<Napi::Number>().Int32Value() : 0;
+    return ToFloat64Array(info.Env(), model(info.Env()).run().Coefficients(static_cast<PredictMode>(mode)));
+  }
+
+  Napi::Value CompactFeatures(const Napi::CallbackInfo& info) {
+    return ToInt32Array(info.Env(), model(info.Env()).CompactLinearFeatures());
+  }
+
+  static Napi::Value Load(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Expect(info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array, env,
+           "model bytes: Uint8Array");
+    Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+    ByteReader reader(bytes.Data(), bytes.ElementLength());
+    auto model = std::make_shared<RerankerModel>(RerankerModel::Load(reader));
+    return Wrap(env, std::move(model));
+  }
+
+  std::shared_ptr<RerankerModel> model_;
+};
+
+// perceptronTrain(train, options, cancelFlag, onProgress?)
+Napi::Value Train(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Expect(info[0].IsObject(), env, "training candidates object");
+  Napi::Object spec = info[0].As<Napi::Object>();
+  auto set = std::make_shared<RankingSet>(RankingSetFrom(spec, true));
+  std::shared_ptr<CandidateBank> bank = MakeCandidateBank(spec);
+  Napi::Object opts = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
+  PerceptronOptions options;
+  options.epochs = OptionalInt(opts, "epochs", 1);
+  options.chunks = OptionalInt(opts, "chunks", 1);
+  options.seed = static_cast<uint64_t>(OptionalDouble(opts, "seed", 1));
+  options.threads = OptionalInt(opts, "threads", 0);
+  options.cache_bytes = static_cast<int64_t>(OptionalDouble(opts, "cacheMB", 512) * 1048576.0);
+  Napi::Value shuffle = opts.Get("shuffle");
+  options.shuffle = shuffle.IsBoolean() ? shuffle.As<Napi::Boolean>().Value() : true;
+  Napi::Value compressed = opts.Get("compressed");
+  options.compressed = compressed.IsBoolean() ? compressed.As<Napi::Boolean>().Value() : true;
+  const double beta = OptionalDouble(opts, "beta", 0);
+  Napi::Value primal_value = opts.Get("primal");
+  const bool primal = primal_value.IsBoolean() && primal_value.As<Napi::Boolean>().Value();
+  auto cancel = CancelFlag::From(info[2]);
+  options.cancel = cancel.get();
+
+  std::shared_ptr<Napi::ThreadSafeFunction> progress;
+  if (info[3].IsFunction()) {
+    progress = std::make_shared<Napi::ThreadSafeFunction>(
+        Napi::ThreadSafeFunction::New(env, info[3].As<Napi::Function>(), "perceptron-progress", 0, 1));
+    options.progress = [progress](int64_t done, int64_t total, int64_t mistakes) {
+      auto* data = new std::array<double, 3>{static_cast<double>(done), static_cast<double>(total),
+                                             static_cast<double>(mistakes)};
+      auto call = [](Napi::Env env, Napi::Function cb, std::array<double, 3>* d) {
+        if (env != nullptr && cb != nullptr) {
+          cb.Call({Napi::Number::New(env, (*d)[0]), Napi::Number::New(env, (*d)[1]), Napi::Number::New(env, (*d)[2])});
+        }
+        delete d;
+      };
+      if (progress->NonBlockingCall(data, call) != napi_ok) delete data;
+    };
+  }
+  auto result = std::make_shared<std::shared_ptr<RerankerModel>>();
+  auto stats = std::make_shared<TrainStats>();
+  return RunAsync(
+      env,
+      [=]() {
+        struct Release {
+          std::shared_ptr<Napi::ThreadSafeFunction> tsfn;
+          ~Release() {
+            if (tsfn) tsfn->Release();
+          }
+        } release{progress};
+        *result = std::make_shared<RerankerModel>(RerankerModel::Train(*bank, *set, beta, primal, options, stats.get()));
+      },
+      [=](Napi::Env env) -> Napi::Value {
+        Napi::Object model = PerceptronModel::Wrap(env, *result);
+        Napi::Object s = Napi::Object::New(env);
+        s.Set("kernelCalls", Napi::Number::New(env, static_cast<double>(stats->kernel_calls)));
+        s.Set("cacheHits", Napi::Number::New(env, static_cast<double>(stats->cache_hits)));
+        model.Set("stats", s);
+        return model;
+      });
+}
+
+void Init(Napi::Env env, Napi::Object exports) {
+  PerceptronModel::Init(env, exports);
+  exports.Set("perceptronTrain", Napi::Function::New(env, Train, "perceptronTrain"));
+}
+
+static ModuleRegistration registration("perceptron", &Init);
+
+}  // namespace
+
+}  // namespace structrank::binding

@@ -1,0 +1,96 @@
+#include "binding/perceptron_banks.h"
+
+#include <string>
+
+#include "binding/convert.h"
+#include "perceptron/structured_banks.h"
+
+namespace structrank::binding {
+
+namespace {
+
+std::shared_ptr<CandidateBank> LinearBankFrom(const Napi::Object& features) {
+  Napi::Env env = features.Env();
+  Napi::Value ptr = features.Get("rowPtr");
+  Napi::Value cols = features.Get("cols");
+  Napi::Value values = features.Get("values");
+  Expect(ptr.IsTypedArray() && ptr.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env,
+         "features.rowPtr: Float64Array");
+  Expect(cols.IsTypedArray() && cols.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env,
+         "features.cols: Int32Array");
+  CsrMatrix m;
+  m.row_ptr.clear();
+  for (double v : ToVector<double>(ptr.As<Napi::Float64Array>())) m.row_ptr.push_back(static_cast<int64_t>(v));
+  m.cols = ToVector<int32_t>(cols.As<Napi::Int32Array>());
+  if (values.IsTypedArray()) {
+    Expect(values.As<Napi::TypedArray>().TypedArrayType() == napi_float32_array, env, "features.values: Float32Array");
+    m.values = ToVector<float>(values.As<Napi::Float32Array>());
+  }
+  return std::make_shared<LinearBank>(std::move(m));
+}
+
+std::vector<std::string> Strings(const Napi::Value& v, const char* what) {
+  Expect(v.IsArray(), v.Env(), what);
+  Napi::Array a = v.As<Napi::Array>();
+  std::vector<std::string> out(a.Length());
+  for (uint32_t i = 0; i < a.Length(); ++i) {
+    Napi::Value s = a.Get(i);
+    Expect(s.IsString(), v.Env(), std::string(what) + " of strings");
+    out[i] = s.As<Napi::String>().Utf8Value();
+  }
+  return out;
+}
+
+std::vector<int32_t> Ints(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  Expect(v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, o.Env(),
+         std::string(key) + ": Int32Array");
+  return ToVector<int32_t>(v.As<Napi::Int32Array>());
+}
+
+std::shared_ptr<CandidateBank> TreeBankFrom(const Napi::Object& o) {
+  PreorderTrees t;
+  t.symbols = Strings(o.Get("symbols"), "trees.symbols: array");
+  t.label = Ints(o, "label");
+  t.word = Ints(o, "word");
+  t.arity = Ints(o, "arity");
+  t.tree_size = Ints(o, "sizes");
+  return std::make_shared<TreeCandidateBank>(std::move(t), OptionalDouble(o, "lambda", 0.4));
+}
+
+std::shared_ptr<CandidateBank> TagBankFrom(const Napi::Object& o) {
+  TaggedSequences s;
+  s.symbols = Strings(o.Get("symbols"), "tags.symbols: array");
+  s.label = Ints(o, "label");
+  s.word = Ints(o, "word");
+  s.length = Ints(o, "lengths");
+  TagKernelWeights w;
+  w.lambda = OptionalDouble(o, "lambda", 0.5);
+  w.sim1 = OptionalDouble(o, "sim1", 1.0);
+  w.sim2 = OptionalDouble(o, "sim2", 0.0);
+  Napi::Value f = o.Get("wordFeature");
+  std::string feature = f.IsString() ? f.As<Napi::String>().Utf8Value() : "none";
+  return std::make_shared<TagCandidateBank>(std::move(s), w, std::move(feature));
+}
+
+}  // namespace
+
+std::shared_ptr<CandidateBank> MakeCandidateBank(const Napi::Object& spec) {
+  Napi::Env env = spec.Env();
+  const std::string kernel = spec.Get("kernel").IsString() ? spec.Get("kernel").As<Napi::String>().Utf8Value() : "";
+  if (kernel == "linear") {
+    Expect(spec.Get("features").IsObject(), env, "features: {rowPtr, cols, values?}");
+    return LinearBankFrom(spec.Get("features").As<Napi::Object>());
+  }
+  if (kernel == "tree") {
+    Expect(spec.Get("trees").IsObject(), env, "trees: {symbols, label, word, arity, sizes, lambda}");
+    return TreeBankFrom(spec.Get("trees").As<Napi::Object>());
+  }
+  if (kernel == "tags") {
+    Expect(spec.Get("tags").IsObject(), env, "tags: {symbols, label, word, lengths, lambda, sim1, sim2, wordFeature}");
+    return TagBankFrom(spec.Get("tags").As<Napi::Object>());
+  }
+  throw Napi::TypeError::New(env, "perceptron: unsupported kernel '" + kernel + "'");
+}
+
+}  // namespace structrank::binding

@@ -1,0 +1,58 @@
+#include <cmath>
+#include <vector>
+
+#include "core/test_harness.h"
+#include "optim/lbfgs.h"
+
+using namespace structrank;
+
+TEST(lbfgs_minimizes_an_ill_conditioned_quadratic) {
+  // f(x) = sum_i c_i (x_i - i)^2 with condition number 1000.
+  const int n = 20;
+  Objective f = [&](const std::vector<double>& x, std::vector<double>& g) {
+    double v = 0;
+    for (int i = 0; i < n; ++i) {
+      double c = std::pow(1000.0, i / double(n - 1));
+      v += c * (x[i] - i) * (x[i] - i);
+      g[i] = 2 * c * (x[i] - i);
+    }
+    return v;
+  };
+  std::vector<double> x(n, 0.0);
+  LbfgsOptions opt;
+  opt.gradient_tolerance = 1e-10;
+  opt.delta = 0;
+  double v = MinimizeLbfgs(f, x, 500, opt);
+  CHECK(v < 1e-12);
+  for (int i = 0; i < n; ++i) CHECK_NEAR(x[i], double(i), 1e-6);
+}
+
+TEST(lbfgs_minimizes_rosenbrock) {
+  Objective f = [](const std::vector<double>& x, std::vector<double>& g) {
+    double a = 1 - x[0], b = x[1] - x[0] * x[0];
+    g[0] = -2 * a - 400 * x[0] * b;
+    g[1] = 200 * b;
+    return a * a + 100 * b * b;
+  };
+  std::vector<double> x{-1.2, 1.0};
+  LbfgsOptions opt;
+  opt.gradient_tolerance = 1e-9;
+  opt.delta = 0;
+  double v = MinimizeLbfgs(f, x, 1000, opt);
+  CHECK(v < 1e-12);
+  CHECK_NEAR(x[0], 1.0, 1e-5);
+  CHECK_NEAR(x[1], 1.0, 1e-5);
+}
+
+TEST(lbfgs_iterates_one_step_at_a_time_and_stops_when_converged) {
+  Objective f = [](const std::vector<double>& x, std::vector<double>& g) {
+    g[0] = 2 * (x[0] - 3);
+    return (x[0] - 3) * (x[0] - 3);
+  };
+  Lbfgs opt(f, {0.0});
+  int steps = 0;
+  while (opt.Iterate() && steps < 100) ++steps;
+  CHECK(opt.converged());
+  CHECK_NEAR(opt.x()[0], 3.0, 1e-4);
+  CHECK(!opt.Iterate());
+}

@@ -1,0 +1,270 @@
+#include "perceptron/perceptron_train.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <unordered_map>
+
+#include "core/errors.h"
+#include "core/thread_pool.h"
+#include "perceptron/perceptron_predict.h"
+
+namespace structrank {
+
+namespace {
+
+// Shared between chunks: progress counters and the cache budget.
+struct SharedState {
+  const PerceptronOptions* options;
+  int64_t total_steps = 0;
+  std::atomic<int64_t> steps_done{0};
+  std::atomic<int64_t> mistakes{0};
+  std::atomic<int64_t> cache_budget{0};  // doubles still allowed in caches
+  std::atomic<int64_t> kernel_calls{0};
+  std::atomic<int64_t> cache_hits{0};
+  std::mutex progress_mutex;
+  int64_t report_every = 1;
+
+  void Step(bool mistake) {
+    if (mistake) mistakes.fetch_add(1, std::memory_order_relaxed);
+    int64_t done = steps_done.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (options->progress && (done % report_every == 0 || done == total_steps)) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      options->progress(done, total_steps, mistakes.load());
+    }
+  }
+};
+
+// A support list with coefficients, growing in the order candidates first err.
+struct SupportList {
+  std::vector<int32_t> candidates;
+  std::vector<double> coef;
+  std::unordered_map<int32_t, int32_t> index;
+
+  int32_t Add(int32_t candidate) {
+    auto it = index.find(candidate);
+    if (it != index.end()) return it->second;
+    const auto k = static_cast<int32_t>(candidates.size());
+    index.emplace(candidate, k);
+    candidates.push_back(candidate);
+    coef.push_back(0.0);
+    return k;
+  }
+};
+
+// Dual scoring with a per-candidate cache: row c holds K(support_k, c) for a prefix of
+// the support list (NaN where the value was never needed because coef_k was 0). Support
+// entries are only appended, so a cached prefix stays valid as coefficients change.
+class DualScorer : public ChunkScorer {
+ public:
+  DualScorer(const CandidateKernel& kernel, SharedState& shared, int64_t candidates)
+      : kernel_(kernel), shared_(shared), rows_(candidates) {}
+
+  double Score(int32_t c) override {
+    const SupportList& support = support_;
+    std::vector<double>& row = rows_[c];
+    const auto n = static_cast<int32_t>(support.candidates.size());
+    if (static_cast<int32_t>(row.size()) < n) {
+      const int64_t want = n - static_cast<int64_t>(row.size());
+      if (shared_.cache_budget.fetch_sub(want, std::memory_order_relaxed) >= want) {
+        row.resize(n, std::numeric_limits<double>::quiet_NaN());
+      } else {
+        shared_.cache_budget.fetch_add(want, std::memory_order_relaxed);
+      }
+    }
+    const auto cached = static_cast<int32_t>(row.size());
+    double g = 0;
+    int64_t calls = 0, hits = 0;
+    for (int32_t k = 0; k < n; ++k) {
+      const double a = support.coef[k];
+      if (a == 0) continue;
+      double v;
+      if (k < cached && !std::isnan(row[k])) {
+        v = row[k];
+        ++hits;
+      } else {
+        v = kernel_(support.candidates[k], c);
+        ++calls;
+        if (k < cached) row[k] = v;
+      }
+      g += a * v;
+    }
+    shared_.kernel_calls.fetch_add(calls, std::memory_order_relaxed);
+    shared_.cache_hits.fetch_add(hits, std::memory_order_relaxed);
+    return g;
+  }
+
+  void Update(int32_t plus, int32_t minus) override {
+    support_.coef[support_.Add(plus)] += 1;
+    support_.coef[support_.Add(minus)] -= 1;
+  }
+
+ private:
+  SupportList support_;
+  const CandidateKernel& kernel_;
+  SharedState& shared_;
+  std::vector<std::vector<double>> rows_;
+};
+
+class PrimalScorer : public ChunkScorer {
+ public:
+  PrimalScorer(const RankingSet& set, const CsrMatrix& features, int32_t num_features, double beta)
+      : set_(set), features_(features), weights_(num_features, 0.0), beta_(beta) {}
+
+  double Score(int32_t c) override {
+    double g = 0;
+    for (int64_t k = features_.RowBegin(c); k < features_.RowEnd(c); ++k) {
+      g += weights_[features_.cols[k]] * static_cast<double>(features_.Value(k));
+    }
+    if (beta_ != 0) g += beta_ * set_.logprob[c] * logprob_sum_;
+    return g;
+  }
+
+  bool ParallelScoring() const override { return false; }
+
+  void Update(int32_t plus, int32_t minus) override {
+    for (int64_t k = features_.RowBegin(plus); k < features_.RowEnd(plus); ++k) {
+      weights_[features_.cols[k]] += features_.Value(k);
+    }
+    for (int64_t k = features_.RowBegin(minus); k < features_.RowEnd(minus); ++k) {
+      weights_[features_.cols[k]] -= features_.Value(k);
+    }
+    logprob_sum_ += set_.logprob[plus] - set_.logprob[minus];
+  }
+
+ private:
+  const RankingSet& set_;
+  const CsrMatrix& features_;
+  std::vector<double> weights_;
+  double beta_;
+  double logprob_sum_ = 0;
+};
+
+// Trains one chunk: `examples` in their own seeded order each epoch.
+PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> examples,
+                           ChunkScorer& scorer, SupportList& support, SharedState& shared,
+                           int chunk_index, int inner_threads) {
+  const PerceptronOptions& opt = *shared.options;
+  std::mt19937_64 rng(opt.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(chunk_index));
+  PerceptronChunk out;
+  std::vector<double> g;
+  for (int epoch = 0; epoch < opt.epochs; ++epoch) {
+    if (opt.shuffle) {
+      // Fisher-Yates with our own index draws, so the order is the same on every platform.
+      for (std::size_t i = examples.size(); i > 1; --i) {
+        std::swap(examples[i - 1], examples[rng() % i]);
+      }
+    }
+    for (const RankingExample& ex : examples) {
+      if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+      const int64_t b = set.sentence_ptr[ex.sentence], e = set.sentence_ptr[ex.sentence + 1];
+      g.assign(e - b, 0.0);
+      const int64_t work = (e - b) * static_cast<int64_t>(support.candidates.size() + 1);
+      if (inner_threads > 1 && work >= 256 && scorer.ParallelScoring()) {
+        ParallelFor(e - b, inner_threads, 1, [&](std::size_t lo, std::size_t hi, int) {
+          for (std::size_t j = lo; j < hi; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
+        });
+      } else {
+        for (int64_t j = 0; j < e - b; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
+      }
+      ++out.steps;
+      // argmax, ties to the lower candidate index (the base model's order in n-best lists)
+      int64_t chosen = 0;
+      for (int64_t j = 1; j < e - b; ++j) {
+        if (ScoreAbove(g[j], g[chosen])) chosen = j;
+      }
+      const auto chosen_id = static_cast<int32_t>(b + chosen);
+      const bool mistake = set.score[chosen_id] < set.score[ex.best];
+      if (mistake) {
+        const int32_t plus = support.Add(ex.best);
+        const int32_t minus = support.Add(chosen_id);
+        support.coef[plus] += 1;
+        support.coef[minus] -= 1;
+        scorer.Update(ex.best, chosen_id);
+        out.mistakes.push_back({out.steps, plus, minus});
+      }
+      shared.Step(mistake);
+    }
+  }
+  return out;
+}
+
+PerceptronRun TrainChunks(const RankingSet& set, const PerceptronOptions& options,
+                          SharedState& shared, const ChunkScorerFactory& make_scorer) {
+  if (options.epochs < 1) throw InputError("perceptron: epochs must be >= 1");
+  if (options.chunks < 1) throw InputError("perceptron: chunks must be >= 1");
+  const std::vector<RankingExample> all = BuildExamples(set);
+  const int chunks = static_cast<int>(std::max<std::size_t>(
+      1, std::min<std::size_t>(options.chunks, std::max<std::size_t>(all.size(), 1))));
+  shared.options = &options;
+  shared.total_steps = static_cast<int64_t>(all.size()) * options.epochs;
+  shared.report_every = std::max<int64_t>(1, shared.total_steps / 200);
+
+  std::vector<std::vector<RankingExample>> parts(chunks);
+  for (std::size_t i = 0; i < all.size(); ++i) parts[i * chunks / all.size()].push_back(all[i]);
+
+  const int threads = ResolveThreads(options.threads);
+  const int inner = std::max(1, threads / chunks);
+  std::vector<PerceptronChunk> results(chunks);
+  std::vector<SupportList> supports(chunks);
+  ParallelFor(chunks, threads, 1, [&](std::size_t lo, std::size_t hi, int) {
+    for (std::size_t c = lo; c < hi; ++c) {
+      auto scorer = make_scorer();
+      results[c] = TrainChunk(set, parts[c], *scorer, supports[c], shared, static_cast<int>(c), inner);
+    }
+  }, options.cancel);
+
+  // Chunks own disjoint sentences, so their support lists simply concatenate.
+  PerceptronRun run;
+  for (int c = 0; c < chunks; ++c) {
+    const auto offset = static_cast<int32_t>(run.support.size());
+    run.support.insert(run.support.end(), supports[c].candidates.begin(), supports[c].candidates.end());
+    for (Mistake& m : results[c].mistakes) {
+      m.plus += offset;
+      m.minus += offset;
+    }
+    run.chunks.push_back(std::move(results[c]));
+  }
+  return run;
+}
+
+}  // namespace
+
+PerceptronRun TrainPerceptron(const RankingSet& set, const PerceptronOptions& options,
+                              const ChunkScorerFactory& make_scorer) {
+  set.Validate(true);
+  SharedState shared;
+  return TrainChunks(set, options, shared, make_scorer);
+}
+
+PerceptronRun TrainDualPerceptron(const RankingSet& set, const CandidateKernel& kernel,
+                                  const PerceptronOptions& options, TrainStats* stats) {
+  set.Validate(true);
+  SharedState shared;
+  shared.cache_budget = std::max<int64_t>(0, options.cache_bytes / static_cast<int64_t>(sizeof(double)));
+  PerceptronRun run = TrainChunks(set, options, shared, [&]() {
+    return std::unique_ptr<ChunkScorer>(std::make_unique<DualScorer>(kernel, shared, set.candidates()));
+  });
+  if (stats) {
+    stats->kernel_calls = shared.kernel_calls.load();
+    stats->cache_hits = shared.cache_hits.load();
+  }
+  return run;
+}
+
+PerceptronRun TrainPrimalPerceptron(const RankingSet& set, const CsrMatrix& features,
+                                    int32_t num_features, double beta,
+                                    const PerceptronOptions& options) {
+  set.Validate(true);
+  if (features.rows() != set.candidates()) throw InputError("perceptron: one feature row per candidate expected");
+  features.Validate(num_features);
+  SharedState shared;
+  return TrainChunks(set, options, shared, [&]() {
+    return std::unique_ptr<ChunkScorer>(std::make_unique<PrimalScorer>(set, features, num_features, beta));
+  });
+}
+
+}  // namespace structrank

@@ -1,0 +1,70 @@
+// Ranking perceptron training (seed 000 figure 1): the primal form over sparse features
+// and the dual form over any CandidateKernel. Both make the same decisions and return the
+// same PerceptronRun; T epochs with seeded shuffling; the examples split into k chunks
+// trained in parallel (seed 000 section 6.1), whose hypotheses are later voted together.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "core/csr.h"
+#include "perceptron/candidate_kernel.h"
+#include "perceptron/perceptron_run.h"
+#include "perceptron/ranking_set.h"
+
+namespace structrank {
+
+struct PerceptronOptions {
+  int epochs = 1;
+  int chunks = 1;
+  uint64_t seed = 1;
+  bool shuffle = true;  // reshuffle each chunk's examples every epoch (seeded)
+  int threads = 0;      // 0 = all cores; chunks run in parallel, then candidates
+  // Kernel values between training candidates are cached up to this many bytes in
+  // total (dual form only); beyond it they are recomputed.
+  int64_t cache_bytes = int64_t{512} << 20;
+  // Dual form: train with the bank's compressed scorer when it has one (tree kernel: a
+  // DAG of the support trees' shared subtrees, updated at each mistake).
+  bool compressed = true;
+  // Called now and then (from a worker thread, serialized) with steps done, total steps
+  // and mistakes so far.
+  std::function<void(int64_t, int64_t, int64_t)> progress;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct TrainStats {
+  int64_t kernel_calls = 0;  // kernel evaluations actually computed (dual)
+  int64_t cache_hits = 0;
+};
+
+// Scores one chunk's training candidates and learns from its mistakes: the pluggable part
+// of training (primal weights, dual kernel sums, the compressed tree DAG). Score may be
+// called concurrently for distinct candidates between updates.
+class ChunkScorer {
+ public:
+  virtual ~ChunkScorer() = default;
+  virtual double Score(int32_t candidate) = 0;
+  // x_{i,1} = plus was beaten by minus: G += K(plus, .) - K(minus, .).
+  virtual void Update(int32_t plus, int32_t minus) = 0;
+  // Whether scoring a sentence's candidates is worth spreading over threads.
+  virtual bool ParallelScoring() const { return true; }
+};
+using ChunkScorerFactory = std::function<std::unique_ptr<ChunkScorer>()>;
+
+// The training loop shared by every form: one scorer per chunk from `make_scorer`.
+PerceptronRun TrainPerceptron(const RankingSet& set, const PerceptronOptions& options,
+                              const ChunkScorerFactory& make_scorer);
+
+// Dual form: G(x) = sum_s coef_s K(support_s, x); `kernel` takes two training
+// candidate ids. The caller wraps it in CombinedKernel for beta * L(x) L(y).
+PerceptronRun TrainDualPerceptron(const RankingSet& set, const CandidateKernel& kernel,
+                                  const PerceptronOptions& options, TrainStats* stats = nullptr);
+
+// Primal form: G(x) = W . Phi(x) (+ beta * L(x) * sum of L over the mistakes' terms).
+// `features` has one canonical row per training candidate.
+PerceptronRun TrainPrimalPerceptron(const RankingSet& set, const CsrMatrix& features,
+                                    int32_t num_features, double beta,
+                                    const PerceptronOptions& options);
+
+}  // namespace structrank

@@ -1,0 +1,130 @@
+#include "perceptron/reranker_model.h"
+
+#include <string>
+#include <unordered_map>
+
+#include "core/errors.h"
+#include "perceptron/structured_banks.h"
+
+namespace structrank {
+
+RerankerModel::RerankerModel(PerceptronRun run, std::unique_ptr<CandidateBank> support,
+                             std::vector<double> support_logprob, double beta)
+    : run_(std::move(run)), support_(std::move(support)), support_logprob_(std::move(support_logprob)), beta_(beta) {
+  if (support_->size() != static_cast<int64_t>(run_.support.size()) ||
+      support_logprob_.size() != run_.support.size()) {
+    throw InputError("perceptron model: support bank and record disagree in size");
+  }
+}
+
+RerankerModel RerankerModel::Train(const CandidateBank& train, const RankingSet& set, double beta,
+                                   bool primal, const PerceptronOptions& options, TrainStats* stats) {
+  set.Validate(true);
+  if (train.size() != set.candidates()) {
+    throw InputError("perceptron: " + std::to_string(train.size()) + " candidate structures for " +
+                     std::to_string(set.candidates()) + " candidates");
+  }
+  PerceptronRun run;
+  if (primal) {
+    if (train.kind() != KernelKind::kLinear) throw InputError("perceptron: the primal form needs explicit features");
+    const auto& linear = static_cast<const LinearBank&>(train);
+    run = TrainPrimalPerceptron(set, linear.rows(), linear.num_features(), beta, options);
+  } else if (ChunkScorerFactory fast = options.compressed ? train.CompressedTrainer(set, beta) : ChunkScorerFactory{}) {
+    run = TrainPerceptron(set, options, fast);
+  } else {
+    std::unique_ptr<CandidateKernel> kernel = train.KernelWith(train);
+    CombinedKernel combined(kernel.get(), beta, set.logprob.data(), set.logprob.data());
+    run = TrainDualPerceptron(set, combined, options, stats);
+  }
+  std::vector<double> logprob;
+  logprob.reserve(run.support.size());
+  for (int32_t id : run.support) logprob.push_back(set.logprob[id]);
+  std::unique_ptr<CandidateBank> support = train.Select(run.support);
+  return RerankerModel(std::move(run), std::move(support), std::move(logprob), beta);
+}
+
+std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const RankingSet& query_set,
+                                           PredictMode mode, int threads, const std::atomic<bool>* cancel,
+                                           std::vector<double>* scores, bool compressed) const {
+  query_set.Validate(false);
+  if (query.size() != query_set.candidates()) throw InputError("perceptron: query bank and candidates disagree in size");
+  if (query.kind() != support_->kind()) throw InputError("perceptron: query candidates are of another kind than the model's");
+  std::unique_ptr<CandidateKernel> kernel = support_->KernelWith(query);
+  CombinedKernel combined(kernel.get(), beta_, support_logprob_.data(), query_set.logprob.data());
+  if (mode == PredictMode::kVoted) {
+    std::unique_ptr<SupportColumns> fast = compressed ? support_->CompressedColumns(query) : nullptr;
+    if (fast) {
+      LogprobPlusColumns columns(std::move(fast), support_logprob_.data(), support_->size(), beta_,
+                                 query_set.logprob.data());
+      return ChooseVoted(run_, query_set, columns, threads, cancel, scores);
+    }
+    KernelColumns columns(&combined, UsedSupport(run_));
+    return ChooseVoted(run_, query_set, columns, threads, cancel, scores);
+  }
+
+  std::vector<double> coef = run_.Coefficients(mode);
+  std::unique_ptr<CandidateScorer> scorer;
+  if (support_->kind() == KernelKind::kLinear) {
+    const auto& rows = static_cast<const LinearBank&>(*support_).rows();
+    const auto& qrows = static_cast<const LinearBank&>(query).rows();
+    scorer = std::make_unique<LinearCandidateScorer>(coef, rows, support_logprob_, beta_, &qrows,
+                                                     query_set.logprob.data());
+  } else if (compressed) {
+    std::unique_ptr<CandidateScorer> inner = support_->CompressedScorer(coef, query);
+    if (inner) scorer = std::make_unique<LogprobPlusScorer>(std::move(inner), coef, support_logprob_, beta_,
+                                                            query_set.logprob.data());
+  }
+  if (!scorer) scorer = std::make_unique<DualCandidateScorer>(coef, &combined);
+  return ChooseBest(query_set, *scorer, threads, cancel, scores);
+}
+
+std::vector<int32_t> RerankerModel::CompactLinearFeatures() {
+  if (support_->kind() != KernelKind::kLinear) return {};
+  CsrMatrix rows = static_cast<const LinearBank&>(*support_).rows();
+  std::unordered_map<int32_t, int32_t> remap;
+  std::vector<int32_t> old_ids;
+  for (int32_t& c : rows.cols) {
+    auto [it, added] = remap.emplace(c, static_cast<int32_t>(old_ids.size()));
+    if (added) old_ids.push_back(c);
+    c = it->second;
+  }
+  support_ = std::make_unique<LinearBank>(std::move(rows));
+  return old_ids;
+}
+
+static constexpr uint32_t kModelMagic = 0x50524d31;  // "PRM1"
+
+void RerankerModel::Save(ByteWriter& out) const {
+  out.Put<uint32_t>(kModelMagic);
+  out.Put<int32_t>(static_cast<int32_t>(support_->kind()));
+  out.Put<double>(beta_);
+  run_.Save(out);
+  out.PutVector(support_logprob_);
+  support_->Save(out);
+}
+
+RerankerModel RerankerModel::Load(ByteReader& in) {
+  if (in.Get<uint32_t>() != kModelMagic) throw InputError("perceptron model: bad payload header");
+  const auto kind = static_cast<KernelKind>(in.Get<int32_t>());
+  const double beta = in.Get<double>();
+  PerceptronRun run = PerceptronRun::Load(in);
+  std::vector<double> logprob = in.GetVector<double>();
+  std::unique_ptr<CandidateBank> bank = LoadCandidateBank(kind, in);
+  if (!in.AtEnd()) throw InputError("perceptron model: trailing bytes in payload");
+  return RerankerModel(std::move(run), std::move(bank), std::move(logprob), beta);
+}
+
+std::unique_ptr<CandidateBank> LoadCandidateBank(KernelKind kind, ByteReader& in) {
+  switch (kind) {
+    case KernelKind::kLinear:
+      return LinearBank::Load(in);
+    case KernelKind::kTree:
+      return TreeCandidateBank::Load(in);
+    case KernelKind::kTags:
+      return TagCandidateBank::Load(in);
+    default:
+      throw InputError("perceptron model: unknown kernel kind " + std::to_string(static_cast<int>(kind)));
+  }
+}
+
+}  // namespace structrank

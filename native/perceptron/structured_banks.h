@@ -1,0 +1,60 @@
+// Candidate banks over the kernels of native/kernels: trees for the subset-tree kernel
+// and tag sequences for the tagging kernel. Each keeps its input encoding (so it can save
+// itself and select support candidates) next to the compact bank the kernel reads.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "kernels/sequence_bank.h"
+#include "kernels/tag_kernel.h"
+#include "kernels/tree_bank.h"
+#include "perceptron/candidate_bank.h"
+
+namespace structrank {
+
+class TreeCandidateBank : public CandidateBank {
+ public:
+  TreeCandidateBank(PreorderTrees trees, double lambda);
+  KernelKind kind() const override { return KernelKind::kTree; }
+  int64_t size() const override { return static_cast<int64_t>(bank_.size()); }
+  std::unique_ptr<CandidateBank> Select(const std::vector<int32_t>& ids) const override;
+  std::unique_ptr<CandidateKernel> KernelWith(const CandidateBank& right) const override;
+  void Save(ByteWriter& out) const override;
+  static std::unique_ptr<TreeCandidateBank> Load(ByteReader& in);
+  // The shared-subtree DAG of the support forest (seed 001 section 5).
+  std::unique_ptr<CandidateScorer> CompressedScorer(const std::vector<double>& coef,
+                                                    const CandidateBank& query) const override;
+  // Kernel values against every support tree from one DAG pass (voted prediction).
+  std::unique_ptr<SupportColumns> CompressedColumns(const CandidateBank& query) const override;
+  // Dual training against a growing DAG of the support trees.
+  ChunkScorerFactory CompressedTrainer(const RankingSet& set, double beta) const override;
+
+  const TreeBank& bank() const { return bank_; }
+  double lambda() const { return lambda_; }
+
+ private:
+  PreorderTrees trees_;
+  std::vector<int64_t> offset_;  // first pre-order node of each tree in trees_
+  double lambda_;
+  TreeBank bank_;
+};
+
+class TagCandidateBank : public CandidateBank {
+ public:
+  TagCandidateBank(TaggedSequences seqs, TagKernelWeights weights, std::string word_feature);
+  KernelKind kind() const override { return KernelKind::kTags; }
+  int64_t size() const override { return static_cast<int64_t>(bank_.size()); }
+  std::unique_ptr<CandidateBank> Select(const std::vector<int32_t>& ids) const override;
+  std::unique_ptr<CandidateKernel> KernelWith(const CandidateBank& right) const override;
+  void Save(ByteWriter& out) const override;
+  static std::unique_ptr<TagCandidateBank> Load(ByteReader& in);
+
+ private:
+  TaggedSequences seqs_;
+  std::vector<int64_t> offset_;
+  TagKernelWeights weights_;
+  std::string word_feature_;
+  SequenceBank bank_;
+};
+
+}  // namespace structrank

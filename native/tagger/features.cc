@@ -1,0 +1,362 @@
+#include "tagger/features.h"
+
+#include <string>
+
+#include "core/errors.h"
+
+namespace structrank {
+
+namespace {
+
+constexpr uint64_t kFnvOffset = 1469598103934665603ULL;
+constexpr uint64_t kFnvPrime = 1099511628211ULL;
+
+inline uint64_t HashBytes(uint64_t h, std::string_view s) {
+  for (unsigned char c : s) h = (h ^ c) * kFnvPrime;
+  return h;
+}
+inline uint64_t HashInt(uint64_t h, uint64_t v) {
+  for (int k = 0; k < 8; ++k) h = (h ^ ((v >> (8 * k)) & 0xff)) * kFnvPrime;
+  return h;
+}
+inline uint64_t Finish(uint64_t h) {  // murmur3 finalizer: spreads bits for the table
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h == 0 ? 1 : h;
+}
+
+// Length in bytes of the UTF-8 sequence starting with byte c.
+inline int Utf8Length(unsigned char c) {
+  if (c < 0x80) return 1;
+  if ((c >> 5) == 6) return 2;
+  if ((c >> 4) == 14) return 3;
+  if ((c >> 3) == 30) return 4;
+  return 1;
+}
+
+// Classifies one code point (ASCII and the Latin-1 letters, which cover the data sets).
+enum CharClass { kUpper, kLower, kDigit, kOther };
+inline CharClass Classify(std::string_view s, std::size_t pos) {
+  unsigned char c = s[pos];
+  if (c >= 'A' && c <= 'Z') return kUpper;
+  if (c >= 'a' && c <= 'z') return kLower;
+  if (c >= '0' && c <= '9') return kDigit;
+  if (c == 0xC3 && pos + 1 < s.size()) {  // U+00C0..U+00FF
+    unsigned char d = s[pos + 1];
+    if (d >= 0x80 && d <= 0x9E && d != 0x97) return kUpper;
+    if (d >= 0x9F && d <= 0xBF && d != 0xB7) return kLower;
+  }
+  return kOther;
+}
+
+}  // namespace
+
+std::string LowerCase(std::string_view s) {
+  std::string out(s);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    unsigned char c = out[i];
+    if (c >= 'A' && c <= 'Z') {
+      out[i] = static_cast<char>(c + 32);
+    } else if (c == 0xC3 && i + 1 < out.size()) {
+      unsigned char d = out[i + 1];
+      if (d >= 0x80 && d <= 0x9E && d != 0x97) out[i + 1] = static_cast<char>(d + 32);
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string WordShape(std::string_view s, bool collapse) {
+  std::string out;
+  char last = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    int len = Utf8Length(static_cast<unsigned char>(s[i]));
+    char c;
+    switch (Classify(s, i)) {
+      case kUpper: c = 'X'; break;
+      case kLower: c = 'x'; break;
+      case kDigit: c = 'd'; break;
+      default: c = len == 1 ? s[i] : '~';
+    }
+    if (!collapse || c != last) out.push_back(c);
+    last = c;
+    i += len;
+  }
+  return out;
+}
+
+FeatureConfig FeatureConfig::FromInts(const int32_t* data, std::size_t size, int32_t num_columns) {
+  FeatureConfig config;
+  config.num_columns = num_columns;
+  std::size_t pos = 0;
+  auto next = [&]() {
+    if (pos >= size) throw InputError("feature templates: encoding is truncated");
+    return data[pos++];
+  };
+  int32_t count = next();
+  if (count < 0) throw InputError("feature templates: negative count");
+  for (int32_t t = 0; t < count; ++t) {
+    FeatureTemplate tmpl;
+    int32_t atoms = next();
+    if (atoms <= 0 || atoms > 16) throw InputError("feature templates: bad atom count");
+    for (int32_t a = 0; a < atoms; ++a) {
+      TemplateAtom atom;
+      int32_t kind = next();
+      atom.column = next();
+      atom.offset = next();
+      atom.param = next();
+      if (kind < 0 || kind >= static_cast<int32_t>(AtomKind::kCount)) {
+        throw InputError("feature templates: unknown atom kind " + std::to_string(kind));
+      }
+      atom.kind = static_cast<AtomKind>(kind);
+      if (atom.kind == AtomKind::kPrevTag) {
+        if (atom.offset != -1) throw InputError("feature templates: only the previous tag (offset -1) can be conjoined");
+        tmpl.edge = true;
+        continue;  // the tag pair is the feature's label, not part of the attribute key
+      }
+      if (atom.kind != AtomKind::kBias && (atom.column < 0 || atom.column >= num_columns)) {
+        throw InputError("feature templates: column " + std::to_string(atom.column) + " out of range");
+      }
+      if (atom.offset < -8 || atom.offset > 8) throw InputError("feature templates: offset out of range");
+      tmpl.atoms.push_back(atom);
+    }
+    if (tmpl.atoms.empty()) tmpl.atoms.push_back(TemplateAtom{AtomKind::kBias, 0, 0, 0});
+    config.templates.push_back(std::move(tmpl));
+  }
+  if (pos != size) throw InputError("feature templates: trailing data");
+  return config;
+}
+
+void FeatureConfig::Serialize(ByteWriter& w) const {
+  w.Put<int32_t>(num_columns);
+  w.Put<uint64_t>(templates.size());
+  for (const auto& t : templates) {
+    w.Put<uint64_t>(t.atoms.size() + (t.edge ? 1 : 0));
+    for (const auto& a : t.atoms) {
+      w.Put<int32_t>(static_cast<int32_t>(a.kind));
+      w.Put<int32_t>(a.column);
+      w.Put<int32_t>(a.offset);
+      w.Put<int32_t>(a.param);
+    }
+    if (t.edge) {
+      w.Put<int32_t>(static_cast<int32_t>(AtomKind::kPrevTag));
+      w.Put<int32_t>(0);
+      w.Put<int32_t>(-1);
+      w.Put<int32_t>(0);
+    }
+  }
+  w.Put<uint64_t>(clusters.size());
+  for (const auto& [word, cluster] : clusters) {
+    w.PutString(word);
+    w.PutString(cluster);
+  }
+}
+
+FeatureConfig FeatureConfig::Deserialize(ByteReader& r) {
+  std::vector<int32_t> ints;
+  int32_t num_columns = r.Get<int32_t>();
+  uint64_t count = r.Get<uint64_t>();
+  if (count > (1u << 20)) throw InputError("model payload: bad template count");
+  ints.push_back(static_cast<int32_t>(count));
+  for (uint64_t t = 0; t < count; ++t) {
+    uint64_t atoms = r.Get<uint64_t>();
+    if (atoms > 16) throw InputError("model payload: bad atom count");
+    ints.push_back(static_cast<int32_t>(atoms));
+    for (uint64_t a = 0; a < 4 * atoms; ++a) ints.push_back(r.Get<int32_t>());
+  }
+  if (num_columns <= 0) throw InputError("model payload: bad column count");
+  FeatureConfig config = FromInts(ints.data(), ints.size(), num_columns);
+  uint64_t clusters = r.Get<uint64_t>();
+  for (uint64_t k = 0; k < clusters; ++k) {
+    std::string word = r.GetString();
+    config.clusters[word] = r.GetString();
+  }
+  return config;
+}
+
+int32_t AttributeTable::Find(uint64_t key) const {
+  if (slots_.empty()) return -1;
+  std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = key & mask;; i = (i + 1) & mask) {
+    if (slots_[i].key == key) return slots_[i].id;
+    if (slots_[i].key == 0) return -1;
+  }
+}
+
+int32_t AttributeTable::Insert(uint64_t key) {
+  if ((keys_.size() + 1) * 2 > slots_.size()) Grow();
+  std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = key & mask;; i = (i + 1) & mask) {
+    if (slots_[i].key == key) return slots_[i].id;
+    if (slots_[i].key == 0) {
+      slots_[i] = Slot{key, static_cast<int32_t>(keys_.size())};
+      keys_.push_back(key);
+      return slots_[i].id;
+    }
+  }
+}
+
+void AttributeTable::Grow() {
+  std::size_t capacity = slots_.empty() ? 1024 : slots_.size() * 2;
+  slots_.assign(capacity, Slot{0, -1});
+  std::size_t mask = capacity - 1;
+  for (std::size_t id = 0; id < keys_.size(); ++id) {
+    std::size_t i = keys_[id] & mask;
+    while (slots_[i].key != 0) i = (i + 1) & mask;
+    slots_[i] = Slot{keys_[id], static_cast<int32_t>(id)};
+  }
+}
+
+void AttributeTable::Rebuild(std::vector<uint64_t> keys) {
+  keys_.clear();
+  slots_.clear();
+  for (uint64_t k : keys) {
+    if (k == 0 || Insert(k) != static_cast<int32_t>(keys_.size()) - 1) {
+      throw InputError("model payload: duplicate or invalid attribute key");
+    }
+  }
+}
+
+bool FeatureExtractor::Key(const SentenceFields& s, int32_t i, int32_t t, uint64_t& key) {
+  const FeatureTemplate& tmpl = config_.templates[t];
+  uint64_t h = HashInt(kFnvOffset, static_cast<uint64_t>(t) + 1);
+  for (const TemplateAtom& atom : tmpl.atoms) {
+    h = (h ^ 0x1f) * kFnvPrime;  // atom separator
+    if (atom.kind == AtomKind::kBias) continue;
+    int32_t j = i + atom.offset;
+    if (j < 0 || j >= s.length) {
+      // Outside the sentence: a boundary marker for value atoms, nothing for flags.
+      if (atom.kind >= AtomKind::kInitCap && atom.kind <= AtomKind::kAllDigit) return false;
+      if (atom.kind == AtomKind::kCluster) return false;
+      h = HashInt(h ^ 0xB0, static_cast<uint64_t>(static_cast<int64_t>(atom.offset + (j < 0 ? 0 : 100))));
+      continue;
+    }
+    std::string_view v = s.fields[static_cast<std::size_t>(j) * config_.num_columns + atom.column];
+    switch (atom.kind) {
+      case AtomKind::kField:
+        h = HashBytes(h, v);
+        break;
+      case AtomKind::kLower:
+        h = HashBytes(h, LowerCase(v));
+        break;
+      case AtomKind::kPrefix:
+      case AtomKind::kSuffix: {
+        // Code points, not bytes; a word shorter than n gives no feature.
+        const int32_t n = atom.param;
+        if (n <= 0) return false;
+        if (atom.kind == AtomKind::kPrefix) {
+          std::size_t end = 0;
+          int32_t count = 0;
+          while (count < n && end < v.size()) {
+            end += Utf8Length(static_cast<unsigned char>(v[end]));
+            ++count;
+          }
+          if (count < n || end > v.size()) return false;
+          h = HashBytes(h, v.substr(0, end));
+        } else {
+          std::size_t start = v.size();
+          int32_t count = 0;
+          while (count < n && start > 0) {
+            --start;
+            while (start > 0 && (static_cast<unsigned char>(v[start]) & 0xC0) == 0x80) --start;
+            ++count;
+          }
+          if (count < n) return false;
+          h = HashBytes(h, v.substr(start));
+        }
+        break;
+      }
+      case AtomKind::kShape:
+        h = HashBytes(h, WordShape(v, false));
+        break;
+      case AtomKind::kShortShape:
+        h = HashBytes(h, WordShape(v, true));
+        break;
+      case AtomKind::kInitCap:
+        if (v.empty() || Classify(v, 0) != kUpper) return false;
+        break;
+      case AtomKind::kAllCap: {
+        bool any = false;
+        for (std::size_t p = 0; p < v.size(); p += Utf8Length(static_cast<unsigned char>(v[p]))) {
+          CharClass c = Classify(v, p);
+          if (c == kLower) return false;
+          if (c == kUpper) any = true;
+        }
+        if (!any) return false;
+        break;
+      }
+      case AtomKind::kHasDigit: {
+        bool any = false;
+        for (char c : v) any |= (c >= '0' && c <= '9');
+        if (!any) return false;
+        break;
+      }
+      case AtomKind::kHasHyphen:
+        if (v.find('-') == std::string_view::npos) return false;
+        break;
+      case AtomKind::kAllDigit: {
+        if (v.empty()) return false;
+        for (char c : v) {
+          if (!((c >= '0' && c <= '9') || c == '.' || c == ',')) return false;
+        }
+        break;
+      }
+      case AtomKind::kCluster: {
+        buffer_.assign(v.data(), v.size());
+        auto it = config_.clusters.find(buffer_);
+        if (it == config_.clusters.end()) return false;
+        std::string_view c = it->second;
+        if (atom.param > 0) {
+          if (c.size() < static_cast<std::size_t>(atom.param)) return false;
+          c = c.substr(0, atom.param);
+        }
+        h = HashBytes(h, c);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  key = Finish(h);
+  return true;
+}
+
+std::vector<SentenceFields> SplitSentences(std::string_view text, int32_t num_columns) {
+  std::vector<SentenceFields> out;
+  SentenceFields current;
+  std::size_t pos = 0, line = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view l = text.substr(pos, end - pos);
+    ++line;
+    if (l.empty()) {
+      if (current.length > 0) out.push_back(std::move(current));
+      current = SentenceFields();
+    } else {
+      int32_t columns = 0;
+      std::size_t start = 0;
+      while (true) {
+        std::size_t tab = l.find('\t', start);
+        std::string_view f = l.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start);
+        if (columns < num_columns) current.fields.push_back(f);
+        ++columns;
+        if (tab == std::string_view::npos) break;
+        start = tab + 1;
+      }
+      if (columns != num_columns) {
+        throw InputError("token line " + std::to_string(line) + ": expected " + std::to_string(num_columns) +
+                         " columns, found " + std::to_string(columns));
+      }
+      ++current.length;
+    }
+    pos = end + 1;
+  }
+  if (current.length > 0) out.push_back(std::move(current));
+  return out;
+}
+
+}  // namespace structrank

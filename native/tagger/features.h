@@ -1,0 +1,118 @@
+// Feature templates over a token's history, expanded into attribute ids.
+// A template is a conjunction of atoms (a column's value at an offset, its lowercase,
+// prefix, suffix, shape, a flag or a word cluster). Each expanded attribute is a 64-bit
+// hash of (template, atom values), interned once into a dense int32 id, so the training
+// loops only ever see int arrays.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/byte_io.h"
+
+namespace structrank {
+
+enum class AtomKind : int32_t {
+  kBias = 0,
+  kField = 1,       // the column's text
+  kLower = 2,       // lowercased (ASCII and Latin-1)
+  kPrefix = 3,      // first `param` code points
+  kSuffix = 4,      // last `param` code points
+  kShape = 5,       // Xx, d, punctuation kept: "McCain-2" -> "XxXxxx-d"
+  kShortShape = 6,  // shape with runs collapsed: "XxXx-d"
+  kInitCap = 7,     // flags: present only when true
+  kAllCap = 8,
+  kHasDigit = 9,
+  kHasHyphen = 10,
+  kAllDigit = 11,
+  kCluster = 12,    // cluster of the column's text; param > 0 keeps a prefix of that length
+  kPrevTag = 13,    // marks an edge template: conjoined with the (previous tag, tag) pair
+  kCount = 14,
+};
+
+struct TemplateAtom {
+  AtomKind kind;
+  int32_t column;
+  int32_t offset;
+  int32_t param;
+};
+
+struct FeatureTemplate {
+  std::vector<TemplateAtom> atoms;
+  // Edge template: its attributes pair with (previous tag, tag) instead of the tag alone
+  // (CRF++'s "B" templates with observations, e.g. previous tag x current word).
+  bool edge = false;
+};
+
+struct FeatureConfig {
+  int32_t num_columns = 1;  // input columns per token (the label is not among them)
+  std::vector<FeatureTemplate> templates;
+  std::unordered_map<std::string, std::string> clusters;  // word -> cluster bit string
+
+  // Flat encoding used by the binding: [count, (atoms, (kind, column, offset, param)*)*].
+  static FeatureConfig FromInts(const int32_t* data, std::size_t size, int32_t num_columns);
+  void Serialize(ByteWriter& w) const;
+  static FeatureConfig Deserialize(ByteReader& r);
+};
+
+// Open-addressing map from 64-bit attribute keys to dense ids.
+class AttributeTable {
+ public:
+  int32_t Find(uint64_t key) const;
+  int32_t Insert(uint64_t key);  // returns the existing or a new id
+  void Prefetch(uint64_t key) const {
+#if defined(__GNUC__) || defined(__clang__)
+    if (!slots_.empty()) __builtin_prefetch(&slots_[key & (slots_.size() - 1)]);
+#endif
+  }
+  int32_t size() const { return static_cast<int32_t>(keys_.size()); }
+  const std::vector<uint64_t>& keys() const { return keys_; }
+  void Rebuild(std::vector<uint64_t> keys);  // ids = positions in `keys`
+
+ private:
+  void Grow();
+  struct Slot {
+    uint64_t key;  // 0 = empty
+    int32_t id;
+  };
+  std::vector<Slot> slots_;      // key and id side by side: one cache line per probe
+  std::vector<uint64_t> keys_;   // id -> key
+};
+
+// One sentence's input: fields[token * num_columns + column].
+struct SentenceFields {
+  int32_t length = 0;
+  std::vector<std::string_view> fields;
+};
+
+// Calls emit(token, key, edge) for every attribute of every token of the sentence.
+class FeatureExtractor {
+ public:
+  explicit FeatureExtractor(const FeatureConfig& config) : config_(config) {}
+  template <typename Emit>
+  void Extract(const SentenceFields& s, Emit&& emit) {
+    for (int32_t i = 0; i < s.length; ++i) {
+      for (std::size_t t = 0; t < config_.templates.size(); ++t) {
+        uint64_t key;
+        if (Key(s, i, static_cast<int32_t>(t), key)) emit(i, key, config_.templates[t].edge);
+      }
+    }
+  }
+
+ private:
+  bool Key(const SentenceFields& s, int32_t i, int32_t t, uint64_t& key);
+  const FeatureConfig& config_;
+  std::string buffer_;
+};
+
+// Parses text of token lines (fields separated by tabs) with a blank line after each
+// sentence. The views point into `text`.
+std::vector<SentenceFields> SplitSentences(std::string_view text, int32_t num_columns);
+
+// Lowercase, shape and UTF-8 helpers (exposed for tests).
+std::string LowerCase(std::string_view s);
+std::string WordShape(std::string_view s, bool collapse);
+
+}  // namespace structrank

@@ -1,0 +1,300 @@
+#include "tagger/model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "core/errors.h"
+#include "core/thread_pool.h"
+
+namespace structrank {
+
+TaggerCorpus TaggerModel::BuildCorpus(std::string_view text, std::string_view labels_text, bool grow) {
+  std::vector<SentenceFields> sentences = SplitSentences(text, config.num_columns);
+  std::vector<SentenceFields> gold;
+  bool has_labels = !labels_text.empty();
+  if (has_labels) {
+    gold = SplitSentences(labels_text, 1);
+    if (gold.size() != sentences.size()) throw InputError("labels and sentences differ in number");
+  }
+  TaggerCorpus corpus;
+  FeatureExtractor extractor(config);
+  std::vector<std::vector<int32_t>> rows, edge_rows;
+  std::vector<std::pair<int32_t, uint64_t>> keys;
+  std::vector<bool> is_edge;
+  for (std::size_t s = 0; s < sentences.size(); ++s) {
+    const SentenceFields& sent = sentences[s];
+    if (has_labels && gold[s].length != sent.length) {
+      throw InputError("sentence " + std::to_string(s + 1) + ": labels and tokens differ in number");
+    }
+    rows.resize(sent.length);
+    edge_rows.resize(sent.length);
+    for (auto& r : rows) r.clear();
+    for (auto& r : edge_rows) r.clear();
+    keys.clear();
+    is_edge.clear();
+    extractor.Extract(sent, [&](int32_t i, uint64_t key, bool edge) {
+      keys.emplace_back(i, key);
+      is_edge.push_back(edge);
+    });
+    if (!grow) {
+      // Lookups miss the cache; issuing all of a sentence's prefetches first overlaps them.
+      for (auto& kv : keys) attributes.Prefetch(kv.second);
+    }
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      auto [i, key] = keys[k];
+      int32_t id = grow ? attributes.Insert(key) : attributes.Find(key);
+      if (id >= 0) (is_edge[k] ? edge_rows : rows)[i].push_back(id);
+    }
+    for (int32_t i = 0; i < sent.length; ++i) {
+      corpus.attributes.AddRow(rows[i].data(), nullptr, static_cast<int64_t>(rows[i].size()));
+      corpus.edge_attributes.AddRow(edge_rows[i].data(), nullptr, static_cast<int64_t>(edge_rows[i].size()));
+      int32_t y = -1;
+      if (has_labels) y = grow ? labels.Intern(gold[s].fields[i]) : labels.Find(gold[s].fields[i]);
+      corpus.labels.push_back(y);
+    }
+    corpus.sentence_start.push_back(corpus.sentence_start.back() + sent.length);
+  }
+  return corpus;
+}
+
+namespace {
+
+// Looks up one sentence's attributes: rows[i] and edge_rows[i] for token i.
+struct SentenceLookup {
+  FeatureExtractor extractor;
+  std::vector<std::vector<int32_t>> rows, edge_rows;
+  std::vector<std::pair<int32_t, uint64_t>> keys;
+  std::vector<bool> is_edge;
+
+  explicit SentenceLookup(const FeatureConfig& config) : extractor(config) {}
+  void Run(const SentenceFields& sent, const AttributeTable& attributes) {
+    rows.resize(sent.length);
+    edge_rows.resize(sent.length);
+    for (int32_t i = 0; i < sent.length; ++i) {
+      rows[i].clear();
+      edge_rows[i].clear();
+    }
+    keys.clear();
+    is_edge.clear();
+    extractor.Extract(sent, [&](int32_t i, uint64_t key, bool edge) {
+      keys.emplace_back(i, key);
+      is_edge.push_back(edge);
+    });
+    // Lookups miss the cache; issuing all of a sentence's prefetches first overlaps them.
+    for (auto& kv : keys) attributes.Prefetch(kv.second);
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      int32_t id = attributes.Find(keys[k].second);
+      if (id >= 0) (is_edge[k] ? edge_rows : rows)[keys[k].first].push_back(id);
+    }
+  }
+};
+
+}  // namespace
+
+TaggerCorpus TaggerModel::LookupCorpus(std::string_view text, int threads, const std::atomic<bool>* cancel) const {
+  std::vector<SentenceFields> sentences = SplitSentences(text, config.num_columns);
+  const std::size_t S = sentences.size();
+  TaggerCorpus corpus;
+  auto append = [&](const SentenceLookup& look, int32_t n) {
+    for (int32_t i = 0; i < n; ++i) {
+      corpus.attributes.AddRow(look.rows[i].data(), nullptr, static_cast<int64_t>(look.rows[i].size()));
+      corpus.edge_attributes.AddRow(look.edge_rows[i].data(), nullptr, static_cast<int64_t>(look.edge_rows[i].size()));
+      corpus.labels.push_back(-1);
+    }
+    corpus.sentence_start.push_back(corpus.sentence_start.back() + n);
+  };
+  if (ResolveThreads(threads) == 1 || S < 256) {
+    SentenceLookup look(config);
+    for (std::size_t s = 0; s < S; ++s) {
+      if (cancel && (s & 1023) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+      look.Run(sentences[s], attributes);
+      append(look, sentences[s].length);
+    }
+    return corpus;
+  }
+  // Parallel: each chunk of sentences fills its own small CSR pieces, appended in order.
+  constexpr std::size_t kGrain = 64;
+  struct Piece {
+    TaggerCorpus part;
+  };
+  std::vector<Piece> pieces((S + kGrain - 1) / kGrain);
+  ParallelFor(
+      S, threads, kGrain,
+      [&](std::size_t first, std::size_t last, int) {
+        SentenceLookup look(config);
+        TaggerCorpus& part = pieces[first / kGrain].part;
+        for (std::size_t s = first; s < last; ++s) {
+          look.Run(sentences[s], attributes);
+          for (int32_t i = 0; i < sentences[s].length; ++i) {
+            part.attributes.AddRow(look.rows[i].data(), nullptr, static_cast<int64_t>(look.rows[i].size()));
+            part.edge_attributes.AddRow(look.edge_rows[i].data(), nullptr,
+                                        static_cast<int64_t>(look.edge_rows[i].size()));
+          }
+        }
+      },
+      cancel);
+  auto concat = [](CsrMatrix& dst, const CsrMatrix& src) {
+    int64_t base = dst.nnz();
+    dst.cols.insert(dst.cols.end(), src.cols.begin(), src.cols.end());
+    for (int64_t r = 1; r < static_cast<int64_t>(src.row_ptr.size()); ++r) dst.row_ptr.push_back(base + src.row_ptr[r]);
+  };
+  for (auto& piece : pieces) {
+    concat(corpus.attributes, piece.part.attributes);
+    concat(corpus.edge_attributes, piece.part.edge_attributes);
+    piece.part = TaggerCorpus();
+  }
+  for (std::size_t s = 0; s < S; ++s) {
+    corpus.sentence_start.push_back(corpus.sentence_start.back() + sentences[s].length);
+  }
+  corpus.labels.assign(corpus.sentence_start.back(), -1);
+  return corpus;
+}
+
+void TaggerModel::BuildFeatures(const TaggerCorpus& corpus) {
+  const int32_t A = attributes.size();
+  // Collect (attribute, label) pairs, then keep each attribute's distinct labels.
+  std::vector<std::vector<int32_t>> pairs(A);
+  for (int64_t t = 0; t < corpus.tokens(); ++t) {
+    int32_t y = corpus.labels[t];
+    if (y < 0) continue;
+    for (int64_t k = corpus.attributes.RowBegin(t); k < corpus.attributes.RowEnd(t); ++k) {
+      auto& v = pairs[corpus.attributes.cols[k]];
+      if (std::find(v.begin(), v.end(), y) == v.end()) v.push_back(y);
+    }
+  }
+  attr_offset.assign(1, 0);
+  feature_label.clear();
+  for (int32_t a = 0; a < A; ++a) {
+    std::sort(pairs[a].begin(), pairs[a].end());
+    feature_label.insert(feature_label.end(), pairs[a].begin(), pairs[a].end());
+    attr_offset.push_back(static_cast<int64_t>(feature_label.size()));
+  }
+  // Edge attributes pair with the gold (previous label, label) at their token.
+  const int32_t L = num_labels();
+  for (auto& v : pairs) v.clear();
+  for (int64_t s = 0; s < corpus.sentences(); ++s) {
+    for (int64_t t = corpus.sentence_start[s]; t < corpus.sentence_start[s + 1]; ++t) {
+      int32_t y = corpus.labels[t];
+      int32_t p = t == corpus.sentence_start[s] ? L : corpus.labels[t - 1];
+      if (y < 0 || p < 0) continue;
+      int32_t pair = p * L + y;
+      for (int64_t k = corpus.edge_attributes.RowBegin(t); k < corpus.edge_attributes.RowEnd(t); ++k) {
+        auto& v = pairs[corpus.edge_attributes.cols[k]];
+        if (std::find(v.begin(), v.end(), pair) == v.end()) v.push_back(pair);
+      }
+    }
+  }
+  edge_offset.assign(1, 0);
+  edge_pair.clear();
+  for (int32_t a = 0; a < A; ++a) {
+    std::sort(pairs[a].begin(), pairs[a].end());
+    edge_pair.insert(edge_pair.end(), pairs[a].begin(), pairs[a].end());
+    edge_offset.push_back(static_cast<int64_t>(edge_pair.size()));
+  }
+  weights.assign(num_weights(), 0.0);
+}
+
+void TaggerModel::Emissions(const TaggerCorpus& corpus, int64_t sentence, const double* w,
+                            double* score) const {
+  const int32_t L = num_labels();
+  const int64_t begin = corpus.sentence_start[sentence], end = corpus.sentence_start[sentence + 1];
+  std::memset(score, 0, sizeof(double) * (end - begin) * L);
+  const int64_t* row_ptr = corpus.attributes.row_ptr.data();
+  const int32_t* cols = corpus.attributes.cols.data();
+  const int64_t* off = attr_offset.data();
+  const int32_t* lab = feature_label.data();
+  // Prefetch the sentence's feature ranges: they are scattered over a large table.
+  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) SR_PREFETCH(off + cols[k]);
+  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) {
+    int64_t f = off[cols[k]];
+    SR_PREFETCH(w + f);
+    SR_PREFETCH(lab + f);
+  }
+  for (int64_t t = begin; t < end; ++t) {
+    double* s = score + (t - begin) * L;
+    for (int64_t k = row_ptr[t]; k < row_ptr[t + 1]; ++k) {
+      int32_t a = cols[k];
+      for (int64_t f = off[a]; f < off[a + 1]; ++f) s[lab[f]] += w[f];
+    }
+  }
+}
+
+void TaggerModel::EdgeScores(const TaggerCorpus& corpus, int64_t sentence, const double* w, double* delta,
+                             double scale) const {
+  const int32_t P = num_pairs();
+  const int64_t begin = corpus.sentence_start[sentence], end = corpus.sentence_start[sentence + 1];
+  std::fill(delta, delta + (end - begin) * P, 0.0);
+  const double* we = w + num_node_features();
+  for (int64_t t = begin; t < end; ++t) {
+    double* d = delta + (t - begin) * P;
+    for (int64_t k = corpus.edge_attributes.RowBegin(t); k < corpus.edge_attributes.RowEnd(t); ++k) {
+      int32_t a = corpus.edge_attributes.cols[k];
+      for (int64_t g = edge_offset[a]; g < edge_offset[a + 1]; ++g) d[edge_pair[g]] += scale * we[g];
+    }
+  }
+}
+
+void TaggerModel::Serialize(ByteWriter& w) const {
+  w.Put<int32_t>(static_cast<int32_t>(algorithm));
+  w.Put<int32_t>(order);
+  w.Put<int32_t>(beam);
+  config.Serialize(w);
+  w.Put<uint64_t>(labels.names().size());
+  for (const auto& name : labels.names()) w.PutString(name);
+  w.PutVector(attributes.keys());
+  w.PutVector(attr_offset);
+  w.PutVector(feature_label);
+  w.PutVector(edge_offset);
+  w.PutVector(edge_pair);
+  w.PutVector(weights);
+}
+
+TaggerModel TaggerModel::Deserialize(ByteReader& r) {
+  TaggerModel m;
+  int32_t algo = r.Get<int32_t>();
+  if (algo < 0 || algo > 2) throw InputError("model payload: unknown tagger algorithm");
+  m.algorithm = static_cast<TaggerAlgorithm>(algo);
+  m.order = r.Get<int32_t>();
+  if (m.order != 1 && m.order != 2) throw InputError("model payload: order must be 1 or 2");
+  m.beam = r.Get<int32_t>();
+  m.config = FeatureConfig::Deserialize(r);
+  uint64_t L = r.Get<uint64_t>();
+  if (L > (1u << 20)) throw InputError("model payload: bad label count");
+  for (uint64_t k = 0; k < L; ++k) {
+    std::string name = r.GetString();
+    if (m.labels.Intern(name) != static_cast<int32_t>(k)) throw InputError("model payload: duplicate label");
+  }
+  m.attributes.Rebuild(r.GetVector<uint64_t>());
+  m.attr_offset = r.GetVector<int64_t>();
+  m.feature_label = r.GetVector<int32_t>();
+  m.edge_offset = r.GetVector<int64_t>();
+  m.edge_pair = r.GetVector<int32_t>();
+  m.weights = r.GetVector<double>();
+  if (!r.AtEnd()) throw InputError("model payload: trailing bytes");
+  if (m.attr_offset.size() != static_cast<std::size_t>(m.attributes.size()) + 1 || m.attr_offset[0] != 0 ||
+      m.attr_offset.back() != m.num_node_features()) {
+    throw InputError("model payload: inconsistent feature offsets");
+  }
+  for (std::size_t a = 1; a < m.attr_offset.size(); ++a) {
+    if (m.attr_offset[a] < m.attr_offset[a - 1]) throw InputError("model payload: feature offsets decrease");
+  }
+  for (int32_t y : m.feature_label) {
+    if (y < 0 || y >= m.num_labels()) throw InputError("model payload: feature label out of range");
+  }
+  if (m.edge_offset.size() != m.attr_offset.size() || m.edge_offset[0] != 0 ||
+      m.edge_offset.back() != static_cast<int64_t>(m.edge_pair.size())) {
+    throw InputError("model payload: inconsistent edge feature offsets");
+  }
+  for (std::size_t a = 1; a < m.edge_offset.size(); ++a) {
+    if (m.edge_offset[a] < m.edge_offset[a - 1]) throw InputError("model payload: edge feature offsets decrease");
+  }
+  for (int32_t pair : m.edge_pair) {
+    if (pair < 0 || pair >= m.num_pairs()) throw InputError("model payload: edge feature pair out of range");
+  }
+  if (static_cast<int64_t>(m.weights.size()) != m.num_weights()) throw InputError("model payload: weight count mismatch");
+  return m;
+}
+
+}  // namespace structrank

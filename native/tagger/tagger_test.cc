@@ -1,0 +1,329 @@
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "core/test_harness.h"
+#include "tagger/chain.h"
+#include "tagger/features.h"
+#include "tagger/model.h"
+#include "tagger/trainer.h"
+
+using namespace structrank;
+
+namespace {
+
+// A model with L labels, `attrs` attributes each paired with every label, random weights,
+// and a corpus of random sentences of the given lengths.
+struct Fixture {
+  TaggerModel model;
+  TaggerCorpus corpus;
+};
+
+Fixture RandomFixture(int L, int order, std::vector<int> lengths, uint64_t seed, bool edges = true) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Fixture fx;
+  fx.model.order = order;
+  for (int y = 0; y < L; ++y) fx.model.labels.Intern(std::string(1, char('A' + y)));
+  const int attrs = 6;
+  for (int a = 0; a < attrs; ++a) fx.model.attributes.Insert(1000 + a);
+  for (int a = 0; a < attrs; ++a) {
+    for (int y = 0; y < L; ++y) fx.model.feature_label.push_back(y);
+    fx.model.attr_offset.push_back(fx.model.feature_label.size());
+  }
+  // Edge features: each attribute pairs with a random half of the (previous, current) pairs.
+  for (int a = 0; a < attrs; ++a) {
+    if (edges) {
+      for (int pair = 0; pair < (L + 1) * L; ++pair) {
+        if (rng() % 2) fx.model.edge_pair.push_back(pair);
+      }
+    }
+    fx.model.edge_offset.push_back(fx.model.edge_pair.size());
+  }
+  fx.model.weights.resize(fx.model.num_weights());
+  for (double& w : fx.model.weights) w = u(rng);
+  for (int n : lengths) {
+    for (int i = 0; i < n; ++i) {
+      std::vector<int32_t> row;
+      for (int a = 0; a < attrs; ++a) {
+        if (rng() % 2) row.push_back(a);
+      }
+      fx.corpus.attributes.AddRow(row.data(), nullptr, row.size());
+      std::vector<int32_t> edge_row;
+      for (int a = 0; a < attrs; ++a) {
+        if (edges && rng() % 3 == 0) edge_row.push_back(a);
+      }
+      fx.corpus.edge_attributes.AddRow(edge_row.data(), nullptr, edge_row.size());
+      fx.corpus.labels.push_back(static_cast<int32_t>(rng() % L));
+    }
+    fx.corpus.sentence_start.push_back(fx.corpus.sentence_start.back() + n);
+  }
+  return fx;
+}
+
+// Independent sequence score straight from the weight layout (sentence `sent` of `c`).
+double BruteScore(const TaggerModel& m, const TaggerCorpus& c, int64_t sent, const std::vector<double>& em,
+                  const std::vector<int32_t>& y) {
+  const int L = m.num_labels();
+  double s = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    int64_t t = c.sentence_start[sent] + i;
+    int32_t pair = (i == 0 ? L : y[i - 1]) * L + y[i];
+    for (int64_t k = c.edge_attributes.RowBegin(t); k < c.edge_attributes.RowEnd(t); ++k) {
+      int32_t a = c.edge_attributes.cols[k];
+      for (int64_t g = m.edge_offset[a]; g < m.edge_offset[a + 1]; ++g) {
+        if (m.edge_pair[g] == pair) s += m.weights[m.num_node_features() + g];
+      }
+    }
+    s += em[i * L + y[i]];
+    s += m.weights[m.Trans1(i == 0 ? L : y[i - 1], y[i])];
+    if (m.order == 2 && i > 0) s += m.weights[m.Trans2(i == 1 ? L : y[i - 2], y[i - 1], y[i])];
+  }
+  return s;
+}
+
+std::vector<std::vector<int32_t>> AllSequences(int L, int n) {
+  std::vector<std::vector<int32_t>> out;
+  std::vector<int32_t> y(n, 0);
+  while (true) {
+    out.push_back(y);
+    int i = n - 1;
+    while (i >= 0 && ++y[i] == L) y[i--] = 0;
+    if (i < 0) break;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(forward_backward_matches_enumeration_first_and_second_order) {
+  for (int order : {1, 2}) {
+    Fixture fx = RandomFixture(3, order, {1, 2, 4, 5}, 7 + order);
+    const TaggerModel& m = fx.model;
+    const int L = m.num_labels();
+    ChainLattice lat = ChainLattice::For(m);
+    ChainScores sc;
+    sc.Compute(lat, m.weights.data());
+    ChainDecoder dec(lat);
+    for (int64_t s = 0; s < fx.corpus.sentences(); ++s) {
+      int n = fx.corpus.sentence_start[s + 1] - fx.corpus.sentence_start[s];
+      std::vector<double> em(n * L), marg(n * L), edge(lat.num_edges(), 0.0), start(lat.start_state.size(), 0.0);
+      m.Emissions(fx.corpus, s, m.weights.data(), em.data());
+      std::vector<double> pairs(n * m.num_pairs());
+      m.EdgeScores(fx.corpus, s, m.weights.data(), pairs.data());
+      dec.SetPairScores(pairs.data());
+      double log_z = dec.ForwardBackward(n, em.data(), sc, marg.data(), edge.data(), start.data());
+      // Brute force: Z, label marginals, expected count of every transition weight.
+      auto seqs = AllSequences(L, n);
+      double z = 0;
+      std::vector<double> bm(n * L, 0.0);
+      std::map<int64_t, double> trans;
+      const int P = m.num_pairs();
+      std::vector<double> bp(n * P, 0.0);
+      for (auto& y : seqs) z += std::exp(BruteScore(m, fx.corpus, s, em, y));
+      for (auto& y : seqs) {
+        double p = std::exp(BruteScore(m, fx.corpus, s, em, y)) / z;
+        for (int i = 0; i < n; ++i) {
+          bm[i * L + y[i]] += p;
+          bp[i * P + (i == 0 ? L : y[i - 1]) * L + y[i]] += p;
+          trans[m.Trans1(i == 0 ? L : y[i - 1], y[i])] += p;
+          if (order == 2 && i > 0) trans[m.Trans2(i == 1 ? L : y[i - 2], y[i - 1], y[i])] += p;
+        }
+      }
+      CHECK_NEAR(log_z, std::log(z), 1e-10);
+      for (int k = 0; k < n * L; ++k) CHECK_NEAR(marg[k], bm[k], 1e-10);
+      for (int k = 0; k < n * P; ++k) CHECK_NEAR(dec.pair_marginals()[k], bp[k], 1e-10);
+      std::map<int64_t, double> got;
+      for (int e = 0; e < lat.num_edges(); ++e) {
+        if (edge[e] == 0) continue;
+        got[lat.edge_w1[e]] += edge[e];
+        if (lat.edge_w2[e] >= 0) got[lat.edge_w2[e]] += edge[e];
+      }
+      for (std::size_t q = 0; q < start.size(); ++q) got[lat.start_weight[q]] += start[q];
+      for (auto& [k, v] : trans) CHECK_NEAR(got[k], v, 1e-10);
+      for (auto& [k, v] : got) CHECK_NEAR(v, trans[k], 1e-10);
+    }
+  }
+}
+
+TEST(viterbi_and_kbest_match_enumeration) {
+  for (int order : {1, 2}) {
+    Fixture fx = RandomFixture(3, order, {1, 3, 5}, 21 + order);
+    const TaggerModel& m = fx.model;
+    const int L = m.num_labels();
+    ChainLattice lat = ChainLattice::For(m);
+    ChainScores sc;
+    sc.Compute(lat, m.weights.data());
+    ChainDecoder dec(lat);
+    for (int64_t s = 0; s < fx.corpus.sentences(); ++s) {
+      int n = fx.corpus.sentence_start[s + 1] - fx.corpus.sentence_start[s];
+      std::vector<double> em(n * L);
+      m.Emissions(fx.corpus, s, m.weights.data(), em.data());
+      std::vector<double> pairs(n * m.num_pairs());
+      m.EdgeScores(fx.corpus, s, m.weights.data(), pairs.data());
+      dec.SetPairScores(pairs.data());
+      std::vector<std::pair<double, std::vector<int32_t>>> all;
+      for (auto& y : AllSequences(L, n)) all.push_back({BruteScore(m, fx.corpus, s, em, y), y});
+      std::sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.first > b.first; });
+      std::vector<int32_t> best(n);
+      double v = dec.Viterbi(n, em.data(), sc, best.data());
+      CHECK_NEAR(v, all[0].first, 1e-12);
+      CHECK(best == all[0].second);
+      int k = 7;
+      auto kb = dec.KBest(n, em.data(), sc, k);
+      CHECK(static_cast<int>(kb.size()) == std::min<int>(k, all.size()));
+      for (std::size_t q = 0; q < kb.size(); ++q) {
+        CHECK_NEAR(kb[q].score, all[q].first, 1e-12);
+        CHECK_NEAR(BruteScore(m, fx.corpus, s, em, kb[q].labels), kb[q].score, 1e-12);
+        if (q > 0) CHECK(kb[q].labels != kb[q - 1].labels);
+      }
+      // CRF decoding reports log-probabilities that sum to <= 0 and match enumeration.
+      fx.model.algorithm = TaggerAlgorithm::kCrf;
+      SentenceTagger tagger(fx.model);
+      auto cands = tagger.Decode(fx.corpus, s, 3);
+      double z = 0;
+      for (auto& a : all) z += std::exp(a.first);
+      CHECK_NEAR(cands[0].score, all[0].first - std::log(z), 1e-10);
+    }
+  }
+}
+
+TEST(crf_and_maxent_gradients_equal_finite_differences) {
+  for (int order : {1, 2}) {
+    for (int algo : {1, 2}) {
+      Fixture fx = RandomFixture(3, order, {2, 3, 4, 1}, 99 + order);
+      TaggerModel& m = fx.model;
+      ChainLattice lat = ChainLattice::For(m);
+      std::vector<double> w = m.weights, g(w.size()), g2(w.size());
+      auto f = [&](const std::vector<double>& x, std::vector<double>& grad) {
+        return algo == 1 ? CrfObjective(m, lat, fx.corpus, x, grad, 0.3, 2)
+                         : MaxentObjective(m, fx.corpus, x, grad, 0.3, 2);
+      };
+      f(w, g);
+      const double h = 1e-6;
+      for (std::size_t k = 0; k < w.size(); ++k) {
+        std::vector<double> wp = w, wm = w;
+        wp[k] += h;
+        wm[k] -= h;
+        double numeric = (f(wp, g2) - f(wm, g2)) / (2 * h);
+        CHECK_NEAR(g[k], numeric, 1e-5);
+      }
+    }
+  }
+}
+
+TEST(perceptron_update_on_the_man_bit_the_dog) {
+  // Seed 003's example: gold the/DT man/NN bit/VBD the/DT dog/NN, guess has bit/NN.
+  // Features: word/tag pairs and tag bigrams. Update: +<NN,VBD> +<VBD,DT> +<VBD->bit>,
+  // -<NN,NN> -<NN,DT> -<NN->bit>; nothing else changes.
+  TaggerModel m;
+  m.algorithm = TaggerAlgorithm::kPerceptron;
+  int32_t counts[] = {1};
+  (void)counts;
+  int32_t ints[] = {1, 1, static_cast<int32_t>(AtomKind::kField), 0, 0, 0};
+  m.config = FeatureConfig::FromInts(ints, 6, 1);
+  TaggerCorpus corpus = m.BuildCorpus("the\nman\nbit\nthe\ndog\n\nbit\n", "DT\nNN\nVBD\nDT\nNN\n\nNN\n", true);
+  m.BuildFeatures(corpus);
+  ChainLattice lat = ChainLattice::For(m);
+  std::vector<double> w(m.num_weights(), 0.0);
+  int32_t DT = m.labels.Find("DT"), NN = m.labels.Find("NN"), VBD = m.labels.Find("VBD");
+  std::vector<int32_t> gold = {DT, NN, VBD, DT, NN}, guess = {DT, NN, NN, DT, NN};
+  ForEachPathWeight(m, lat, corpus, 0, gold.data(), [&](int64_t f) { w[f] += 1; });
+  ForEachPathWeight(m, lat, corpus, 0, guess.data(), [&](int64_t f) { w[f] -= 1; });
+  auto feature = [&](const char* word, int32_t y) {
+    FeatureExtractor ex(m.config);
+    SentenceFields s;
+    s.length = 1;
+    s.fields = {word};
+    int32_t a = -1;
+    ex.Extract(s, [&](int32_t, uint64_t key, bool) { a = m.attributes.Find(key); });
+    for (int64_t f = m.attr_offset[a]; f < m.attr_offset[a + 1]; ++f) {
+      if (m.feature_label[f] == y) return f;
+    }
+    return int64_t{-1};
+  };
+  std::map<int64_t, double> expected = {
+      {m.Trans1(NN, VBD), 1}, {m.Trans1(VBD, DT), 1}, {feature("bit", VBD), 1},
+      {m.Trans1(NN, NN), -1}, {m.Trans1(NN, DT), -1}, {feature("bit", NN), -1}};
+  for (std::size_t k = 0; k < w.size(); ++k) {
+    double want = expected.count(k) ? expected[k] : 0.0;
+    CHECK(w[k] == want);
+  }
+}
+
+TEST(feature_atoms_lowercase_shape_affixes) {
+  CHECK(LowerCase("McCAIN-É") == "mccain-é");
+  CHECK(WordShape("McCain-2", false) == "XxXxxx-d");
+  CHECK(WordShape("McCain-22", true) == "XxXx-d");
+  // prefix2 and suffix2 of a UTF-8 word count code points.
+  int32_t ints[] = {2, 1, static_cast<int32_t>(AtomKind::kPrefix), 0, 0, 2, 1, static_cast<int32_t>(AtomKind::kSuffix), 0, 0, 2};
+  FeatureConfig c = FeatureConfig::FromInts(ints, 11, 1);
+  FeatureExtractor ex(c);
+  auto keys = [&](const char* word) {
+    SentenceFields s;
+    s.length = 1;
+    s.fields = {word};
+    std::vector<uint64_t> out;
+    ex.Extract(s, [&](int32_t, uint64_t key, bool) { out.push_back(key); });
+    return out;
+  };
+  auto a = keys("éxito"), b = keys("éxodo"), d = keys("a");
+  CHECK(a.size() == 2 && b.size() == 2);
+  CHECK(a[0] == b[0]);  // prefix "éx"
+  CHECK(a[1] != b[1]);  // suffixes "to" vs "do"
+  CHECK(d.empty());     // too short for either
+  int32_t bad[] = {1, 1, 99, 0, 0, 0};
+  CHECK_THROWS(FeatureConfig::FromInts(bad, 6, 1));
+}
+
+TEST(model_round_trip_and_corruption) {
+  Fixture fx = RandomFixture(3, 2, {3}, 5);
+  fx.model.config.num_columns = 1;
+  ByteWriter w;
+  fx.model.Serialize(w);
+  auto bytes = w.bytes();
+  ByteReader r(bytes.data(), bytes.size());
+  TaggerModel back = TaggerModel::Deserialize(r);
+  CHECK(back.weights == fx.model.weights);
+  CHECK(back.order == 2);
+  CHECK(back.attributes.Find(1003) == 3);
+  ByteReader cut(bytes.data(), bytes.size() - 9);
+  CHECK_THROWS(TaggerModel::Deserialize(cut));
+}
+
+TEST(trainers_fit_a_tiny_corpus) {
+  const char* text = "the\ndog\nbarks\n\na\ncat\nsleeps\n\nthe\ncat\nbarks\n\na\ndog\nsleeps\n";
+  const char* tags = "D\nN\nV\n\nD\nN\nV\n\nD\nN\nV\n\nD\nN\nV\n";
+  for (int algo : {0, 1, 2}) {
+    for (int optimizer : {0, 1, 2}) {  // 2: L-BFGS after 2 SGD epochs
+     for (int order : {1, 2}) {
+      TaggerModel m;
+      m.algorithm = static_cast<TaggerAlgorithm>(algo);
+      m.order = order;
+      // word[0], and word[0] x (previous tag, tag) as an edge template.
+      int32_t ints[] = {2, 1, static_cast<int32_t>(AtomKind::kField), 0, 0, 0,
+                        2, static_cast<int32_t>(AtomKind::kField), 0, 0, 0, static_cast<int32_t>(AtomKind::kPrevTag), 0, -1, 0};
+      m.config = FeatureConfig::FromInts(ints, 15, 1);
+      CHECK(m.config.templates[1].edge && m.config.templates[1].atoms.size() == 1);
+      TaggerCorpus corpus = m.BuildCorpus(text, tags, true);
+      m.BuildFeatures(corpus);
+      CHECK(m.has_edge_features());
+      TrainOptions opt;
+      opt.c2 = 0.01;
+      opt.optimizer = optimizer == 1 ? CrfOptimizer::kSgd : CrfOptimizer::kLbfgs;
+      opt.sgd_warmup = optimizer == 2 ? 2 : 0;
+      TaggerTrainer trainer(m, corpus, opt);
+      for (int e = 0; e < 30 && trainer.Step(nullptr); ++e) {
+      }
+      trainer.ExportWeights();
+      TaggerCorpus test = m.BuildCorpus("a\ndog\nbarks\n", "", false);
+      SentenceTagger tagger(m);
+      std::vector<int32_t> out(3);
+      tagger.Best(test, 0, out.data());
+      CHECK(m.labels.Name(out[0]) == "D" && m.labels.Name(out[1]) == "N" && m.labels.Name(out[2]) == "V");
+     }
+    }
+  }
+}

@@ -1,0 +1,146 @@
+// Training and decoding for the three taggers over one TaggerModel:
+//   averaged structured perceptron (Collins 2002): Viterbi, then W += Phi(gold) - Phi(guess);
+//   CRF: -log P(gold) + c2 |w|^2, by L-BFGS (gradient over sentences on all cores) or by SGD
+//        with a decaying gain eta_t = eta0 / (1 + lambda eta0 t);
+//   maxent (Ratnaparkhi 1996): per-token softmax given the gold previous tags, by L-BFGS;
+//        decoded by beam search.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "optim/lbfgs.h"
+#include "tagger/chain.h"
+#include "tagger/model.h"
+
+namespace structrank {
+
+enum class CrfOptimizer : int32_t { kLbfgs = 0, kSgd = 1 };
+
+struct TrainOptions {
+  CrfOptimizer optimizer = CrfOptimizer::kLbfgs;
+  double c2 = 1.0;     // L2 weight: objective adds c2 * |w|^2
+  double eta0 = 0.1;   // SGD initial gain
+  int threads = 0;     // 0 = all cores
+  uint64_t seed = 1;   // sentence order shuffling (perceptron, SGD)
+  bool shuffle = true;
+  int lbfgs_memory = 6;
+  // L-BFGS runs (CRF): first this many SGD epochs on the same objective, then L-BFGS from
+  // there. SGD finds the neighbourhood of the optimum fast; L-BFGS then converges.
+  int sgd_warmup = 0;
+};
+
+// CRF objective sum_s (log Z_s - score(gold_s)) + c2 |w|^2 and its gradient.
+double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus,
+                    const std::vector<double>& w, std::vector<double>& grad, double c2, int threads,
+                    const std::atomic<bool>* cancel = nullptr);
+// Maxent objective: -sum_tokens log P(gold_i | gold history, i) + c2 |w|^2.
+double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, const std::vector<double>& w,
+                       std::vector<double>& grad, double c2, int threads, const std::atomic<bool>* cancel = nullptr);
+
+// Adds `delta` to every weight that fires on (sentence, labels): emission features that
+// exist in the model and the transitions on the path. Used by the perceptron update.
+template <typename Add>
+void ForEachPathWeight(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus, int64_t s,
+                       const int32_t* labels, Add&& add);
+
+class TaggerTrainer {
+ public:
+  TaggerTrainer(TaggerModel& model, const TaggerCorpus& corpus, TrainOptions options);
+  ~TaggerTrainer();
+  // One unit of training: a pass over the data (perceptron, SGD) or one L-BFGS iteration.
+  // Returns false when the optimizer has converged.
+  bool Step(const std::atomic<bool>* cancel);
+  // Writes the weights to use for tagging (averaged for the perceptron) into the model.
+  void ExportWeights();
+  double loss() const { return loss_; }  // objective (CRF, maxent) or mistaken sentences (perceptron)
+  int steps() const { return steps_; }
+
+ private:
+  void PerceptronEpoch(const std::atomic<bool>* cancel);
+  void SgdEpoch(const std::atomic<bool>* cancel);
+  void Shuffle();
+
+  TaggerModel& model_;
+  const TaggerCorpus& corpus_;
+  TrainOptions options_;
+  ChainLattice lat_;
+  std::vector<double> w_, u_;  // perceptron: current weights and the averaging accumulator
+  double c_ = 1;               // perceptron update counter
+  double scale_ = 1;           // SGD: weights = scale_ * w_
+  int64_t t_ = 0;              // SGD step
+  std::vector<int64_t> order_;
+  bool use_lbfgs_ = false;
+  std::unique_ptr<Lbfgs> lbfgs_;
+  const std::atomic<bool>* cancel_ = nullptr;  // for the L-BFGS objective
+  double loss_ = 0;
+  int steps_ = 0;
+  bool converged_ = false;
+};
+
+// Decodes one sentence: the k best label sequences with their scores (perceptron) or
+// log-probabilities (CRF: exact; maxent: from the beam).
+class SentenceTagger {
+ public:
+  explicit SentenceTagger(const TaggerModel& model);
+  std::vector<Candidate> Decode(const TaggerCorpus& corpus, int64_t s, int32_t k);
+  // Best sequence only, written into labels (fast path).
+  void Best(const TaggerCorpus& corpus, int64_t s, int32_t* labels);
+
+ private:
+  std::vector<Candidate> Beam(int32_t n, const double* emissions, int32_t k);
+  void SetPairScores(const TaggerCorpus& corpus, int64_t s, int32_t n);
+  const TaggerModel& model_;
+  ChainLattice lat_;
+  ChainScores scores_;
+  ChainDecoder decoder_;
+  std::vector<double> emissions_, pair_scores_;
+};
+
+// ---- template definition ----
+template <typename Add>
+void ForEachPathWeight(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus, int64_t s,
+                       const int32_t* labels, Add&& add) {
+  const int64_t begin = corpus.sentence_start[s];
+  const int32_t n = static_cast<int32_t>(corpus.sentence_start[s + 1] - begin);
+  for (int32_t i = 0; i < n; ++i) {
+    int32_t y = labels[i];
+    for (int64_t k = corpus.attributes.RowBegin(begin + i); k < corpus.attributes.RowEnd(begin + i); ++k) {
+      int32_t a = corpus.attributes.cols[k];
+      for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
+        if (model.feature_label[f] == y) {
+          add(f);
+          break;
+        }
+      }
+    }
+  }
+  if (model.has_edge_features()) {
+    const int32_t L = model.num_labels();
+    const int64_t F = model.num_node_features();
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t pair = (i == 0 ? L : labels[i - 1]) * L + labels[i];
+      for (int64_t k = corpus.edge_attributes.RowBegin(begin + i); k < corpus.edge_attributes.RowEnd(begin + i); ++k) {
+        int32_t a = corpus.edge_attributes.cols[k];
+        for (int64_t g = model.edge_offset[a]; g < model.edge_offset[a + 1]; ++g) {
+          if (model.edge_pair[g] == pair) {
+            add(F + g);
+            break;
+          }
+        }
+      }
+    }
+  }
+  if (n == 0) return;
+  std::vector<int32_t> states(n);
+  lat.States(labels, n, states.data());
+  add(lat.start_weight[lat.StartIndex(states[0])]);
+  for (int32_t i = 1; i < n; ++i) {
+    int32_t e = lat.Edge(states[i - 1], states[i]);
+    add(lat.edge_w1[e]);
+    if (lat.edge_w2[e] >= 0) add(lat.edge_w2[e]);
+  }
+}
+
+}  // namespace structrank

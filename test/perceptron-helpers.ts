@@ -1,0 +1,10 @@
+/** Small helpers shared by the perceptron tests. */
+import type { NbestSentence } from '../lib/io/nbest.js';
+import { sentenceScores } from '../lib/rerank/perceptron-data.js';
+import { detectTagScoring } from '../lib/rerank/perceptron-score.js';
+
+export { detectTagScoring };
+
+export function sentenceScoresFor(s: NbestSentence): number[] {
+  return sentenceScores(s, '<test>', Array.isArray(s.gold) ? detectTagScoring([s.gold]) : undefined);
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { readNbestSync } from '../lib/io/nbest.js';
+import { readTreesSync } from '../lib/io/treebank.js';
+import { PerceptronReranker } from '../lib/rerank/perceptron.js';
+import { dualTreeScores } from '../lib/rerank/perceptron-forest.js';
+import { parseTree } from '../lib/trees/bracket-parser.js';
+import { dataFile, repoRoot } from './helpers.js';
+import { syntheticNbest } from '../bench/nbest-synthetic.js';
+
+const fixtures = join(repoRoot, 'test', 'fixtures', 'perceptron');
+const trees = readNbestSync(join(fixtures, 'tiny-trees.jsonl'));
+const tags = readNbestSync(join(fixtures, 'tiny-tags.jsonl'));
+
+function close(a: ArrayLike<number>, b: ArrayLike<number>, rel = 1e-9): void {
+  expect(a.length).toBe(b.length);
+  for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(b[i])));
+}
+
+describe('perceptron with tree and tagging kernels', () => {
+  it('the tree and tagging kernels learn the tiny n-best files', async () => {
+    for (const [data, kernel] of [
+      [trees, 'tree'],
+      [tags, 'tags'],
+    ] as const) {
+      const r = await PerceptronReranker.train(data, { kernel, epochs: 4, beta: 0.1, threads: 2 });
+      expect(r.info().kernel).toBe(kernel);
+      const e = await r.evaluate(data, { prediction: 'voted' });
+      expect(e.f1).toBeGreaterThan(e.baselineF1);
+    }
+  });
+
+  it('compressed (DAG) and uncompressed tree models give equal scores', async () => {
+    const golds = readTreesSync(dataFile('ptb-sample', 'dev.mrg')).slice(0, 60);
+    const nbest = syntheticNbest(golds, { candidates: 6, seed: 4 });
+    const r = await PerceptronReranker.train(nbest.slice(0, 40), { kernel: 'tree', lambda: 0.4, beta: 0.05, epochs: 2, chunks: 2 });
+    expect(r.info().support).toBeGreaterThan(10);
+    const prepared = r.prepare(nbest.slice(40));
+    for (const prediction of ['last', 'averaged'] as const) {
+      const a = await r.choose(prepared, { prediction, compressed: true });
+      const b = await r.choose(prepared, { prediction, compressed: false, threads: 1 });
+      close(a.scores, b.scores);
+      expect([...a.chosen]).toEqual([...b.chosen]);
+    }
+    const support = nbest.flatMap((s) => s.candidates.map((c) => parseTree(c.tree as string))).slice(0, 150);
+    const coef = support.map((_, i) => ((i * 7) % 5) - 2);
+    const query = support.slice(0, 40);
+    const direct = await dualTreeScores(support, coef, query, { compressed: false });
+    const dag = await dualTreeScores(support, coef, query, { compressed: true });
+    close(dag.scores, direct.scores);
+    expect(dag.dagNodes).toBeLessThan(dag.forestNodes);
+  });
+
+  it('tree and tags models save and load with identical choices', async () => {
+    const { tempDir } = await import('./helpers.js');
+    const tmp = tempDir();
+    try {
+      for (const [data, kernel] of [
+        [trees, 'tree'],
+        [tags, 'tags'],
+      ] as const) {
+        const r = await PerceptronReranker.train(data, { kernel, epochs: 2 });
+        const f = tmp.file(`${kernel}.model`);
+        r.save(f);
+        const back = PerceptronReranker.load(f);
+        for (const prediction of ['averaged', 'voted'] as const) {
+          const a = await r.choose(data, { prediction });
+          const b = await back.choose(data, { prediction });
+          expect([...b.chosen]).toEqual([...a.chosen]);
+          close(b.scores, a.scores, 1e-12);
+        }
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});

@@ -1,0 +1,140 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { conllevalCorpus } from '../lib/eval/conlleval.js';
+import { readConllSync } from '../lib/io/conll.js';
+import { Tagger } from '../lib/tagger/tagger.js';
+import { compileTemplates, resolveTemplateConfig } from '../lib/tagger/templates.js';
+import { dataFile, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+function chunkF1(gold: string[][], guess: string[][]): number {
+  return conllevalCorpus(gold.map((g, s) => ({ gold: g, predicted: guess[s] }))).overall.f1;
+}
+
+const train = readConllSync(dataFile('conll2000', 'train.txt')).slice(0, 2000).map((s) => s.rows);
+const test = readConllSync(dataFile('conll2000', 'test.txt')).slice(0, 400).map((s) => s.rows);
+const gold = test.map((s) => s.map((r) => r[2]));
+const columns = ['word', 'pos', 'chunk'];
+
+describe('taggers on a slice of CoNLL-2000', () => {
+  const trained: Record<string, Tagger> = {};
+
+  it('averaged perceptron reaches an accuracy floor and reports per-epoch progress', async () => {
+    const steps: number[] = [];
+    const t = await Tagger.train(train, { algo: 'perceptron', columns, label: 'chunk', epochs: 5, threads: 2, onProgress: (p) => steps.push(p.step) });
+    expect(steps).toEqual([1, 2, 3, 4, 5]);
+    const f1 = chunkF1(gold, await t.tagSentences(test));
+    expect(f1).toBeGreaterThan(88);
+    trained.perceptron = t;
+  });
+
+  it('CRF by SGD reaches the floor; dev scores drive early stopping', async () => {
+    const devScores: number[] = [];
+    const t = await Tagger.train(train, {
+      algo: 'crf', optimizer: 'sgd', columns, label: 'chunk', epochs: 4, threads: 2, dev: test,
+      onProgress: (p) => devScores.push(p.dev!.value),
+    });
+    expect(devScores.length).toBe(4);
+    expect(t.meta.dev!.name).toBe('F1');
+    expect(t.meta.dev!.value).toBe(Math.max(...devScores));
+    expect(chunkF1(gold, await t.tagSentences(test))).toBeCloseTo(t.meta.dev!.value, 6);
+    expect(t.meta.dev!.value).toBeGreaterThan(88);
+    trained.crf = t;
+  });
+
+  it('reports every L-BFGS iteration and scores dev every evalEvery steps and at the end', async () => {
+    const seen: string[] = [];
+    await Tagger.train(train.slice(0, 200), {
+      algo: 'crf', columns, label: 'chunk', epochs: 7, evalEvery: 3, dev: test.slice(0, 50), patience: 0, threads: 2,
+      onProgress: (p) => seen.push(`${p.step}${p.dev ? '+dev' : ''}`),
+    });
+    expect(seen).toEqual(['1', '2', '3+dev', '4', '5', '6+dev', '7+dev']);
+  });
+
+  it('CRF by L-BFGS and second-order maxent train', async () => {
+    const crf = await Tagger.train(train.slice(0, 600), { algo: 'crf', columns, label: 'chunk', epochs: 25, threads: 2 });
+    expect(chunkF1(gold, await crf.tagSentences(test))).toBeGreaterThan(84);
+    const maxent = await Tagger.train(train.slice(0, 600), { algo: 'maxent', order: 2, columns, label: 'chunk', epochs: 25, threads: 2 });
+    expect(chunkF1(gold, await maxent.tagSentences(test))).toBeGreaterThan(82);
+    trained.maxent = maxent;
+  });
+
+  it('k-best: best first, first equals Viterbi, CRF probabilities of all sequences sum to 1', () => {
+    const crf = trained.crf;
+    const lists = crf.tagNbest(test.slice(0, 20), 5);
+    lists.forEach((cands, s) => {
+      expect(cands[0].tags).toEqual(crf.tag(test[s]));
+      for (let q = 1; q < cands.length; q++) {
+        expect(cands[q].logprob).toBeLessThanOrEqual(cands[q - 1].logprob);
+        expect(cands[q].tags).not.toEqual(cands[q - 1].tags);
+      }
+      expect(cands[0].logprob).toBeLessThanOrEqual(0);
+    });
+    const L = crf.labels.length;
+    const short = [test[0].slice(0, 2)];
+    const all = crf.tagNbest(short, L * L)[0];
+    expect(all.length).toBe(L * L);
+    expect(all.reduce((a, c) => a + Math.exp(c.logprob), 0)).toBeCloseTo(1, 9);
+    const beam = trained.maxent.tagNbest(test.slice(0, 3), 4);
+    for (const cands of beam) expect(cands.length).toBe(4);
+  });
+
+  it('save/load round trip gives identical tags and n-best lists', async () => {
+    for (const name of ['perceptron', 'crf', 'maxent']) {
+      const f = tmp.file(`${name}.model`);
+      trained[name].save(f);
+      const back = Tagger.load(f);
+      expect(back.meta.algo).toBe(name);
+      expect(await back.tagSentences(test)).toEqual(await trained[name].tagSentences(test));
+      expect(back.tagNbest(test.slice(0, 5), 3)).toEqual(trained[name].tagNbest(test.slice(0, 5), 3));
+    }
+    // One and two threads (parallel feature lookup) tag the same.
+    expect(await trained.crf.tagSentences(test, { threads: 1 })).toEqual(await trained.crf.tagSentences(test, { threads: 2 }));
+    // Input-only rows (no gold column) tag the same.
+    expect(trained.crf.tag(test[1].map((r) => [r[0], r[1]]))).toEqual(trained.crf.tag(test[1]));
+  });
+
+  it('AbortSignal cancels training', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(Tagger.train(train, { algo: 'crf', columns, label: 'chunk', epochs: 50, signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
+
+describe('template configs', () => {
+  it('compile atoms and reject bad ones with clear messages', () => {
+    const c = compileTemplates([['word[-1]', 'pos[0]'], ['suffix3(word)'], ['bias']], ['word', 'pos']);
+    expect(Array.from(c.ints)).toEqual([3, 2, 1, 0, -1, 0, 1, 1, 0, 0, 1, 4, 0, 0, 3, 1, 0, 0, 0, 0]);
+    expect(() => compileTemplates([['suffix(word)']], ['word'])).toThrow(/suffix needs a length/);
+    expect(() => compileTemplates([['upper(word)']], ['word'])).toThrow(/unknown template function 'upper'/);
+    expect(() => compileTemplates([['pos[0]']], ['word'])).toThrow(/names column 'pos'/);
+    expect(() => compileTemplates([['cluster(word)']], ['word'])).toThrow(/no cluster file/);
+    expect(Array.from(compileTemplates([['word', 'prevtag']], ['word']).ints)).toEqual([1, 2, 1, 0, 0, 0, 13, 0, -1, 0]);
+    expect(() => compileTemplates([['word', 'prevtag', 'prevtag']], ['word'])).toThrow(/prevtag twice/);
+    expect(compileTemplates([['pos[0]'], ['word']], ['word'], { dropMissing: true }).templates).toEqual([['word']]);
+    expect(() => resolveTemplateConfig({ base: 'ner', extra: 1 } as never)).toThrow(/unknown key 'extra'/);
+    expect(resolveTemplateConfig({ base: 'chunk', add: [['bias']] }).templates.at(-1)).toEqual(['bias']);
+  });
+
+  it('edge templates (previous tag x word) train, decode and round-trip', async () => {
+    const templates = [['word[0]'], ['pos[0]'], ['pos[-1]', 'pos[0]'], ['word[0]', 'prevtag'], ['pos[0]', 'prevtag']];
+    for (const algo of ['perceptron', 'crf', 'maxent'] as const) {
+      const t = await Tagger.train(train.slice(0, 300), { algo, columns, label: 'chunk', templates, epochs: algo === 'perceptron' ? 3 : 15, threads: 2 });
+      const f1 = chunkF1(gold, await t.tagSentences(test));
+      expect(f1).toBeGreaterThan(70);
+      const f = tmp.file(`edge-${algo}.model`);
+      t.save(f);
+      expect(Tagger.load(f).tagNbest(test.slice(0, 3), 3)).toEqual(t.tagNbest(test.slice(0, 3), 3));
+    }
+  });
+
+  it('uses word clusters with prefix features', async () => {
+    const clusters = tmp.file('clusters.txt', 'the\t0010\ndog\t1101\ncat\t1100\nbarks\t0111\nsleeps\t0110\n');
+    const rows = (ws: string[], ts: string[]): string[][] => ws.map((w, i) => [w, ts[i]]);
+    const data = [rows(['the', 'dog', 'barks'], ['D', 'N', 'V']), rows(['the', 'cat', 'sleeps'], ['D', 'N', 'V'])];
+    const t = await Tagger.train(data, { algo: 'perceptron', columns: ['word', 'tag'], label: 'tag', templates: [['cluster2(word)']], clusters, epochs: 5 });
+    // 'cat' and 'dog' share the cluster prefix 11, so an unseen order is still tagged by cluster.
+    expect(t.tag([['the'], ['cat'], ['barks']])).toEqual(['D', 'N', 'V']);
+  });
+});

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { readNbestSync } from '../lib/io/nbest.js';
+import { dataFile, runCli, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const trainText = readFileSync(dataFile('conll2000', 'train.txt'), 'utf8').split('\n\n').slice(0, 800).join('\n\n') + '\n\n';
+const testText = readFileSync(dataFile('conll2000', 'test.txt'), 'utf8').split('\n\n').slice(0, 100).join('\n\n') + '\n';
+
+describe('train-tagger and tag commands', () => {
+  let train: string;
+  let test: string;
+  let model: string;
+  beforeAll(() => {
+    train = tmp.file('train.txt', trainText);
+    test = tmp.file('test.txt', testText);
+    model = tmp.file('chunk.model');
+  });
+
+  it('trains with per-epoch dev scores and tags with an appended column and n-best JSON Lines', () => {
+    const r = runCli(['train-tagger', '--algo', 'perceptron', '--train', train, '--dev', test, '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '3', '--model', model, '--threads', '2']);
+    expect(r.stderr).toMatch(/3\/3 .*dev F1 \d+\.\d\d/);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/perceptron order 1, \d+ labels/);
+    const out = tmp.file('out.txt');
+    const nb = tmp.file('nbest.jsonl');
+    const t = runCli(['tag', '--model', model, '--input', test, '--out', out, '--nbest', '3', '--out-nbest', nb]);
+    expect(t.stderr).toBe('');
+    expect(t.status).toBe(0);
+    const inLines = testText.split('\n');
+    const outLines = readFileSync(out, 'utf8').split('\n');
+    expect(outLines.length).toBe(inLines.length);
+    let right = 0;
+    let tokens = 0;
+    inLines.forEach((line, i) => {
+      if (line === '') return expect(outLines[i]).toBe('');
+      const fields = outLines[i].split(' ');
+      expect(fields.slice(0, 3).join(' ')).toBe(line);
+      expect(fields.length).toBe(4);
+      tokens++;
+      if (fields[2] === fields[3]) right++;
+    });
+    expect(right / tokens).toBeGreaterThan(0.85);
+    const records = readNbestSync(nb);
+    expect(records.length).toBe(100);
+    expect(records[0].id).toBe('s1');
+    expect(records[0].tokens[0]).toBe('Rockwell');
+    expect(records[0].candidates.length).toBe(3);
+    expect(records[0].gold?.length).toBe(records[0].tokens.length);
+    const firstSentence = outLines.slice(0, records[0].tokens.length).map((l) => l.split(' ')[3]);
+    expect(records[0].candidates[0].tags).toEqual(firstSentence);
+    // The output scores directly with conlleval semantics (eval chunks).
+    const ev = runCli(['eval', 'chunks', '--file', out]);
+    expect(ev.status).toBe(0);
+    expect(ev.stdout).toMatch(/FB1:\s+\d+\.\d\d/);
+  });
+
+  it('reports bad input files and bad options clearly', () => {
+    const bad = tmp.file('bad.txt', 'He PRP B-NP\nsaid VBD\n\n');
+    let r = runCli(['train-tagger', '--algo', 'crf', '--train', bad, '--columns', 'word,pos,chunk', '--label', 'chunk', '--model', tmp.file('x.model')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/bad\.txt:2: expected 3 columns, found 2/);
+    r = runCli(['train-tagger', '--algo', 'svm', '--train', bad, '--columns', 'word,pos,chunk', '--label', 'chunk', '--model', 'x']);
+    expect(r.status).toBe(2);
+    const tmpl = tmp.file('t.json', '{"templates": [["word[0]"], ["suffix9x(word)"]]}');
+    r = runCli(['train-tagger', '--algo', 'crf', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--template', tmpl, '--model', tmp.file('y.model')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/t\.json: bad template atom 'suffix9x\(word\)'/);
+    const notModel = tmp.file('not.model', 'hello');
+    r = runCli(['tag', '--model', notModel, '--input', test]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/not\.model: not a structrank model file/);
+    const oneCol = tmp.file('one.txt', 'Hello\nworld\n');
+    r = runCli(['tag', '--model', model, '--input', oneCol]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/one\.txt:1: expected 2 columns \(word, pos\) or 3/);
+  });
+});
