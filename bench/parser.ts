@@ -88,6 +88,13 @@ for (const name of datasets) {
   await pcfg.parse(one.map((t) => treeWords(t)), { threads });
   const rateN = one.length / ((performance.now() - t0) / 1000);
   console.log(`  speed (first 100 test sentences): 1 thread ${rate1.toFixed(1)} sent/s (baseline), ${threads} threads ${rateN.toFixed(1)} sent/s (x${(rateN / rate1).toFixed(2)})`);
+  for (const beam of [10, 6]) {
+    t0 = performance.now();
+    const parses = await pcfg.parse(test.map((t) => treeWords(t)), { threads, beam });
+    const rate = test.length / ((performance.now() - t0) / 1000);
+    const pairs = test.map((t, i) => [t, rewrap(parses[i].tree, t)] as const);
+    console.log(`  parse-time beam ${beam}: F1 <=40 ${f(evalbCorpus(pairs.filter(([g]) => len(g) <= 40)).all.f1)}  all ${f(evalbCorpus(pairs).all.f1)}; ${rate.toFixed(1)} sent/s vs exact ${s.rate.toFixed(1)} sent/s (${threads} threads)`);
+  }
   const short = test.filter((t) => len(t) <= 40);
   const o = await oracle(pcfg, short, [1, 10, 50]);
   console.log(`  k-best oracle F1 (test <=40): k=1 ${f(o[1])}  k=10 ${f(o[10])}  k=50 ${f(o[50])}; peak RSS ${mb()} MB`);

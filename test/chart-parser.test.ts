@@ -48,6 +48,18 @@ describe('chart parser', () => {
     });
   });
 
+  it('parse-time beam: a wide beam gives the exact parses, a narrow one still parses every sentence', async () => {
+    const sentences = dev.slice(0, 10).map((t) => treeWords(t));
+    const exact = await pcfg.parse(sentences, { threads: 2 });
+    const wide = await pcfg.parse(sentences, { threads: 2, beam: 1000 });
+    expect(wide.map((p) => formatTree(p.tree))).toEqual(exact.map((p) => formatTree(p.tree)));
+    const narrow = await pcfg.parse(sentences, { threads: 2, beam: 2 });
+    narrow.forEach((p, i) => {
+      expect(words(p.tree)).toEqual(sentences[i]);
+      expect(p.logprob).toBeLessThanOrEqual(exact[i].logprob + 1e-9);
+    });
+  });
+
   it('CRF log-probabilities are conditional (k-best mass <= 1) and its parses keep the words', async () => {
     expect(crf.isCrf).toBe(true);
     const sentences = dev.slice(0, 6).map((t) => treeWords(t));

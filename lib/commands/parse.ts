@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Command } from '../cli/command.js';
-import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
+import { intOption, numberOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { UsageError } from '../errors.js';
 import { ChartParserModel } from '../parser/chart-parser.js';
 import { rewrap } from '../parser/evaluate.js';
@@ -24,13 +24,14 @@ async function writeLines(file: string, lines: Iterable<string>): Promise<void> 
 const command: Command = {
   name: 'parse',
   summary: 'parse sentences (or a treebank\'s words) with a chart parser model; optional n-best lists',
-  usage: `structrank parse --model M --input F --out F [--nbest K --out-nbest F.jsonl] [--pcfg] [--threads N]
+  usage: `structrank parse --model M --input F --out F [--nbest K --out-nbest F.jsonl] [--pcfg] [--beam X] [--threads N]
   --model M        model from train-parser
   --input F        bracketed trees (their words are parsed) or tokenized text, one sentence per line
   --out F          one tree per input sentence, in order, with exactly the input's words
   --nbest K        also write the K best parses of each sentence (exact k-best)
   --out-nbest F    JSON Lines n-best file: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}
   --pcfg           parse with the PCFG even if the model has CRF weights
+  --beam X         prune each span's states more than X below its best (default: exact)
   --threads N      threads (default all cores)`,
   async run(args) {
     const { values } = parseCommandArgs(
@@ -43,6 +44,7 @@ const command: Command = {
         nbest: { type: 'string' },
         'out-nbest': { type: 'string' },
         pcfg: { type: 'boolean' },
+        beam: { type: 'string' },
         threads: { type: 'string' },
       },
       false,
@@ -54,6 +56,7 @@ const command: Command = {
     if (values.nbest !== undefined && values['out-nbest'] === undefined) throw new UsageError('parse: --nbest needs --out-nbest F');
     if (values['out-nbest'] !== undefined && values.nbest === undefined) throw new UsageError('parse: --out-nbest needs --nbest K');
     const threads = intOption('parse', values.threads, 'threads', 0) || defaultThreads();
+    const beam = numberOption('parse', values.beam, 'beam', Number.POSITIVE_INFINITY, (x) => x > 0);
     const model = ChartParserModel.load(modelFile);
     const input = readParserInput(inputFile);
     const n = input.sentences.length;
@@ -65,7 +68,7 @@ const command: Command = {
     for (let start = 0; start < n; start += chunk) {
       const end = Math.min(n, start + chunk);
       const sentences = input.sentences.slice(start, end);
-      const results = await model.parseNbest(sentences, k, { threads, pcfg: values.pcfg });
+      const results = await model.parseNbest(sentences, k, { threads, pcfg: values.pcfg, beam });
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? rewrap(t, input.shapes[s]) : t);

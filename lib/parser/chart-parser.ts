@@ -25,7 +25,7 @@ interface NativeParseResult {
 interface NativeChartParser {
   startCrf(options: Record<string, number>): { weights: number; sparseFeatures: number };
   crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number }>;
-  parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean): Promise<NativeParseResult>;
+  parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): ChartParserInfo;
 }
@@ -98,6 +98,11 @@ export interface ParseOptions {
   signal?: AbortSignal;
   /** Parse with the PCFG even if the model has CRF weights. */
   pcfg?: boolean;
+  /**
+   * Parse-time pruning: after each span's unary layer, drop states more than `beam` (log
+   * units) below the span's best. Default Infinity: exact. Costs F1 (see the README).
+   */
+  beam?: number;
   /** Label of the wrapper node of output trees (default 'ROOT'; '' gives `( (S ...))`). */
   rootLabel?: string;
 }
@@ -243,7 +248,7 @@ export class ChartParserModel {
     if (!Number.isInteger(k) || k < 1) throw new InputError('<options>', undefined, 'k must be a positive integer');
     if (sentences.length === 0) return [];
     const { text, offsets } = joinTokens(sentences);
-    const r = await runNative(options.signal, (flag) => this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false));
+    const r = await runNative(options.signal, (flag) => this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY));
     const rootLabel = options.rootLabel ?? 'ROOT';
     return sentences.map((words, s) => {
       const seen = new Set<string>();

@@ -143,7 +143,7 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
         });
   }
 
-  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg) -> Promise<{nodes, candidateOffsets,
+  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam) -> Promise<{nodes, candidateOffsets,
   //   sentenceOffsets, scores, fallback}>
   Napi::Value Parse(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -154,13 +154,15 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     const int threads = info[3].As<Napi::Number>().Int32Value();
     auto cancel = CancelFlag::From(info.Length() > 4 ? info[4] : env.Undefined());
     const bool force_pcfg = info.Length() > 5 && info[5].ToBoolean().Value();
+    const double beam = info.Length() > 6 && info[6].IsNumber() ? info[6].As<Napi::Number>().DoubleValue() : INFINITY;
+    if (!(beam > 0)) throw Napi::RangeError::New(env, "beam must be positive");
     auto model = model_;
     auto corpus_ptr = std::make_shared<Corpus>(std::move(corpus));
     auto result = std::make_shared<std::vector<SentenceParse>>();
     return RunAsync(
         env,
-        [model, corpus_ptr, k, threads, cancel, force_pcfg, result] {
-          *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg);
+        [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, result] {
+          *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam);
         },
         [result](Napi::Env e) -> Napi::Value {
           std::vector<int32_t> nodes, cand_offsets{0}, sent_offsets{0};

@@ -5,6 +5,7 @@
 // sentences (only the entries a sentence touched are reset), and each cell keeps the list
 // of its finite symbols so the inner loops never scan dead states or allocate.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -41,6 +42,9 @@ struct Chart {
   std::vector<double> pre, post, out_pre, out_post;
   std::vector<int32_t> active_pre, active_post;          // flat lists, per cell ranges below
   std::vector<int32_t> pre_begin, pre_end, post_begin, post_end;
+  // Parse-time pruning for Viterbi passes: after a cell's unary layer, drop post states
+  // more than `beam` below the cell's best (infinity = exact).
+  double beam = std::numeric_limits<double>::infinity();
   // Optional pruning masks (cells * S, 1 = allowed); empty = everything allowed.
   std::vector<uint8_t> mask_pre, mask_post;
 
@@ -143,6 +147,18 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
         }
       }
       ch.post_end[c] = static_cast<int>(ch.active_post.size());
+      if (ch.beam < std::numeric_limits<double>::infinity()) {
+        double best = kNegInf;
+        for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) best = std::max(best, post[ch.active_post[a]]);
+        int keep = ch.post_begin[c];
+        for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) {
+          const int32_t X = ch.active_post[a];
+          if (post[X] >= best - ch.beam) ch.active_post[keep++] = X;
+          else post[X] = kNegInf;
+        }
+        ch.active_post.resize(keep);
+        ch.post_end[c] = keep;
+      }
     }
   }
   double total = kNegInf;

@@ -100,10 +100,13 @@ LexScores ChartModel::PcfgLex(const std::vector<Token>& tokens) const {
 
 namespace {
 template <typename Scorer>
-SentenceParse ParseWith(const Grammar& g, const LexScores& lex, const Scorer& scorer, int k, Chart& ch, double log_z) {
+SentenceParse ParseWith(const Grammar& g, const LexScores& lex, const Scorer& scorer, int k, Chart& ch, double log_z,
+                        double beam) {
   SentenceParse out;
   const int n = static_cast<int>(lex.size());
+  ch.beam = beam;
   const double best = Inside<MaxSemiring>(g, lex, scorer, ch);
+  ch.beam = INFINITY;
   if (best != kNegInf) {
     KBest<Scorer> kbest(g, lex, scorer, ch);
     out.candidates = kbest.Run(k);
@@ -128,20 +131,21 @@ SentenceParse ParseWith(const Grammar& g, const LexScores& lex, const Scorer& sc
 }
 }  // namespace
 
-SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg) const {
+SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
-  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg);
+  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam);
+  if (out.fallback && beam < INFINITY) out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY);  // pruned too much
   if (out.fallback) {
     // Second attempt with every tag allowed for every word, before the flat fallback.
     std::vector<Token> relaxed = tokens;
     for (Token& t : relaxed) lexicon.Relax(t);
-    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg);
+    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY);
     if (!again.fallback) out = std::move(again);
   }
   return out;
 }
 
-SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg) const {
+SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam) const {
   ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols);
   SentenceParse out;
   if (use_crf && !force_pcfg) {
@@ -151,24 +155,24 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
     double log_z = Inside<LogSemiring>(grammar, sent.lex(), sent, ch);
     ch.Clear();
     ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols);
-    out = ParseWith(grammar, sent.lex(), sent, k, ch, log_z == kNegInf ? 0.0 : log_z);
+    out = ParseWith(grammar, sent.lex(), sent, k, ch, log_z == kNegInf ? 0.0 : log_z, beam);
   } else {
     PcfgScorer scorer{binary_logp.data(), unary_logp.data(), root_logp.data()};
-    out = ParseWith(grammar, PcfgLex(tokens), scorer, k, ch, 0.0);
+    out = ParseWith(grammar, PcfgLex(tokens), scorer, k, ch, 0.0, beam);
   }
   ch.Clear();
   return out;
 }
 
 std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
-                                                bool force_pcfg) const {
+                                                bool force_pcfg, double beam) const {
   std::vector<SentenceParse> out(corpus.size());
   const int nthreads = ResolveThreads(threads);
   std::vector<std::unique_ptr<Chart>> charts(nthreads);
   for (auto& c : charts) c = AcquireChart();
   // On an exception the charts (possibly left mid-sentence) are dropped, not pooled.
   ParallelFor(corpus.size(), nthreads, 1, [&](size_t begin, size_t end, int t) {
-    for (size_t s = begin; s < end; ++s) out[s] = Parse(Tokens(corpus, static_cast<int32_t>(s)), k, *charts[t], force_pcfg);
+    for (size_t s = begin; s < end; ++s) out[s] = Parse(Tokens(corpus, static_cast<int32_t>(s)), k, *charts[t], force_pcfg, beam);
   }, cancel);
   for (auto& c : charts) ReleaseChart(std::move(c));
   return out;

@@ -60,14 +60,16 @@ class ChartModel {
   // Lexical scores of the PCFG for each token's allowed tags.
   LexScores PcfgLex(const std::vector<Token>& tokens) const;
 
-  SentenceParse Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg = false) const;
+  // beam: parse-time pruning of the Viterbi chart (see Chart::beam); infinity = exact.
+  SentenceParse Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg = false,
+                      double beam = INFINITY) const;
   std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
-                                      bool force_pcfg = false) const;
+                                      bool force_pcfg = false, double beam = INFINITY) const;
 
   std::vector<uint8_t> Serialize() const;
 
  private:
-  SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg) const;
+  SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam) const;
   // Charts are big (a row of scores per cell): ParseAll reuses them across calls.
   std::unique_ptr<Chart> AcquireChart() const;
   void ReleaseChart(std::unique_ptr<Chart> chart) const;

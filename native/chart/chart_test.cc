@@ -268,3 +268,17 @@ TEST(chart_crf_lbfgs_lowers_the_objective) {
   double later = trainer.LbfgsSteps(10, nullptr);
   CHECK(later < first);
 }
+
+TEST(chart_parse_time_beam_keeps_the_best_parse_when_wide) {
+  Tiny t = MakeTiny();
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);
+  Chart ch;
+  auto tokens = Sentence(*m, {"the", "dog", "saw", "a", "cat"});
+  auto exact = m->Parse(tokens, 1, ch);
+  auto wide = m->Parse(tokens, 1, ch, false, 50.0);
+  CHECK(wide.candidates[0].nodes == exact.candidates[0].nodes);
+  CHECK_NEAR(wide.candidates[0].score, exact.candidates[0].score, 1e-12);
+  auto narrow = m->Parse(tokens, 5, ch, false, 1e-9);  // only each span's best survives
+  CHECK(!narrow.candidates.empty());
+  CHECK(narrow.candidates[0].score <= exact.candidates[0].score + 1e-12);
+}
