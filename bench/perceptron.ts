@@ -55,13 +55,15 @@ row('training, growing DAG, 1 thread', `${(dagSec / epochs).toFixed(2)} s/epoch`
 
 // Chunk-parallel: the same 2-chunk training on 1 and on 2 threads.
 const [, chunk1Sec] = await timed(() => PerceptronReranker.train(train, { kernel: 'tree', lambda, epochs, chunks: 2, threads: 1 }));
+const chunk1Cpu = lastCpu;
 const [chunked, chunk2Sec] = await timed(() => PerceptronReranker.train(train, { kernel: 'tree', lambda, epochs, chunks: 2, threads: 2 }));
-const chunk2Cores = cores(chunk2Sec);
+const chunk2Cores = `${cores(chunk2Sec)}; CPU ${lastCpu.toFixed(2)} s vs ${chunk1Cpu.toFixed(2)} s on 1 thread`;
 row('training, growing DAG, 2 chunks, 1 thread', `${(chunk1Sec / epochs).toFixed(2)} s/epoch`, `${(plainSec / chunk1Sec).toFixed(2)}x`, '');
 row('training, growing DAG, 2 chunks, 2 threads', `${(chunk2Sec / epochs).toFixed(2)} s/epoch`, `${(plainSec / chunk2Sec).toFixed(2)}x`, `chunk-parallel speed-up ${(chunk1Sec / chunk2Sec).toFixed(2)}x on 2 threads (${chunk2Cores})`);
 const [, kchunk1Sec] = await timed(() => PerceptronReranker.train(train, { kernel: 'tree', lambda, epochs, chunks: 2, threads: 1, compressed: false }));
+const kchunk1Cpu = lastCpu;
 const [, kchunk2Sec] = await timed(() => PerceptronReranker.train(train, { kernel: 'tree', lambda, epochs, chunks: 2, threads: 2, compressed: false }));
-const kchunk2Cores = cores(kchunk2Sec);
+const kchunk2Cores = `${cores(kchunk2Sec)}; CPU ${lastCpu.toFixed(2)} s vs ${kchunk1Cpu.toFixed(2)} s on 1 thread`;
 row('training, kernel sums + cache, 2 chunks, 1 thread', `${(kchunk1Sec / epochs).toFixed(2)} s/epoch`, `${(plainSec / kchunk1Sec).toFixed(2)}x`, '');
 row('training, kernel sums + cache, 2 chunks, 2 threads', `${(kchunk2Sec / epochs).toFixed(2)} s/epoch`, `${(plainSec / kchunk2Sec).toFixed(2)}x`, `chunk-parallel speed-up ${(kchunk1Sec / kchunk2Sec).toFixed(2)}x on 2 threads (${kchunk2Cores})`);
 
