@@ -28,6 +28,8 @@ const crfEpochs = Number(process.env.CRF_EPOCHS ?? 6);
 const crfEta = Number(process.env.CRF_ETA ?? 0.03);
 const datasets = (process.env.DATASETS ?? 'ptb-sample,gum-open').split(',');
 const crfDatasets = (process.env.CRF_DATASETS ?? 'ptb-sample').split(',');
+const crfBeams = (process.env.CRF_BEAMS ?? 'inf').split(',').map((b) => (b === 'inf' ? Number.POSITIVE_INFINITY : Number(b)));
+const skipBase = process.env.SKIP_BASE === '1';
 
 const len = (t: Tree): number => treeWords(t).length;
 const f = (x: number): string => x.toFixed(2);
@@ -71,8 +73,9 @@ for (const name of datasets) {
   const test = readTreesSync(join(dir, 'test.mrg')).filter((t) => len(t) > 0);
   console.log(`\n== ${name}: ${train.length} train, ${test.length} test trees`);
   let t0 = performance.now();
+  if (!skipBase) {
   const pcfg = await ChartParserModel.train(train, { threads });
-  const trainSeconds = (performance.now() - t0) / 1000;
+    const trainSeconds = (performance.now() - t0) / 1000;
   const s = await scores(pcfg, test);
   const info = pcfg.info();
   console.log(`PCFG (all train, markov 2): ${info.symbols} states, ${info.binaryRules}+${info.unaryRules} rules, trained in ${trainSeconds.toFixed(1)} s`);
@@ -88,6 +91,7 @@ for (const name of datasets) {
   const short = test.filter((t) => len(t) <= 40);
   const o = await oracle(pcfg, short, [1, 10, 50]);
   console.log(`  k-best oracle F1 (test <=40): k=1 ${f(o[1])}  k=10 ${f(o[10])}  k=50 ${f(o[50])}; peak RSS ${mb()} MB`);
+  }
 
   if (!crfDatasets.includes(name)) continue;
   const sub = train.filter((t) => len(t) <= crfMaxLen);
@@ -95,7 +99,7 @@ for (const name of datasets) {
   const sp = await scores(same, test);
   console.log(`PCFG on the CRF's training trees (<= ${crfMaxLen} words, ${sub.length} trees):`);
   console.log(`  F1 test <=15 ${f(sp.f15)}  <=40 ${f(sp.f40)}  all ${f(sp.all)}`);
-  for (const beam of [Number.POSITIVE_INFINITY]) {
+  for (const beam of crfBeams) {
     const passTimes: number[] = [];
     let last = performance.now();
     let kept = 1;

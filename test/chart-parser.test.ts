@@ -62,6 +62,14 @@ describe('chart parser', () => {
     expect(r.f1).toBeGreaterThan(50);
   });
 
+  it('trains the CRF with L-BFGS as an option, lowering the objective', async () => {
+    const objectives: number[] = [];
+    const m = await ChartParserModel.train(train.slice(0, 100), { crf: true, optimizer: 'lbfgs', epochs: 4, threads: 2, onProgress: (p) => objectives.push(p.objective) });
+    expect(m.isCrf).toBe(true);
+    expect(objectives).toHaveLength(4);
+    expect(objectives[3]).toBeLessThan(objectives[0]);
+  }, 60_000);
+
   it('parses unknown words, and gives uncoverable sentences the flat X fallback', async () => {
     const [p] = await pcfg.parse([['The', 'blorf', 'zingled', 'quuxly', '.']], { threads: 1 });
     expect(p.fallback).toBe(false);

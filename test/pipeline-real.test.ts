@@ -10,15 +10,35 @@ afterAll(() => tmp.cleanup());
 const gum = join(repoRoot, 'data', 'gum-open');
 
 describe('pipeline with the real components, tiny settings', () => {
-  it('parsing: says the chart parser is not available yet (until its branch is merged)', async () => {
+  it('parsing: chart parser n-best on GUM, boosting and log-linear, resumable; the tree-kernel perceptron runs or is listed', async () => {
     const config = validatePipelineConfig({
       task: 'parse',
       data: { train: join(gum, 'train.mrg'), dev: join(gum, 'dev.mrg'), test: join(gum, 'test.mrg'), maxLength: 12, trainLimit: 60, devLimit: 15, testLimit: 15 },
       folds: 2,
       nbest: 5,
+      rerankers: [
+        { type: 'boost', rounds: 50, eps: [0.001, 0.01], cutoff: 1 },
+        { type: 'loglinear', l2: [1], iterations: 30, cutoff: 1 },
+        { type: 'perceptron', lambda: [0.4], beta: [0] },
+      ],
+      threads: 2,
       output: join(tmp.dir, 'parse'),
     }, 'test', tmp.dir);
-    await expect(runPipeline(config)).rejects.toThrow(/candidate generation: the chart parser \(lib\/parser\) is not available yet/);
+    const r = await runPipeline(config);
+    expect(r.sizes).toMatchObject({ train: 60, dev: 15, test: 15, folds: 2, nbest: 5 });
+    const names = r.systems.map((s) => s.name);
+    expect(names.slice(0, 4)).toEqual(['base (PCFG chart parser)', 'oracle', 'boosting', 'log-linear']);
+    // Either the tree-kernel perceptron ran, or it is listed as not available (never both, never silently dropped).
+    expect(names.includes('tree-kernel perceptron') !== r.unavailable.some((u) => u.name === 'tree-kernel perceptron')).toBe(true);
+    const [base, oracle, boost] = r.systems;
+    expect(base.testF1).toBeGreaterThan(20);
+    expect(oracle.testF1).toBeGreaterThanOrEqual(base.testF1);
+    for (const s of r.systems) expect(s.testF1).toBeLessThanOrEqual(oracle.testF1 + 1e-9);
+    expect([0.001, 0.01]).toContain(boost.selected?.eps);
+    expect(r.curves[0].series).toHaveLength(2);
+    const again = await runPipeline(config);
+    expect(again.steps.every((s) => s.cached)).toBe(true);
+    expect(again.systems.map((s) => s.testF1)).toEqual(r.systems.map((s) => s.testF1));
   });
 
   it('tagging: CRF tagger k-best and boosting over tag-sequence features', async () => {

@@ -43,6 +43,15 @@ describe('taggers on a slice of CoNLL-2000', () => {
     trained.crf = t;
   });
 
+  it('reports every L-BFGS iteration and scores dev every evalEvery steps and at the end', async () => {
+    const seen: string[] = [];
+    await Tagger.train(train.slice(0, 200), {
+      algo: 'crf', columns, label: 'chunk', epochs: 7, evalEvery: 3, dev: test.slice(0, 50), patience: 0, threads: 2,
+      onProgress: (p) => seen.push(`${p.step}${p.dev ? '+dev' : ''}`),
+    });
+    expect(seen).toEqual(['1', '2', '3+dev', '4', '5', '6+dev', '7+dev']);
+  });
+
   it('CRF by L-BFGS and second-order maxent train', async () => {
     const crf = await Tagger.train(train.slice(0, 600), { algo: 'crf', columns, label: 'chunk', epochs: 25, threads: 2 });
     expect(chunkF1(gold, await crf.tagSentences(test))).toBeGreaterThan(84);
@@ -80,6 +89,8 @@ describe('taggers on a slice of CoNLL-2000', () => {
       expect(await back.tagSentences(test)).toEqual(await trained[name].tagSentences(test));
       expect(back.tagNbest(test.slice(0, 5), 3)).toEqual(trained[name].tagNbest(test.slice(0, 5), 3));
     }
+    // One and two threads (parallel feature lookup) tag the same.
+    expect(await trained.crf.tagSentences(test, { threads: 1 })).toEqual(await trained.crf.tagSentences(test, { threads: 2 }));
     // Input-only rows (no gold column) tag the same.
     expect(trained.crf.tag(test[1].map((r) => [r[0], r[1]]))).toEqual(trained.crf.tag(test[1]));
   });

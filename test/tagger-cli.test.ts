@@ -48,7 +48,7 @@ describe('train-tagger and tag commands', () => {
     expect(records[0].id).toBe('s1');
     expect(records[0].tokens[0]).toBe('Rockwell');
     expect(records[0].candidates.length).toBe(3);
-    expect(records[0].gold.length).toBe(records[0].tokens.length);
+    expect(records[0].gold?.length).toBe(records[0].tokens.length);
     const firstSentence = outLines.slice(0, records[0].tokens.length).map((l) => l.split(' ')[3]);
     expect(records[0].candidates[0].tags).toEqual(firstSentence);
     // The output scores directly with conlleval semantics (eval chunks).

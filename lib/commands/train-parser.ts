@@ -10,12 +10,13 @@ import { defaultThreads } from '../native.js';
 const command: Command = {
   name: 'train-parser',
   summary: 'train the chart parser: a PCFG, or with --crf the CRF-CFG of Finkel et al. (2008)',
-  usage: `structrank train-parser --train F --model M [--dev F] [--crf] [--markov 1|2] [--epochs E]
+  usage: `structrank train-parser --train F --model M [--dev F] [--crf [--lbfgs]] [--markov 1|2] [--epochs E]
     [--batch B] [--eta0 X] [--sigma2 X] [--beam X] [--rare N] [--max-length N] [--threads N]
   --train F       training treebank (bracketed trees)
   --dev F         development treebank: F1 is reported after training
   --model M       model file to write
   --crf           train the CRF-CFG (SGD on the conditional log-likelihood) on top of the PCFG
+  --lbfgs         train the CRF with full-batch L-BFGS instead of SGD (--epochs = iterations)
   --markov 1|2    binarization order (default 2)
   --epochs E      CRF passes over the data (default 10)
   --batch B       CRF batch size, drawn with replacement (default 20)
@@ -34,6 +35,7 @@ const command: Command = {
         dev: { type: 'string' },
         model: { type: 'string' },
         crf: { type: 'boolean' },
+        lbfgs: { type: 'boolean' },
         markov: { type: 'string' },
         epochs: { type: 'string' },
         batch: { type: 'string' },
@@ -63,6 +65,7 @@ const command: Command = {
     const model = await ChartParserModel.train(trees, {
       markov,
       crf: values.crf ?? false,
+      optimizer: values.lbfgs ? 'lbfgs' : 'sgd',
       epochs,
       batch: intOption('train-parser', values.batch, 'batch', 20, 1),
       eta0: numberOption('train-parser', values.eta0, 'eta0', 0.1, (x) => x > 0),

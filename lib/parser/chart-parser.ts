@@ -24,7 +24,7 @@ interface NativeParseResult {
 
 interface NativeChartParser {
   startCrf(options: Record<string, number>): { weights: number; sparseFeatures: number };
-  crfSteps(steps: number, flag: CancelFlagHandle): Promise<{ objective: number; keptFraction: number; steps: number }>;
+  crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number }>;
   parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): ChartParserInfo;
@@ -76,6 +76,9 @@ export interface ParserTrainOptions {
   rareThreshold?: number;
   /** Train the CRF-CFG on top of the PCFG (default false). */
   crf?: boolean;
+  /** CRF optimizer: SGD as in SPEC (default), or full-batch L-BFGS (one iteration per epoch). */
+  optimizer?: 'sgd' | 'lbfgs';
+  /** CRF passes (SGD) or L-BFGS iterations (default 10). */
   epochs?: number;
   batch?: number;
   eta0?: number;
@@ -209,12 +212,14 @@ export class ChartParserModel {
       });
       meta.crf = true;
       const epochs = options.epochs ?? 10;
-      const stepsPerEpoch = Math.max(1, Math.ceil(prepared.length / batch));
+      const lbfgs = options.optimizer === 'lbfgs';
+      if (options.optimizer !== undefined && options.optimizer !== 'sgd' && !lbfgs) throw new InputError('<options>', undefined, "optimizer must be 'sgd' or 'lbfgs'");
+      const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(prepared.length / batch));
       const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
       for (let epoch = 1; epoch <= epochs; epoch++) {
         for (let step = 0; step < stepsPerEpoch; ) {
           const n = Math.min(chunk, stepsPerEpoch - step);
-          const r = await runNative(options.signal, (flag) => handle.crfSteps(n, flag));
+          const r = await runNative(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
           step += n;
           options.onProgress?.({ epoch, epochs, step, stepsPerEpoch, objective: r.objective, keptFraction: r.keptFraction });
         }

@@ -78,7 +78,10 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
   return ticks;
 }
 
-const tickText = (v: number): string => (Math.abs(v) >= 1e4 ? `${+(v / 1000).toPrecision(4)}k` : `${+v.toPrecision(6)}`);
+/** Tick labels of one axis: all in thousands ('k') when any reaches 10,000. */
+function tickFormatter(ticks: readonly number[]): (v: number) => string {
+  return ticks.some((t) => Math.abs(t) >= 1e4) ? (v) => `${+(v / 1000).toPrecision(4)}k` : (v) => `${+v.toPrecision(6)}`;
+}
 
 /** An inline SVG line chart. */
 export function lineChart(o: LineChartOptions): string {
@@ -111,16 +114,19 @@ export function lineChart(o: LineChartOptions): string {
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(o.title)}" font-family="sans-serif" font-size="12">`);
   parts.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${escapeHtml(o.title)}</text>`);
   parts.push(`<rect x="${m.left}" y="${m.top}" width="${pw}" height="${ph}" fill="none" stroke="#999"/>`);
-  for (const t of niceTicks(y0, y1)) {
+  const yTicks = niceTicks(y0, y1);
+  const yText = tickFormatter(yTicks);
+  for (const t of yTicks) {
     const y = Y(t).toFixed(1);
     parts.push(`<line x1="${m.left}" x2="${m.left + pw}" y1="${y}" y2="${y}" stroke="#eee"/>`);
-    parts.push(`<text x="${m.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${tickText(t)}</text>`);
+    parts.push(`<text x="${m.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${yText(t)}</text>`);
   }
   const xTicks = o.xCategories ? o.xCategories.map((_, i) => i) : niceTicks(x0, x1);
+  const xText = tickFormatter(xTicks);
   for (const t of xTicks) {
     const x = X(t).toFixed(1);
     parts.push(`<line x1="${x}" x2="${x}" y1="${m.top + ph}" y2="${m.top + ph + 5}" stroke="#999"/>`);
-    parts.push(`<text x="${x}" y="${m.top + ph + 18}" text-anchor="middle">${escapeHtml(o.xCategories ? o.xCategories[t] : tickText(t))}</text>`);
+    parts.push(`<text x="${x}" y="${m.top + ph + 18}" text-anchor="middle">${escapeHtml(o.xCategories ? o.xCategories[t] : xText(t))}</text>`);
   }
   parts.push(`<text x="${m.left + pw / 2}" y="${H - 34}" text-anchor="middle">${escapeHtml(o.xLabel)}</text>`);
   parts.push(`<text transform="translate(16 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">${escapeHtml(o.yLabel)}</text>`);

@@ -9,7 +9,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AbortError, throwIfAborted } from '../errors.js';
+import { throwIfAborted } from '../errors.js';
 import { readNbestSync, writeNbest, type NbestSentence } from '../io/nbest.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
 import { StepCache } from './step-cache.js';
@@ -245,4 +245,4 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
   return results;
 }
 
-export { AbortError, type ScoredSet };
+export type { ScoredSet };

@@ -80,7 +80,7 @@ export interface TaggerTrainOptions {
   seed?: number;
   /** Dev sentences (same layout as training) for per-epoch scores and early stopping. */
   dev?: TokenRows[];
-  /** Evaluate the dev set every this many steps (default 1, L-BFGS 10). */
+  /** Evaluate the dev set every this many steps (default 1, L-BFGS 10), and after the last. */
   evalEvery?: number;
   /** Stop after this many evaluations without a dev improvement (default 3; 0 = never). */
   patience?: number;
@@ -185,11 +185,11 @@ export class Tagger {
     try {
       let step = 0;
       while (step < total) {
-        const n = Math.min(evalEvery, total - step);
-        const r = await handle.trainSteps(n, flag);
+        // One step at a time, so progress is reported after every epoch / iteration.
+        const r = await handle.trainSteps(1, flag);
         step = r.steps;
         let devScore: DevScore | undefined;
-        if (dev && devGold) {
+        if (dev && devGold && (step % evalEvery === 0 || step >= total || r.converged)) {
           const guess = await tagger.tagSentences(dev, { threads: options.threads, signal: options.signal });
           devScore = scoreTags(devGold, guess, chunked);
           if (best === undefined || devScore.value > best.value) {

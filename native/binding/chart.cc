@@ -117,18 +117,23 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     return out;
   }
 
-  // crfSteps(steps, cancelFlag) -> Promise<{objective, keptFraction, steps}>
+  // crfSteps(steps, cancelFlag, lbfgs) -> Promise<{objective, keptFraction, steps}>: SGD
+  // batches, or L-BFGS iterations when `lbfgs` is true.
   Napi::Value CrfSteps(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!training_ || !training_->trainer) throw Napi::Error::New(env, "call startCrf first");
     Expect(info.Length() >= 1 && info[0].IsNumber(), env, "a step count");
     const int steps = info[0].As<Napi::Number>().Int32Value();
     auto cancel = CancelFlag::From(info.Length() > 1 ? info[1] : env.Undefined());
+    const bool lbfgs = info.Length() > 2 && info[2].ToBoolean().Value();
     auto trainer = training_->trainer;
     auto model = model_;  // keeps the model alive while the job runs
     auto result = std::make_shared<double>(0);
     return RunAsync(
-        env, [trainer, model, steps, cancel, result] { *result = trainer->Steps(steps, cancel.get()); },
+        env,
+        [trainer, model, steps, cancel, lbfgs, result] {
+          *result = lbfgs ? trainer->LbfgsSteps(steps, cancel.get()) : trainer->Steps(steps, cancel.get());
+        },
         [trainer, result](Napi::Env e) -> Napi::Value {
           Napi::Object out = Napi::Object::New(e);
           out.Set("objective", Napi::Number::New(e, *result));

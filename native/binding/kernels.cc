@@ -2,7 +2,10 @@
 // compact native form, with kernel values, rows and Gram matrices (sync and async).
 #include <napi.h>
 
+#include <cstdio>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -86,12 +89,34 @@ struct Job : KernelJob {
   CommonOptions options;
 };
 
+// sqrt(K(x,x)) per item, one cache per kernel setting, kept by the bank's JS object so that
+// repeated normalized calls (rows, single values) compute each self kernel once.
+class NormRegistry {
+ public:
+  std::shared_ptr<NormCache> For(const std::string& setting, std::size_t items) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& cache = caches_[setting];
+    if (!cache) cache = std::make_shared<NormCache>(items);
+    return cache;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<NormCache>> caches_;
+};
+
+std::string Setting(const char* kind, double lambda, double a, double b, bool plain) {
+  char key[128];
+  std::snprintf(key, sizeof key, "%s %a %a %a %d", kind, lambda, a, b, plain ? 1 : 0);
+  return key;
+}
+
 // ---- shared method bodies over a bank type and its job builder ----
 template <typename Wrap>
 Napi::Value KernelMethod(Wrap* self, const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Expect(info.Length() >= 3 && info[0].IsNumber() && info[2].IsNumber(), env, "kernel(i, other, j, options)");
-  auto other = Wrap::FromValue(info[1]);
+  Wrap* other = Wrap::FromValue(info[1]);
   double i = info[0].As<Napi::Number>().DoubleValue(), j = info[2].As<Napi::Number>().DoubleValue();
   if (i < 0 || j < 0) throw InputError("index must be a non-negative integer");
   auto job = self->MakeJob(other, info[3]);
@@ -118,7 +143,7 @@ template <typename Wrap>
 Napi::Value GramMethod(Wrap* self, const Napi::CallbackInfo& info, bool async) {
   Napi::Env env = info.Env();
   bool same = info.Length() < 1 || info[0].IsNull() || info[0].IsUndefined();
-  auto job = self->MakeJob(same ? self->bank() : Wrap::FromValue(info[0]), info[1]);
+  auto job = self->MakeJob(same ? self : Wrap::FromValue(info[0]), info[1]);
   job->kernel.same_bank = same;
   int threads = info[2].IsNumber() ? info[2].As<Napi::Number>().Int32Value() : 0;
   if (!async) return ToFloat64Array(env, GramMatrix(job->kernel, threads));
@@ -158,14 +183,14 @@ class TreeBankWrap : public Napi::ObjectWrap<TreeBankWrap> {
     bank_ = bank;
   }
 
-  static std::shared_ptr<const TreeBank> FromValue(const Napi::Value& v) {
+  static TreeBankWrap* FromValue(const Napi::Value& v) {
     if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(GetConstructor(v.Env(), "TreeBank").Value()))
       throw InputError("mismatched handles: expected a TreeBank");
-    return Unwrap(v.As<Napi::Object>())->bank_;
+    return Unwrap(v.As<Napi::Object>());
   }
-  std::shared_ptr<const TreeBank> bank() const { return bank_; }
 
-  std::shared_ptr<Job> MakeJob(std::shared_ptr<const TreeBank> other, const Napi::Value& options) {
+  std::shared_ptr<Job> MakeJob(TreeBankWrap* other_wrap, const Napi::Value& options) {
+    std::shared_ptr<const TreeBank> other = other_wrap->bank_;
     if (other->vocabulary() != bank_->vocabulary()) throw InputError("mismatched handles: tree banks use different vocabularies");
     auto job = std::make_shared<Job>();
     job->options = ReadCommon(options, bank_->size(), other->size());
@@ -190,6 +215,11 @@ class TreeBankWrap : public Napi::ObjectWrap<TreeBankWrap> {
       k.self_b = [b, lambda, depth](std::size_t j) { return SubsetTreeKernel(b->Tree(j), b->Tree(j), lambda, depth); };
     }
     Apply(job->options, k);
+    if (k.normalize) {
+      const std::string setting = Setting("tree", lambda, depth, 0, job->options.plain);
+      k.norms_a = norms_.For(setting, k.rows);
+      k.norms_b = other_wrap->norms_.For(setting, k.cols);
+    }
     return job;
   }
 
@@ -204,6 +234,7 @@ class TreeBankWrap : public Napi::ObjectWrap<TreeBankWrap> {
   Napi::Value GramAsync(const Napi::CallbackInfo& info) { return GramMethod(this, info, true); }
 
   std::shared_ptr<const TreeBank> bank_;
+  NormRegistry norms_;
 };
 
 // ---- SequenceBank ----
@@ -240,14 +271,14 @@ class SequenceBankWrap : public Napi::ObjectWrap<SequenceBankWrap> {
     bank_ = bank;
   }
 
-  static std::shared_ptr<const SequenceBank> FromValue(const Napi::Value& v) {
+  static SequenceBankWrap* FromValue(const Napi::Value& v) {
     if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(GetConstructor(v.Env(), "SequenceBank").Value()))
       throw InputError("mismatched handles: expected a SequenceBank");
-    return Unwrap(v.As<Napi::Object>())->bank_;
+    return Unwrap(v.As<Napi::Object>());
   }
-  std::shared_ptr<const SequenceBank> bank() const { return bank_; }
 
-  std::shared_ptr<Job> MakeJob(std::shared_ptr<const SequenceBank> other, const Napi::Value& options) {
+  std::shared_ptr<Job> MakeJob(SequenceBankWrap* other_wrap, const Napi::Value& options) {
+    std::shared_ptr<const SequenceBank> other = other_wrap->bank_;
     if (other->vocabulary() != bank_->vocabulary()) throw InputError("mismatched handles: sequence banks use different vocabularies");
     auto job = std::make_shared<Job>();
     job->options = ReadCommon(options, bank_->size(), other->size());
@@ -274,6 +305,12 @@ class SequenceBankWrap : public Napi::ObjectWrap<SequenceBankWrap> {
     k.self_a = [a, w, fn](std::size_t i) { return fn(a->Sequence(i), a->Sequence(i), w); };
     k.self_b = [b, w, fn](std::size_t j) { return fn(b->Sequence(j), b->Sequence(j), w); };
     Apply(job->options, k);
+    if (k.normalize) {
+      // Each bank's own word classes define its Sim2 self kernels; sim2 banks share a feature.
+      const std::string setting = Setting("tags", w.lambda, w.sim1, w.sim2, job->options.plain);
+      k.norms_a = norms_.For(setting, k.rows);
+      k.norms_b = other_wrap->norms_.For(setting, k.cols);
+    }
     return job;
   }
 
@@ -288,6 +325,7 @@ class SequenceBankWrap : public Napi::ObjectWrap<SequenceBankWrap> {
   Napi::Value GramAsync(const Napi::CallbackInfo& info) { return GramMethod(this, info, true); }
 
   std::shared_ptr<const SequenceBank> bank_;
+  NormRegistry norms_;
 };
 
 void Init(Napi::Env env, Napi::Object exports) {

@@ -167,9 +167,9 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
   // Decodes every sentence of `text` with up to `threads` threads; labels per token.
   static std::vector<int32_t> TagText(const TaggerModel& model, const std::string& text, int threads,
                                       const std::atomic<bool>* cancel) {
-    TaggerCorpus corpus = const_cast<TaggerModel&>(model).BuildCorpus(text, "", false);
-    std::vector<int32_t> out(corpus.tokens(), 0);
     int nthreads = ResolveThreads(threads);
+    TaggerCorpus corpus = model.LookupCorpus(text, nthreads, cancel);
+    std::vector<int32_t> out(corpus.tokens(), 0);
     std::vector<std::unique_ptr<SentenceTagger>> taggers(nthreads);
     ParallelFor(
         static_cast<std::size_t>(corpus.sentences()), nthreads, 256,
@@ -214,7 +214,7 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
     Expect(info.Length() >= 2 && info[0].IsString() && info[1].IsNumber(), env, "(text, k)");
     int k = info[1].As<Napi::Number>().Int32Value();
     if (k < 1) throw InputError("k must be at least 1");
-    TaggerCorpus corpus = model_->BuildCorpus(info[0].As<Napi::String>().Utf8Value(), "", false);
+    TaggerCorpus corpus = model_->LookupCorpus(info[0].As<Napi::String>().Utf8Value(), 1);
     SentenceTagger tagger(*model_);
     std::vector<int32_t> counts, labels;
     std::vector<double> scores;

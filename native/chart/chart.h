@@ -49,27 +49,34 @@ struct Chart {
   size_t At(int i, int j, int x) const { return static_cast<size_t>(Cell(i, j)) * S + x; }
 
   // Prepares for a sentence of n words; rows are already -inf from the previous Clear().
-  void Begin(int words, int symbols) {
+  // Outside rows are only allocated for callers that run an outside pass.
+  void Begin(int words, int symbols, bool outside = false) {
     if (symbols != S) {
       S = symbols;
       pre.clear(), post.clear(), out_pre.clear(), out_post.clear();
     }
     n = words;
     size_t need = static_cast<size_t>(NumCells(n)) * S;
-    if (pre.size() < need) {
-      pre.assign(need, kNegInf), post.assign(need, kNegInf);
-      out_pre.assign(need, kNegInf), out_post.assign(need, kNegInf);
-    }
+    if (pre.size() < need) pre.assign(need, kNegInf), post.assign(need, kNegInf);
+    if (outside && out_pre.size() < need) out_pre.assign(need, kNegInf), out_post.assign(need, kNegInf);
     int cells = NumCells(n);
     pre_begin.assign(cells, 0), pre_end.assign(cells, 0), post_begin.assign(cells, 0), post_end.assign(cells, 0);
     active_pre.clear(), active_post.clear();
   }
   // Resets every touched entry to -inf (outside scores only exist where inside ones do).
   void Clear() {
+    const size_t covered = static_cast<size_t>(NumCells(n)) * S;
+    const bool outside = out_pre.size() >= covered;
     for (int c = 0; c < NumCells(n); ++c) {
       size_t base = static_cast<size_t>(c) * S;
-      for (int a = pre_begin[c]; a < pre_end[c]; ++a) pre[base + active_pre[a]] = out_pre[base + active_pre[a]] = kNegInf;
-      for (int a = post_begin[c]; a < post_end[c]; ++a) post[base + active_post[a]] = out_post[base + active_post[a]] = kNegInf;
+      for (int a = pre_begin[c]; a < pre_end[c]; ++a) {
+        pre[base + active_pre[a]] = kNegInf;
+        if (outside) out_pre[base + active_pre[a]] = kNegInf;
+      }
+      for (int a = post_begin[c]; a < post_end[c]; ++a) {
+        post[base + active_post[a]] = kNegInf;
+        if (outside) out_post[base + active_post[a]] = kNegInf;
+      }
     }
     active_pre.clear(), active_post.clear();
   }

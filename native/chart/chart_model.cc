@@ -164,11 +164,27 @@ std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int
                                                 bool force_pcfg) const {
   std::vector<SentenceParse> out(corpus.size());
   const int nthreads = ResolveThreads(threads);
-  std::vector<Chart> charts(nthreads);
+  std::vector<std::unique_ptr<Chart>> charts(nthreads);
+  for (auto& c : charts) c = AcquireChart();
+  // On an exception the charts (possibly left mid-sentence) are dropped, not pooled.
   ParallelFor(corpus.size(), nthreads, 1, [&](size_t begin, size_t end, int t) {
-    for (size_t s = begin; s < end; ++s) out[s] = Parse(Tokens(corpus, static_cast<int32_t>(s)), k, charts[t], force_pcfg);
+    for (size_t s = begin; s < end; ++s) out[s] = Parse(Tokens(corpus, static_cast<int32_t>(s)), k, *charts[t], force_pcfg);
   }, cancel);
+  for (auto& c : charts) ReleaseChart(std::move(c));
   return out;
+}
+
+std::unique_ptr<Chart> ChartModel::AcquireChart() const {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  if (chart_pool_.empty()) return std::make_unique<Chart>();
+  auto c = std::move(chart_pool_.back());
+  chart_pool_.pop_back();
+  return c;
+}
+
+void ChartModel::ReleaseChart(std::unique_ptr<Chart> chart) const {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  if (chart_pool_.size() < 8) chart_pool_.push_back(std::move(chart));
 }
 
 std::vector<uint8_t> ChartModel::Serialize() const {

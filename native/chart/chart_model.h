@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,11 @@ class ChartModel {
 
  private:
   SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg) const;
+  // Charts are big (a row of scores per cell): ParseAll reuses them across calls.
+  std::unique_ptr<Chart> AcquireChart() const;
+  void ReleaseChart(std::unique_ptr<Chart> chart) const;
+  mutable std::mutex pool_mutex_;
+  mutable std::vector<std::unique_ptr<Chart>> chart_pool_;
 
  public:
   static std::unique_ptr<ChartModel> Deserialize(const uint8_t* data, size_t size);

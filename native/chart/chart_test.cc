@@ -255,3 +255,16 @@ TEST(chart_rejects_malformed_trees) {
   AddTree(two_unaries, {"run"}, {0, 1, 2, 1, 6, 0});
   CHECK_THROWS(ChartModel::BuildPcfg(two_unaries.symbols, two_unaries.corpus, two_unaries.pairs, two_unaries.offsets, 1));
 }
+
+TEST(chart_crf_lbfgs_lowers_the_objective) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold);
+  CrfTrainOptions opt;
+  opt.threads = 2;
+  CrfTrainer trainer(*m, t.corpus, gold, opt);
+  double first = trainer.LbfgsSteps(1, nullptr);
+  double later = trainer.LbfgsSteps(10, nullptr);
+  CHECK(later < first);
+}

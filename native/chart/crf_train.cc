@@ -50,7 +50,7 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
   const int n = static_cast<int>(tokens.size());
   CrfSentence sent;
   sent.Prepare(m.crf, g, m.lexicon, tokens);
-  ch.Begin(n, g.num_symbols);
+  ch.Begin(n, g.num_symbols, true);
   const double log_z = Inside<LogSemiring>(g, sent.lex(), sent, ch);
   if (log_z == kNegInf) {
     ch.Clear();
@@ -146,7 +146,7 @@ void CrfTrainer::Prefilter(int32_t s, Chart& ch) {
   const int S = m_.grammar.num_symbols;
   std::vector<uint8_t> saved_pre, saved_post;  // the prefilter pass itself runs unmasked
   saved_pre.swap(ch.mask_pre), saved_post.swap(ch.mask_post);
-  ch.Begin(n, S);
+  ch.Begin(n, S, true);
   PcfgScorer scorer{m_.binary_logp.data(), m_.unary_logp.data(), m_.root_logp.data()};
   const LexScores lex = m_.PcfgLex(c.tokens);
   const double best = Inside<MaxSemiring>(m_.grammar, lex, scorer, ch);
@@ -187,6 +187,108 @@ void CrfTrainer::Prefilter(int32_t s, Chart& ch) {
   c.ready = true;
 }
 
+double CrfTrainer::SentenceTerm(int32_t s, Chart& ch, double* grad) {
+  if (!cache_[s].ready) Prefilter(s, ch);
+  const Cached& c = cache_[s];
+  const int n = static_cast<int>(c.tokens.size());
+  const size_t need = static_cast<size_t>(Chart::NumCells(n)) * m_.grammar.num_symbols;
+  if (ch.mask_pre.size() < need) ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
+  for (int32_t e : c.keep_pre) ch.mask_pre[e] = 1;
+  for (int32_t e : c.keep_post) ch.mask_post[e] = 1;
+  double value;
+  try {
+    value = CrfSentenceObjective(m_, c.tokens, gold_[s], ch, grad);
+  } catch (...) {
+    for (int32_t e : c.keep_pre) ch.mask_pre[e] = 0;
+    for (int32_t e : c.keep_post) ch.mask_post[e] = 0;
+    throw;
+  }
+  for (int32_t e : c.keep_pre) ch.mask_pre[e] = 0;
+  for (int32_t e : c.keep_post) ch.mask_post[e] = 0;
+  return value;
+}
+
+double CrfTrainer::FullObjective(std::vector<double>& grad, const std::atomic<bool>* cancel) {
+  const size_t dim = m_.crf.theta.size();
+  for (auto& gvec : grads_) gvec.assign(dim, 0.0);
+  std::vector<double> values(threads_, 0.0);
+  ParallelFor(corpus_.size(), threads_, 4, [&](size_t begin, size_t end, int t) {
+    for (size_t s = begin; s < end; ++s) values[t] += SentenceTerm(static_cast<int32_t>(s), charts_[t], grads_[t].data());
+  }, cancel);
+  double value = 0;
+  for (double v : values) value += v;
+  grad.assign(dim, 0.0);
+  const double* theta = m_.crf.theta.data();
+  const double* mean = prior_mean_.empty() ? nullptr : prior_mean_.data();
+  for (size_t f = 0; f < dim; ++f) {
+    const double d = mean ? theta[f] - mean[f] : theta[f];
+    value += d * d / (2 * opt_.sigma2);
+    double g = d / opt_.sigma2;
+    for (const auto& gvec : grads_) g += gvec[f];
+    grad[f] = g;
+  }
+  return value;
+}
+
+double CrfTrainer::LbfgsSteps(int iterations, const std::atomic<bool>* cancel) {
+  const size_t dim = m_.crf.theta.size();
+  std::vector<double>& theta = m_.crf.theta;
+  if (std::isnan(lbfgs_value_)) lbfgs_value_ = FullObjective(lbfgs_grad_, cancel);
+  std::vector<double> dir(dim), old_theta(dim), new_grad;
+  for (int it = 0; it < iterations; ++it) {
+    // Two-loop recursion: dir = -H g.
+    for (size_t f = 0; f < dim; ++f) dir[f] = -lbfgs_grad_[f];
+    const size_t m = lbfgs_s_.size();
+    std::vector<double> alpha(m), rho(m);
+    for (size_t q = m; q-- > 0;) {
+      double sy = 0, sd = 0;
+      for (size_t f = 0; f < dim; ++f) sy += lbfgs_s_[q][f] * lbfgs_y_[q][f], sd += lbfgs_s_[q][f] * dir[f];
+      rho[q] = 1.0 / sy;
+      alpha[q] = rho[q] * sd;
+      for (size_t f = 0; f < dim; ++f) dir[f] -= alpha[q] * lbfgs_y_[q][f];
+    }
+    if (m > 0) {
+      double sy = 0, yy = 0;
+      for (size_t f = 0; f < dim; ++f) sy += lbfgs_s_[m - 1][f] * lbfgs_y_[m - 1][f], yy += lbfgs_y_[m - 1][f] * lbfgs_y_[m - 1][f];
+      for (size_t f = 0; f < dim; ++f) dir[f] *= sy / yy;
+    }
+    for (size_t q = 0; q < m; ++q) {
+      double yd = 0;
+      for (size_t f = 0; f < dim; ++f) yd += lbfgs_y_[q][f] * dir[f];
+      const double beta = rho[q] * yd;
+      for (size_t f = 0; f < dim; ++f) dir[f] += (alpha[q] - beta) * lbfgs_s_[q][f];
+    }
+    double slope = 0, gnorm = 0;
+    for (size_t f = 0; f < dim; ++f) slope += dir[f] * lbfgs_grad_[f], gnorm += lbfgs_grad_[f] * lbfgs_grad_[f];
+    if (slope >= 0) {  // not a descent direction: restart from steepest descent
+      lbfgs_s_.clear(), lbfgs_y_.clear();
+      for (size_t f = 0; f < dim; ++f) dir[f] = -lbfgs_grad_[f];
+      slope = -gnorm;
+    }
+    double step = m == 0 ? 1.0 / std::sqrt(std::max(gnorm, 1e-12)) : 1.0;
+    old_theta = theta;
+    double value = lbfgs_value_;
+    for (int tries = 0; tries < 30; ++tries) {
+      for (size_t f = 0; f < dim; ++f) theta[f] = old_theta[f] + step * dir[f];
+      value = FullObjective(new_grad, cancel);
+      if (value <= lbfgs_value_ + 1e-4 * step * slope) break;
+      step *= 0.5;
+    }
+    std::vector<double> s_vec(dim), y_vec(dim);
+    for (size_t f = 0; f < dim; ++f) s_vec[f] = theta[f] - old_theta[f], y_vec[f] = new_grad[f] - lbfgs_grad_[f];
+    double sy = 0;
+    for (size_t f = 0; f < dim; ++f) sy += s_vec[f] * y_vec[f];
+    if (sy > 1e-10) {
+      lbfgs_s_.push_back(std::move(s_vec)), lbfgs_y_.push_back(std::move(y_vec));
+      if (lbfgs_s_.size() > 10) lbfgs_s_.erase(lbfgs_s_.begin()), lbfgs_y_.erase(lbfgs_y_.begin());
+    }
+    lbfgs_value_ = value;
+    lbfgs_grad_.swap(new_grad);
+    ++k_;
+  }
+  return lbfgs_value_ / corpus_.size();
+}
+
 double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
   const size_t dim = m_.crf.theta.size();
   const int32_t D = corpus_.size();
@@ -199,21 +301,17 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
     std::uniform_int_distribution<int32_t> pick(0, D - 1);
     for (auto& s : batch) s = pick(rng_);
     for (auto& gvec : grads_) gvec.assign(dim, 0.0);
+    // Prefilter new sentences first, each once (a batch may draw a sentence twice).
+    std::vector<int32_t> fresh;
+    for (int32_t s : batch)
+      if (!cache_[s].ready) fresh.push_back(s);
+    std::sort(fresh.begin(), fresh.end());
+    fresh.erase(std::unique(fresh.begin(), fresh.end()), fresh.end());
+    ParallelFor(fresh.size(), threads_, 1, [&](size_t begin, size_t end, int t) {
+      for (size_t q = begin; q < end; ++q) Prefilter(fresh[q], charts_[t]);
+    }, cancel);
     ParallelFor(batch.size(), threads_, 1, [&](size_t begin, size_t end, int t) {
-      Chart& ch = charts_[t];
-      for (size_t b = begin; b < end; ++b) {
-        const int32_t s = batch[b];
-        if (!cache_[s].ready) Prefilter(s, ch);
-        const Cached& c = cache_[s];
-        const int n = static_cast<int>(c.tokens.size());
-        const size_t need = static_cast<size_t>(Chart::NumCells(n)) * m_.grammar.num_symbols;
-        if (ch.mask_pre.size() < need) ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
-        for (int32_t e : c.keep_pre) ch.mask_pre[e] = 1;
-        for (int32_t e : c.keep_post) ch.mask_post[e] = 1;
-        objective[b] = CrfSentenceObjective(m_, c.tokens, gold_[s], ch, grads_[t].data());
-        for (int32_t e : c.keep_pre) ch.mask_pre[e] = 0;
-        for (int32_t e : c.keep_post) ch.mask_post[e] = 0;
-      }
+      for (size_t b = begin; b < end; ++b) objective[b] = SentenceTerm(batch[b], charts_[t], grads_[t].data());
     }, cancel);
     // theta -= eta_k * (gradient + (b / |D|) * theta / sigma^2)
     const double eta = opt_.eta0 * opt_.tau / (opt_.tau + static_cast<double>(k_));

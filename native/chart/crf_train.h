@@ -39,6 +39,9 @@ class CrfTrainer {
   CrfTrainer(ChartModel& model, Corpus corpus, std::vector<GoldItems> gold, CrfTrainOptions options);
   // Runs `steps` SGD batches; returns the mean objective per sentence over them.
   double Steps(int steps, const std::atomic<bool>* cancel);
+  // Runs `iterations` L-BFGS iterations on the full-batch objective (history m = 10,
+  // backtracking Armijo line search); returns the objective per sentence (prior included).
+  double LbfgsSteps(int iterations, const std::atomic<bool>* cancel);
   int64_t steps_done() const { return k_; }
   int32_t num_sentences() const { return corpus_.size(); }
   // Fraction of chart entries kept by prefiltering, over the sentences prefiltered so far.
@@ -51,6 +54,10 @@ class CrfTrainer {
     std::vector<int32_t> keep_pre, keep_post;  // allowed entries, cell * S + symbol
   };
   void Prefilter(int32_t s, Chart& ch);
+  // Objective of sentence s with its gradient added to grad (masks from the cache).
+  double SentenceTerm(int32_t s, Chart& ch, double* grad);
+  // Full-batch objective with prior; gradient into `grad`.
+  double FullObjective(std::vector<double>& grad, const std::atomic<bool>* cancel);
 
   ChartModel& m_;
   Corpus corpus_;
@@ -63,6 +70,9 @@ class CrfTrainer {
   std::vector<Chart> charts_;
   std::vector<std::vector<double>> grads_;
   std::vector<double> prior_mean_;
+  std::vector<std::vector<double>> lbfgs_s_, lbfgs_y_;  // L-BFGS history
+  std::vector<double> lbfgs_grad_;
+  double lbfgs_value_ = NAN;
   std::atomic<int64_t> kept_entries_{0}, total_entries_{0};
 };
 

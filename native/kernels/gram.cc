@@ -21,12 +21,12 @@ void CheckSettings(const PairwiseKernel& k) {
     throw InputError("beta != 0 needs log-probabilities for both banks");
 }
 
-// Self kernels in parallel (only when normalizing).
-std::vector<double> Norms(std::size_t n, const std::function<double(std::size_t)>& self, int threads,
-                          const std::atomic<bool>* cancel) {
+// Norms in parallel (only when normalizing), through the cache when there is one.
+std::vector<double> Norms(std::size_t n, const std::function<double(std::size_t)>& self,
+                          const std::shared_ptr<NormCache>& cache, int threads, const std::atomic<bool>* cancel) {
   std::vector<double> norms(n);
   ParallelFor(n, threads, 64, [&](std::size_t b, std::size_t e, int) {
-    for (std::size_t i = b; i < e; ++i) norms[i] = std::sqrt(self(i));
+    for (std::size_t i = b; i < e; ++i) norms[i] = cache ? cache->Get(i, self) : std::sqrt(self(i));
   }, cancel);
   return norms;
 }
@@ -58,8 +58,8 @@ std::vector<double> KernelRow(const PairwiseKernel& k, std::size_t i, int thread
   std::vector<double> norms_b;
   double na = 1;
   if (k.normalize) {
-    norms_b = Norms(k.cols, k.self_b, threads, cancel);
-    na = std::sqrt(k.self_a(i));
+    norms_b = Norms(k.cols, k.self_b, k.norms_b, threads, cancel);
+    na = k.norms_a ? k.norms_a->Get(i, k.self_a) : std::sqrt(k.self_a(i));
   }
   std::vector<double> row(k.cols);
   ParallelFor(k.cols, threads, 64, [&](std::size_t b, std::size_t e, int) {
@@ -74,8 +74,8 @@ std::vector<double> GramMatrix(const PairwiseKernel& k, int threads, const std::
   std::vector<double> out(rows * cols);
   std::vector<double> norms_a, norms_b;
   if (k.normalize) {
-    norms_a = Norms(rows, k.self_a, threads, cancel);
-    norms_b = k.same_bank ? norms_a : Norms(cols, k.self_b, threads, cancel);
+    norms_a = Norms(rows, k.self_a, k.norms_a, threads, cancel);
+    norms_b = k.same_bank ? norms_a : Norms(cols, k.self_b, k.norms_b, threads, cancel);
   }
   // One row per task: rows differ in length (triangle), the shared counter balances them.
   ParallelFor(rows, threads, 1, [&](std::size_t b, std::size_t e, int) {

@@ -42,7 +42,7 @@ struct PairwiseKernel {
   double beta = 0.0;
   const double* logprob_a = nullptr;  // L(a[i]); required when beta != 0
   const double* logprob_b = nullptr;
-  // Optional: norms kept across KernelValue calls (many single values, e.g. a perceptron).
+  // Optional: norms kept across calls (a bank keeps one per kernel setting).
   std::shared_ptr<NormCache> norms_a, norms_b;
 };
 

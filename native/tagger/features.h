@@ -63,7 +63,9 @@ class AttributeTable {
   int32_t Find(uint64_t key) const;
   int32_t Insert(uint64_t key);  // returns the existing or a new id
   void Prefetch(uint64_t key) const {
+#if defined(__GNUC__) || defined(__clang__)
     if (!slots_.empty()) __builtin_prefetch(&slots_[key & (slots_.size() - 1)]);
+#endif
   }
   int32_t size() const { return static_cast<int32_t>(keys_.size()); }
   const std::vector<uint64_t>& keys() const { return keys_; }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "core/errors.h"
+#include "core/thread_pool.h"
 
 namespace structrank {
 
@@ -54,6 +56,99 @@ TaggerCorpus TaggerModel::BuildCorpus(std::string_view text, std::string_view la
     }
     corpus.sentence_start.push_back(corpus.sentence_start.back() + sent.length);
   }
+  return corpus;
+}
+
+namespace {
+
+// Looks up one sentence's attributes: rows[i] and edge_rows[i] for token i.
+struct SentenceLookup {
+  FeatureExtractor extractor;
+  std::vector<std::vector<int32_t>> rows, edge_rows;
+  std::vector<std::pair<int32_t, uint64_t>> keys;
+  std::vector<bool> is_edge;
+
+  explicit SentenceLookup(const FeatureConfig& config) : extractor(config) {}
+  void Run(const SentenceFields& sent, const AttributeTable& attributes) {
+    rows.resize(sent.length);
+    edge_rows.resize(sent.length);
+    for (int32_t i = 0; i < sent.length; ++i) {
+      rows[i].clear();
+      edge_rows[i].clear();
+    }
+    keys.clear();
+    is_edge.clear();
+    extractor.Extract(sent, [&](int32_t i, uint64_t key, bool edge) {
+      keys.emplace_back(i, key);
+      is_edge.push_back(edge);
+    });
+    // Lookups miss the cache; issuing all of a sentence's prefetches first overlaps them.
+    for (auto& kv : keys) attributes.Prefetch(kv.second);
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      int32_t id = attributes.Find(keys[k].second);
+      if (id >= 0) (is_edge[k] ? edge_rows : rows)[keys[k].first].push_back(id);
+    }
+  }
+};
+
+}  // namespace
+
+TaggerCorpus TaggerModel::LookupCorpus(std::string_view text, int threads, const std::atomic<bool>* cancel) const {
+  std::vector<SentenceFields> sentences = SplitSentences(text, config.num_columns);
+  const std::size_t S = sentences.size();
+  TaggerCorpus corpus;
+  auto append = [&](const SentenceLookup& look, int32_t n) {
+    for (int32_t i = 0; i < n; ++i) {
+      corpus.attributes.AddRow(look.rows[i].data(), nullptr, static_cast<int64_t>(look.rows[i].size()));
+      corpus.edge_attributes.AddRow(look.edge_rows[i].data(), nullptr, static_cast<int64_t>(look.edge_rows[i].size()));
+      corpus.labels.push_back(-1);
+    }
+    corpus.sentence_start.push_back(corpus.sentence_start.back() + n);
+  };
+  if (ResolveThreads(threads) == 1 || S < 256) {
+    SentenceLookup look(config);
+    for (std::size_t s = 0; s < S; ++s) {
+      if (cancel && (s & 1023) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+      look.Run(sentences[s], attributes);
+      append(look, sentences[s].length);
+    }
+    return corpus;
+  }
+  // Parallel: each chunk of sentences fills its own small CSR pieces, appended in order.
+  constexpr std::size_t kGrain = 64;
+  struct Piece {
+    TaggerCorpus part;
+  };
+  std::vector<Piece> pieces((S + kGrain - 1) / kGrain);
+  ParallelFor(
+      S, threads, kGrain,
+      [&](std::size_t first, std::size_t last, int) {
+        SentenceLookup look(config);
+        TaggerCorpus& part = pieces[first / kGrain].part;
+        for (std::size_t s = first; s < last; ++s) {
+          look.Run(sentences[s], attributes);
+          for (int32_t i = 0; i < sentences[s].length; ++i) {
+            part.attributes.AddRow(look.rows[i].data(), nullptr, static_cast<int64_t>(look.rows[i].size()));
+            part.edge_attributes.AddRow(look.edge_rows[i].data(), nullptr,
+                                        static_cast<int64_t>(look.edge_rows[i].size()));
+          }
+        }
+      },
+      cancel);
+  auto concat = [](CsrMatrix& dst, const CsrMatrix& src) {
+    int64_t base = dst.nnz();
+    dst.cols.insert(dst.cols.end(), src.cols.begin(), src.cols.end());
+    for (int64_t r = 1; r < static_cast<int64_t>(src.row_ptr.size()); ++r) dst.row_ptr.push_back(base + src.row_ptr[r]);
+  };
+  for (auto& piece : pieces) {
+    concat(corpus.attributes, piece.part.attributes);
+    concat(corpus.edge_attributes, piece.part.edge_attributes);
+    piece.part = TaggerCorpus();
+  }
+  for (std::size_t s = 0; s < S; ++s) {
+    corpus.sentence_start.push_back(corpus.sentence_start.back() + sentences[s].length);
+  }
+  corpus.labels.assign(corpus.sentence_start.back(), -1);
   return corpus;
 }
 
@@ -111,11 +206,11 @@ void TaggerModel::Emissions(const TaggerCorpus& corpus, int64_t sentence, const 
   const int64_t* off = attr_offset.data();
   const int32_t* lab = feature_label.data();
   // Prefetch the sentence's feature ranges: they are scattered over a large table.
-  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) __builtin_prefetch(off + cols[k]);
+  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) SR_PREFETCH(off + cols[k]);
   for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) {
     int64_t f = off[cols[k]];
-    __builtin_prefetch(w + f);
-    __builtin_prefetch(lab + f);
+    SR_PREFETCH(w + f);
+    SR_PREFETCH(lab + f);
   }
   for (int64_t t = begin; t < end; ++t) {
     double* s = score + (t - begin) * L;

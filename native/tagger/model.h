@@ -10,6 +10,7 @@
 // A (previous label, label) pair is coded p * L + c, p == L for the sentence start; there
 // are P = (L+1) * L pairs.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -19,6 +20,13 @@
 #include "core/csr.h"
 #include "core/interner.h"
 #include "tagger/features.h"
+
+// A cache prefetch hint (a no-op where the compiler has none).
+#if defined(__GNUC__) || defined(__clang__)
+#define SR_PREFETCH(...) __builtin_prefetch(__VA_ARGS__)
+#else
+#define SR_PREFETCH(...) ((void)0)
+#endif
 
 namespace structrank {
 
@@ -69,6 +77,9 @@ class TaggerModel {
   // optional gold labels (one per token line, same layout). With `grow`, unseen
   // attributes and labels are added; otherwise unknown attributes are dropped.
   TaggerCorpus BuildCorpus(std::string_view text, std::string_view labels_text, bool grow);
+  // BuildCorpus for tagging (no labels, unknown attributes dropped), extracting features
+  // on `threads` threads.
+  TaggerCorpus LookupCorpus(std::string_view text, int threads, const std::atomic<bool>* cancel = nullptr) const;
   // Creates one feature per (attribute, label) pair seen in `corpus`; zero weights.
   void BuildFeatures(const TaggerCorpus& corpus);
 

@@ -25,7 +25,7 @@ void AddEmissionGradient(const TaggerModel& model, const TaggerCorpus& corpus, i
   const int32_t* lab = model.feature_label.data();
   const int64_t* row_ptr = corpus.attributes.row_ptr.data();
   const int32_t* cols = corpus.attributes.cols.data();
-  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) __builtin_prefetch(grad + off[cols[k]], 1);
+  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) SR_PREFETCH(grad + off[cols[k]], 1);
   for (int64_t t = begin; t < end; ++t) {
     const double* mi = m + (t - begin) * L;
     for (int64_t k = corpus.attributes.RowBegin(t); k < corpus.attributes.RowEnd(t); ++k) {

@@ -1,0 +1,60 @@
+/**
+ * The kernel perceptron rerankers (lib/rerank/perceptron.ts: tree-kernel, tagging-kernel or
+ * linear, voted or averaged) behind the pipeline's Reranker interface. Every (lambda, beta)
+ * of the grids is trained; the pair with the highest summed dev Score wins.
+ */
+import { PerceptronReranker, type PerceptronKernel } from '../../rerank/perceptron.js';
+import { ComponentUnavailable, type CandidateSet, type Curve, type Reranker, type StepContext, type TrainedReranker } from '../components.js';
+import type { PerceptronConfig } from '../config.js';
+
+function summedScore(set: CandidateSet, chosen: ArrayLike<number>): number {
+  let sum = 0;
+  set.scores.forEach((row, i) => (sum += row[chosen[i]] ?? row[0]));
+  return sum;
+}
+
+export function perceptronReranker(config: PerceptronConfig & { name: string }, task: 'parse' | 'tag'): Reranker {
+  const kernel: PerceptronKernel = config.kernel ?? (task === 'parse' ? 'tree' : 'tags');
+  return {
+    name: config.name,
+    async train(train: CandidateSet, dev: CandidateSet, ctx: StepContext): Promise<TrainedReranker> {
+      let best: { model: PerceptronReranker; score: number; lambda: number; beta: number } | undefined;
+      const curves: Curve[] = [];
+      for (const beta of config.beta) {
+        const curve: Curve = { label: `beta=${beta}`, x: [], y: [] };
+        for (const lambda of config.lambda) {
+          const label = `${config.name} lambda=${lambda} beta=${beta}`;
+          let model: PerceptronReranker;
+          try {
+            model = await PerceptronReranker.train(train.sentences, {
+              kernel, lambda, beta, epochs: config.epochs, chunks: config.chunks, prediction: config.mode,
+              seed: ctx.seed, threads: ctx.threads, signal: ctx.signal,
+              onProgress: (p) => ctx.progress?.(label, p.done, p.total, `${p.mistakes} mistakes`),
+            });
+          } catch (err) {
+            const message = (err as Error).message;
+            if (/unsupported kernel/.test(message)) throw new ComponentUnavailable(`the ${kernel}-kernel perceptron`, `reranker '${config.name}'`, message);
+            throw err;
+          }
+          const { chosen } = await model.choose(dev.sentences, { threads: ctx.threads, signal: ctx.signal });
+          const score = summedScore(dev, chosen);
+          curve.x.push(lambda);
+          curve.y.push(score);
+          ctx.log?.(`  lambda=${lambda} beta=${beta}: ${model.info().support} support candidates; dev Score ${score.toFixed(1)}`);
+          if (!best || score > best.score) best = { model, score, lambda, beta };
+        }
+        curves.push(curve);
+      }
+      const b = best as NonNullable<typeof best>;
+      return {
+        selected: { lambda: b.lambda, beta: b.beta, mode: config.mode, support: b.model.info().support },
+        curves: config.lambda.length > 1 ? curves : undefined,
+        curveAxis: 'lambda',
+        async choose(set: CandidateSet): Promise<number[]> {
+          const { chosen } = await b.model.choose(set.sentences, { threads: ctx.threads, signal: ctx.signal });
+          return Array.from(chosen);
+        },
+      };
+    },
+  };
+}
