@@ -5,14 +5,20 @@
  * (plain = no kernel cache, 1 thread, is the baseline), test scoring throughput, the
  * shared-subtree DAG's compression ratio and scoring speed-up over the uncompressed dual
  * model on >= 5,000 support trees, and the chunk-parallel speed-up on 2 threads.
- * Environment: BENCH_TRAIN (sentences, default 600), BENCH_SUPPORT (default 6000).
+ * Environment: BENCH_TRAIN (sentences, default 600), BENCH_SUPPORT (default 6000),
+ * BENCH_NBEST=parser to use real n-best lists from the chart parser's exact k-best (PCFG,
+ * 2-fold jackknife on the training sentences; slow: about 0.5 s per sentence here).
  */
 import { readTreesSync } from '../lib/io/treebank.js';
 import { PerceptronReranker } from '../lib/rerank/perceptron.js';
 import { dualTreeScores } from '../lib/rerank/perceptron-forest.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { dataFile } from '../test/helpers.js';
-import { syntheticNbest } from './nbest-synthetic.js';
+import { prepareGold, syntheticNbest } from './nbest-synthetic.js';
+import type { NbestSentence } from '../lib/io/nbest.js';
+import { ChartParserModel, trainParser } from '../lib/parser/chart-parser.js';
+import { stripRoot } from '../lib/trees/transforms.js';
+import { formatTree, words, type Tree } from '../lib/trees/tree.js';
 
 const nTrain = Number(process.env.BENCH_TRAIN ?? 600);
 const nSupport = Number(process.env.BENCH_SUPPORT ?? 6000);
@@ -20,10 +26,39 @@ const lambda = 0.4;
 
 const trainTrees = readTreesSync(dataFile('ptb-sample', 'train.mrg'));
 const devTrees = readTreesSync(dataFile('ptb-sample', 'dev.mrg'));
-const train = syntheticNbest(trainTrees.slice(0, nTrain), { candidates: 10, seed: 1 });
-const dev = syntheticNbest(devTrees, { candidates: 10, seed: 2 });
+const fromParser = process.env.BENCH_NBEST === 'parser';
+const nDev = Number(process.env.BENCH_DEV ?? devTrees.length);
+const [train, dev] = fromParser
+  ? await parserNbest(trainTrees.slice(0, nTrain), devTrees.slice(0, nDev), trainTrees.slice(nTrain))
+  : [syntheticNbest(trainTrees.slice(0, nTrain), { candidates: 10, seed: 1 }), syntheticNbest(devTrees.slice(0, nDev), { candidates: 10, seed: 2 })];
 const count = (s: typeof train): number => s.reduce((n, x) => n + x.candidates.length, 0);
-console.log(`SYNTHETIC n-best lists (perturbed ptb-sample gold, not parser output): train ${train.length} sentences / ${count(train)} candidates, dev ${dev.length} / ${count(dev)}`);
+console.log(
+  `${fromParser ? 'chart parser (PCFG) 10-best lists' : 'SYNTHETIC n-best lists (perturbed ptb-sample gold, not parser output)'}: ` +
+    `train ${train.length} sentences / ${count(train)} candidates, dev ${dev.length} / ${count(dev)}`,
+);
+
+/** 10-best lists from the chart parser: each half of `train` parsed by a PCFG trained on the other half plus `extra`; dev by one trained on all. */
+async function parserNbest(train: Tree[], dev: Tree[], extra: Tree[]): Promise<[NbestSentence[], NbestSentence[]]> {
+  const golds = (ts: Tree[]): Tree[] => ts.map(prepareGold).filter((t): t is Tree => t !== undefined && t.word === undefined);
+  const toNbest = async (model: ChartParserModel, ts: Tree[], prefix: string): Promise<NbestSentence[]> => {
+    const gold = golds(ts);
+    const parsed = await model.parseNbest(gold.map(words), 10, { threads: 2 });
+    return parsed.map((p, i) => ({
+      id: `${prefix}${i + 1}`,
+      tokens: words(gold[i]),
+      candidates: p.candidates.map((c) => ({ tree: formatTree(stripRoot(c.tree)), logprob: c.logprob })),
+      gold: formatTree(gold[i]),
+      line: i + 1,
+    }));
+  };
+  const half = Math.floor(train.length / 2);
+  const a = train.slice(0, half);
+  const b = train.slice(half);
+  const out: NbestSentence[] = [];
+  out.push(...(await toNbest(await trainParser([...b, ...extra], { threads: 2 }), a, 'a')));
+  out.push(...(await toNbest(await trainParser([...a, ...extra], { threads: 2 }), b, 'b')));
+  return [out, await toNbest(await trainParser([...train, ...extra], { threads: 2 }), dev, 'd')];
+}
 
 const rows: string[][] = [];
 const row = (...cells: (string | number)[]): void => {
@@ -55,13 +90,15 @@ row('training, growing DAG, 1 thread', `${(dagSec / epochs).toFixed(2)} s/epoch`
 
 // Chunk-parallel: the same 2-chunk training on 1 and on 2 threads.
 const [, chunk1Sec] = await timed(() => PerceptronReranker.train(train, { kernel: 'tree', lambda, epochs, chunks: 2, threads: 1 }));
+const chunk1Cpu = lastCpu;
 const [chunked, chunk2Sec] = await timed(() => PerceptronReranker.train(train, { kernel: 'tree', lambda, epochs, chunks: 2, threads: 2 }));
-const chunk2Cores = cores(chunk2Sec);
+const chunk2Cores = `${cores(chunk2Sec)}; CPU ${lastCpu.toFixed(2)} s vs ${chunk1Cpu.toFixed(2)} s on 1 thread`;
 row('training, growing DAG, 2 chunks, 1 thread', `${(chunk1Sec / epochs).toFixed(2)} s/epoch`, `${(plainSec / chunk1Sec).toFixed(2)}x`, '');
 row('training, growing DAG, 2 chunks, 2 threads', `${(chunk2Sec / epochs).toFixed(2)} s/epoch`, `${(plainSec / chunk2Sec).toFixed(2)}x`, `chunk-parallel speed-up ${(chunk1Sec / chunk2Sec).toFixed(2)}x on 2 threads (${chunk2Cores})`);
 const [, kchunk1Sec] = await timed(() => PerceptronReranker.train(train, { kernel: 'tree', lambda, epochs, chunks: 2, threads: 1, compressed: false }));
+const kchunk1Cpu = lastCpu;
 const [, kchunk2Sec] = await timed(() => PerceptronReranker.train(train, { kernel: 'tree', lambda, epochs, chunks: 2, threads: 2, compressed: false }));
-const kchunk2Cores = cores(kchunk2Sec);
+const kchunk2Cores = `${cores(kchunk2Sec)}; CPU ${lastCpu.toFixed(2)} s vs ${kchunk1Cpu.toFixed(2)} s on 1 thread`;
 row('training, kernel sums + cache, 2 chunks, 1 thread', `${(kchunk1Sec / epochs).toFixed(2)} s/epoch`, `${(plainSec / kchunk1Sec).toFixed(2)}x`, '');
 row('training, kernel sums + cache, 2 chunks, 2 threads', `${(kchunk2Sec / epochs).toFixed(2)} s/epoch`, `${(plainSec / kchunk2Sec).toFixed(2)}x`, `chunk-parallel speed-up ${(kchunk1Sec / kchunk2Sec).toFixed(2)}x on 2 threads (${kchunk2Cores})`);
 
@@ -93,7 +130,7 @@ const coef = support.map(() => {
   x = (x * 1103515245 + 12345) % 2147483648;
   return ((x >> 8) % 7) - 3 || 1;
 });
-const query = dev.flatMap((s) => s.candidates.map((c) => parseTree(c.tree as string))).slice(0, 1000);
+const query = syntheticNbest(devTrees, { candidates: 10, seed: 2 }).flatMap((s) => s.candidates.map((c) => parseTree(c.tree as string))).slice(0, 1000);
 const direct = await dualTreeScores(support, coef, query, { lambda, compressed: false, threads: 1 });
 const dag = await dualTreeScores(support, coef, query, { lambda, compressed: true, threads: 1 });
 let maxRel = 0;
