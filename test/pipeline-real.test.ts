@@ -10,7 +10,7 @@ afterAll(() => tmp.cleanup());
 const gum = join(repoRoot, 'data', 'gum-open');
 
 describe('pipeline with the real components, tiny settings', () => {
-  it('parsing: chart parser n-best on GUM, boosting and log-linear, resumable; the tree-kernel perceptron runs or is listed', async () => {
+  it('parsing: chart parser n-best on GUM, boosting, tree-kernel perceptron and log-linear, resumable', async () => {
     const config = validatePipelineConfig({
       task: 'parse',
       data: { train: join(gum, 'train.mrg'), dev: join(gum, 'dev.mrg'), test: join(gum, 'test.mrg'), maxLength: 12, trainLimit: 60, devLimit: 15, testLimit: 15 },
@@ -26,10 +26,9 @@ describe('pipeline with the real components, tiny settings', () => {
     }, 'test', tmp.dir);
     const r = await runPipeline(config);
     expect(r.sizes).toMatchObject({ train: 60, dev: 15, test: 15, folds: 2, nbest: 5 });
-    const names = r.systems.map((s) => s.name);
-    expect(names.slice(0, 4)).toEqual(['base (PCFG chart parser)', 'oracle', 'boosting', 'log-linear']);
-    // Either the tree-kernel perceptron ran, or it is listed as not available (never both, never silently dropped).
-    expect(names.includes('tree-kernel perceptron') !== r.unavailable.some((u) => u.name === 'tree-kernel perceptron')).toBe(true);
+    expect(r.systems.map((s) => s.name)).toEqual(['base (PCFG chart parser)', 'oracle', 'boosting', 'log-linear', 'tree-kernel perceptron']);
+    expect(r.unavailable).toEqual([]);
+    expect(r.systems[4].selected).toMatchObject({ lambda: 0.4, beta: 0, mode: 'voted' });
     const [base, oracle, boost] = r.systems;
     expect(base.testF1).toBeGreaterThan(20);
     expect(oracle.testF1).toBeGreaterThanOrEqual(base.testF1);
@@ -41,14 +40,14 @@ describe('pipeline with the real components, tiny settings', () => {
     expect(again.systems.map((s) => s.testF1)).toEqual(r.systems.map((s) => s.testF1));
   });
 
-  it('tagging: CRF tagger k-best and boosting over tag-sequence features', async () => {
+  it('tagging: CRF tagger k-best, boosting and log-linear over tag-sequence features, tagging-kernel perceptron', async () => {
     const config = validatePipelineConfig({
       task: 'tag',
       data: { train: tmp.file('train.txt', tinyNerCorpus(60, 1)), dev: tmp.file('dev.txt', tinyNerCorpus(15, 2)), test: tmp.file('test.txt', tinyNerCorpus(15, 3)), columns: ['word', 'pos', 'ne'], label: 'ne' },
       folds: 3,
       nbest: 4,
       base: { algo: 'crf', epochs: 5, optimizer: 'sgd' },
-      rerankers: [{ type: 'boost', rounds: 30, eps: [0.005, 0.05], cutoff: 1 }, { type: 'loglinear', l2: [1, 10], iterations: 20, cutoff: 1 }],
+      rerankers: [{ type: 'boost', rounds: 30, eps: [0.005, 0.05], cutoff: 1 }, { type: 'loglinear', l2: [1, 10], iterations: 20, cutoff: 1 }, { type: 'perceptron', lambda: [0.5], beta: [0] }],
       threads: 2,
       output: join(tmp.dir, 'tag'),
     }, 'test', tmp.dir);
@@ -58,7 +57,8 @@ describe('pipeline with the real components, tiny settings', () => {
     expect(base.name).toBe('base (CRF tagger)');
     expect(oracle.testF1).toBeGreaterThanOrEqual(base.testF1);
     expect(boost.testF1).toBeLessThanOrEqual(oracle.testF1 + 1e-9);
-    expect(r.systems.map((s) => s.name)).toEqual(['base (CRF tagger)', 'oracle', 'boosting', 'log-linear']);
+    expect(r.systems.map((s) => s.name)).toEqual(['base (CRF tagger)', 'oracle', 'boosting', 'log-linear', 'tagging-kernel perceptron']);
+    expect(r.systems[4].testF1).toBeLessThanOrEqual(oracle.testF1 + 1e-9);
     expect([0.005, 0.05]).toContain(boost.selected?.eps);
     expect(r.systems[3].selected?.C).toBeDefined();
     expect(r.sizes.averageCandidates).toBeGreaterThan(1);
