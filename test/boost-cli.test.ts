@@ -125,7 +125,7 @@ describe('reranking CLI', () => {
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/none\.model: no such file/);
     writeFileSync(tmp.file('nogold.jsonl'), '{"id": "x", "tokens": ["a"], "candidates": [{"tree": "(S (NN a))", "logprob": 0}]}\n');
-    const ng = runCli(['train-reranker', '--train', tmp.file('nogold.jsonl'), '--model', tmp.file('y.model'), '--cutoff', '1']);
+    const ng = runCli(['train-reranker', '--method', 'boost', '--train', tmp.file('nogold.jsonl'), '--model', tmp.file('y.model'), '--cutoff', '1']);
     expect(ng.status).toBe(1);
     expect(ng.stderr).toMatch(/needs a gold/);
   });

@@ -50,7 +50,7 @@ const command: Command = {
       rounds: { type: 'string' }, eps: { type: 'string' }, weights: { type: 'string' }, l2: { type: 'string' },
       cutoff: { type: 'string' }, 'dev-step': { type: 'string' }, threads: { type: 'string' },
     }, false);
-    const method = values.method ?? 'boost';
+    const method = requireOption('train-reranker', values.method, 'method');
     const trainer = rerankerTrainers[method];
     if (!trainer) throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${[...Object.keys(rerankerTrainers), 'perceptron'].join(', ')})`);
     const trainFile = requireOption('train-reranker', values.train, 'train');
