@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { AbortError } from './errors.js';
 
 export interface CancelFlagHandle {
   cancel(): void;
@@ -48,4 +49,21 @@ export function cancelFlagFor(signal: AbortSignal | undefined): { flag: CancelFl
   const onAbort = (): void => flag.cancel();
   signal.addEventListener('abort', onAbort, { once: true });
   return { flag, dispose: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/**
+ * Runs a native job with a cancel flag tied to `signal`. Rejects with AbortError at once if
+ * the signal has already fired, and turns the native side's abort into the same AbortError.
+ */
+export async function withCancelFlag<T>(signal: AbortSignal | undefined, job: (flag: CancelFlagHandle) => Promise<T>): Promise<T> {
+  if (signal?.aborted) throw new AbortError();
+  const { flag, dispose } = cancelFlagFor(signal);
+  try {
+    return await job(flag);
+  } catch (err) {
+    if ((err as Error)?.name === 'AbortError') throw new AbortError();
+    throw err;
+  } finally {
+    dispose();
+  }
 }

@@ -8,8 +8,7 @@
  * or (1 + Sim1/2 + Sim2/2) (1 + lambda Delta(next)) with `sim2`.
  * Every entry is `beta * L(x) * L(y) + K(x, y)`, K normalized when `normalize`.
  */
-import { AbortError } from '../errors.js';
-import { cancelFlagFor } from '../native.js';
+import { withCancelFlag } from '../native.js';
 import type { NativeKernelOptions } from './native-kernels.js';
 import { SequenceBank } from './sequence-bank.js';
 import { TreeBank } from './tree-bank.js';
@@ -138,7 +137,7 @@ export async function rowAsync<B extends Bank>(a: B, i: number, b: B, options: O
   const o = nativeOptions(a, b, options);
   const threads = checkThreads(options.threads);
   const [ha, hb] = handles(a, b);
-  return runCancellable(options.signal, (flag) => ha.rowAsync(i, hb, o, threads, flag));
+  return withCancelFlag(options.signal, (flag) => ha.rowAsync(i, hb, o, threads, flag));
 }
 
 /**
@@ -162,7 +161,7 @@ export async function gramAsync<B extends Bank>(a: B, second: unknown, third?: u
   const o = nativeOptions(a, b ?? a, options);
   const threads = checkThreads(options.threads);
   const [ha, hb] = handles(a, b ?? a);
-  return runCancellable(options.signal, (flag) => ha.gramAsync(b ? hb : null, o, threads, flag));
+  return withCancelFlag(options.signal, (flag) => ha.gramAsync(b ? hb : null, o, threads, flag));
 }
 
 function gramArgs<B extends Bank, O>(a: B, second: unknown, third: unknown): [B | undefined, O] {
@@ -176,18 +175,6 @@ function gramArgs<B extends Bank, O>(a: B, second: unknown, third: unknown): [B 
   return [b, options];
 }
 
-async function runCancellable<T>(signal: AbortSignal | undefined, run: (flag: ReturnType<typeof cancelFlagFor>['flag']) => Promise<T>): Promise<T> {
-  if (signal?.aborted) throw new AbortError();
-  const { flag, dispose } = cancelFlagFor(signal);
-  try {
-    return await run(flag);
-  } catch (err) {
-    if ((err as Error)?.name === 'AbortError') throw new AbortError();
-    throw err;
-  } finally {
-    dispose();
-  }
-}
 
 /** Splits a row-major matrix into rows (for printing). */
 export function toRows(matrix: Float64Array, cols: number): number[][] {

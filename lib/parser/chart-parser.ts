@@ -3,9 +3,9 @@
  * treebank trees, parse tokenized sentences to plain PTB trees (1-best or exact k-best,
  * each with its log-probability), save and load model files.
  */
-import { AbortError, InputError } from '../errors.js';
+import { InputError } from '../errors.js';
 import { loadModel, saveModel } from '../io/model-file.js';
-import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
+import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
 import { prepareTree, restoreTree } from './prepare.js';
@@ -143,18 +143,6 @@ function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array 
   return { text: all.join('\n'), offsets };
 }
 
-async function runNative<T>(signal: AbortSignal | undefined, job: (flag: CancelFlagHandle) => Promise<T>): Promise<T> {
-  if (signal?.aborted) throw new AbortError();
-  const { flag, dispose } = cancelFlagFor(signal);
-  try {
-    return await job(flag);
-  } catch (err) {
-    if ((err as Error).name === 'AbortError') throw new AbortError();
-    throw err;
-  } finally {
-    dispose();
-  }
-}
 
 export class ChartParserModel {
   private constructor(
@@ -224,7 +212,7 @@ export class ChartParserModel {
       for (let epoch = 1; epoch <= epochs; epoch++) {
         for (let step = 0; step < stepsPerEpoch; ) {
           const n = Math.min(chunk, stepsPerEpoch - step);
-          const r = await runNative(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
+          const r = await withCancelFlag(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
           step += n;
           options.onProgress?.({ epoch, epochs, step, stepsPerEpoch, objective: r.objective, keptFraction: r.keptFraction });
         }
@@ -248,7 +236,7 @@ export class ChartParserModel {
     if (!Number.isInteger(k) || k < 1) throw new InputError('<options>', undefined, 'k must be a positive integer');
     if (sentences.length === 0) return [];
     const { text, offsets } = joinTokens(sentences);
-    const r = await runNative(options.signal, (flag) => this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY));
+    const r = await withCancelFlag(options.signal, (flag) => this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY));
     const rootLabel = options.rootLabel ?? 'ROOT';
     return sentences.map((words, s) => {
       const seen = new Set<string>();

@@ -4,10 +4,10 @@
  * optionally combined with the base model as beta * L(x) L(y) + K(x, y); last, averaged or
  * voted prediction; T epochs with seeded shuffling; k chunks trained in parallel.
  */
-import { AbortError, InputError } from '../errors.js';
+import { InputError } from '../errors.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import type { NbestSentence } from '../io/nbest.js';
-import { cancelFlagFor, native } from '../native.js';
+import { native, withCancelFlag } from '../native.js';
 import { formatTree } from '../trees/tree.js';
 import {
   allHaveFeatures,
@@ -125,18 +125,6 @@ function addon(): PerceptronAddon {
   return native<PerceptronAddon>();
 }
 
-async function guard<T>(signal: AbortSignal | undefined, job: (flag: ReturnType<typeof cancelFlagFor>['flag']) => Promise<T>): Promise<T> {
-  if (signal?.aborted) throw new AbortError();
-  const { flag, dispose } = cancelFlagFor(signal);
-  try {
-    return await job(flag);
-  } catch (err) {
-    if ((err as Error).name === 'AbortError') throw new AbortError();
-    throw err;
-  } finally {
-    dispose();
-  }
-}
 
 export class PerceptronReranker {
   private constructor(
@@ -167,7 +155,7 @@ export class PerceptronReranker {
     const chunks = options.chunks ?? 1;
     const seed = options.seed ?? 1;
     let finished = false;
-    const handle = await guard(options.signal, (flag) =>
+    const handle = await withCancelFlag(options.signal, (flag) =>
       addon().perceptronTrain(
         built.spec,
         {
@@ -245,7 +233,7 @@ export class PerceptronReranker {
   async choose(sentences: readonly NbestSentence[] | PreparedCandidates, options: ChooseOptions = {}): Promise<{ chosen: Int32Array; scores: Float64Array }> {
     const prepared = Array.isArray(sentences) ? this.prepare(sentences as readonly NbestSentence[], options.file) : (sentences as PreparedCandidates);
     const mode = MODES[options.prediction ?? this.meta.prediction];
-    return guard(options.signal, (flag) => this.handle.choose(prepared.spec, mode, options.threads ?? 0, options.compressed ?? true, flag));
+    return withCancelFlag(options.signal, (flag) => this.handle.choose(prepared.spec, mode, options.threads ?? 0, options.compressed ?? true, flag));
   }
 
   /** Reranks sentences with gold and reports F1 against the baseline and oracle. */
