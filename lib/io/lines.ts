@@ -130,3 +130,21 @@ export function* readLinesSync(file: string): Generator<Line> {
     closeSync(fd);
   }
 }
+
+/** The first `bytes` bytes of a file (fewer if it is shorter), e.g. to sniff its format. */
+export function readFileHead(file: string, bytes: number): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    throw openError(file, err);
+  }
+  try {
+    const buffer = Buffer.alloc(bytes);
+    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0));
+  } catch (err) {
+    throw openError(file, err);
+  } finally {
+    closeSync(fd);
+  }
+}

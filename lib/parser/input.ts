@@ -3,9 +3,8 @@
  * tokenized text, one sentence per line, tokens separated by spaces. A file whose first
  * non-blank character is `(` is read as trees.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors.js';
-import { readLinesSync } from '../io/lines.js';
+import { readFileHead, readLinesSync } from '../io/lines.js';
 import { readTreebankSync } from '../io/treebank.js';
 import type { Tree } from '../trees/tree.js';
 
@@ -20,21 +19,7 @@ export interface ParserInput {
 }
 
 function startsWithParen(file: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(file, undefined, code === 'ENOENT' ? 'no such file' : `cannot read: ${(err as Error).message}`);
-  }
-  try {
-    const buf = Buffer.alloc(4096);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.subarray(0, n).toString('utf8').replace(/^\uFEFF/, '').trimStart();
-    return text.startsWith('(');
-  } finally {
-    closeSync(fd);
-  }
+  return readFileHead(file, 4096).toString('utf8').replace(/^\uFEFF/, '').trimStart().startsWith('(');
 }
 
 /** The overt words of a tree (-NONE- elements are not words). */

@@ -3,7 +3,7 @@
  * cores) or a feature table written by `structrank features`, turned into a native
  * problem over a given feature dictionary.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readFileHead } from '../io/lines.js';
 import { InputError } from '../errors.js';
 import { readNbestSync, type NbestSentence } from '../io/nbest.js';
 import { Progress } from '../progress.js';
@@ -13,20 +13,7 @@ import { buildFeatureTable, loadFeatureTable, tableToNames, type SentenceFeature
 
 /** Whether a file starts with the model-file magic (a saved feature table). */
 export function isContainerFile(file: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(file, undefined, code === 'ENOENT' ? 'no such file' : `cannot read: ${(err as Error).message}`);
-  }
-  try {
-    const b = Buffer.alloc(8);
-    const n = readSync(fd, b, 0, 8, 0);
-    return n === 8 && b.toString('latin1') === 'SRNKMDL\0';
-  } finally {
-    closeSync(fd);
-  }
+  return readFileHead(file, 8).toString('latin1') === 'SRNKMDL\0';
 }
 
 export interface LoadedSentences {
