@@ -130,6 +130,19 @@ describe('template configs', () => {
     }
   });
 
+  it('uses ambiguity classes (tags atom) from the training labels, kept in the model', async () => {
+    expect(Array.from(compileTemplates([['tags(word)[1]'], ['tags3(word)']], ['word']).ints)).toEqual([2, 1, 14, 0, 1, 1, 1, 14, 0, 0, 3]);
+    const rows = (ws: string[], ts: string[]): string[][] => ws.map((w, i) => [w, ts[i]]);
+    const data: string[][][] = [];
+    for (let k = 0; k < 20; k++) data.push(rows(['dogs', 'run'], ['N', 'V']), rows(['cats', 'sleep'], ['N', 'V']));
+    // The only feature is the word's tag set: lowercased 'DOGS' has {N}; an unseen word is <rare>.
+    const t = await Tagger.train(data, { algo: 'perceptron', columns: ['word', 'tag'], label: 'tag', templates: [['tags(word)']], epochs: 3, order: 1 });
+    expect(t.tag([['SLEEP'], ['DOGS']])).toEqual(['V', 'N']);
+    const f = tmp.file('tags.model');
+    t.save(f);
+    expect(Tagger.load(f).tag([['SLEEP'], ['DOGS']])).toEqual(['V', 'N']);
+  });
+
   it('uses word clusters with prefix features', async () => {
     const clusters = tmp.file('clusters.txt', 'the\t0010\ndog\t1101\ncat\t1100\nbarks\t0111\nsleeps\t0110\n');
     const rows = (ws: string[], ts: string[]): string[][] => ws.map((w, i) => [w, ts[i]]);

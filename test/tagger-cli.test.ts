@@ -77,4 +77,20 @@ describe('train-tagger and tag commands', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/one\.txt:1: expected 2 columns \(word, pos\) or 3/);
   });
+
+  it('trains on CoNLL-U files (comments, multiword ranges skipped; fields by name)', () => {
+    const blocks = readFileSync(dataFile('ud-ewt', 'en_ewt-ud-train.conllu'), 'utf8').split('\n\n');
+    const train = tmp.file('ewt-train.conllu', blocks.slice(0, 400).join('\n\n') + '\n\n');
+    const dev = tmp.file('ewt-dev.conllu', blocks.slice(400, 480).join('\n\n') + '\n\n');
+    expect(readFileSync(train, 'utf8')).toMatch(/^# sent_id/m);
+    const m = tmp.file('upos.model');
+    let r = runCli(['train-tagger', '--algo', 'perceptron', '--train', train, '--dev', dev, '--columns', 'word,upos', '--label', 'upos', '--epochs', '2', '--model', m, '--threads', '2']);
+    expect(r.stderr).toMatch(/2\/2 .*dev acc \d+\.\d\d/);
+    expect(r.status).toBe(0);
+    r = runCli(['train-tagger', '--algo', 'perceptron', '--train', train, '--columns', 'word,upos', '--label', 'upos', '--format', 'conll', '--model', m]);
+    expect(r.status).toBe(1);
+    r = runCli(['train-tagger', '--algo', 'perceptron', '--train', train, '--columns', 'word,pos', '--label', 'pos', '--model', m]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/CoNLL-U input, --columns names fields among word .* got 'pos'/);
+  });
 });

@@ -3,15 +3,20 @@ import { intOption, numberOption, parseCommandArgs, requireOption } from '../cli
 import { cliSignal } from '../cli/signal.js';
 import { UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
+import { readConlluSync, type ConlluToken } from '../io/conllu.js';
 import { Progress } from '../progress.js';
 import { Tagger, type TaggerAlgorithm } from '../tagger/tagger.js';
 import { DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 
 const usage = `structrank train-tagger --algo maxent|perceptron|crf --train F [--dev F] --columns word,pos,chunk --label chunk --model M
   [--order 1|2] [--template T.json|pos|chunk|ner] [--clusters F] [--epochs N] [--optimizer lbfgs|sgd]
-  [--sgd-warmup N] [--c2 X] [--eta0 X] [--beam B] [--eval-every N] [--patience N] [--separator whitespace|tab] [--threads N]
+  [--sgd-warmup N] [--c2 X] [--eta0 X] [--beam B] [--eval-every N] [--patience N] [--separator whitespace|tab]
+  [--format conll|conllu] [--threads N]
 
-Trains a tagger on CoNLL column files (one token per line, blank line between sentences).
+Trains a tagger on CoNLL column files (one token per line, blank line between sentences)
+or on CoNLL-U files (--format conllu, the default for *.conllu files: comments, multiword
+ranges and empty nodes are skipped; --columns then names CoNLL-U fields among word (= form),
+lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).
   --algo        perceptron: averaged structured perceptron; crf: linear-chain CRF;
                 maxent: locally normalized log-linear tagger with beam search
   --columns     names of the file's columns; --label names the one to predict
@@ -27,6 +32,18 @@ Trains a tagger on CoNLL column files (one token per line, blank line between se
                 the best model is kept and training stops after --patience (default 3)
                 evaluations without improvement (0 = never)
   --threads     threads for the CRF/maxent gradient and dev tagging (default: all cores)`;
+
+type ConlluField = 'form' | 'lemma' | 'upos' | 'xpos' | 'feats' | 'deprel';
+const CONLLU_FIELDS: readonly string[] = ['form', 'lemma', 'upos', 'xpos', 'feats', 'deprel'];
+
+/** A --columns name in CoNLL-U mode: a CoNLL-U field, with `word` for `form`. */
+function conlluField(cmd: string, name: string): ConlluField & keyof ConlluToken {
+  const field = name === 'word' ? 'form' : name;
+  if (!CONLLU_FIELDS.includes(field)) {
+    throw new UsageError(`${cmd}: with CoNLL-U input, --columns names fields among word (= form), lemma, upos, xpos, feats, deprel; got '${name}'`);
+  }
+  return field as ConlluField;
+}
 
 const command: Command = {
   name: 'train-tagger',
@@ -51,6 +68,7 @@ const command: Command = {
       'eval-every': { type: 'string' },
       patience: { type: 'string' },
       separator: { type: 'string' },
+      format: { type: 'string' },
       model: { type: 'string' },
       threads: { type: 'string' },
       seed: { type: 'string' },
@@ -92,9 +110,16 @@ const command: Command = {
     const threads = intOption(cmd, values.threads, 'threads', 0, 0);
     const seed = intOption(cmd, values.seed, 'seed', 1, 0);
 
+    const format = values.format ?? (trainFile.endsWith('.conllu') ? 'conllu' : 'conll');
+    if (format !== 'conll' && format !== 'conllu') throw new UsageError(`${cmd}: --format must be conll or conllu`);
+    const fields = format === 'conllu' ? columns.map((c) => conlluField(cmd, c)) : [];
     const readOptions = { separator: separator as 'whitespace' | 'tab', columns: columns.length };
-    const train = readConllSync(trainFile, readOptions).map((s) => s.rows);
-    const dev = values.dev !== undefined ? readConllSync(values.dev, readOptions).map((s) => s.rows) : undefined;
+    const read = (file: string): string[][][] =>
+      format === 'conllu'
+        ? readConlluSync(file).map((s) => s.tokens.map((t) => fields.map((f) => t[f])))
+        : readConllSync(file, readOptions).map((s) => s.rows);
+    const train = read(trainFile);
+    const dev = values.dev !== undefined ? read(values.dev) : undefined;
     const progress = new Progress({ label: `train-tagger ${algo}`, total: epochs, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0 });
     const start = Date.now();
     const tagger = await Tagger.train(train, {

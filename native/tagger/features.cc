@@ -1,5 +1,8 @@
 #include "tagger/features.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <string>
 
 #include "core/errors.h"
@@ -177,6 +180,73 @@ FeatureConfig FeatureConfig::Deserialize(ByteReader& r) {
   return config;
 }
 
+bool FeatureConfig::UsesTagSets() const {
+  for (const auto& t : templates) {
+    for (const auto& a : t.atoms) {
+      if (a.kind == AtomKind::kTagSet) return true;
+    }
+  }
+  return false;
+}
+
+FeatureConfig::TagSets FeatureConfig::BuildTagSets(const std::vector<SentenceFields>& sentences,
+                                                   const std::vector<SentenceFields>& labels, int32_t folds,
+                                                   int32_t skip_fold) const {
+  std::set<int32_t> columns;
+  for (const auto& t : templates) {
+    for (const auto& a : t.atoms) {
+      if (a.kind == AtomKind::kTagSet) columns.insert(a.column);
+    }
+  }
+  std::unordered_map<std::string, std::pair<int32_t, std::set<std::string>>> seen;
+  for (std::size_t s = 0; s < sentences.size() && s < labels.size(); ++s) {
+    if (skip_fold >= 0 && static_cast<int32_t>(s % static_cast<std::size_t>(folds)) == skip_fold) continue;
+    for (int32_t i = 0; i < sentences[s].length && i < labels[s].length; ++i) {
+      for (int32_t c : columns) {
+        std::string key = std::to_string(c) + '\t' + LowerCase(sentences[s].fields[static_cast<std::size_t>(i) * num_columns + c]);
+        auto& entry = seen[key];
+        ++entry.first;
+        entry.second.emplace(labels[s].fields[i]);
+      }
+    }
+  }
+  TagSets out;
+  for (auto& [key, entry] : seen) {
+    TagSet t;
+    t.count = entry.first;
+    for (const auto& tag : entry.second) {
+      if (!t.tags.empty()) t.tags.push_back('|');
+      t.tags += tag;
+    }
+    out.emplace(key, std::move(t));
+  }
+  return out;
+}
+
+void FeatureConfig::SerializeTagSets(ByteWriter& w) const {
+  std::map<std::string, const TagSet*> sorted;  // deterministic bytes
+  for (const auto& [key, t] : tagsets) sorted.emplace(key, &t);
+  w.Put<uint64_t>(sorted.size());
+  for (const auto& [key, t] : sorted) {
+    w.PutString(key);
+    w.Put<int32_t>(t->count);
+    w.PutString(t->tags);
+  }
+}
+
+void FeatureConfig::DeserializeTagSets(ByteReader& r) {
+  uint64_t n = r.Get<uint64_t>();
+  tagsets.clear();
+  for (uint64_t k = 0; k < n; ++k) {
+    std::string key = r.GetString();
+    TagSet t;
+    t.count = r.Get<int32_t>();
+    if (t.count <= 0) throw InputError("model payload: bad tag dictionary count");
+    t.tags = r.GetString();
+    tagsets.emplace(std::move(key), std::move(t));
+  }
+}
+
 int32_t AttributeTable::Find(uint64_t key) const {
   if (slots_.empty()) return -1;
   std::size_t mask = slots_.size() - 1;
@@ -314,6 +384,18 @@ bool FeatureExtractor::Key(const SentenceFields& s, int32_t i, int32_t t, uint64
           c = c.substr(0, atom.param);
         }
         h = HashBytes(h, c);
+        break;
+      }
+      case AtomKind::kTagSet: {
+        buffer_ = std::to_string(atom.column);
+        buffer_.push_back('\t');
+        buffer_ += LowerCase(v);
+        auto it = tagsets_->find(buffer_);
+        if (it == tagsets_->end() || it->second.count < std::max<int32_t>(atom.param, 1)) {
+          h = HashBytes(h ^ 0xA5, "<rare>");
+        } else {
+          h = HashBytes(h, it->second.tags);
+        }
         break;
       }
       default:

@@ -29,7 +29,10 @@ enum class AtomKind : int32_t {
   kAllDigit = 11,
   kCluster = 12,    // cluster of the column's text; param > 0 keeps a prefix of that length
   kPrevTag = 13,    // marks an edge template: conjoined with the (previous tag, tag) pair
-  kCount = 14,
+  kTagSet = 14,     // ambiguity class: the labels seen with the lowercased text in training,
+                    // for texts seen at least `param` times (rarer and unseen texts share one
+                    // value, so training words look like test words: no label leakage)
+  kCount = 15,
 };
 
 struct TemplateAtom {
@@ -46,10 +49,28 @@ struct FeatureTemplate {
   bool edge = false;
 };
 
+struct SentenceFields;
+
 struct FeatureConfig {
   int32_t num_columns = 1;  // input columns per token (the label is not among them)
   std::vector<FeatureTemplate> templates;
   std::unordered_map<std::string, std::string> clusters;  // word -> cluster bit string
+  // Tag dictionary for kTagSet atoms: "column<TAB>lowercased text" -> its training count and
+  // the sorted labels seen with it, joined by '|'. Built from the training labels.
+  struct TagSet {
+    int32_t count = 0;
+    std::string tags;
+  };
+  using TagSets = std::unordered_map<std::string, TagSet>;
+  TagSets tagsets;
+
+  bool UsesTagSets() const;
+  // A tag dictionary from training sentences and their labels (one column each); with
+  // `skip_fold` >= 0, sentence s is left out when s % folds == skip_fold (jackknifing).
+  TagSets BuildTagSets(const std::vector<SentenceFields>& sentences, const std::vector<SentenceFields>& labels,
+                       int32_t folds = 1, int32_t skip_fold = -1) const;
+  void SerializeTagSets(ByteWriter& w) const;
+  void DeserializeTagSets(ByteReader& r);
 
   // Flat encoding used by the binding: [count, (atoms, (kind, column, offset, param)*)*].
   static FeatureConfig FromInts(const int32_t* data, std::size_t size, int32_t num_columns);
@@ -90,7 +111,9 @@ struct SentenceFields {
 // Calls emit(token, key, edge) for every attribute of every token of the sentence.
 class FeatureExtractor {
  public:
-  explicit FeatureExtractor(const FeatureConfig& config) : config_(config) {}
+  explicit FeatureExtractor(const FeatureConfig& config) : config_(config), tagsets_(&config.tagsets) {}
+  // Uses another tag dictionary (a training fold's jackknifed one) for kTagSet atoms.
+  void UseTagSets(const FeatureConfig::TagSets* tagsets) { tagsets_ = tagsets ? tagsets : &config_.tagsets; }
   template <typename Emit>
   void Extract(const SentenceFields& s, Emit&& emit) {
     for (int32_t i = 0; i < s.length; ++i) {
@@ -104,6 +127,7 @@ class FeatureExtractor {
  private:
   bool Key(const SentenceFields& s, int32_t i, int32_t t, uint64_t& key);
   const FeatureConfig& config_;
+  const FeatureConfig::TagSets* tagsets_;
   std::string buffer_;
 };
 

@@ -18,6 +18,16 @@ TaggerCorpus TaggerModel::BuildCorpus(std::string_view text, std::string_view la
     gold = SplitSentences(labels_text, 1);
     if (gold.size() != sentences.size()) throw InputError("labels and sentences differ in number");
   }
+  // The tag dictionary comes from the training labels, before any feature is extracted.
+  // Training sentences are jackknifed: each sees the dictionary of the other folds, so
+  // its own labels never leak into its ambiguity classes (as unknown test words).
+  constexpr int32_t kTagSetFolds = 10;
+  std::vector<FeatureConfig::TagSets> fold_tagsets;
+  bool jackknife = grow && has_labels && config.UsesTagSets();
+  if (jackknife) {
+    config.tagsets = config.BuildTagSets(sentences, gold);
+    for (int32_t f = 0; f < kTagSetFolds; ++f) fold_tagsets.push_back(config.BuildTagSets(sentences, gold, kTagSetFolds, f));
+  }
   TaggerCorpus corpus;
   FeatureExtractor extractor(config);
   std::vector<std::vector<int32_t>> rows, edge_rows;
@@ -34,6 +44,7 @@ TaggerCorpus TaggerModel::BuildCorpus(std::string_view text, std::string_view la
     for (auto& r : edge_rows) r.clear();
     keys.clear();
     is_edge.clear();
+    if (jackknife) extractor.UseTagSets(&fold_tagsets[s % kTagSetFolds]);
     extractor.Extract(sent, [&](int32_t i, uint64_t key, bool edge) {
       keys.emplace_back(i, key);
       is_edge.push_back(edge);
@@ -249,6 +260,8 @@ void TaggerModel::Serialize(ByteWriter& w) const {
   w.PutVector(edge_offset);
   w.PutVector(edge_pair);
   w.PutVector(weights);
+  // Appended last so models written before the tag dictionary existed still load.
+  if (!config.tagsets.empty()) config.SerializeTagSets(w);
 }
 
 TaggerModel TaggerModel::Deserialize(ByteReader& r) {
@@ -272,6 +285,8 @@ TaggerModel TaggerModel::Deserialize(ByteReader& r) {
   m.edge_offset = r.GetVector<int64_t>();
   m.edge_pair = r.GetVector<int32_t>();
   m.weights = r.GetVector<double>();
+  if (!r.AtEnd()) m.config.DeserializeTagSets(r);
+  if (m.config.UsesTagSets() && m.config.tagsets.empty()) throw InputError("model payload: tag dictionary missing");
   if (!r.AtEnd()) throw InputError("model payload: trailing bytes");
   if (m.attr_offset.size() != static_cast<std::size_t>(m.attributes.size()) + 1 || m.attr_offset[0] != 0 ||
       m.attr_offset.back() != m.num_node_features()) {

@@ -327,3 +327,45 @@ TEST(trainers_fit_a_tiny_corpus) {
     }
   }
 }
+
+TEST(tag_set_atom_ambiguity_classes_and_jackknifing) {
+  // tags2(word): the labels seen with the lowercased word, for words seen at least twice.
+  int32_t ints[] = {1, 1, static_cast<int32_t>(AtomKind::kTagSet), 0, 0, 2};
+  FeatureConfig c = FeatureConfig::FromInts(ints, 6, 1);
+  CHECK(c.UsesTagSets());
+  std::string text = "That\nis\nit\n\nso\nthat\nit\n\nthis\nis\n";
+  std::string tags = "PRON\nAUX\nPRON\n\nADV\nSCONJ\nPRON\n\nPRON\nAUX\n";
+  std::vector<SentenceFields> sents = SplitSentences(text, 1), gold = SplitSentences(tags, 1);
+  c.tagsets = c.BuildTagSets(sents, gold);
+  CHECK(c.tagsets.at("0\tthat").tags == "PRON|SCONJ" && c.tagsets.at("0\tthat").count == 2);
+  CHECK(c.tagsets.at("0\tis").tags == "AUX" && c.tagsets.at("0\tso").count == 1);
+  // Jackknifing: leaving out fold 0 of 3 (sentence 0) drops its counts and labels.
+  FeatureConfig::TagSets fold = c.BuildTagSets(sents, gold, 3, 0);
+  CHECK(fold.at("0\tthat").tags == "SCONJ" && fold.at("0\tis").count == 1 && fold.count("0\tit") == 1);
+  FeatureExtractor ex(c);
+  auto key = [&](const char* word) {
+    SentenceFields s;
+    s.length = 1;
+    s.fields = {word};
+    std::vector<uint64_t> out;
+    ex.Extract(s, [&](int32_t, uint64_t k, bool) { out.push_back(k); });
+    CHECK(out.size() == 1);
+    return out[0];
+  };
+  CHECK(key("THAT") == key("that"));    // lowercased
+  CHECK(key("that") != key("is"));      // PRON|SCONJ vs AUX
+  CHECK(key("it") != key("is"));        // PRON vs AUX
+  CHECK(key("so") == key("unseen"));    // seen once < 2: the shared rare value
+  ex.UseTagSets(&fold);
+  CHECK(key("is") == key("unseen"));    // count 1 in the other folds: rare
+  // A model keeps its tag dictionary through serialization.
+  Fixture fx = RandomFixture(3, 2, {3}, 5);
+  fx.model.config.num_columns = 1;
+  fx.model.config.tagsets = c.tagsets;
+  ByteWriter w;
+  fx.model.Serialize(w);
+  auto bytes = w.bytes();
+  ByteReader r(bytes.data(), bytes.size());
+  TaggerModel back = TaggerModel::Deserialize(r);
+  CHECK(back.config.tagsets.size() == c.tagsets.size() && back.config.tagsets.at("0\tthat").tags == "PRON|SCONJ");
+}
