@@ -52,9 +52,21 @@ describe('pipeline report', () => {
     expect(svgs[0]).toContain('chosen N = 3000 (eps=0.0025)');
     expect(svgs[1]).toContain('by sentence length');
     expect(svgs[1]).toContain('31-40');
+    expect(svgs[1]).not.toContain('41+'); // no test sentence is that long: the bucket is left out
+    expect(svgs[1]).toContain('sentences per bucket: 60 / 90 / 70 / 30<');
     expect((svgs[1].match(/class="series"/g) ?? []).length).toBe(3);
     expect(html).toContain('not available yet');
     expect(renderReport(results)).toContain('<table id="steps">');
+  });
+
+  it('legend: five series get five distinct places, none overlapping', () => {
+    const series = ['a', 'b', 'c', 'd', 'e'].map((label, i) => ({ label, x: [0, 1], y: [i, i + 1] }));
+    const svg = lineChart({ title: 't', xLabel: 'x', yLabel: 'y', series });
+    const places = [...svg.matchAll(/<text x="([\d.]+)" y="([\d.]+)" font-size="11">([a-e])<\/text>/g)].map((m) => `${m[1]},${m[2]}`);
+    expect(places.length).toBe(5);
+    expect(new Set(places).size).toBe(5);
+    const height = Number(/height="(\d+)"/.exec(svg)?.[1]);
+    for (const p of places) expect(Number(p.split(',')[1])).toBeLessThan(height);
   });
 
   it('chart helpers: round ticks; points map inside the plot area', () => {

@@ -86,8 +86,11 @@ function tickFormatter(ticks: readonly number[]): (v: number) => string {
 /** An inline SVG line chart. */
 export function lineChart(o: LineChartOptions): string {
   const W = o.width ?? 640;
-  const H = o.height ?? 340;
-  const m = { left: 70, right: 20, top: 36, bottom: 70 };
+  // The legend sits under the x-axis label, three entries a row; each extra row adds height.
+  const legendColumns = 3;
+  const legendRows = Math.max(1, Math.ceil(o.series.length / legendColumns));
+  const H = (o.height ?? 340) + (legendRows - 1) * 16;
+  const m = { left: 70, right: 20, top: 36, bottom: 70 + (legendRows - 1) * 16 };
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
   const xs = o.series.flatMap((s) => s.x);
@@ -128,7 +131,7 @@ export function lineChart(o: LineChartOptions): string {
     parts.push(`<line x1="${x}" x2="${x}" y1="${m.top + ph}" y2="${m.top + ph + 5}" stroke="#999"/>`);
     parts.push(`<text x="${x}" y="${m.top + ph + 18}" text-anchor="middle">${escapeHtml(o.xCategories ? o.xCategories[t] : xText(t))}</text>`);
   }
-  parts.push(`<text x="${m.left + pw / 2}" y="${H - 34}" text-anchor="middle">${escapeHtml(o.xLabel)}</text>`);
+  parts.push(`<text x="${m.left + pw / 2}" y="${m.top + ph + 36}" text-anchor="middle">${escapeHtml(o.xLabel)}</text>`);
   parts.push(`<text transform="translate(16 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">${escapeHtml(o.yLabel)}</text>`);
   if (o.marker && Number.isFinite(o.marker.x)) {
     const x = X(o.marker.x).toFixed(1);
@@ -142,8 +145,8 @@ export function lineChart(o: LineChartOptions): string {
     const d = pts.map(([x, y], k) => `${k === 0 ? 'M' : 'L'}${X(x).toFixed(1)},${Y(y).toFixed(1)}`).join(' ');
     parts.push(`<path class="series" d="${d}" fill="none" stroke="${color}" stroke-width="2"><title>${escapeHtml(s.label)}</title></path>`);
     if (pts.length <= 30) for (const [x, y] of pts) parts.push(`<circle cx="${X(x).toFixed(1)}" cy="${Y(y).toFixed(1)}" r="3" fill="${color}"/>`);
-    const lx = m.left + (i % 4) * (pw / 4);
-    const ly = H - 14 + Math.floor(i / 4) * 0;
+    const lx = m.left + (i % legendColumns) * (pw / legendColumns);
+    const ly = m.top + ph + 56 + Math.floor(i / legendColumns) * 16;
     parts.push(`<rect x="${lx}" y="${ly - 8}" width="12" height="3" fill="${color}"/><text x="${lx + 16}" y="${ly - 4}" font-size="11">${escapeHtml(s.label)}</text>`);
   });
   parts.push('</svg>');
@@ -168,12 +171,19 @@ export function renderReport(r: PipelineResults, title = 'structrank reranking p
       }),
     )
     .join('\n');
+  // Buckets past the longest test sentence (e.g. 41+ when the data stops at 40 words) are left out.
+  let buckets = r.lengthBuckets.length;
+  while (buckets > 1 && r.bucketSentences[buckets - 1] === 0) buckets--;
   const byLength = lineChart({
     title: `Test ${r.measure} by sentence length`,
-    xLabel: 'sentence length (words); sentences per bucket: ' + r.bucketSentences.join(' / '),
+    xLabel: 'sentence length (words); sentences per bucket: ' + r.bucketSentences.slice(0, buckets).join(' / '),
     yLabel: r.measure,
-    xCategories: r.lengthBuckets,
-    series: r.systems.map((s) => ({ label: s.name, x: s.byLength.map((_, i) => i), y: s.byLength.map((v) => (v === null ? Number.NaN : v)) })),
+    xCategories: r.lengthBuckets.slice(0, buckets),
+    series: r.systems.map((s) => ({
+      label: s.name,
+      x: s.byLength.slice(0, buckets).map((_, i) => i),
+      y: s.byLength.slice(0, buckets).map((v) => (v === null ? Number.NaN : v)),
+    })),
   });
   const steps = r.steps.map((s) => `<tr><td>${escapeHtml(s.name)}</td><td>${formatSeconds(s.seconds)}</td><td>${s.cached ? 'cached' : 'run'}</td></tr>`).join('\n');
   return `<!doctype html>
