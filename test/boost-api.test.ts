@@ -68,8 +68,14 @@ describe('boosting reranker API', () => {
 
   it('the log-linear reranker beats the base model on its training set', async () => {
     const data = await syntheticRerankData({ ...small, seed: 10 });
-    const r = await trainLoglinear(data, { l2: 0.1, maxIterations: 60 });
+    const seen: Array<[number, number]> = [];
+    const r = await trainLoglinear(data, { l2: 0.1, maxIterations: 60, onIteration: (it, objective) => seen.push([it, objective]) });
     expect(r.iterations).toBeGreaterThan(1);
+    // Progress reports come from a poll, so not every iteration is seen, but the last one is.
+    expect(seen.length).toBeGreaterThan(0);
+    for (let i = 1; i < seen.length; i++) expect(seen[i][0]).toBeGreaterThan(seen[i - 1][0]);
+    expect(seen[seen.length - 1][0]).toBe(r.iterations);
+    expect(seen[seen.length - 1][1]).toBeCloseTo(r.objective, 6);
     const base = chosenScore(data, 1, new Float64Array(data.numFeatures));
     expect(chosenScore(data, r.a0, r.weights)).toBeGreaterThan(base);
   });

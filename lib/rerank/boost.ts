@@ -88,6 +88,7 @@ export interface BoostAddon {
     data: RerankDataHandle,
     options: { l2?: number; maxIterations?: number; threads?: number },
     cancel?: CancelFlagHandle,
+    progress?: Float64Array,
   ): Promise<LoglinearModelData>;
 }
 
@@ -220,12 +221,36 @@ export function chosenScore(data: RerankDataHandle, a0: number, weights: Float64
 /** The log-linear reranker (Gaussian prior C = l2) trained by L-BFGS on all cores. */
 export async function trainLoglinear(
   data: RerankDataHandle,
-  options: { l2?: number; maxIterations?: number; threads?: number; signal?: AbortSignal } = {},
+  options: {
+    l2?: number;
+    maxIterations?: number;
+    threads?: number;
+    signal?: AbortSignal;
+    /** Called (from a 200 ms poll on the JS thread) with the latest L-BFGS iteration and objective. */
+    onIteration?: (iteration: number, objective: number) => void;
+  } = {},
 ): Promise<LoglinearModelData> {
   const { flag, dispose } = cancelFlagFor(options.signal);
+  const progress = new Float64Array([0, Number.NaN]);
+  let seen = 0;
+  const poll = (): void => {
+    const iteration = progress[0];
+    if (iteration > seen && options.onIteration) {
+      seen = iteration;
+      options.onIteration(iteration, progress[1]);
+    }
+  };
+  const timer = options.onIteration ? setInterval(poll, 200) : undefined;
   try {
-    return await addon().trainLoglinear(data, { l2: options.l2 ?? 1, maxIterations: options.maxIterations ?? 200, threads: options.threads ?? 0 }, flag);
+    const maxIterations = options.maxIterations ?? 200;
+    const result = await addon().trainLoglinear(data, { l2: options.l2 ?? 1, maxIterations, threads: options.threads ?? 0 }, flag, progress);
+    // The last report is the final state (an iteration that ends the search reports nothing).
+    progress[0] = result.iterations;
+    progress[1] = result.objective;
+    return result;
   } finally {
+    if (timer) clearInterval(timer);
+    poll();
     dispose();
   }
 }

@@ -78,8 +78,14 @@ const loglinear: RerankerTrainer = async ({ train, dev, dictionary, options }) =
   const l2s = options.l2 ?? [1];
   let best: { a0: number; weights: Float64Array; score: number; l2: number; objective: number; iterations: number } | undefined;
   for (const l2 of l2s) {
-    const bar = new Progress({ label: `loglinear C=${l2}`, unit: 'models' });
-    const r = await trainLoglinear(train, { l2, maxIterations: options.rounds ?? 200, threads: options.threads, signal: options.signal });
+    const maxIterations = options.rounds ?? 200;
+    const bar = new Progress({ label: `loglinear C=${l2}`, total: maxIterations, unit: 'iterations' });
+    const r = await trainLoglinear(train, {
+      l2, maxIterations, threads: options.threads, signal: options.signal,
+      onIteration: (iteration, objective) => {
+        if (options.progress !== false) bar.update(iteration, `objective ${objective.toPrecision(6)}`);
+      },
+    });
     const score = dev ? chosenScore(dev, r.a0, r.weights, options.threads) : NaN;
     if (options.progress !== false) bar.finish(`objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations${dev ? `  dev ${score.toFixed(1)}` : ''}`);
     if (!best || score > best.score) best = { ...r, score, l2 };

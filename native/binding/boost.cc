@@ -385,7 +385,7 @@ Napi::Value RerankScores(const Napi::CallbackInfo& info) {
   return o;
 }
 
-// trainLoglinear(data, {l2, maxIterations, threads}, onIteration?, cancel?) -> Promise<{a0, weights, objective, iterations}>
+// trainLoglinear(data, {l2, maxIterations, threads}, cancel?, progress?) -> Promise<{a0, weights, objective, iterations}>
 Napi::Value TrainLoglinearJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto data = RerankDataWrap::From(env, info[0]);
@@ -396,13 +396,33 @@ Napi::Value TrainLoglinearJs(const Napi::CallbackInfo& info) {
   const int max_iterations = OptionalInt(o, "maxIterations", 200);
   if (data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
   auto cancel = CancelFlag::From(info.Length() >= 3 ? info[2] : env.Undefined());
+  // Optional Float64Array of 2 that the worker fills with [iteration, objective] after every
+  // L-BFGS iteration; the JS side polls it for its progress line. The reference keeps the
+  // array alive until the promise settles (it is released on the JS thread).
+  double* progress = nullptr;
+  std::shared_ptr<Napi::Reference<Napi::Float64Array>> progress_ref;
+  if (info.Length() >= 4 && info[3].IsTypedArray() &&
+      info[3].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array) {
+    Napi::Float64Array slots = info[3].As<Napi::Float64Array>();
+    Expect(slots.ElementLength() >= 2, env, "a Float64Array of 2 for progress");
+    progress = slots.Data();
+    progress_ref = std::make_shared<Napi::Reference<Napi::Float64Array>>(Napi::Persistent(slots));
+  }
   auto result = std::make_shared<LoglinearResult>();
   return RunAsync(
       env,
-      [data, l2, threads, max_iterations, cancel, result]() {
-        *result = TrainLoglinear(*data, l2, max_iterations, threads, nullptr, cancel.get());
+      [data, l2, threads, max_iterations, cancel, result, progress, progress_ref]() {
+        IterationCallback report = nullptr;
+        if (progress != nullptr) {
+          report = [progress](int iteration, double objective) {
+            progress[1] = objective;
+            progress[0] = iteration;
+            return true;
+          };
+        }
+        *result = TrainLoglinear(*data, l2, max_iterations, threads, report, cancel.get());
       },
-      [result](Napi::Env env) {
+      [result, progress_ref](Napi::Env env) {
         Napi::Object out = Napi::Object::New(env);
         out.Set("a0", result->a0);
         out.Set("weights", ToFloat64Array(env, result->weights));
