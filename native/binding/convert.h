@@ -36,6 +36,19 @@ inline void Expect(bool ok, Napi::Env env, const std::string& what) {
   if (!ok) throw Napi::TypeError::New(env, "expected " + what);
 }
 
+// A JS array of strings as std::strings; throws a TypeError naming `what` otherwise.
+inline std::vector<std::string> StringArray(const Napi::Value& v, const char* what) {
+  Expect(v.IsArray(), v.Env(), what);
+  Napi::Array a = v.As<Napi::Array>();
+  std::vector<std::string> out(a.Length());
+  for (uint32_t i = 0; i < a.Length(); ++i) {
+    Napi::Value s = a.Get(i);
+    Expect(s.IsString(), v.Env(), std::string(what) + " of strings");
+    out[i] = s.As<Napi::String>().Utf8Value();
+  }
+  return out;
+}
+
 inline int OptionalInt(const Napi::Object& options, const char* key, int fallback) {
   Napi::Value v = options.Get(key);
   return v.IsNumber() ? v.As<Napi::Number>().Int32Value() : fallback;

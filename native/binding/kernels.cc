@@ -25,18 +25,6 @@ namespace structrank::binding {
 
 namespace {
 
-std::vector<std::string> StringArray(const Napi::Value& v, const char* what) {
-  Expect(v.IsArray(), v.Env(), what);
-  Napi::Array a = v.As<Napi::Array>();
-  std::vector<std::string> out(a.Length());
-  for (uint32_t i = 0; i < a.Length(); ++i) {
-    Napi::Value s = a.Get(i);
-    Expect(s.IsString(), v.Env(), std::string(what) + " of strings");
-    out[i] = s.As<Napi::String>().Utf8Value();
-  }
-  return out;
-}
-
 std::vector<int32_t> IntArray(const Napi::Value& v, const char* what) {
   Expect(v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, v.Env(),
          std::string(what) + " (Int32Array)");

@@ -29,18 +29,6 @@ std::shared_ptr<CandidateBank> LinearBankFrom(const Napi::Object& features) {
   return std::make_shared<LinearBank>(std::move(m));
 }
 
-std::vector<std::string> Strings(const Napi::Value& v, const char* what) {
-  Expect(v.IsArray(), v.Env(), what);
-  Napi::Array a = v.As<Napi::Array>();
-  std::vector<std::string> out(a.Length());
-  for (uint32_t i = 0; i < a.Length(); ++i) {
-    Napi::Value s = a.Get(i);
-    Expect(s.IsString(), v.Env(), std::string(what) + " of strings");
-    out[i] = s.As<Napi::String>().Utf8Value();
-  }
-  return out;
-}
-
 std::vector<int32_t> Ints(const Napi::Object& o, const char* key) {
   Napi::Value v = o.Get(key);
   Expect(v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, o.Env(),
@@ -50,7 +38,7 @@ std::vector<int32_t> Ints(const Napi::Object& o, const char* key) {
 
 std::shared_ptr<CandidateBank> TreeBankFrom(const Napi::Object& o) {
   PreorderTrees t;
-  t.symbols = Strings(o.Get("symbols"), "trees.symbols: array");
+  t.symbols = StringArray(o.Get("symbols"), "trees.symbols: array");
   t.label = Ints(o, "label");
   t.word = Ints(o, "word");
   t.arity = Ints(o, "arity");
@@ -60,7 +48,7 @@ std::shared_ptr<CandidateBank> TreeBankFrom(const Napi::Object& o) {
 
 std::shared_ptr<CandidateBank> TagBankFrom(const Napi::Object& o) {
   TaggedSequences s;
-  s.symbols = Strings(o.Get("symbols"), "tags.symbols: array");
+  s.symbols = StringArray(o.Get("symbols"), "tags.symbols: array");
   s.label = Ints(o, "label");
   s.word = Ints(o, "word");
   s.length = Ints(o, "lengths");
