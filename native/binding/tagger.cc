@@ -217,21 +217,9 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
     if (k < 1) throw InputError("k must be at least 1");
     TaggerCorpus corpus = model_->LookupCorpus(info[0].As<Napi::String>().Utf8Value(), 1);
     SentenceTagger tagger(*model_);
-    std::vector<int32_t> counts, labels;
-    std::vector<double> scores;
-    for (int64_t s = 0; s < corpus.sentences(); ++s) {
-      auto cands = tagger.Decode(corpus, s, k);
-      counts.push_back(static_cast<int32_t>(cands.size()));
-      for (auto& c : cands) {
-        labels.insert(labels.end(), c.labels.begin(), c.labels.end());
-        scores.push_back(c.score);
-      }
-    }
-    Napi::Object out = Napi::Object::New(env);
-    out.Set("counts", ToInt32Array(env, counts));
-    out.Set("labels", ToInt32Array(env, labels));
-    out.Set("scores", ToFloat64Array(env, scores));
-    return out;
+    std::vector<std::vector<Candidate>> lists(corpus.sentences());
+    for (int64_t s = 0; s < corpus.sentences(); ++s) lists[s] = tagger.Decode(corpus, s, k);
+    return NbestArrays(env, lists);
   }
 
   // tagNbestAsync(text, k, threads, cancelFlag) -> Promise<same as tagNbest>, on all cores.
@@ -261,22 +249,26 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
               },
               cancel.get());
         },
-        [lists](Napi::Env env) -> Napi::Value {
-          std::vector<int32_t> counts, labels;
-          std::vector<double> scores;
-          for (auto& cands : *lists) {
-            counts.push_back(static_cast<int32_t>(cands.size()));
-            for (auto& c : cands) {
-              labels.insert(labels.end(), c.labels.begin(), c.labels.end());
-              scores.push_back(c.score);
-            }
-          }
-          Napi::Object out = Napi::Object::New(env);
-          out.Set("counts", ToInt32Array(env, counts));
-          out.Set("labels", ToInt32Array(env, labels));
-          out.Set("scores", ToFloat64Array(env, scores));
-          return out;
-        });
+        [lists](Napi::Env env) -> Napi::Value { return NbestArrays(env, *lists); });
+  }
+
+  // k-best lists as flat typed arrays: counts[s] candidates for sentence s, their labels
+  // concatenated, and one score each.
+  static Napi::Object NbestArrays(Napi::Env env, const std::vector<std::vector<Candidate>>& lists) {
+    std::vector<int32_t> counts, labels;
+    std::vector<double> scores;
+    for (const auto& cands : lists) {
+      counts.push_back(static_cast<int32_t>(cands.size()));
+      for (const auto& c : cands) {
+        labels.insert(labels.end(), c.labels.begin(), c.labels.end());
+        scores.push_back(c.score);
+      }
+    }
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("counts", ToInt32Array(env, counts));
+    out.Set("labels", ToInt32Array(env, labels));
+    out.Set("scores", ToFloat64Array(env, scores));
+    return out;
   }
 
   Napi::Value Labels(const Napi::CallbackInfo& info) {
