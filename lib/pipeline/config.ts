@@ -100,6 +100,14 @@ const perceptronSchema = z.strictObject({
   mode: z.enum(['voted', 'averaged', 'last'], { error: "expected 'voted', 'averaged' or 'last'" }).default('voted'),
   /** Independent perceptrons trained on chunks of the data and voted together (default 1). */
   chunks: positiveInt('chunks').default(1),
+  /**
+   * Tagging kernel: a word class for the Sim2 term ('caps', 'digits', 'suffix2', 'suffix3',
+   * 'shape'); with one, Delta = (1 + 0.5 Sim1 + 0.5 Sim2)(1 + lambda Delta'), seed 000 section 5
+   * (default 'none': the plain kernel, 1 + Sim1).
+   */
+  wordFeature: z.enum(['none', 'caps', 'digits', 'suffix2', 'suffix3', 'shape'], {
+    error: "expected 'none', 'caps', 'digits', 'suffix2', 'suffix3' or 'shape'",
+  }).default('none'),
 });
 
 const loglinearSchema = z.strictObject({
@@ -211,6 +219,9 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     if (rr.type === 'perceptron' && rr.kernel !== undefined) {
       if (c.task === 'parse' && rr.kernel === 'tags') fail(`rerankers[${i}].kernel`, "the 'tags' kernel needs task 'tag'");
       if (c.task === 'tag' && rr.kernel === 'tree') fail(`rerankers[${i}].kernel`, "the 'tree' kernel needs task 'parse'");
+    }
+    if (rr.type === 'perceptron' && rr.wordFeature !== 'none' && (rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags')) !== 'tags') {
+      fail(`rerankers[${i}].wordFeature`, 'a word feature (Sim2) needs the tagging kernel');
     }
   });
   const names = new Set<string>();

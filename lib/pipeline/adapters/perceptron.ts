@@ -18,7 +18,7 @@ export function perceptronReranker(config: PerceptronConfig & { name: string }, 
   return {
     name: config.name,
     async train(train: CandidateSet, dev: CandidateSet, ctx: StepContext): Promise<TrainedReranker> {
-      let best: { model: PerceptronReranker; score: number; lambda: number; beta: number } | undefined;
+      let best: { model: PerceptronReranker; score: number; lambda: number; beta: number; devChoice: number[] } | undefined;
       const curves: Curve[] = [];
       for (const beta of config.beta) {
         const curve: Curve = { label: `beta=${beta}`, x: [], y: [] };
@@ -28,6 +28,7 @@ export function perceptronReranker(config: PerceptronConfig & { name: string }, 
           try {
             model = await PerceptronReranker.train(train.sentences, {
               kernel, lambda, beta, epochs: config.epochs, chunks: config.chunks, prediction: config.mode,
+              ...(config.wordFeature !== 'none' ? { wordFeature: config.wordFeature, sim1: 0.5, sim2: 0.5 } : {}),
               seed: ctx.seed, threads: ctx.threads, signal: ctx.signal,
               onProgress: (p) => ctx.progress?.(label, p.done, p.total, `${p.mistakes} mistakes`),
             });
@@ -41,7 +42,7 @@ export function perceptronReranker(config: PerceptronConfig & { name: string }, 
           curve.x.push(lambda);
           curve.y.push(score);
           ctx.log?.(`  lambda=${lambda} beta=${beta}: ${model.info().support} support candidates; dev Score ${score.toFixed(1)}`);
-          if (!best || score > best.score) best = { model, score, lambda, beta };
+          if (!best || score > best.score) best = { model, score, lambda, beta, devChoice: Array.from(chosen) };
         }
         curves.push(curve);
       }
@@ -51,6 +52,8 @@ export function perceptronReranker(config: PerceptronConfig & { name: string }, 
         curves: config.lambda.length > 1 ? curves : undefined,
         curveAxis: 'lambda',
         async choose(set: CandidateSet): Promise<number[]> {
+          // Voted prediction costs a kernel sum per support candidate: dev was chosen already.
+          if (set === dev) return b.devChoice.slice();
           const { chosen } = await b.model.choose(set.sentences, { threads: ctx.threads, signal: ctx.signal });
           return Array.from(chosen);
         },
