@@ -8,6 +8,7 @@
 #include "core/test_harness.h"
 #include "kernels/sequence_bank.h"
 #include "kernels/tag_kernel.h"
+#include "kernels/tag_suffixes.h"
 #include "kernels/word_features.h"
 
 namespace structrank {
@@ -107,6 +108,54 @@ TEST(tag_kernel_equals_brute_force) {
           CHECK_NEAR(TagKernelPlain(bank.Sequence(i), bank.Sequence(j), w), expect, 1e-10);
         }
     }
+  }
+}
+
+// An n-best-like group: one word sequence, labels of a first candidate changed in a few
+// places, so candidates share suffixes (and some repeat whole).
+std::vector<Seq> RandomGroup(std::mt19937& rng, int candidates) {
+  static const char* tags[] = {"N", "V", "D"};
+  std::uniform_int_distribution<int> t(0, 2);
+  Seq first = RandomSeq(rng);
+  std::vector<Seq> out{first};
+  std::uniform_int_distribution<int> pos(0, static_cast<int>(first.words.size()) - 1), changes(0, 2);
+  for (int c = 1; c < candidates; ++c) {
+    Seq x = first;
+    for (int k = changes(rng); k > 0; --k) x.tags[pos(rng)] = tags[t(rng)];
+    out.push_back(x);
+  }
+  return out;
+}
+
+TEST(tag_kernel_suffix_sums_equal_kernel_per_candidate) {
+  std::mt19937 rng(11);
+  for (WordFeature f : {WordFeature::kNone, WordFeature::kCaps}) {
+    std::vector<Seq> seqs;
+    std::vector<std::pair<int, int>> groups;  // [begin, end) in seqs
+    for (int g = 0; g < 12; ++g) {
+      std::vector<Seq> group = RandomGroup(rng, 1 + g % 5);
+      groups.push_back({static_cast<int>(seqs.size()), static_cast<int>(seqs.size() + group.size())});
+      seqs.insert(seqs.end(), group.begin(), group.end());
+    }
+    SequenceBank bank = MakeBank(seqs, f);
+    TagKernelWeights w = f == WordFeature::kNone ? TagKernelWeights{0.5, 1.0, 0.0} : TagKernelWeights{0.7, 0.5, 0.5};
+    TagSuffixes q;
+    int shared = 0, positions = 0;
+    for (auto [begin, end] : groups) {
+      q.Build(bank, begin, end);
+      CHECK(q.sequences() == end - begin);
+      for (int i = 0; i < q.sequences(); ++i) positions += q.length(i);
+      shared += q.size();
+      for (std::size_t a = 0; a < seqs.size(); ++a) {
+        std::vector<double> sums(q.size(), 0.0);
+        TagKernelSuffixSums(bank.Sequence(a), q, w, 2.0, TagSuffixScratch::ForThisThread(), sums.data());
+        for (int i = 0; i < q.sequences(); ++i) {
+          const double expect = TagKernel(bank.Sequence(a), bank.Sequence(begin + i), w);
+          CHECK_NEAR(SumOverNodes(q, i, sums.data()), 2.0 * expect, 1e-9 * (1 + expect));
+        }
+      }
+    }
+    CHECK(shared < positions);  // the groups do share suffixes
   }
 }
 
