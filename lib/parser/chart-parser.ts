@@ -9,6 +9,7 @@ import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
 import { prepareTree, restoreTree } from './prepare.js';
+import { readClustersSync, type WordClusters } from './clusters.js';
 import { buildSymbolTable, decodeTree, encodeTree, symbolTableFromLabels, type SymbolTable } from './symbols.js';
 
 export const CHART_MODEL_KIND = 'chart-parser';
@@ -33,12 +34,13 @@ interface NativeChartParser {
 interface ChartAddon {
   ChartParser: {
     buildPcfg(
-      symbols: { isTag: Uint8Array; base: Int32Array; numBases: number },
+      symbols: { isTag: Uint8Array; base: Int32Array; numBases: number; relaxGroup: Int32Array; isVerb: Uint8Array },
       tokens: string,
       offsets: Int32Array,
       pairs: Int32Array,
       treeOffsets: Int32Array,
       rareThreshold: number,
+      extras: { relax: number; relaxWeight: number; clusterWords?: string; clusterIds?: string },
     ): NativeChartParser;
     deserialize(bytes: Uint8Array): NativeChartParser;
   };
@@ -52,6 +54,13 @@ export interface ChartParserInfo {
   words: number;
   crf: boolean;
   weights: number;
+  /** Rules added by grammar relaxation (0 without it, and in loaded models). */
+  relaxedBinaryRules: number;
+  relaxedUnaryRules: number;
+  /** Words in the model's cluster map (0 without clusters). */
+  clusterWords: number;
+  /** The CRF has verb-lexicalized rule features. */
+  verbFeatures: boolean;
 }
 
 export interface ParserTrainProgress {
@@ -74,6 +83,24 @@ export interface ParserTrainOptions {
   vpHeadTag?: boolean;
   /** Words seen at most this often also get signature tags (default 1). */
   rareThreshold?: number;
+  /**
+   * Word clusters: a `word<TAB>cluster` file or the map itself. CRF lexicon features tag x
+   * cluster, tag x 4- and 6-bit prefixes (bit-string clusters), base(tag) x cluster; rare and
+   * unknown words also take the tags seen with their cluster. Stored in the model.
+   */
+  clusters?: string | WordClusters;
+  /**
+   * Grammar relaxation (seed 004): add X^Q -> alpha for every seen X^P -> alpha and every
+   * other parent annotation Q of X; the PCFG interpolates each rule of X^Q with the
+   * parent-pooled estimate, weight `relaxWeight` (default 0.01). Default false.
+   */
+  relax?: boolean;
+  relaxWeight?: number;
+  /**
+   * CRF: verb-lexicalized rule features, a binary rule with a verb-tag (VB*) child x that
+   * verb's lowercased word, for pairs seen in a gold tree (default false).
+   */
+  verbFeatures?: boolean;
   /** Train the CRF-CFG on top of the PCFG (default false). */
   crf?: boolean;
   /** CRF optimizer: SGD as in SPEC (default), or full-batch L-BFGS (one iteration per epoch). */
@@ -183,13 +210,27 @@ export class ChartParserModel {
     });
     const { text, offsets } = joinTokens(prepared.map((t) => preterminals(t).map((p) => p.word as string)));
     const addon = native<ChartAddon>();
+    const clusters = typeof options.clusters === 'string' ? readClustersSync(options.clusters) : options.clusters;
+    if (clusters) {
+      if (clusters.words.length !== clusters.clusters.length) throw new InputError('<options>', undefined, 'clusters: words and clusters differ in number');
+      for (const w of [...clusters.words, ...clusters.clusters]) {
+        if (w === '' || w.includes('\n')) throw new InputError('<options>', undefined, `clusters: bad entry ${JSON.stringify(w)}`);
+      }
+    }
+    const relaxWeight = options.relaxWeight ?? 0.01;
+    if (!(relaxWeight > 0 && relaxWeight < 1)) throw new InputError('<options>', undefined, 'relaxWeight must be in (0, 1)');
     const handle = addon.ChartParser.buildPcfg(
-      { isTag: table.isTag, base: table.base, numBases: table.numBases },
+      { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: table.isVerb },
       text,
       offsets,
       Int32Array.from(pairs),
       treeOffsets,
       options.rareThreshold ?? 1,
+      {
+        relax: options.relax ? 1 : 0,
+        relaxWeight,
+        ...(clusters ? { clusterWords: clusters.words.join('\n'), clusterIds: clusters.clusters.join('\n') } : {}),
+      },
     );
     const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
     if (options.crf) {
@@ -202,6 +243,7 @@ export class ChartParserModel {
         threads: options.threads ?? 0,
         seed: options.seed ?? 1,
         priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
+        verbFeatures: options.verbFeatures ? 1 : 0,
       });
       meta.crf = true;
       const epochs = options.epochs ?? 10;

@@ -66,6 +66,10 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
   n_ = static_cast<int>(tokens.size());
   B_ = g.num_bases;
   word_key_.resize(n_), sig_key_.resize(n_), suffix2_key_.resize(n_), suffix3_key_.resize(n_);
+  cluster_key_.assign(n_, 0), cluster_p4_key_.assign(n_, 0), cluster_p6_key_.assign(n_, 0);
+  lower_key_.resize(n_);
+  verb_pos_.assign(n_, 0);
+  verb_on_ = w.verb_features && g.binary_verb.size() == g.binary.size();
   for (int i = 0; i < n_; ++i) {
     const Token& t = tokens[i];
     std::string lower = t.text;
@@ -75,6 +79,16 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
     sig_key_[i] = StringHash(t.signature);
     suffix2_key_[i] = StringHash("2:" + lower.substr(lower.size() >= 2 ? lower.size() - 2 : 0));
     suffix3_key_[i] = StringHash("3:" + lower.substr(lower.size() >= 3 ? lower.size() - 3 : 0));
+    lower_key_[i] = StringHash(lower);
+    verb_pos_[i] = verb_on_ && w.verb_words.count(lower_key_[i]) ? 1 : 0;
+    if (t.cluster >= 0) {
+      // Bit-string clusters (Brown) also give their 4- and 6-bit prefixes.
+      const std::string& c = lex.cluster_names.Name(t.cluster);
+      cluster_key_[i] = StringHash("c:" + c);
+      const bool bits = c.find_first_not_of("01") == std::string::npos;
+      if (bits && c.size() > 4) cluster_p4_key_[i] = StringHash("p4:" + c.substr(0, 4));
+      if (bits && c.size() > 6) cluster_p6_key_[i] = StringHash("p6:" + c.substr(0, 6));
+    }
   }
 }
 
@@ -99,7 +113,7 @@ void CrfSentence::SplitKeys(int32_t b, int k, uint64_t out[2]) const {
   out[1] = FeatureKey(kSplitRight, b, word_key_[k]);
 }
 
-int CrfSentence::LexKeys(int i, int32_t tag, uint64_t out[6]) const {
+int CrfSentence::LexKeys(int i, int32_t tag, uint64_t out[kMaxLexKeys]) const {
   const int32_t b = g_->base[tag];
   out[0] = FeatureKey(kLexWord, tag, word_key_[i]);
   out[1] = FeatureKey(kLexSig, tag, sig_key_[i]);
@@ -107,7 +121,21 @@ int CrfSentence::LexKeys(int i, int32_t tag, uint64_t out[6]) const {
   out[3] = FeatureKey(kLexSuffix3, tag, suffix3_key_[i]);
   out[4] = FeatureKey(kLexBaseWord, b, word_key_[i]);
   out[5] = FeatureKey(kLexBaseSig, b, sig_key_[i]);
-  return 6;
+  int m = 6;
+  if (cluster_key_[i]) {
+    out[m++] = FeatureKey(kLexCluster, tag, cluster_key_[i]);
+    out[m++] = FeatureKey(kLexBaseCluster, b, cluster_key_[i]);
+    if (cluster_p4_key_[i]) out[m++] = FeatureKey(kLexClusterPrefix, tag, cluster_p4_key_[i]);
+    if (cluster_p6_key_[i]) out[m++] = FeatureKey(kLexClusterPrefix, tag, cluster_p6_key_[i]);
+  }
+  return m;
+}
+
+void CrfSentence::VerbKeys(int32_t r, int i, int k, int j, uint64_t out[2]) const {
+  out[0] = out[1] = 0;
+  const uint8_t v = g_->binary_verb.size() == g_->binary.size() ? g_->binary_verb[r] : 0;
+  if ((v & 1) && k - i == 1) out[0] = FeatureKey(kRuleVerbLeft, r, lower_key_[i]);
+  if ((v & 2) && j - k == 1) out[1] = FeatureKey(kRuleVerbRight, r, lower_key_[k]);
 }
 
 void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens) {
@@ -116,7 +144,7 @@ void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& 
   const int cells = n_ * (n_ + 1) / 2;
   span_base_.assign(static_cast<size_t>(cells) * B_, 0.0);
   split_base_.assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
-  uint64_t keys[6];
+  uint64_t keys[kMaxLexKeys];
   // The four word-edge templates depend on one position each: look them up per position.
   for (int q = 0; q < 4; ++q) edge_[q].assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
   for (int p = 0; p <= n_; ++p) {
@@ -187,6 +215,17 @@ void CrfSentence::AddBinary(int32_t r, int i, int k, int j, double coeff, double
   grad[w_->binary_len + r * kLenBuckets + LenBucket(j - i)] += coeff;
   grad[w_->binary_children + (static_cast<int64_t>(r) * kLenBuckets + LenBucket(k - i)) * kLenBuckets + LenBucket(j - k)] += coeff;
   if (j == n_) grad[w_->binary_heavy + r] += coeff;
+  if (verb_on_ && g_->binary_verb[r]) {
+    const uint8_t v = g_->binary_verb[r];
+    if ((v & 1) && k - i == 1 && verb_pos_[i]) {
+      int32_t f = w_->Find(FeatureKey(kRuleVerbLeft, r, lower_key_[i]));
+      if (f >= 0) grad[f] += coeff;
+    }
+    if ((v & 2) && j - k == 1 && verb_pos_[k]) {
+      int32_t f = w_->Find(FeatureKey(kRuleVerbRight, r, lower_key_[k]));
+      if (f >= 0) grad[f] += coeff;
+    }
+  }
   span_mass_[static_cast<size_t>(Cell(i, j)) * B_ + b] += coeff;
   split_mass_[static_cast<size_t>(k) * B_ + b] += coeff;
 }
@@ -210,7 +249,7 @@ void CrfSentence::AddLex(int i, int32_t tag, double coeff, double* /*grad*/) {
 }
 
 void CrfSentence::Flush(double* grad) {
-  uint64_t keys[6];
+  uint64_t keys[kMaxLexKeys];
   for (int i = 0; i < n_; ++i) {
     for (int j = i + 1; j <= n_; ++j) {
       const double* row = &span_mass_[static_cast<size_t>(Cell(i, j)) * B_];

@@ -1,7 +1,9 @@
 #include "chart/crf_train.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string>
 
 #include "core/errors.h"
 #include "core/thread_pool.h"
@@ -91,13 +93,15 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
   return log_z - gold_score;
 }
 
-void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold) {
+void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features) {
   const Grammar& g = m.grammar;
   CrfWeights& w = m.crf;
   w.sparse.clear();
+  w.verb_words.clear();
+  w.verb_features = verb_features && g.binary_verb.size() == g.binary.size();
   w.Layout(g);
   CrfSentence sent;
-  uint64_t keys[6];
+  uint64_t keys[kMaxLexKeys];
   for (int32_t s = 0; s < corpus.size(); ++s) {
     const std::vector<Token> tokens = m.Tokens(corpus, s);
     sent.BindKeys(w, g, m.lexicon, tokens);
@@ -108,6 +112,17 @@ void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& 
       for (int q = 0; q < 4; ++q) w.AddSparse(keys[q]);
       sent.SplitKeys(base, b.k, keys);
       for (int q = 0; q < 2; ++q) w.AddSparse(keys[q]);
+      if (w.verb_features) {
+        const int32_t r = FindBinary(g, b.parent, b.left, b.right);
+        sent.VerbKeys(r, b.i, b.k, b.j, keys);
+        for (int q = 0; q < 2; ++q) {
+          if (!keys[q]) continue;
+          w.AddSparse(keys[q]);
+          std::string lower = corpus.tokens[corpus.offsets[s] + (q == 0 ? b.i : b.k)];
+          for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          w.verb_words.insert(StringHash(lower));
+        }
+      }
     }
     for (const auto& u : it.unary) {
       sent.SpanKeys(g.base[u.parent], u.i, u.j, keys);

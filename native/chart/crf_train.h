@@ -32,7 +32,8 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
 
 // Builds the sparse feature dictionary from the gold trees and starts the weights at the
 // PCFG (rule weights = log-probabilities, weight 1 on the PCFG lexicon score).
-void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold);
+// verb_features: add the verb-lexicalized rule features (needs Grammar::is_verb).
+void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features = false);
 
 class CrfTrainer {
  public:
