@@ -81,10 +81,10 @@ describe('chart parser extras', () => {
     expect(() => readClustersSync(empty)).toThrow(/empty-clusters\.txt:1: /);
   });
 
-  it('verb-lexicalized rule features: added only when asked, and saved with the model', async () => {
+  it('verb-lexicalized rule features: on by default, off when asked, saved with the model', async () => {
     const data = trees([...relaxable, ...clusterable]);
-    const off = await ChartParserModel.train(data, { crf: true, epochs: 1, batch: 2, threads: 1 });
-    const on = await ChartParserModel.train(data, { crf: true, epochs: 1, batch: 2, threads: 1, verbFeatures: true });
+    const off = await ChartParserModel.train(data, { crf: true, epochs: 1, batch: 2, threads: 1, verbFeatures: false });
+    const on = await ChartParserModel.train(data, { crf: true, epochs: 1, batch: 2, threads: 1 });
     expect(off.info().verbFeatures).toBe(false);
     expect(on.info().verbFeatures).toBe(true);
     // One feature per (rule, verb) seen: VP -> VBD NP with "saw" (the unary VP -> VBD has rule x word already).
@@ -101,16 +101,40 @@ describe('chart parser extras', () => {
   });
 });
 
+describe('chart parser CRF feature-id cache', () => {
+  it('caches every trained sentence under the cap and trains exactly as without it', async () => {
+    const data = trees([...relaxable, ...clusterable]);
+    let cached = 0;
+    let bytes = 0;
+    const sentence = [['the', 'dog', 'saw', 'it']];
+    const a = await ChartParserModel.train(data, {
+      crf: true, epochs: 3, batch: 2, threads: 1,
+      onProgress: (p) => ((cached = p.cachedSentences), (bytes = p.featureCacheBytes)),
+    });
+    expect(cached).toBeGreaterThan(0);
+    expect(bytes).toBeGreaterThan(0);
+    const b = await ChartParserModel.train(data, {
+      crf: true, epochs: 3, batch: 2, threads: 1, featureCacheMB: 0,
+      onProgress: (p) => ((cached = p.cachedSentences), (bytes = p.featureCacheBytes)),
+    });
+    expect(cached).toBe(0);
+    expect(bytes).toBe(0);
+    expect(Buffer.from(b.toBytes()).equals(Buffer.from(a.toBytes()))).toBe(true);
+    expect((await b.parse(sentence))[0].logprob).toBe((await a.parse(sentence))[0].logprob);
+  });
+});
+
 describe('chart parser extras CLI', () => {
-  it('train-parser --clusters --relax --verb-features, then parse with the model alone', () => {
+  it('train-parser --clusters --relax (verb features on by default), then parse with the model alone', () => {
     const trainFile = tmp.file('extras.mrg', [...relaxable, ...clusterable].join('\n') + '\n');
     const clusters = tmp.file('cli-clusters.txt', 'barked\t0101\nzorps\t0101\n');
     const model = tmp.file('extras.model');
     const r = runCli(['train-parser', '--train', trainFile, '--model', model, '--crf', '--epochs', '2', '--batch', '2',
-      '--clusters', clusters, '--relax', '--verb-features', '--threads', '1']);
+      '--clusters', clusters, '--relax', '--feature-cache-mb', '16', '--threads', '1']);
     expect(r.stderr).toMatch(/from relaxation/);
     expect(r.stderr).toMatch(/2 cluster words/);
     expect(r.status).toBe(0);
+    expect(ChartParserModel.load(model).info()).toMatchObject({ crf: true, verbFeatures: true, clusterWords: 2 });
     const input = tmp.file('extras.txt', 'it barked\nthe dog zorps\n');
     const out = tmp.file('extras.out');
     const p = runCli(['parse', '--model', model, '--input', input, '--out', out]);
@@ -123,5 +147,8 @@ describe('chart parser extras CLI', () => {
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/cli-bad-clusters\.txt:2: expected 'word<TAB>cluster'/);
     expect(bad.stderr).not.toMatch(/    at /);
+    const noVerbs = runCli(['train-parser', '--train', trainFile, '--model', model, '--crf', '--epochs', '1', '--no-verb-features', '--threads', '1']);
+    expect(noVerbs.status).toBe(0);
+    expect(ChartParserModel.load(model).info().verbFeatures).toBe(false);
   }, 60_000);
 });

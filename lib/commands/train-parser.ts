@@ -11,8 +11,8 @@ const command: Command = {
   name: 'train-parser',
   summary: 'train the chart parser: a PCFG, or with --crf the CRF-CFG of Finkel et al. (2008)',
   usage: `structrank train-parser --train F --model M [--dev F] [--crf [--lbfgs]] [--markov 1|2] [--epochs E]
-    [--batch B] [--eta0 X] [--sigma2 X] [--beam X] [--rare N] [--clusters F] [--relax] [--verb-features]
-    [--max-length N] [--threads N]
+    [--batch B] [--eta0 X] [--sigma2 X] [--beam X] [--rare N] [--clusters F] [--relax] [--no-verb-features]
+    [--feature-cache-mb N] [--max-length N] [--threads N]
   --train F       training treebank (bracketed trees)
   --dev F         development treebank: F1 is reported after training
   --model M       model file to write
@@ -29,7 +29,10 @@ const command: Command = {
                   lexicon features and cluster tags for rare/unknown words; kept in the model
   --relax         grammar relaxation: add each rule with the other parent annotations of its
                   parent (PCFG: 0.01 interpolation with the parent-pooled estimate)
-  --verb-features CRF: rule x word features for binary rules with a verb-tag child
+  --no-verb-features  CRF: leave out the rule x word features of binary rules with a
+                  verb-tag child (on by default)
+  --feature-cache-mb N  CRF: cap on the per-sentence feature-id cache kept across passes
+                  (default 1024; 0 = off)
   --max-length N  train only on trees of at most N words (default: all)
   --threads N     threads (default all cores)`,
   async run(args) {
@@ -51,7 +54,8 @@ const command: Command = {
         rare: { type: 'string' },
         clusters: { type: 'string' },
         relax: { type: 'boolean' },
-        'verb-features': { type: 'boolean' },
+        'no-verb-features': { type: 'boolean' },
+        'feature-cache-mb': { type: 'string' },
         'max-length': { type: 'string' },
         threads: { type: 'string' },
       },
@@ -83,7 +87,8 @@ const command: Command = {
       rareThreshold: intOption('train-parser', values.rare, 'rare', 1),
       ...(values.clusters !== undefined ? { clusters: values.clusters } : {}),
       relax: values.relax ?? false,
-      verbFeatures: values['verb-features'] ?? false,
+      verbFeatures: !(values['no-verb-features'] ?? false),
+      featureCacheMB: numberOption('train-parser', values['feature-cache-mb'], 'feature-cache-mb', 1024, (x) => x >= 0),
       threads,
       onProgress: (p) =>
         progress.update(p.epoch - 1 + p.step / p.stepsPerEpoch, `objective ${p.objective.toFixed(3)}, kept ${(100 * p.keptFraction).toFixed(1)}%`),

@@ -135,6 +135,7 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     opt.threads = OptionalInt(o, "threads", 0);
     opt.seed = static_cast<uint64_t>(OptionalInt(o, "seed", 1));
     opt.prior_at_pcfg = OptionalInt(o, "priorAtPcfg", 1) != 0;
+    opt.feature_cache_mb = OptionalDouble(o, "featureCacheMB", opt.feature_cache_mb);
     InitCrf(*model_, training_->corpus, training_->gold, OptionalInt(o, "verbFeatures", 0) != 0);
     training_->trainer = std::make_shared<CrfTrainer>(*model_, training_->corpus, training_->gold, opt);
     Napi::Object out = Napi::Object::New(env);
@@ -164,6 +165,8 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
           Napi::Object out = Napi::Object::New(e);
           out.Set("objective", Napi::Number::New(e, *result));
           out.Set("keptFraction", Napi::Number::New(e, trainer->kept_fraction()));
+          out.Set("cacheBytes", Napi::Number::New(e, static_cast<double>(trainer->feature_cache_bytes())));
+          out.Set("cachedSentences", Napi::Number::New(e, static_cast<double>(trainer->feature_cache_sentences())));
           out.Set("steps", Napi::Number::New(e, static_cast<double>(trainer->steps_done())));
           return out;
         });

@@ -429,3 +429,40 @@ TEST(chart_relaxation_adds_parent_variants_with_smoothed_probabilities) {
   auto again = crf->Parse(Sentence(*crf, {"it", "barked"}), 1, ch);
   CHECK(!again.fallback);
 }
+
+TEST(chart_crf_feature_id_cache_gives_identical_training) {
+  Tiny t = MakeTiny();
+  t.symbols.is_verb = {0, 0, 0, 0, 0, 0, 1, 0};
+  PcfgOptions options;
+  options.rare_threshold = 5;
+  options.cluster_words = {"dog", "saw"};
+  options.cluster_ids = {"0110", "10"};
+  std::vector<GoldItems> gold;
+  auto a = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options, &gold);
+  auto b = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options);
+  InitCrf(*a, t.corpus, gold, true);
+  InitCrf(*b, t.corpus, gold, true);
+  CrfTrainOptions cached, uncached;
+  cached.batch = uncached.batch = 3;
+  cached.threads = uncached.threads = 1;  // one thread: the same summation order
+  uncached.feature_cache_mb = 0;
+  CrfTrainer ta(*a, t.corpus, gold, cached), tb(*b, t.corpus, gold, uncached);
+  for (int e = 0; e < 4; ++e) CHECK(ta.Steps(3, nullptr) == tb.Steps(3, nullptr));
+  CHECK(a->crf.theta == b->crf.theta);
+  CHECK(ta.feature_cache_sentences() == t.corpus.size());
+  CHECK(ta.feature_cache_bytes() > 0);
+  CHECK(tb.feature_cache_sentences() == 0);
+  CHECK(ta.LbfgsSteps(2, nullptr) == tb.LbfgsSteps(2, nullptr));
+  CHECK(a->crf.theta == b->crf.theta);
+  // A cap too small for any sentence caches nothing and changes nothing.
+  auto c = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options);
+  InitCrf(*c, t.corpus, gold, true);
+  CrfTrainOptions tiny_cap = cached;
+  tiny_cap.feature_cache_mb = 1e-6;
+  CrfTrainer tc(*c, t.corpus, gold, tiny_cap);
+  auto d = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options);
+  InitCrf(*d, t.corpus, gold, true);
+  CrfTrainer td(*d, t.corpus, gold, uncached);
+  CHECK(tc.Steps(4, nullptr) == td.Steps(4, nullptr));
+  CHECK(tc.feature_cache_sentences() == 0);
+}

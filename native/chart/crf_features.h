@@ -74,10 +74,28 @@ struct CrfWeights {
   static CrfWeights Read(ByteReader& in, const Grammar& g);
 };
 
+// The resolved sparse feature ids of one sentence (lookups that found nothing dropped), in
+// CSR form: what Prepare() and Flush() otherwise look up in the hash map on every pass.
+// The trainer caches them per training sentence across passes.
+struct SentenceFeatureIds {
+  std::vector<int32_t> edge_offsets, edge;    // slot p * B + b; entry id * 4 + edge template
+  std::vector<int32_t> split_offsets, split;  // slot k * B + b
+  std::vector<int32_t> lex_offsets, lex;      // slot = (position, index into its tags)
+  std::vector<int32_t> unary_offsets, unary;  // slot = position; entries (unary rule, id) pairs
+  size_t Bytes() const {
+    return 4 * (edge_offsets.size() + edge.size() + split_offsets.size() + split.size() + lex_offsets.size() +
+                lex.size() + unary_offsets.size() + unary.size());
+  }
+};
+
 // Per-sentence scores (a Scorer for Inside/Outside/KBest) and gradient bookkeeping.
 class CrfSentence {
  public:
-  void Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens);
+  // `cached`: feature ids resolved by an earlier Prepare of the same sentence and weights
+  // layout (no hash lookups); otherwise they are resolved here and, if `record` is set,
+  // copied there for later passes.
+  void Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens,
+               const SentenceFeatureIds* cached = nullptr, SentenceFeatureIds* record = nullptr);
   const LexScores& lex() const { return lex_; }
 
   double Binary(int32_t r, int i, int k, int j) const {
@@ -113,10 +131,7 @@ class CrfSentence {
     const int32_t b = g_->base[g_->unary[u].parent];
     double s = t[w_->unary_rule + u] + t[w_->unary_len + u * kLenBuckets + LenBucket(j - i)] +
                span_base_[static_cast<size_t>(Cell(i, j)) * B_ + b];
-    if (j - i == 1) {
-      int32_t f = w_->Find(FeatureKey(kUnaryWord, u, word_key_[i]));
-      if (f >= 0) s += t[f];
-    }
+    if (j - i == 1) s += unary_word_score_[static_cast<size_t>(i) * U_ + u];
     return s;
   }
   double Root(int32_t rr) const { return w_->theta[w_->root_rule + rr]; }
@@ -146,7 +161,13 @@ class CrfSentence {
   int Cell(int i, int j) const { return i * (2 * n_ - i + 1) / 2 + (j - i - 1); }
   const CrfWeights* w_ = nullptr;
   const Grammar* g_ = nullptr;
-  int n_ = 0, B_ = 0;
+  void ResolveIds(SentenceFeatureIds& out) const;
+  int n_ = 0, B_ = 0, U_ = 0;
+  SentenceFeatureIds own_ids_;
+  const SentenceFeatureIds* ids_ = nullptr;
+  // Rule x word of single-word unaries, per (position, unary rule): weight and feature id.
+  std::vector<double> unary_word_score_;
+  std::vector<int32_t> unary_word_id_;
   std::vector<uint64_t> word_key_, sig_key_, suffix2_key_, suffix3_key_;
   // Cluster keys per position (0 = the word has no cluster / no such prefix).
   std::vector<uint64_t> cluster_key_, cluster_p4_key_, cluster_p6_key_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <mutex>
 #include <string>
 
 #include "core/errors.h"
@@ -47,11 +48,11 @@ int32_t FindUnary(const Grammar& g, int32_t p, int32_t c) {
 }  // namespace
 
 double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold, Chart& ch,
-                            double* grad) {
+                            double* grad, const SentenceFeatureIds* cached, SentenceFeatureIds* record) {
   const Grammar& g = m.grammar;
   const int n = static_cast<int>(tokens.size());
   CrfSentence sent;
-  sent.Prepare(m.crf, g, m.lexicon, tokens);
+  sent.Prepare(m.crf, g, m.lexicon, tokens, cached, record);
   ch.Begin(n, g.num_symbols, true);
   const double log_z = Inside<LogSemiring>(g, sent.lex(), sent, ch);
   if (log_z == kNegInf) {
@@ -202,9 +203,22 @@ void CrfTrainer::Prefilter(int32_t s, Chart& ch) {
   c.ready = true;
 }
 
-double CrfTrainer::SentenceTerm(int32_t s, Chart& ch, double* grad) {
+void CrfTrainer::Install(int32_t s, SentenceFeatureIds& ids) {
+  Cached& c = cache_[s];
+  if (c.ids_ready || ids.edge_offsets.empty()) return;
+  const int64_t bytes = static_cast<int64_t>(ids.Bytes());
+  if (static_cast<double>(cache_bytes_ + bytes) > opt_.feature_cache_mb * 1048576.0) return;
+  c.ids = std::move(ids);
+  c.ids_ready = true;
+  cache_bytes_ += bytes;
+  ++cache_sentences_;
+}
+
+double CrfTrainer::SentenceTerm(int32_t s, Chart& ch, double* grad, SentenceFeatureIds* record) {
   if (!cache_[s].ready) Prefilter(s, ch);
   const Cached& c = cache_[s];
+  const SentenceFeatureIds* cached = c.ids_ready ? &c.ids : nullptr;
+  if (cached || opt_.feature_cache_mb <= 0) record = nullptr;
   const int n = static_cast<int>(c.tokens.size());
   const size_t need = static_cast<size_t>(Chart::NumCells(n)) * m_.grammar.num_symbols;
   if (ch.mask_pre.size() < need) ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
@@ -212,7 +226,7 @@ double CrfTrainer::SentenceTerm(int32_t s, Chart& ch, double* grad) {
   for (int32_t e : c.keep_post) ch.mask_post[e] = 1;
   double value;
   try {
-    value = CrfSentenceObjective(m_, c.tokens, gold_[s], ch, grad);
+    value = CrfSentenceObjective(m_, c.tokens, gold_[s], ch, grad, cached, record);
   } catch (...) {
     for (int32_t e : c.keep_pre) ch.mask_pre[e] = 0;
     for (int32_t e : c.keep_post) ch.mask_post[e] = 0;
@@ -227,8 +241,18 @@ double CrfTrainer::FullObjective(std::vector<double>& grad, const std::atomic<bo
   const size_t dim = m_.crf.theta.size();
   for (auto& gvec : grads_) gvec.assign(dim, 0.0);
   std::vector<double> values(threads_, 0.0);
+  // Each sentence is visited by one thread: it may install its own cache entry at once.
+  std::mutex install;
   ParallelFor(corpus_.size(), threads_, 4, [&](size_t begin, size_t end, int t) {
-    for (size_t s = begin; s < end; ++s) values[t] += SentenceTerm(static_cast<int32_t>(s), charts_[t], grads_[t].data());
+    SentenceFeatureIds record;
+    for (size_t s = begin; s < end; ++s) {
+      record.edge_offsets.clear();
+      values[t] += SentenceTerm(static_cast<int32_t>(s), charts_[t], grads_[t].data(), &record);
+      if (!record.edge_offsets.empty()) {
+        std::lock_guard<std::mutex> lock(install);
+        Install(static_cast<int32_t>(s), record);
+      }
+    }
   }, cancel);
   double value = 0;
   for (double v : values) value += v;
@@ -311,6 +335,7 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
   int64_t sentences = 0;
   std::vector<int32_t> batch(opt_.batch);
   std::vector<double> objective(opt_.batch);
+  std::vector<SentenceFeatureIds> records(opt_.batch);
   for (int step = 0; step < steps; ++step) {
     if (cancel && cancel->load()) throw Cancelled();
     std::uniform_int_distribution<int32_t> pick(0, D - 1);
@@ -325,9 +350,12 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
     ParallelFor(fresh.size(), threads_, 1, [&](size_t begin, size_t end, int t) {
       for (size_t q = begin; q < end; ++q) Prefilter(fresh[q], charts_[t]);
     }, cancel);
+    // A batch may hold a sentence twice: recorded ids are installed after the batch.
+    for (auto& r : records) r.edge_offsets.clear();
     ParallelFor(batch.size(), threads_, 1, [&](size_t begin, size_t end, int t) {
-      for (size_t b = begin; b < end; ++b) objective[b] = SentenceTerm(batch[b], charts_[t], grads_[t].data());
+      for (size_t b = begin; b < end; ++b) objective[b] = SentenceTerm(batch[b], charts_[t], grads_[t].data(), &records[b]);
     }, cancel);
+    for (size_t b = 0; b < batch.size(); ++b) Install(batch[b], records[b]);
     // theta -= eta_k * (gradient + (b / |D|) * theta / sigma^2)
     const double eta = opt_.eta0 * opt_.tau / (opt_.tau + static_cast<double>(k_));
     const double prior = static_cast<double>(opt_.batch) / D / opt_.sigma2;
