@@ -87,7 +87,7 @@ console.log(`chart parser extras: ptb-sample, ${sub.length} training trees <= 25
 const clusterFile = variants.includes('clusters') || variants.includes('all') ? deriveClusters() : undefined;
 for (const v of variants) {
   const extra: ParserTrainOptions =
-    v === 'verb' ? { verbFeatures: true } : v === 'clusters' ? { clusters: clusterFile } : v === 'relax' ? { relax: true }
+    v === 'verb' ? { verbFeatures: true } : v === 'clusters' ? { clusters: clusterFile, verbFeatures: false } : v === 'relax' ? { relax: true, verbFeatures: false }
       : v === 'all' ? { verbFeatures: true, clusters: clusterFile, relax: true } : { verbFeatures: false };
   let t0 = performance.now();
   const pcfg = await ChartParserModel.train(sub, { ...extra, threads });
@@ -96,7 +96,9 @@ for (const v of variants) {
   console.log(`\n[${v}] PCFG: ${info.binaryRules}+${info.unaryRules} rules (relaxed ${info.relaxedBinaryRules}+${info.relaxedUnaryRules}); F1 <=15 ${f(ps.f15)} <=40 ${f(ps.f40)} all ${f(ps.all)}; ${ps.rate.toFixed(1)} sent/s; ${ps.fallback} flat fallbacks`);
   t0 = performance.now();
   let last = t0;
+  let lastCpu = process.cpuUsage();
   const passes: number[] = [];
+  const cpu: number[] = [];
   let cache = '';
   const crf = await ChartParserModel.train(sub, {
     ...extra, crf: true, epochs, eta0: 0.03, beam: 6, threads, featureCacheMB: cacheMB,
@@ -106,10 +108,13 @@ for (const v of variants) {
         const now = performance.now();
         passes.push((now - last) / 1000);
         last = now;
+        const c = process.cpuUsage(lastCpu);
+        cpu.push((c.user + c.system) / 1e6);
+        lastCpu = process.cpuUsage();
       }
     },
   });
   const cs = await score(crf);
-  console.log(`[${v}] CRF: ${crf.info().weights} weights; F1 <=15 ${f(cs.f15)} <=40 ${f(cs.f40)} all ${f(cs.all)}; pass 1 ${passes[0].toFixed(1)} s, later ${(passes.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, passes.length - 1)).toFixed(1)} s; ${cache}; parse ${cs.rate.toFixed(1)} sent/s; ${cs.fallback} flat fallbacks; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+  console.log(`[${v}] CRF: ${crf.info().weights} weights; F1 <=15 ${f(cs.f15)} <=40 ${f(cs.f40)} all ${f(cs.all)}; pass 1 ${passes[0].toFixed(1)} s, later ${(passes.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, passes.length - 1)).toFixed(1)} s wall, ${(cpu.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, cpu.length - 1)).toFixed(1)} s CPU; ${cache}; parse ${cs.rate.toFixed(1)} sent/s; ${cs.fallback} flat fallbacks; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
 }
 if (clusterFile) rmSync(dirname(clusterFile), { recursive: true, force: true });

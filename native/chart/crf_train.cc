@@ -270,62 +270,31 @@ double CrfTrainer::FullObjective(std::vector<double>& grad, const std::atomic<bo
 }
 
 double CrfTrainer::LbfgsSteps(int iterations, const std::atomic<bool>* cancel) {
-  const size_t dim = m_.crf.theta.size();
-  std::vector<double>& theta = m_.crf.theta;
-  if (std::isnan(lbfgs_value_)) lbfgs_value_ = FullObjective(lbfgs_grad_, cancel);
-  std::vector<double> dir(dim), old_theta(dim), new_grad;
-  for (int it = 0; it < iterations; ++it) {
-    // Two-loop recursion: dir = -H g.
-    for (size_t f = 0; f < dim; ++f) dir[f] = -lbfgs_grad_[f];
-    const size_t m = lbfgs_s_.size();
-    std::vector<double> alpha(m), rho(m);
-    for (size_t q = m; q-- > 0;) {
-      double sy = 0, sd = 0;
-      for (size_t f = 0; f < dim; ++f) sy += lbfgs_s_[q][f] * lbfgs_y_[q][f], sd += lbfgs_s_[q][f] * dir[f];
-      rho[q] = 1.0 / sy;
-      alpha[q] = rho[q] * sd;
-      for (size_t f = 0; f < dim; ++f) dir[f] -= alpha[q] * lbfgs_y_[q][f];
+  // native/optim's L-BFGS drives the full-batch objective; it evaluates at its own points,
+  // so theta is set from the point it asks for and, after each call, from its best point.
+  lbfgs_cancel_ = cancel;
+  try {
+    if (!lbfgs_) {
+      LbfgsOptions options;
+      options.memory = 10;
+      lbfgs_ = std::make_unique<Lbfgs>(
+          [this](const std::vector<double>& x, std::vector<double>& grad) {
+            m_.crf.theta = x;
+            return FullObjective(grad, lbfgs_cancel_);
+          },
+          m_.crf.theta, options);
     }
-    if (m > 0) {
-      double sy = 0, yy = 0;
-      for (size_t f = 0; f < dim; ++f) sy += lbfgs_s_[m - 1][f] * lbfgs_y_[m - 1][f], yy += lbfgs_y_[m - 1][f] * lbfgs_y_[m - 1][f];
-      for (size_t f = 0; f < dim; ++f) dir[f] *= sy / yy;
+    for (int it = 0; it < iterations; ++it) {
+      const bool more = lbfgs_->Iterate();
+      ++k_;
+      if (!more) break;  // converged: later calls do nothing
     }
-    for (size_t q = 0; q < m; ++q) {
-      double yd = 0;
-      for (size_t f = 0; f < dim; ++f) yd += lbfgs_y_[q][f] * dir[f];
-      const double beta = rho[q] * yd;
-      for (size_t f = 0; f < dim; ++f) dir[f] += (alpha[q] - beta) * lbfgs_s_[q][f];
-    }
-    double slope = 0, gnorm = 0;
-    for (size_t f = 0; f < dim; ++f) slope += dir[f] * lbfgs_grad_[f], gnorm += lbfgs_grad_[f] * lbfgs_grad_[f];
-    if (slope >= 0) {  // not a descent direction: restart from steepest descent
-      lbfgs_s_.clear(), lbfgs_y_.clear();
-      for (size_t f = 0; f < dim; ++f) dir[f] = -lbfgs_grad_[f];
-      slope = -gnorm;
-    }
-    double step = m == 0 ? 1.0 / std::sqrt(std::max(gnorm, 1e-12)) : 1.0;
-    old_theta = theta;
-    double value = lbfgs_value_;
-    for (int tries = 0; tries < 30; ++tries) {
-      for (size_t f = 0; f < dim; ++f) theta[f] = old_theta[f] + step * dir[f];
-      value = FullObjective(new_grad, cancel);
-      if (value <= lbfgs_value_ + 1e-4 * step * slope) break;
-      step *= 0.5;
-    }
-    std::vector<double> s_vec(dim), y_vec(dim);
-    for (size_t f = 0; f < dim; ++f) s_vec[f] = theta[f] - old_theta[f], y_vec[f] = new_grad[f] - lbfgs_grad_[f];
-    double sy = 0;
-    for (size_t f = 0; f < dim; ++f) sy += s_vec[f] * y_vec[f];
-    if (sy > 1e-10) {
-      lbfgs_s_.push_back(std::move(s_vec)), lbfgs_y_.push_back(std::move(y_vec));
-      if (lbfgs_s_.size() > 10) lbfgs_s_.erase(lbfgs_s_.begin()), lbfgs_y_.erase(lbfgs_y_.begin());
-    }
-    lbfgs_value_ = value;
-    lbfgs_grad_.swap(new_grad);
-    ++k_;
+  } catch (...) {
+    if (lbfgs_) m_.crf.theta = lbfgs_->x();
+    throw;
   }
-  return lbfgs_value_ / corpus_.size();
+  m_.crf.theta = lbfgs_->x();
+  return lbfgs_->value() / corpus_.size();
 }
 
 double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {

@@ -7,10 +7,12 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "chart/chart_model.h"
+#include "optim/lbfgs.h"
 
 namespace structrank {
 
@@ -44,8 +46,9 @@ class CrfTrainer {
   CrfTrainer(ChartModel& model, Corpus corpus, std::vector<GoldItems> gold, CrfTrainOptions options);
   // Runs `steps` SGD batches; returns the mean objective per sentence over them.
   double Steps(int steps, const std::atomic<bool>* cancel);
-  // Runs `iterations` L-BFGS iterations on the full-batch objective (history m = 10,
-  // backtracking Armijo line search); returns the objective per sentence (prior included).
+  // Runs `iterations` L-BFGS iterations (native/optim, history m = 10, backtracking Armijo
+  // line search) on the full-batch objective; returns the objective per sentence (prior
+  // included). Stops early once L-BFGS reports convergence.
   double LbfgsSteps(int iterations, const std::atomic<bool>* cancel);
   int64_t steps_done() const { return k_; }
   int32_t num_sentences() const { return corpus_.size(); }
@@ -83,9 +86,8 @@ class CrfTrainer {
   std::vector<Chart> charts_;
   std::vector<std::vector<double>> grads_;
   std::vector<double> prior_mean_;
-  std::vector<std::vector<double>> lbfgs_s_, lbfgs_y_;  // L-BFGS history
-  std::vector<double> lbfgs_grad_;
-  double lbfgs_value_ = NAN;
+  std::unique_ptr<Lbfgs> lbfgs_;
+  const std::atomic<bool>* lbfgs_cancel_ = nullptr;
   std::atomic<int64_t> kept_entries_{0}, total_entries_{0};
   std::atomic<int64_t> cache_bytes_{0}, cache_sentences_{0};
 };
