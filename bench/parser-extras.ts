@@ -3,7 +3,7 @@
  * rule features, each added alone to the README's quick CRF setting (ptb-sample, training
  * trees <= 25 words, PCFG-beam 6 prefilter, SGD batch 20, eta0 0.03, 6 passes).
  * `npx tsx bench/parser-extras.ts` (env: VARIANTS=base,verb,clusters,relax,all CRF_EPOCHS=6
- * FEATURE_CACHE_MB=1024; `base` has no extras, each other variant adds one, `all` adds the three).
+ * FEATURE_CACHE_MB=1024 PREFILTER_BEAM=6|inf; `base` has no extras, each other variant adds one, `all` adds the three).
  *
  * There is no cluster file in ../shared/data; the clusters are derived here (written to a
  * temporary `word<TAB>cluster` file): for every word type of the raw train, dev and test
@@ -30,6 +30,7 @@ const threads = defaultThreads();
 const epochs = Number(process.env.CRF_EPOCHS ?? 6);
 const variants = (process.env.VARIANTS ?? 'base,verb,clusters,relax').split(',');
 const cacheMB = Number(process.env.FEATURE_CACHE_MB ?? 1024);
+const prefilterBeam = process.env.PREFILTER_BEAM === 'inf' ? Number.POSITIVE_INFINITY : Number(process.env.PREFILTER_BEAM ?? 6);
 const len = (t: Tree): number => treeWords(t).length;
 const f = (x: number): string => x.toFixed(2);
 
@@ -83,7 +84,7 @@ async function score(model: ChartParserModel, pcfg = false): Promise<{ f15: numb
   return { f15: pick(15), f40: pick(40), all: pick(Infinity), rate, fallback: parses.filter((p) => p.fallback).length };
 }
 
-console.log(`chart parser extras: ptb-sample, ${sub.length} training trees <= 25 words, ${test.length} test; ${threads} threads; shared 2-core machine under load`);
+console.log(`chart parser extras: ptb-sample, ${sub.length} training trees <= 25 words, ${test.length} test; prefilter beam ${prefilterBeam}; ${threads} threads; shared 2-core machine under load`);
 const clusterFile = variants.includes('clusters') || variants.includes('all') ? deriveClusters() : undefined;
 for (const v of variants) {
   const extra: ParserTrainOptions =
@@ -101,7 +102,7 @@ for (const v of variants) {
   const cpu: number[] = [];
   let cache = '';
   const crf = await ChartParserModel.train(sub, {
-    ...extra, crf: true, epochs, eta0: 0.03, beam: 6, threads, featureCacheMB: cacheMB,
+    ...extra, crf: true, epochs, eta0: 0.03, beam: prefilterBeam, threads, featureCacheMB: cacheMB,
     onProgress: (p) => {
       cache = `feature-id cache ${(p.featureCacheBytes / 1048576).toFixed(0)} MB for ${p.cachedSentences} sentences`;
       if (p.step === p.stepsPerEpoch) {

@@ -466,3 +466,29 @@ TEST(chart_crf_feature_id_cache_gives_identical_training) {
   CHECK(tc.Steps(4, nullptr) == td.Steps(4, nullptr));
   CHECK(tc.feature_cache_sentences() == 0);
 }
+
+TEST(chart_reads_version_1_payloads_without_the_extras) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold);
+  auto bytes = m->Serialize();
+  // The version 2 extras of a model without verb flags, clusters or verb features.
+  ByteWriter extras;
+  extras.PutVector(std::vector<uint8_t>{});
+  m->lexicon.WriteClusters(extras);
+  extras.Put<uint8_t>(0);
+  extras.PutVector(std::vector<uint64_t>{});
+  std::vector<uint8_t> v1(bytes.begin(), bytes.end() - static_cast<std::ptrdiff_t>(extras.bytes().size()));
+  v1[0] = 1, v1[1] = v1[2] = v1[3] = 0;
+  auto back = ChartModel::Deserialize(v1.data(), v1.size());
+  Chart ch;
+  auto a = m->Parse(Sentence(*m, {"the", "dog", "saw", "a", "cat"}), 3, ch);
+  auto b = back->Parse(Sentence(*back, {"the", "dog", "saw", "a", "cat"}), 3, ch);
+  CHECK(a.candidates.size() == b.candidates.size());
+  for (size_t r = 0; r < a.candidates.size(); ++r) CHECK_NEAR(a.candidates[r].score, b.candidates[r].score, 1e-12);
+  // Version 1 must not carry the extras; version 2 must.
+  CHECK_THROWS(ChartModel::Deserialize(v1.data(), v1.size() - 1));
+  std::vector<uint8_t> v2_short(bytes.begin(), bytes.end() - 1);
+  CHECK_THROWS(ChartModel::Deserialize(v2_short.data(), v2_short.size()));
+}
