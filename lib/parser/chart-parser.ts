@@ -101,8 +101,8 @@ export interface ParserTrainOptions {
   relaxWeight?: number;
   /**
    * CRF: verb-lexicalized rule features, a binary rule with a verb-tag (VB*) child x that
-   * verb's lowercased word, for pairs seen in a gold tree (default true: +0.23 F1 on
-   * ptb-sample test <= 40 in the README's benchmark).
+   * verb's lowercased word, for pairs seen in a gold tree (default true; a small effect,
+   * see the README's extras benchmark).
    */
   verbFeatures?: boolean;
   /** Train the CRF-CFG on top of the PCFG (default false). */
