@@ -3,7 +3,7 @@
  * rule features, each added alone to the README's quick CRF setting (ptb-sample, training
  * trees <= 25 words, PCFG-beam 6 prefilter, SGD batch 20, eta0 0.03, 6 passes).
  * `npx tsx bench/parser-extras.ts` (env: VARIANTS=base,verb,clusters,relax,all CRF_EPOCHS=6
- * FEATURE_CACHE_MB=1024 PREFILTER_BEAM=6|inf; `base` has no extras, each other variant adds one, `all` adds the three).
+ * FEATURE_CACHE_MB=1024 PREFILTER_BEAM=6|inf DATASET=ptb-sample|gum-open; `base` has no extras, each other variant adds one, `all` adds the three).
  *
  * There is no cluster file in ../shared/data; the clusters are derived here (written to a
  * temporary `word<TAB>cluster` file): for every word type of the raw train, dev and test
@@ -25,7 +25,8 @@ import { defaultThreads } from '../lib/native.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shared = process.env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
-const dir = join(shared, 'ptb-sample');
+const dataset = process.env.DATASET ?? 'ptb-sample';
+const dir = dataset === 'gum-open' ? join(root, 'data', 'gum-open') : join(shared, dataset);
 const threads = defaultThreads();
 const epochs = Number(process.env.CRF_EPOCHS ?? 6);
 const variants = (process.env.VARIANTS ?? 'base,verb,clusters,relax').split(',');
@@ -84,7 +85,7 @@ async function score(model: ChartParserModel, pcfg = false): Promise<{ f15: numb
   return { f15: pick(15), f40: pick(40), all: pick(Infinity), rate, fallback: parses.filter((p) => p.fallback).length };
 }
 
-console.log(`chart parser extras: ptb-sample, ${sub.length} training trees <= 25 words, ${test.length} test; prefilter beam ${prefilterBeam}; ${threads} threads; shared 2-core machine under load`);
+console.log(`chart parser extras: ${dataset}, ${sub.length} training trees <= 25 words, ${test.length} test; prefilter beam ${prefilterBeam}; ${threads} threads; shared 2-core machine under load`);
 const clusterFile = variants.includes('clusters') || variants.includes('all') ? deriveClusters() : undefined;
 for (const v of variants) {
   const extra: ParserTrainOptions =
