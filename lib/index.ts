@@ -57,3 +57,4 @@ export { rerankerTrainers, type RerankerTrainer, type RerankerTrainInput, type R
 export { dualTreeScores, type ForestScores } from './rerank/perceptron-forest.js';
 export { realComponents } from './pipeline/adapters/index.js';
 export { tagSequenceFeatures } from './pipeline/adapters/tag-features.js';
+export { readClustersSync, type WordClusters } from './parser/clusters.js';

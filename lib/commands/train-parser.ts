@@ -11,7 +11,8 @@ const command: Command = {
   name: 'train-parser',
   summary: 'train the chart parser: a PCFG, or with --crf the CRF-CFG of Finkel et al. (2008)',
   usage: `structrank train-parser --train F --model M [--dev F] [--crf [--lbfgs]] [--markov 1|2] [--epochs E]
-    [--batch B] [--eta0 X] [--sigma2 X] [--beam X] [--rare N] [--max-length N] [--threads N]
+    [--batch B] [--eta0 X] [--sigma2 X] [--beam X] [--rare N] [--clusters F] [--relax] [--no-verb-features]
+    [--feature-cache-mb N] [--max-length N] [--threads N]
   --train F       training treebank (bracketed trees)
   --dev F         development treebank: F1 is reported after training
   --model M       model file to write
@@ -24,6 +25,14 @@ const command: Command = {
   --sigma2 X      L2 prior variance (default 1)
   --beam X        CRF chart prefilter: PCFG max-marginal beam in nats (default: none, exact)
   --rare N        words seen at most N times also get signature tags (default 1)
+  --clusters F    word clusters, 'word<TAB>cluster' per line (e.g. Brown bit strings): CRF
+                  lexicon features and cluster tags for rare/unknown words; kept in the model
+  --relax         grammar relaxation: add each rule with the other parent annotations of its
+                  parent (PCFG: 0.01 interpolation with the parent-pooled estimate)
+  --no-verb-features  CRF: leave out the rule x word features of binary rules with a
+                  verb-tag child (on by default)
+  --feature-cache-mb N  CRF: cap on the per-sentence feature-id cache kept across passes
+                  (default 1024; 0 = off)
   --max-length N  train only on trees of at most N words (default: all)
   --threads N     threads (default all cores)`,
   async run(args) {
@@ -43,6 +52,10 @@ const command: Command = {
         sigma2: { type: 'string' },
         beam: { type: 'string' },
         rare: { type: 'string' },
+        clusters: { type: 'string' },
+        relax: { type: 'boolean' },
+        'no-verb-features': { type: 'boolean' },
+        'feature-cache-mb': { type: 'string' },
         'max-length': { type: 'string' },
         threads: { type: 'string' },
       },
@@ -72,6 +85,10 @@ const command: Command = {
       sigma2: numberOption('train-parser', values.sigma2, 'sigma2', 1, (x) => x > 0),
       beam: numberOption('train-parser', values.beam, 'beam', Number.POSITIVE_INFINITY, (x) => x > 0),
       rareThreshold: intOption('train-parser', values.rare, 'rare', 1),
+      ...(values.clusters !== undefined ? { clusters: values.clusters } : {}),
+      relax: values.relax ?? false,
+      verbFeatures: !(values['no-verb-features'] ?? false),
+      featureCacheMB: numberOption('train-parser', values['feature-cache-mb'], 'feature-cache-mb', 1024, (x) => x >= 0),
       threads,
       onProgress: (p) =>
         progress.update(p.epoch - 1 + p.step / p.stepsPerEpoch, `objective ${p.objective.toFixed(3)}, kept ${(100 * p.keptFraction).toFixed(1)}%`),
@@ -81,6 +98,8 @@ const command: Command = {
     const info = model.info();
     console.error(
       `train-parser: ${trees.length} trees, ${info.symbols} states, ${info.binaryRules} binary + ${info.unaryRules} unary rules` +
+        `${values.relax ? ` (${info.relaxedBinaryRules} + ${info.relaxedUnaryRules} from relaxation)` : ''}` +
+        `${info.clusterWords ? `, ${info.clusterWords} cluster words` : ''}` +
         `${info.crf ? `, ${info.weights} CRF weights` : ''}, ${((Date.now() - start) / 1000).toFixed(1)} s -> ${modelFile}`,
     );
     if (values.dev) {

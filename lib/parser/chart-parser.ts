@@ -9,6 +9,7 @@ import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
 import { prepareTree, restoreTree } from './prepare.js';
+import { readClustersSync, type WordClusters } from './clusters.js';
 import { buildSymbolTable, decodeTree, encodeTree, symbolTableFromLabels, type SymbolTable } from './symbols.js';
 
 export const CHART_MODEL_KIND = 'chart-parser';
@@ -24,7 +25,7 @@ interface NativeParseResult {
 
 interface NativeChartParser {
   startCrf(options: Record<string, number>): { weights: number; sparseFeatures: number };
-  crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number }>;
+  crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number; cacheBytes: number; cachedSentences: number }>;
   parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): ChartParserInfo;
@@ -33,12 +34,13 @@ interface NativeChartParser {
 interface ChartAddon {
   ChartParser: {
     buildPcfg(
-      symbols: { isTag: Uint8Array; base: Int32Array; numBases: number },
+      symbols: { isTag: Uint8Array; base: Int32Array; numBases: number; relaxGroup: Int32Array; isVerb: Uint8Array },
       tokens: string,
       offsets: Int32Array,
       pairs: Int32Array,
       treeOffsets: Int32Array,
       rareThreshold: number,
+      extras: { relax: number; relaxWeight: number; clusterWords?: string; clusterIds?: string },
     ): NativeChartParser;
     deserialize(bytes: Uint8Array): NativeChartParser;
   };
@@ -52,6 +54,13 @@ export interface ChartParserInfo {
   words: number;
   crf: boolean;
   weights: number;
+  /** Rules added by grammar relaxation (0 without it, and in loaded models). */
+  relaxedBinaryRules: number;
+  relaxedUnaryRules: number;
+  /** Words in the model's cluster map (0 without clusters). */
+  clusterWords: number;
+  /** The CRF has verb-lexicalized rule features. */
+  verbFeatures: boolean;
 }
 
 export interface ParserTrainProgress {
@@ -63,6 +72,9 @@ export interface ParserTrainProgress {
   objective: number;
   /** Fraction of chart entries kept by the prefilter. */
   keptFraction: number;
+  /** Bytes held by the feature-id cache, and the training sentences it covers. */
+  featureCacheBytes: number;
+  cachedSentences: number;
 }
 
 export interface ParserTrainOptions {
@@ -74,6 +86,25 @@ export interface ParserTrainOptions {
   vpHeadTag?: boolean;
   /** Words seen at most this often also get signature tags (default 1). */
   rareThreshold?: number;
+  /**
+   * Word clusters: a `word<TAB>cluster` file or the map itself. CRF lexicon features tag x
+   * cluster, tag x 4- and 6-bit prefixes (bit-string clusters), base(tag) x cluster; rare and
+   * unknown words also take the tags seen with their cluster. Stored in the model.
+   */
+  clusters?: string | WordClusters;
+  /**
+   * Grammar relaxation (seed 004): add X^Q -> alpha for every seen X^P -> alpha and every
+   * other parent annotation Q of X; the PCFG interpolates each rule of X^Q with the
+   * parent-pooled estimate, weight `relaxWeight` (default 0.01). Default false.
+   */
+  relax?: boolean;
+  relaxWeight?: number;
+  /**
+   * CRF: verb-lexicalized rule features, a binary rule with a verb-tag (VB*) child x that
+   * verb's lowercased word, for pairs seen in a gold tree (default true; a small effect,
+   * see the README's extras benchmark).
+   */
+  verbFeatures?: boolean;
   /** Train the CRF-CFG on top of the PCFG (default false). */
   crf?: boolean;
   /** CRF optimizer: SGD as in SPEC (default), or full-batch L-BFGS (one iteration per epoch). */
@@ -87,6 +118,11 @@ export interface ParserTrainOptions {
   beam?: number;
   /** Center the L2 prior at the PCFG weights the CRF starts from (default true), else at 0. */
   priorAtPcfg?: boolean;
+  /**
+   * Cap (MB) on the CRF's per-sentence cache of resolved sparse feature ids, kept across
+   * passes (default 1024); sentences past the cap look their features up every pass. 0 = off.
+   */
+  featureCacheMB?: number;
   threads?: number;
   seed?: number;
   signal?: AbortSignal;
@@ -183,17 +219,32 @@ export class ChartParserModel {
     });
     const { text, offsets } = joinTokens(prepared.map((t) => preterminals(t).map((p) => p.word as string)));
     const addon = native<ChartAddon>();
+    const clusters = typeof options.clusters === 'string' ? readClustersSync(options.clusters) : options.clusters;
+    if (clusters) {
+      if (clusters.words.length !== clusters.clusters.length) throw new InputError('<options>', undefined, 'clusters: words and clusters differ in number');
+      for (const w of [...clusters.words, ...clusters.clusters]) {
+        if (w === '' || w.includes('\n')) throw new InputError('<options>', undefined, `clusters: bad entry ${JSON.stringify(w)}`);
+      }
+    }
+    const relaxWeight = options.relaxWeight ?? 0.01;
+    if (!(relaxWeight > 0 && relaxWeight < 1)) throw new InputError('<options>', undefined, 'relaxWeight must be in (0, 1)');
     const handle = addon.ChartParser.buildPcfg(
-      { isTag: table.isTag, base: table.base, numBases: table.numBases },
+      { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: table.isVerb },
       text,
       offsets,
       Int32Array.from(pairs),
       treeOffsets,
       options.rareThreshold ?? 1,
+      {
+        relax: options.relax ? 1 : 0,
+        relaxWeight,
+        ...(clusters ? { clusterWords: clusters.words.join('\n'), clusterIds: clusters.clusters.join('\n') } : {}),
+      },
     );
     const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
     if (options.crf) {
       const batch = options.batch ?? 20;
+      if (options.featureCacheMB !== undefined && !(options.featureCacheMB >= 0)) throw new InputError('<options>', undefined, 'featureCacheMB must be >= 0');
       handle.startCrf({
         batch,
         eta0: options.eta0 ?? 0.1,
@@ -202,6 +253,8 @@ export class ChartParserModel {
         threads: options.threads ?? 0,
         seed: options.seed ?? 1,
         priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
+        verbFeatures: options.verbFeatures === false ? 0 : 1,
+        featureCacheMB: options.featureCacheMB ?? 1024,
       });
       meta.crf = true;
       const epochs = options.epochs ?? 10;
@@ -214,7 +267,10 @@ export class ChartParserModel {
           const n = Math.min(chunk, stepsPerEpoch - step);
           const r = await withCancelFlag(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
           step += n;
-          options.onProgress?.({ epoch, epochs, step, stepsPerEpoch, objective: r.objective, keptFraction: r.keptFraction });
+          options.onProgress?.({
+            epoch, epochs, step, stepsPerEpoch, objective: r.objective, keptFraction: r.keptFraction,
+            featureCacheBytes: r.cacheBytes, cachedSentences: r.cachedSentences,
+          });
         }
       }
     }

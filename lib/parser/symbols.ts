@@ -4,7 +4,7 @@
  */
 import { InputError } from '../errors.js';
 import type { Tree } from '../trees/tree.js';
-import { baseLabel } from './annotate.js';
+import { baseLabel, PARENT_MARK } from './annotate.js';
 import { ACTIVE_MARK } from './binarize.js';
 
 /** Base category of a state, for features: `NP^S` -> NP, `@VP~VBD^S|VBD` -> @VP. */
@@ -19,6 +19,21 @@ export interface SymbolTable {
   isTag: Uint8Array;
   base: Int32Array;
   numBases: number;
+  /**
+   * Grammar relaxation groups: phrasal, non-active states that differ only in their parent
+   * annotation share a group (`NP^S`, `NP^VP`); -1 for tags, active states and states
+   * without a parent annotation.
+   */
+  relaxGroup: Int32Array;
+  /** 1 for verb tags (base label VB*), for the verb-lexicalized rule features. */
+  isVerb: Uint8Array;
+}
+
+/** The relaxation key of a state: its label without the parent annotation, or undefined. */
+export function relaxKey(label: string, isTag: boolean): string | undefined {
+  if (isTag || (label.length > 1 && label[0] === ACTIVE_MARK)) return undefined;
+  const at = label.lastIndexOf(PARENT_MARK);
+  return at > 0 ? label.slice(0, at) : undefined;
 }
 
 export function buildSymbolTable(trees: Tree[]): SymbolTable {
@@ -53,6 +68,9 @@ function finishTable(labels: string[], ids: Map<string, number>, tag: boolean[],
   const bases = new Map<string, number>();
   const base = new Int32Array(labels.length);
   const isTag = new Uint8Array(labels.length);
+  const relaxGroup = new Int32Array(labels.length).fill(-1);
+  const isVerb = new Uint8Array(labels.length);
+  const groups = new Map<string, number>();
   labels.forEach((label, i) => {
     if (tag[i] && phrasal[i]) throw new InputError('<treebank>', undefined, `label '${label}' is used both as a POS tag and as a phrase`);
     isTag[i] = tag[i] ? 1 : 0;
@@ -63,8 +81,18 @@ function finishTable(labels: string[], ids: Map<string, number>, tag: boolean[],
       bases.set(b, bid);
     }
     base[i] = bid;
+    const key = relaxKey(label, tag[i]);
+    if (key !== undefined) {
+      let g = groups.get(key);
+      if (g === undefined) {
+        g = groups.size;
+        groups.set(key, g);
+      }
+      relaxGroup[i] = g;
+    }
+    if (tag[i] && b.startsWith('VB')) isVerb[i] = 1;
   });
-  return { labels, ids, isTag, base, numBases: Math.max(1, bases.size) };
+  return { labels, ids, isTag, base, numBases: Math.max(1, bases.size), relaxGroup, isVerb };
 }
 
 /** Appends a tree's (label, arity) pairs; throws if a label is unknown or a node has > 2 children. */

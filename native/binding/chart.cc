@@ -63,7 +63,21 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     return obj;
   }
 
-  // buildPcfg({isTag, base, numBases}, tokens, tokenOffsets, pairs, treeOffsets, rareThreshold)
+  static std::vector<std::string> SplitLines(const std::string& all) {
+    std::vector<std::string> out;
+    if (all.empty()) return out;
+    size_t start = 0;
+    while (true) {
+      size_t nl = all.find('\n', start);
+      out.push_back(all.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+    return out;
+  }
+
+  // buildPcfg({isTag, base, numBases, relaxGroup?, isVerb?}, tokens, tokenOffsets, pairs, treeOffsets,
+  //   rareThreshold, {relax?, relaxWeight?, clusterWords?, clusterIds?}?)
   static Napi::Value BuildPcfg(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Expect(info.Length() >= 6 && info[0].IsObject(), env, "buildPcfg(symbols, tokens, offsets, pairs, treeOffsets, rare)");
@@ -74,13 +88,25 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     symbols.is_tag = ToVector<uint8_t>(sym.Get("isTag").As<Napi::Uint8Array>());
     symbols.base = ToVector<int32_t>(sym.Get("base").As<Napi::Int32Array>());
     symbols.num_bases = sym.Get("numBases").As<Napi::Number>().Int32Value();
+    if (sym.Get("relaxGroup").IsTypedArray()) symbols.relax_group = ToVector<int32_t>(sym.Get("relaxGroup").As<Napi::Int32Array>());
+    if (sym.Get("isVerb").IsTypedArray()) symbols.is_verb = ToVector<uint8_t>(sym.Get("isVerb").As<Napi::Uint8Array>());
     Corpus corpus = CorpusFrom(env, info[1], info[2]);
     Expect(info[3].IsTypedArray() && info[4].IsTypedArray() && info[5].IsNumber(), env, "pairs, treeOffsets, rareThreshold");
     std::vector<int32_t> pairs = ToVector<int32_t>(info[3].As<Napi::Int32Array>());
     std::vector<int32_t> tree_offsets = ToVector<int32_t>(info[4].As<Napi::Int32Array>());
+    PcfgOptions options;
+    options.rare_threshold = info[5].As<Napi::Number>().Int32Value();
+    if (info.Length() > 6 && info[6].IsObject()) {
+      Napi::Object o = info[6].As<Napi::Object>();
+      options.relax = OptionalInt(o, "relax", 0) != 0;
+      options.relax_weight = OptionalDouble(o, "relaxWeight", options.relax_weight);
+      if (o.Get("clusterWords").IsString() && o.Get("clusterIds").IsString()) {
+        options.cluster_words = SplitLines(o.Get("clusterWords").As<Napi::String>().Utf8Value());
+        options.cluster_ids = SplitLines(o.Get("clusterIds").As<Napi::String>().Utf8Value());
+      }
+    }
     auto state = std::make_shared<Training>();
-    std::shared_ptr<ChartModel> model = ChartModel::BuildPcfg(symbols, corpus, pairs, tree_offsets,
-                                                              info[5].As<Napi::Number>().Int32Value(), &state->gold);
+    std::shared_ptr<ChartModel> model = ChartModel::BuildPcfg(symbols, corpus, pairs, tree_offsets, options, &state->gold);
     state->corpus = std::move(corpus);
     Napi::Object obj = Wrap(env, model);
     Unwrap(obj)->training_ = state;
@@ -109,7 +135,8 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     opt.threads = OptionalInt(o, "threads", 0);
     opt.seed = static_cast<uint64_t>(OptionalInt(o, "seed", 1));
     opt.prior_at_pcfg = OptionalInt(o, "priorAtPcfg", 1) != 0;
-    InitCrf(*model_, training_->corpus, training_->gold);
+    opt.feature_cache_mb = OptionalDouble(o, "featureCacheMB", opt.feature_cache_mb);
+    InitCrf(*model_, training_->corpus, training_->gold, OptionalInt(o, "verbFeatures", 0) != 0);
     training_->trainer = std::make_shared<CrfTrainer>(*model_, training_->corpus, training_->gold, opt);
     Napi::Object out = Napi::Object::New(env);
     out.Set("weights", Napi::Number::New(env, static_cast<double>(model_->crf.theta.size())));
@@ -138,6 +165,8 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
           Napi::Object out = Napi::Object::New(e);
           out.Set("objective", Napi::Number::New(e, *result));
           out.Set("keptFraction", Napi::Number::New(e, trainer->kept_fraction()));
+          out.Set("cacheBytes", Napi::Number::New(e, static_cast<double>(trainer->feature_cache_bytes())));
+          out.Set("cachedSentences", Napi::Number::New(e, static_cast<double>(trainer->feature_cache_sentences())));
           out.Set("steps", Napi::Number::New(e, static_cast<double>(trainer->steps_done())));
           return out;
         });
@@ -200,6 +229,10 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     out.Set("words", Napi::Number::New(env, model_->lexicon.words.size()));
     out.Set("crf", Napi::Boolean::New(env, model_->use_crf));
     out.Set("weights", Napi::Number::New(env, static_cast<double>(model_->crf.theta.size())));
+    out.Set("relaxedBinaryRules", Napi::Number::New(env, static_cast<double>(model_->relaxed_binary)));
+    out.Set("relaxedUnaryRules", Napi::Number::New(env, static_cast<double>(model_->relaxed_unary)));
+    out.Set("clusterWords", Napi::Number::New(env, model_->lexicon.cluster_words.size()));
+    out.Set("verbFeatures", Napi::Boolean::New(env, model_->use_crf && model_->crf.verb_features));
     return out;
   }
 

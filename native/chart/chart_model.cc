@@ -1,5 +1,6 @@
 #include "chart/chart_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -11,13 +12,15 @@
 namespace structrank {
 
 namespace {
-constexpr uint32_t kPayloadVersion = 1;
+// Version 2 appends the optional extras (verb tags, word clusters, verb features).
+constexpr uint32_t kPayloadVersion = 2;
 }
 
 std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
                                                   const std::vector<int32_t>& pairs,
-                                                  const std::vector<int32_t>& tree_offsets, int rare_threshold,
+                                                  const std::vector<int32_t>& tree_offsets, const PcfgOptions& options,
                                                   std::vector<GoldItems>* gold_out) {
+  const int rare_threshold = options.rare_threshold;
   const int32_t S = static_cast<int32_t>(symbols.is_tag.size());
   if (S == 0 || symbols.base.size() != static_cast<size_t>(S) || symbols.num_bases <= 0)
     throw InputError("chart grammar: empty or inconsistent symbol table");
@@ -31,6 +34,13 @@ std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, con
   g.base = symbols.base;
   for (int32_t b : g.base)
     if (b < 0 || b >= g.num_bases) throw InputError("chart grammar: bad base category id");
+  if (!symbols.is_verb.empty()) {
+    if (symbols.is_verb.size() != static_cast<size_t>(S)) throw InputError("chart grammar: verb flags do not match the symbols");
+    g.is_verb = symbols.is_verb;
+  }
+  if (options.relax && symbols.relax_group.size() != static_cast<size_t>(S))
+    throw InputError("chart grammar: relaxation needs a group per symbol");
+  if (!(options.relax_weight > 0 && options.relax_weight < 1)) throw InputError("chart grammar: relax weight must be in (0, 1)");
 
   std::map<std::tuple<int32_t, int32_t, int32_t>, int32_t> binary_ids;
   std::map<std::pair<int32_t, int32_t>, int32_t> unary_ids;
@@ -40,6 +50,7 @@ std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, con
   Lexicon& lex = model->lexicon;
   lex.num_tags_symbols = S;
   lex.rare_threshold = rare_threshold;
+  if (!options.cluster_words.empty()) lex.SetClusters(options.cluster_words, options.cluster_ids);
   for (int32_t s = 0; s < corpus.size(); ++s) {
     const int32_t begin = tree_offsets[s], end = tree_offsets[s + 1];
     if (begin < 0 || end < begin || static_cast<size_t>(end) * 2 > pairs.size())
@@ -72,12 +83,63 @@ std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, con
   for (int32_t s = 0; s < corpus.size(); ++s)
     for (const auto& l : gold[s].lex) lex.AddRare(corpus.tokens[corpus.offsets[s] + l.i], l.i == 0, l.tag);
   lex.FinishRare();
+  // Relaxation: pool each group's rules over its members' parent annotations.
+  std::vector<int32_t> group(S, -1);
+  std::vector<double> group_count;
+  std::map<std::tuple<int32_t, int32_t, int32_t>, double> pooled_binary;  // (group, left, right)
+  std::map<std::pair<int32_t, int32_t>, double> pooled_unary;            // (group, child)
+  if (options.relax) {
+    int32_t groups = 0;
+    for (int32_t x = 0; x < S; ++x) {
+      // Only phrasal states that head some rule can be relaxed.
+      if (symbols.relax_group[x] >= 0 && !g.is_tag[x] && node_count[x] > 0) group[x] = symbols.relax_group[x];
+      groups = std::max(groups, group[x] + 1);
+    }
+    group_count.assign(groups, 0.0);
+    std::vector<std::vector<int32_t>> members(groups);
+    for (int32_t x = 0; x < S; ++x)
+      if (group[x] >= 0) members[group[x]].push_back(x), group_count[group[x]] += node_count[x];
+    for (size_t r = 0; r < g.binary.size(); ++r)
+      if (group[g.binary[r].parent] >= 0)
+        pooled_binary[std::make_tuple(group[g.binary[r].parent], g.binary[r].left, g.binary[r].right)] += binary_count[r];
+    for (size_t r = 0; r < g.unary.size(); ++r)
+      if (group[g.unary[r].parent] >= 0) pooled_unary[std::make_pair(group[g.unary[r].parent], g.unary[r].child)] += unary_count[r];
+    for (const auto& [key, count] : pooled_binary) {
+      const auto [gr, left, right] = key;
+      for (int32_t q : members[gr]) {
+        auto [pos, fresh] = binary_ids.emplace(std::make_tuple(q, left, right), static_cast<int32_t>(g.binary.size()));
+        if (fresh) g.binary.push_back({q, left, right}), binary_count.push_back(0), ++model->relaxed_binary;
+      }
+    }
+    for (const auto& [key, count] : pooled_unary) {
+      const auto [gr, child] = key;
+      for (int32_t q : members[gr]) {
+        if (q == child) continue;  // never a repeated unary state
+        auto [pos, fresh] = unary_ids.emplace(std::make_pair(q, child), static_cast<int32_t>(g.unary.size()));
+        if (fresh) g.unary.push_back({q, child}), unary_count.push_back(0), ++model->relaxed_unary;
+      }
+    }
+  }
   g.BuildIndexes();
   model->binary_logp.resize(g.binary.size());
   model->unary_logp.resize(g.unary.size());
   model->root_logp.resize(g.root.size());
-  for (size_t r = 0; r < g.binary.size(); ++r) model->binary_logp[r] = std::log(binary_count[r] / node_count[g.binary[r].parent]);
-  for (size_t r = 0; r < g.unary.size(); ++r) model->unary_logp[r] = std::log(unary_count[r] / node_count[g.unary[r].parent]);
+  const double lambda = options.relax_weight;
+  auto rule_logp = [&](int32_t parent, double count, double pooled) {
+    const double ml = count / node_count[parent];
+    if (group[parent] < 0) return std::log(ml);
+    return std::log((1 - lambda) * ml + lambda * pooled / group_count[group[parent]]);
+  };
+  for (size_t r = 0; r < g.binary.size(); ++r) {
+    const BinaryRule& b = g.binary[r];
+    const double pooled = group[b.parent] >= 0 ? pooled_binary[std::make_tuple(group[b.parent], b.left, b.right)] : 0.0;
+    model->binary_logp[r] = rule_logp(b.parent, binary_count[r], pooled);
+  }
+  for (size_t r = 0; r < g.unary.size(); ++r) {
+    const UnaryRule& u = g.unary[r];
+    const double pooled = group[u.parent] >= 0 ? pooled_unary[std::make_pair(group[u.parent], u.child)] : 0.0;
+    model->unary_logp[r] = rule_logp(u.parent, unary_count[r], pooled);
+  }
   for (size_t r = 0; r < g.root.size(); ++r) model->root_logp[r] = std::log(root_count[r] / corpus.size());
   if (gold_out) *gold_out = std::move(gold);
   return model;
@@ -201,12 +263,20 @@ std::vector<uint8_t> ChartModel::Serialize() const {
   out.PutVector(root_logp);
   out.Put<uint8_t>(use_crf ? 1 : 0);
   if (use_crf) crf.Write(out);
+  // Version 2 extras.
+  out.PutVector(grammar.is_verb);
+  lexicon.WriteClusters(out);
+  out.Put<uint8_t>(crf.verb_features ? 1 : 0);
+  std::vector<uint64_t> verbs(crf.verb_words.begin(), crf.verb_words.end());
+  std::sort(verbs.begin(), verbs.end());
+  out.PutVector(verbs);
   return std::move(out.bytes());
 }
 
 std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t size) {
   ByteReader in(data, size);
-  if (in.Get<uint32_t>() != kPayloadVersion) throw InputError("chart model: unsupported payload version");
+  const uint32_t version = in.Get<uint32_t>();
+  if (version != 1 && version != kPayloadVersion) throw InputError("chart model: unsupported payload version");
   auto m = std::make_unique<ChartModel>();
   m->grammar = Grammar::Read(in);
   m->lexicon = Lexicon::Read(in, m->grammar.num_symbols);
@@ -218,6 +288,15 @@ std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t 
     throw InputError("chart model: rule scores do not match the grammar");
   m->use_crf = in.Get<uint8_t>() != 0;
   if (m->use_crf) m->crf = CrfWeights::Read(in, m->grammar);
+  if (version >= 2) {
+    m->grammar.is_verb = in.GetVector<uint8_t>();
+    if (!m->grammar.is_verb.empty() && m->grammar.is_verb.size() != static_cast<size_t>(m->grammar.num_symbols))
+      throw InputError("chart model: verb flags do not match the grammar");
+    m->grammar.BuildIndexes();
+    m->lexicon.ReadClusters(in);
+    m->crf.verb_features = in.Get<uint8_t>() != 0;
+    for (uint64_t v : in.GetVector<uint64_t>()) m->crf.verb_words.insert(v);
+  }
   if (!in.AtEnd()) throw InputError("chart model: trailing bytes");
   return m;
 }

@@ -31,6 +31,22 @@ struct SymbolInfo {
   int32_t num_bases = 0;
   std::vector<uint8_t> is_tag;
   std::vector<int32_t> base;
+  // Optional (may be empty): symbol -> relaxation group, the symbols that differ only in
+  // their parent annotation (-1 = never relaxed); symbol -> 1 for verb tags.
+  std::vector<int32_t> relax_group;
+  std::vector<uint8_t> is_verb;
+};
+
+struct PcfgOptions {
+  int rare_threshold = 1;
+  // Grammar relaxation (seed 004): for every rule X^P -> alpha, add X^Q -> alpha for every
+  // other state X^Q of the same relaxation group; every rule of X^Q then scores
+  // (1 - relax_weight) P_ML(alpha | X^Q) + relax_weight P_ML(alpha | X^*), the second term
+  // pooled over all parent annotations of X.
+  bool relax = false;
+  double relax_weight = 0.01;
+  // Word clusters (`word<TAB>cluster`), parallel arrays.
+  std::vector<std::string> cluster_words, cluster_ids;
 };
 
 struct SentenceParse {
@@ -52,8 +68,18 @@ class ChartModel {
   // Reads the grammar and the PCFG off gold trees (pairs/tree_offsets as in gold_tree.h).
   static std::unique_ptr<ChartModel> BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
                                                const std::vector<int32_t>& pairs,
-                                               const std::vector<int32_t>& tree_offsets, int rare_threshold,
+                                               const std::vector<int32_t>& tree_offsets, const PcfgOptions& options,
                                                std::vector<GoldItems>* gold_out = nullptr);
+  static std::unique_ptr<ChartModel> BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
+                                               const std::vector<int32_t>& pairs,
+                                               const std::vector<int32_t>& tree_offsets, int rare_threshold,
+                                               std::vector<GoldItems>* gold_out = nullptr) {
+    PcfgOptions options;
+    options.rare_threshold = rare_threshold;
+    return BuildPcfg(symbols, corpus, pairs, tree_offsets, options, gold_out);
+  }
+  // Rules added by relaxation (0 without it).
+  int64_t relaxed_binary = 0, relaxed_unary = 0;
 
   // Tokens of one sentence with their allowed tags.
   std::vector<Token> Tokens(const Corpus& corpus, int32_t s) const;

@@ -168,14 +168,33 @@ TEST(chart_crf_inside_and_kbest_equal_enumeration_with_random_weights) {
 }
 
 TEST(chart_crf_gradient_equals_finite_differences) {
+  // With word clusters (lexicon features) and verb-lexicalized rule features (V is a verb tag).
   Tiny t = MakeTiny();
+  t.symbols.is_verb = {0, 0, 0, 0, 0, 0, 1, 0};
+  PcfgOptions options;
+  options.rare_threshold = 5;  // every word is rare: signature tags make tagging ambiguous
+  options.cluster_words = {"dog", "cat", "dogs", "saw", "cats"};
+  options.cluster_ids = {"011010", "011011", "0110100", "10", "0110111"};
   std::vector<GoldItems> gold;
-  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
-  InitCrf(*m, t.corpus, gold);
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options, &gold);
+  InitCrf(*m, t.corpus, gold, true);
+  CHECK(m->crf.verb_words.count(StringHash("saw")) == 1);
+  // The verb feature of VP -> V NP with "saw" exists.
+  int32_t verb_feature = -1;
+  for (int32_t r = 0; r < static_cast<int32_t>(m->grammar.binary.size()); ++r)
+    if (m->grammar.binary_verb[r] & 1) {
+      int32_t f = m->crf.Find(FeatureKey(kRuleVerbLeft, r, StringHash("saw")));
+      if (f >= 0) verb_feature = f;
+    }
+  CHECK(verb_feature >= 0);
+  // A cluster feature: V x the cluster of "saw" (V or N, so its gradient is not zero).
+  const int32_t cluster_feature = m->crf.Find(FeatureKey(kLexCluster, 6, StringHash("c:10")));
+  CHECK(cluster_feature >= 0);
   std::mt19937_64 rng(3);
   std::normal_distribution<double> normal(0.0, 0.3);
   for (double& w : m->crf.theta) w += normal(rng);
   Chart ch;
+  bool verb_checked = false, cluster_checked = false;
   for (int32_t s : {0, 3}) {
     auto tokens = m->Tokens(t.corpus, s);
     std::vector<double> grad(m->crf.theta.size(), 0.0);
@@ -189,10 +208,16 @@ TEST(chart_crf_gradient_equals_finite_differences) {
       double down = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr);
       m->crf.theta[f] = keep;
       CHECK_NEAR(grad[f], (up - down) / (2 * h), 1e-5);
-      if (std::fabs(grad[f]) > 1e-6) ++checked_nonzero;
+      if (std::fabs(grad[f]) > 1e-6) {
+        ++checked_nonzero;
+        if (static_cast<int32_t>(f) == verb_feature) verb_checked = true;
+        if (static_cast<int32_t>(f) == cluster_feature) cluster_checked = true;
+      }
     }
     CHECK(checked_nonzero > 10);
   }
+  CHECK(verb_checked);
+  CHECK(cluster_checked);
 }
 
 TEST(chart_crf_sgd_lowers_the_objective) {
@@ -281,4 +306,189 @@ TEST(chart_parse_time_beam_keeps_the_best_parse_when_wide) {
   auto narrow = m->Parse(tokens, 5, ch, false, 1e-9);  // only each span's best survives
   CHECK(!narrow.candidates.empty());
   CHECK(narrow.candidates[0].score <= exact.candidates[0].score + 1e-12);
+}
+
+TEST(chart_crf_verb_features_change_scores_and_round_trip) {
+  Tiny t = MakeTiny();
+  t.symbols.is_verb = {0, 0, 0, 0, 0, 0, 1, 0};
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, true);
+  const size_t with = m->crf.sparse.size();
+  auto plain = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*plain, t.corpus, gold, false);
+  CHECK(with > plain->crf.sparse.size());
+  // Raising the verb feature weights raises the score of VP -> V NP over "saw" only.
+  for (const auto& [key, f] : m->crf.sparse) m->crf.theta[f] += 0.0;  // keep layout
+  int32_t r_vp = -1;
+  for (int32_t r = 0; r < static_cast<int32_t>(m->grammar.binary.size()); ++r)
+    if (m->grammar.binary_verb[r] & 1) r_vp = r;
+  CHECK(r_vp >= 0);
+  const int32_t f = m->crf.Find(FeatureKey(kRuleVerbLeft, r_vp, StringHash("saw")));
+  CHECK(f >= 0);
+  auto tokens = Sentence(*m, {"dogs", "saw", "cats"});
+  CrfSentence a;
+  a.Prepare(m->crf, m->grammar, m->lexicon, tokens);
+  const double before = a.Binary(r_vp, 1, 2, 3);
+  m->crf.theta[f] += 2.0;
+  CrfSentence b;
+  b.Prepare(m->crf, m->grammar, m->lexicon, tokens);
+  CHECK_NEAR(b.Binary(r_vp, 1, 2, 3) - before, 2.0, 1e-12);
+  auto bytes = m->Serialize();
+  auto back = ChartModel::Deserialize(bytes.data(), bytes.size());
+  CHECK(back->crf.verb_features);
+  CrfSentence c;
+  c.Prepare(back->crf, back->grammar, back->lexicon, tokens);
+  CHECK_NEAR(c.Binary(r_vp, 1, 2, 3), b.Binary(r_vp, 1, 2, 3), 1e-12);
+}
+
+TEST(chart_clusters_give_unknown_words_the_tags_of_their_cluster) {
+  Tiny t = MakeTiny();
+  auto plain = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);
+  PcfgOptions options;
+  options.cluster_words = {"saw", "zorp"};
+  options.cluster_ids = {"10", "10"};
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options);
+  auto has = [](const Token& tok, int32_t tag) { return std::find(tok.tags.begin(), tok.tags.end(), tag) != tok.tags.end(); };
+  // "zorp" is unknown; its signature (UNK-LC) was seen only with D; its cluster with V.
+  const Token without = Sentence(*plain, {"zorp"})[0];
+  const Token with = Sentence(*m, {"zorp"})[0];
+  CHECK(!has(without, 6));
+  CHECK(has(with, 6));
+  CHECK(with.cluster >= 0);
+  CHECK(std::isfinite(m->lexicon.LogProb(with, 6)));
+  // A known frequent word keeps its tag dictionary.
+  CHECK((Sentence(*m, {"dog", "saw"})[1].tags == Sentence(*plain, {"dog", "saw"})[1].tags));
+  // Clusters survive serialization.
+  auto bytes = m->Serialize();
+  auto back = ChartModel::Deserialize(bytes.data(), bytes.size());
+  CHECK(Sentence(*back, {"zorp"})[0].tags == with.tags);
+  // Malformed cluster tables are refused.
+  PcfgOptions twice;
+  twice.cluster_words = {"saw", "saw"};
+  twice.cluster_ids = {"10", "11"};
+  CHECK_THROWS(ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, twice));
+}
+
+namespace {
+// (S^ROOT (NP^S (DT^NP the) (NN^NP dog)) (VP^S (VBD^VP saw) (NP^VP (PRP^NP it))))
+// (S^ROOT (NP^S (DT^NP the) (NN^NP cat)) (VP^S (VBD^VP barked)))
+// Symbols: 0 S^ROOT, 1 NP^S, 2 VP^S, 3 NP^VP, 4 DT^NP, 5 NN^NP, 6 VBD^VP, 7 PRP^NP.
+Tiny MakeRelaxable() {
+  Tiny t;
+  t.symbols.num_bases = 7;
+  t.symbols.is_tag = {0, 0, 0, 0, 1, 1, 1, 1};
+  t.symbols.base = {0, 1, 2, 1, 3, 4, 5, 6};
+  t.symbols.relax_group = {0, 1, 2, 1, -1, -1, -1, -1};
+  t.corpus.offsets = {0};
+  t.offsets = {0};
+  AddTree(t, {"the", "dog", "saw", "it"}, {0, 2, 1, 2, 4, 0, 5, 0, 2, 2, 6, 0, 3, 1, 7, 0});
+  AddTree(t, {"the", "cat", "barked"}, {0, 2, 1, 2, 4, 0, 5, 0, 2, 1, 6, 0});
+  return t;
+}
+}  // namespace
+
+TEST(chart_relaxation_adds_parent_variants_with_smoothed_probabilities) {
+  Tiny t = MakeRelaxable();
+  auto plain = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);
+  PcfgOptions options;
+  options.relax = true;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options);
+  // NP^S -> DT NN gives NP^VP -> DT NN; NP^VP -> PRP gives NP^S -> PRP; nothing else.
+  CHECK(plain->grammar.binary.size() == 3 && plain->grammar.unary.size() == 2);
+  CHECK(m->grammar.binary.size() == 4 && m->grammar.unary.size() == 3);
+  CHECK(m->relaxed_binary == 1 && m->relaxed_unary == 1);
+  // P(NP^S -> PRP) = 0.01 * 1/3 (pooled: NP -> DT NN twice, NP -> PRP once).
+  for (size_t u = 0; u < m->grammar.unary.size(); ++u)
+    if (m->grammar.unary[u].parent == 1 && m->grammar.unary[u].child == 7) CHECK_NEAR(std::exp(m->unary_logp[u]), 0.01 / 3, 1e-12);
+  // Each relaxed state's rules still sum to one.
+  for (int32_t x : {1, 3}) {
+    double sum = 0;
+    for (size_t r = 0; r < m->grammar.binary.size(); ++r)
+      if (m->grammar.binary[r].parent == x) sum += std::exp(m->binary_logp[r]);
+    for (size_t u = 0; u < m->grammar.unary.size(); ++u)
+      if (m->grammar.unary[u].parent == x) sum += std::exp(m->unary_logp[u]);
+    CHECK_NEAR(sum, 1.0, 1e-12);
+  }
+  // "it barked" needs NP^S -> PRP: only the relaxed grammar parses it.
+  Chart ch;
+  CHECK(plain->Parse(Sentence(*plain, {"it", "barked"}), 1, ch).fallback);
+  auto p = m->Parse(Sentence(*m, {"it", "barked"}), 1, ch);
+  CHECK(!p.fallback);
+  CHECK((p.candidates[0].nodes == std::vector<int32_t>{0, 2, 1, 1, 7, 0, 2, 1, 6, 0}));
+  // The CRF learns the relaxed rules' weights like any other (they start at the PCFG).
+  std::vector<GoldItems> gold;
+  auto crf = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options, &gold);
+  InitCrf(*crf, t.corpus, gold);
+  CHECK(crf->crf.theta.size() > 0);
+  CrfTrainOptions opt;
+  opt.batch = 2;
+  opt.threads = 1;
+  CrfTrainer trainer(*crf, t.corpus, gold, opt);
+  trainer.Steps(5, nullptr);
+  auto again = crf->Parse(Sentence(*crf, {"it", "barked"}), 1, ch);
+  CHECK(!again.fallback);
+}
+
+TEST(chart_crf_feature_id_cache_gives_identical_training) {
+  Tiny t = MakeTiny();
+  t.symbols.is_verb = {0, 0, 0, 0, 0, 0, 1, 0};
+  PcfgOptions options;
+  options.rare_threshold = 5;
+  options.cluster_words = {"dog", "saw"};
+  options.cluster_ids = {"0110", "10"};
+  std::vector<GoldItems> gold;
+  auto a = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options, &gold);
+  auto b = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options);
+  InitCrf(*a, t.corpus, gold, true);
+  InitCrf(*b, t.corpus, gold, true);
+  CrfTrainOptions cached, uncached;
+  cached.batch = uncached.batch = 3;
+  cached.threads = uncached.threads = 1;  // one thread: the same summation order
+  uncached.feature_cache_mb = 0;
+  CrfTrainer ta(*a, t.corpus, gold, cached), tb(*b, t.corpus, gold, uncached);
+  for (int e = 0; e < 4; ++e) CHECK(ta.Steps(3, nullptr) == tb.Steps(3, nullptr));
+  CHECK(a->crf.theta == b->crf.theta);
+  CHECK(ta.feature_cache_sentences() == t.corpus.size());
+  CHECK(ta.feature_cache_bytes() > 0);
+  CHECK(tb.feature_cache_sentences() == 0);
+  CHECK(ta.LbfgsSteps(2, nullptr) == tb.LbfgsSteps(2, nullptr));
+  CHECK(a->crf.theta == b->crf.theta);
+  // A cap too small for any sentence caches nothing and changes nothing.
+  auto c = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options);
+  InitCrf(*c, t.corpus, gold, true);
+  CrfTrainOptions tiny_cap = cached;
+  tiny_cap.feature_cache_mb = 1e-6;
+  CrfTrainer tc(*c, t.corpus, gold, tiny_cap);
+  auto d = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options);
+  InitCrf(*d, t.corpus, gold, true);
+  CrfTrainer td(*d, t.corpus, gold, uncached);
+  CHECK(tc.Steps(4, nullptr) == td.Steps(4, nullptr));
+  CHECK(tc.feature_cache_sentences() == 0);
+}
+
+TEST(chart_reads_version_1_payloads_without_the_extras) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold);
+  auto bytes = m->Serialize();
+  // The version 2 extras of a model without verb flags, clusters or verb features.
+  ByteWriter extras;
+  extras.PutVector(std::vector<uint8_t>{});
+  m->lexicon.WriteClusters(extras);
+  extras.Put<uint8_t>(0);
+  extras.PutVector(std::vector<uint64_t>{});
+  std::vector<uint8_t> v1(bytes.begin(), bytes.end() - static_cast<std::ptrdiff_t>(extras.bytes().size()));
+  v1[0] = 1, v1[1] = v1[2] = v1[3] = 0;
+  auto back = ChartModel::Deserialize(v1.data(), v1.size());
+  Chart ch;
+  auto a = m->Parse(Sentence(*m, {"the", "dog", "saw", "a", "cat"}), 3, ch);
+  auto b = back->Parse(Sentence(*back, {"the", "dog", "saw", "a", "cat"}), 3, ch);
+  CHECK(a.candidates.size() == b.candidates.size());
+  for (size_t r = 0; r < a.candidates.size(); ++r) CHECK_NEAR(a.candidates[r].score, b.candidates[r].score, 1e-12);
+  // Version 1 must not carry the extras; version 2 must.
+  CHECK_THROWS(ChartModel::Deserialize(v1.data(), v1.size() - 1));
+  std::vector<uint8_t> v2_short(bytes.begin(), bytes.end() - 1);
+  CHECK_THROWS(ChartModel::Deserialize(v2_short.data(), v2_short.size()));
 }

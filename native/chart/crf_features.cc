@@ -66,6 +66,10 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
   n_ = static_cast<int>(tokens.size());
   B_ = g.num_bases;
   word_key_.resize(n_), sig_key_.resize(n_), suffix2_key_.resize(n_), suffix3_key_.resize(n_);
+  cluster_key_.assign(n_, 0), cluster_p4_key_.assign(n_, 0), cluster_p6_key_.assign(n_, 0);
+  lower_key_.resize(n_);
+  verb_pos_.assign(n_, 0);
+  verb_on_ = w.verb_features && g.binary_verb.size() == g.binary.size();
   for (int i = 0; i < n_; ++i) {
     const Token& t = tokens[i];
     std::string lower = t.text;
@@ -75,6 +79,16 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
     sig_key_[i] = StringHash(t.signature);
     suffix2_key_[i] = StringHash("2:" + lower.substr(lower.size() >= 2 ? lower.size() - 2 : 0));
     suffix3_key_[i] = StringHash("3:" + lower.substr(lower.size() >= 3 ? lower.size() - 3 : 0));
+    lower_key_[i] = StringHash(lower);
+    verb_pos_[i] = verb_on_ && w.verb_words.count(lower_key_[i]) ? 1 : 0;
+    if (t.cluster >= 0) {
+      // Bit-string clusters (Brown) also give their 4- and 6-bit prefixes.
+      const std::string& c = lex.cluster_names.Name(t.cluster);
+      cluster_key_[i] = StringHash("c:" + c);
+      const bool bits = c.find_first_not_of("01") == std::string::npos;
+      if (bits && c.size() > 4) cluster_p4_key_[i] = StringHash("p4:" + c.substr(0, 4));
+      if (bits && c.size() > 6) cluster_p6_key_[i] = StringHash("p6:" + c.substr(0, 6));
+    }
   }
 }
 
@@ -99,7 +113,7 @@ void CrfSentence::SplitKeys(int32_t b, int k, uint64_t out[2]) const {
   out[1] = FeatureKey(kSplitRight, b, word_key_[k]);
 }
 
-int CrfSentence::LexKeys(int i, int32_t tag, uint64_t out[6]) const {
+int CrfSentence::LexKeys(int i, int32_t tag, uint64_t out[kMaxLexKeys]) const {
   const int32_t b = g_->base[tag];
   out[0] = FeatureKey(kLexWord, tag, word_key_[i]);
   out[1] = FeatureKey(kLexSig, tag, sig_key_[i]);
@@ -107,28 +121,93 @@ int CrfSentence::LexKeys(int i, int32_t tag, uint64_t out[6]) const {
   out[3] = FeatureKey(kLexSuffix3, tag, suffix3_key_[i]);
   out[4] = FeatureKey(kLexBaseWord, b, word_key_[i]);
   out[5] = FeatureKey(kLexBaseSig, b, sig_key_[i]);
-  return 6;
+  int m = 6;
+  if (cluster_key_[i]) {
+    out[m++] = FeatureKey(kLexCluster, tag, cluster_key_[i]);
+    out[m++] = FeatureKey(kLexBaseCluster, b, cluster_key_[i]);
+    if (cluster_p4_key_[i]) out[m++] = FeatureKey(kLexClusterPrefix, tag, cluster_p4_key_[i]);
+    if (cluster_p6_key_[i]) out[m++] = FeatureKey(kLexClusterPrefix, tag, cluster_p6_key_[i]);
+  }
+  return m;
 }
 
-void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens) {
-  BindKeys(w, g, lex, tokens);
-  const double* t = w.theta.data();
-  const int cells = n_ * (n_ + 1) / 2;
-  span_base_.assign(static_cast<size_t>(cells) * B_, 0.0);
-  split_base_.assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
-  uint64_t keys[6];
-  // The four word-edge templates depend on one position each: look them up per position.
-  for (int q = 0; q < 4; ++q) edge_[q].assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
+void CrfSentence::VerbKeys(int32_t r, int i, int k, int j, uint64_t out[2]) const {
+  out[0] = out[1] = 0;
+  const uint8_t v = g_->binary_verb.size() == g_->binary.size() ? g_->binary_verb[r] : 0;
+  if ((v & 1) && k - i == 1) out[0] = FeatureKey(kRuleVerbLeft, r, lower_key_[i]);
+  if ((v & 2) && j - k == 1) out[1] = FeatureKey(kRuleVerbRight, r, lower_key_[k]);
+}
+
+void CrfSentence::ResolveIds(SentenceFeatureIds& out) const {
+  const CrfWeights& w = *w_;
+  uint64_t keys[kMaxLexKeys];
+  out.edge_offsets.assign(1, 0), out.edge.clear();
   for (int p = 0; p <= n_; ++p) {
     for (int32_t b = 0; b < B_; ++b) {
       EdgeKeys(b, p, keys);
       for (int q = 0; q < 4; ++q) {
         if (keys[q] == 0) continue;
-        int32_t f = w.Find(keys[q]);
-        if (f >= 0) edge_[q][static_cast<size_t>(p) * B_ + b] = t[f];
+        const int32_t f = w.Find(keys[q]);
+        if (f >= 0) out.edge.push_back(f * 4 + q);
       }
+      out.edge_offsets.push_back(static_cast<int32_t>(out.edge.size()));
     }
   }
+  out.split_offsets.assign(1, 0), out.split.clear();
+  for (int k = 0; k <= n_; ++k) {
+    for (int32_t b = 0; b < B_; ++b) {
+      if (k >= 1 && k < n_) {
+        SplitKeys(b, k, keys);
+        for (int q = 0; q < 2; ++q) {
+          const int32_t f = w.Find(keys[q]);
+          if (f >= 0) out.split.push_back(f);
+        }
+      }
+      out.split_offsets.push_back(static_cast<int32_t>(out.split.size()));
+    }
+  }
+  out.lex_offsets.assign(1, 0), out.lex.clear();
+  for (int i = 0; i < n_; ++i) {
+    for (int32_t tag : (*tokens_)[i].tags) {
+      const int m = LexKeys(i, tag, keys);
+      for (int q = 0; q < m; ++q) {
+        const int32_t f = w.Find(keys[q]);
+        if (f >= 0) out.lex.push_back(f);
+      }
+      out.lex_offsets.push_back(static_cast<int32_t>(out.lex.size()));
+    }
+  }
+  out.unary_offsets.assign(1, 0), out.unary.clear();
+  for (int i = 0; i < n_; ++i) {
+    for (int32_t u = 0; u < U_; ++u) {
+      const int32_t f = w.Find(UnaryWordKey(u, i));
+      if (f >= 0) out.unary.push_back(u), out.unary.push_back(f);
+    }
+    out.unary_offsets.push_back(static_cast<int32_t>(out.unary.size()));
+  }
+}
+
+void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens,
+                          const SentenceFeatureIds* cached, SentenceFeatureIds* record) {
+  BindKeys(w, g, lex, tokens);
+  U_ = static_cast<int>(g.unary.size());
+  if (cached) {
+    ids_ = cached;
+  } else {
+    ResolveIds(own_ids_);
+    if (record) *record = own_ids_;
+    ids_ = &own_ids_;
+  }
+  const SentenceFeatureIds& ids = *ids_;
+  const double* t = w.theta.data();
+  const int cells = n_ * (n_ + 1) / 2;
+  span_base_.assign(static_cast<size_t>(cells) * B_, 0.0);
+  split_base_.assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
+  // The four word-edge templates depend on one position each: summed per position.
+  for (int q = 0; q < 4; ++q) edge_[q].assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
+  for (size_t slot = 0; slot + 1 < ids.edge_offsets.size(); ++slot)
+    for (int32_t a = ids.edge_offsets[slot]; a < ids.edge_offsets[slot + 1]; ++a)
+      edge_[ids.edge[a] & 3][slot] += t[ids.edge[a] >> 2];
   for (int i = 0; i < n_; ++i) {
     for (int j = i + 1; j <= n_; ++j) {
       double* row = &span_base_[static_cast<size_t>(Cell(i, j)) * B_];
@@ -144,29 +223,26 @@ void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& 
       }
     }
   }
-  for (int k = 1; k < n_; ++k) {
-    for (int32_t b = 0; b < B_; ++b) {
-      SplitKeys(b, k, keys);
-      double s = 0;
-      for (int q = 0; q < 2; ++q) {
-        int32_t f = w.Find(keys[q]);
-        if (f >= 0) s += t[f];
-      }
-      split_base_[static_cast<size_t>(k) * B_ + b] = s;
+  for (size_t slot = 0; slot + 1 < ids.split_offsets.size(); ++slot)
+    for (int32_t a = ids.split_offsets[slot]; a < ids.split_offsets[slot + 1]; ++a) split_base_[slot] += t[ids.split[a]];
+  unary_word_score_.assign(static_cast<size_t>(n_) * U_, 0.0);
+  unary_word_id_.assign(static_cast<size_t>(n_) * U_, -1);
+  for (int i = 0; i < n_; ++i)
+    for (int32_t a = ids.unary_offsets[i]; a < ids.unary_offsets[i + 1]; a += 2) {
+      const size_t at = static_cast<size_t>(i) * U_ + ids.unary[a];
+      unary_word_id_[at] = ids.unary[a + 1];
+      unary_word_score_[at] = t[ids.unary[a + 1]];
     }
-  }
   lex_.assign(n_, {});
   lex_logp_.assign(n_, {});
+  size_t slot = 0;
   for (int i = 0; i < n_; ++i) {
     for (int32_t tag : tokens[i].tags) {
       const double logp = std::max(lex.LogProb(tokens[i], tag), -50.0);
       lex_logp_[i].push_back(logp);
       double s = t[w.tag_prior + tag] + t[w.pcfg_lex] * logp;
-      int m = LexKeys(i, tag, keys);
-      for (int q = 0; q < m; ++q) {
-        int32_t f = w.Find(keys[q]);
-        if (f >= 0) s += t[f];
-      }
+      for (int32_t a = ids.lex_offsets[slot]; a < ids.lex_offsets[slot + 1]; ++a) s += t[ids.lex[a]];
+      ++slot;
       lex_[i].emplace_back(tag, s);
     }
   }
@@ -187,6 +263,17 @@ void CrfSentence::AddBinary(int32_t r, int i, int k, int j, double coeff, double
   grad[w_->binary_len + r * kLenBuckets + LenBucket(j - i)] += coeff;
   grad[w_->binary_children + (static_cast<int64_t>(r) * kLenBuckets + LenBucket(k - i)) * kLenBuckets + LenBucket(j - k)] += coeff;
   if (j == n_) grad[w_->binary_heavy + r] += coeff;
+  if (verb_on_ && g_->binary_verb[r]) {
+    const uint8_t v = g_->binary_verb[r];
+    if ((v & 1) && k - i == 1 && verb_pos_[i]) {
+      int32_t f = w_->Find(FeatureKey(kRuleVerbLeft, r, lower_key_[i]));
+      if (f >= 0) grad[f] += coeff;
+    }
+    if ((v & 2) && j - k == 1 && verb_pos_[k]) {
+      int32_t f = w_->Find(FeatureKey(kRuleVerbRight, r, lower_key_[k]));
+      if (f >= 0) grad[f] += coeff;
+    }
+  }
   span_mass_[static_cast<size_t>(Cell(i, j)) * B_ + b] += coeff;
   split_mass_[static_cast<size_t>(k) * B_ + b] += coeff;
 }
@@ -197,7 +284,7 @@ void CrfSentence::AddUnary(int32_t u, int i, int j, double coeff, double* grad) 
   grad[w_->unary_len + u * kLenBuckets + LenBucket(j - i)] += coeff;
   span_mass_[static_cast<size_t>(Cell(i, j)) * B_ + b] += coeff;
   if (j - i == 1) {
-    int32_t f = w_->Find(UnaryWordKey(u, i));
+    const int32_t f = unary_word_id_[static_cast<size_t>(i) * U_ + u];
     if (f >= 0) grad[f] += coeff;
   }
 }
@@ -210,7 +297,7 @@ void CrfSentence::AddLex(int i, int32_t tag, double coeff, double* /*grad*/) {
 }
 
 void CrfSentence::Flush(double* grad) {
-  uint64_t keys[6];
+  const SentenceFeatureIds& ids = *ids_;
   for (int i = 0; i < n_; ++i) {
     for (int j = i + 1; j <= n_; ++j) {
       const double* row = &span_mass_[static_cast<size_t>(Cell(i, j)) * B_];
@@ -226,40 +313,25 @@ void CrfSentence::Flush(double* grad) {
       }
     }
   }
-  for (int p = 0; p <= n_; ++p) {
-    for (int32_t b = 0; b < B_; ++b) {
-      EdgeKeys(b, p, keys);
-      for (int q = 0; q < 4; ++q) {
-        const double m = edge_mass_[q][static_cast<size_t>(p) * B_ + b];
-        if (m == 0 || keys[q] == 0) continue;
-        int32_t f = w_->Find(keys[q]);
-        if (f >= 0) grad[f] += m;
-      }
+  for (size_t slot = 0; slot + 1 < ids.edge_offsets.size(); ++slot)
+    for (int32_t a = ids.edge_offsets[slot]; a < ids.edge_offsets[slot + 1]; ++a) {
+      const double m = edge_mass_[ids.edge[a] & 3][slot];
+      if (m != 0) grad[ids.edge[a] >> 2] += m;
     }
+  for (size_t slot = 0; slot + 1 < ids.split_offsets.size(); ++slot) {
+    const double m = split_mass_[slot];
+    if (m == 0) continue;
+    for (int32_t a = ids.split_offsets[slot]; a < ids.split_offsets[slot + 1]; ++a) grad[ids.split[a]] += m;
   }
-  for (int k = 1; k < n_; ++k) {
-    for (int32_t b = 0; b < B_; ++b) {
-      const double m = split_mass_[static_cast<size_t>(k) * B_ + b];
-      if (m == 0) continue;
-      SplitKeys(b, k, keys);
-      for (int q = 0; q < 2; ++q) {
-        int32_t f = w_->Find(keys[q]);
-        if (f >= 0) grad[f] += m;
-      }
-    }
-  }
+  size_t slot = 0;
   for (int i = 0; i < n_; ++i) {
     const auto& tags = (*tokens_)[i].tags;
-    for (size_t a = 0; a < tags.size(); ++a) {
+    for (size_t a = 0; a < tags.size(); ++a, ++slot) {
       const double m = lex_mass_[i][a];
       if (m == 0) continue;
       grad[w_->tag_prior + tags[a]] += m;
       grad[w_->pcfg_lex] += m * lex_logp_[i][a];
-      int cnt = LexKeys(i, tags[a], keys);
-      for (int q = 0; q < cnt; ++q) {
-        int32_t f = w_->Find(keys[q]);
-        if (f >= 0) grad[f] += m;
-      }
+      for (int32_t e = ids.lex_offsets[slot]; e < ids.lex_offsets[slot + 1]; ++e) grad[ids.lex[e]] += m;
     }
   }
 }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "chart/chart.h"
@@ -26,8 +27,12 @@ inline int LenBucket(int len) { return len <= 1 ? 0 : len == 2 ? 1 : len <= 4 ? 
 
 enum CrfTemplate : uint64_t {
   kLexWord = 1, kLexSig, kLexSuffix2, kLexSuffix3, kLexBaseWord, kLexBaseSig,
-  kSpanFirst, kSpanLast, kSpanBefore, kSpanAfter, kSplitLeft, kSplitRight, kUnaryWord
+  kSpanFirst, kSpanLast, kSpanBefore, kSpanAfter, kSplitLeft, kSplitRight, kUnaryWord,
+  kLexCluster, kLexClusterPrefix, kLexBaseCluster, kRuleVerbLeft, kRuleVerbRight
 };
+
+// Lexicon feature keys per (position, tag): 6 always, up to 4 more from word clusters.
+constexpr int kMaxLexKeys = 10;
 
 inline uint64_t Mix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -52,6 +57,11 @@ struct CrfWeights {
   int64_t sparse_begin = 0;
   std::vector<double> theta;
   std::unordered_map<uint64_t, int32_t> sparse;  // key -> index into theta
+  // Verb-lexicalized rule features (SPEC 9: a binary rule with a verb-tag child, x that
+  // verb's lowercased word); verb_words holds the hashes of the words they exist for, so
+  // the scorer looks features up only at those positions.
+  bool verb_features = false;
+  std::unordered_set<uint64_t> verb_words;
 
   void Layout(const Grammar& g);
   // Adds a sparse feature (training only); returns its index.
@@ -64,10 +74,28 @@ struct CrfWeights {
   static CrfWeights Read(ByteReader& in, const Grammar& g);
 };
 
+// The resolved sparse feature ids of one sentence (lookups that found nothing dropped), in
+// CSR form: what Prepare() and Flush() otherwise look up in the hash map on every pass.
+// The trainer caches them per training sentence across passes.
+struct SentenceFeatureIds {
+  std::vector<int32_t> edge_offsets, edge;    // slot p * B + b; entry id * 4 + edge template
+  std::vector<int32_t> split_offsets, split;  // slot k * B + b
+  std::vector<int32_t> lex_offsets, lex;      // slot = (position, index into its tags)
+  std::vector<int32_t> unary_offsets, unary;  // slot = position; entries (unary rule, id) pairs
+  size_t Bytes() const {
+    return 4 * (edge_offsets.size() + edge.size() + split_offsets.size() + split.size() + lex_offsets.size() +
+                lex.size() + unary_offsets.size() + unary.size());
+  }
+};
+
 // Per-sentence scores (a Scorer for Inside/Outside/KBest) and gradient bookkeeping.
 class CrfSentence {
  public:
-  void Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens);
+  // `cached`: feature ids resolved by an earlier Prepare of the same sentence and weights
+  // layout (no hash lookups); otherwise they are resolved here and, if `record` is set,
+  // copied there for later passes.
+  void Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens,
+               const SentenceFeatureIds* cached = nullptr, SentenceFeatureIds* record = nullptr);
   const LexScores& lex() const { return lex_; }
 
   double Binary(int32_t r, int i, int k, int j) const {
@@ -78,17 +106,32 @@ class CrfSentence {
                t[w_->binary_children + (static_cast<int64_t>(r) * kLenBuckets + LenBucket(k - i)) * kLenBuckets + LenBucket(j - k)] +
                span_base_[static_cast<size_t>(Cell(i, j)) * B_ + b] + split_base_[static_cast<size_t>(k) * B_ + b];
     if (j == n_) s += t[w_->binary_heavy + r];
+    if (verb_on_ && g_->binary_verb[r]) s += VerbScore(r, i, k, j);
     return s;
   }
+  // Verb-lexicalized features of one binary application: rule x the word of a child that
+  // is a verb tag (so that child spans one word).
+  double VerbScore(int32_t r, int i, int k, int j) const {
+    double s = 0;
+    const uint8_t v = g_->binary_verb[r];
+    if ((v & 1) && k - i == 1 && verb_pos_[i]) {
+      int32_t f = w_->Find(FeatureKey(kRuleVerbLeft, r, lower_key_[i]));
+      if (f >= 0) s += w_->theta[f];
+    }
+    if ((v & 2) && j - k == 1 && verb_pos_[k]) {
+      int32_t f = w_->Find(FeatureKey(kRuleVerbRight, r, lower_key_[k]));
+      if (f >= 0) s += w_->theta[f];
+    }
+    return s;
+  }
+  // The verb feature keys of a binary application (0 = none); for building the dictionary.
+  void VerbKeys(int32_t r, int i, int k, int j, uint64_t out[2]) const;
   double Unary(int32_t u, int i, int j) const {
     const double* t = w_->theta.data();
     const int32_t b = g_->base[g_->unary[u].parent];
     double s = t[w_->unary_rule + u] + t[w_->unary_len + u * kLenBuckets + LenBucket(j - i)] +
                span_base_[static_cast<size_t>(Cell(i, j)) * B_ + b];
-    if (j - i == 1) {
-      int32_t f = w_->Find(FeatureKey(kUnaryWord, u, word_key_[i]));
-      if (f >= 0) s += t[f];
-    }
+    if (j - i == 1) s += unary_word_score_[static_cast<size_t>(i) * U_ + u];
     return s;
   }
   double Root(int32_t rr) const { return w_->theta[w_->root_rule + rr]; }
@@ -108,7 +151,7 @@ class CrfSentence {
   void SplitKeys(int32_t b, int k, uint64_t out[2]) const;
   // Word-edge keys anchored at position p (0 where the template has no word there).
   void EdgeKeys(int32_t b, int p, uint64_t out[4]) const;
-  int LexKeys(int i, int32_t tag, uint64_t out[6]) const;
+  int LexKeys(int i, int32_t tag, uint64_t out[kMaxLexKeys]) const;
   uint64_t UnaryWordKey(int32_t u, int i) const { return FeatureKey(kUnaryWord, u, word_key_[i]); }
 
   // Binds to weights and grammar and computes word keys only (no scores).
@@ -118,8 +161,19 @@ class CrfSentence {
   int Cell(int i, int j) const { return i * (2 * n_ - i + 1) / 2 + (j - i - 1); }
   const CrfWeights* w_ = nullptr;
   const Grammar* g_ = nullptr;
-  int n_ = 0, B_ = 0;
+  void ResolveIds(SentenceFeatureIds& out) const;
+  int n_ = 0, B_ = 0, U_ = 0;
+  SentenceFeatureIds own_ids_;
+  const SentenceFeatureIds* ids_ = nullptr;
+  // Rule x word of single-word unaries, per (position, unary rule): weight and feature id.
+  std::vector<double> unary_word_score_;
+  std::vector<int32_t> unary_word_id_;
   std::vector<uint64_t> word_key_, sig_key_, suffix2_key_, suffix3_key_;
+  // Cluster keys per position (0 = the word has no cluster / no such prefix).
+  std::vector<uint64_t> cluster_key_, cluster_p4_key_, cluster_p6_key_;
+  std::vector<uint64_t> lower_key_;   // hash of the lowercased word
+  std::vector<uint8_t> verb_pos_;     // the word has verb features
+  bool verb_on_ = false;
   const std::vector<Token>* tokens_ = nullptr;
   std::vector<double> span_base_, split_base_;
   std::vector<double> span_mass_, split_mass_;

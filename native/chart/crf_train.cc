@@ -1,7 +1,10 @@
 #include "chart/crf_train.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <mutex>
+#include <string>
 
 #include "core/errors.h"
 #include "core/thread_pool.h"
@@ -45,11 +48,11 @@ int32_t FindUnary(const Grammar& g, int32_t p, int32_t c) {
 }  // namespace
 
 double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold, Chart& ch,
-                            double* grad) {
+                            double* grad, const SentenceFeatureIds* cached, SentenceFeatureIds* record) {
   const Grammar& g = m.grammar;
   const int n = static_cast<int>(tokens.size());
   CrfSentence sent;
-  sent.Prepare(m.crf, g, m.lexicon, tokens);
+  sent.Prepare(m.crf, g, m.lexicon, tokens, cached, record);
   ch.Begin(n, g.num_symbols, true);
   const double log_z = Inside<LogSemiring>(g, sent.lex(), sent, ch);
   if (log_z == kNegInf) {
@@ -91,13 +94,15 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
   return log_z - gold_score;
 }
 
-void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold) {
+void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features) {
   const Grammar& g = m.grammar;
   CrfWeights& w = m.crf;
   w.sparse.clear();
+  w.verb_words.clear();
+  w.verb_features = verb_features && g.binary_verb.size() == g.binary.size();
   w.Layout(g);
   CrfSentence sent;
-  uint64_t keys[6];
+  uint64_t keys[kMaxLexKeys];
   for (int32_t s = 0; s < corpus.size(); ++s) {
     const std::vector<Token> tokens = m.Tokens(corpus, s);
     sent.BindKeys(w, g, m.lexicon, tokens);
@@ -108,6 +113,17 @@ void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& 
       for (int q = 0; q < 4; ++q) w.AddSparse(keys[q]);
       sent.SplitKeys(base, b.k, keys);
       for (int q = 0; q < 2; ++q) w.AddSparse(keys[q]);
+      if (w.verb_features) {
+        const int32_t r = FindBinary(g, b.parent, b.left, b.right);
+        sent.VerbKeys(r, b.i, b.k, b.j, keys);
+        for (int q = 0; q < 2; ++q) {
+          if (!keys[q]) continue;
+          w.AddSparse(keys[q]);
+          std::string lower = corpus.tokens[corpus.offsets[s] + (q == 0 ? b.i : b.k)];
+          for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          w.verb_words.insert(StringHash(lower));
+        }
+      }
     }
     for (const auto& u : it.unary) {
       sent.SpanKeys(g.base[u.parent], u.i, u.j, keys);
@@ -187,9 +203,22 @@ void CrfTrainer::Prefilter(int32_t s, Chart& ch) {
   c.ready = true;
 }
 
-double CrfTrainer::SentenceTerm(int32_t s, Chart& ch, double* grad) {
+void CrfTrainer::Install(int32_t s, SentenceFeatureIds& ids) {
+  Cached& c = cache_[s];
+  if (c.ids_ready || ids.edge_offsets.empty()) return;
+  const int64_t bytes = static_cast<int64_t>(ids.Bytes());
+  if (static_cast<double>(cache_bytes_ + bytes) > opt_.feature_cache_mb * 1048576.0) return;
+  c.ids = std::move(ids);
+  c.ids_ready = true;
+  cache_bytes_ += bytes;
+  ++cache_sentences_;
+}
+
+double CrfTrainer::SentenceTerm(int32_t s, Chart& ch, double* grad, SentenceFeatureIds* record) {
   if (!cache_[s].ready) Prefilter(s, ch);
   const Cached& c = cache_[s];
+  const SentenceFeatureIds* cached = c.ids_ready ? &c.ids : nullptr;
+  if (cached || opt_.feature_cache_mb <= 0) record = nullptr;
   const int n = static_cast<int>(c.tokens.size());
   const size_t need = static_cast<size_t>(Chart::NumCells(n)) * m_.grammar.num_symbols;
   if (ch.mask_pre.size() < need) ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
@@ -197,7 +226,7 @@ double CrfTrainer::SentenceTerm(int32_t s, Chart& ch, double* grad) {
   for (int32_t e : c.keep_post) ch.mask_post[e] = 1;
   double value;
   try {
-    value = CrfSentenceObjective(m_, c.tokens, gold_[s], ch, grad);
+    value = CrfSentenceObjective(m_, c.tokens, gold_[s], ch, grad, cached, record);
   } catch (...) {
     for (int32_t e : c.keep_pre) ch.mask_pre[e] = 0;
     for (int32_t e : c.keep_post) ch.mask_post[e] = 0;
@@ -212,8 +241,18 @@ double CrfTrainer::FullObjective(std::vector<double>& grad, const std::atomic<bo
   const size_t dim = m_.crf.theta.size();
   for (auto& gvec : grads_) gvec.assign(dim, 0.0);
   std::vector<double> values(threads_, 0.0);
+  // Each sentence is visited by one thread: it may install its own cache entry at once.
+  std::mutex install;
   ParallelFor(corpus_.size(), threads_, 4, [&](size_t begin, size_t end, int t) {
-    for (size_t s = begin; s < end; ++s) values[t] += SentenceTerm(static_cast<int32_t>(s), charts_[t], grads_[t].data());
+    SentenceFeatureIds record;
+    for (size_t s = begin; s < end; ++s) {
+      record.edge_offsets.clear();
+      values[t] += SentenceTerm(static_cast<int32_t>(s), charts_[t], grads_[t].data(), &record);
+      if (!record.edge_offsets.empty()) {
+        std::lock_guard<std::mutex> lock(install);
+        Install(static_cast<int32_t>(s), record);
+      }
+    }
   }, cancel);
   double value = 0;
   for (double v : values) value += v;
@@ -231,62 +270,31 @@ double CrfTrainer::FullObjective(std::vector<double>& grad, const std::atomic<bo
 }
 
 double CrfTrainer::LbfgsSteps(int iterations, const std::atomic<bool>* cancel) {
-  const size_t dim = m_.crf.theta.size();
-  std::vector<double>& theta = m_.crf.theta;
-  if (std::isnan(lbfgs_value_)) lbfgs_value_ = FullObjective(lbfgs_grad_, cancel);
-  std::vector<double> dir(dim), old_theta(dim), new_grad;
-  for (int it = 0; it < iterations; ++it) {
-    // Two-loop recursion: dir = -H g.
-    for (size_t f = 0; f < dim; ++f) dir[f] = -lbfgs_grad_[f];
-    const size_t m = lbfgs_s_.size();
-    std::vector<double> alpha(m), rho(m);
-    for (size_t q = m; q-- > 0;) {
-      double sy = 0, sd = 0;
-      for (size_t f = 0; f < dim; ++f) sy += lbfgs_s_[q][f] * lbfgs_y_[q][f], sd += lbfgs_s_[q][f] * dir[f];
-      rho[q] = 1.0 / sy;
-      alpha[q] = rho[q] * sd;
-      for (size_t f = 0; f < dim; ++f) dir[f] -= alpha[q] * lbfgs_y_[q][f];
+  // native/optim's L-BFGS drives the full-batch objective; it evaluates at its own points,
+  // so theta is set from the point it asks for and, after each call, from its best point.
+  lbfgs_cancel_ = cancel;
+  try {
+    if (!lbfgs_) {
+      LbfgsOptions options;
+      options.memory = 10;
+      lbfgs_ = std::make_unique<Lbfgs>(
+          [this](const std::vector<double>& x, std::vector<double>& grad) {
+            m_.crf.theta = x;
+            return FullObjective(grad, lbfgs_cancel_);
+          },
+          m_.crf.theta, options);
     }
-    if (m > 0) {
-      double sy = 0, yy = 0;
-      for (size_t f = 0; f < dim; ++f) sy += lbfgs_s_[m - 1][f] * lbfgs_y_[m - 1][f], yy += lbfgs_y_[m - 1][f] * lbfgs_y_[m - 1][f];
-      for (size_t f = 0; f < dim; ++f) dir[f] *= sy / yy;
+    for (int it = 0; it < iterations; ++it) {
+      const bool more = lbfgs_->Iterate();
+      ++k_;
+      if (!more) break;  // converged: later calls do nothing
     }
-    for (size_t q = 0; q < m; ++q) {
-      double yd = 0;
-      for (size_t f = 0; f < dim; ++f) yd += lbfgs_y_[q][f] * dir[f];
-      const double beta = rho[q] * yd;
-      for (size_t f = 0; f < dim; ++f) dir[f] += (alpha[q] - beta) * lbfgs_s_[q][f];
-    }
-    double slope = 0, gnorm = 0;
-    for (size_t f = 0; f < dim; ++f) slope += dir[f] * lbfgs_grad_[f], gnorm += lbfgs_grad_[f] * lbfgs_grad_[f];
-    if (slope >= 0) {  // not a descent direction: restart from steepest descent
-      lbfgs_s_.clear(), lbfgs_y_.clear();
-      for (size_t f = 0; f < dim; ++f) dir[f] = -lbfgs_grad_[f];
-      slope = -gnorm;
-    }
-    double step = m == 0 ? 1.0 / std::sqrt(std::max(gnorm, 1e-12)) : 1.0;
-    old_theta = theta;
-    double value = lbfgs_value_;
-    for (int tries = 0; tries < 30; ++tries) {
-      for (size_t f = 0; f < dim; ++f) theta[f] = old_theta[f] + step * dir[f];
-      value = FullObjective(new_grad, cancel);
-      if (value <= lbfgs_value_ + 1e-4 * step * slope) break;
-      step *= 0.5;
-    }
-    std::vector<double> s_vec(dim), y_vec(dim);
-    for (size_t f = 0; f < dim; ++f) s_vec[f] = theta[f] - old_theta[f], y_vec[f] = new_grad[f] - lbfgs_grad_[f];
-    double sy = 0;
-    for (size_t f = 0; f < dim; ++f) sy += s_vec[f] * y_vec[f];
-    if (sy > 1e-10) {
-      lbfgs_s_.push_back(std::move(s_vec)), lbfgs_y_.push_back(std::move(y_vec));
-      if (lbfgs_s_.size() > 10) lbfgs_s_.erase(lbfgs_s_.begin()), lbfgs_y_.erase(lbfgs_y_.begin());
-    }
-    lbfgs_value_ = value;
-    lbfgs_grad_.swap(new_grad);
-    ++k_;
+  } catch (...) {
+    if (lbfgs_) m_.crf.theta = lbfgs_->x();
+    throw;
   }
-  return lbfgs_value_ / corpus_.size();
+  m_.crf.theta = lbfgs_->x();
+  return lbfgs_->value() / corpus_.size();
 }
 
 double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
@@ -296,6 +304,7 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
   int64_t sentences = 0;
   std::vector<int32_t> batch(opt_.batch);
   std::vector<double> objective(opt_.batch);
+  std::vector<SentenceFeatureIds> records(opt_.batch);
   for (int step = 0; step < steps; ++step) {
     if (cancel && cancel->load()) throw Cancelled();
     std::uniform_int_distribution<int32_t> pick(0, D - 1);
@@ -310,9 +319,12 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
     ParallelFor(fresh.size(), threads_, 1, [&](size_t begin, size_t end, int t) {
       for (size_t q = begin; q < end; ++q) Prefilter(fresh[q], charts_[t]);
     }, cancel);
+    // A batch may hold a sentence twice: recorded ids are installed after the batch.
+    for (auto& r : records) r.edge_offsets.clear();
     ParallelFor(batch.size(), threads_, 1, [&](size_t begin, size_t end, int t) {
-      for (size_t b = begin; b < end; ++b) objective[b] = SentenceTerm(batch[b], charts_[t], grads_[t].data());
+      for (size_t b = begin; b < end; ++b) objective[b] = SentenceTerm(batch[b], charts_[t], grads_[t].data(), &records[b]);
     }, cancel);
+    for (size_t b = 0; b < batch.size(); ++b) Install(batch[b], records[b]);
     // theta -= eta_k * (gradient + (b / |D|) * theta / sigma^2)
     const double eta = opt_.eta0 * opt_.tau / (opt_.tau + static_cast<double>(k_));
     const double prior = static_cast<double>(opt_.batch) / D / opt_.sigma2;

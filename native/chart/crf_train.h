@@ -7,10 +7,12 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "chart/chart_model.h"
+#include "optim/lbfgs.h"
 
 namespace structrank {
 
@@ -23,39 +25,53 @@ struct CrfTrainOptions {
   bool prior_at_pcfg = true;  // center the Gaussian prior at the PCFG starting point, not at 0
   int threads = 0;
   uint64_t seed = 1;
+  // Cap on the per-sentence feature-id cache (SentenceFeatureIds kept across passes);
+  // sentences past the cap resolve their ids by hash lookups on every pass. 0 = no cache.
+  double feature_cache_mb = 1024;
 };
 
 // Objective (negative conditional log-likelihood, no prior) of one sentence, with its
 // gradient added to `grad` when non-null. Uses `ch`'s masks if set.
 double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold, Chart& ch,
-                            double* grad);
+                            double* grad, const SentenceFeatureIds* cached = nullptr,
+                            SentenceFeatureIds* record = nullptr);
 
 // Builds the sparse feature dictionary from the gold trees and starts the weights at the
 // PCFG (rule weights = log-probabilities, weight 1 on the PCFG lexicon score).
-void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold);
+// verb_features: add the verb-lexicalized rule features (needs Grammar::is_verb).
+void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features = false);
 
 class CrfTrainer {
  public:
   CrfTrainer(ChartModel& model, Corpus corpus, std::vector<GoldItems> gold, CrfTrainOptions options);
   // Runs `steps` SGD batches; returns the mean objective per sentence over them.
   double Steps(int steps, const std::atomic<bool>* cancel);
-  // Runs `iterations` L-BFGS iterations on the full-batch objective (history m = 10,
-  // backtracking Armijo line search); returns the objective per sentence (prior included).
+  // Runs `iterations` L-BFGS iterations (native/optim, history m = 10, backtracking Armijo
+  // line search) on the full-batch objective; returns the objective per sentence (prior
+  // included). Stops early once L-BFGS reports convergence.
   double LbfgsSteps(int iterations, const std::atomic<bool>* cancel);
   int64_t steps_done() const { return k_; }
   int32_t num_sentences() const { return corpus_.size(); }
   // Fraction of chart entries kept by prefiltering, over the sentences prefiltered so far.
   double kept_fraction() const { return total_entries_ ? static_cast<double>(kept_entries_) / total_entries_ : 1.0; }
+  // Bytes held by the feature-id cache, and how many sentences it covers.
+  int64_t feature_cache_bytes() const { return cache_bytes_; }
+  int64_t feature_cache_sentences() const { return cache_sentences_; }
 
  private:
   struct Cached {
     bool ready = false;
     std::vector<Token> tokens;
     std::vector<int32_t> keep_pre, keep_post;  // allowed entries, cell * S + symbol
+    bool ids_ready = false;
+    SentenceFeatureIds ids;
   };
   void Prefilter(int32_t s, Chart& ch);
-  // Objective of sentence s with its gradient added to grad (masks from the cache).
-  double SentenceTerm(int32_t s, Chart& ch, double* grad);
+  // Objective of sentence s with its gradient added to grad (masks from the cache); when
+  // the sentence's feature ids are not cached yet and `record` is set, they go there.
+  double SentenceTerm(int32_t s, Chart& ch, double* grad, SentenceFeatureIds* record);
+  // Moves recorded ids into the cache while under the memory cap (single-threaded).
+  void Install(int32_t s, SentenceFeatureIds& ids);
   // Full-batch objective with prior; gradient into `grad`.
   double FullObjective(std::vector<double>& grad, const std::atomic<bool>* cancel);
 
@@ -70,10 +86,10 @@ class CrfTrainer {
   std::vector<Chart> charts_;
   std::vector<std::vector<double>> grads_;
   std::vector<double> prior_mean_;
-  std::vector<std::vector<double>> lbfgs_s_, lbfgs_y_;  // L-BFGS history
-  std::vector<double> lbfgs_grad_;
-  double lbfgs_value_ = NAN;
+  std::unique_ptr<Lbfgs> lbfgs_;
+  const std::atomic<bool>* lbfgs_cancel_ = nullptr;
   std::atomic<int64_t> kept_entries_{0}, total_entries_{0};
+  std::atomic<int64_t> cache_bytes_{0}, cache_sentences_{0};
 };
 
 }  // namespace structrank

@@ -27,6 +27,10 @@ void Grammar::BuildIndexes() {
   GroupBy(num_symbols, nu, [&](int32_t r) { return unary[r].parent; }, unary_by_parent_offsets, unary_by_parent);
   root_rule_of.assign(num_symbols, -1);
   for (int32_t r = 0; r < static_cast<int32_t>(root.size()); ++r) root_rule_of[root[r]] = r;
+  binary_verb.assign(nb, 0);
+  if (is_verb.size() == static_cast<size_t>(num_symbols))
+    for (int32_t r = 0; r < nb; ++r)
+      binary_verb[r] = static_cast<uint8_t>((is_verb[binary[r].left] ? 1 : 0) | (is_verb[binary[r].right] ? 2 : 0));
 }
 
 void Grammar::Write(ByteWriter& out) const {

@@ -25,6 +25,9 @@ struct Grammar {
   std::vector<BinaryRule> binary;
   std::vector<UnaryRule> unary;
   std::vector<int32_t> root;     // root rule id -> symbol
+  // symbol -> 1 for verb tags (VB*), for the verb-lexicalized rule features; may be empty.
+  // Serialized by ChartModel with the other optional extras.
+  std::vector<uint8_t> is_verb;
 
   // Indexes rebuilt by BuildIndexes() (not serialized).
   std::vector<int32_t> by_left_offsets, by_left;          // binary rule ids grouped by left child
@@ -32,6 +35,7 @@ struct Grammar {
   std::vector<int32_t> unary_by_child_offsets, unary_by_child;
   std::vector<int32_t> unary_by_parent_offsets, unary_by_parent;
   std::vector<int32_t> root_rule_of;                      // symbol -> root rule id or -1
+  std::vector<uint8_t> binary_verb;  // binary rule -> bit 1: left child is a verb tag, bit 2: right child
 
   void BuildIndexes();
   void Write(ByteWriter& out) const;

@@ -38,7 +38,44 @@ std::string WordSignature(std::string_view w, bool sentence_initial) {
   return sig;
 }
 
+void Lexicon::SetClusters(const std::vector<std::string>& cw, const std::vector<std::string>& names) {
+  if (cw.size() != names.size()) throw InputError("chart lexicon: cluster words and ids differ in number");
+  cluster_words = Interner(), cluster_names = Interner();
+  cluster_of.clear();
+  for (size_t a = 0; a < cw.size(); ++a) {
+    if (cw[a].empty() || names[a].empty()) throw InputError("chart lexicon: empty word or cluster");
+    const int32_t c = cluster_names.Intern(names[a]);
+    const int32_t w = cluster_words.Intern(cw[a]);
+    if (w < static_cast<int32_t>(cluster_of.size())) {
+      if (cluster_of[w] != c) throw InputError("chart lexicon: word '" + cw[a] + "' has two clusters");
+      continue;
+    }
+    cluster_of.push_back(c);
+  }
+  cluster_tags.assign(cluster_names.size(), {});
+  cluster_count.assign(cluster_names.size(), 0.0);
+}
+
+int32_t Lexicon::ClusterOf(std::string_view word) const {
+  if (cluster_of.empty()) return -1;
+  int32_t w = cluster_words.Find(word);
+  if (w < 0) {
+    std::string lower(word);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    w = cluster_words.Find(lower);
+  }
+  return w < 0 ? -1 : cluster_of[w];
+}
+
 void Lexicon::Add(std::string_view word, bool /*sentence_initial*/, int32_t tag) {
+  const int32_t cl = ClusterOf(word);
+  if (cl >= 0) {
+    auto& cl_list = cluster_tags[cl];
+    auto at = std::find_if(cl_list.begin(), cl_list.end(), [&](const auto& p) { return p.first == tag; });
+    if (at == cl_list.end()) cl_list.emplace_back(tag, 1.0);
+    else at->second += 1;
+    cluster_count[cl] += 1;
+  }
   int32_t w = words.Intern(word);
   if (w >= static_cast<int32_t>(word_count.size())) {
     word_count.push_back(0);
@@ -93,6 +130,7 @@ Token Lexicon::Lookup(std::string_view word, bool sentence_initial) const {
   tok.signature = WordSignature(word, sentence_initial);
   tok.word = words.Find(word);
   tok.sig = signatures.Find(tok.signature);
+  tok.cluster = ClusterOf(word);
   if (tok.word >= 0)
     for (const auto& p : word_tags[tok.word]) tok.tags.push_back(p.first);
   if (tok.word < 0 || word_count[tok.word] <= rare_threshold) {
@@ -100,6 +138,8 @@ Token Lexicon::Lookup(std::string_view word, bool sentence_initial) const {
       for (const auto& p : sig_tags[tok.sig]) tok.tags.push_back(p.first);
     else
       tok.tags.insert(tok.tags.end(), open_tags.begin(), open_tags.end());
+    if (tok.cluster >= 0)
+      for (const auto& p : cluster_tags[tok.cluster]) tok.tags.push_back(p.first);
   }
   std::sort(tok.tags.begin(), tok.tags.end());
   tok.tags.erase(std::unique(tok.tags.begin(), tok.tags.end()), tok.tags.end());
@@ -121,10 +161,20 @@ double Lexicon::TagGivenSignature(int32_t sig, int32_t tag) const {
   return (c + prior) / (sig_count[sig] + 1.0);
 }
 
+double Lexicon::TagGivenCluster(int32_t cluster, int32_t tag) const {
+  double prior = rare_total > 0 ? rare_tag_count[tag] / rare_total : 0.0;
+  double c = 0;
+  for (const auto& p : cluster_tags[cluster])
+    if (p.first == tag) c = p.second;
+  return (c + prior) / (cluster_count[cluster] + 1.0);
+}
+
 double Lexicon::LogProb(const Token& tok, int32_t tag) const {
-  // P(w|t) = P(t|w) P(w) / P(t), with P(t|w) smoothed towards P(t|signature) for rare words.
+  // P(w|t) = P(t|w) P(w) / P(t), with P(t|w) smoothed towards P(t|signature) for rare words
+  // (the mean of P(t|signature) and P(t|cluster) when the word has a cluster).
   double p_tag = tag_count[tag] / total;
   double p_unk = TagGivenSignature(tok.sig, tag);
+  if (tok.cluster >= 0 && cluster_count[tok.cluster] > 0) p_unk = 0.5 * p_unk + 0.5 * TagGivenCluster(tok.cluster, tag);
   double p_tag_word, c_word;
   if (tok.word >= 0) {
     c_word = word_count[tok.word];
@@ -212,6 +262,33 @@ Lexicon Lexicon::Read(ByteReader& in, int32_t num_symbols) {
   for (int32_t t : lex.open_tags)
     if (t < 0 || t >= num_symbols) throw InputError("chart model: bad lexicon tag");
   return lex;
+}
+
+void Lexicon::WriteClusters(ByteWriter& out) const {
+  out.Put<uint64_t>(cluster_words.size());
+  for (const auto& w : cluster_words.names()) out.PutString(w);
+  out.Put<uint64_t>(cluster_names.size());
+  for (const auto& c : cluster_names.names()) out.PutString(c);
+  out.PutVector(cluster_of);
+  WriteCounts(out, cluster_tags);
+  out.PutVector(cluster_count);
+}
+
+void Lexicon::ReadClusters(ByteReader& in) {
+  const uint64_t nw = in.Get<uint64_t>();
+  if (nw > (1u << 30)) throw InputError("chart model: bad cluster table");
+  for (uint64_t i = 0; i < nw; ++i) cluster_words.Intern(in.GetString());
+  const uint64_t nc = in.Get<uint64_t>();
+  if (nc > (1u << 30)) throw InputError("chart model: bad cluster table");
+  for (uint64_t i = 0; i < nc; ++i) cluster_names.Intern(in.GetString());
+  cluster_of = in.GetVector<int32_t>();
+  cluster_tags = ReadCounts(in, num_tags_symbols);
+  cluster_count = in.GetVector<double>();
+  if (cluster_words.size() != static_cast<int32_t>(nw) || cluster_names.size() != static_cast<int32_t>(nc) ||
+      cluster_of.size() != nw || cluster_tags.size() != nc || cluster_count.size() != nc)
+    throw InputError("chart model: inconsistent cluster table");
+  for (int32_t c : cluster_of)
+    if (c < 0 || c >= static_cast<int32_t>(nc)) throw InputError("chart model: bad cluster id");
 }
 
 }  // namespace structrank

@@ -22,6 +22,7 @@ struct Token {
   std::string signature;
   int32_t word = -1;       // vocabulary id, -1 if unknown
   int32_t sig = -1;        // signature id, -1 if never seen
+  int32_t cluster = -1;    // word cluster id, -1 if the word has none
   std::vector<int32_t> tags;  // tags the token may take
 };
 
@@ -36,6 +37,18 @@ struct Lexicon {
   std::vector<double> tag_count, rare_tag_count;
   double total = 0, rare_total = 0;
   std::vector<int32_t> open_tags;  // tags seen with rare words
+  // Optional word clusters (a `word<TAB>cluster` file, e.g. Brown bit strings): word ->
+  // cluster id, and the tags seen with training tokens of each cluster, which rare and
+  // unknown words of that cluster may also take (a cluster tag dictionary).
+  Interner cluster_words, cluster_names;
+  std::vector<int32_t> cluster_of;  // cluster_words id -> cluster id
+  std::vector<std::vector<std::pair<int32_t, double>>> cluster_tags;
+  std::vector<double> cluster_count;
+
+  // Call before Add(); words may repeat only with the same cluster.
+  void SetClusters(const std::vector<std::string>& words, const std::vector<std::string>& clusters);
+  // The cluster of a word (exact form first, then lowercased), -1 if none.
+  int32_t ClusterOf(std::string_view word) const;
 
   // Counts one training token; call Finish() once after all of them.
   void Add(std::string_view word, bool sentence_initial, int32_t tag);
@@ -53,9 +66,13 @@ struct Lexicon {
 
   void Write(ByteWriter& out) const;
   static Lexicon Read(ByteReader& in, int32_t num_symbols);
+  // The clusters, written after the rest of the model (payload version 2).
+  void WriteClusters(ByteWriter& out) const;
+  void ReadClusters(ByteReader& in);
 
  private:
   double TagGivenSignature(int32_t sig, int32_t tag) const;
+  double TagGivenCluster(int32_t cluster, int32_t tag) const;
 };
 
 }  // namespace structrank

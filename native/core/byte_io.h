@@ -51,7 +51,7 @@ class ByteReader {
     uint64_t n = Get<uint64_t>();
     if (n > (size_ - pos_) / sizeof(T)) throw InputError("model payload is truncated");
     std::vector<T> v(n);
-    std::memcpy(v.data(), data_ + pos_, n * sizeof(T));
+    if (n > 0) std::memcpy(v.data(), data_ + pos_, n * sizeof(T));  // an empty vector's data() may be null
     pos_ += n * sizeof(T);
     return v;
   }
