@@ -61,6 +61,12 @@ double LogprobPlusScorer::Score(int32_t candidate) const {
   return beta_ == 0 ? g : g + beta_ * query_logprob_[candidate] * logprob_weight_;
 }
 
+void LogprobPlusScorer::ScoreSentence(int32_t begin, int32_t end, double* out) const {
+  inner_->ScoreSentence(begin, end, out);
+  if (beta_ == 0) return;
+  for (int32_t c = begin; c < end; ++c) out[c - begin] += beta_ * query_logprob_[c] * logprob_weight_;
+}
+
 std::vector<int32_t> ChooseBest(const RankingSet& query, const CandidateScorer& scorer, int threads,
                                 const std::atomic<bool>* cancel, std::vector<double>* scores) {
   const int64_t n = query.sentences();
@@ -71,7 +77,7 @@ std::vector<int32_t> ChooseBest(const RankingSet& query, const CandidateScorer& 
   ParallelFor(n, threads, 4, [&](std::size_t lo, std::size_t hi, int) {
     for (std::size_t s = lo; s < hi; ++s) {
       const int64_t b = query.sentence_ptr[s], e = query.sentence_ptr[s + 1];
-      for (int64_t c = b; c < e; ++c) out[c] = scorer.Score(static_cast<int32_t>(c));
+      scorer.ScoreSentence(static_cast<int32_t>(b), static_cast<int32_t>(e), out.data() + b);
       if (e > b) {
         int64_t best = b;
         for (int64_t c = b + 1; c < e; ++c) {
@@ -90,11 +96,20 @@ void KernelColumns::Column(int32_t candidate, double* out) const {
   }
 }
 
-void LogprobPlusColumns::Column(int32_t candidate, double* out) const {
-  inner_->Column(candidate, out);
+void LogprobPlusColumns::AddLogprob(int32_t candidate, double* out) const {
   if (beta_ == 0) return;
   const double lx = beta_ * query_logprob_[candidate];
   for (int64_t s = 0; s < support_; ++s) out[s] += lx * support_logprob_[s];
+}
+
+void LogprobPlusColumns::Column(int32_t candidate, double* out) const {
+  inner_->Column(candidate, out);
+  AddLogprob(candidate, out);
+}
+
+void LogprobPlusColumns::SentenceColumns(int32_t begin, int32_t end, int64_t stride, double* out) const {
+  inner_->SentenceColumns(begin, end, stride, out);
+  for (int32_t c = begin; c < end; ++c) AddLogprob(c, out + (c - begin) * stride);
 }
 
 std::vector<char> UsedSupport(const PerceptronRun& run) {
@@ -122,7 +137,7 @@ std::vector<int32_t> ChooseVoted(const PerceptronRun& run, const RankingSet& que
       const int64_t m = e - b;
       if (m == 0) continue;
       k.assign(support * m, 0.0);
-      for (int64_t c = 0; c < m; ++c) columns.Column(static_cast<int32_t>(b + c), k.data() + c * support);
+      columns.SentenceColumns(static_cast<int32_t>(b), static_cast<int32_t>(e), support, k.data());
       votes.assign(m, 0.0);
       last_vote.assign(m, -1);
       int64_t position = 0;  // global index of the first hypothesis of the current chunk

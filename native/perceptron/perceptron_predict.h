@@ -25,6 +25,11 @@ inline bool ScoreAbove(double a, double b) {
 struct CandidateScorer {
   virtual ~CandidateScorer() = default;
   virtual double Score(int32_t candidate) const = 0;
+  // out[c - begin] = Score(c) for the candidates [begin, end) of one sentence; scorers that
+  // share work between a sentence's candidates override it.
+  virtual void ScoreSentence(int32_t begin, int32_t end, double* out) const {
+    for (int32_t c = begin; c < end; ++c) out[c - begin] = Score(c);
+  }
 };
 
 // sum_s coef_s K(s, x), skipping zero coefficients; kernel(left = support index, right = query id).
@@ -63,6 +68,7 @@ class LogprobPlusScorer : public CandidateScorer {
   LogprobPlusScorer(std::unique_ptr<CandidateScorer> inner, const std::vector<double>& coef,
                     const std::vector<double>& support_logprob, double beta, const double* query_logprob);
   double Score(int32_t candidate) const override;
+  void ScoreSentence(int32_t begin, int32_t end, double* out) const override;
 
  private:
   std::unique_ptr<CandidateScorer> inner_;
@@ -81,6 +87,11 @@ struct SupportColumns {
   virtual ~SupportColumns() = default;
   // out[s] for s in [0, support size).
   virtual void Column(int32_t candidate, double* out) const = 0;
+  // The columns of the candidates [begin, end) of one sentence: candidate c's at
+  // out + (c - begin) * stride. Columns that share work between candidates override it.
+  virtual void SentenceColumns(int32_t begin, int32_t end, int64_t stride, double* out) const {
+    for (int32_t c = begin; c < end; ++c) Column(c, out + (c - begin) * stride);
+  }
 };
 
 // One kernel call per support candidate (skipping those flagged unused).
@@ -102,8 +113,10 @@ class LogprobPlusColumns : public SupportColumns {
       : inner_(std::move(inner)), support_logprob_(support_logprob), support_(support), beta_(beta),
         query_logprob_(query_logprob) {}
   void Column(int32_t candidate, double* out) const override;
+  void SentenceColumns(int32_t begin, int32_t end, int64_t stride, double* out) const override;
 
  private:
+  void AddLogprob(int32_t candidate, double* out) const;
   std::unique_ptr<SupportColumns> inner_;
   const double* support_logprob_;
   int64_t support_;

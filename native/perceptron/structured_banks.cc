@@ -5,6 +5,7 @@
 #include "core/errors.h"
 #include "kernels/tree_kernel.h"
 #include "kernels/word_features.h"
+#include "perceptron/tag_suffix_scoring.h"
 #include "perceptron/tree_dag.h"
 
 namespace structrank {
@@ -184,10 +185,30 @@ std::unique_ptr<CandidateBank> TagCandidateBank::Select(const std::vector<int32_
 }
 
 std::unique_ptr<CandidateKernel> TagCandidateBank::KernelWith(const CandidateBank& right) const {
-  if (right.kind() != KernelKind::kTags) throw InputError("tagging kernel: query candidates are not tag sequences");
-  const auto& r = static_cast<const TagCandidateBank&>(right);
-  if (r.word_feature_ != word_feature_) throw InputError("tagging kernel: query built with another word feature");
-  return std::make_unique<TagKernelAdapter>(&bank_, &r.bank_, weights_);
+  return std::make_unique<TagKernelAdapter>(&bank_, &Query(right).bank_, weights_);
+}
+
+const TagCandidateBank& TagCandidateBank::Query(const CandidateBank& query) const {
+  if (query.kind() != KernelKind::kTags) throw InputError("tagging kernel: query candidates are not tag sequences");
+  const auto& q = static_cast<const TagCandidateBank&>(query);
+  if (q.word_feature_ != word_feature_) throw InputError("tagging kernel: query built with another word feature");
+  return q;
+}
+
+std::unique_ptr<CandidateScorer> TagCandidateBank::CompressedScorer(const std::vector<double>& coef,
+                                                                    const CandidateBank& query) const {
+  return std::make_unique<TagSuffixScorer>(&bank_, coef, &Query(query).bank_, weights_);
+}
+
+std::unique_ptr<SupportColumns> TagCandidateBank::CompressedColumns(const CandidateBank& query) const {
+  return std::make_unique<TagSuffixColumns>(&bank_, &Query(query).bank_, weights_);
+}
+
+ChunkScorerFactory TagCandidateBank::CompressedTrainer(const RankingSet& set, double beta) const {
+  const double* logprob = set.logprob.data();
+  return [this, beta, logprob]() -> std::unique_ptr<ChunkScorer> {
+    return std::make_unique<TagSuffixTrainer>(&bank_, weights_, beta, logprob);
+  };
 }
 
 void TagCandidateBank::Save(ByteWriter& out) const {

@@ -48,8 +48,16 @@ class TagCandidateBank : public CandidateBank {
   std::unique_ptr<CandidateKernel> KernelWith(const CandidateBank& right) const override;
   void Save(ByteWriter& out) const override;
   static std::unique_ptr<TagCandidateBank> Load(ByteReader& in);
+  // Scoring a query sentence's candidates at once over their distinct suffixes
+  // (perceptron/tag_suffix_scoring.h): prediction and training.
+  std::unique_ptr<CandidateScorer> CompressedScorer(const std::vector<double>& coef,
+                                                    const CandidateBank& query) const override;
+  std::unique_ptr<SupportColumns> CompressedColumns(const CandidateBank& query) const override;
+  ChunkScorerFactory CompressedTrainer(const RankingSet& set, double beta) const override;
 
  private:
+  // `query` as a tag bank built with this bank's word feature, or InputError.
+  const TagCandidateBank& Query(const CandidateBank& query) const;
   TaggedSequences seqs_;
   std::vector<int64_t> offset_;
   TagKernelWeights weights_;

@@ -1,0 +1,114 @@
+#include "perceptron/tag_suffix_scoring.h"
+
+#include <algorithm>
+
+#include "core/thread_pool.h"
+#include "kernels/tag_suffixes.h"
+
+namespace structrank {
+
+namespace {
+
+// One sentence's distinct suffixes, rebuilt per sentence in the calling thread's storage.
+TagSuffixes& SuffixesOf(const SequenceBank& bank, int32_t begin, int32_t end) {
+  thread_local TagSuffixes suffixes;
+  suffixes.Build(bank, begin, end);
+  return suffixes;
+}
+
+}  // namespace
+
+TagSuffixScorer::TagSuffixScorer(const SequenceBank* support, const std::vector<double>& coef,
+                                 const SequenceBank* query, TagKernelWeights weights)
+    : support_(support), query_(query), weights_(weights) {
+  for (std::size_t s = 0; s < coef.size(); ++s) {
+    if (coef[s] == 0) continue;
+    nonzero_.push_back(static_cast<int32_t>(s));
+    coef_.push_back(coef[s]);
+  }
+}
+
+double TagSuffixScorer::Score(int32_t candidate) const {
+  double g = 0;
+  for (std::size_t k = 0; k < nonzero_.size(); ++k) {
+    g += coef_[k] * TagKernel(support_->Sequence(nonzero_[k]), query_->Sequence(candidate), weights_);
+  }
+  return g;
+}
+
+void TagSuffixScorer::ScoreSentence(int32_t begin, int32_t end, double* out) const {
+  const TagSuffixes& q = SuffixesOf(*query_, begin, end);
+  thread_local std::vector<double> sums;
+  sums.assign(q.size(), 0.0);
+  TagSuffixScratch& scratch = TagSuffixScratch::ForThisThread();
+  for (std::size_t k = 0; k < nonzero_.size(); ++k) {
+    TagKernelSuffixSums(support_->Sequence(nonzero_[k]), q, weights_, coef_[k], scratch, sums.data());
+  }
+  for (int32_t i = 0; i < q.sequences(); ++i) out[i] = SumOverNodes(q, i, sums.data());
+}
+
+void TagSuffixColumns::Column(int32_t candidate, double* out) const {
+  for (std::size_t s = 0; s < support_->size(); ++s) {
+    out[s] = TagKernel(support_->Sequence(s), query_->Sequence(candidate), weights_);
+  }
+}
+
+void TagSuffixColumns::SentenceColumns(int32_t begin, int32_t end, int64_t stride, double* out) const {
+  const TagSuffixes& q = SuffixesOf(*query_, begin, end);
+  thread_local std::vector<double> sums;
+  TagSuffixScratch& scratch = TagSuffixScratch::ForThisThread();
+  for (std::size_t s = 0; s < support_->size(); ++s) {
+    sums.assign(q.size(), 0.0);
+    TagKernelSuffixSums(support_->Sequence(s), q, weights_, 1.0, scratch, sums.data());
+    for (int32_t i = 0; i < q.sequences(); ++i) out[i * stride + static_cast<int64_t>(s)] = SumOverNodes(q, i, sums.data());
+  }
+}
+
+double TagSuffixTrainer::Score(int32_t candidate) {
+  double g = 0;
+  for (std::size_t k = 0; k < support_.size(); ++k) {
+    if (coef_[k] != 0) g += coef_[k] * TagKernel(bank_->Sequence(support_[k]), bank_->Sequence(candidate), weights_);
+  }
+  return beta_ == 0 ? g : g + beta_ * logprob_[candidate] * logprob_sum_;
+}
+
+bool TagSuffixTrainer::ScoreSentence(int32_t begin, int32_t end, double* out, int threads) {
+  const TagSuffixes& q = SuffixesOf(*bank_, begin, end);
+  const int workers = std::max(1, std::min<int>(ResolveThreads(threads), static_cast<int>(support_.size() / 16) + 1));
+  if (static_cast<int>(thread_sums_.size()) < workers) thread_sums_.resize(workers);
+  for (int t = 0; t < workers; ++t) thread_sums_[t].assign(q.size(), 0.0);
+  // Each worker adds its share of the support into its own node sums; q is only read.
+  ParallelFor(support_.size(), workers, 8, [&](std::size_t lo, std::size_t hi, int thread) {
+    TagSuffixScratch& scratch = TagSuffixScratch::ForThisThread();
+    double* sums = thread_sums_[thread].data();
+    for (std::size_t k = lo; k < hi; ++k) {
+      if (coef_[k] != 0) TagKernelSuffixSums(bank_->Sequence(support_[k]), q, weights_, coef_[k], scratch, sums);
+    }
+  });
+  std::vector<double>& sums = thread_sums_[0];
+  for (int t = 1; t < workers; ++t) {
+    for (int32_t v = 0; v < q.size(); ++v) sums[v] += thread_sums_[t][v];
+  }
+  for (int32_t i = 0; i < q.sequences(); ++i) {
+    out[i] = SumOverNodes(q, i, sums.data());
+    if (beta_ != 0) out[i] += beta_ * logprob_[begin + i] * logprob_sum_;
+  }
+  return true;
+}
+
+void TagSuffixTrainer::AddCoefficient(int32_t candidate, double delta) {
+  auto [it, added] = index_.emplace(candidate, static_cast<int32_t>(support_.size()));
+  if (added) {
+    support_.push_back(candidate);
+    coef_.push_back(0.0);
+  }
+  coef_[it->second] += delta;
+}
+
+void TagSuffixTrainer::Update(int32_t plus, int32_t minus) {
+  AddCoefficient(plus, 1.0);
+  AddCoefficient(minus, -1.0);
+  logprob_sum_ += logprob_[plus] - logprob_[minus];
+}
+
+}  // namespace structrank

@@ -1,0 +1,121 @@
+// Tagging-kernel perceptrons scored over shared suffixes make the decisions, and give the
+// scores, of one kernel call per (support, candidate) pair.
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/test_harness.h"
+#include "perceptron/reranker_model.h"
+#include "perceptron/structured_banks.h"
+
+using namespace structrank;
+
+namespace {
+
+// n-best-like lists: per sentence one word sequence and `candidates` label sequences, each a
+// first guess with up to two labels changed (so suffixes repeat within a sentence).
+struct TagLists {
+  TaggedSequences seqs;
+  RankingSet set;
+};
+
+TagLists RandomLists(int sentences, int candidates, uint64_t seed, bool with_scores) {
+  std::mt19937_64 rng(seed);
+  TagLists out;
+  out.seqs.symbols = {"O", "B", "I", "the", "Rome", "fell", "to", "Goths", "a1", "Ab"};
+  for (int s = 0; s < sentences; ++s) {
+    const int n = 1 + static_cast<int>(rng() % 8);
+    std::vector<int32_t> words(n), first(n);
+    for (int t = 0; t < n; ++t) {
+      words[t] = 3 + static_cast<int32_t>(rng() % 7);
+      first[t] = static_cast<int32_t>(rng() % 3);
+    }
+    for (int c = 0; c < candidates; ++c) {
+      std::vector<int32_t> labels = first;
+      for (int k = static_cast<int>(rng() % 3); k > 0 && c > 0; --k) labels[rng() % n] = static_cast<int32_t>(rng() % 3);
+      out.seqs.label.insert(out.seqs.label.end(), labels.begin(), labels.end());
+      out.seqs.word.insert(out.seqs.word.end(), words.begin(), words.end());
+      out.seqs.length.push_back(n);
+      if (with_scores) out.set.score.push_back(static_cast<double>(rng() % 4));
+      out.set.logprob.push_back(-static_cast<double>(rng() % 10) - 0.5 * c);
+    }
+    out.set.sentence_ptr.push_back(static_cast<int64_t>(out.set.logprob.size()));
+  }
+  return out;
+}
+
+TagKernelWeights Weights(bool sim2) { return sim2 ? TagKernelWeights{0.6, 0.5, 0.5} : TagKernelWeights{0.5, 1.0, 0.0}; }
+
+}  // namespace
+
+TEST(tag_suffix_training_makes_the_kernel_training_decisions) {
+  for (bool sim2 : {false, true}) {
+    TagLists data = RandomLists(60, 6, 31, true);
+    TagCandidateBank train(data.seqs, Weights(sim2), sim2 ? "caps" : "none");
+    for (double beta : {0.0, 0.25}) {
+      PerceptronOptions opt;
+      opt.epochs = 3;
+      opt.chunks = 2;
+      opt.threads = 2;
+      opt.compressed = true;
+      RerankerModel fast = RerankerModel::Train(train, data.set, beta, false, opt);
+      opt.compressed = false;
+      RerankerModel plain = RerankerModel::Train(train, data.set, beta, false, opt);
+      CHECK(fast.run().TotalMistakes() > 10);
+      CHECK(fast.run().support == plain.run().support);
+      for (std::size_t c = 0; c < fast.run().chunks.size(); ++c) {
+        const auto& a = fast.run().chunks[c].mistakes;
+        const auto& b = plain.run().chunks[c].mistakes;
+        CHECK(a.size() == b.size());
+        for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
+          CHECK(a[k].step == b[k].step && a[k].plus == b[k].plus && a[k].minus == b[k].minus);
+        }
+      }
+    }
+  }
+}
+
+TEST(tag_suffix_prediction_equals_kernel_calls_in_every_mode) {
+  for (bool sim2 : {false, true}) {
+    TagLists data = RandomLists(50, 5, 41, true);
+    TagCandidateBank train(data.seqs, Weights(sim2), sim2 ? "caps" : "none");
+    PerceptronOptions opt;
+    opt.epochs = 2;
+    RerankerModel model = RerankerModel::Train(train, data.set, 0.2, false, opt);
+    CHECK(model.run().TotalMistakes() > 0);
+    TagLists query = RandomLists(20, 7, 42, false);
+    TagCandidateBank qbank(query.seqs, Weights(sim2), sim2 ? "caps" : "none");
+    for (PredictMode mode : {PredictMode::kLast, PredictMode::kAveraged, PredictMode::kVoted}) {
+      std::vector<double> a, b;
+      auto ca = model.Choose(qbank, query.set, mode, 2, nullptr, &a, true);
+      auto cb = model.Choose(qbank, query.set, mode, 1, nullptr, &b, false);
+      CHECK(ca == cb);
+      CHECK(a.size() == b.size());
+      for (std::size_t k = 0; k < a.size(); ++k) CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
+    }
+  }
+}
+
+TEST(tag_suffix_columns_equal_kernel_calls) {
+  TagLists support = RandomLists(15, 3, 51, false);
+  TagLists query = RandomLists(10, 6, 52, false);
+  TagCandidateBank sbank(support.seqs, Weights(false), "none");
+  TagCandidateBank qbank(query.seqs, Weights(false), "none");
+  auto columns = sbank.CompressedColumns(qbank);
+  auto kernel = sbank.KernelWith(qbank);
+  const int64_t stride = sbank.size() + 3;  // a wider row than needed: only [0, size) is written
+  for (int64_t s = 0; s < query.set.sentences(); ++s) {
+    const auto b = static_cast<int32_t>(query.set.sentence_ptr[s]), e = static_cast<int32_t>(query.set.sentence_ptr[s + 1]);
+    std::vector<double> out((e - b) * stride, -1.0), one(sbank.size());
+    columns->SentenceColumns(b, e, stride, out.data());
+    for (int32_t c = b; c < e; ++c) {
+      columns->Column(c, one.data());
+      for (int32_t k = 0; k < sbank.size(); ++k) {
+        const double expect = (*kernel)(k, c);
+        CHECK(std::fabs(out[(c - b) * stride + k] - expect) <= 1e-9 * std::max(1.0, expect));
+        CHECK(std::fabs(one[k] - expect) <= 1e-9 * std::max(1.0, expect));
+      }
+      CHECK(out[(c - b) * stride + sbank.size()] == -1.0);
+    }
+  }
+}
