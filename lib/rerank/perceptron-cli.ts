@@ -23,13 +23,13 @@ export const perceptronTrainUsage = `structrank train-reranker --method perceptr
   --dual              linear kernel: train the dual form (default: primal, same decisions)
   --seed n            shuffling seed (default 1); --no-shuffle keeps file order
   --cache-mb n        bound on cached kernel values (default 512)
-  --no-compress       tree kernel: train with kernel sums per support tree, not the DAG
+  --no-compress       tree and tagging kernels: train with kernel sums per support candidate, not the DAG or shared suffixes
   --dev nbest.jsonl   report dev F1 after training
   --threads N         threads (default all cores)`;
 
 export const perceptronRerankUsage = `structrank rerank --model M --input nbest.jsonl --out best.mrg|best.conll [options]
   --voted | --averaged | --last  prediction (default: the model's)
-  --no-compress       tree models: score against each support tree instead of the shared-subtree DAG
+  --no-compress       tree and tag models: one kernel call per support candidate, not the DAG or shared suffixes
   --threads N         threads (default all cores)`;
 
 function predictionFlag(values: { voted?: boolean; averaged?: boolean; last?: boolean }): PerceptronPrediction | undefined {

@@ -62,8 +62,9 @@ export interface PerceptronTrainOptions {
   primal?: boolean;
   /**
    * Tree kernel: score training candidates against a DAG of the support trees' shared
-   * subtrees, updated at each mistake (default true; same decisions, much faster). When
-   * false, kernel sums per support tree with the kernel cache.
+   * subtrees, updated at each mistake. Tagging kernel: score each n-best list at once over
+   * its distinct suffixes. Default true (same decisions, faster). When false, kernel sums
+   * per support candidate with the kernel cache.
    */
   compressed?: boolean;
   /** Bound on the cache of kernel values between training candidates (default 512 MB). */
@@ -97,7 +98,7 @@ export interface PerceptronMeta {
 export interface ChooseOptions {
   prediction?: PerceptronPrediction;
   threads?: number;
-  /** Use the compressed (DAG) scorer for tree models when it applies (default true). */
+  /** Use the compressed scorer (tree DAG, tag suffixes) when it applies (default true). */
   compressed?: boolean;
   signal?: AbortSignal;
   file?: string;
