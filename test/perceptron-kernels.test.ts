@@ -51,6 +51,23 @@ describe('perceptron with tree and tagging kernels', () => {
     expect(dag.dagNodes).toBeLessThan(dag.forestNodes);
   });
 
+  it('tagging-kernel models: shared-suffix scoring equals kernel calls; a base weight is kept and a huge one keeps the base choice', async () => {
+    const r = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.1, epochs: 3 });
+    const plain = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.1, epochs: 3, compressed: false });
+    expect(r.info()).toEqual(plain.info());
+    for (const prediction of ['last', 'averaged', 'voted'] as const) {
+      const a = await r.choose(tags, { prediction });
+      const b = await r.choose(tags, { prediction, compressed: false, threads: 1 });
+      close(a.scores, b.scores);
+      expect([...a.chosen]).toEqual([...b.chosen]);
+    }
+    const prior = await PerceptronReranker.train(tags, { kernel: 'tags', baseWeight: 1e6, epochs: 2 });
+    expect(prior.info().baseWeight).toBe(1e6);
+    expect(prior.meta.baseWeight).toBe(1e6);
+    const top = tags.map((s) => s.candidates.reduce((best, c, i) => (c.logprob > s.candidates[best].logprob ? i : best), 0));
+    for (const prediction of ['averaged', 'voted'] as const) expect([...(await prior.choose(tags, { prediction })).chosen]).toEqual(top);
+  });
+
   it('tree and tags models save and load with identical choices', async () => {
     const { tempDir } = await import('./helpers.js');
     const tmp = tempDir();

@@ -94,6 +94,8 @@ const perceptronSchema = z.strictObject({
   lambda: grid('lambda', (n) => n > 0 && n <= 1, ' in (0, 1]').default([0.4]),
   /** Weights of the base-model term beta L(x) L(y) tried on dev (default [0.2]). */
   beta: grid('beta', (n) => Number.isFinite(n), '').default([0.2]),
+  /** Fixed base-model priors g (every hypothesis adds g L(x)) tried on dev (default [0]). */
+  baseWeight: grid('baseWeight', (n) => n >= 0, ' >= 0').default([0]),
   /** Passes over the training data (default 1). */
   epochs: positiveInt('epochs').default(1),
   /** 'voted' (default) or 'averaged' prediction. */

@@ -18,6 +18,7 @@ export const perceptronTrainUsage = `structrank train-reranker --method perceptr
   --chunks k          train k perceptrons on k parts in parallel, vote over all (default 1)
   --lambda x          tree / tagging kernel decay (default 0.4 trees, 0.5 tags)
   --beta y            weight of the base model: beta*L(x)*L(y) + K(x,y) (default 0)
+  --base-weight g     fixed prior on the base model: every hypothesis adds g*L(x) (default 0)
   --sim2 w --word-feature caps|digits|suffix2|suffix3|shape  tagging kernel word-class term
   --features file|builtin|auto   linear kernel features (default auto: the file's when present)
   --dual              linear kernel: train the dual form (default: primal, same decisions)
@@ -57,6 +58,7 @@ export async function trainPerceptronCli(args: string[]): Promise<number> {
       chunks: { type: 'string' },
       lambda: { type: 'string' },
       beta: { type: 'string' },
+      'base-weight': { type: 'string' },
       sim2: { type: 'string' },
       'word-feature': { type: 'string' },
       features: { type: 'string' },
@@ -90,6 +92,7 @@ export async function trainPerceptronCli(args: string[]): Promise<number> {
     chunks: intOption(cmd, values.chunks, 'chunks', 1, 1),
     lambda: values.lambda === undefined ? undefined : numberOption(cmd, values.lambda, 'lambda', 0.4, (n) => n > 0 && n <= 1),
     beta: numberOption(cmd, values.beta, 'beta', 0),
+    baseWeight: numberOption(cmd, values['base-weight'], 'base-weight', 0),
     sim1: sim2 > 0 ? 0.5 : 1,
     sim2,
     wordFeature: (wordFeature ?? 'none') as 'none',

@@ -54,6 +54,7 @@ export interface NativePerceptronOptions {
   threads?: number;
   cacheMB?: number;
   beta?: number;
+  baseWeight?: number;
   primal?: boolean;
   /** Tree kernel: train against a growing DAG of the support trees (default true). */
   compressed?: boolean;
@@ -66,6 +67,7 @@ export interface NativePerceptronInfo {
   mistakes: number;
   chunks: number;
   beta: number;
+  baseWeight: number;
 }
 
 export interface NativePerceptronModel {

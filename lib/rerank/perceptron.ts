@@ -52,6 +52,12 @@ export interface PerceptronTrainOptions {
   lambda?: number;
   /** Weight of the base model: K'(x, y) = beta L(x) L(y) + K(x, y) (default 0). */
   beta?: number;
+  /**
+   * A fixed prior on the base model: every hypothesis (in training and prediction) scores
+   * G(x) + baseWeight * L(x), so the kernel part must outweigh the base model's preference
+   * to change its choice (default 0). Unlike beta's term, its weight is not learned.
+   */
+  baseWeight?: number;
   /** Tagging kernel: Sim1 / Sim2 weights (default 1 / 0) and Sim2's word class function. */
   sim1?: number;
   sim2?: number;
@@ -82,6 +88,8 @@ export interface PerceptronMeta {
   prediction: PerceptronPrediction;
   lambda: number;
   beta: number;
+  /** 0 in models saved before it existed. */
+  baseWeight?: number;
   sim1: number;
   sim2: number;
   wordFeature: string;
@@ -167,6 +175,7 @@ export class PerceptronReranker {
           threads: options.threads ?? 0,
           cacheMB: options.cacheMB ?? 512,
           beta: options.beta ?? 0,
+          baseWeight: options.baseWeight ?? 0,
           primal: kernel === 'linear' && (options.primal ?? true),
           compressed: options.compressed ?? true,
         },
@@ -195,6 +204,7 @@ export class PerceptronReranker {
       prediction: options.prediction ?? 'averaged',
       lambda: settings.lambda,
       beta: options.beta ?? 0,
+      baseWeight: options.baseWeight ?? 0,
       sim1: settings.sim1,
       sim2: settings.sim2,
       wordFeature: settings.wordFeature,

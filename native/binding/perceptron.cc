@@ -3,12 +3,14 @@
 #include <napi.h>
 
 #include <array>
+#include <cmath>
 #include <memory>
 
 #include "binding/async.h"
 #include "binding/cancel_flag.h"
 #include "binding/convert.h"
 #include "binding/registry.h"
+#include "core/errors.h"
 #include "perceptron/candidate_bank.h"
 #include "binding/perceptron_banks.h"
 #include "perceptron/reranker_model.h"
@@ -115,6 +117,7 @@ class PerceptronModel : public Napi::ObjectWrap<PerceptronModel> {
     out.Set("mistakes", Napi::Number::New(env, static_cast<double>(m.run().TotalMistakes())));
     out.Set("chunks", Napi::Number::New(env, static_cast<double>(m.run().chunks.size())));
     out.Set("beta", Napi::Number::New(env, m.beta()));
+    out.Set("baseWeight", Napi::Number::New(env, m.base_weight()));
     return out;
   }
 
@@ -163,6 +166,8 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
   Napi::Value compressed = opts.Get("compressed");
   options.compressed = compressed.IsBoolean() ? compressed.As<Napi::Boolean>().Value() : true;
   const double beta = OptionalDouble(opts, "beta", 0);
+  options.base_weight = OptionalDouble(opts, "baseWeight", 0);
+  if (!std::isfinite(options.base_weight)) throw InputError("perceptron: baseWeight must be a finite number");
   Napi::Value primal_value = opts.Get("primal");
   const bool primal = primal_value.IsBoolean() && primal_value.As<Napi::Boolean>().Value();
   auto cancel = CancelFlag::From(info[2]);

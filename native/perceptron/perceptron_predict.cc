@@ -68,7 +68,8 @@ void LogprobPlusScorer::ScoreSentence(int32_t begin, int32_t end, double* out) c
 }
 
 std::vector<int32_t> ChooseBest(const RankingSet& query, const CandidateScorer& scorer, int threads,
-                                const std::atomic<bool>* cancel, std::vector<double>* scores) {
+                                const std::atomic<bool>* cancel, std::vector<double>* scores,
+                                double base_weight) {
   const int64_t n = query.sentences();
   std::vector<int32_t> chosen(n, -1);
   std::vector<double> local;
@@ -78,6 +79,9 @@ std::vector<int32_t> ChooseBest(const RankingSet& query, const CandidateScorer& 
     for (std::size_t s = lo; s < hi; ++s) {
       const int64_t b = query.sentence_ptr[s], e = query.sentence_ptr[s + 1];
       scorer.ScoreSentence(static_cast<int32_t>(b), static_cast<int32_t>(e), out.data() + b);
+      if (base_weight != 0) {
+        for (int64_t c = b; c < e; ++c) out[c] += base_weight * query.logprob[c];
+      }
       if (e > b) {
         int64_t best = b;
         for (int64_t c = b + 1; c < e; ++c) {
@@ -122,7 +126,8 @@ std::vector<char> UsedSupport(const PerceptronRun& run) {
 
 std::vector<int32_t> ChooseVoted(const PerceptronRun& run, const RankingSet& query,
                                  const SupportColumns& columns, int threads,
-                                 const std::atomic<bool>* cancel, std::vector<double>* votes_out) {
+                                 const std::atomic<bool>* cancel, std::vector<double>* votes_out,
+                                 double base_weight) {
   const int64_t n = query.sentences();
   const auto support = static_cast<int64_t>(run.support.size());
   const double total_steps = static_cast<double>(std::max<int64_t>(1, run.TotalSteps()));
@@ -152,6 +157,9 @@ std::vector<int32_t> ChooseVoted(const PerceptronRun& run, const RankingSet& que
       };
       for (const auto& chunk : run.chunks) {
         g.assign(m, 0.0);
+        if (base_weight != 0) {
+          for (int64_t c = 0; c < m; ++c) g[c] = base_weight * query.logprob[b + c];
+        }
         int64_t start = 1;  // the current hypothesis holds from step `start`
         for (const auto& mk : chunk.mistakes) {
           vote(mk.step - start, position + mk.step - 1);

@@ -77,9 +77,11 @@ class LogprobPlusScorer : public CandidateScorer {
   const double* query_logprob_;
 };
 
-// argmax per sentence (ties to the lower candidate index); optional scores per candidate.
+// argmax per sentence (ties to the lower candidate index) of the scorer's score plus
+// base_weight * L(x); optional scores per candidate.
 std::vector<int32_t> ChooseBest(const RankingSet& query, const CandidateScorer& scorer, int threads,
-                                const std::atomic<bool>* cancel, std::vector<double>* scores = nullptr);
+                                const std::atomic<bool>* cancel, std::vector<double>* scores = nullptr,
+                                double base_weight = 0);
 
 // K'(s, x) for every support candidate s against one query candidate x (thread-safe):
 // what voting needs of a kernel.
@@ -132,8 +134,10 @@ std::vector<char> UsedSupport(const PerceptronRun& run);
 // later hypothesis (chunks in order, then steps). G_t = G_{t-1} + the mistake terms of
 // step t, so this needs only the |support| x |candidates| kernel values of a sentence.
 // `votes` (optional) receives each candidate's share of the votes.
+// Every hypothesis also adds base_weight * L(x) (training's fixed base-model prior).
 std::vector<int32_t> ChooseVoted(const PerceptronRun& run, const RankingSet& query,
                                  const SupportColumns& columns, int threads,
-                                 const std::atomic<bool>* cancel, std::vector<double>* votes = nullptr);
+                                 const std::atomic<bool>* cancel, std::vector<double>* votes = nullptr,
+                                 double base_weight = 0);
 
 }  // namespace structrank

@@ -117,8 +117,11 @@ TEST(dual_with_linear_kernel_makes_the_primal_decisions) {
 }
 
 TEST(voted_prediction_equals_a_naive_vote_over_stored_hypotheses) {
+  // With a base weight, every hypothesis (in training and in the vote) adds base_weight * L(x).
+  for (double base_weight : {0.0, 0.7}) {
   Toy t = MakeToy(50, 5, 20, 3, false);
   PerceptronOptions opt;
+  opt.base_weight = base_weight;
   opt.epochs = 2;
   opt.chunks = 2;
   opt.seed = 5;
@@ -131,7 +134,7 @@ TEST(voted_prediction_equals_a_naive_vote_over_stored_hypotheses) {
   LinearKernel cross(&support_rows, &q.features);
   std::vector<double> votes;
   KernelColumns columns(&cross, UsedSupport(run));
-  auto fast = ChooseVoted(run, q.set, columns, 2, nullptr, &votes);
+  auto fast = ChooseVoted(run, q.set, columns, 2, nullptr, &votes, base_weight);
 
   // Naive: materialize every hypothesis G_t as a full coefficient vector and evaluate it.
   std::vector<std::vector<double>> hypotheses;
@@ -155,7 +158,7 @@ TEST(voted_prediction_equals_a_naive_vote_over_stored_hypotheses) {
       int64_t best = 0;
       double best_g = 0;
       for (int64_t c = 0; c < e - b; ++c) {
-        double g = 0;
+        double g = base_weight * q.set.logprob[b + c];
         for (std::size_t k = 0; k < run.support.size(); ++k) {
           g += hypotheses[h][k] * SparseDot(support_rows, k, q.features, b + c);
         }
@@ -175,6 +178,7 @@ TEST(voted_prediction_equals_a_naive_vote_over_stored_hypotheses) {
     for (int64_t c = 0; c < e - b; ++c) {
       CHECK_NEAR(votes[b + c], static_cast<double>(count[c]) / run.TotalSteps(), 1e-12);
     }
+  }
   }
 }
 
@@ -271,4 +275,30 @@ TEST(canonical_rows_sort_and_merge_duplicates) {
   CHECK(m.cols == std::vector<int32_t>({2, 5, 1}));
   CHECK(m.Value(1) == 2.0f && m.Value(2) == 1.0f);
   CHECK_NEAR(SparseDot(m, 0, m, 0), 5.0, 1e-15);
+}
+
+TEST(a_large_base_weight_keeps_the_base_models_choice) {
+  Toy t = MakeToy(40, 5, 20, 23, false);
+  for (int64_t s = 0; s < t.set.sentences(); ++s) {  // distinct L(x), highest first
+    for (int64_t c = t.set.sentence_ptr[s]; c < t.set.sentence_ptr[s + 1]; ++c) {
+      t.set.logprob[c] = -static_cast<double>(c - t.set.sentence_ptr[s]);
+    }
+  }
+  PerceptronOptions opt;
+  opt.base_weight = 1e6;
+  LinearKernel kernel(&t.features, &t.features);
+  PerceptronRun run = TrainDualPerceptron(t.set, kernel, opt);
+  // Training then always picks the highest L(x), so every sentence whose highest-L
+  // candidate scores below x_{i,1} is a mistake.
+  int64_t expected = 0;
+  for (const RankingExample& ex : BuildExamples(t.set)) {
+    const int64_t b = t.set.sentence_ptr[ex.sentence], e = t.set.sentence_ptr[ex.sentence + 1];
+    int64_t top = b;
+    for (int64_t c = b + 1; c < e; ++c) {
+      if (t.set.logprob[c] > t.set.logprob[top]) top = c;
+    }
+    if (t.set.score[top] < t.set.score[ex.best]) ++expected;
+  }
+  CHECK(run.TotalMistakes() == expected);
+  CHECK(expected > 0);
 }

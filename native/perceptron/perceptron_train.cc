@@ -172,6 +172,9 @@ PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> ex
       } else {
         for (int64_t j = 0; j < e - b; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
       }
+      if (opt.base_weight != 0) {
+        for (int64_t j = 0; j < e - b; ++j) g[j] += opt.base_weight * set.logprob[b + j];
+      }
       ++out.steps;
       // argmax, ties to the lower candidate index (the base model's order in n-best lists)
       int64_t chosen = 0;

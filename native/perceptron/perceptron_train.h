@@ -27,6 +27,9 @@ struct PerceptronOptions {
   // Dual form: train with the bank's compressed scorer when it has one (tree kernel: a
   // DAG of the support trees' shared subtrees, updated at each mistake).
   bool compressed = true;
+  // A fixed prior on the base model: every hypothesis scores G(x) + base_weight * L(x), so
+  // the kernel part must outweigh the base model's preference to change its choice.
+  double base_weight = 0;
   // Called now and then (from a worker thread, serialized) with steps done, total steps
   // and mistakes so far.
   std::function<void(int64_t, int64_t, int64_t)> progress;

@@ -1,5 +1,6 @@
 #include "perceptron/reranker_model.h"
 
+#include <cmath>
 #include <string>
 #include <unordered_map>
 
@@ -9,8 +10,12 @@
 namespace structrank {
 
 RerankerModel::RerankerModel(PerceptronRun run, std::unique_ptr<CandidateBank> support,
-                             std::vector<double> support_logprob, double beta)
-    : run_(std::move(run)), support_(std::move(support)), support_logprob_(std::move(support_logprob)), beta_(beta) {
+                             std::vector<double> support_logprob, double beta, double base_weight)
+    : run_(std::move(run)),
+      support_(std::move(support)),
+      support_logprob_(std::move(support_logprob)),
+      beta_(beta),
+      base_weight_(base_weight) {
   if (support_->size() != static_cast<int64_t>(run_.support.size()) ||
       support_logprob_.size() != run_.support.size()) {
     throw InputError("perceptron model: support bank and record disagree in size");
@@ -40,7 +45,7 @@ RerankerModel RerankerModel::Train(const CandidateBank& train, const RankingSet&
   logprob.reserve(run.support.size());
   for (int32_t id : run.support) logprob.push_back(set.logprob[id]);
   std::unique_ptr<CandidateBank> support = train.Select(run.support);
-  return RerankerModel(std::move(run), std::move(support), std::move(logprob), beta);
+  return RerankerModel(std::move(run), std::move(support), std::move(logprob), beta, options.base_weight);
 }
 
 std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const RankingSet& query_set,
@@ -56,10 +61,10 @@ std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const Ran
     if (fast) {
       LogprobPlusColumns columns(std::move(fast), support_logprob_.data(), support_->size(), beta_,
                                  query_set.logprob.data());
-      return ChooseVoted(run_, query_set, columns, threads, cancel, scores);
+      return ChooseVoted(run_, query_set, columns, threads, cancel, scores, base_weight_);
     }
     KernelColumns columns(&combined, UsedSupport(run_));
-    return ChooseVoted(run_, query_set, columns, threads, cancel, scores);
+    return ChooseVoted(run_, query_set, columns, threads, cancel, scores, base_weight_);
   }
 
   std::vector<double> coef = run_.Coefficients(mode);
@@ -75,7 +80,7 @@ std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const Ran
                                                             query_set.logprob.data());
   }
   if (!scorer) scorer = std::make_unique<DualCandidateScorer>(coef, &combined);
-  return ChooseBest(query_set, *scorer, threads, cancel, scores);
+  return ChooseBest(query_set, *scorer, threads, cancel, scores, base_weight_);
 }
 
 std::vector<int32_t> RerankerModel::CompactLinearFeatures() {
@@ -92,26 +97,31 @@ std::vector<int32_t> RerankerModel::CompactLinearFeatures() {
   return old_ids;
 }
 
-static constexpr uint32_t kModelMagic = 0x50524d31;  // "PRM1"
+static constexpr uint32_t kModelMagicV1 = 0x50524d31;  // "PRM1": no base weight
+static constexpr uint32_t kModelMagic = 0x50524d32;    // "PRM2"
 
 void RerankerModel::Save(ByteWriter& out) const {
   out.Put<uint32_t>(kModelMagic);
   out.Put<int32_t>(static_cast<int32_t>(support_->kind()));
   out.Put<double>(beta_);
+  out.Put<double>(base_weight_);
   run_.Save(out);
   out.PutVector(support_logprob_);
   support_->Save(out);
 }
 
 RerankerModel RerankerModel::Load(ByteReader& in) {
-  if (in.Get<uint32_t>() != kModelMagic) throw InputError("perceptron model: bad payload header");
+  const uint32_t magic = in.Get<uint32_t>();
+  if (magic != kModelMagic && magic != kModelMagicV1) throw InputError("perceptron model: bad payload header");
   const auto kind = static_cast<KernelKind>(in.Get<int32_t>());
   const double beta = in.Get<double>();
+  const double base_weight = magic == kModelMagic ? in.Get<double>() : 0.0;
+  if (!std::isfinite(base_weight)) throw InputError("perceptron model: bad base weight");
   PerceptronRun run = PerceptronRun::Load(in);
   std::vector<double> logprob = in.GetVector<double>();
   std::unique_ptr<CandidateBank> bank = LoadCandidateBank(kind, in);
   if (!in.AtEnd()) throw InputError("perceptron model: trailing bytes in payload");
-  return RerankerModel(std::move(run), std::move(bank), std::move(logprob), beta);
+  return RerankerModel(std::move(run), std::move(bank), std::move(logprob), beta, base_weight);
 }
 
 std::unique_ptr<CandidateBank> LoadCandidateBank(KernelKind kind, ByteReader& in) {

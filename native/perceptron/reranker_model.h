@@ -19,7 +19,7 @@ namespace structrank {
 class RerankerModel {
  public:
   RerankerModel(PerceptronRun run, std::unique_ptr<CandidateBank> support,
-                std::vector<double> support_logprob, double beta);
+                std::vector<double> support_logprob, double beta, double base_weight = 0);
 
   // Trains on `train` (one bank entry per candidate of `set`). `primal` uses the primal
   // form (linear banks only); it makes the same decisions as the dual form.
@@ -38,6 +38,7 @@ class RerankerModel {
   const CandidateBank& support() const { return *support_; }
   const std::vector<double>& support_logprob() const { return support_logprob_; }
   double beta() const { return beta_; }
+  double base_weight() const { return base_weight_; }  // PerceptronOptions::base_weight
 
   // Linear models: renumbers the support rows' feature ids densely (0..F-1) and returns
   // the old id of each new one, so a saved model carries only the features it uses.
@@ -51,6 +52,7 @@ class RerankerModel {
   std::unique_ptr<CandidateBank> support_;
   std::vector<double> support_logprob_;
   double beta_;
+  double base_weight_;
 };
 
 // Reads a bank of the given kind saved by CandidateBank::Save.

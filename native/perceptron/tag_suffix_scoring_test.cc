@@ -1,9 +1,11 @@
 // Tagging-kernel perceptrons scored over shared suffixes make the decisions, and give the
 // scores, of one kernel call per (support, candidate) pair.
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
+#include "core/byte_io.h"
 #include "core/test_harness.h"
 #include "perceptron/reranker_model.h"
 #include "perceptron/structured_banks.h"
@@ -118,4 +120,30 @@ TEST(tag_suffix_columns_equal_kernel_calls) {
       CHECK(out[(c - b) * stride + sbank.size()] == -1.0);
     }
   }
+}
+
+TEST(base_weight_is_saved_and_old_payloads_load_without_it) {
+  TagLists data = RandomLists(40, 5, 61, true);
+  TagCandidateBank train(data.seqs, Weights(false), "none");
+  PerceptronOptions opt;
+  opt.base_weight = 2.5;
+  RerankerModel model = RerankerModel::Train(train, data.set, 0.2, false, opt);
+  CHECK(model.base_weight() == 2.5);
+  ByteWriter w;
+  model.Save(w);
+  ByteReader r(w.bytes().data(), w.bytes().size());
+  RerankerModel back = RerankerModel::Load(r);
+  CHECK(back.base_weight() == 2.5);
+  TagLists query = RandomLists(15, 6, 62, false);
+  TagCandidateBank qbank(query.seqs, Weights(false), "none");
+  for (PredictMode mode : {PredictMode::kAveraged, PredictMode::kVoted}) {
+    CHECK(model.Choose(qbank, query.set, mode, 1, nullptr) == back.Choose(qbank, query.set, mode, 1, nullptr));
+  }
+  // A version-1 payload ("PRM1": magic, kind, beta, then the run) has no base weight.
+  std::vector<uint8_t> v1(w.bytes().begin(), w.bytes().end());
+  const uint32_t magic_v1 = 0x50524d31;
+  std::memcpy(v1.data(), &magic_v1, sizeof magic_v1);
+  v1.erase(v1.begin() + 16, v1.begin() + 24);
+  ByteReader r1(v1.data(), v1.size());
+  CHECK(RerankerModel::Load(r1).base_weight() == 0.0);
 }

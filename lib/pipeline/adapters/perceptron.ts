@@ -18,37 +18,39 @@ export function perceptronReranker(config: PerceptronConfig & { name: string }, 
   return {
     name: config.name,
     async train(train: CandidateSet, dev: CandidateSet, ctx: StepContext): Promise<TrainedReranker> {
-      let best: { model: PerceptronReranker; score: number; lambda: number; beta: number; devChoice: number[] } | undefined;
+      let best: { model: PerceptronReranker; score: number; lambda: number; beta: number; baseWeight: number; devChoice: number[] } | undefined;
       const curves: Curve[] = [];
-      for (const beta of config.beta) {
-        const curve: Curve = { label: `beta=${beta}`, x: [], y: [] };
-        for (const lambda of config.lambda) {
-          const label = `${config.name} lambda=${lambda} beta=${beta}`;
-          let model: PerceptronReranker;
-          try {
-            model = await PerceptronReranker.train(train.sentences, {
-              kernel, lambda, beta, epochs: config.epochs, chunks: config.chunks, prediction: config.mode,
-              ...(config.wordFeature !== 'none' ? { wordFeature: config.wordFeature, sim1: 0.5, sim2: 0.5 } : {}),
-              seed: ctx.seed, threads: ctx.threads, signal: ctx.signal,
-              onProgress: (p) => ctx.progress?.(label, p.done, p.total, `${p.mistakes} mistakes`),
-            });
-          } catch (err) {
-            const message = (err as Error).message;
-            if (/unsupported kernel/.test(message)) throw new ComponentUnavailable(`the ${kernel}-kernel perceptron`, `reranker '${config.name}'`, message);
-            throw err;
+      for (const baseWeight of config.baseWeight) {
+        for (const beta of config.beta) {
+          const curve: Curve = { label: config.baseWeight.length > 1 ? `beta=${beta} g=${baseWeight}` : `beta=${beta}`, x: [], y: [] };
+          for (const lambda of config.lambda) {
+            const label = `${config.name} lambda=${lambda} beta=${beta}${baseWeight !== 0 ? ` g=${baseWeight}` : ''}`;
+            let model: PerceptronReranker;
+            try {
+              model = await PerceptronReranker.train(train.sentences, {
+                kernel, lambda, beta, baseWeight, epochs: config.epochs, chunks: config.chunks, prediction: config.mode,
+                ...(config.wordFeature !== 'none' ? { wordFeature: config.wordFeature, sim1: 0.5, sim2: 0.5 } : {}),
+                seed: ctx.seed, threads: ctx.threads, signal: ctx.signal,
+                onProgress: (p) => ctx.progress?.(label, p.done, p.total, `${p.mistakes} mistakes`),
+              });
+            } catch (err) {
+              const message = (err as Error).message;
+              if (/unsupported kernel/.test(message)) throw new ComponentUnavailable(`the ${kernel}-kernel perceptron`, `reranker '${config.name}'`, message);
+              throw err;
+            }
+            const { chosen } = await model.choose(dev.sentences, { threads: ctx.threads, signal: ctx.signal });
+            const score = summedScore(dev, chosen);
+            curve.x.push(lambda);
+            curve.y.push(score);
+            ctx.log?.(`  ${label.slice(config.name.length + 1)}: ${model.info().support} support candidates; dev Score ${score.toFixed(1)}`);
+            if (!best || score > best.score) best = { model, score, lambda, beta, baseWeight, devChoice: Array.from(chosen) };
           }
-          const { chosen } = await model.choose(dev.sentences, { threads: ctx.threads, signal: ctx.signal });
-          const score = summedScore(dev, chosen);
-          curve.x.push(lambda);
-          curve.y.push(score);
-          ctx.log?.(`  lambda=${lambda} beta=${beta}: ${model.info().support} support candidates; dev Score ${score.toFixed(1)}`);
-          if (!best || score > best.score) best = { model, score, lambda, beta, devChoice: Array.from(chosen) };
+          curves.push(curve);
         }
-        curves.push(curve);
       }
       const b = best as NonNullable<typeof best>;
       return {
-        selected: { lambda: b.lambda, beta: b.beta, mode: config.mode, support: b.model.info().support },
+        selected: { lambda: b.lambda, beta: b.beta, ...(b.baseWeight !== 0 ? { baseWeight: b.baseWeight } : {}), mode: config.mode, support: b.model.info().support },
         curves: config.lambda.length > 1 ? curves : undefined,
         curveAxis: 'lambda',
         async choose(set: CandidateSet): Promise<number[]> {
