@@ -96,4 +96,17 @@ PerceptronRun PerceptronRun::Load(ByteReader& in) {
   return run;
 }
 
+bool SameDecisions(const PerceptronRun& a, const PerceptronRun& b) {
+  if (a.support != b.support || a.chunks.size() != b.chunks.size()) return false;
+  for (std::size_t c = 0; c < a.chunks.size(); ++c) {
+    if (a.chunks[c].steps != b.chunks[c].steps) return false;
+    if (a.chunks[c].mistakes.size() != b.chunks[c].mistakes.size()) return false;
+    for (std::size_t k = 0; k < a.chunks[c].mistakes.size(); ++k) {
+      const Mistake &x = a.chunks[c].mistakes[k], &y = b.chunks[c].mistakes[k];
+      if (x.step != y.step || x.plus != y.plus || x.minus != y.minus) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace structrank

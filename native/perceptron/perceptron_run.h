@@ -45,4 +45,8 @@ struct PerceptronRun {
   static PerceptronRun Load(ByteReader& in);
 };
 
+// Whether two runs made the same decisions: the same support list, steps and mistakes
+// (what different scorers of one training must agree on).
+bool SameDecisions(const PerceptronRun& a, const PerceptronRun& b);
+
 }  // namespace structrank

@@ -53,19 +53,6 @@ Toy MakeToy(int sentences, int max_candidates, int num_features, uint64_t seed, 
   return t;
 }
 
-bool SameRun(const PerceptronRun& a, const PerceptronRun& b) {
-  if (a.support != b.support || a.chunks.size() != b.chunks.size()) return false;
-  for (std::size_t c = 0; c < a.chunks.size(); ++c) {
-    if (a.chunks[c].steps != b.chunks[c].steps) return false;
-    if (a.chunks[c].mistakes.size() != b.chunks[c].mistakes.size()) return false;
-    for (std::size_t k = 0; k < a.chunks[c].mistakes.size(); ++k) {
-      const Mistake &x = a.chunks[c].mistakes[k], &y = b.chunks[c].mistakes[k];
-      if (x.step != y.step || x.plus != y.plus || x.minus != y.minus) return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 TEST(examples_pick_best_by_score_then_logprob_and_skip_uninformative) {
@@ -93,7 +80,7 @@ TEST(dual_with_linear_kernel_makes_the_primal_decisions) {
       CombinedKernel combined(&linear, beta, t.set.logprob.data(), t.set.logprob.data());
       PerceptronRun dual = TrainDualPerceptron(t.set, combined, opt);
       CHECK(primal.TotalMistakes() > 0);
-      CHECK(SameRun(primal, dual));
+      CHECK(SameDecisions(primal, dual));
 
       // The same choices on held-out sentences, primal (folded weights) vs dual scoring.
       Toy q = MakeToy(30, 6, 25, 99, false);
@@ -217,13 +204,13 @@ TEST(training_is_deterministic_across_threads_and_cache_sizes) {
   opt.threads = 2;
   opt.cache_bytes = 0;
   PerceptronRun b = TrainDualPerceptron(t.set, kernel, opt, &uncached_stats);
-  CHECK(SameRun(a, b));
+  CHECK(SameDecisions(a, b));
   CHECK(cached_stats.cache_hits > 0);
   CHECK(uncached_stats.cache_hits == 0);
   CHECK(cached_stats.kernel_calls < uncached_stats.kernel_calls);
   opt.seed = 77;
   PerceptronRun c = TrainDualPerceptron(t.set, kernel, opt);
-  CHECK(!SameRun(a, c));  // the seed changes the shuffled order
+  CHECK(!SameDecisions(a, c));  // the seed changes the shuffled order
 }
 
 TEST(averaged_coefficients_are_the_mean_hypothesis) {
@@ -254,7 +241,7 @@ TEST(run_round_trips_and_rejects_bad_bytes) {
   ByteReader r(w.bytes().data(), w.bytes().size());
   PerceptronRun back = PerceptronRun::Load(r);
   CHECK(r.AtEnd());
-  CHECK(SameRun(run, back));
+  CHECK(SameDecisions(run, back));
   for (std::size_t cut : {std::size_t{0}, std::size_t{3}, w.bytes().size() / 2, w.bytes().size() - 1}) {
     ByteReader shortr(w.bytes().data(), cut);
     CHECK_THROWS(PerceptronRun::Load(shortr));

@@ -38,23 +38,6 @@ struct SharedState {
   }
 };
 
-// A support list with coefficients, growing in the order candidates first err.
-struct SupportList {
-  std::vector<int32_t> candidates;
-  std::vector<double> coef;
-  std::unordered_map<int32_t, int32_t> index;
-
-  int32_t Add(int32_t candidate) {
-    auto it = index.find(candidate);
-    if (it != index.end()) return it->second;
-    const auto k = static_cast<int32_t>(candidates.size());
-    index.emplace(candidate, k);
-    candidates.push_back(candidate);
-    coef.push_back(0.0);
-    return k;
-  }
-};
-
 // Dual scoring with a per-candidate cache: row c holds K(support_k, c) for a prefix of
 // the support list (NaN where the value was never needed because coef_k was 0). Support
 // entries are only appended, so a cached prefix stays valid as coefficients change.

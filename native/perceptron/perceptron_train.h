@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <unordered_map>
+#include <vector>
 
 #include "core/csr.h"
 #include "perceptron/candidate_kernel.h"
@@ -39,6 +41,23 @@ struct PerceptronOptions {
 struct TrainStats {
   int64_t kernel_calls = 0;  // kernel evaluations actually computed (dual)
   int64_t cache_hits = 0;
+};
+
+// A support list with coefficients, growing in the order candidates first err.
+struct SupportList {
+  std::vector<int32_t> candidates;
+  std::vector<double> coef;
+  std::unordered_map<int32_t, int32_t> index;
+
+  int32_t Add(int32_t candidate) {
+    auto it = index.find(candidate);
+    if (it != index.end()) return it->second;
+    const auto k = static_cast<int32_t>(candidates.size());
+    index.emplace(candidate, k);
+    candidates.push_back(candidate);
+    coef.push_back(0.0);
+    return k;
+  }
 };
 
 // Scores one chunk's training candidates and learns from its mistakes: the pluggable part

@@ -66,23 +66,26 @@ void TagSuffixColumns::SentenceColumns(int32_t begin, int32_t end, int64_t strid
 
 double TagSuffixTrainer::Score(int32_t candidate) {
   double g = 0;
-  for (std::size_t k = 0; k < support_.size(); ++k) {
-    if (coef_[k] != 0) g += coef_[k] * TagKernel(bank_->Sequence(support_[k]), bank_->Sequence(candidate), weights_);
+  for (std::size_t k = 0; k < support_.candidates.size(); ++k) {
+    const double a = support_.coef[k];
+    if (a != 0) g += a * TagKernel(bank_->Sequence(support_.candidates[k]), bank_->Sequence(candidate), weights_);
   }
   return beta_ == 0 ? g : g + beta_ * logprob_[candidate] * logprob_sum_;
 }
 
 bool TagSuffixTrainer::ScoreSentence(int32_t begin, int32_t end, double* out, int threads) {
   const TagSuffixes& q = SuffixesOf(*bank_, begin, end);
-  const int workers = std::max(1, std::min<int>(ResolveThreads(threads), static_cast<int>(support_.size() / 16) + 1));
+  const std::size_t n = support_.candidates.size();
+  const int workers = std::max(1, std::min<int>(ResolveThreads(threads), static_cast<int>(n / 16) + 1));
   if (static_cast<int>(thread_sums_.size()) < workers) thread_sums_.resize(workers);
   for (int t = 0; t < workers; ++t) thread_sums_[t].assign(q.size(), 0.0);
   // Each worker adds its share of the support into its own node sums; q is only read.
-  ParallelFor(support_.size(), workers, 8, [&](std::size_t lo, std::size_t hi, int thread) {
+  ParallelFor(n, workers, 8, [&](std::size_t lo, std::size_t hi, int thread) {
     TagSuffixScratch& scratch = TagSuffixScratch::ForThisThread();
     double* sums = thread_sums_[thread].data();
     for (std::size_t k = lo; k < hi; ++k) {
-      if (coef_[k] != 0) TagKernelSuffixSums(bank_->Sequence(support_[k]), q, weights_, coef_[k], scratch, sums);
+      const double a = support_.coef[k];
+      if (a != 0) TagKernelSuffixSums(bank_->Sequence(support_.candidates[k]), q, weights_, a, scratch, sums);
     }
   });
   std::vector<double>& sums = thread_sums_[0];
@@ -96,18 +99,9 @@ bool TagSuffixTrainer::ScoreSentence(int32_t begin, int32_t end, double* out, in
   return true;
 }
 
-void TagSuffixTrainer::AddCoefficient(int32_t candidate, double delta) {
-  auto [it, added] = index_.emplace(candidate, static_cast<int32_t>(support_.size()));
-  if (added) {
-    support_.push_back(candidate);
-    coef_.push_back(0.0);
-  }
-  coef_[it->second] += delta;
-}
-
 void TagSuffixTrainer::Update(int32_t plus, int32_t minus) {
-  AddCoefficient(plus, 1.0);
-  AddCoefficient(minus, -1.0);
+  support_.coef[support_.Add(plus)] += 1;
+  support_.coef[support_.Add(minus)] -= 1;
   logprob_sum_ += logprob_[plus] - logprob_[minus];
 }
 

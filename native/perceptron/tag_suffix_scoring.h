@@ -4,7 +4,6 @@
 // Exact: the same kernel values as one TagKernel call per (support, candidate) pair.
 #pragma once
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "kernels/sequence_bank.h"
@@ -55,15 +54,12 @@ class TagSuffixTrainer : public ChunkScorer {
   void Update(int32_t plus, int32_t minus) override;
 
  private:
-  void AddCoefficient(int32_t candidate, double delta);
   const SequenceBank* bank_;
   TagKernelWeights weights_;
   double beta_;
   const double* logprob_;
   double logprob_sum_ = 0;  // sum over the mistakes' terms of L(plus) - L(minus)
-  std::vector<int32_t> support_;
-  std::vector<double> coef_;
-  std::unordered_map<int32_t, int32_t> index_;
+  SupportList support_;
   std::vector<std::vector<double>> thread_sums_;
 };
 
