@@ -146,14 +146,14 @@ PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> ex
       const int64_t b = set.sentence_ptr[ex.sentence], e = set.sentence_ptr[ex.sentence + 1];
       g.assign(e - b, 0.0);
       const int64_t work = (e - b) * static_cast<int64_t>(support.candidates.size() + 1);
-      if (scorer.ScoreSentence(static_cast<int32_t>(b), static_cast<int32_t>(e), g.data(), inner_threads)) {
-        // scored together
-      } else if (inner_threads > 1 && work >= 256 && scorer.ParallelScoring()) {
-        ParallelFor(e - b, inner_threads, 1, [&](std::size_t lo, std::size_t hi, int) {
-          for (std::size_t j = lo; j < hi; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
-        });
-      } else {
-        for (int64_t j = 0; j < e - b; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
+      if (!scorer.ScoreSentence(static_cast<int32_t>(b), static_cast<int32_t>(e), g.data(), inner_threads)) {
+        if (inner_threads > 1 && work >= 256 && scorer.ParallelScoring()) {
+          ParallelFor(e - b, inner_threads, 1, [&](std::size_t lo, std::size_t hi, int) {
+            for (std::size_t j = lo; j < hi; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
+          });
+        } else {
+          for (int64_t j = 0; j < e - b; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
+        }
       }
       if (opt.base_weight != 0) {
         for (int64_t j = 0; j < e - b; ++j) g[j] += opt.base_weight * set.logprob[b + j];

@@ -28,11 +28,10 @@ TagSuffixScorer::TagSuffixScorer(const SequenceBank* support, const std::vector<
   }
 }
 
+// A single candidate is a group of one: the same code path as a whole sentence.
 double TagSuffixScorer::Score(int32_t candidate) const {
   double g = 0;
-  for (std::size_t k = 0; k < nonzero_.size(); ++k) {
-    g += coef_[k] * TagKernel(support_->Sequence(nonzero_[k]), query_->Sequence(candidate), weights_);
-  }
+  ScoreSentence(candidate, candidate + 1, &g);
   return g;
 }
 
@@ -48,9 +47,7 @@ void TagSuffixScorer::ScoreSentence(int32_t begin, int32_t end, double* out) con
 }
 
 void TagSuffixColumns::Column(int32_t candidate, double* out) const {
-  for (std::size_t s = 0; s < support_->size(); ++s) {
-    out[s] = TagKernel(support_->Sequence(s), query_->Sequence(candidate), weights_);
-  }
+  SentenceColumns(candidate, candidate + 1, static_cast<int64_t>(support_->size()), out);
 }
 
 void TagSuffixColumns::SentenceColumns(int32_t begin, int32_t end, int64_t stride, double* out) const {
@@ -66,11 +63,8 @@ void TagSuffixColumns::SentenceColumns(int32_t begin, int32_t end, int64_t strid
 
 double TagSuffixTrainer::Score(int32_t candidate) {
   double g = 0;
-  for (std::size_t k = 0; k < support_.candidates.size(); ++k) {
-    const double a = support_.coef[k];
-    if (a != 0) g += a * TagKernel(bank_->Sequence(support_.candidates[k]), bank_->Sequence(candidate), weights_);
-  }
-  return beta_ == 0 ? g : g + beta_ * logprob_[candidate] * logprob_sum_;
+  ScoreSentence(candidate, candidate + 1, &g, 1);
+  return g;
 }
 
 bool TagSuffixTrainer::ScoreSentence(int32_t begin, int32_t end, double* out, int threads) {

@@ -49,8 +49,10 @@ class TagSuffixTrainer : public ChunkScorer {
  public:
   TagSuffixTrainer(const SequenceBank* bank, TagKernelWeights weights, double beta, const double* logprob)
       : bank_(bank), weights_(weights), beta_(beta), logprob_(logprob) {}
-  double Score(int32_t candidate) override;
+  double Score(int32_t candidate) override;  // a group of one, through ScoreSentence
   bool ScoreSentence(int32_t begin, int32_t end, double* out, int threads) override;
+  // Score shares ScoreSentence's per-thread sums, so it must not run concurrently.
+  bool ParallelScoring() const override { return false; }
   void Update(int32_t plus, int32_t minus) override;
 
  private:

@@ -112,6 +112,21 @@ TEST(tag_suffix_columns_equal_kernel_calls) {
       CHECK(out[(c - b) * stride + sbank.size()] == -1.0);
     }
   }
+  // The weighted scorer, one candidate at a time and a sentence at a time.
+  std::vector<double> coef(sbank.size());
+  for (std::size_t k = 0; k < coef.size(); ++k) coef[k] = static_cast<double>(static_cast<int>(k % 5) - 2);
+  auto scorer = sbank.CompressedScorer(coef, qbank);
+  std::vector<double> sentence(qbank.size());
+  for (int64_t s = 0; s < query.set.sentences(); ++s) {
+    const auto b = static_cast<int32_t>(query.set.sentence_ptr[s]), e = static_cast<int32_t>(query.set.sentence_ptr[s + 1]);
+    scorer->ScoreSentence(b, e, sentence.data() + b);
+  }
+  for (int32_t c = 0; c < qbank.size(); ++c) {
+    double expect = 0;
+    for (int32_t k = 0; k < sbank.size(); ++k) expect += coef[k] * (*kernel)(k, c);
+    CHECK(std::fabs(scorer->Score(c) - expect) <= 1e-9 * std::max(1.0, std::fabs(expect)));
+    CHECK(std::fabs(sentence[c] - expect) <= 1e-9 * std::max(1.0, std::fabs(expect)));
+  }
 }
 
 TEST(base_weight_is_saved_and_old_payloads_load_without_it) {
