@@ -39,6 +39,9 @@ describe('structrank train-reranker --method perceptron / rerank', () => {
     expect(k.status).toBe(0);
     expect(k.stdout).toMatch(/trained tags-kernel perceptron on 6 sentences/);
     expect(k.stdout).toMatch(/dev \(averaged\): chunk F1 \d+\.\d+/);
+    const norm = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'tags', '--normalize', '--beta', '0.001', '--epochs', '4', '--train', tagsFile, '--dev', tagsFile, '--model', tmp.file('tags-norm.model')]);
+    expect(norm.status).toBe(0);
+    expect(norm.stdout).toMatch(/dev \(averaged\): chunk F1 \d+\.\d+/);
     const out = tmp.file('best.conll');
     expect(runCli(['rerank', '--model', model, '--input', tagsFile, '--out', out, '--last']).status).toBe(0);
     const text = readFileSync(out, 'utf8');
@@ -65,6 +68,9 @@ describe('structrank train-reranker --method perceptron / rerank', () => {
     expect(runCli(['train-reranker', '--method', 'perceptron', '--model', model]).status).toBe(2);
     expect(runCli(['train-reranker', '--method', 'nosuch', '--train', treesFile, '--model', model]).status).toBe(2);
     expect(runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'rbf', '--train', treesFile, '--model', model]).status).toBe(2);
+    const normTree = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'tree', '--normalize', '--train', treesFile, '--model', model]);
+    expect(normTree.status).toBe(2);
+    expect(normTree.stderr).toMatch(/--normalize applies to the tagging kernel/);
     const tagsWithTree = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'tree', '--train', tagsFile, '--model', model]);
     expect(tagsWithTree.status).toBe(1);
     expect(tagsWithTree.stderr).toMatch(/tree kernel needs tree candidates/);

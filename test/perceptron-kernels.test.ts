@@ -68,6 +68,53 @@ describe('perceptron with tree and tagging kernels', () => {
     for (const prediction of ['averaged', 'voted'] as const) expect([...(await prior.choose(tags, { prediction })).chosen]).toEqual(top);
   });
 
+  it('the normalized tagging kernel: its scores are normalized kernel sums, in every scoring path, and it survives saving', async () => {
+    const { gram, SequenceBank } = await import('../lib/kernels/index.js');
+    const r = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.001, epochs: 3, normalize: true });
+    const plain = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.001, epochs: 3, normalize: true, compressed: false });
+    expect(r.meta.normalize).toBe(true);
+    expect(r.info()).toEqual(plain.info());
+    for (const prediction of ['last', 'averaged', 'voted'] as const) {
+      const a = await r.choose(tags, { prediction });
+      const b = await r.choose(tags, { prediction, compressed: false, threads: 1 });
+      close(a.scores, b.scores);
+      expect([...a.chosen]).toEqual([...b.chosen]);
+    }
+    // A one-mistake model scores x as K^(plus, x) - K^(minus, x), with K^ the normalized
+    // kernel of the public kernel API.
+    let checked = 0;
+    for (const s of tags) {
+      const one = await PerceptronReranker.train([s], { kernel: 'tags', lambda: 0.5, epochs: 1, normalize: true, prediction: 'last' });
+      if (one.info().mistakes !== 1) continue;
+      const bank = SequenceBank.fromSequences(s.candidates.map((c) => ({ words: s.tokens, tags: c.tags as string[] })));
+      const k = gram(bank, { lambda: 0.5, normalize: true });
+      const n = s.candidates.length;
+      const { scores } = await one.choose([s], { prediction: 'last' });
+      const explains = (p: number, m: number): boolean => Array.from(scores).every((v, x) => Math.abs(v - (k[p * n + x] - k[m * n + x])) < 1e-9);
+      expect([...Array(n).keys()].some((p) => [...Array(n).keys()].some((m) => p !== m && explains(p, m)))).toBe(true);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(0);
+    const raw = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.001, epochs: 3 });
+    expect((await raw.choose(tags, { prediction: 'last' })).scores).not.toEqual((await r.choose(tags, { prediction: 'last' })).scores);
+    await expect(PerceptronReranker.train(trees, { kernel: 'tree', normalize: true })).rejects.toThrow(/tagging kernel only/);
+    const { tempDir } = await import('./helpers.js');
+    const tmp = tempDir();
+    try {
+      r.save(tmp.file('norm.model'));
+      const back = PerceptronReranker.load(tmp.file('norm.model'));
+      expect(back.meta.normalize).toBe(true);
+      for (const prediction of ['averaged', 'voted'] as const) {
+        const a = await r.choose(tags, { prediction });
+        const b = await back.choose(tags, { prediction });
+        expect([...b.chosen]).toEqual([...a.chosen]);
+        close(b.scores, a.scores, 1e-12);
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('tree and tags models save and load with identical choices', async () => {
     const { tempDir } = await import('./helpers.js');
     const tmp = tempDir();

@@ -31,7 +31,7 @@ describe('pipeline config', () => {
     const t = validatePipelineConfig({ task: 'tag', data: { train: 'a', dev: 'b', test: 'c', columns: ['word', 'pos', 'ne'] }, rerankers: [{ type: 'perceptron', lambda: 0.5 }] }, 'p.json', '/d');
     expect(t.data).toMatchObject({ format: 'conll', label: 'ne' });
     expect(t.base).toMatchObject({ algo: 'crf', order: 1, optimizer: 'lbfgs' });
-    expect(t.rerankers[0]).toMatchObject({ name: 'tagging-kernel perceptron', lambda: [0.5], beta: [0.2], mode: 'voted', wordFeature: 'none' });
+    expect(t.rerankers[0]).toMatchObject({ name: 'tagging-kernel perceptron', lambda: [0.5], beta: [0.2], mode: 'voted', wordFeature: 'none', normalize: false });
   });
 
   it('a bad config gives one clear error naming the field', () => {
@@ -53,6 +53,8 @@ describe('pipeline config', () => {
     expect(error({ ...minimal, rerankers: [{ type: 'boost' }, { type: 'boost' }] })).toMatch(/rerankers\[1\]\.name: 'boosting' is used twice/);
     expect(error({ ...minimal, extra: true })).toBe("pipeline.json: unknown field 'extra'");
     expect(error({ ...minimal, rerankers: [{ type: 'perceptron', wordFeature: 'caps' }] })).toBe('pipeline.json: rerankers[0].wordFeature: a word feature (Sim2) needs the tagging kernel');
+    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', normalize: true }] })).toBe('pipeline.json: rerankers[0].normalize: normalization applies to the tagging kernel');
+    expect(error(rr({ type: 'perceptron', normalize: 'yes' }))).toBe('pipeline.json: rerankers[1].normalize: expected true or false');
     expect(error(rr({ type: 'perceptron', wordFeature: 'case' }))).toBe("pipeline.json: rerankers[1].wordFeature: expected 'none', 'caps', 'digits', 'suffix2', 'suffix3' or 'shape'");
   });
 

@@ -110,6 +110,11 @@ const perceptronSchema = z.strictObject({
   wordFeature: z.enum(['none', 'caps', 'digits', 'suffix2', 'suffix3', 'shape'], {
     error: "expected 'none', 'caps', 'digits', 'suffix2', 'suffix3' or 'shape'",
   }).default('none'),
+  /**
+   * Tagging kernel: the normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)) (default false).
+   * Normalized values are at most 1, so beta's useful range shrinks with them.
+   */
+  normalize: z.boolean({ error: 'expected true or false' }).default(false),
 });
 
 const loglinearSchema = z.strictObject({
@@ -224,6 +229,9 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     }
     if (rr.type === 'perceptron' && rr.wordFeature !== 'none' && (rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags')) !== 'tags') {
       fail(`rerankers[${i}].wordFeature`, 'a word feature (Sim2) needs the tagging kernel');
+    }
+    if (rr.type === 'perceptron' && rr.normalize && (rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags')) !== 'tags') {
+      fail(`rerankers[${i}].normalize`, 'normalization applies to the tagging kernel');
     }
   });
   const names = new Set<string>();

@@ -20,6 +20,7 @@ export const perceptronTrainUsage = `structrank train-reranker --method perceptr
   --beta y            weight of the base model: beta*L(x)*L(y) + K(x,y) (default 0)
   --base-weight g     fixed prior on the base model: every hypothesis adds g*L(x) (default 0)
   --sim2 w --word-feature caps|digits|suffix2|suffix3|shape  tagging kernel word-class term
+  --normalize         tagging kernel: K(a,b)/sqrt(K(a,a)K(b,b)) (beta's term is added after)
   --features file|builtin|auto   linear kernel features (default auto: the file's when present)
   --dual              linear kernel: train the dual form (default: primal, same decisions)
   --seed n            shuffling seed (default 1); --no-shuffle keeps file order
@@ -61,6 +62,7 @@ export async function trainPerceptronCli(args: string[]): Promise<number> {
       'base-weight': { type: 'string' },
       sim2: { type: 'string' },
       'word-feature': { type: 'string' },
+      normalize: { type: 'boolean' },
       features: { type: 'string' },
       dual: { type: 'boolean' },
       seed: { type: 'string' },
@@ -96,6 +98,7 @@ export async function trainPerceptronCli(args: string[]): Promise<number> {
     sim1: sim2 > 0 ? 0.5 : 1,
     sim2,
     wordFeature: (wordFeature ?? 'none') as 'none',
+    normalize: values.normalize ?? false,
     featureSource: (features ?? 'auto') as 'auto',
     primal: !values.dual,
     seed: intOption(cmd, values.seed, 'seed', 1, 0),
@@ -107,6 +110,7 @@ export async function trainPerceptronCli(args: string[]): Promise<number> {
     signal: cliSignal(),
   };
   if (options.sim2 > 0 && options.wordFeature === 'none') throw new UsageError(`${cmd}: --sim2 needs --word-feature`);
+  if (options.normalize && kernel !== undefined && kernel !== 'tags') throw new UsageError(`${cmd}: --normalize applies to the tagging kernel (--kernel tags)`);
 
   const train = readNbestSync(trainFile);
   const dev = values.dev ? readNbestSync(values.dev) : undefined;

@@ -22,6 +22,8 @@ export interface KernelSettings {
   sim1: number;
   sim2: number;
   wordFeature: string;
+  /** Tagging kernel: K(a, b) / sqrt(K(a, a) K(b, b)) (absent in models saved before it existed). */
+  normalize?: boolean;
   /** Linear kernel: use the file's `features` ('file') or the built-in extractor ('builtin'). */
   featureSource?: 'file' | 'builtin';
 }
@@ -109,6 +111,7 @@ function encodeTags(seqs: readonly { tokens: readonly string[]; tags: readonly s
     sim1: k.sim1,
     sim2: k.sim2,
     wordFeature: k.wordFeature,
+    normalize: k.normalize ?? false,
   };
 }
 

@@ -31,6 +31,8 @@ export interface NativeTaggedSequences {
   sim2: number;
   /** Built-in word-class function for Sim2 ('none' when sim2 = 0). */
   wordFeature: string;
+  /** The normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)) (a query's is ignored). */
+  normalize: boolean;
 }
 
 /** Candidates grouped by sentence, with the structures the kernel reads. */

@@ -62,6 +62,11 @@ export interface PerceptronTrainOptions {
   sim1?: number;
   sim2?: number;
   wordFeature?: 'none' | 'caps' | 'digits' | 'suffix2' | 'suffix3' | 'shape';
+  /**
+   * Tagging kernel: use the normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)), so long
+   * sentences do not outweigh short ones (default false). beta's term is added after.
+   */
+  normalize?: boolean;
   /** Linear kernel features: the file's (`file`), built-in (`builtin`), or `auto` (file when every candidate has them). */
   featureSource?: 'auto' | 'file' | 'builtin';
   /** Linear kernel: train in the primal form (same decisions, faster; default true). */
@@ -93,6 +98,8 @@ export interface PerceptronMeta {
   sim1: number;
   sim2: number;
   wordFeature: string;
+  /** Tagging kernel normalized (absent = false, as in models saved before it existed). */
+  normalize?: boolean;
   featureSource?: 'file' | 'builtin';
   /** Linear models: the feature names, by dense id. */
   features?: string[];
@@ -155,8 +162,10 @@ export class PerceptronReranker {
       sim1: options.sim1 ?? 1,
       sim2: options.sim2 ?? 0,
       wordFeature: options.wordFeature ?? 'none',
+      normalize: options.normalize ?? false,
       featureSource,
     };
+    if (settings.normalize && kernel !== 'tags') throw new RangeError(`normalize applies to the tagging kernel only (kernel '${kernel}')`);
     if (!(settings.lambda > 0 && settings.lambda <= 1)) throw new RangeError(`lambda must be in (0, 1], got ${settings.lambda}`);
     const dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
     const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary });
@@ -208,6 +217,7 @@ export class PerceptronReranker {
       sim1: settings.sim1,
       sim2: settings.sim2,
       wordFeature: settings.wordFeature,
+      ...(settings.normalize ? { normalize: true } : {}),
       featureSource,
       tagScoring: built.tagScoring,
       epochs,

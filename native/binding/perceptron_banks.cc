@@ -58,7 +58,8 @@ std::shared_ptr<CandidateBank> TagBankFrom(const Napi::Object& o) {
   w.sim2 = OptionalDouble(o, "sim2", 0.0);
   Napi::Value f = o.Get("wordFeature");
   std::string feature = f.IsString() ? f.As<Napi::String>().Utf8Value() : "none";
-  return std::make_shared<TagCandidateBank>(std::move(s), w, std::move(feature));
+  const bool normalize = o.Get("normalize").ToBoolean().Value();
+  return std::make_shared<TagCandidateBank>(std::move(s), w, std::move(feature), normalize);
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "core/errors.h"
+#include "core/thread_pool.h"
 
 namespace structrank {
 
@@ -98,6 +100,17 @@ double TagKernelPlain(const SequenceView& a, const SequenceView& b, const TagKer
     }
   }
   return total;
+}
+
+std::vector<double> TagKernelInverseNorms(const SequenceBank& bank, const TagKernelWeights& w, int threads) {
+  std::vector<double> inv(bank.size());
+  ParallelFor(bank.size(), ResolveThreads(threads), 256, [&](std::size_t lo, std::size_t hi, int) {
+    for (std::size_t i = lo; i < hi; ++i) {
+      const SequenceView x = bank.Sequence(i);
+      inv[i] = 1.0 / std::sqrt(TagKernel(x, x, w));
+    }
+  });
+  return inv;
 }
 
 }  // namespace structrank

@@ -38,4 +38,8 @@ inline double TagKernel(const SequenceView& a, const SequenceView& b, const TagK
 // Reference: a full |a| x |b| table filled from the ends.
 double TagKernelPlain(const SequenceView& a, const SequenceView& b, const TagKernelWeights& w);
 
+// 1 / sqrt(K(x, x)) for every sequence of `bank`, for the normalized kernel
+// K(a, b) / sqrt(K(a, a) K(b, b)). Sequences are never empty, so K(x, x) >= 1.
+std::vector<double> TagKernelInverseNorms(const SequenceBank& bank, const TagKernelWeights& w, int threads = 0);
+
 }  // namespace structrank

@@ -98,7 +98,8 @@ std::vector<int32_t> RerankerModel::CompactLinearFeatures() {
 }
 
 static constexpr uint32_t kModelMagicV1 = 0x50524d31;  // "PRM1": no base weight
-static constexpr uint32_t kModelMagic = 0x50524d32;    // "PRM2"
+static constexpr uint32_t kModelMagicV2 = 0x50524d32;  // "PRM2": no tagging-kernel normalize flag
+static constexpr uint32_t kModelMagic = 0x50524d33;    // "PRM3"
 
 void RerankerModel::Save(ByteWriter& out) const {
   out.Put<uint32_t>(kModelMagic);
@@ -112,26 +113,28 @@ void RerankerModel::Save(ByteWriter& out) const {
 
 RerankerModel RerankerModel::Load(ByteReader& in) {
   const uint32_t magic = in.Get<uint32_t>();
-  if (magic != kModelMagic && magic != kModelMagicV1) throw InputError("perceptron model: bad payload header");
+  if (magic != kModelMagic && magic != kModelMagicV2 && magic != kModelMagicV1) {
+    throw InputError("perceptron model: bad payload header");
+  }
   const auto kind = static_cast<KernelKind>(in.Get<int32_t>());
   const double beta = in.Get<double>();
-  const double base_weight = magic == kModelMagic ? in.Get<double>() : 0.0;
+  const double base_weight = magic != kModelMagicV1 ? in.Get<double>() : 0.0;
   if (!std::isfinite(base_weight)) throw InputError("perceptron model: bad base weight");
   PerceptronRun run = PerceptronRun::Load(in);
   std::vector<double> logprob = in.GetVector<double>();
-  std::unique_ptr<CandidateBank> bank = LoadCandidateBank(kind, in);
+  std::unique_ptr<CandidateBank> bank = LoadCandidateBank(kind, in, magic == kModelMagic);
   if (!in.AtEnd()) throw InputError("perceptron model: trailing bytes in payload");
   return RerankerModel(std::move(run), std::move(bank), std::move(logprob), beta, base_weight);
 }
 
-std::unique_ptr<CandidateBank> LoadCandidateBank(KernelKind kind, ByteReader& in) {
+std::unique_ptr<CandidateBank> LoadCandidateBank(KernelKind kind, ByteReader& in, bool current_format) {
   switch (kind) {
     case KernelKind::kLinear:
       return LinearBank::Load(in);
     case KernelKind::kTree:
       return TreeCandidateBank::Load(in);
     case KernelKind::kTags:
-      return TagCandidateBank::Load(in);
+      return TagCandidateBank::Load(in, current_format);
     default:
       throw InputError("perceptron model: unknown kernel kind " + std::to_string(static_cast<int>(kind)));
   }

@@ -55,7 +55,8 @@ class RerankerModel {
   double base_weight_;
 };
 
-// Reads a bank of the given kind saved by CandidateBank::Save.
-std::unique_ptr<CandidateBank> LoadCandidateBank(KernelKind kind, ByteReader& in);
+// Reads a bank of the given kind saved by CandidateBank::Save; `current_format` false reads
+// the payloads before PRM3 (tag banks without the normalize flag).
+std::unique_ptr<CandidateBank> LoadCandidateBank(KernelKind kind, ByteReader& in, bool current_format = true);
 
 }  // namespace structrank

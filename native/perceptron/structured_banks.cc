@@ -62,16 +62,21 @@ class TreeKernelAdapter : public CandidateKernel {
 
 class TagKernelAdapter : public CandidateKernel {
  public:
-  TagKernelAdapter(const SequenceBank* left, const SequenceBank* right, TagKernelWeights w)
-      : left_(left), right_(right), weights_(w) {}
+  // Inverse norms: null / empty for the raw kernel.
+  TagKernelAdapter(const SequenceBank* left, const SequenceBank* right, TagKernelWeights w,
+                   const double* left_inv_norm, std::vector<double> right_inv_norm)
+      : left_(left), right_(right), weights_(w), left_inv_(left_inv_norm), right_inv_(std::move(right_inv_norm)) {}
   double operator()(int32_t a, int32_t b) const override {
-    return TagKernel(left_->Sequence(a), right_->Sequence(b), weights_);
+    const double k = TagKernel(left_->Sequence(a), right_->Sequence(b), weights_);
+    return left_inv_ ? k * left_inv_[a] * right_inv_[b] : k;
   }
 
  private:
   const SequenceBank* left_;
   const SequenceBank* right_;
   TagKernelWeights weights_;
+  const double* left_inv_;
+  std::vector<double> right_inv_;
 };
 
 WordFeature FeatureByName(const std::string& name) {
@@ -157,17 +162,20 @@ std::unique_ptr<TreeCandidateBank> TreeCandidateBank::Load(ByteReader& in) {
 
 // ---- tag sequences ----
 
-TagCandidateBank::TagCandidateBank(TaggedSequences seqs, TagKernelWeights weights, std::string word_feature)
+TagCandidateBank::TagCandidateBank(TaggedSequences seqs, TagKernelWeights weights, std::string word_feature,
+                                   bool normalize)
     : seqs_(std::move(seqs)),
       offset_(Offsets(seqs_.length)),
       weights_(weights),
       word_feature_(std::move(word_feature)),
+      normalize_(normalize),
       bank_(FeatureByName(word_feature_), word_feature_) {
   if (!(weights_.lambda > 0 && weights_.lambda <= 1)) throw InputError("tagging kernel: lambda must be in (0, 1]");
   if (weights_.sim2 != 0 && FeatureByName(word_feature_) == WordFeature::kNone) {
     throw InputError("tagging kernel: sim2 needs a word feature (caps, digits, suffix2, suffix3, shape)");
   }
   bank_.Add(seqs_);
+  if (normalize_) inv_norm_ = TagKernelInverseNorms(bank_, weights_);
 }
 
 std::unique_ptr<CandidateBank> TagCandidateBank::Select(const std::vector<int32_t>& ids) const {
@@ -181,11 +189,19 @@ std::unique_ptr<CandidateBank> TagCandidateBank::Select(const std::vector<int32_
     out.length.push_back(seqs_.length[id]);
   }
   out.symbols = std::move(symbols.symbols);
-  return std::make_unique<TagCandidateBank>(std::move(out), weights_, word_feature_);
+  return std::make_unique<TagCandidateBank>(std::move(out), weights_, word_feature_, normalize_);
 }
 
 std::unique_ptr<CandidateKernel> TagCandidateBank::KernelWith(const CandidateBank& right) const {
-  return std::make_unique<TagKernelAdapter>(&bank_, &Query(right).bank_, weights_);
+  const TagCandidateBank& q = Query(right);
+  return std::make_unique<TagKernelAdapter>(&bank_, &q.bank_, weights_, InverseNorms(), QueryInverseNorms(q));
+}
+
+std::vector<double> TagCandidateBank::QueryInverseNorms(const TagCandidateBank& query) const {
+  if (!normalize_) return {};
+  // Training scores the bank against itself; a query's own weights may differ from ours.
+  if (&query == this) return inv_norm_;
+  return TagKernelInverseNorms(query.bank_, weights_);
 }
 
 const TagCandidateBank& TagCandidateBank::Query(const CandidateBank& query) const {
@@ -197,17 +213,19 @@ const TagCandidateBank& TagCandidateBank::Query(const CandidateBank& query) cons
 
 std::unique_ptr<CandidateScorer> TagCandidateBank::CompressedScorer(const std::vector<double>& coef,
                                                                     const CandidateBank& query) const {
-  return std::make_unique<TagSuffixScorer>(&bank_, coef, &Query(query).bank_, weights_);
+  const TagCandidateBank& q = Query(query);
+  return std::make_unique<TagSuffixScorer>(&bank_, coef, &q.bank_, weights_, InverseNorms(), QueryInverseNorms(q));
 }
 
 std::unique_ptr<SupportColumns> TagCandidateBank::CompressedColumns(const CandidateBank& query) const {
-  return std::make_unique<TagSuffixColumns>(&bank_, &Query(query).bank_, weights_);
+  const TagCandidateBank& q = Query(query);
+  return std::make_unique<TagSuffixColumns>(&bank_, &q.bank_, weights_, InverseNorms(), QueryInverseNorms(q));
 }
 
 ChunkScorerFactory TagCandidateBank::CompressedTrainer(const RankingSet& set, double beta) const {
   const double* logprob = set.logprob.data();
   return [this, beta, logprob]() -> std::unique_ptr<ChunkScorer> {
-    return std::make_unique<TagSuffixTrainer>(&bank_, weights_, beta, logprob);
+    return std::make_unique<TagSuffixTrainer>(&bank_, weights_, beta, logprob, InverseNorms());
   };
 }
 
@@ -216,24 +234,26 @@ void TagCandidateBank::Save(ByteWriter& out) const {
   out.Put<double>(weights_.sim1);
   out.Put<double>(weights_.sim2);
   out.PutString(word_feature_);
+  out.Put<uint8_t>(normalize_ ? 1 : 0);
   PutStrings(out, seqs_.symbols);
   out.PutVector(seqs_.label);
   out.PutVector(seqs_.word);
   out.PutVector(seqs_.length);
 }
 
-std::unique_ptr<TagCandidateBank> TagCandidateBank::Load(ByteReader& in) {
+std::unique_ptr<TagCandidateBank> TagCandidateBank::Load(ByteReader& in, bool with_normalize) {
   TagKernelWeights w;
   w.lambda = in.Get<double>();
   w.sim1 = in.Get<double>();
   w.sim2 = in.Get<double>();
   std::string feature = in.GetString();
+  const bool normalize = with_normalize && in.Get<uint8_t>() != 0;
   TaggedSequences s;
   s.symbols = GetStrings(in);
   s.label = in.GetVector<int32_t>();
   s.word = in.GetVector<int32_t>();
   s.length = in.GetVector<int32_t>();
-  return std::make_unique<TagCandidateBank>(std::move(s), w, std::move(feature));
+  return std::make_unique<TagCandidateBank>(std::move(s), w, std::move(feature), normalize);
 }
 
 }  // namespace structrank

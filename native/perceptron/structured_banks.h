@@ -41,13 +41,17 @@ class TreeCandidateBank : public CandidateBank {
 
 class TagCandidateBank : public CandidateBank {
  public:
-  TagCandidateBank(TaggedSequences seqs, TagKernelWeights weights, std::string word_feature);
+  // `normalize`: the kernel is K(a, b) / sqrt(K(a, a) K(b, b)).
+  TagCandidateBank(TaggedSequences seqs, TagKernelWeights weights, std::string word_feature,
+                   bool normalize = false);
   KernelKind kind() const override { return KernelKind::kTags; }
   int64_t size() const override { return static_cast<int64_t>(bank_.size()); }
   std::unique_ptr<CandidateBank> Select(const std::vector<int32_t>& ids) const override;
   std::unique_ptr<CandidateKernel> KernelWith(const CandidateBank& right) const override;
   void Save(ByteWriter& out) const override;
-  static std::unique_ptr<TagCandidateBank> Load(ByteReader& in);
+  // `with_normalize`: the payload has the normalize flag (perceptron payload PRM3 on).
+  static std::unique_ptr<TagCandidateBank> Load(ByteReader& in, bool with_normalize);
+  bool normalized() const { return normalize_; }
   // Scoring a query sentence's candidates at once over their distinct suffixes
   // (perceptron/tag_suffix_scoring.h): prediction and training.
   std::unique_ptr<CandidateScorer> CompressedScorer(const std::vector<double>& coef,
@@ -58,11 +62,16 @@ class TagCandidateBank : public CandidateBank {
  private:
   // `query` as a tag bank built with this bank's word feature, or InputError.
   const TagCandidateBank& Query(const CandidateBank& query) const;
+  // The query's inverse norms under this bank's kernel (empty when not normalizing).
+  std::vector<double> QueryInverseNorms(const TagCandidateBank& query) const;
+  const double* InverseNorms() const { return normalize_ ? inv_norm_.data() : nullptr; }
   TaggedSequences seqs_;
   std::vector<int64_t> offset_;
   TagKernelWeights weights_;
   std::string word_feature_;
+  bool normalize_;
   SequenceBank bank_;
+  std::vector<double> inv_norm_;  // 1/sqrt(K(x, x)) per sequence when normalizing
 };
 
 }  // namespace structrank

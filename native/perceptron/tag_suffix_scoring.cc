@@ -19,12 +19,13 @@ TagSuffixes& SuffixesOf(const SequenceBank& bank, int32_t begin, int32_t end) {
 }  // namespace
 
 TagSuffixScorer::TagSuffixScorer(const SequenceBank* support, const std::vector<double>& coef,
-                                 const SequenceBank* query, TagKernelWeights weights)
-    : support_(support), query_(query), weights_(weights) {
+                                 const SequenceBank* query, TagKernelWeights weights,
+                                 const double* support_inv_norm, std::vector<double> query_inv_norm)
+    : support_(support), query_(query), weights_(weights), query_inv_norm_(std::move(query_inv_norm)) {
   for (std::size_t s = 0; s < coef.size(); ++s) {
     if (coef[s] == 0) continue;
     nonzero_.push_back(static_cast<int32_t>(s));
-    coef_.push_back(coef[s]);
+    coef_.push_back(support_inv_norm ? coef[s] * support_inv_norm[s] : coef[s]);
   }
 }
 
@@ -43,7 +44,10 @@ void TagSuffixScorer::ScoreSentence(int32_t begin, int32_t end, double* out) con
   for (std::size_t k = 0; k < nonzero_.size(); ++k) {
     TagKernelSuffixSums(support_->Sequence(nonzero_[k]), q, weights_, coef_[k], scratch, sums.data());
   }
-  for (int32_t i = 0; i < q.sequences(); ++i) out[i] = SumOverNodes(q, i, sums.data());
+  for (int32_t i = 0; i < q.sequences(); ++i) {
+    out[i] = SumOverNodes(q, i, sums.data());
+    if (!query_inv_norm_.empty()) out[i] *= query_inv_norm_[begin + i];
+  }
 }
 
 void TagSuffixColumns::Column(int32_t candidate, double* out) const {
@@ -56,8 +60,13 @@ void TagSuffixColumns::SentenceColumns(int32_t begin, int32_t end, int64_t strid
   TagSuffixScratch& scratch = TagSuffixScratch::ForThisThread();
   for (std::size_t s = 0; s < support_->size(); ++s) {
     sums.assign(q.size(), 0.0);
-    TagKernelSuffixSums(support_->Sequence(s), q, weights_, 1.0, scratch, sums.data());
-    for (int32_t i = 0; i < q.sequences(); ++i) out[i * stride + static_cast<int64_t>(s)] = SumOverNodes(q, i, sums.data());
+    const double weight = support_inv_norm_ ? support_inv_norm_[s] : 1.0;
+    TagKernelSuffixSums(support_->Sequence(s), q, weights_, weight, scratch, sums.data());
+    for (int32_t i = 0; i < q.sequences(); ++i) {
+      double k = SumOverNodes(q, i, sums.data());
+      if (!query_inv_norm_.empty()) k *= query_inv_norm_[begin + i];
+      out[i * stride + static_cast<int64_t>(s)] = k;
+    }
   }
 }
 
@@ -78,8 +87,9 @@ bool TagSuffixTrainer::ScoreSentence(int32_t begin, int32_t end, double* out, in
     TagSuffixScratch& scratch = TagSuffixScratch::ForThisThread();
     double* sums = thread_sums_[thread].data();
     for (std::size_t k = lo; k < hi; ++k) {
-      const double a = support_.coef[k];
-      if (a != 0) TagKernelSuffixSums(bank_->Sequence(support_.candidates[k]), q, weights_, a, scratch, sums);
+      const int32_t s = support_.candidates[k];
+      const double a = inv_norm_ ? support_.coef[k] * inv_norm_[s] : support_.coef[k];
+      if (a != 0) TagKernelSuffixSums(bank_->Sequence(s), q, weights_, a, scratch, sums);
     }
   });
   std::vector<double>& sums = thread_sums_[0];
@@ -88,6 +98,7 @@ bool TagSuffixTrainer::ScoreSentence(int32_t begin, int32_t end, double* out, in
   }
   for (int32_t i = 0; i < q.sequences(); ++i) {
     out[i] = SumOverNodes(q, i, sums.data());
+    if (inv_norm_) out[i] *= inv_norm_[begin + i];
     if (beta_ != 0) out[i] += beta_ * logprob_[begin + i] * logprob_sum_;
   }
   return true;

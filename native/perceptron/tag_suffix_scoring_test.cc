@@ -146,11 +146,83 @@ TEST(base_weight_is_saved_and_old_payloads_load_without_it) {
   for (PredictMode mode : {PredictMode::kAveraged, PredictMode::kVoted}) {
     CHECK(model.Choose(qbank, query.set, mode, 1, nullptr) == back.Choose(qbank, query.set, mode, 1, nullptr));
   }
-  // A version-1 payload ("PRM1": magic, kind, beta, then the run) has no base weight.
-  std::vector<uint8_t> v1(w.bytes().begin(), w.bytes().end());
+  // Older payloads: "PRM2" has no normalize flag in the tag bank (the bank is the payload's
+  // tail; the flag follows lambda, sim1, sim2 and the word-feature name "none"), and
+  // "PRM1" (magic, kind, beta, then the run) has no base weight either.
+  ByteWriter bank_bytes;
+  model.support().Save(bank_bytes);
+  std::vector<uint8_t> v2(w.bytes().begin(), w.bytes().end());
+  v2.erase(v2.end() - static_cast<std::ptrdiff_t>(bank_bytes.bytes().size()) + 3 * 8 + 8 + 4);
+  const uint32_t magic_v2 = 0x50524d32;
+  std::memcpy(v2.data(), &magic_v2, sizeof magic_v2);
+  ByteReader r2(v2.data(), v2.size());
+  RerankerModel back2 = RerankerModel::Load(r2);
+  CHECK(back2.base_weight() == 2.5);
+  CHECK(!static_cast<const TagCandidateBank&>(back2.support()).normalized());
+  CHECK(model.Choose(qbank, query.set, PredictMode::kVoted, 1, nullptr) == back2.Choose(qbank, query.set, PredictMode::kVoted, 1, nullptr));
+  std::vector<uint8_t> v1 = v2;
   const uint32_t magic_v1 = 0x50524d31;
   std::memcpy(v1.data(), &magic_v1, sizeof magic_v1);
   v1.erase(v1.begin() + 16, v1.begin() + 24);
   ByteReader r1(v1.data(), v1.size());
   CHECK(RerankerModel::Load(r1).base_weight() == 0.0);
+}
+
+// The normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)): the shared-suffix scorers, columns
+// and trainer agree with one normalized kernel call per pair, and the flag survives saving.
+TEST(normalized_tag_kernel_in_every_path) {
+  TagLists support = RandomLists(15, 3, 71, false);
+  TagLists query = RandomLists(10, 6, 72, false);
+  TagCandidateBank sbank(support.seqs, Weights(true), "caps", true);
+  TagCandidateBank qbank(query.seqs, Weights(false), "caps", false);  // the query's own weights do not matter
+  auto kernel = sbank.KernelWith(qbank);
+  auto columns = sbank.CompressedColumns(qbank);
+  const SequenceBank raw_s = [&] { SequenceBank b(WordFeature::kCaps, "caps"); b.Add(support.seqs); return b; }();
+  const SequenceBank raw_q = [&] { SequenceBank b(WordFeature::kCaps, "caps"); b.Add(query.seqs); return b; }();
+  std::vector<double> one(sbank.size());
+  for (int32_t c = 0; c < qbank.size(); ++c) {
+    columns->Column(c, one.data());
+    for (int32_t k = 0; k < sbank.size(); ++k) {
+      const SequenceView a = raw_s.Sequence(k), b = raw_q.Sequence(c);
+      const double expect = TagKernelPlain(a, b, Weights(true)) /
+                            std::sqrt(TagKernelPlain(a, a, Weights(true)) * TagKernelPlain(b, b, Weights(true)));
+      CHECK(expect > 0 ? expect <= 1 + 1e-12 : expect == 0);
+      CHECK(std::fabs((*kernel)(k, c) - expect) <= 1e-12);
+      CHECK(std::fabs(one[k] - expect) <= 1e-12);
+    }
+  }
+  std::vector<double> coef(sbank.size());
+  for (std::size_t k = 0; k < coef.size(); ++k) coef[k] = static_cast<double>(static_cast<int>(k % 5) - 2);
+  auto scorer = sbank.CompressedScorer(coef, qbank);
+  for (int32_t c = 0; c < qbank.size(); ++c) {
+    double expect = 0;
+    for (int32_t k = 0; k < sbank.size(); ++k) expect += coef[k] * (*kernel)(k, c);
+    CHECK(std::fabs(scorer->Score(c) - expect) <= 1e-9 * std::max(1.0, std::fabs(expect)));
+  }
+
+  TagLists data = RandomLists(60, 6, 73, true);
+  TagCandidateBank train(data.seqs, Weights(false), "none", true);
+  TagCandidateBank train_raw(data.seqs, Weights(false), "none", false);
+  PerceptronOptions opt;
+  opt.epochs = 3;
+  opt.threads = 2;
+  RerankerModel fast = RerankerModel::Train(train, data.set, 0.25, false, opt);
+  opt.compressed = false;
+  RerankerModel plain = RerankerModel::Train(train, data.set, 0.25, false, opt);
+  RerankerModel raw = RerankerModel::Train(train_raw, data.set, 0.25, false, opt);
+  CHECK(fast.run().TotalMistakes() > 10);
+  CHECK(SameDecisions(fast.run(), plain.run()));
+  CHECK(!SameDecisions(fast.run(), raw.run()));  // normalizing changes what is learned
+  ByteWriter w;
+  fast.Save(w);
+  ByteReader r(w.bytes().data(), w.bytes().size());
+  RerankerModel back = RerankerModel::Load(r);
+  CHECK(static_cast<const TagCandidateBank&>(back.support()).normalized());
+  TagLists q2 = RandomLists(20, 7, 74, false);
+  TagCandidateBank q2bank(q2.seqs, Weights(false), "none");
+  for (PredictMode mode : {PredictMode::kAveraged, PredictMode::kVoted}) {
+    std::vector<double> a, b;
+    CHECK(fast.Choose(q2bank, q2.set, mode, 2, nullptr, &a, true) == back.Choose(q2bank, q2.set, mode, 1, nullptr, &b, false));
+    for (std::size_t k = 0; k < a.size(); ++k) CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
+  }
 }

@@ -30,6 +30,7 @@ export function perceptronReranker(config: PerceptronConfig & { name: string }, 
               model = await PerceptronReranker.train(train.sentences, {
                 kernel, lambda, beta, baseWeight, epochs: config.epochs, chunks: config.chunks, prediction: config.mode,
                 ...(config.wordFeature !== 'none' ? { wordFeature: config.wordFeature, sim1: 0.5, sim2: 0.5 } : {}),
+                normalize: config.normalize,
                 seed: ctx.seed, threads: ctx.threads, signal: ctx.signal,
                 onProgress: (p) => ctx.progress?.(label, p.done, p.total, `${p.mistakes} mistakes`),
               });
