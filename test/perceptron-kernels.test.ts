@@ -17,6 +17,16 @@ function close(a: ArrayLike<number>, b: ArrayLike<number>, rel = 1e-9): void {
   for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(b[i])));
 }
 
+/** Shared-suffix scoring and one kernel call per pair give the same scores and choices. */
+async function expectScoringPathsAgree(r: PerceptronReranker): Promise<void> {
+  for (const prediction of ['last', 'averaged', 'voted'] as const) {
+    const a = await r.choose(tags, { prediction });
+    const b = await r.choose(tags, { prediction, compressed: false, threads: 1 });
+    close(a.scores, b.scores);
+    expect([...a.chosen]).toEqual([...b.chosen]);
+  }
+}
+
 describe('perceptron with tree and tagging kernels', () => {
   it('the tree and tagging kernels learn the tiny n-best files', async () => {
     for (const [data, kernel] of [
@@ -55,12 +65,7 @@ describe('perceptron with tree and tagging kernels', () => {
     const r = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.1, epochs: 3 });
     const plain = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.1, epochs: 3, compressed: false });
     expect(r.info()).toEqual(plain.info());
-    for (const prediction of ['last', 'averaged', 'voted'] as const) {
-      const a = await r.choose(tags, { prediction });
-      const b = await r.choose(tags, { prediction, compressed: false, threads: 1 });
-      close(a.scores, b.scores);
-      expect([...a.chosen]).toEqual([...b.chosen]);
-    }
+    await expectScoringPathsAgree(r);
     const prior = await PerceptronReranker.train(tags, { kernel: 'tags', baseWeight: 1e6, epochs: 2 });
     expect(prior.info().baseWeight).toBe(1e6);
     expect(prior.meta.baseWeight).toBe(1e6);
@@ -68,18 +73,13 @@ describe('perceptron with tree and tagging kernels', () => {
     for (const prediction of ['averaged', 'voted'] as const) expect([...(await prior.choose(tags, { prediction })).chosen]).toEqual(top);
   });
 
-  it('the normalized tagging kernel: its scores are normalized kernel sums, in every scoring path, and it survives saving', async () => {
+  it('the normalized tagging kernel: its scores are normalized kernel sums, in every scoring path', async () => {
     const { gram, SequenceBank } = await import('../lib/kernels/index.js');
     const r = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.001, epochs: 3, normalize: true });
     const plain = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.001, epochs: 3, normalize: true, compressed: false });
     expect(r.meta.normalize).toBe(true);
     expect(r.info()).toEqual(plain.info());
-    for (const prediction of ['last', 'averaged', 'voted'] as const) {
-      const a = await r.choose(tags, { prediction });
-      const b = await r.choose(tags, { prediction, compressed: false, threads: 1 });
-      close(a.scores, b.scores);
-      expect([...a.chosen]).toEqual([...b.chosen]);
-    }
+    await expectScoringPathsAgree(r);
     // A one-mistake model scores x as K^(plus, x) - K^(minus, x), with K^ the normalized
     // kernel of the public kernel API.
     let checked = 0;
@@ -98,35 +98,22 @@ describe('perceptron with tree and tagging kernels', () => {
     const raw = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.001, epochs: 3 });
     expect((await raw.choose(tags, { prediction: 'last' })).scores).not.toEqual((await r.choose(tags, { prediction: 'last' })).scores);
     await expect(PerceptronReranker.train(trees, { kernel: 'tree', normalize: true })).rejects.toThrow(/tagging kernel only/);
-    const { tempDir } = await import('./helpers.js');
-    const tmp = tempDir();
-    try {
-      r.save(tmp.file('norm.model'));
-      const back = PerceptronReranker.load(tmp.file('norm.model'));
-      expect(back.meta.normalize).toBe(true);
-      for (const prediction of ['averaged', 'voted'] as const) {
-        const a = await r.choose(tags, { prediction });
-        const b = await back.choose(tags, { prediction });
-        expect([...b.chosen]).toEqual([...a.chosen]);
-        close(b.scores, a.scores, 1e-12);
-      }
-    } finally {
-      tmp.cleanup();
-    }
   });
 
-  it('tree and tags models save and load with identical choices', async () => {
+  it('tree, tags and normalized tags models save and load with identical choices', async () => {
     const { tempDir } = await import('./helpers.js');
     const tmp = tempDir();
     try {
-      for (const [data, kernel] of [
-        [trees, 'tree'],
-        [tags, 'tags'],
+      for (const [data, kernel, normalize] of [
+        [trees, 'tree', false],
+        [tags, 'tags', false],
+        [tags, 'tags', true],
       ] as const) {
-        const r = await PerceptronReranker.train(data, { kernel, epochs: 2 });
-        const f = tmp.file(`${kernel}.model`);
+        const r = await PerceptronReranker.train(data, { kernel, epochs: 2, normalize, beta: normalize ? 0.001 : 0 });
+        const f = tmp.file(`${kernel}-${normalize}.model`);
         r.save(f);
         const back = PerceptronReranker.load(f);
+        expect(back.meta.normalize ?? false).toBe(normalize);
         for (const prediction of ['averaged', 'voted'] as const) {
           const a = await r.choose(data, { prediction });
           const b = await back.choose(data, { prediction });
