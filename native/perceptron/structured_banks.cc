@@ -247,13 +247,14 @@ std::unique_ptr<TagCandidateBank> TagCandidateBank::Load(ByteReader& in, bool wi
   w.sim1 = in.Get<double>();
   w.sim2 = in.Get<double>();
   std::string feature = in.GetString();
-  const bool normalize = with_normalize && in.Get<uint8_t>() != 0;
+  const uint8_t normalize = with_normalize ? in.Get<uint8_t>() : 0;
+  if (normalize > 1) throw InputError("perceptron model: bad tagging-kernel normalize flag");
   TaggedSequences s;
   s.symbols = GetStrings(in);
   s.label = in.GetVector<int32_t>();
   s.word = in.GetVector<int32_t>();
   s.length = in.GetVector<int32_t>();
-  return std::make_unique<TagCandidateBank>(std::move(s), w, std::move(feature), normalize);
+  return std::make_unique<TagCandidateBank>(std::move(s), w, std::move(feature), normalize == 1);
 }
 
 }  // namespace structrank
