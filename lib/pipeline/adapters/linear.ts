@@ -65,6 +65,12 @@ async function problem(train: CandidateSet, cutoff: number, ctx: StepContext): P
   };
 }
 
+/** The problem of a training set, with its train and dev data. */
+async function trainAndDev(train: CandidateSet, dev: CandidateSet, cutoff: number, ctx: StepContext): Promise<{ p: Problem; trainData: RerankDataHandle; devData: RerankDataHandle }> {
+  const p = await problem(train, cutoff, ctx);
+  return { p, trainData: await p.data(train), devData: await p.data(dev) };
+}
+
 /** Rounds at which the dev Score is evaluated: every 0.1% of the rounds up to 10%, then every 0.5%. */
 export function checkpoints(total: number): number[] {
   const out = new Set<number>([0, total]);
@@ -83,9 +89,7 @@ export function boostReranker(config: BoostConfig & { name: string }): Reranker 
   return {
     name: config.name,
     async train(train, dev, ctx): Promise<TrainedReranker> {
-      const p = await problem(train, config.cutoff, ctx);
-      const trainData = await p.data(train);
-      const devData = await p.data(dev);
+      const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, ctx);
       let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
       const curves: Curve[] = [];
       for (const eps of config.eps) {
@@ -120,9 +124,7 @@ export function loglinearReranker(config: LoglinearConfig & { name: string }): R
   return {
     name: config.name,
     async train(train, dev, ctx): Promise<TrainedReranker> {
-      const p = await problem(train, config.cutoff, ctx);
-      const trainData = await p.data(train);
-      const devData = await p.data(dev);
+      const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, ctx);
       let best: { a0: number; weights: Float64Array; score: number; l2: number } | undefined;
       const ys: number[] = [];
       for (const [i, l2] of config.l2.entries()) {
