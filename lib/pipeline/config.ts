@@ -223,16 +223,14 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   }
   base = (b as { data: ParserBaseConfig | TaggerBaseConfig }).data;
   c.rerankers.forEach((rr, i) => {
-    if (rr.type === 'perceptron' && rr.kernel !== undefined) {
+    if (rr.type !== 'perceptron') return;
+    if (rr.kernel !== undefined) {
       if (c.task === 'parse' && rr.kernel === 'tags') fail(`rerankers[${i}].kernel`, "the 'tags' kernel needs task 'tag'");
       if (c.task === 'tag' && rr.kernel === 'tree') fail(`rerankers[${i}].kernel`, "the 'tree' kernel needs task 'parse'");
     }
-    if (rr.type === 'perceptron' && rr.wordFeature !== 'none' && (rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags')) !== 'tags') {
-      fail(`rerankers[${i}].wordFeature`, 'a word feature (Sim2) needs the tagging kernel');
-    }
-    if (rr.type === 'perceptron' && rr.normalize && (rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags')) !== 'tags') {
-      fail(`rerankers[${i}].normalize`, 'normalization applies to the tagging kernel');
-    }
+    const tagging = (rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags')) === 'tags';
+    if (rr.wordFeature !== 'none' && !tagging) fail(`rerankers[${i}].wordFeature`, 'a word feature (Sim2) needs the tagging kernel');
+    if (rr.normalize && !tagging) fail(`rerankers[${i}].normalize`, 'normalization applies to the tagging kernel');
   });
   const names = new Set<string>();
   const rerankers = c.rerankers.map((rr, i) => {
