@@ -5,6 +5,7 @@
 #include "core/byte_io.h"
 #include "core/test_harness.h"
 #include "kernels/tree_kernel.h"
+#include "perceptron/compressed_training_check.h"
 #include "perceptron/reranker_model.h"
 #include "perceptron/structured_banks.h"
 #include "perceptron/tree_dag.h"
@@ -124,18 +125,7 @@ TEST(dag_training_makes_the_kernel_training_decisions) {
     }
     set.sentence_ptr.push_back(static_cast<int64_t>(set.score.size()));
   }
-  for (double beta : {0.0, 0.25}) {
-    PerceptronOptions opt;
-    opt.epochs = 3;
-    opt.chunks = 2;
-    opt.threads = 2;
-    opt.compressed = true;
-    RerankerModel fast = RerankerModel::Train(train, set, beta, false, opt);
-    opt.compressed = false;
-    RerankerModel plain = RerankerModel::Train(train, set, beta, false, opt);
-    CHECK(fast.run().TotalMistakes() > 10);
-    CHECK(SameDecisions(fast.run(), plain.run()));
-  }
+  for (double beta : {0.0, 0.25}) CheckCompressedTrainingAgrees(train, set, beta);
 }
 
 TEST(dag_kernel_columns_equal_kernel_calls) {
