@@ -62,21 +62,14 @@ class TreeKernelAdapter : public CandidateKernel {
 
 class TagKernelAdapter : public CandidateKernel {
  public:
-  // Inverse norms: null / empty for the raw kernel.
-  TagKernelAdapter(const SequenceBank* left, const SequenceBank* right, TagKernelWeights w,
-                   const double* left_inv_norm, std::vector<double> right_inv_norm)
-      : left_(left), right_(right), weights_(w), left_inv_(left_inv_norm), right_inv_(std::move(right_inv_norm)) {}
+  explicit TagKernelAdapter(TagKernelBanks banks) : banks_(std::move(banks)) {}
   double operator()(int32_t a, int32_t b) const override {
-    const double k = TagKernel(left_->Sequence(a), right_->Sequence(b), weights_);
-    return left_inv_ ? k * left_inv_[a] * right_inv_[b] : k;
+    return TagKernel(banks_.support->Sequence(a), banks_.query->Sequence(b), banks_.weights) *
+           banks_.SupportScale(a) * banks_.QueryScale(b);
   }
 
  private:
-  const SequenceBank* left_;
-  const SequenceBank* right_;
-  TagKernelWeights weights_;
-  const double* left_inv_;
-  std::vector<double> right_inv_;
+  TagKernelBanks banks_;
 };
 
 WordFeature FeatureByName(const std::string& name) {
@@ -193,15 +186,17 @@ std::unique_ptr<CandidateBank> TagCandidateBank::Select(const std::vector<int32_
 }
 
 std::unique_ptr<CandidateKernel> TagCandidateBank::KernelWith(const CandidateBank& right) const {
-  const TagCandidateBank& q = Query(right);
-  return std::make_unique<TagKernelAdapter>(&bank_, &q.bank_, weights_, InverseNorms(), QueryInverseNorms(q));
+  return std::make_unique<TagKernelAdapter>(BanksWith(Query(right)));
 }
 
-std::vector<double> TagCandidateBank::QueryInverseNorms(const TagCandidateBank& query) const {
-  if (!normalize_) return {};
-  // Training scores the bank against itself; a query's own weights may differ from ours.
-  if (&query == this) return inv_norm_;
-  return TagKernelInverseNorms(query.bank_, weights_);
+TagKernelBanks TagCandidateBank::BanksWith(const TagCandidateBank& query) const {
+  TagKernelBanks banks{&bank_, &query.bank_, weights_, nullptr, {}};
+  if (normalize_) {
+    banks.support_inv_norm = inv_norm_.data();
+    // A query's own kernel weights may differ from ours; training queries this bank itself.
+    banks.query_inv_norm = &query == this ? inv_norm_ : TagKernelInverseNorms(query.bank_, weights_);
+  }
+  return banks;
 }
 
 const TagCandidateBank& TagCandidateBank::Query(const CandidateBank& query) const {
@@ -213,19 +208,17 @@ const TagCandidateBank& TagCandidateBank::Query(const CandidateBank& query) cons
 
 std::unique_ptr<CandidateScorer> TagCandidateBank::CompressedScorer(const std::vector<double>& coef,
                                                                     const CandidateBank& query) const {
-  const TagCandidateBank& q = Query(query);
-  return std::make_unique<TagSuffixScorer>(&bank_, coef, &q.bank_, weights_, InverseNorms(), QueryInverseNorms(q));
+  return std::make_unique<TagSuffixScorer>(BanksWith(Query(query)), coef);
 }
 
 std::unique_ptr<SupportColumns> TagCandidateBank::CompressedColumns(const CandidateBank& query) const {
-  const TagCandidateBank& q = Query(query);
-  return std::make_unique<TagSuffixColumns>(&bank_, &q.bank_, weights_, InverseNorms(), QueryInverseNorms(q));
+  return std::make_unique<TagSuffixColumns>(BanksWith(Query(query)));
 }
 
 ChunkScorerFactory TagCandidateBank::CompressedTrainer(const RankingSet& set, double beta) const {
   const double* logprob = set.logprob.data();
   return [this, beta, logprob]() -> std::unique_ptr<ChunkScorer> {
-    return std::make_unique<TagSuffixTrainer>(&bank_, weights_, beta, logprob, InverseNorms());
+    return std::make_unique<TagSuffixTrainer>(BanksWith(*this), beta, logprob);
   };
 }
 

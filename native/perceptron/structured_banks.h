@@ -9,6 +9,7 @@
 #include "kernels/tag_kernel.h"
 #include "kernels/tree_bank.h"
 #include "perceptron/candidate_bank.h"
+#include "perceptron/tag_suffix_scoring.h"
 
 namespace structrank {
 
@@ -62,9 +63,9 @@ class TagCandidateBank : public CandidateBank {
  private:
   // `query` as a tag bank built with this bank's word feature, or InputError.
   const TagCandidateBank& Query(const CandidateBank& query) const;
-  // The query's inverse norms under this bank's kernel (empty when not normalizing).
-  std::vector<double> QueryInverseNorms(const TagCandidateBank& query) const;
-  const double* InverseNorms() const { return normalize_ ? inv_norm_.data() : nullptr; }
+  // This bank as support against `query` (itself in training), with both sides' inverse
+  // norms under this bank's kernel weights when normalizing.
+  TagKernelBanks BanksWith(const TagCandidateBank& query) const;
   TaggedSequences seqs_;
   std::vector<int64_t> offset_;
   TagKernelWeights weights_;

@@ -18,14 +18,11 @@ TagSuffixes& SuffixesOf(const SequenceBank& bank, int32_t begin, int32_t end) {
 
 }  // namespace
 
-TagSuffixScorer::TagSuffixScorer(const SequenceBank* support, const std::vector<double>& coef,
-                                 const SequenceBank* query, TagKernelWeights weights,
-                                 const double* support_inv_norm, std::vector<double> query_inv_norm)
-    : support_(support), query_(query), weights_(weights), query_inv_norm_(std::move(query_inv_norm)) {
+TagSuffixScorer::TagSuffixScorer(TagKernelBanks banks, const std::vector<double>& coef) : banks_(std::move(banks)) {
   for (std::size_t s = 0; s < coef.size(); ++s) {
     if (coef[s] == 0) continue;
     nonzero_.push_back(static_cast<int32_t>(s));
-    coef_.push_back(support_inv_norm ? coef[s] * support_inv_norm[s] : coef[s]);
+    coef_.push_back(coef[s] * banks_.SupportScale(s));
   }
 }
 
@@ -37,35 +34,29 @@ double TagSuffixScorer::Score(int32_t candidate) const {
 }
 
 void TagSuffixScorer::ScoreSentence(int32_t begin, int32_t end, double* out) const {
-  const TagSuffixes& q = SuffixesOf(*query_, begin, end);
+  const TagSuffixes& q = SuffixesOf(*banks_.query, begin, end);
   thread_local std::vector<double> sums;
   sums.assign(q.size(), 0.0);
   TagSuffixScratch& scratch = TagSuffixScratch::ForThisThread();
   for (std::size_t k = 0; k < nonzero_.size(); ++k) {
-    TagKernelSuffixSums(support_->Sequence(nonzero_[k]), q, weights_, coef_[k], scratch, sums.data());
+    TagKernelSuffixSums(banks_.support->Sequence(nonzero_[k]), q, banks_.weights, coef_[k], scratch, sums.data());
   }
-  for (int32_t i = 0; i < q.sequences(); ++i) {
-    out[i] = SumOverNodes(q, i, sums.data());
-    if (!query_inv_norm_.empty()) out[i] *= query_inv_norm_[begin + i];
-  }
+  for (int32_t i = 0; i < q.sequences(); ++i) out[i] = SumOverNodes(q, i, sums.data()) * banks_.QueryScale(begin + i);
 }
 
 void TagSuffixColumns::Column(int32_t candidate, double* out) const {
-  SentenceColumns(candidate, candidate + 1, static_cast<int64_t>(support_->size()), out);
+  SentenceColumns(candidate, candidate + 1, static_cast<int64_t>(banks_.support->size()), out);
 }
 
 void TagSuffixColumns::SentenceColumns(int32_t begin, int32_t end, int64_t stride, double* out) const {
-  const TagSuffixes& q = SuffixesOf(*query_, begin, end);
+  const TagSuffixes& q = SuffixesOf(*banks_.query, begin, end);
   thread_local std::vector<double> sums;
   TagSuffixScratch& scratch = TagSuffixScratch::ForThisThread();
-  for (std::size_t s = 0; s < support_->size(); ++s) {
+  for (std::size_t s = 0; s < banks_.support->size(); ++s) {
     sums.assign(q.size(), 0.0);
-    const double weight = support_inv_norm_ ? support_inv_norm_[s] : 1.0;
-    TagKernelSuffixSums(support_->Sequence(s), q, weights_, weight, scratch, sums.data());
+    TagKernelSuffixSums(banks_.support->Sequence(s), q, banks_.weights, banks_.SupportScale(s), scratch, sums.data());
     for (int32_t i = 0; i < q.sequences(); ++i) {
-      double k = SumOverNodes(q, i, sums.data());
-      if (!query_inv_norm_.empty()) k *= query_inv_norm_[begin + i];
-      out[i * stride + static_cast<int64_t>(s)] = k;
+      out[i * stride + static_cast<int64_t>(s)] = SumOverNodes(q, i, sums.data()) * banks_.QueryScale(begin + i);
     }
   }
 }
@@ -77,7 +68,7 @@ double TagSuffixTrainer::Score(int32_t candidate) {
 }
 
 bool TagSuffixTrainer::ScoreSentence(int32_t begin, int32_t end, double* out, int threads) {
-  const TagSuffixes& q = SuffixesOf(*bank_, begin, end);
+  const TagSuffixes& q = SuffixesOf(*banks_.query, begin, end);
   const std::size_t n = support_.candidates.size();
   const int workers = std::max(1, std::min<int>(ResolveThreads(threads), static_cast<int>(n / 16) + 1));
   if (static_cast<int>(thread_sums_.size()) < workers) thread_sums_.resize(workers);
@@ -88,8 +79,8 @@ bool TagSuffixTrainer::ScoreSentence(int32_t begin, int32_t end, double* out, in
     double* sums = thread_sums_[thread].data();
     for (std::size_t k = lo; k < hi; ++k) {
       const int32_t s = support_.candidates[k];
-      const double a = inv_norm_ ? support_.coef[k] * inv_norm_[s] : support_.coef[k];
-      if (a != 0) TagKernelSuffixSums(bank_->Sequence(s), q, weights_, a, scratch, sums);
+      const double a = support_.coef[k] * banks_.SupportScale(s);
+      if (a != 0) TagKernelSuffixSums(banks_.support->Sequence(s), q, banks_.weights, a, scratch, sums);
     }
   });
   std::vector<double>& sums = thread_sums_[0];
@@ -97,8 +88,7 @@ bool TagSuffixTrainer::ScoreSentence(int32_t begin, int32_t end, double* out, in
     for (int32_t v = 0; v < q.size(); ++v) sums[v] += thread_sums_[t][v];
   }
   for (int32_t i = 0; i < q.sequences(); ++i) {
-    out[i] = SumOverNodes(q, i, sums.data());
-    if (inv_norm_) out[i] *= inv_norm_[begin + i];
+    out[i] = SumOverNodes(q, i, sums.data()) * banks_.QueryScale(begin + i);
     if (beta_ != 0) out[i] += beta_ * logprob_[begin + i] * logprob_sum_;
   }
   return true;
