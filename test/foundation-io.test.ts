@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { readLinesSync, readLines } from '../lib/io/lines.js';
+import { readLinesSync, readLines, readTextFile } from '../lib/io/lines.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { formatTree, words } from '../lib/trees/tree.js';
 import { readTreebank, readTreebankSync, writeTreebank } from '../lib/io/treebank.js';
@@ -31,6 +31,12 @@ describe('line reader', () => {
 
   it('reports a missing file', () => {
     expect(() => [...readLinesSync(tmp.dir + '/nope.txt')]).toThrow(/nope\.txt: no such file/);
+  });
+
+  it('names the file when a whole-file read fails', () => {
+    expect(() => readTextFile(tmp.dir + '/nope.json')).toThrow(/nope\.json: no such file/);
+    expect(() => readTextFile(tmp.dir)).toThrow(InputError);
+    expect(() => readTextFile(tmp.dir)).toThrow(/is a directory, not a file/);
   });
 
   it('handles lines that straddle the 1 MiB read chunks', () => {

@@ -2,7 +2,7 @@
  * Streaming line reading with file/line positions and UTF-8 validation. Files are read in
  * 1 MiB chunks; a corpus is never held as one string.
  */
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { InputError } from '../errors.js';
 
@@ -147,4 +147,18 @@ export function readFileHead(file: string, bytes: number): Buffer {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A whole (small) file's bytes; a missing or unreadable file is an InputError naming it. */
+export function readWholeFile(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw openError(file, err);
+  }
+}
+
+/** A whole (small) file as UTF-8 text, e.g. a config; errors as for readWholeFile. */
+export function readTextFile(file: string): string {
+  return readWholeFile(file).toString('utf8');
 }

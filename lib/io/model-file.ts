@@ -8,8 +8,9 @@
  * crash never leaves a half-written model under the real name.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { InputError } from '../errors.js';
+import { readWholeFile } from './lines.js';
 
 const MAGIC = Buffer.from('SRNKMDL\0', 'latin1');
 const CONTAINER_VERSION = 1;
@@ -113,12 +114,5 @@ export function saveModel(file: string, model: ModelFile): void {
 }
 
 export function loadModel<Meta = unknown>(file: string, expectKind?: string): ModelFile<Meta> {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(file, undefined, code === 'ENOENT' ? 'no such file' : `cannot read: ${(err as Error).message}`);
-  }
-  return decodeModel<Meta>(bytes, file, expectKind);
+  return decodeModel<Meta>(readWholeFile(file), file, expectKind);
 }

@@ -4,10 +4,10 @@
  * JSON Schema. A bad field is reported by its path, e.g.
  * `pipeline.json: rerankers[1].lambda: expected a number or a list of numbers`.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
+import { readTextFile } from '../io/lines.js';
 
 /** A hyper-parameter grid: one number or a non-empty list; every value is tried on dev. */
 const grid = (what: string, check: (n: number) => boolean = () => true, range = '') =>
@@ -259,13 +259,7 @@ export function defaultRerankerName(r: RerankerConfig, task: 'parse' | 'tag'): s
 
 /** Reads and validates a config file (JSON). */
 export function readPipelineConfig(file: string): PipelineConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(file, undefined, code === 'ENOENT' ? 'no such file' : `cannot read: ${(err as Error).message}`);
-  }
+  const text = readTextFile(file);
   let value: unknown;
   try {
     value = JSON.parse(text);

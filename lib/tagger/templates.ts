@@ -22,9 +22,9 @@
  * Config file: `{"templates": [["word[0]"], ["word[-1]", "word[0]"], ...], "clusters": "brown.txt"}`
  * or `{"base": "ner", "add": [...]}` to extend a default set.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InputError } from '../errors.js';
+import { readTextFile } from '../io/lines.js';
 
 export type TemplateSet = string[][];
 
@@ -230,12 +230,12 @@ export function compileTemplates(
 
 /** Reads and validates a template config file; returns its templates and cluster path. */
 export function readTemplateConfig(file: string): { templates: TemplateSet; clusters?: string; isDefault: boolean } {
+  const text = readTextFile(file);
   let config: TemplateConfig;
   try {
-    config = JSON.parse(readFileSync(file, 'utf8')) as TemplateConfig;
+    config = JSON.parse(text) as TemplateConfig;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(file, undefined, code === 'ENOENT' ? 'no such file' : `not valid JSON: ${(err as Error).message}`);
+    throw new InputError(file, undefined, `not valid JSON: ${(err as Error).message}`);
   }
   return resolveTemplateConfig(config, file);
 }
@@ -268,13 +268,7 @@ export function resolveTemplateConfig(config: TemplateConfig, file = '<template>
 
 /** Reads a `word<TAB>cluster` file (extra tab-separated fields, such as counts, are ignored). */
 export function readClusters(file: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(file, undefined, code === 'ENOENT' ? 'no such file' : `cannot read: ${(err as Error).message}`);
-  }
+  const text = readTextFile(file);
   const out: string[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
