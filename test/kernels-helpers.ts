@@ -136,17 +136,6 @@ export function choleskyOk(m: Float64Array, n: number, jitter: number): boolean 
   return true;
 }
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function randomTree(r: () => number, maxDepth: number): Tree {
   const label = ['A', 'B', 'C'][Math.floor(r() * 3)];

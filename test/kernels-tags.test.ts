@@ -3,7 +3,8 @@ import { SequenceBank, kernel, gram, gramAsync, row } from '../lib/kernels/index
 import { readConllSync } from '../lib/io/conll.js';
 import { InputError } from '../lib/errors.js';
 import { dataFile } from './helpers.js';
-import { bruteTagKernel, choleskyOk, minEigenvalue, rng } from './kernels-helpers.js';
+import { bruteTagKernel, choleskyOk, minEigenvalue } from './kernels-helpers.js';
+import { rng } from './perturb.js';
 
 const conll = readConllSync(dataFile('conll2000', 'test.txt')).slice(0, 80);
 const columns = ['word', 'pos', 'tag'];

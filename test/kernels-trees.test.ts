@@ -5,7 +5,8 @@ import { readTreesSync } from '../lib/io/treebank.js';
 import type { Tree } from '../lib/trees/tree.js';
 import { InputError } from '../lib/errors.js';
 import { dataFile } from './helpers.js';
-import { bruteTreeKernel, choleskyOk, minEigenvalue, randomTree, rng } from './kernels-helpers.js';
+import { bruteTreeKernel, choleskyOk, minEigenvalue, randomTree } from './kernels-helpers.js';
+import { rng } from './perturb.js';
 
 const ptb = readTreesSync(dataFile('ptb-sample', 'train.mrg'));
 const unwrap = (t: Tree): Tree => (t.label === '' && t.children.length === 1 ? t.children[0] : t);
