@@ -5,6 +5,7 @@
  */
 import { InputError } from '../errors.js';
 import type { NbestSentence } from '../io/nbest.js';
+import { SymbolTable } from '../kernels/symbols.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import type { Tree } from '../trees/tree.js';
 import { FeatureDictionary, FeatureRowBuilder, tagFeatures, treeFeatures } from './perceptron-features.js';
@@ -50,22 +51,8 @@ export function taskOf(sentences: readonly NbestSentence[]): 'trees' | 'tags' {
   return sentences.length > 0 && sentences[0].candidates[0]?.tags !== undefined ? 'tags' : 'trees';
 }
 
-class SymbolIds {
-  readonly names: string[] = [];
-  private readonly ids = new Map<string, number>();
-  id(s: string): number {
-    let id = this.ids.get(s);
-    if (id === undefined) {
-      id = this.names.length;
-      this.ids.set(s, id);
-      this.names.push(s);
-    }
-    return id;
-  }
-}
-
 export function encodeTrees(trees: readonly Tree[], lambda: number): NativePreorderTrees {
-  const symbols = new SymbolIds();
+  const symbols = new SymbolTable();
   const label: number[] = [];
   const word: number[] = [];
   const arity: number[] = [];
@@ -91,7 +78,7 @@ export function encodeTrees(trees: readonly Tree[], lambda: number): NativePreor
 }
 
 function encodeTags(seqs: readonly { tokens: readonly string[]; tags: readonly string[] }[], k: KernelSettings): NativeTaggedSequences {
-  const symbols = new SymbolIds();
+  const symbols = new SymbolTable();
   const label: number[] = [];
   const word: number[] = [];
   const lengths = new Int32Array(seqs.length);
