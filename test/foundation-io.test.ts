@@ -1,11 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readLinesSync, readLines, readTextFile } from '../lib/io/lines.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { formatTree, words } from '../lib/trees/tree.js';
 import { readTreebank, readTreebankSync, writeTreebank } from '../lib/io/treebank.js';
 import { InputError } from '../lib/errors.js';
-import { dataFile, runCli, tempDir } from './helpers.js';
+import { dataFile, repoRoot, runCli, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -99,6 +101,12 @@ describe('CLI errors', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/unknown command 'no-such-command'/);
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+  });
+  it('runs as the package bin (the build marks it executable, as `npx structrank` needs)', () => {
+    const r = spawnSync(join(repoRoot, 'dist', 'cli.js'), ['info', '--json'], { encoding: 'utf8' });
+    expect(r.error).toBeUndefined();
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).modules).toContain('cancel');
   });
   it('prints native info', () => {
     const r = runCli(['info', '--json']);
