@@ -1,6 +1,7 @@
 /**
  * Streaming line reading with file/line positions and UTF-8 validation. Files are read in
- * 1 MiB chunks; a corpus is never held as one string.
+ * 1 MiB chunks; a corpus is never held as one string. Small whole files (configs, models)
+ * are read here too, so every reader reports a missing or unreadable file the same way.
  */
 import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
