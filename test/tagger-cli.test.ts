@@ -68,6 +68,14 @@ describe('train-tagger and tag commands', () => {
     r = runCli(['train-tagger', '--algo', 'crf', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--template', tmpl, '--model', tmp.file('y.model')]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/t\.json: bad template atom 'suffix9x\(word\)'/);
+    const noColumn = tmp.file('ner.json', '{"templates": [["word[0]"], ["ner[0]"]]}');
+    r = runCli(['train-tagger', '--algo', 'crf', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--template', noColumn, '--model', tmp.file('y.model')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/ner\.json: template \["ner\[0\]"\] names column 'ner', not among the input columns \[word, pos\]/);
+    const noClusters = tmp.file('cl.json', '{"templates": [["cluster4(word)"]]}');
+    r = runCli(['train-tagger', '--algo', 'crf', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--template', noClusters, '--model', tmp.file('y.model')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/cl\.json: .*uses clusters but no cluster file was given/);
     const notModel = tmp.file('not.model', 'hello');
     r = runCli(['tag', '--model', notModel, '--input', test]);
     expect(r.status).toBe(1);
