@@ -6,7 +6,7 @@ import { readConllSync } from '../io/conll.js';
 import { readConlluSync, type ConlluToken } from '../io/conllu.js';
 import { Progress } from '../progress.js';
 import { Tagger, type TaggerAlgorithm } from '../tagger/tagger.js';
-import { compileTemplates, DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
+import { DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 
 const usage = `structrank train-tagger --algo maxent|perceptron|crf --train F [--dev F] --columns word,pos,chunk --label chunk --model M
   [--order 1|2] [--template T.json|pos|chunk|ner] [--clusters F] [--epochs N] [--optimizer lbfgs|sgd]
@@ -96,9 +96,6 @@ const command: Command = {
         const config = readTemplateConfig(values.template);
         templates = config.templates;
         clusters = clusters ?? config.clusters;
-        // Checked here as well so that a column the input lacks, or clusters without a cluster
-        // file, is reported against the template file (and before the corpus is read).
-        compileTemplates(templates, columns.filter((c) => c !== label), { haveClusters: clusters !== undefined, where: values.template });
       }
     }
     const lbfgs = algo === 'maxent' || (algo === 'crf' && optimizer === 'lbfgs');
@@ -131,6 +128,7 @@ const command: Command = {
       label,
       order: order as 1 | 2,
       templates,
+      templatesFile: typeof templates === 'string' ? undefined : values.template,
       clusters,
       epochs,
       optimizer,

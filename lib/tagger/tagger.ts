@@ -63,6 +63,8 @@ export interface TaggerTrainOptions {
   order?: 1 | 2;
   /** A default set name or explicit templates (see templates.ts). Default: 'chunk' when a 'pos' column is present, else 'pos'. */
   templates?: DefaultTemplateName | TemplateSet;
+  /** The file the templates were read from, named in template errors (default `<templates>`). */
+  templatesFile?: string;
   /** `word<TAB>cluster` file for cluster templates. */
   clusters?: string;
   /** Epochs (perceptron, SGD) or L-BFGS iterations (CRF L-BFGS, maxent). */
@@ -148,7 +150,7 @@ export class Tagger {
       : options.templates ?? DEFAULT_TEMPLATES[inputColumns.includes('pos') ? 'chunk' : 'pos'];
     if (set === undefined) throw new InputError('<options>', undefined, `unknown template set '${String(options.templates)}'`);
     const clusters = options.clusters !== undefined ? readClusters(options.clusters) : undefined;
-    const compiled = compileTemplates(set, inputColumns, { dropMissing: fromDefault, haveClusters: clusters !== undefined });
+    const compiled = compileTemplates(set, inputColumns, { dropMissing: fromDefault, haveClusters: clusters !== undefined, where: options.templatesFile });
     const { NativeTagger } = native<TaggerAddon>();
     const handle = new NativeTagger({
       algorithm: ALGORITHMS.indexOf(algo),
