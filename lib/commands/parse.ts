@@ -1,5 +1,3 @@
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import type { Command } from '../cli/command.js';
 import { intOption, numberOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { UsageError } from '../errors.js';
@@ -10,16 +8,7 @@ import { Progress } from '../progress.js';
 import { defaultThreads } from '../native.js';
 import { formatTree, type Tree } from '../trees/tree.js';
 import { writeNbest, type NbestSentence } from '../io/nbest.js';
-
-async function writeLines(file: string, lines: Iterable<string>): Promise<void> {
-  const stream = createWriteStream(file);
-  try {
-    for (const line of lines) if (!stream.write(line + '\n')) await once(stream, 'drain');
-  } finally {
-    stream.end();
-  }
-  await once(stream, 'finish');
-}
+import { writeTextAtomic } from '../io/atomic-writer.js';
 
 const command: Command = {
   name: 'parse',
@@ -92,7 +81,7 @@ const command: Command = {
       progress.update(end);
     }
     progress.finish();
-    await writeLines(outFile, trees);
+    await writeTextAtomic(outFile, trees.map((t) => t + '\n'));
     if (values['out-nbest']) await writeNbest(values['out-nbest'], nbestOut);
     if (fallbacks > 0) console.error(`parse: ${fallbacks} sentence(s) not covered by the grammar got the flat fallback (X over the best tags)`);
   },

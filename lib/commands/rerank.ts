@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import type { Command } from '../cli/command.js';
 import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
@@ -11,6 +10,7 @@ import { evalbCorpus } from '../eval/evalb.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import { stripRoot } from '../trees/transforms.js';
 import { loadModel } from '../io/model-file.js';
+import { writeTextAtomic } from '../io/atomic-writer.js';
 import { perceptronRerankUsage, rerankPerceptronCli } from '../rerank/perceptron-cli.js';
 
 const usage = `structrank rerank --model M --input nbest.jsonl --out best.mrg|best.conll [--rounds N] [--threads N]
@@ -86,7 +86,7 @@ const command: Command = {
         picks.oracle.push(best - p0);
       }
     });
-    writeFileSync(out, lines.join('\n') + (lines.length ? '\n' : ''));
+    await writeTextAtomic(out, [lines.join('\n') + (lines.length ? '\n' : '')]);
     console.log(`reranked ${list.length} sentences with ${model.method} (${model.names.length} features) -> ${out}`);
     if (scored) console.log(`summed Score: base ${base.toFixed(2)}, reranked ${reranked.toFixed(2)}, oracle ${oracle.toFixed(2)}`);
     if (scored && !asConll) {

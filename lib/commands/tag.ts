@@ -1,8 +1,8 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Command } from '../cli/command.js';
 import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
+import { AtomicFile } from '../io/atomic-writer.js';
 import { readLines } from '../io/lines.js';
 import { formatNbestLine, type NbestSentence } from '../io/nbest.js';
 import { Tagger } from '../tagger/tagger.js';
@@ -52,16 +52,22 @@ const command: Command = {
     const wordIndex = (width: number): number => (width === inputColumns.length ? 0 : columns.indexOf(inputColumns[0]));
     const signal = cliSignal();
 
-    const out: NodeJS.WritableStream = values.out ? createWriteStream(values.out) : process.stdout;
-    const nbestOut: WriteStream | undefined = values['out-nbest'] ? createWriteStream(values['out-nbest']) : undefined;
-    const write = (stream: NodeJS.WritableStream, text: string): Promise<void> =>
-      new Promise((resolve, reject) => {
-        if (stream.write(text)) resolve();
-        else {
-          stream.once('drain', resolve);
-          stream.once('error', reject);
-        }
-      });
+    // Both outputs go through temp files: a failure or Ctrl-C leaves neither half-written.
+    const out = values.out ? await AtomicFile.open(values.out) : undefined;
+    let nbestOut: AtomicFile | undefined;
+    try {
+      if (values['out-nbest']) nbestOut = await AtomicFile.open(values['out-nbest']);
+    } catch (err) {
+      await out?.discard();
+      throw err;
+    }
+    const write = (target: AtomicFile | undefined, text: string): Promise<void> =>
+      target
+        ? target.write(text)
+        : new Promise((resolve) => {
+            if (process.stdout.write(text)) resolve();
+            else process.stdout.once('drain', resolve);
+          });
 
     let width: number | undefined;
     let sentenceId = 0;
@@ -100,41 +106,46 @@ const command: Command = {
     };
 
     let lineCount = 0;
-    for await (const line of readLines(input)) {
-      lineCount++;
-      const text = line.text;
-      if (text.trim() === '') {
-        current.lines.push(text);
-        batch.push(current);
-        current = { lines: [], rows: [] };
-        if (batch.length >= BATCH) await flush();
-        continue;
-      }
-      const fields = separator === 'tab' ? text.split('\t') : text.trim().split(/\s+/);
-      if (fields[0] === '-DOCSTART-') {
-        // A document marker is not part of a sentence: pass it through with an O label.
-        if (current.rows.length > 0) batch.push(current);
-        batch.push({ lines: [`${text}${separator === 'tab' ? '\t' : ' '}O`], rows: [] });
-        current = { lines: [], rows: [] };
-        continue;
-      }
-      if (width === undefined) {
-        width = fields.length;
-        if (width !== inputColumns.length && width < columns.length) {
-          throw new InputError(input, line.number, `expected ${inputColumns.length} columns (${inputColumns.join(', ')}) or ${columns.length} (${columns.join(', ')}), found ${width}`);
+    try {
+      for await (const line of readLines(input)) {
+        lineCount++;
+        const text = line.text;
+        if (text.trim() === '') {
+          current.lines.push(text);
+          batch.push(current);
+          current = { lines: [], rows: [] };
+          if (batch.length >= BATCH) await flush();
+          continue;
         }
-      } else if (fields.length !== width) {
-        throw new InputError(input, line.number, `expected ${width} columns, found ${fields.length}`);
+        const fields = separator === 'tab' ? text.split('\t') : text.trim().split(/\s+/);
+        if (fields[0] === '-DOCSTART-') {
+          // A document marker is not part of a sentence: pass it through with an O label.
+          if (current.rows.length > 0) batch.push(current);
+          batch.push({ lines: [`${text}${separator === 'tab' ? '\t' : ' '}O`], rows: [] });
+          current = { lines: [], rows: [] };
+          continue;
+        }
+        if (width === undefined) {
+          width = fields.length;
+          if (width !== inputColumns.length && width < columns.length) {
+            throw new InputError(input, line.number, `expected ${inputColumns.length} columns (${inputColumns.join(', ')}) or ${columns.length} (${columns.join(', ')}), found ${width}`);
+          }
+        } else if (fields.length !== width) {
+          throw new InputError(input, line.number, `expected ${width} columns, found ${fields.length}`);
+        }
+        current.lines.push(text);
+        current.rows.push(fields);
       }
-      current.lines.push(text);
-      current.rows.push(fields);
+      if (lineCount === 0) throw new InputError(input, undefined, 'empty file');
+      if (current.lines.length > 0) batch.push(current);
+      await flush();
+      await out?.commit();
+      await nbestOut?.commit();
+    } catch (err) {
+      await out?.discard();
+      await nbestOut?.discard();
+      throw err;
     }
-    if (lineCount === 0) throw new InputError(input, undefined, 'empty file');
-    if (current.lines.length > 0) batch.push(current);
-    await flush();
-    const close = (s: NodeJS.WritableStream): Promise<void> => new Promise((resolve) => s.end(resolve));
-    if (values.out) await close(out);
-    if (nbestOut) await close(nbestOut);
   },
 };
 export default command;

@@ -1,5 +1,5 @@
 /** Streams lines into a file atomically: a temp file in the same folder, renamed into place when complete. */
-import { createWriteStream, renameSync, unlinkSync } from 'node:fs';
+import { createWriteStream, renameSync, unlinkSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../errors.js';
@@ -53,4 +53,68 @@ export async function writeTextAtomic(file: string, chunks: Iterable<string> | A
   }
   if (failed.fromInput) throw failed.error;
   throw new InputError(file, undefined, `cannot write: ${(failed.error as Error).message}`);
+}
+
+/**
+ * A file written piece by piece through a temp file in the same folder, for writers that
+ * interleave several outputs: commit() renames it into place, discard() removes it. Failing
+ * to open or write it is an InputError naming the file.
+ */
+export class AtomicFile {
+  private readonly temp: string;
+  private readonly stream: WriteStream;
+  private error: Error | undefined;
+
+  private constructor(readonly file: string) {
+    this.temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    this.stream = createWriteStream(this.temp);
+    this.stream.on('error', (error) => {
+      this.error ??= error;
+    });
+  }
+
+  /** Creates the temp file; rejects with an InputError when it cannot be created. */
+  static async open(file: string): Promise<AtomicFile> {
+    const f = new AtomicFile(file);
+    try {
+      await once(f.stream, 'open');
+    } catch (error) {
+      throw new InputError(file, undefined, `cannot write: ${(error as Error).message}`);
+    }
+    return f;
+  }
+
+  async write(text: string): Promise<void> {
+    try {
+      if (this.error) throw this.error;
+      if (!this.stream.write(text)) await once(this.stream, 'drain');
+    } catch (error) {
+      await this.discard();
+      throw new InputError(this.file, undefined, `cannot write: ${(error as Error).message}`);
+    }
+  }
+
+  /** Flushes the temp file and renames it to the target; on failure removes it. */
+  async commit(): Promise<void> {
+    try {
+      if (this.error) throw this.error;
+      this.stream.end();
+      await once(this.stream, 'finish');
+      renameSync(this.temp, this.file);
+    } catch (error) {
+      await this.discard();
+      throw new InputError(this.file, undefined, `cannot write: ${(error as Error).message}`);
+    }
+  }
+
+  /** Abandons the file: the target is left untouched and the temp file removed. */
+  async discard(): Promise<void> {
+    this.stream.destroy();
+    if (!this.stream.closed) await new Promise<void>((resolve) => this.stream.once('close', () => resolve()));
+    try {
+      unlinkSync(this.temp);
+    } catch {
+      /* already renamed or removed */
+    }
+  }
 }

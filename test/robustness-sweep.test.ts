@@ -1,0 +1,96 @@
+/**
+ * Bad input found by the adversarial sweep of the CLI: every case must end with a non-zero
+ * exit, one line on stderr naming the file, no stack trace and no file left half-written.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot, runCli, tempDir, type CliResult } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const trees = readFileSync(join(repoRoot, 'data', 'gum-open', 'train.mrg'), 'utf8').split('\n').slice(0, 40).join('\n') + '\n';
+const conll = ['He PRP B-NP', 'runs VBZ B-VP', 'fast RB B-ADVP', '. . O', '', 'The DT B-NP', 'dog NN I-NP', 'barks VBZ B-VP', '. . O', ''].join('\n') + '\n';
+
+/** The CLI's one-line report of bad input: exit 1, the message, nothing else. */
+function expectInputError(r: CliResult, pattern: RegExp): void {
+  expect(r.stderr).not.toMatch(/internal error|\n\s+at |Node\.js v/);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(pattern);
+  expect(r.status).toBe(1);
+}
+
+/** Files of `dir` other than the given inputs (outputs and temp files). */
+function leftovers(dir: string, inputs: string[]): string[] {
+  return readdirSync(dir).filter((f) => !inputs.includes(f));
+}
+
+describe('robustness sweep: output files', () => {
+  let treebank: string;
+  let columns: string;
+  let tagger: string;
+  let parser: string;
+  let nbest: string;
+  let reranker: string;
+  beforeAll(() => {
+    treebank = tmp.file('train.mrg', trees);
+    columns = tmp.file('train.conll', conll);
+    tagger = tmp.file('tagger.model');
+    parser = tmp.file('parser.model');
+    nbest = tmp.file('train.nbest.jsonl');
+    reranker = tmp.file('boost.model');
+    const steps = [
+      ['train-tagger', '--algo', 'perceptron', '--train', columns, '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '1', '--model', tagger, '--threads', '1'],
+      ['train-parser', '--train', treebank, '--model', parser, '--threads', '1'],
+      ['parse', '--model', parser, '--input', treebank, '--out', tmp.file('train.out.mrg'), '--nbest', '3', '--out-nbest', nbest, '--threads', '1'],
+      ['train-reranker', '--method', 'boost', '--train', nbest, '--model', reranker, '--rounds', '5', '--cutoff', '1', '--threads', '1'],
+    ];
+    for (const args of steps) expect(runCli(args).status, args.join(' ')).toBe(0);
+  });
+
+  it('tag: an --out or --out-nbest in a missing folder is an input error, not an unhandled stream error', () => {
+    const dir = tempDir();
+    try {
+      expectInputError(runCli(['tag', '--model', tagger, '--input', columns, '--out', join(dir.dir, 'no', 'out.conll')]), /no\/out\.conll: cannot write: ENOENT/);
+      const r = runCli(['tag', '--model', tagger, '--input', columns, '--out', dir.file('out.conll'), '--nbest', '2', '--out-nbest', join(dir.dir, 'no', 'n.jsonl')]);
+      expectInputError(r, /no\/n\.jsonl: cannot write: ENOENT/);
+      expect(leftovers(dir.dir, [])).toEqual([]);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('tag: bad input leaves neither --out nor --out-nbest behind (they used to be created empty or half-written)', () => {
+    const dir = tempDir();
+    try {
+      const ragged = dir.file('ragged.conll', conll.replace('dog NN I-NP', 'dog NN'));
+      const r = runCli(['tag', '--model', tagger, '--input', ragged, '--out', dir.file('out.conll'), '--nbest', '2', '--out-nbest', dir.file('n.jsonl')]);
+      expectInputError(r, /ragged\.conll:7: expected 3 columns, found 2/);
+      expect(leftovers(dir.dir, ['ragged.conll'])).toEqual([]);
+      const empty = dir.file('empty.conll', '');
+      expectInputError(runCli(['tag', '--model', tagger, '--input', empty, '--out', dir.file('out.conll')]), /empty\.conll: empty file/);
+      expect(leftovers(dir.dir, ['ragged.conll', 'empty.conll'])).toEqual([]);
+      // A good run still writes both files.
+      expect(runCli(['tag', '--model', tagger, '--input', columns, '--out', dir.file('out.conll'), '--nbest', '2', '--out-nbest', dir.file('n.jsonl')]).status).toBe(0);
+      expect(readFileSync(dir.file('out.conll'), 'utf8').split('\n')[0]).toMatch(/^He PRP B-NP \S+$/);
+      expect(leftovers(dir.dir, ['ragged.conll', 'empty.conll']).sort()).toEqual(['n.jsonl', 'out.conll']);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('parse and rerank: an unwritable --out is an input error naming the file (was "internal error", exit 70)', () => {
+    const dir = tempDir();
+    try {
+      const missing = join(dir.dir, 'no', 'out.mrg');
+      expectInputError(runCli(['parse', '--model', parser, '--input', treebank, '--out', missing, '--threads', '1']), /no\/out\.mrg: cannot write: ENOENT/);
+      expectInputError(runCli(['rerank', '--model', reranker, '--input', nbest, '--out', missing, '--threads', '1']), /no\/out\.mrg: cannot write: ENOENT/);
+      expectInputError(runCli(['rerank', '--model', reranker, '--input', nbest, '--out', dir.dir, '--threads', '1']), /cannot write: EISDIR/);
+      expect(leftovers(dir.dir, [])).toEqual([]);
+      expect(existsSync(missing)).toBe(false);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
