@@ -94,3 +94,26 @@ describe('robustness sweep: output files', () => {
     }
   });
 });
+
+describe('robustness sweep: deeply nested trees', () => {
+  const nested = (depth: number): string => '(ROOT '.repeat(depth - 1) + '(NN x)' + ')'.repeat(depth - 1);
+
+  it('a tree nested thousands of levels deep is refused with file and line (was "Maximum call stack size exceeded")', () => {
+    const deep = tmp.file('deep.mrg', `(ROOT (NN a))\n${nested(20000)}\n`);
+    expectInputError(runCli(['eval', 'parse', '--gold', deep, '--test', deep]), /deep\.mrg:2: brackets nested more than 1000 levels deep/);
+    expectInputError(runCli(['kernel', 'trees', '--lambda', '0.5', deep]), /deep\.mrg:2: brackets nested more than 1000 levels deep/);
+    const line = (tree: string, id: string): string => JSON.stringify({ id, tokens: ['x'], candidates: [{ tree, logprob: -1 }], gold: tree });
+    const nbest = tmp.file('deep.nbest.jsonl', `${line('(ROOT (NN x))', '1')}\n${line(nested(20000), '2')}\n`);
+    const model = tmp.file('deep.model');
+    expectInputError(runCli(['train-reranker', '--method', 'perceptron', '--train', nbest, '--model', model]), /deep\.nbest\.jsonl:2: candidates\[0\]\.tree: brackets nested more than 1000 levels deep/);
+    expect(existsSync(model)).toBe(false);
+  });
+
+  it('trees up to the limit still work', () => {
+    const ok = tmp.file('nested.mrg', `${nested(1000)}\n`);
+    const r = runCli(['kernel', 'trees', '--lambda', '0.5', ok]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(Number(r.stdout.trim())).toBeGreaterThan(0);
+  });
+});

@@ -13,7 +13,7 @@
  * Blank lines are skipped.
  */
 import { InputError } from '../errors.js';
-import { parseTree } from '../trees/bracket-parser.js';
+import { MAX_TREE_DEPTH, parseTree } from '../trees/bracket-parser.js';
 import { readLines, readLinesSync, type Line } from './lines.js';
 import { writeTextAtomic } from './atomic-writer.js';
 
@@ -65,7 +65,8 @@ function isSpace(c: number, text: string, at: number): boolean {
 
 /**
  * Allocation-free check that `text` holds exactly one tree that parseTree accepts: balanced
- * brackets, every node either a labeled preterminal with one word or a node with subtrees,
+ * brackets nested at most MAX_TREE_DEPTH deep, every node either a labeled preterminal
+ * with one word or a node with subtrees,
  * no words beside subtrees, nothing outside the brackets. Node states: 0 = nothing yet,
  * 1 = label only, 2 = label and word, 3 = has subtrees.
  */
@@ -78,6 +79,7 @@ export function isOneWellFormedTree(text: string): boolean {
     const ch = text.charCodeAt(i);
     if (ch === OPEN) {
       if (states.length > 0 && states[states.length - 1] === 2) return false;
+      if (states.length >= MAX_TREE_DEPTH) return false;
       states.push(0);
       i++;
     } else if (ch === CLOSE) {

@@ -20,6 +20,13 @@ export interface ParsedTree {
 
 const TOKEN = /\(|\)|[^\s()]+/g;
 
+/**
+ * Deepest bracket nesting accepted. Real treebank trees stay under a hundred levels; the
+ * recursive tree code (here, in transforms and in the native kernels) would overflow the
+ * stack a few thousand levels down, so deeper input is refused up front.
+ */
+export const MAX_TREE_DEPTH = 1000;
+
 export class BracketParser {
   private stack: OpenNode[] = [];
 
@@ -41,6 +48,7 @@ export class BracketParser {
         if (parent && parent.word !== undefined) {
           this.fail(lineNumber, `a bracket follows the word '${parent.word}' inside (${parent.label ?? ''} ...)`);
         }
+        if (this.stack.length >= MAX_TREE_DEPTH) this.fail(lineNumber, `brackets nested more than ${MAX_TREE_DEPTH} levels deep`);
         this.stack.push({ label: undefined, children: [], word: undefined, line: lineNumber });
       } else if (tok === ')') {
         const open = this.stack.pop();
