@@ -117,3 +117,18 @@ describe('robustness sweep: deeply nested trees', () => {
     expect(Number(r.stdout.trim())).toBeGreaterThan(0);
   });
 });
+
+describe('robustness sweep: train-parser --dev', () => {
+  it('a bad --dev file fails before the model is written (the model used to be saved, then the command failed)', () => {
+    const dir = tempDir();
+    try {
+      const train = dir.file('train.mrg', trees);
+      const dev = dir.file('dev.mrg', '(ROOT (S (NP (DT a)\n');
+      const model = join(dir.dir, 'parser.model');
+      expectInputError(runCli(['train-parser', '--train', train, '--dev', dev, '--model', model, '--threads', '1']), /dev\.mrg:1: unbalanced brackets/);
+      expect(leftovers(dir.dir, ['train.mrg', 'dev.mrg'])).toEqual([]);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});

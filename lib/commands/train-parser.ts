@@ -72,6 +72,8 @@ const command: Command = {
       const { treeWords } = await import('../parser/input.js');
       trees = trees.filter((t) => treeWords(t).length <= maxLength);
     }
+    // Read --dev before training: a bad dev file must fail before the model is written.
+    const devTrees = values.dev ? readTreesSync(values.dev) : undefined;
     const epochs = intOption('train-parser', values.epochs, 'epochs', 10, 1);
     const progress = new Progress({ label: 'train-parser', total: epochs, unit: 'epochs' });
     const start = Date.now();
@@ -102,8 +104,8 @@ const command: Command = {
         `${info.clusterWords ? `, ${info.clusterWords} cluster words` : ''}` +
         `${info.crf ? `, ${info.weights} CRF weights` : ''}, ${((Date.now() - start) / 1000).toFixed(1)} s -> ${modelFile}`,
     );
-    if (values.dev) {
-      const r = await evaluateParser(model, readTreesSync(values.dev), { threads });
+    if (devTrees) {
+      const r = await evaluateParser(model, devTrees, { threads });
       console.log(`dev: F1 ${r.f1.toFixed(2)} (P ${r.precision.toFixed(2)}, R ${r.recall.toFixed(2)}) on ${r.sentences} sentences`);
     }
   },
