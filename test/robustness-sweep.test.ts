@@ -132,3 +132,29 @@ describe('robustness sweep: train-parser --dev', () => {
     }
   });
 });
+
+describe('robustness sweep: negative option values', () => {
+  it('a negative number is checked like any other value (was a three-line "argument is ambiguous" message)', () => {
+    tmp.file('x.mrg', trees);
+    const cases: Array<[string[], RegExp]> = [
+      [['train-parser', '--train', 'x.mrg', '--model', 'x.model', '--crf', '--epochs', '-1'], /^structrank: train-parser: invalid value for --epochs: '-1'$/],
+      [['kernel', 'trees', '--lambda', '-0.5', 'x.mrg'], /^structrank: kernel trees: invalid value for --lambda: '-0\.5'$/],
+      [['parse', '--model', 'x.model', '--input', 'x.mrg', '--out', 'x.out', '--nbest', '-3', '--out-nbest', 'x.jsonl'], /^structrank: parse: invalid value for --nbest: '-3'$/],
+    ];
+    for (const [args, message] of cases) {
+      const r = runCli(args, { cwd: tmp.dir });
+      const lines = r.stderr.trim().split('\n');
+      expect(lines, args.join(' ')).toHaveLength(2);
+      expect(lines[0]).toMatch(message);
+      expect(lines[1]).toMatch(/^usage: structrank /);
+      expect(r.status).toBe(2);
+    }
+  });
+
+  it('a flag where a value belongs is still refused, on one line', () => {
+    const r = runCli(['parse', '--model', '--input', 'x.mrg', '--out', 'x.out'], { cwd: tmp.dir });
+    expect(r.stderr.trim().split('\n')).toHaveLength(2);
+    expect(r.stderr).toMatch(/^structrank: parse: Option '--model' argument is ambiguous\. .*'--model=-XYZ'\.\nusage: /);
+    expect(r.status).toBe(2);
+  });
+});

@@ -19,11 +19,21 @@ export function parseCommandArgs<O extends OptionSpec>(
   options: O,
   allowPositionals = true,
 ): ParsedArgs<O> {
+  // `--epochs -1` would be refused as an ambiguous option: pass a negative number on as the
+  // value, so the option's own check names the flag and the bad value in one line.
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i].startsWith('--') ? args[i].slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && i + 1 < args.length && /^-(\d|\.\d|inf)/i.test(args[i + 1])) {
+      joined.push(`${args[i]}=${args[++i]}`);
+    } else joined.push(args[i]);
+  }
   try {
-    const parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    const parsed = parseArgs({ args: joined, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
     return { values: parsed.values as ParsedArgs<O>['values'], positionals: parsed.positionals };
   } catch (err) {
-    throw new UsageError(`${command}: ${(err as Error).message}`);
+    // node:util's messages can span lines; the CLI reports usage errors on one.
+    throw new UsageError(`${command}: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);
   }
 }
 
