@@ -52,6 +52,20 @@ TEST(parallel_for_honours_cancellation) {
   CHECK(cancelled);
 }
 
+TEST(resolve_threads_caps_absurd_requests) {
+  // Per-thread buffers are sized by this: --threads 100000 must not mean 100000 of them.
+  CHECK(ResolveThreads(3) == 3);
+  CHECK(ResolveThreads(kMaxThreads) == kMaxThreads);
+  CHECK(ResolveThreads(100000) == kMaxThreads);
+  CHECK(ResolveThreads(0) >= 1 && ResolveThreads(0) <= kMaxThreads);
+  std::atomic<int> calls{0};
+  ParallelFor(10, 100000, 1, [&](std::size_t, std::size_t, int thread) {
+    CHECK(thread >= 0 && thread < kMaxThreads);
+    calls++;
+  });
+  CHECK(calls.load() == 10);
+}
+
 TEST(csr_rows_and_validation) {
   CsrMatrix m;
   int32_t a[] = {0, 3};

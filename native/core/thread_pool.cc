@@ -11,9 +11,9 @@
 namespace structrank {
 
 int ResolveThreads(int requested) {
-  if (requested > 0) return requested;
+  if (requested > 0) return std::min(requested, kMaxThreads);
   unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : static_cast<int>(hw);
+  return hw == 0 ? 1 : std::min(static_cast<int>(hw), kMaxThreads);
 }
 
 void ParallelFor(std::size_t n, int threads, std::size_t grain,

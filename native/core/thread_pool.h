@@ -6,7 +6,12 @@
 
 namespace structrank {
 
-// Number of worker threads to use when the caller asks for `requested` (0 = all cores).
+// Most threads ever used. Callers keep per-thread buffers (gradients, charts), so an
+// absurd request such as --threads 100000 would allocate gigabytes before any work.
+constexpr int kMaxThreads = 256;
+
+// Number of worker threads to use when the caller asks for `requested` (0 = all cores),
+// at most kMaxThreads.
 int ResolveThreads(int requested);
 
 // Calls body(begin, end, thread_index) on disjoint chunks covering [0, n), using up to
