@@ -5,6 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ChartParserModel } from '../lib/parser/chart-parser.js';
+import { Tagger } from '../lib/tagger/tagger.js';
+import { parseTree } from '../lib/trees/bracket-parser.js';
 import { repoRoot, runCli, tempDir, type CliResult } from './helpers.js';
 
 const tmp = tempDir();
@@ -156,5 +159,25 @@ describe('robustness sweep: negative option values', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(2);
     expect(r.stderr).toMatch(/^structrank: parse: Option '--model' argument is ambiguous\. .*'--model=-XYZ'\.\nusage: /);
     expect(r.status).toBe(2);
+  });
+});
+
+describe('robustness sweep: API training options', () => {
+  const treebank = trees.trim().split('\n').slice(0, 5).map((t) => parseTree(t));
+
+  it('ChartParserModel.train refuses NaN or non-positive CRF options (they trained a model whose parses score NaN)', async () => {
+    for (const bad of [{ eta0: Number.NaN }, { eta0: 0 }, { sigma2: Number.NaN }, { sigma2: -1 }, { beam: Number.NaN }, { epochs: -1 }, { epochs: 1.5 }]) {
+      await expect(ChartParserModel.train(treebank, { crf: true, epochs: 1, threads: 1, ...bad }), JSON.stringify(bad)).rejects.toThrow(/^<options>: \w+ must be/);
+    }
+    const model = await ChartParserModel.train(treebank, { crf: true, epochs: 1, threads: 1 });
+    const [parsed] = await model.parse([['the', 'dog', 'barks']]);
+    expect(Number.isFinite(parsed.logprob)).toBe(true);
+  });
+
+  it('Tagger.train refuses a negative or NaN epoch count (it returned an untrained model)', async () => {
+    const train = [[['a', 'DT', 'B-NP'], ['dog', 'NN', 'I-NP']]];
+    for (const epochs of [-5, 0, Number.NaN]) {
+      await expect(Tagger.train(train, { algo: 'perceptron', columns: ['word', 'pos', 'chunk'], label: 'chunk', epochs }), String(epochs)).rejects.toThrow('<options>: epochs must be a positive integer');
+    }
   });
 });

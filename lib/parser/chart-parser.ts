@@ -245,6 +245,11 @@ export class ChartParserModel {
     if (options.crf) {
       const batch = options.batch ?? 20;
       if (options.featureCacheMB !== undefined && !(options.featureCacheMB >= 0)) throw new InputError('<options>', undefined, 'featureCacheMB must be >= 0');
+      // NaN or non-positive step sizes and priors would train NaN weights without a word.
+      if (options.eta0 !== undefined && !(options.eta0 > 0 && Number.isFinite(options.eta0))) throw new InputError('<options>', undefined, 'eta0 must be a positive number');
+      if (options.sigma2 !== undefined && !(options.sigma2 > 0)) throw new InputError('<options>', undefined, 'sigma2 must be a positive number');
+      if (options.beam !== undefined && !(options.beam > 0)) throw new InputError('<options>', undefined, 'beam must be a positive number');
+      if (options.epochs !== undefined && !(Number.isInteger(options.epochs) && options.epochs >= 0)) throw new InputError('<options>', undefined, 'epochs must be a non-negative integer');
       handle.startCrf({
         batch,
         eta0: options.eta0 ?? 0.1,

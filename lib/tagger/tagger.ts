@@ -176,6 +176,7 @@ export class Tagger {
     const meta: TaggerMeta = { algo, columns, label, inputColumns, order, templates: compiled.templates, trainedSteps: 0 };
     const tagger = new Tagger(handle, meta);
     const total = options.epochs ?? (lbfgs ? 100 : 10);
+    if (!(Number.isInteger(total) && total >= 1)) throw new InputError('<options>', undefined, 'epochs must be a positive integer');
     const evalEvery = Math.max(1, options.evalEvery ?? (lbfgs ? 10 : 1));
     const patience = options.patience ?? 3;
     const dev = options.dev;
