@@ -20,7 +20,7 @@ const conll = ['He PRP B-NP', 'runs VBZ B-VP', 'fast RB B-ADVP', '. . O', '', 'T
 function expectInputError(r: CliResult, pattern: RegExp): void {
   expect(r.stderr).not.toMatch(/internal error|\n\s+at |Node\.js v/);
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
-  expect(r.stderr).toMatch(pattern);
+  expect(r.stderr.trim()).toMatch(pattern);
   expect(r.status).toBe(1);
 }
 
@@ -179,5 +179,26 @@ describe('robustness sweep: API training options', () => {
     for (const epochs of [-5, 0, Number.NaN]) {
       await expect(Tagger.train(train, { algo: 'perceptron', columns: ['word', 'pos', 'chunk'], label: 'chunk', epochs }), String(epochs)).rejects.toThrow('<options>: epochs must be a positive integer');
     }
+  });
+});
+
+describe('robustness sweep: train-tagger inputs', () => {
+  const args = (extra: string[]): string[] => ['train-tagger', '--algo', 'perceptron', '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '1', '--threads', '1', ...extra];
+
+  it('a template config whose "templates" or "add" is not a list is refused with the file (was "internal error: ... is not iterable")', () => {
+    const train = tmp.file('tpl-train.conll', conll);
+    for (const [name, body, key] of [['tpl-num.json', '{"templates": 5}', 'templates'], ['tpl-add.json', '{"base": "chunk", "add": {"w": 1}}', 'add']]) {
+      const model = join(tmp.dir, `${name}.model`);
+      expectInputError(runCli(args(['--train', train, '--template', tmp.file(name, body), '--model', model])), new RegExp(`${name}: "${key}" must be a list of templates$`));
+      expect(existsSync(model)).toBe(false);
+    }
+  });
+
+  it('a training or dev file of blank lines is refused naming that file (was "<train>: no training sentences")', () => {
+    const blank = tmp.file('blank.conll', '\n\n\n');
+    const train = tmp.file('blank-train.conll', conll);
+    expectInputError(runCli(args(['--train', blank, '--model', join(tmp.dir, 'b1.model')])), /blank\.conll: no sentences in file$/);
+    expectInputError(runCli(args(['--train', train, '--dev', blank, '--model', join(tmp.dir, 'b2.model')])), /blank\.conll: no sentences in file$/);
+    expect(existsSync(join(tmp.dir, 'b2.model'))).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import type { Command } from '../cli/command.js';
 import { intOption, numberOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
-import { UsageError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
 import { readConlluSync, type ConlluToken } from '../io/conllu.js';
 import { Progress } from '../progress.js';
@@ -119,7 +119,9 @@ const command: Command = {
         ? readConlluSync(file).map((s) => s.tokens.map((t) => fields.map((f) => t[f])))
         : readConllSync(file, readOptions).map((s) => s.rows);
     const train = read(trainFile);
+    if (train.length === 0) throw new InputError(trainFile, undefined, 'no sentences in file');
     const dev = values.dev !== undefined ? read(values.dev) : undefined;
+    if (dev !== undefined && dev.length === 0) throw new InputError(values.dev as string, undefined, 'no sentences in file');
     const progress = new Progress({ label: `train-tagger ${algo}`, total: epochs, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0 });
     const start = Date.now();
     const tagger = await Tagger.train(train, {

@@ -254,6 +254,9 @@ export function resolveTemplateConfig(config: TemplateConfig, file = '<template>
   if (config.base === undefined && config.templates === undefined) {
     throw new InputError(file, undefined, 'a template config needs "templates" or "base"');
   }
+  for (const key of ['templates', 'add'] as const) {
+    if (config[key] !== undefined && !Array.isArray(config[key])) throw new InputError(file, undefined, `"${key}" must be a list of templates`);
+  }
   const templates = [...(config.templates ?? DEFAULT_TEMPLATES[config.base as DefaultTemplateName]), ...(config.add ?? [])];
   for (const tmpl of templates) {
     if (!Array.isArray(tmpl) || tmpl.length === 0 || tmpl.length > 16 || !tmpl.every((a) => typeof a === 'string')) {
