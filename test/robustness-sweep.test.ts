@@ -3,7 +3,8 @@
  * exit, one line on stderr naming the file, no stack trace and no file left half-written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
 import { Tagger } from '../lib/tagger/tagger.js';
@@ -201,4 +202,35 @@ describe('robustness sweep: train-tagger inputs', () => {
     expectInputError(runCli(args(['--train', train, '--dev', blank, '--model', join(tmp.dir, 'b2.model')])), /blank\.conll: no sentences in file$/);
     expect(existsSync(join(tmp.dir, 'b2.model'))).toBe(false);
   });
+});
+
+describe('robustness sweep: a second Ctrl-C', () => {
+  it('ends the process at once and removes its temp files, even while native work runs (process.exit waited for it)', async () => {
+    const dir = tempDir();
+    try {
+      const train = dir.file('train.conll', conll);
+      const model = dir.file('tagger.model');
+      expect(runCli(['train-tagger', '--algo', 'perceptron', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '1', '--model', model, '--threads', '1']).status).toBe(0);
+      // A long sentence and a huge k: one native k-best call that runs for seconds without a cancel check.
+      const long = Array.from({ length: 12 }, () => conll.split('\n\n')[0]).join('\n') + '\n';
+      const input = dir.file('input.conll', long);
+      const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'tag', '--model', model, '--input', input, '--out', dir.file('out.conll'), '--nbest', '40000', '--out-nbest', dir.file('n.jsonl'), '--threads', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+      const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+      // The tagged text reaches the --out temp file just before the k-best call starts.
+      const tagged = (): boolean => readdirSync(dir.dir).some((f) => f.startsWith('out.conll.tmp-') && statSync(join(dir.dir, f)).size > 0);
+      while (!tagged()) await sleep(50);
+      await sleep(300);
+      child.kill('SIGINT');
+      while (!stderr.includes('stopping')) await sleep(50);
+      child.kill('SIGINT');
+      const { signal } = await exited;
+      expect(signal).toBe('SIGINT');
+      expect(leftovers(dir.dir, ['train.conll', 'tagger.model', 'input.conll'])).toEqual([]);
+    } finally {
+      dir.cleanup();
+    }
+  }, 120_000);
 });

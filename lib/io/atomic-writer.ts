@@ -4,6 +4,22 @@ import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../errors.js';
 
+/** Temp files not yet renamed or removed: deleted if the process exits before they are. */
+const pendingTemps = new Set<string>();
+
+/** Removes every temp file still being written (the CLI calls it before dying on a signal). */
+export function removePendingTempFiles(): void {
+  for (const temp of pendingTemps) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      /* already gone */
+    }
+  }
+  pendingTemps.clear();
+}
+process.on('exit', removePendingTempFiles);
+
 /**
  * Writes each string of `chunks` as is (callers add the newlines). On any failure (of the
  * input or of the disk) the temp file is removed and `file` is left untouched; errors of
@@ -11,6 +27,7 @@ import { InputError } from '../errors.js';
  */
 export async function writeTextAtomic(file: string, chunks: Iterable<string> | AsyncIterable<string>): Promise<void> {
   const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  pendingTemps.add(temp);
   const stream = createWriteStream(temp);
   let failed: { error: unknown; fromInput: boolean } | undefined;
   stream.on('error', (error) => {
@@ -41,6 +58,7 @@ export async function writeTextAtomic(file: string, chunks: Iterable<string> | A
   } else {
     try {
       renameSync(temp, file);
+      pendingTemps.delete(temp);
       return;
     } catch (error) {
       failed = { error, fromInput: false };
@@ -51,6 +69,7 @@ export async function writeTextAtomic(file: string, chunks: Iterable<string> | A
   } catch {
     /* the temp file may not exist */
   }
+  pendingTemps.delete(temp);
   if (failed.fromInput) throw failed.error;
   throw new InputError(file, undefined, `cannot write: ${(failed.error as Error).message}`);
 }
@@ -67,6 +86,7 @@ export class AtomicFile {
 
   private constructor(readonly file: string) {
     this.temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    pendingTemps.add(this.temp);
     this.stream = createWriteStream(this.temp);
     this.stream.on('error', (error) => {
       this.error ??= error;
@@ -101,6 +121,7 @@ export class AtomicFile {
       this.stream.end();
       await once(this.stream, 'finish');
       renameSync(this.temp, this.file);
+      pendingTemps.delete(this.temp);
     } catch (error) {
       await this.discard();
       throw new InputError(this.file, undefined, `cannot write: ${(error as Error).message}`);
@@ -116,5 +137,6 @@ export class AtomicFile {
     } catch {
       /* already renamed or removed */
     }
+    pendingTemps.delete(this.temp);
   }
 }
