@@ -84,6 +84,26 @@ describe('robustness sweep: output files', () => {
     }
   });
 
+  it('rerank refuses n-best lists of the other kind for a linear reranker (a tree model silently picked the base choice on tag lists)', () => {
+    const dir = tempDir();
+    try {
+      const tagList = dir.file('tags.nbest.jsonl', `${JSON.stringify({ id: 's1', tokens: ['He', 'runs'], candidates: [{ tags: ['B-NP', 'B-VP'], logprob: -1 }, { tags: ['B-NP', 'I-NP'], logprob: -2 }], gold: ['B-NP', 'B-VP'] })}\n`);
+      const out = join(dir.dir, 'best.conll');
+      expectInputError(runCli(['rerank', '--model', reranker, '--input', tagList, '--out', out, '--threads', '1']), /tags\.nbest\.jsonl: the model reranks trees$/);
+      expect(existsSync(out)).toBe(false);
+      // A dev file of the other kind is refused before training, for linear and perceptron rerankers alike.
+      for (const method of ['boost', 'perceptron']) {
+        const model = join(dir.dir, `${method}.model`);
+        const extra = method === 'boost' ? ['--cutoff', '1', '--rounds', '5'] : [];
+        const r = runCli(['train-reranker', '--method', method, '--train', nbest, '--dev', tagList, '--model', model, '--threads', '1', ...extra]);
+        expectInputError(r, /tags\.nbest\.jsonl: holds tag sequences but .*train\.nbest\.jsonl holds trees$/);
+        expect(existsSync(model)).toBe(false);
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it('parse and rerank: an unwritable --out is an input error naming the file (was "internal error", exit 70)', () => {
     const dir = tempDir();
     try {

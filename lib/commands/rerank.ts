@@ -11,6 +11,7 @@ import { parseTree } from '../trees/bracket-parser.js';
 import { stripRoot } from '../trees/transforms.js';
 import { loadModel } from '../io/model-file.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
+import { nbestKind, nbestKindName } from '../io/nbest.js';
 import { perceptronRerankUsage, rerankPerceptronCli } from '../rerank/perceptron-cli.js';
 
 const usage = `structrank rerank --model M --input nbest.jsonl --out best.mrg|best.conll [--rounds N] [--threads N]
@@ -55,6 +56,10 @@ const command: Command = {
     }
     const { sentences, features } = await loadSentenceFeatures(input, { threads, signal: cliSignal() });
     const list = sentences ?? [];
+    const kind = model.info.candidates;
+    if (list.length > 0 && (kind === 'trees' || kind === 'tags') && nbestKind(list[0]) !== kind) {
+      throw new InputError(input, undefined, `the model reranks ${nbestKindName(kind)}`);
+    }
     const table = buildFeatureTable(features, model.names);
     const data = tableData(table, threads);
     const { chosen } = rerankScores(data, model.a0, weights, threads);

@@ -1,7 +1,8 @@
 import type { Command } from '../cli/command.js';
 import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
-import { UsageError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
+import { nbestKind, nbestKindName as kindName } from '../io/nbest.js';
 import { buildFeatureTable, selectFeatures } from '../rerank/feature-table.js';
 import { loadSentenceFeatures, requireScores, tableData } from '../rerank/inputs.js';
 import { saveReranker } from '../rerank/reranker.js';
@@ -67,9 +68,13 @@ const command: Command = {
     const dictionary = selectFeatures(train.features, cutoff);
     const trainTable = buildFeatureTable(train.features, dictionary, cutoff);
     requireScores(trainFile, trainTable);
+    // Trees or tag sequences; unknown when --train is a feature table.
+    const kind = train.sentences ? nbestKind(train.sentences[0]) : undefined;
     let dev;
     if (values.dev) {
       const d = await loadSentenceFeatures(values.dev, { threads, signal });
+      const devKind = d.sentences ? nbestKind(d.sentences[0]) : undefined;
+      if (kind && devKind && devKind !== kind) throw new InputError(values.dev, undefined, `holds ${kindName(devKind)} but ${trainFile} holds ${kindName(kind)}`);
       const devTable = buildFeatureTable(d.features, dictionary);
       requireScores(values.dev, devTable);
       dev = tableData(devTable, threads);
@@ -81,6 +86,7 @@ const command: Command = {
     model.info.cutoff = cutoff;
     model.info.trainSentences = trainTable.ids.length;
     model.info.features = dictionary.length;
+    if (kind) model.info.candidates = kind;
     saveReranker(modelFile, model);
     const facts = Object.entries(model.info)
       .map(([k, v]) => `${k}=${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : v}`)

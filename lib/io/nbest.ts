@@ -46,6 +46,11 @@ export function nbestKind(s: NbestSentence): NbestKind {
   return s.candidates[0]?.tags !== undefined ? 'tags' : 'trees';
 }
 
+/** 'trees' or 'tag sequences', for messages. */
+export function nbestKindName(kind: NbestKind): string {
+  return kind === 'trees' ? 'trees' : 'tag sequences';
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
