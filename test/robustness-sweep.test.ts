@@ -254,3 +254,24 @@ describe('robustness sweep: a second Ctrl-C', () => {
     }
   }, 120_000);
 });
+
+describe('robustness sweep: pipeline output folder', () => {
+  it('an --output that is a file is an input error naming it (was "internal error: EEXIST", exit 70)', () => {
+    const dir = tempDir();
+    try {
+      const lines = trees.trim().split('\n');
+      const config = dir.file('pipeline.json', JSON.stringify({
+        task: 'parse', data: { train: dir.file('train.mrg', lines.slice(0, 6).join('\n') + '\n'), dev: dir.file('dev.mrg', lines[6] + '\n'), test: dir.file('test.mrg', lines[7] + '\n') },
+        folds: 2, nbest: 2, rerankers: [{ type: 'boost', rounds: 5, cutoff: 1 }], threads: 1,
+      }));
+      const notAFolder = dir.file('results', 'a file');
+      const r = runCli(['pipeline', '--config', config, '--output', notAFolder]);
+      expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+      expect(r.stderr.trim().split('\n').pop()).toMatch(/results: cannot create the folder: EEXIST/);
+      expect(r.status).toBe(1);
+      expect(readFileSync(notAFolder, 'utf8')).toBe('a file');
+    } finally {
+      dir.cleanup();
+    }
+  });
+});

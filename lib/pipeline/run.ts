@@ -9,7 +9,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { throwIfAborted } from '../errors.js';
+import { InputError, throwIfAborted } from '../errors.js';
 import { readNbestSync, writeNbest, type NbestSentence } from '../io/nbest.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
 import { StepCache } from './step-cache.js';
@@ -97,6 +97,15 @@ function withGold(nbest: NbestSentence[], sentences: PipelineSentence[]): NbestS
   return nbest.map((s, i) => ({ ...s, id: sentences[i].id, tokens: sentences[i].tokens, gold: sentences[i].gold }));
 }
 
+/** Creates a folder (and its parents); a path that is a file or unwritable is an input error. */
+function makeFolder(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new InputError(dir, undefined, `cannot create the folder: ${(err as Error).message}`);
+  }
+}
+
 /** Options that decide the data a step sees (so cached outputs are reused only for the same data). */
 function dataKey(config: PipelineConfig): object {
   const d = config.data;
@@ -123,7 +132,8 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
 
   const data: DataSets = readDataSets(config);
   log(`data: ${data.train.length} train, ${data.dev.length} dev, ${data.test.length} test sentences; ${config.folds} folds; ${config.nbest}-best ${base.name} candidates`);
-  mkdirSync(config.output, { recursive: true });
+  makeFolder(config.output);
+  makeFolder(config.cache);
   const cache = new StepCache(config.cache);
   const steps: StepRecord[] = [];
   const inputs = [config.data.train, config.data.dev, config.data.test];
