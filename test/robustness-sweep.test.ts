@@ -175,6 +175,22 @@ describe('robustness sweep: negative option values', () => {
     }
   });
 
+  it('a blank value is refused, not read as 0 (--cutoff \'\' scored with cutoff 0, --eps 0.1, trained with eps 0 too)', () => {
+    const gold = tmp.file('blank-gold.mrg', trees);
+    const tree = '(ROOT (S (NP (PRP He)) (VP (VBZ runs))))';
+    const list = tmp.file('blank.nbest.jsonl', `${JSON.stringify({ id: '1', tokens: ['He', 'runs'], candidates: [{ tree, logprob: -1 }, { tree: '(ROOT (NP (NN He) (NN runs)))', logprob: -2 }], gold: tree })}\n`);
+    const cases: Array<[string[], RegExp]> = [
+      [['eval', 'parse', '--gold', gold, '--test', gold, '--cutoff', ''], /^structrank: eval parse: invalid value for --cutoff: ''$/],
+      [['eval', 'parse', '--gold', gold, '--test', gold, '--cutoff', ' '], /^structrank: eval parse: invalid value for --cutoff: ' '$/],
+      [['train-reranker', '--method', 'boost', '--train', list, '--model', 'x.model', '--cutoff', '1', '--eps', '0.1,'], /^structrank: train-reranker: invalid value for --eps: '0\.1,'$/],
+    ];
+    for (const [args, message] of cases) {
+      const r = runCli(args, { cwd: tmp.dir });
+      expect(r.stderr.split('\n')[0], args.join(' ')).toMatch(message);
+      expect(r.status).toBe(2);
+    }
+  });
+
   it('a flag where a value belongs is still refused, on one line', () => {
     const r = runCli(['parse', '--model', '--input', 'x.mrg', '--out', 'x.out'], { cwd: tmp.dir });
     expect(r.stderr.trim().split('\n')).toHaveLength(2);

@@ -44,7 +44,8 @@ export function requireOption(command: string, value: string | undefined, flag: 
 
 export function numberOption(command: string, value: string | undefined, flag: string, fallback: number, check?: (n: number) => boolean): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
+  // Number('') and Number(' ') are 0: a blank value must not pass as zero.
+  const n = value.trim() === '' ? Number.NaN : Number(value);
   if (!Number.isFinite(n) || (check && !check(n))) throw new UsageError(`${command}: invalid value for --${flag}: '${value}'`);
   return n;
 }

@@ -35,7 +35,7 @@ function methodOf(args: string[]): string | undefined {
 
 function numberList(flag: string, value: string | undefined): number[] | undefined {
   if (value === undefined) return undefined;
-  const out = value.split(',').map((s) => Number(s.trim()));
+  const out = value.split(',').map((s) => (s.trim() === '' ? Number.NaN : Number(s)));
   if (out.length === 0 || out.some((n) => !Number.isFinite(n) || n < 0)) throw new UsageError(`train-reranker: invalid value for --${flag}: '${value}'`);
   return out;
 }
