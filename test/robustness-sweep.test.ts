@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { decodeModel, encodeModel } from '../lib/io/model-file.js';
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
 import { Tagger } from '../lib/tagger/tagger.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
@@ -99,6 +100,25 @@ describe('robustness sweep: output files', () => {
         expectInputError(r, /tags\.nbest\.jsonl: holds tag sequences but .*train\.nbest\.jsonl holds trees$/);
         expect(existsSync(model)).toBe(false);
       }
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('rerank and train-reranker refuse a reranker model or feature table of a newer version or with malformed metadata (a newer one was read as version 1)', () => {
+    const dir = tempDir();
+    try {
+      const table = dir.file('feats.bin');
+      expect(runCli(['features', '--input', nbest, '--out', table, '--cutoff', '1', '--threads', '1']).status).toBe(0);
+      const variant = (source: string, name: string, change: (m: ReturnType<typeof decodeModel>) => ReturnType<typeof decodeModel>): string =>
+        dir.file(name, encodeModel(change(decodeModel(readFileSync(source), source))));
+      const rerank = (model: string): CliResult => runCli(['rerank', '--model', model, '--input', nbest, '--out', join(dir.dir, 'best.mrg'), '--threads', '1']);
+      expectInputError(rerank(variant(reranker, 'v2.model', (m) => ({ ...m, kindVersion: 2 }))), /v2\.model: reranker model: version 2 is newer than supported \(1\)$/);
+      expectInputError(rerank(variant(reranker, 'nometa.model', (m) => ({ ...m, meta: {} }))), /nometa\.model: reranker model: metadata is malformed$/);
+      const train = (features: string): CliResult => runCli(['train-reranker', '--method', 'boost', '--train', features, '--model', join(dir.dir, 'out.model'), '--threads', '1']);
+      expectInputError(train(variant(table, 'v2.bin', (m) => ({ ...m, kindVersion: 2 }))), /v2\.bin: feature table version 2 is newer than supported \(1\)$/);
+      expectInputError(train(variant(table, 'nometa.bin', (m) => ({ ...m, meta: null }))), /nometa\.bin: feature table metadata is malformed$/);
+      expect(existsSync(join(dir.dir, 'best.mrg')) || existsSync(join(dir.dir, 'out.model'))).toBe(false);
     } finally {
       dir.cleanup();
     }

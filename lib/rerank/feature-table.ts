@@ -178,5 +178,8 @@ export function saveFeatureTable(file: string, t: FeatureTable): void {
 
 export function loadFeatureTable(file: string): FeatureTable {
   const m = loadModel<{ cutoff: number; ids: string[]; features: number }>(file, KIND);
+  if (m.kindVersion > 1) throw new InputError(file, undefined, `feature table version ${m.kindVersion} is newer than supported (1)`);
+  const meta: unknown = m.meta;
+  if (typeof meta !== 'object' || meta === null || !Array.isArray(m.meta.ids)) throw new InputError(file, undefined, 'feature table metadata is malformed');
   return decodeFeatureTable(m.meta, m.payload, file);
 }

@@ -66,6 +66,11 @@ export function loadReranker(file: string): RerankerModel {
   const bad = (why: string): never => {
     throw new InputError(file, undefined, `reranker model: ${why}`);
   };
+  if (f.kindVersion > 1) bad(`version ${f.kindVersion} is newer than supported (1)`);
+  const meta: unknown = f.meta;
+  if (typeof meta !== 'object' || meta === null || typeof f.meta.method !== 'string' || typeof f.meta.a0 !== 'number' || !Array.isArray(f.meta.names)) {
+    bad('metadata is malformed');
+  }
   if (p.length < 8) bad('payload is truncated');
   const n = Number(p.readBigUInt64LE(0));
   if (n !== f.meta.names.length || p.length < 8 + 8 * n) bad('weights do not match the feature names');
