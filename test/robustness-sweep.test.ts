@@ -85,6 +85,31 @@ describe('robustness sweep: output files', () => {
     }
   });
 
+  it('trainers refuse a --model they could never write before training (it failed only at the end, after all the work)', () => {
+    const dir = tempDir();
+    try {
+      const missing = join(dir.dir, 'no', 'x.model');
+      const cases: string[][] = [
+        ['train-parser', '--train', treebank, '--crf', '--epochs', '1'],
+        ['train-tagger', '--algo', 'perceptron', '--train', columns, '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '1'],
+        ['train-reranker', '--method', 'boost', '--train', nbest, '--cutoff', '1'],
+        ['train-reranker', '--method', 'perceptron', '--train', nbest],
+      ];
+      for (const args of cases) {
+        const r = runCli([...args, '--model', missing, '--threads', '1']);
+        expectInputError(r, /no\/x\.model: cannot write: no folder /);
+        // Refused up front: no progress line of a training run before the error.
+        expect(r.stderr.trim().split('\n')).toHaveLength(1);
+        expect(r.stdout).toBe('');
+        expectInputError(runCli([...args, '--model', dir.dir, '--threads', '1']), /cannot write: is a directory$/);
+      }
+      expectInputError(runCli(['features', '--input', nbest, '--out', missing]), /no\/x\.model: cannot write: no folder /);
+      expect(leftovers(dir.dir, [])).toEqual([]);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it('rerank refuses n-best lists of the other kind for a linear reranker (a tree model silently picked the base choice on tag lists)', () => {
     const dir = tempDir();
     try {
@@ -128,9 +153,9 @@ describe('robustness sweep: output files', () => {
     const dir = tempDir();
     try {
       const missing = join(dir.dir, 'no', 'out.mrg');
-      expectInputError(runCli(['parse', '--model', parser, '--input', treebank, '--out', missing, '--threads', '1']), /no\/out\.mrg: cannot write: ENOENT/);
-      expectInputError(runCli(['rerank', '--model', reranker, '--input', nbest, '--out', missing, '--threads', '1']), /no\/out\.mrg: cannot write: ENOENT/);
-      expectInputError(runCli(['rerank', '--model', reranker, '--input', nbest, '--out', dir.dir, '--threads', '1']), /cannot write: EISDIR/);
+      expectInputError(runCli(['parse', '--model', parser, '--input', treebank, '--out', missing, '--threads', '1']), /no\/out\.mrg: cannot write: no folder /);
+      expectInputError(runCli(['rerank', '--model', reranker, '--input', nbest, '--out', missing, '--threads', '1']), /no\/out\.mrg: cannot write: no folder /);
+      expectInputError(runCli(['rerank', '--model', reranker, '--input', nbest, '--out', dir.dir, '--threads', '1']), /cannot write: is a directory$/);
       expect(leftovers(dir.dir, [])).toEqual([]);
       expect(existsSync(missing)).toBe(false);
     } finally {

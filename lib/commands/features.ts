@@ -3,6 +3,7 @@ import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
 import { buildFeatureTable, saveFeatureTable, selectFeatures } from '../rerank/feature-table.js';
 import { loadSentenceFeatures } from '../rerank/inputs.js';
+import { checkOutputPath } from '../io/atomic-writer.js';
 
 const usage = `structrank features --input nbest.jsonl --out feats.bin [--cutoff 5] [--no-tree-features] [--threads N]
 
@@ -23,6 +24,7 @@ const command: Command = {
     }, false);
     const input = requireOption('features', values.input, 'input');
     const out = requireOption('features', values.out, 'out');
+    checkOutputPath(out);
     const cutoff = intOption('features', values.cutoff, 'cutoff', 5, 1);
     const threads = intOption('features', values.threads, 'threads', 0);
     const { features } = await loadSentenceFeatures(input, {

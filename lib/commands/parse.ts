@@ -8,7 +8,7 @@ import { Progress } from '../progress.js';
 import { defaultThreads } from '../native.js';
 import { formatTree, type Tree } from '../trees/tree.js';
 import { writeNbest, type NbestSentence } from '../io/nbest.js';
-import { writeTextAtomic } from '../io/atomic-writer.js';
+import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 
 const command: Command = {
   name: 'parse',
@@ -46,6 +46,8 @@ const command: Command = {
     if (values['out-nbest'] !== undefined && values.nbest === undefined) throw new UsageError('parse: --out-nbest needs --nbest K');
     const threads = intOption('parse', values.threads, 'threads', 0) || defaultThreads();
     const beam = numberOption('parse', values.beam, 'beam', Number.POSITIVE_INFINITY, (x) => x > 0);
+    checkOutputPath(outFile);
+    if (values['out-nbest']) checkOutputPath(values['out-nbest']);
     const model = ChartParserModel.load(modelFile);
     const input = readParserInput(inputFile);
     const n = input.sentences.length;

@@ -10,7 +10,7 @@ import { evalbCorpus } from '../eval/evalb.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import { stripRoot } from '../trees/transforms.js';
 import { loadModel } from '../io/model-file.js';
-import { writeTextAtomic } from '../io/atomic-writer.js';
+import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { nbestKind, nbestKindName } from '../io/nbest.js';
 import { perceptronRerankUsage, rerankPerceptronCli } from '../rerank/perceptron-cli.js';
 
@@ -47,6 +47,7 @@ const command: Command = {
     const model = loadReranker(requireOption('rerank', values.model, 'model'));
     const input = requireOption('rerank', values.input, 'input');
     const out = requireOption('rerank', values.out, 'out');
+    checkOutputPath(out);
     const threads = intOption('rerank', values.threads, 'threads', 0);
     if (isContainerFile(input)) throw new InputError(input, undefined, 'rerank needs the n-best file itself (it writes the chosen candidates)');
     let weights = model.weights;

@@ -6,6 +6,7 @@ import { ChartParserModel } from '../parser/chart-parser.js';
 import { evaluateParser } from '../parser/evaluate.js';
 import { Progress } from '../progress.js';
 import { defaultThreads } from '../native.js';
+import { checkOutputPath } from '../io/atomic-writer.js';
 
 const command: Command = {
   name: 'train-parser',
@@ -63,6 +64,7 @@ const command: Command = {
     );
     const train = requireOption('train-parser', values.train, 'train');
     const modelFile = requireOption('train-parser', values.model, 'model');
+    checkOutputPath(modelFile);
     const markov = intOption('train-parser', values.markov, 'markov', 2, 1);
     if (markov !== 1 && markov !== 2) throw new UsageError('train-parser: --markov must be 1 or 2');
     const threads = intOption('train-parser', values.threads, 'threads', 0) || defaultThreads();

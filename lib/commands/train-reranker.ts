@@ -8,6 +8,7 @@ import { loadSentenceFeatures, requireScores, tableData } from '../rerank/inputs
 import { saveReranker } from '../rerank/reranker.js';
 import { rerankerTrainers } from '../rerank/trainers.js';
 import { perceptronTrainUsage, trainPerceptronCli } from '../rerank/perceptron-cli.js';
+import { checkOutputPath } from '../io/atomic-writer.js';
 
 const usage = `structrank train-reranker --method ${[...Object.keys(rerankerTrainers), 'perceptron'].join('|')} --train nbest.jsonl|feats.bin [--dev nbest.jsonl|feats.bin]
     --model M [--rounds 100000] [--eps 0.0025[,0.001,...]] [--weights score|uniform] [--l2 1[,10,...]]
@@ -56,6 +57,7 @@ const command: Command = {
     if (!trainer) throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${[...Object.keys(rerankerTrainers), 'perceptron'].join(', ')})`);
     const trainFile = requireOption('train-reranker', values.train, 'train');
     const modelFile = requireOption('train-reranker', values.model, 'model');
+    checkOutputPath(modelFile);
     const weighting = values.weights ?? 'score';
     if (weighting !== 'score' && weighting !== 'uniform') throw new UsageError(`train-reranker: --weights must be score or uniform`);
     const threads = intOption('train-reranker', values.threads, 'threads', 0);

@@ -7,6 +7,7 @@ import { readConlluSync, type ConlluToken } from '../io/conllu.js';
 import { Progress } from '../progress.js';
 import { Tagger, type TaggerAlgorithm } from '../tagger/tagger.js';
 import { DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
+import { checkOutputPath } from '../io/atomic-writer.js';
 
 const usage = `structrank train-tagger --algo maxent|perceptron|crf --train F [--dev F] --columns word,pos,chunk --label chunk --model M
   [--order 1|2] [--template T.json|pos|chunk|ner] [--clusters F] [--epochs N] [--optimizer lbfgs|sgd]
@@ -82,6 +83,7 @@ const command: Command = {
     const label = requireOption(cmd, values.label, 'label');
     if (!columns.includes(label)) throw new UsageError(`${cmd}: --label '${label}' is not among --columns`);
     const modelFile = requireOption(cmd, values.model, 'model');
+    checkOutputPath(modelFile);
     const order = intOption(cmd, values.order, 'order', 1, 1);
     if (order !== 1 && order !== 2) throw new UsageError(`${cmd}: --order must be 1 or 2`);
     const optimizer = values.optimizer ?? 'lbfgs';

@@ -1,8 +1,31 @@
 /** Streams lines into a file atomically: a temp file in the same folder, renamed into place when complete. */
-import { createWriteStream, renameSync, unlinkSync, type WriteStream } from 'node:fs';
+import { createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../errors.js';
+
+/**
+ * Refuses an output path that could never be written (a folder, or a file in a missing
+ * folder) before the work that produces it: hours of training must not end in ENOENT.
+ */
+export function checkOutputPath(file: string): void {
+  let isFolder = false;
+  try {
+    isFolder = statSync(file).isDirectory();
+  } catch {
+    /* a new file */
+  }
+  if (isFolder) throw new InputError(file, undefined, 'cannot write: is a directory');
+  const folder = dirname(resolve(file));
+  let folderExists = false;
+  try {
+    folderExists = statSync(folder).isDirectory();
+  } catch {
+    /* missing */
+  }
+  if (!folderExists) throw new InputError(file, undefined, `cannot write: no folder ${folder}`);
+}
 
 /** Temp files not yet renamed or removed: deleted if the process exits before they are. */
 const pendingTemps = new Set<string>();

@@ -10,6 +10,7 @@ import { UsageError, InputError } from '../errors.js';
 import { nbestKind, nbestKindName, readNbestSync } from '../io/nbest.js';
 import { Progress } from '../progress.js';
 import { formatChosen, PerceptronReranker, type PerceptronKernel, type PerceptronPrediction, type RerankEvaluation } from './perceptron.js';
+import { checkOutputPath } from '../io/atomic-writer.js';
 
 export const perceptronTrainUsage = `structrank train-reranker --method perceptron --train nbest.jsonl --model M [options]
   --kernel tree|tags|linear  kernel (default: tree for tree candidates, tags for tag candidates)
@@ -78,6 +79,7 @@ export async function trainPerceptronCli(args: string[]): Promise<number> {
   );
   const trainFile = requireOption(cmd, values.train, 'train');
   const modelFile = requireOption(cmd, values.model, 'model');
+  checkOutputPath(modelFile);
   const kernel = values.kernel as PerceptronKernel | undefined;
   if (kernel !== undefined && !['tree', 'tags', 'linear'].includes(kernel)) throw new UsageError(`${cmd}: --kernel must be tree, tags or linear`);
   const features = values.features;
@@ -167,6 +169,7 @@ export async function rerankPerceptronCli(args: string[]): Promise<number> {
   const modelFile = requireOption(cmd, values.model, 'model');
   const input = requireOption(cmd, values.input, 'input');
   const out = requireOption(cmd, values.out, 'out');
+  checkOutputPath(out);
   const threads = intOption(cmd, values.threads, 'threads', 0, 0);
   const prediction = predictionFlag(values);
   const reranker = PerceptronReranker.load(modelFile);
