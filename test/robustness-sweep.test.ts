@@ -57,9 +57,10 @@ describe('robustness sweep: output files', () => {
   it('tag: an --out or --out-nbest in a missing folder is an input error, not an unhandled stream error', () => {
     const dir = tempDir();
     try {
-      expectInputError(runCli(['tag', '--model', tagger, '--input', columns, '--out', join(dir.dir, 'no', 'out.conll')]), /no\/out\.conll: cannot write: ENOENT/);
+      expectInputError(runCli(['tag', '--model', tagger, '--input', columns, '--out', join(dir.dir, 'no', 'out.conll')]), /no\/out\.conll: cannot write: no folder /);
       const r = runCli(['tag', '--model', tagger, '--input', columns, '--out', dir.file('out.conll'), '--nbest', '2', '--out-nbest', join(dir.dir, 'no', 'n.jsonl')]);
-      expectInputError(r, /no\/n\.jsonl: cannot write: ENOENT/);
+      expectInputError(r, /no\/n\.jsonl: cannot write: no folder /);
+      expectInputError(runCli(['tag', '--model', tagger, '--input', columns, '--out', dir.dir]), /cannot write: is a directory$/);
       expect(leftovers(dir.dir, [])).toEqual([]);
     } finally {
       dir.cleanup();

@@ -118,6 +118,7 @@ export class AtomicFile {
 
   /** Creates the temp file; rejects with an InputError when it cannot be created. */
   static async open(file: string): Promise<AtomicFile> {
+    checkOutputPath(file);
     const f = new AtomicFile(file);
     try {
       await once(f.stream, 'open');
