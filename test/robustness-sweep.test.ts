@@ -337,3 +337,15 @@ describe('robustness sweep: pipeline output folder', () => {
     }
   });
 });
+
+describe('robustness sweep: kernel tags', () => {
+  it('a file of only blank lines is refused like kernel trees does (it printed an empty matrix)', () => {
+    const blank = tmp.file('blank-kernel.conll', '\n\n\n');
+    expectInputError(runCli(['kernel', 'tags', '--lambda', '0.5', blank]), /blank-kernel\.conll: no sentences in file$/);
+    const ok = tmp.file('ok-kernel.conll', conll);
+    expectInputError(runCli(['kernel', 'tags', '--lambda', '0.5', ok, blank]), /blank-kernel\.conll: no sentences in file$/);
+    const r = runCli(['kernel', 'tags', '--lambda', '0.5', ok]);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(2);
+  });
+});

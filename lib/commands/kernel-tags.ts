@@ -1,6 +1,6 @@
 import type { Command } from '../cli/command.js';
 import { intOption, parseCommandArgs } from '../cli/args.js';
-import { UsageError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
 import { SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
 import { gramAsync } from '../kernels/kernel.js';
@@ -47,12 +47,15 @@ const command: Command = {
       throw new UsageError(`kernel tags: invalid value for --sim2: '${sim2}' (${builtinWordFeatures.join(', ')})`);
     }
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError('kernel tags: expected one or two CoNLL files');
-    const banks = positionals.map((file) =>
-      SequenceBank.fromConll(readConllSync(file, { columns: columns.length }), columns, {
+    const banks = positionals.map((file) => {
+      const sentences = readConllSync(file, { columns: columns.length });
+      // As kernel trees: a file of blank lines has nothing to compare (it printed an empty matrix).
+      if (sentences.length === 0) throw new InputError(file, undefined, 'no sentences in file');
+      return SequenceBank.fromConll(sentences, columns, {
         source: file,
         wordFeature: sim2 as BuiltinWordFeature | undefined,
-      }),
-    );
+      });
+    });
     const a = banks[0];
     const b = banks[1];
     const matrix = await rethrowNative(() =>
