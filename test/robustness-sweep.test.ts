@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeModel, encodeModel } from '../lib/io/model-file.js';
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
+import { extractionWorkers } from '../lib/rerank/extract.js';
 import { Tagger } from '../lib/tagger/tagger.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { repoRoot, runCli, tempDir, type CliResult } from './helpers.js';
@@ -347,5 +348,14 @@ describe('robustness sweep: kernel tags', () => {
     const r = runCli(['kernel', 'tags', '--lambda', '0.5', ok]);
     expect(r.status).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(2);
+  });
+});
+
+describe('robustness sweep: feature extraction workers', () => {
+  it('features --threads 100000 starts at most one worker per core (it started one per batch of 100 sentences)', async () => {
+    const { availableParallelism } = await import('node:os');
+    expect(extractionWorkers(100000, 360)).toBe(Math.min(360, availableParallelism()));
+    expect(extractionWorkers(2, 360)).toBe(Math.min(2, availableParallelism()));
+    expect(extractionWorkers(8, 1)).toBe(1);
   });
 });

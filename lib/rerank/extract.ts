@@ -26,6 +26,14 @@ function rethrow(file: string, s: NbestSentence | undefined, err: { message: str
   throw new InputError(file, err.line || undefined, err.problem ?? err.message);
 }
 
+/**
+ * Worker threads to start for `batches` batches when `threads` are asked for: at most one per
+ * core, as each worker is a whole V8 instance (tens of MB): --threads 100000 started one per batch.
+ */
+export function extractionWorkers(threads: number, batches: number): number {
+  return Math.max(1, Math.min(threads, batches, availableParallelism()));
+}
+
 export async function extractSentences(file: string, sentences: readonly NbestSentence[], options: ExtractRunOptions = {}): Promise<SentenceFeatureNames[]> {
   const threads = Math.max(1, options.threads && options.threads > 0 ? options.threads : availableParallelism());
   const workerUrl = new URL('./feature-worker.js', import.meta.url);
@@ -48,7 +56,7 @@ export async function extractSentences(file: string, sentences: readonly NbestSe
   const size = Math.max(1, batchSize ?? 100);
   const batches: Array<[number, number]> = [];
   for (let b = 0; b < sentences.length; b += size) batches.push([b, Math.min(sentences.length, b + size)]);
-  const workers = Array.from({ length: Math.min(threads, batches.length) }, () => new Worker(workerUrl));
+  const workers = Array.from({ length: extractionWorkers(threads, batches.length) }, () => new Worker(workerUrl));
   let next = 0;
   let done = 0;
   try {
