@@ -10,6 +10,8 @@ import { decodeModel, encodeModel } from '../lib/io/model-file.js';
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
 import { extractionWorkers } from '../lib/rerank/extract.js';
 import { Tagger } from '../lib/tagger/tagger.js';
+import { readClusters, readTemplateConfig } from '../lib/tagger/templates.js';
+import { readPipelineConfig } from '../lib/pipeline/config.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { repoRoot, runCli, tempDir, type CliResult } from './helpers.js';
 
@@ -357,5 +359,25 @@ describe('robustness sweep: feature extraction workers', () => {
     expect(extractionWorkers(100000, 360)).toBe(Math.min(360, availableParallelism()));
     expect(extractionWorkers(2, 360)).toBe(Math.min(2, availableParallelism()));
     expect(extractionWorkers(8, 1)).toBe(1);
+  });
+});
+
+describe('robustness sweep: byte-order marks in small files', () => {
+  const BOM = '\ufeff';
+
+  it('JSON configs and tagger cluster files with a UTF-8 BOM are read as without it (JSON: "Unexpected token", clusters: the first word kept the BOM)', () => {
+    const dir = tempDir();
+    try {
+      expect(readTemplateConfig(dir.file('t.json', `${BOM}{"base": "chunk"}\r\n`)).isDefault).toBe(true);
+      const data = { train: dir.file('a.mrg', '(S (NN a))\n'), dev: dir.file('b.mrg', '(S (NN b))\n'), test: dir.file('c.mrg', '(S (NN c))\n') };
+      expect(readPipelineConfig(dir.file('p.json', `${BOM}${JSON.stringify({ task: 'parse', data, folds: 2 })}`)).folds).toBe(2);
+      expect(readClusters(dir.file('clusters.txt', `${BOM}the\t0101\ndog\t0110\n`))).toBe('the\t0101\ndog\t0110');
+      const r = runCli(['train-tagger', '--algo', 'perceptron', '--train', dir.file('train.conll', conll), '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '1',
+        '--template', dir.file('t2.json', `${BOM}{"base": "chunk"}`), '--model', join(dir.dir, 'm.model'), '--threads', '1']);
+      expect(r.stderr).not.toMatch(/structrank:/);
+      expect(r.status).toBe(0);
+    } finally {
+      dir.cleanup();
+    }
   });
 });

@@ -159,7 +159,11 @@ export function readWholeFile(file: string): Buffer {
   }
 }
 
-/** A whole (small) file as UTF-8 text, e.g. a config; errors as for readWholeFile. */
+/**
+ * A whole (small) file as UTF-8 text, e.g. a config, without a leading byte-order mark (as
+ * Windows editors write; JSON.parse refuses it); errors as for readWholeFile.
+ */
 export function readTextFile(file: string): string {
-  return readWholeFile(file).toString('utf8');
+  const text = readWholeFile(file).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
