@@ -372,6 +372,9 @@ describe('robustness sweep: byte-order marks in small files', () => {
       const data = { train: dir.file('a.mrg', '(S (NN a))\n'), dev: dir.file('b.mrg', '(S (NN b))\n'), test: dir.file('c.mrg', '(S (NN c))\n') };
       expect(readPipelineConfig(dir.file('p.json', `${BOM}${JSON.stringify({ task: 'parse', data, folds: 2 })}`)).folds).toBe(2);
       expect(readClusters(dir.file('clusters.txt', `${BOM}the\t0101\ndog\t0110\n`))).toBe('the\t0101\ndog\t0110');
+      // A UTF-16 file (as "Unicode" in Windows editors) is refused as such, not echoed as garbage JSON.
+      const utf16 = dir.file('u16.json', Buffer.from(`${BOM}{"base": "chunk"}`, 'utf16le'));
+      expect(() => readTemplateConfig(utf16)).toThrow(/u16\.json:1: invalid UTF-8$/);
       const r = runCli(['train-tagger', '--algo', 'perceptron', '--train', dir.file('train.conll', conll), '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '1',
         '--template', dir.file('t2.json', `${BOM}{"base": "chunk"}`), '--model', join(dir.dir, 'm.model'), '--threads', '1']);
       expect(r.stderr).not.toMatch(/structrank:/);

@@ -161,9 +161,18 @@ export function readWholeFile(file: string): Buffer {
 
 /**
  * A whole (small) file as UTF-8 text, e.g. a config, without a leading byte-order mark (as
- * Windows editors write; JSON.parse refuses it); errors as for readWholeFile.
+ * Windows editors write; JSON.parse refuses it); invalid UTF-8 (e.g. a UTF-16 file) is an
+ * InputError with its line, other errors as for readWholeFile.
  */
 export function readTextFile(file: string): string {
-  const text = readWholeFile(file).toString('utf8');
+  const bytes = readWholeFile(file);
+  if (!isUtf8(bytes)) {
+    // The line splitter reports the line of the first bad byte.
+    const splitter = new LineSplitter(file);
+    const lines: Line[] = [];
+    splitter.push(bytes, lines);
+    splitter.finish(lines);
+  }
+  const text = bytes.toString('utf8');
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
