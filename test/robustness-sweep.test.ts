@@ -3,7 +3,7 @@
  * exit, one line on stderr naming the file, no stack trace and no file left half-written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeModel, encodeModel } from '../lib/io/model-file.js';
@@ -384,3 +384,41 @@ describe('robustness sweep: byte-order marks in small files', () => {
     }
   });
 });
+
+describe('robustness sweep: devices and pipes as outputs', () => {
+  it('parse --out and train-parser --model write a named pipe in place (a temp file was renamed over it; as root, --out /dev/null replaced /dev/null)', async () => {
+    const dir = tempDir();
+    try {
+      const train = dir.file('train.mrg', trees);
+      const read = (fifo: string): { text: () => string; done: Promise<void>; kill: () => void } => {
+        execFileSync('mkfifo', [fifo]);
+        const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
+        let text = '';
+        reader.stdout.on('data', (d: Buffer) => (text += d.toString('latin1')));
+        return { text: () => text, done: new Promise((resolve) => reader.on('close', () => resolve())), kill: () => reader.kill() };
+      };
+      const out = read(join(dir.dir, 'out.fifo'));
+      const parsed = runCli(['parse', '--model', trainPcfg(train, dir), '--input', train, '--out', join(dir.dir, 'out.fifo'), '--threads', '1']);
+      const model = read(join(dir.dir, 'model.fifo'));
+      const trained = runCli(['train-parser', '--train', train, '--model', join(dir.dir, 'model.fifo'), '--threads', '1']);
+      const pipes = ['out.fifo', 'model.fifo'].map((f) => statSync(join(dir.dir, f)).isFIFO());
+      if (!pipes.every(Boolean)) [out, model].forEach((r) => r.kill()); // the readers would wait forever
+      await Promise.all([out.done, model.done]);
+      expect(pipes).toEqual([true, true]);
+      expect(parsed.status).toBe(0);
+      expect(trained.status).toBe(0);
+      expect(out.text().trim().split('\n')).toHaveLength(trees.trim().split('\n').length);
+      expect(model.text().startsWith('SRNKMDL')).toBe(true);
+      expect(readdirSync(dir.dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+/** A PCFG trained on `train` in `dir` (for tests that only need some parser model). */
+function trainPcfg(train: string, dir: ReturnType<typeof tempDir>): string {
+  const model = dir.file('pcfg.model');
+  expect(runCli(['train-parser', '--train', train, '--model', model, '--threads', '1']).status).toBe(0);
+  return model;
+}

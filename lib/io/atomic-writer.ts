@@ -1,4 +1,7 @@
-/** Streams lines into a file atomically: a temp file in the same folder, renamed into place when complete. */
+/**
+ * Streams lines into a file atomically: a temp file in the same folder, renamed into place when
+ * complete (devices and pipes such as /dev/null are written in place).
+ */
 import { createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { once } from 'node:events';
@@ -27,6 +30,20 @@ export function checkOutputPath(file: string): void {
   if (!folderExists) throw new InputError(file, undefined, `cannot write: no folder ${folder}`);
 }
 
+/**
+ * True for an existing path that is not a regular file or folder: /dev/null, /dev/stdout, a
+ * named pipe. Such outputs are written in place: renaming a temp file over them would
+ * replace the device or pipe with a plain file.
+ */
+export function isDeviceOrPipe(file: string): boolean {
+  try {
+    const st = statSync(file);
+    return !st.isFile() && !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Temp files not yet renamed or removed: deleted if the process exits before they are. */
 const pendingTemps = new Set<string>();
 
@@ -49,8 +66,9 @@ process.on('exit', removePendingTempFiles);
  * the input iterable are rethrown as they are.
  */
 export async function writeTextAtomic(file: string, chunks: Iterable<string> | AsyncIterable<string>): Promise<void> {
-  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  pendingTemps.add(temp);
+  const direct = isDeviceOrPipe(file);
+  const temp = direct ? file : `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  if (!direct) pendingTemps.add(temp);
   const stream = createWriteStream(temp);
   let failed: { error: unknown; fromInput: boolean } | undefined;
   stream.on('error', (error) => {
@@ -80,7 +98,7 @@ export async function writeTextAtomic(file: string, chunks: Iterable<string> | A
     if (!stream.closed) await new Promise<void>((resolve) => stream.once('close', () => resolve()));
   } else {
     try {
-      renameSync(temp, file);
+      if (!direct) renameSync(temp, file);
       pendingTemps.delete(temp);
       return;
     } catch (error) {
@@ -88,7 +106,7 @@ export async function writeTextAtomic(file: string, chunks: Iterable<string> | A
     }
   }
   try {
-    unlinkSync(temp);
+    if (!direct) unlinkSync(temp);
   } catch {
     /* the temp file may not exist */
   }
@@ -104,12 +122,14 @@ export async function writeTextAtomic(file: string, chunks: Iterable<string> | A
  */
 export class AtomicFile {
   private readonly temp: string;
+  private readonly direct: boolean;
   private readonly stream: WriteStream;
   private error: Error | undefined;
 
   private constructor(readonly file: string) {
-    this.temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    pendingTemps.add(this.temp);
+    this.direct = isDeviceOrPipe(file);
+    this.temp = this.direct ? file : `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    if (!this.direct) pendingTemps.add(this.temp);
     this.stream = createWriteStream(this.temp);
     this.stream.on('error', (error) => {
       this.error ??= error;
@@ -144,7 +164,7 @@ export class AtomicFile {
       if (this.error) throw this.error;
       this.stream.end();
       await once(this.stream, 'finish');
-      renameSync(this.temp, this.file);
+      if (!this.direct) renameSync(this.temp, this.file);
       pendingTemps.delete(this.temp);
     } catch (error) {
       await this.discard();
@@ -157,7 +177,7 @@ export class AtomicFile {
     this.stream.destroy();
     if (!this.stream.closed) await new Promise<void>((resolve) => this.stream.once('close', () => resolve()));
     try {
-      unlinkSync(this.temp);
+      if (!this.direct) unlinkSync(this.temp);
     } catch {
       /* already renamed or removed */
     }

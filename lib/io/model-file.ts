@@ -8,9 +8,10 @@
  * crash never leaves a half-written model under the real name.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { readWholeFile } from './lines.js';
+import { isDeviceOrPipe } from './atomic-writer.js';
 
 const MAGIC = Buffer.from('SRNKMDL\0', 'latin1');
 const CONTAINER_VERSION = 1;
@@ -88,6 +89,15 @@ export function decodeModel<Meta = unknown>(bytes: Buffer, file = '<buffer>', ex
 
 /** Writes bytes atomically: temp file in the same folder, fsync, rename. */
 export function writeFileAtomic(file: string, bytes: Uint8Array): void {
+  if (isDeviceOrPipe(file)) {
+    // /dev/null, a pipe: written in place (a rename would replace the device with a file).
+    try {
+      writeFileSync(file, bytes);
+    } catch (err) {
+      throw new InputError(file, undefined, `cannot write model: ${(err as Error).message}`);
+    }
+    return;
+  }
   const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   let fd: number | undefined;
   try {
