@@ -143,6 +143,7 @@ export class AtomicFile {
     try {
       await once(f.stream, 'open');
     } catch (error) {
+      pendingTemps.delete(f.temp);
       throw new InputError(file, undefined, `cannot write: ${(error as Error).message}`);
     }
     return f;
