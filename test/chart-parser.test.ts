@@ -92,6 +92,33 @@ describe('chart parser', () => {
     expect(formatTree(f.tree)).toBe('(ROOT (X (NN dog) (NN dog)))');
   });
 
+  it('gives sentences longer than maxLength the flat fallback without a chart, and leaves the others alone', async () => {
+    const sentences = dev.slice(0, 6).map((t) => treeWords(t));
+    const limit = Math.min(...sentences.map((w) => w.length));
+    const exact = await pcfg.parseNbest(sentences, 3, { threads: 2 });
+    const limited = await pcfg.parseNbest(sentences, 3, { threads: 2, maxLength: limit });
+    let skipped = 0;
+    sentences.forEach((w, i) => {
+      const r = limited[i];
+      if (w.length > limit) {
+        skipped++;
+        expect(r.fallback).toBe(true);
+        expect(r.candidates).toHaveLength(1);
+        const tree = r.candidates[0].tree;
+        expect(tree.children).toHaveLength(1);
+        expect(tree.children[0].label).toBe('X');
+        expect(tree.children[0].children.every((c) => c.word !== undefined)).toBe(true);
+        expect(words(tree)).toEqual(w);
+      } else {
+        expect(r.candidates.map((c) => formatTree(c.tree))).toEqual(exact[i].candidates.map((c) => formatTree(c.tree)));
+      }
+    });
+    expect(skipped).toBeGreaterThan(0);
+    expect(skipped).toBeLessThan(sentences.length);
+    await expect(pcfg.parse([['a']], { maxLength: -1 })).rejects.toThrow(/maxLength/);
+    await expect(pcfg.parse([['a']], { maxLength: 1.5 })).rejects.toThrow(/maxLength/);
+  });
+
   it('saves and loads models (same parses), and refuses corrupt files', async () => {
     const file = tmp.file('crf.model');
     crf.save(file);
@@ -138,6 +165,17 @@ describe('chart parser CLI', () => {
     const outText = tmp.file('text.out');
     expect(runCli(['parse', '--model', model, '--input', text, '--out', outText]).status).toBe(0);
     expect(readFileSync(outText, 'utf8').trim().split('\n')).toHaveLength(2);
+    const long = tmp.file('long.txt', 'The dog barked .\nIt rained on the old town all day .\n');
+    const outLong = tmp.file('long.out');
+    const lim = runCli(['parse', '--model', model, '--input', long, '--out', outLong, '--max-length', '5']);
+    expect(lim.status).toBe(0);
+    expect(lim.stderr).toMatch(/1 sentence\(s\) longer than --max-length 5 words got the flat fallback/);
+    const [first, second] = readFileSync(outLong, 'utf8').trim().split('\n');
+    expect(first).not.toMatch(/\(X /);
+    expect(second).toMatch(/^\(ROOT \(X (\([^()]+\) ?)+\)\)$/);
+    expect(words(parseTree(second))).toEqual(['It', 'rained', 'on', 'the', 'old', 'town', 'all', 'day', '.']);
+    expect(runCli(['parse', '--model', model, '--input', long, '--out', outLong, '--max-length', '0']).stderr).not.toMatch(/max-length/);
+    expect(runCli(['parse', '--model', model, '--input', long, '--out', outLong, '--max-length', 'x']).status).toBe(2);
     const bad = runCli(['parse', '--model', model, '--input', text, '--out', outText, '--nbest', '5']);
     expect(bad.status).toBe(2);
     const missing = runCli(['parse', '--model', tmp.file('missing.model'), '--input', text, '--out', outText]);

@@ -320,6 +320,32 @@ describe('robustness sweep: a second Ctrl-C', () => {
   }, 120_000);
 });
 
+describe('robustness sweep: Ctrl-C during parse', () => {
+  it('stops the parser at its next sentence, exits 130 and writes no output (the signal killed it outright)', async () => {
+    const dir = tempDir();
+    try {
+      const model = dir.file('pcfg.model');
+      expect(runCli(['train-parser', '--train', join(repoRoot, 'data', 'gum-open', 'train.mrg'), '--model', model, '--threads', '1']).status).toBe(0);
+      // Enough sentences for a minute of parsing on one thread.
+      const test = readFileSync(join(repoRoot, 'data', 'gum-open', 'test.mrg'), 'utf8');
+      const input = dir.file('input.mrg', test.repeat(20));
+      const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'parse', '--model', model, '--input', input, '--out', dir.file('out.mrg'), '--threads', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+      await new Promise((r) => setTimeout(r, 2000));
+      child.kill('SIGINT');
+      const { code, signal } = await exited;
+      expect(signal).toBeNull();
+      expect(code).toBe(130);
+      expect(stderr).toMatch(/stopping/);
+      expect(leftovers(dir.dir, ['pcfg.model', 'input.mrg'])).toEqual([]);
+    } finally {
+      dir.cleanup();
+    }
+  }, 120_000);
+});
+
 describe('robustness sweep: pipeline output folder', () => {
   it('an --output that is a file is an input error naming it (was "internal error: EEXIST", exit 70)', () => {
     const dir = tempDir();

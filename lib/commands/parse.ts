@@ -9,11 +9,15 @@ import { defaultThreads } from '../native.js';
 import { formatTree, type Tree } from '../trees/tree.js';
 import { writeNbest, type NbestSentence } from '../io/nbest.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
+import { cliSignal } from '../cli/signal.js';
+
+/** Longer sentences are not chart-parsed by default: 300 words take seconds, 3,000 an hour and tens of GB. */
+const DEFAULT_MAX_LENGTH = 300;
 
 const command: Command = {
   name: 'parse',
   summary: 'parse sentences (or a treebank\'s words) with a chart parser model; optional n-best lists',
-  usage: `structrank parse --model M --input F --out F [--nbest K --out-nbest F.jsonl] [--pcfg] [--beam X] [--threads N]
+  usage: `structrank parse --model M --input F --out F [--nbest K --out-nbest F.jsonl] [--pcfg] [--beam X] [--max-length N] [--threads N]
   --model M        model from train-parser
   --input F        bracketed trees (their words are parsed) or tokenized text, one sentence per line
   --out F          one tree per input sentence, in order, with exactly the input's words
@@ -21,6 +25,8 @@ const command: Command = {
   --out-nbest F    JSON Lines n-best file: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}
   --pcfg           parse with the PCFG even if the model has CRF weights
   --beam X         prune each span's states more than X below its best (default: exact)
+  --max-length N   longer sentences get the flat fallback instead of a chart (default ${DEFAULT_MAX_LENGTH};
+                   0 = no limit; time grows with the cube of the length, memory with its square)
   --threads N      threads (default all cores)`,
   async run(args) {
     const { values } = parseCommandArgs(
@@ -34,6 +40,7 @@ const command: Command = {
         'out-nbest': { type: 'string' },
         pcfg: { type: 'boolean' },
         beam: { type: 'string' },
+        'max-length': { type: 'string' },
         threads: { type: 'string' },
       },
       false,
@@ -46,6 +53,7 @@ const command: Command = {
     if (values['out-nbest'] !== undefined && values.nbest === undefined) throw new UsageError('parse: --out-nbest needs --nbest K');
     const threads = intOption('parse', values.threads, 'threads', 0) || defaultThreads();
     const beam = numberOption('parse', values.beam, 'beam', Number.POSITIVE_INFINITY, (x) => x > 0);
+    const maxLength = intOption('parse', values['max-length'], 'max-length', DEFAULT_MAX_LENGTH, 0);
     checkOutputPath(outFile);
     if (values['out-nbest']) checkOutputPath(values['out-nbest']);
     const model = ChartParserModel.load(modelFile);
@@ -56,15 +64,17 @@ const command: Command = {
     const nbestOut: NbestSentence[] = [];
     const chunk = Math.max(threads * 4, 16);
     let fallbacks = 0;
+    let tooLong = 0;
     for (let start = 0; start < n; start += chunk) {
       const end = Math.min(n, start + chunk);
       const sentences = input.sentences.slice(start, end);
-      const results = await model.parseNbest(sentences, k, { threads, pcfg: values.pcfg, beam });
+      const results = await model.parseNbest(sentences, k, { threads, pcfg: values.pcfg, beam, maxLength, signal: cliSignal() });
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? rewrap(t, input.shapes[s]) : t);
         const best = r.candidates[0].tree;
-        if (r.fallback) fallbacks++;
+        if (maxLength > 0 && sentences[off].length > maxLength) tooLong++;
+        else if (r.fallback) fallbacks++;
         trees[s] = formatTree(shape(best));
         if (values['out-nbest']) {
           const entry: NbestSentence = {
@@ -86,6 +96,7 @@ const command: Command = {
     await writeTextAtomic(outFile, trees.map((t) => t + '\n'));
     if (values['out-nbest']) await writeNbest(values['out-nbest'], nbestOut);
     if (fallbacks > 0) console.error(`parse: ${fallbacks} sentence(s) not covered by the grammar got the flat fallback (X over the best tags)`);
+    if (tooLong > 0) console.error(`parse: ${tooLong} sentence(s) longer than --max-length ${maxLength} words got the flat fallback (X over the best tags)`);
   },
 };
 export default command;

@@ -26,7 +26,7 @@ interface NativeParseResult {
 interface NativeChartParser {
   startCrf(options: Record<string, number>): { weights: number; sparseFeatures: number };
   crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number; cacheBytes: number; cachedSentences: number }>;
-  parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number): Promise<NativeParseResult>;
+  parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number, maxLength: number): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): ChartParserInfo;
 }
@@ -141,6 +141,11 @@ export interface ParseOptions {
   beam?: number;
   /** Label of the wrapper node of output trees (default 'ROOT'; '' gives `( (S ...))`). */
   rootLabel?: string;
+  /**
+   * Sentences of more words get the flat fallback without a chart (`fallback: true`): parsing
+   * time grows with the cube of the length, chart memory with its square. Default 0: no limit.
+   */
+  maxLength?: number;
 }
 
 export interface ParsedSentence {
@@ -295,9 +300,13 @@ export class ChartParserModel {
    */
   async parseNbest(sentences: string[][], k: number, options: ParseOptions = {}): Promise<ParsedNbest[]> {
     if (!Number.isInteger(k) || k < 1) throw new InputError('<options>', undefined, 'k must be a positive integer');
+    const maxLength = options.maxLength ?? 0;
+    if (!Number.isInteger(maxLength) || maxLength < 0) throw new InputError('<options>', undefined, 'maxLength must be a non-negative integer');
     if (sentences.length === 0) return [];
     const { text, offsets } = joinTokens(sentences);
-    const r = await withCancelFlag(options.signal, (flag) => this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY));
+    const r = await withCancelFlag(options.signal, (flag) =>
+      this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY, maxLength),
+    );
     const rootLabel = options.rootLabel ?? 'ROOT';
     return sentences.map((words, s) => {
       const seen = new Set<string>();

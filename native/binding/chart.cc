@@ -172,7 +172,7 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
         });
   }
 
-  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam) -> Promise<{nodes, candidateOffsets,
+  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength) -> Promise<{nodes, candidateOffsets,
   //   sentenceOffsets, scores, fallback}>
   Napi::Value Parse(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -185,13 +185,15 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     const bool force_pcfg = info.Length() > 5 && info[5].ToBoolean().Value();
     const double beam = info.Length() > 6 && info[6].IsNumber() ? info[6].As<Napi::Number>().DoubleValue() : INFINITY;
     if (!(beam > 0)) throw Napi::RangeError::New(env, "beam must be positive");
+    const int max_length = info.Length() > 7 && info[7].IsNumber() ? info[7].As<Napi::Number>().Int32Value() : 0;
+    if (max_length < 0) throw Napi::RangeError::New(env, "maxLength must not be negative");
     auto model = model_;
     auto corpus_ptr = std::make_shared<Corpus>(std::move(corpus));
     auto result = std::make_shared<std::vector<SentenceParse>>();
     return RunAsync(
         env,
-        [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, result] {
-          *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam);
+        [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, max_length, result] {
+          *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam, max_length);
         },
         [result](Napi::Env e) -> Napi::Value {
           std::vector<int32_t> nodes, cand_offsets{0}, sent_offsets{0};

@@ -165,7 +165,6 @@ template <typename Scorer>
 SentenceParse ParseWith(const Grammar& g, const LexScores& lex, const Scorer& scorer, int k, Chart& ch, double log_z,
                         double beam) {
   SentenceParse out;
-  const int n = static_cast<int>(lex.size());
   ch.beam = beam;
   const double best = Inside<MaxSemiring>(g, lex, scorer, ch);
   ch.beam = INFINITY;
@@ -174,24 +173,30 @@ SentenceParse ParseWith(const Grammar& g, const LexScores& lex, const Scorer& sc
     out.candidates = kbest.Run(k);
     for (auto& c : out.candidates) c.score -= log_z;
   } else {
-    // Fallback: a flat X over each word's best tag.
-    ParseCandidate c;
-    c.nodes = {kFallbackLabel, n};
-    for (int i = 0; i < n; ++i) {
-      int32_t tag = -1;
-      double s = kNegInf;
-      for (const auto& ts : lex[i])
-        if (tag < 0 || ts.second > s) tag = ts.first, s = ts.second;
-      if (tag < 0) throw InputError("chart parser: a word has no possible tag");
-      c.nodes.push_back(tag), c.nodes.push_back(0);
-      c.score += s;
-    }
-    out.candidates.push_back(std::move(c));
-    out.fallback = true;
+    out = ChartModel::FlatParse(lex);
   }
   return out;
 }
 }  // namespace
+
+SentenceParse ChartModel::FlatParse(const LexScores& lex) {
+  const int n = static_cast<int>(lex.size());
+  ParseCandidate c;
+  c.nodes = {kFallbackLabel, n};
+  for (int i = 0; i < n; ++i) {
+    int32_t tag = -1;
+    double s = kNegInf;
+    for (const auto& ts : lex[i])
+      if (tag < 0 || ts.second > s) tag = ts.first, s = ts.second;
+    if (tag < 0) throw InputError("chart parser: a word has no possible tag");
+    c.nodes.push_back(tag), c.nodes.push_back(0);
+    c.score += s;
+  }
+  SentenceParse out;
+  out.candidates.push_back(std::move(c));
+  out.fallback = true;
+  return out;
+}
 
 SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
@@ -227,14 +232,18 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
 }
 
 std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
-                                                bool force_pcfg, double beam) const {
+                                                bool force_pcfg, double beam, int max_length) const {
   std::vector<SentenceParse> out(corpus.size());
   const int nthreads = ResolveThreads(threads);
   std::vector<std::unique_ptr<Chart>> charts(nthreads);
   for (auto& c : charts) c = AcquireChart();
   // On an exception the charts (possibly left mid-sentence) are dropped, not pooled.
   ParallelFor(corpus.size(), nthreads, 1, [&](size_t begin, size_t end, int t) {
-    for (size_t s = begin; s < end; ++s) out[s] = Parse(Tokens(corpus, static_cast<int32_t>(s)), k, *charts[t], force_pcfg, beam);
+    for (size_t s = begin; s < end; ++s) {
+      const std::vector<Token> tokens = Tokens(corpus, static_cast<int32_t>(s));
+      const bool too_long = max_length > 0 && static_cast<int>(tokens.size()) > max_length;
+      out[s] = too_long ? FlatParse(PcfgLex(tokens)) : Parse(tokens, k, *charts[t], force_pcfg, beam);
+    }
   }, cancel);
   for (auto& c : charts) ReleaseChart(std::move(c));
   return out;

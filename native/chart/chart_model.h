@@ -86,11 +86,15 @@ class ChartModel {
   // Lexical scores of the PCFG for each token's allowed tags.
   LexScores PcfgLex(const std::vector<Token>& tokens) const;
 
+  // The flat fallback: X over each word's best tag by its lexical score.
+  static SentenceParse FlatParse(const LexScores& lex);
   // beam: parse-time pruning of the Viterbi chart (see Chart::beam); infinity = exact.
   SentenceParse Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg = false,
                       double beam = INFINITY) const;
+  // max_length > 0: longer sentences get the flat fallback without a chart (its time grows
+  // with the cube of the length and its memory with the square).
   std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
-                                      bool force_pcfg = false, double beam = INFINITY) const;
+                                      bool force_pcfg = false, double beam = INFINITY, int max_length = 0) const;
 
   std::vector<uint8_t> Serialize() const;
 

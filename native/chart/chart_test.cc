@@ -235,6 +235,24 @@ TEST(chart_crf_sgd_lowers_the_objective) {
   CHECK(later < first);
 }
 
+TEST(chart_parse_all_gives_sentences_over_max_length_the_flat_fallback) {
+  Tiny t = MakeTiny();
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);
+  Corpus c;
+  c.tokens = {"the", "dog", "saw", "a", "cat", "dogs", "saw", "cats"};
+  c.offsets = {0, 5, 8};
+  auto unlimited = m->ParseAll(c, 1, 2, nullptr);
+  CHECK(!unlimited[0].fallback && !unlimited[1].fallback);
+  auto limited = m->ParseAll(c, 3, 2, nullptr, false, INFINITY, 4);
+  // The 5-word sentence is not chart-parsed: one flat candidate over its best tags (D N V D N).
+  CHECK(limited[0].fallback);
+  CHECK(limited[0].candidates.size() == 1);
+  CHECK((limited[0].candidates[0].nodes == std::vector<int32_t>{kFallbackLabel, 5, 4, 0, 5, 0, 6, 0, 4, 0, 5, 0}));
+  // The 3-word sentence is within the limit: parsed as without it.
+  CHECK(!limited[1].fallback);
+  CHECK(limited[1].candidates[0].nodes == unlimited[1].candidates[0].nodes);
+}
+
 TEST(chart_fallback_for_uncovered_sentences_and_model_round_trip) {
   Tiny t = MakeTiny();
   auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);
