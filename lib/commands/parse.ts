@@ -63,12 +63,13 @@ const command: Command = {
     const trees: string[] = new Array(n);
     const nbestOut: NbestSentence[] = [];
     const chunk = Math.max(threads * 4, 16);
+    const signal = cliSignal();
     let fallbacks = 0;
     let tooLong = 0;
     for (let start = 0; start < n; start += chunk) {
       const end = Math.min(n, start + chunk);
       const sentences = input.sentences.slice(start, end);
-      const results = await model.parseNbest(sentences, k, { threads, pcfg: values.pcfg, beam, maxLength, signal: cliSignal() });
+      const results = await model.parseNbest(sentences, k, { threads, pcfg: values.pcfg, beam, maxLength, signal });
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? rewrap(t, input.shapes[s]) : t);
