@@ -1,8 +1,8 @@
 import type { Command } from '../cli/command.js';
 import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
-import { InputError, UsageError } from '../errors.js';
-import { nbestKind, nbestKindName as kindName } from '../io/nbest.js';
+import { UsageError } from '../errors.js';
+import { listKind, requireSameKind } from '../io/nbest.js';
 import { buildFeatureTable, selectFeatures } from '../rerank/feature-table.js';
 import { loadSentenceFeatures, requireScores, tableData } from '../rerank/inputs.js';
 import { saveReranker } from '../rerank/reranker.js';
@@ -71,12 +71,11 @@ const command: Command = {
     const trainTable = buildFeatureTable(train.features, dictionary, cutoff);
     requireScores(trainFile, trainTable);
     // Trees or tag sequences; unknown when --train is a feature table.
-    const kind = train.sentences ? nbestKind(train.sentences[0]) : undefined;
+    const kind = listKind(train.sentences);
     let dev;
     if (values.dev) {
       const d = await loadSentenceFeatures(values.dev, { threads, signal });
-      const devKind = d.sentences ? nbestKind(d.sentences[0]) : undefined;
-      if (kind && devKind && devKind !== kind) throw new InputError(values.dev, undefined, `holds ${kindName(devKind)} but ${trainFile} holds ${kindName(kind)}`);
+      requireSameKind(values.dev, listKind(d.sentences), trainFile, kind);
       const devTable = buildFeatureTable(d.features, dictionary);
       requireScores(values.dev, devTable);
       dev = tableData(devTable, threads);

@@ -51,6 +51,21 @@ export function nbestKindName(kind: NbestKind): string {
   return kind === 'trees' ? 'trees' : 'tag sequences';
 }
 
+/** The kind of a list's candidates; undefined for an empty or absent list. */
+export function listKind(list: readonly NbestSentence[] | undefined): NbestKind | undefined {
+  return list && list.length > 0 ? nbestKind(list[0]) : undefined;
+}
+
+/**
+ * Refuses `file` when its candidates are of another kind than those of `referenceFile`
+ * (a dev file of tag sequences for a reranker trained on trees); unknown kinds pass.
+ */
+export function requireSameKind(file: string, kind: NbestKind | undefined, referenceFile: string, referenceKind: NbestKind | undefined): void {
+  if (kind && referenceKind && kind !== referenceKind) {
+    throw new InputError(file, undefined, `holds ${nbestKindName(kind)} but ${referenceFile} holds ${nbestKindName(referenceKind)}`);
+  }
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

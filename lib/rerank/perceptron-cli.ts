@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { intOption, numberOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
 import { UsageError, InputError } from '../errors.js';
-import { nbestKind, nbestKindName, readNbestSync } from '../io/nbest.js';
+import { listKind, readNbestSync, requireSameKind } from '../io/nbest.js';
 import { Progress } from '../progress.js';
 import { formatChosen, PerceptronReranker, type PerceptronKernel, type PerceptronPrediction, type RerankEvaluation } from './perceptron.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
@@ -117,9 +117,7 @@ export async function trainPerceptronCli(args: string[]): Promise<number> {
   const train = readNbestSync(trainFile);
   const dev = values.dev ? readNbestSync(values.dev) : undefined;
   // Checked before training: the dev evaluation would only fail after the model is saved.
-  if (dev && dev.length > 0 && train.length > 0 && nbestKind(dev[0]) !== nbestKind(train[0])) {
-    throw new InputError(values.dev as string, undefined, `holds ${nbestKindName(nbestKind(dev[0]))} but ${trainFile} holds ${nbestKindName(nbestKind(train[0]))}`);
-  }
+  if (values.dev) requireSameKind(values.dev, listKind(dev), trainFile, listKind(train));
   let progress: Progress | undefined;
   const started = Date.now();
   const reranker = await PerceptronReranker.train(train, {
