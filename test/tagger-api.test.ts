@@ -96,6 +96,18 @@ describe('taggers on a slice of CoNLL-2000', () => {
     expect(trained.crf.tag(test[1].map((r) => [r[0], r[1]]))).toEqual(trained.crf.tag(test[1]));
   });
 
+  it('CRFsuite objective (startWeights: false) trains to the same floor; maxent refuses it', async () => {
+    const small = train.slice(0, 600);
+    const crf = await Tagger.train(small, { algo: 'crf', columns, label: 'chunk', epochs: 25, threads: 2, startWeights: false });
+    expect(chunkF1(gold, await crf.tagSentences(test))).toBeGreaterThan(84);
+    // Without start weights the first label of a sentence is scored without a transition:
+    // the k-best log-probabilities still normalize (checked on a two-token sentence: all its sequences).
+    const lists = crf.tagNbest([test[0].slice(0, 2)], 100000);
+    const total = lists[0].reduce((a, c) => a + Math.exp(c.logprob), 0);
+    expect(total).toBeCloseTo(1, 6);
+    await expect(Tagger.train(small, { algo: 'maxent', columns, label: 'chunk', epochs: 2, threads: 2, startWeights: false })).rejects.toThrow(/start weights/);
+  });
+
   it('AbortSignal cancels training', async () => {
     const controller = new AbortController();
     controller.abort();

@@ -21,7 +21,7 @@ const ALGORITHMS: TaggerAlgorithm[] = ['perceptron', 'crf', 'maxent'];
 
 interface NativeTaggerHandle {
   buildTraining(text: string, labels: string): { sentences: number; tokens: number; attributes: number; features: number };
-  createTrainer(options: { optimizer: number; c2: number; eta0: number; threads: number; seed: number; sgdWarmup: number }): void;
+  createTrainer(options: { optimizer: number; c2: number; eta0: number; threads: number; seed: number; sgdWarmup: number; startWeights: boolean }): void;
   trainSteps(n: number, flag: CancelFlagHandle): Promise<{ loss: number; steps: number; converged: boolean }>;
   snapshot(): void;
   restore(): void;
@@ -75,6 +75,12 @@ export interface TaggerTrainOptions {
   sgdWarmup?: number;
   /** L2 weight: the objective adds c2 * |w|^2. */
   c2?: number;
+  /**
+   * Learn weights for (sentence start, label) transitions (default true). `false` keeps them
+   * at 0: the objective CRFsuite optimizes, for comparing with it at equal work. CRF and
+   * perceptron only.
+   */
+  startWeights?: boolean;
   /** SGD initial gain. */
   eta0?: number;
   /** Beam width of the maxent tagger. */
@@ -172,6 +178,7 @@ export class Tagger {
       threads: options.threads ?? 0,
       seed: options.seed ?? 1,
       sgdWarmup: options.sgdWarmup ?? 0,
+      startWeights: options.startWeights ?? true,
     });
     const meta: TaggerMeta = { algo, columns, label, inputColumns, order, templates: compiled.templates, trainedSteps: 0 };
     const tagger = new Tagger(handle, meta);

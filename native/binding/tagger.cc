@@ -113,6 +113,7 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
     opt.seed = static_cast<uint64_t>(OptionalInt(o, "seed", 1));
     opt.lbfgs_memory = OptionalInt(o, "memory", 6);
     opt.sgd_warmup = OptionalInt(o, "sgdWarmup", 0);
+    if (o.Has("startWeights")) opt.start_weights = o.Get("startWeights").ToBoolean();
     if (!(opt.c2 >= 0) || !(opt.eta0 > 0) || opt.lbfgs_memory < 1 || opt.sgd_warmup < 0) throw InputError("bad training options");
     trainer_ = std::make_shared<TaggerTrainer>(*model_, *corpus_, opt);
     return env.Undefined();

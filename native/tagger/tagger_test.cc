@@ -369,3 +369,44 @@ TEST(tag_set_atom_ambiguity_classes_and_jackknifing) {
   TaggerModel back = TaggerModel::Deserialize(r);
   CHECK(back.config.tagsets.size() == c.tagsets.size() && back.config.tagsets.at("0\tthat").tags == "PRON|SCONJ");
 }
+
+// CRFsuite's objective (no start-of-sentence weights): the start weights stay exactly 0 under
+// every trainer, L-BFGS reaches the optimum of the remaining weights (gradient ~ 0 there),
+// and the default objective does learn start weights (so the check can fail).
+TEST(training_without_start_weights_keeps_them_zero) {
+  const char* text = "the\ndog\nbarks\n\na\ncat\nsleeps\n\ncats\nsleep\n\nthe\ncat\nbarks\n\ndogs\nbark\n";
+  const char* tags = "D\nN\nV\n\nD\nN\nV\n\nN\nV\n\nD\nN\nV\n\nN\nV\n";
+  for (int algo : {0, 1}) {
+    for (int optimizer : {0, 1}) {
+      for (bool start_weights : {true, false}) {
+        TaggerModel m;
+        m.algorithm = static_cast<TaggerAlgorithm>(algo);
+        int32_t ints[] = {1, 1, static_cast<int32_t>(AtomKind::kField), 0, 0, 0};
+        m.config = FeatureConfig::FromInts(ints, 6, 1);
+        TaggerCorpus corpus = m.BuildCorpus(text, tags, true);
+        m.BuildFeatures(corpus);
+        TrainOptions opt;
+        opt.c2 = 0.05;
+        opt.optimizer = optimizer == 1 ? CrfOptimizer::kSgd : CrfOptimizer::kLbfgs;
+        opt.start_weights = start_weights;
+        TaggerTrainer trainer(m, corpus, opt);
+        for (int e = 0; e < 200 && trainer.Step(nullptr); ++e) {
+        }
+        trainer.ExportWeights();
+        ChainLattice lat = ChainLattice::For(m);
+        double start_norm = 0;
+        for (int64_t k : lat.start_weight) start_norm += std::fabs(m.weights[k]);
+        if (start_weights) {
+          CHECK(start_norm > 1e-3);
+        } else {
+          CHECK(start_norm == 0.0);
+        }
+        if (algo == 1 && optimizer == 0 && !start_weights) {
+          std::vector<double> g(m.weights.size());
+          CrfObjective(m, lat, corpus, m.weights, g, opt.c2, 1, nullptr, false);
+          for (double v : g) CHECK_NEAR(v, 0.0, 1e-3);
+        }
+      }
+    }
+  }
+}

@@ -81,7 +81,7 @@ void SumThreadGradients(std::vector<ThreadBuffers>& buffers, const ChainLattice*
 
 double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus,
                     const std::vector<double>& w, std::vector<double>& grad, double c2, int threads,
-                    const std::atomic<bool>* cancel) {
+                    const std::atomic<bool>* cancel, bool start_weights) {
   const int32_t L = model.num_labels();
   const int nthreads = ResolveThreads(threads);
   ChainScores scores;
@@ -131,6 +131,9 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
     grad[k] = 2 * c2 * w[k];
   }
   SumThreadGradients(buffers, &lat, grad, loss);
+  if (!start_weights) {
+    for (int64_t k : lat.start_weight) grad[k] = 0;
+  }
   return loss;
 }
 
@@ -215,6 +218,18 @@ TaggerTrainer::TaggerTrainer(TaggerModel& model, const TaggerCorpus& corpus, Tra
   use_lbfgs_ = model.algorithm == TaggerAlgorithm::kMaxent ||
                (model.algorithm == TaggerAlgorithm::kCrf && options.optimizer == CrfOptimizer::kLbfgs);
   if (model.algorithm != TaggerAlgorithm::kCrf) options_.sgd_warmup = 0;
+  if (!options_.start_weights && model.algorithm == TaggerAlgorithm::kMaxent) {
+    throw InputError("training without start weights is for the CRF and the perceptron");
+  }
+  ZeroStartWeights();
+}
+
+void TaggerTrainer::ZeroStartWeights() {
+  if (options_.start_weights) return;
+  for (int64_t k : lat_.start_weight) {
+    w_[k] = 0;
+    if (!u_.empty()) u_[k] = 0;
+  }
 }
 
 TaggerTrainer::~TaggerTrainer() = default;
@@ -238,7 +253,8 @@ bool TaggerTrainer::Step(const std::atomic<bool>* cancel) {
       lo.memory = options_.lbfgs_memory;
       Objective f = [this](const std::vector<double>& x, std::vector<double>& g) {
         if (model_.algorithm == TaggerAlgorithm::kCrf) {
-          return CrfObjective(model_, lat_, corpus_, x, g, options_.c2, options_.threads, cancel_);
+          return CrfObjective(model_, lat_, corpus_, x, g, options_.c2, options_.threads, cancel_,
+                              options_.start_weights);
         }
         return MaxentObjective(model_, corpus_, x, g, options_.c2, options_.threads, cancel_);
       };
@@ -292,6 +308,7 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
         w_[f] -= 1;
         u_[f] -= c;
       });
+      ZeroStartWeights();
     }
     c_ += 1;
   }
@@ -349,7 +366,9 @@ void TaggerTrainer::SgdEpoch(const std::atomic<bool>* cancel) {
       w_[lat_.edge_w1[e]] -= gain * edge[e];
       if (lat_.edge_w2[e] >= 0) w_[lat_.edge_w2[e]] -= gain * edge[e];
     }
-    for (std::size_t k = 0; k < start.size(); ++k) w_[lat_.start_weight[k]] -= gain * start[k];
+    if (options_.start_weights) {
+      for (std::size_t k = 0; k < start.size(); ++k) w_[lat_.start_weight[k]] -= gain * start[k];
+    }
   }
   double norm = 0;
   for (double v : w_) norm += v * v;

@@ -29,12 +29,16 @@ struct TrainOptions {
   // L-BFGS runs (CRF): first this many SGD epochs on the same objective, then L-BFGS from
   // there. SGD finds the neighbourhood of the optimum fast; L-BFGS then converges.
   int sgd_warmup = 0;
+  // false: the (sentence start, label) transition weights stay 0, the objective CRFsuite's
+  // crf1d optimizes (it has no start-of-sentence weights). CRF and perceptron.
+  bool start_weights = true;
 };
 
-// CRF objective sum_s (log Z_s - score(gold_s)) + c2 |w|^2 and its gradient.
+// CRF objective sum_s (log Z_s - score(gold_s)) + c2 |w|^2 and its gradient. Without
+// start_weights the gradient of the start-transition weights is 0, so they keep their value.
 double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus,
                     const std::vector<double>& w, std::vector<double>& grad, double c2, int threads,
-                    const std::atomic<bool>* cancel = nullptr);
+                    const std::atomic<bool>* cancel = nullptr, bool start_weights = true);
 // Maxent objective: -sum_tokens log P(gold_i | gold history, i) + c2 |w|^2.
 double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, const std::vector<double>& w,
                        std::vector<double>& grad, double c2, int threads, const std::atomic<bool>* cancel = nullptr);
@@ -61,6 +65,7 @@ class TaggerTrainer {
   void PerceptronEpoch(const std::atomic<bool>* cancel);
   void SgdEpoch(const std::atomic<bool>* cancel);
   void Shuffle();
+  void ZeroStartWeights();
 
   TaggerModel& model_;
   const TaggerCorpus& corpus_;

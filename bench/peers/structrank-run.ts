@@ -1,0 +1,46 @@
+/**
+ * structrank's side of a peer run, in its own process so that its max RSS is its own:
+ *   structrank-run.ts learn ALGO ITERS THREADS C2 OBJECTIVE MODEL
+ * reads conll2000/train.txt (not timed), trains with the chunk template and prints one JSON
+ * line: CPU seconds of the whole Tagger.train call and of one iteration (epoch) measured as
+ * (CPU at the end of the last - CPU at the end of the first) / (iterations - 1), the same
+ * way bench/peers/crfsuite-harness.c measures CRFsuite.
+ */
+import { readConllSync } from '../../lib/io/conll.js';
+import { Tagger, type TaggerAlgorithm } from '../../lib/tagger/tagger.js';
+import { dataFile } from '../../test/helpers.js';
+
+const cpu = (): number => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1e6;
+};
+
+const [mode, algo, iters, threads, c2, objective, model] = process.argv.slice(2);
+if (mode !== 'learn' || !model) throw new Error('usage: structrank-run.ts learn ALGO ITERS THREADS C2 OBJECTIVE MODEL');
+const t0 = cpu();
+const train = readConllSync(dataFile('conll2000', 'train.txt')).map((s) => s.rows);
+const t1 = cpu();
+let first = 0;
+let last = 0;
+let steps = 0;
+const tagger = await Tagger.train(train, {
+  algo: algo as TaggerAlgorithm,
+  columns: ['word', 'pos', 'chunk'],
+  label: 'chunk',
+  templates: 'chunk',
+  epochs: Number(iters),
+  c2: Number(c2),
+  threads: Number(threads),
+  ...(objective === 'crfsuite' ? { startWeights: false } : {}),
+  onProgress: () => {
+    last = cpu();
+    if (++steps === 1) first = last;
+  },
+});
+const t2 = cpu();
+tagger.save(model);
+const info = tagger.info();
+console.log(JSON.stringify({
+  read: t1 - t0, train: t2 - t1, iterations: steps, perIteration: steps > 1 ? (last - first) / (steps - 1) : 0,
+  attributes: info.attributes, features: info.features,
+}));
