@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readNbestSync } from '../lib/io/nbest.js';
-import { dataFile, runCli, tempDir } from './helpers.js';
+import { dataFile, repoRoot, runCli, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -55,6 +57,28 @@ describe('train-tagger and tag commands', () => {
     const ev = runCli(['eval', 'chunks', '--file', out]);
     expect(ev.status).toBe(0);
     expect(ev.stdout).toMatch(/FB1:\s+\d+\.\d\d/);
+  });
+
+  it('streams: a file read in blocks, stdin and in-memory tagging give identical labels across batch boundaries', async () => {
+    // 1,200 sentences: more than one tagging batch (500), with a document marker in the middle.
+    const blocks = readFileSync(dataFile('conll2000', 'test.txt'), 'utf8').split('\n\n').filter((b) => b.trim() !== '').slice(0, 1200);
+    const text = [...blocks.slice(0, 700), '-DOCSTART- -X- O', ...blocks.slice(700)].join('\n\n') + '\n';
+    const big = tmp.file('big.txt', text);
+    const fromFile = runCli(['tag', '--model', model, '--input', big, '--threads', '1']);
+    expect(fromFile.stderr).toBe('');
+    expect(fromFile.status).toBe(0);
+    // Through a shell pipe (a pipe, not a file: the streaming reader).
+    const cli = join(repoRoot, 'dist', 'cli.js');
+    const fromPipe = spawnSync('sh', ['-c', `cat "${big}" | "${process.execPath}" "${cli}" tag --model "${model}" --input /dev/stdin --threads 2`], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    expect(fromPipe.stderr).toBe('');
+    expect(fromPipe.stdout).toBe(fromFile.stdout);
+    const { Tagger } = await import('../lib/tagger/tagger.js');
+    const tagger = Tagger.load(model);
+    const rows = blocks.map((b) => b.split('\n').map((l) => l.split(' ')));
+    const expected = (await tagger.tagSentences(rows, { threads: 1 })).flat();
+    const got = fromFile.stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('-DOCSTART-')).map((l) => l.split(' ').pop());
+    expect(got).toEqual(expected);
+    expect(fromFile.stdout.split('\n').length).toBe(text.split('\n').length);
   });
 
   it('reports bad input files and bad options clearly', () => {

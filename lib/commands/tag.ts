@@ -2,8 +2,9 @@ import type { Command } from '../cli/command.js';
 import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
+import { statSync } from 'node:fs';
 import { AtomicFile } from '../io/atomic-writer.js';
-import { readLines } from '../io/lines.js';
+import { readLines, readLinesSync, type Line } from '../io/lines.js';
 import { formatNbestLine, type NbestSentence } from '../io/nbest.js';
 import { Tagger } from '../tagger/tagger.js';
 
@@ -22,7 +23,15 @@ interface Pending {
   rows: string[][];
 }
 
-const BATCH = 4000;
+const BATCH = 500;
+
+function isRegularFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false; // readLines reports the error
+  }
+}
 
 const command: Command = {
   name: 'tag',
@@ -106,35 +115,48 @@ const command: Command = {
     };
 
     let lineCount = 0;
-    try {
-      for await (const line of readLines(input)) {
-        lineCount++;
-        const text = line.text;
-        if (text.trim() === '') {
-          current.lines.push(text);
-          batch.push(current);
-          current = { lines: [], rows: [] };
-          if (batch.length >= BATCH) await flush();
-          continue;
-        }
-        const fields = separator === 'tab' ? text.split('\t') : text.trim().split(/\s+/);
-        if (fields[0] === '-DOCSTART-') {
-          // A document marker is not part of a sentence: pass it through with an O label.
-          if (current.rows.length > 0) batch.push(current);
-          batch.push({ lines: [`${text}${separator === 'tab' ? '\t' : ' '}O`], rows: [] });
-          current = { lines: [], rows: [] };
-          continue;
-        }
-        if (width === undefined) {
-          width = fields.length;
-          if (width !== inputColumns.length && width < columns.length) {
-            throw new InputError(input, line.number, `expected ${inputColumns.length} columns (${inputColumns.join(', ')}) or ${columns.length} (${columns.join(', ')}), found ${width}`);
-          }
-        } else if (fields.length !== width) {
-          throw new InputError(input, line.number, `expected ${width} columns, found ${fields.length}`);
-        }
+    // One line; returns a promise only when a batch was tagged, so most lines cost no await.
+    const onLine = (line: Line): Promise<void> | undefined => {
+      lineCount++;
+      const text = line.text;
+      if (text.trim() === '') {
         current.lines.push(text);
-        current.rows.push(fields);
+        batch.push(current);
+        current = { lines: [], rows: [] };
+        return batch.length >= BATCH ? flush() : undefined;
+      }
+      const fields = separator === 'tab' ? text.split('\t') : text.trim().split(/\s+/);
+      if (fields[0] === '-DOCSTART-') {
+        // A document marker is not part of a sentence: pass it through with an O label.
+        if (current.rows.length > 0) batch.push(current);
+        batch.push({ lines: [`${text}${separator === 'tab' ? '\t' : ' '}O`], rows: [] });
+        current = { lines: [], rows: [] };
+        return undefined;
+      }
+      if (width === undefined) {
+        width = fields.length;
+        if (width !== inputColumns.length && width < columns.length) {
+          throw new InputError(input, line.number, `expected ${inputColumns.length} columns (${inputColumns.join(', ')}) or ${columns.length} (${columns.join(', ')}), found ${width}`);
+        }
+      } else if (fields.length !== width) {
+        throw new InputError(input, line.number, `expected ${width} columns, found ${fields.length}`);
+      }
+      current.lines.push(text);
+      current.rows.push(fields);
+      return undefined;
+    };
+    try {
+      // A regular file is read synchronously in blocks (no await per line); pipes stream.
+      if (isRegularFile(input)) {
+        for (const line of readLinesSync(input)) {
+          const pending = onLine(line);
+          if (pending) await pending;
+        }
+      } else {
+        for await (const line of readLines(input)) {
+          const pending = onLine(line);
+          if (pending) await pending;
+        }
       }
       if (lineCount === 0) throw new InputError(input, undefined, 'empty file');
       if (current.lines.length > 0) batch.push(current);

@@ -281,12 +281,21 @@ void AttributeTable::Grow() {
 }
 
 void AttributeTable::Rebuild(std::vector<uint64_t> keys) {
-  keys_.clear();
-  slots_.clear();
-  for (uint64_t k : keys) {
-    if (k == 0 || Insert(k) != static_cast<int32_t>(keys_.size()) - 1) {
-      throw InputError("model payload: duplicate or invalid attribute key");
+  // Sized once for all keys (as Insert would end up), so loading a model never rehashes.
+  std::size_t capacity = 1024;
+  while ((keys.size() + 1) * 2 > capacity) capacity *= 2;
+  slots_.assign(capacity, Slot{0, -1});
+  keys_ = std::move(keys);
+  const std::size_t mask = capacity - 1;
+  for (std::size_t id = 0; id < keys_.size(); ++id) {
+    const uint64_t k = keys_[id];
+    if (k == 0) throw InputError("model payload: duplicate or invalid attribute key");
+    std::size_t i = k & mask;
+    while (slots_[i].key != 0) {
+      if (slots_[i].key == k) throw InputError("model payload: duplicate or invalid attribute key");
+      i = (i + 1) & mask;
     }
+    slots_[i] = Slot{k, static_cast<int32_t>(id)};
   }
 }
 
