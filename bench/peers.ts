@@ -134,7 +134,7 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
   console.log(`\n## ${algo === 'crf' ? `CRF, L-BFGS, L2 c2 = ${c2}, ${n} iterations` : 'averaged perceptron, 10 epochs'}, CoNLL-2000 chunking`);
   console.log(`Held equal: ${attributes} attributes from the chunk template (the same strings for every tool), ` +
     `${n} ${algo === 'crf' ? 'iterations' : 'epochs'}, per-iteration CPU leaves out reading and set-up on both sides. ` +
-    (algo === 'crf' ? 'CRFsuite: lbfgs, c2=1, max_iterations, no convergence test (delta=0, epsilon=0); structrank: c2=1, objective as stated.' : 'CRFsuite: ap, max_iterations=10; structrank: perceptron, 10 epochs.'));
+    (algo === 'crf' ? 'CRFsuite: lbfgs, c2=1, max_iterations, no convergence test (delta=0, epsilon=0); structrank: c2=1, objective as stated.' : 'CRFsuite: averaged-perceptron, max_iterations=10; structrank: perceptron, 10 epochs.'));
   const rows: Row[] = [];
   const runs: Record<string, Measure[]> = {};
   const add = (name: string, m: Measure): void => {
@@ -150,7 +150,7 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
       order.push(() => {
         const params = algo === 'crf'
           ? ['lbfgs', model(crfsuiteName), join(dataDir, 'train.crfsuite'), `c2=${c2}`, `max_iterations=${n}`, 'delta=0', 'epsilon=0']
-          : ['ap', model(crfsuiteName), join(dataDir, 'train.crfsuite'), `max_iterations=${n}`, 'epsilon=0'];
+          : ['averaged-perceptron', model(crfsuiteName), join(dataDir, 'train.crfsuite'), `max_iterations=${n}`, 'epsilon=0'];
         add(crfsuiteName, measure(peers.crfsuite!, ['learn', ...params]));
       });
     }

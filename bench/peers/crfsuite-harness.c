@@ -6,7 +6,7 @@
  * suffix is not used, every attribute has value 1) and reports the CPU seconds of each phase
  * separately, so a benchmark can leave out file reading on both sides.
  *
- *   crfsuite-harness learn ALGO MODEL TRAIN [name=value ...]   ALGO: lbfgs | ap | l2sgd
+ *   crfsuite-harness learn ALGO MODEL TRAIN [name=value ...]   ALGO: lbfgs | averaged-perceptron | l2sgd
  *   crfsuite-harness tag MODEL INPUT OUTPUT                      one label per line
  *
  * Prints one JSON line on stdout: {"read": s, "train": s | "load": s, "tag": s, ...}.
