@@ -410,3 +410,31 @@ TEST(training_without_start_weights_keeps_them_zero) {
     }
   }
 }
+
+// The perceptron update restricted to the tokens whose labels differ equals the full
+// Phi(gold) - Phi(guess) update exactly, with edge features, for order 1 and 2.
+TEST(perceptron_update_on_differing_tokens_equals_full_update) {
+  for (int order : {1, 2}) {
+    Fixture fx = RandomFixture(3, order, {1, 2, 5, 7}, 7 + order);
+    ChainLattice lat = ChainLattice::For(fx.model);
+    std::mt19937_64 rng(order);
+    for (int64_t s = 0; s < fx.corpus.sentences(); ++s) {
+      const int32_t n = static_cast<int32_t>(fx.corpus.sentence_start[s + 1] - fx.corpus.sentence_start[s]);
+      for (int trial = 0; trial < 20; ++trial) {
+        std::vector<int32_t> gold(n), guess(n);
+        std::vector<char> differs(n);
+        for (int32_t i = 0; i < n; ++i) {
+          gold[i] = static_cast<int32_t>(rng() % 3);
+          guess[i] = rng() % 3 == 0 ? static_cast<int32_t>(rng() % 3) : gold[i];
+          differs[i] = gold[i] != guess[i];
+        }
+        std::vector<double> full(fx.model.num_weights(), 0.0), part(full.size(), 0.0);
+        ForEachPathWeight(fx.model, lat, fx.corpus, s, gold.data(), [&](int64_t f) { full[f] += 1; });
+        ForEachPathWeight(fx.model, lat, fx.corpus, s, guess.data(), [&](int64_t f) { full[f] -= 1; });
+        ForEachPathWeight(fx.model, lat, fx.corpus, s, gold.data(), [&](int64_t f) { part[f] += 1; }, differs.data());
+        ForEachPathWeight(fx.model, lat, fx.corpus, s, guess.data(), [&](int64_t f) { part[f] -= 1; }, differs.data());
+        for (std::size_t k = 0; k < full.size(); ++k) CHECK(full[k] == part[k]);
+      }
+    }
+  }
+}

@@ -280,6 +280,7 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
   ChainScores scores;
   std::vector<double> emissions, pairs;
   std::vector<int32_t> guess;
+  std::vector<char> differs;
   int64_t mistakes = 0;
   for (std::size_t q = 0; q < order_.size(); ++q) {
     if (cancel && (q & 255) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();
@@ -300,14 +301,17 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
     if (!std::equal(guess.begin(), guess.end(), gold)) {
       ++mistakes;
       const double c = c_;
+      // Only tokens whose label differs: elsewhere +1 and -1 cancel exactly (integers).
+      differs.resize(n);
+      for (int32_t i = 0; i < n; ++i) differs[i] = guess[i] != gold[i];
       ForEachPathWeight(model_, lat_, corpus_, s, gold, [&](int64_t f) {
         w_[f] += 1;
         u_[f] += c;
-      });
+      }, differs.data());
       ForEachPathWeight(model_, lat_, corpus_, s, guess.data(), [&](int64_t f) {
         w_[f] -= 1;
         u_[f] -= c;
-      });
+      }, differs.data());
       ZeroStartWeights();
     }
     c_ += 1;

@@ -43,11 +43,14 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
 double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, const std::vector<double>& w,
                        std::vector<double>& grad, double c2, int threads, const std::atomic<bool>* cancel = nullptr);
 
-// Adds `delta` to every weight that fires on (sentence, labels): emission features that
+// Calls add(f) for every weight that fires on (sentence, labels): emission features that
 // exist in the model and the transitions on the path. Used by the perceptron update.
+// With `at` (one flag per token), emission features are visited only at flagged tokens and
+// edge features only where the flagged token or its predecessor is: the perceptron update
+// Phi(gold) - Phi(guess) cancels everywhere else, so it needs only the tokens that differ.
 template <typename Add>
 void ForEachPathWeight(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus, int64_t s,
-                       const int32_t* labels, Add&& add);
+                       const int32_t* labels, Add&& add, const char* at = nullptr);
 
 class TaggerTrainer {
  public:
@@ -106,10 +109,11 @@ class SentenceTagger {
 // ---- template definition ----
 template <typename Add>
 void ForEachPathWeight(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus, int64_t s,
-                       const int32_t* labels, Add&& add) {
+                       const int32_t* labels, Add&& add, const char* at) {
   const int64_t begin = corpus.sentence_start[s];
   const int32_t n = static_cast<int32_t>(corpus.sentence_start[s + 1] - begin);
   for (int32_t i = 0; i < n; ++i) {
+    if (at && !at[i]) continue;
     int32_t y = labels[i];
     for (int64_t k = corpus.attributes.RowBegin(begin + i); k < corpus.attributes.RowEnd(begin + i); ++k) {
       int32_t a = corpus.attributes.cols[k];
@@ -125,6 +129,7 @@ void ForEachPathWeight(const TaggerModel& model, const ChainLattice& lat, const 
     const int32_t L = model.num_labels();
     const int64_t F = model.num_node_features();
     for (int32_t i = 0; i < n; ++i) {
+      if (at && !at[i] && (i == 0 || !at[i - 1])) continue;
       const int32_t pair = (i == 0 ? L : labels[i - 1]) * L + labels[i];
       for (int64_t k = corpus.edge_attributes.RowBegin(begin + i); k < corpus.edge_attributes.RowEnd(begin + i); ++k) {
         int32_t a = corpus.edge_attributes.cols[k];
