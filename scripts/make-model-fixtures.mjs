@@ -26,7 +26,7 @@ const cli = (...args) => {
 // Input: the first trees of data/gum-open (redistributable, CC BY). Kept tiny so every
 // model stays a few hundred kilobytes at most.
 const gum = join(root, 'data', 'gum-open');
-const trainTrees = sr.readTreesSync(join(gum, 'train.mrg')).slice(0, 60);
+const trainTrees = sr.readTreesSync(join(gum, 'train.mrg')).slice(0, 25);
 const devTrees = sr.readTreesSync(join(gum, 'dev.mrg')).filter((t) => sr.words(t).length <= 20).slice(0, 8);
 const writeTrees = (file, trees) => writeFileSync(file, trees.map((t) => sr.formatTree(t)).join('\n') + '\n');
 const writeTagged = (file, trees) =>
@@ -34,18 +34,22 @@ const writeTagged = (file, trees) =>
 writeTrees(join(scratch, 'train.mrg'), trainTrees);
 writeTagged(join(scratch, 'train.conll'), trainTrees);
 writeTrees(join(out, 'dev.mrg'), devTrees);
+// Tagger templates: a few of each atom kind the payload stores (word functions, shapes, the
+// ambiguity-class dictionary `tags`, an edge template), to keep the models small.
+const templates = join(scratch, 'templates.json');
+writeFileSync(templates, JSON.stringify({ templates: [['bias'], ['lower(word)[-1]'], ['lower(word)'], ['lower(word)[1]'], ['suffix3(word)'], ['shape(word)'], ['tags(word)'], ['initcap(word)', 'prevtag']] }));
 
 const model = (name) => join(out, name);
-// Taggers: each algorithm, order 2 for the CRF, the `pos` templates (ambiguity classes).
-cli('train-tagger', '--algo', 'perceptron', '--train', join(scratch, 'train.conll'), '--columns', 'word,pos', '--label', 'pos', '--template', 'pos', '--epochs', '3', '--model', model('tagger-perceptron.model'));
-cli('train-tagger', '--algo', 'crf', '--order', '2', '--train', join(scratch, 'train.conll'), '--columns', 'word,pos', '--label', 'pos', '--template', 'pos', '--epochs', '15', '--model', model('tagger-crf.model'));
-cli('train-tagger', '--algo', 'maxent', '--train', join(scratch, 'train.conll'), '--columns', 'word,pos', '--label', 'pos', '--template', 'pos', '--epochs', '15', '--model', model('tagger-maxent.model'));
+// Taggers: each algorithm, order 2 for the CRF.
+cli('train-tagger', '--algo', 'perceptron', '--train', join(scratch, 'train.conll'), '--columns', 'word,pos', '--label', 'pos', '--template', templates, '--epochs', '3', '--model', model('tagger-perceptron.model'));
+cli('train-tagger', '--algo', 'crf', '--order', '2', '--train', join(scratch, 'train.conll'), '--columns', 'word,pos', '--label', 'pos', '--template', templates, '--epochs', '15', '--model', model('tagger-crf.model'));
+cli('train-tagger', '--algo', 'maxent', '--train', join(scratch, 'train.conll'), '--columns', 'word,pos', '--label', 'pos', '--template', templates, '--epochs', '15', '--model', model('tagger-maxent.model'));
 // Chart parsers: the PCFG and the CRF-CFG.
 cli('train-parser', '--train', join(scratch, 'train.mrg'), '--model', model('parser-pcfg.model'));
 cli('train-parser', '--train', join(scratch, 'train.mrg'), '--crf', '--epochs', '2', '--model', model('parser-crf.model'));
 // N-best lists from the PCFG: training lists for the rerankers (scratch), dev lists (kept).
-cli('parse', '--model', model('parser-pcfg.model'), '--input', join(scratch, 'train.mrg'), '--out', join(scratch, 'train.parsed'), '--nbest', '5', '--out-nbest', join(scratch, 'train.nbest.jsonl'));
-cli('parse', '--model', model('parser-pcfg.model'), '--input', join(out, 'dev.mrg'), '--out', join(scratch, 'dev.parsed'), '--nbest', '5', '--out-nbest', join(out, 'dev.nbest.jsonl'));
+cli('parse', '--model', model('parser-pcfg.model'), '--input', join(scratch, 'train.mrg'), '--out', join(scratch, 'train.parsed'), '--nbest', '4', '--out-nbest', join(scratch, 'train.nbest.jsonl'));
+cli('parse', '--model', model('parser-pcfg.model'), '--input', join(out, 'dev.mrg'), '--out', join(scratch, 'dev.parsed'), '--nbest', '4', '--out-nbest', join(out, 'dev.nbest.jsonl'));
 // Feature table and rerankers.
 cli('features', '--input', join(scratch, 'train.nbest.jsonl'), '--out', model('features.bin'), '--cutoff', '2');
 cli('train-reranker', '--method', 'boost', '--train', model('features.bin'), '--rounds', '40', '--model', model('reranker-boost.model'));
