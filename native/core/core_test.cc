@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/bits.h"
 #include "core/byte_io.h"
 #include "core/csr.h"
 #include "core/errors.h"
@@ -126,6 +127,13 @@ TEST(byte_io_writes_fixed_little_endian_bytes) {
   auto v = r.GetVector<Int32Pair>();
   CHECK(v.size() == 1 && v[0].a == -2 && v[0].b == 0x0A0B0C0D);
   CHECK(r.AtEnd());
+}
+
+TEST(count_trailing_zeros_finds_the_lowest_set_bit) {
+  CHECK(CountTrailingZeros(1) == 0);
+  CHECK(CountTrailingZeros(0x80ull) == 7);
+  CHECK(CountTrailingZeros(0x8000000000000000ull) == 63);
+  CHECK(CountTrailingZeros(0x0000000100000000ull | 0x8000000000000000ull) == 32);
 }
 
 TEST(byte_order_swap_reverses_each_word) {
