@@ -7,7 +7,8 @@
 #   3. unpacks Debian's arm64 `nodejs` and the libraries it needs into a sysroot (apt-get
 #      download + dpkg-deb -x: the host's own x64 node is not replaced);
 #   4. packs the package with that prebuild, installs the tarball with the host npm, and runs
-#      scripts/smoke-installed.mjs with the arm64 node under qemu-aarch64.
+#      scripts/smoke-installed.mjs with the arm64 node under qemu-aarch64, including the
+#      model fixtures (written on x64) loaded and re-saved byte for byte.
 # Usage: bash scripts/cross-arm64.sh [--keep]   (after `npm ci`; needs root for apt)
 # The arm64 binary is left in prebuilds/linux-arm64/ so a following `npm pack` ships it.
 set -euo pipefail
@@ -58,5 +59,5 @@ mkdir -p "$app"
 printf '{ "name": "structrank-arm64-smoke", "version": "1.0.0", "private": true, "type": "module" }\n' > "$app/package.json"
 (cd "$app" && npm install --no-audit --no-fund --prefer-offline --ignore-scripts "$tarball" >/dev/null)
 cp "$root/scripts/smoke-installed.mjs" "$app/"
-(cd "$app" && arm_node smoke-installed.mjs "$app")
+(cd "$app" && arm_node smoke-installed.mjs "$app" --fixtures "$root/test/fixtures/models")
 step "done: linux-arm64 prebuild cross-compiled and smoke-tested under qemu-aarch64"

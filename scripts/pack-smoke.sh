@@ -73,6 +73,6 @@ echo "npm install of the tarball: ${install_seconds} s"
 
 # 5. smoke test through the installed package, same PATH
 cp "$root/scripts/smoke-installed.mjs" "$app/"
-(cd "$app" && env -i HOME="$HOME" PATH="$bin" npm_config_node_gyp="$trap_js" node smoke-installed.mjs "$app")
+(cd "$app" && env -i HOME="$HOME" PATH="$bin" npm_config_node_gyp="$trap_js" node smoke-installed.mjs "$app" --fixtures "$root/test/fixtures/models")
 [ ! -e "$work/node-gyp-was-called" ] || fail "the smoke test started node-gyp"
 echo "pack-smoke: tarball $bytes bytes, install ${install_seconds} s, smoke test passed"

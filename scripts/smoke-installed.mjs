@@ -3,15 +3,19 @@
 // it in node_modules/: imports the package the way a user does, checks that the addon came
 // from prebuilds/ (not a source build), then trains a tiny tagger and parser, tags and parses
 // a sentence, computes a tree kernel, and round-trips a model file.
-// Usage: node smoke-installed.mjs <folder holding node_modules/structrank>
+// Usage: node smoke-installed.mjs <folder holding node_modules/structrank> [--fixtures DIR]
+// --fixtures: also load every model in DIR (test/fixtures/models, written on x64) and check
+// that a re-save through this platform's build gives the same bytes.
 // Exits non-zero with a message on the first failure. Needs no compiler and no network.
 import { createRequire } from 'node:module';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 
 const folder = resolve(process.argv[2] ?? '.');
+const fixturesAt = process.argv.indexOf('--fixtures');
+const fixtures = fixturesAt > 0 ? resolve(process.argv[fixturesAt + 1]) : undefined;
 const pkgDir = join(folder, 'node_modules', 'structrank');
 const fail = (why) => {
   console.error(`smoke test FAILED: ${why}`);
@@ -66,6 +70,26 @@ try {
   const again = sr.Tagger.load(file).tag(sentence.map(([word]) => [word]));
   if (again.join(' ') !== tagged.join(' ')) fail('reloaded tagger tags differently');
   console.log(`model file: ${readFileSync(file).length} bytes, reloads and tags the same`);
+  if (fixtures) {
+    const resavers = [
+      [/^tagger-/, (f, out) => sr.Tagger.load(f).save(out)],
+      [/^parser-/, (f, out) => sr.ChartParserModel.load(f).save(out)],
+      [/^perceptron-/, (f, out) => sr.PerceptronReranker.load(f).save(out)],
+      [/^reranker-/, (f, out) => sr.saveReranker(out, sr.loadReranker(f))],
+      [/^features\.bin$/, (f, out) => sr.saveFeatureTable(out, sr.loadFeatureTable(f))],
+    ];
+    let count = 0;
+    for (const name of readdirSync(fixtures).filter((n) => /\.(model|bin)$/.test(n)).sort()) {
+      const resave = resavers.find(([pattern]) => pattern.test(name))?.[1];
+      if (!resave) fail(`no loader for fixture ${name}`);
+      const out = join(dir, `resaved-${name}`);
+      resave(join(fixtures, name), out);
+      if (!readFileSync(out).equals(readFileSync(join(fixtures, name)))) fail(`fixture ${name}: re-save on ${process.arch} differs`);
+      count++;
+    }
+    if (count < 5) fail(`only ${count} fixtures in ${fixtures}`);
+    console.log(`model fixtures: ${count} files load and re-save byte for byte on ${process.platform}-${process.arch}`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
