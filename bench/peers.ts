@@ -9,8 +9,9 @@
  * Held equal, and printed with each table:
  *   features  the CoNLL-2000 chunk template expanded by bench/peers/features.ts into the
  *             same attribute strings for every tool (the attribute count is printed);
- *   objective L2-regularized CRF log-likelihood, c2 |w|^2; structrank with `--objective crfsuite` has no start-of-sentence weights, as
- *             CRFsuite (both objectives are printed);
+ *   objective L2-regularized CRF log-likelihood, c2 |w|^2 (c2 = 1); structrank is run with
+ *             its default objective and with CRFsuite's (`startWeights: false`: no
+ *             start-of-sentence weights), both printed;
  *   work      the same number of L-BFGS iterations (per-iteration CPU = (CPU at the end of
  *             the last - at the end of the first) / (iterations - 1), which leaves out file
  *             reading and set-up on both sides), or perceptron epochs;
@@ -80,7 +81,7 @@ const dataDir = join(PEERS_DIR, 'data');
 function header(): void {
   console.log(`# structrank vs peers, ${new Date().toISOString()}`);
   console.log(`machine: ${cores} cores; load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ` +
-    `${reps} interleaved repetitions per tool, the best CPU figure kept (ranges in the notes)`);
+    `${reps} interleaved repetitions per tool, the best CPU figure kept (ranges in the tables)`);
 }
 
 const goldOf = (s: TokenRows[]): string[][] => s.map((r) => r.map((t) => t[2]));
