@@ -6,6 +6,7 @@
 // of its finite symbols so the inner loops never scan dead states or allocate.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -47,6 +48,8 @@ struct Chart {
   double beam = std::numeric_limits<double>::infinity();
   // Optional pruning masks (cells * S, 1 = allowed); empty = everything allowed.
   std::vector<uint8_t> mask_pre, mask_post;
+  // Set while a parse job runs: k-best extraction polls it so a cancel stops it mid-sentence.
+  const std::atomic<bool>* cancel = nullptr;
 
   static int NumCells(int n) { return n * (n + 1) / 2; }
   int Cell(int i, int j) const { return i * (2 * n - i + 1) / 2 + (j - i - 1); }
