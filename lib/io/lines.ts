@@ -21,9 +21,21 @@ export const STDIN = '-';
 const spooled = new Map<string, string>();
 let spoolFolder: string | undefined;
 
-/** The path to open for an input name: its spooled copy, /dev/stdin for `-`, else itself. */
+/** The path to open for an input name: its spooled copy, else itself. */
 function openPath(file: string): string {
-  return spooled.get(file) ?? (file === STDIN ? '/dev/stdin' : file);
+  return spooled.get(file) ?? file;
+}
+
+/** Opens an input for reading: `-` is file descriptor 0 (a pipe, file or socket), left open by `close`. */
+function openInput(file: string): { fd: number; close: () => void } {
+  if (file === STDIN && !spooled.has(file)) return { fd: 0, close: () => {} };
+  let fd: number;
+  try {
+    fd = openSync(openPath(file), 'r');
+  } catch (err) {
+    throw openError(file, err);
+  }
+  return { fd, close: () => closeSync(fd) };
 }
 
 /** Whether `file` is a pipe or device (or `-`) rather than a regular file: it cannot be read at an offset or twice. */
@@ -52,12 +64,8 @@ function spool(file: string): void {
     process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
   }
   const copy = join(spoolFolder, `input-${spooled.size}`);
-  let from: number;
-  try {
-    from = openSync(openPath(file), 'r');
-  } catch (err) {
-    throw openError(file, err);
-  }
+  const input = openInput(file);
+  const from = input.fd;
   const to = openSync(copy, 'w');
   const buffer = Buffer.alloc(CHUNK);
   try {
@@ -76,7 +84,7 @@ function spool(file: string): void {
       writeSync(to, buffer, 0, n);
     }
   } finally {
-    closeSync(from);
+    input.close();
     closeSync(to);
   }
   spooled.set(file, copy);
@@ -178,12 +186,8 @@ export async function* readLines(file: string): AsyncGenerator<Line> {
 
 /** Synchronous twin of readLines, for small files and tests. */
 export function* readLinesSync(file: string): Generator<Line> {
-  let fd: number;
-  try {
-    fd = openSync(openPath(file), 'r');
-  } catch (err) {
-    throw openError(file, err);
-  }
+  const input = openInput(file);
+  const fd = input.fd;
   const splitter = new LineSplitter(file);
   const buffer = Buffer.alloc(CHUNK);
   const out: Line[] = [];
@@ -207,7 +211,7 @@ export function* readLinesSync(file: string): Generator<Line> {
     splitter.finish(out);
     yield* out;
   } finally {
-    closeSync(fd);
+    input.close();
   }
 }
 
@@ -215,26 +219,21 @@ export function* readLinesSync(file: string): Generator<Line> {
 export function readFileHead(file: string, bytes: number): Buffer {
   // Reading the head of a pipe would consume it: keep a copy to read again.
   if (isStream(file)) spool(file);
-  let fd: number;
-  try {
-    fd = openSync(openPath(file), 'r');
-  } catch (err) {
-    throw openError(file, err);
-  }
+  const input = openInput(file);
   try {
     const buffer = Buffer.alloc(bytes);
-    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0));
+    return buffer.subarray(0, readSync(input.fd, buffer, 0, bytes, 0));
   } catch (err) {
     throw openError(file, err);
   } finally {
-    closeSync(fd);
+    input.close();
   }
 }
 
 /** A whole (small) file's bytes; a missing or unreadable file is an InputError naming it. */
 export function readWholeFile(file: string): Buffer {
   try {
-    return readFileSync(openPath(file));
+    return readFileSync(file === STDIN && !spooled.has(file) ? 0 : openPath(file));
   } catch (err) {
     throw openError(file, err);
   }
