@@ -14,6 +14,7 @@ import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { nbestKind, nbestKindName } from '../io/nbest.js';
 import { perceptronRerankUsage, rerankPerceptronCli } from '../rerank/perceptron-cli.js';
 import { resolveThreads } from '../native.js';
+import { baseIndex, oracleIndex } from '../rerank/candidate-order.js';
 
 const usage = `structrank rerank --model M --input nbest.jsonl --out best.mrg|best.conll [--rounds N] [--threads N]
 
@@ -79,12 +80,9 @@ const command: Command = {
       } else lines.push(c.tree ?? '');
       if (scored) {
         const p0 = table.sentencePtr[i];
-        let first = p0;
-        let best = p0;
-        for (let q = p0; q < table.sentencePtr[i + 1]; q++) {
-          if (table.logprob[q] > table.logprob[first]) first = q;
-          if (table.score[q] > table.score[best] || (table.score[q] === table.score[best] && table.logprob[q] > table.logprob[best])) best = q;
-        }
+        const p1 = table.sentencePtr[i + 1];
+        const first = p0 + baseIndex(table.logprob.subarray(p0, p1));
+        const best = p0 + oracleIndex(table.score.subarray(p0, p1), table.logprob.subarray(p0, p1));
         base += table.score[first];
         reranked += table.score[p0 + chosen[i]];
         oracle += table.score[best];
