@@ -69,8 +69,11 @@ describe('one pipeline run per output folder', () => {
     const config = tinyConfig('stale');
     mkdirSync(config.output, { recursive: true });
     writeFileSync(join(config.output, LOCK_FILE), JSON.stringify({ pid: deadPid(), host: hostname(), started: '2026-01-01T00:00:00.000Z', command: 'demo' }));
-    const r = await runPipeline(config, { components: fakeComponents(calls()) });
+    const log: string[] = [];
+    const r = await runPipeline(config, { components: fakeComponents(calls()), log: (line) => log.push(line) });
     expect(r.systems.length).toBeGreaterThan(0);
+    // A line per pipeline step, also when no terminal shows progress bars.
+    for (const step of ['train-fold1of4', 'train-fold4of4', 'dev-test', 'rerank-context']) expect(log).toContainEqual(expect.stringMatching(new RegExp(`^${step}: done in \\d+s$`)));
     expect(existsSync(join(config.output, LOCK_FILE))).toBe(false);
   });
 

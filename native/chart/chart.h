@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "chart/grammar.h"
+#include "core/errors.h"
 
 namespace structrank {
 
@@ -98,6 +99,8 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
   const int n = ch.n;
   const int S = ch.S;
   for (int len = 1; len <= n; ++len) {
+    // A long sentence's chart takes seconds: a cancelled parse job stops here too.
+    if (ch.cancel && ch.cancel->load(std::memory_order_relaxed)) throw Cancelled();
     for (int i = 0; i + len <= n; ++i) {
       const int j = i + len;
       const int c = ch.Cell(i, j);
