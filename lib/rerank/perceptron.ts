@@ -21,7 +21,8 @@ import {
 } from './perceptron-data.js';
 import { FeatureDictionary } from './perceptron-features.js';
 import type { NativeCandidateSpec, NativePerceptronModel, PerceptronAddon } from './perceptron-native.js';
-import { f1Of, tagCounts, treeCounts, type MatchCounts, type TagScoring } from './perceptron-score.js';
+import { f1 as f1Of, tagCounts, treeCounts, type MatchCounts } from '../eval/score.js';
+import type { TagScoring } from './perceptron-data.js';
 import { parseTree } from '../trees/bracket-parser.js';
 
 export type { PerceptronKernel } from './perceptron-data.js';
@@ -261,7 +262,7 @@ export class PerceptronReranker {
   async evaluate(sentences: readonly NbestSentence[], options: ChooseOptions = {}): Promise<RerankEvaluation> {
     const file = options.file ?? '<n-best>';
     const { chosen } = await this.choose(sentences, options);
-    const scoring = this.meta.tagScoring ?? 'chunks';
+    const scoring = this.meta.tagScoring ?? 'iob2';
     const total = (pick: (s: NbestSentence, i: number) => number): MatchCounts => {
       const sum: MatchCounts = { matched: 0, gold: 0, test: 0 };
       sentences.forEach((s, i) => {
@@ -318,6 +319,9 @@ export class PerceptronReranker {
       dictionary.frozen = true;
     }
     delete meta.features;
+    // Models saved before lib/eval/score.ts named the chunk scoring by its scheme.
+    const legacy: Record<string, TagScoring> = { chunks: 'iob2', 'chunks-iobes': 'iobes' };
+    if (meta.tagScoring !== undefined && legacy[meta.tagScoring] !== undefined) meta.tagScoring = legacy[meta.tagScoring];
     return new PerceptronReranker(handle, meta, dictionary);
   }
 }
