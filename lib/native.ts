@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { AbortError } from './errors.js';
+import { AbortError, nativeError } from './errors.js';
 
 export interface CancelFlagHandle {
   cancel(): void;
@@ -29,6 +29,8 @@ export function native<T = CoreAddon>(): T & CoreAddon {
   if (addon === undefined) {
     const load = require('node-gyp-build') as (dir: string) => unknown;
     addon = load(packageRoot);
+    // Native exceptions become lib/errors.ts classes by kind (binding/async.cc).
+    (addon as { setErrorFactory?: (f: typeof nativeError) => void }).setErrorFactory?.(nativeError);
   }
   return addon as T & CoreAddon;
 }

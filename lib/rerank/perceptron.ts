@@ -4,7 +4,8 @@
  * optionally combined with the base model as beta * L(x) L(y) + K(x, y); last, averaged or
  * voted prediction; T epochs with seeded shuffling; k chunks trained in parallel.
  */
-import { InputError } from '../errors.js';
+import { InputError, ModelFileError } from '../errors.js';
+import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { native, withCancelFlag } from '../native.js';
@@ -150,7 +151,9 @@ export class PerceptronReranker {
     private readonly dictionary: FeatureDictionary | undefined,
   ) {}
 
-  static async train(sentences: readonly NbestSentence[], options: PerceptronTrainOptions = {}): Promise<PerceptronReranker> {
+  /** Trains a reranker; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
+  static async train(sentences: readonly NbestSentence[], options: PerceptronTrainOptions = {}, run?: TrainRun): Promise<PerceptronReranker> {
+    options = withRun(options, run, (p: PerceptronProgress) => ({ phase: 'example', done: p.done, total: p.total, loss: p.mistakes }));
     const file = options.file ?? '<n-best>';
     if (sentences.length === 0) throw new InputError(file, undefined, 'no training sentences');
     const task = taskOf(sentences);
@@ -258,6 +261,11 @@ export class PerceptronReranker {
     return withCancelFlag(options.signal, (flag) => this.handle.choose(prepared.spec, mode, options.threads ?? 0, options.compressed ?? true, flag));
   }
 
+  /** The chosen candidate of each sentence, off the JS thread and cancellable: `choose` without the scores. */
+  async rerank(sentences: readonly NbestSentence[] | PreparedCandidates, options: ChooseOptions = {}): Promise<Int32Array> {
+    return (await this.choose(sentences, options)).chosen;
+  }
+
   /** Reranks sentences with gold and reports F1 against the baseline and oracle. */
   async evaluate(sentences: readonly NbestSentence[], options: ChooseOptions = {}): Promise<RerankEvaluation> {
     const file = options.file ?? '<n-best>';
@@ -302,16 +310,16 @@ export class PerceptronReranker {
 
   static load(file: string): PerceptronReranker {
     const m = loadModel<PerceptronMeta>(file, MODEL_KIND);
-    if (m.kindVersion > MODEL_VERSION) throw new InputError(file, undefined, `perceptron model version ${m.kindVersion} is newer than supported (${MODEL_VERSION})`);
+    if (m.kindVersion > MODEL_VERSION) throw new ModelFileError(file, `perceptron model version ${m.kindVersion} is newer than supported (${MODEL_VERSION})`);
     let handle: NativePerceptronModel;
     try {
       handle = addon().PerceptronModel.load(m.payload);
     } catch (err) {
-      throw new InputError(file, undefined, (err as Error).message);
+      throw new ModelFileError(file, (err as Error).message);
     }
     const meta = m.meta;
     if (meta === null || typeof meta !== 'object' || (meta.task !== 'trees' && meta.task !== 'tags')) {
-      throw new InputError(file, undefined, 'perceptron model metadata is missing or malformed');
+      throw new ModelFileError(file, 'perceptron model metadata is missing or malformed');
     }
     let dictionary: FeatureDictionary | undefined;
     if (meta.kernel === 'linear') {

@@ -49,7 +49,7 @@ class ByteReader {
   template <typename T>
   std::vector<T> GetVector() {
     uint64_t n = Get<uint64_t>();
-    if (n > (size_ - pos_) / sizeof(T)) throw InputError("model payload is truncated");
+    if (n > (size_ - pos_) / sizeof(T)) throw ModelError("model payload is truncated");
     std::vector<T> v(n);
     if (n > 0) std::memcpy(v.data(), data_ + pos_, n * sizeof(T));  // an empty vector's data() may be null
     pos_ += n * sizeof(T);
@@ -66,7 +66,7 @@ class ByteReader {
 
  private:
   void Need(std::size_t n) const {
-    if (n > size_ - pos_) throw InputError("model payload is truncated");
+    if (n > size_ - pos_) throw ModelError("model payload is truncated");
   }
   const uint8_t* data_;
   std::size_t size_;
