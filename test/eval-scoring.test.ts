@@ -48,7 +48,7 @@ function encode(spans: readonly ChunkSpan[], n: number, scheme: TagScheme): stri
     for (let i = sp.start; i < sp.end; i++) {
       const first = i === sp.start;
       const last = i === sp.end - 1;
-      let p = 'I';
+      let p: string;
       if (scheme === 'iob2') p = first ? 'B' : 'I';
       else if (scheme === 'iob1') p = first && prevEnd === sp.start && prevType === sp.type ? 'B' : 'I';
       else if (scheme === 'iobes') p = len === 1 ? 'S' : first ? 'B' : last ? 'E' : 'I';
