@@ -7,7 +7,7 @@
  *
  * Every model family has the same verbs: `await X.train(data, options)` returns a model,
  * `model.save(file)`, `await X.load(file)` (a file of another kind is refused with a
- * `ModelKindError`), batch prediction (`tagSentences`, `parse`, `choose`) that runs off the
+ * `ModelKindError`), batch prediction (`tagSentences`, `parse`, `rerank`) that runs off the
  * JavaScript thread and takes an `AbortSignal`, and `model.info()`.
  *
  * @example
@@ -36,6 +36,7 @@ export {
 export {
   PerceptronReranker, type PerceptronTrainOptions, type PerceptronKernel, type ChooseOptions, type RerankEvaluation,
 } from './rerank/perceptron.js';
+export { LinearReranker, type LinearTrainOptions, type LinearRerankOptions } from './rerank/linear-reranker.js';
 export { type TrainProgress, type TrainRun } from './train-progress.js';
 
 // Data.

@@ -67,3 +67,13 @@ export function withRun<P, O extends { signal?: AbortSignal; onProgress?: (p: P)
     },
   };
 }
+
+/** A progress callback that adds the rate (units per second since this call) to each event. */
+export function reporter(onProgress: ((p: TrainProgress) => void) | undefined): ((e: Omit<TrainProgress, 'rate'>) => void) | undefined {
+  if (onProgress === undefined) return undefined;
+  const start = Date.now();
+  return (e) => {
+    const seconds = (Date.now() - start) / 1000;
+    onProgress({ ...e, rate: seconds > 0 ? e.done / seconds : 0 });
+  };
+}

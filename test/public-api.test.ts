@@ -14,7 +14,7 @@ import * as parser from 'structrank/parser';
 import * as tagger from 'structrank/tagger';
 import * as rerank from 'structrank/rerank';
 import * as pipeline from 'structrank/pipeline';
-import { ChartParserModel, ModelKindError, PerceptronReranker, Tagger, parseTree, readNbestSync, type TrainProgress } from 'structrank';
+import { ChartParserModel, LinearReranker, ModelKindError, PerceptronReranker, Tagger, parseTree, readNbestSync, type TrainProgress } from 'structrank';
 import { repoRoot, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -104,6 +104,14 @@ describe('one shape for every model family: train(data, options, run), save, loa
       (f) => PerceptronReranker.load(f),
       async (m) => [...(await m.rerank(nbest))],
     );
+    for (const method of ['boost', 'loglinear'] as const) {
+      await roundTrip(
+        method,
+        (run) => LinearReranker.train(nbest, { method, cutoff: 1, rounds: 50, threads: 1 }, run),
+        (f) => LinearReranker.load(f),
+        async (m) => [...(await m.rerank(nbest, { threads: 1 }))],
+      );
+    }
   });
 
   it('a model file of another family is refused with ModelKindError', async () => {
@@ -112,5 +120,6 @@ describe('one shape for every model family: train(data, options, run), save, loa
     t.save(file);
     expect(() => ChartParserModel.load(file)).toThrow(ModelKindError);
     expect(() => PerceptronReranker.load(file)).toThrow(ModelKindError);
+    expect(() => LinearReranker.load(file)).toThrow(ModelKindError);
   });
 });

@@ -34,4 +34,5 @@ export {
 export { libsvmText } from '../rerank/libsvm.js';
 export { saveReranker, loadReranker, compactReranker, type RerankerModel } from '../rerank/reranker.js';
 export { rerankerTrainers, type RerankerTrainer, type RerankerTrainInput, type RerankerTrainOptions } from '../rerank/trainers.js';
+export { LinearReranker, type LinearTrainOptions, type LinearRerankOptions } from '../rerank/linear-reranker.js';
 export { dualTreeScores, type ForestScores } from '../rerank/perceptron-forest.js';
