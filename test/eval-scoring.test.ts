@@ -187,3 +187,15 @@ describe('Score: every sentence counts', () => {
     expect(candidateScore(swapped)).toBeCloseTo(oldScore(swapped) - 100 * swapped.gold, 9);
   });
 });
+
+describe('failed parses', () => {
+  it('a candidate EVALB rejects misses every gold bracket (and so scores below any real parse)', () => {
+    const gold = parseTree('(S (NP (DT the) (NN dog)) (VP (VBD ran)))');
+    const otherWords = treeCounts(gold, parseTree('(S (NP (DT a) (NN cat)) (VP (VBD ran)))'));
+    expect(otherWords).toEqual({ matched: 0, gold: 3, test: 0 });
+    expect(treeCounts(gold, undefined)).toEqual({ matched: 0, gold: 3, test: 0 });
+    expect(candidateScore(otherWords)).toBe(-150);
+    const flat = treeCounts(gold, parseTree('(S (DT the) (NN dog) (VBD ran))'));
+    expect(candidateScore(flat)).toBeGreaterThan(candidateScore(otherWords));
+  });
+});

@@ -65,12 +65,15 @@ export function addCounts(into: MatchCounts, c: MatchCounts): MatchCounts {
   return into;
 }
 
-/** EVALB bracket counts of a parse; a parse EVALB rejects (other words) matches nothing. */
+/**
+ * EVALB bracket counts of a parse. A missing parse, or one EVALB rejects (other words, empty),
+ * matches nothing and misses every gold bracket (EVALB itself reports 0 gold brackets for a
+ * rejected sentence; counting them keeps a failed candidate from scoring as a perfect one).
+ */
 export function treeCounts(gold: Tree, test: Tree | undefined): MatchCounts {
   const g = stripRoot(gold);
-  if (test === undefined) return { matched: 0, gold: evalbSentence(g, g).goldBrackets, test: 0 };
-  const s = evalbSentence(g, stripRoot(test));
-  if (s.status !== 'ok') return { matched: 0, gold: s.goldBrackets, test: 0 };
+  const s = test === undefined ? undefined : evalbSentence(g, stripRoot(test));
+  if (s === undefined || s.status !== 'ok') return { matched: 0, gold: evalbSentence(g, g).goldBrackets, test: 0 };
   return { matched: s.matched, gold: s.goldBrackets, test: s.testBrackets };
 }
 
