@@ -35,6 +35,11 @@ export abstract class StructrankError extends Error {
  * Bad input data: names the file, the line (when known) and the problem. `file` is '' for
  * input that came from memory (e.g. the native core checking arrays), then the message is
  * the problem alone. Code `ERR_STRUCTRANK_INPUT`; CLI exit code 1.
+ *
+ * @example
+ * ```ts
+ * readTreesSync('bad.mrg'); // InputError: bad.mrg:12: unbalanced brackets (err.file, err.line, err.problem)
+ * ```
  */
 export class InputError extends StructrankError {
   readonly code: StructrankErrorCode = 'ERR_STRUCTRANK_INPUT';
@@ -51,6 +56,11 @@ export class InputError extends StructrankError {
 /**
  * A model file that cannot be read: not a model, truncated, corrupted, from a newer
  * structrank, or a payload the native core rejects. Code `ERR_STRUCTRANK_MODEL`; exit code 1.
+ *
+ * @example
+ * ```ts
+ * await Tagger.load('truncated.model'); // ModelFileError: truncated.model: model file is truncated
+ * ```
  */
 export class ModelFileError extends InputError {
   override readonly code: StructrankErrorCode = 'ERR_STRUCTRANK_MODEL';
@@ -63,6 +73,11 @@ export class ModelFileError extends InputError {
 /**
  * A valid model file of another kind than the one asked for (e.g. a parser model given to
  * `Tagger.load`). Code `ERR_STRUCTRANK_MODEL_KIND`; exit code 1.
+ *
+ * @example
+ * ```ts
+ * await Tagger.load('parser.model'); // ModelKindError: err.expected 'tagger', err.found 'chart-parser'
+ * ```
  */
 export class ModelKindError extends ModelFileError {
   override readonly code: StructrankErrorCode = 'ERR_STRUCTRANK_MODEL_KIND';
@@ -80,6 +95,11 @@ export class ModelKindError extends ModelFileError {
  * A file or folder that cannot be read or written (missing, a directory, no permission,
  * disk full). `cause` is Node's error (its `code`, e.g. ENOENT). Code `ERR_STRUCTRANK_IO`;
  * exit code 1.
+ *
+ * @example
+ * ```ts
+ * readTreesSync('missing.mrg'); // IoError: missing.mrg: no such file ((err.cause as NodeJS.ErrnoException).code === 'ENOENT')
+ * ```
  */
 export class IoError extends InputError {
   override readonly code: StructrankErrorCode = 'ERR_STRUCTRANK_IO';
@@ -93,6 +113,11 @@ export class IoError extends InputError {
 /**
  * A bad option or command-line usage (an out-of-range value, an unknown flag, a missing
  * argument). Code `ERR_STRUCTRANK_USAGE`; the CLI prints it with a pointer to --help, exit code 2.
+ *
+ * @example
+ * ```ts
+ * parseColumns('word,pos,word'); // UsageError: --columns: column 'word' named twice
+ * ```
  */
 export class UsageError extends StructrankError {
   readonly code: StructrankErrorCode = 'ERR_STRUCTRANK_USAGE';
@@ -102,7 +127,12 @@ export class UsageError extends StructrankError {
   }
 }
 
-/** A long job stopped by its AbortSignal (or Ctrl-C). Code `ABORT_ERR` (Node's); exit code 130. */
+/** A long job stopped by its AbortSignal (or Ctrl-C). Code `ABORT_ERR` (Node's); exit code 130. *
+ * @example
+ * ```ts
+ * await Tagger.train(rows, options, { signal: AbortSignal.timeout(1000) }); // AbortError when the second is up
+ * ```
+ */
 export class AbortError extends StructrankError {
   readonly code: StructrankErrorCode = 'ABORT_ERR';
   constructor(message = 'The operation was aborted') {
@@ -111,7 +141,12 @@ export class AbortError extends StructrankError {
   }
 }
 
-/** A bug: a state structrank should never reach (please report it). Code `ERR_STRUCTRANK_INTERNAL`; exit code 70. */
+/** A bug: a state structrank should never reach (please report it). Code `ERR_STRUCTRANK_INTERNAL`; exit code 70. *
+ * @example
+ * ```ts
+ * if (err instanceof InternalError) console.error('please report:', err.message);
+ * ```
+ */
 export class InternalError extends StructrankError {
   readonly code: StructrankErrorCode = 'ERR_STRUCTRANK_INTERNAL';
   constructor(message: string) {

@@ -35,7 +35,14 @@ export function native<T = CoreAddon>(): T & CoreAddon {
   return addon as T & CoreAddon;
 }
 
-/** Default thread count: all cores. */
+/**
+ * Default thread count: all cores.
+ *
+ * @example
+ * ```ts
+ * const threads = defaultThreads();   // all cores
+ * ```
+ */
 export function defaultThreads(): number {
   return native().nativeInfo().defaultThreads;
 }

@@ -6,7 +6,7 @@
  * ```ts
  * import { TreeBank, gramAsync } from 'structrank/kernels';
  * import { readTreesSync } from 'structrank/trees';
- * const bank = new TreeBank(readTreesSync('a.mrg'));
+ * const bank = TreeBank.fromTrees(readTreesSync('a.mrg'));
  * const matrix = await gramAsync(bank, { lambda: 0.4 });
  * ```
  * @packageDocumentation

@@ -15,7 +15,15 @@ Chunk / entity precision, recall and F1 with conlleval.pl semantics.
   --scheme S   iob1 or iob2 (conlleval's rules, the default; both read alike), iobes or bilou
   --json       print {"overall": {...}, "byType": {...}} instead of conlleval's text`;
 
-/** Scores files the way `eval chunks` does; exported for the API and tests. */
+/**
+ * Scores files the way `eval chunks` does; exported for the API and tests.
+ *
+ * @example
+ * ```ts
+ * const report = await evalChunkFiles({ gold: 'gold.conll', test: 'tagged.conll', scheme: 'iob2' });
+ * console.log(report.overall.f1);
+ * ```
+ */
 export async function evalChunkFiles(options: { gold?: string; test?: string; file?: string; scheme?: ChunkScheme }): Promise<ConllevalReport> {
   const counter = new ConllevalCounter(options.scheme ?? 'iob2');
   if (options.file !== undefined) {

@@ -227,7 +227,15 @@ export function chunkCounts(gold: readonly string[], pred: readonly string[], sc
   return counter.finish().counts();
 }
 
-/** Scores sentences like conlleval scores a file with a blank line after each sentence. */
+/**
+ * Scores sentences like conlleval scores a file with a blank line after each sentence.
+ *
+ * @example
+ * ```ts
+ * const report = conllevalCorpus([{ gold: ['B-PER', 'O'], predicted: ['B-PER', 'O'] }], { scheme: 'iob2' });
+ * console.log(report.overall.f1); // 100
+ * ```
+ */
 export function conllevalCorpus(sentences: Iterable<ChunkSentence>, options: { scheme?: ChunkScheme } = {}): ConllevalReport {
   const counter = new ConllevalCounter(options.scheme ?? 'iob2');
   for (const s of sentences) {

@@ -186,6 +186,18 @@ function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array 
 }
 
 
+/**
+ * A chart parser: a PCFG read off a treebank (Markov-binarized, parent-annotated), or the
+ * CRF-CFG trained on top of it (`crf: true`); exact 1-best and k-best parsing.
+ *
+ * @example
+ * ```ts
+ * const parser = await ChartParserModel.train(readTreesSync('train.mrg'), { crf: true, epochs: 3 });
+ * const [best] = await parser.parse([['The', 'dog', 'barks', '.']]);
+ * const [kbest] = await parser.parseNbest([['The', 'dog', 'barks', '.']], 20);
+ * parser.save('parser.model');
+ * ```
+ */
 export class ChartParserModel {
   private constructor(
     private readonly handle: NativeChartParser,

@@ -112,6 +112,16 @@ function dataKey(config: PipelineConfig): object {
   return { task: config.task, format: d.format, columns: d.columns, label: d.label, trainLimit: d.trainLimit, devLimit: d.devLimit, testLimit: d.testLimit, maxLength: d.maxLength };
 }
 
+/**
+ * Runs the reranking experiment a config describes: jackknifed n-best lists, rerankers tuned
+ * on dev, test evaluation; steps are cached, so a rerun resumes.
+ *
+ * @example
+ * ```ts
+ * const results = await runPipeline(readPipelineConfig('pipeline.json'), { log: console.error });
+ * console.log(formatResultsTable(results));
+ * ```
+ */
 export async function runPipeline(config: PipelineConfig, options: RunPipelineOptions = {}): Promise<PipelineResults> {
   const start = process.hrtime.bigint();
   const log = options.log ?? (() => {});

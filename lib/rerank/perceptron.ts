@@ -144,6 +144,17 @@ function addon(): PerceptronAddon {
 }
 
 
+/**
+ * Kernel perceptron reranker (Collins & Duffy) over n-best lists of trees (tree kernel),
+ * tag sequences (tagging kernel) or explicit features (linear kernel).
+ *
+ * @example
+ * ```ts
+ * const reranker = await PerceptronReranker.train(readNbestSync('train.nbest.jsonl'), { kernel: 'tree', lambda: 0.4 });
+ * const chosen = await reranker.rerank(readNbestSync('test.nbest.jsonl'));   // index of the chosen candidate per sentence
+ * reranker.save('perceptron.model');
+ * ```
+ */
 export class PerceptronReranker {
   private constructor(
     readonly handle: NativePerceptronModel,

@@ -117,6 +117,17 @@ function checkField(v: string): string {
   return v;
 }
 
+/**
+ * A sequence tagger: averaged perceptron, CRF or maximum entropy, over CoNLL-style rows.
+ *
+ * @example
+ * ```ts
+ * const rows = readConllSync('train.conll').map((s) => s.rows);      // [['The', 'DT', 'O'], ...] per sentence
+ * const tagger = await Tagger.train(rows, { algo: 'crf', columns: ['word', 'pos', 'ne'], label: 'ne', templates: 'ner' });
+ * const tags = await tagger.tagSentences([[['Ana', 'NNP'], ['duerme', 'VMI']]]);
+ * tagger.save('ner.model');
+ * ```
+ */
 export class Tagger {
   private labelNames: string[];
 
