@@ -10,6 +10,7 @@ import { parseTree } from '../trees/bracket-parser.js';
 import type { Tree } from '../trees/tree.js';
 import { FeatureDictionary, FeatureRowBuilder, tagFeatures, treeFeatures } from './perceptron-features.js';
 import type { NativeCandidateSpec, NativePreorderTrees, NativeTaggedSequences } from './perceptron-native.js';
+import { oracleIndex } from './candidate-order.js';
 import { candidateScore, tagCounts, tagScoring as detectTagScoring, treeCounts, type TaskScoring } from '../eval/score.js';
 
 /** How tag candidates are scored: a chunk scheme or `accuracy` (lib/eval/score.ts). */
@@ -155,15 +156,11 @@ export function buildCandidates(sentences: readonly NbestSentence[], k: KernelSe
   let at = 0;
   sentences.forEach((s, i) => {
     const sc = options.withScores ? sentenceScores(s, file, tagScoring) : undefined;
-    let best = 0;
     s.candidates.forEach((c, j) => {
       logprobs[at + j] = c.logprob;
-      if (sc && scores) {
-        scores[at + j] = sc[j];
-        if (sc[j] > sc[best] || (sc[j] === sc[best] && c.logprob > s.candidates[best].logprob)) best = j;
-      }
+      if (sc && scores) scores[at + j] = sc[j];
     });
-    if (oracle) oracle[i] = best;
+    if (oracle && sc) oracle[i] = oracleIndex(sc, s.candidates.map((c) => c.logprob));
     at += s.candidates.length;
   });
   const spec: NativeCandidateSpec = { kernel: k.kernel, sentencePtr, logprobs, scores };
