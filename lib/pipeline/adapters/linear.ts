@@ -15,12 +15,36 @@ import { tableData } from '../../rerank/table-data.js';
 import type { CandidateSet, Curve, Reranker, StepContext, TrainedReranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig } from '../config.js';
 import { tagSequenceFeatures } from './tag-features.js';
+import { describeTreeSettings, learnTreeSettings, type TreeSettings } from '../../rerank/tree-settings.js';
+import { loadHeadRules } from '../../trees/head-rules.js';
+import { parseTree } from '../../trees/bracket-parser.js';
 
-const featureCache = new WeakMap<CandidateSet, Promise<SentenceFeatureNames[]>>();
+const featureCache = new WeakMap<CandidateSet, Map<TreeSettings | undefined, Promise<SentenceFeatureNames[]>>>();
+const settingsCache = new WeakMap<CandidateSet, Map<string, TreeSettings | undefined>>();
+
+/** Head rules and word classes learned from a training set's gold trees (undefined for tag candidates). */
+export function treeSettingsFor(train: CandidateSet, headRules: string, ctx: StepContext): TreeSettings | undefined {
+  let bySource = settingsCache.get(train);
+  if (!bySource) settingsCache.set(train, (bySource = new Map()));
+  if (!bySource.has(headRules)) {
+    const gold = train.sentences.filter((s) => typeof s.gold === 'string' && s.candidates.some((c) => c.tree !== undefined));
+    let settings: TreeSettings | undefined;
+    if (gold.length > 0) {
+      const learned = learnTreeSettings(gold.map((s) => parseTree(s.gold as string)), loadHeadRules(headRules));
+      ctx.log?.(`  ${describeTreeSettings(learned)}`);
+      if (learned.warning) ctx.log?.(`  warning: ${learned.warning}`);
+      settings = learned.settings;
+    }
+    bySource.set(headRules, settings);
+  }
+  return bySource.get(headRules);
+}
 
 /** Feature names of every candidate (scores are the pipeline's Score(x)). */
-export function candidateFeatures(set: CandidateSet, ctx: StepContext): Promise<SentenceFeatureNames[]> {
-  let p = featureCache.get(set);
+export function candidateFeatures(set: CandidateSet, ctx: StepContext, settings?: TreeSettings): Promise<SentenceFeatureNames[]> {
+  let bySettings = featureCache.get(set);
+  if (!bySettings) featureCache.set(set, (bySettings = new Map()));
+  let p = bySettings.get(settings);
   if (!p) {
     p = (async () => {
       const sentences: NbestSentence[] = set.sentences.map((s) => ({
@@ -29,6 +53,7 @@ export function candidateFeatures(set: CandidateSet, ctx: StepContext): Promise<
         candidates: s.candidates.map((c) => (c.tags ? { ...c, features: tagSequenceFeatures(s.tokens, c.tags) } : c)),
       }));
       const names = await extractSentences('<candidates>', sentences, {
+        settings,
         threads: ctx.threads,
         signal: ctx.signal,
         onProgress: (done) => ctx.progress?.('reranking features', done, sentences.length),
@@ -36,7 +61,7 @@ export function candidateFeatures(set: CandidateSet, ctx: StepContext): Promise<
       names.forEach((s, i) => s.candidates.forEach((c, j) => (c.score = set.scores[i][j])));
       return names;
     })();
-    featureCache.set(set, p);
+    bySettings.set(settings, p);
   }
   return p;
 }
@@ -47,8 +72,9 @@ interface Problem {
 }
 
 /** The native problems of a training set's dictionary (cutoff on train), for any set. */
-async function problem(train: CandidateSet, cutoff: number, ctx: StepContext): Promise<Problem> {
-  const trainNames = await candidateFeatures(train, ctx);
+async function problem(train: CandidateSet, cutoff: number, headRules: string, ctx: StepContext): Promise<Problem> {
+  const settings = treeSettingsFor(train, headRules, ctx);
+  const trainNames = await candidateFeatures(train, ctx, settings);
   const dictionary = selectFeatures(trainNames, Math.max(1, cutoff));
   ctx.log?.(`  ${dictionary.length} features seen on candidates of >= ${Math.max(1, cutoff)} training sentences`);
   const handles = new Map<CandidateSet, RerankDataHandle>();
@@ -57,7 +83,7 @@ async function problem(train: CandidateSet, cutoff: number, ctx: StepContext): P
     async data(set) {
       let h = handles.get(set);
       if (!h) {
-        h = tableData(buildFeatureTable(await candidateFeatures(set, ctx), dictionary), ctx.threads);
+        h = tableData(buildFeatureTable(await candidateFeatures(set, ctx, settings), dictionary), ctx.threads);
         handles.set(set, h);
       }
       return h;
@@ -66,8 +92,8 @@ async function problem(train: CandidateSet, cutoff: number, ctx: StepContext): P
 }
 
 /** The problem of a training set, with its train and dev data. */
-async function trainAndDev(train: CandidateSet, dev: CandidateSet, cutoff: number, ctx: StepContext): Promise<{ p: Problem; trainData: RerankDataHandle; devData: RerankDataHandle }> {
-  const p = await problem(train, cutoff, ctx);
+async function trainAndDev(train: CandidateSet, dev: CandidateSet, cutoff: number, headRules: string, ctx: StepContext): Promise<{ p: Problem; trainData: RerankDataHandle; devData: RerankDataHandle }> {
+  const p = await problem(train, cutoff, headRules, ctx);
   return { p, trainData: await p.data(train), devData: await p.data(dev) };
 }
 
@@ -89,7 +115,7 @@ export function boostReranker(config: BoostConfig & { name: string }): Reranker 
   return {
     name: config.name,
     async train(train, dev, ctx): Promise<TrainedReranker> {
-      const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, ctx);
+      const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, config.headRules, ctx);
       let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
       const curves: Curve[] = [];
       for (const eps of config.eps) {
@@ -124,7 +150,7 @@ export function loglinearReranker(config: LoglinearConfig & { name: string }): R
   return {
     name: config.name,
     async train(train, dev, ctx): Promise<TrainedReranker> {
-      const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, ctx);
+      const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, config.headRules, ctx);
       let best: { a0: number; weights: Float64Array; score: number; l2: number } | undefined;
       const ys: number[] = [];
       for (const [i, l2] of config.l2.entries()) {
