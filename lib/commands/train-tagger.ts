@@ -6,11 +6,14 @@ import { readConllSync } from '../io/conll.js';
 import { readConlluSync, type ConlluToken } from '../io/conllu.js';
 import { Progress } from '../progress.js';
 import { Tagger, type TaggerAlgorithm } from '../tagger/tagger.js';
-import { DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
+import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
+import { readLinesSync } from '../io/lines.js';
+import { clusterWords, type WordClusters } from '../tagger/word-clusters.js';
 
 const usage = `structrank train-tagger --algo maxent|perceptron|crf --train F [--dev F] --columns word,pos,chunk --label chunk --model M
-  [--order 1|2] [--template T.json|pos|chunk|ner] [--clusters F] [--epochs N] [--optimizer lbfgs|sgd]
+  [--order 1|2] [--template T.json|pos|chunk|ner] [--clusters F | --cluster-text F [--cluster-classes N]]
+  [--epochs N] [--optimizer lbfgs|sgd]
   [--sgd-warmup N] [--c2 X] [--eta0 X] [--beam B] [--eval-every N] [--patience N] [--separator whitespace|tab]
   [--format conll|conllu] [--threads N]
 
@@ -22,8 +25,14 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).
                 maxent: locally normalized log-linear tagger with beam search
   --columns     names of the file's columns; --label names the one to predict
   --order       label dependencies: 1 (bigram, default) or 2 (trigram)
-  --template    a template config file (JSON) or a default set; default: chunk when a
-                'pos' column exists, else pos
+  --clusters    word clusters for the cluster templates: 'word<TAB>bits' lines (e.g. Brown)
+  --cluster-text  compute the clusters here instead, from the training words and this plain
+                text (one sentence per line, tokens separated by spaces; 'train' = the
+                training words alone): exchange clustering into --cluster-classes classes
+                (default 128) merged into a binary tree (bit strings)
+  --template    a template config file (JSON) or a default set; default: chosen from the
+                training labels: ner for entity tags (chunk tags, mostly O), chunk for
+                phrase chunks (needs a 'pos' column), pos for per-token labels
   --epochs      passes (perceptron, SGD) or L-BFGS iterations (crf, maxent);
                 default 10, or 100 for L-BFGS
   --optimizer   CRF optimizer: lbfgs (default) or sgd
@@ -60,6 +69,8 @@ const command: Command = {
       order: { type: 'string' },
       template: { type: 'string' },
       clusters: { type: 'string' },
+      'cluster-text': { type: 'string' },
+      'cluster-classes': { type: 'string' },
       epochs: { type: 'string' },
       optimizer: { type: 'string' },
       c2: { type: 'string' },
@@ -124,6 +135,30 @@ const command: Command = {
     if (train.length === 0) throw new InputError(trainFile, undefined, 'no sentences in file');
     const dev = values.dev !== undefined ? read(values.dev) : undefined;
     if (dev !== undefined && dev.length === 0) throw new InputError(values.dev as string, undefined, 'no sentences in file');
+    if (templates === undefined) {
+      const labelIndex = columns.indexOf(label);
+      const choice = chooseDefaultTemplate((function* () {
+        for (const s of train) for (const row of s) yield row[labelIndex];
+      })(), columns.filter((c) => c !== label));
+      console.error(`train-tagger: templates '${choice.name}' (${choice.reason}); choose others with --template`);
+      templates = choice.name;
+    }
+    let computed: WordClusters | undefined;
+    if (values['cluster-text'] !== undefined) {
+      if (clusters !== undefined) throw new UsageError(`${cmd}: give --clusters or --cluster-text, not both`);
+      const classes = intOption(cmd, values['cluster-classes'], 'cluster-classes', 128, 2);
+      const wordIndex = columns.includes('word') ? columns.indexOf('word') : 0;
+      const text: string[][] = train.map((s) => s.map((row) => row[wordIndex]));
+      if (values['cluster-text'] !== 'train') {
+        for (const line of readLinesSync(values['cluster-text'])) {
+          const tokens = line.text.split(/\s+/).filter((t) => t !== '');
+          if (tokens.length > 0) text.push(tokens);
+        }
+      }
+      const t0 = Date.now();
+      computed = clusterWords(text, { classes, signal: cliSignal() });
+      console.error(`train-tagger: ${computed.words.length} words in ${classes} clusters in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
     const progress = new Progress({ label: `train-tagger ${algo}`, total: epochs, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0 });
     const start = Date.now();
     const tagger = await Tagger.train(train, {
@@ -133,7 +168,7 @@ const command: Command = {
       order: order as 1 | 2,
       templates,
       templatesFile: typeof templates === 'string' ? undefined : values.template,
-      clusters,
+      clusters: computed ?? clusters,
       epochs,
       optimizer,
       c2,
