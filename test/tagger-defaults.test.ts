@@ -13,10 +13,10 @@ describe('the default template adapts to the label set', () => {
   it('entities, chunks and parts of speech on small hand-made files', () => {
     // Entities: most tokens are O.
     const ner = ['B-PER', 'I-PER', 'O', 'O', 'O', 'B-LOC', 'O', 'O', 'O', 'O'];
-    expect(chooseDefaultTemplate(ner, ['word', 'pos'])).toMatchObject({ name: 'ner' });
+    expect(chooseDefaultTemplate(ner, ['word', 'pos'])).toMatchObject({ name: 'ner', order: 2 });
     // Chunks: most tokens are inside a chunk.
     const chunk = ['B-NP', 'I-NP', 'B-VP', 'B-NP', 'I-NP', 'O', 'B-PP', 'B-NP'];
-    expect(chooseDefaultTemplate(chunk, ['word', 'pos'])).toMatchObject({ name: 'chunk' });
+    expect(chooseDefaultTemplate(chunk, ['word', 'pos'])).toMatchObject({ name: 'chunk', order: 1 });
     // Chunks without a POS column: the chunk set would have words only; ner's word-form features serve better.
     expect(chooseDefaultTemplate(chunk, ['word'])).toMatchObject({ name: 'ner' });
     // Parts of speech: not chunk tags.
@@ -31,10 +31,12 @@ describe('the default template adapts to the label set', () => {
     ];
     const tagger = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'pos', 'ne'], label: 'ne', epochs: 2, threads: 1 });
     expect(tagger.meta.templateChoice?.name).toBe('ner');
+    expect(tagger.meta.order).toBe(2);
     const expected = compileTemplates(DEFAULT_TEMPLATES.ner, ['word', 'pos'], { dropMissing: true }).templates;
     expect(tagger.meta.templates).toEqual(expected);
     const explicit = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'pos', 'ne'], label: 'ne', templates: 'chunk', epochs: 2, threads: 1 });
     expect(explicit.meta.templateChoice).toBeUndefined();
+    expect(explicit.meta.order).toBe(1);
   });
 
   const esp = dataFile('conll2002-esp', 'esp.testa');

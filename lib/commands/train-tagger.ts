@@ -24,7 +24,8 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).
   --algo        perceptron: averaged structured perceptron; crf: linear-chain CRF;
                 maxent: locally normalized log-linear tagger with beam search
   --columns     names of the file's columns; --label names the one to predict
-  --order       label dependencies: 1 (bigram, default) or 2 (trigram)
+  --order       label dependencies: 1 (bigram) or 2 (trigram); default 1, or 2 when no
+                --template is given and the labels look like entities
   --clusters    word clusters for the cluster templates: 'word<TAB>bits' lines (e.g. Brown)
   --cluster-text  compute the clusters here instead, from the training words and this plain
                 text (one sentence per line, tokens separated by spaces; 'train' = the
@@ -95,7 +96,7 @@ const command: Command = {
     if (!columns.includes(label)) throw new UsageError(`${cmd}: --label '${label}' is not among --columns`);
     const modelFile = requireOption(cmd, values.model, 'model');
     checkOutputPath(modelFile);
-    const order = intOption(cmd, values.order, 'order', 1, 1);
+    let order = intOption(cmd, values.order, 'order', 1, 1);
     if (order !== 1 && order !== 2) throw new UsageError(`${cmd}: --order must be 1 or 2`);
     const optimizer = values.optimizer ?? 'lbfgs';
     if (optimizer !== 'lbfgs' && optimizer !== 'sgd') throw new UsageError(`${cmd}: --optimizer must be lbfgs or sgd`);
@@ -140,7 +141,8 @@ const command: Command = {
       const choice = chooseDefaultTemplate((function* () {
         for (const s of train) for (const row of s) yield row[labelIndex];
       })(), columns.filter((c) => c !== label));
-      console.error(`train-tagger: templates '${choice.name}' (${choice.reason}); choose others with --template`);
+      if (values.order === undefined) order = choice.order;
+      console.error(`train-tagger: templates '${choice.name}', order ${order} (${choice.reason}); choose others with --template, --order`);
       templates = choice.name;
     }
     let computed: WordClusters | undefined;

@@ -63,6 +63,7 @@ export interface TaggerTrainOptions {
   columns: string[];
   /** The column to predict. */
   label: string;
+  /** Label order; default 1, or the chosen template's order when `templates` is not given (2 for entities). */
   order?: 1 | 2;
   /** A default set name or explicit templates (see templates.ts). Default: chosen from the training labels (chooseDefaultTemplate: entities, chunks or parts of speech). */
   templates?: DefaultTemplateName | TemplateSet;
@@ -151,10 +152,10 @@ export class Tagger {
     if (labelIndex < 0) throw new InputError('<options>', undefined, `label column '${label}' is not among the columns [${columns.join(', ')}]`);
     const inputColumns = columns.filter((_, i) => i !== labelIndex);
     if (inputColumns.length === 0) throw new InputError('<options>', undefined, 'no input columns besides the label');
-    const order = options.order ?? 1;
-    if (order !== 1 && order !== 2) throw new InputError('<options>', undefined, 'order must be 1 or 2');
     const fromDefault = options.templates === undefined || typeof options.templates === 'string';
     const choice = options.templates === undefined ? chooseDefaultTemplate(labelsOf(train, labelIndex), inputColumns) : undefined;
+    const order = options.order ?? choice?.order ?? 1;
+    if (order !== 1 && order !== 2) throw new InputError('<options>', undefined, 'order must be 1 or 2');
     const set = typeof options.templates === 'string'
       ? DEFAULT_TEMPLATES[options.templates]
       : options.templates ?? DEFAULT_TEMPLATES[(choice as TemplateChoice).name];

@@ -155,6 +155,8 @@ export const DEFAULT_TEMPLATES: Record<DefaultTemplateName, TemplateSet> = { pos
 
 export interface TemplateChoice {
   name: DefaultTemplateName;
+  /** The label order that goes with it: 2 for entities (label trigrams: +0.6 F1 on esp.testa), else 1. */
+  order: 1 | 2;
   /** Why, for the user: e.g. `entity-like labels: 88% of tokens are O`. */
   reason: string;
 }
@@ -165,6 +167,8 @@ export interface TemplateChoice {
  * chunk tags where most tokens (>= 50%) are outside any chunk are entities (`ner`: names
  * are rare and recognised by their form); other chunk tags are phrase chunks (`chunk`, which
  * needs a `pos` input column; without one, `ner`'s word-form features serve better).
+ * Entities also get label trigrams (order 2): an entity's labels depend on more than the
+ * previous one (CRF on esp.testa: 76.47 with order 1, 77.07 with order 2).
  */
 export function chooseDefaultTemplate(labels: Iterable<string>, inputColumns: readonly string[]): TemplateChoice {
   let tokens = 0;
@@ -175,11 +179,11 @@ export function chooseDefaultTemplate(labels: Iterable<string>, inputColumns: re
     if (l === 'O') outside++;
     distinct.add(l);
   }
-  if (!looksLikeChunkTags(distinct)) return { name: 'pos', reason: `per-token labels (${distinct.size} labels, not chunk tags)` };
+  if (!looksLikeChunkTags(distinct)) return { name: 'pos', order: 1, reason: `per-token labels (${distinct.size} labels, not chunk tags)` };
   const share = tokens === 0 ? 0 : (100 * outside) / tokens;
-  if (share >= 50) return { name: 'ner', reason: `entity-like chunk tags: ${share.toFixed(0)}% of tokens are O` };
-  if (!inputColumns.includes('pos')) return { name: 'ner', reason: `phrase-like chunk tags (${share.toFixed(0)}% O) but no 'pos' column` };
-  return { name: 'chunk', reason: `phrase-like chunk tags: ${share.toFixed(0)}% of tokens are O` };
+  if (share >= 50) return { name: 'ner', order: 2, reason: `entity-like chunk tags: ${share.toFixed(0)}% of tokens are O; label order 2` };
+  if (!inputColumns.includes('pos')) return { name: 'ner', order: 1, reason: `phrase-like chunk tags (${share.toFixed(0)}% O) but no 'pos' column` };
+  return { name: 'chunk', order: 1, reason: `phrase-like chunk tags: ${share.toFixed(0)}% of tokens are O` };
 }
 
 export interface CompiledTemplates {
