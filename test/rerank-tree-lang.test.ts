@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,8 @@ import { treeFeatureCounts } from '../lib/rerank/tree-features.js';
 import { learnTreeSettings, settingsHeadTable } from '../lib/rerank/tree-settings.js';
 import { sentenceFeatures } from '../lib/rerank/nbest-features.js';
 import { loadReranker, saveReranker } from '../lib/rerank/reranker.js';
-import type { Tree } from '../lib/trees/tree.js';
+import { formatTree, preterminals, words, type Tree } from '../lib/trees/tree.js';
+import { runCli } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tree-lang-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -96,5 +97,44 @@ describe('reranking features with learned heads and classes', () => {
     expect(back.treeSettings).toEqual(settings);
     saveReranker(file, { method: 'boost', a0: 1, names: ['x'], weights: Float64Array.of(0.5), info: {} });
     expect(loadReranker(file).treeSettings).toBeUndefined();
+  });
+});
+
+describe('train-reranker --head-rules (CLI)', () => {
+  // Three candidates per sentence: the gold tree, a flat np, and a misattached pp.
+  const lines: string[] = [];
+  let id = 0;
+  for (const t of train.slice(0, 40)) {
+    const gold = formatTree(t);
+    const ws = words(t);
+    const tagged = t.word === undefined ? preterminals(t).map((p) => `(${p.label} ${p.word})`) : [];
+    const flat = `( (np ${tagged.join(' ')}))`;
+    const fcl = `( (fcl ${tagged.join(' ')}))`;
+    lines.push(JSON.stringify({ id: `s${id++}`, tokens: ws, gold, candidates: [{ tree: flat, logprob: -1 }, { tree: gold, logprob: -2 }, { tree: fcl, logprob: -3 }] }));
+  }
+
+  it('learns and saves the settings, warns about coverage, and reranks with them', () => {
+    const nbest = join(dir, 'train.nbest.jsonl');
+    writeFileSync(nbest, lines.join('\n') + '\n');
+    const rules = join(dir, 'rules.json');
+    writeFileSync(rules, JSON.stringify({ rules: { pp: [['left', 'prp']] } }));
+    const model = join(dir, 'cli.rr');
+    const r = runCli(['train-reranker', '--method', 'boost', '--train', nbest, '--rounds', '20', '--cutoff', '1', '--head-rules', rules, '--model', model, '--threads', '1']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/head rules '.*\+learned': \d+\.\d% of \d+ training phrases covered by the table/);
+    expect(r.stderr).toMatch(/warning: head rules .* cover 17\.6% .*under 90%/);
+    const m = loadReranker(model);
+    expect(m.treeSettings?.headRules.rules.pp).toEqual([['left', 'prp']]);
+    expect(m.treeSettings?.headRules.learned).toEqual(expect.arrayContaining(['fcl', 'np', 'cu']));
+    expect(m.treeSettings?.classes.adpositionLabels).toEqual(['pp']);
+    const out = join(dir, 'best.mrg');
+    const rr = runCli(['rerank', '--model', model, '--input', nbest, '--out', out, '--threads', '1']);
+    expect(rr.status, rr.stderr).toBe(0);
+    const f1 = /EVALB F1: base ([\d.]+), reranked ([\d.]+)/.exec(rr.stdout);
+    expect(f1).not.toBeNull();
+    expect(Number(f1?.[2])).toBeGreaterThan(Number(f1?.[1]));
+    const bad = runCli(['train-reranker', '--method', 'boost', '--train', nbest, '--head-rules', join(dir, 'missing.json'), '--model', model]);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/missing\.json/);
   });
 });
