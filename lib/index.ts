@@ -17,6 +17,10 @@ export { readParserInput, type ParserInput } from './parser/input.js';
 export { evaluateParser, scoreBrackets, type ParserEvaluation } from './parser/evaluate.js';
 export { basicCategory, stripFunctionTags, removeEmptyElements, isEmptyElement, collapseUnaryChains, expandUnaryChains, stripRoot, ROOT_LABELS, type UnaryChainOptions } from './trees/transforms.js';
 export { COLLINS_HEAD_RULES, headChildIndex, annotateHeads, type HeadedTree, type HeadRule, type HeadDirection, type HeadOptions } from './trees/heads.js';
+export { loadHeadRules, headRulePreset, headTableFromJson, headTableToJson, headCoverage, HEAD_RULE_PRESETS, type HeadTable, type HeadTableJson, type HeadCoverage } from './trees/head-rules.js';
+export { learnHeadRules, learnPunctuationTags, learnConjunctionTags, learnClosedClassTags } from './trees/learn-heads.js';
+export { learnTreeClasses, type TreeClasses } from './trees/tree-classes.js';
+export { learnTreeSettings, legacyTreeSettings, type TreeSettings } from './rerank/tree-settings.js';
 export { evalbSentence, evalbCorpus, parseScore, evalbLabel, EvalbAccumulator, EvalbTotals, COLLINS_PARAMS, DEFAULT_CUTOFF, type EvalbParams, type EvalbInput, type EvalbSentence, type EvalbStatus, type EvalbSummary, type EvalbReport, type LabelCounts, type LabelScore, type EvalbCorpusOptions } from './eval/evalb.js';
 export { readParseSentences, scoreTreebankFiles, evalbFiles, type ParseSentence, type ParseSentenceOptions, type EvalbFilesOptions } from './eval/parse-files.js';
 export { readEvalbParams, type EvalbParamFile } from './eval/evalb-params.js';
@@ -40,7 +44,8 @@ export { demoConfig, demoConfigInput, DEMO_SIZES } from './pipeline/demo.js';
 export { StepCache, stepKey, type StepResult } from './pipeline/step-cache.js';
 export { readConllu, readConlluSync, ConlluAssembler, type ConlluSentence, type ConlluToken, type ConlluMultiword } from './io/conllu.js';
 export { Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TagCandidate, type TrainProgress, type TokenRows } from './tagger/tagger.js';
-export { compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES, type TemplateConfig, type TemplateSet, type DefaultTemplateName } from './tagger/templates.js';
+export { compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES, chooseDefaultTemplate, type TemplateConfig, type TemplateSet, type DefaultTemplateName, type TemplateChoice } from './tagger/templates.js';
+export { clusterWords, formatClusters, type ClusterOptions } from './tagger/word-clusters.js';
 export {
   rerankData, syntheticRerankData, trainBoost, trainLoglinear, boostPrefixCurve, chooseRoundsOnDev, boostWeights, boostWork,
   rerankScores, chosenScore, encodeBoostModel, decodeBoostModel,

@@ -12,6 +12,11 @@
  * classes x (distinct neighbours of the word), not classes^2 per word.
  */
 
+import type { WordClusters } from '../parser/clusters.js';
+
+/** Words and their bit strings (a prefix is the cluster one level up the merge tree): the parser's cluster type. */
+export type { WordClusters };
+
 export interface ClusterOptions {
   /** Number of classes of the exchange step (default 128). */
   classes?: number;
@@ -20,12 +25,6 @@ export interface ClusterOptions {
   /** Words seen fewer times are left out (default 1: every word). */
   minCount?: number;
   signal?: AbortSignal;
-}
-
-export interface WordClusters {
-  words: string[];
-  /** Bit strings, one per word; a prefix is the cluster one level up the merge tree. */
-  clusters: string[];
 }
 
 const f = (x: number): number => (x > 0 ? x * Math.log(x) : 0);
