@@ -53,7 +53,8 @@ export interface TreeFeatureOptions {
 export const CLOSED_CLASS_TAGS: ReadonlySet<string> = new Set([
   'CC', 'DT', 'EX', 'IN', 'MD', 'PDT', 'POS', 'PRP', 'PRP$', 'RP', 'TO', 'WDT', 'WP', 'WP$', 'WRB',
 ]);
-const LEGACY_CLASSES: TreeClasses = {
+/** The PTB word classes of models trained before classes were learned. */
+export const LEGACY_TREE_CLASSES: Readonly<TreeClasses> = {
   punctuationTags: [',', ':', '.', '``', "''", '-LRB-', '-RRB-', '#', '$'],
   closedClassTags: [...CLOSED_CLASS_TAGS],
   conjunctionTags: ['CC', 'CONJP'],
@@ -83,7 +84,7 @@ export function treeFeatureCounts(root: HeadNode, options: TreeFeatureOptions = 
   const add = (name: string): void => {
     counts.set(name, (counts.get(name) ?? 0) + 1);
   };
-  const classes = options.classes ?? LEGACY_CLASSES;
+  const classes = options.classes ?? LEGACY_TREE_CLASSES;
   const closed = options.closedClassTags ?? new Set(classes.closedClassTags);
   const punctuation = new Set(classes.punctuationTags);
   const conjunctions = new Set(classes.conjunctionTags);

@@ -12,6 +12,7 @@ import {
 } from '../trees/head-rules.js';
 import { learnHeadRules } from '../trees/learn-heads.js';
 import { learnTreeClasses, type TreeClasses } from '../trees/tree-classes.js';
+import { LEGACY_TREE_CLASSES } from './tree-features.js';
 
 export interface TreeSettings {
   headRules: HeadTableJson;
@@ -23,11 +24,11 @@ export function legacyTreeSettings(): TreeSettings {
   return {
     headRules: headTableToJson(headRulePreset('collins')),
     classes: {
-      punctuationTags: [',', ':', '.', '``', "''", '-LRB-', '-RRB-', '#', '$'],
-      closedClassTags: ['CC', 'DT', 'EX', 'IN', 'MD', 'PDT', 'POS', 'PRP', 'PRP$', 'RP', 'TO', 'WDT', 'WP', 'WP$', 'WRB'],
-      conjunctionTags: ['CC', 'CONJP'],
-      verbTags: ['MD', 'VB', 'VBD', 'VBG', 'VBN', 'VBP', 'VBZ'],
-      adpositionLabels: ['PP'],
+      punctuationTags: [...LEGACY_TREE_CLASSES.punctuationTags],
+      closedClassTags: [...LEGACY_TREE_CLASSES.closedClassTags],
+      conjunctionTags: [...LEGACY_TREE_CLASSES.conjunctionTags],
+      verbTags: [...LEGACY_TREE_CLASSES.verbTags],
+      adpositionLabels: [...LEGACY_TREE_CLASSES.adpositionLabels],
     },
   };
 }
