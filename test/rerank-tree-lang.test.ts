@@ -121,7 +121,7 @@ describe('train-reranker --head-rules (CLI)', () => {
     const model = join(dir, 'cli.rr');
     const r = runCli(['train-reranker', '--method', 'boost', '--train', nbest, '--rounds', '20', '--cutoff', '1', '--head-rules', rules, '--model', model, '--threads', '1']);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/head rules '.*\+learned': \d+\.\d% of \d+ training phrases covered by the table/);
+    expect(r.stdout).toMatch(/head rules '.*\+learned': \d+\.\d% of \d+ training phrases covered by the table/);
     expect(r.stderr).toMatch(/warning: head rules .* cover 17\.6% .*under 90%/);
     const m = loadReranker(model);
     expect(m.treeSettings?.headRules.rules.pp).toEqual([['left', 'prp']]);

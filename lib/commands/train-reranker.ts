@@ -72,7 +72,12 @@ const command: Command = {
     const signal = cliSignal();
 
     const table = loadHeadRules(values['head-rules'] ?? 'collins');
-    const train = await loadSentenceFeatures(trainFile, { threads, signal, learn: { table, log: (line) => console.error(line) } });
+    const eps = numberList('eps', values.eps);
+    const l2 = numberList('l2', values.l2);
+    // The learned head rules' coverage and its warning are printed after training, so that an
+    // error stays the only line of a failed run.
+    const learnedLines: string[] = [];
+    const train = await loadSentenceFeatures(trainFile, { threads, signal, learn: { table, log: (line) => learnedLines.push(line) } });
     const settings = train.settings;
     const dictionary = selectFeatures(train.features, cutoff);
     const trainTable = buildFeatureTable(train.features, dictionary, cutoff);
@@ -89,7 +94,7 @@ const command: Command = {
     }
     const model = await trainer({
       train: tableData(trainTable, threads), dev, dictionary,
-      options: { rounds, eps: numberList('eps', values.eps), l2: numberList('l2', values.l2), weighting, devStep, threads, signal },
+      options: { rounds, eps, l2, weighting, devStep, threads, signal },
     });
     model.info.cutoff = cutoff;
     model.info.trainSentences = trainTable.ids.length;
@@ -101,6 +106,7 @@ const command: Command = {
       .map(([k, v]) => `${k}=${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : v}`)
       .join(' ');
     console.log(`${method}: ${model.names.length} features with non-zero weight -> ${modelFile} (${facts})`);
+    for (const line of learnedLines) (line.startsWith('warning:') ? console.error : console.log)(line);
   },
 };
 export default command;
