@@ -23,7 +23,7 @@
  * treebank (lib/trees/tree-classes.ts); without them, the PTB classes of legacy models.
  */
 import type { TreeClasses } from '../trees/tree-classes.js';
-import { basicCategory } from '../trees/transforms.js';
+import { basicCategory, ROOT_LABELS } from '../trees/transforms.js';
 
 /** A node with its head child index (-1 for a preterminal), head word, head tag and head word position. */
 export interface HeadNode {
@@ -64,7 +64,6 @@ export const LEGACY_TREE_CLASSES: Readonly<TreeClasses> = {
 
 const STOP = 'STOP';
 const TOP = 'TOP';
-const ROOT_LABELS = new Set(['', 'ROOT', 'TOP']);
 
 /** The templates: name prefixes, in the order they are emitted. */
 export const TEMPLATES = [

@@ -24,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { readTextFile } from '../io/lines.js';
 import type { Tree } from './tree.js';
-import { basicCategory } from './transforms.js';
+import { basicCategory, ROOT_LABELS } from './transforms.js';
 
 export type HeadDirection = 'left' | 'right' | 'leftdis' | 'rightdis';
 
@@ -157,8 +157,6 @@ export interface HeadCoverage {
   /** Uncovered labels with their node counts, most frequent first. */
   missing: Array<[string, number]>;
 }
-
-export const ROOT_LABELS: ReadonlySet<string> = new Set(['', 'ROOT', 'TOP']);
 
 /** Calls visit on every phrase node (two or more children, not a root label). */
 export function forPhrases(trees: Iterable<Tree>, visit: (n: Tree) => void): void {

@@ -18,7 +18,7 @@ import type { HeadTable } from './head-rules.js';
 import { learnClosedClassTags, learnConjunctionTags, learnPunctuationTags } from './learn-heads.js';
 import { headChildIndex } from './heads.js';
 import type { Tree } from './tree.js';
-import { basicCategory } from './transforms.js';
+import { basicCategory, ROOT_LABELS } from './transforms.js';
 
 export interface TreeClasses {
   punctuationTags: string[];
@@ -27,8 +27,6 @@ export interface TreeClasses {
   verbTags: string[];
   adpositionLabels: string[];
 }
-
-const ROOT_LABELS: ReadonlySet<string> = new Set(['', 'ROOT', 'TOP']);
 
 /** The node under the trivial roots (wrapper, ROOT, TOP with one child). */
 function topNode(t: Tree): Tree {
