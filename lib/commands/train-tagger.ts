@@ -4,7 +4,7 @@ import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
 import { readConlluSync, type ConlluToken } from '../io/conllu.js';
-import { Progress } from '../progress.js';
+import { isQuiet, Progress } from '../progress.js';
 import { Tagger, type TaggerAlgorithm } from '../tagger/tagger.js';
 import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
@@ -143,7 +143,8 @@ const command: Command = {
         for (const s of train) for (const row of s) yield row[labelIndex];
       })(), columns.filter((c) => c !== label));
       if (values.order === undefined) order = choice.order;
-      console.error(`train-tagger: templates '${choice.name}', order ${order} (${choice.reason}); choose others with --template, --order`);
+      // On stdout with the result line: stderr is for progress and errors.
+      if (!isQuiet()) console.log(`train-tagger: templates '${choice.name}', order ${order} (${choice.reason}); choose others with --template, --order`);
       templates = choice.name;
     }
     let computed: WordClusters | undefined;
