@@ -4,6 +4,7 @@
 // from prebuilds/ (not a source build), then trains a tiny tagger and parser, tags and parses
 // a sentence, computes a tree kernel, and round-trips a model file.
 // Usage: node smoke-installed.mjs <folder holding node_modules/structrank> [--fixtures DIR]
+// (copy this file into that folder first: the package is imported by name).
 // --fixtures: also load every model in DIR (test/fixtures/models, written on x64) and check
 // that a re-save through this platform's build gives the same bytes.
 // Exits non-zero with a message on the first failure. Needs no compiler and no network.
@@ -11,7 +12,6 @@ import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
-import { pathToFileURL } from 'node:url';
 
 const folder = resolve(process.argv[2] ?? '.');
 const fixturesAt = process.argv.indexOf('--fixtures');
@@ -28,9 +28,10 @@ const require = createRequire(join(pkgDir, 'package.json'));
 const binary = require('node-gyp-build').path(pkgDir);
 if (!binary.startsWith(join(pkgDir, 'prebuilds'))) fail(`addon does not come from prebuilds/: ${binary}`);
 
-const sr = await import(pathToFileURL(join(folder, 'node_modules', 'structrank', 'dist', 'index.js')).href);
-const info = sr.native().nativeInfo();
-console.log(`${process.platform}-${process.arch} node ${process.versions.node}: ${binary.slice(pkgDir.length + 1)}, modules ${info.modules.join(',')}`);
+// Bare specifiers, resolved through the installed package's `exports` (this script must sit
+// in the folder that holds node_modules/).
+const sr = { ...(await import('structrank')), ...(await import('structrank/trees')), ...(await import('structrank/rerank')) };
+console.log(`${process.platform}-${process.arch} node ${process.versions.node}: ${binary.slice(pkgDir.length + 1)}, default threads ${sr.defaultThreads()}`);
 
 // A tiny treebank shipped with the package (data/gum-open is redistributable).
 const trees = sr.readTreesSync(join(pkgDir, 'data', 'gum-open', 'train.mrg')).slice(0, 60);

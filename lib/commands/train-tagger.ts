@@ -161,9 +161,9 @@ const command: Command = {
       }
       const t0 = Date.now();
       computed = clusterWords(text, { classes, signal: cliSignal() });
-      console.error(`train-tagger: ${computed.words.length} words in ${classes} clusters in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      if (!isQuiet()) console.log(`train-tagger: ${computed.words.length} words in ${classes} clusters in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
-    const progress = new Progress({ label: `train-tagger ${algo}`, total: epochs, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0 });
+    const progress = new Progress({ label: `train-tagger ${algo}`, total: epochs, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0, logAfter: 0 });
     const start = Date.now();
     const tagger = await Tagger.train(train, {
       algo,
