@@ -27,6 +27,7 @@ export {
 } from '../rerank/boost.js';
 export { treeFeatures, treeFeatureCounts, thresholdFeatures, type HeadNode, type TreeFeatureOptions } from '../rerank/tree-features.js';
 export { sentenceFeatures, type ExtractOptions } from '../rerank/nbest-features.js';
+export { learnTreeSettings, legacyTreeSettings, type TreeSettings, type LearnedTreeSettings } from '../rerank/tree-settings.js';
 export { extractSentences } from '../rerank/extract.js';
 export {
   selectFeatures, buildFeatureTable, saveFeatureTable, loadFeatureTable, tableToNames, type FeatureTable, type SentenceFeatureNames,

@@ -15,6 +15,7 @@ export {
   Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TagCandidate, type TrainProgress as TaggerProgress, type TokenRows,
 } from '../tagger/tagger.js';
 export {
-  compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES,
-  type TemplateConfig, type TemplateSet, type DefaultTemplateName,
+  compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES, chooseDefaultTemplate,
+  type TemplateConfig, type TemplateSet, type DefaultTemplateName, type TemplateChoice,
 } from '../tagger/templates.js';
+export { clusterWords, formatClusters, type ClusterOptions } from '../tagger/word-clusters.js';

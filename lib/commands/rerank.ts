@@ -57,7 +57,8 @@ const command: Command = {
       if (!model.rounds) throw new UsageError(`rerank: --rounds needs a boosting or LogLoss model (this one is '${model.method}')`);
       weights = boostWeights(model.rounds, intOption('rerank', values.rounds, 'rounds', 0, 0));
     }
-    const { sentences, features } = await loadSentenceFeatures(input, { threads, signal: cliSignal() });
+    // Trees get the head rules and word classes learned at training (legacy models: Collins / PTB).
+    const { sentences, features } = await loadSentenceFeatures(input, { threads, signal: cliSignal(), settings: model.treeSettings });
     const list = sentences ?? [];
     const kind = model.info.candidates;
     if (list.length > 0 && (kind === 'trees' || kind === 'tags') && nbestKind(list[0]) !== kind) {

@@ -9,11 +9,12 @@ import { saveReranker } from '../rerank/reranker.js';
 import { rerankerTrainers } from '../rerank/trainers.js';
 import { perceptronTrainUsage, trainPerceptronCli } from '../rerank/perceptron-cli.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
+import { loadHeadRules } from '../trees/head-rules.js';
 import { resolveThreads } from '../native.js';
 
 const usage = `structrank train-reranker --method ${[...Object.keys(rerankerTrainers), 'perceptron'].join('|')} --train nbest.jsonl|feats.bin [--dev nbest.jsonl|feats.bin]
     --model M [--rounds 100000] [--eps 0.0025[,0.001,...]] [--weights score|uniform] [--l2 1[,10,...]]
-    [--cutoff 5] [--dev-step N] [--threads N]
+    [--cutoff 5] [--dev-step N] [--head-rules collins|FILE] [--threads N]
 
 boost      ExpLoss boosting with the sparse feature-selection algorithm (seed 002 figure 4);
            every round is kept, N (and eps, when several are given) are chosen on --dev.
@@ -23,6 +24,10 @@ loglinear  log-linear reranker over all features, Gaussian prior C (--l2; severa
            tried and the best on --dev is kept), L-BFGS; --rounds = max iterations (200).
 N-best files carrying trees without features get the SPEC section 7 features, with the
 count --cutoff (features on candidates of >= cutoff training sentences).
+--head-rules  head table for those features: the preset 'collins' (default) or a JSON file
+           (format: docs/trees-and-evalb.md); labels it does not cover get head rules learned
+           from the training gold trees, and word classes are learned from them too (all
+           saved in the model). The coverage is printed, with a warning under 90%.
 
 ${perceptronTrainUsage}`;
 
@@ -51,7 +56,7 @@ const command: Command = {
     const { values } = parseCommandArgs('train-reranker', args, {
       method: { type: 'string' }, train: { type: 'string' }, dev: { type: 'string' }, model: { type: 'string' },
       rounds: { type: 'string' }, eps: { type: 'string' }, weights: { type: 'string' }, l2: { type: 'string' },
-      cutoff: { type: 'string' }, 'dev-step': { type: 'string' }, threads: { type: 'string' },
+      cutoff: { type: 'string' }, 'dev-step': { type: 'string' }, threads: { type: 'string' }, 'head-rules': { type: 'string' },
     }, false);
     const method = requireOption('train-reranker', values.method, 'method');
     const trainer = rerankerTrainers[method];
@@ -67,7 +72,14 @@ const command: Command = {
     const devStep = values['dev-step'] === undefined ? undefined : intOption('train-reranker', values['dev-step'], 'dev-step', 1, 1);
     const signal = cliSignal();
 
-    const train = await loadSentenceFeatures(trainFile, { threads, signal });
+    const table = loadHeadRules(values['head-rules'] ?? 'collins');
+    const eps = numberList('eps', values.eps);
+    const l2 = numberList('l2', values.l2);
+    // The learned head rules' coverage and its warning are printed after training, so that an
+    // error stays the only line of a failed run.
+    const learnedLines: string[] = [];
+    const train = await loadSentenceFeatures(trainFile, { threads, signal, learn: { table, log: (line) => learnedLines.push(line) } });
+    const settings = train.settings;
     const dictionary = selectFeatures(train.features, cutoff);
     const trainTable = buildFeatureTable(train.features, dictionary, cutoff);
     requireScores(trainFile, trainTable);
@@ -75,7 +87,7 @@ const command: Command = {
     const kind = listKind(train.sentences);
     let dev;
     if (values.dev) {
-      const d = await loadSentenceFeatures(values.dev, { threads, signal });
+      const d = await loadSentenceFeatures(values.dev, { threads, signal, settings });
       requireSameKind(values.dev, listKind(d.sentences), trainFile, kind);
       const devTable = buildFeatureTable(d.features, dictionary);
       requireScores(values.dev, devTable);
@@ -83,17 +95,19 @@ const command: Command = {
     }
     const model = await trainer({
       train: tableData(trainTable, threads), dev, dictionary,
-      options: { rounds, eps: numberList('eps', values.eps), l2: numberList('l2', values.l2), weighting, devStep, threads, signal },
+      options: { rounds, eps, l2, weighting, devStep, threads, signal },
     });
     model.info.cutoff = cutoff;
     model.info.trainSentences = trainTable.ids.length;
     model.info.features = dictionary.length;
     if (kind) model.info.candidates = kind;
+    if (settings && kind === 'trees') model.treeSettings = settings;
     saveReranker(modelFile, model);
     const facts = Object.entries(model.info)
       .map(([k, v]) => `${k}=${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : v}`)
       .join(' ');
     console.log(`${method}: ${model.names.length} features with non-zero weight -> ${modelFile} (${facts})`);
+    for (const line of learnedLines) (line.startsWith('warning:') ? console.error : console.log)(line);
   },
 };
 export default command;

@@ -4,14 +4,17 @@ import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
 import { readConlluSync, type ConlluToken } from '../io/conllu.js';
-import { Progress } from '../progress.js';
+import { isQuiet, Progress } from '../progress.js';
 import { Tagger, type TaggerAlgorithm } from '../tagger/tagger.js';
-import { DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
+import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
+import { readLinesSync } from '../io/lines.js';
+import { clusterWords, type WordClusters } from '../tagger/word-clusters.js';
 import { resolveThreads } from '../native.js';
 
 const usage = `structrank train-tagger --algo maxent|perceptron|crf --train F [--dev F] --columns word,pos,chunk --label chunk --model M
-  [--order 1|2] [--template T.json|pos|chunk|ner] [--clusters F] [--epochs N] [--optimizer lbfgs|sgd]
+  [--order 1|2] [--template T.json|pos|chunk|ner] [--clusters F | --cluster-text F [--cluster-classes N]]
+  [--epochs N] [--optimizer lbfgs|sgd]
   [--sgd-warmup N] [--c2 X] [--eta0 X] [--beam B] [--eval-every N] [--patience N] [--separator whitespace|tab]
   [--format conll|conllu] [--threads N]
 
@@ -22,9 +25,16 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).
   --algo        perceptron: averaged structured perceptron; crf: linear-chain CRF;
                 maxent: locally normalized log-linear tagger with beam search
   --columns     names of the file's columns; --label names the one to predict
-  --order       label dependencies: 1 (bigram, default) or 2 (trigram)
-  --template    a template config file (JSON) or a default set; default: chunk when a
-                'pos' column exists, else pos
+  --order       label dependencies: 1 (bigram) or 2 (trigram); default 1, or 2 when no
+                --template is given and the labels look like entities
+  --clusters    word clusters for the cluster templates: 'word<TAB>bits' lines (e.g. Brown)
+  --cluster-text  compute the clusters here instead, from the training words and this plain
+                text (one sentence per line, tokens separated by spaces; 'train' = the
+                training words alone): exchange clustering into --cluster-classes classes
+                (default 128) merged into a binary tree (bit strings)
+  --template    a template config file (JSON) or a default set; default: chosen from the
+                training labels: ner for entity tags (chunk tags, mostly O), chunk for
+                phrase chunks (needs a 'pos' column), pos for per-token labels
   --epochs      passes (perceptron, SGD) or L-BFGS iterations (crf, maxent);
                 default 10, or 100 for L-BFGS
   --optimizer   CRF optimizer: lbfgs (default) or sgd
@@ -61,6 +71,8 @@ const command: Command = {
       order: { type: 'string' },
       template: { type: 'string' },
       clusters: { type: 'string' },
+      'cluster-text': { type: 'string' },
+      'cluster-classes': { type: 'string' },
       epochs: { type: 'string' },
       optimizer: { type: 'string' },
       c2: { type: 'string' },
@@ -85,7 +97,7 @@ const command: Command = {
     if (!columns.includes(label)) throw new UsageError(`${cmd}: --label '${label}' is not among --columns`);
     const modelFile = requireOption(cmd, values.model, 'model');
     checkOutputPath(modelFile);
-    const order = intOption(cmd, values.order, 'order', 1, 1);
+    let order = intOption(cmd, values.order, 'order', 1, 1);
     if (order !== 1 && order !== 2) throw new UsageError(`${cmd}: --order must be 1 or 2`);
     const optimizer = values.optimizer ?? 'lbfgs';
     if (optimizer !== 'lbfgs' && optimizer !== 'sgd') throw new UsageError(`${cmd}: --optimizer must be lbfgs or sgd`);
@@ -125,6 +137,32 @@ const command: Command = {
     if (train.length === 0) throw new InputError(trainFile, undefined, 'no sentences in file');
     const dev = values.dev !== undefined ? read(values.dev) : undefined;
     if (dev !== undefined && dev.length === 0) throw new InputError(values.dev as string, undefined, 'no sentences in file');
+    if (templates === undefined) {
+      const labelIndex = columns.indexOf(label);
+      const choice = chooseDefaultTemplate((function* () {
+        for (const s of train) for (const row of s) yield row[labelIndex];
+      })(), columns.filter((c) => c !== label));
+      if (values.order === undefined) order = choice.order;
+      // On stdout with the result line: stderr is for progress and errors.
+      if (!isQuiet()) console.log(`train-tagger: templates '${choice.name}', order ${order} (${choice.reason}); choose others with --template, --order`);
+      templates = choice.name;
+    }
+    let computed: WordClusters | undefined;
+    if (values['cluster-text'] !== undefined) {
+      if (clusters !== undefined) throw new UsageError(`${cmd}: give --clusters or --cluster-text, not both`);
+      const classes = intOption(cmd, values['cluster-classes'], 'cluster-classes', 128, 2);
+      const wordIndex = columns.includes('word') ? columns.indexOf('word') : 0;
+      const text: string[][] = train.map((s) => s.map((row) => row[wordIndex]));
+      if (values['cluster-text'] !== 'train') {
+        for (const line of readLinesSync(values['cluster-text'])) {
+          const tokens = line.text.split(/\s+/).filter((t) => t !== '');
+          if (tokens.length > 0) text.push(tokens);
+        }
+      }
+      const t0 = Date.now();
+      computed = clusterWords(text, { classes, signal: cliSignal() });
+      if (!isQuiet()) console.log(`train-tagger: ${computed.words.length} words in ${classes} clusters in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
     const progress = new Progress({ label: `train-tagger ${algo}`, total: epochs, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0, logAfter: 0 });
     const start = Date.now();
     const tagger = await Tagger.train(train, {
@@ -134,7 +172,7 @@ const command: Command = {
       order: order as 1 | 2,
       templates,
       templatesFile: typeof templates === 'string' ? undefined : values.template,
-      clusters,
+      clusters: computed ?? clusters,
       epochs,
       optimizer,
       c2,

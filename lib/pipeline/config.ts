@@ -6,6 +6,7 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { HEAD_RULE_PRESETS } from '../trees/head-rules.js';
 import { InputError } from '../errors.js';
 import { readTextFile } from '../io/lines.js';
 
@@ -83,6 +84,8 @@ const boostSchema = z.strictObject({
   weighting: z.enum(['score', 'uniform'], { error: "expected 'score' or 'uniform'" }).default('score'),
   /** Feature count cutoff: keep features seen on candidates of >= cutoff sentences (default 5). */
   cutoff: nonNegativeInt('sentences').default(5),
+  /** Parse trees: head table of the tree features, 'collins' (default) or a JSON file; uncovered labels get rules learned from the training trees. */
+  headRules: z.string({ error: "expected 'collins' or a head-rule file" }).default('collins'),
 });
 
 const perceptronSchema = z.strictObject({
@@ -125,6 +128,8 @@ const loglinearSchema = z.strictObject({
   /** L-BFGS iterations (default 200). */
   iterations: positiveInt('iterations').default(200),
   cutoff: nonNegativeInt('sentences').default(5),
+  /** Parse trees: head table of the tree features, 'collins' (default) or a JSON file; uncovered labels get rules learned from the training trees. */
+  headRules: z.string({ error: "expected 'collins' or a head-rule file" }).default('collins'),
 });
 
 export const rerankerSchema = z.discriminatedUnion('type', [boostSchema, perceptronSchema, loglinearSchema], {
@@ -143,8 +148,8 @@ export const pipelineConfigSchema = z.strictObject({
   base: z.looseObject({}, { error: 'expected an object of base-model options' }).optional(),
   /** The rerankers to train (default: boosting and log-linear). */
   rerankers: z.array(rerankerSchema, { error: 'expected a list of rerankers' }).default([
-    { type: 'boost', rounds: 20_000, eps: [0.0025], weighting: 'score', cutoff: 5 },
-    { type: 'loglinear', l2: [1], iterations: 200, cutoff: 5 },
+    { type: 'boost', rounds: 20_000, eps: [0.0025], weighting: 'score', cutoff: 5, headRules: 'collins' },
+    { type: 'loglinear', l2: [1], iterations: 200, cutoff: 5, headRules: 'collins' },
   ]),
   /** Worker threads (0 = all cores, the default). */
   threads: nonNegativeInt('threads').default(0),
@@ -242,6 +247,7 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     const name = rr.name ?? defaultRerankerName(rr, c.task);
     if (names.has(name)) fail(`rerankers[${i}].name`, `'${name}' is used twice (give each reranker a distinct name)`);
     names.add(name);
+    if ((rr.type === 'boost' || rr.type === 'loglinear') && !(rr.headRules in HEAD_RULE_PRESETS)) return { ...rr, name, headRules: at(rr.headRules) };
     return { ...rr, name };
   });
   const output = at(c.output);

@@ -10,6 +10,9 @@ import { Progress } from '../progress.js';
 import { requireScores, tableData } from './table-data.js';
 import { extractSentences, type ExtractRunOptions } from './extract.js';
 import { buildFeatureTable, loadFeatureTable, tableToNames, type SentenceFeatureNames } from './feature-table.js';
+import { describeTreeSettings, learnTreeSettings, type TreeSettings } from './tree-settings.js';
+import type { HeadTable } from '../trees/head-rules.js';
+import { parseTree } from '../trees/bracket-parser.js';
 
 /** Whether a file starts with the model-file magic (a saved feature table). */
 export function isContainerFile(file: string): boolean {
@@ -20,17 +23,32 @@ export interface LoadedSentences {
   /** The n-best sentences (absent when the input was a feature table). */
   sentences?: NbestSentence[];
   features: SentenceFeatureNames[];
+  /** Tree settings learned from the gold trees (with `learn`), or the ones given. */
+  settings?: TreeSettings;
+}
+
+export interface LoadOptions extends ExtractRunOptions {
+  /** Learn the tree settings from the file's gold trees, starting from this head table (n-best trees only). */
+  learn?: { table: HeadTable; log?: (line: string) => void };
 }
 
 /** Feature names per candidate, from a table (ids back to names) or extracted from n-best lists. */
-export async function loadSentenceFeatures(file: string, options: ExtractRunOptions = {}): Promise<LoadedSentences> {
+export async function loadSentenceFeatures(file: string, loadOptions: LoadOptions = {}): Promise<LoadedSentences> {
+  const { learn, ...options } = loadOptions;
   if (isContainerFile(file)) return { features: tableToNames(loadFeatureTable(file)) };
   const sentences = readNbestSync(file);
   if (sentences.length === 0) throw new InputError(file, undefined, 'no sentences');
+  const gold = sentences.filter((s) => typeof s.gold === 'string');
+  if (learn && gold.length > 0) {
+    const learned = learnTreeSettings(gold.map((s) => parseTree(s.gold as string)), learn.table);
+    learn.log?.(describeTreeSettings(learned));
+    if (learned.warning) learn.log?.(`warning: ${learned.warning}`);
+    options.settings = learned.settings;
+  }
   const bar = new Progress({ label: `features ${file}`, total: sentences.length, unit: 'sentences' });
   const features = await extractSentences(file, sentences, { ...options, onProgress: (n) => bar.update(n) });
   bar.finish();
-  return { sentences, features };
+  return { sentences, features, settings: options.settings };
 }
 
 export { buildFeatureTable, tableToNames, tableData, requireScores };

@@ -1,9 +1,10 @@
 /**
  * From n-best sentences to reranking features and scores: candidates' own `features`
  * objects (name -> count; a count c gives the threshold features name, name|>=2, .., name|>=c),
- * and, for parse candidates given as trees, the SPEC section 7 templates on the tree
- * annotated with Collins heads. Score(x): lib/eval/score.ts (minus 50 per missed or invented
- * bracket / chunk; plain tags: minus 100 per wrong tag).
+ * and, for parse candidates given as trees, the tree-features.ts templates on the tree
+ * annotated with the heads of `settings` (learned from the training treebank, tree-settings.ts;
+ * without settings, Collins heads and PTB word classes). Score(x): lib/eval/score.ts (minus 50
+ * per missed or invented bracket / chunk; plain tags: minus 100 per wrong tag).
  */
 import type { NbestSentence } from '../io/nbest.js';
 import { parseTree } from '../trees/bracket-parser.js';
@@ -11,6 +12,8 @@ import { annotateHeads } from '../trees/heads.js';
 import { candidateScore as scoreOf, tagCounts, tagScoring, treeCounts, type TaskScoring } from '../eval/score.js';
 import type { Tree } from '../trees/tree.js';
 import { treeFeatures, type TreeFeatureOptions } from './tree-features.js';
+import { settingsHeadTable, type TreeSettings } from './tree-settings.js';
+import type { HeadTable } from '../trees/head-rules.js';
 import type { SentenceFeatureNames } from './feature-table.js';
 
 export interface ExtractOptions extends TreeFeatureOptions {
@@ -18,6 +21,15 @@ export interface ExtractOptions extends TreeFeatureOptions {
   treeFeatures?: 'auto' | 'always' | 'never';
   /** How tag candidates are scored (default: detected from each sentence's gold; lib/eval/score.ts). */
   scoring?: Exclude<TaskScoring, 'trees'>;
+  /** Head rules and word classes of the treebank (see tree-settings.ts). */
+  settings?: TreeSettings;
+}
+
+const tables = new WeakMap<TreeSettings, HeadTable>();
+function headTableOf(settings: TreeSettings): HeadTable {
+  let t = tables.get(settings);
+  if (!t) tables.set(settings, (t = settingsHeadTable(settings)));
+  return t;
 }
 
 function givenFeatures(features: Record<string, number>): string[] {
@@ -50,12 +62,14 @@ export function candidateScore(s: NbestSentence, index: number, goldTree?: Tree,
 export function sentenceFeatures(s: NbestSentence, options: ExtractOptions = {}): SentenceFeatureNames {
   const mode = options.treeFeatures ?? 'auto';
   const goldTree = typeof s.gold === 'string' ? parseTree(s.gold) : undefined;
+  const table = options.settings ? headTableOf(options.settings) : undefined;
+  const featureOptions: TreeFeatureOptions = options.settings ? { ...options, classes: options.settings.classes } : options;
   return {
     id: s.id,
     candidates: s.candidates.map((c, i) => {
       const names = c.features ? givenFeatures(c.features) : [];
       const wantTree = c.tree !== undefined && (mode === 'always' || (mode === 'auto' && !c.features));
-      if (wantTree) names.push(...treeFeatures(annotateHeads(parseTree(c.tree as string)), options));
+      if (wantTree) names.push(...treeFeatures(annotateHeads(parseTree(c.tree as string), { table }), featureOptions));
       return { names, logprob: c.logprob, score: candidateScore(s, i, goldTree, options.scoring) };
     }),
   };

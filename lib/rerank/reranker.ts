@@ -9,6 +9,7 @@ import { ModelFileError } from '../errors.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import { fromLittleEndianBytes, littleEndianBytes } from '../io/byte-order.js';
 import { decodeBoostModel, encodeBoostModel, type BoostModelData } from './boost.js';
+import type { TreeSettings } from './tree-settings.js';
 
 export interface RerankerModel {
   /** 'boost', 'logloss', 'loglinear', ... (the train-reranker method). */
@@ -20,6 +21,8 @@ export interface RerankerModel {
   rounds?: BoostModelData;
   /** Free-form training facts (eps, N, dev score, Work, Savings, cutoff, ...). */
   info: Record<string, number | string | boolean>;
+  /** Head rules and word classes of the parse-tree features (absent: Collins heads, PTB classes). */
+  treeSettings?: TreeSettings;
 }
 
 const KIND = 'reranker';
@@ -56,13 +59,13 @@ export function saveReranker(file: string, m: RerankerModel): void {
   saveModel(file, {
     kind: KIND,
     kindVersion: 1,
-    meta: { method: m.method, a0: m.a0, names: m.names, info: m.info },
+    meta: { method: m.method, a0: m.a0, names: m.names, info: m.info, ...(m.treeSettings ? { treeSettings: m.treeSettings } : {}) },
     payload: Buffer.concat([head, w, rounds]),
   });
 }
 
 export function loadReranker(file: string): RerankerModel {
-  const f = loadModel<{ method: string; a0: number; names: string[]; info: RerankerModel['info'] }>(file, KIND);
+  const f = loadModel<{ method: string; a0: number; names: string[]; info: RerankerModel['info']; treeSettings?: TreeSettings }>(file, KIND);
   const p = Buffer.from(f.payload.buffer, f.payload.byteOffset, f.payload.byteLength);
   const bad = (why: string): never => {
     throw new ModelFileError(file, `reranker model: ${why}`);
@@ -85,5 +88,9 @@ export function loadReranker(file: string): RerankerModel {
     }
     if (rounds && rounds.numFeatures !== n) bad('rounds do not match the feature names');
   }
-  return { method: f.meta.method, a0: f.meta.a0, names: f.meta.names, weights, rounds, info: f.meta.info };
+  const treeSettings = f.meta.treeSettings;
+  if (treeSettings !== undefined && (typeof treeSettings !== 'object' || treeSettings === null || typeof treeSettings.classes !== 'object' || typeof treeSettings.headRules !== 'object')) {
+    bad('tree settings are malformed');
+  }
+  return { method: f.meta.method, a0: f.meta.a0, names: f.meta.names, weights, rounds, info: f.meta.info, ...(treeSettings ? { treeSettings } : {}) };
 }

@@ -1,9 +1,29 @@
 /**
- * Reranking features of parse trees (SPEC section 7, seed 002 section 5.2), computed on a
- * head-annotated tree (the shape of lib/trees/heads.ts `annotateHeads`). Every template
- * yields readable names, e.g. `Rule:VP>PP VBD* NP` (`*` marks the head child). A feature
- * seen c times in a tree becomes the threshold features `name`, `name|>=2`, ..., `name|>=c`.
+ * Reranking features of parse trees, computed on a head-annotated tree (the shape of
+ * lib/trees/heads.ts `annotateHeads`). Every template yields readable names, e.g.
+ * `Rule:VP>PP VBD* NP` (`*` marks the head child). A feature seen c times in a tree becomes
+ * the threshold features `name`, `name|>=2`, ..., `name|>=c`.
+ *
+ * Local templates (Collins & Koo 2005): rules, bigrams, grandparent rules and bigrams,
+ * trigrams, lexical bigrams, head-modifier pairs, distances, adposition attachments, and a
+ * second pass with closed-class words lexicalized. Templates that look further than one
+ * rule (Charniak & Johnson 2005), so that they add to what a PCFG or span-feature base
+ * parser scores:
+ * - `HeadHead`, `HeadHeadW`, `HeadHeadH`: head-to-head dependencies (modifier and governor
+ *   head tags, with one of the two head words), with direction;
+ * - `GrandHead`: a modifier's head tag with its governor's and the governor's governor's;
+ * - `CoPar`, `CoPar2`, `CoHead`, `CoLen`: coordination parallelism: whether the conjuncts
+ *   around a conjunction have the same label, the same rule, the same head tag, and their
+ *   length difference (bucketed) and whether the coordination ends the phrase;
+ * - `Frame`, `FrameW`: the labels of the dependents of a verb-like head (its frame);
+ * - `Heavy`: a phrase's label, length (bucketed), whether it ends the sentence and whether
+ *   punctuation follows it.
+ * The word and tag classes these use (closed-class tags, conjunctions, punctuation,
+ * verb-like tags, adposition-like labels) come from `classes`, learned from the training
+ * treebank (lib/trees/tree-classes.ts); without them, the PTB classes of legacy models.
  */
+import type { TreeClasses } from '../trees/tree-classes.js';
+import { basicCategory, ROOT_LABELS } from '../trees/transforms.js';
 
 /** A node with its head child index (-1 for a preterminal), head word, head tag and head word position. */
 export interface HeadNode {
@@ -17,27 +37,45 @@ export interface HeadNode {
 }
 
 export interface TreeFeatureOptions {
-  /** POS tags whose words are closed-class (the lexicalization pass annotates with them). */
+  /** Learned word and tag classes (default: the PTB classes of CLOSED_CLASS_TAGS and friends). */
+  classes?: TreeClasses;
+  /** POS tags whose words are closed-class (the lexicalization pass annotates with them); overrides `classes`. */
   closedClassTags?: ReadonlySet<string>;
+  /** Emit the longer-range templates (HeadHead .. Heavy; default true). */
+  longRange?: boolean;
   /** Emit the second, closed-class-lexicalized pass (default true). */
   lexicalizedPass?: boolean;
   /** Emit threshold features for counts > 1 (default true). */
   thresholds?: boolean;
 }
 
+/** The PTB closed-class tags of models trained before classes were learned. */
 export const CLOSED_CLASS_TAGS: ReadonlySet<string> = new Set([
   'CC', 'DT', 'EX', 'IN', 'MD', 'PDT', 'POS', 'PRP', 'PRP$', 'RP', 'TO', 'WDT', 'WP', 'WP$', 'WRB',
 ]);
+/** The PTB word classes of models trained before classes were learned. */
+export const LEGACY_TREE_CLASSES: Readonly<TreeClasses> = {
+  punctuationTags: [',', ':', '.', '``', "''", '-LRB-', '-RRB-', '#', '$'],
+  closedClassTags: [...CLOSED_CLASS_TAGS],
+  conjunctionTags: ['CC', 'CONJP'],
+  verbTags: ['MD', 'VB', 'VBD', 'VBG', 'VBN', 'VBP', 'VBZ'],
+  adpositionLabels: ['PP'],
+};
 
 const STOP = 'STOP';
 const TOP = 'TOP';
-const ROOT_LABELS = new Set(['', 'ROOT', 'TOP']);
 
 /** The templates: name prefixes, in the order they are emitted. */
 export const TEMPLATES = [
   'Rule', 'Bigram', 'GRule', 'GBigram', 'TwoRule', 'TwoBigram', 'Trigram', 'LexBigram',
-  'HeadMod', 'PP', 'Dist',
+  'HeadMod', 'PP', 'Dist', 'HeadHead', 'HeadHeadW', 'HeadHeadH', 'GrandHead', 'CoPar', 'CoPar2', 'CoHead', 'CoLen',
+  'Frame', 'FrameW', 'Heavy',
 ] as const;
+
+/** Length buckets: 0, 1, 2, 3-4, 5-8, 9+. */
+function bucket(k: number): string {
+  return k <= 2 ? String(k) : k <= 4 ? '3-4' : k <= 8 ? '5-8' : '9+';
+}
 
 /** Feature names with their counts in one tree (before thresholds). */
 export function treeFeatureCounts(root: HeadNode, options: TreeFeatureOptions = {}): Map<string, number> {
@@ -45,7 +83,12 @@ export function treeFeatureCounts(root: HeadNode, options: TreeFeatureOptions = 
   const add = (name: string): void => {
     counts.set(name, (counts.get(name) ?? 0) + 1);
   };
-  const closed = options.closedClassTags ?? CLOSED_CLASS_TAGS;
+  const classes = options.classes ?? LEGACY_TREE_CLASSES;
+  const closed = options.closedClassTags ?? new Set(classes.closedClassTags);
+  const punctuation = new Set(classes.punctuationTags);
+  const conjunctions = new Set(classes.conjunctionTags);
+  const verbs = new Set(classes.verbTags);
+  const adpositions = new Set(classes.adpositionLabels);
   // Skip trivial roots: the wrapper `( (S ...))`, ROOT and TOP nodes with one child.
   let top = root;
   while (ROOT_LABELS.has(top.label) && top.children.length === 1 && top.word === undefined) top = top.children[0];
@@ -109,8 +152,8 @@ export function treeFeatureCounts(root: HeadNode, options: TreeFeatureOptions = 
       add(`${rel} =${dist}`);
       for (let x = dist + 1; x < 9; x++) add(`${rel} <${x}`);
       for (let x = 2; x < dist; x++) add(`${rel} >${x}`);
-      // PPs: a PP modifier's preposition and the head of its object.
-      if (M.label === 'PP' && M.head >= 0 && M.children.length > M.head + 1) {
+      // Adpositional phrases (PTB PP): the modifier's adposition and the head of its object.
+      if (adpositions.has(basicCategory(M.label)) && M.head >= 0 && M.children.length > M.head + 1) {
         const obj = M.children[M.head + 1];
         const prep = M.headWord.toLowerCase();
         const objHead = obj.headWord.toLowerCase();
@@ -121,15 +164,85 @@ export function treeFeatureCounts(root: HeadNode, options: TreeFeatureOptions = 
     void grand;
   };
 
+  // Spans (preterminal positions) of every node, for lengths and sentence ends.
+  const span = new Map<HeadNode, [number, number]>();
+  const tags: string[] = [];
+  const spans = (n: HeadNode): void => {
+    const start = tags.length;
+    if (n.word !== undefined) tags.push(n.label);
+    else for (const c of n.children) spans(c);
+    span.set(n, [start, tags.length]);
+  };
+  spans(top);
+  const length = (n: HeadNode): number => {
+    const [a, b] = span.get(n) as [number, number];
+    return b - a;
+  };
+  const isPunct = (n: HeadNode): boolean => n.word !== undefined && punctuation.has(n.label);
+  const lower = (w: string): string => w.toLowerCase();
+
+  /** Templates beyond one rule; `gov` is the node whose head governs n's head (undefined at the top). */
+  const longRange = (n: HeadNode, gov: HeadNode | undefined): void => {
+    const P = n.label;
+    const h = n.head;
+    const H = n.children[h];
+    for (let i = 0; i < n.children.length; i++) {
+      const M = n.children[i];
+      if (i === h || isPunct(M)) continue;
+      const dir = i < h ? 'L' : 'R';
+      add(`HeadHead:${dir} ${M.headTag} ${H.headTag}`);
+      add(`HeadHeadW:${dir} ${lower(M.headWord)} ${H.headTag}`);
+      add(`HeadHeadH:${dir} ${M.headTag} ${lower(H.headWord)}`);
+      add(`GrandHead:${dir} ${M.headTag} ${H.headTag} ${gov ? gov.headTag : TOP}`);
+    }
+    // Coordination: conjuncts on both sides of a conjunction, punctuation skipped.
+    for (let i = 1; i + 1 < n.children.length; i++) {
+      const C = n.children[i];
+      if (C.word === undefined || !conjunctions.has(C.label)) continue;
+      let a = i - 1;
+      while (a >= 0 && isPunct(n.children[a])) a--;
+      let b = i + 1;
+      while (b < n.children.length && isPunct(n.children[b])) b++;
+      if (a < 0 || b >= n.children.length) continue;
+      const A = n.children[a];
+      const B = n.children[b];
+      const rule = (x: HeadNode): string => `${x.label}>${x.children.map((c) => c.label).join(' ')}`;
+      let rest = b + 1;
+      while (rest < n.children.length && isPunct(n.children[rest])) rest++;
+      const last = rest >= n.children.length ? 'last' : 'inner';
+      add(`CoPar:${P} ${A.label === B.label ? 'same' : `${A.label}|${B.label}`}`);
+      add(`CoPar2:${P} ${A.label === B.label && rule(A) === rule(B) ? 'same' : 'diff'}`);
+      add(`CoHead:${P} ${A.headTag === B.headTag ? 'same' : `${A.headTag}|${B.headTag}`}`);
+      add(`CoLen:${P} ${bucket(Math.abs(length(A) - length(B)))} ${last}`);
+    }
+    // Frames of verb-like heads.
+    if (H.word !== undefined && verbs.has(H.label)) {
+      const frame = n.children.map((c, i) => (i === h ? '*' : c.label)).filter((l, i) => !isPunct(n.children[i])).join(' ');
+      add(`Frame:${H.label}>${frame}`);
+      add(`FrameW:${lower(H.word)}>${frame}`);
+    }
+  };
+  const heavy = (n: HeadNode): void => {
+    const [, end] = span.get(n) as [number, number];
+    const atEnd = end === tags.length ? 'end' : 'mid';
+    const followed = end < tags.length && punctuation.has(tags[end]) ? 'punct' : 'word';
+    add(`Heavy:${n.label} ${bucket(length(n))} ${atEnd} ${followed}`);
+  };
+
   const lexPass = options.lexicalizedPass ?? true;
-  const walk = (n: HeadNode, parent: HeadNode | undefined, grand: HeadNode | undefined): void => {
+  const wantLong = options.longRange ?? true;
+  const walk = (n: HeadNode, parent: HeadNode | undefined, grand: HeadNode | undefined, gov: HeadNode | undefined): void => {
     if (n.word !== undefined || n.children.length === 0) return;
     structural(n, parent, grand, plain, '');
     lexicalOnly(n, parent, grand);
+    if (wantLong) {
+      longRange(n, gov);
+      heavy(n);
+    }
     if (lexPass && touchesClosedClass(n, parent, closed)) structural(n, parent, grand, lexical, 'CC');
-    for (const c of n.children) walk(c, n, parent);
+    n.children.forEach((c, i) => walk(c, n, parent, i === n.head ? gov : n));
   };
-  walk(top, undefined, undefined);
+  walk(top, undefined, undefined, undefined);
   return counts;
 }
 

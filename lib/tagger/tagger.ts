@@ -10,8 +10,11 @@ import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 import { looksLikeChunkTags, scoreTags, type DevScore } from './dev-score.js';
+import { formatClusters, type WordClusters } from './word-clusters.js';
 import {
+  chooseDefaultTemplate,
   compileTemplates,
+  type TemplateChoice,
   DEFAULT_TEMPLATES,
   readClusters,
   type DefaultTemplateName,
@@ -62,13 +65,14 @@ export interface TaggerTrainOptions {
   columns: string[];
   /** The column to predict. */
   label: string;
+  /** Label order; default 1, or the chosen template's order when `templates` is not given (2 for entities). */
   order?: 1 | 2;
-  /** A default set name or explicit templates (see templates.ts). Default: 'chunk' when a 'pos' column is present, else 'pos'. */
+  /** A default set name or explicit templates (see templates.ts). Default: chosen from the training labels (chooseDefaultTemplate: entities, chunks or parts of speech). */
   templates?: DefaultTemplateName | TemplateSet;
   /** The file the templates were read from, named in template errors (default `<templates>`). */
   templatesFile?: string;
-  /** `word<TAB>cluster` file for cluster templates. */
-  clusters?: string;
+  /** `word<TAB>cluster` file for cluster templates, or clusters computed by clusterWords (word-clusters.ts). */
+  clusters?: string | WordClusters;
   /** Epochs (perceptron, SGD) or L-BFGS iterations (CRF L-BFGS, maxent). */
   epochs?: number;
   /** CRF optimizer. */
@@ -106,6 +110,8 @@ export interface TaggerMeta {
   inputColumns: string[];
   order: 1 | 2;
   templates: TemplateSet;
+  /** The default set chosen from the labels when no templates were given, and why. */
+  templateChoice?: TemplateChoice;
   trainedSteps: number;
   dev?: DevScore;
 }
@@ -122,6 +128,10 @@ const MODEL_VERSION = 1;
 function checkField(v: string): string {
   if (v.includes('\t') || v.includes('\n')) throw new InputError('<tokens>', undefined, 'a token field contains a tab or newline');
   return v;
+}
+
+function* labelsOf(train: TokenRows[], labelIndex: number): Generator<string> {
+  for (const s of train) for (const row of s) yield row[labelIndex];
 }
 
 /**
@@ -163,14 +173,15 @@ export class Tagger {
     if (labelIndex < 0) throw new InputError('<options>', undefined, `label column '${label}' is not among the columns [${columns.join(', ')}]`);
     const inputColumns = columns.filter((_, i) => i !== labelIndex);
     if (inputColumns.length === 0) throw new InputError('<options>', undefined, 'no input columns besides the label');
-    const order = options.order ?? 1;
-    if (order !== 1 && order !== 2) throw new InputError('<options>', undefined, 'order must be 1 or 2');
     const fromDefault = options.templates === undefined || typeof options.templates === 'string';
+    const choice = options.templates === undefined ? chooseDefaultTemplate(labelsOf(train, labelIndex), inputColumns) : undefined;
+    const order = options.order ?? choice?.order ?? 1;
+    if (order !== 1 && order !== 2) throw new InputError('<options>', undefined, 'order must be 1 or 2');
     const set = typeof options.templates === 'string'
       ? DEFAULT_TEMPLATES[options.templates]
-      : options.templates ?? DEFAULT_TEMPLATES[inputColumns.includes('pos') ? 'chunk' : 'pos'];
+      : options.templates ?? DEFAULT_TEMPLATES[(choice as TemplateChoice).name];
     if (set === undefined) throw new InputError('<options>', undefined, `unknown template set '${String(options.templates)}'`);
-    const clusters = options.clusters !== undefined ? readClusters(options.clusters) : undefined;
+    const clusters = typeof options.clusters === 'string' ? readClusters(options.clusters) : options.clusters ? formatClusters(options.clusters) : undefined;
     const compiled = compileTemplates(set, inputColumns, { dropMissing: fromDefault, haveClusters: clusters !== undefined, where: options.templatesFile });
     const { NativeTagger } = native<TaggerAddon>();
     const handle = new NativeTagger({
@@ -195,7 +206,7 @@ export class Tagger {
       sgdWarmup: options.sgdWarmup ?? 0,
       startWeights: options.startWeights ?? true,
     });
-    const meta: TaggerMeta = { algo, columns, label, inputColumns, order, templates: compiled.templates, trainedSteps: 0 };
+    const meta: TaggerMeta = { algo, columns, label, inputColumns, order, templates: compiled.templates, trainedSteps: 0, ...(choice ? { templateChoice: choice } : {}) };
     const tagger = new Tagger(handle, meta);
     const total = options.epochs ?? (lbfgs ? 100 : 10);
     if (!(Number.isInteger(total) && total >= 1)) throw new InputError('<options>', undefined, 'epochs must be a positive integer');

@@ -1,7 +1,9 @@
 /**
- * Head finding with Collins' head rules (Collins 1999, PhD thesis, appendix A; the same
- * table as Bikel's parser and Stanford's CollinsHeadFinder, without the later Stanford
- * additions such as AUX).
+ * Head finding with a head-rule table (lib/trees/head-rules.ts: a JSON file, a preset, or
+ * rules learned from a treebank). The default table is Collins' head rules (Collins 1999,
+ * PhD thesis, appendix A; the same table as Bikel's parser and Stanford's
+ * CollinsHeadFinder, without the later Stanford additions such as AUX), shipped as the
+ * `collins` preset.
  *
  * For a node with label P (function tags ignored: `NP-SBJ` uses the NP rules) the rules
  * of P are tried in order; the first that finds a child gives the head:
@@ -12,69 +14,31 @@
  * the left, else the last child (so an NP with none of the listed children takes its last
  * child, as Collins' "else return the last word"). A rule with no labels is exactly that
  * default. A node with one child has that child as head. Labels without rules (ROOT, TOP,
- * the unlabeled wrapper, anything unknown) take their first child.
+ * the unlabeled wrapper, anything unknown) take the table's `otherwise` child (first for
+ * the Collins table).
  *
  * Coordination (Collins 1999, A; Stanford's postOperationFix): when the chosen head child
- * is at index h >= 2 and child h-1 is CC or CONJP, the head moves to child h-2, skipping
- * punctuation preterminals leftwards (`,` `:` `.` ` `` ` `''` -LRB- -RRB-). So
+ * is at index h >= 2 and child h-1 is one of the table's conjunctions (Collins: CC or
+ * CONJP), the head moves to child h-2, skipping the table's `skip` preterminals leftwards
+ * (Collins: `,` `:` `.` ` `` ` `''` -LRB- -RRB-). So
  * `(NP (NN cats) (CC and) (NN dogs))` is headed by `cats`. Turn it off with
  * `{ coordination: false }`.
  */
 import type { Tree } from './tree.js';
 import { basicCategory } from './transforms.js';
+import { headRulePreset, type HeadRule, type HeadTable } from './head-rules.js';
 
-export type HeadDirection = 'left' | 'right' | 'leftdis' | 'rightdis';
+export type { HeadDirection, HeadRule, HeadTable } from './head-rules.js';
 
-export interface HeadRule {
-  direction: HeadDirection;
-  labels: readonly string[];
-}
-
-const r = (direction: HeadDirection, ...labels: string[]): HeadRule => ({ direction, labels });
-
-/** Collins' head table: parent label -> rules tried in order. */
-export const COLLINS_HEAD_RULES: Readonly<Record<string, readonly HeadRule[]>> = {
-  ADJP: [r('left', 'NNS', 'QP', 'NN', '$', 'ADVP', 'JJ', 'VBN', 'VBG', 'ADJP', 'JJR', 'NP', 'JJS', 'DT', 'FW', 'RBR', 'RBS', 'SBAR', 'RB')],
-  ADVP: [r('right', 'RB', 'RBR', 'RBS', 'FW', 'ADVP', 'TO', 'CD', 'JJR', 'JJ', 'IN', 'NP', 'JJS', 'NN')],
-  CONJP: [r('right', 'CC', 'RB', 'IN')],
-  FRAG: [r('right')],
-  INTJ: [r('left')],
-  LST: [r('right', 'LS', ':')],
-  NAC: [r('left', 'NN', 'NNS', 'NNP', 'NNPS', 'NP', 'NAC', 'EX', '$', 'CD', 'QP', 'PRP', 'VBG', 'JJ', 'JJS', 'JJR', 'ADJP', 'FW')],
-  NP: [
-    r('rightdis', 'NN', 'NNP', 'NNPS', 'NNS', 'NX', 'POS', 'JJR'),
-    r('left', 'NP'),
-    r('rightdis', '$', 'ADJP', 'PRN'),
-    r('right', 'CD'),
-    r('rightdis', 'JJ', 'JJS', 'RB', 'QP'),
-  ],
-  NX: [r('left')],
-  PP: [r('right', 'IN', 'TO', 'VBG', 'VBN', 'RP', 'FW')],
-  PRN: [r('left')],
-  PRT: [r('right', 'RP')],
-  QP: [r('left', '$', 'IN', 'NNS', 'NN', 'JJ', 'RB', 'DT', 'CD', 'NCD', 'QP', 'JJR', 'JJS')],
-  RRC: [r('right', 'VP', 'NP', 'ADVP', 'ADJP', 'PP')],
-  S: [r('left', 'TO', 'IN', 'VP', 'S', 'SBAR', 'ADJP', 'UCP', 'NP')],
-  SBAR: [r('left', 'WHNP', 'WHPP', 'WHADVP', 'WHADJP', 'IN', 'DT', 'S', 'SQ', 'SINV', 'SBAR', 'FRAG')],
-  SBARQ: [r('left', 'SQ', 'S', 'SINV', 'SBARQ', 'FRAG')],
-  SINV: [r('left', 'VBZ', 'VBD', 'VBP', 'VB', 'MD', 'VP', 'S', 'SINV', 'ADJP', 'NP')],
-  SQ: [r('left', 'VBZ', 'VBD', 'VBP', 'VB', 'MD', 'VP', 'SQ')],
-  UCP: [r('right')],
-  VP: [r('left', 'TO', 'VBD', 'VBN', 'MD', 'VBZ', 'VB', 'VBG', 'VBP', 'VP', 'ADJP', 'NN', 'NNS', 'NP')],
-  WHADJP: [r('left', 'CC', 'WRB', 'JJ', 'ADJP')],
-  WHADVP: [r('right', 'CC', 'WRB')],
-  WHNP: [r('left', 'WDT', 'WP', 'WP$', 'WHADJP', 'WHPP', 'WHNP')],
-  WHPP: [r('right', 'IN', 'TO', 'FW')],
-  X: [r('right')],
-};
-
-/** Punctuation tags skipped when the coordination rule moves the head leftwards. */
-const PUNCTUATION_TAGS: ReadonlySet<string> = new Set([',', ':', '.', '``', "''", '-LRB-', '-RRB-']);
+/** Collins' head table (the `collins` preset, data/head-rules/collins-ptb.json): parent label -> rules tried in order. */
+export const COLLINS_HEAD_RULES: Readonly<Record<string, readonly HeadRule[]>> = headRulePreset('collins').rules;
 
 export interface HeadOptions {
-  /** The head table; default COLLINS_HEAD_RULES. */
+  /** The head table (rules, coordination, default child); default the `collins` preset. */
+  table?: HeadTable;
+  /** Rules only (kept for callers of earlier versions); `table` wins when both are given. */
   rules?: Readonly<Record<string, readonly HeadRule[]>>;
-  /** Apply the CC/CONJP coordination rule (default true). */
+  /** Apply the table's coordination rule (default true). */
   coordination?: boolean;
 }
 
@@ -107,8 +71,9 @@ export function headChildIndex(t: Tree, options: HeadOptions = {}): number {
   if (t.word !== undefined) return -1;
   const children = t.children;
   if (children.length === 1) return 0;
-  const rules = (options.rules ?? COLLINS_HEAD_RULES)[basicCategory(t.label)];
-  if (!rules || rules.length === 0) return 0;
+  const table = options.table ?? (options.rules ? { ...headRulePreset('collins'), rules: options.rules } : headRulePreset('collins'));
+  const rules = table.rules[basicCategory(t.label)];
+  if (!rules || rules.length === 0) return table.otherwise === 'right' ? children.length - 1 : 0;
   const cats = children.map((c) => (c.word !== undefined ? c.label : basicCategory(c.label)));
   let head = -1;
   for (const rule of rules) {
@@ -119,9 +84,10 @@ export function headChildIndex(t: Tree, options: HeadOptions = {}): number {
     const last = rules[rules.length - 1].direction;
     head = last === 'left' || last === 'leftdis' ? 0 : children.length - 1;
   }
-  if ((options.coordination ?? true) && head >= 2 && (cats[head - 1] === 'CC' || cats[head - 1] === 'CONJP')) {
+  const coord = table.coordination;
+  if ((options.coordination ?? true) && coord && head >= 2 && coord.conjunctions.includes(cats[head - 1])) {
     let h = head - 2;
-    while (h >= 0 && children[h].word !== undefined && PUNCTUATION_TAGS.has(children[h].label)) h--;
+    while (h >= 0 && children[h].word !== undefined && coord.skip.includes(children[h].label)) h--;
     if (h >= 0) head = h;
   }
   return head;

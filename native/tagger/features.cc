@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "core/word_signature.h"
 
 namespace structrank {
 
@@ -32,7 +33,7 @@ inline uint64_t Finish(uint64_t h) {  // murmur3 finalizer: spreads bits for the
 }
 
 // Length in bytes of the UTF-8 sequence starting with byte c.
-inline int Utf8Length(unsigned char c) {
+inline int SequenceLength(unsigned char c) {
   if (c < 0x80) return 1;
   if ((c >> 5) == 6) return 2;
   if ((c >> 4) == 14) return 3;
@@ -40,53 +41,42 @@ inline int Utf8Length(unsigned char c) {
   return 1;
 }
 
-// Classifies one code point (ASCII and the Latin-1 letters, which cover the data sets).
-enum CharClass { kUpper, kLower, kDigit, kOther };
-inline CharClass Classify(std::string_view s, std::size_t pos) {
-  unsigned char c = s[pos];
-  if (c >= 'A' && c <= 'Z') return kUpper;
-  if (c >= 'a' && c <= 'z') return kLower;
-  if (c >= '0' && c <= '9') return kDigit;
-  if (c == 0xC3 && pos + 1 < s.size()) {  // U+00C0..U+00FF
-    unsigned char d = s[pos + 1];
-    if (d >= 0x80 && d <= 0x9E && d != 0x97) return kUpper;
-    if (d >= 0x9F && d <= 0xBF && d != 0xB7) return kLower;
+// Classifies the code point at s[pos] (Unicode-aware: core/word_signature.h knows case for
+// Latin, Greek, Cyrillic, Armenian; other letters are caseless).
+enum TokenClass { kUpper, kLower, kCaseless, kDigit, kOther };
+inline TokenClass Classify(std::string_view s, std::size_t pos) {
+  std::size_t at = pos;
+  switch (ClassOf(NextCodepoint(s, at))) {
+    case CharClass::kUpper: return kUpper;
+    case CharClass::kLower: return kLower;
+    case CharClass::kLetter: return kCaseless;
+    case CharClass::kDigit: return kDigit;
+    default: return kOther;
   }
-  return kOther;
 }
 
 }  // namespace
 
-std::string LowerCase(std::string_view s) {
-  std::string out(s);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    unsigned char c = out[i];
-    if (c >= 'A' && c <= 'Z') {
-      out[i] = static_cast<char>(c + 32);
-    } else if (c == 0xC3 && i + 1 < out.size()) {
-      unsigned char d = out[i + 1];
-      if (d >= 0x80 && d <= 0x9E && d != 0x97) out[i + 1] = static_cast<char>(d + 32);
-      ++i;
-    }
-  }
-  return out;
-}
+std::string LowerCase(std::string_view s) { return LowerUtf8(s); }
 
 std::string WordShape(std::string_view s, bool collapse) {
   std::string out;
   char last = 0;
   for (std::size_t i = 0; i < s.size();) {
-    int len = Utf8Length(static_cast<unsigned char>(s[i]));
+    std::size_t next = i;
+    NextCodepoint(s, next);
+    const std::size_t len = next - i;
     char c;
     switch (Classify(s, i)) {
       case kUpper: c = 'X'; break;
       case kLower: c = 'x'; break;
       case kDigit: c = 'd'; break;
+      case kCaseless: c = 'L'; break;
       default: c = len == 1 ? s[i] : '~';
     }
     if (!collapse || c != last) out.push_back(c);
     last = c;
-    i += len;
+    i = next;
   }
   return out;
 }
@@ -332,7 +322,7 @@ bool FeatureExtractor::Key(const SentenceFields& s, int32_t i, int32_t t, uint64
           std::size_t end = 0;
           int32_t count = 0;
           while (count < n && end < v.size()) {
-            end += Utf8Length(static_cast<unsigned char>(v[end]));
+            end += SequenceLength(static_cast<unsigned char>(v[end]));
             ++count;
           }
           if (count < n || end > v.size()) return false;
@@ -361,8 +351,8 @@ bool FeatureExtractor::Key(const SentenceFields& s, int32_t i, int32_t t, uint64
         break;
       case AtomKind::kAllCap: {
         bool any = false;
-        for (std::size_t p = 0; p < v.size(); p += Utf8Length(static_cast<unsigned char>(v[p]))) {
-          CharClass c = Classify(v, p);
+        for (std::size_t p = 0; p < v.size(); p += SequenceLength(static_cast<unsigned char>(v[p]))) {
+          TokenClass c = Classify(v, p);
           if (c == kLower) return false;
           if (c == kUpper) any = true;
         }

@@ -17,10 +17,11 @@ namespace structrank {
 enum class AtomKind : int32_t {
   kBias = 0,
   kField = 1,       // the column's text
-  kLower = 2,       // lowercased (ASCII and Latin-1)
+  kLower = 2,       // lowercased (Unicode-aware: Latin, Greek, Cyrillic, Armenian, ...)
   kPrefix = 3,      // first `param` code points
   kSuffix = 4,      // last `param` code points
-  kShape = 5,       // Xx, d, punctuation kept: "McCain-2" -> "XxXxxx-d"
+  kShape = 5,       // X upper, x lower, L caseless letter (CJK, Arabic, ...), d digit, ASCII
+                    // punctuation kept, other symbols ~: "McCain-2" -> "XxXxxx-d"
   kShortShape = 6,  // shape with runs collapsed: "XxXx-d"
   kInitCap = 7,     // flags: present only when true
   kAllCap = 8,

@@ -278,6 +278,34 @@ TEST(feature_atoms_lowercase_shape_affixes) {
   CHECK_THROWS(FeatureConfig::FromInts(bad, 6, 1));
 }
 
+// Word atoms in any script: Portuguese, Greek, Cyrillic, CJK (caseless letters are L).
+TEST(feature_atoms_are_unicode_aware) {
+  CHECK(LowerCase("AÇÃO") == "ação");
+  CHECK(WordShape("São-Paulo2", true) == "Xx-Xxd");
+  CHECK(LowerCase("ΑΘΗΝΑ") == "αθηνα");
+  CHECK(WordShape("Αθήνα", false) == "Xxxxx");
+  CHECK(LowerCase("МОСКВА") == "москва");
+  CHECK(WordShape("Москва-3", true) == "Xx-d");
+  CHECK(LowerCase("東京") == "東京");
+  CHECK(WordShape("東京2020", true) == "Ld");
+  // initcap and allcap see Greek and Cyrillic capitals.
+  int32_t ints[] = {2, 1, static_cast<int32_t>(AtomKind::kInitCap), 0, 0, 0, 1, static_cast<int32_t>(AtomKind::kAllCap), 0, 0, 0};
+  FeatureConfig c = FeatureConfig::FromInts(ints, 11, 1);
+  FeatureExtractor ex(c);
+  auto count = [&](const char* word) {
+    SentenceFields s;
+    s.length = 1;
+    s.fields = {word};
+    int n = 0;
+    ex.Extract(s, [&](int32_t, uint64_t, bool) { ++n; });
+    return n;
+  };
+  CHECK(count("Ωμέγα") == 1);  // initcap only
+  CHECK(count("ΣΠΑΡΤΗ") == 2);  // initcap and allcap
+  CHECK(count("Жуков") == 1);
+  CHECK(count("東京") == 0);    // caseless: neither
+}
+
 TEST(model_round_trip_and_corruption) {
   Fixture fx = RandomFixture(3, 2, {3}, 5);
   fx.model.config.num_columns = 1;

@@ -15,6 +15,9 @@ import { tableData } from '../../rerank/table-data.js';
 import type { CandidateSet, Curve, Reranker, StepContext, TrainedReranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig } from '../config.js';
 import { tagSequenceFeatures } from './tag-features.js';
+import { describeTreeSettings, learnTreeSettings, type TreeSettings } from '../../rerank/tree-settings.js';
+import { loadHeadRules } from '../../trees/head-rules.js';
+import { parseTree } from '../../trees/bracket-parser.js';
 
 /**
  * Feature names interned once per process: a name seen on thousands of candidates is one
@@ -35,7 +38,26 @@ interface SetFeatures {
   score: Float64Array;
 }
 
-const featureCache = new WeakMap<CandidateSet, Promise<SetFeatures>>();
+const featureCache = new WeakMap<CandidateSet, Map<TreeSettings | undefined, Promise<SetFeatures>>>();
+const settingsCache = new WeakMap<CandidateSet, Map<string, TreeSettings | undefined>>();
+
+/** Head rules and word classes learned from a training set's gold trees (undefined for tag candidates). */
+export function treeSettingsFor(train: CandidateSet, headRules: string, ctx: StepContext): TreeSettings | undefined {
+  let bySource = settingsCache.get(train);
+  if (!bySource) settingsCache.set(train, (bySource = new Map()));
+  if (!bySource.has(headRules)) {
+    const gold = train.sentences.filter((s) => typeof s.gold === 'string' && s.candidates.some((c) => c.tree !== undefined));
+    let settings: TreeSettings | undefined;
+    if (gold.length > 0) {
+      const learned = learnTreeSettings(gold.map((s) => parseTree(s.gold as string)), loadHeadRules(headRules));
+      ctx.log?.(`  ${describeTreeSettings(learned)}`);
+      if (learned.warning) ctx.log?.(`  warning: ${learned.warning}`);
+      settings = learned.settings;
+    }
+    bySource.set(headRules, settings);
+  }
+  return bySource.get(headRules);
+}
 
 /** Growable Int32Array (a number[] of 14 million ids costs 8 bytes each, doubled while growing). */
 class IntList {
@@ -54,9 +76,11 @@ class IntList {
   }
 }
 
-/** Interned features of every candidate (scores are the pipeline's Score(x)). */
-export function candidateFeatures(set: CandidateSet, ctx: StepContext): Promise<SetFeatures> {
-  let p = featureCache.get(set);
+/** Interned features of every candidate (scores are the pipeline's Score(x)); trees use `settings`. */
+export function candidateFeatures(set: CandidateSet, ctx: StepContext, settings?: TreeSettings): Promise<SetFeatures> {
+  let bySettings = featureCache.get(set);
+  if (!bySettings) featureCache.set(set, (bySettings = new Map()));
+  let p = bySettings.get(settings);
   if (!p) {
     p = (async () => {
       const sentences: NbestSentence[] = set.sentences.map((s) => ({
@@ -70,6 +94,7 @@ export function candidateFeatures(set: CandidateSet, ctx: StepContext): Promise<
       const row = new IntList();
       const seen = new Set<number>();
       await extractSentences('<candidates>', sentences, {
+        settings,
         threads: ctx.threads,
         signal: ctx.signal,
         batchSize: 10,
@@ -110,7 +135,7 @@ export function candidateFeatures(set: CandidateSet, ctx: StepContext): Promise<
       });
       return { ids: set.sentences.map((s) => s.id), sentencePtr, rowPtr, cols: cols.toArray(), logprob, score };
     })();
-    featureCache.set(set, p);
+    bySettings.set(settings, p);
   }
   return p;
 }
@@ -163,8 +188,9 @@ interface Problem {
 }
 
 /** The native problems of a training set's dictionary (cutoff on train), for any set. */
-async function problem(train: CandidateSet, cutoff: number, ctx: StepContext): Promise<Problem> {
-  const selected = selectIds(await candidateFeatures(train, ctx), Math.max(1, cutoff));
+async function problem(train: CandidateSet, cutoff: number, headRules: string, ctx: StepContext): Promise<Problem> {
+  const settings = treeSettingsFor(train, headRules, ctx);
+  const selected = selectIds(await candidateFeatures(train, ctx, settings), Math.max(1, cutoff));
   const byId: string[] = [];
   for (const [name, id] of featureIds) byId[id] = name;
   const dictionary = selected.map((id) => byId[id]);
@@ -175,7 +201,7 @@ async function problem(train: CandidateSet, cutoff: number, ctx: StepContext): P
     async data(set) {
       let h = handles.get(set);
       if (!h) {
-        h = tableData(tableOver(await candidateFeatures(set, ctx), selected, dictionary), ctx.threads);
+        h = tableData(tableOver(await candidateFeatures(set, ctx, settings), selected, dictionary), ctx.threads);
         handles.set(set, h);
       }
       return h;
@@ -184,8 +210,8 @@ async function problem(train: CandidateSet, cutoff: number, ctx: StepContext): P
 }
 
 /** The problem of a training set, with its train and dev data. */
-async function trainAndDev(train: CandidateSet, dev: CandidateSet, cutoff: number, ctx: StepContext): Promise<{ p: Problem; trainData: RerankDataHandle; devData: RerankDataHandle }> {
-  const p = await problem(train, cutoff, ctx);
+async function trainAndDev(train: CandidateSet, dev: CandidateSet, cutoff: number, headRules: string, ctx: StepContext): Promise<{ p: Problem; trainData: RerankDataHandle; devData: RerankDataHandle }> {
+  const p = await problem(train, cutoff, headRules, ctx);
   return { p, trainData: await p.data(train), devData: await p.data(dev) };
 }
 
@@ -207,7 +233,7 @@ export function boostReranker(config: BoostConfig & { name: string }): Reranker 
   return {
     name: config.name,
     async train(train, dev, ctx): Promise<TrainedReranker> {
-      const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, ctx);
+      const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, config.headRules, ctx);
       let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
       const curves: Curve[] = [];
       for (const eps of config.eps) {
@@ -242,7 +268,7 @@ export function loglinearReranker(config: LoglinearConfig & { name: string }): R
   return {
     name: config.name,
     async train(train, dev, ctx): Promise<TrainedReranker> {
-      const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, ctx);
+      const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, config.headRules, ctx);
       let best: { a0: number; weights: Float64Array; score: number; l2: number } | undefined;
       const ys: number[] = [];
       for (const [i, l2] of config.l2.entries()) {

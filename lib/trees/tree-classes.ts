@@ -1,0 +1,99 @@
+/**
+ * Word and tag classes learned from a treebank, for features that must not assume one
+ * annotation scheme (no PTB tag list, no `PP` or `VB*`):
+ * - punctuation tags: tags whose words (>= 95%) have no letter or digit in any script;
+ * - closed-class tags: tags whose vocabulary is closed: fewer than 1 in 100 of their tokens
+ *   are words seen once with the tag (determiners, prepositions, pronouns: ~0; nouns, verbs,
+ *   adjectives: several percent), seen at least 20 times, punctuation excluded;
+ * - conjunction tags: tags that stand between two siblings with equal labels (head-rules.ts);
+ * - verb-like tags: the clause label is the label of most whole sentences (PTB `S`,
+ *   Floresta `fcl`); verb-like tags are the tags of the lexical heads of clause nodes (found
+ *   with the head table), most frequent first, until they cover 90% of them (each >= 2%);
+ * - adposition-like labels: phrase labels whose head child is a closed-class word followed
+ *   by a phrase in at least half of their nodes (the PTB's PP and SBAR, Floresta's pp).
+ * The classes are plain JSON, saved with a reranker model so that test-time features use
+ * the classes learned at training time.
+ */
+import type { HeadTable } from './head-rules.js';
+import { learnClosedClassTags, learnConjunctionTags, learnPunctuationTags } from './learn-heads.js';
+import { headChildIndex } from './heads.js';
+import type { Tree } from './tree.js';
+import { basicCategory, ROOT_LABELS } from './transforms.js';
+
+export interface TreeClasses {
+  punctuationTags: string[];
+  closedClassTags: string[];
+  conjunctionTags: string[];
+  verbTags: string[];
+  adpositionLabels: string[];
+}
+
+/** The node under the trivial roots (wrapper, ROOT, TOP with one child). */
+function topNode(t: Tree): Tree {
+  let n = t;
+  while (ROOT_LABELS.has(n.label) && n.word === undefined && n.children.length === 1) n = n.children[0];
+  return n;
+}
+
+function headTagOf(n: Tree, table: HeadTable): string {
+  let x = n;
+  while (x.word === undefined) {
+    const h = headChildIndex(x, { table });
+    x = x.children[h < 0 ? 0 : h];
+  }
+  return x.label;
+}
+
+export function learnTreeClasses(trees: readonly Tree[], table: HeadTable): TreeClasses {
+  const punctuation = learnPunctuationTags(trees);
+  const closed = learnClosedClassTags(trees, punctuation);
+  const conjunctions = learnConjunctionTags(trees, punctuation);
+  // Verb-like: the heads of clauses, the label of most sentences.
+  const topLabels = new Map<string, number>();
+  for (const t of trees) {
+    const top = topNode(t);
+    if (top.word === undefined) topLabels.set(basicCategory(top.label), (topLabels.get(basicCategory(top.label)) ?? 0) + 1);
+  }
+  const clause = [...topLabels].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0];
+  const clauseHeads = new Map<string, number>();
+  let clauses = 0;
+  // Adposition-like: head child a closed-class word with a phrase right after it.
+  const phrase = new Map<string, { count: number; adposition: number }>();
+  const walk = (n: Tree): void => {
+    if (n.word !== undefined) return;
+    if (n.children.length >= 2 && !ROOT_LABELS.has(n.label)) {
+      const label = basicCategory(n.label);
+      if (label === clause) {
+        clauses++;
+        const tag = headTagOf(n, table);
+        clauseHeads.set(tag, (clauseHeads.get(tag) ?? 0) + 1);
+      }
+      let s = phrase.get(label);
+      if (!s) phrase.set(label, (s = { count: 0, adposition: 0 }));
+      s.count++;
+      const h = headChildIndex(n, { table });
+      const head = n.children[h];
+      const next = n.children[h + 1];
+      if (head?.word !== undefined && closed.has(head.label) && next !== undefined && next.word === undefined) s.adposition++;
+    }
+    for (const c of n.children) walk(c);
+  };
+  for (const t of trees) walk(t);
+  const verbTags: string[] = [];
+  let covered = 0;
+  for (const [tag, k] of [...clauseHeads].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
+    if (covered >= 0.9 * clauses || k < 0.02 * clauses) break;
+    if (punctuation.has(tag)) continue;
+    verbTags.push(tag);
+    covered += k;
+  }
+  const adpositionLabels = [...phrase].filter(([, s]) => s.count >= 20 && s.adposition >= 0.5 * s.count).map(([l]) => l);
+  const sorted = (s: Iterable<string>): string[] => [...s].sort();
+  return {
+    punctuationTags: sorted(punctuation),
+    closedClassTags: sorted(closed),
+    conjunctionTags: sorted(conjunctions),
+    verbTags,
+    adpositionLabels: sorted(adpositionLabels),
+  };
+}
