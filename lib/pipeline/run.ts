@@ -10,13 +10,14 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError, throwIfAborted } from '../errors.js';
-import { readNbestSync, writeNbest, type NbestSentence } from '../io/nbest.js';
+import { readNbestSync } from '../io/nbest.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
 import { StepCache } from './step-cache.js';
-import type { BaseModel, Curve, PipelineSentence, Reranker, StepContext } from './components.js';
+import { candidateSteps, inProcess, produceCandidates, type CandidateExecutor } from './candidates.js';
+import type { BaseModel, Curve, Reranker, StepContext } from './components.js';
 import { ComponentUnavailable } from './components.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
-import { foldRange, readDataSets, type DataSets } from './data.js';
+import { readDataSets, type DataSets } from './data.js';
 import {
   baseChoice, bucketLabel, corpusF1, f1ByLength, LENGTH_BUCKETS, oracleChoice, relativeErrorReduction, scoreSet, type ScoredSet,
 } from './evaluate.js';
@@ -77,6 +78,8 @@ export interface RunPipelineOptions {
   components?: ComponentFactory;
   log?: (line: string) => void;
   progress?: StepContext['progress'];
+  /** Runs the candidate steps (default: in this process; lib/distributed: as queued jobs). */
+  executor?: CandidateExecutor;
 }
 
 interface StepTiming {
@@ -91,10 +94,6 @@ function readTiming(dir: string): number {
   } catch {
     return 0;
   }
-}
-
-function withGold(nbest: NbestSentence[], sentences: PipelineSentence[]): NbestSentence[] {
-  return nbest.map((s, i) => ({ ...s, id: sentences[i].id, tokens: sentences[i].tokens, gold: sentences[i].gold }));
 }
 
 /** Creates a folder (and its parents); a path that is a file or unwritable is an input error. */
@@ -139,41 +138,21 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
   const inputs = [config.data.train, config.data.dev, config.data.test];
   const baseKey = { data: dataKey(config), base: base.name, baseOptions: config.base, nbest: config.nbest, seed: config.seed };
 
-  // 1. Jackknifed training candidates.
-  const foldFiles: string[] = [];
-  for (let f = 0; f < config.folds; f++) {
+  // 1-2. Jackknifed training candidates; dev and test candidates from a base model trained
+  // on all of train. An executor (lib/distributed) may run these steps as queued jobs.
+  const candidates = candidateSteps(config, baseKey);
+  const executor = options.executor ?? inProcess;
+  const done = await executor.run(candidates, inputs, (step) => {
     throwIfAborted(options.signal);
-    const name = `train-fold${f + 1}of${config.folds}`;
-    const t0 = process.hrtime.bigint();
-    const r = await cache.run(name, { ...baseKey, folds: config.folds, fold: f }, inputs, async (dir) => {
-      const [lo, hi] = foldRange(data.train.length, config.folds, f);
-      const rest = [...data.train.slice(0, lo), ...data.train.slice(hi)];
-      const heldOut = data.train.slice(lo, hi);
-      log(`${name}: training ${base.name} on ${rest.length} sentences, ${config.nbest}-best on ${heldOut.length}`);
-      const model = await base.train(rest, ctx);
-      const nbest = await model.nbest(heldOut, config.nbest, ctx);
-      await writeNbest(join(dir, 'nbest.jsonl'), withGold(nbest, heldOut));
-      writeFileSync(join(dir, 'time.json'), JSON.stringify({ seconds: seconds(t0) }));
-    });
-    steps.push({ name, seconds: readTiming(r.dir), cached: r.cached });
-    if (r.cached) log(`${name}: cached (${r.dir})`);
-    foldFiles.push(join(r.dir, 'nbest.jsonl'));
-  }
-
-  // 2. Dev and test candidates from a base model trained on all of train.
-  throwIfAborted(options.signal);
-  const t1 = process.hrtime.bigint();
-  const held = await cache.run('dev-test', baseKey, inputs, async (dir) => {
-    log(`dev-test: training ${base.name} on all ${data.train.length} sentences, ${config.nbest}-best on dev and test`);
-    const model = await base.train(data.train, ctx);
-    await writeNbest(join(dir, 'dev.jsonl'), withGold(await model.nbest(data.dev, config.nbest, ctx), data.dev));
-    await writeNbest(join(dir, 'test.jsonl'), withGold(await model.nbest(data.test, config.nbest, ctx), data.test));
-    writeFileSync(join(dir, 'time.json'), JSON.stringify({ seconds: seconds(t1) }));
+    return cache.run(step.name, step.options, inputs, (dir) => produceCandidates(step, config, data, base, dir, ctx));
   });
-  steps.push({ name: 'dev-test', seconds: readTiming(held.dir), cached: held.cached });
-  if (held.cached) log(`dev-test: cached (${held.dir})`);
-  const devFile = join(held.dir, 'dev.jsonl');
-  const testFile = join(held.dir, 'test.jsonl');
+  candidates.forEach((step, i) => {
+    steps.push({ name: step.name, seconds: readTiming(done[i].dir), cached: done[i].cached });
+    if (done[i].cached) log(`${step.name}: cached (${done[i].dir})`);
+  });
+  const foldFiles = done.slice(0, config.folds).map((r) => join(r.dir, 'nbest.jsonl'));
+  const devFile = join(done[config.folds].dir, 'dev.jsonl');
+  const testFile = join(done[config.folds].dir, 'test.jsonl');
 
   const train = scoreSet(foldFiles.flatMap((f) => readNbestSync(f)));
   const dev = scoreSet(readNbestSync(devFile));

@@ -1,0 +1,110 @@
+/**
+ * The job registry: every kind of job a worker can run, each a payload schema and a body.
+ * `runJob` validates the payload and runs the body; a BullMQ worker (worker.ts) calls it for
+ * every job it takes, and the bodies call the same step code the local pipeline runs
+ * (lib/pipeline/candidates.ts). A job's outputs go to the artifact store under its step id;
+ * a step whose manifest is already there is not run again.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import { realComponents } from '../pipeline/adapters/index.js';
+import { candidateFiles, produceCandidates } from '../pipeline/candidates.js';
+import type { StepContext } from '../pipeline/components.js';
+import { validatePipelineConfig } from '../pipeline/config.js';
+import { readDataSets } from '../pipeline/data.js';
+import { candidatesPayload, collectPayload, emptyPayload, parsePayload, PayloadError, type CandidatesPayload } from './payloads.js';
+import type { ArtifactStore, StepManifest } from './store.js';
+
+/** What a job body gets from the worker that runs it. */
+export interface JobEnv {
+  store: ArtifactStore;
+  /** Threads for native work (0 = all cores). */
+  threads: number;
+  signal?: AbortSignal;
+  log: (line: string) => void;
+  progress?: StepContext['progress'];
+}
+
+/** What a job returns (stored by BullMQ as the job's return value). */
+export interface JobOutcome {
+  step?: string;
+  /** True when the step's outputs were already in the store. */
+  cached?: boolean;
+  files?: Record<string, string>;
+}
+
+interface JobDefinition<S extends z.ZodType> {
+  schema: S;
+  run(payload: z.output<S>, env: JobEnv): Promise<JobOutcome>;
+}
+
+const define = <S extends z.ZodType>(d: JobDefinition<S>): JobDefinition<S> => d;
+
+/** A pipeline candidate step (jackknife fold or dev-test) on data from the store. */
+async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutcome> {
+  const done = env.store.readManifest(p.step);
+  if (done) return { step: p.step, cached: true, files: done.files };
+  const config = validatePipelineConfig(
+    {
+      task: p.task,
+      data: {
+        ...p.data,
+        train: env.store.verifiedPath(p.inputs.train),
+        dev: env.store.verifiedPath(p.inputs.dev),
+        test: env.store.verifiedPath(p.inputs.test),
+      },
+      folds: p.folds,
+      nbest: p.nbest,
+      base: p.base,
+      rerankers: [],
+      threads: env.threads,
+      seed: p.seed,
+      output: env.store.inside('tmp'),
+    },
+    `job ${p.step}`,
+    env.store.root,
+  );
+  const data = readDataSets(config);
+  const base = realComponents.base(config);
+  const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
+  try {
+    const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress };
+    await produceCandidates({ name: p.step, options: {}, fold: p.fold }, config, data, base, dir, ctx);
+    const files: Record<string, string> = {};
+    for (const name of candidateFiles(p.fold)) files[name] = env.store.put(readFileSync(join(dir, name)));
+    const seconds = (JSON.parse(readFileSync(join(dir, 'time.json'), 'utf8')) as { seconds: number }).seconds;
+    const manifest: StepManifest = { step: p.step, files, seconds };
+    env.store.writeManifest(manifest);
+    return { step: p.step, cached: false, files };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const jobs = {
+  'pipeline.candidates': define({ schema: candidatesPayload, run: runCandidates }),
+  /** A flow's parent: its children are done when it runs; it checks their manifests. */
+  'pipeline.collect': define({
+    schema: collectPayload,
+    async run(p, env) {
+      const missing = p.steps.filter((s) => env.store.readManifest(s) === undefined);
+      if (missing.length > 0) throw new Error(`steps finished without outputs in the store: ${missing.join(', ')}`);
+      return {};
+    },
+  }),
+  empty: define({ schema: emptyPayload, run: async () => ({}) }),
+};
+
+export type JobKind = keyof typeof jobs;
+
+export function isJobKind(name: string): name is JobKind {
+  return Object.prototype.hasOwnProperty.call(jobs, name);
+}
+
+/** Validates a job's payload and runs it (in this process, or for a queue worker). */
+export async function runJob(kind: string, payload: unknown, env: JobEnv): Promise<JobOutcome> {
+  if (!isJobKind(kind)) throw new PayloadError(kind, 'unknown job kind');
+  const def = jobs[kind] as JobDefinition<z.ZodType>;
+  return def.run(parsePayload(kind, def.schema, payload), env);
+}
