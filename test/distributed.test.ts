@@ -1,0 +1,222 @@
+/**
+ * The distributed mode for real: a private redis-server on loopback, worker processes of the
+ * built CLI, the pipeline's candidate steps as BullMQ jobs. Results must equal a local run
+ * byte for byte; killed workers and a killed coordinator must lose nothing; failures must be
+ * clear and final.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { QUEUE_NAME } from '../lib/distributed/connection.js';
+import { ArtifactStore } from '../lib/distributed/store.js';
+import type { CandidatesPayload } from '../lib/distributed/payloads.js';
+import { repoRoot, runCli, tempDir } from './helpers.js';
+import { freePort, skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
+
+const skip = skipWithoutRedis();
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+const gum = join(repoRoot, 'data', 'gum-open');
+
+/** A tiny parsing pipeline on a slice of GUM: 3 folds, dev-test, one boosting reranker. */
+function writeConfig(name: string): string {
+  return tmp.file(`${name}.json`, JSON.stringify({
+    task: 'parse',
+    data: { train: join(gum, 'train.mrg'), dev: join(gum, 'dev.mrg'), test: join(gum, 'test.mrg'), maxLength: 15, trainLimit: 90, devLimit: 12, testLimit: 12 },
+    folds: 3,
+    nbest: 4,
+    rerankers: [{ type: 'boost', rounds: 30, eps: [0.01], cutoff: 1 }],
+    threads: 1,
+    output: join(tmp.dir, name),
+  }));
+}
+
+/** results.json without times: what must be equal between runs. */
+function results(dir: string): unknown {
+  const r = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Record<string, unknown> & { systems: Record<string, unknown>[]; steps: { name: string }[] };
+  return { ...r, totalSeconds: undefined, systems: r.systems.map((s) => ({ ...s, seconds: undefined })), steps: r.steps.map((s) => s.name) };
+}
+
+/** Every candidate file of a run's step cache, by step folder and name. */
+function candidateFiles(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const step of readdirSync(join(dir, 'cache')).filter((d) => /^(train-fold|dev-test)/.test(d)).sort()) {
+    for (const f of readdirSync(join(dir, 'cache', step)).filter((f) => f.endsWith('.jsonl'))) out[`${step}/${f}`] = readFileSync(join(dir, 'cache', step, f), 'utf8');
+  }
+  return out;
+}
+
+describe('artifact store', () => {
+  it('stores by SHA-256, verifies on read and refuses paths outside the store', () => {
+    const store = new ArtifactStore(join(tmp.dir, 'unit-store'));
+    const hash = store.put('hello\n');
+    expect(hash).toBe('5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03');
+    expect(store.get(hash).toString()).toBe('hello\n');
+    expect(store.put('hello\n')).toBe(hash);
+    writeFileSync(store.blobPath(hash), 'hellO\n');
+    expect(() => store.get(hash)).toThrow(/corrupt/);
+    expect(() => store.blobPath('../../etc/passwd')).toThrow(/refused/);
+    expect(() => store.inside('../outside')).toThrow(/refused/);
+    expect(() => store.inside('/etc/passwd')).toThrow(/refused/);
+    expect(() => store.readManifest('../steps/x')).toThrow(/refused/);
+    expect(store.readManifest('train-fold1of2-0123456789abcdef')).toBeUndefined();
+  });
+});
+
+describe('Redis unreachable', () => {
+  it('pipeline, worker and queue status stop with one clear line within seconds', async () => {
+    const port = await freePort(); // nothing listens there
+    const url = `redis://127.0.0.1:${port}`;
+    const config = writeConfig('unreachable');
+    for (const args of [
+      ['pipeline', '--config', config, '--redis', url, '--store', join(tmp.dir, 'store-unreachable')],
+      ['worker', '--redis', url, '--store', join(tmp.dir, 'store-unreachable')],
+      ['queue', 'status', '--redis', url],
+    ]) {
+      const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8', timeout: 30_000 });
+      expect(r.signal, `${args[0]} hung`).toBeNull();
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`structrank: redis://127\\.0\\.0\\.1:${port}/?: cannot reach Redis: .*ECONNREFUSED`));
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect(runCli(['pipeline', '--config', config, '--redis', 'http://127.0.0.1:1', '--store', join(tmp.dir, 'store-unreachable')]).stderr).toMatch(/--redis expects a redis:\/\/ or rediss:\/\/ URL/);
+    expect(runCli(['pipeline', '--config', config, '--redis', url]).stderr).toMatch(/--redis and --store go together/);
+  });
+});
+
+describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () => {
+  let redis: TestRedis;
+  let reference: { results: unknown; files: Record<string, string> };
+  const workers: CliProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    const local = runCli(['pipeline', '--config', writeConfig('local')]);
+    expect(local.status, local.stderr).toBe(0);
+    reference = { results: results(join(tmp.dir, 'local')), files: candidateFiles(join(tmp.dir, 'local')) };
+    expect(Object.keys(reference.files)).toHaveLength(5);
+  });
+  afterAll(async () => {
+    for (const w of workers) await w.kill('SIGKILL');
+    await redis?.stop();
+  });
+  beforeEach(async () => {
+    for (const w of workers.splice(0)) await w.kill('SIGKILL');
+    const client = new Redis(redis.url);
+    await client.flushall();
+    client.disconnect();
+  });
+
+  const coordinator = (name: string, store: string): CliProcess =>
+    startCli(['pipeline', '--config', writeConfig(name), '--redis', redis.url, '--store', store]);
+
+  async function completedJobs(kind: string): Promise<number> {
+    const queue = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port: redis.port } });
+    const jobs = await queue.getJobs(['completed']);
+    await queue.close();
+    return jobs.filter((j) => j.name === kind).length;
+  }
+
+  it('gives the same candidates and results as a local run; a rerun on the same store runs no job', async () => {
+    const store = join(tmp.dir, 'store-same');
+    workers.push(await startWorkerProcess(redis.url, store), await startWorkerProcess(redis.url, store));
+    const run = coordinator('remote', store);
+    expect(await run.exited(), run.output()).toBe(0);
+    expect(candidateFiles(join(tmp.dir, 'remote'))).toEqual(reference.files);
+    expect(results(join(tmp.dir, 'remote'))).toEqual(reference.results);
+    expect(await completedJobs('pipeline.candidates')).toBe(4);
+    // Both workers took part (4 jobs, 2 workers, each job holds its worker for a while).
+    expect(workers.filter((w) => /done pipeline\.candidates/.test(w.output())).length).toBe(2);
+
+    const again = coordinator('remote-again', store);
+    expect(await again.exited(), again.output()).toBe(0);
+    expect(await completedJobs('pipeline.candidates')).toBe(4);
+    const steps = JSON.parse(readFileSync(join(tmp.dir, 'remote-again', 'results.json'), 'utf8')).steps as { name: string; cached: boolean }[];
+    expect(steps.filter((s) => /^(train-fold|dev-test)/.test(s.name)).every((s) => s.cached)).toBe(true);
+    expect(candidateFiles(join(tmp.dir, 'remote-again'))).toEqual(reference.files);
+  });
+
+  // Kill points: as the job starts (reading its inputs), once the base model trains, and
+  // while the n-best lists are being written or just after.
+  for (const [point, pattern, delayMs] of [
+    ['at the start of a job', /start pipeline\.candidates/, 0],
+    ['while the base model trains', /training PCFG chart parser/, 0],
+    ['later in the job', /training PCFG chart parser/, 150],
+  ] as const) {
+    it(`a worker killed with SIGKILL ${point} loses nothing`, async () => {
+      const store = join(tmp.dir, `store-kill-${delayMs}-${point.length}`);
+      const victim = await startWorkerProcess(redis.url, store, ['--lock-seconds', '2']);
+      workers.push(victim);
+      const run = coordinator(`kill-${delayMs}-${point.length}`, store);
+      await victim.waitFor(pattern);
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      expect(await victim.kill('SIGKILL')).toBe('SIGKILL');
+      const rescuer = await startWorkerProcess(redis.url, store, ['--lock-seconds', '2']);
+      workers.push(rescuer);
+      expect(await run.exited(), run.output() + rescuer.output()).toBe(0);
+      expect(candidateFiles(join(tmp.dir, `kill-${delayMs}-${point.length}`))).toEqual(reference.files);
+      expect(results(join(tmp.dir, `kill-${delayMs}-${point.length}`))).toEqual(reference.results);
+      expect(await completedJobs('pipeline.candidates')).toBe(4);
+      // The job the victim had started and not finished was finished by the rescuer.
+      const started = [...victim.output().matchAll(/start pipeline\.candidates (\S+)/g)].map((m) => m[1]);
+      const interrupted = started.filter((id) => !victim.output().includes(`done pipeline.candidates ${id}`));
+      expect(interrupted).toHaveLength(1);
+      expect(rescuer.output()).toContain(`done pipeline.candidates ${interrupted[0]}`);
+    });
+  }
+
+  it('a coordinator killed and restarted resumes from the jobs it queued; no job runs twice', async () => {
+    const store = join(tmp.dir, 'store-restart');
+    const first = coordinator('restart', store);
+    await first.waitFor(/queued 4 candidate job/);
+    expect(await first.kill('SIGKILL')).toBe('SIGKILL');
+    const w = await startWorkerProcess(redis.url, store);
+    workers.push(w);
+    await w.waitFor(/done pipeline\.candidates train-fold1of3/);
+    const second = coordinator('restart', store);
+    expect(await second.exited(), second.output()).toBe(0);
+    expect(candidateFiles(join(tmp.dir, 'restart'))).toEqual(reference.files);
+    expect(results(join(tmp.dir, 'restart'))).toEqual(reference.results);
+    expect(w.output().match(/start pipeline\.candidates/g)).toHaveLength(4);
+    expect(await completedJobs('pipeline.candidates')).toBe(4);
+  });
+
+  it('a job with bad input or a path outside the store fails once, with its message, and the worker goes on', async () => {
+    const store = join(tmp.dir, 'store-bad');
+    const w = await startWorkerProcess(redis.url, store);
+    workers.push(w);
+    const artifacts = new ArtifactStore(store);
+    const good = artifacts.put(readFileSync(join(gum, 'dev.mrg')));
+    const broken = artifacts.put('(S (NP (DT the) (NN dog)) (VP (VBZ barks))\n');
+    const payload = (train: string, step: string): CandidatesPayload => ({
+      step, task: 'parse', data: { format: 'trees', columns: ['word', 'pos', 'tag'], label: 'tag', trainLimit: 20, devLimit: 5, testLimit: 5 },
+      inputs: { train, dev: good, test: good }, base: {}, nbest: 2, folds: 2, fold: 0, seed: 1,
+    });
+    const queue = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port: redis.port } });
+    try {
+      const opts = { attempts: 3, backoff: { type: 'fixed', delay: 100 } };
+      const outside = await queue.add('pipeline.candidates', { ...payload(good, 'outside'), inputs: { train: '../../etc/passwd', dev: good, test: good } }, opts);
+      const badData = await queue.add('pipeline.candidates', payload(broken, 'bad-data'), opts);
+      const notAJob = await queue.add('rm -rf /', { n: 1 }, opts);
+      const fine = await queue.add('pipeline.candidates', payload(good, 'fine'), opts);
+      for (let i = 0; i < 600 && (await fine.getState()) !== 'completed'; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await fine.getState()).toBe('completed');
+      for (const [job, message] of [
+        [outside, /inputs\.train: expected a SHA-256 naming an artifact in the store \(paths are refused\)/],
+        [badData, /blobs\/[0-9a-f]{2}\/[0-9a-f]{64}:1: unbalanced brackets/],
+        [notAJob, /unknown job kind/],
+      ] as const) {
+        const j = await queue.getJob(job.id as string);
+        expect(await j?.getState()).toBe('failed');
+        expect(j?.attemptsMade).toBe(1);
+        expect(j?.failedReason).toMatch(message);
+      }
+      expect(artifacts.readManifest('fine')).toBeDefined();
+    } finally {
+      await queue.close();
+    }
+  });
+});
