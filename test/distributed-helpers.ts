@@ -79,7 +79,8 @@ export function startCli(args: string[], cwd = repoRoot): CliProcess {
   let text = '';
   proc.stdout?.on('data', (b: Buffer) => (text += b.toString()));
   proc.stderr?.on('data', (b: Buffer) => (text += b.toString()));
-  const exit = new Promise<number | string>((r) => proc.once('exit', (code, signal) => r(code ?? signal ?? -1)));
+  // 'close', not 'exit': every byte the process wrote has been read by then.
+  const exit = new Promise<number | string>((r) => proc.once('close', (code, signal) => r(code ?? signal ?? -1)));
   return {
     proc,
     output: () => text,

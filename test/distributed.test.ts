@@ -129,7 +129,7 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     expect(results(join(tmp.dir, 'remote'))).toEqual(reference.results);
     expect(await completedJobs('pipeline.candidates')).toBe(4);
     // Both workers took part (4 jobs, 2 workers, each job holds its worker for a while).
-    expect(workers.filter((w) => /done pipeline\.candidates/.test(w.output())).length).toBe(2);
+    expect(workers.filter((w) => /start pipeline\.candidates/.test(w.output())).length).toBe(2);
 
     const again = coordinator('remote-again', store);
     expect(await again.exited(), again.output()).toBe(0);
@@ -164,14 +164,14 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
       const started = [...victim.output().matchAll(/start pipeline\.candidates (\S+)/g)].map((m) => m[1]);
       const interrupted = started.filter((id) => !victim.output().includes(`done pipeline.candidates ${id}`));
       expect(interrupted).toHaveLength(1);
-      expect(rescuer.output()).toContain(`done pipeline.candidates ${interrupted[0]}`);
+      await rescuer.waitFor(new RegExp(`done pipeline\\.candidates ${interrupted[0]}`), 10_000);
     });
   }
 
   it('a coordinator killed and restarted resumes from the jobs it queued; no job runs twice', async () => {
     const store = join(tmp.dir, 'store-restart');
     const first = coordinator('restart', store);
-    await first.waitFor(/queued 4 candidate job/);
+    await first.waitFor(/queued 4 candidates job/);
     expect(await first.kill('SIGKILL')).toBe('SIGKILL');
     const w = await startWorkerProcess(redis.url, store);
     workers.push(w);

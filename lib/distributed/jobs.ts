@@ -13,7 +13,8 @@ import { candidateFiles, produceCandidates } from '../pipeline/candidates.js';
 import type { StepContext } from '../pipeline/components.js';
 import { validatePipelineConfig } from '../pipeline/config.js';
 import { readDataSets } from '../pipeline/data.js';
-import { candidatesPayload, collectPayload, emptyPayload, parsePayload, PayloadError, type CandidatesPayload } from './payloads.js';
+import { candidatesPayload, collectPayload, emptyPayload, parsePayload, PayloadError, shardPayload, type CandidatesPayload } from './payloads.js';
+import { runShard } from './shards.js';
 import type { ArtifactStore, StepManifest } from './store.js';
 
 /** What a job body gets from the worker that runs it. */
@@ -85,7 +86,7 @@ async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutc
 export const jobs = {
   'pipeline.candidates': define({ schema: candidatesPayload, run: runCandidates }),
   /** A flow's parent: its children are done when it runs; it checks their manifests. */
-  'pipeline.collect': define({
+  collect: define({
     schema: collectPayload,
     async run(p, env) {
       const missing = p.steps.filter((s) => env.store.readManifest(s) === undefined);
@@ -93,6 +94,8 @@ export const jobs = {
       return {};
     },
   }),
+  /** One sentence shard of `parse` or `tag`. */
+  shard: define({ schema: shardPayload, run: runShard }),
   empty: define({ schema: emptyPayload, run: async () => ({}) }),
 };
 

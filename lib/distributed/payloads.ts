@@ -60,3 +60,23 @@ export function parsePayload<S extends z.ZodType>(kind: string, schema: S, value
   const issue = r.error.issues[0];
   throw new PayloadError(kind, `${formatPath(issue.path)}: ${issue.message}`);
 }
+
+/** One shard of a `parse` or `tag` run: the shard's text and the model, by hash, and the command's options. */
+export const shardPayload = z.strictObject({
+  step: stepId,
+  command: z.enum(['parse', 'tag']),
+  model: hash,
+  input: hash,
+  /** Added to the n-best ids of the shard (sentences or lines before it), so merged ids equal a local run's. */
+  idOffset: z.number().int().min(0),
+  options: z.strictObject({
+    nbest: z.number().int().positive().optional(),
+    /** tag */
+    separator: z.enum(['whitespace', 'tab']).optional(),
+    /** parse */
+    pcfg: z.boolean().optional(),
+    beam: z.number().positive().optional(),
+    maxLength: z.number().int().min(0).optional(),
+  }),
+});
+export type ShardPayload = z.output<typeof shardPayload>;
