@@ -42,13 +42,13 @@ export interface TestRedis {
 }
 
 /** Starts redis-server on 127.0.0.1 with no persistence in a temporary folder. */
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(extra: string[] = []): Promise<TestRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'structrank-redis-'));
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
     const ping = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'], { encoding: 'utf8' });
-    if (ping.stdout?.trim() === 'PONG') break;
+    if (ping.stdout?.trim() === 'PONG' || /NOAUTH/.test(ping.stdout ?? '')) break;
     if (i === 99) throw new Error(`redis-server did not start on 127.0.0.1:${port}`);
     await sleep(100);
   }

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -87,6 +88,26 @@ describe('Redis unreachable', () => {
   });
 });
 
+describe.skipIf(skip)('Redis with a password', () => {
+  it('redis://:pass@host works; a wrong password is one clear line that does not show it', async () => {
+    const secured = await startRedis(['--requirepass', 's3cret']);
+    try {
+      const ok = runCli(['queue', 'status', '--redis', `redis://:s3cret@127.0.0.1:${secured.port}`, '--json']);
+      expect(ok.status, ok.stderr).toBe(0);
+      expect(JSON.parse(ok.stdout).total).toEqual({ waiting: 0, active: 0, done: 0, failed: 0 });
+      const bad = runCli(['queue', 'status', '--redis', `redis://:wrong@127.0.0.1:${secured.port}`]);
+      expect(bad.status).toBe(1);
+      expect(bad.stderr).toMatch(/cannot reach Redis: WRONGPASS/);
+      expect(bad.stderr).not.toContain('wrong');
+      const none = runCli(['queue', 'status', '--redis', `redis://127.0.0.1:${secured.port}`]);
+      expect(none.status).toBe(1);
+      expect(none.stderr).toMatch(/cannot reach Redis: NOAUTH/);
+    } finally {
+      await secured.stop();
+    }
+  });
+});
+
 describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () => {
   let redis: TestRedis;
   let reference: { results: unknown; files: Record<string, string> };
@@ -130,6 +151,16 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     expect(await completedJobs('pipeline.candidates')).toBe(4);
     // Both workers took part (4 jobs, 2 workers, each job holds its worker for a while).
     expect(workers.filter((w) => /start pipeline\.candidates/.test(w.output())).length).toBe(2);
+
+    const status = runCli(['queue', 'status', '--redis', redis.url, '--json']);
+    expect(status.status, status.stderr).toBe(0);
+    const counts = JSON.parse(status.stdout);
+    expect(counts.steps['pipeline.candidates']).toEqual({ waiting: 0, active: 0, done: 4, failed: 0 });
+    expect(counts.steps.collect).toEqual({ waiting: 0, active: 0, done: 1, failed: 0 });
+    expect(counts.workers.map((w: { name: string }) => w.name).sort()).toEqual(workers.map((w) => `${hostname()}:${w.proc.pid}`).sort());
+    const table = runCli(['queue', 'status', '--redis', redis.url]).stdout;
+    expect(table).toMatch(/^pipeline\.candidates +0 +0 +4 +0$/m);
+    expect(table).toMatch(/^workers alive: 2$/m);
 
     const again = coordinator('remote-again', store);
     expect(await again.exited(), again.output()).toBe(0);

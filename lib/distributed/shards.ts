@@ -21,6 +21,7 @@ import { JobFailed, runFlow } from './flow.js';
 import type { JobEnv, JobOutcome } from './jobs.js';
 import type { ShardPayload } from './payloads.js';
 import { ArtifactStore } from './store.js';
+import { Progress } from '../progress.js';
 
 /** Sentences per shard by default: big enough that a job's queue round trip is small beside it. */
 export const DEFAULT_SHARD_SENTENCES = 2000;
@@ -110,6 +111,16 @@ export function splitParseInput(file: string, size: number): Shard[] {
 export function shiftNbestIds(text: string, offset: number): string {
   if (offset === 0) return text;
   return text.replace(/^\{"id":"(s?)(\d+)"/gm, (_m, prefix: string, n: string) => `{"id":"${prefix}${Number(n) + offset}"`);
+}
+
+/** One progress bar over all jobs on stderr. */
+function jobBar(): (label: string, done: number, total: number) => void {
+  let bar: Progress | undefined;
+  return (label, done, total) => {
+    bar ??= new Progress({ label, total, unit: 'jobs' });
+    bar.update(done);
+    if (done >= total) bar.finish();
+  };
 }
 
 /** A shard's input file, by the name errors use until the coordinator maps them back. */
@@ -202,7 +213,7 @@ export async function runSharded(command: 'parse' | 'tag', args: string[], signa
   let connection: Redis | undefined;
   try {
     connection = await connectRedis(redis, 'client');
-    await runFlow(connection, store, steps, { name: `${command}-shards`, signal, log });
+    await runFlow(connection, store, steps, { name: `${command}-shards`, signal, log, progress: jobBar() });
   } catch (err) {
     // A worker's error in a shard: report it at the input file's line.
     const shard = err instanceof JobFailed ? steps.findIndex((s) => s.id === err.step) : -1;
