@@ -88,6 +88,24 @@ describe('Redis unreachable', () => {
   });
 });
 
+describe.skipIf(skip)('Redis lost during a run', () => {
+  it('the coordinator stops with one clear line within seconds', async () => {
+    const doomed = await startRedis();
+    const run = startCli(['pipeline', '--config', writeConfig('lost'), '--redis', doomed.url, '--store', join(tmp.dir, 'store-lost')]);
+    try {
+      await run.waitFor(/queued 4 candidates job/);
+      await doomed.stop();
+      const timer = setTimeout(() => run.proc.kill('SIGKILL'), 60_000);
+      const code = await run.exited();
+      clearTimeout(timer);
+      expect(code, run.output()).toBe(1);
+      expect(run.output().trim().split('\n').pop()).toMatch(new RegExp(`^structrank: redis://127\\.0\\.0\\.1:${doomed.port}/?: cannot reach Redis: the connection was lost during the run`));
+    } finally {
+      await run.kill('SIGKILL');
+    }
+  });
+});
+
 describe.skipIf(skip)('Redis with a password', () => {
   it('redis://:pass@host works; a wrong password is one clear line that does not show it', async () => {
     const secured = await startRedis(['--requirepass', 's3cret']);

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { FlowProducer, Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { InputError, throwIfAborted } from '../errors.js';
-import { QUEUE_NAME } from './connection.js';
+import { QUEUE_NAME, RedisUnavailable } from './connection.js';
 import type { JobKind } from './jobs.js';
 import type { ArtifactStore } from './store.js';
 
@@ -39,6 +39,8 @@ export interface FlowStep {
 export interface FlowOptions {
   /** A prefix for the parent job's id, e.g. 'candidates'. */
   name: string;
+  /** The Redis URL, for the message when the connection is lost. */
+  redisUrl: string;
   signal?: AbortSignal;
   log?: (line: string) => void;
   progress?: (label: string, done: number, total: number, status?: string) => void;
@@ -78,6 +80,12 @@ export async function runFlow(connection: Redis, store: ArtifactStore, steps: Fl
     });
     log(`queued ${missing.length} ${options.name} job(s) on ${QUEUE_NAME} (flow ${parentId})`);
     await waitFor(store, queue, parentId, all, options);
+  } catch (err) {
+    // Redis gone for longer than the client's reconnects: one clear line, not a stack.
+    if (!(err instanceof InputError) && (err as Error)?.name !== 'AbortError' && connection.status !== 'ready') {
+      throw new RedisUnavailable(options.redisUrl, `the connection was lost during the run (${(err as Error)?.message ?? String(err)})`);
+    }
+    throw err;
   } finally {
     await flow.close();
     await queue.close();

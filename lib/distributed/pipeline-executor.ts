@@ -83,7 +83,7 @@ export class QueuedCandidates implements CandidateExecutor {
     if (missing.length > 0) {
       this.connection ??= await connectRedis(this.options.redis, 'client');
       const queued = planned.filter((p) => !isLocal(p.dir)).map((p) => ({ id: p.id, kind: 'pipeline.candidates' as const, payload: this.payload(p.step, p.id, inputs) }));
-      await runFlow(this.connection, store, queued, { name: 'candidates', signal: this.options.signal, log, progress: this.options.progress, pollMs: this.options.pollMs });
+      await runFlow(this.connection, store, queued, { name: 'candidates', redisUrl: this.options.redis, signal: this.options.signal, log, progress: this.options.progress, pollMs: this.options.pollMs });
     }
     return planned.map((p) => {
       if (!isLocal(p.dir)) this.materialize(store, p.id, p.dir);

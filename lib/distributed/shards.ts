@@ -213,7 +213,7 @@ export async function runSharded(command: 'parse' | 'tag', args: string[], signa
   let connection: Redis | undefined;
   try {
     connection = await connectRedis(redis, 'client');
-    await runFlow(connection, store, steps, { name: `${command}-shards`, signal, log, progress: jobBar() });
+    await runFlow(connection, store, steps, { name: `${command}-shards`, redisUrl: redis, signal, log, progress: jobBar() });
   } catch (err) {
     // A worker's error in a shard: report it at the input file's line.
     const shard = err instanceof JobFailed ? steps.findIndex((s) => s.id === err.step) : -1;
