@@ -65,6 +65,17 @@ describe('artifact store', () => {
     expect(() => store.readManifest('../steps/x')).toThrow(/refused/);
     expect(store.readManifest('train-fold1of2-0123456789abcdef')).toBeUndefined();
   });
+
+  it('streams a file in under its hash; a missing file is an input error', async () => {
+    const store = new ArtifactStore(join(tmp.dir, 'unit-store-files'));
+    const file = join(gum, 'dev.mrg');
+    const hash = await store.putFile(file);
+    expect(store.get(hash).equals(readFileSync(file))).toBe(true);
+    expect(store.put(readFileSync(file))).toBe(hash);
+    expect(await store.putFile(file)).toBe(hash);
+    await expect(store.putFile(join(tmp.dir, 'nope.mrg'))).rejects.toThrow(/nope\.mrg: cannot store: .*ENOENT/);
+    expect(readdirSync(join(tmp.dir, 'unit-store-files', 'tmp'))).toEqual([]);
+  });
 });
 
 describe('Redis unreachable', () => {

@@ -7,8 +7,10 @@
  * its presence means the step is done. Nothing here reads or writes outside the store's root.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { InputError } from '../errors.js';
 
 /** A SHA-256 in lower-case hex: the only way a payload names an artifact. */
@@ -82,16 +84,31 @@ export class ArtifactStore {
     return hash;
   }
 
-  /** Stores a file from anywhere (the coordinator's inputs); returns its SHA-256. */
+  /** Stores a file from anywhere (the coordinator's inputs), streamed; returns its SHA-256. */
   async putFile(file: string): Promise<string> {
+    const temp = this.inside(join('tmp', `${randomBytes(8).toString('hex')}.part`));
     const hash = createHash('sha256');
-    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+    try {
+      await pipeline(
+        createReadStream(file),
+        new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            hash.update(chunk);
+            done(null, chunk);
+          },
+        }),
+        createWriteStream(temp),
+      );
+    } catch (err) {
+      rmSync(temp, { force: true });
+      throw new InputError(file, undefined, `cannot store: ${(err as Error).message}`);
+    }
     const digest = hash.digest('hex');
     const target = this.blobPath(digest);
-    if (!existsSync(target)) {
-      const bytes = readFileSync(file);
-      if (createHash('sha256').update(bytes).digest('hex') !== digest) throw new InputError(file, undefined, 'changed while it was being stored');
-      this.writeAtomic(target, bytes);
+    if (existsSync(target)) rmSync(temp, { force: true });
+    else {
+      mkdirSync(join(target, '..'), { recursive: true });
+      renameSync(temp, target);
     }
     return digest;
   }
