@@ -35,6 +35,17 @@ export async function freePort(): Promise<number> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Every process these helpers start, killed when the test process exits (even on a failure). */
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 export interface TestRedis {
   url: string;
   port: number;
@@ -45,7 +56,7 @@ export interface TestRedis {
 export async function startRedis(extra: string[] = []): Promise<TestRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'structrank-redis-'));
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' });
+  const proc = track(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' }));
   for (let i = 0; i < 100; i++) {
     const ping = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'], { encoding: 'utf8' });
     if (ping.stdout?.trim() === 'PONG' || /NOAUTH/.test(ping.stdout ?? '')) break;
@@ -75,7 +86,7 @@ export interface CliProcess {
 }
 
 export function startCli(args: string[], cwd = repoRoot): CliProcess {
-  const proc = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = track(spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
   let text = '';
   proc.stdout?.on('data', (b: Buffer) => (text += b.toString()));
   proc.stderr?.on('data', (b: Buffer) => (text += b.toString()));

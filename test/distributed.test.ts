@@ -22,14 +22,14 @@ const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 const gum = join(repoRoot, 'data', 'gum-open');
 
-/** A tiny parsing pipeline on a slice of GUM: 3 folds, dev-test, one boosting reranker. */
+/** A tiny parsing pipeline on a slice of GUM: 3 folds, dev-test, boosting and log-linear. */
 function writeConfig(name: string): string {
   return tmp.file(`${name}.json`, JSON.stringify({
     task: 'parse',
     data: { train: join(gum, 'train.mrg'), dev: join(gum, 'dev.mrg'), test: join(gum, 'test.mrg'), maxLength: 15, trainLimit: 90, devLimit: 12, testLimit: 12 },
     folds: 3,
     nbest: 4,
-    rerankers: [{ type: 'boost', rounds: 30, eps: [0.01], cutoff: 1 }],
+    rerankers: [{ type: 'boost', rounds: 30, eps: [0.01], cutoff: 1 }, { type: 'loglinear', l2: [1, 10], iterations: 20, cutoff: 1 }],
     threads: 1,
     output: join(tmp.dir, name),
   }));
@@ -178,6 +178,7 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     expect(candidateFiles(join(tmp.dir, 'remote'))).toEqual(reference.files);
     expect(results(join(tmp.dir, 'remote'))).toEqual(reference.results);
     expect(await completedJobs('pipeline.candidates')).toBe(4);
+    expect(await completedJobs('pipeline.reranker')).toBe(2);
     // Both workers took part (4 jobs, 2 workers, each job holds its worker for a while).
     expect(workers.filter((w) => /start pipeline\.candidates/.test(w.output())).length).toBe(2);
 
@@ -185,7 +186,8 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     expect(status.status, status.stderr).toBe(0);
     const counts = JSON.parse(status.stdout);
     expect(counts.steps['pipeline.candidates']).toEqual({ waiting: 0, active: 0, done: 4, failed: 0 });
-    expect(counts.steps.collect).toEqual({ waiting: 0, active: 0, done: 1, failed: 0 });
+    expect(counts.steps['pipeline.reranker']).toEqual({ waiting: 0, active: 0, done: 2, failed: 0 });
+    expect(counts.steps.collect).toEqual({ waiting: 0, active: 0, done: 2, failed: 0 });
     expect(counts.workers.map((w: { name: string }) => w.name).sort()).toEqual(workers.map((w) => `${hostname()}:${w.proc.pid}`).sort());
     const table = runCli(['queue', 'status', '--redis', redis.url]).stdout;
     expect(table).toMatch(/^pipeline\.candidates +0 +0 +4 +0$/m);
@@ -194,8 +196,10 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     const again = coordinator('remote-again', store);
     expect(await again.exited(), again.output()).toBe(0);
     expect(await completedJobs('pipeline.candidates')).toBe(4);
+    expect(await completedJobs('pipeline.reranker')).toBe(2);
     const steps = JSON.parse(readFileSync(join(tmp.dir, 'remote-again', 'results.json'), 'utf8')).steps as { name: string; cached: boolean }[];
-    expect(steps.filter((s) => /^(train-fold|dev-test)/.test(s.name)).every((s) => s.cached)).toBe(true);
+    expect(steps.map((s) => s.name)).toEqual(['train-fold1of3', 'train-fold2of3', 'train-fold3of3', 'dev-test', 'rerank-boosting', 'rerank-log-linear']);
+    expect(steps.every((s) => s.cached)).toBe(true);
     expect(candidateFiles(join(tmp.dir, 'remote-again'))).toEqual(reference.files);
   });
 

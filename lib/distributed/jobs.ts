@@ -9,11 +9,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { realComponents } from '../pipeline/adapters/index.js';
-import { candidateFiles, produceCandidates } from '../pipeline/candidates.js';
-import type { StepContext } from '../pipeline/components.js';
-import { validatePipelineConfig } from '../pipeline/config.js';
+import { candidateFiles, produceCandidates, produceRerankerResult } from '../pipeline/candidates.js';
+import { ComponentUnavailable, type StepContext } from '../pipeline/components.js';
+import { validatePipelineConfig, type PipelineConfig, type RerankerConfig } from '../pipeline/config.js';
 import { readDataSets } from '../pipeline/data.js';
-import { candidatesPayload, collectPayload, emptyPayload, parsePayload, PayloadError, shardPayload, type CandidatesPayload } from './payloads.js';
+import { scoreSet } from '../pipeline/evaluate.js';
+import { readNbestSync } from '../io/nbest.js';
+import { candidatesPayload, collectPayload, emptyPayload, parsePayload, PayloadError, rerankerPayload, shardPayload, type CandidatesPayload, type RerankerPayload } from './payloads.js';
 import { runShard } from './shards.js';
 import type { ArtifactStore, StepManifest } from './store.js';
 
@@ -83,7 +85,35 @@ async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutc
   }
 }
 
+/** A pipeline reranker on the candidate files in the store. */
+async function runReranker(p: RerankerPayload, env: JobEnv): Promise<JobOutcome> {
+  const done = env.store.readManifest(p.step);
+  if (done) return { step: p.step, cached: true, files: done.files };
+  const read = (hash: string) => readNbestSync(env.store.verifiedPath(hash));
+  const sets = { train: scoreSet(p.inputs.folds.flatMap(read)), dev: scoreSet(read(p.inputs.dev)), test: scoreSet(read(p.inputs.test)) };
+  const rc = p.reranker as RerankerConfig & { name: string };
+  const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
+  try {
+    const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress };
+    try {
+      const reranker = realComponents.reranker(rc, { task: p.task } as PipelineConfig);
+      await produceRerankerResult({ name: p.step, options: {}, config: rc, inputs: [] }, reranker, sets, dir, ctx);
+    } catch (err) {
+      // Not part of this build: no outputs; the coordinator's own loop reports it as usual.
+      if (!(err instanceof ComponentUnavailable)) throw err;
+      env.store.writeManifest({ step: p.step, files: {}, seconds: 0 });
+      return { step: p.step, cached: false, files: {} };
+    }
+    const files = { 'result.json': env.store.put(readFileSync(join(dir, 'result.json'))) };
+    env.store.writeManifest({ step: p.step, files, seconds: 0 });
+    return { step: p.step, cached: false, files };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export const jobs = {
+  'pipeline.reranker': define({ schema: rerankerPayload, run: runReranker }),
   'pipeline.candidates': define({ schema: candidatesPayload, run: runCandidates }),
   /** A flow's parent: its children are done when it runs; it checks their manifests. */
   collect: define({

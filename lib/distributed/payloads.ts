@@ -4,7 +4,7 @@
  * cache id, so a job can carry no code and no path: a worker refuses anything else.
  */
 import { z } from 'zod';
-import { formatPath } from '../pipeline/config.js';
+import { formatPath, rerankerSchema } from '../pipeline/config.js';
 import { HASH_PATTERN, STEP_ID_PATTERN } from './store.js';
 
 const hash = z.string().regex(HASH_PATTERN, { message: 'expected a SHA-256 naming an artifact in the store (paths are refused)' });
@@ -80,3 +80,14 @@ export const shardPayload = z.strictObject({
   }),
 });
 export type ShardPayload = z.output<typeof shardPayload>;
+
+/** One reranker of the pipeline, trained on the jackknifed lists and tuned on dev. */
+export const rerankerPayload = z.strictObject({
+  step: stepId,
+  task: z.enum(['parse', 'tag']),
+  /** The reranker's config as the pipeline validated it (lib/pipeline/config.ts). */
+  reranker: rerankerSchema.and(z.object({ name: z.string().min(1).max(200) })),
+  seed: z.number().int(),
+  inputs: z.strictObject({ folds: z.array(hash).min(1).max(1000), dev: hash, test: hash }),
+});
+export type RerankerPayload = z.output<typeof rerankerPayload>;

@@ -1,6 +1,7 @@
 /**
  * The pipeline's candidate steps as a BullMQ flow: one child job per jackknife fold and one
- * for dev-test under a parent job that completes when they all have. A job's id is its step
+ * for dev-test under a parent job that completes when they all have; then the rerankers as a
+ * second flow, one job per reranker. A job's id is its step
  * cache id (`<step>-<key>`, the key hashing the step's options and its inputs' content), so
  * submitting the same step twice is one job, a step already in the artifact store or the
  * local step cache is not submitted, and a restarted coordinator finds the jobs it queued
@@ -11,12 +12,12 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } fr
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { InputError } from '../errors.js';
-import type { CandidateExecutor, CandidateStep } from '../pipeline/candidates.js';
+import type { CandidateExecutor, CandidateStep, RerankerStep } from '../pipeline/candidates.js';
 import type { PipelineConfig } from '../pipeline/config.js';
 import { stepKey, type StepResult } from '../pipeline/step-cache.js';
 import { connectRedis } from './connection.js';
 import { runFlow } from './flow.js';
-import type { CandidatesPayload } from './payloads.js';
+import type { CandidatesPayload, RerankerPayload } from './payloads.js';
 import { ArtifactStore } from './store.js';
 
 export interface QueuedExecutorOptions {
@@ -90,6 +91,35 @@ export class QueuedCandidates implements CandidateExecutor {
       if (!cachedBefore.has(p.id)) log(`${p.step.name}: done on a worker (${p.id})`);
       return { dir: p.dir, cached: cachedBefore.has(p.id) };
     });
+  }
+
+  /** The pipeline's rerankers as one flow of jobs (they are independent of each other). */
+  async prefetchRerankers(steps: RerankerStep[]): Promise<void> {
+    if (steps.length === 0) return;
+    const store = new ArtifactStore(this.options.store);
+    const isLocal = (dir: string): boolean => existsSync(dir) && statSync(dir).isDirectory();
+    const planned = await Promise.all(
+      steps.map(async (step) => {
+        const id = `${step.name}-${await stepKey(step.name, step.options, step.inputs)}`;
+        return { step, id, dir: join(this.config.cache, id) };
+      }),
+    );
+    const remote = planned.filter((p) => !isLocal(p.dir));
+    if (remote.length === 0) return;
+    const hashes = new Map<string, string>();
+    for (const file of new Set(remote.flatMap((p) => p.step.inputs))) hashes.set(file, await store.putFile(file));
+    const queued = remote.map((p) => {
+      const files = p.step.inputs.map((f) => hashes.get(f) as string);
+      const payload: RerankerPayload = {
+        step: p.id, task: this.config.task, reranker: p.step.config, seed: this.config.seed,
+        inputs: { folds: files.slice(0, -2), dev: files[files.length - 2], test: files[files.length - 1] },
+      };
+      return { id: p.id, kind: 'pipeline.reranker' as const, payload };
+    });
+    this.connection ??= await connectRedis(this.options.redis, 'client');
+    await runFlow(this.connection, store, queued, { name: 'rerankers', redisUrl: this.options.redis, signal: this.options.signal, log: this.options.log, progress: this.options.progress, pollMs: this.options.pollMs });
+    // A reranker this build lacks left no result: the pipeline's loop reports it as locally.
+    for (const p of remote) if (store.readManifest(p.id)?.files['result.json'] !== undefined) this.materialize(store, p.id, p.dir);
   }
 
   async close(): Promise<void> {

@@ -7,13 +7,13 @@
  * StepCache keyed by its options and the content of its inputs, so a rerun skips finished
  * steps and a killed run resumes at the step it was in.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError, throwIfAborted } from '../errors.js';
 import { readNbestSync } from '../io/nbest.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
 import { StepCache } from './step-cache.js';
-import { candidateSteps, inProcess, produceCandidates, type CandidateExecutor } from './candidates.js';
+import { candidateSteps, inProcess, produceCandidates, produceRerankerResult, type CandidateExecutor, type RerankerResult } from './candidates.js';
 import type { BaseModel, Curve, Reranker, StepContext } from './components.js';
 import { ComponentUnavailable } from './components.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
@@ -158,22 +158,19 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
   const dev = scoreSet(readNbestSync(devFile));
   const test = scoreSet(readNbestSync(testFile));
 
-  // 3. Rerankers: train, choose hyper-parameters on dev, choose test candidates.
-  const chosen: { config: RerankerConfig & { name: string }; dev: number[]; test: number[]; selected: Record<string, number | string>; curves?: Curve[]; axis?: string; seconds: number }[] = [];
+  // 3. Rerankers: train, choose hyper-parameters on dev, choose test candidates. An executor
+  // may run them elsewhere first; the loop then finds them in the step cache.
+  const rerankInputs = [...foldFiles, devFile, testFile];
+  const rerankName = (rc: RerankerConfig & { name: string }): string => `rerank-${rc.name.replace(/[^A-Za-z0-9]+/g, '-')}`;
+  await executor.prefetchRerankers?.(rerankers.map(({ config: rc }) => ({ name: rerankName(rc), options: { reranker: rc, seed: config.seed }, config: rc, inputs: rerankInputs })));
+  const chosen: ({ config: RerankerConfig & { name: string } } & RerankerResult)[] = [];
   for (const { config: rc, reranker } of rerankers) {
     throwIfAborted(options.signal);
-    const name = `rerank-${rc.name.replace(/[^A-Za-z0-9]+/g, '-')}`;
-    const t0 = process.hrtime.bigint();
+    const name = rerankName(rc);
+    const step = { name, options: { reranker: rc, seed: config.seed }, config: rc, inputs: rerankInputs };
     let r: Awaited<ReturnType<StepCache['run']>>;
     try {
-      r = await cache.run(name, { reranker: rc, seed: config.seed }, [...foldFiles, devFile, testFile], async (dir) => {
-        log(`${name}: training ${rc.name} on ${train.sentences.length} jackknifed n-best lists, tuning on ${dev.sentences.length} dev lists`);
-        const model = await reranker.train(train, dev, ctx);
-        const devChoice = await model.choose(dev, ctx);
-        const testChoice = await model.choose(test, ctx);
-        const out = { selected: model.selected, curves: model.curves, axis: model.curveAxis, dev: devChoice, test: testChoice, seconds: seconds(t0) };
-        writeFileSync(join(dir, 'result.json'), JSON.stringify(out));
-      });
+      r = await cache.run(name, step.options, rerankInputs, (dir) => produceRerankerResult(step, reranker, { train, dev, test }, dir, ctx));
     } catch (err) {
       // A component that turns out to be missing only when it runs (e.g. a kernel the native
       // side does not support yet) is reported, and the other rerankers still run.
@@ -184,7 +181,7 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
     }
     steps.push({ name, seconds: readTiming(r.dir) || (JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as { seconds: number }).seconds, cached: r.cached });
     if (r.cached) log(`${name}: cached (${r.dir})`);
-    const saved = JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as { selected: Record<string, number | string>; curves?: Curve[]; axis?: string; dev: number[]; test: number[]; seconds: number };
+    const saved = JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as RerankerResult;
     chosen.push({ config: rc, ...saved });
   }
 
