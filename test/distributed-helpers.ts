@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './helpers.js';
@@ -52,19 +52,36 @@ export interface TestRedis {
   stop(): Promise<void>;
 }
 
-/** Starts redis-server on 127.0.0.1 with no persistence in a temporary folder. */
-export async function startRedis(extra: string[] = []): Promise<TestRedis> {
+/** True once something accepts TCP connections on 127.0.0.1:port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((r) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      r(true);
+    });
+    socket.once('error', () => r(false));
+  });
+}
+
+/**
+ * Starts redis-server on 127.0.0.1 with no persistence in a temporary folder. With `tls`
+ * (certificate, key, CA files) it serves TLS only, and the URL is rediss://.
+ */
+export async function startRedis(extra: string[] = [], tls?: { cert: string; key: string; ca: string }): Promise<TestRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'structrank-redis-'));
-  const proc = track(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' }));
+  const ports = tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.cert, '--tls-key-file', tls.key, '--tls-ca-cert-file', tls.ca, '--tls-auth-clients', 'no']
+    : ['--port', String(port)];
+  const proc = track(spawn('redis-server', [...ports, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' }));
   for (let i = 0; i < 100; i++) {
-    const ping = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'], { encoding: 'utf8' });
-    if (ping.stdout?.trim() === 'PONG' || /NOAUTH/.test(ping.stdout ?? '')) break;
+    if (await listening(port)) break;
     if (i === 99) throw new Error(`redis-server did not start on 127.0.0.1:${port}`);
     await sleep(100);
   }
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
     port,
     async stop() {
       proc.kill('SIGTERM');

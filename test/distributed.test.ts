@@ -117,6 +117,35 @@ describe.skipIf(skip)('Redis lost during a run', () => {
   });
 });
 
+const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
+
+describe.skipIf(skip || !hasOpenssl)('Redis over TLS', () => {
+  it('rediss:// works with a CA the process trusts (NODE_EXTRA_CA_CERTS); an untrusted one is one clear line', async () => {
+    const d = tmp.dir;
+    const openssl = (args: string[]): void => {
+      const r = spawnSync('openssl', args, { cwd: d, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+    };
+    openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=structrank-test-ca']);
+    openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1']);
+    writeFileSync(join(d, 'san.cnf'), 'subjectAltName=IP:127.0.0.1\n');
+    openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '2', '-extfile', 'san.cnf']);
+    const secure = await startRedis([], { cert: join(d, 'server.crt'), key: join(d, 'server.key'), ca: join(d, 'ca.crt') });
+    try {
+      expect(secure.url).toMatch(/^rediss:/);
+      const cli = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'queue', 'status', '--redis', secure.url, '--json'], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+      const trusted = cli({ NODE_EXTRA_CA_CERTS: join(d, 'ca.crt') });
+      expect(trusted.status, trusted.stderr).toBe(0);
+      expect(JSON.parse(trusted.stdout).workers).toEqual([]);
+      const untrusted = cli({ NODE_EXTRA_CA_CERTS: '' });
+      expect(untrusted.status).toBe(1);
+      expect(untrusted.stderr).toMatch(/cannot reach Redis: self-signed certificate in certificate chain/);
+    } finally {
+      await secure.stop();
+    }
+  });
+});
+
 describe.skipIf(skip)('Redis with a password', () => {
   it('redis://:pass@host works; a wrong password is one clear line that does not show it', async () => {
     const secured = await startRedis(['--requirepass', 's3cret']);
