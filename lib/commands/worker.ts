@@ -5,7 +5,7 @@ import { startWorker } from '../distributed/worker.js';
 
 const command: Command = {
   name: 'worker',
-  summary: 'take jobs from a Redis queue (pipeline candidate steps) and run them; any number per host',
+  summary: 'take jobs from a Redis queue (pipeline steps, parse/tag shards) and run them; any number per host',
   usage: `structrank worker --redis URL --store DIR [--threads N] [--concurrency N] [--lock-seconds S]
 
 Runs queued jobs until stopped (Ctrl-C or SIGTERM: finishes the running jobs, then exits).
