@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { splitParseInput, splitTagInput, shiftNbestIds } from '../lib/distributed/shards.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
-import { skipWithoutRedis, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
+import { skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();
@@ -62,6 +62,33 @@ describe.skipIf(skip)('parse and tag in shards on Redis (2 worker processes)', (
       expect(remote.stderr).toMatch(name === 'text' ? /parse: 2 shard\(s\) of up to 2 sentences/ : /parse: 8 shard\(s\) of up to 40 sentences/);
       expect(readFileSync(join(tmp.dir, `${name}.remote`), 'utf8')).toBe(readFileSync(join(tmp.dir, `${name}.local`), 'utf8'));
       expect(readFileSync(join(tmp.dir, `${name}.remote.jsonl`), 'utf8')).toBe(readFileSync(join(tmp.dir, `${name}.local.jsonl`), 'utf8'));
+    }
+  });
+
+  // Uses trees.local from the test above (same model and input).
+  it('parse: a worker killed with SIGKILL in a shard loses nothing', async () => {
+    const model = join(tmp.dir, 'parser.model');
+    const input = join(gum, 'dev.mrg');
+    const killStore = join(tmp.dir, 'store-kill');
+    // A Redis of its own, so that only the victim takes these jobs until it is killed.
+    const own = await startRedis();
+    try {
+      const victim = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
+      const run = startCli(['parse', '--model', model, '--input', input, '--out', join(tmp.dir, 'kill.remote'), '--nbest', '3', '--out-nbest', join(tmp.dir, 'kill.remote.jsonl'), '--max-length', '25', '--shard-size', '40', '--redis', own.url, '--store', killStore]);
+      await victim.waitFor(/start shard parse-shard2of8/);
+      expect(await victim.kill('SIGKILL')).toBe('SIGKILL');
+      const rescuer = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
+      try {
+        expect(await run.exited(), run.output()).toBe(0);
+        expect(readFileSync(join(tmp.dir, 'kill.remote'), 'utf8')).toBe(readFileSync(join(tmp.dir, 'trees.local'), 'utf8'));
+        expect(readFileSync(join(tmp.dir, 'kill.remote.jsonl'), 'utf8')).toBe(readFileSync(join(tmp.dir, 'trees.local.jsonl'), 'utf8'));
+        await rescuer.waitFor(/done shard parse-shard2of8/, 10_000);
+        expect(victim.output()).not.toMatch(/done shard parse-shard2of8/);
+      } finally {
+        await rescuer.kill('SIGKILL');
+      }
+    } finally {
+      await own.stop();
     }
   });
 
