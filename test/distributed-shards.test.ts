@@ -92,6 +92,24 @@ describe.skipIf(skip)('parse and tag in shards on Redis (2 worker processes)', (
     }
   });
 
+  it('a worker with --concurrency 2 runs two shards at once, same output', async () => {
+    const model = join(tmp.dir, 'parser.model');
+    const own = await startRedis();
+    const worker = await startWorkerProcess(own.url, join(tmp.dir, 'store-conc'), ['--concurrency', '2']);
+    try {
+      expect(worker.output()).toMatch(/2 job\(s\) at a time/);
+      const run = startCli(['parse', '--model', model, '--input', join(gum, 'dev.mrg'), '--out', join(tmp.dir, 'conc.remote'), '--max-length', '25', '--shard-size', '40', '--redis', own.url, '--store', join(tmp.dir, 'store-conc')]);
+      expect(await run.exited(), run.output()).toBe(0);
+      expect(readFileSync(join(tmp.dir, 'conc.remote'), 'utf8')).toBe(readFileSync(join(tmp.dir, 'trees.local'), 'utf8'));
+      await worker.waitFor(/done shard parse-shard8of8/);
+      const log = worker.output();
+      expect(log.slice(0, log.indexOf('done shard')).match(/start shard/g)).toHaveLength(2);
+    } finally {
+      await worker.kill('SIGKILL');
+      await own.stop();
+    }
+  });
+
   it('parse: an error in a later shard names the input file and its line, as locally', () => {
     const model = join(tmp.dir, 'parser.model');
     const bad = tmp.file('bad.txt', 'one two\nthree four\nfive six\nseven (eight\n');
