@@ -142,17 +142,17 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
   // on all of train. An executor (lib/distributed) may run these steps as queued jobs.
   const candidates = candidateSteps(config, baseKey);
   const executor = options.executor ?? inProcess;
-  const done = await executor.run(candidates, inputs, (step) => {
+  const candidateDirs = await executor.run(candidates, inputs, (step) => {
     throwIfAborted(options.signal);
     return cache.run(step.name, step.options, inputs, (dir) => produceCandidates(step, config, data, base, dir, ctx));
   });
   candidates.forEach((step, i) => {
-    steps.push({ name: step.name, seconds: readTiming(done[i].dir), cached: done[i].cached });
-    if (done[i].cached) log(`${step.name}: cached (${done[i].dir})`);
+    steps.push({ name: step.name, seconds: readTiming(candidateDirs[i].dir), cached: candidateDirs[i].cached });
+    if (candidateDirs[i].cached) log(`${step.name}: cached (${candidateDirs[i].dir})`);
   });
-  const foldFiles = done.slice(0, config.folds).map((r) => join(r.dir, 'nbest.jsonl'));
-  const devFile = join(done[config.folds].dir, 'dev.jsonl');
-  const testFile = join(done[config.folds].dir, 'test.jsonl');
+  const foldFiles = candidateDirs.slice(0, config.folds).map((r) => join(r.dir, 'nbest.jsonl'));
+  const devFile = join(candidateDirs[config.folds].dir, 'dev.jsonl');
+  const testFile = join(candidateDirs[config.folds].dir, 'test.jsonl');
 
   const train = scoreSet(foldFiles.flatMap((f) => readNbestSync(f)));
   const dev = scoreSet(readNbestSync(devFile));
