@@ -261,6 +261,22 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     });
   }
 
+  it('SIGTERM stops a worker after the job it is running; nothing is lost', async () => {
+    const store = join(tmp.dir, 'store-term');
+    const first = await startWorkerProcess(redis.url, store);
+    workers.push(first);
+    const run = coordinator('term', store);
+    await first.waitFor(/training PCFG chart parser/);
+    const running = /start pipeline\.candidates (\S+)/.exec(first.output())?.[1] as string;
+    expect(await first.kill('SIGTERM')).toBe(0);
+    expect(first.output()).toContain(`done pipeline.candidates ${running}`);
+    expect(first.output().match(/start pipeline\.candidates/g)).toHaveLength(1);
+    workers.push(await startWorkerProcess(redis.url, store));
+    expect(await run.exited(), run.output()).toBe(0);
+    expect(results(join(tmp.dir, 'term'))).toEqual(reference.results);
+    expect(await completedJobs('pipeline.candidates')).toBe(4);
+  });
+
   it('a coordinator killed and restarted resumes from the jobs it queued; no job runs twice', async () => {
     const store = join(tmp.dir, 'store-restart');
     const first = coordinator('restart', store);
