@@ -2,6 +2,7 @@
 /** The `structrank` command line: dispatches to lib/commands/*. */
 import { commands } from './commands/index.js';
 import { AbortError, InputError, UsageError } from './errors.js';
+import { setQuiet } from './progress.js';
 
 const VERSION = '0.1.0';
 
@@ -11,7 +12,7 @@ async function listCommands(): Promise<string> {
     const cmd = await load();
     lines.push(`  ${name.padEnd(16)} ${cmd.summary}`);
   }
-  lines.push('', "run 'structrank <command> --help' for a command's options");
+  lines.push('', "run 'structrank <command> --help' for a command's options; --quiet (any command) silences progress lines");
   return lines.join('\n');
 }
 
@@ -40,6 +41,11 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const cmd = await load();
+  // --quiet, accepted by every command, silences progress lines (lib/progress.ts).
+  if (rest.includes('--quiet')) {
+    setQuiet(true);
+    rest.splice(0, rest.length, ...rest.filter((a) => a !== '--quiet'));
+  }
   if (rest.includes('--help') || rest.includes('-h')) {
     console.log(cmd.usage);
     return 0;

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { AbortError } from './errors.js';
 
 export interface CancelFlagHandle {
@@ -36,6 +37,25 @@ export function native<T = CoreAddon>(): T & CoreAddon {
 /** Default thread count: all cores. */
 export function defaultThreads(): number {
   return native().nativeInfo().defaultThreads;
+}
+
+let threadNoticeShown = false;
+
+/**
+ * The thread count to use for a requested `--threads` (0 or undefined: all cores). More
+ * threads than cores only cost memory (per-thread charts, gradients) and time, so a larger
+ * request is capped at the core count, with a one-line notice (once per process) through
+ * `notice`; the native side applies the same cap for API callers.
+ */
+export function resolveThreads(requested: number | undefined, notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): number {
+  const cores = availableParallelism();
+  if (!requested || requested <= 0) return cores;
+  if (requested <= cores) return requested;
+  if (!threadNoticeShown) {
+    threadNoticeShown = true;
+    notice(`structrank: --threads ${requested} is more than the ${cores} cores here; using ${cores}`);
+  }
+  return cores;
 }
 
 /**

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadFeatureTable } from '../lib/rerank/feature-table.js';
 import { loadReranker } from '../lib/rerank/reranker.js';
-import { dataFile, runCli, tempDir } from './helpers.js';
+import { join } from 'node:path';
+import { repoRoot, runCli, tempDir } from './helpers.js';
 import { perturbedNbest } from './boost-fixture.js';
 
 const tmp = tempDir();
@@ -11,8 +12,9 @@ const train = tmp.file('train.jsonl');
 const dev = tmp.file('dev.jsonl');
 
 beforeAll(() => {
-  perturbedNbest(dataFile('ptb-sample', 'train.mrg'), train, 1, 150);
-  perturbedNbest(dataFile('ptb-sample', 'dev.mrg'), dev, 2, 60);
+  // The shipped GUM trees, so the reranking CLI is tested on every checkout.
+  perturbedNbest(join(repoRoot, 'data', 'gum-open', 'train.mrg'), train, 1, 150);
+  perturbedNbest(join(repoRoot, 'data', 'gum-open', 'dev.mrg'), dev, 2, 60);
 });
 
 const f1Line = (out: string): { base: number; reranked: number; oracle: number } => {

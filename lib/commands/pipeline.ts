@@ -3,15 +3,20 @@ import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
 import { pipelineJsonSchema, readPipelineConfig } from '../pipeline/config.js';
 import { progressBars, runAndReport, unavailableMessage } from '../pipeline/cli.js';
+import { resolveThreads } from '../native.js';
 import type { PipelineConfig } from '../pipeline/config.js';
 import { UsageError } from '../errors.js';
 import { checkRedisUrl, probeRedis } from '../distributed/connection.js';
+import { isQuiet } from '../progress.js';
 
 /** The candidate steps as queued jobs; Redis is probed first so a bad URL fails at once. */
 async function queuedExecutor(config: PipelineConfig, redis: string, store: string, signal: AbortSignal) {
   await probeRedis(redis);
   const { QueuedCandidates } = await import('../distributed/pipeline-executor.js');
-  return new QueuedCandidates(config, { redis, store, signal, log: (line) => process.stderr.write(`${line}\n`), progress: progressBars() });
+  const log = (line: string): void => {
+    if (!isQuiet()) process.stderr.write(`${line}\n`);
+  };
+  return new QueuedCandidates(config, { redis, store, signal, log, progress: progressBars() });
 }
 
 const command: Command = {
@@ -30,8 +35,8 @@ Writes <output>/results.json and <output>/report.html.
   --config FILE  the pipeline config (JSON)
   --threads N    worker threads (default: the config's, 0 = all cores)
   --output DIR   overrides the config's output folder
-  --redis URL    run the jackknife folds and dev/test candidates as jobs on this Redis
-                 queue ('structrank worker' processes them; see docs/scaling.md)
+  --redis URL    run the jackknife folds, dev/test candidates and rerankers as jobs on
+                 this Redis queue ('structrank worker' runs them; see docs/scaling.md)
   --store DIR    the artifact store shared with the workers (needs --redis)
   --schema       print the config's JSON Schema and exit`,
   async run(args) {
@@ -45,7 +50,7 @@ Writes <output>/results.json and <output>/report.html.
     }
     const file = requireOption('pipeline', values.config, 'config');
     const config = readPipelineConfig(file);
-    if (values.threads !== undefined) config.threads = intOption('pipeline', values.threads, 'threads', 0);
+    if (values.threads !== undefined) config.threads = resolveThreads(intOption('pipeline', values.threads, 'threads', 0));
     if (values.output !== undefined) {
       const { resolve } = await import('node:path');
       config.output = resolve(values.output);

@@ -5,7 +5,7 @@ import { readTreesSync } from '../io/treebank.js';
 import { ChartParserModel } from '../parser/chart-parser.js';
 import { evaluateParser } from '../parser/evaluate.js';
 import { Progress } from '../progress.js';
-import { defaultThreads } from '../native.js';
+import { resolveThreads } from '../native.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
 
 const command: Command = {
@@ -67,7 +67,7 @@ const command: Command = {
     checkOutputPath(modelFile);
     const markov = intOption('train-parser', values.markov, 'markov', 2, 1);
     if (markov !== 1 && markov !== 2) throw new UsageError('train-parser: --markov must be 1 or 2');
-    const threads = intOption('train-parser', values.threads, 'threads', 0) || defaultThreads();
+    const threads = resolveThreads(intOption('train-parser', values.threads, 'threads', 0));
     const maxLength = intOption('train-parser', values['max-length'], 'max-length', 0);
     let trees = readTreesSync(train);
     if (maxLength > 0) {

@@ -1,7 +1,6 @@
 /** Streaming readers and a writer for bracketed treebank files. */
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import { InputError } from '../errors.js';
+import { writeTextAtomic } from './atomic-writer.js';
 import { BracketParser, type ParsedTree } from '../trees/bracket-parser.js';
 import { formatTree, type Tree } from '../trees/tree.js';
 import { readLines, readLinesSync } from './lines.js';
@@ -42,15 +41,10 @@ export function readTreesSync(file: string): Tree[] {
   return readTreebankSync(file).map((p) => p.tree);
 }
 
-/** Writes one tree per line. Resolves when the file is flushed. */
+/** Writes one tree per line, atomically (`-`: standard output). Resolves when the file is in place. */
 export async function writeTreebank(file: string, trees: Iterable<Tree> | AsyncIterable<Tree>): Promise<void> {
-  const stream = createWriteStream(file);
-  try {
-    for await (const t of trees) {
-      if (!stream.write(formatTree(t) + '\n')) await once(stream, 'drain');
-    }
-  } finally {
-    stream.end();
+  async function* lines(): AsyncGenerator<string> {
+    for await (const t of trees) yield formatTree(t) + '\n';
   }
-  await once(stream, 'finish');
+  await writeTextAtomic(file, lines());
 }

@@ -4,6 +4,7 @@
  * each with its log-probability), save and load model files.
  */
 import { InputError } from '../errors.js';
+import { checkNbestK } from '../io/nbest.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
@@ -299,7 +300,7 @@ export class ChartParserModel {
    * merged, keeping the best, so a sentence may get fewer than k).
    */
   async parseNbest(sentences: string[][], k: number, options: ParseOptions = {}): Promise<ParsedNbest[]> {
-    if (!Number.isInteger(k) || k < 1) throw new InputError('<options>', undefined, 'k must be a positive integer');
+    checkNbestK(k);
     const maxLength = options.maxLength ?? 0;
     if (!Number.isInteger(maxLength) || maxLength < 0) throw new InputError('<options>', undefined, 'maxLength must be a non-negative integer');
     if (sentences.length === 0) return [];

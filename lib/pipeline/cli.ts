@@ -1,5 +1,5 @@
 /** What `structrank pipeline` and `structrank demo` share: progress bars per step, the run and its printout. */
-import { Progress } from '../progress.js';
+import { isQuiet, Progress } from '../progress.js';
 import { ComponentUnavailable } from './components.js';
 import type { PipelineConfig } from './config.js';
 import { formatResultsTable, writeReport } from './report.js';
@@ -22,7 +22,9 @@ export async function runAndReport(config: PipelineConfig, signal: AbortSignal, 
   const results = await runPipeline(config, {
     signal,
     executor,
-    log: (line) => process.stderr.write(`${line}\n`),
+    log: (line) => {
+      if (!isQuiet()) process.stderr.write(`${line}\n`);
+    },
     progress: progressBars(),
   });
   console.log(formatResultsTable(results));

@@ -12,6 +12,7 @@ import type { NbestSentence } from '../io/nbest.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import { stripRoot } from '../trees/transforms.js';
 import type { CandidateSet } from './components.js';
+import { baseIndex, oracleIndex } from '../rerank/candidate-order.js';
 
 /** Match counts of one candidate: for tags without chunks, matched = correct tags and gold = test = tokens. */
 export interface MatchCounts {
@@ -97,20 +98,16 @@ export function corpusF1(set: ScoredSet, chosen: readonly number[]): number {
 
 /** x_{i,1}: the candidate with the highest Score, ties broken by higher L(x), then earlier. */
 export function oracleChoice(set: CandidateSet): number[] {
-  return set.sentences.map((s, i) => {
-    let best = 0;
-    for (let j = 1; j < s.candidates.length; j++) {
-      const a = set.scores[i][j];
-      const b = set.scores[i][best];
-      if (a > b || (a === b && s.candidates[j].logprob > s.candidates[best].logprob)) best = j;
-    }
-    return best;
-  });
+  return set.sentences.map((s, i) => oracleIndex(set.scores[i], s.candidates.map((c) => c.logprob)));
 }
 
-/** The base model's choice: its first (best) candidate. */
+/**
+ * The base model's choice: its highest L(x), ties (to rounding) to the earlier candidate, the
+ * order every reranker uses (rerank/candidate-order.ts). Not simply the first candidate: a
+ * k-best list's log-probabilities can be out of order in the last bits.
+ */
 export function baseChoice(set: CandidateSet): number[] {
-  return set.sentences.map(() => 0);
+  return set.sentences.map((s) => baseIndex(s.candidates.map((c) => c.logprob)));
 }
 
 /** (F_new - F_base) / (100 - F_base), as a percentage. */

@@ -12,6 +12,9 @@ import { join } from 'node:path';
 import { InputError, throwIfAborted } from '../errors.js';
 import { readNbestSync } from '../io/nbest.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
+import { lockFolder } from '../io/folder-lock.js';
+import { resolveThreads } from '../native.js';
+import { formatSeconds } from '../progress.js';
 import { StepCache } from './step-cache.js';
 import { candidateSteps, inProcess, produceCandidates, produceRerankerResult, type CandidateExecutor, type RerankerResult } from './candidates.js';
 import type { BaseModel, Curve, Reranker, StepContext } from './components.js';
@@ -111,11 +114,27 @@ function dataKey(config: PipelineConfig): object {
   return { task: config.task, format: d.format, columns: d.columns, label: d.label, trainLimit: d.trainLimit, devLimit: d.devLimit, testLimit: d.testLimit, maxLength: d.maxLength };
 }
 
+/**
+ * Runs the pipeline into config.output. One run per output folder: a second run on the same
+ * folder is refused (naming the first) while the first runs; the lock of a dead run is taken over.
+ */
 export async function runPipeline(config: PipelineConfig, options: RunPipelineOptions = {}): Promise<PipelineResults> {
+  makeFolder(config.output);
+  const lock = lockFolder(config.output);
+  try {
+    return await runSteps(config, options);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Promise<PipelineResults> {
   const start = process.hrtime.bigint();
   const log = options.log ?? (() => {});
   const factory = options.components ?? (await import('./adapters/index.js')).realComponents;
-  const ctx: StepContext = { signal: options.signal, threads: config.threads, seed: config.seed, progress: options.progress, log };
+  const threads = resolveThreads(config.threads, log);
+  const ctx: StepContext = { signal: options.signal, threads, seed: config.seed, progress: options.progress, log };
+  const done = (name: string, t0: bigint): void => log(`${name}: done in ${formatSeconds(seconds(t0))}`);
   const base = factory.base(config);
   const rerankers: { config: RerankerConfig & { name: string }; reranker: Reranker }[] = [];
   const unavailable: { name: string; why: string }[] = [];
@@ -144,7 +163,11 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
   const executor = options.executor ?? inProcess;
   const candidateDirs = await executor.run(candidates, inputs, (step) => {
     throwIfAborted(options.signal);
-    return cache.run(step.name, step.options, inputs, (dir) => produceCandidates(step, config, data, base, dir, ctx));
+    return cache.run(step.name, step.options, inputs, async (dir) => {
+      const t0 = process.hrtime.bigint();
+      await produceCandidates(step, config, data, base, dir, ctx);
+      done(step.name, t0);
+    });
   });
   candidates.forEach((step, i) => {
     steps.push({ name: step.name, seconds: readTiming(candidateDirs[i].dir), cached: candidateDirs[i].cached });
@@ -170,7 +193,11 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
     const step = { name, options: { reranker: rc, seed: config.seed }, config: rc, inputs: rerankInputs };
     let r: Awaited<ReturnType<StepCache['run']>>;
     try {
-      r = await cache.run(name, step.options, rerankInputs, (dir) => produceRerankerResult(step, reranker, { train, dev, test }, dir, ctx));
+      r = await cache.run(name, step.options, rerankInputs, async (dir) => {
+        const t0 = process.hrtime.bigint();
+        await produceRerankerResult(step, reranker, { train, dev, test }, dir, ctx);
+        done(name, t0);
+      });
     } catch (err) {
       // A component that turns out to be missing only when it runs (e.g. a kernel the native
       // side does not support yet) is reported, and the other rerankers still run.

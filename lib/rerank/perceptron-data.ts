@@ -11,6 +11,7 @@ import type { Tree } from '../trees/tree.js';
 import { FeatureDictionary, FeatureRowBuilder, tagFeatures, treeFeatures } from './perceptron-features.js';
 import type { NativeCandidateSpec, NativePreorderTrees, NativeTaggedSequences } from './perceptron-native.js';
 import { detectTagScoring, scoreOf, tagCounts, treeCounts, type TagScoring } from './perceptron-score.js';
+import { oracleIndex } from './candidate-order.js';
 
 export type PerceptronKernel = 'tree' | 'tags' | 'linear';
 
@@ -152,15 +153,11 @@ export function buildCandidates(sentences: readonly NbestSentence[], k: KernelSe
   let at = 0;
   sentences.forEach((s, i) => {
     const sc = options.withScores ? sentenceScores(s, file, tagScoring) : undefined;
-    let best = 0;
     s.candidates.forEach((c, j) => {
       logprobs[at + j] = c.logprob;
-      if (sc && scores) {
-        scores[at + j] = sc[j];
-        if (sc[j] > sc[best] || (sc[j] === sc[best] && c.logprob > s.candidates[best].logprob)) best = j;
-      }
+      if (sc && scores) scores[at + j] = sc[j];
     });
-    if (oracle) oracle[i] = best;
+    if (oracle && sc) oracle[i] = oracleIndex(sc, s.candidates.map((c) => c.logprob));
     at += s.candidates.length;
   });
   const spec: NativeCandidateSpec = { kernel: k.kernel, sentencePtr, logprobs, scores };

@@ -23,6 +23,7 @@ import { FeatureDictionary } from './perceptron-features.js';
 import type { NativeCandidateSpec, NativePerceptronModel, PerceptronAddon } from './perceptron-native.js';
 import { f1Of, tagCounts, treeCounts, type MatchCounts, type TagScoring } from './perceptron-score.js';
 import { parseTree } from '../trees/bracket-parser.js';
+import { baseIndex, oracleIndex } from './candidate-order.js';
 
 export type { PerceptronKernel } from './perceptron-data.js';
 export type PerceptronPrediction = 'last' | 'averaged' | 'voted';
@@ -273,17 +274,12 @@ export class PerceptronReranker {
       return sum;
     };
     const figure = (c: MatchCounts): number => (this.meta.task === 'tags' && scoring === 'accuracy' ? (c.gold ? (100 * c.matched) / c.gold : 0) : f1Of(c));
-    const oracle = sentences.map((s) => {
-      const sc = sentenceScores(s, file, scoring);
-      let best = 0;
-      sc.forEach((v, j) => {
-        if (v > sc[best] || (v === sc[best] && s.candidates[j].logprob > s.candidates[best].logprob)) best = j;
-      });
-      return best;
-    });
+    const logprobs = (s: NbestSentence): number[] => s.candidates.map((c) => c.logprob);
+    const oracle = sentences.map((s) => oracleIndex(sentenceScores(s, file, scoring), logprobs(s)));
+    const base = sentences.map((s) => baseIndex(logprobs(s)));
     return {
       f1: figure(total((_, i) => chosen[i])),
-      baselineF1: figure(total(() => 0)),
+      baselineF1: figure(total((_, i) => base[i])),
       oracleF1: figure(total((_, i) => oracle[i])),
       sentences: sentences.length,
       chosen,

@@ -5,6 +5,7 @@
  * the JS thread, on all cores for the CRF and maxent gradients.
  */
 import { InputError } from '../errors.js';
+import { checkNbestK } from '../io/nbest.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 import { looksLikeChunkTags, scoreTags, type DevScore } from './dev-score.js';
@@ -263,12 +264,14 @@ export class Tagger {
 
   /** The k best tag sequences of each sentence, best first. */
   tagNbest(sentences: TokenRows[], k: number): TagCandidate[][] {
+    checkNbestK(k);
     const nonEmpty = sentences.filter((s) => s.length > 0);
     return this.splitNbest(sentences, this.handle.tagNbest(this.encodeInput(nonEmpty), k));
   }
 
   /** tagNbest off the JS thread, on `threads` cores (default all). */
   async tagNbestAsync(sentences: TokenRows[], k: number, options: { threads?: number; signal?: AbortSignal } = {}): Promise<TagCandidate[][]> {
+    checkNbestK(k);
     const nonEmpty = sentences.filter((s) => s.length > 0);
     const { flag, dispose } = cancelFlagFor(options.signal);
     try {
