@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { availableParallelism } from 'node:os';
-import { AbortError } from './errors.js';
+import { AbortError, nativeError } from './errors.js';
 
 export interface CancelFlagHandle {
   cancel(): void;
@@ -30,11 +30,20 @@ export function native<T = CoreAddon>(): T & CoreAddon {
   if (addon === undefined) {
     const load = require('node-gyp-build') as (dir: string) => unknown;
     addon = load(packageRoot);
+    // Native exceptions become lib/errors.ts classes by kind (binding/async.cc).
+    (addon as { setErrorFactory?: (f: typeof nativeError) => void }).setErrorFactory?.(nativeError);
   }
   return addon as T & CoreAddon;
 }
 
-/** Default thread count: all cores. */
+/**
+ * Default thread count: all cores.
+ *
+ * @example
+ * ```ts
+ * const threads = defaultThreads();   // all cores
+ * ```
+ */
 export function defaultThreads(): number {
   return native().nativeInfo().defaultThreads;
 }

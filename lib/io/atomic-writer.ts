@@ -8,7 +8,7 @@ import { createWriteStream, readdirSync, renameSync, statSync, unlinkSync, type 
 import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { InputError } from '../errors.js';
+import { IoError } from '../errors.js';
 
 /**
  * Refuses an output path that could never be written (a folder, or a file in a missing
@@ -22,7 +22,7 @@ export function checkOutputPath(file: string): void {
   } catch {
     /* a new file */
   }
-  if (isFolder) throw new InputError(file, undefined, 'cannot write: is a directory');
+  if (isFolder) throw new IoError(file, 'cannot write: is a directory');
   const folder = dirname(resolve(file));
   let folderExists = false;
   try {
@@ -30,7 +30,7 @@ export function checkOutputPath(file: string): void {
   } catch {
     /* missing */
   }
-  if (!folderExists) throw new InputError(file, undefined, `cannot write: no folder ${folder}`);
+  if (!folderExists) throw new IoError(file, `cannot write: no folder ${folder}`);
 }
 
 /**
@@ -169,7 +169,7 @@ export async function writeTextAtomic(file: string, chunks: Iterable<string> | A
   }
   pendingTemps.delete(temp);
   if (failed.fromInput) throw failed.error;
-  throw new InputError(file, undefined, `cannot write: ${(failed.error as Error).message}`);
+  throw new IoError(file, `cannot write: ${(failed.error as Error).message}`);
 }
 
 /**
@@ -207,7 +207,7 @@ export class AtomicFile {
       await once(f.stream, 'open');
     } catch (error) {
       pendingTemps.delete(f.temp);
-      throw new InputError(file, undefined, `cannot write: ${(error as Error).message}`);
+      throw new IoError(file, `cannot write: ${(error as Error).message}`);
     }
     return f;
   }
@@ -219,7 +219,7 @@ export class AtomicFile {
       if (!this.stream.write(text)) await once(this.stream, 'drain');
     } catch (error) {
       await this.discard();
-      throw new InputError(this.file, undefined, `cannot write: ${(error as Error).message}`);
+      throw new IoError(this.file, `cannot write: ${(error as Error).message}`);
     }
   }
 
@@ -234,7 +234,7 @@ export class AtomicFile {
       pendingTemps.delete(this.temp);
     } catch (error) {
       await this.discard();
-      throw new InputError(this.file, undefined, `cannot write: ${(error as Error).message}`);
+      throw new IoError(this.file, `cannot write: ${(error as Error).message}`);
     }
   }
 

@@ -12,7 +12,7 @@ import { closeSync, createReadStream, mkdtempSync, openSync, readFileSync, readS
 import { isUtf8 } from 'node:buffer';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../errors.js';
+import { InputError, IoError } from '../errors.js';
 
 /** The input name for standard input, as in `--input -`. */
 export const STDIN = '-';
@@ -157,10 +157,8 @@ class LineSplitter {
 
 function openError(file: string, err: unknown): InputError {
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return new InputError(file, undefined, 'no such file');
-  if (code === 'EISDIR') return new InputError(file, undefined, 'is a directory, not a file');
-  if (code === 'EACCES') return new InputError(file, undefined, 'permission denied');
-  return new InputError(file, undefined, `cannot read: ${(err as Error).message}`);
+  const problem = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a file' : code === 'EACCES' ? 'permission denied' : `cannot read: ${(err as Error).message}`;
+  return new IoError(file, problem, { cause: err });
 }
 
 /** Reads a file's lines as a stream. Throws InputError for missing files and bad UTF-8. */

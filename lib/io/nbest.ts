@@ -310,7 +310,14 @@ export class NbestParser {
   }
 }
 
-/** Streams the sentences of an n-best file, validating each line. */
+/**
+ * Streams the sentences of an n-best file, validating each line.
+ *
+ * @example
+ * ```ts
+ * for await (const s of readNbest('dev.nbest.jsonl')) console.log(s.id, s.candidates.length);
+ * ```
+ */
 export async function* readNbest(file: string): AsyncGenerator<NbestSentence> {
   const parser = new NbestParser(file);
   let lines = 0;
@@ -322,7 +329,14 @@ export async function* readNbest(file: string): AsyncGenerator<NbestSentence> {
   parser.finish(lines);
 }
 
-/** Reads a whole n-best file synchronously. */
+/**
+ * Reads a whole n-best file synchronously.
+ *
+ * @example
+ * ```ts
+ * const lists = readNbestSync('train.nbest.jsonl');   // input for the rerankers
+ * ```
+ */
 export function readNbestSync(file: string): NbestSentence[] {
   const parser = new NbestParser(file);
   const out: NbestSentence[] = [];
@@ -353,6 +367,11 @@ export function formatNbestLine(s: NbestSentence): string {
 /**
  * Writes sentences one per line, atomically: into a temp file in the same folder, renamed
  * over `file` once everything is flushed (a failed write leaves `file` untouched).
+ *
+ * @example
+ * ```ts
+ * await writeNbest('dev.nbest.jsonl', lists);   // atomic: a temp file renamed into place
+ * ```
  */
 export async function writeNbest(file: string, sentences: Iterable<NbestSentence> | AsyncIterable<NbestSentence>): Promise<void> {
   async function* lines(): AsyncGenerator<string> {

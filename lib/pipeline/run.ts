@@ -115,8 +115,16 @@ function dataKey(config: PipelineConfig): object {
 }
 
 /**
- * Runs the pipeline into config.output. One run per output folder: a second run on the same
- * folder is refused (naming the first) while the first runs; the lock of a dead run is taken over.
+ * Runs the reranking experiment a config describes into config.output: jackknifed n-best lists,
+ * rerankers tuned on dev, test evaluation; steps are cached, so a rerun resumes. One run per
+ * output folder: a second run on the same folder is refused (naming the first) while the first
+ * runs; the lock of a dead run is taken over.
+ *
+ * @example
+ * ```ts
+ * const results = await runPipeline(readPipelineConfig('pipeline.json'), { log: console.error });
+ * console.log(formatResultsTable(results));
+ * ```
  */
 export async function runPipeline(config: PipelineConfig, options: RunPipelineOptions = {}): Promise<PipelineResults> {
   makeFolder(config.output);

@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { AbortError, InputError } from '../errors.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { sentenceFeatures, type ExtractOptions } from './nbest-features.js';
+import { tagScoring } from '../eval/score.js';
 import type { SentenceFeatureNames } from './feature-table.js';
 
 export interface ExtractRunOptions extends ExtractOptions {
@@ -45,6 +46,9 @@ export async function extractSentences(file: string, sentences: readonly NbestSe
   const workerUrl = new URL('./feature-worker.js', import.meta.url);
   const { threads: _t, signal, onProgress, batchSize, onSentence, ...extract } = options;
   void _t;
+  // One tag scoring for the whole file (an entity-less sentence says nothing about the scheme).
+  const golds = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
+  if (extract.scoring === undefined && golds.length > 0) extract.scoring = tagScoring(golds);
   const out: SentenceFeatureNames[] = onSentence ? [] : new Array(sentences.length);
   const keep = onSentence ?? ((i: number, features: SentenceFeatureNames): void => void (out[i] = features));
   if (threads === 1 || sentences.length < 64 || !existsSync(fileURLToPath(workerUrl))) {
