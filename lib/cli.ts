@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `structrank` command line: dispatches to lib/commands/*. */
 import { commands } from './commands/index.js';
-import { AbortError, EXIT_CODES, InputError, StructrankError, UsageError } from './errors.js';
+import { AbortError, EXIT_CODES, StructrankError, UsageError } from './errors.js';
 import { setQuiet } from './progress.js';
 
 const VERSION = '0.1.0';

@@ -77,7 +77,7 @@ const command: Command = {
     // Read --dev before training: a bad dev file must fail before the model is written.
     const devTrees = values.dev ? readTreesSync(values.dev) : undefined;
     const epochs = intOption('train-parser', values.epochs, 'epochs', 10, 1);
-    const progress = new Progress({ label: 'train-parser', total: epochs, unit: 'epochs' });
+    const progress = new Progress({ label: 'train-parser', total: epochs, unit: 'epochs', logAfter: 0 });
     const start = Date.now();
     const model = await ChartParserModel.train(trees, {
       markov,

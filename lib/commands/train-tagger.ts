@@ -125,7 +125,7 @@ const command: Command = {
     if (train.length === 0) throw new InputError(trainFile, undefined, 'no sentences in file');
     const dev = values.dev !== undefined ? read(values.dev) : undefined;
     if (dev !== undefined && dev.length === 0) throw new InputError(values.dev as string, undefined, 'no sentences in file');
-    const progress = new Progress({ label: `train-tagger ${algo}`, total: epochs, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0 });
+    const progress = new Progress({ label: `train-tagger ${algo}`, total: epochs, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0, logAfter: 0 });
     const start = Date.now();
     const tagger = await Tagger.train(train, {
       algo,

@@ -5,7 +5,7 @@
  */
 import { intOption, numberOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
-import { UsageError, InputError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { listKind, readNbestSync, requireSameKind } from '../io/nbest.js';
 import { Progress } from '../progress.js';
 import { formatChosen, PerceptronReranker, type PerceptronKernel, type PerceptronPrediction, type RerankEvaluation } from './perceptron.js';
