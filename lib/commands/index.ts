@@ -17,4 +17,6 @@ export const commands: Record<string, () => Promise<Command>> = {
   features: async () => (await import('./features.js')).default,
   'train-reranker': async () => (await import('./train-reranker.js')).default,
   rerank: async () => (await import('./rerank.js')).default,
+  worker: async () => (await import('./worker.js')).default,
+  'queue status': async () => (await import('./queue.js')).default,
 };

@@ -27,8 +27,13 @@ const command: Command = {
   --beam X         prune each span's states more than X below its best (default: exact)
   --max-length N   longer sentences get the flat fallback instead of a chart (default ${DEFAULT_MAX_LENGTH};
                    0 = no limit; time grows with the cube of the length, memory with its square)
-  --threads N      threads (default all cores)`,
+  --threads N      threads (default all cores)
+  --redis URL --store DIR [--shard-size N]
+                   parse in shards of N sentences (default 2000) as jobs on a Redis queue
+                   ('structrank worker' runs them); the output equals a local run's`,
   async run(args) {
+    // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
+    if (args.some((a) => /^--(redis|store)(=|$)/.test(a))) return (await import('../distributed/shards.js')).runSharded('parse', args, cliSignal());
     const { values } = parseCommandArgs(
       'parse',
       args,

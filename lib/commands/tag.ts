@@ -17,7 +17,10 @@ on the output directly. Input lines have the model's input columns, or all its t
 columns (the gold label is then kept and written to the n-best file as "gold").
   --nbest K      also write the K best tag sequences of each sentence as n-best JSON Lines:
                  {"id": "s1", "tokens", "candidates": [{"tags", "logprob"}], "gold"?} (CRF: exact
-                 log-probabilities; maxent: from the beam; perceptron: scores)`;
+                 log-probabilities; maxent: from the beam; perceptron: scores)
+  --redis URL --store DIR [--shard-size N]
+                 tag in shards of N sentences (default 2000) as jobs on a Redis queue
+                 ('structrank worker' runs them; needs --out); the output equals a local run's`;
 
 interface Pending {
   lines: string[];
@@ -39,6 +42,8 @@ const command: Command = {
   summary: 'tag a CoNLL file with a trained tagger (optionally k-best)',
   usage,
   async run(args) {
+    // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
+    if (args.some((a) => /^--(redis|store)(=|$)/.test(a))) return (await import('../distributed/shards.js')).runSharded('tag', args, cliSignal());
     const { values } = parseCommandArgs('tag', args, {
       model: { type: 'string' },
       input: { type: 'string' },

@@ -3,7 +3,7 @@ import { isQuiet, Progress } from '../progress.js';
 import { ComponentUnavailable } from './components.js';
 import type { PipelineConfig } from './config.js';
 import { formatResultsTable, writeReport } from './report.js';
-import { runPipeline, type PipelineResults } from './run.js';
+import { runPipeline, type PipelineResults, type RunPipelineOptions } from './run.js';
 
 /** A StepContext progress callback drawing one bar per label on stderr. */
 export function progressBars(): (label: string, done: number, total: number, status?: string) => void {
@@ -18,9 +18,10 @@ export function progressBars(): (label: string, done: number, total: number, sta
 }
 
 /** Runs the pipeline, prints the table and writes report.html; returns the results. */
-export async function runAndReport(config: PipelineConfig, signal: AbortSignal, title: string): Promise<PipelineResults> {
+export async function runAndReport(config: PipelineConfig, signal: AbortSignal, title: string, executor?: RunPipelineOptions['executor']): Promise<PipelineResults> {
   const results = await runPipeline(config, {
     signal,
+    executor,
     log: (line) => {
       if (!isQuiet()) process.stderr.write(`${line}\n`);
     },

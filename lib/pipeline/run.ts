@@ -7,19 +7,20 @@
  * StepCache keyed by its options and the content of its inputs, so a rerun skips finished
  * steps and a killed run resumes at the step it was in.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError, throwIfAborted } from '../errors.js';
-import { readNbestSync, writeNbest, type NbestSentence } from '../io/nbest.js';
+import { readNbestSync } from '../io/nbest.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
 import { lockFolder } from '../io/folder-lock.js';
 import { resolveThreads } from '../native.js';
 import { formatSeconds } from '../progress.js';
 import { StepCache } from './step-cache.js';
-import type { BaseModel, Curve, PipelineSentence, Reranker, StepContext } from './components.js';
+import { candidateSteps, inProcess, produceCandidates, produceRerankerResult, type CandidateExecutor, type RerankerResult } from './candidates.js';
+import type { BaseModel, Curve, Reranker, StepContext } from './components.js';
 import { ComponentUnavailable } from './components.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
-import { foldRange, readDataSets, type DataSets } from './data.js';
+import { readDataSets, type DataSets } from './data.js';
 import {
   baseChoice, bucketLabel, corpusF1, f1ByLength, LENGTH_BUCKETS, oracleChoice, relativeErrorReduction, scoreSet, type ScoredSet,
 } from './evaluate.js';
@@ -80,6 +81,8 @@ export interface RunPipelineOptions {
   components?: ComponentFactory;
   log?: (line: string) => void;
   progress?: StepContext['progress'];
+  /** Runs the candidate steps (default: in this process; lib/distributed: as queued jobs). */
+  executor?: CandidateExecutor;
 }
 
 interface StepTiming {
@@ -94,10 +97,6 @@ function readTiming(dir: string): number {
   } catch {
     return 0;
   }
-}
-
-function withGold(nbest: NbestSentence[], sentences: PipelineSentence[]): NbestSentence[] {
-  return nbest.map((s, i) => ({ ...s, id: sentences[i].id, tokens: sentences[i].tokens, gold: sentences[i].gold }));
 }
 
 /** Creates a folder (and its parents); a path that is a file or unwritable is an input error. */
@@ -166,63 +165,45 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
   const inputs = [config.data.train, config.data.dev, config.data.test];
   const baseKey = { data: dataKey(config), base: base.name, baseOptions: config.base, nbest: config.nbest, seed: config.seed };
 
-  // 1. Jackknifed training candidates.
-  const foldFiles: string[] = [];
-  for (let f = 0; f < config.folds; f++) {
+  // 1-2. Jackknifed training candidates; dev and test candidates from a base model trained
+  // on all of train. An executor (lib/distributed) may run these steps as queued jobs.
+  const candidates = candidateSteps(config, baseKey);
+  const executor = options.executor ?? inProcess;
+  const candidateDirs = await executor.run(candidates, inputs, (step) => {
     throwIfAborted(options.signal);
-    const name = `train-fold${f + 1}of${config.folds}`;
-    const t0 = process.hrtime.bigint();
-    const r = await cache.run(name, { ...baseKey, folds: config.folds, fold: f }, inputs, async (dir) => {
-      const [lo, hi] = foldRange(data.train.length, config.folds, f);
-      const rest = [...data.train.slice(0, lo), ...data.train.slice(hi)];
-      const heldOut = data.train.slice(lo, hi);
-      log(`${name}: training ${base.name} on ${rest.length} sentences, ${config.nbest}-best on ${heldOut.length}`);
-      const model = await base.train(rest, ctx);
-      const nbest = await model.nbest(heldOut, config.nbest, ctx);
-      await writeNbest(join(dir, 'nbest.jsonl'), withGold(nbest, heldOut));
-      writeFileSync(join(dir, 'time.json'), JSON.stringify({ seconds: seconds(t0) }));
-      done(name, t0);
+    return cache.run(step.name, step.options, inputs, async (dir) => {
+      const t0 = process.hrtime.bigint();
+      await produceCandidates(step, config, data, base, dir, ctx);
+      done(step.name, t0);
     });
-    steps.push({ name, seconds: readTiming(r.dir), cached: r.cached });
-    if (r.cached) log(`${name}: cached (${r.dir})`);
-    foldFiles.push(join(r.dir, 'nbest.jsonl'));
-  }
-
-  // 2. Dev and test candidates from a base model trained on all of train.
-  throwIfAborted(options.signal);
-  const t1 = process.hrtime.bigint();
-  const held = await cache.run('dev-test', baseKey, inputs, async (dir) => {
-    log(`dev-test: training ${base.name} on all ${data.train.length} sentences, ${config.nbest}-best on dev and test`);
-    const model = await base.train(data.train, ctx);
-    await writeNbest(join(dir, 'dev.jsonl'), withGold(await model.nbest(data.dev, config.nbest, ctx), data.dev));
-    await writeNbest(join(dir, 'test.jsonl'), withGold(await model.nbest(data.test, config.nbest, ctx), data.test));
-    writeFileSync(join(dir, 'time.json'), JSON.stringify({ seconds: seconds(t1) }));
-    done('dev-test', t1);
   });
-  steps.push({ name: 'dev-test', seconds: readTiming(held.dir), cached: held.cached });
-  if (held.cached) log(`dev-test: cached (${held.dir})`);
-  const devFile = join(held.dir, 'dev.jsonl');
-  const testFile = join(held.dir, 'test.jsonl');
+  candidates.forEach((step, i) => {
+    steps.push({ name: step.name, seconds: readTiming(candidateDirs[i].dir), cached: candidateDirs[i].cached });
+    if (candidateDirs[i].cached) log(`${step.name}: cached (${candidateDirs[i].dir})`);
+  });
+  const foldFiles = candidateDirs.slice(0, config.folds).map((r) => join(r.dir, 'nbest.jsonl'));
+  const devFile = join(candidateDirs[config.folds].dir, 'dev.jsonl');
+  const testFile = join(candidateDirs[config.folds].dir, 'test.jsonl');
 
   const train = scoreSet(foldFiles.flatMap((f) => readNbestSync(f)));
   const dev = scoreSet(readNbestSync(devFile));
   const test = scoreSet(readNbestSync(testFile));
 
-  // 3. Rerankers: train, choose hyper-parameters on dev, choose test candidates.
-  const chosen: { config: RerankerConfig & { name: string }; dev: number[]; test: number[]; selected: Record<string, number | string>; curves?: Curve[]; axis?: string; seconds: number }[] = [];
+  // 3. Rerankers: train, choose hyper-parameters on dev, choose test candidates. An executor
+  // may run them elsewhere first; the loop then finds them in the step cache.
+  const rerankInputs = [...foldFiles, devFile, testFile];
+  const rerankName = (rc: RerankerConfig & { name: string }): string => `rerank-${rc.name.replace(/[^A-Za-z0-9]+/g, '-')}`;
+  await executor.prefetchRerankers?.(rerankers.map(({ config: rc }) => ({ name: rerankName(rc), options: { reranker: rc, seed: config.seed }, config: rc, inputs: rerankInputs })));
+  const chosen: ({ config: RerankerConfig & { name: string } } & RerankerResult)[] = [];
   for (const { config: rc, reranker } of rerankers) {
     throwIfAborted(options.signal);
-    const name = `rerank-${rc.name.replace(/[^A-Za-z0-9]+/g, '-')}`;
-    const t0 = process.hrtime.bigint();
+    const name = rerankName(rc);
+    const step = { name, options: { reranker: rc, seed: config.seed }, config: rc, inputs: rerankInputs };
     let r: Awaited<ReturnType<StepCache['run']>>;
     try {
-      r = await cache.run(name, { reranker: rc, seed: config.seed }, [...foldFiles, devFile, testFile], async (dir) => {
-        log(`${name}: training ${rc.name} on ${train.sentences.length} jackknifed n-best lists, tuning on ${dev.sentences.length} dev lists`);
-        const model = await reranker.train(train, dev, ctx);
-        const devChoice = await model.choose(dev, ctx);
-        const testChoice = await model.choose(test, ctx);
-        const out = { selected: model.selected, curves: model.curves, axis: model.curveAxis, dev: devChoice, test: testChoice, seconds: seconds(t0) };
-        writeFileSync(join(dir, 'result.json'), JSON.stringify(out));
+      r = await cache.run(name, step.options, rerankInputs, async (dir) => {
+        const t0 = process.hrtime.bigint();
+        await produceRerankerResult(step, reranker, { train, dev, test }, dir, ctx);
         done(name, t0);
       });
     } catch (err) {
@@ -235,7 +216,7 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
     }
     steps.push({ name, seconds: readTiming(r.dir) || (JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as { seconds: number }).seconds, cached: r.cached });
     if (r.cached) log(`${name}: cached (${r.dir})`);
-    const saved = JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as { selected: Record<string, number | string>; curves?: Curve[]; axis?: string; dev: number[]; test: number[]; seconds: number };
+    const saved = JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as RerankerResult;
     chosen.push({ config: rc, ...saved });
   }
 

@@ -1,0 +1,143 @@
+/**
+ * The job registry: every kind of job a worker can run, each a payload schema and a body.
+ * `runJob` validates the payload and runs the body; a BullMQ worker (worker.ts) calls it for
+ * every job it takes, and the bodies call the same step code the local pipeline runs
+ * (lib/pipeline/candidates.ts). A job's outputs go to the artifact store under its step id;
+ * a step whose manifest is already there is not run again.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import { realComponents } from '../pipeline/adapters/index.js';
+import { candidateFiles, produceCandidates, produceRerankerResult } from '../pipeline/candidates.js';
+import { ComponentUnavailable, type StepContext } from '../pipeline/components.js';
+import { validatePipelineConfig, type PipelineConfig, type RerankerConfig } from '../pipeline/config.js';
+import { readDataSets } from '../pipeline/data.js';
+import { scoreSet } from '../pipeline/evaluate.js';
+import { readNbestSync } from '../io/nbest.js';
+import { candidatesPayload, collectPayload, emptyPayload, parsePayload, PayloadError, rerankerPayload, shardPayload, type CandidatesPayload, type RerankerPayload } from './payloads.js';
+import { runShard } from './shards.js';
+import type { ArtifactStore, StepManifest } from './store.js';
+
+/** What a job body gets from the worker that runs it. */
+export interface JobEnv {
+  store: ArtifactStore;
+  /** Threads for native work (0 = all cores). */
+  threads: number;
+  signal?: AbortSignal;
+  log: (line: string) => void;
+  progress?: StepContext['progress'];
+}
+
+/** What a job returns (stored by BullMQ as the job's return value). */
+export interface JobOutcome {
+  step?: string;
+  /** True when the step's outputs were already in the store. */
+  cached?: boolean;
+  files?: Record<string, string>;
+}
+
+interface JobDefinition<S extends z.ZodType> {
+  schema: S;
+  run(payload: z.output<S>, env: JobEnv): Promise<JobOutcome>;
+}
+
+const define = <S extends z.ZodType>(d: JobDefinition<S>): JobDefinition<S> => d;
+
+/** A pipeline candidate step (jackknife fold or dev-test) on data from the store. */
+async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutcome> {
+  const done = env.store.readManifest(p.step);
+  if (done) return { step: p.step, cached: true, files: done.files };
+  const config = validatePipelineConfig(
+    {
+      task: p.task,
+      data: {
+        ...p.data,
+        train: env.store.verifiedPath(p.inputs.train),
+        dev: env.store.verifiedPath(p.inputs.dev),
+        test: env.store.verifiedPath(p.inputs.test),
+      },
+      folds: p.folds,
+      nbest: p.nbest,
+      base: p.base,
+      rerankers: [],
+      threads: env.threads,
+      seed: p.seed,
+      output: env.store.inside('tmp'),
+    },
+    `job ${p.step}`,
+    env.store.root,
+  );
+  const data = readDataSets(config);
+  const base = realComponents.base(config);
+  const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
+  try {
+    const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress };
+    await produceCandidates({ name: p.step, options: {}, fold: p.fold }, config, data, base, dir, ctx);
+    const files: Record<string, string> = {};
+    for (const name of candidateFiles(p.fold)) files[name] = env.store.put(readFileSync(join(dir, name)));
+    const seconds = (JSON.parse(readFileSync(join(dir, 'time.json'), 'utf8')) as { seconds: number }).seconds;
+    const manifest: StepManifest = { step: p.step, files, seconds };
+    env.store.writeManifest(manifest);
+    return { step: p.step, cached: false, files };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A pipeline reranker on the candidate files in the store. */
+async function runReranker(p: RerankerPayload, env: JobEnv): Promise<JobOutcome> {
+  const done = env.store.readManifest(p.step);
+  if (done) return { step: p.step, cached: true, files: done.files };
+  const read = (hash: string) => readNbestSync(env.store.verifiedPath(hash));
+  const sets = { train: scoreSet(p.inputs.folds.flatMap(read)), dev: scoreSet(read(p.inputs.dev)), test: scoreSet(read(p.inputs.test)) };
+  const rc = p.reranker as RerankerConfig & { name: string };
+  const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
+  try {
+    const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress };
+    try {
+      const reranker = realComponents.reranker(rc, { task: p.task } as PipelineConfig);
+      await produceRerankerResult({ name: p.step, options: {}, config: rc, inputs: [] }, reranker, sets, dir, ctx);
+    } catch (err) {
+      // Not part of this build: no outputs; the coordinator's own loop reports it as usual.
+      if (!(err instanceof ComponentUnavailable)) throw err;
+      env.store.writeManifest({ step: p.step, files: {}, seconds: 0 });
+      return { step: p.step, cached: false, files: {} };
+    }
+    const files = { 'result.json': env.store.put(readFileSync(join(dir, 'result.json'))) };
+    env.store.writeManifest({ step: p.step, files, seconds: 0 });
+    return { step: p.step, cached: false, files };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const jobs = {
+  'pipeline.reranker': define({ schema: rerankerPayload, run: runReranker }),
+  'pipeline.candidates': define({ schema: candidatesPayload, run: runCandidates }),
+  /** A flow's parent: its children are done when it runs; it checks their manifests. */
+  collect: define({
+    schema: collectPayload,
+    async run(p, env) {
+      const missing = p.steps.filter((s) => env.store.readManifest(s) === undefined);
+      if (missing.length > 0) throw new Error(`steps finished without outputs in the store: ${missing.join(', ')}`);
+      return {};
+    },
+  }),
+  /** One sentence shard of `parse` or `tag`. */
+  shard: define({ schema: shardPayload, run: runShard }),
+  empty: define({ schema: emptyPayload, run: async () => ({}) }),
+};
+
+export type JobKind = keyof typeof jobs;
+
+export function isJobKind(name: string): name is JobKind {
+  return Object.prototype.hasOwnProperty.call(jobs, name);
+}
+
+/** Validates a job's payload and runs it (in this process, or for a queue worker). */
+export async function runJob(kind: string, payload: unknown, env: JobEnv): Promise<JobOutcome> {
+  if (!isJobKind(kind)) throw new PayloadError(kind, 'unknown job kind');
+  const def = jobs[kind] as JobDefinition<z.ZodType>;
+  return def.run(parsePayload(kind, def.schema, payload), env);
+}

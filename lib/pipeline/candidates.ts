@@ -1,0 +1,120 @@
+/**
+ * The pipeline's distributable steps. Candidate steps: each jackknife fold (a base model trained on the other
+ * k-1 folds, n-best lists for the held-out fold) and dev-test (a base model trained on all of
+ * train, n-best lists for dev and test). `produceCandidates` is the one body of these steps:
+ * the local pipeline calls it inside its step cache, a distributed worker calls it for a
+ * queued job (lib/distributed/jobs.ts), so both write the same files. Reranker steps
+ * (`produceRerankerResult`): one reranker trained on the jackknifed lists and tuned on dev.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeNbest, type NbestSentence } from '../io/nbest.js';
+import type { BaseModel, CandidateSet, Curve, PipelineSentence, Reranker, StepContext } from './components.js';
+import type { PipelineConfig, RerankerConfig } from './config.js';
+import { foldRange, type DataSets } from './data.js';
+import type { StepResult } from './step-cache.js';
+
+/** One candidate step: its cache name and key options, and which fold it holds out (null: dev-test). */
+export interface CandidateStep {
+  name: string;
+  /** The options hashed into the step's cache key. */
+  options: object;
+  fold: number | null;
+}
+
+/** Runs candidate steps and returns their cache folders, in the order given. */
+export interface CandidateExecutor {
+  run(steps: CandidateStep[], inputs: string[], local: (step: CandidateStep) => Promise<StepResult>): Promise<StepResult[]>;
+  /**
+   * Optional: runs the reranker steps elsewhere, all at once, and puts their outputs into the
+   * step cache, so the pipeline's own loop finds them cached. A step it cannot run is left to
+   * that loop.
+   */
+  prefetchRerankers?(steps: RerankerStep[]): Promise<void>;
+}
+
+/** The default: every step in this process, one after the other. */
+export const inProcess: CandidateExecutor = {
+  async run(steps, _inputs, local) {
+    const out: StepResult[] = [];
+    for (const step of steps) out.push(await local(step));
+    return out;
+  },
+};
+
+/** The candidate steps of a config, folds first, in the order the pipeline reads them. */
+export function candidateSteps(config: PipelineConfig, baseKey: object): CandidateStep[] {
+  const steps: CandidateStep[] = [];
+  for (let f = 0; f < config.folds; f++) {
+    steps.push({ name: `train-fold${f + 1}of${config.folds}`, options: { ...baseKey, folds: config.folds, fold: f }, fold: f });
+  }
+  steps.push({ name: 'dev-test', options: baseKey, fold: null });
+  return steps;
+}
+
+/** The files a candidate step writes. */
+export function candidateFiles(fold: number | null): string[] {
+  return fold === null ? ['dev.jsonl', 'test.jsonl', 'time.json'] : ['nbest.jsonl', 'time.json'];
+}
+
+function withGold(nbest: NbestSentence[], sentences: PipelineSentence[]): NbestSentence[] {
+  return nbest.map((s, i) => ({ ...s, id: sentences[i].id, tokens: sentences[i].tokens, gold: sentences[i].gold }));
+}
+
+/** The body of a candidate step: trains the base model and writes the n-best files into `dir`. */
+export async function produceCandidates(
+  step: CandidateStep,
+  config: Pick<PipelineConfig, 'folds' | 'nbest'>,
+  data: DataSets,
+  base: BaseModel,
+  dir: string,
+  ctx: StepContext,
+): Promise<void> {
+  const t0 = process.hrtime.bigint();
+  const log = ctx.log ?? (() => {});
+  if (step.fold !== null) {
+    const [lo, hi] = foldRange(data.train.length, config.folds, step.fold);
+    const rest = [...data.train.slice(0, lo), ...data.train.slice(hi)];
+    const heldOut = data.train.slice(lo, hi);
+    log(`${step.name}: training ${base.name} on ${rest.length} sentences, ${config.nbest}-best on ${heldOut.length}`);
+    const model = await base.train(rest, ctx);
+    const nbest = await model.nbest(heldOut, config.nbest, ctx);
+    await writeNbest(join(dir, 'nbest.jsonl'), withGold(nbest, heldOut));
+  } else {
+    log(`${step.name}: training ${base.name} on all ${data.train.length} sentences, ${config.nbest}-best on dev and test`);
+    const model = await base.train(data.train, ctx);
+    await writeNbest(join(dir, 'dev.jsonl'), withGold(await model.nbest(data.dev, config.nbest, ctx), data.dev));
+    await writeNbest(join(dir, 'test.jsonl'), withGold(await model.nbest(data.test, config.nbest, ctx), data.test));
+  }
+  writeFileSync(join(dir, 'time.json'), JSON.stringify({ seconds: Number(process.hrtime.bigint() - t0) / 1e9 }));
+}
+
+/** One reranker step: its cache name, the options hashed into its key, and its input files. */
+export interface RerankerStep {
+  name: string;
+  options: object;
+  config: RerankerConfig & { name: string };
+  /** The fold n-best files in order, then dev and test. */
+  inputs: string[];
+}
+
+/** What a reranker step writes to result.json. */
+export interface RerankerResult {
+  selected: Record<string, number | string>;
+  curves?: Curve[];
+  axis?: string;
+  dev: number[];
+  test: number[];
+  seconds: number;
+}
+
+/** The body of a reranker step: train, choose on dev and test, write result.json into `dir`. */
+export async function produceRerankerResult(step: RerankerStep, reranker: Reranker, sets: { train: CandidateSet; dev: CandidateSet; test: CandidateSet }, dir: string, ctx: StepContext): Promise<void> {
+  const t0 = process.hrtime.bigint();
+  ctx.log?.(`${step.name}: training ${step.config.name} on ${sets.train.sentences.length} jackknifed n-best lists, tuning on ${sets.dev.sentences.length} dev lists`);
+  const model = await reranker.train(sets.train, sets.dev, ctx);
+  const devChoice = await model.choose(sets.dev, ctx);
+  const testChoice = await model.choose(sets.test, ctx);
+  const out: RerankerResult = { selected: model.selected, curves: model.curves, axis: model.curveAxis, dev: devChoice, test: testChoice, seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
+  writeFileSync(join(dir, 'result.json'), JSON.stringify(out));
+}

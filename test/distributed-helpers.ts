@@ -1,0 +1,136 @@
+/**
+ * Test helpers for the distributed mode: a private redis-server on 127.0.0.1 at a free port
+ * with a temporary folder (never another address), and worker / coordinator processes of
+ * the built CLI. Without `redis-server` installed the tests are skipped with one line, except
+ * under CI=true, where they must run (.ci/run installs the package).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from './helpers.js';
+
+export const hasRedisServer = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
+
+/** Call at the top of a distributed test file: true when the tests must be skipped. */
+export function skipWithoutRedis(): boolean {
+  if (hasRedisServer) return false;
+  if (process.env.CI === 'true') throw new Error('redis-server is not installed, but CI=true needs the distributed tests to run (.ci/run installs it)');
+  console.log('distributed tests skipped: redis-server is not installed (apt-get install redis-server)');
+  return true;
+}
+
+/** A free TCP port on loopback (the OS picks one; it is closed again at once). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Every process these helpers start, killed when the test process exits (even on a failure). */
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+export interface TestRedis {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** True once something accepts TCP connections on 127.0.0.1:port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((r) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      r(true);
+    });
+    socket.once('error', () => r(false));
+  });
+}
+
+/**
+ * Starts redis-server on 127.0.0.1 with no persistence in a temporary folder. With `tls`
+ * (certificate, key, CA files) it serves TLS only, and the URL is rediss://.
+ */
+export async function startRedis(extra: string[] = [], tls?: { cert: string; key: string; ca: string }): Promise<TestRedis> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'structrank-redis-'));
+  const ports = tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.cert, '--tls-key-file', tls.key, '--tls-ca-cert-file', tls.ca, '--tls-auth-clients', 'no']
+    : ['--port', String(port)];
+  const proc = track(spawn('redis-server', [...ports, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' }));
+  for (let i = 0; i < 100; i++) {
+    if (await listening(port)) break;
+    if (i === 99) throw new Error(`redis-server did not start on 127.0.0.1:${port}`);
+    await sleep(100);
+  }
+  return {
+    url: `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      proc.kill('SIGTERM');
+      await new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A process of the built CLI whose stderr is collected. */
+export interface CliProcess {
+  proc: ChildProcess;
+  output(): string;
+  /** Resolves when the output matches (rejects after timeoutMs). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Resolves with the exit code (or the signal name). */
+  exited(): Promise<number | string>;
+  kill(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+export function startCli(args: string[], cwd = repoRoot): CliProcess {
+  const proc = track(spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
+  let text = '';
+  proc.stdout?.on('data', (b: Buffer) => (text += b.toString()));
+  proc.stderr?.on('data', (b: Buffer) => (text += b.toString()));
+  // 'close', not 'exit': every byte the process wrote has been read by then.
+  const exit = new Promise<number | string>((r) => proc.once('close', (code, signal) => r(code ?? signal ?? -1)));
+  return {
+    proc,
+    output: () => text,
+    async waitFor(pattern, timeoutMs = 60_000) {
+      const t0 = Date.now();
+      while (!pattern.test(text)) {
+        if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`process exited before ${pattern}:\n${text}`);
+        if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${pattern}:\n${text}`);
+        await sleep(20);
+      }
+    },
+    exited: () => exit,
+    async kill(signal = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exit;
+    },
+  };
+}
+
+/** A worker process: `structrank worker` on the test Redis and store. */
+export async function startWorkerProcess(redis: string, store: string, extra: string[] = []): Promise<CliProcess> {
+  const w = startCli(['worker', '--redis', redis, '--store', store, '--threads', '1', ...extra]);
+  await w.waitFor(/worker .* on redis:/);
+  return w;
+}
