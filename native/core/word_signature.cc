@@ -1,0 +1,239 @@
+#include "core/word_signature.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/errors.h"
+
+namespace structrank {
+
+uint32_t NextCodepoint(std::string_view s, size_t& at) {
+  const auto byte = [&](size_t q) { return static_cast<unsigned char>(s[q]); };
+  const unsigned char c = byte(at);
+  int extra = 0;
+  uint32_t cp = 0;
+  if (c < 0x80) return ++at, c;
+  if ((c & 0xE0) == 0xC0) extra = 1, cp = c & 0x1F;
+  else if ((c & 0xF0) == 0xE0) extra = 2, cp = c & 0x0F;
+  else if ((c & 0xF8) == 0xF0) extra = 3, cp = c & 0x07;
+  else return ++at, 0xFFFD;
+  if (at + extra >= s.size()) return ++at, 0xFFFD;
+  for (int q = 1; q <= extra; ++q)
+    if ((byte(at + q) & 0xC0) != 0x80) return ++at, 0xFFFD;
+  for (int q = 1; q <= extra; ++q) cp = (cp << 6) | (byte(at + q) & 0x3F);
+  at += extra + 1;
+  return cp;
+}
+
+void AppendUtf8(uint32_t cp, std::string& out) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+namespace {
+// Bicameral blocks where upper and lower case alternate (even = upper): Latin Extended-A/B
+// (most of it), Cyrillic supplement, Latin Extended Additional, Greek extended is left out.
+bool Alternating(uint32_t cp) {
+  return (cp >= 0x100 && cp <= 0x17F && cp != 0x130 && cp != 0x131 && cp != 0x138 && cp != 0x149) ||
+         (cp >= 0x460 && cp <= 0x4FF && cp != 0x482 && (cp < 0x483 || cp > 0x489)) || (cp >= 0x1E00 && cp <= 0x1EFF);
+}
+// Latin-1 and Latin Extended-A have a few odd-parity stretches (U+0139-U+0148, U+0179-U+017E).
+bool OddUpper(uint32_t cp) { return (cp >= 0x139 && cp <= 0x148) || (cp >= 0x179 && cp <= 0x17E); }
+}  // namespace
+
+CharClass ClassOf(uint32_t cp) {
+  if (cp < 0x80) {
+    if (cp >= 'A' && cp <= 'Z') return CharClass::kUpper;
+    if (cp >= 'a' && cp <= 'z') return CharClass::kLower;
+    if (cp >= '0' && cp <= '9') return CharClass::kDigit;
+    if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r') return CharClass::kSpace;
+    if (cp < 0x20 || cp == 0x7F) return CharClass::kOther;
+    return CharClass::kPunct;
+  }
+  if (cp < 0xC0) return cp == 0xAA || cp == 0xB5 || cp == 0xBA ? CharClass::kLower : cp == 0xA0 ? CharClass::kSpace : CharClass::kPunct;
+  if (cp <= 0xFF) {
+    if (cp == 0xD7 || cp == 0xF7) return CharClass::kPunct;
+    return cp <= 0xDE ? CharClass::kUpper : CharClass::kLower;
+  }
+  if (Alternating(cp)) {
+    const bool even = (cp & 1) == 0;
+    return (OddUpper(cp) ? !even : even) ? CharClass::kUpper : CharClass::kLower;
+  }
+  if (cp >= 0x180 && cp <= 0x24F) return CharClass::kLetter;                        // rest of Latin Extended-B
+  if (cp >= 0x250 && cp <= 0x2AF) return CharClass::kLower;                         // IPA
+  if (cp >= 0x391 && cp <= 0x3AB) return cp == 0x3A2 ? CharClass::kLetter : CharClass::kUpper;  // Greek
+  if (cp >= 0x386 && cp <= 0x38F) return cp == 0x387 ? CharClass::kPunct : CharClass::kUpper;
+  if (cp >= 0x3AC && cp <= 0x3CE) return CharClass::kLower;
+  if (cp >= 0x400 && cp <= 0x42F) return CharClass::kUpper;                         // Cyrillic
+  if (cp >= 0x430 && cp <= 0x45F) return CharClass::kLower;
+  if (cp >= 0x531 && cp <= 0x556) return CharClass::kUpper;                         // Armenian
+  if (cp >= 0x561 && cp <= 0x587) return CharClass::kLower;
+  if (cp >= 0x10A0 && cp <= 0x10C5) return CharClass::kUpper;                       // Georgian
+  if ((cp >= 0x660 && cp <= 0x669) || (cp >= 0x6F0 && cp <= 0x6F9) || (cp >= 0x966 && cp <= 0x96F) ||
+      (cp >= 0xFF10 && cp <= 0xFF19))
+    return CharClass::kDigit;
+  if ((cp >= 0x2000 && cp <= 0x206F) || (cp >= 0x20A0 && cp <= 0x20CF) || (cp >= 0x2190 && cp <= 0x2BFF) ||
+      (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+      cp == 0x55D || cp == 0x589 || cp == 0x60C || cp == 0x61B || cp == 0x61F || cp == 0x6D4 || cp == 0x964 ||
+      cp == 0x965 || cp == 0x5BE || cp == 0x5C0 || cp == 0x5C3 || cp == 0xFFFD)
+    return cp >= 0x2000 && cp <= 0x200B ? CharClass::kSpace : CharClass::kPunct;
+  return CharClass::kLetter;
+}
+
+uint32_t LowerCodepoint(uint32_t cp) {
+  if (ClassOf(cp) != CharClass::kUpper) return cp;
+  if (cp < 0x80) return cp + 32;
+  if (cp <= 0xDE) return cp + 32;
+  if (Alternating(cp)) return cp + 1;
+  if (cp >= 0x391 && cp <= 0x3AB) return cp + 32;
+  if (cp == 0x386) return 0x3AC;
+  if (cp >= 0x388 && cp <= 0x38A) return cp + 37;
+  if (cp == 0x38C) return 0x3CC;
+  if (cp == 0x38E || cp == 0x38F) return cp + 63;
+  if (cp >= 0x400 && cp <= 0x40F) return cp + 80;
+  if (cp >= 0x410 && cp <= 0x42F) return cp + 32;
+  if (cp >= 0x531 && cp <= 0x556) return cp + 48;
+  return cp;
+}
+
+std::string LowerUtf8(std::string_view word) {
+  std::string out;
+  out.reserve(word.size());
+  for (size_t at = 0; at < word.size();) AppendUtf8(LowerCodepoint(NextCodepoint(word, at)), out);
+  return out;
+}
+
+size_t Utf8Length(std::string_view word) {
+  size_t n = 0;
+  for (size_t at = 0; at < word.size(); ++n) NextCodepoint(word, at);
+  return n;
+}
+
+std::string WordShape(std::string_view word, size_t max_len) {
+  std::string out;
+  char last = 0;
+  int run = 0;
+  size_t symbols = 0;
+  for (size_t at = 0; at < word.size();) {
+    const uint32_t cp = NextCodepoint(word, at);
+    char sym;
+    std::string literal;
+    switch (ClassOf(cp)) {
+      case CharClass::kUpper: sym = 'X'; break;
+      case CharClass::kLower: sym = 'x'; break;
+      case CharClass::kLetter: sym = 'L'; break;
+      case CharClass::kDigit: sym = 'd'; break;
+      case CharClass::kSpace: sym = '_'; break;
+      default: sym = 0; AppendUtf8(cp, literal); break;
+    }
+    if (sym != 0) {
+      run = sym == last ? run + 1 : 1;
+      last = sym;
+      if (run > 1) continue;  // a run of one class is one symbol
+      out += sym;
+    } else {
+      last = 0;
+      out += literal;
+    }
+    if (max_len > 0 && ++symbols >= max_len) break;
+  }
+  return out;
+}
+
+void SuffixSet::Learn(const std::vector<std::pair<std::string, double>>& word_counts, const Options& options) {
+  std::map<std::string, int> types;
+  for (const auto& [word, count] : word_counts) {
+    if (count > options.max_count) continue;
+    const std::string lower = LowerUtf8(word);
+    std::vector<size_t> starts;  // byte offsets of the code points
+    for (size_t at = 0; at < lower.size();) {
+      starts.push_back(at);
+      const uint32_t cp = NextCodepoint(lower, at);
+      const CharClass c = ClassOf(cp);
+      if (c != CharClass::kLower && c != CharClass::kLetter) starts.clear(), starts.push_back(at);  // letters only
+    }
+    if (!starts.empty() && starts.back() == lower.size()) starts.pop_back();
+    const int n = static_cast<int>(starts.size());
+    for (int len = 1; len <= options.max_len && len + 2 <= n; ++len) types[lower.substr(starts[n - len])]++;
+  }
+  std::vector<std::pair<int, std::string>> ranked;
+  for (const auto& [suffix, count] : types)
+    if (count >= options.min_types) ranked.emplace_back(-count, suffix);
+  std::sort(ranked.begin(), ranked.end());
+  if (ranked.size() > options.max_suffixes) ranked.resize(options.max_suffixes);
+  suffixes_.clear();
+  for (const auto& r : ranked) suffixes_.push_back(r.second);
+  std::sort(suffixes_.begin(), suffixes_.end());
+  max_len_ = options.max_len;
+}
+
+std::string SuffixSet::Longest(std::string_view lower) const {
+  if (suffixes_.empty()) return "";
+  std::vector<size_t> starts;
+  for (size_t at = 0; at < lower.size();) starts.push_back(at), NextCodepoint(lower, at);
+  const int n = static_cast<int>(starts.size());
+  for (int len = std::min(max_len_, n - 2); len >= 1; --len) {
+    const std::string suffix(lower.substr(starts[n - len]));
+    if (std::binary_search(suffixes_.begin(), suffixes_.end(), suffix)) return suffix;
+  }
+  return "";
+}
+
+void SuffixSet::Write(ByteWriter& out) const {
+  out.Put<int32_t>(max_len_);
+  out.Put<int32_t>(static_cast<int32_t>(suffixes_.size()));
+  for (const auto& s : suffixes_) out.PutString(s);
+}
+
+SuffixSet SuffixSet::Read(ByteReader& in) {
+  SuffixSet s;
+  s.max_len_ = in.Get<int32_t>();
+  const int32_t n = in.Get<int32_t>();
+  if (s.max_len_ < 0 || s.max_len_ > 64 || n < 0 || n > 1000000) throw InputError("suffix set: corrupt");
+  for (int32_t a = 0; a < n; ++a) s.suffixes_.push_back(in.GetString());
+  if (!std::is_sorted(s.suffixes_.begin(), s.suffixes_.end())) throw InputError("suffix set: corrupt");
+  return s;
+}
+
+std::string UnknownSignature(std::string_view word, bool sentence_initial, const SuffixSet& suffixes) {
+  bool first_upper = false, has_lower = false, has_caseless = false, has_digit = false,
+       has_dash = false, all_punct = true;
+  bool first = true;
+  for (size_t at = 0; at < word.size();) {
+    const uint32_t cp = NextCodepoint(word, at);
+    const CharClass c = ClassOf(cp);
+    if (first && c == CharClass::kUpper) first_upper = true;
+    first = false;
+    has_lower |= c == CharClass::kLower;
+    has_caseless |= c == CharClass::kLetter;
+    has_digit |= c == CharClass::kDigit;
+    has_dash |= cp == '-' || cp == 0x2010 || cp == 0x2011 || cp == 0x2013 || cp == 0x2014;
+    all_punct &= c == CharClass::kPunct;
+  }
+  std::string sig = "UNK";
+  if (first_upper) sig += has_lower ? (sentence_initial ? "-INITC" : "-CAP") : "-CAPS";
+  else if (has_lower) sig += "-LC";
+  else if (has_caseless) sig += "-L";
+  if (has_digit) sig += "-NUM";
+  if (has_dash) sig += "-DASH";
+  if (all_punct && !word.empty()) sig += "-PUNCT";
+  const std::string suffix = suffixes.Longest(LowerUtf8(word));
+  if (!suffix.empty()) sig += "-" + suffix;
+  return sig;
+}
+
+}  // namespace structrank

@@ -1,0 +1,60 @@
+#include "core/word_signature.h"
+
+#include "core/test_harness.h"
+
+using namespace structrank;
+
+TEST(word_shape_is_unicode_aware) {
+  CHECK(WordShape("McDonald") == "XxXx");
+  CHECK(WordShape("1,234.5") == "d,d.d");
+  CHECK(WordShape("Émile") == "Xx");
+  CHECK(WordShape("ação") == "x");
+  CHECK(WordShape("Москва") == "Xx");
+  CHECK(WordShape("東京") == "L");
+  CHECK(WordShape("co-op") == "x-x");
+  CHECK(WordShape("ABCdef", 1) == "X");
+  CHECK(WordShape("") == "");
+}
+
+TEST(lowercase_covers_latin_greek_cyrillic) {
+  CHECK(LowerUtf8("ÉCOLE") == "école");
+  CHECK(LowerUtf8("ŁÓDŹ") == "łódź");
+  CHECK(LowerUtf8("ΑΘΗΝΑ") == "αθηνα");
+  CHECK(LowerUtf8("ПРИВЕТ") == "привет");
+  CHECK(LowerUtf8("abc") == "abc");
+  CHECK(Utf8Length("ação") == 4);
+}
+
+TEST(malformed_utf8_never_reads_past_the_end) {
+  std::string bad = "a\xC3";  // truncated two-byte sequence
+  size_t at = 0;
+  CHECK(NextCodepoint(bad, at) == 'a');
+  CHECK(NextCodepoint(bad, at) == 0xFFFD);
+  CHECK(at == bad.size());
+  CHECK(WordShape(bad) == "x\xEF\xBF\xBD");
+}
+
+TEST(suffixes_are_learned_from_rare_words) {
+  std::vector<std::pair<std::string, double>> words;
+  for (int i = 0; i < 30; ++i) words.emplace_back("pal" + std::to_string(i) + "mente", 1.0);  // digits cut the suffix
+  for (int i = 0; i < 30; ++i) words.emplace_back(std::string(1, static_cast<char>('a' + i % 26)) + "rápidação", 1.0);
+  words.emplace_back("frequentemente", 1000.0);  // frequent words do not vote
+  SuffixSet s;
+  SuffixSet::Options o;
+  o.min_types = 20;
+  s.Learn(words, o);
+  CHECK(s.Longest("novação") == "ção");
+  CHECK(s.Longest("lentamente") == "nte");
+  CHECK(s.Longest("xyz") == "");
+  CHECK(s.Longest("ão") == "");  // a suffix leaves two code points before it
+  ByteWriter w;
+  s.Write(w);
+  ByteReader r(w.bytes().data(), w.bytes().size());
+  SuffixSet back = SuffixSet::Read(r);
+  CHECK(back.suffixes() == s.suffixes());
+  CHECK(UnknownSignature("Inovação", false, s) == "UNK-CAP-ção");
+  CHECK(UnknownSignature("Inovação", true, s) == "UNK-INITC-ção");
+  CHECK(UnknownSignature("1.234", false, s) == "UNK-NUM");
+  CHECK(UnknownSignature("--", false, s) == "UNK-DASH-PUNCT");
+  CHECK(UnknownSignature("ABC", false, s) == "UNK-CAPS");
+}
