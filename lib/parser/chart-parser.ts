@@ -13,6 +13,13 @@ import { readClustersSync, type WordClusters } from './clusters.js';
 import { buildSymbolTable, decodeTree, encodeTree, symbolTableFromLabels, type SymbolTable } from './symbols.js';
 
 export const CHART_MODEL_KIND = 'chart-parser';
+
+/**
+ * Defaults of a CRF model (chosen on the dev sets of ptb-sample and floresta-pt together,
+ * the same for every treebank): the grammar backbone (horizontal Markov order 0, parent
+ * annotation, no head rules), hashed surface features, AdaGrad, coarse-to-fine pruning.
+ */
+export const CRF_DEFAULTS = { markov: 0, parent: true, vpHeadTag: false, epochs: 4, eta0: 0.1, prune: 1e-4, surfaceBits: 22 } as const;
 const CHART_MODEL_VERSION = 1;
 
 interface NativeParseResult {
@@ -103,11 +110,11 @@ export interface ParserTrainSummary {
 }
 
 export interface ParserTrainOptions {
-  /** Horizontal Markov order of the binarization, 0-2 (default 2). */
+  /** Horizontal Markov order of the binarization, 0-2 (default 2; CRF: CRF_DEFAULTS). */
   markov?: MarkovOrder;
   /** Parent annotation (default true). */
   parent?: boolean;
-  /** VP head-tag annotation (Penn head rules; default true). */
+  /** VP head-tag annotation (Penn head rules; default true; CRF: false). */
   vpHeadTag?: boolean;
   /** Words seen at most this often also get signature tags (default 1). */
   rareThreshold?: number;
@@ -125,9 +132,8 @@ export interface ParserTrainOptions {
   relax?: boolean;
   relaxWeight?: number;
   /**
-   * CRF: verb-lexicalized rule features, a binary rule with a verb-tag (VB*) child x that
-   * verb's lowercased word, for pairs seen in a gold tree (default true; a small effect,
-   * see the README's extras benchmark).
+   * CRF: verb-lexicalized rule features, a binary rule with a verb-tag (VB*, Penn tags only)
+   * child x that verb's lowercased word, for pairs seen in a gold tree (default false).
    */
   verbFeatures?: boolean;
   /** Train the CRF-CFG on top of the PCFG (default false). */
@@ -136,13 +142,13 @@ export interface ParserTrainOptions {
    * CRF surface span features (Hall, Durrett & Klein 2014): each anchored rule's first and
    * last word, the words just outside it and at its split point (word and word shape),
    * conjoined with the rule and with the parent; span shape x parent category; tag x word
-   * shape. Hashed into 2^surfaceBits weights. 0 = none (default 0).
+   * shape. Hashed into 2^surfaceBits weights. 0 = none (default CRF_DEFAULTS.surfaceBits).
    */
   surfaceBits?: number;
   /**
    * Coarse-to-fine: the CRF's chart keeps only entries whose PCFG posterior is >= prune, in
    * training (the gold tree is always kept) and, by default, in parsing. 0 = exhaustive
-   * (default 0 in training; stored in the model as the parse default).
+   * (default CRF_DEFAULTS.prune; stored in the model as the parse default).
    */
   prune?: number;
   /** Evaluated after each CRF pass; the best pass's weights are kept. */
@@ -151,9 +157,9 @@ export interface ParserTrainOptions {
   onPass?: (r: ParserPassReport) => void;
   /** Filled in after training. */
   summary?: ParserTrainSummary;
-  /** CRF optimizer: SGD as in SPEC (default), AdaGrad on minibatches, or full-batch L-BFGS (one iteration per epoch). */
+  /** CRF optimizer: AdaGrad on minibatches (default), SGD with a decaying gain, or full-batch L-BFGS (one iteration per epoch). */
   optimizer?: 'sgd' | 'adagrad' | 'lbfgs';
-  /** CRF passes (SGD) or L-BFGS iterations (default 10). */
+  /** CRF passes (SGD, AdaGrad) or L-BFGS iterations (default CRF_DEFAULTS.epochs). */
   epochs?: number;
   batch?: number;
   eta0?: number;
@@ -257,9 +263,14 @@ export class ChartParserModel {
 
   /** Trains on treebank trees (function tags, empties and the root wrapper are handled here). */
   static async train(trees: Tree[], options: ParserTrainOptions = {}): Promise<ChartParserModel> {
-    const markov = options.markov ?? 2;
+    const crf = options.crf ?? false;
+    const markov = options.markov ?? (crf ? CRF_DEFAULTS.markov : 2);
     if (markov !== 0 && markov !== 1 && markov !== 2) throw new InputError('<options>', undefined, 'markov order must be 0, 1 or 2');
-    const grammarOptions = { markov, parent: options.parent ?? true, vpHeadTag: options.vpHeadTag ?? true };
+    const grammarOptions = {
+      markov,
+      parent: options.parent ?? (crf ? CRF_DEFAULTS.parent : true),
+      vpHeadTag: options.vpHeadTag ?? (crf ? CRF_DEFAULTS.vpHeadTag : true),
+    };
     const prepared: Tree[] = [];
     for (const t of trees) {
       const p = prepareTree(t, grammarOptions);
@@ -298,7 +309,7 @@ export class ChartParserModel {
       },
     );
     const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
-    if (options.crf) {
+    if (crf) {
       const batch = options.batch ?? 20;
       if (options.featureCacheMB !== undefined && !(options.featureCacheMB >= 0)) throw new InputError('<options>', undefined, 'featureCacheMB must be >= 0');
       // NaN or non-positive step sizes and priors would train NaN weights without a word.
@@ -306,29 +317,29 @@ export class ChartParserModel {
       if (options.sigma2 !== undefined && !(options.sigma2 > 0)) throw new InputError('<options>', undefined, 'sigma2 must be a positive number');
       if (options.beam !== undefined && !(options.beam > 0)) throw new InputError('<options>', undefined, 'beam must be a positive number');
       if (options.epochs !== undefined && !(Number.isInteger(options.epochs) && options.epochs >= 0)) throw new InputError('<options>', undefined, 'epochs must be a non-negative integer');
-      const surfaceBits = options.surfaceBits ?? 0;
+      const surfaceBits = options.surfaceBits ?? CRF_DEFAULTS.surfaceBits;
       if (!(Number.isInteger(surfaceBits) && surfaceBits >= 0 && surfaceBits <= 30)) throw new InputError('<options>', undefined, 'surfaceBits must be an integer in 0..30');
-      const prune = options.prune ?? 0;
+      const prune = options.prune ?? CRF_DEFAULTS.prune;
       if (!(prune >= 0 && prune < 1)) throw new InputError('<options>', undefined, 'prune must be in [0, 1)');
       if (options.optimizer !== undefined && !['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw new InputError('<options>', undefined, "optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
       const started = handle.startCrf({
         batch,
-        eta0: options.eta0 ?? 0.1,
+        eta0: options.eta0 ?? CRF_DEFAULTS.eta0,
         sigma2: options.sigma2 ?? 1.0,
         beam: options.beam ?? Number.POSITIVE_INFINITY,
         threads: options.threads ?? 0,
         seed: options.seed ?? 1,
         priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
-        verbFeatures: options.verbFeatures === false ? 0 : 1,
+        verbFeatures: options.verbFeatures ? 1 : 0,
         featureCacheMB: options.featureCacheMB ?? 1024,
         surfaceBits,
         prune,
-        adagrad: options.optimizer === 'adagrad' ? 1 : 0,
+        adagrad: (options.optimizer ?? 'adagrad') === 'adagrad' ? 1 : 0,
       });
       meta.crf = true;
       if (prune > 0) meta.prune = prune;
       const summary: ParserTrainSummary = { surfaceGoldFeatures: started.surfaceGoldFeatures, surfaceCollisionRate: started.surfaceCollisionRate };
-      const epochs = options.epochs ?? 10;
+      const epochs = options.epochs ?? CRF_DEFAULTS.epochs;
       const lbfgs = options.optimizer === 'lbfgs';
       const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(prepared.length / batch));
       const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
