@@ -13,7 +13,8 @@ namespace structrank {
 
 namespace {
 // Version 2 appends the optional extras (verb tags, word clusters, verb features);
-// version 3 writes the CRF's surface hash bits before its weights.
+// version 3 writes the CRF's surface hash bits before its weights and appends the
+// lexicon's signature scheme (learned suffixes).
 constexpr uint32_t kPayloadVersion = 3;
 }
 
@@ -209,12 +210,16 @@ int64_t ChartModel::CoarseEntries(const std::vector<Token>& tokens, double thres
   ch.Begin(n, S, true);
   PcfgScorer scorer{binary_logp.data(), unary_logp.data(), root_logp.data()};
   const LexScores lex = PcfgLex(tokens);
-  const double z = Inside<LogSemiring>(grammar, lex, scorer, ch);
+  // Max-marginals (Viterbi inside + outside): an entry's best complete tree relative to
+  // the best tree. The max semiring needs no exp/log, so this pass costs a fraction of a
+  // log-sum one; an entry survives when its best tree is at least threshold times as
+  // probable as the best tree.
+  const double best = Inside<MaxSemiring>(grammar, lex, scorer, ch);
   int64_t total = 0;
-  if (z != kNegInf) {
+  if (best != kNegInf) {
     NullVisitor none;
-    Outside<LogSemiring>(grammar, lex, scorer, z, ch, none);
-    const double floor = z + std::log(threshold);
+    Outside<MaxSemiring>(grammar, lex, scorer, best, ch, none);
+    const double floor = best + std::log(threshold);
     for (int cell = 0; cell < Chart::NumCells(n); ++cell) {
       const size_t base = static_cast<size_t>(cell) * S;
       for (int a = ch.pre_begin[cell]; a < ch.pre_end[cell]; ++a) {
@@ -332,6 +337,8 @@ std::vector<uint8_t> ChartModel::Serialize() const {
   std::vector<uint64_t> verbs(crf.verb_words.begin(), crf.verb_words.end());
   std::sort(verbs.begin(), verbs.end());
   out.PutVector(verbs);
+  // Version 3 extras.
+  lexicon.WriteSignatures(out);
   return std::move(out.bytes());
 }
 
@@ -363,6 +370,7 @@ std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t 
     m->crf.verb_features = in.Get<uint8_t>() != 0;
     for (uint64_t v : in.GetVector<uint64_t>()) m->crf.verb_words.insert(v);
   }
+  if (version >= 3) m->lexicon.ReadSignatures(in);
   if (!in.AtEnd()) throw InputError("chart model: trailing bytes");
   return m;
 }

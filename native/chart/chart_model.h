@@ -89,13 +89,14 @@ class ChartModel {
   // The flat fallback: X over each word's best tag by its lexical score.
   static SentenceParse FlatParse(const LexScores& lex);
   // beam: parse-time pruning of the Viterbi chart (see Chart::beam); infinity = exact.
-  // prune > 0: coarse-to-fine, the CRF's chart keeps only the entries whose PCFG posterior
-  // is at least `prune` (CoarseEntries); 0 = exhaustive.
+  // prune > 0: coarse-to-fine, the CRF's chart keeps only the entries the PCFG pass keeps
+  // (CoarseEntries); 0 = exhaustive.
   SentenceParse Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg = false,
                       double beam = INFINITY, double prune = 0) const;
-  // The coarse pass: PCFG inside-outside (log-sum), the chart entries (cell * S + symbol)
-  // of the pre- and post-unary layers whose posterior is >= threshold. Returns the number
-  // of entries the PCFG chart had (0 when the PCFG covers nothing: nothing is kept).
+  // The coarse pass: PCFG Viterbi inside-outside; keeps the chart entries (cell * S +
+  // symbol) of the pre- and post-unary layers whose max-marginal (best tree through the
+  // entry) is >= threshold times the best tree's probability. Returns the number of
+  // entries the PCFG chart had (0 when the PCFG covers nothing: nothing is kept).
   int64_t CoarseEntries(const std::vector<Token>& tokens, double threshold, Chart& ch, std::vector<int32_t>& keep_pre,
                         std::vector<int32_t>& keep_post) const;
   // max_length > 0: longer sentences get the flat fallback without a chart (its time grows

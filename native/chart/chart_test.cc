@@ -497,6 +497,9 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
   m->lexicon.WriteClusters(extras);
   extras.Put<uint8_t>(0);
   extras.PutVector(std::vector<uint64_t>{});
+  m->lexicon.WriteSignatures(extras);  // version 3
+  // A version 1 model never had learned signatures.
+  m->lexicon.learned_signatures = false;
   std::vector<uint8_t> v1(bytes.begin(), bytes.end() - static_cast<std::ptrdiff_t>(extras.bytes().size()));
   v1[0] = 1, v1[1] = v1[2] = v1[3] = 0;
   // Version 3 writes the CRF's surface hash bits (int32) after the CRF flag; older ones do not.

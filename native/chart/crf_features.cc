@@ -74,15 +74,27 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
   lower_key_.resize(n_);
   verb_pos_.assign(n_, 0);
   verb_on_ = w.verb_features && g.binary_verb.size() == g.binary.size();
+  // Models with surface features lowercase and cut suffixes by Unicode code points; older
+  // ones by bytes (ASCII case only), as they were trained.
+  const bool unicode = w.surface_bits > 0;
+  std::vector<size_t> starts;
   for (int i = 0; i < n_; ++i) {
     const Token& t = tokens[i];
     std::string lower = t.text;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (unicode) lower = LowerUtf8(t.text);
+    else
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const bool frequent = t.word >= 0 && lex.word_count[t.word] > lex.rare_threshold;
     word_key_[i] = StringHash(frequent ? lower : t.signature);
     sig_key_[i] = StringHash(t.signature);
-    suffix2_key_[i] = StringHash("2:" + lower.substr(lower.size() >= 2 ? lower.size() - 2 : 0));
-    suffix3_key_[i] = StringHash("3:" + lower.substr(lower.size() >= 3 ? lower.size() - 3 : 0));
+    auto suffix = [&](size_t len) {
+      if (!unicode) return lower.substr(lower.size() >= len ? lower.size() - len : 0);
+      starts.clear();
+      for (size_t at = 0; at < lower.size();) starts.push_back(at), NextCodepoint(lower, at);
+      return lower.substr(starts.size() >= len ? starts[starts.size() - len] : 0);
+    };
+    suffix2_key_[i] = StringHash("2:" + suffix(2));
+    suffix3_key_[i] = StringHash("3:" + suffix(3));
     lower_key_[i] = StringHash(lower);
     verb_pos_[i] = verb_on_ && w.verb_words.count(lower_key_[i]) ? 1 : 0;
     if (t.cluster >= 0) {
