@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "core/errors.h"
 #include "core/word_signature.h"
@@ -160,39 +161,18 @@ uint64_t CrfSentence::SpanShapeKey(int i, int j) const {
 void CrfSentence::PrepareSurface() {
   const CrfWeights& w = *w_;
   const Grammar& g = *g_;
-  const double* t = w.theta.data();
   const size_t R = g.binary.size(), U = static_cast<size_t>(U_), S = static_cast<size_t>(g.num_symbols);
   const size_t rows = static_cast<size_t>(n_ + 1);
-  surf_left_.assign(rows * R, 0.0), surf_right_.assign(rows * R, 0.0), surf_split_.assign(rows * R, 0.0);
-  surf_uleft_.assign(rows * U, 0.0), surf_uright_.assign(rows * U, 0.0);
-  std::vector<double> parent(S);
-  SurfaceKey keys[4];
-  for (Edge edge : {Edge::kLeft, Edge::kRight, Edge::kSplit}) {
-    std::vector<double>& bin = edge == Edge::kLeft ? surf_left_ : edge == Edge::kRight ? surf_right_ : surf_split_;
-    std::vector<double>* un = edge == Edge::kLeft ? &surf_uleft_ : edge == Edge::kRight ? &surf_uright_ : nullptr;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int e = 0; e < 3; ++e) surf_[e].assign(rows * R, nan), surf_parent_[e].assign(rows * S, nan);
+  surf_[3].assign(rows * U, nan), surf_[4].assign(rows * U, nan);
+  for (int e = 0; e < 3; ++e) {
+    edge_keys_[e].assign(rows * 4, SurfaceKey{0, 0});
     for (int p = 0; p <= n_; ++p) {
+      const Edge edge = static_cast<Edge>(e);
       if ((edge == Edge::kLeft && p == n_) || (edge == Edge::kRight && p == 0) || (edge == Edge::kSplit && (p == 0 || p == n_)))
         continue;
-      SurfaceKeys(edge, p, keys);
-      for (size_t x = 0; x < S; ++x) {
-        double v = 0;
-        if (!g.is_tag[x])
-          for (const auto& k : keys) v += t[w.SurfaceSlot(k.templ, kConjParent + x, k.value)];
-        parent[x] = v;
-      }
-      double* row = &bin[p * R];
-      for (size_t r = 0; r < R; ++r) {
-        double v = parent[g.binary[r].parent];
-        for (const auto& k : keys) v += t[w.SurfaceSlot(k.templ, r, k.value)];
-        row[r] = v;
-      }
-      if (!un) continue;
-      double* urow = &(*un)[p * U];
-      for (size_t u = 0; u < U; ++u) {
-        double v = parent[g.unary[u].parent];
-        for (const auto& k : keys) v += t[w.SurfaceSlot(k.templ, kConjUnary + u, k.value)];
-        urow[u] = v;
-      }
+      SurfaceKeys(edge, p, &edge_keys_[e][static_cast<size_t>(p) * 4]);
     }
   }
   // Span shape x parent base category, one slot per (cell, base).
@@ -204,6 +184,22 @@ void CrfSentence::PrepareSurface() {
       int64_t* row = &shape_slot_[static_cast<size_t>(Cell(i, j)) * B_];
       for (int32_t b = 0; b < B_; ++b) row[b] = w.SurfaceSlot(kSurfSpanShape, kConjParent + static_cast<uint64_t>(b), key);
     }
+}
+
+double CrfSentence::ComputeSurface(int edge, int p, int32_t rule, bool unary) const {
+  const CrfWeights& w = *w_;
+  const double* t = w.theta.data();
+  const SurfaceKey* keys = &edge_keys_[edge][static_cast<size_t>(p) * 4];
+  const int32_t parent = unary ? g_->unary[rule].parent : g_->binary[rule].parent;
+  double& pv = surf_parent_[edge][static_cast<size_t>(p) * g_->num_symbols + parent];
+  if (pv != pv) {
+    pv = 0;
+    for (int q = 0; q < 4; ++q) pv += t[w.SurfaceSlot(keys[q].templ, kConjParent + static_cast<uint64_t>(parent), keys[q].value)];
+  }
+  const uint64_t conj = unary ? kConjUnary + static_cast<uint64_t>(rule) : static_cast<uint64_t>(rule);
+  double v = pv;
+  for (int q = 0; q < 4; ++q) v += t[w.SurfaceSlot(keys[q].templ, conj, keys[q].value)];
+  return v;
 }
 
 void CrfSentence::FlushSurface(double* grad) {

@@ -129,7 +129,8 @@ class CrfSentence {
     if (verb_on_ && g_->binary_verb[r]) s += VerbScore(r, i, k, j);
     if (surface_on_) {
       const size_t R = g_->binary.size();
-      s += surf_left_[i * R + r] + surf_right_[j * R + r] + surf_split_[k * R + r];
+      s += SurfaceRule(0, i * R + r, i, r, false) + SurfaceRule(1, j * R + r, j, r, false) +
+           SurfaceRule(2, k * R + r, k, r, false);
     }
     return s;
   }
@@ -156,7 +157,8 @@ class CrfSentence {
     double s = t[w_->unary_rule + u] + t[w_->unary_len + u * kLenBuckets + LenBucket(j - i)] +
                span_base_[static_cast<size_t>(Cell(i, j)) * B_ + b];
     if (j - i == 1) s += unary_word_score_[static_cast<size_t>(i) * U_ + u];
-    if (surface_on_) s += surf_uleft_[static_cast<size_t>(i) * U_ + u] + surf_uright_[static_cast<size_t>(j) * U_ + u];
+    if (surface_on_)
+      s += SurfaceRule(3, static_cast<size_t>(i) * U_ + u, i, u, true) + SurfaceRule(4, static_cast<size_t>(j) * U_ + u, j, u, true);
     return s;
   }
   double Root(int32_t rr) const { return w_->theta[w_->root_rule + rr]; }
@@ -219,7 +221,18 @@ class CrfSentence {
   bool surface_on_ = false;
   std::vector<uint64_t> rep_word_, rep_shape_;  // positions -1 .. n (index + 1)
   std::vector<char> shape_symbol_;              // per word: its span-shape symbol
-  std::vector<double> surf_left_, surf_right_, surf_split_, surf_uleft_, surf_uright_;
+  // Filled lazily (NaN = not yet computed): the coarse-to-fine mask leaves most
+  // (boundary, rule) pairs unused, and each costs four random reads of the hashed table.
+  // Tables 0-2: binary rules at the left edge, right edge, split; 3-4: unary, left, right.
+  mutable std::vector<double> surf_[5];
+  mutable std::vector<double> surf_parent_[3];  // per edge: boundary x symbol
+  std::vector<SurfaceKey> edge_keys_[3];        // per edge: boundary x 4 keys
+  double SurfaceRule(int table, size_t at, int p, int32_t rule, bool unary) const {
+    double& v = surf_[table][at];
+    if (v != v) v = ComputeSurface(table % 3, p, rule, unary);  // NaN: not computed yet
+    return v;
+  }
+  double ComputeSurface(int edge, int p, int32_t rule, bool unary) const;
   std::vector<double> mass_left_, mass_right_, mass_split_, mass_uleft_, mass_uright_;
   std::vector<int64_t> shape_slot_;  // per (cell, base): the span-shape x parent-base slot
   void PrepareSurface();
