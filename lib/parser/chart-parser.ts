@@ -19,7 +19,7 @@ export const CHART_MODEL_KIND = 'chart-parser';
  * the same for every treebank): the grammar backbone (horizontal Markov order 0, parent
  * annotation, no head rules), hashed surface features, AdaGrad, coarse-to-fine pruning.
  */
-export const CRF_DEFAULTS = { markov: 0, parent: true, vpHeadTag: false, epochs: 4, eta0: 0.1, prune: 1e-4, surfaceBits: 22 } as const;
+export const CRF_DEFAULTS = { markov: 0, parent: true, vpHeadTag: false, epochs: 3, eta0: 0.1, prune: 1e-4, surfaceBits: 22 } as const;
 const CHART_MODEL_VERSION = 1;
 
 interface NativeParseResult {
