@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /** The `structrank` command line: dispatches to lib/commands/*. */
 import { commands } from './commands/index.js';
-import { AbortError, InputError, UsageError } from './errors.js';
+import { AbortError, EXIT_CODES, InputError, StructrankError, UsageError } from './errors.js';
+import { setQuiet } from './progress.js';
 
 const VERSION = '0.1.0';
 
@@ -11,7 +12,7 @@ async function listCommands(): Promise<string> {
     const cmd = await load();
     lines.push(`  ${name.padEnd(16)} ${cmd.summary}`);
   }
-  lines.push('', "run 'structrank <command> --help' for a command's options");
+  lines.push('', "run 'structrank <command> --help' for a command's options; --quiet (any command) silences progress lines");
   return lines.join('\n');
 }
 
@@ -40,6 +41,11 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const cmd = await load();
+  // --quiet, accepted by every command, silences progress lines (lib/progress.ts).
+  if (rest.includes('--quiet')) {
+    setQuiet(true);
+    rest.splice(0, rest.length, ...rest.filter((a) => a !== '--quiet'));
+  }
   if (rest.includes('--help') || rest.includes('-h')) {
     console.log(cmd.usage);
     return 0;
@@ -47,22 +53,18 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return (await cmd.run(rest)) ?? 0;
   } catch (err) {
+    // One line per error; the exit code comes from the error's code (docs/errors.md).
     if (err instanceof UsageError) {
       console.error(`structrank: ${err.message}\nusage: ${cmd.usage.split('\n')[0]}`);
-      return 2;
-    }
-    if (err instanceof InputError) {
-      console.error(`structrank: ${err.message}`);
-      return 1;
+      return EXIT_CODES[err.code];
     }
     if (err instanceof AbortError || (err as Error)?.name === 'AbortError') {
       console.error('structrank: cancelled');
-      return 130;
+      return EXIT_CODES.ABORT_ERR;
     }
-    const code = (err as { code?: string })?.code;
-    if (code === 'ERR_STRUCTRANK_INPUT') {
-      console.error(`structrank: ${(err as Error).message}`);
-      return 1;
+    if (err instanceof StructrankError && err.code !== 'ERR_STRUCTRANK_INTERNAL') {
+      console.error(`structrank: ${err.message}`);
+      return EXIT_CODES[err.code];
     }
     console.error(`structrank: internal error: ${(err as Error)?.message ?? String(err)}`);
     if (process.env.STRUCTRANK_DEBUG) console.error((err as Error)?.stack);

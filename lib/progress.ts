@@ -1,16 +1,33 @@
 /**
- * Progress lines for long jobs: items done, rate, ETA and a free-form status (loss, dev
- * score). Drawn on stderr only when it is a terminal; otherwise silent unless `log` is set,
- * in which case a plain line is printed every `logEvery` ms.
+ * Progress lines for long jobs: items done, elapsed time, rate, ETA and a free-form status
+ * (loss, dev score). On a terminal one line is redrawn in place; otherwise (CI logs, nohup, a
+ * job scheduler) a plain line is printed each time a whole unit (epoch, pass, iteration)
+ * is completed, at most one per `logEvery` ms, plus a final one. `setQuiet(true)` (the CLI's
+ * --quiet) silences both.
  */
 export interface ProgressOptions {
   label: string;
   total?: number;
   unit?: string;
   stream?: NodeJS.WriteStream;
-  /** Force plain periodic log lines even when not a TTY. */
+  /** Print plain lines when the stream is not a terminal (default true; false: only on a terminal). */
   log?: boolean;
+  /**
+   * Least milliseconds between two plain lines. Default: 0 (a line per unit) for jobs of at
+   * most 100 units, such as epochs or L-BFGS iterations; 10 s for longer ones (boosting rounds).
+   */
   logEvery?: number;
+}
+
+let quiet = false;
+
+/** Silences every progress display and log line (the CLI's --quiet). */
+export function setQuiet(value: boolean): void {
+  quiet = value;
+}
+
+export function isQuiet(): boolean {
+  return quiet;
 }
 
 export class Progress {
@@ -18,6 +35,9 @@ export class Progress {
   private status = '';
   private readonly start = Date.now();
   private lastDraw = 0;
+  /** What the last plain line showed, so finish() does not repeat it. */
+  private lastLogged: string | undefined;
+  private loggedUnits = 0;
   private readonly stream: NodeJS.WriteStream;
   private readonly tty: boolean;
 
@@ -29,11 +49,22 @@ export class Progress {
   update(done: number, status?: string): void {
     this.done = done;
     if (status !== undefined) this.status = status;
+    if (quiet) return;
     const now = Date.now();
-    const every = this.tty ? 100 : (this.options.logEvery ?? 10_000);
-    if (now - this.lastDraw < every) return;
+    if (this.tty) {
+      if (now - this.lastDraw < 100) return;
+      this.lastDraw = now;
+      this.stream.write(`\r\x1b[K${this.line()}`);
+      return;
+    }
+    if (this.options.log === false) return;
+    // A plain line when a whole unit is completed (not for fractions of an epoch).
+    const units = Math.floor(done);
+    if (units <= this.loggedUnits) return;
+    if (this.lastLogged !== undefined && now - this.lastDraw < this.logEvery()) return;
+    this.loggedUnits = units;
     this.lastDraw = now;
-    this.draw(false);
+    this.logLine();
   }
 
   tick(n = 1, status?: string): void {
@@ -42,45 +73,55 @@ export class Progress {
 
   finish(status?: string): void {
     if (status !== undefined) this.status = status;
-    this.draw(true);
+    if (quiet) return;
+    if (this.tty) this.stream.write(`\r\x1b[K${this.line()}\n`);
+    else if (this.options.log !== false && this.lastLogged !== this.state()) this.logLine();
   }
 
+  /** The progress line: label, done/total with a bar, elapsed time, rate, ETA and status. */
   line(): string {
     const seconds = (Date.now() - this.start) / 1000;
     const rate = seconds > 0 ? this.done / seconds : 0;
     const unit = this.options.unit ?? 'items';
     const total = this.options.total;
     const parts = [this.options.label];
+    const done = Number.isInteger(this.done) ? `${this.done}` : this.done.toFixed(2);
     if (total !== undefined && total > 0) {
       const pct = Math.min(100, (100 * this.done) / total);
       const width = 20;
       const filled = Math.round((pct / 100) * width);
-      parts.push(`[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${this.done}/${total}`);
-      if (rate > 0 && this.done < total) parts.push(`ETA ${formatSeconds((total - this.done) / rate)}`);
-    } else parts.push(`${this.done}`);
+      parts.push(`[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}`);
+    } else parts.push(done);
+    parts.push(`elapsed ${formatSeconds(seconds)}`);
     parts.push(`${formatRate(rate)} ${unit}/s`);
+    if (total !== undefined && total > 0 && rate > 0 && this.done < total) parts.push(`ETA ${formatSeconds((total - this.done) / rate)}`);
     if (this.status) parts.push(this.status);
     return parts.join('  ');
   }
 
-  private draw(final: boolean): void {
-    if (this.tty) {
-      this.stream.write(`\r\x1b[K${this.line()}${final ? '\n' : ''}`);
-    } else if (this.options.log || final) {
-      if (this.options.log) this.stream.write(this.line() + '\n');
-    }
+  private logEvery(): number {
+    return this.options.logEvery ?? ((this.options.total ?? Infinity) <= 100 ? 0 : 10_000);
+  }
+
+  private state(): string {
+    return `${this.done}\0${this.status}`;
+  }
+
+  private logLine(): void {
+    this.lastLogged = this.state();
+    this.stream.write(`${this.line()}\n`);
   }
 }
 
 function formatRate(r: number): string {
   if (r >= 1e6) return `${(r / 1e6).toFixed(2)}M`;
   if (r >= 1e4) return `${(r / 1e3).toFixed(1)}k`;
-  return r.toFixed(r >= 100 ? 0 : 1);
+  return r.toFixed(r >= 100 ? 0 : r >= 1 ? 1 : 3);
 }
 
 export function formatSeconds(s: number): string {
   if (!Number.isFinite(s)) return '?';
   if (s < 60) return `${s.toFixed(0)}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${Math.round(s % 60).toString().padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${Math.round((s % 3600) / 60).toString().padStart(2, '0')}m`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${Math.floor(s % 60).toString().padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60).toString().padStart(2, '0')}m`;
 }

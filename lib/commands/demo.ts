@@ -3,6 +3,7 @@ import { intOption, parseCommandArgs } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
 import { runAndReport, unavailableMessage } from '../pipeline/cli.js';
 import { demoConfig, DEMO_SIZES } from '../pipeline/demo.js';
+import { resolveThreads } from '../native.js';
 
 const command: Command = {
   name: 'demo',
@@ -15,7 +16,7 @@ prints the test table and writes report.html into structrank-demo/ under the cur
 (or --output). Rerunning reuses the finished steps cached there.`,
   async run(args) {
     const { values } = parseCommandArgs('demo', args, { threads: { type: 'string' }, output: { type: 'string' } }, false);
-    const config = demoConfig(values.output, intOption('demo', values.threads, 'threads', 0));
+    const config = demoConfig(values.output, resolveThreads(intOption('demo', values.threads, 'threads', 0)));
     const s = DEMO_SIZES;
     console.log(`structrank demo: parsing reranking on data/gum-open (GUM, CC BY), sized for < 10 minutes on 2 cores:`);
     console.log(`  sentences of at most ${s.maxLength} words; train: the first ${s.trainLimit}, jackknifed in ${s.folds} folds; dev: ${s.devLimit}; test: up to ${s.testLimit}`);

@@ -5,17 +5,25 @@ import { CHUNK_SCHEMES, ConllevalCounter, formatConllevalReport, type ChunkSchem
 import { alignedConll } from '../eval/aligned.js';
 import { readLines } from '../io/lines.js';
 
-const usage = `structrank eval chunks --gold G --test T [--scheme iob1|iob2|iobes] [--json]
-structrank eval chunks --file F [--scheme iob1|iob2|iobes] [--json]
+const usage = `structrank eval chunks --gold G --test T [--scheme iob1|iob2|iobes|bilou] [--json]
+structrank eval chunks --file F [--scheme iob1|iob2|iobes|bilou] [--json]
 
 Chunk / entity precision, recall and F1 with conlleval.pl semantics.
   --gold G     CoNLL file whose last column is the gold tag
   --test T     CoNLL file whose last column is the predicted tag (aligned token by token with G)
   --file F     one file whose last two columns are gold and predicted (as conlleval reads it)
-  --scheme S   iob1 or iob2 (conlleval's rules, the default; both read alike) or iobes
+  --scheme S   iob1 or iob2 (conlleval's rules, the default; both read alike), iobes or bilou
   --json       print {"overall": {...}, "byType": {...}} instead of conlleval's text`;
 
-/** Scores files the way `eval chunks` does; exported for the API and tests. */
+/**
+ * Scores files the way `eval chunks` does; exported for the API and tests.
+ *
+ * @example
+ * ```ts
+ * const report = await evalChunkFiles({ gold: 'gold.conll', test: 'tagged.conll', scheme: 'iob2' });
+ * console.log(report.overall.f1);
+ * ```
+ */
 export async function evalChunkFiles(options: { gold?: string; test?: string; file?: string; scheme?: ChunkScheme }): Promise<ConllevalReport> {
   const counter = new ConllevalCounter(options.scheme ?? 'iob2');
   if (options.file !== undefined) {
@@ -59,7 +67,7 @@ export async function evalChunkFiles(options: { gold?: string; test?: string; fi
 export function schemeOption(command: string, value: string | undefined): ChunkScheme {
   if (value === undefined) return 'iob2';
   if (!(CHUNK_SCHEMES as readonly string[]).includes(value)) {
-    throw new UsageError(`${command}: invalid value for --scheme: '${value}' (iob1, iob2 or iobes)`);
+    throw new UsageError(`${command}: invalid value for --scheme: '${value}' (${CHUNK_SCHEMES.join(', ')})`);
   }
   return value as ChunkScheme;
 }

@@ -4,6 +4,7 @@ import { cliSignal } from '../cli/signal.js';
 import { buildFeatureTable, saveFeatureTable, selectFeatures } from '../rerank/feature-table.js';
 import { loadSentenceFeatures } from '../rerank/inputs.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
+import { resolveThreads } from '../native.js';
 
 const usage = `structrank features --input nbest.jsonl --out feats.bin [--cutoff 5] [--no-tree-features] [--threads N]
 
@@ -26,7 +27,7 @@ const command: Command = {
     const out = requireOption('features', values.out, 'out');
     checkOutputPath(out);
     const cutoff = intOption('features', values.cutoff, 'cutoff', 5, 1);
-    const threads = intOption('features', values.threads, 'threads', 0);
+    const threads = resolveThreads(intOption('features', values.threads, 'threads', 0));
     const { features } = await loadSentenceFeatures(input, {
       threads, signal: cliSignal(), treeFeatures: values['no-tree-features'] ? 'never' : 'auto',
     });

@@ -5,6 +5,7 @@ import { readConllSync } from '../io/conll.js';
 import { SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
 import { gramAsync } from '../kernels/kernel.js';
 import { lambdaOption, printMatrix, rethrowNative } from './kernel-output.js';
+import { resolveThreads } from '../native.js';
 
 const usage = `structrank kernel tags --lambda L [--sim2 F] A.conll [B.conll] [--columns word,pos,tag] [--threads N] [--json]
 
@@ -37,7 +38,7 @@ const command: Command = {
       json: { type: 'boolean' },
     });
     const lambda = lambdaOption('kernel tags', values.lambda);
-    const threads = intOption('kernel tags', values.threads, 'threads', 0);
+    const threads = resolveThreads(intOption('kernel tags', values.threads, 'threads', 0));
     const columns = (values.columns ?? 'word,pos,tag').split(',').map((c) => c.trim());
     if (!columns.includes('word') || !columns.includes('tag')) {
       throw new UsageError(`kernel tags: --columns must name a 'word' and a 'tag' column, got '${values.columns}'`);

@@ -5,6 +5,7 @@ import { readTreebankSync } from '../io/treebank.js';
 import { TreeBank } from '../kernels/tree-bank.js';
 import { gramAsync } from '../kernels/kernel.js';
 import { printMatrix, lambdaOption, rethrowNative } from './kernel-output.js';
+import { resolveThreads } from '../native.js';
 
 const usage = `structrank kernel trees --lambda L [--depth D] [--normalize] A.mrg [B.mrg] [--strip] [--threads N] [--json]
 
@@ -39,7 +40,7 @@ const command: Command = {
     });
     const lambda = lambdaOption('kernel trees', values.lambda);
     const depth = values.depth === undefined ? undefined : intOption('kernel trees', values.depth, 'depth', 0, 1);
-    const threads = intOption('kernel trees', values.threads, 'threads', 0);
+    const threads = resolveThreads(intOption('kernel trees', values.threads, 'threads', 0));
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError('kernel trees: expected one or two treebank files');
     const banks = positionals.map((file) => {
       const parsed = readTreebankSync(file);

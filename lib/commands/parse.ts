@@ -5,9 +5,9 @@ import { ChartParserModel } from '../parser/chart-parser.js';
 import { rewrap } from '../parser/evaluate.js';
 import { readParserInput } from '../parser/input.js';
 import { Progress } from '../progress.js';
-import { defaultThreads } from '../native.js';
+import { resolveThreads } from '../native.js';
 import { formatTree, type Tree } from '../trees/tree.js';
-import { writeNbest, type NbestSentence } from '../io/nbest.js';
+import { MAX_NBEST, writeNbest, type NbestSentence } from '../io/nbest.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { cliSignal } from '../cli/signal.js';
 
@@ -52,9 +52,10 @@ const command: Command = {
     const inputFile = requireOption('parse', values.input, 'input');
     const outFile = requireOption('parse', values.out, 'out');
     const k = intOption('parse', values.nbest, 'nbest', 1, 1);
+    if (k > MAX_NBEST) throw new UsageError(`parse: --nbest is at most ${MAX_NBEST}, not ${k}`);
     if (values.nbest !== undefined && values['out-nbest'] === undefined) throw new UsageError('parse: --nbest needs --out-nbest F');
     if (values['out-nbest'] !== undefined && values.nbest === undefined) throw new UsageError('parse: --out-nbest needs --nbest K');
-    const threads = intOption('parse', values.threads, 'threads', 0) || defaultThreads();
+    const threads = resolveThreads(intOption('parse', values.threads, 'threads', 0));
     const beam = numberOption('parse', values.beam, 'beam', Number.POSITIVE_INFINITY, (x) => x > 0);
     const maxLength = intOption('parse', values['max-length'], 'max-length', DEFAULT_MAX_LENGTH, 0);
     const prune = values.prune === undefined ? undefined : numberOption('parse', values.prune, 'prune', 0, (x) => x >= 0 && x < 1);

@@ -3,6 +3,7 @@ import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
 import { pipelineJsonSchema, readPipelineConfig } from '../pipeline/config.js';
 import { runAndReport, unavailableMessage } from '../pipeline/cli.js';
+import { resolveThreads } from '../native.js';
 
 const command: Command = {
   name: 'pipeline',
@@ -31,7 +32,7 @@ Writes <output>/results.json and <output>/report.html.
     }
     const file = requireOption('pipeline', values.config, 'config');
     const config = readPipelineConfig(file);
-    if (values.threads !== undefined) config.threads = intOption('pipeline', values.threads, 'threads', 0);
+    if (values.threads !== undefined) config.threads = resolveThreads(intOption('pipeline', values.threads, 'threads', 0));
     if (values.output !== undefined) {
       const { resolve } = await import('node:path');
       config.output = resolve(values.output);

@@ -13,6 +13,8 @@ import { loadModel } from '../io/model-file.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { nbestKind, nbestKindName } from '../io/nbest.js';
 import { perceptronRerankUsage, rerankPerceptronCli } from '../rerank/perceptron-cli.js';
+import { resolveThreads } from '../native.js';
+import { baseIndex, oracleIndex } from '../rerank/candidate-order.js';
 
 const usage = `structrank rerank --model M --input nbest.jsonl --out best.mrg|best.conll [--rounds N] [--threads N]
 
@@ -48,7 +50,7 @@ const command: Command = {
     const input = requireOption('rerank', values.input, 'input');
     const out = requireOption('rerank', values.out, 'out');
     checkOutputPath(out);
-    const threads = intOption('rerank', values.threads, 'threads', 0);
+    const threads = resolveThreads(intOption('rerank', values.threads, 'threads', 0));
     if (isContainerFile(input)) throw new InputError(input, undefined, 'rerank needs the n-best file itself (it writes the chosen candidates)');
     let weights = model.weights;
     if (values.rounds !== undefined) {
@@ -78,12 +80,9 @@ const command: Command = {
       } else lines.push(c.tree ?? '');
       if (scored) {
         const p0 = table.sentencePtr[i];
-        let first = p0;
-        let best = p0;
-        for (let q = p0; q < table.sentencePtr[i + 1]; q++) {
-          if (table.logprob[q] > table.logprob[first]) first = q;
-          if (table.score[q] > table.score[best] || (table.score[q] === table.score[best] && table.logprob[q] > table.logprob[best])) best = q;
-        }
+        const p1 = table.sentencePtr[i + 1];
+        const first = p0 + baseIndex(table.logprob.subarray(p0, p1));
+        const best = p0 + oracleIndex(table.score.subarray(p0, p1), table.logprob.subarray(p0, p1));
         base += table.score[first];
         reranked += table.score[p0 + chosen[i]];
         oracle += table.score[best];
@@ -93,12 +92,14 @@ const command: Command = {
       }
     });
     await writeTextAtomic(out, [lines.join('\n') + (lines.length ? '\n' : '')]);
-    console.log(`reranked ${list.length} sentences with ${model.method} (${model.names.length} features) -> ${out}`);
-    if (scored) console.log(`summed Score: base ${base.toFixed(2)}, reranked ${reranked.toFixed(2)}, oracle ${oracle.toFixed(2)}`);
+    // With --out - the chosen candidates are standard output: the summary goes to stderr.
+    const say = out === '-' ? console.error : console.log;
+    say(`reranked ${list.length} sentences with ${model.method} (${model.names.length} features) -> ${out}`);
+    if (scored) say(`summed Score: base ${base.toFixed(2)}, reranked ${reranked.toFixed(2)}, oracle ${oracle.toFixed(2)}`);
     if (scored && !asConll) {
       // EVALB F1 (trivial roots stripped from gold and candidates alike).
       const f1 = (pick: number[]): string => evalbCorpus(list.map((s, i) => [stripRoot(parseTree(s.gold as string)), stripRoot(parseTree(s.candidates[pick[i]].tree as string))] as const)).all.f1.toFixed(2);
-      console.log(`EVALB F1: base ${f1(picks.base)}, reranked ${f1(picks.reranked)}, oracle ${f1(picks.oracle)}`);
+      say(`EVALB F1: base ${f1(picks.base)}, reranked ${f1(picks.reranked)}, oracle ${f1(picks.oracle)}`);
     }
   },
 };

@@ -4,8 +4,9 @@ import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { AtomicFile } from '../io/atomic-writer.js';
 import { readLines } from '../io/lines.js';
-import { formatNbestLine, type NbestSentence } from '../io/nbest.js';
+import { formatNbestLine, MAX_NBEST, type NbestSentence } from '../io/nbest.js';
 import { Tagger } from '../tagger/tagger.js';
+import { resolveThreads } from '../native.js';
 
 const usage = `structrank tag --model M --input F [--out F] [--nbest K --out-nbest nbest.jsonl] [--separator whitespace|tab] [--threads N]
 
@@ -42,10 +43,11 @@ const command: Command = {
     const modelFile = requireOption(cmd, values.model, 'model');
     const input = requireOption(cmd, values.input, 'input');
     const nbest = intOption(cmd, values.nbest, 'nbest', 0, 1);
+    if (nbest > MAX_NBEST) throw new UsageError(`${cmd}: --nbest is at most ${MAX_NBEST}, not ${nbest}`);
     if ((nbest > 0) !== (values['out-nbest'] !== undefined)) throw new UsageError(`${cmd}: --nbest and --out-nbest go together`);
     const separator = values.separator ?? 'whitespace';
     if (separator !== 'whitespace' && separator !== 'tab') throw new UsageError(`${cmd}: --separator must be whitespace or tab`);
-    const threads = intOption(cmd, values.threads, 'threads', 0, 0);
+    const threads = resolveThreads(intOption(cmd, values.threads, 'threads', 0, 0));
     const tagger = Tagger.load(modelFile);
     const { columns, inputColumns, label } = tagger.meta;
     const goldIndex = columns.indexOf(label);

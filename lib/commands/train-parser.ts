@@ -5,7 +5,7 @@ import { readTreesSync } from '../io/treebank.js';
 import { ChartParserModel, CRF_DEFAULTS, type ParserTrainSummary } from '../parser/chart-parser.js';
 import { evaluateParser } from '../parser/evaluate.js';
 import { Progress } from '../progress.js';
-import { defaultThreads } from '../native.js';
+import { resolveThreads } from '../native.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
 
 const command: Command = {
@@ -79,7 +79,7 @@ const command: Command = {
     if (markov !== 0 && markov !== 1 && markov !== 2) throw new UsageError('train-parser: --markov must be 0, 1 or 2');
     if (values.sgd && values.lbfgs) throw new UsageError('train-parser: --sgd and --lbfgs exclude each other');
     if (values['verb-features'] && values['no-verb-features']) throw new UsageError('train-parser: --verb-features and --no-verb-features exclude each other');
-    const threads = intOption('train-parser', values.threads, 'threads', 0) || defaultThreads();
+    const threads = resolveThreads(intOption('train-parser', values.threads, 'threads', 0));
     const maxLength = intOption('train-parser', values['max-length'], 'max-length', 0);
     let trees = readTreesSync(train);
     if (maxLength > 0) {

@@ -9,6 +9,7 @@ import { saveReranker } from '../rerank/reranker.js';
 import { rerankerTrainers } from '../rerank/trainers.js';
 import { perceptronTrainUsage, trainPerceptronCli } from '../rerank/perceptron-cli.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
+import { resolveThreads } from '../native.js';
 
 const usage = `structrank train-reranker --method ${[...Object.keys(rerankerTrainers), 'perceptron'].join('|')} --train nbest.jsonl|feats.bin [--dev nbest.jsonl|feats.bin]
     --model M [--rounds 100000] [--eps 0.0025[,0.001,...]] [--weights score|uniform] [--l2 1[,10,...]]
@@ -60,7 +61,7 @@ const command: Command = {
     checkOutputPath(modelFile);
     const weighting = values.weights ?? 'score';
     if (weighting !== 'score' && weighting !== 'uniform') throw new UsageError(`train-reranker: --weights must be score or uniform`);
-    const threads = intOption('train-reranker', values.threads, 'threads', 0);
+    const threads = resolveThreads(intOption('train-reranker', values.threads, 'threads', 0));
     const cutoff = intOption('train-reranker', values.cutoff, 'cutoff', 5, 1);
     const rounds = values.rounds === undefined ? undefined : intOption('train-reranker', values.rounds, 'rounds', 0, 1);
     const devStep = values['dev-step'] === undefined ? undefined : intOption('train-reranker', values['dev-step'], 'dev-step', 1, 1);

@@ -8,6 +8,7 @@ import { Progress } from '../progress.js';
 import { Tagger, type TaggerAlgorithm } from '../tagger/tagger.js';
 import { DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
+import { resolveThreads } from '../native.js';
 
 const usage = `structrank train-tagger --algo maxent|perceptron|crf --train F [--dev F] --columns word,pos,chunk --label chunk --model M
   [--order 1|2] [--template T.json|pos|chunk|ner] [--clusters F] [--epochs N] [--optimizer lbfgs|sgd]
@@ -109,7 +110,7 @@ const command: Command = {
     if (sgdWarmup > 0 && !(algo === 'crf' && optimizer === 'lbfgs')) throw new UsageError(`${cmd}: --sgd-warmup applies to --algo crf with --optimizer lbfgs`);
     const evalEvery = intOption(cmd, values['eval-every'], 'eval-every', lbfgs ? 10 : 1, 1);
     const patience = intOption(cmd, values.patience, 'patience', 3, 0);
-    const threads = intOption(cmd, values.threads, 'threads', 0, 0);
+    const threads = resolveThreads(intOption(cmd, values.threads, 'threads', 0, 0));
     const seed = intOption(cmd, values.seed, 'seed', 1, 0);
 
     const format = values.format ?? (trainFile.endsWith('.conllu') ? 'conllu' : 'conll');

@@ -3,14 +3,14 @@
  * `structrank rerank` for perceptron models. The command modules stay thin and dispatch
  * here, so other reranking methods plug in beside it.
  */
-import { writeFileSync } from 'node:fs';
 import { intOption, numberOption, parseCommandArgs, requireOption } from '../cli/args.js';
 import { cliSignal } from '../cli/signal.js';
 import { UsageError, InputError } from '../errors.js';
 import { listKind, readNbestSync, requireSameKind } from '../io/nbest.js';
 import { Progress } from '../progress.js';
 import { formatChosen, PerceptronReranker, type PerceptronKernel, type PerceptronPrediction, type RerankEvaluation } from './perceptron.js';
-import { checkOutputPath } from '../io/atomic-writer.js';
+import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
+import { resolveThreads } from '../native.js';
 
 export const perceptronTrainUsage = `structrank train-reranker --method perceptron --train nbest.jsonl --model M [options]
   --kernel tree|tags|linear  kernel (default: tree for tree candidates, tags for tag candidates)
@@ -107,7 +107,7 @@ export async function trainPerceptronCli(args: string[]): Promise<number> {
     shuffle: !values['no-shuffle'],
     compressed: !values['no-compress'],
     cacheMB: numberOption(cmd, values['cache-mb'], 'cache-mb', 512, (n) => n >= 0),
-    threads: intOption(cmd, values.threads, 'threads', 0, 0),
+    threads: resolveThreads(intOption(cmd, values.threads, 'threads', 0, 0)),
     file: trainFile,
     signal: cliSignal(),
   };
@@ -168,7 +168,7 @@ export async function rerankPerceptronCli(args: string[]): Promise<number> {
   const input = requireOption(cmd, values.input, 'input');
   const out = requireOption(cmd, values.out, 'out');
   checkOutputPath(out);
-  const threads = intOption(cmd, values.threads, 'threads', 0, 0);
+  const threads = resolveThreads(intOption(cmd, values.threads, 'threads', 0, 0));
   const prediction = predictionFlag(values);
   const reranker = PerceptronReranker.load(modelFile);
   const sentences = readNbestSync(input);
@@ -184,14 +184,12 @@ export async function rerankPerceptronCli(args: string[]): Promise<number> {
   } else chosen = (await reranker.choose(sentences, options)).chosen;
   progress.update(sentences.length);
   progress.finish();
-  try {
-    writeFileSync(out, formatChosen(sentences, chosen, input));
-  } catch (err) {
-    throw new InputError(out, undefined, `cannot write: ${(err as Error).message}`);
-  }
+  await writeTextAtomic(out, [formatChosen(sentences, chosen, input)]);
   const candidates = sentences.reduce((n, s) => n + s.candidates.length, 0);
   const seconds = (Date.now() - started) / 1000;
-  console.log(`reranked ${sentences.length} sentences (${candidates} candidates) in ${seconds.toFixed(2)}s; wrote ${out}`);
-  if (evaluation) console.log(report(`${input} (${prediction ?? reranker.meta.prediction})`, evaluation, metricName(reranker)));
+  // With --out - the chosen candidates are standard output: the summary goes to stderr.
+  const say = out === '-' ? console.error : console.log;
+  say(`reranked ${sentences.length} sentences (${candidates} candidates) in ${seconds.toFixed(2)}s; wrote ${out}`);
+  if (evaluation) say(report(`${input} (${prediction ?? reranker.meta.prediction})`, evaluation, metricName(reranker)));
   return 0;
 }
