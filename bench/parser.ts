@@ -19,6 +19,9 @@ import { treeWords } from '../lib/parser/input.js';
 import type { Tree } from '../lib/trees/tree.js';
 import { defaultThreads } from '../lib/native.js';
 
+/** The CRF these tables were measured with (before the surface-feature defaults). */
+const LEGACY_CRF = { markov: 2, vpHeadTag: true, surfaceBits: 0, prune: 0, optimizer: 'sgd', verbFeatures: true } as const;
+
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shared = process.env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
 const dataDir = (name: string): string => (name === 'gum-open' ? join(root, 'data', 'gum-open') : join(shared, name));
@@ -111,7 +114,7 @@ for (const name of datasets) {
     let last = performance.now();
     let kept = 1;
     const crf = await ChartParserModel.train(sub, {
-      crf: true, epochs: crfEpochs, eta0: crfEta, beam, threads,
+      ...LEGACY_CRF, crf: true, epochs: crfEpochs, eta0: crfEta, beam, threads,
       onProgress: (p) => {
         kept = p.keptFraction;
         if (p.step === p.stepsPerEpoch) {

@@ -81,10 +81,10 @@ describe('chart parser extras', () => {
     expect(() => readClustersSync(empty)).toThrow(/empty-clusters\.txt:1: /);
   });
 
-  it('verb-lexicalized rule features: on by default, off when asked, saved with the model', async () => {
+  it('verb-lexicalized rule features: off by default, on when asked, saved with the model', async () => {
     const data = trees([...relaxable, ...clusterable]);
-    const off = await ChartParserModel.train(data, { crf: true, epochs: 1, batch: 2, threads: 1, verbFeatures: false });
-    const on = await ChartParserModel.train(data, { crf: true, epochs: 1, batch: 2, threads: 1 });
+    const off = await ChartParserModel.train(data, { crf: true, epochs: 1, batch: 2, threads: 1 });
+    const on = await ChartParserModel.train(data, { crf: true, epochs: 1, batch: 2, threads: 1, verbFeatures: true });
     expect(off.info().verbFeatures).toBe(false);
     expect(on.info().verbFeatures).toBe(true);
     // One feature per (rule, verb) seen: VP -> VBD NP with "saw" (the unary VP -> VBD has rule x word already).
@@ -125,12 +125,12 @@ describe('chart parser CRF feature-id cache', () => {
 });
 
 describe('chart parser extras CLI', () => {
-  it('train-parser --clusters --relax (verb features on by default), then parse with the model alone', () => {
+  it('train-parser --clusters --relax --verb-features, then parse with the model alone', () => {
     const trainFile = tmp.file('extras.mrg', [...relaxable, ...clusterable].join('\n') + '\n');
     const clusters = tmp.file('cli-clusters.txt', 'barked\t0101\nzorps\t0101\n');
     const model = tmp.file('extras.model');
     const r = runCli(['train-parser', '--train', trainFile, '--model', model, '--crf', '--epochs', '2', '--batch', '2',
-      '--clusters', clusters, '--relax', '--feature-cache-mb', '16', '--threads', '1']);
+      '--clusters', clusters, '--relax', '--verb-features', '--feature-cache-mb', '16', '--threads', '1']);
     expect(r.stderr).toMatch(/from relaxation/);
     expect(r.stderr).toMatch(/2 cluster words/);
     expect(r.status).toBe(0);

@@ -17,7 +17,7 @@ const DEFAULT_MAX_LENGTH = 300;
 const command: Command = {
   name: 'parse',
   summary: 'parse sentences (or a treebank\'s words) with a chart parser model; optional n-best lists',
-  usage: `structrank parse --model M --input F --out F [--nbest K --out-nbest F.jsonl] [--pcfg] [--beam X] [--max-length N] [--threads N]
+  usage: `structrank parse --model M --input F --out F [--nbest K --out-nbest F.jsonl] [--pcfg] [--beam X] [--prune X] [--max-length N] [--threads N]
   --model M        model from train-parser
   --input F        bracketed trees (their words are parsed) or tokenized text, one sentence per line
   --out F          one tree per input sentence, in order, with exactly the input's words
@@ -25,6 +25,8 @@ const command: Command = {
   --out-nbest F    JSON Lines n-best file: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}
   --pcfg           parse with the PCFG even if the model has CRF weights
   --beam X         prune each span's states more than X below its best (default: exact)
+  --prune X        CRF coarse-to-fine: keep chart entries whose PCFG posterior is >= X (default: the
+                   model's training value; 0 = exhaustive)
   --max-length N   longer sentences get the flat fallback instead of a chart (default ${DEFAULT_MAX_LENGTH};
                    0 = no limit; time grows with the cube of the length, memory with its square)
   --threads N      threads (default all cores)
@@ -45,6 +47,7 @@ const command: Command = {
         'out-nbest': { type: 'string' },
         pcfg: { type: 'boolean' },
         beam: { type: 'string' },
+        prune: { type: 'string' },
         'max-length': { type: 'string' },
         threads: { type: 'string' },
       },
@@ -60,6 +63,7 @@ const command: Command = {
     const threads = resolveThreads(intOption('parse', values.threads, 'threads', 0));
     const beam = numberOption('parse', values.beam, 'beam', Number.POSITIVE_INFINITY, (x) => x > 0);
     const maxLength = intOption('parse', values['max-length'], 'max-length', DEFAULT_MAX_LENGTH, 0);
+    const prune = values.prune === undefined ? undefined : numberOption('parse', values.prune, 'prune', 0, (x) => x >= 0 && x < 1);
     checkOutputPath(outFile);
     if (values['out-nbest']) checkOutputPath(values['out-nbest']);
     const model = ChartParserModel.load(modelFile);
@@ -75,7 +79,7 @@ const command: Command = {
     for (let start = 0; start < n; start += chunk) {
       const end = Math.min(n, start + chunk);
       const sentences = input.sentences.slice(start, end);
-      const results = await model.parseNbest(sentences, k, { threads, pcfg: values.pcfg, beam, maxLength, signal });
+      const results = await model.parseNbest(sentences, k, { threads, pcfg: values.pcfg, beam, maxLength, signal, ...(prune !== undefined ? { prune } : {}) });
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? rewrap(t, input.shapes[s]) : t);

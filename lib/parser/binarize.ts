@@ -9,7 +9,8 @@ import type { Tree } from '../trees/tree.js';
 import { baseLabel } from './annotate.js';
 
 export const ACTIVE_MARK = '@';
-export type MarkovOrder = 1 | 2;
+/** 0: `@X` only; 1: also the first child; 2: also the previous sibling. */
+export type MarkovOrder = 0 | 1 | 2;
 
 export function isActiveLabel(label: string): boolean {
   return label.length > 1 && label[0] === ACTIVE_MARK;
@@ -24,7 +25,7 @@ export function binarize(t: Tree, order: MarkovOrder = 2): Tree {
   let right: Tree | undefined;
   for (let i = kids.length - 2; i >= 1; i--) {
     const prev = baseLabel(t.children[i - 1].label);
-    const active = ACTIVE_MARK + t.label + '|' + first + (order === 2 ? '|' + prev : '');
+    const active = ACTIVE_MARK + t.label + (order >= 1 ? '|' + first : '') + (order === 2 ? '|' + prev : '');
     right = { label: active, children: right ? [kids[i], right] : [kids[i], kids[i + 1]] };
   }
   return { label: t.label, children: [kids[0], right as Tree] };

@@ -15,6 +15,13 @@ import { readClustersSync, type WordClusters } from './clusters.js';
 import { buildSymbolTable, decodeTree, encodeTree, symbolTableFromLabels, type SymbolTable } from './symbols.js';
 
 export const CHART_MODEL_KIND = 'chart-parser';
+
+/**
+ * Defaults of a CRF model (chosen on the dev sets of ptb-sample and floresta-pt together,
+ * the same for every treebank): the grammar backbone (horizontal Markov order 0, parent
+ * annotation, no head rules), hashed surface features, AdaGrad, coarse-to-fine pruning.
+ */
+export const CRF_DEFAULTS = { markov: 0, parent: true, vpHeadTag: false, epochs: 3, eta0: 0.1, prune: 1e-4, surfaceBits: 22 } as const;
 const CHART_MODEL_VERSION = 1;
 
 interface NativeParseResult {
@@ -26,9 +33,9 @@ interface NativeParseResult {
 }
 
 interface NativeChartParser {
-  startCrf(options: Record<string, number>): { weights: number; sparseFeatures: number };
+  startCrf(options: Record<string, number>): { weights: number; sparseFeatures: number; surfaceGoldFeatures: number; surfaceCollisionRate: number };
   crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number; cacheBytes: number; cachedSentences: number }>;
-  parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number, maxLength: number): Promise<NativeParseResult>;
+  parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number, maxLength: number, prune: number): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): ChartParserInfo;
 }
@@ -63,6 +70,8 @@ export interface ChartParserInfo {
   clusterWords: number;
   /** The CRF has verb-lexicalized rule features. */
   verbFeatures: boolean;
+  /** log2 of the CRF's hashed surface-feature table (0 = no surface features). */
+  surfaceBits: number;
 }
 
 export interface ParserTrainProgress {
@@ -79,12 +88,35 @@ export interface ParserTrainProgress {
   cachedSentences: number;
 }
 
+/** One finished CRF pass (reported whether or not a dev set is given). */
+export interface ParserPassReport {
+  epoch: number;
+  epochs: number;
+  /** Wall and CPU (process user + system) seconds of the pass, dev parsing excluded. */
+  seconds: number;
+  cpuSeconds: number;
+  objective: number;
+  /** Dev F1 after the pass (EVALB-equal), when `dev` is given. */
+  devF1?: number;
+  /** This pass is the best on dev so far (its weights are the ones kept). */
+  best?: boolean;
+}
+
+/** What the CRF's surface features and hashing came to (set after CRF training). */
+export interface ParserTrainSummary {
+  /** Distinct surface features seen in the gold trees, and the fraction sharing a hash slot with another. */
+  surfaceGoldFeatures: number;
+  surfaceCollisionRate: number;
+  bestEpoch?: number;
+  bestDevF1?: number;
+}
+
 export interface ParserTrainOptions {
-  /** Markov order of the binarization (default 2). */
+  /** Horizontal Markov order of the binarization, 0-2 (default 2; CRF: CRF_DEFAULTS). */
   markov?: MarkovOrder;
   /** Parent annotation (default true). */
   parent?: boolean;
-  /** VP head-tag annotation (default true). */
+  /** VP head-tag annotation (Penn head rules; default true; CRF: false). */
   vpHeadTag?: boolean;
   /** Words seen at most this often also get signature tags (default 1). */
   rareThreshold?: number;
@@ -102,16 +134,34 @@ export interface ParserTrainOptions {
   relax?: boolean;
   relaxWeight?: number;
   /**
-   * CRF: verb-lexicalized rule features, a binary rule with a verb-tag (VB*) child x that
-   * verb's lowercased word, for pairs seen in a gold tree (default true; a small effect,
-   * see the README's extras benchmark).
+   * CRF: verb-lexicalized rule features, a binary rule with a verb-tag (VB*, Penn tags only)
+   * child x that verb's lowercased word, for pairs seen in a gold tree (default false).
    */
   verbFeatures?: boolean;
   /** Train the CRF-CFG on top of the PCFG (default false). */
   crf?: boolean;
-  /** CRF optimizer: SGD as in SPEC (default), or full-batch L-BFGS (one iteration per epoch). */
-  optimizer?: 'sgd' | 'lbfgs';
-  /** CRF passes (SGD) or L-BFGS iterations (default 10). */
+  /**
+   * CRF surface span features (Hall, Durrett & Klein 2014): each anchored rule's first and
+   * last word, the words just outside it and at its split point (word and word shape),
+   * conjoined with the rule and with the parent; span shape x parent category; tag x word
+   * shape. Hashed into 2^surfaceBits weights. 0 = none (default CRF_DEFAULTS.surfaceBits).
+   */
+  surfaceBits?: number;
+  /**
+   * Coarse-to-fine: the CRF's chart keeps only entries whose PCFG posterior is >= prune, in
+   * training (the gold tree is always kept) and, by default, in parsing. 0 = exhaustive
+   * (default CRF_DEFAULTS.prune; stored in the model as the parse default).
+   */
+  prune?: number;
+  /** Evaluated after each CRF pass; the best pass's weights are kept. */
+  dev?: Tree[];
+  /** Called after each CRF pass. */
+  onPass?: (r: ParserPassReport) => void;
+  /** Filled in after training. */
+  summary?: ParserTrainSummary;
+  /** CRF optimizer: AdaGrad on minibatches (default), SGD with a decaying gain, or full-batch L-BFGS (one iteration per epoch). */
+  optimizer?: 'sgd' | 'adagrad' | 'lbfgs';
+  /** CRF passes (SGD, AdaGrad) or L-BFGS iterations (default CRF_DEFAULTS.epochs). */
   epochs?: number;
   batch?: number;
   eta0?: number;
@@ -141,6 +191,11 @@ export interface ParseOptions {
    * units) below the span's best. Default Infinity: exact. Costs F1 (see the README).
    */
   beam?: number;
+  /**
+   * Coarse-to-fine for CRF models: the CRF chart keeps only entries whose PCFG posterior
+   * is >= prune; 0 = exhaustive. Default: the value the model was trained with.
+   */
+  prune?: number;
   /** Label of the wrapper node of output trees (default 'ROOT'; '' gives `( (S ...))`). */
   rootLabel?: string;
   /**
@@ -170,6 +225,8 @@ interface ChartMeta {
   parent: boolean;
   vpHeadTag: boolean;
   crf: boolean;
+  /** The coarse-to-fine threshold the CRF was trained with: the parse default (absent = 0). */
+  prune?: number;
 }
 
 function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array } {
@@ -224,9 +281,14 @@ export class ChartParserModel {
     options = withRun(options, run, (p: ParserTrainProgress) => ({
       phase: 'step', done: (p.epoch - 1) * p.stepsPerEpoch + p.step, total: p.epochs * p.stepsPerEpoch, loss: p.objective,
     }));
-    const markov = options.markov ?? 2;
-    if (markov !== 1 && markov !== 2) throw new InputError('<options>', undefined, 'markov order must be 1 or 2');
-    const grammarOptions = { markov, parent: options.parent ?? true, vpHeadTag: options.vpHeadTag ?? true };
+    const crf = options.crf ?? false;
+    const markov = options.markov ?? (crf ? CRF_DEFAULTS.markov : 2);
+    if (markov !== 0 && markov !== 1 && markov !== 2) throw new InputError('<options>', undefined, 'markov order must be 0, 1 or 2');
+    const grammarOptions = {
+      markov,
+      parent: options.parent ?? (crf ? CRF_DEFAULTS.parent : true),
+      vpHeadTag: options.vpHeadTag ?? (crf ? CRF_DEFAULTS.vpHeadTag : true),
+    };
     const prepared: Tree[] = [];
     for (const t of trees) {
       const p = prepareTree(t, grammarOptions);
@@ -251,7 +313,7 @@ export class ChartParserModel {
     }
     const relaxWeight = options.relaxWeight ?? 0.01;
     if (!(relaxWeight > 0 && relaxWeight < 1)) throw new InputError('<options>', undefined, 'relaxWeight must be in (0, 1)');
-    const handle = addon.ChartParser.buildPcfg(
+    let handle = addon.ChartParser.buildPcfg(
       { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: table.isVerb },
       text,
       offsets,
@@ -265,7 +327,7 @@ export class ChartParserModel {
       },
     );
     const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
-    if (options.crf) {
+    if (crf) {
       const batch = options.batch ?? 20;
       if (options.featureCacheMB !== undefined && !(options.featureCacheMB >= 0)) throw new InputError('<options>', undefined, 'featureCacheMB must be >= 0');
       // NaN or non-positive step sizes and priors would train NaN weights without a word.
@@ -273,34 +335,70 @@ export class ChartParserModel {
       if (options.sigma2 !== undefined && !(options.sigma2 > 0)) throw new InputError('<options>', undefined, 'sigma2 must be a positive number');
       if (options.beam !== undefined && !(options.beam > 0)) throw new InputError('<options>', undefined, 'beam must be a positive number');
       if (options.epochs !== undefined && !(Number.isInteger(options.epochs) && options.epochs >= 0)) throw new InputError('<options>', undefined, 'epochs must be a non-negative integer');
-      handle.startCrf({
+      const surfaceBits = options.surfaceBits ?? CRF_DEFAULTS.surfaceBits;
+      if (!(Number.isInteger(surfaceBits) && surfaceBits >= 0 && surfaceBits <= 30)) throw new InputError('<options>', undefined, 'surfaceBits must be an integer in 0..30');
+      const prune = options.prune ?? CRF_DEFAULTS.prune;
+      if (!(prune >= 0 && prune < 1)) throw new InputError('<options>', undefined, 'prune must be in [0, 1)');
+      if (options.optimizer !== undefined && !['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw new InputError('<options>', undefined, "optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
+      const started = handle.startCrf({
         batch,
-        eta0: options.eta0 ?? 0.1,
+        eta0: options.eta0 ?? CRF_DEFAULTS.eta0,
         sigma2: options.sigma2 ?? 1.0,
         beam: options.beam ?? Number.POSITIVE_INFINITY,
         threads: options.threads ?? 0,
         seed: options.seed ?? 1,
         priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
-        verbFeatures: options.verbFeatures === false ? 0 : 1,
+        verbFeatures: options.verbFeatures ? 1 : 0,
         featureCacheMB: options.featureCacheMB ?? 1024,
+        surfaceBits,
+        prune,
+        adagrad: (options.optimizer ?? 'adagrad') === 'adagrad' ? 1 : 0,
       });
       meta.crf = true;
-      const epochs = options.epochs ?? 10;
+      if (prune > 0) meta.prune = prune;
+      const summary: ParserTrainSummary = { surfaceGoldFeatures: started.surfaceGoldFeatures, surfaceCollisionRate: started.surfaceCollisionRate };
+      const epochs = options.epochs ?? CRF_DEFAULTS.epochs;
       const lbfgs = options.optimizer === 'lbfgs';
-      if (options.optimizer !== undefined && options.optimizer !== 'sgd' && !lbfgs) throw new InputError('<options>', undefined, "optimizer must be 'sgd' or 'lbfgs'");
       const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(prepared.length / batch));
       const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
+      let best: { f1: number; epoch: number; bytes: Uint8Array } | undefined;
       for (let epoch = 1; epoch <= epochs; epoch++) {
+        const wall = Date.now();
+        const cpu = process.cpuUsage();
+        let objective = 0;
+        let objectiveSteps = 0;
         for (let step = 0; step < stepsPerEpoch; ) {
           const n = Math.min(chunk, stepsPerEpoch - step);
           const r = await withCancelFlag(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
           step += n;
+          objective += r.objective * n;
+          objectiveSteps += n;
           options.onProgress?.({
             epoch, epochs, step, stepsPerEpoch, objective: r.objective, keptFraction: r.keptFraction,
             featureCacheBytes: r.cacheBytes, cachedSentences: r.cachedSentences,
           });
         }
+        const used = process.cpuUsage(cpu);
+        const report: ParserPassReport = {
+          epoch, epochs, seconds: (Date.now() - wall) / 1000, cpuSeconds: (used.user + used.system) / 1e6, objective: objective / objectiveSteps,
+        };
+        if (options.dev && options.dev.length > 0) {
+          const current = new ChartParserModel(handle, table, meta);
+          const { evaluateParser } = await import('./evaluate.js');
+          const r = await evaluateParser(current, options.dev, { threads: options.threads ?? 0 });
+          report.devF1 = r.f1;
+          report.best = best === undefined || r.f1 > best.f1;
+          // Keep the best pass: its weights as bytes (restored after the last pass).
+          if (report.best) best = { f1: r.f1, epoch, bytes: handle.serialize() };
+        }
+        options.onPass?.(report);
       }
+      if (best) {
+        summary.bestEpoch = best.epoch;
+        summary.bestDevF1 = best.f1;
+        if (best.epoch !== epochs) handle = native<ChartAddon>().ChartParser.deserialize(best.bytes);
+      }
+      if (options.summary) Object.assign(options.summary, summary);
     }
     return new ChartParserModel(handle, table, meta);
   }
@@ -320,10 +418,12 @@ export class ChartParserModel {
     checkNbestK(k);
     const maxLength = options.maxLength ?? 0;
     if (!Number.isInteger(maxLength) || maxLength < 0) throw new InputError('<options>', undefined, 'maxLength must be a non-negative integer');
+    const prune = options.prune ?? this.meta.prune ?? 0;
+    if (!(prune >= 0 && prune < 1)) throw new InputError('<options>', undefined, 'prune must be in [0, 1)');
     if (sentences.length === 0) return [];
     const { text, offsets } = joinTokens(sentences);
     const r = await withCancelFlag(options.signal, (flag) =>
-      this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY, maxLength),
+      this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY, maxLength, prune),
     );
     const rootLabel = options.rootLabel ?? 'ROOT';
     return sentences.map((words, s) => {

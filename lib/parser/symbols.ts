@@ -13,8 +13,19 @@ export function baseCategory(label: string): string {
   return baseLabel(label);
 }
 
+/**
+ * A treebank may use one label both as a part of speech and as a phrase (Floresta's `pp`,
+ * `vp`, `?`): inside the grammar these are two symbols, told apart by this key; the
+ * table's `labels` keep the treebank's own label for both.
+ */
+export function symbolKey(label: string, isTag: boolean): string {
+  return isTag ? '\u0001' + label : label;
+}
+
 export interface SymbolTable {
+  /** The treebank label of each symbol (a label used as a tag and as a phrase appears twice). */
   labels: string[];
+  /** symbolKey(label, isTag) -> symbol id. */
   ids: Map<string, number>;
   isTag: Uint8Array;
   base: Int32Array;
@@ -40,31 +51,28 @@ export function buildSymbolTable(trees: Tree[]): SymbolTable {
   const ids = new Map<string, number>();
   const labels: string[] = [];
   const tag: boolean[] = [];
-  const phrasal: boolean[] = [];
   const visit = (t: Tree): void => {
-    let id = ids.get(t.label);
-    if (id === undefined) {
-      id = labels.length;
-      ids.set(t.label, id);
+    const isTag = t.word !== undefined;
+    const key = symbolKey(t.label, isTag);
+    if (!ids.has(key)) {
+      ids.set(key, labels.length);
       labels.push(t.label);
-      tag.push(false);
-      phrasal.push(false);
+      tag.push(isTag);
     }
-    if (t.word !== undefined) tag[id] = true;
-    else phrasal[id] = true;
     for (const c of t.children) visit(c);
   };
   for (const t of trees) visit(t);
-  return finishTable(labels, ids, tag, phrasal);
+  return finishTable(labels, ids, tag);
 }
 
 export function symbolTableFromLabels(labels: string[], isTag: boolean[]): SymbolTable {
   const ids = new Map<string, number>();
-  labels.forEach((l, i) => ids.set(l, i));
-  return finishTable(labels, ids, isTag, isTag.map((t) => !t));
+  labels.forEach((l, i) => ids.set(symbolKey(l, isTag[i]), i));
+  if (ids.size !== labels.length) throw new InputError('<model>', undefined, 'chart parser model has a repeated symbol');
+  return finishTable(labels, ids, isTag);
 }
 
-function finishTable(labels: string[], ids: Map<string, number>, tag: boolean[], phrasal: boolean[]): SymbolTable {
+function finishTable(labels: string[], ids: Map<string, number>, tag: boolean[]): SymbolTable {
   const bases = new Map<string, number>();
   const base = new Int32Array(labels.length);
   const isTag = new Uint8Array(labels.length);
@@ -72,9 +80,9 @@ function finishTable(labels: string[], ids: Map<string, number>, tag: boolean[],
   const isVerb = new Uint8Array(labels.length);
   const groups = new Map<string, number>();
   labels.forEach((label, i) => {
-    if (tag[i] && phrasal[i]) throw new InputError('<treebank>', undefined, `label '${label}' is used both as a POS tag and as a phrase`);
     isTag[i] = tag[i] ? 1 : 0;
-    const b = baseCategory(label);
+    // Tags and phrases never share a base category, even when their labels agree.
+    const b = symbolKey(baseCategory(label), tag[i]);
     let bid = bases.get(b);
     if (bid === undefined) {
       bid = bases.size;
@@ -90,14 +98,14 @@ function finishTable(labels: string[], ids: Map<string, number>, tag: boolean[],
       }
       relaxGroup[i] = g;
     }
-    if (tag[i] && b.startsWith('VB')) isVerb[i] = 1;
+    if (tag[i] && baseCategory(label).startsWith('VB')) isVerb[i] = 1;
   });
   return { labels, ids, isTag, base, numBases: Math.max(1, bases.size), relaxGroup, isVerb };
 }
 
 /** Appends a tree's (label, arity) pairs; throws if a label is unknown or a node has > 2 children. */
 export function encodeTree(t: Tree, table: SymbolTable, out: number[]): void {
-  const id = table.ids.get(t.label);
+  const id = table.ids.get(symbolKey(t.label, t.word !== undefined));
   if (id === undefined) throw new Error(`unknown parser state '${t.label}'`);
   if (t.children.length > 2) throw new Error('tree is not binarized');
   out.push(id, t.word !== undefined ? 0 : t.children.length);

@@ -136,11 +136,18 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     opt.seed = static_cast<uint64_t>(OptionalInt(o, "seed", 1));
     opt.prior_at_pcfg = OptionalInt(o, "priorAtPcfg", 1) != 0;
     opt.feature_cache_mb = OptionalDouble(o, "featureCacheMB", opt.feature_cache_mb);
-    InitCrf(*model_, training_->corpus, training_->gold, OptionalInt(o, "verbFeatures", 0) != 0);
+    opt.prune = OptionalDouble(o, "prune", 0);
+    opt.adagrad = OptionalInt(o, "adagrad", 0) != 0;
+    const int surface_bits = OptionalInt(o, "surfaceBits", 0);
+    if (surface_bits < 0 || surface_bits > 30) throw Napi::RangeError::New(env, "surfaceBits must be in 0..30");
+    if (!(opt.prune >= 0 && opt.prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
+    InitCrf(*model_, training_->corpus, training_->gold, OptionalInt(o, "verbFeatures", 0) != 0, surface_bits);
     training_->trainer = std::make_shared<CrfTrainer>(*model_, training_->corpus, training_->gold, opt);
     Napi::Object out = Napi::Object::New(env);
     out.Set("weights", Napi::Number::New(env, static_cast<double>(model_->crf.theta.size())));
     out.Set("sparseFeatures", Napi::Number::New(env, static_cast<double>(model_->crf.sparse.size())));
+    out.Set("surfaceGoldFeatures", Napi::Number::New(env, static_cast<double>(model_->crf.surface_gold_features)));
+    out.Set("surfaceCollisionRate", Napi::Number::New(env, model_->crf.surface_collision_rate));
     return out;
   }
 
@@ -172,7 +179,7 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
         });
   }
 
-  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength) -> Promise<{nodes, candidateOffsets,
+  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength, prune) -> Promise<{nodes, candidateOffsets,
   //   sentenceOffsets, scores, fallback}>
   Napi::Value Parse(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -187,13 +194,15 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     if (!(beam > 0)) throw Napi::RangeError::New(env, "beam must be positive");
     const int max_length = info.Length() > 7 && info[7].IsNumber() ? info[7].As<Napi::Number>().Int32Value() : 0;
     if (max_length < 0) throw Napi::RangeError::New(env, "maxLength must not be negative");
+    const double prune = info.Length() > 8 && info[8].IsNumber() ? info[8].As<Napi::Number>().DoubleValue() : 0;
+    if (!(prune >= 0 && prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
     auto model = model_;
     auto corpus_ptr = std::make_shared<Corpus>(std::move(corpus));
     auto result = std::make_shared<std::vector<SentenceParse>>();
     return RunAsync(
         env,
-        [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, max_length, result] {
-          *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam, max_length);
+        [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, max_length, prune, result] {
+          *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam, max_length, prune);
         },
         [result](Napi::Env e) -> Napi::Value {
           std::vector<int32_t> nodes, cand_offsets{0}, sent_offsets{0};
@@ -235,6 +244,7 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     out.Set("relaxedUnaryRules", Napi::Number::New(env, static_cast<double>(model_->relaxed_unary)));
     out.Set("clusterWords", Napi::Number::New(env, model_->lexicon.cluster_words.size()));
     out.Set("verbFeatures", Napi::Boolean::New(env, model_->use_crf && model_->crf.verb_features));
+    out.Set("surfaceBits", Napi::Number::New(env, model_->use_crf ? model_->crf.surface_bits : 0));
     return out;
   }
 

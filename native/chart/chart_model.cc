@@ -12,8 +12,10 @@
 namespace structrank {
 
 namespace {
-// Version 2 appends the optional extras (verb tags, word clusters, verb features).
-constexpr uint32_t kPayloadVersion = 2;
+// Version 2 appends the optional extras (verb tags, word clusters, verb features);
+// version 3 writes the CRF's surface hash bits before its weights and appends the
+// lexicon's signature scheme (learned suffixes).
+constexpr uint32_t kPayloadVersion = 3;
 }
 
 std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
@@ -198,24 +200,76 @@ SentenceParse ChartModel::FlatParse(const LexScores& lex) {
   return out;
 }
 
-SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam) const {
+int64_t ChartModel::CoarseEntries(const std::vector<Token>& tokens, double threshold, Chart& ch,
+                                  std::vector<int32_t>& keep_pre, std::vector<int32_t>& keep_post) const {
+  const int n = static_cast<int>(tokens.size());
+  const int S = grammar.num_symbols;
+  keep_pre.clear(), keep_post.clear();
+  std::vector<uint8_t> saved_pre, saved_post;  // the coarse pass itself runs unmasked
+  saved_pre.swap(ch.mask_pre), saved_post.swap(ch.mask_post);
+  ch.Begin(n, S, true);
+  PcfgScorer scorer{binary_logp.data(), unary_logp.data(), root_logp.data()};
+  const LexScores lex = PcfgLex(tokens);
+  // Max-marginals (Viterbi inside + outside): an entry's best complete tree relative to
+  // the best tree. The max semiring needs no exp/log, so this pass costs a fraction of a
+  // log-sum one; an entry survives when its best tree is at least threshold times as
+  // probable as the best tree.
+  const double best = Inside<MaxSemiring>(grammar, lex, scorer, ch);
+  int64_t total = 0;
+  if (best != kNegInf) {
+    NullVisitor none;
+    Outside<MaxSemiring>(grammar, lex, scorer, best, ch, none);
+    const double floor = best + std::log(threshold);
+    for (int cell = 0; cell < Chart::NumCells(n); ++cell) {
+      const size_t base = static_cast<size_t>(cell) * S;
+      for (int a = ch.pre_begin[cell]; a < ch.pre_end[cell]; ++a) {
+        const int32_t x = ch.active_pre[a];
+        if (ch.pre[base + x] + ch.out_pre[base + x] >= floor) keep_pre.push_back(static_cast<int32_t>(base + x));
+      }
+      for (int a = ch.post_begin[cell]; a < ch.post_end[cell]; ++a) {
+        const int32_t x = ch.active_post[a];
+        if (ch.post[base + x] + ch.out_post[base + x] >= floor) keep_post.push_back(static_cast<int32_t>(base + x));
+      }
+      total += (ch.pre_end[cell] - ch.pre_begin[cell]) + (ch.post_end[cell] - ch.post_begin[cell]);
+    }
+  }
+  ch.Clear();
+  saved_pre.swap(ch.mask_pre), saved_post.swap(ch.mask_post);
+  return total;
+}
+
+SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
+                                double prune) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
-  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam);
-  if (out.fallback && beam < INFINITY) out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY);  // pruned too much
+  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam, prune);
+  if (out.fallback && (beam < INFINITY || prune > 0)) out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0);  // pruned too much
   if (out.fallback) {
     // Second attempt with every tag allowed for every word, before the flat fallback.
     std::vector<Token> relaxed = tokens;
     for (Token& t : relaxed) lexicon.Relax(t);
-    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY);
+    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0);
     if (!again.fallback) out = std::move(again);
   }
   return out;
 }
 
-SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam) const {
+SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
+                                    double prune) const {
+  const bool crf_pass = use_crf && !force_pcfg;
+  bool masked = false;
+  if (crf_pass && prune > 0) {
+    std::vector<int32_t> keep_pre, keep_post;
+    if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post) > 0 && !keep_post.empty()) {
+      const size_t need = static_cast<size_t>(Chart::NumCells(static_cast<int>(tokens.size()))) * grammar.num_symbols;
+      ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
+      for (int32_t e : keep_pre) ch.mask_pre[e] = 1;
+      for (int32_t e : keep_post) ch.mask_post[e] = 1;
+      masked = true;
+    }
+  }
   ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols);
   SentenceParse out;
-  if (use_crf && !force_pcfg) {
+  if (crf_pass) {
     CrfSentence sent;
     sent.Prepare(crf, grammar, lexicon, tokens);
     // log Z for conditional probabilities: a log-sum inside pass first.
@@ -228,11 +282,12 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
     out = ParseWith(grammar, PcfgLex(tokens), scorer, k, ch, 0.0, beam);
   }
   ch.Clear();
+  if (masked) ch.mask_pre.clear(), ch.mask_post.clear();
   return out;
 }
 
 std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
-                                                bool force_pcfg, double beam, int max_length) const {
+                                                bool force_pcfg, double beam, int max_length, double prune) const {
   std::vector<SentenceParse> out(corpus.size());
   const int nthreads = ResolveThreads(threads);
   std::vector<std::unique_ptr<Chart>> charts(nthreads);
@@ -245,7 +300,7 @@ std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int
     for (size_t s = begin; s < end; ++s) {
       const std::vector<Token> tokens = Tokens(corpus, static_cast<int32_t>(s));
       const bool too_long = max_length > 0 && static_cast<int>(tokens.size()) > max_length;
-      out[s] = too_long ? FlatParse(PcfgLex(tokens)) : Parse(tokens, k, *charts[t], force_pcfg, beam);
+      out[s] = too_long ? FlatParse(PcfgLex(tokens)) : Parse(tokens, k, *charts[t], force_pcfg, beam, prune);
     }
   }, cancel);
   for (auto& c : charts) {
@@ -277,7 +332,10 @@ std::vector<uint8_t> ChartModel::Serialize() const {
   out.PutVector(unary_logp);
   out.PutVector(root_logp);
   out.Put<uint8_t>(use_crf ? 1 : 0);
-  if (use_crf) crf.Write(out);
+  if (use_crf) {
+    out.Put<int32_t>(crf.surface_bits);
+    crf.Write(out);
+  }
   // Version 2 extras.
   out.PutVector(grammar.is_verb);
   lexicon.WriteClusters(out);
@@ -285,13 +343,15 @@ std::vector<uint8_t> ChartModel::Serialize() const {
   std::vector<uint64_t> verbs(crf.verb_words.begin(), crf.verb_words.end());
   std::sort(verbs.begin(), verbs.end());
   out.PutVector(verbs);
+  // Version 3 extras.
+  lexicon.WriteSignatures(out);
   return std::move(out.bytes());
 }
 
 std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t size) {
   ByteReader in(data, size);
   const uint32_t version = in.Get<uint32_t>();
-  if (version != 1 && version != kPayloadVersion) throw InputError("chart model: unsupported payload version");
+  if (version < 1 || version > kPayloadVersion) throw InputError("chart model: unsupported payload version");
   auto m = std::make_unique<ChartModel>();
   m->grammar = Grammar::Read(in);
   m->lexicon = Lexicon::Read(in, m->grammar.num_symbols);
@@ -302,7 +362,11 @@ std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t 
       m->root_logp.size() != m->grammar.root.size())
     throw InputError("chart model: rule scores do not match the grammar");
   m->use_crf = in.Get<uint8_t>() != 0;
-  if (m->use_crf) m->crf = CrfWeights::Read(in, m->grammar);
+  if (m->use_crf) {
+    const int32_t bits = version >= 3 ? in.Get<int32_t>() : 0;
+    if (bits < 0 || bits > 30) throw InputError("chart model: bad surface hash size");
+    m->crf = CrfWeights::Read(in, m->grammar, bits);
+  }
   if (version >= 2) {
     m->grammar.is_verb = in.GetVector<uint8_t>();
     if (!m->grammar.is_verb.empty() && m->grammar.is_verb.size() != static_cast<size_t>(m->grammar.num_symbols))
@@ -312,6 +376,7 @@ std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t 
     m->crf.verb_features = in.Get<uint8_t>() != 0;
     for (uint64_t v : in.GetVector<uint64_t>()) m->crf.verb_words.insert(v);
   }
+  if (version >= 3) m->lexicon.ReadSignatures(in);
   if (!in.AtEnd()) throw InputError("chart model: trailing bytes");
   return m;
 }

@@ -89,17 +89,27 @@ class ChartModel {
   // The flat fallback: X over each word's best tag by its lexical score.
   static SentenceParse FlatParse(const LexScores& lex);
   // beam: parse-time pruning of the Viterbi chart (see Chart::beam); infinity = exact.
+  // prune > 0: coarse-to-fine, the CRF's chart keeps only the entries the PCFG pass keeps
+  // (CoarseEntries); 0 = exhaustive.
   SentenceParse Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg = false,
-                      double beam = INFINITY) const;
+                      double beam = INFINITY, double prune = 0) const;
+  // The coarse pass: PCFG Viterbi inside-outside; keeps the chart entries (cell * S +
+  // symbol) of the pre- and post-unary layers whose max-marginal (best tree through the
+  // entry) is >= threshold times the best tree's probability. Returns the number of
+  // entries the PCFG chart had (0 when the PCFG covers nothing: nothing is kept).
+  int64_t CoarseEntries(const std::vector<Token>& tokens, double threshold, Chart& ch, std::vector<int32_t>& keep_pre,
+                        std::vector<int32_t>& keep_post) const;
   // max_length > 0: longer sentences get the flat fallback without a chart (its time grows
   // with the cube of the length and its memory with the square).
   std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
-                                      bool force_pcfg = false, double beam = INFINITY, int max_length = 0) const;
+                                      bool force_pcfg = false, double beam = INFINITY, int max_length = 0,
+                                      double prune = 0) const;
 
   std::vector<uint8_t> Serialize() const;
 
  private:
-  SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam) const;
+  SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
+                          double prune) const;
   // Charts are big (a row of scores per cell): ParseAll reuses them across calls.
   std::unique_ptr<Chart> AcquireChart() const;
   void ReleaseChart(std::unique_ptr<Chart> chart) const;

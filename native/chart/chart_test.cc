@@ -497,8 +497,18 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
   m->lexicon.WriteClusters(extras);
   extras.Put<uint8_t>(0);
   extras.PutVector(std::vector<uint64_t>{});
+  m->lexicon.WriteSignatures(extras);  // version 3
+  // A version 1 model never had learned signatures.
+  m->lexicon.learned_signatures = false;
   std::vector<uint8_t> v1(bytes.begin(), bytes.end() - static_cast<std::ptrdiff_t>(extras.bytes().size()));
   v1[0] = 1, v1[1] = v1[2] = v1[3] = 0;
+  // Version 3 writes the CRF's surface hash bits (int32) after the CRF flag; older ones do not.
+  ByteWriter head;
+  m->grammar.Write(head);
+  m->lexicon.Write(head);
+  head.PutVector(m->binary_logp), head.PutVector(m->unary_logp), head.PutVector(m->root_logp);
+  const std::ptrdiff_t bits_at = 4 + static_cast<std::ptrdiff_t>(head.bytes().size()) + 1;
+  v1.erase(v1.begin() + bits_at, v1.begin() + bits_at + 4);
   auto back = ChartModel::Deserialize(v1.data(), v1.size());
   Chart ch;
   auto a = m->Parse(Sentence(*m, {"the", "dog", "saw", "a", "cat"}), 3, ch);
@@ -509,4 +519,172 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
   CHECK_THROWS(ChartModel::Deserialize(v1.data(), v1.size() - 1));
   std::vector<uint8_t> v2_short(bytes.begin(), bytes.end() - 1);
   CHECK_THROWS(ChartModel::Deserialize(v2_short.data(), v2_short.size()));
+}
+
+namespace {
+int32_t BinaryRuleId(const Grammar& g, int32_t p, int32_t l, int32_t r) {
+  for (int32_t q = 0; q < static_cast<int32_t>(g.binary.size()); ++q)
+    if (g.binary[q].parent == p && g.binary[q].left == l && g.binary[q].right == r) return q;
+  return -1;
+}
+}  // namespace
+
+TEST(chart_crf_surface_span_features_fire_as_specified) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 20);
+  CHECK(m->crf.surface_gold_features > 0);
+  CHECK(m->crf.surface_collision_rate >= 0 && m->crf.surface_collision_rate < 0.01);
+  const Grammar& g = m->grammar;
+  // "the dog saw a cat": the, dog, saw, cat are frequent (seen twice), a is rare.
+  auto tokens = Sentence(*m, {"the", "dog", "saw", "a", "cat"});
+  CrfSentence sent;
+  sent.Prepare(m->crf, g, m->lexicon, tokens);
+  const uint64_t the = StringHash("the"), dog = StringHash("dog"), saw = StringHash("saw"), lower = StringHash("s:x");
+  const uint64_t cat = StringHash("cat");
+  CrfSentence::SurfaceKey k[4];
+  sent.SurfaceKeys(CrfSentence::Edge::kLeft, 1, k);  // span starting at "dog"
+  CHECK(k[0].templ == kSurfFirst && k[0].value == dog);
+  CHECK(k[1].templ == kSurfFirst + 1 && k[1].value == lower);
+  CHECK(k[2].templ == kSurfBefore && k[2].value == the);
+  CHECK(k[3].templ == kSurfBefore + 1 && k[3].value == lower);
+  sent.SurfaceKeys(CrfSentence::Edge::kLeft, 0, k);
+  CHECK(k[2].value == StringHash("<s>") && k[3].value == StringHash("<s>"));
+  sent.SurfaceKeys(CrfSentence::Edge::kRight, 5, k);  // span ending with "cat"
+  CHECK(k[0].templ == kSurfLast && k[0].value == cat);
+  CHECK(k[2].templ == kSurfAfter && k[2].value == StringHash("</s>"));
+  sent.SurfaceKeys(CrfSentence::Edge::kSplit, 2, k);  // split between "dog" and "saw"
+  CHECK(k[0].templ == kSurfSplitLeft && k[0].value == dog);
+  CHECK(k[2].templ == kSurfSplitRight && k[2].value == saw);
+  CHECK(sent.SpanShapeKey(0, 5) == StringHash("xxxxx"));
+  auto caps = Sentence(*m, {"The", "Dog", "saw", "3", "cats", ",", "a", "dog", "saw", "É"});
+  CrfSentence capped;
+  capped.Prepare(m->crf, g, m->lexicon, caps);
+  CHECK(capped.SpanShapeKey(0, 6) == StringHash("XXxdx,"));
+  CHECK(capped.SpanShapeKey(0, 10) == StringHash("XXxd~xxxX"));  // first and last 4 words
+
+  // A weight of (first word "dog", rule S -> NP VP) moves exactly the applications of that
+  // rule whose span starts at "dog".
+  const int32_t s_np_vp = BinaryRuleId(g, 0, 1, 2), vp_v_np = BinaryRuleId(g, 2, 6, 1);
+  CHECK(s_np_vp >= 0 && vp_v_np >= 0);
+  auto score = [&](auto f) {
+    CrfSentence s2;
+    s2.Prepare(m->crf, g, m->lexicon, tokens);
+    return f(s2);
+  };
+  auto bump = [&](int64_t slot, double by, auto f) {
+    const double before = score(f);
+    m->crf.theta[slot] += by;
+    const double after = score(f);
+    m->crf.theta[slot] -= by;
+    return after - before;
+  };
+  const int64_t first_dog = m->crf.SurfaceSlot(kSurfFirst, s_np_vp, dog);
+  CHECK_NEAR(bump(first_dog, 1.0, [&](CrfSentence& s) { return s.Binary(s_np_vp, 1, 2, 5); }), 1.0, 1e-12);
+  CHECK_NEAR(bump(first_dog, 1.0, [&](CrfSentence& s) { return s.Binary(s_np_vp, 0, 2, 5); }), 0.0, 1e-12);
+  CHECK_NEAR(bump(first_dog, 1.0, [&](CrfSentence& s) { return s.Binary(vp_v_np, 1, 2, 5); }), 0.0, 1e-12);
+  // (word after the span "a", rare: its signature; parent VP) moves every VP application ending before "a",
+  // binary or unary, whatever its rule.
+  const int64_t after_a = m->crf.SurfaceSlot(kSurfAfter, kConjParent + 2, StringHash(tokens[3].signature));
+  CHECK_NEAR(bump(after_a, 0.5, [&](CrfSentence& s) { return s.Binary(vp_v_np, 1, 2, 3); }), 0.5, 1e-12);
+  CHECK_NEAR(bump(after_a, 0.5, [&](CrfSentence& s) { return s.Binary(s_np_vp, 0, 2, 3); }), 0.0, 1e-12);
+  // (split left word "dog", rule S -> NP VP) only with the split after "dog".
+  const int64_t split_dog = m->crf.SurfaceSlot(kSurfSplitLeft, s_np_vp, dog);
+  CHECK_NEAR(bump(split_dog, 2.0, [&](CrfSentence& s) { return s.Binary(s_np_vp, 0, 2, 5); }), 2.0, 1e-12);
+  CHECK_NEAR(bump(split_dog, 2.0, [&](CrfSentence& s) { return s.Binary(s_np_vp, 0, 3, 5); }), 0.0, 1e-12);
+  // Span shape x parent base: "saw a cat" is xxx, under VP (base 2).
+  const int64_t shape = m->crf.SurfaceSlot(kSurfSpanShape, kConjParent + 2, StringHash("xxx"));
+  CHECK_NEAR(bump(shape, 0.25, [&](CrfSentence& s) { return s.Binary(vp_v_np, 2, 3, 5); }), 0.25, 1e-12);
+  CHECK_NEAR(bump(shape, 0.25, [&](CrfSentence& s) { return s.Binary(s_np_vp, 2, 3, 5); }), 0.0, 1e-12);
+}
+
+TEST(chart_crf_surface_gradient_equals_finite_differences) {
+  Tiny t = MakeTiny();
+  PcfgOptions options;
+  options.rare_threshold = 5;
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options, &gold);
+  InitCrf(*m, t.corpus, gold, false, 9);  // 512 slots: collisions happen and must not matter
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 0.3);
+  for (double& w : m->crf.theta) w += normal(rng);
+  Chart ch;
+  int surface_nonzero = 0;
+  for (int32_t s : {0, 1, 3}) {
+    auto tokens = m->Tokens(t.corpus, s);
+    std::vector<double> grad(m->crf.theta.size(), 0.0);
+    CrfSentenceObjective(*m, tokens, gold[s], ch, grad.data());
+    for (size_t f = 0; f < m->crf.theta.size(); ++f) {
+      const double h = 1e-5, keep = m->crf.theta[f];
+      m->crf.theta[f] = keep + h;
+      const double up = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr);
+      m->crf.theta[f] = keep - h;
+      const double down = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr);
+      m->crf.theta[f] = keep;
+      CHECK_NEAR(grad[f], (up - down) / (2 * h), 1e-5);
+      const bool surface = static_cast<int64_t>(f) >= m->crf.surface_begin && static_cast<int64_t>(f) < m->crf.sparse_begin;
+      if (surface && std::fabs(grad[f]) > 1e-6) ++surface_nonzero;
+    }
+  }
+  CHECK(surface_nonzero > 20);
+  // The surface weights survive serialization.
+  auto tokens = m->Tokens(t.corpus, 0);
+  auto bytes = m->Serialize();
+  auto back = ChartModel::Deserialize(bytes.data(), bytes.size());
+  CHECK(back->crf.surface_bits == 9);
+  CHECK_NEAR(CrfSentenceObjective(*back, tokens, gold[0], ch, nullptr), CrfSentenceObjective(*m, tokens, gold[0], ch, nullptr), 1e-12);
+}
+
+TEST(chart_coarse_to_fine_off_or_loose_equals_exhaustive) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 12);
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal(0.0, 0.5);
+  for (double& w : m->crf.theta) w += normal(rng);
+  Chart ch;
+  for (std::vector<std::string> words : {std::vector<std::string>{"the", "dog", "saw", "a", "cat"},
+                                         std::vector<std::string>{"dog", "saw", "saw"},
+                                         std::vector<std::string>{"dogs", "saw", "the", "cat"}}) {
+    auto tokens = Sentence(*m, words);
+    auto exact = m->Parse(tokens, 3, ch);
+    auto off = m->Parse(tokens, 3, ch, false, INFINITY, 0.0);
+    auto loose = m->Parse(tokens, 3, ch, false, INFINITY, 1e-300);  // prunes nothing with a finite posterior
+    CHECK(!exact.fallback);
+    CHECK(off.candidates.size() == exact.candidates.size() && loose.candidates.size() == exact.candidates.size());
+    for (size_t c = 0; c < exact.candidates.size(); ++c) {
+      CHECK(off.candidates[c].nodes == exact.candidates[c].nodes);
+      CHECK(loose.candidates[c].nodes == exact.candidates[c].nodes);
+      CHECK_NEAR(loose.candidates[c].score, exact.candidates[c].score, 1e-9);
+    }
+    // A tight threshold keeps a subset of the entries and still parses.
+    std::vector<int32_t> all_pre, all_post, some_pre, some_post;
+    const int64_t total = m->CoarseEntries(tokens, 1e-300, ch, all_pre, all_post);
+    m->CoarseEntries(tokens, 0.5, ch, some_pre, some_post);
+    CHECK(total >= static_cast<int64_t>(all_pre.size() + all_post.size()));
+    CHECK(some_pre.size() + some_post.size() < all_pre.size() + all_post.size());
+    auto tight = m->Parse(tokens, 1, ch, false, INFINITY, 0.5);
+    CHECK(!tight.candidates.empty());
+    CHECK(!tight.fallback);  // (its log Z is over the pruned chart, so scores are not comparable)
+  }
+}
+
+TEST(chart_crf_adagrad_with_coarse_prefilter_lowers_the_objective) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 12);
+  CrfTrainOptions opt;
+  opt.batch = 5;
+  opt.threads = 2;
+  opt.adagrad = true;
+  opt.prune = 1e-4;
+  CrfTrainer trainer(*m, t.corpus, gold, opt);
+  const double first = trainer.Steps(5, nullptr);
+  double later = 0;
+  for (int e = 0; e < 10; ++e) later = trainer.Steps(5, nullptr);
+  CHECK(later < first);
+  CHECK(trainer.kept_fraction() <= 1.0);
 }

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "core/errors.h"
+#include "core/word_signature.h"
 
 namespace structrank {
 
@@ -21,6 +23,8 @@ void CrfWeights::Layout(const Grammar& g) {
   base_len = at, at += static_cast<int64_t>(g.num_bases) * kLenBuckets;
   base_heavy = at, at += g.num_bases;
   pcfg_lex = at, at += 1;
+  if (surface_bits < 0 || surface_bits > 30) throw InputError("chart CRF: surface hash bits must be in 0..30");
+  surface_begin = at, at += surface_bits > 0 ? (int64_t{1} << surface_bits) : 0;
   sparse_begin = at;
   theta.assign(at + sparse.size(), 0.0);
 }
@@ -45,8 +49,9 @@ void CrfWeights::Write(ByteWriter& out) const {
   out.PutVector(ids);
 }
 
-CrfWeights CrfWeights::Read(ByteReader& in, const Grammar& g) {
+CrfWeights CrfWeights::Read(ByteReader& in, const Grammar& g, int surface_bits) {
   CrfWeights w;
+  w.surface_bits = surface_bits;
   w.Layout(g);
   const int64_t dense = w.sparse_begin;
   w.theta = in.GetVector<double>();
@@ -70,15 +75,27 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
   lower_key_.resize(n_);
   verb_pos_.assign(n_, 0);
   verb_on_ = w.verb_features && g.binary_verb.size() == g.binary.size();
+  // Models with surface features lowercase and cut suffixes by Unicode code points; older
+  // ones by bytes (ASCII case only), as they were trained.
+  const bool unicode = w.surface_bits > 0;
+  std::vector<size_t> starts;
   for (int i = 0; i < n_; ++i) {
     const Token& t = tokens[i];
     std::string lower = t.text;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (unicode) lower = LowerUtf8(t.text);
+    else
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const bool frequent = t.word >= 0 && lex.word_count[t.word] > lex.rare_threshold;
     word_key_[i] = StringHash(frequent ? lower : t.signature);
     sig_key_[i] = StringHash(t.signature);
-    suffix2_key_[i] = StringHash("2:" + lower.substr(lower.size() >= 2 ? lower.size() - 2 : 0));
-    suffix3_key_[i] = StringHash("3:" + lower.substr(lower.size() >= 3 ? lower.size() - 3 : 0));
+    auto suffix = [&](size_t len) {
+      if (!unicode) return lower.substr(lower.size() >= len ? lower.size() - len : 0);
+      starts.clear();
+      for (size_t at = 0; at < lower.size();) starts.push_back(at), NextCodepoint(lower, at);
+      return lower.substr(starts.size() >= len ? starts[starts.size() - len] : 0);
+    };
+    suffix2_key_[i] = StringHash("2:" + suffix(2));
+    suffix3_key_[i] = StringHash("3:" + suffix(3));
     lower_key_[i] = StringHash(lower);
     verb_pos_[i] = verb_on_ && w.verb_words.count(lower_key_[i]) ? 1 : 0;
     if (t.cluster >= 0) {
@@ -88,6 +105,140 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
       const bool bits = c.find_first_not_of("01") == std::string::npos;
       if (bits && c.size() > 4) cluster_p4_key_[i] = StringHash("p4:" + c.substr(0, 4));
       if (bits && c.size() > 6) cluster_p6_key_[i] = StringHash("p6:" + c.substr(0, 6));
+    }
+  }
+  surface_on_ = w.surface_bits > 0;
+  if (surface_on_) {
+    // Word representations at positions -1 .. n: the word (lowercased if frequent, else
+    // its signature) and its shape; the sentence boundaries are words of their own.
+    rep_word_.assign(n_ + 2, 0), rep_shape_.assign(n_ + 2, 0), shape_symbol_.assign(n_, 'x');
+    rep_word_[0] = rep_shape_[0] = StringHash("<s>");
+    rep_word_[n_ + 1] = rep_shape_[n_ + 1] = StringHash("</s>");
+    for (int i = 0; i < n_; ++i) {
+      const std::string& text = tokens[i].text;
+      rep_word_[i + 1] = word_key_[i];
+      rep_shape_[i + 1] = StringHash("s:" + WordShape(text, 6));
+      size_t at = 0;
+      const uint32_t cp = text.empty() ? ' ' : NextCodepoint(text, at);
+      switch (ClassOf(cp)) {
+        case CharClass::kUpper: shape_symbol_[i] = 'X'; break;
+        case CharClass::kLower: shape_symbol_[i] = 'x'; break;
+        case CharClass::kLetter: shape_symbol_[i] = 'L'; break;
+        case CharClass::kDigit: shape_symbol_[i] = 'd'; break;
+        default: shape_symbol_[i] = cp < 0x80 ? static_cast<char>(cp) : 'p'; break;
+      }
+    }
+  }
+}
+
+void CrfSentence::SurfaceKeys(Edge edge, int p, SurfaceKey out[4]) const {
+  // rep index of word w is w + 1 (word -1 is <s>, word n is </s>).
+  int a, b;            // the two words
+  uint64_t ta, tb;     // their templates
+  switch (edge) {
+    case Edge::kLeft: a = p, ta = kSurfFirst, b = p - 1, tb = kSurfBefore; break;
+    case Edge::kRight: a = p - 1, ta = kSurfLast, b = p, tb = kSurfAfter; break;
+    default: a = p - 1, ta = kSurfSplitLeft, b = p, tb = kSurfSplitRight; break;
+  }
+  out[0] = {ta, rep_word_[a + 1]};
+  out[1] = {ta + 1, rep_shape_[a + 1]};
+  out[2] = {tb, rep_word_[b + 1]};
+  out[3] = {tb + 1, rep_shape_[b + 1]};
+}
+
+uint64_t CrfSentence::SpanShapeKey(int i, int j) const {
+  std::string shape;
+  if (j - i <= 8) {
+    shape.assign(shape_symbol_.begin() + i, shape_symbol_.begin() + j);
+  } else {
+    shape.assign(shape_symbol_.begin() + i, shape_symbol_.begin() + i + 4);
+    shape += '~';
+    shape.append(shape_symbol_.begin() + j - 4, shape_symbol_.begin() + j);
+  }
+  return StringHash(shape);
+}
+
+void CrfSentence::PrepareSurface() {
+  const CrfWeights& w = *w_;
+  const Grammar& g = *g_;
+  const size_t R = g.binary.size(), U = static_cast<size_t>(U_), S = static_cast<size_t>(g.num_symbols);
+  const size_t rows = static_cast<size_t>(n_ + 1);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int e = 0; e < 3; ++e) surf_[e].assign(rows * R, nan), surf_parent_[e].assign(rows * S, nan);
+  surf_[3].assign(rows * U, nan), surf_[4].assign(rows * U, nan);
+  for (int e = 0; e < 3; ++e) {
+    edge_keys_[e].assign(rows * 4, SurfaceKey{0, 0});
+    for (int p = 0; p <= n_; ++p) {
+      const Edge edge = static_cast<Edge>(e);
+      if ((edge == Edge::kLeft && p == n_) || (edge == Edge::kRight && p == 0) || (edge == Edge::kSplit && (p == 0 || p == n_)))
+        continue;
+      SurfaceKeys(edge, p, &edge_keys_[e][static_cast<size_t>(p) * 4]);
+    }
+  }
+  // Span shape x parent base category, one slot per (cell, base).
+  const int cells = n_ * (n_ + 1) / 2;
+  shape_slot_.assign(static_cast<size_t>(cells) * B_, 0);
+  for (int i = 0; i < n_; ++i)
+    for (int j = i + 1; j <= n_; ++j) {
+      const uint64_t key = SpanShapeKey(i, j);
+      int64_t* row = &shape_slot_[static_cast<size_t>(Cell(i, j)) * B_];
+      for (int32_t b = 0; b < B_; ++b) row[b] = w.SurfaceSlot(kSurfSpanShape, kConjParent + static_cast<uint64_t>(b), key);
+    }
+}
+
+double CrfSentence::ComputeSurface(int edge, int p, int32_t rule, bool unary) const {
+  const CrfWeights& w = *w_;
+  const double* t = w.theta.data();
+  const SurfaceKey* keys = &edge_keys_[edge][static_cast<size_t>(p) * 4];
+  const int32_t parent = unary ? g_->unary[rule].parent : g_->binary[rule].parent;
+  double& pv = surf_parent_[edge][static_cast<size_t>(p) * g_->num_symbols + parent];
+  if (pv != pv) {
+    pv = 0;
+    for (int q = 0; q < 4; ++q) pv += t[w.SurfaceSlot(keys[q].templ, kConjParent + static_cast<uint64_t>(parent), keys[q].value)];
+  }
+  const uint64_t conj = unary ? kConjUnary + static_cast<uint64_t>(rule) : static_cast<uint64_t>(rule);
+  double v = pv;
+  for (int q = 0; q < 4; ++q) v += t[w.SurfaceSlot(keys[q].templ, conj, keys[q].value)];
+  return v;
+}
+
+void CrfSentence::FlushSurface(double* grad) {
+  const CrfWeights& w = *w_;
+  const Grammar& g = *g_;
+  const size_t R = g.binary.size(), U = static_cast<size_t>(U_), S = static_cast<size_t>(g.num_symbols);
+  std::vector<double> parent(S);
+  SurfaceKey keys[4];
+  for (Edge edge : {Edge::kLeft, Edge::kRight, Edge::kSplit}) {
+    const std::vector<double>& bin = edge == Edge::kLeft ? mass_left_ : edge == Edge::kRight ? mass_right_ : mass_split_;
+    const std::vector<double>* un = edge == Edge::kLeft ? &mass_uleft_ : edge == Edge::kRight ? &mass_uright_ : nullptr;
+    for (int p = 0; p <= n_; ++p) {
+      if ((edge == Edge::kLeft && p == n_) || (edge == Edge::kRight && p == 0) || (edge == Edge::kSplit && (p == 0 || p == n_)))
+        continue;
+      SurfaceKeys(edge, p, keys);
+      std::fill(parent.begin(), parent.end(), 0.0);
+      bool any = false;
+      const double* row = &bin[p * R];
+      for (size_t r = 0; r < R; ++r) {
+        const double m = row[r];
+        if (m == 0) continue;
+        any = true;
+        parent[g.binary[r].parent] += m;
+        for (const auto& k : keys) grad[w.SurfaceSlot(k.templ, r, k.value)] += m;
+      }
+      if (un) {
+        const double* urow = &(*un)[p * U];
+        for (size_t u = 0; u < U; ++u) {
+          const double m = urow[u];
+          if (m == 0) continue;
+          any = true;
+          parent[g.unary[u].parent] += m;
+          for (const auto& k : keys) grad[w.SurfaceSlot(k.templ, kConjUnary + u, k.value)] += m;
+        }
+      }
+      if (!any) continue;
+      for (size_t x = 0; x < S; ++x)
+        if (parent[x] != 0)
+          for (const auto& k : keys) grad[w.SurfaceSlot(k.templ, kConjParent + x, k.value)] += parent[x];
     }
   }
 }
@@ -128,6 +279,7 @@ int CrfSentence::LexKeys(int i, int32_t tag, uint64_t out[kMaxLexKeys]) const {
     if (cluster_p4_key_[i]) out[m++] = FeatureKey(kLexClusterPrefix, tag, cluster_p4_key_[i]);
     if (cluster_p6_key_[i]) out[m++] = FeatureKey(kLexClusterPrefix, tag, cluster_p6_key_[i]);
   }
+  if (surface_on_) out[m++] = FeatureKey(kLexShape, tag, rep_shape_[i + 1]);
   return m;
 }
 
@@ -223,6 +375,10 @@ void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& 
       }
     }
   }
+  if (surface_on_) {
+    PrepareSurface();
+    for (size_t a = 0; a < span_base_.size(); ++a) span_base_[a] += t[shape_slot_[a]];
+  }
   for (size_t slot = 0; slot + 1 < ids.split_offsets.size(); ++slot)
     for (int32_t a = ids.split_offsets[slot]; a < ids.split_offsets[slot + 1]; ++a) split_base_[slot] += t[ids.split[a]];
   unary_word_score_.assign(static_cast<size_t>(n_) * U_, 0.0);
@@ -255,6 +411,11 @@ void CrfSentence::BeginGradient() {
   for (int q = 0; q < 4; ++q) edge_mass_[q].assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
   lex_mass_.assign(n_, {});
   for (int i = 0; i < n_; ++i) lex_mass_[i].assign((*tokens_)[i].tags.size(), 0.0);
+  if (surface_on_) {
+    const size_t rows = static_cast<size_t>(n_ + 1), R = g_->binary.size(), U = static_cast<size_t>(U_);
+    mass_left_.assign(rows * R, 0.0), mass_right_.assign(rows * R, 0.0), mass_split_.assign(rows * R, 0.0);
+    mass_uleft_.assign(rows * U, 0.0), mass_uright_.assign(rows * U, 0.0);
+  }
 }
 
 void CrfSentence::AddBinary(int32_t r, int i, int k, int j, double coeff, double* grad) {
@@ -276,6 +437,10 @@ void CrfSentence::AddBinary(int32_t r, int i, int k, int j, double coeff, double
   }
   span_mass_[static_cast<size_t>(Cell(i, j)) * B_ + b] += coeff;
   split_mass_[static_cast<size_t>(k) * B_ + b] += coeff;
+  if (surface_on_) {
+    const size_t R = g_->binary.size();
+    mass_left_[i * R + r] += coeff, mass_right_[j * R + r] += coeff, mass_split_[k * R + r] += coeff;
+  }
 }
 
 void CrfSentence::AddUnary(int32_t u, int i, int j, double coeff, double* grad) {
@@ -287,6 +452,7 @@ void CrfSentence::AddUnary(int32_t u, int i, int j, double coeff, double* grad) 
     const int32_t f = unary_word_id_[static_cast<size_t>(i) * U_ + u];
     if (f >= 0) grad[f] += coeff;
   }
+  if (surface_on_) mass_uleft_[static_cast<size_t>(i) * U_ + u] += coeff, mass_uright_[static_cast<size_t>(j) * U_ + u] += coeff;
 }
 
 void CrfSentence::AddLex(int i, int32_t tag, double coeff, double* /*grad*/) {
@@ -306,6 +472,7 @@ void CrfSentence::Flush(double* grad) {
         if (m == 0) continue;
         grad[w_->base_len + b * kLenBuckets + LenBucket(j - i)] += m;
         if (j == n_) grad[w_->base_heavy + b] += m;
+        if (surface_on_) grad[shape_slot_[static_cast<size_t>(Cell(i, j)) * B_ + b]] += m;
         edge_mass_[0][static_cast<size_t>(i) * B_ + b] += m;
         edge_mass_[1][static_cast<size_t>(j - 1) * B_ + b] += m;
         edge_mass_[2][static_cast<size_t>(i) * B_ + b] += m;
@@ -323,6 +490,7 @@ void CrfSentence::Flush(double* grad) {
     if (m == 0) continue;
     for (int32_t a = ids.split_offsets[slot]; a < ids.split_offsets[slot + 1]; ++a) grad[ids.split[a]] += m;
   }
+  if (surface_on_) FlushSurface(grad);
   size_t slot = 0;
   for (int i = 0; i < n_; ++i) {
     const auto& tags = (*tokens_)[i].tags;

@@ -28,11 +28,18 @@ inline int LenBucket(int len) { return len <= 1 ? 0 : len == 2 ? 1 : len <= 4 ? 
 enum CrfTemplate : uint64_t {
   kLexWord = 1, kLexSig, kLexSuffix2, kLexSuffix3, kLexBaseWord, kLexBaseSig,
   kSpanFirst, kSpanLast, kSpanBefore, kSpanAfter, kSplitLeft, kSplitRight, kUnaryWord,
-  kLexCluster, kLexClusterPrefix, kLexBaseCluster, kRuleVerbLeft, kRuleVerbRight
+  kLexCluster, kLexClusterPrefix, kLexBaseCluster, kRuleVerbLeft, kRuleVerbRight, kLexShape,
+  // Surface span templates (x 2 word representations: word, shape); see SurfaceSlot.
+  kSurfFirst = 64, kSurfBefore = 66, kSurfLast = 68, kSurfAfter = 70, kSurfSplitLeft = 72, kSurfSplitRight = 74,
+  kSurfSpanShape = 76
 };
 
-// Lexicon feature keys per (position, tag): 6 always, up to 4 more from word clusters.
-constexpr int kMaxLexKeys = 10;
+// Lexicon feature keys per (position, tag): 6 always, up to 4 more from word clusters, one
+// word shape with surface features.
+constexpr int kMaxLexKeys = 11;
+
+// What a surface feature is conjoined with: a binary rule, a unary rule or a parent symbol.
+constexpr uint64_t kConjUnary = 1ULL << 32, kConjParent = 2ULL << 32;
 
 inline uint64_t Mix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -54,6 +61,15 @@ struct CrfWeights {
   int64_t binary_rule = 0, binary_len = 0, binary_heavy = 0, binary_children = 0;
   int64_t unary_rule = 0, unary_len = 0, root_rule = 0, tag_prior = 0, base_len = 0, base_heavy = 0;
   int64_t pcfg_lex = 0;  // one weight on the PCFG's log P(word | tag), a real-valued feature
+  // Surface span features (Hall, Durrett & Klein 2014): hashed into 2^surface_bits weights
+  // at surface_begin (0 bits = none). The hash of (template, word representation,
+  // rule or parent) picks the slot: no dictionary, every combination has a weight.
+  int surface_bits = 0;
+  int64_t surface_begin = 0;
+  // Of the distinct surface features seen in the gold trees, the fraction that share their
+  // slot with another one (set by InitCrf; not serialized).
+  double surface_collision_rate = 0;
+  int64_t surface_gold_features = 0;
   int64_t sparse_begin = 0;
   std::vector<double> theta;
   std::unordered_map<uint64_t, int32_t> sparse;  // key -> index into theta
@@ -70,8 +86,12 @@ struct CrfWeights {
     auto it = sparse.find(key);
     return it == sparse.end() ? -1 : it->second;
   }
+  // The weight index of a surface feature.
+  int64_t SurfaceSlot(uint64_t templ, uint64_t conj, uint64_t value) const {
+    return surface_begin + static_cast<int64_t>(FeatureKey(templ, conj, value) & ((1ULL << surface_bits) - 1));
+  }
   void Write(ByteWriter& out) const;
-  static CrfWeights Read(ByteReader& in, const Grammar& g);
+  static CrfWeights Read(ByteReader& in, const Grammar& g, int surface_bits = 0);
 };
 
 // The resolved sparse feature ids of one sentence (lookups that found nothing dropped), in
@@ -107,6 +127,11 @@ class CrfSentence {
                span_base_[static_cast<size_t>(Cell(i, j)) * B_ + b] + split_base_[static_cast<size_t>(k) * B_ + b];
     if (j == n_) s += t[w_->binary_heavy + r];
     if (verb_on_ && g_->binary_verb[r]) s += VerbScore(r, i, k, j);
+    if (surface_on_) {
+      const size_t R = g_->binary.size();
+      s += SurfaceRule(0, i * R + r, i, r, false) + SurfaceRule(1, j * R + r, j, r, false) +
+           SurfaceRule(2, k * R + r, k, r, false);
+    }
     return s;
   }
   // Verb-lexicalized features of one binary application: rule x the word of a child that
@@ -132,6 +157,8 @@ class CrfSentence {
     double s = t[w_->unary_rule + u] + t[w_->unary_len + u * kLenBuckets + LenBucket(j - i)] +
                span_base_[static_cast<size_t>(Cell(i, j)) * B_ + b];
     if (j - i == 1) s += unary_word_score_[static_cast<size_t>(i) * U_ + u];
+    if (surface_on_)
+      s += SurfaceRule(3, static_cast<size_t>(i) * U_ + u, i, u, true) + SurfaceRule(4, static_cast<size_t>(j) * U_ + u, j, u, true);
     return s;
   }
   double Root(int32_t rr) const { return w_->theta[w_->root_rule + rr]; }
@@ -157,6 +184,18 @@ class CrfSentence {
   // Binds to weights and grammar and computes word keys only (no scores).
   void BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens);
 
+  // Surface features of one boundary (for tests and the collision count): the (template,
+  // word representation) pairs of a span's left edge at i (first word i, word before i-1),
+  // right edge at j (last word j-1, word after j), or split at k (words k-1 and k).
+  enum class Edge { kLeft, kRight, kSplit };
+  struct SurfaceKey {
+    uint64_t templ, value;
+  };
+  void SurfaceKeys(Edge edge, int p, SurfaceKey out[4]) const;
+  // The span shape of words [i, j): one symbol per word (its first character's class),
+  // the first and last 4 words of longer spans.
+  uint64_t SpanShapeKey(int i, int j) const;
+
  private:
   int Cell(int i, int j) const { return i * (2 * n_ - i + 1) / 2 + (j - i - 1); }
   const CrfWeights* w_ = nullptr;
@@ -176,6 +215,28 @@ class CrfSentence {
   bool verb_on_ = false;
   const std::vector<Token>* tokens_ = nullptr;
   std::vector<double> span_base_, split_base_;
+  // Surface features: per boundary x binary rule (left edge, right edge, split) and per
+  // boundary x unary rule (left, right), each summing its templates x representations x
+  // (rule, parent); the masses of the same shapes for the gradient.
+  bool surface_on_ = false;
+  std::vector<uint64_t> rep_word_, rep_shape_;  // positions -1 .. n (index + 1)
+  std::vector<char> shape_symbol_;              // per word: its span-shape symbol
+  // Filled lazily (NaN = not yet computed): the coarse-to-fine mask leaves most
+  // (boundary, rule) pairs unused, and each costs four random reads of the hashed table.
+  // Tables 0-2: binary rules at the left edge, right edge, split; 3-4: unary, left, right.
+  mutable std::vector<double> surf_[5];
+  mutable std::vector<double> surf_parent_[3];  // per edge: boundary x symbol
+  std::vector<SurfaceKey> edge_keys_[3];        // per edge: boundary x 4 keys
+  double SurfaceRule(int table, size_t at, int p, int32_t rule, bool unary) const {
+    double& v = surf_[table][at];
+    if (v != v) v = ComputeSurface(table % 3, p, rule, unary);  // NaN: not computed yet
+    return v;
+  }
+  double ComputeSurface(int edge, int p, int32_t rule, bool unary) const;
+  std::vector<double> mass_left_, mass_right_, mass_split_, mass_uleft_, mass_uright_;
+  std::vector<int64_t> shape_slot_;  // per (cell, base): the span-shape x parent-base slot
+  void PrepareSurface();
+  void FlushSurface(double* grad);
   std::vector<double> span_mass_, split_mass_;
   // Word-edge feature weights per position and base: span start, span end - 1, the word
   // before the start (position i), the word after the end (position j); n + 1 rows each.

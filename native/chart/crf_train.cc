@@ -5,6 +5,7 @@
 #include <cmath>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 
 #include "core/errors.h"
 #include "core/thread_pool.h"
@@ -94,19 +95,45 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
   return log_z - gold_score;
 }
 
-void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features) {
+void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features,
+             int surface_bits) {
   const Grammar& g = m.grammar;
   CrfWeights& w = m.crf;
   w.sparse.clear();
   w.verb_words.clear();
   w.verb_features = verb_features && g.binary_verb.size() == g.binary.size();
+  w.surface_bits = surface_bits;
   w.Layout(g);
   CrfSentence sent;
   uint64_t keys[kMaxLexKeys];
+  // Surface features of the gold trees, for the collision rate of the hashed table.
+  std::unordered_set<uint64_t> gold_surface;
+  CrfSentence::SurfaceKey skeys[4];
+  auto note_surface = [&](CrfSentence::Edge edge, int p, uint64_t conj) {
+    sent.SurfaceKeys(edge, p, skeys);
+    for (const auto& k : skeys) gold_surface.insert(FeatureKey(k.templ, conj, k.value));
+  };
   for (int32_t s = 0; s < corpus.size(); ++s) {
     const std::vector<Token> tokens = m.Tokens(corpus, s);
     sent.BindKeys(w, g, m.lexicon, tokens);
     const GoldItems& it = gold[s];
+    if (surface_bits > 0) {
+      for (const auto& b : it.binary) {
+        const uint64_t r = static_cast<uint64_t>(FindBinary(g, b.parent, b.left, b.right));
+        for (uint64_t conj : {r, kConjParent + static_cast<uint64_t>(b.parent)}) {
+          note_surface(CrfSentence::Edge::kLeft, b.i, conj);
+          note_surface(CrfSentence::Edge::kRight, b.j, conj);
+          note_surface(CrfSentence::Edge::kSplit, b.k, conj);
+        }
+      }
+      for (const auto& u : it.unary) {
+        const uint64_t r = kConjUnary + static_cast<uint64_t>(FindUnary(g, u.parent, u.child));
+        for (uint64_t conj : {r, kConjParent + static_cast<uint64_t>(u.parent)}) {
+          note_surface(CrfSentence::Edge::kLeft, u.i, conj);
+          note_surface(CrfSentence::Edge::kRight, u.j, conj);
+        }
+      }
+    }
     for (const auto& b : it.binary) {
       const int32_t base = g.base[b.parent];
       sent.SpanKeys(base, b.i, b.j, keys);
@@ -135,6 +162,18 @@ void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& 
       for (int q = 0; q < cnt; ++q) w.AddSparse(keys[q]);
     }
   }
+  w.surface_gold_features = static_cast<int64_t>(gold_surface.size());
+  w.surface_collision_rate = 0;
+  if (surface_bits > 0 && !gold_surface.empty()) {
+    // A feature collides when another gold feature has its slot.
+    std::unordered_map<uint64_t, int32_t> per_slot;
+    const uint64_t mask = (1ULL << surface_bits) - 1;
+    for (uint64_t key : gold_surface) per_slot[key & mask]++;
+    int64_t shared = 0;
+    for (const auto& e : per_slot)
+      if (e.second > 1) shared += e.second;
+    w.surface_collision_rate = static_cast<double>(shared) / static_cast<double>(gold_surface.size());
+  }
   // Start at the PCFG.
   for (size_t r = 0; r < g.binary.size(); ++r) w.theta[w.binary_rule + r] = m.binary_logp[r];
   for (size_t r = 0; r < g.unary.size(); ++r) w.theta[w.unary_rule + r] = m.unary_logp[r];
@@ -160,6 +199,11 @@ void CrfTrainer::Prefilter(int32_t s, Chart& ch) {
   c.tokens = m_.Tokens(corpus_, s);
   const int n = static_cast<int>(c.tokens.size());
   const int S = m_.grammar.num_symbols;
+  if (opt_.prune > 0) {
+    total_entries_ += m_.CoarseEntries(c.tokens, opt_.prune, ch, c.keep_pre, c.keep_post);
+    AddGoldAndFinish(s, ch);
+    return;
+  }
   std::vector<uint8_t> saved_pre, saved_post;  // the prefilter pass itself runs unmasked
   saved_pre.swap(ch.mask_pre), saved_post.swap(ch.mask_post);
   ch.Begin(n, S, true);
@@ -187,8 +231,14 @@ void CrfTrainer::Prefilter(int32_t s, Chart& ch) {
   }
   ch.Clear();
   saved_pre.swap(ch.mask_pre), saved_post.swap(ch.mask_post);
+  total_entries_ += total;
+  AddGoldAndFinish(s, ch);
+}
+
+void CrfTrainer::AddGoldAndFinish(int32_t s, Chart& ch) {
+  Cached& c = cache_[s];
   // The gold tree always survives.
-  ch.n = n;
+  ch.n = static_cast<int>(c.tokens.size());
   const GoldItems& gold = gold_[s];
   auto at = [&](int i, int j, int32_t x) { return static_cast<int32_t>(ch.At(i, j, x)); };
   for (const auto& b : gold.binary) c.keep_pre.push_back(at(b.i, b.j, b.parent)), c.keep_post.push_back(at(b.i, b.j, b.parent));
@@ -199,7 +249,6 @@ void CrfTrainer::Prefilter(int32_t s, Chart& ch) {
     v->erase(std::unique(v->begin(), v->end()), v->end());
   }
   kept_entries_ += static_cast<int64_t>(c.keep_pre.size() + c.keep_post.size());
-  total_entries_ += total;
   c.ready = true;
 }
 
@@ -330,10 +379,16 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
     const double prior = static_cast<double>(opt_.batch) / D / opt_.sigma2;
     double* theta = m_.crf.theta.data();
     const double* mean = prior_mean_.empty() ? nullptr : prior_mean_.data();
+    if (opt_.adagrad && adagrad_.size() != dim) adagrad_.assign(dim, 0.0);
     for (size_t f = 0; f < dim; ++f) {
       double gsum = prior * (mean ? theta[f] - mean[f] : theta[f]);
       for (const auto& gvec : grads_) gsum += gvec[f];
-      theta[f] -= eta * gsum;
+      if (!opt_.adagrad) {
+        theta[f] -= eta * gsum;
+      } else if (gsum != 0) {
+        adagrad_[f] += gsum * gsum;
+        theta[f] -= opt_.eta0 * gsum / std::sqrt(adagrad_[f]);
+      }
     }
     ++k_;
     for (double o : objective) objective_sum += o;

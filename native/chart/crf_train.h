@@ -28,6 +28,12 @@ struct CrfTrainOptions {
   // Cap on the per-sentence feature-id cache (SentenceFeatureIds kept across passes);
   // sentences past the cap resolve their ids by hash lookups on every pass. 0 = no cache.
   double feature_cache_mb = 1024;
+  // Coarse-to-fine prefilter: keep the chart entries whose PCFG posterior is >= prune (and
+  // the gold tree's); 0 = the max-marginal `beam` prefilter above.
+  double prune = 0;
+  // AdaGrad (per-weight step eta0 / sqrt(sum of squared gradients)) instead of the decaying
+  // SGD gain.
+  bool adagrad = false;
 };
 
 // Objective (negative conditional log-likelihood, no prior) of one sentence, with its
@@ -39,7 +45,9 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
 // Builds the sparse feature dictionary from the gold trees and starts the weights at the
 // PCFG (rule weights = log-probabilities, weight 1 on the PCFG lexicon score).
 // verb_features: add the verb-lexicalized rule features (needs Grammar::is_verb).
-void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features = false);
+// surface_bits > 0: the hashed surface span features (CrfWeights::surface_bits).
+void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features = false,
+             int surface_bits = 0);
 
 class CrfTrainer {
  public:
@@ -67,6 +75,8 @@ class CrfTrainer {
     SentenceFeatureIds ids;
   };
   void Prefilter(int32_t s, Chart& ch);
+  // Adds the gold tree's entries to a prefiltered sentence's lists and marks it ready.
+  void AddGoldAndFinish(int32_t s, Chart& ch);
   // Objective of sentence s with its gradient added to grad (masks from the cache); when
   // the sentence's feature ids are not cached yet and `record` is set, they go there.
   double SentenceTerm(int32_t s, Chart& ch, double* grad, SentenceFeatureIds* record);
@@ -86,6 +96,7 @@ class CrfTrainer {
   std::vector<Chart> charts_;
   std::vector<std::vector<double>> grads_;
   std::vector<double> prior_mean_;
+  std::vector<double> adagrad_;  // sums of squared gradients
   std::unique_ptr<Lbfgs> lbfgs_;
   const std::atomic<bool>* lbfgs_cancel_ = nullptr;
   std::atomic<int64_t> kept_entries_{0}, total_entries_{0};

@@ -94,12 +94,32 @@ void Lexicon::Add(std::string_view word, bool /*sentence_initial*/, int32_t tag)
 void Lexicon::Finish() {
   tag_count.resize(num_tags_symbols, 0.0);
   rare_tag_count.assign(num_tags_symbols, 0.0);
+  // Signature suffixes: those of the training words seen at most a few times, which is
+  // what unknown words look like.
+  std::vector<std::pair<std::string, double>> counts;
+  counts.reserve(word_count.size());
+  for (int32_t w = 0; w < words.size(); ++w) counts.emplace_back(words.Name(w), word_count[w]);
+  SuffixSet::Options options;
+  options.max_count = std::max(2, rare_threshold);
+  options.min_types = 10;
+  suffixes.Learn(counts, options);
+  learned_signatures = true;
+}
+
+void Lexicon::WriteSignatures(ByteWriter& out) const {
+  out.Put<uint8_t>(learned_signatures ? 1 : 0);
+  suffixes.Write(out);
+}
+
+void Lexicon::ReadSignatures(ByteReader& in) {
+  learned_signatures = in.Get<uint8_t>() != 0;
+  suffixes = SuffixSet::Read(in);
 }
 
 void Lexicon::AddRare(std::string_view word, bool sentence_initial, int32_t tag) {
   int32_t w = words.Find(word);
   if (w < 0 || word_count[w] > rare_threshold) return;
-  int32_t s = signatures.Intern(WordSignature(word, sentence_initial));
+  int32_t s = signatures.Intern(Signature(word, sentence_initial));
   if (s >= static_cast<int32_t>(sig_count.size())) {
     sig_count.push_back(0);
     sig_tags.emplace_back();
@@ -127,7 +147,7 @@ void Lexicon::FinishRare() {
 Token Lexicon::Lookup(std::string_view word, bool sentence_initial) const {
   Token tok;
   tok.text = std::string(word);
-  tok.signature = WordSignature(word, sentence_initial);
+  tok.signature = Signature(word, sentence_initial);
   tok.word = words.Find(word);
   tok.sig = signatures.Find(tok.signature);
   tok.cluster = ClusterOf(word);

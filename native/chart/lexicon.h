@@ -9,11 +9,14 @@
 
 #include "core/byte_io.h"
 #include "core/interner.h"
+#include "core/word_signature.h"
 
 namespace structrank {
 
 // Word shape in the style of Klein & Manning's unknown-word classes: capitalization (and
-// whether the word starts the sentence), digits, dashes, and a common suffix.
+// whether the word starts the sentence), digits, dashes, and a common English suffix.
+// Models of payload version < 3 use it; newer ones use UnknownSignature with suffixes
+// learned from their training words (core/word_signature.h).
 std::string WordSignature(std::string_view word, bool sentence_initial);
 
 // What the parser knows about one token of a sentence.
@@ -37,6 +40,13 @@ struct Lexicon {
   std::vector<double> tag_count, rare_tag_count;
   double total = 0, rare_total = 0;
   std::vector<int32_t> open_tags;  // tags seen with rare words
+  // Unknown-word signatures: learned suffixes (set by Finish()), or the English classes of
+  // WordSignature for models that predate them.
+  bool learned_signatures = false;
+  SuffixSet suffixes;
+  std::string Signature(std::string_view word, bool sentence_initial) const {
+    return learned_signatures ? UnknownSignature(word, sentence_initial, suffixes) : WordSignature(word, sentence_initial);
+  }
   // Optional word clusters (a `word<TAB>cluster` file, e.g. Brown bit strings): word ->
   // cluster id, and the tags seen with training tokens of each cluster, which rare and
   // unknown words of that cluster may also take (a cluster tag dictionary).
@@ -69,6 +79,9 @@ struct Lexicon {
   // The clusters, written after the rest of the model (payload version 2).
   void WriteClusters(ByteWriter& out) const;
   void ReadClusters(ByteReader& in);
+  // The signature scheme, written after the clusters (payload version 3).
+  void WriteSignatures(ByteWriter& out) const;
+  void ReadSignatures(ByteReader& in);
 
  private:
   double TagGivenSignature(int32_t sig, int32_t tag) const;

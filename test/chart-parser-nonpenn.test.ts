@@ -1,0 +1,71 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { readTreesSync } from '../lib/io/treebank.js';
+import { formatTree, preterminals, words, type Tree } from '../lib/trees/tree.js';
+import { ChartParserModel } from '../lib/parser/chart-parser.js';
+import { evaluateParser } from '../lib/parser/evaluate.js';
+import { treeWords } from '../lib/parser/input.js';
+import { runCli, tempDir } from './helpers.js';
+
+// A hand-made treebank in a non-Penn scheme where `pp`, `vp` and `?` label both single words
+// (parts of speech) and phrases, as in Floresta: it must train and parse, and give back its labels.
+const fixture = join(__dirname, 'fixtures', 'parser', 'tiny-nonpenn.mrg');
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const labelsOf = (t: Tree, tags: Set<string>, phrases: Set<string>): void => {
+  if (t.word !== undefined) tags.add(t.label);
+  else {
+    phrases.add(t.label);
+    t.children.forEach((c) => labelsOf(c, tags, phrases));
+  }
+};
+
+describe('chart parser on a treebank whose labels are both tags and phrases', () => {
+  const trees = readTreesSync(fixture);
+
+  it('the fixture really uses labels both ways', () => {
+    const tags = new Set<string>();
+    const phrases = new Set<string>();
+    trees.forEach((t) => labelsOf(t, tags, phrases));
+    for (const l of ['pp', 'vp', '?']) expect(tags.has(l) || phrases.has(l)).toBe(true);
+    expect(tags.has('pp') && phrases.has('pp')).toBe(true);
+  });
+
+  for (const crf of [false, true]) {
+    it(`trains and parses its training sentences back with the treebank's labels (${crf ? 'CRF' : 'PCFG'})`, async () => {
+      const model = await ChartParserModel.train(trees, { crf, epochs: 3, threads: 1 });
+      const sentences = trees.map((t) => treeWords(t));
+      const parses = await model.parse(sentences, { threads: 1 });
+      parses.forEach((p, i) => {
+        expect(p.fallback).toBe(false);
+        expect(words(p.tree)).toEqual(sentences[i]);
+      });
+      // The word-level `pp` comes back as a tag, the phrase as a phrase.
+      const tags = new Set<string>();
+      const phrases = new Set<string>();
+      parses.forEach((p) => labelsOf(p.tree, tags, phrases));
+      expect(tags.has('pp')).toBe(true);
+      expect(phrases.has('pp')).toBe(true);
+      for (const p of parses) for (const pt of preterminals(p.tree)) expect(pt.label).not.toMatch(/[\u0001^~@]/);
+      const r = await evaluateParser(model, trees, { threads: 1 });
+      expect(r.f1).toBeGreaterThan(90);
+      const file = join(tmp.dir, crf ? 'crf.model' : 'pcfg.model');
+      model.save(file);
+      const again = ChartParserModel.load(file);
+      const back = await again.parse(sentences, { threads: 1 });
+      expect(back.map((p) => formatTree(p.tree))).toEqual(parses.map((p) => formatTree(p.tree)));
+    });
+  }
+
+  it('trains and parses through the CLI', () => {
+    const model = join(tmp.dir, 'cli.model');
+    const train = runCli(['train-parser', '--train', fixture, '--model', model, '--crf', '--epochs', '2', '--threads', '1']);
+    expect(train.status).toBe(0);
+    const out = join(tmp.dir, 'out.mrg');
+    const parse = runCli(['parse', '--model', model, '--input', fixture, '--out', out, '--threads', '1']);
+    expect(parse.status).toBe(0);
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(trees.length);
+  });
+});
