@@ -13,7 +13,9 @@ import { tmpdir } from 'node:os';
 const root = resolve(new URL('..', import.meta.url).pathname);
 const outIndex = process.argv.indexOf('--out');
 const out = resolve(outIndex > 0 ? process.argv[outIndex + 1] : join(root, 'test', 'fixtures', 'models'));
-const sr = await import(join(root, 'dist', 'index.js'));
+// The root entry point and the subpaths the fixtures need (words, tags, n-best and reranker files).
+const sr = {};
+for (const entry of ['index.js', 'api/trees.js', 'api/formats.js', 'api/rerank.js', 'rerank/table-data.js', 'rerank/boost.js']) Object.assign(sr, await import(join(root, 'dist', entry)));
 const scratch = join(tmpdir(), `structrank-fixtures-${process.pid}`);
 mkdirSync(scratch, { recursive: true });
 mkdirSync(out, { recursive: true });
@@ -46,7 +48,7 @@ cli('train-tagger', '--algo', 'crf', '--order', '2', '--train', join(scratch, 't
 cli('train-tagger', '--algo', 'maxent', '--train', join(scratch, 'train.conll'), '--columns', 'word,pos', '--label', 'pos', '--template', templates, '--epochs', '15', '--model', model('tagger-maxent.model'));
 // Chart parsers: the PCFG and the CRF-CFG.
 cli('train-parser', '--train', join(scratch, 'train.mrg'), '--model', model('parser-pcfg.model'));
-cli('train-parser', '--train', join(scratch, 'train.mrg'), '--crf', '--epochs', '2', '--model', model('parser-crf.model'));
+cli('train-parser', '--train', join(scratch, 'train.mrg'), '--crf', '--epochs', '2', '--surface-bits', '12', '--model', model('parser-crf.model'));
 // N-best lists from the PCFG: training lists for the rerankers (scratch), dev lists (kept).
 cli('parse', '--model', model('parser-pcfg.model'), '--input', join(scratch, 'train.mrg'), '--out', join(scratch, 'train.parsed'), '--nbest', '4', '--out-nbest', join(scratch, 'train.nbest.jsonl'));
 cli('parse', '--model', model('parser-pcfg.model'), '--input', join(out, 'dev.mrg'), '--out', join(scratch, 'dev.parsed'), '--nbest', '4', '--out-nbest', join(out, 'dev.nbest.jsonl'));

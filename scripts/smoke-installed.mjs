@@ -10,7 +10,7 @@
 // Exits non-zero with a message on the first failure. Needs no compiler and no network.
 import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 
 const folder = resolve(process.argv[2] ?? '.');
@@ -81,10 +81,11 @@ try {
     ];
     let count = 0;
     let upgraded = 0;
-    for (const name of readdirSync(fixtures).filter((n) => /\.(model|bin)$/.test(n)).sort()) {
-      const resave = resavers.find(([pattern]) => pattern.test(name))?.[1];
+    // Subfolders hold fixtures of newer format versions (e.g. parser-v3/).
+    for (const name of readdirSync(fixtures, { recursive: true }).filter((n) => /\.(model|bin)$/.test(n)).sort()) {
+      const resave = resavers.find(([pattern]) => pattern.test(basename(name)))?.[1];
       if (!resave) fail(`no loader for fixture ${name}`);
-      const out = join(dir, `resaved-${name}`);
+      const out = join(dir, `resaved-${basename(name)}-${count}`);
       resave(join(fixtures, name), out);
       // The rule of test/model-fixtures.test.ts: byte for byte while the format version is
       // unchanged; a file of an older version re-saves in the newer one, which must load again.
@@ -93,7 +94,7 @@ try {
         if (!readFileSync(out).equals(readFileSync(join(fixtures, name)))) fail(`fixture ${name}: re-save on ${process.arch} differs`);
       } else {
         if (!isNewer(now, was)) fail(`fixture ${name}: format version went from ${was} to ${now}`);
-        resave(out, join(dir, `again-${name}`));
+        resave(out, join(dir, `again-${basename(name)}-${count}`));
         upgraded++;
       }
       count++;
