@@ -14,6 +14,8 @@ export interface ProgressOptions {
 }
 
 export class Progress {
+  /** Set by the CLI's --quiet: no bars and no progress lines. */
+  static quiet = false;
   private done = 0;
   private status = '';
   private readonly start = Date.now();

@@ -1,21 +1,24 @@
-import type { Command } from '../cli/command.js';
-import { intOption, parseCommandArgs } from '../cli/args.js';
+import { z } from 'zod';
+import { defineCommand } from '../cli/command.js';
+import { option } from '../options/field.js';
+import { quiet, threads } from '../options/common.js';
 import { cliSignal } from '../cli/signal.js';
 import { runAndReport, unavailableMessage } from '../pipeline/cli.js';
 import { demoConfig, DEMO_SIZES } from '../pipeline/demo.js';
 
-const command: Command = {
-  name: 'demo',
-  summary: 'run the parsing reranking pipeline on the embedded GUM data and write an HTML report',
-  usage: `structrank demo [--threads N] [--output DIR]
-
-Parses the embedded GUM data (data/gum-open) with the chart parser, jackknifed, and reranks
+const command = defineCommand({
+  description: `Parses the embedded GUM data (data/gum-open) with the chart parser, jackknifed, and reranks
 its n-best lists with boosting, the tree-kernel voted perceptron and the log-linear model;
 prints the test table and writes report.html into structrank-demo/ under the current folder
 (or --output). Rerunning reuses the finished steps cached there.`,
-  async run(args) {
-    const { values } = parseCommandArgs('demo', args, { threads: { type: 'string' }, output: { type: 'string' } }, false);
-    const config = demoConfig(values.output, intOption('demo', values.threads, 'threads', 0));
+  options: {
+    threads,
+    output: option(z.string().min(1).optional(), 'output folder (default structrank-demo under the current folder)', { value: 'DIR' }),
+    quiet,
+  },
+  examples: ['structrank demo', 'structrank demo --threads 2 --output /tmp/demo'],
+  async run(values) {
+    const config = demoConfig(values.output, values.threads);
     const s = DEMO_SIZES;
     console.log(`structrank demo: parsing reranking on data/gum-open (GUM, CC BY), sized for < 10 minutes on 2 cores:`);
     console.log(`  sentences of at most ${s.maxLength} words; train: the first ${s.trainLimit}, jackknifed in ${s.folds} folds; dev: ${s.devLimit}; test: up to ${s.testLimit}`);
@@ -31,5 +34,5 @@ prints the test table and writes report.html into structrank-demo/ under the cur
     }
     return 0;
   },
-};
+});
 export default command;

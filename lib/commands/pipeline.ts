@@ -1,37 +1,36 @@
-import type { Command } from '../cli/command.js';
-import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
+import { z } from 'zod';
+import { defineCommand } from '../cli/command.js';
+import { UsageError } from '../errors.js';
+import { option } from '../options/field.js';
+import { optionalFile, quiet } from '../options/common.js';
 import { cliSignal } from '../cli/signal.js';
 import { pipelineJsonSchema, readPipelineConfig } from '../pipeline/config.js';
 import { runAndReport, unavailableMessage } from '../pipeline/cli.js';
 
-const command: Command = {
-  name: 'pipeline',
-  summary: 'jackknifed n-best candidates, rerankers tuned on dev, test evaluation and an HTML report',
-  usage: `structrank pipeline --config pipeline.json [--threads N] [--output DIR]
-structrank pipeline --schema
-
-Runs the reranking pipeline a config file describes (see README, "Pipeline config"):
-candidates for train by jackknifing (k folds), for dev and test from a base model trained
-on all of train; the rerankers trained and tuned on dev; the test table (base F1, oracle
-F1, each reranker's F1 and relative error reduction, times). Each step is cached under a
-content hash in <output>/cache: a rerun skips finished steps, a killed run resumes.
-Writes <output>/results.json and <output>/report.html.
-
-  --config FILE  the pipeline config (JSON)
-  --threads N    worker threads (default: the config's, 0 = all cores)
-  --output DIR   overrides the config's output folder
-  --schema       print the config's JSON Schema and exit`,
-  async run(args) {
-    const { values } = parseCommandArgs('pipeline', args, {
-      config: { type: 'string' }, threads: { type: 'string' }, output: { type: 'string' }, schema: { type: 'boolean' },
-    }, false);
+const command = defineCommand({
+  description: `Runs the reranking pipeline a config file describes (docs/pipeline.md; --schema prints the
+config's JSON Schema): candidates for train by jackknifing (k folds), for dev and test from a
+base model trained on all of train; the rerankers trained and tuned on dev; the test table
+(base F1, oracle F1, each reranker's F1 and relative error reduction, times). Each step is
+cached under a content hash in <output>/cache: a rerun skips finished steps, a killed run
+resumes. Writes <output>/results.json and <output>/report.html.`,
+  options: {
+    config: optionalFile('the pipeline config (JSON); required unless --schema', 'FILE'),
+    threads: option(z.number().int().min(0).optional(), "worker threads (default: the config's; 0 = all cores)", { value: 'N' }),
+    output: option(z.string().min(1).optional(), "overrides the config's output folder", { value: 'DIR' }),
+    schema: option(z.boolean().default(false), "print the config's JSON Schema and exit"),
+    quiet,
+  },
+  examples: ['structrank pipeline --config pipeline.json --threads 2', 'structrank pipeline --schema > pipeline.schema.json'],
+  async run(values) {
     if (values.schema) {
       console.log(JSON.stringify(pipelineJsonSchema(), null, 2));
       return 0;
     }
-    const file = requireOption('pipeline', values.config, 'config');
+    if (values.config === undefined) throw new UsageError('pipeline: missing required option --config');
+    const file = values.config;
     const config = readPipelineConfig(file);
-    if (values.threads !== undefined) config.threads = intOption('pipeline', values.threads, 'threads', 0);
+    if (values.threads !== undefined) config.threads = values.threads;
     if (values.output !== undefined) {
       const { resolve } = await import('node:path');
       config.output = resolve(values.output);
@@ -47,5 +46,5 @@ Writes <output>/results.json and <output>/report.html.
     }
     return 0;
   },
-};
+});
 export default command;

@@ -1,0 +1,40 @@
+/**
+ * One option field: a zod schema with its type, range, default and a one-line description,
+ * plus, apart from zod's global registry (so it stays out of JSON Schemas), how it is
+ * spelled on the command line. Trainers, commands and the pipeline config declare their
+ * options with `option()`; lib/cli/options.ts turns them into flags, --help and docs.
+ */
+import { z } from 'zod';
+
+/** How a field is spelled on the command line, beyond what the schema says. */
+export interface CliMeta {
+  /** Placeholder of the value in --help, e.g. 'F' or 'word,pos,...' (default: from the type). */
+  value?: string;
+  /** The flag when it is not the kebab-case field name. */
+  flag?: string;
+  /** Not a command-line flag (an API or config-only field). */
+  cli?: false;
+}
+
+export const cliMeta = z.registry<CliMeta>();
+
+export type OptionFields = Record<string, z.ZodType>;
+export type OptionValues<F extends OptionFields> = z.output<z.ZodObject<F>>;
+
+/** A field: `schema` with its one-line description (and optional CLI spelling). */
+export function option<T extends z.ZodType>(schema: T, description: string, meta?: CliMeta): T {
+  const described = schema.describe(description) as T;
+  const inherited = cliMeta.get(schema);
+  if (meta || inherited) cliMeta.add(described, { ...inherited, ...meta });
+  return described;
+}
+
+/** The defaults of the fields that have one (fields without a default are left out). */
+export function defaultsOf<F extends OptionFields>(fields: F): Partial<OptionValues<F>> {
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(fields)) {
+    const r = schema.safeParse(undefined);
+    if (r.success && r.data !== undefined) out[name] = r.data;
+  }
+  return out as Partial<OptionValues<F>>;
+}
