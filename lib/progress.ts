@@ -1,8 +1,17 @@
 /**
  * Progress lines for long jobs: items done, rate, ETA and a free-form status (loss, dev
- * score). Drawn on stderr only when it is a terminal; otherwise silent unless `log` is set,
- * in which case a plain line is printed every `logEvery` ms.
+ * score). On a terminal a cli-progress bar redraws the line in place; otherwise silent
+ * unless `log` is set, in which case a plain line is printed every `logEvery` ms.
  */
+import { SingleBar } from 'cli-progress';
+
+/** cli-progress's bar, with its redraw timer unref'd: a job that fails never hangs on it. */
+class TerminalBar extends SingleBar {
+  override render(): void {
+    super.render();
+    (this as unknown as { timer?: NodeJS.Timeout }).timer?.unref();
+  }
+}
 export interface ProgressOptions {
   label: string;
   total?: number;
@@ -21,21 +30,29 @@ export class Progress {
   private readonly start = Date.now();
   private lastDraw = 0;
   private readonly stream: NodeJS.WriteStream;
-  private readonly tty: boolean;
+  private bar: TerminalBar | undefined;
 
   constructor(private readonly options: ProgressOptions) {
     this.stream = options.stream ?? process.stderr;
-    this.tty = Boolean(this.stream.isTTY);
+    if (this.stream.isTTY && !Progress.quiet) {
+      this.bar = new TerminalBar({ stream: this.stream, format: () => this.line(), fps: 10, hideCursor: false, linewrap: false, gracefulExit: false });
+      this.bar.start(options.total ?? 0, 0);
+    }
   }
 
   update(done: number, status?: string): void {
     this.done = done;
     if (status !== undefined) this.status = status;
+    if (Progress.quiet) return;
+    if (this.bar) {
+      this.bar.update(done);
+      return;
+    }
     const now = Date.now();
-    const every = this.tty ? 100 : (this.options.logEvery ?? 10_000);
+    const every = this.options.logEvery ?? 10_000;
     if (now - this.lastDraw < every) return;
     this.lastDraw = now;
-    this.draw(false);
+    this.draw();
   }
 
   tick(n = 1, status?: string): void {
@@ -44,7 +61,13 @@ export class Progress {
 
   finish(status?: string): void {
     if (status !== undefined) this.status = status;
-    this.draw(true);
+    if (this.bar) {
+      this.bar.update(this.done);
+      this.bar.stop();
+      this.bar = undefined;
+      return;
+    }
+    if (!Progress.quiet) this.draw();
   }
 
   line(): string {
@@ -65,12 +88,8 @@ export class Progress {
     return parts.join('  ');
   }
 
-  private draw(final: boolean): void {
-    if (this.tty) {
-      this.stream.write(`\r\x1b[K${this.line()}${final ? '\n' : ''}`);
-    } else if (this.options.log || final) {
-      if (this.options.log) this.stream.write(this.line() + '\n');
-    }
+  private draw(): void {
+    if (this.options.log) this.stream.write(this.line() + '\n');
   }
 }
 

@@ -40,7 +40,7 @@ interface Target {
   command: Command;
 }
 
-function newProgram(out: { write: (s: string) => void; error: (s: string) => void }): Commander {
+function newProgram(out: CliOutput): Commander {
   const program = new Commander('structrank');
   program
     .description('structured prediction and discriminative reranking: taggers, a chart parser, kernels and rerankers')
@@ -49,9 +49,12 @@ function newProgram(out: { write: (s: string) => void; error: (s: string) => voi
     .exitOverride()
     .configureOutput({ writeOut: out.write, writeErr: out.error, outputError: () => {} })
     .showSuggestionAfterError(true)
-    // A fixed width off a terminal keeps --help (and its snapshot tests) the same everywhere.
-    .configureHelp({ helpWidth: process.stdout.isTTY ? Math.min(process.stdout.columns ?? 100, 100) : 100 })
-    .addHelpText('after', "\nRun 'structrank <command> --help' for a command's options and examples.");
+    .configureHelp({ helpWidth: out.width ?? 100 })
+    .addHelpText(
+      'after',
+      "\nRun 'structrank <command> --help' for a command's options and examples.\n" +
+        'Exit codes: 0 done, 1 bad input, 2 bad usage, 70 internal error, 130 cancelled.',
+    );
   const parents = new Map<string, Commander>();
   for (const [key, entry] of Object.entries(commands)) {
     const words = key.split(' ');
@@ -111,11 +114,14 @@ function commanderMessage(err: CommanderError): string {
 export interface CliOutput {
   write: (s: string) => void;
   error: (s: string) => void;
+  /** Width --help wraps to (default 100: off a terminal, --help is the same everywhere). */
+  width?: number;
 }
 
 const processOutput: CliOutput = {
   write: (s) => process.stdout.write(s),
   error: (s) => process.stderr.write(s),
+  width: process.stdout.isTTY ? Math.min(process.stdout.columns ?? 100, 100) : 100,
 };
 
 /** Runs the CLI on `argv` (without node and the script) and returns the exit code. */
@@ -124,7 +130,7 @@ export async function main(argv: string[], out: CliOutput = processOutput): Prom
   // 'structrank help eval parse' is 'structrank eval parse --help'.
   if (argv[0] === 'help' && argv.length > 1) argv = [...argv.slice(1), '--help'];
   if (argv.length === 0) {
-    out.write(program.helpInformation());
+    program.outputHelp();
     return EXIT.usage;
   }
   const found = findTarget(argv);

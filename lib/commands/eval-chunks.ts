@@ -55,7 +55,7 @@ const command = defineCommand({
     gold: optionalFile('CoNLL file whose last column is the gold tag', 'G'),
     test: optionalFile('CoNLL file whose last column is the predicted tag (aligned token by token with G)', 'T'),
     file: optionalFile('one file whose last two columns are gold and predicted (as conlleval reads it)'),
-    scheme: option(z.enum(CHUNK_SCHEMES).default('iob2'), "iob1 or iob2 (conlleval's rules; both read alike) or iobes", { value: 'S' }),
+    scheme: option(z.enum(CHUNK_SCHEMES).default('iob2'), "chunk encoding: iob1 and iob2 follow conlleval's rules (both read alike), iobes its own"),
     json: option(json, 'print {"overall": {...}, "byType": {...}} instead of conlleval\'s text'),
   },
   examples: ['structrank eval chunks --gold test.conll --test test.tagged', 'structrank eval chunks --file output.conll --scheme iobes --json'],

@@ -32,6 +32,6 @@ export const commands: Record<string, CommandEntry> = {
 
 /** What a command group ('eval', 'kernel') lists. */
 export const groups: Record<string, string> = {
-  eval: 'score parses (EVALB), chunks (conlleval) or tags (accuracy)',
-  kernel: 'Gram matrices of the tree and tagging kernels',
+  eval: 'eval parse, eval chunks, eval tags: score parses (EVALB), chunks (conlleval) or tags (accuracy)',
+  kernel: 'kernel trees, kernel tags: Gram matrices of the tree and tagging kernels',
 };

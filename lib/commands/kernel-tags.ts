@@ -21,7 +21,7 @@ Sim2 = 1 when both words have the same class under the word feature F.`,
     threads: kernelFields.threads,
     json: kernelFields.json,
   },
-  arguments: '[files...]',
+  arguments: '[A.conll] [B.conll]',
   examples: ['structrank kernel tags --lambda 0.5 a.conll', 'structrank kernel tags --lambda 0.5 --sim2 caps --columns word,pos,tag a.conll b.conll --json'],
   async run(values, { positionals }) {
     const { lambda, threads, sim2 } = values;

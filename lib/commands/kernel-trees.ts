@@ -23,7 +23,7 @@ an unlabeled outer wrapper "( (S ...))" is removed.`,
     threads: kernelFields.threads,
     json: kernelFields.json,
   },
-  arguments: '[files...]',
+  arguments: '[A.mrg] [B.mrg]',
   examples: ['structrank kernel trees --lambda 0.4 --normalize a.mrg', 'structrank kernel trees --lambda 0.4 --depth 3 a.mrg b.mrg --json'],
   async run(values, { positionals }) {
     const { lambda, depth, threads } = values;

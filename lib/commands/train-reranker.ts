@@ -15,8 +15,10 @@ import { trainPerceptronCli } from '../rerank/perceptron-cli.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
 
 const METHODS = [...Object.keys(rerankerTrainers), 'perceptron'];
+// Both methods take --threads; the other options apply to one side only.
 const { threads, ...linearOnly } = linearRerankerFields;
-const { threads: _threads, ...perceptronOnly } = perceptronFields;
+const perceptronOnly: Omit<typeof perceptronFields, 'threads'> = { ...perceptronFields };
+delete (perceptronOnly as Partial<typeof perceptronFields>).threads;
 
 const command = defineCommand({
   description: `boost      ExpLoss boosting with sparse feature selection (Collins and Koo 2005, figure 4);

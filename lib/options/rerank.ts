@@ -67,4 +67,4 @@ export const perceptronFields = {
   threads,
 };
 
-export const PERCEPTRON_DEFAULTS = defaultsOf(perceptronFields);
+export const PERCEPTRON_DEFAULTS = defaultsOf(perceptronFields) as Required<ReturnType<typeof defaultsOf<typeof perceptronFields>>>;
