@@ -20,12 +20,13 @@ import { readNbestSync } from '../lib/io/nbest.js';
 import { evalbCorpus } from '../lib/eval/evalb.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { stripRoot } from '../lib/trees/transforms.js';
+import { BOOST_EPS } from '../lib/options/rerank.js';
 
 const { values } = parseArgs({
   options: {
     train: { type: 'string' }, test: { type: 'string' }, synthetic: { type: 'string' },
     rounds: { type: 'string', default: '20000' }, 'xgb-rounds': { type: 'string', default: '200' },
-    threads: { type: 'string', default: '2' }, eps: { type: 'string', default: '0.0025' },
+    threads: { type: 'string', default: '2' }, eps: { type: 'string', default: String(BOOST_EPS) },
     'test-nbest': { type: 'string' },
   },
 });

@@ -12,35 +12,11 @@
 import { Option, type Command as Commander } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { cliMeta, type OptionFields, type OptionValues } from '../options/field.js';
+import { baseOf, cliMeta, defaultOf, defOf, descriptionOf, type OptionFields, type OptionValues } from '../options/field.js';
 
-export { option, type OptionFields, type OptionValues } from '../options/field.js';
+export { defaultOf, descriptionOf, option, type OptionFields, type OptionValues } from '../options/field.js';
 
 type Kind = 'boolean' | 'number' | 'numberList' | 'stringList' | 'string';
-
-interface Def {
-  type: string;
-  innerType?: z.ZodType;
-  out?: z.ZodType;
-  element?: z.ZodType;
-  options?: z.ZodType[];
-  values?: unknown[];
-  entries?: Record<string, unknown>;
-  defaultValue?: unknown;
-}
-
-const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
-
-/** The schema under default / optional / preprocess wrappers. */
-function baseOf(schema: z.ZodType): z.ZodType {
-  let s = schema;
-  for (;;) {
-    const d = defOf(s);
-    if ((d.type === 'default' || d.type === 'optional' || d.type === 'nullable' || d.type === 'prefault') && d.innerType) s = d.innerType;
-    else if (d.type === 'pipe' && d.out) s = d.out;
-    else return s;
-  }
-}
 
 function kindOf(schema: z.ZodType): Kind {
   const d = defOf(baseOf(schema));
@@ -58,22 +34,6 @@ export function choicesOf(schema: z.ZodType): string[] | undefined {
   if (d.type === 'enum' && d.entries) return Object.values(d.entries).map(String);
   if (d.type === 'union' && d.options?.every((o) => defOf(o).type === 'literal')) return d.options.map((o) => String(defOf(o).values?.[0]));
   return undefined;
-}
-
-/** The field's default, when the schema has one. */
-export function defaultOf(schema: z.ZodType): unknown {
-  let s = schema;
-  for (;;) {
-    const d = defOf(s);
-    if (d.type === 'default') return d.defaultValue;
-    if ((d.type === 'optional' || d.type === 'nullable') && d.innerType) s = d.innerType;
-    else return undefined;
-  }
-}
-
-/** The one-line description given with `option()` / `.describe()`. */
-export function descriptionOf(schema: z.ZodType): string {
-  return schema.description ?? baseOf(schema).description ?? '';
 }
 
 const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

@@ -38,3 +38,44 @@ export function defaultsOf<F extends OptionFields>(fields: F): Partial<OptionVal
   }
   return out as Partial<OptionValues<F>>;
 }
+
+export interface Def {
+  type: string;
+  innerType?: z.ZodType;
+  out?: z.ZodType;
+  element?: z.ZodType;
+  options?: z.ZodType[];
+  values?: unknown[];
+  entries?: Record<string, unknown>;
+  defaultValue?: unknown;
+}
+
+export const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+/** The schema under default / optional / preprocess wrappers. */
+export function baseOf(schema: z.ZodType): z.ZodType {
+  let s = schema;
+  for (;;) {
+    const d = defOf(s);
+    if ((d.type === 'default' || d.type === 'optional' || d.type === 'nullable' || d.type === 'prefault') && d.innerType) s = d.innerType;
+    else if (d.type === 'pipe' && d.out) s = d.out;
+    else return s;
+  }
+}
+
+/** The field's default, when the schema has one. */
+export function defaultOf(schema: z.ZodType): unknown {
+  let s = schema;
+  for (;;) {
+    const d = defOf(s);
+    if (d.type === 'default') return d.defaultValue;
+    if ((d.type === 'optional' || d.type === 'nullable') && d.innerType) s = d.innerType;
+    else return undefined;
+  }
+}
+
+/** The one-line description given with `option()` / `.describe()`. */
+export function descriptionOf(schema: z.ZodType): string {
+  return schema.description ?? baseOf(schema).description ?? '';
+}
+

@@ -4,7 +4,7 @@
  * description.
  */
 import { z } from 'zod';
-import { option } from './field.js';
+import { defaultsOf, option } from './field.js';
 import { threads } from './common.js';
 
 /** Longer sentences are not chart-parsed by default: 300 words take seconds, 3,000 an hour and tens of GB. */
@@ -37,4 +37,9 @@ export const parseFields = {
     { value: 'N' },
   ),
   threads,
+};
+
+/** The defaults ChartParserModel.train falls back on. */
+export const PARSER_DEFAULTS = defaultsOf(parserTrainFields) as {
+  markov: 1 | 2; epochs: number; batch: number; eta0: number; sigma2: number; beam: number; rareThreshold: number; featureCacheMB: number; threads: number;
 };

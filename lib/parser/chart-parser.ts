@@ -3,6 +3,7 @@
  * treebank trees, parse tokenized sentences to plain PTB trees (1-best or exact k-best,
  * each with its log-probability), save and load model files.
  */
+import { PARSER_DEFAULTS } from '../options/parser.js';
 import { InputError } from '../errors.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
@@ -206,7 +207,7 @@ export class ChartParserModel {
 
   /** Trains on treebank trees (function tags, empties and the root wrapper are handled here). */
   static async train(trees: Tree[], options: ParserTrainOptions = {}): Promise<ChartParserModel> {
-    const markov = options.markov ?? 2;
+    const markov = options.markov ?? PARSER_DEFAULTS.markov;
     if (markov !== 1 && markov !== 2) throw new InputError('<options>', undefined, 'markov order must be 1 or 2');
     const grammarOptions = { markov, parent: options.parent ?? true, vpHeadTag: options.vpHeadTag ?? true };
     const prepared: Tree[] = [];
@@ -239,7 +240,7 @@ export class ChartParserModel {
       offsets,
       Int32Array.from(pairs),
       treeOffsets,
-      options.rareThreshold ?? 1,
+      options.rareThreshold ?? PARSER_DEFAULTS.rareThreshold,
       {
         relax: options.relax ? 1 : 0,
         relaxWeight,
@@ -248,7 +249,7 @@ export class ChartParserModel {
     );
     const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
     if (options.crf) {
-      const batch = options.batch ?? 20;
+      const batch = options.batch ?? PARSER_DEFAULTS.batch;
       if (options.featureCacheMB !== undefined && !(options.featureCacheMB >= 0)) throw new InputError('<options>', undefined, 'featureCacheMB must be >= 0');
       // NaN or non-positive step sizes and priors would train NaN weights without a word.
       if (options.eta0 !== undefined && !(options.eta0 > 0 && Number.isFinite(options.eta0))) throw new InputError('<options>', undefined, 'eta0 must be a positive number');
@@ -257,17 +258,17 @@ export class ChartParserModel {
       if (options.epochs !== undefined && !(Number.isInteger(options.epochs) && options.epochs >= 0)) throw new InputError('<options>', undefined, 'epochs must be a non-negative integer');
       handle.startCrf({
         batch,
-        eta0: options.eta0 ?? 0.1,
-        sigma2: options.sigma2 ?? 1.0,
-        beam: options.beam ?? Number.POSITIVE_INFINITY,
-        threads: options.threads ?? 0,
+        eta0: options.eta0 ?? PARSER_DEFAULTS.eta0,
+        sigma2: options.sigma2 ?? PARSER_DEFAULTS.sigma2,
+        beam: options.beam ?? PARSER_DEFAULTS.beam,
+        threads: options.threads ?? PARSER_DEFAULTS.threads,
         seed: options.seed ?? 1,
         priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
         verbFeatures: options.verbFeatures === false ? 0 : 1,
-        featureCacheMB: options.featureCacheMB ?? 1024,
+        featureCacheMB: options.featureCacheMB ?? PARSER_DEFAULTS.featureCacheMB,
       });
       meta.crf = true;
-      const epochs = options.epochs ?? 10;
+      const epochs = options.epochs ?? PARSER_DEFAULTS.epochs;
       const lbfgs = options.optimizer === 'lbfgs';
       if (options.optimizer !== undefined && options.optimizer !== 'sgd' && !lbfgs) throw new InputError('<options>', undefined, "optimizer must be 'sgd' or 'lbfgs'");
       const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(prepared.length / batch));

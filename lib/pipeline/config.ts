@@ -8,13 +8,11 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { readTextFile } from '../io/lines.js';
-import { defaultsOf } from '../options/field.js';
-import { descriptionOf } from '../cli/options.js';
-import { parserTrainFields } from '../options/parser.js';
+import { defOf, descriptionOf } from '../options/field.js';
+import { PARSER_DEFAULTS, parserTrainFields } from '../options/parser.js';
 import { TAGGER_C2, TAGGER_DEFAULTS, taggerFields } from '../options/tagger.js';
 import { BOOST_EPS, FEATURE_CUTOFF, LOGLINEAR_C, PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, RERANK_ROUNDS, WORD_FEATURES } from '../options/rerank.js';
 
-const PARSER_DEFAULTS = defaultsOf(parserTrainFields) as { markov: 1 | 2; rareThreshold: number };
 /** CoNLL columns when the config names none. */
 const DEFAULT_COLUMNS = ['word', 'pos', 'tag'];
 
@@ -253,7 +251,7 @@ export function pipelineJsonSchema(): Record<string, unknown> {
     unrepresentable: 'any',
     // A grid reads one number or a list (zod sees only the list behind the preprocessing).
     override: ({ zodSchema, jsonSchema }) => {
-      const def = (zodSchema as unknown as { _zod: { def: { type: string; innerType?: z.ZodType; defaultValue?: unknown } } })._zod.def;
+      const def = defOf(zodSchema as unknown as z.ZodType);
       if (grids.has(zodSchema as unknown as z.ZodType)) {
         const { description } = jsonSchema;
         for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
