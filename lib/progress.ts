@@ -25,6 +25,13 @@ export interface ProgressOptions {
 export class Progress {
   /** Set by the CLI's --quiet: no bars and no progress lines. */
   static quiet = false;
+  /** Bars still drawn on the terminal (stopped before the CLI prints an error). */
+  private static readonly running = new Set<Progress>();
+
+  /** Stops every bar still drawn, so a message can follow on a line of its own. */
+  static stopAll(): void {
+    for (const p of Progress.running) p.finish();
+  }
   private done = 0;
   private status = '';
   private readonly start = Date.now();
@@ -37,6 +44,7 @@ export class Progress {
     if (this.stream.isTTY && !Progress.quiet) {
       this.bar = new TerminalBar({ stream: this.stream, format: () => this.line(), fps: 10, hideCursor: false, linewrap: false, gracefulExit: false });
       this.bar.start(options.total ?? 0, 0);
+      Progress.running.add(this);
     }
   }
 
@@ -65,6 +73,7 @@ export class Progress {
       this.bar.update(this.done);
       this.bar.stop();
       this.bar = undefined;
+      Progress.running.delete(this);
       return;
     }
     if (!Progress.quiet) this.draw();

@@ -167,3 +167,20 @@ describe('progress', () => {
     expect(tty.text()).toBe('');
   });
 });
+
+describe('--json', () => {
+  it('train-tagger --json prints one JSON object describing the model', async () => {
+    const { runCli, tempDir } = await import('./helpers.js');
+    const tmp = tempDir();
+    try {
+      const train = tmp.file('train.conll', 'He PRP B-NP\nruns VBZ B-VP\n\nShe PRP B-NP\nsleeps VBZ B-VP\n\n');
+      const model = tmp.file('t.model');
+      const r = runCli(['train-tagger', '--algo', 'perceptron', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '2', '--model', model, '--json', '--threads', '1']);
+      expect(r.status, r.stderr).toBe(0);
+      const summary = JSON.parse(r.stdout) as { model: string; algo: string; labels: number; trainedSteps: number };
+      expect(summary).toMatchObject({ model, algo: 'perceptron', labels: 2 });
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});

@@ -164,6 +164,7 @@ export async function main(argv: string[], out: CliOutput = processOutput): Prom
 
 /** Prints an error as one line (plus the usage line for usage errors) and picks the exit code. */
 function reportError(err: unknown, target: Target | undefined, out: CliOutput): number {
+  Progress.stopAll();
   if (err instanceof UsageError) {
     out.error(`structrank: ${err.message}\n${target ? `usage: ${usageLine(target.name, target.command)}\n` : ''}`);
     return EXIT.usage;

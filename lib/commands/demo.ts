@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
-import { quiet, threads } from '../options/common.js';
+import { json, quiet, threads } from '../options/common.js';
 import { cliSignal } from '../cli/signal.js';
 import { runAndReport, unavailableMessage } from '../pipeline/cli.js';
 import { demoConfig, DEMO_SIZES } from '../pipeline/demo.js';
@@ -15,17 +15,20 @@ prints the test table and writes report.html into structrank-demo/ under the cur
     threads,
     output: option(z.string().min(1).optional(), 'output folder (default structrank-demo under the current folder)', { value: 'DIR' }),
     quiet,
+    json: option(json, 'print the results as JSON instead of the table (the plan lines go to stderr)'),
   },
   examples: ['structrank demo', 'structrank demo --threads 2 --output /tmp/demo'],
   async run(values) {
     const config = demoConfig(values.output, values.threads);
     const s = DEMO_SIZES;
-    console.log(`structrank demo: parsing reranking on data/gum-open (GUM, CC BY), sized for < 10 minutes on 2 cores:`);
-    console.log(`  sentences of at most ${s.maxLength} words; train: the first ${s.trainLimit}, jackknifed in ${s.folds} folds; dev: ${s.devLimit}; test: up to ${s.testLimit}`);
-    console.log(`  ${s.nbest}-best lists from the PCFG chart parser; rerankers: ${config.rerankers.map((r) => r.name).join(', ')}`);
-    console.log(`  writing into ${config.output} (cached steps there are reused)\n`);
+    // With --json, stdout holds the results alone.
+    const say = values.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
+    say(`structrank demo: parsing reranking on data/gum-open (GUM, CC BY), sized for < 10 minutes on 2 cores:`);
+    say(`  sentences of at most ${s.maxLength} words; train: the first ${s.trainLimit}, jackknifed in ${s.folds} folds; dev: ${s.devLimit}; test: up to ${s.testLimit}`);
+    say(`  ${s.nbest}-best lists from the PCFG chart parser; rerankers: ${config.rerankers.map((r) => r.name).join(', ')}`);
+    say(`  writing into ${config.output} (cached steps there are reused)\n`);
     try {
-      await runAndReport(config, cliSignal(), 'structrank demo: reranking parses of GUM');
+      await runAndReport(config, cliSignal(), 'structrank demo: reranking parses of GUM', values.json);
     } catch (err) {
       const missing = unavailableMessage(err);
       if (missing === undefined) throw err;
