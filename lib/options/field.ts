@@ -79,3 +79,42 @@ export function descriptionOf(schema: z.ZodType): string {
   return schema.description ?? baseOf(schema).description ?? '';
 }
 
+
+/** What a field accepts, in words: 'a positive integer', 'a number in (0, 1]', '1 or 2'. */
+export function acceptedValues(schema: z.ZodType): string {
+  const base = baseOf(schema);
+  const d = defOf(base);
+  const or = (items: string[]): string => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`);
+  if (d.type === 'enum' && d.entries) return or(Object.values(d.entries).map((v) => `'${String(v)}'`));
+  if (d.type === 'union' && d.options?.every((o) => defOf(o).type === 'literal')) return or(d.options.map((o) => String(defOf(o).values?.[0])));
+  if (d.type === 'boolean') return 'true or false';
+  if (d.type === 'string') return 'a non-empty string';
+  if (d.type === 'array') return `a non-empty list of ${d.element ? acceptedValues(d.element).replace(/^an? /, '') + 's' : 'values'}`;
+  if (d.type !== 'number') return 'valid';
+  const j = z.toJSONSchema(base, { unrepresentable: 'any' }) as { type?: string; minimum?: number; maximum?: number; exclusiveMinimum?: number; exclusiveMaximum?: number };
+  const kind = j.type === 'integer' ? 'integer' : 'number';
+  const lo = j.exclusiveMinimum ?? (j.minimum !== undefined && j.minimum > Number.MIN_SAFE_INTEGER ? j.minimum : undefined);
+  const hi = j.exclusiveMaximum ?? (j.maximum !== undefined && j.maximum < Number.MAX_SAFE_INTEGER ? j.maximum : undefined);
+  if (hi === undefined) {
+    if (lo === undefined) return `a finite ${kind}`;
+    if (lo === 0 && j.exclusiveMinimum !== undefined) return `a positive ${kind}`;
+    if (lo === 1 && kind === 'integer') return 'a positive integer';
+    if (lo === 0) return `a non-negative ${kind}`;
+    return `a ${kind} ${j.exclusiveMinimum !== undefined ? '>' : '>='} ${lo}`;
+  }
+  const open = j.exclusiveMinimum !== undefined ? '(' : '[';
+  const close = j.exclusiveMaximum !== undefined ? ')' : ']';
+  return `a ${kind} in ${open}${lo ?? '-inf'}, ${hi}${close}`;
+}
+
+/**
+ * Checks the given (not undefined) options of an API call against their fields; the first
+ * bad one is an error naming it: `<options>: epochs must be a positive integer`.
+ */
+export function checkOptions(fields: OptionFields, options: object, fail: (message: string) => Error): void {
+  for (const [name, schema] of Object.entries(fields)) {
+    const value = (options as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (!schema.safeParse(value).success) throw fail(`${name} must be ${acceptedValues(schema)}`);
+  }
+}

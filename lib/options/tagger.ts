@@ -33,6 +33,9 @@ export const taggerFields = {
   seed: option(z.number().int().min(0).default(1), 'seed of the SGD shuffling'),
 };
 
+/** The numeric and enum hyper-parameters, checked as given to Tagger.train. */
+export const taggerHyperFields = (({ algo: _a, templates: _t, clusters: _c, ...rest }) => rest)(taggerFields);
+
 /** The defaults of the fields that have a fixed one. */
 export const TAGGER_DEFAULTS = defaultsOf(taggerFields) as Required<Pick<OptionValues<typeof taggerFields>, 'order' | 'optimizer' | 'sgdWarmup' | 'eta0' | 'beam' | 'patience' | 'threads' | 'seed'>>;
 

@@ -3,7 +3,17 @@
  * treebank trees, parse tokenized sentences to plain PTB trees (1-best or exact k-best,
  * each with its log-probability), save and load model files.
  */
-import { PARSER_DEFAULTS } from '../options/parser.js';
+import { checkOptions } from '../options/field.js';
+import { PARSER_DEFAULTS, parserTrainFields } from '../options/parser.js';
+
+/** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
+const CRF_CHECKED = {
+  batch: parserTrainFields.batch,
+  eta0: parserTrainFields.eta0,
+  sigma2: parserTrainFields.sigma2,
+  epochs: parserTrainFields.epochs,
+  featureCacheMB: parserTrainFields.featureCacheMB,
+};
 import { InputError } from '../errors.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
@@ -250,12 +260,9 @@ export class ChartParserModel {
     const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
     if (options.crf) {
       const batch = options.batch ?? PARSER_DEFAULTS.batch;
-      if (options.featureCacheMB !== undefined && !(options.featureCacheMB >= 0)) throw new InputError('<options>', undefined, 'featureCacheMB must be >= 0');
       // NaN or non-positive step sizes and priors would train NaN weights without a word.
-      if (options.eta0 !== undefined && !(options.eta0 > 0 && Number.isFinite(options.eta0))) throw new InputError('<options>', undefined, 'eta0 must be a positive number');
-      if (options.sigma2 !== undefined && !(options.sigma2 > 0)) throw new InputError('<options>', undefined, 'sigma2 must be a positive number');
+      checkOptions(CRF_CHECKED, options, (message) => new InputError('<options>', undefined, message));
       if (options.beam !== undefined && !(options.beam > 0)) throw new InputError('<options>', undefined, 'beam must be a positive number');
-      if (options.epochs !== undefined && !(Number.isInteger(options.epochs) && options.epochs >= 0)) throw new InputError('<options>', undefined, 'epochs must be a non-negative integer');
       handle.startCrf({
         batch,
         eta0: options.eta0 ?? PARSER_DEFAULTS.eta0,

@@ -8,7 +8,8 @@ import { InputError } from '../errors.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 import { looksLikeChunkTags, scoreTags, type DevScore } from './dev-score.js';
-import { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, usesLbfgs } from '../options/tagger.js';
+import { checkOptions } from '../options/field.js';
+import { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs } from '../options/tagger.js';
 import {
   compileTemplates,
   DEFAULT_TEMPLATES,
@@ -144,7 +145,7 @@ export class Tagger {
     const inputColumns = columns.filter((_, i) => i !== labelIndex);
     if (inputColumns.length === 0) throw new InputError('<options>', undefined, 'no input columns besides the label');
     const order = options.order ?? TAGGER_DEFAULTS.order;
-    if (order !== 1 && order !== 2) throw new InputError('<options>', undefined, 'order must be 1 or 2');
+    checkOptions(taggerHyperFields, options, (message) => new InputError('<options>', undefined, message));
     const fromDefault = options.templates === undefined || typeof options.templates === 'string';
     const set = typeof options.templates === 'string'
       ? DEFAULT_TEMPLATES[options.templates]
@@ -177,7 +178,6 @@ export class Tagger {
     const meta: TaggerMeta = { algo, columns, label, inputColumns, order, templates: compiled.templates, trainedSteps: 0 };
     const tagger = new Tagger(handle, meta);
     const total = options.epochs ?? TAGGER_EPOCHS[lbfgs ? 'lbfgs' : 'passes'];
-    if (!(Number.isInteger(total) && total >= 1)) throw new InputError('<options>', undefined, 'epochs must be a positive integer');
     const evalEvery = Math.max(1, options.evalEvery ?? TAGGER_EVAL_EVERY[lbfgs ? 'lbfgs' : 'passes']);
     const patience = options.patience ?? TAGGER_DEFAULTS.patience;
     const dev = options.dev;
