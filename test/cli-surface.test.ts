@@ -10,7 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { main, commandHelp, type CliOutput } from '../lib/cli/program.js';
 import { parseOptions, optionRows } from '../lib/cli/options.js';
-import { option } from '../lib/options/field.js';
+import { acceptedValues, checkOptions, option } from '../lib/options/field.js';
+import { taggerFields } from '../lib/options/tagger.js';
+import { Tagger } from '../lib/tagger/tagger.js';
 import { commands } from '../lib/commands/index.js';
 import { fillBlocks, generatedBlocks } from '../lib/cli/reference.js';
 import { pipelineJsonSchema } from '../lib/pipeline/config.js';
@@ -107,6 +109,21 @@ describe('validation from the option declarations', () => {
     expect(() => parseOptions('x', fields, {})).toThrow('x: missing required option --model');
     expect(optionRows(fields).map((r) => r.flag)).toEqual(['--epochs', '--eps', '--no-verb-features', '--model']);
     expect(optionRows(fields)[0]).toMatchObject({ type: 'integer >= 1', default: '10', required: false });
+  });
+
+  it('API options are checked against the same fields, the bad one named in words from the schema', async () => {
+    expect(acceptedValues(taggerFields.epochs)).toBe('a positive integer');
+    expect(acceptedValues(taggerFields.order)).toBe('1 or 2');
+    expect(acceptedValues(taggerFields.c2)).toBe('a non-negative number');
+    expect(acceptedValues(taggerFields.eta0)).toBe('a positive number');
+    expect(acceptedValues(taggerFields.optimizer)).toBe("'lbfgs' or 'sgd'");
+    expect(acceptedValues(z.number().gt(0).lte(1))).toBe('a number in (0, 1]');
+    const fail = (message: string): Error => new Error(message);
+    expect(() => checkOptions(taggerFields, { beam: 0 }, fail)).toThrow('beam must be a positive integer');
+    expect(() => checkOptions(taggerFields, { beam: 4, epochs: undefined }, fail)).not.toThrow();
+    const train = [[['a', 'DT', 'B-NP'], ['dog', 'NN', 'I-NP']]];
+    await expect(Tagger.train(train, { algo: 'crf', columns: ['word', 'pos', 'chunk'], label: 'chunk', c2: -1 })).rejects.toThrow('<options>: c2 must be a non-negative number');
+    await expect(Tagger.train(train, { algo: 'crf', columns: ['word', 'pos', 'chunk'], label: 'chunk', optimizer: 'adam' as 'sgd' })).rejects.toThrow("<options>: optimizer must be 'lbfgs' or 'sgd'");
   });
 
   it('the pipeline JSON Schema carries the descriptions and defaults of the declarations', () => {
