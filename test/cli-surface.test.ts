@@ -186,7 +186,7 @@ describe('progress', () => {
 });
 
 describe('--json', () => {
-  it('train-tagger --json prints one JSON object describing the model', async () => {
+  it('train-tagger --json prints one JSON object describing the model; --quiet drops its progress lines', async () => {
     const { runCli, tempDir } = await import('./helpers.js');
     const tmp = tempDir();
     try {
@@ -196,6 +196,11 @@ describe('--json', () => {
       expect(r.status, r.stderr).toBe(0);
       const summary = JSON.parse(r.stdout) as { model: string; algo: string; labels: number; trainedSteps: number };
       expect(summary).toMatchObject({ model, algo: 'perceptron', labels: 2 });
+      // train-tagger logs a line per epoch even off a terminal; --quiet drops them.
+      expect(r.stderr).toMatch(/train-tagger perceptron .* 2\/2/);
+      const quiet = runCli(['train-tagger', '--algo', 'perceptron', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '2', '--model', model, '--quiet', '--threads', '1']);
+      expect(quiet.status, quiet.stderr).toBe(0);
+      expect(quiet.stderr).toBe('');
     } finally {
       tmp.cleanup();
     }

@@ -11,11 +11,20 @@ import { commands, groups } from '../commands/index.js';
 import { AbortError, InputError, UsageError } from '../errors.js';
 import { Progress } from '../progress.js';
 import type { Command } from './command.js';
-import { addOptions, checkArgs, givenFlags, optionRows, parseOptions, valueFlags } from './options.js';
+import { addOptions, checkArgs, givenFlags, optionRows, parseOptions, valueFlags, type OptionFields } from './options.js';
+import { quiet } from '../options/common.js';
 
 export const VERSION = '0.1.0';
 
 export const EXIT = { ok: 0, input: 1, usage: 2, internal: 70, cancelled: 130 } as const;
+
+/** Options every command takes, besides its own. */
+export const globalOptions = { quiet };
+
+/** A command's options and the global ones: what the command line accepts. */
+export function allOptions(command: Command): OptionFields {
+  return { ...command.options, ...globalOptions };
+}
 
 /** The usage line: the command, its required options, then [options] and its arguments. */
 export function usageLine(name: string, command: Command): string {
@@ -81,7 +90,7 @@ function subcommand(program: Commander, name: string): Commander {
 /** Declares a loaded command's options, arguments, help and action on its commander node. */
 function configure(node: Commander, target: Target, done: (code: number) => void): void {
   const { name, command } = target;
-  addOptions(node, command.options, command.optionGroups);
+  addOptions(node, allOptions(command), command.optionGroups);
   node
     .usage(usageLine(name, command).split(' ').slice(1 + name.split(' ').length).join(' '))
     .description(`${commands[name].summary}\n\n${paragraphs(command.description)}`)
@@ -90,7 +99,7 @@ function configure(node: Commander, target: Target, done: (code: number) => void
   node.action(async () => {
     const raw = node.opts();
     const values = parseOptions(name, command.options, raw);
-    if (raw.quiet === true) Progress.quiet = true;
+    if (parseOptions(name, globalOptions, raw).quiet) Progress.quiet = true;
     const code = await command.run(values, { positionals: node.args, given: new Set(givenFlags(command.options, raw, node)) });
     done(code ?? 0);
   });
@@ -144,7 +153,7 @@ export async function main(argv: string[], out: CliOutput = processOutput): Prom
   let code: number = EXIT.ok;
   try {
     if (target) {
-      checkArgs(target.name, found?.rest ?? [], valueFlags(target.command.options));
+      checkArgs(target.name, found?.rest ?? [], valueFlags(allOptions(target.command)));
       configure(subcommand(program, target.name), target, (c) => (code = c));
     }
     await program.parseAsync(argv, { from: 'user' });

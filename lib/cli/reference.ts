@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { commands } from '../commands/index.js';
 import { pipelineConfigSchema, parserBaseSchema, rerankerSchema, taggerBaseSchema } from '../pipeline/config.js';
 import { defaultOf, descriptionOf, optionRows } from './options.js';
-import { usageLine } from './program.js';
+import { allOptions, usageLine } from './program.js';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const code = (text: string): string => `\`${cell(text)}\``;
@@ -29,7 +29,7 @@ export async function commandOptions(): Promise<string> {
     const command = await entry.load();
     out.push(`### \`structrank ${name}\``, '', `${entry.summary}.`, '', '```sh', usageLine(name, command), '```', '');
     const groups = Object.entries(command.optionGroups ?? {});
-    const ungrouped = optionRows(command.options).filter((r) => !groups.some(([, names]) => names.includes(r.name)));
+    const ungrouped = optionRows(allOptions(command)).filter((r) => !groups.some(([, names]) => names.includes(r.name)));
     const sections: Array<[string, typeof ungrouped]> = [['', ungrouped], ...groups.map(([title, names]): [string, typeof ungrouped] => [title, optionRows(command.options).filter((r) => names.includes(r.name))])];
     for (const [title, rows] of sections) {
       if (rows.length === 0) continue;

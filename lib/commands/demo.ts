@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
-import { json, quiet, threads } from '../options/common.js';
+import { json, threads } from '../options/common.js';
 import { cliSignal } from '../cli/signal.js';
 import { runAndReport, unavailableMessage } from '../pipeline/cli.js';
 import { demoConfig, DEMO_SIZES } from '../pipeline/demo.js';
@@ -14,7 +14,6 @@ prints the test table and writes report.html into structrank-demo/ under the cur
   options: {
     threads,
     output: option(z.string().min(1).optional(), 'output folder (default structrank-demo under the current folder)', { value: 'DIR' }),
-    quiet,
     json: option(json, 'print the results as JSON instead of the table (the plan lines go to stderr)'),
   },
   examples: ['structrank demo', 'structrank demo --threads 2 --output /tmp/demo'],

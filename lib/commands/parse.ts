@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
-import { optionalFile, quiet, requiredFile } from '../options/common.js';
+import { optionalFile, requiredFile } from '../options/common.js';
 import { parseFields } from '../options/parser.js';
 import { UsageError } from '../errors.js';
 import { ChartParserModel } from '../parser/chart-parser.js';
@@ -26,7 +26,6 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     nbest: option(z.number().int().min(1).optional(), 'also write the K best parses of each sentence (exact k-best)', { value: 'K' }),
     outNbest: optionalFile('JSON Lines n-best file (needs --nbest)', 'F.jsonl'),
     ...parseFields,
-    quiet,
   },
   examples: [
     'structrank parse --model pcfg.model --input test.mrg --out test.parsed',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { option } from '../options/field.js';
-import { json, optionalFile, quiet } from '../options/common.js';
+import { json, optionalFile } from '../options/common.js';
 import { cliSignal } from '../cli/signal.js';
 import { pipelineJsonSchema, readPipelineConfig } from '../pipeline/config.js';
 import { runAndReport, unavailableMessage } from '../pipeline/cli.js';
@@ -19,7 +19,6 @@ resumes. Writes <output>/results.json and <output>/report.html.`,
     threads: option(z.number().int().min(0).optional(), "worker threads (default: the config's; 0 = all cores)", { value: 'N' }),
     output: option(z.string().min(1).optional(), "overrides the config's output folder", { value: 'DIR' }),
     schema: option(z.boolean().default(false), "print the config's JSON Schema and exit"),
-    quiet,
     json: option(json, 'print the results (as in results.json, plus the report path) as JSON instead of the table'),
   },
   examples: ['structrank pipeline --config pipeline.json --threads 2', 'structrank pipeline --schema > pipeline.schema.json'],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { flagOf } from '../cli/options.js';
 import { option } from '../options/field.js';
-import { json, quiet, requiredFile, threads } from '../options/common.js';
+import { json, requiredFile, threads } from '../options/common.js';
 import { perceptronFields } from '../options/rerank.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
@@ -39,7 +39,6 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
     rounds: option(z.number().int().min(0).optional(), 'boosting / LogLoss model: use its first N rounds instead of the N chosen on dev', { value: 'N' }),
     ...perceptronOnly,
     threads,
-    quiet,
     json: option(json, 'print the counts and scores as JSON'),
   },
   optionGroups: { 'perceptron models:': Object.keys(perceptronOnly) },

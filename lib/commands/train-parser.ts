@@ -1,6 +1,6 @@
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
-import { json, optionalFile, quiet, requiredFile } from '../options/common.js';
+import { json, optionalFile, requiredFile } from '../options/common.js';
 import { parserTrainFields } from '../options/parser.js';
 import { readTreesSync } from '../io/treebank.js';
 import { ChartParserModel } from '../parser/chart-parser.js';
@@ -18,7 +18,6 @@ the EVALB F1 of the trained model.`,
     dev: optionalFile('development treebank: F1 is reported after training'),
     model: requiredFile('model file to write', 'M'),
     ...parserTrainFields,
-    quiet,
     json: option(json, 'print the model summary (and the dev scores) as JSON'),
   },
   examples: [

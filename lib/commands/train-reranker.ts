@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { flagOf } from '../cli/options.js';
 import { option } from '../options/field.js';
-import { json, optionalFile, quiet, requiredFile } from '../options/common.js';
+import { json, optionalFile, requiredFile } from '../options/common.js';
 import { linearRerankerFields, perceptronFields } from '../options/rerank.js';
 import { cliSignal } from '../cli/signal.js';
 import { UsageError } from '../errors.js';
@@ -37,7 +37,6 @@ count --cutoff (features on candidates of >= cutoff training sentences).`,
     ...linearOnly,
     ...perceptronOnly,
     threads,
-    quiet,
     json: option(json, 'print the model summary as JSON (boost, logloss, loglinear)'),
   },
   optionGroups: { 'boost, logloss and loglinear options:': Object.keys(linearOnly), 'perceptron options:': Object.keys(perceptronOnly) },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
-import { json, optionalFile, quiet, requiredFile } from '../options/common.js';
+import { json, optionalFile, requiredFile } from '../options/common.js';
 import { taggerFields, usesLbfgs } from '../options/tagger.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
@@ -36,7 +36,6 @@ const options = {
   ...trainingFields,
   separator: option(z.enum(['whitespace', 'tab']).default('whitespace'), 'column separator'),
   format: option(z.enum(['conll', 'conllu']).optional(), 'input format (default: conllu for *.conllu files, else conll)'),
-  quiet,
   json: option(json, 'print the model summary as JSON'),
 };
 
