@@ -205,4 +205,21 @@ describe('--json', () => {
       tmp.cleanup();
     }
   });
+
+  it('train-reranker --method perceptron and rerank print their scores as JSON', async () => {
+    const { runCli, tempDir } = await import('./helpers.js');
+    const tmp = tempDir();
+    try {
+      const trees = join(repoRoot, 'test', 'fixtures', 'perceptron', 'tiny-trees.jsonl');
+      const model = tmp.file('p.model');
+      const t = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'tree', '--epochs', '3', '--train', trees, '--dev', trees, '--model', model, '--json', '--threads', '1']);
+      expect(t.status, t.stderr).toBe(0);
+      expect(JSON.parse(t.stdout)).toMatchObject({ method: 'perceptron', kernel: 'tree', sentences: 8, dev: { metric: 'F1', sentences: 8 } });
+      const r = runCli(['rerank', '--model', model, '--input', trees, '--out', tmp.file('best.mrg'), '--json']);
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ sentences: 8, candidates: 24, method: 'perceptron', score: { metric: 'F1' } });
+    } finally {
+      tmp.cleanup();
+    }
+  });
 });

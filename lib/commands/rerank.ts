@@ -19,9 +19,9 @@ import { nbestKind, nbestKindName } from '../io/nbest.js';
 import { rerankPerceptronCli } from '../rerank/perceptron-cli.js';
 
 const perceptronOnly = {
-  voted: perceptronFields.voted,
-  averaged: perceptronFields.averaged,
-  last: perceptronFields.last,
+  voted: option(perceptronFields.voted, 'predict with the voted perceptron (default: as the model was trained)'),
+  averaged: option(perceptronFields.averaged, 'predict with the averaged perceptron'),
+  last: option(perceptronFields.last, 'predict with the last weight vector'),
   compress: perceptronFields.compress,
 };
 

@@ -37,7 +37,7 @@ count --cutoff (features on candidates of >= cutoff training sentences).`,
     ...linearOnly,
     ...perceptronOnly,
     threads,
-    json: option(json, 'print the model summary as JSON (boost, logloss, loglinear)'),
+    json: option(json, 'print the model summary (and the dev score) as JSON'),
   },
   optionGroups: { 'boost, logloss and loglinear options:': Object.keys(linearOnly), 'perceptron options:': Object.keys(perceptronOnly) },
   examples: [

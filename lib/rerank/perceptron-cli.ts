@@ -28,6 +28,7 @@ export interface PerceptronTrainCli extends OptionValues<typeof perceptronFields
   train: string;
   dev?: string;
   model: string;
+  json?: boolean;
 }
 
 export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<number> {
@@ -79,14 +80,17 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
   progress?.finish(`mistakes ${info.mistakes}`);
   const seconds = (Date.now() - started) / 1000;
   reranker.save(modelFile);
+  const e = dev ? await reranker.evaluate(dev, { threads: options.threads, signal: options.signal, file: values.dev }) : undefined;
+  if (values.json) {
+    const devScore = e ? { metric: metricName(reranker), value: e.f1, base: e.baselineF1, oracle: e.oracleF1, sentences: e.sentences } : undefined;
+    console.log(JSON.stringify({ method: 'perceptron', model: modelFile, sentences: train.length, seconds, ...info, kernel: reranker.meta.kernel, dev: devScore }));
+    return 0;
+  }
   console.log(
     `trained ${reranker.meta.kernel}-kernel perceptron on ${train.length} sentences in ${seconds.toFixed(1)}s: ` +
       `${info.steps} steps, ${info.mistakes} mistakes, ${info.support} support candidates, ${info.chunks} chunk(s); model ${modelFile}`,
   );
-  if (dev) {
-    const e = await reranker.evaluate(dev, { threads: options.threads, signal: options.signal, file: values.dev });
-    console.log(report(`dev (${reranker.meta.prediction})`, e, metricName(reranker)));
-  }
+  if (e) console.log(report(`dev (${reranker.meta.prediction})`, e, metricName(reranker)));
   return 0;
 }
 
@@ -105,6 +109,7 @@ export interface PerceptronRerankCli {
   last: boolean;
   compress: boolean;
   threads: number;
+  json?: boolean;
 }
 
 export async function rerankPerceptronCli(values: PerceptronRerankCli): Promise<number> {
@@ -132,6 +137,11 @@ export async function rerankPerceptronCli(values: PerceptronRerankCli): Promise<
   }
   const candidates = sentences.reduce((n, s) => n + s.candidates.length, 0);
   const seconds = (Date.now() - started) / 1000;
+  if (values.json) {
+    const score = evaluation ? { metric: metricName(reranker), reranked: evaluation.f1, base: evaluation.baselineF1, oracle: evaluation.oracleF1 } : undefined;
+    console.log(JSON.stringify({ sentences: sentences.length, candidates, method: 'perceptron', out, seconds, score }));
+    return 0;
+  }
   console.log(`reranked ${sentences.length} sentences (${candidates} candidates) in ${seconds.toFixed(2)}s; wrote ${out}`);
   if (evaluation) console.log(report(`${input} (${prediction ?? reranker.meta.prediction})`, evaluation, metricName(reranker)));
   return 0;
