@@ -2,18 +2,25 @@
 // Builds the C++ core and its unit tests with plain CMake (no Node headers), runs ctest,
 // and prints a closing `C++: N passed, N failed` line summed over every test executable.
 // `--sanitize` builds with AddressSanitizer + UndefinedBehaviorSanitizer.
+// `--strict` makes warnings errors and adds -Wpedantic (STRUCTRANK_STRICT).
+// `--clang` builds with clang++ at -O1 (a stand-in for Apple clang; build-cmake-clang/).
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const sanitize = process.argv.includes('--sanitize');
-const dir = sanitize ? 'build-cmake-asan' : 'build-cmake';
+const strict = process.argv.includes('--strict');
+const clang = process.argv.includes('--clang');
+const dir = clang ? 'build-cmake-clang' : sanitize ? 'build-cmake-asan' : 'build-cmake';
+const extra = [];
+if (strict) extra.push('-DSTRUCTRANK_STRICT=ON');
+if (clang) extra.push('-DCMAKE_CXX_COMPILER=clang++', '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1');
 const jobs = String(Math.max(1, availableParallelism()));
 // ctest keeps every test's full output here, passing tests included.
 const log = join(dir, 'Testing', 'Temporary', 'LastTest.log');
 const steps = [
-  ['cmake', ['-S', '.', '-B', dir, `-DSTRUCTRANK_SANITIZE=${sanitize ? 'ON' : 'OFF'}`]],
+  ['cmake', ['-S', '.', '-B', dir, `-DSTRUCTRANK_SANITIZE=${sanitize ? 'ON' : 'OFF'}`, ...extra]],
   ['cmake', ['--build', dir, '-j', jobs]],
   ['ctest', ['--test-dir', dir, '--output-on-failure', '-j', jobs]],
 ];

@@ -9,7 +9,7 @@ rmSync(results, { force: true });
 const run = spawnSync(
   'npx',
   ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)],
-  { stdio: 'inherit' },
+  { stdio: 'inherit', shell: process.platform === 'win32' },  // npx is npx.cmd on Windows
 );
 if (!existsSync(results)) {
   console.log('0 passed, 1 failed');

@@ -7,6 +7,7 @@
  */
 import { InputError } from '../errors.js';
 import { loadModel, saveModel } from '../io/model-file.js';
+import { fromLittleEndianBytes, littleEndianBytes } from '../io/byte-order.js';
 
 export interface CandidateFeatureNames {
   names: readonly string[];
@@ -115,7 +116,7 @@ export function encodeFeatureTable(t: FeatureTable): { meta: object; payload: Ui
     return b;
   };
   const arr = (a: Float64Array | Int32Array): void => {
-    parts.push(u64(a.length), Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+    parts.push(u64(a.length), littleEndianBytes(a));
   };
   parts.push(u64(names.length), names);
   arr(t.sentencePtr);
@@ -144,16 +145,14 @@ export function decodeFeatureTable(meta: { cutoff: number; ids: string[]; featur
   const f64 = (): Float64Array => {
     const n = u64();
     if (pos + 8 * n > buf.length) bad();
-    const out = new Float64Array(n);
-    Buffer.from(out.buffer).set(buf.subarray(pos, pos + 8 * n));
+    const out = fromLittleEndianBytes(Float64Array, buf.subarray(pos, pos + 8 * n));
     pos += 8 * n;
     return out;
   };
   const i32 = (): Int32Array => {
     const n = u64();
     if (pos + 4 * n > buf.length) bad();
-    const out = new Int32Array(n);
-    Buffer.from(out.buffer).set(buf.subarray(pos, pos + 4 * n));
+    const out = fromLittleEndianBytes(Int32Array, buf.subarray(pos, pos + 4 * n));
     pos += 4 * n;
     return out;
   };

@@ -3,10 +3,11 @@
  * saved by `structrank train-reranker` (model kind 'reranker'): the method, a0, the names
  * and weights of the features with non-zero weight, and for boosting / LogLoss selection
  * every round (over the same compact feature ids) so prefixes stay available.
- * Payload: u64 n | n float64 weights | boosting model bytes (optional).
+ * Payload (little-endian): u64 n | n float64 weights | boosting model bytes (optional).
  */
 import { InputError } from '../errors.js';
 import { loadModel, saveModel } from '../io/model-file.js';
+import { fromLittleEndianBytes, littleEndianBytes } from '../io/byte-order.js';
 import { decodeBoostModel, encodeBoostModel, type BoostModelData } from './boost.js';
 
 export interface RerankerModel {
@@ -50,7 +51,7 @@ export function compactReranker(method: string, a0: number, dictionary: readonly
 export function saveReranker(file: string, m: RerankerModel): void {
   const head = Buffer.alloc(8);
   head.writeBigUInt64LE(BigInt(m.weights.length));
-  const w = Buffer.from(m.weights.buffer, m.weights.byteOffset, m.weights.byteLength);
+  const w = littleEndianBytes(m.weights);
   const rounds = m.rounds ? Buffer.from(encodeBoostModel(m.rounds)) : Buffer.alloc(0);
   saveModel(file, {
     kind: KIND,
@@ -74,8 +75,7 @@ export function loadReranker(file: string): RerankerModel {
   if (p.length < 8) bad('payload is truncated');
   const n = Number(p.readBigUInt64LE(0));
   if (n !== f.meta.names.length || p.length < 8 + 8 * n) bad('weights do not match the feature names');
-  const weights = new Float64Array(n);
-  Buffer.from(weights.buffer).set(p.subarray(8, 8 + 8 * n));
+  const weights = fromLittleEndianBytes(Float64Array, p.subarray(8, 8 + 8 * n));
   let rounds: BoostModelData | undefined;
   if (p.length > 8 + 8 * n) {
     try {

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/bits.h"
 #include "core/byte_io.h"
 #include "core/csr.h"
 #include "core/errors.h"
@@ -96,4 +97,49 @@ TEST(byte_io_round_trip_and_truncation) {
   cut.Get<int32_t>();
   cut.GetVector<double>();
   CHECK_THROWS(cut.GetString());
+}
+
+namespace {
+struct Int32Pair {
+  int32_t a, b;
+};
+}  // namespace
+
+// Model files are the same bytes on every host: little-endian integers and IEEE-754 doubles.
+TEST(byte_io_writes_fixed_little_endian_bytes) {
+  ByteWriter w;
+  w.Put<int32_t>(0x01020304);
+  w.Put<uint64_t>(0x1122334455667788ull);
+  w.Put<double>(1.0);
+  w.PutVector(std::vector<Int32Pair>{{-2, 0x0A0B0C0D}});
+  const std::vector<uint8_t> expect = {
+      0x04, 0x03, 0x02, 0x01,                          // int32
+      0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,  // uint64
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF0, 0x3F,  // double 1.0
+      0x01, 0, 0, 0, 0, 0, 0, 0,                       // vector length
+      0xFE, 0xFF, 0xFF, 0xFF, 0x0D, 0x0C, 0x0B, 0x0A,  // record {-2, 0x0A0B0C0D}
+  };
+  CHECK(w.bytes() == expect);
+  ByteReader r(expect.data(), expect.size());
+  CHECK(r.Get<int32_t>() == 0x01020304);
+  CHECK(r.Get<uint64_t>() == 0x1122334455667788ull);
+  CHECK(r.Get<double>() == 1.0);
+  auto v = r.GetVector<Int32Pair>();
+  CHECK(v.size() == 1 && v[0].a == -2 && v[0].b == 0x0A0B0C0D);
+  CHECK(r.AtEnd());
+}
+
+TEST(count_trailing_zeros_finds_the_lowest_set_bit) {
+  CHECK(CountTrailingZeros(1) == 0);
+  CHECK(CountTrailingZeros(0x80ull) == 7);
+  CHECK(CountTrailingZeros(0x8000000000000000ull) == 63);
+  CHECK(CountTrailingZeros(0x0000000100000000ull | 0x8000000000000000ull) == 32);
+}
+
+TEST(byte_order_swap_reverses_each_word) {
+  std::vector<uint8_t> b = {1, 2, 3, 4, 5, 6, 7, 8};
+  byte_order::SwapWords(b.data(), b.size(), 4);
+  CHECK((b == std::vector<uint8_t>{4, 3, 2, 1, 8, 7, 6, 5}));
+  byte_order::SwapWords(b.data(), b.size(), 8);
+  CHECK((b == std::vector<uint8_t>{5, 6, 7, 8, 1, 2, 3, 4}));
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/bits.h"
 #include "core/errors.h"
 
 namespace structrank {
@@ -79,7 +80,7 @@ template <typename Body>
 inline void ForEachMatched(const TreeView& a, const TreeKernelScratch& s, Body body) {
   const int32_t words = (a.size + 63) / 64;
   for (int32_t w = 0; w < words; ++w) {
-    for (uint64_t bits = s.matched[w]; bits != 0; bits &= bits - 1) body(w * 64 + __builtin_ctzll(bits));
+    for (uint64_t bits = s.matched[w]; bits != 0; bits &= bits - 1) body(w * 64 + CountTrailingZeros(bits));
   }
 }
 

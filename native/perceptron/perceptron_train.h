@@ -74,7 +74,7 @@ class ChunkScorer {
   // Scores the candidates [begin, end) of one sentence at once into out[c - begin] and
   // returns true, or returns false to have them scored one by one. Scorers that share
   // work between a sentence's candidates override it (`threads` may be used inside).
-  virtual bool ScoreSentence(int32_t begin, int32_t end, double* out, int threads) { return false; }
+  virtual bool ScoreSentence(int32_t /*begin*/, int32_t /*end*/, double* /*out*/, int /*threads*/) { return false; }
 };
 using ChunkScorerFactory = std::function<std::unique_ptr<ChunkScorer>()>;
 

@@ -151,8 +151,10 @@ void FeatureConfig::Serialize(ByteWriter& w) const {
       w.Put<int32_t>(0);
     }
   }
-  w.Put<uint64_t>(clusters.size());
-  for (const auto& [word, cluster] : clusters) {
+  // Sorted by word: the same bytes on every platform (hash-map order differs between C++ libraries).
+  const std::map<std::string, std::string> sorted(clusters.begin(), clusters.end());
+  w.Put<uint64_t>(sorted.size());
+  for (const auto& [word, cluster] : sorted) {
     w.PutString(word);
     w.PutString(cluster);
   }

@@ -1,0 +1,101 @@
+// Model files committed as fixtures (test/fixtures/models, written by
+// scripts/make-model-fixtures.mjs) must load on every platform and with every later version,
+// predict what they predicted when written (expected.json), and re-save to the same bytes
+// while their format version is unchanged. The release workflow runs this on Linux (glibc,
+// musl; x64, arm64), macOS and Windows, which proves the files are host-independent.
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeModel } from '../lib/io/model-file.js';
+import { Tagger } from '../lib/tagger/tagger.js';
+import { ChartParserModel } from '../lib/parser/chart-parser.js';
+import { formatTree, words } from '../lib/trees/tree.js';
+import { readTreesSync } from '../lib/io/treebank.js';
+import { loadReranker, saveReranker } from '../lib/rerank/reranker.js';
+import { loadFeatureTable, saveFeatureTable } from '../lib/rerank/feature-table.js';
+import { tableData } from '../lib/rerank/table-data.js';
+import { rerankScores } from '../lib/rerank/boost.js';
+import { PerceptronReranker } from '../lib/rerank/perceptron.js';
+import { readNbestSync } from '../lib/io/nbest.js';
+import { repoRoot, tempDir } from './helpers.js';
+
+const dir = join(repoRoot, 'test', 'fixtures', 'models');
+const fixture = (name: string): string => join(dir, name);
+const expected = JSON.parse(readFileSync(fixture('expected.json'), 'utf8')) as {
+  taggers: Record<string, string[][]>;
+  parsers: Record<string, { tree: string; logprob: number }[]>;
+  rerankers: Record<string, number[]>;
+  perceptrons: Record<string, { chosen: number[]; scores: number[] }>;
+};
+const devWords = readTreesSync(fixture('dev.mrg')).map((t) => words(t));
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+/** The container's kind version, and the chart parser's own payload version (its first u32). */
+function formatVersion(bytes: Buffer): string {
+  const m = decodeModel(bytes);
+  const payload = Buffer.from(m.payload);
+  return m.kind === 'chart-parser' ? `${m.kindVersion}.${payload.readUInt32LE(0)}` : `${m.kindVersion}`;
+}
+
+/** A re-save is byte-identical, unless the current version writes a newer format. */
+function expectSameBytes(name: string, resave: (file: string) => void): void {
+  const original = readFileSync(fixture(name));
+  const file = tmp.file(`resaved-${name}`);
+  resave(file);
+  const again = readFileSync(file);
+  const [was, now] = [formatVersion(original), formatVersion(again)];
+  if (was === now) expect(again.equals(original), `${name}: re-save differs from the fixture`).toBe(true);
+  else expect(isNewer(now, was), `${name}: format version went from ${was} to ${now}`).toBe(true);
+}
+
+function isNewer(now: string, was: string): boolean {
+  const [a, b] = [now.split('.').map(Number), was.split('.').map(Number)];
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  return false;
+}
+
+const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+
+describe('model fixtures written by an earlier build', () => {
+  it.each(['tagger-perceptron', 'tagger-crf', 'tagger-maxent'])('%s loads, tags as when written, re-saves byte for byte', (name) => {
+    const tagger = Tagger.load(fixture(`${name}.model`));
+    expect(devWords.map((w) => tagger.tag(w.map((word) => [word])))).toEqual(expected.taggers[name]);
+    expectSameBytes(`${name}.model`, (file) => tagger.save(file));
+  });
+
+  it.each(['parser-pcfg', 'parser-crf'])('%s loads, parses as when written, re-saves byte for byte', async (name) => {
+    const parser = ChartParserModel.load(fixture(`${name}.model`));
+    const parsed = await parser.parse(devWords, { threads: 1 });
+    expect(parsed.map((p) => formatTree(p.tree))).toEqual(expected.parsers[name].map((p) => p.tree));
+    parsed.forEach((p, i) => expect(close(p.logprob, expected.parsers[name][i].logprob), `sentence ${i}: ${p.logprob}`).toBe(true));
+    expectSameBytes(`${name}.model`, (file) => parser.save(file));
+  });
+
+  it('the feature table loads and re-saves byte for byte', () => {
+    const table = loadFeatureTable(fixture('features.bin'));
+    expect(table.names.length).toBeGreaterThan(100);
+    expect(table.sentencePtr.length).toBe(table.ids.length + 1);
+    expectSameBytes('features.bin', (file) => saveFeatureTable(file, table));
+  });
+
+  it.each(['reranker-boost', 'reranker-loglinear'])('%s loads, scores as when written, re-saves byte for byte', (name) => {
+    const table = loadFeatureTable(fixture('features.bin'));
+    const r = loadReranker(fixture(`${name}.model`));
+    const weightOf = new Map(r.names.map((n, k) => [n, r.weights[k]]));
+    const w = Float64Array.from(table.names, (n) => weightOf.get(n) ?? 0);
+    const { scores } = rerankScores(tableData(table, 1), r.a0, w, 1);
+    const want = expected.rerankers[name];
+    expect(want.length).toBeGreaterThan(0);
+    want.forEach((s, i) => expect(close(scores[i], s), `candidate ${i}: ${scores[i]} vs ${s}`).toBe(true));
+    expectSameBytes(`${name}.model`, (file) => saveReranker(file, r));
+  });
+
+  it.each(['perceptron-tree', 'perceptron-linear'])('%s loads, chooses as when written, re-saves byte for byte', async (name) => {
+    const p = PerceptronReranker.load(fixture(`${name}.model`));
+    const { chosen, scores } = await p.choose(readNbestSync(fixture('dev.nbest.jsonl')), { threads: 1 });
+    expect(Array.from(chosen)).toEqual(expected.perceptrons[name].chosen);
+    expected.perceptrons[name].scores.forEach((s, i) => expect(close(scores[i], s), `sentence ${i}`).toBe(true));
+    expectSameBytes(`${name}.model`, (file) => p.save(file));
+  });
+});
