@@ -141,7 +141,8 @@ describe('generated reference pages', () => {
       const text = readFileSync(join(repoRoot, page), 'utf8');
       expect(fillBlocks(text, blocks), `${page} is stale: run 'npm run build:ts && node scripts/cli-docs.mjs'`).toBe(text);
     }
-    expect(blocks.options).toContain('| `--eps` | `X[,X...]` | `0.0025` |');
+    expect(blocks.options).toContain('| `--eps X[,X...]` | list of number >= 0 | `0.0025` |');
+    expect(blocks.options).toContain('| `--epochs E` | integer >= 1 | `10` |');
   });
 });
 

@@ -11,13 +11,15 @@ import { defaultOf, descriptionOf, optionRows } from './options.js';
 import { allOptions, usageLine } from './program.js';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** Table text: also keeps 'word<TAB>cluster' from being read as an HTML tag. */
+const prose = (text: string): string => cell(text).replace(/</g, '&lt;');
 const code = (text: string): string => `\`${cell(text)}\``;
 
 /** The command list: usage line and summary of every command. */
 export async function commandTable(): Promise<string> {
   const lines = ['| command | what it does |', '|---|---|'];
   for (const [name, entry] of Object.entries(commands)) {
-    lines.push(`| ${code(usageLine(name, await entry.load()))} | ${cell(entry.summary)} |`);
+    lines.push(`| ${code(usageLine(name, await entry.load()))} | ${prose(entry.summary)} |`);
   }
   return lines.join('\n');
 }
@@ -34,10 +36,10 @@ export async function commandOptions(): Promise<string> {
     for (const [title, rows] of sections) {
       if (rows.length === 0) continue;
       if (title !== '') out.push(`${title.replace(/:$/, '')}:`, '');
-      out.push('| option | value | default | description |', '|---|---|---|---|');
+      out.push('| option | type | default | description |', '|---|---|---|---|');
       for (const r of rows) {
         const dflt = r.required ? 'required' : r.default !== undefined ? code(r.default) : '';
-        out.push(`| ${code(r.flag)} | ${r.value !== undefined ? code(r.value) : ''} | ${dflt} | ${cell(r.description)} |`);
+        out.push(`| ${code(r.value !== undefined ? `${r.flag} ${r.value}` : r.flag)} | ${prose(r.type)} | ${dflt} | ${prose(r.description)} |`);
       }
       out.push('');
     }
@@ -68,7 +70,7 @@ function configRows(shape: Shape, prefix: string, out: string[]): void {
     }
     const dflt = row.required ? 'required' : jsonDefault(defaultOf(schema));
     const type = row.type === 'flag' ? 'true or false' : row.type === 'text' ? 'string' : row.type;
-    out.push(`| ${code(prefix + key)} | ${cell(type)} | ${dflt} | ${cell(descriptionOf(schema))} |`);
+    out.push(`| ${code(prefix + key)} | ${prose(type)} | ${dflt} | ${prose(descriptionOf(schema))} |`);
   }
 }
 
