@@ -22,9 +22,18 @@ export interface ProgressOptions {
   logEvery?: number;
 }
 
+let quiet = false;
+
+/** Silences every progress display and log line (the CLI's --quiet). */
+export function setQuiet(value: boolean): void {
+  quiet = value;
+}
+
+export function isQuiet(): boolean {
+  return quiet;
+}
+
 export class Progress {
-  /** Set by the CLI's --quiet: no bars and no progress lines. */
-  static quiet = false;
   /** Bars still drawn on the terminal (stopped before the CLI prints an error). */
   private static readonly running = new Set<Progress>();
 
@@ -41,7 +50,7 @@ export class Progress {
 
   constructor(private readonly options: ProgressOptions) {
     this.stream = options.stream ?? process.stderr;
-    if (this.stream.isTTY && !Progress.quiet) {
+    if (this.stream.isTTY && !quiet) {
       this.bar = new TerminalBar({ stream: this.stream, format: () => this.line(), fps: 10, hideCursor: false, linewrap: false, gracefulExit: false });
       this.bar.start(options.total ?? 0, 0);
       Progress.running.add(this);
@@ -51,7 +60,7 @@ export class Progress {
   update(done: number, status?: string): void {
     this.done = done;
     if (status !== undefined) this.status = status;
-    if (Progress.quiet) return;
+    if (quiet) return;
     if (this.bar) {
       this.bar.update(done);
       return;
@@ -76,7 +85,7 @@ export class Progress {
       Progress.running.delete(this);
       return;
     }
-    if (!Progress.quiet) this.draw();
+    if (!quiet) this.draw();
   }
 
   line(): string {

@@ -9,7 +9,7 @@
 import { Command as Commander, CommanderError } from 'commander';
 import { commands, groups } from '../commands/index.js';
 import { AbortError, InputError, UsageError } from '../errors.js';
-import { Progress } from '../progress.js';
+import { Progress, setQuiet } from '../progress.js';
 import type { Command } from './command.js';
 import { addOptions, checkArgs, givenFlags, optionRows, parseOptions, valueFlags, type OptionFields } from './options.js';
 import { quiet } from '../options/common.js';
@@ -99,7 +99,7 @@ function configure(node: Commander, target: Target, done: (code: number) => void
   node.action(async () => {
     const raw = node.opts();
     const values = parseOptions(name, command.options, raw);
-    if (parseOptions(name, globalOptions, raw).quiet) Progress.quiet = true;
+    if (parseOptions(name, globalOptions, raw).quiet) setQuiet(true);
     const code = await command.run(values, { positionals: node.args, given: new Set(givenFlags(command.options, raw, node)) });
     done(code ?? 0);
   });

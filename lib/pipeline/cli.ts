@@ -1,5 +1,5 @@
 /** What `structrank pipeline` and `structrank demo` share: progress bars per step, the run and its printout. */
-import { Progress } from '../progress.js';
+import { isQuiet, Progress } from '../progress.js';
 import { ComponentUnavailable } from './components.js';
 import type { PipelineConfig } from './config.js';
 import { formatResultsTable, writeReport } from './report.js';
@@ -26,7 +26,9 @@ export function progressBars(): (label: string, done: number, total: number, sta
 export async function runAndReport(config: PipelineConfig, signal: AbortSignal, title: string, json = false): Promise<PipelineResults> {
   const results = await runPipeline(config, {
     signal,
-    log: (line) => process.stderr.write(`${line}\n`),
+    log: (line) => {
+      if (!isQuiet()) process.stderr.write(`${line}\n`);
+    },
     progress: progressBars(),
   });
   const report = await writeReport(config.output, results, title);
