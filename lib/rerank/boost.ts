@@ -6,7 +6,7 @@
  *   const { model } = await trainBoost(data, { rounds: 100_000, eps: 0.001 });
  *   const curve = boostPrefixCurve(dev, model, [1000, 2000, 5000]);
  */
-import { BOOST_EPS, LOGLOSS_L2 } from '../options/rerank.js';
+import { BOOST_EPS, LOGLINEAR_C, LOGLOSS_L2, RERANK_ROUNDS } from '../options/rerank.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 
 /** An n-best problem as CSR arrays: sentence i owns candidates [sentencePtr[i], sentencePtr[i+1]). */
@@ -243,8 +243,8 @@ export async function trainLoglinear(
   };
   const timer = options.onIteration ? setInterval(poll, 200) : undefined;
   try {
-    const maxIterations = options.maxIterations ?? 200;
-    const result = await addon().trainLoglinear(data, { l2: options.l2 ?? 1, maxIterations, threads: options.threads ?? 0 }, flag, progress);
+    const maxIterations = options.maxIterations ?? RERANK_ROUNDS.loglinear;
+    const result = await addon().trainLoglinear(data, { l2: options.l2 ?? LOGLINEAR_C, maxIterations, threads: options.threads ?? 0 }, flag, progress);
     // The last report is the final state (an iteration that ends the search reports nothing).
     progress[0] = result.iterations;
     progress[1] = result.objective;
