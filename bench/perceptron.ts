@@ -16,7 +16,7 @@ import { parseTree } from '../lib/trees/bracket-parser.js';
 import { dataFile } from '../test/helpers.js';
 import { prepareGold, syntheticNbest } from './nbest-synthetic.js';
 import type { NbestSentence } from '../lib/io/nbest.js';
-import { ChartParserModel, trainParser } from '../lib/parser/chart-parser.js';
+import { type ChartParserModel, trainParser } from '../lib/parser/chart-parser.js';
 import { stripRoot } from '../lib/trees/transforms.js';
 import { formatTree, words, type Tree } from '../lib/trees/tree.js';
 

@@ -8,7 +8,7 @@
  * Steps are cached in <output-folder>/cache: run it twice and the second run only evaluates.
  */
 import { join, resolve } from 'node:path';
-import { formatResultsTable, runPipeline, validatePipelineConfig, writeReport } from '../lib/index.js';
+import { formatResultsTable, runPipeline, validatePipelineConfig, writeReport } from '../lib/api/pipeline.js';
 
 const output = resolve(process.argv[2] ?? 'structrank-example');
 const gum = resolve(import.meta.dirname, '..', 'data', 'gum-open');

@@ -7,7 +7,8 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { AbortError } from './errors.js';
+import { availableParallelism } from 'node:os';
+import { AbortError, nativeError } from './errors.js';
 
 export interface CancelFlagHandle {
   cancel(): void;
@@ -29,13 +30,41 @@ export function native<T = CoreAddon>(): T & CoreAddon {
   if (addon === undefined) {
     const load = require('node-gyp-build') as (dir: string) => unknown;
     addon = load(packageRoot);
+    // Native exceptions become lib/errors.ts classes by kind (binding/async.cc).
+    (addon as { setErrorFactory?: (f: typeof nativeError) => void }).setErrorFactory?.(nativeError);
   }
   return addon as T & CoreAddon;
 }
 
-/** Default thread count: all cores. */
+/**
+ * Default thread count: all cores.
+ *
+ * @example
+ * ```ts
+ * const threads = defaultThreads();   // all cores
+ * ```
+ */
 export function defaultThreads(): number {
   return native().nativeInfo().defaultThreads;
+}
+
+let threadNoticeShown = false;
+
+/**
+ * The thread count to use for a requested `--threads` (0 or undefined: all cores). More
+ * threads than cores only cost memory (per-thread charts, gradients) and time, so a larger
+ * request is capped at the core count, with a one-line notice (once per process) through
+ * `notice`; the native side applies the same cap for API callers.
+ */
+export function resolveThreads(requested: number | undefined, notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): number {
+  const cores = availableParallelism();
+  if (!requested || requested <= 0) return cores;
+  if (requested <= cores) return requested;
+  if (!threadNoticeShown) {
+    threadNoticeShown = true;
+    notice(`structrank: --threads ${requested} is more than the ${cores} cores here; using ${cores}`);
+  }
+  return cores;
 }
 
 /**

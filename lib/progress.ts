@@ -1,7 +1,9 @@
 /**
- * Progress lines for long jobs: items done, rate, ETA and a free-form status (loss, dev
- * score). On a terminal a cli-progress bar redraws the line in place; otherwise silent
- * unless `log` is set, in which case a plain line is printed every `logEvery` ms.
+ * Progress lines for long jobs: items done, elapsed time, rate, ETA and a free-form status
+ * (loss, dev score). On a terminal a cli-progress bar redraws the line in place; otherwise
+ * (CI logs, nohup, a job scheduler) a plain line is printed each time a whole unit (epoch,
+ * pass, iteration) is completed, at most one per `logEvery` ms, plus a final one.
+ * `setQuiet(true)` (the CLI's --quiet) silences both.
  */
 import { SingleBar } from 'cli-progress';
 
@@ -17,8 +19,12 @@ export interface ProgressOptions {
   total?: number;
   unit?: string;
   stream?: NodeJS.WriteStream;
-  /** Force plain periodic log lines even when not a TTY. */
+  /** Print plain lines when the stream is not a terminal (default true; false: only on a terminal). */
   log?: boolean;
+  /**
+   * Least milliseconds between two plain lines. Default: 0 (a line per unit) for jobs of at
+   * most 100 units, such as epochs or L-BFGS iterations; 10 s for longer ones (boosting rounds).
+   */
   logEvery?: number;
 }
 
@@ -45,6 +51,9 @@ export class Progress {
   private status = '';
   private readonly start = Date.now();
   private lastDraw = 0;
+  /** What the last plain line showed, so finish() does not repeat it. */
+  private lastLogged: string | undefined;
+  private loggedUnits = 0;
   private readonly stream: NodeJS.WriteStream;
   private bar: TerminalBar | undefined;
 
@@ -65,11 +74,15 @@ export class Progress {
       this.bar.update(done);
       return;
     }
+    if (this.options.log === false) return;
+    // A plain line when a whole unit is completed (not for fractions of an epoch).
     const now = Date.now();
-    const every = this.options.logEvery ?? 10_000;
-    if (now - this.lastDraw < every) return;
+    const units = Math.floor(done);
+    if (units <= this.loggedUnits) return;
+    if (this.lastLogged !== undefined && now - this.lastDraw < this.logEvery()) return;
+    this.loggedUnits = units;
     this.lastDraw = now;
-    this.draw();
+    this.logLine();
   }
 
   tick(n = 1, status?: string): void {
@@ -85,41 +98,54 @@ export class Progress {
       Progress.running.delete(this);
       return;
     }
-    if (!quiet) this.draw();
+    if (quiet) return;
+    if (this.options.log !== false && this.lastLogged !== this.state()) this.logLine();
   }
 
+  /** The progress line: label, done/total with a bar, elapsed time, rate, ETA and status. */
   line(): string {
     const seconds = (Date.now() - this.start) / 1000;
     const rate = seconds > 0 ? this.done / seconds : 0;
     const unit = this.options.unit ?? 'items';
     const total = this.options.total;
     const parts = [this.options.label];
+    const done = Number.isInteger(this.done) ? `${this.done}` : this.done.toFixed(2);
     if (total !== undefined && total > 0) {
       const pct = Math.min(100, (100 * this.done) / total);
       const width = 20;
       const filled = Math.round((pct / 100) * width);
-      parts.push(`[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${this.done}/${total}`);
-      if (rate > 0 && this.done < total) parts.push(`ETA ${formatSeconds((total - this.done) / rate)}`);
-    } else parts.push(`${this.done}`);
+      parts.push(`[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}`);
+    } else parts.push(done);
+    parts.push(`elapsed ${formatSeconds(seconds)}`);
     parts.push(`${formatRate(rate)} ${unit}/s`);
+    if (total !== undefined && total > 0 && rate > 0 && this.done < total) parts.push(`ETA ${formatSeconds((total - this.done) / rate)}`);
     if (this.status) parts.push(this.status);
     return parts.join('  ');
   }
 
-  private draw(): void {
-    if (this.options.log) this.stream.write(this.line() + '\n');
+  private logEvery(): number {
+    return this.options.logEvery ?? ((this.options.total ?? Infinity) <= 100 ? 0 : 10_000);
+  }
+
+  private state(): string {
+    return `${this.done}\0${this.status}`;
+  }
+
+  private logLine(): void {
+    this.lastLogged = this.state();
+    this.stream.write(`${this.line()}\n`);
   }
 }
 
 function formatRate(r: number): string {
   if (r >= 1e6) return `${(r / 1e6).toFixed(2)}M`;
   if (r >= 1e4) return `${(r / 1e3).toFixed(1)}k`;
-  return r.toFixed(r >= 100 ? 0 : 1);
+  return r.toFixed(r >= 100 ? 0 : r >= 1 ? 1 : 3);
 }
 
 export function formatSeconds(s: number): string {
   if (!Number.isFinite(s)) return '?';
   if (s < 60) return `${s.toFixed(0)}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${Math.round(s % 60).toString().padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${Math.round((s % 3600) / 60).toString().padStart(2, '0')}m`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${Math.floor(s % 60).toString().padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60).toString().padStart(2, '0')}m`;
 }

@@ -43,10 +43,11 @@ file "$root/prebuilds/linux-arm64/structrank.glibc.node" 2>/dev/null || ls -l "$
 step "arm64 sysroot: Debian's nodejs:arm64 and its libraries"
 sysroot="$work/sysroot"
 mkdir -p "$work/debs" "$sysroot"
-(cd "$work/debs" && apt-get download -qq \
-  nodejs:arm64 libnode108:arm64 libc6:arm64 libgcc-s1:arm64 libstdc++6:arm64 libbrotli1:arm64 libc-ares2:arm64 \
-  libicu72:arm64 libnghttp2-14:arm64 libssl3:arm64 libuv1:arm64 zlib1g:arm64 \
-  node-acorn node-cjs-module-lexer node-undici node-busboy 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+debs=(nodejs:arm64 libnode108:arm64 libc6:arm64 libgcc-s1:arm64 libstdc++6:arm64 libbrotli1:arm64 libc-ares2:arm64
+  libicu72:arm64 libnghttp2-14:arm64 libssl3:arm64 libuv1:arm64 zlib1g:arm64
+  node-acorn node-cjs-module-lexer node-undici node-busboy)
+# A stale package list names versions the mirror no longer has: refresh once and retry.
+(cd "$work/debs" && { apt-get download -qq "${debs[@]}" 2>/dev/null || { apt-get update -qq && apt-get download -qq "${debs[@]}"; }; })
 for deb in "$work"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
 arm_node() { qemu-aarch64 -L "$sysroot" "$sysroot/usr/bin/node" "$@"; }
 arm_node -p '`emulated node ${process.versions.node} on ${process.platform}-${process.arch}, N-API ${process.versions.napi}`'

@@ -59,12 +59,17 @@ done
 trap_js="$work/node-gyp-trap.js"
 printf 'require("fs").writeFileSync(%s, process.argv.join(" "));\nprocess.exit(1);\n' "\"$work/node-gyp-was-called\"" > "$trap_js"
 
+# The restricted environment keeps only what npm needs to reach the registry.
+keep_env=(HOME="$HOME" PATH="$bin" npm_config_node_gyp="$trap_js" npm_config_cache="${npm_config_cache:-$HOME/.npm}")
+for var in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY npm_config_registry; do
+  if [ -n "${!var:-}" ]; then keep_env+=("$var=${!var}"); fi
+done
+
 app="$work/app"
 mkdir -p "$app"
 printf '{ "name": "structrank-smoke-app", "version": "1.0.0", "private": true, "type": "module" }\n' > "$app/package.json"
 start=$(date +%s.%N)
-(cd "$app" && env -i HOME="$HOME" PATH="$bin" npm_config_node_gyp="$trap_js" npm_config_cache="${npm_config_cache:-$HOME/.npm}" \
-  npm install --no-audit --no-fund --prefer-offline --foreground-scripts "$tarball")
+(cd "$app" && env -i "${keep_env[@]}" npm install --no-audit --no-fund --prefer-offline --foreground-scripts "$tarball")
 end=$(date +%s.%N)
 install_seconds=$(node -e "console.log((${end} - ${start}).toFixed(1))")
 echo "npm install of the tarball: ${install_seconds} s"
@@ -73,6 +78,6 @@ echo "npm install of the tarball: ${install_seconds} s"
 
 # 5. smoke test through the installed package, same PATH
 cp "$root/scripts/smoke-installed.mjs" "$app/"
-(cd "$app" && env -i HOME="$HOME" PATH="$bin" npm_config_node_gyp="$trap_js" node smoke-installed.mjs "$app" --fixtures "$root/test/fixtures/models")
+(cd "$app" && env -i "${keep_env[@]}" node smoke-installed.mjs "$app" --fixtures "$root/test/fixtures/models")
 [ ! -e "$work/node-gyp-was-called" ] || fail "the smoke test started node-gyp"
 echo "pack-smoke: tarball $bytes bytes, install ${install_seconds} s, smoke test passed"

@@ -26,19 +26,19 @@ describe('n-best candidates to features and scores', () => {
     expect(f.candidates.map((c) => c.logprob)).toEqual([-5, -4, -6]);
   });
 
-  it('Score = F1 * |gold brackets| for trees, F1 * |gold chunks| for chunk tags, correct tags otherwise', () => {
+  it('Score = -50 x (missed + invented brackets or chunks); plain tags: -100 per wrong tag', () => {
     const f = sentenceFeatures(sentence);
-    expect(f.candidates[0].score).toBeCloseTo(100 * 3, 10); // S, NP, VP
+    expect(f.candidates[0].score).toBe(0); // S, NP, VP all right
     // Candidate 2 brackets: S(0,3) NP(0,1) VP(1,3) vs gold S(0,3) NP(0,2) VP(2,3): 1 of 3 matched.
-    expect(f.candidates[1].score).toBeCloseTo(((200 * 1) / 6) * 3, 10);
+    expect(f.candidates[1].score).toBe(-200); // 2 missed, 2 invented
     const tags: NbestSentence = {
       id: 't', tokens: ['a', 'b', 'c'], gold: ['B-NP', 'I-NP', 'O'], line: 1,
       candidates: [{ tags: ['B-NP', 'I-NP', 'O'], logprob: 0 }, { tags: ['B-NP', 'B-NP', 'O'], logprob: 0 }],
     };
-    expect(candidateScore(tags, 0)).toBe(100);
-    expect(candidateScore(tags, 1)).toBe(0);
+    expect(candidateScore(tags, 0)).toBe(0);
+    expect(candidateScore(tags, 1)).toBe(-150); // NP(0-2) missed, NP(0) and NP(1) invented
     const pos: NbestSentence = { id: 'p', tokens: ['a', 'b'], gold: ['DT', 'NN'], line: 1, candidates: [{ tags: ['DT', 'VB'], logprob: 0 }] };
-    expect(candidateScore(pos, 0)).toBe(1);
+    expect(candidateScore(pos, 0)).toBe(-100);
     expect(Number.isNaN(candidateScore({ ...pos, gold: undefined }, 0))).toBe(true);
   });
 });

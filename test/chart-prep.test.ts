@@ -6,12 +6,10 @@ import { annotate, deannotate } from '../lib/parser/annotate.js';
 import { binarize, debinarize } from '../lib/parser/binarize.js';
 import { prepareTree, restoreTree } from '../lib/parser/prepare.js';
 import { collapseUnaryChains, expandUnaryChains, removeEmptyElements, stripFunctionTags, stripRoot } from '../lib/parser/standard-transforms.js';
-import { dataFile, repoRoot } from './helpers.js';
+import { dataFile, describeWithData, repoRoot } from './helpers.js';
 
-const files = [
-  ...['train.mrg', 'dev.mrg', 'test.mrg'].map((f) => dataFile('ptb-sample', f)),
-  ...['train.mrg', 'dev.mrg', 'test.mrg'].map((f) => join(repoRoot, 'data', 'gum-open', f)),
-];
+const gumFiles = ['train.mrg', 'dev.mrg', 'test.mrg'].map((f) => join(repoRoot, 'data', 'gum-open', f));
+const ptbFiles = (): string[] => ['train.mrg', 'dev.mrg', 'test.mrg'].map((f) => dataFile('ptb-sample', f));
 
 function cleaned(t: Tree): Tree | undefined {
   const c = removeEmptyElements(stripFunctionTags(t));
@@ -28,29 +26,48 @@ function unariesStacked(t: Tree): boolean {
   return t.children.some(unariesStacked);
 }
 
-describe('chart parser grammar preparation', () => {
-  it('annotate/deannotate and binarize/debinarize round-trip every ptb-sample and gum-open tree', () => {
-    let count = 0;
-    for (const file of files) {
-      for (const tree of readTreesSync(file)) {
-        const base = cleaned(tree);
-        if (!base) continue;
-        const annotated = annotate(base);
-        expect(formatTree(deannotate(annotated))).toBe(formatTree(base));
-        for (const order of [1, 2] as const) {
-          const bin = binarize(annotated, order);
-          expect(maxChildren(bin)).toBeLessThanOrEqual(2);
-          expect(unariesStacked(bin)).toBe(false);
-          expect(formatTree(debinarize(bin))).toBe(formatTree(annotated));
-        }
-        count++;
+/** Round-trips every tree of the files through annotate/binarize and back; returns how many. */
+function roundTrip(files: string[]): number {
+  let count = 0;
+  for (const file of files) {
+    for (const tree of readTreesSync(file)) {
+      const base = cleaned(tree);
+      if (!base) continue;
+      const annotated = annotate(base);
+      expect(formatTree(deannotate(annotated))).toBe(formatTree(base));
+      for (const order of [1, 2] as const) {
+        const bin = binarize(annotated, order);
+        expect(maxChildren(bin)).toBeLessThanOrEqual(2);
+        expect(unariesStacked(bin)).toBe(false);
+        expect(formatTree(debinarize(bin))).toBe(formatTree(annotated));
       }
+      count++;
     }
-    expect(count).toBeGreaterThan(7000);
+  }
+  return count;
+}
+
+describeWithData(['ptb-sample'], 'chart parser grammar preparation on ptb-sample', () => {
+  it('annotate/deannotate and binarize/debinarize round-trip every ptb-sample tree', () => {
+    expect(roundTrip(ptbFiles())).toBeGreaterThan(3800);
   });
 
   it('restores prepared trees to the cleaned PTB tree', () => {
     for (const tree of readTreesSync(dataFile('ptb-sample', 'dev.mrg')).slice(0, 200)) {
+      const base = cleaned(tree) as Tree;
+      const back = restoreTree(prepareTree(tree) as Tree, '');
+      expect(formatTree(back)).toBe(formatTree({ label: '', children: [expandUnaryChains(base)] }));
+    }
+  });
+});
+
+describe('chart parser grammar preparation', () => {
+  it('annotate/deannotate and binarize/debinarize round-trip every gum-open tree', () => {
+    expect(roundTrip(gumFiles)).toBeGreaterThan(3500);
+  });
+
+  it('restores prepared gum-open trees to the cleaned tree', () => {
+    for (const tree of readTreesSync(gumFiles[1]).slice(0, 200)) {
       const base = cleaned(tree) as Tree;
       const back = restoreTree(prepareTree(tree) as Tree, '');
       expect(formatTree(back)).toBe(formatTree({ label: '', children: [expandUnaryChains(base)] }));

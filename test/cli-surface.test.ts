@@ -157,7 +157,7 @@ describe('progress', () => {
     return { stream, text: () => text };
   };
 
-  it('draws a bar with count, rate and ETA on a terminal, and nothing off a terminal', async () => {
+  it('draws a bar with count, rate and ETA on a terminal, and plain lines off a terminal', async () => {
     const tty = terminal();
     const p = new Progress({ label: 'train', total: 4, unit: 'epochs', stream: tty.stream });
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -171,7 +171,9 @@ describe('progress', () => {
     const q = new Progress({ label: 'train', total: 4, stream: pipe });
     q.update(2);
     q.finish();
-    expect(piped).toBe('');
+    expect(piped).not.toContain('\x1b');
+    expect(piped.trim().split('\n')).toHaveLength(1);
+    expect(piped).toMatch(/^train {2}\[#+-*\] 2\/4 /);
   });
 
   it('--quiet draws nothing even on a terminal', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { checkColumnCount, parseColumns, readConll, readConllSync, writeConll } from '../lib/io/conll.js';
 import { readConllu, readConlluSync, type ConlluSentence } from '../lib/io/conllu.js';
 import { InputError, UsageError } from '../lib/errors.js';
-import { dataFile, tempDir } from './helpers.js';
+import { dataFile, describeWithData, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -27,7 +27,7 @@ describe('named columns', () => {
   });
 });
 
-describe('CoNLL reader and writer on the shared data', () => {
+describeWithData(['conll2000', 'conll2002-esp'], 'CoNLL reader and writer on the shared data', () => {
   const sets: [string, string, number][] = [
     ['conll2000', 'train.txt', 7936],
     ['conll2000', 'dev.txt', 1000],
@@ -92,7 +92,7 @@ describe('CoNLL-U', () => {
     ['en_ewt-ud-dev.conllu', 2001, 25147],
     ['en_ewt-ud-test.conllu', 2077, 25094],
   ];
-  it.each(ewt)('ud-ewt %s: %i sentences, %i syntactic words', async (name, sentences, words) => {
+  describeWithData(['ud-ewt'], 'on ud-ewt', () => it.each(ewt)('ud-ewt %s: %i sentences, %i syntactic words', async (name, sentences, words) => {
     const path = dataFile('ud-ewt', name);
     let n = 0;
     let w = 0;
@@ -113,7 +113,7 @@ describe('CoNLL-U', () => {
     const lines = readFileSync(path, 'utf8').split('\n');
     expect(multi).toBe(lines.filter((l) => /^\d+-\d+\t/.test(l)).length);
     expect(empty).toBe(lines.filter((l) => /^\d+\.\d+\t/.test(l)).length);
-  });
+  }));
 
   it('keeps multiword tokens as information and skips empty nodes', () => {
     const f = tmp.file(

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { evalTagFiles } from '../lib/commands/eval-tags.js';
 import { tagAccuracy } from '../lib/eval/tags.js';
 import { parseColumns } from '../lib/io/conll.js';
-import { dataFile, runCli, tempDir } from './helpers.js';
+import { dataFile, describeWithData, runCli, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -68,7 +68,7 @@ describe('tag accuracy, hand-computed', () => {
   });
 });
 
-describe('tag accuracy on conll2000', () => {
+describeWithData(['conll2000'], 'tag accuracy on conll2000', () => {
   it('equals a brute-force recount of a perturbed POS column', async () => {
     const goldFile = dataFile('conll2000', 'test.txt');
     const trainFile = dataFile('conll2000', 'train.txt');

@@ -11,7 +11,7 @@ import {
 } from '../lib/eval/conlleval.js';
 import { evalChunkFiles } from '../lib/commands/eval-chunks.js';
 import { readConllSync } from '../lib/io/conll.js';
-import { dataFile, runCli, tempDir } from './helpers.js';
+import { dataFile, itWithData, runCli, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -234,14 +234,14 @@ describe('brute-force recounts', () => {
     }
   });
 
-  it('conll2000 test: gold against itself is 100 F1 with 23852 chunks', async () => {
+  itWithData(['conll2000'], 'conll2000 test: gold against itself is 100 F1 with 23852 chunks', async () => {
     const f = dataFile('conll2000', 'test.txt');
     const r = await evalChunkFiles({ gold: f, test: f });
     expect(r.overall).toEqual({ tokens: 47377, goldChunks: 23852, predictedChunks: 23852, correctChunks: 23852, accuracy: 100, precision: 100, recall: 100, f1: 100 });
     expect(r.byType.NP.gold).toBe(12422);
   });
 
-  it('conll2000 test with perturbed predictions: the report equals a brute-force recount, in IOB2 and in IOB1', async () => {
+  itWithData(['conll2000'], 'conll2000 test with perturbed predictions: the report equals a brute-force recount, in IOB2 and in IOB1', async () => {
     const sentences = readConllSync(dataFile('conll2000', 'test.txt'));
     const rand = rng(11);
     const types = ['NP', 'VP', 'PP', 'ADJP'];
@@ -349,7 +349,7 @@ describe('eval chunks CLI', () => {
     expect(missing.stderr).toMatch(/nope\.txt: no such file/);
   });
 
-  it('gives conll2002 esp.testa 100 F1 against itself', () => {
+  itWithData(['conll2002-esp'], 'gives conll2002 esp.testa 100 F1 against itself', () => {
     const f = dataFile('conll2002-esp', 'esp.testa');
     const r = JSON.parse(runCli(['eval', 'chunks', '--gold', f, '--test', f, '--json']).stdout);
     expect(r.overall).toMatchObject({ tokens: 52923, f1: 100 });

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readParseSentences } from '../lib/eval/parse-files.js';
 import { evalbFiles } from '../lib/eval/parse-files.js';
 import { formatTree } from '../lib/trees/tree.js';
-import { dataFile, runCli, tempDir } from './helpers.js';
+import { dataFile, describeWithData, runCli, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -63,6 +63,7 @@ describe('reading sentences for eval parse', () => {
 });
 
 describe('structrank eval parse', () => {
+  describeWithData(['ptb-sample'], 'on ptb-sample test.mrg', () => {
   const ptbTest = dataFile('ptb-sample', 'test.mrg');
 
   it('gives 100 for ptb-sample test.mrg against itself, with exactly the documented JSON fields', () => {
@@ -105,6 +106,7 @@ describe('structrank eval parse', () => {
     expect(text.stdout).toContain('Bracketing FMeasure       =   -nan\n');
     const json = JSON.parse(runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--cutoff', '0', '--json']).stdout);
     expect(json.cutoff).toMatchObject({ sentences: 0, f1: 0, recall: 0 });
+  });
   });
 
   it('reports and skips every error sentence, never aborting after 10', () => {

@@ -1,9 +1,10 @@
 /** Shared test utilities: paths to the shared data sets and to the built CLI. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describe, it } from 'vitest';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -12,6 +13,52 @@ export const sharedData = process.env.STRUCTRANK_SHARED_DATA ?? resolve(repoRoot
 
 export function dataFile(...parts: string[]): string {
   return join(sharedData, ...parts);
+}
+
+/** The data sets tests read from the shared folder; only gum-open ships in the package (data/). */
+export type SharedDataSet = 'ptb-sample' | 'conll2000' | 'conll2002-esp' | 'ud-ewt' | 'floresta-pt';
+
+/** Start of the title of the one test standing in for tests skipped for missing data (scripts/run-tests.mjs counts them). */
+export const NEEDS_DATA = 'needs shared data:';
+
+export function hasData(set: SharedDataSet): boolean {
+  return existsSync(join(sharedData, set));
+}
+
+/** The one line saying what is missing and how to get it; undefined when everything is there. */
+export function missingDataLine(sets: readonly SharedDataSet[]): string | undefined {
+  const missing = sets.filter((set) => !hasData(set));
+  if (missing.length === 0) return undefined;
+  const where = missing.map((set) => join(sharedData, set)).join(', ');
+  return `${NEEDS_DATA} ${where} missing (put the data sets in ../shared/data or set STRUCTRANK_SHARED_DATA); see README "Tests and data"`;
+}
+
+/** True on CI, where every test must run: a missing data set fails instead of skipping. */
+const onCi = /^(1|true|yes)$/i.test(process.env.CI ?? '');
+
+function standIn(line: string): void {
+  if (onCi) {
+    it(line, () => {
+      throw new Error(`CI=true, so tests may not be skipped: ${line}`);
+    });
+  } else it.skip(line, () => {});
+}
+
+/**
+ * describe() for tests that need shared data sets: when one is missing the body is not run
+ * (so it may read the data at its top) and a single skipped test names what is missing.
+ */
+export function describeWithData(sets: readonly SharedDataSet[], title: string, body: () => void): void {
+  const line = missingDataLine(sets);
+  if (line === undefined) describe(title, body);
+  else describe(title, () => standIn(line));
+}
+
+/** it() for one test that needs shared data sets; see describeWithData. */
+export function itWithData(sets: readonly SharedDataSet[], title: string, fn: () => unknown, timeout?: number): void {
+  const line = missingDataLine(sets);
+  if (line === undefined) it(title, fn, timeout);
+  else standIn(`${line} [${title}]`);
 }
 
 export interface CliResult {

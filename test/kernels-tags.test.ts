@@ -1,12 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { SequenceBank, kernel, gram, gramAsync, row } from '../lib/kernels/index.js';
-import { readConllSync } from '../lib/io/conll.js';
+import { join } from 'node:path';
+import type { ConllSentence } from '../lib/io/conll.js';
+import { readTreesSync } from '../lib/io/treebank.js';
+import { tags, words } from '../lib/trees/tree.js';
 import { InputError } from '../lib/errors.js';
-import { dataFile } from './helpers.js';
+import { repoRoot } from './helpers.js';
 import { bruteTagKernel, choleskyOk, minEigenvalue } from './kernels-helpers.js';
 import { rng } from './perturb.js';
 
-const conll = readConllSync(dataFile('conll2000', 'test.txt')).slice(0, 80);
+// Real sentences from the shipped GUM trees as (word, pos, tag) rows, the tag being a coarse
+// POS (its first letter), so the kernel sees a tag set unlike the POS column.
+const conll: ConllSentence[] = readTreesSync(join(repoRoot, 'data', 'gum-open', 'dev.mrg'))
+  .slice(0, 80)
+  .map((t, i) => {
+    const pos = tags(t);
+    return { rows: words(t).map((w, k) => [w, pos[k], pos[k].slice(0, 1)]), line: i + 1 };
+  });
 const columns = ['word', 'pos', 'tag'];
 
 function randomSeq(r: () => number): { words: string[]; tags: string[] } {
@@ -58,7 +68,7 @@ describe('tagging kernel values', () => {
     }
   });
 
-  it('fast and plain agree on conll2000 sentences; Gram is symmetric and PSD', () => {
+  it('fast and plain agree on GUM sentences; Gram is symmetric and PSD', () => {
     const bank = SequenceBank.fromConll(conll, columns, { wordFeature: 'shape' });
     for (const options of [{ lambda: 0.5 }, { lambda: 0.5, sim2: true }]) {
       const fast = gram(bank, options);

@@ -4,11 +4,13 @@ import { parseTree } from '../lib/trees/bracket-parser.js';
 import { readTreesSync } from '../lib/io/treebank.js';
 import type { Tree } from '../lib/trees/tree.js';
 import { InputError } from '../lib/errors.js';
-import { dataFile } from './helpers.js';
+import { join } from 'node:path';
+import { dataFile, itWithData, repoRoot } from './helpers.js';
 import { bruteTreeKernel, choleskyOk, minEigenvalue, randomTree } from './kernels-helpers.js';
 import { rng } from './perturb.js';
 
-const ptb = readTreesSync(dataFile('ptb-sample', 'train.mrg'));
+// The shipped GUM trees for everything but the published checksums (computed on ptb-sample).
+const gum = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg'));
 const unwrap = (t: Tree): Tree => (t.label === '' && t.children.length === 1 ? t.children[0] : t);
 
 function pairSum(g: Float64Array, n: number): number {
@@ -42,7 +44,8 @@ describe('tree kernel values', () => {
     }
   });
 
-  it('reproduces the SVM-Light-TK checksums on the first 500 and 1,000 ptb-sample trees', () => {
+  itWithData(['ptb-sample'], 'reproduces the SVM-Light-TK checksums on the first 500 and 1,000 ptb-sample trees', () => {
+    const ptb = readTreesSync(dataFile('ptb-sample', 'train.mrg'));
     for (const [n, sum, normalized] of [
       [500, '503912.2589', '8440.717282'],
       [1000, '2064624.455', '33632.79297'],
@@ -53,8 +56,8 @@ describe('tree kernel values', () => {
     }
   });
 
-  it('fast and plain algorithms agree on ptb-sample tree pairs', () => {
-    const trees = ptb.slice(1000, 1060);
+  it('fast and plain algorithms agree on GUM tree pairs', () => {
+    const trees = gum.slice(1000, 1060);
     const bank = TreeBank.fromTrees(trees);
     for (const depth of [undefined, 3]) {
       const fast = gram(bank, { lambda: 0.4, depth });
@@ -73,7 +76,7 @@ describe('tree kernel values', () => {
   });
 
   it('depth 1 counts equal productions; depth beyond the height equals unlimited', () => {
-    const bank = TreeBank.fromTrees(ptb.slice(0, 6).map(unwrap));
+    const bank = TreeBank.fromTrees(gum.slice(0, 6).map(unwrap));
     const big = kernel(bank, 1, bank, 2, { lambda: 0.5, depth: 1000 });
     expect(big).toBeCloseTo(kernel(bank, 1, bank, 2, { lambda: 0.5 }), 9);
     const one = kernel(bank, 3, bank, 3, { lambda: 1, depth: 1 });
@@ -83,7 +86,7 @@ describe('tree kernel values', () => {
 });
 
 describe('tree Gram matrices', () => {
-  const trees = ptb.slice(200, 230).map(unwrap);
+  const trees = gum.slice(200, 230).map(unwrap);
   const bank = TreeBank.fromTrees(trees, { logprobs: trees.map((_, i) => -10 - i) });
 
   it('are symmetric and positive semi-definite', () => {
@@ -120,7 +123,7 @@ describe('tree Gram matrices', () => {
     expect(Array.from(await rowAsync(bank, 3, bank, { lambda: 0.4 }))).toEqual(Array.from(sync.subarray(90, 120)));
     const aborted = AbortSignal.abort();
     await expect(gramAsync(bank, { lambda: 0.4, signal: aborted })).rejects.toMatchObject({ name: 'AbortError' });
-    const big = TreeBank.fromTrees(ptb.map(unwrap));
+    const big = TreeBank.fromTrees(gum.map(unwrap));
     const controller = new AbortController();
     const job = gramAsync(big, { lambda: 0.4, threads: 1, signal: controller.signal });
     setTimeout(() => controller.abort(), 30);

@@ -80,12 +80,43 @@ describe('n-best reader', () => {
     ['unbalanced candidate tree', JSON.stringify({ ...base, candidates: [{ tree: '(S (A a) (B b)', logprob: 0 }] }), /bad\.jsonl:2: candidates\[0\]\.tree: unbalanced brackets/],
     ['tree not a string', JSON.stringify({ ...base, candidates: [{ tree: ['S'], logprob: 0 }] }), /candidates\[0\]\.tree must be a bracketed tree string/],
     ['unbalanced gold tree', JSON.stringify({ ...base, candidates: [{ tree: '(S (A a) (B b))', logprob: 0 }], gold: '(S (A a) (B b)))' }), /:2: gold: unbalanced brackets/],
+    [
+      'a candidate tree with another word',
+      JSON.stringify({ ...base, candidates: [{ tree: '(S (A a) (B b))', logprob: 0 }, { tree: '(S (A a) (B c))', logprob: -1 }] }),
+      /bad\.jsonl:2: candidates\[1\]\.tree: the tree's words differ from tokens: word 2 is 'c' but token 2 is 'b'/,
+    ],
+    [
+      'a candidate tree with a word too many',
+      JSON.stringify({ ...base, candidates: [{ tree: '(S (A a) (B b) (C c))', logprob: 0 }] }),
+      /:2: candidates\[0\]\.tree: the tree's words differ from tokens: has 3 words \(not counting -NONE- elements\) for 2 tokens/,
+    ],
+    [
+      'a gold tree with another word',
+      JSON.stringify({ ...base, candidates: [{ tree: '(S (A a) (B b))', logprob: 0 }], gold: '(S (A x) (B b))' }),
+      /:2: gold: the tree's words differ from tokens: word 1 is 'x' but token 1 is 'a'/,
+    ],
+    [
+      'an empty element among the tokens',
+      JSON.stringify({ ...base, tokens: ['a', '*T*', 'b'], candidates: [{ tree: '(S (A a) (-NONE- *T*) (B b))', logprob: 0 }] }),
+      /:2: candidates\[0\]\.tree: the tree's words differ from tokens: has 2 words \(not counting -NONE- elements\) for 3 tokens/,
+    ],
   ];
   it.each(bad)('rejects %s, naming file and line', (_name, second, message) => {
     const first = second.includes('"tree"') ? treeLine : JSON.stringify({ ...base, id: 'ok' });
     const f = tmp.file('bad.jsonl', `${first}\n${second}\n`);
     expect(() => readNbestSync(f)).toThrow(InputError);
     expect(() => readNbestSync(f)).toThrow(message);
+  });
+
+  it('accepts trees whose words equal the tokens once -NONE- elements are left out', () => {
+    const line = JSON.stringify({
+      id: 'e', tokens: ['He', 'left', '-LRB-'],
+      candidates: [{ tree: '(S (NP-SBJ (-NONE- *)) (NP (PRP He)) (VP (VBD left) (NP (-NONE- *T*-1))) (-LRB- -LRB-))', logprob: 0 }],
+      gold: '(S (NP (PRP He)) (VP (VBD left)) (-LRB- -LRB-))',
+    });
+    const [s] = readNbestSync(tmp.file('empty-elements.jsonl', `${line}\n`));
+    expect(s.tokens).toEqual(['He', 'left', '-LRB-']);
+    expect(s.candidates).toHaveLength(1);
   });
 
   it('rejects a file mixing trees and tags', async () => {

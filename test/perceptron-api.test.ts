@@ -64,16 +64,16 @@ describe('perceptron reranker API', () => {
       expect(e.baselineF1).toBeLessThan(100);
       expect(e.f1).toBe(100);
     }
-    expect(detectTagScoring(tags.map((s) => s.gold as string[]))).toBe('chunks');
+    expect(detectTagScoring(tags.map((s) => s.gold as string[]))).toBe('iob2');
   });
 
-  it('scores candidates with EVALB F1 x |gold brackets| and conlleval chunks', () => {
+  it('scores candidates by EVALB brackets and conlleval chunks: -50 per missed or invented one', () => {
     const s = sentenceScoresFor(trees[0]);
     // gold has 4 brackets (S, NP, VP, NP); the ADJP candidate matches 3 of 4: F1 75.
-    expect(s[1]).toBeCloseTo(400, 9);
-    expect(s[0]).toBeCloseTo(300, 9);
+    expect(s[1]).toBe(0);
+    expect(s[0]).toBe(-100);
     const t = sentenceScoresFor(tags[0]);
-    expect(t[1]).toBeCloseTo(200, 9); // 2 gold chunks, all right
+    expect(t[1]).toBe(0); // 2 gold chunks, all right
   });
 
   it('saves and loads: same choices and scores; bad files give clear errors', async () => {

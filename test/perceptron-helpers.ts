@@ -1,7 +1,7 @@
 /** Small helpers shared by the perceptron tests. */
 import type { NbestSentence } from '../lib/io/nbest.js';
 import { sentenceScores } from '../lib/rerank/perceptron-data.js';
-import { detectTagScoring } from '../lib/rerank/perceptron-score.js';
+import { tagScoring as detectTagScoring } from '../lib/eval/score.js';
 
 export { detectTagScoring };
 

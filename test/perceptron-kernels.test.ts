@@ -5,7 +5,7 @@ import { readTreesSync } from '../lib/io/treebank.js';
 import { PerceptronReranker } from '../lib/rerank/perceptron.js';
 import { dualTreeScores } from '../lib/rerank/perceptron-forest.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
-import { dataFile, repoRoot } from './helpers.js';
+import { repoRoot } from './helpers.js';
 import { syntheticNbest } from '../bench/nbest-synthetic.js';
 
 const fixtures = join(repoRoot, 'test', 'fixtures', 'perceptron');
@@ -41,7 +41,7 @@ describe('perceptron with tree and tagging kernels', () => {
   });
 
   it('compressed (DAG) and uncompressed tree models give equal scores', async () => {
-    const golds = readTreesSync(dataFile('ptb-sample', 'dev.mrg')).slice(0, 60);
+    const golds = readTreesSync(join(repoRoot, 'data', 'gum-open', 'dev.mrg')).slice(0, 60);
     const nbest = syntheticNbest(golds, { candidates: 6, seed: 4 });
     const r = await PerceptronReranker.train(nbest.slice(0, 40), { kernel: 'tree', lambda: 0.4, beta: 0.05, epochs: 2, chunks: 2 });
     expect(r.info().support).toBeGreaterThan(10);

@@ -125,7 +125,7 @@ describe('pipeline orchestration (tiny tagging corpus, stand-in components)', ()
       ] },
       { id: 'b', tokens: ['x'], gold: ['O'], line: 0, candidates: [{ tags: ['O'], logprob: -1 }] },
     ]);
-    expect(set.scores[0]).toEqual([0, 100, 100]);
+    expect(set.scores[0]).toEqual([-50, 0, 0]); // Score = -50 x (missed + invented)
     expect(oracleChoice(set)).toEqual([2, 0]);
   });
 });

@@ -3,7 +3,7 @@ import { conllevalCorpus } from '../lib/eval/conlleval.js';
 import { readConllSync } from '../lib/io/conll.js';
 import { Tagger } from '../lib/tagger/tagger.js';
 import { compileTemplates, resolveTemplateConfig } from '../lib/tagger/templates.js';
-import { dataFile, tempDir } from './helpers.js';
+import { dataFile, describeWithData, hasData, itWithData, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -12,12 +12,14 @@ function chunkF1(gold: string[][], guess: string[][]): number {
   return conllevalCorpus(gold.map((g, s) => ({ gold: g, predicted: guess[s] }))).overall.f1;
 }
 
-const train = readConllSync(dataFile('conll2000', 'train.txt')).slice(0, 2000).map((s) => s.rows);
-const test = readConllSync(dataFile('conll2000', 'test.txt')).slice(0, 400).map((s) => s.rows);
+const read = (name: string, limit: number): string[][][] =>
+  hasData('conll2000') ? readConllSync(dataFile('conll2000', name)).slice(0, limit).map((s) => s.rows) : [];
+const train = read('train.txt', 2000);
+const test = read('test.txt', 400);
 const gold = test.map((s) => s.map((r) => r[2]));
 const columns = ['word', 'pos', 'chunk'];
 
-describe('taggers on a slice of CoNLL-2000', () => {
+describeWithData(['conll2000'], 'taggers on a slice of CoNLL-2000', () => {
   const trained: Record<string, Tagger> = {};
 
   it('averaged perceptron reaches an accuracy floor and reports per-epoch progress', async () => {
@@ -118,7 +120,7 @@ describe('template configs', () => {
     expect(resolveTemplateConfig({ base: 'chunk', add: [['bias']] }).templates.at(-1)).toEqual(['bias']);
   });
 
-  it('edge templates (previous tag x word) train, decode and round-trip', async () => {
+  itWithData(['conll2000'], 'edge templates (previous tag x word) train, decode and round-trip', async () => {
     const templates = [['word[0]'], ['pos[0]'], ['pos[-1]', 'pos[0]'], ['word[0]', 'prevtag'], ['pos[0]', 'prevtag']];
     for (const algo of ['perceptron', 'crf', 'maxent'] as const) {
       const t = await Tagger.train(train.slice(0, 300), { algo, columns, label: 'chunk', templates, epochs: algo === 'perceptron' ? 3 : 15, threads: 2 });

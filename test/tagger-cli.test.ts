@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { readNbestSync } from '../lib/io/nbest.js';
-import { dataFile, runCli, tempDir } from './helpers.js';
+import { dataFile, describeWithData, hasData, itWithData, runCli, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const trainText = readFileSync(dataFile('conll2000', 'train.txt'), 'utf8').split('\n\n').slice(0, 800).join('\n\n') + '\n\n';
-const testText = readFileSync(dataFile('conll2000', 'test.txt'), 'utf8').split('\n\n').slice(0, 100).join('\n\n') + '\n';
+const blocks = (name: string, limit: number): string =>
+  hasData('conll2000') ? readFileSync(dataFile('conll2000', name), 'utf8').split('\n\n').slice(0, limit).join('\n\n') : '';
+const trainText = blocks('train.txt', 800) + '\n\n';
+const testText = blocks('test.txt', 100) + '\n';
 
-describe('train-tagger and tag commands', () => {
+describeWithData(['conll2000'], 'train-tagger and tag commands', () => {
   let train: string;
   let test: string;
   let model: string;
@@ -86,7 +88,7 @@ describe('train-tagger and tag commands', () => {
     expect(r.stderr).toMatch(/one\.txt:1: expected 2 columns \(word, pos\) or 3/);
   });
 
-  it('trains on CoNLL-U files (comments, multiword ranges skipped; fields by name)', () => {
+  itWithData(['ud-ewt'], 'trains on CoNLL-U files (comments, multiword ranges skipped; fields by name)', () => {
     const blocks = readFileSync(dataFile('ud-ewt', 'en_ewt-ud-train.conllu'), 'utf8').split('\n\n');
     const train = tmp.file('ewt-train.conllu', blocks.slice(0, 400).join('\n\n') + '\n\n');
     const dev = tmp.file('ewt-dev.conllu', blocks.slice(400, 480).join('\n\n') + '\n\n');

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { annotateHeads, COLLINS_HEAD_RULES, headChildIndex, type HeadedTree } from '../lib/trees/heads.js';
 import { readTreesSync } from '../lib/io/treebank.js';
-import { dataFile } from './helpers.js';
+import { join } from 'node:path';
+import { repoRoot } from './helpers.js';
 
 // Each case: tree, expected head child index, expected head word. Worked out by hand from
 // the table in lib/trees/heads.ts (comments give the rule that fires).
@@ -76,8 +77,8 @@ describe('Collins head rules', () => {
     expect(COLLINS_HEAD_RULES.NP[0].labels).toEqual(['NN', 'NNP', 'NNPS', 'NNS', 'NX', 'POS', 'JJR']);
   });
 
-  it('annotates every tree of ptb-sample test.mrg, heads being preterminals of the node', () => {
-    for (const t of readTreesSync(dataFile('ptb-sample', 'test.mrg'))) {
+  it('annotates every tree of gum-open test.mrg, heads being preterminals of the node', () => {
+    for (const t of readTreesSync(join(repoRoot, 'data', 'gum-open', 'test.mrg'))) {
       const h = annotateHeads(t);
       const check = (n: HeadedTree): void => {
         if (n.word !== undefined) return;

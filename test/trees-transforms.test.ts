@@ -10,7 +10,7 @@ import {
   stripFunctionTags,
   stripRoot,
 } from '../lib/trees/transforms.js';
-import { dataFile, repoRoot } from './helpers.js';
+import { dataFile, describeWithData, itWithData, repoRoot } from './helpers.js';
 
 const f = (s: string): Tree => parseTree(s);
 const fmt = (t: Tree | undefined): string | undefined => (t ? formatTree(t) : undefined);
@@ -64,7 +64,7 @@ describe('removeEmptyElements', () => {
   });
 });
 
-describe('transforms on ptb-sample train.mrg', () => {
+describeWithData(['ptb-sample'], 'transforms on ptb-sample train.mrg', () => {
   it('keeps exactly the overt tokens and leaves only basic labels', () => {
     // ptb-sample/README.md: train.mrg has 87514 preterminals, 81793 overt tokens.
     let overt = 0;
@@ -128,7 +128,8 @@ describe('unary chains', () => {
     ...['train', 'dev', 'test'].map((s) => `${repoRoot}/data/gum-open/${s}.mrg`),
   ];
   for (const file of files) {
-    it(`round-trips every tree of ${file.split('/').slice(-2).join('/')}`, () => {
+    const test = file.startsWith(repoRoot) ? it : (title: string, fn: () => void) => itWithData(['ptb-sample'], title, fn);
+    test(`round-trips every tree of ${file.split('/').slice(-2).join('/')}`, () => {
       const trees = readTreesSync(file);
       let collapsedSomething = 0;
       for (const tree of trees) {

@@ -3,12 +3,12 @@
  * ('eval parse' and 'kernel trees' are subcommands of the groups 'eval' and 'kernel'). Only
  * the command being run is loaded; its options come from its declared fields (options.ts).
  *
- * Exit codes: 0 done, 1 bad input (a file named with its line), 2 bad usage, 70 internal
- * error, 130 cancelled.
+ * Exit codes come from the error's code (EXIT_CODES in lib/errors.ts): 0 done, 1 bad input,
+ * model file or I/O, 2 bad usage, 70 internal error, 130 cancelled.
  */
 import { Command as Commander, CommanderError } from 'commander';
 import { commands, groups } from '../commands/index.js';
-import { AbortError, InputError, UsageError } from '../errors.js';
+import { AbortError, EXIT_CODES, StructrankError, UsageError } from '../errors.js';
 import { Progress, setQuiet } from '../progress.js';
 import type { Command } from './command.js';
 import { addOptions, checkArgs, givenFlags, optionRows, parseOptions, valueFlags, type OptionFields } from './options.js';
@@ -16,7 +16,6 @@ import { quiet } from '../options/common.js';
 
 export const VERSION = '0.1.0';
 
-export const EXIT = { ok: 0, input: 1, usage: 2, internal: 70, cancelled: 130 } as const;
 
 /** Options every command takes, besides its own. */
 export const globalOptions = { quiet };
@@ -140,7 +139,7 @@ export async function main(argv: string[], out: CliOutput = processOutput): Prom
   if (argv[0] === 'help' && argv.length > 1) argv = [...argv.slice(1), '--help'];
   if (argv.length === 0) {
     program.outputHelp();
-    return EXIT.usage;
+    return EXIT_CODES.ERR_STRUCTRANK_USAGE;
   }
   const found = findTarget(argv);
   let target: Target | undefined;
@@ -148,9 +147,9 @@ export async function main(argv: string[], out: CliOutput = processOutput): Prom
   else if (groups[argv[0]] !== undefined && (argv.length === 1 || argv[1].startsWith('-')) && !argv.includes('--help') && !argv.includes('-h')) {
     const subs = Object.keys(commands).filter((k) => k.startsWith(`${argv[0]} `)).map((k) => k.split(' ')[1]);
     out.error(`structrank: '${argv[0]}' needs one of: ${subs.join(', ')}\n`);
-    return EXIT.usage;
+    return EXIT_CODES.ERR_STRUCTRANK_USAGE;
   }
-  let code: number = EXIT.ok;
+  let code: number = 0;
   try {
     if (target) {
       checkArgs(target.name, found?.rest ?? [], valueFlags(allOptions(target.command)));
@@ -160,10 +159,10 @@ export async function main(argv: string[], out: CliOutput = processOutput): Prom
     return code;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return EXIT.ok;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return 0;
       if (!target) {
         out.error(`structrank: ${commanderMessage(err)}\nrun 'structrank --help' for the list of commands\n`);
-        return EXIT.usage;
+        return EXIT_CODES.ERR_STRUCTRANK_USAGE;
       }
       err = new UsageError(`${target.name}: ${commanderMessage(err)}`);
     }
@@ -171,24 +170,24 @@ export async function main(argv: string[], out: CliOutput = processOutput): Prom
   }
 }
 
-/** Prints an error as one line (plus the usage line for usage errors) and picks the exit code. */
+/** Prints an error as one line (plus the usage line for usage errors); the exit code comes from its code. */
 function reportError(err: unknown, target: Target | undefined, out: CliOutput): number {
   Progress.stopAll();
   if (err instanceof UsageError) {
     out.error(`structrank: ${err.message}\n${target ? `usage: ${usageLine(target.name, target.command)}\n` : ''}`);
-    return EXIT.usage;
-  }
-  if (err instanceof InputError || (err as { code?: string })?.code === 'ERR_STRUCTRANK_INPUT') {
-    out.error(`structrank: ${(err as Error).message}\n`);
-    return EXIT.input;
+    return EXIT_CODES[err.code];
   }
   if (err instanceof AbortError || (err as Error)?.name === 'AbortError') {
     out.error('structrank: cancelled\n');
-    return EXIT.cancelled;
+    return EXIT_CODES.ABORT_ERR;
+  }
+  if (err instanceof StructrankError && err.code !== 'ERR_STRUCTRANK_INTERNAL') {
+    out.error(`structrank: ${err.message}\n`);
+    return EXIT_CODES[err.code];
   }
   out.error(`structrank: internal error: ${(err as Error)?.message ?? String(err)}\n`);
   if (process.env.STRUCTRANK_DEBUG) out.error(`${(err as Error)?.stack}\n`);
-  return EXIT.internal;
+  return EXIT_CODES.ERR_STRUCTRANK_INTERNAL;
 }
 
 /** A command's full --help text (for tests and docs). */

@@ -5,6 +5,7 @@ import { json, threads } from '../options/common.js';
 import { cliSignal } from '../cli/signal.js';
 import { runAndReport, unavailableMessage } from '../pipeline/cli.js';
 import { demoConfig, DEMO_SIZES } from '../pipeline/demo.js';
+import { resolveThreads } from '../native.js';
 
 const command = defineCommand({
   description: `Parses the embedded GUM data (data/gum-open) with the chart parser, jackknifed, and reranks
@@ -18,7 +19,7 @@ prints the test table and writes report.html into structrank-demo/ under the cur
   },
   examples: ['structrank demo', 'structrank demo --threads 2 --output /tmp/demo'],
   async run(values) {
-    const config = demoConfig(values.output, values.threads);
+    const config = demoConfig(values.output, resolveThreads(values.threads));
     const s = DEMO_SIZES;
     // With --json, stdout holds the results alone.
     const say = values.json ? (line: string) => console.error(line) : (line: string) => console.log(line);

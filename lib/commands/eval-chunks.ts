@@ -7,7 +7,15 @@ import { CHUNK_SCHEMES, ConllevalCounter, formatConllevalReport, type ChunkSchem
 import { alignedConll } from '../eval/aligned.js';
 import { readLines } from '../io/lines.js';
 
-/** Scores files the way `eval chunks` does; exported for the API and tests. */
+/**
+ * Scores files the way `eval chunks` does; exported for the API and tests.
+ *
+ * @example
+ * ```ts
+ * const report = await evalChunkFiles({ gold: 'gold.conll', test: 'tagged.conll', scheme: 'iob2' });
+ * console.log(report.overall.f1);
+ * ```
+ */
 export async function evalChunkFiles(options: { gold?: string; test?: string; file?: string; scheme?: ChunkScheme }): Promise<ConllevalReport> {
   const counter = new ConllevalCounter(options.scheme ?? 'iob2');
   if (options.file !== undefined) {
@@ -55,7 +63,7 @@ const command = defineCommand({
     gold: optionalFile('CoNLL file whose last column is the gold tag', 'G'),
     test: optionalFile('CoNLL file whose last column is the predicted tag (aligned token by token with G)', 'T'),
     file: optionalFile('one file whose last two columns are gold and predicted (as conlleval reads it)'),
-    scheme: option(z.enum(CHUNK_SCHEMES).default('iob2'), "chunk encoding: iob1 and iob2 follow conlleval's rules (both read alike), iobes its own"),
+    scheme: option(z.enum(CHUNK_SCHEMES).default('iob2'), "chunk encoding: iob1 and iob2 follow conlleval's rules (both read alike); iobes and bilou their own"),
     json: option(json, 'print {"overall": {...}, "byType": {...}} instead of conlleval\'s text'),
   },
   examples: ['structrank eval chunks --gold test.conll --test test.tagged', 'structrank eval chunks --file output.conll --scheme iobes --json'],

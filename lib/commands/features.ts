@@ -7,6 +7,7 @@ import { cliSignal } from '../cli/signal.js';
 import { buildFeatureTable, saveFeatureTable, selectFeatures } from '../rerank/feature-table.js';
 import { loadSentenceFeatures } from '../rerank/inputs.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
+import { resolveThreads } from '../native.js';
 
 const command = defineCommand({
   description: `Extracts reranking features for every candidate of an n-best file: the candidates' own
@@ -24,7 +25,8 @@ candidate of at least --cutoff different sentences. Writes a checksummed binary 
   },
   examples: ['structrank features --input train.nbest.jsonl --out train.feats --cutoff 5'],
   async run(values) {
-    const { input, out, cutoff, threads } = values;
+    const { input, out, cutoff } = values;
+    const threads = resolveThreads(values.threads);
     checkOutputPath(out);
     const { features } = await loadSentenceFeatures(input, {
       threads, signal: cliSignal(), treeFeatures: values.treeFeatures ? 'auto' : 'never',

@@ -36,13 +36,12 @@ export async function printMatrix(matrix: Float64Array, cols: number, json: bool
   await flush();
 }
 
-/** Native input errors (code ERR_STRUCTRANK_INPUT) become InputError for the CLI's one-line report. */
+/** Native input errors (InputError without a file) are named after the command for the CLI's one-line report. */
 export async function rethrowNative<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    const e = err as Error & { code?: string };
-    if (e?.code === 'ERR_STRUCTRANK_INPUT' && !(e instanceof InputError)) throw new InputError('kernel', undefined, e.message);
+    if (err instanceof InputError && err.file === '' && err.code === 'ERR_STRUCTRANK_INPUT') throw new InputError('kernel', undefined, err.problem);
     throw err;
   }
 }

@@ -6,6 +6,7 @@ import { readConllSync } from '../io/conll.js';
 import { SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
 import { gramAsync } from '../kernels/kernel.js';
 import { kernelFields, printMatrix, rethrowNative } from './kernel-output.js';
+import { resolveThreads } from '../native.js';
 
 const command = defineCommand({
   description: `Prints the tagging-kernel Gram matrix of the sentences of A against those of B (or of A
@@ -24,7 +25,8 @@ Sim2 = 1 when both words have the same class under the word feature F.`,
   arguments: '[A.conll] [B.conll]',
   examples: ['structrank kernel tags --lambda 0.5 a.conll', 'structrank kernel tags --lambda 0.5 --sim2 caps --columns word,pos,tag a.conll b.conll --json'],
   async run(values, { positionals }) {
-    const { lambda, threads, sim2 } = values;
+    const { lambda, sim2 } = values;
+    const threads = resolveThreads(values.threads);
     const columns = values.columns.split(',').map((c) => c.trim());
     if (!columns.includes('word') || !columns.includes('tag')) {
       throw new UsageError(`kernel tags: --columns must name a 'word' and a 'tag' column, got '${values.columns}'`);

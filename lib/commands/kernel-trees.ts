@@ -6,6 +6,7 @@ import { readTreebankSync } from '../io/treebank.js';
 import { TreeBank } from '../kernels/tree-bank.js';
 import { gramAsync } from '../kernels/kernel.js';
 import { kernelFields, printMatrix, rethrowNative } from './kernel-output.js';
+import { resolveThreads } from '../native.js';
 
 const command = defineCommand({
   description: `Prints the subset-tree kernel Gram matrix of the trees of A against those of B (or of A
@@ -26,7 +27,8 @@ an unlabeled outer wrapper "( (S ...))" is removed.`,
   arguments: '[A.mrg] [B.mrg]',
   examples: ['structrank kernel trees --lambda 0.4 --normalize a.mrg', 'structrank kernel trees --lambda 0.4 --depth 3 a.mrg b.mrg --json'],
   async run(values, { positionals }) {
-    const { lambda, depth, threads } = values;
+    const { lambda, depth } = values;
+    const threads = resolveThreads(values.threads);
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError('kernel trees: expected one or two treebank files');
     const banks = positionals.map((file) => {
       const parsed = readTreebankSync(file);

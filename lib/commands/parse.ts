@@ -8,9 +8,9 @@ import { ChartParserModel } from '../parser/chart-parser.js';
 import { rewrap } from '../parser/evaluate.js';
 import { readParserInput } from '../parser/input.js';
 import { Progress } from '../progress.js';
-import { defaultThreads } from '../native.js';
+import { resolveThreads } from '../native.js';
 import { formatTree, type Tree } from '../trees/tree.js';
-import { writeNbest, type NbestSentence } from '../io/nbest.js';
+import { MAX_NBEST, writeNbest, type NbestSentence } from '../io/nbest.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { cliSignal } from '../cli/signal.js';
 
@@ -34,9 +34,10 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
   async run(values) {
     const { model: modelFile, input: inputFile, out: outFile, beam, maxLength } = values;
     const k = values.nbest ?? 1;
+    if (k > MAX_NBEST) throw new UsageError(`parse: --nbest is at most ${MAX_NBEST}, not ${k}`);
     if (values.nbest !== undefined && values.outNbest === undefined) throw new UsageError('parse: --nbest needs --out-nbest F');
     if (values.outNbest !== undefined && values.nbest === undefined) throw new UsageError('parse: --out-nbest needs --nbest K');
-    const threads = values.threads || defaultThreads();
+    const threads = resolveThreads(values.threads);
     checkOutputPath(outFile);
     if (values.outNbest) checkOutputPath(values.outNbest);
     const model = ChartParserModel.load(modelFile);

@@ -6,6 +6,7 @@ import { json, optionalFile } from '../options/common.js';
 import { cliSignal } from '../cli/signal.js';
 import { pipelineJsonSchema, readPipelineConfig } from '../pipeline/config.js';
 import { runAndReport, unavailableMessage } from '../pipeline/cli.js';
+import { resolveThreads } from '../native.js';
 
 const command = defineCommand({
   description: `Runs the reranking pipeline a config file describes (docs/pipeline.md; --schema prints the
@@ -30,7 +31,7 @@ resumes. Writes <output>/results.json and <output>/report.html.`,
     if (values.config === undefined) throw new UsageError('pipeline: missing required option --config');
     const file = values.config;
     const config = readPipelineConfig(file);
-    if (values.threads !== undefined) config.threads = values.threads;
+    if (values.threads !== undefined) config.threads = resolveThreads(values.threads);
     if (values.output !== undefined) {
       const { resolve } = await import('node:path');
       config.output = resolve(values.output);

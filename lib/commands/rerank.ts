@@ -17,6 +17,8 @@ import { loadModel } from '../io/model-file.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { nbestKind, nbestKindName } from '../io/nbest.js';
 import { rerankPerceptronCli } from '../rerank/perceptron-cli.js';
+import { resolveThreads } from '../native.js';
+import { baseIndex, oracleIndex } from '../rerank/candidate-order.js';
 
 const perceptronOnly = {
   voted: option(perceptronFields.voted, 'predict with the voted perceptron (default: as the model was trained)'),
@@ -52,7 +54,8 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
     const wrong = Object.entries(perceptronOnly).map(([name, field]) => `--${flagOf(name, field)}`).find((f) => given.has(f));
     if (wrong !== undefined) throw new UsageError(`rerank: ${wrong} applies to perceptron models`);
     const model = loadReranker(values.model);
-    const { input, out, threads } = values;
+    const { input, out } = values;
+    const threads = resolveThreads(values.threads);
     checkOutputPath(out);
     if (isContainerFile(input)) throw new InputError(input, undefined, 'rerank needs the n-best file itself (it writes the chosen candidates)');
     let weights = model.weights;
@@ -83,12 +86,9 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
       } else lines.push(c.tree ?? '');
       if (scored) {
         const p0 = table.sentencePtr[i];
-        let first = p0;
-        let best = p0;
-        for (let q = p0; q < table.sentencePtr[i + 1]; q++) {
-          if (table.logprob[q] > table.logprob[first]) first = q;
-          if (table.score[q] > table.score[best] || (table.score[q] === table.score[best] && table.logprob[q] > table.logprob[best])) best = q;
-        }
+        const p1 = table.sentencePtr[i + 1];
+        const first = p0 + baseIndex(table.logprob.subarray(p0, p1));
+        const best = p0 + oracleIndex(table.score.subarray(p0, p1), table.logprob.subarray(p0, p1));
         base += table.score[first];
         reranked += table.score[p0 + chosen[i]];
         oracle += table.score[best];
@@ -100,17 +100,19 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
     await writeTextAtomic(out, [lines.join('\n') + (lines.length ? '\n' : '')]);
     const f1 = (pick: number[]): number =>
       evalbCorpus(list.map((s, i) => [stripRoot(parseTree(s.gold as string)), stripRoot(parseTree(s.candidates[pick[i]].tree as string))] as const)).all.f1;
+    // With --out - the chosen candidates are standard output: the summary goes to stderr.
+    const say = out === '-' ? console.error : console.log;
     if (values.json) {
       const score = scored ? { base, reranked, oracle } : undefined;
       const evalbF1 = scored && !asConll ? { base: f1(picks.base), reranked: f1(picks.reranked), oracle: f1(picks.oracle) } : undefined;
-      console.log(JSON.stringify({ sentences: list.length, method: model.method, features: model.names.length, out, score, evalbF1 }));
+      say(JSON.stringify({ sentences: list.length, method: model.method, features: model.names.length, out, score, evalbF1 }));
       return;
     }
-    console.log(`reranked ${list.length} sentences with ${model.method} (${model.names.length} features) -> ${out}`);
-    if (scored) console.log(`summed Score: base ${base.toFixed(2)}, reranked ${reranked.toFixed(2)}, oracle ${oracle.toFixed(2)}`);
+    say(`reranked ${list.length} sentences with ${model.method} (${model.names.length} features) -> ${out}`);
+    if (scored) say(`summed Score: base ${base.toFixed(2)}, reranked ${reranked.toFixed(2)}, oracle ${oracle.toFixed(2)}`);
     if (scored && !asConll) {
       // EVALB F1 (trivial roots stripped from gold and candidates alike).
-      console.log(`EVALB F1: base ${f1(picks.base).toFixed(2)}, reranked ${f1(picks.reranked).toFixed(2)}, oracle ${f1(picks.oracle).toFixed(2)}`);
+      say(`EVALB F1: base ${f1(picks.base).toFixed(2)}, reranked ${f1(picks.reranked).toFixed(2)}, oracle ${f1(picks.oracle).toFixed(2)}`);
     }
   },
 });

@@ -6,8 +6,9 @@ import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { AtomicFile } from '../io/atomic-writer.js';
 import { readLines } from '../io/lines.js';
-import { formatNbestLine, type NbestSentence } from '../io/nbest.js';
+import { formatNbestLine, MAX_NBEST, type NbestSentence } from '../io/nbest.js';
 import { Tagger } from '../tagger/tagger.js';
+import { resolveThreads } from '../native.js';
 
 interface Pending {
   lines: string[];
@@ -41,8 +42,10 @@ columns (the gold label is then kept and written to the n-best file as "gold").`
     const modelFile = values.model;
     const input = values.input;
     const nbest = values.nbest ?? 0;
+    if (nbest > MAX_NBEST) throw new UsageError(`${cmd}: --nbest is at most ${MAX_NBEST}, not ${nbest}`);
     if ((nbest > 0) !== (values.outNbest !== undefined)) throw new UsageError(`${cmd}: --nbest and --out-nbest go together`);
-    const { separator, threads } = values;
+    const { separator } = values;
+    const threads = resolveThreads(values.threads);
     const tagger = Tagger.load(modelFile);
     const { columns, inputColumns, label } = tagger.meta;
     const goldIndex = columns.indexOf(label);

@@ -6,7 +6,7 @@ import { readTreesSync } from '../io/treebank.js';
 import { ChartParserModel } from '../parser/chart-parser.js';
 import { evaluateParser } from '../parser/evaluate.js';
 import { Progress } from '../progress.js';
-import { defaultThreads } from '../native.js';
+import { resolveThreads } from '../native.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
 
 const command = defineCommand({
@@ -29,7 +29,7 @@ the EVALB F1 of the trained model.`,
     const modelFile = values.model;
     checkOutputPath(modelFile);
     const { markov, maxLength } = values;
-    const threads = values.threads || defaultThreads();
+    const threads = resolveThreads(values.threads);
     let trees = readTreesSync(train);
     if (maxLength > 0) {
       const { treeWords } = await import('../parser/input.js');

@@ -13,6 +13,7 @@ import { saveReranker } from '../rerank/reranker.js';
 import { rerankerTrainers } from '../rerank/trainers.js';
 import { trainPerceptronCli } from '../rerank/perceptron-cli.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
+import { resolveThreads } from '../native.js';
 
 const METHODS = [...Object.keys(rerankerTrainers), 'perceptron'];
 // Both methods take --threads; the other options apply to one side only.
@@ -57,9 +58,10 @@ count --cutoff (features on candidates of >= cutoff training sentences).`,
     const modelFile = values.model;
     checkOutputPath(modelFile);
     const { weighting, cutoff, rounds, devStep } = values;
+    const threads = resolveThreads(values.threads);
     const signal = cliSignal();
 
-    const train = await loadSentenceFeatures(trainFile, { threads: values.threads, signal });
+    const train = await loadSentenceFeatures(trainFile, { threads, signal });
     const dictionary = selectFeatures(train.features, cutoff);
     const trainTable = buildFeatureTable(train.features, dictionary, cutoff);
     requireScores(trainFile, trainTable);
@@ -67,15 +69,15 @@ count --cutoff (features on candidates of >= cutoff training sentences).`,
     const kind = listKind(train.sentences);
     let dev;
     if (values.dev) {
-      const d = await loadSentenceFeatures(values.dev, { threads: values.threads, signal });
+      const d = await loadSentenceFeatures(values.dev, { threads, signal });
       requireSameKind(values.dev, listKind(d.sentences), trainFile, kind);
       const devTable = buildFeatureTable(d.features, dictionary);
       requireScores(values.dev, devTable);
-      dev = tableData(devTable, values.threads);
+      dev = tableData(devTable, threads);
     }
     const model = await trainer({
-      train: tableData(trainTable, values.threads), dev, dictionary,
-      options: { rounds, eps: values.eps, l2: values.l2, weighting, devStep, threads: values.threads, signal },
+      train: tableData(trainTable, threads), dev, dictionary,
+      options: { rounds, eps: values.eps, l2: values.l2, weighting, devStep, threads, signal },
     });
     model.info.cutoff = cutoff;
     model.info.trainSentences = trainTable.ids.length;

@@ -11,6 +11,7 @@ import { Progress } from '../progress.js';
 import { Tagger, type TaggerAlgorithm } from '../tagger/tagger.js';
 import { DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
+import { resolveThreads } from '../native.js';
 
 type ConlluField = 'form' | 'lemma' | 'upos' | 'xpos' | 'feats' | 'deprel';
 const CONLLU_FIELDS: readonly string[] = ['form', 'lemma', 'upos', 'xpos', 'feats', 'deprel'];
@@ -71,7 +72,8 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       }
     }
     const lbfgs = usesLbfgs(algo, optimizer);
-    const { c2, eta0, beam, sgdWarmup, patience, threads, seed } = values;
+    const { c2, eta0, beam, sgdWarmup, patience, seed } = values;
+    const threads = resolveThreads(values.threads);
     if (sgdWarmup > 0 && !(algo === 'crf' && optimizer === 'lbfgs')) throw new UsageError(`${cmd}: --sgd-warmup applies to --algo crf with --optimizer lbfgs`);
 
     const format = values.format ?? (trainFile.endsWith('.conllu') ? 'conllu' : 'conll');

@@ -13,24 +13,20 @@
  * - token accuracy counts tokens whose gold and guessed tags are equal, over all token lines;
  * - precision, recall and F1 are micro-averaged percentages (0 when undefined).
  *
- * `iobes` is an extra mode, not in conlleval: B-/S- open a chunk, E-/S- close it, and an
- * I-/E- that does not continue a chunk of its type opens one.
+ * Chunk boundaries come from lib/eval/spans.ts (IOB1, IOB2, IOBES, BILOU).
  */
 
-export type ChunkScheme = 'iob1' | 'iob2' | 'iobes';
+import { chunkRules, splitTag, TAG_SCHEMES, type ChunkRule, type TagScheme } from './spans.js';
 
-export const CHUNK_SCHEMES: readonly ChunkScheme[] = ['iob1', 'iob2', 'iobes'];
+export { chunkSpans, splitTag, type ChunkSpan } from './spans.js';
+
+/** A tag scheme (lib/eval/spans.ts). */
+export type ChunkScheme = TagScheme;
+
+export const CHUNK_SCHEMES: readonly ChunkScheme[] = TAG_SCHEMES;
 
 /** conlleval's sentence-boundary token. */
 export const BOUNDARY = '-X-';
-
-export interface ChunkSpan {
-  type: string;
-  /** First token of the chunk. */
-  start: number;
-  /** One past the chunk's last token. */
-  end: number;
-}
 
 export interface ChunkCounts {
   correct: number;
@@ -72,83 +68,6 @@ export interface ChunkSentence {
   words?: string[];
 }
 
-/** Splits a tag at its first '-' into prefix and type, as conlleval does. */
-export function splitTag(tag: string): { prefix: string; type: string } {
-  const dash = tag.indexOf('-');
-  if (dash < 0) return { prefix: tag, type: '' };
-  const type = tag.slice(dash + 1);
-  // conlleval writes `$type ? $type : ""`: a Perl-false type ("0") becomes "".
-  return { prefix: tag.slice(0, dash), type: type === '0' ? '' : type };
-}
-
-type Rule = (prevTag: string, tag: string, prevType: string, type: string) => boolean;
-
-/** conlleval's endOfChunk: did a chunk end between the previous and the current token? */
-function conllEnd(prevTag: string, tag: string, prevType: string, type: string): boolean {
-  if (prevTag === 'B' && (tag === 'B' || tag === 'O')) return true;
-  if (prevTag === 'I' && (tag === 'B' || tag === 'O')) return true;
-  if (prevTag === 'E' && (tag === 'E' || tag === 'I' || tag === 'O')) return true;
-  if (prevTag !== 'O' && prevTag !== '.' && prevType !== type) return true;
-  // conlleval: chunks tagged [ or ] have length 1.
-  return prevTag === ']' || prevTag === '[';
-}
-
-/** conlleval's startOfChunk: did a chunk start between the previous and the current token? */
-function conllStart(prevTag: string, tag: string, prevType: string, type: string): boolean {
-  if (tag === 'B' && (prevTag === 'B' || prevTag === 'I' || prevTag === 'O')) return true;
-  if (prevTag === 'O' && (tag === 'I' || tag === 'E')) return true;
-  if (prevTag === 'E' && (tag === 'E' || tag === 'I')) return true;
-  if (tag !== 'O' && tag !== '.' && prevType !== type) return true;
-  return tag === '[' || tag === ']';
-}
-
-const inside = (p: string) => p === 'B' || p === 'I';
-const continues = (p: string) => p === 'I' || p === 'E';
-
-/** IOBES: E-/S- close a chunk; B-/I- close it unless the next token continues it (I-/E- of the same type). */
-function iobesEnd(prevTag: string, tag: string, prevType: string, type: string): boolean {
-  if (prevTag === 'E' || prevTag === 'S') return true;
-  if (inside(prevTag)) return !continues(tag) || prevType !== type;
-  return false;
-}
-
-/** IOBES: B-/S- open a chunk; I-/E- open one unless they continue a B-/I- of their type. */
-function iobesStart(prevTag: string, tag: string, prevType: string, type: string): boolean {
-  if (tag === 'B' || tag === 'S') return true;
-  if (continues(tag)) return !inside(prevTag) || prevType !== type;
-  return false;
-}
-
-function rules(scheme: ChunkScheme): { start: Rule; end: Rule } {
-  if (scheme === 'iobes') return { start: iobesStart, end: iobesEnd };
-  if (scheme === 'iob1' || scheme === 'iob2') return { start: conllStart, end: conllEnd };
-  throw new RangeError(`unknown chunk scheme '${String(scheme)}' (iob1, iob2 or iobes)`);
-}
-
-/** The chunks of one tag sequence (a sentence), by the scheme's start/end rules. */
-export function chunkSpans(tags: readonly string[], scheme: ChunkScheme = 'iob2'): ChunkSpan[] {
-  const { start, end } = rules(scheme);
-  const spans: ChunkSpan[] = [];
-  let open: { type: string; start: number } | undefined;
-  let prevTag = 'O';
-  let prevType = '';
-  for (let i = 0; i < tags.length; i++) {
-    const { prefix, type } = splitTag(tags[i]);
-    if (open && end(prevTag, prefix, prevType, type)) {
-      spans.push({ type: open.type, start: open.start, end: i });
-      open = undefined;
-    }
-    if (start(prevTag, prefix, prevType, type)) {
-      if (open) spans.push({ type: open.type, start: open.start, end: i });
-      open = { type, start: i };
-    }
-    prevTag = prefix;
-    prevType = type;
-  }
-  if (open) spans.push({ type: open.type, start: open.start, end: tags.length });
-  return spans;
-}
-
 interface TypeCounts {
   gold: number;
   predicted: number;
@@ -167,8 +86,8 @@ export class ConllevalCounter {
   correctChunks = 0;
   readonly byType = new Map<string, TypeCounts>();
 
-  private readonly start: Rule;
-  private readonly end: Rule;
+  private readonly start: ChunkRule;
+  private readonly end: ChunkRule;
   private inCorrect = false;
   private lastCorrect = 'O';
   private lastCorrectType = '';
@@ -177,7 +96,7 @@ export class ConllevalCounter {
   private finished = false;
 
   constructor(readonly scheme: ChunkScheme = 'iob2') {
-    ({ start: this.start, end: this.end } = rules(scheme));
+    ({ start: this.start, end: this.end } = chunkRules(scheme));
   }
 
   private type(t: string): TypeCounts {
@@ -308,7 +227,15 @@ export function chunkCounts(gold: readonly string[], pred: readonly string[], sc
   return counter.finish().counts();
 }
 
-/** Scores sentences like conlleval scores a file with a blank line after each sentence. */
+/**
+ * Scores sentences like conlleval scores a file with a blank line after each sentence.
+ *
+ * @example
+ * ```ts
+ * const report = conllevalCorpus([{ gold: ['B-PER', 'O'], predicted: ['B-PER', 'O'] }], { scheme: 'iob2' });
+ * console.log(report.overall.f1); // 100
+ * ```
+ */
 export function conllevalCorpus(sentences: Iterable<ChunkSentence>, options: { scheme?: ChunkScheme } = {}): ConllevalReport {
   const counter = new ConllevalCounter(options.scheme ?? 'iob2');
   for (const s of sentences) {

@@ -460,7 +460,15 @@ export interface EvalbCorpusOptions {
   params?: EvalbParams;
 }
 
-/** Scores (gold, test) pairs; returns the summaries for all sentences and for length <= cutoff. */
+/**
+ * Scores (gold, test) pairs; returns the summaries for all sentences and for length <= cutoff.
+ *
+ * @example
+ * ```ts
+ * const report = evalbCorpus(gold.map((g, i) => [g, parsed[i]] as const));
+ * console.log(report.all.f1);
+ * ```
+ */
 export function evalbCorpus(pairs: Iterable<readonly [EvalbInput, EvalbInput]>, options: EvalbCorpusOptions = {}): EvalbReport & { sentences: EvalbSentence[] } {
   const acc = new EvalbAccumulator(options.cutoff ?? DEFAULT_CUTOFF);
   const sentences: EvalbSentence[] = [];

@@ -127,7 +127,15 @@ export async function scoreTreebankFiles(goldFile: string, testFile: string, opt
   return acc;
 }
 
-/** EVALB over two files: the summaries for all sentences, for length <= cutoff, and per label. */
+/**
+ * EVALB over two files: the summaries for all sentences, for length <= cutoff, and per label.
+ *
+ * @example
+ * ```ts
+ * const report = await evalbFiles('gold.mrg', 'parsed.mrg');
+ * console.log(report.all.f1);
+ * ```
+ */
 export async function evalbFiles(goldFile: string, testFile: string, options: EvalbFilesOptions = {}): Promise<EvalbReport> {
   return (await scoreTreebankFiles(goldFile, testFile, options)).report();
 }

@@ -54,7 +54,15 @@ export class TagCounter {
   }
 }
 
-/** Scores sentences; `known` is the training vocabulary for the unknown-word figures. */
+/**
+ * Scores sentences; `known` is the training vocabulary for the unknown-word figures.
+ *
+ * @example
+ * ```ts
+ * const r = tagAccuracy([{ words: ['a', 'dog'], gold: ['DT', 'NN'], predicted: ['DT', 'VB'] }]);
+ * console.log(r.accuracy); // 50
+ * ```
+ */
 export function tagAccuracy(sentences: Iterable<TaggedSentence>, known?: ReadonlySet<string>): TagAccuracy {
   const counter = new TagCounter(known);
   for (const s of sentences) {

@@ -1,25 +1,28 @@
 /**
  * Streams lines into a file atomically: a temp file in the same folder, renamed into place when
- * complete (devices and pipes such as /dev/null are written in place).
+ * complete (devices and pipes such as /dev/null are written in place; `-` is standard output).
+ * Temp files are named `<file>.tmp-<pid>-<random>`: those of a process that is gone (killed
+ * with SIGKILL, which no handler sees) are removed the next time the same output is written.
  */
-import { createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { createWriteStream, readdirSync, renameSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { InputError } from '../errors.js';
+import { IoError } from '../errors.js';
 
 /**
  * Refuses an output path that could never be written (a folder, or a file in a missing
  * folder) before the work that produces it: hours of training must not end in ENOENT.
  */
 export function checkOutputPath(file: string): void {
+  if (file === STDOUT) return;
   let isFolder = false;
   try {
     isFolder = statSync(file).isDirectory();
   } catch {
     /* a new file */
   }
-  if (isFolder) throw new InputError(file, undefined, 'cannot write: is a directory');
+  if (isFolder) throw new IoError(file, 'cannot write: is a directory');
   const folder = dirname(resolve(file));
   let folderExists = false;
   try {
@@ -27,7 +30,7 @@ export function checkOutputPath(file: string): void {
   } catch {
     /* missing */
   }
-  if (!folderExists) throw new InputError(file, undefined, `cannot write: no folder ${folder}`);
+  if (!folderExists) throw new IoError(file, `cannot write: no folder ${folder}`);
 }
 
 /**
@@ -42,6 +45,55 @@ export function isDeviceOrPipe(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The output name for standard output, as in `--out -`. */
+export const STDOUT = '-';
+
+/** Writes to standard output, resolving once the text is handed over (waits for 'drain'). */
+function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.stdout.write(text)) resolve();
+    else process.stdout.once('drain', resolve);
+  });
+}
+
+/** Whether process `pid` still runs on this host (EPERM: it runs, as another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temp files of `file` left by processes that are gone: a run killed with SIGKILL
+ * (or a crashed machine) cannot remove its own. Called before each atomic write of `file`.
+ */
+export function removeStaleTempFiles(file: string): string[] {
+  const folder = dirname(resolve(file));
+  const prefix = `${basename(file)}.tmp-`;
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length));
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    try {
+      unlinkSync(join(folder, name));
+      removed.push(join(folder, name));
+    } catch {
+      /* removed meanwhile */
+    }
+  }
+  return removed;
 }
 
 /** Temp files not yet renamed or removed: deleted if the process exits before they are. */
@@ -66,7 +118,12 @@ process.on('exit', removePendingTempFiles);
  * the input iterable are rethrown as they are.
  */
 export async function writeTextAtomic(file: string, chunks: Iterable<string> | AsyncIterable<string>): Promise<void> {
+  if (file === STDOUT) {
+    for await (const chunk of chunks) await writeStdout(chunk);
+    return;
+  }
   const direct = isDeviceOrPipe(file);
+  if (!direct) removeStaleTempFiles(file);
   const temp = direct ? file : `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   if (!direct) pendingTemps.add(temp);
   const stream = createWriteStream(temp);
@@ -112,7 +169,7 @@ export async function writeTextAtomic(file: string, chunks: Iterable<string> | A
   }
   pendingTemps.delete(temp);
   if (failed.fromInput) throw failed.error;
-  throw new InputError(file, undefined, `cannot write: ${(failed.error as Error).message}`);
+  throw new IoError(file, `cannot write: ${(failed.error as Error).message}`);
 }
 
 /**
@@ -123,13 +180,18 @@ export async function writeTextAtomic(file: string, chunks: Iterable<string> | A
 export class AtomicFile {
   private readonly temp: string;
   private readonly direct: boolean;
-  private readonly stream: WriteStream;
+  /** Undefined for standard output (`-`). */
+  private readonly stream: WriteStream | undefined;
   private error: Error | undefined;
 
   private constructor(readonly file: string) {
-    this.direct = isDeviceOrPipe(file);
+    this.direct = file === STDOUT || isDeviceOrPipe(file);
     this.temp = this.direct ? file : `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    if (!this.direct) pendingTemps.add(this.temp);
+    if (file === STDOUT) return;
+    if (!this.direct) {
+      removeStaleTempFiles(file);
+      pendingTemps.add(this.temp);
+    }
     this.stream = createWriteStream(this.temp);
     this.stream.on('error', (error) => {
       this.error ??= error;
@@ -140,27 +202,30 @@ export class AtomicFile {
   static async open(file: string): Promise<AtomicFile> {
     checkOutputPath(file);
     const f = new AtomicFile(file);
+    if (f.stream === undefined) return f;
     try {
       await once(f.stream, 'open');
     } catch (error) {
       pendingTemps.delete(f.temp);
-      throw new InputError(file, undefined, `cannot write: ${(error as Error).message}`);
+      throw new IoError(file, `cannot write: ${(error as Error).message}`);
     }
     return f;
   }
 
   async write(text: string): Promise<void> {
+    if (this.stream === undefined) return writeStdout(text);
     try {
       if (this.error) throw this.error;
       if (!this.stream.write(text)) await once(this.stream, 'drain');
     } catch (error) {
       await this.discard();
-      throw new InputError(this.file, undefined, `cannot write: ${(error as Error).message}`);
+      throw new IoError(this.file, `cannot write: ${(error as Error).message}`);
     }
   }
 
   /** Flushes the temp file and renames it to the target; on failure removes it. */
   async commit(): Promise<void> {
+    if (this.stream === undefined) return;
     try {
       if (this.error) throw this.error;
       this.stream.end();
@@ -169,14 +234,16 @@ export class AtomicFile {
       pendingTemps.delete(this.temp);
     } catch (error) {
       await this.discard();
-      throw new InputError(this.file, undefined, `cannot write: ${(error as Error).message}`);
+      throw new IoError(this.file, `cannot write: ${(error as Error).message}`);
     }
   }
 
   /** Abandons the file: the target is left untouched and the temp file removed. */
   async discard(): Promise<void> {
-    this.stream.destroy();
-    if (!this.stream.closed) await new Promise<void>((resolve) => this.stream.once('close', () => resolve()));
+    const stream = this.stream;
+    if (stream === undefined) return;
+    stream.destroy();
+    if (!stream.closed) await new Promise<void>((resolve) => stream.once('close', () => resolve()));
     try {
       if (!this.direct) unlinkSync(this.temp);
     } catch {

@@ -59,6 +59,15 @@ export class ConllAssembler {
   }
 }
 
+/**
+ * Streams the sentences of a CoNLL-style column file (blank-line separated), each with its
+ * rows and first line number; bad input is an InputError naming file and line.
+ *
+ * @example
+ * ```ts
+ * for await (const s of readConll('train.conll')) console.log(s.line, s.rows.length);
+ * ```
+ */
 export async function* readConll(file: string, options: ConllReadOptions = {}): AsyncGenerator<ConllSentence> {
   const assembler = new ConllAssembler(file, options);
   let lines = 0;
@@ -72,6 +81,14 @@ export async function* readConll(file: string, options: ConllReadOptions = {}): 
   if (lines === 0) throw new InputError(file, undefined, 'empty file');
 }
 
+/**
+ * All sentences of a CoNLL-style column file, read at once.
+ *
+ * @example
+ * ```ts
+ * const rows = readConllSync('train.conll').map((s) => s.rows);   // input for Tagger.train
+ * ```
+ */
 export function readConllSync(file: string, options: ConllReadOptions = {}): ConllSentence[] {
   const assembler = new ConllAssembler(file, options);
   const out: ConllSentence[] = [];

@@ -134,7 +134,14 @@ export class ConlluAssembler {
   }
 }
 
-/** Streams the sentences of a CoNLL-U file. */
+/**
+ * Streams the sentences of a CoNLL-U file.
+ *
+ * @example
+ * ```ts
+ * for await (const s of readConllu('en_ewt-ud-dev.conllu')) console.log(s.tokens.length);
+ * ```
+ */
 export async function* readConllu(file: string): AsyncGenerator<ConlluSentence> {
   const assembler = new ConlluAssembler(file);
   let lines = 0;
@@ -147,7 +154,14 @@ export async function* readConllu(file: string): AsyncGenerator<ConlluSentence> 
   if (last) yield last;
 }
 
-/** Reads a whole CoNLL-U file synchronously. */
+/**
+ * Reads a whole CoNLL-U file synchronously.
+ *
+ * @example
+ * ```ts
+ * const sentences = readConlluSync('en_ewt-ud-dev.conllu');
+ * ```
+ */
 export function readConlluSync(file: string): ConlluSentence[] {
   const assembler = new ConlluAssembler(file);
   const out: ConlluSentence[] = [];

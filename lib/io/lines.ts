@@ -2,10 +2,93 @@
  * Streaming line reading with file/line positions and UTF-8 validation. Files are read in
  * 1 MiB chunks; a corpus is never held as one string. Small whole files (configs, models)
  * are read here too, so every reader reports a missing or unreadable file the same way.
+ *
+ * `-` is standard input. Pipes and devices (`-`, /dev/stdin, a FIFO) are read as streams,
+ * never at an offset; a reader that must look at the start first (readFileHead, to sniff a
+ * format) copies such an input once into a private temp file that later reads of the same
+ * name use, so the bytes it looked at are not lost.
  */
-import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, createReadStream, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import { InputError } from '../errors.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InputError, IoError } from '../errors.js';
+
+/** The input name for standard input, as in `--input -`. */
+export const STDIN = '-';
+
+/** Pipes and devices copied to a temp file by readFileHead: input name -> copy. */
+const spooled = new Map<string, string>();
+let spoolFolder: string | undefined;
+
+/** The path to open for an input name: its spooled copy, else itself. */
+function openPath(file: string): string {
+  return spooled.get(file) ?? file;
+}
+
+/** Opens an input for reading: `-` is file descriptor 0 (a pipe, file or socket), left open by `close`. */
+function openInput(file: string): { fd: number; close: () => void } {
+  if (file === STDIN && !spooled.has(file)) return { fd: 0, close: () => {} };
+  let fd: number;
+  try {
+    fd = openSync(openPath(file), 'r');
+  } catch (err) {
+    throw openError(file, err);
+  }
+  return { fd, close: () => closeSync(fd) };
+}
+
+/** Whether `file` is a pipe or device (or `-`) rather than a regular file: it cannot be read at an offset or twice. */
+export function isStream(file: string): boolean {
+  if (spooled.has(file)) return false;
+  if (file === STDIN) return true;
+  try {
+    const st = statSync(file);
+    return !st.isFile() && !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Sleeps 10 ms (synchronous readers polling a non-blocking pipe). */
+function waitForData(): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+}
+
+/** Copies a pipe or device input into a temp file (once), so it can be read again from the start. */
+function spool(file: string): void {
+  if (spooled.has(file)) return;
+  if (spoolFolder === undefined) {
+    spoolFolder = mkdtempSync(join(tmpdir(), 'structrank-input-'));
+    const folder = spoolFolder;
+    process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
+  }
+  const copy = join(spoolFolder, `input-${spooled.size}`);
+  const input = openInput(file);
+  const from = input.fd;
+  const to = openSync(copy, 'w');
+  const buffer = Buffer.alloc(CHUNK);
+  try {
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(from, buffer, 0, CHUNK, null);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
+          waitForData(); // a non-blocking pipe: no data yet
+          continue;
+        }
+        throw openError(file, err);
+      }
+      if (n === 0) break;
+      writeSync(to, buffer, 0, n);
+    }
+  } finally {
+    input.close();
+    closeSync(to);
+  }
+  spooled.set(file, copy);
+}
 
 export interface Line {
   /** The line's text without its line terminator (\n or \r\n). */
@@ -74,16 +157,14 @@ class LineSplitter {
 
 function openError(file: string, err: unknown): InputError {
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return new InputError(file, undefined, 'no such file');
-  if (code === 'EISDIR') return new InputError(file, undefined, 'is a directory, not a file');
-  if (code === 'EACCES') return new InputError(file, undefined, 'permission denied');
-  return new InputError(file, undefined, `cannot read: ${(err as Error).message}`);
+  const problem = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a file' : code === 'EACCES' ? 'permission denied' : `cannot read: ${(err as Error).message}`;
+  return new IoError(file, problem, { cause: err });
 }
 
 /** Reads a file's lines as a stream. Throws InputError for missing files and bad UTF-8. */
 export async function* readLines(file: string): AsyncGenerator<Line> {
   const splitter = new LineSplitter(file);
-  const stream = createReadStream(file, { highWaterMark: CHUNK });
+  const stream = file === STDIN && !spooled.has(file) ? process.stdin : createReadStream(openPath(file), { highWaterMark: CHUNK });
   const out: Line[] = [];
   try {
     for await (const chunk of stream) {
@@ -95,7 +176,7 @@ export async function* readLines(file: string): AsyncGenerator<Line> {
     if (err instanceof InputError) throw err;
     throw openError(file, err);
   } finally {
-    stream.destroy();
+    if (stream !== process.stdin) stream.destroy();
   }
   splitter.finish(out);
   yield* out;
@@ -103,12 +184,8 @@ export async function* readLines(file: string): AsyncGenerator<Line> {
 
 /** Synchronous twin of readLines, for small files and tests. */
 export function* readLinesSync(file: string): Generator<Line> {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (err) {
-    throw openError(file, err);
-  }
+  const input = openInput(file);
+  const fd = input.fd;
   const splitter = new LineSplitter(file);
   const buffer = Buffer.alloc(CHUNK);
   const out: Line[] = [];
@@ -118,6 +195,10 @@ export function* readLinesSync(file: string): Generator<Line> {
       try {
         n = readSync(fd, buffer, 0, CHUNK, null);
       } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
+          waitForData(); // a non-blocking pipe: no data yet
+          continue;
+        }
         throw openError(file, err);
       }
       if (n === 0) break;
@@ -128,32 +209,29 @@ export function* readLinesSync(file: string): Generator<Line> {
     splitter.finish(out);
     yield* out;
   } finally {
-    closeSync(fd);
+    input.close();
   }
 }
 
 /** The first `bytes` bytes of a file (fewer if it is shorter), e.g. to sniff its format. */
 export function readFileHead(file: string, bytes: number): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (err) {
-    throw openError(file, err);
-  }
+  // Reading the head of a pipe would consume it: keep a copy to read again.
+  if (isStream(file)) spool(file);
+  const input = openInput(file);
   try {
     const buffer = Buffer.alloc(bytes);
-    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0));
+    return buffer.subarray(0, readSync(input.fd, buffer, 0, bytes, 0));
   } catch (err) {
     throw openError(file, err);
   } finally {
-    closeSync(fd);
+    input.close();
   }
 }
 
 /** A whole (small) file's bytes; a missing or unreadable file is an InputError naming it. */
 export function readWholeFile(file: string): Buffer {
   try {
-    return readFileSync(file);
+    return readFileSync(file === STDIN && !spooled.has(file) ? 0 : openPath(file));
   } catch (err) {
     throw openError(file, err);
   }

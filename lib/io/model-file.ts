@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
-import { InputError } from '../errors.js';
+import { IoError, ModelFileError, ModelKindError } from '../errors.js';
 import { readWholeFile } from './lines.js';
 import { isDeviceOrPipe } from './atomic-writer.js';
 
@@ -45,7 +45,7 @@ export function encodeModel(model: ModelFile): Buffer {
 
 export function decodeModel<Meta = unknown>(bytes: Buffer, file = '<buffer>', expectKind?: string): ModelFile<Meta> {
   const bad = (problem: string): never => {
-    throw new InputError(file, undefined, problem);
+    throw new ModelFileError(file, problem);
   };
   if (bytes.length < MAGIC.length || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
     bad('not a structrank model file (bad magic number)');
@@ -77,7 +77,7 @@ export function decodeModel<Meta = unknown>(bytes: Buffer, file = '<buffer>', ex
   pos += 8;
   if (pos + payloadLength !== body.length) bad('model file is truncated or has trailing bytes');
   if (!createHash('sha256').update(body).digest().equals(digest)) bad('model file is corrupted (checksum mismatch)');
-  if (expectKind !== undefined && kind !== expectKind) bad(`expected a '${expectKind}' model, found '${kind}'`);
+  if (expectKind !== undefined && kind !== expectKind) throw new ModelKindError(file, expectKind, kind);
   let meta: Meta;
   try {
     meta = JSON.parse(metaText) as Meta;
@@ -94,7 +94,7 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
     try {
       writeFileSync(file, bytes);
     } catch (err) {
-      throw new InputError(file, undefined, `cannot write model: ${(err as Error).message}`);
+      throw new IoError(file, `cannot write model: ${(err as Error).message}`, { cause: err });
     }
     return;
   }
@@ -115,7 +115,7 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
     } catch {
       /* the temp file may not exist */
     }
-    throw new InputError(file, undefined, `cannot write model: ${(err as Error).message}`);
+    throw new IoError(file, `cannot write model: ${(err as Error).message}`, { cause: err });
   }
 }
 

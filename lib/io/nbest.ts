@@ -10,6 +10,8 @@
  * and a finite number `logprob`). Optional: `gold` (a bracketed tree string, or an array
  * of tags) and per-candidate `features` (object from feature name to finite number).
  * Extra fields are ignored. All candidates of a file are of one kind (trees or tags).
+ * The words of every candidate and gold tree must be the tokens, in order, apart from empty
+ * elements (preterminals tagged -NONE-, as everywhere else); tag lists have one tag per token.
  * Blank lines are skipped.
  */
 import { InputError } from '../errors.js';
@@ -36,6 +38,19 @@ export interface NbestSentence {
   gold?: string | string[];
   /** Line number in the file the sentence was read from (0 for sentences built in memory). */
   line: number;
+}
+
+/**
+ * Most candidates a k-best list may ask for (tag --nbest, parse --nbest, the API's k). The
+ * k-best algorithms keep up to k partial derivations per chart cell or lattice state, so
+ * memory grows with k: --nbest 1000000 took gigabytes within seconds. Rerankers use 10-100.
+ */
+export const MAX_NBEST = 1000;
+
+/** Refuses a k outside 1..MAX_NBEST, naming it as `name` (e.g. '--nbest'). */
+export function checkNbestK(k: number, name = 'k'): void {
+  if (!Number.isInteger(k) || k < 1) throw new InputError('<options>', undefined, `${name} must be a positive integer`);
+  if (k > MAX_NBEST) throw new InputError('<options>', undefined, `${name} is at most ${MAX_NBEST} (k-best lists take memory in proportion to k), not ${k}`);
 }
 
 /** What the candidates of a file are. */
@@ -129,6 +144,64 @@ export function isOneWellFormedTree(text: string): boolean {
   return states.length === 0 && trees === 1;
 }
 
+const EMPTY_ELEMENT = '-NONE-';
+
+/**
+ * Compares the overt words of a well-formed tree string (see isOneWellFormedTree) with
+ * `tokens`, without building the tree: preterminals tagged -NONE- (empty elements, the rule
+ * of isEmptyElement in trees/transforms.ts) are not words. Returns the problem, or undefined
+ * when they are equal.
+ */
+export function treeWordsProblem(text: string, tokens: readonly string[]): string | undefined {
+  // 0 = nothing yet, 1 = label seen (its position in labelStart/labelEnd), 2 = word seen.
+  const states: number[] = [];
+  let labelStart = 0;
+  let labelEnd = 0;
+  let words = 0;
+  let firstDifference: string | undefined;
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const ch = text.charCodeAt(i);
+    if (ch === OPEN) {
+      states.push(0);
+      i++;
+    } else if (ch === CLOSE) {
+      states.pop();
+      if (states.length > 0) states[states.length - 1] = 3;
+      i++;
+    } else if (isSpace(ch, text, i)) {
+      i++;
+    } else {
+      let j = i + 1;
+      while (j < n) {
+        const c = text.charCodeAt(j);
+        if (c === OPEN || c === CLOSE || isSpace(c, text, j)) break;
+        j++;
+      }
+      const top = states.length - 1;
+      if (states[top] === 0) {
+        states[top] = 1;
+        labelStart = i;
+        labelEnd = j;
+      } else {
+        states[top] = 2;
+        const empty = labelEnd - labelStart === EMPTY_ELEMENT.length && text.startsWith(EMPTY_ELEMENT, labelStart);
+        if (!empty) {
+          const token = tokens[words];
+          if (firstDifference === undefined && (token === undefined || token.length !== j - i || !text.startsWith(token, i))) {
+            firstDifference = token === undefined ? '' : `word ${words + 1} is '${text.slice(i, j)}' but token ${words + 1} is '${token}'`;
+          }
+          words++;
+        }
+      }
+      i = j;
+    }
+  }
+  if (words !== tokens.length) return `has ${words} words (not counting ${EMPTY_ELEMENT} elements) for ${tokens.length} tokens`;
+  return firstDifference || undefined;
+}
+
 /** Validates lines one by one; shared by the sync and async readers. */
 export class NbestParser {
   private kind: NbestKind | undefined;
@@ -175,14 +248,17 @@ export class NbestParser {
     };
     const checkTree = (v: unknown, field: string): string => {
       if (typeof v !== 'string') return fail(`${field} must be a bracketed tree string`);
-      if (isOneWellFormedTree(v)) return v;
-      // Slow path for the exact message.
-      try {
-        parseTree(v, this.file, line.number);
-      } catch (err) {
-        if (err instanceof InputError) fail(`${field}: ${err.problem}`);
-        throw err;
+      if (!isOneWellFormedTree(v)) {
+        // Slow path for the exact message.
+        try {
+          parseTree(v, this.file, line.number);
+        } catch (err) {
+          if (err instanceof InputError) fail(`${field}: ${err.problem}`);
+          throw err;
+        }
       }
+      const problem = treeWordsProblem(v, tokenList as string[]);
+      if (problem !== undefined) fail(`${field}: the tree's words differ from tokens: ${problem}`);
       return v;
     };
 
@@ -234,7 +310,14 @@ export class NbestParser {
   }
 }
 
-/** Streams the sentences of an n-best file, validating each line. */
+/**
+ * Streams the sentences of an n-best file, validating each line.
+ *
+ * @example
+ * ```ts
+ * for await (const s of readNbest('dev.nbest.jsonl')) console.log(s.id, s.candidates.length);
+ * ```
+ */
 export async function* readNbest(file: string): AsyncGenerator<NbestSentence> {
   const parser = new NbestParser(file);
   let lines = 0;
@@ -246,7 +329,14 @@ export async function* readNbest(file: string): AsyncGenerator<NbestSentence> {
   parser.finish(lines);
 }
 
-/** Reads a whole n-best file synchronously. */
+/**
+ * Reads a whole n-best file synchronously.
+ *
+ * @example
+ * ```ts
+ * const lists = readNbestSync('train.nbest.jsonl');   // input for the rerankers
+ * ```
+ */
 export function readNbestSync(file: string): NbestSentence[] {
   const parser = new NbestParser(file);
   const out: NbestSentence[] = [];
@@ -277,6 +367,11 @@ export function formatNbestLine(s: NbestSentence): string {
 /**
  * Writes sentences one per line, atomically: into a temp file in the same folder, renamed
  * over `file` once everything is flushed (a failed write leaves `file` untouched).
+ *
+ * @example
+ * ```ts
+ * await writeNbest('dev.nbest.jsonl', lists);   // atomic: a temp file renamed into place
+ * ```
  */
 export async function writeNbest(file: string, sentences: Iterable<NbestSentence> | AsyncIterable<NbestSentence>): Promise<void> {
   async function* lines(): AsyncGenerator<string> {

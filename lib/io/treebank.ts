@@ -1,12 +1,18 @@
 /** Streaming readers and a writer for bracketed treebank files. */
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import { InputError } from '../errors.js';
+import { writeTextAtomic } from './atomic-writer.js';
 import { BracketParser, type ParsedTree } from '../trees/bracket-parser.js';
 import { formatTree, type Tree } from '../trees/tree.js';
 import { readLines, readLinesSync } from './lines.js';
 
-/** Streams the trees of a file, each with the line it starts on. */
+/**
+ * Streams the trees of a file, each with the line it starts on.
+ *
+ * @example
+ * ```ts
+ * for await (const { tree, line } of readTreebank('train.mrg')) console.log(line, tree.label);
+ * ```
+ */
 export async function* readTreebank(file: string): AsyncGenerator<ParsedTree> {
   const parser = new BracketParser(file);
   const out: ParsedTree[] = [];
@@ -37,20 +43,29 @@ export function readTreebankSync(file: string): ParsedTree[] {
   return out;
 }
 
-/** Reads the trees only. */
+/**
+ * Reads the trees only.
+ *
+ * @example
+ * ```ts
+ * const trees = readTreesSync('train.mrg');
+ * ```
+ */
 export function readTreesSync(file: string): Tree[] {
   return readTreebankSync(file).map((p) => p.tree);
 }
 
-/** Writes one tree per line. Resolves when the file is flushed. */
+/**
+ * Writes one tree per line, atomically (`-`: standard output). Resolves when the file is in place.
+ *
+ * @example
+ * ```ts
+ * await writeTreebank('parsed.mrg', parses.map((p) => p.tree));
+ * ```
+ */
 export async function writeTreebank(file: string, trees: Iterable<Tree> | AsyncIterable<Tree>): Promise<void> {
-  const stream = createWriteStream(file);
-  try {
-    for await (const t of trees) {
-      if (!stream.write(formatTree(t) + '\n')) await once(stream, 'drain');
-    }
-  } finally {
-    stream.end();
+  async function* lines(): AsyncGenerator<string> {
+    for await (const t of trees) yield formatTree(t) + '\n';
   }
-  await once(stream, 'finish');
+  await writeTextAtomic(file, lines());
 }

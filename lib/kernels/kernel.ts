@@ -111,7 +111,15 @@ function handles(a: Bank, b: Bank): [AnyHandle, AnyHandle] {
   return [a.handle as AnyHandle, b.handle as AnyHandle];
 }
 
-/** K(a[i], b[j]). */
+/**
+ * K(a[i], b[j]).
+ *
+ * @example
+ * ```ts
+ * const bank = TreeBank.fromTrees(trees);
+ * const k = kernel(bank, 0, bank, 1, { lambda: 0.4 });
+ * ```
+ */
 export function kernel<B extends Bank>(a: B, i: number, b: B, j: number, options: OptionsFor<B>): number {
   checkPair(a, b);
   checkIndex(i, a, 'first');
@@ -143,6 +151,11 @@ export async function rowAsync<B extends Bank>(a: B, i: number, b: B, options: O
 /**
  * Gram matrix, row-major: `gram(a, options)` is a.size x a.size (symmetric, i <= j computed
  * once), `gram(a, b, options)` is a.size x b.size.
+ *
+ * @example
+ * ```ts
+ * const m = gram(TreeBank.fromTrees(trees), { lambda: 0.4, threads: 2 });   // m[i * n + j] = K(tree i, tree j)
+ * ```
  */
 export function gram<B extends Bank>(a: B, options: OptionsFor<B> & ParallelOptions): Float64Array;
 export function gram<B extends Bank>(a: B, b: B | null | undefined, options: OptionsFor<B> & ParallelOptions): Float64Array;
@@ -153,7 +166,14 @@ export function gram<B extends Bank>(a: B, second: unknown, third?: unknown): Fl
   return ha.gram(b ? hb : null, o, checkThreads(options.threads));
 }
 
-/** Async form of `gram` with AbortSignal support. */
+/**
+ * Async form of `gram` (native threads, off the JS thread) with AbortSignal support.
+ *
+ * @example
+ * ```ts
+ * const m = await gramAsync(bankA, bankB, { lambda: 0.4, signal: AbortSignal.timeout(60_000) });
+ * ```
+ */
 export function gramAsync<B extends Bank>(a: B, options: OptionsFor<B> & AsyncOptions): Promise<Float64Array>;
 export function gramAsync<B extends Bank>(a: B, b: B | null | undefined, options: OptionsFor<B> & AsyncOptions): Promise<Float64Array>;
 export async function gramAsync<B extends Bank>(a: B, second: unknown, third?: unknown): Promise<Float64Array> {

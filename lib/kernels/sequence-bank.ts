@@ -39,6 +39,15 @@ function customName(f: WordFeatureFunction): string {
   return `custom:${id}`;
 }
 
+/**
+ * Tag sequences (words and tags) loaded once into the native core, for tagging kernels.
+ *
+ * @example
+ * ```ts
+ * const bank = SequenceBank.fromSequences([{ words: ['The', 'dog'], tags: ['B-NP', 'I-NP'] }]);
+ * const matrix = gram(bank, { lambda: 0.5 });
+ * ```
+ */
 export class SequenceBank {
   readonly handle: NativeSequenceBank;
   readonly logprobs: Float64Array | undefined;

@@ -31,6 +31,15 @@ export function unwrapTree(t: Tree): Tree {
   return t.label === '' && t.word === undefined && t.children.length === 1 ? t.children[0] : t;
 }
 
+/**
+ * Trees loaded once into the native core, for tree-kernel values, rows and Gram matrices.
+ *
+ * @example
+ * ```ts
+ * const bank = TreeBank.fromTrees(readTreesSync('a.mrg'));
+ * const k = kernel(bank, 0, bank, 1, { lambda: 0.4 });
+ * ```
+ */
 export class TreeBank {
   /** The native handle. */
   readonly handle: NativeTreeBank;

@@ -3,6 +3,9 @@
  * treebank trees, parse tokenized sentences to plain PTB trees (1-best or exact k-best,
  * each with its log-probability), save and load model files.
  */
+import { InputError, ModelFileError } from '../errors.js';
+import { checkNbestK } from '../io/nbest.js';
+import { withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions } from '../options/field.js';
 import { PARSER_DEFAULTS, parserTrainFields } from '../options/parser.js';
 
@@ -14,7 +17,6 @@ const CRF_CHECKED = {
   epochs: parserTrainFields.epochs,
   featureCacheMB: parserTrainFields.featureCacheMB,
 };
-import { InputError } from '../errors.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
@@ -196,6 +198,18 @@ function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array 
 }
 
 
+/**
+ * A chart parser: a PCFG read off a treebank (Markov-binarized, parent-annotated), or the
+ * CRF-CFG trained on top of it (`crf: true`); exact 1-best and k-best parsing.
+ *
+ * @example
+ * ```ts
+ * const parser = await ChartParserModel.train(readTreesSync('train.mrg'), { crf: true, epochs: 3 });
+ * const [best] = await parser.parse([['The', 'dog', 'barks', '.']]);
+ * const [kbest] = await parser.parseNbest([['The', 'dog', 'barks', '.']], 20);
+ * parser.save('parser.model');
+ * ```
+ */
 export class ChartParserModel {
   private constructor(
     private readonly handle: NativeChartParser,
@@ -216,7 +230,11 @@ export class ChartParserModel {
   }
 
   /** Trains on treebank trees (function tags, empties and the root wrapper are handled here). */
-  static async train(trees: Tree[], options: ParserTrainOptions = {}): Promise<ChartParserModel> {
+  /** Trains a parser; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
+  static async train(trees: Tree[], options: ParserTrainOptions = {}, run?: TrainRun): Promise<ChartParserModel> {
+    options = withRun(options, run, (p: ParserTrainProgress) => ({
+      phase: 'step', done: (p.epoch - 1) * p.stepsPerEpoch + p.step, total: p.epochs * p.stepsPerEpoch, loss: p.objective,
+    }));
     const markov = options.markov ?? PARSER_DEFAULTS.markov;
     if (markov !== 1 && markov !== 2) throw new InputError('<options>', undefined, 'markov order must be 1 or 2');
     const grammarOptions = { markov, parent: options.parent ?? true, vpHeadTag: options.vpHeadTag ?? true };
@@ -307,7 +325,7 @@ export class ChartParserModel {
    * merged, keeping the best, so a sentence may get fewer than k).
    */
   async parseNbest(sentences: string[][], k: number, options: ParseOptions = {}): Promise<ParsedNbest[]> {
-    if (!Number.isInteger(k) || k < 1) throw new InputError('<options>', undefined, 'k must be a positive integer');
+    checkNbestK(k);
     const maxLength = options.maxLength ?? 0;
     if (!Number.isInteger(maxLength) || maxLength < 0) throw new InputError('<options>', undefined, 'maxLength must be a non-negative integer');
     if (sentences.length === 0) return [];
@@ -340,18 +358,18 @@ export class ChartParserModel {
 
   static load(file: string): ChartParserModel {
     const m = loadModel<ChartMeta>(file, CHART_MODEL_KIND);
-    if (m.kindVersion > CHART_MODEL_VERSION) throw new InputError(file, undefined, `chart parser model version ${m.kindVersion} is newer than supported`);
+    if (m.kindVersion > CHART_MODEL_VERSION) throw new ModelFileError(file, `chart parser model version ${m.kindVersion} is newer than supported`);
     const meta = m.meta;
     if (!meta || !Array.isArray(meta.labels) || !Array.isArray(meta.isTag) || meta.labels.length !== meta.isTag.length) {
-      throw new InputError(file, undefined, 'chart parser model metadata is malformed');
+      throw new ModelFileError(file, 'chart parser model metadata is malformed');
     }
     let handle: NativeChartParser;
     try {
       handle = native<ChartAddon>().ChartParser.deserialize(m.payload);
     } catch (err) {
-      throw new InputError(file, undefined, (err as Error).message);
+      throw new ModelFileError(file, (err as Error).message);
     }
-    if (handle.info().symbols !== meta.labels.length) throw new InputError(file, undefined, 'chart parser model metadata does not match its payload');
+    if (handle.info().symbols !== meta.labels.length) throw new ModelFileError(file, 'chart parser model metadata does not match its payload');
     return new ChartParserModel(handle, symbolTableFromLabels(meta.labels, meta.isTag.map((x) => x === 1)), meta);
   }
 }

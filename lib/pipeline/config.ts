@@ -162,6 +162,11 @@ function issueMessage(issue: z.core.$ZodIssue): string {
 /**
  * Validates a parsed config object. `file` names the source in errors; relative data and
  * output paths are resolved against `baseDir` (default: the file's folder).
+ *
+ * @example
+ * ```ts
+ * const config = validatePipelineConfig({ task: 'parse', data: { train: 'train.mrg', dev: 'dev.mrg', test: 'test.mrg' }, rerankers: [{ type: 'boost' }] });
+ * ```
  */
 export function validatePipelineConfig(value: unknown, file = 'pipeline.json', baseDir?: string): PipelineConfig {
   const r = pipelineConfigSchema.safeParse(value, { reportInput: true });
@@ -226,7 +231,14 @@ export function defaultRerankerName(r: RerankerConfig, task: 'parse' | 'tag'): s
   return kernel === 'linear' ? 'perceptron' : `${kernel === 'tree' ? 'tree' : 'tagging'}-kernel perceptron`;
 }
 
-/** Reads and validates a config file (JSON). */
+/**
+ * Reads and validates a config file (JSON).
+ *
+ * @example
+ * ```ts
+ * const config = readPipelineConfig('pipeline.json');   // paths resolve against the file's folder
+ * ```
+ */
 export function readPipelineConfig(file: string): PipelineConfig {
   const text = readTextFile(file);
   let value: unknown;

@@ -1,63 +1,28 @@
 /**
- * Scores of candidates and systems. Every candidate gets match counts against the gold:
- * parses EVALB labeled brackets (COLLINS.prm, trivial roots stripped from both sides),
- * chunk/NER tags conlleval chunks (IOB2), other tags correct tokens. From the counts:
- * Score(x) = F1(x) * |gold| (SPEC section 1; plain tags: the number of correct tags), a
- * system's corpus F1 = 200 * matched / (gold + test), the oracle (highest Score, ties by
- * higher L(x)) and the relative error reduction (F_new - F_base) / (100 - F_base).
+ * Scores of candidates and systems, with the task scoring of lib/eval/score.ts: match counts
+ * of every candidate against the gold (parses: EVALB brackets; chunk/NER tags: conlleval
+ * chunks in the gold's scheme; other tags: correct tokens), Score(x) = -50 x (missed +
+ * invented), a system's corpus F1 = 200 * matched / (gold + test), the oracle (highest
+ * Score, ties by higher L(x)) and the relative error reduction (F_new - F_base) / (100 - F_base).
  */
-import { chunkCounts } from '../eval/conlleval.js';
-import { evalbSentence } from '../eval/evalb.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { parseTree } from '../trees/bracket-parser.js';
-import { stripRoot } from '../trees/transforms.js';
+import { addCounts, candidateScore, f1, tagCounts, tagScoring, treeCounts, type MatchCounts, type TaskScoring } from '../eval/score.js';
 import type { CandidateSet } from './components.js';
+import { baseIndex, oracleIndex } from '../rerank/candidate-order.js';
 
-/** Match counts of one candidate: for tags without chunks, matched = correct tags and gold = test = tokens. */
-export interface MatchCounts {
-  matched: number;
-  gold: number;
-  test: number;
-}
+export type { MatchCounts } from '../eval/score.js';
 
-const isChunkTag = (t: string): boolean => t === 'O' || /^[BIES]-/.test(t);
-
-/** Whether gold tags are chunk/entity tags (IOB), scored by conlleval chunks. */
-export function isChunkTagging(gold: readonly string[]): boolean {
-  return gold.length > 0 && gold.every(isChunkTag) && gold.some((t) => t !== 'O');
-}
-
-/** Counts of every candidate of a sentence against its gold. */
-export function candidateCounts(s: NbestSentence, chunked?: boolean): MatchCounts[] {
+/** Counts of every candidate of a sentence against its gold (tags: scored by `scoring`, detected from this sentence's gold when omitted). */
+export function candidateCounts(s: NbestSentence, scoring?: Exclude<TaskScoring, 'trees'>): MatchCounts[] {
   if (s.gold === undefined) throw new Error(`sentence ${s.id} has no gold analysis`);
   if (typeof s.gold === 'string') {
-    const gold = stripRoot(parseTree(s.gold));
-    const goldBrackets = evalbSentence(gold, gold).goldBrackets;
-    return s.candidates.map((c) => {
-      if (c.tree === undefined) return { matched: 0, gold: goldBrackets, test: 0 };
-      const r = evalbSentence(gold, stripRoot(parseTree(c.tree)));
-      if (r.status !== 'ok') return { matched: 0, gold: goldBrackets, test: 0 };
-      return { matched: r.matched, gold: r.goldBrackets, test: r.testBrackets };
-    });
+    const gold = parseTree(s.gold);
+    return s.candidates.map((c) => treeCounts(gold, c.tree === undefined ? undefined : parseTree(c.tree)));
   }
   const gold = s.gold;
-  const useChunks = chunked ?? isChunkTagging(gold);
-  return s.candidates.map((c) => {
-    const tags = c.tags ?? [];
-    if (useChunks) {
-      const k = chunkCounts(gold, tags, 'iob2');
-      return { matched: k.correct, gold: k.gold, test: k.predicted };
-    }
-    let correct = 0;
-    for (let i = 0; i < gold.length; i++) if (gold[i] === tags[i]) correct++;
-    return { matched: correct, gold: gold.length, test: gold.length };
-  });
-}
-
-/** Score(x) from counts: F1 * |gold| (= 200 m g / (g + t)), or the number of correct tags. */
-export function scoreOf(c: MatchCounts, plainTags = false): number {
-  if (plainTags) return c.matched;
-  return c.gold + c.test > 0 ? (200 * c.matched * c.gold) / (c.gold + c.test) : 0;
+  const how = scoring ?? tagScoring([gold]);
+  return s.candidates.map((c) => tagCounts(gold, c.tags ?? [], how));
 }
 
 /** N-best lists with counts and Score(x) of every candidate. */
@@ -68,49 +33,36 @@ export interface ScoredSet extends CandidateSet {
 }
 
 export function scoreSet(sentences: NbestSentence[]): ScoredSet {
-  const chunked = sentences.length > 0 && Array.isArray(sentences[0].gold)
-    ? sentences.some((s) => Array.isArray(s.gold) && isChunkTagging(s.gold)) && sentences.every((s) => (s.gold as string[]).every(isChunkTag))
-    : undefined;
-  const plainTags = chunked === false;
-  const counts = sentences.map((s) => candidateCounts(s, chunked));
+  const tagged = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
+  const scoring = tagged.length > 0 ? tagScoring(tagged) : undefined;
+  const counts = sentences.map((s) => candidateCounts(s, scoring));
   return {
     sentences,
     counts,
-    scores: counts.map((row) => row.map((c) => scoreOf(c, plainTags))),
+    scores: counts.map((row) => row.map(candidateScore)),
     lengths: sentences.map((s) => s.tokens.length),
   };
 }
 
 /** Corpus F1 (percent) of one choice per sentence. */
 export function corpusF1(set: ScoredSet, chosen: readonly number[]): number {
-  let m = 0;
-  let g = 0;
-  let t = 0;
-  set.counts.forEach((row, i) => {
-    const c = row[chosen[i]] ?? row[0];
-    m += c.matched;
-    g += c.gold;
-    t += c.test;
-  });
-  return g + t > 0 ? (200 * m) / (g + t) : 0;
+  const sum: MatchCounts = { matched: 0, gold: 0, test: 0 };
+  set.counts.forEach((row, i) => addCounts(sum, row[chosen[i]] ?? row[0]));
+  return f1(sum);
 }
 
 /** x_{i,1}: the candidate with the highest Score, ties broken by higher L(x), then earlier. */
 export function oracleChoice(set: CandidateSet): number[] {
-  return set.sentences.map((s, i) => {
-    let best = 0;
-    for (let j = 1; j < s.candidates.length; j++) {
-      const a = set.scores[i][j];
-      const b = set.scores[i][best];
-      if (a > b || (a === b && s.candidates[j].logprob > s.candidates[best].logprob)) best = j;
-    }
-    return best;
-  });
+  return set.sentences.map((s, i) => oracleIndex(set.scores[i], s.candidates.map((c) => c.logprob)));
 }
 
-/** The base model's choice: its first (best) candidate. */
+/**
+ * The base model's choice: its highest L(x), ties (to rounding) to the earlier candidate, the
+ * order every reranker uses (rerank/candidate-order.ts). Not simply the first candidate: a
+ * k-best list's log-probabilities can be out of order in the last bits.
+ */
 export function baseChoice(set: CandidateSet): number[] {
-  return set.sentences.map(() => 0);
+  return set.sentences.map((s) => baseIndex(s.candidates.map((c) => c.logprob)));
 }
 
 /** (F_new - F_base) / (100 - F_base), as a percentage. */

@@ -19,7 +19,14 @@ function selectedText(s: SystemResult): string {
     .join(' ');
 }
 
-/** The results table as aligned text. */
+/**
+ * The results table as aligned text.
+ *
+ * @example
+ * ```ts
+ * console.log(formatResultsTable(await runPipeline(config)));
+ * ```
+ */
 export function formatResultsTable(r: PipelineResults): string {
   const head = ['system', `test ${r.measure === 'tag accuracy' ? 'acc' : 'F1'}`, `dev ${r.measure === 'tag accuracy' ? 'acc' : 'F1'}`, 'rel. err. red.', 'time', 'chosen on dev'];
   const rows = r.systems.map((s) => [
@@ -231,7 +238,14 @@ ${steps}
 `;
 }
 
-/** Writes report.html (and nothing else) into `dir`; returns its path. */
+/**
+ * Writes report.html (and nothing else) into `dir`; returns its path.
+ *
+ * @example
+ * ```ts
+ * const file = await writeReport('out', results);   // out/report.html
+ * ```
+ */
 export async function writeReport(dir: string, r: PipelineResults, title?: string): Promise<string> {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'report.html');

@@ -12,6 +12,9 @@ import { join } from 'node:path';
 import { InputError, throwIfAborted } from '../errors.js';
 import { readNbestSync, writeNbest, type NbestSentence } from '../io/nbest.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
+import { lockFolder } from '../io/folder-lock.js';
+import { resolveThreads } from '../native.js';
+import { formatSeconds } from '../progress.js';
 import { StepCache } from './step-cache.js';
 import type { BaseModel, Curve, PipelineSentence, Reranker, StepContext } from './components.js';
 import { ComponentUnavailable } from './components.js';
@@ -112,11 +115,35 @@ function dataKey(config: PipelineConfig): object {
   return { task: config.task, format: d.format, columns: d.columns, label: d.label, trainLimit: d.trainLimit, devLimit: d.devLimit, testLimit: d.testLimit, maxLength: d.maxLength };
 }
 
+/**
+ * Runs the reranking experiment a config describes into config.output: jackknifed n-best lists,
+ * rerankers tuned on dev, test evaluation; steps are cached, so a rerun resumes. One run per
+ * output folder: a second run on the same folder is refused (naming the first) while the first
+ * runs; the lock of a dead run is taken over.
+ *
+ * @example
+ * ```ts
+ * const results = await runPipeline(readPipelineConfig('pipeline.json'), { log: console.error });
+ * console.log(formatResultsTable(results));
+ * ```
+ */
 export async function runPipeline(config: PipelineConfig, options: RunPipelineOptions = {}): Promise<PipelineResults> {
+  makeFolder(config.output);
+  const lock = lockFolder(config.output);
+  try {
+    return await runSteps(config, options);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Promise<PipelineResults> {
   const start = process.hrtime.bigint();
   const log = options.log ?? (() => {});
   const factory = options.components ?? (await import('./adapters/index.js')).realComponents;
-  const ctx: StepContext = { signal: options.signal, threads: config.threads, seed: config.seed, progress: options.progress, log };
+  const threads = resolveThreads(config.threads, log);
+  const ctx: StepContext = { signal: options.signal, threads, seed: config.seed, progress: options.progress, log };
+  const done = (name: string, t0: bigint): void => log(`${name}: done in ${formatSeconds(seconds(t0))}`);
   const base = factory.base(config);
   const rerankers: { config: RerankerConfig & { name: string }; reranker: Reranker }[] = [];
   const unavailable: { name: string; why: string }[] = [];
@@ -154,6 +181,7 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
       const nbest = await model.nbest(heldOut, config.nbest, ctx);
       await writeNbest(join(dir, 'nbest.jsonl'), withGold(nbest, heldOut));
       writeFileSync(join(dir, 'time.json'), JSON.stringify({ seconds: seconds(t0) }));
+      done(name, t0);
     });
     steps.push({ name, seconds: readTiming(r.dir), cached: r.cached });
     if (r.cached) log(`${name}: cached (${r.dir})`);
@@ -169,6 +197,7 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
     await writeNbest(join(dir, 'dev.jsonl'), withGold(await model.nbest(data.dev, config.nbest, ctx), data.dev));
     await writeNbest(join(dir, 'test.jsonl'), withGold(await model.nbest(data.test, config.nbest, ctx), data.test));
     writeFileSync(join(dir, 'time.json'), JSON.stringify({ seconds: seconds(t1) }));
+    done('dev-test', t1);
   });
   steps.push({ name: 'dev-test', seconds: readTiming(held.dir), cached: held.cached });
   if (held.cached) log(`dev-test: cached (${held.dir})`);
@@ -194,6 +223,7 @@ export async function runPipeline(config: PipelineConfig, options: RunPipelineOp
         const testChoice = await model.choose(test, ctx);
         const out = { selected: model.selected, curves: model.curves, axis: model.curveAxis, dev: devChoice, test: testChoice, seconds: seconds(t0) };
         writeFileSync(join(dir, 'result.json'), JSON.stringify(out));
+        done(name, t0);
       });
     } catch (err) {
       // A component that turns out to be missing only when it runs (e.g. a kernel the native

@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { AbortError, InputError } from '../errors.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { sentenceFeatures, type ExtractOptions } from './nbest-features.js';
+import { tagScoring } from '../eval/score.js';
 import type { SentenceFeatureNames } from './feature-table.js';
 
 export interface ExtractRunOptions extends ExtractOptions {
@@ -18,6 +19,12 @@ export interface ExtractRunOptions extends ExtractOptions {
   /** Called with the number of sentences done. */
   onProgress?: (done: number) => void;
   batchSize?: number;
+  /**
+   * Receives each sentence's features as soon as they are extracted (not in order); the
+   * returned array then stays empty. Lets a caller compact them at once instead of holding
+   * every candidate's feature names (gigabytes of strings on the demo's 30,000 candidates).
+   */
+  onSentence?: (index: number, features: SentenceFeatureNames) => void;
 }
 
 // Errors inside a candidate tree name the n-best line of the sentence.
@@ -37,14 +44,18 @@ export function extractionWorkers(threads: number, batches: number): number {
 export async function extractSentences(file: string, sentences: readonly NbestSentence[], options: ExtractRunOptions = {}): Promise<SentenceFeatureNames[]> {
   const threads = Math.max(1, options.threads && options.threads > 0 ? options.threads : availableParallelism());
   const workerUrl = new URL('./feature-worker.js', import.meta.url);
-  const { threads: _t, signal, onProgress, batchSize, ...extract } = options;
+  const { threads: _t, signal, onProgress, batchSize, onSentence, ...extract } = options;
   void _t;
-  const out: SentenceFeatureNames[] = new Array(sentences.length);
+  // One tag scoring for the whole file (an entity-less sentence says nothing about the scheme).
+  const golds = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
+  if (extract.scoring === undefined && golds.length > 0) extract.scoring = tagScoring(golds);
+  const out: SentenceFeatureNames[] = onSentence ? [] : new Array(sentences.length);
+  const keep = onSentence ?? ((i: number, features: SentenceFeatureNames): void => void (out[i] = features));
   if (threads === 1 || sentences.length < 64 || !existsSync(fileURLToPath(workerUrl))) {
     for (let i = 0; i < sentences.length; i++) {
       if (signal?.aborted) throw new AbortError();
       try {
-        out[i] = sentenceFeatures(sentences[i], extract);
+        keep(i, sentenceFeatures(sentences[i], extract));
       } catch (err) {
         rethrow(file, sentences[i], err as Error);
       }
@@ -95,7 +106,7 @@ export async function extractSentences(file: string, sentences: readonly NbestSe
             }
             return;
           }
-          (msg.result as SentenceFeatureNames[]).forEach((r, k) => (out[b + k] = r));
+          (msg.result as SentenceFeatureNames[]).forEach((r, k) => keep(b + k, r));
           done += (msg.result as SentenceFeatureNames[]).length;
           onProgress?.(done);
           feed(w);

@@ -3,7 +3,6 @@
  * `structrank rerank` for perceptron models. The command modules stay thin and dispatch
  * here, so other reranking methods plug in beside it.
  */
-import { writeFileSync } from 'node:fs';
 import { cliSignal } from '../cli/signal.js';
 import type { OptionValues } from '../options/field.js';
 import type { perceptronFields } from '../options/rerank.js';
@@ -11,7 +10,8 @@ import { UsageError, InputError } from '../errors.js';
 import { listKind, readNbestSync, requireSameKind } from '../io/nbest.js';
 import { Progress } from '../progress.js';
 import { formatChosen, PerceptronReranker, type PerceptronKernel, type PerceptronPrediction, type RerankEvaluation } from './perceptron.js';
-import { checkOutputPath } from '../io/atomic-writer.js';
+import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
+import { resolveThreads } from '../native.js';
 
 function predictionFlag(values: { voted?: boolean; averaged?: boolean; last?: boolean }): PerceptronPrediction | undefined {
   const set = (['voted', 'averaged', 'last'] as const).filter((k) => values[k]);
@@ -56,7 +56,7 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
     shuffle: values.shuffle,
     compressed: values.compress,
     cacheMB: values.cacheMB,
-    threads: values.threads,
+    threads: resolveThreads(values.threads),
     file: trainFile,
     signal: cliSignal(),
   };
@@ -113,8 +113,9 @@ export interface PerceptronRerankCli {
 }
 
 export async function rerankPerceptronCli(values: PerceptronRerankCli): Promise<number> {
-  const { model: modelFile, input, out, threads } = values;
+  const { model: modelFile, input, out } = values;
   checkOutputPath(out);
+  const threads = resolveThreads(values.threads);
   const prediction = predictionFlag(values);
   const reranker = PerceptronReranker.load(modelFile);
   const sentences = readNbestSync(input);
@@ -130,19 +131,17 @@ export async function rerankPerceptronCli(values: PerceptronRerankCli): Promise<
   } else chosen = (await reranker.choose(sentences, options)).chosen;
   progress.update(sentences.length);
   progress.finish();
-  try {
-    writeFileSync(out, formatChosen(sentences, chosen, input));
-  } catch (err) {
-    throw new InputError(out, undefined, `cannot write: ${(err as Error).message}`);
-  }
+  await writeTextAtomic(out, [formatChosen(sentences, chosen, input)]);
   const candidates = sentences.reduce((n, s) => n + s.candidates.length, 0);
   const seconds = (Date.now() - started) / 1000;
+  // With --out - the chosen candidates are standard output: the summary goes to stderr.
+  const say = out === '-' ? console.error : console.log;
   if (values.json) {
     const score = evaluation ? { metric: metricName(reranker), reranked: evaluation.f1, base: evaluation.baselineF1, oracle: evaluation.oracleF1 } : undefined;
-    console.log(JSON.stringify({ sentences: sentences.length, candidates, method: 'perceptron', out, seconds, score }));
+    say(JSON.stringify({ sentences: sentences.length, candidates, method: 'perceptron', out, seconds, score }));
     return 0;
   }
-  console.log(`reranked ${sentences.length} sentences (${candidates} candidates) in ${seconds.toFixed(2)}s; wrote ${out}`);
-  if (evaluation) console.log(report(`${input} (${prediction ?? reranker.meta.prediction})`, evaluation, metricName(reranker)));
+  say(`reranked ${sentences.length} sentences (${candidates} candidates) in ${seconds.toFixed(2)}s; wrote ${out}`);
+  if (evaluation) say(report(`${input} (${prediction ?? reranker.meta.prediction})`, evaluation, metricName(reranker)));
   return 0;
 }

@@ -10,7 +10,11 @@ import { parseTree } from '../trees/bracket-parser.js';
 import type { Tree } from '../trees/tree.js';
 import { FeatureDictionary, FeatureRowBuilder, tagFeatures, treeFeatures } from './perceptron-features.js';
 import type { NativeCandidateSpec, NativePreorderTrees, NativeTaggedSequences } from './perceptron-native.js';
-import { detectTagScoring, scoreOf, tagCounts, treeCounts, type TagScoring } from './perceptron-score.js';
+import { oracleIndex } from './candidate-order.js';
+import { candidateScore, tagCounts, tagScoring as detectTagScoring, treeCounts, type TaskScoring } from '../eval/score.js';
+
+/** How tag candidates are scored: a chunk scheme or `accuracy` (lib/eval/score.ts). */
+export type TagScoring = Exclude<TaskScoring, 'trees'>;
 
 export type PerceptronKernel = 'tree' | 'tags' | 'linear';
 
@@ -124,11 +128,11 @@ export function sentenceScores(s: NbestSentence, file: string, tagScoring: TagSc
   if (s.gold === undefined) throw new InputError(file, s.line, `sentence ${s.id} has no gold (needed to train)`);
   if (typeof s.gold === 'string') {
     const gold = parseTree(s.gold, file, s.line);
-    return s.candidates.map((_, j) => scoreOf(treeCounts(gold, candidateTree(s, j, file)), 'trees'));
+    return s.candidates.map((_, j) => candidateScore(treeCounts(gold, candidateTree(s, j, file))));
   }
   const gold = s.gold;
-  const scoring = tagScoring ?? 'chunks';
-  return s.candidates.map((_, j) => scoreOf(tagCounts(gold, candidateTags(s, j, file), scoring), scoring));
+  const scoring = tagScoring ?? detectTagScoring([gold]);
+  return s.candidates.map((_, j) => candidateScore(tagCounts(gold, candidateTags(s, j, file), scoring)));
 }
 
 export function buildCandidates(sentences: readonly NbestSentence[], k: KernelSettings, options: BuildOptions): BuiltCandidates {
@@ -152,15 +156,11 @@ export function buildCandidates(sentences: readonly NbestSentence[], k: KernelSe
   let at = 0;
   sentences.forEach((s, i) => {
     const sc = options.withScores ? sentenceScores(s, file, tagScoring) : undefined;
-    let best = 0;
     s.candidates.forEach((c, j) => {
       logprobs[at + j] = c.logprob;
-      if (sc && scores) {
-        scores[at + j] = sc[j];
-        if (sc[j] > sc[best] || (sc[j] === sc[best] && c.logprob > s.candidates[best].logprob)) best = j;
-      }
+      if (sc && scores) scores[at + j] = sc[j];
     });
-    if (oracle) oracle[i] = best;
+    if (oracle && sc) oracle[i] = oracleIndex(sc, s.candidates.map((c) => c.logprob));
     at += s.candidates.length;
   });
   const spec: NativeCandidateSpec = { kernel: k.kernel, sentencePtr, logprobs, scores };

@@ -5,7 +5,8 @@
  * voted prediction; T epochs with seeded shuffling; k chunks trained in parallel.
  */
 import { PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA } from '../options/rerank.js';
-import { InputError } from '../errors.js';
+import { InputError, ModelFileError } from '../errors.js';
+import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { native, withCancelFlag } from '../native.js';
@@ -22,8 +23,10 @@ import {
 } from './perceptron-data.js';
 import { FeatureDictionary } from './perceptron-features.js';
 import type { NativeCandidateSpec, NativePerceptronModel, PerceptronAddon } from './perceptron-native.js';
-import { f1Of, tagCounts, treeCounts, type MatchCounts, type TagScoring } from './perceptron-score.js';
+import { f1 as f1Of, tagCounts, treeCounts, type MatchCounts } from '../eval/score.js';
+import type { TagScoring } from './perceptron-data.js';
 import { parseTree } from '../trees/bracket-parser.js';
+import { baseIndex, oracleIndex } from './candidate-order.js';
 
 export type { PerceptronKernel } from './perceptron-data.js';
 export type PerceptronPrediction = 'last' | 'averaged' | 'voted';
@@ -143,6 +146,17 @@ function addon(): PerceptronAddon {
 }
 
 
+/**
+ * Kernel perceptron reranker (Collins & Duffy) over n-best lists of trees (tree kernel),
+ * tag sequences (tagging kernel) or explicit features (linear kernel).
+ *
+ * @example
+ * ```ts
+ * const reranker = await PerceptronReranker.train(readNbestSync('train.nbest.jsonl'), { kernel: 'tree', lambda: 0.4 });
+ * const chosen = await reranker.rerank(readNbestSync('test.nbest.jsonl'));   // index of the chosen candidate per sentence
+ * reranker.save('perceptron.model');
+ * ```
+ */
 export class PerceptronReranker {
   private constructor(
     readonly handle: NativePerceptronModel,
@@ -150,7 +164,9 @@ export class PerceptronReranker {
     private readonly dictionary: FeatureDictionary | undefined,
   ) {}
 
-  static async train(sentences: readonly NbestSentence[], options: PerceptronTrainOptions = {}): Promise<PerceptronReranker> {
+  /** Trains a reranker; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
+  static async train(sentences: readonly NbestSentence[], options: PerceptronTrainOptions = {}, run?: TrainRun): Promise<PerceptronReranker> {
+    options = withRun(options, run, (p: PerceptronProgress) => ({ phase: 'example', done: p.done, total: p.total, loss: p.mistakes }));
     const file = options.file ?? '<n-best>';
     if (sentences.length === 0) throw new InputError(file, undefined, 'no training sentences');
     const task = taskOf(sentences);
@@ -258,11 +274,16 @@ export class PerceptronReranker {
     return withCancelFlag(options.signal, (flag) => this.handle.choose(prepared.spec, mode, options.threads ?? 0, options.compressed ?? true, flag));
   }
 
+  /** The chosen candidate of each sentence, off the JS thread and cancellable: `choose` without the scores. */
+  async rerank(sentences: readonly NbestSentence[] | PreparedCandidates, options: ChooseOptions = {}): Promise<Int32Array> {
+    return (await this.choose(sentences, options)).chosen;
+  }
+
   /** Reranks sentences with gold and reports F1 against the baseline and oracle. */
   async evaluate(sentences: readonly NbestSentence[], options: ChooseOptions = {}): Promise<RerankEvaluation> {
     const file = options.file ?? '<n-best>';
     const { chosen } = await this.choose(sentences, options);
-    const scoring = this.meta.tagScoring ?? 'chunks';
+    const scoring = this.meta.tagScoring ?? 'iob2';
     const total = (pick: (s: NbestSentence, i: number) => number): MatchCounts => {
       const sum: MatchCounts = { matched: 0, gold: 0, test: 0 };
       sentences.forEach((s, i) => {
@@ -274,17 +295,12 @@ export class PerceptronReranker {
       return sum;
     };
     const figure = (c: MatchCounts): number => (this.meta.task === 'tags' && scoring === 'accuracy' ? (c.gold ? (100 * c.matched) / c.gold : 0) : f1Of(c));
-    const oracle = sentences.map((s) => {
-      const sc = sentenceScores(s, file, scoring);
-      let best = 0;
-      sc.forEach((v, j) => {
-        if (v > sc[best] || (v === sc[best] && s.candidates[j].logprob > s.candidates[best].logprob)) best = j;
-      });
-      return best;
-    });
+    const logprobs = (s: NbestSentence): number[] => s.candidates.map((c) => c.logprob);
+    const oracle = sentences.map((s) => oracleIndex(sentenceScores(s, file, scoring), logprobs(s)));
+    const base = sentences.map((s) => baseIndex(logprobs(s)));
     return {
       f1: figure(total((_, i) => chosen[i])),
-      baselineF1: figure(total(() => 0)),
+      baselineF1: figure(total((_, i) => base[i])),
       oracleF1: figure(total((_, i) => oracle[i])),
       sentences: sentences.length,
       chosen,
@@ -302,16 +318,16 @@ export class PerceptronReranker {
 
   static load(file: string): PerceptronReranker {
     const m = loadModel<PerceptronMeta>(file, MODEL_KIND);
-    if (m.kindVersion > MODEL_VERSION) throw new InputError(file, undefined, `perceptron model version ${m.kindVersion} is newer than supported (${MODEL_VERSION})`);
+    if (m.kindVersion > MODEL_VERSION) throw new ModelFileError(file, `perceptron model version ${m.kindVersion} is newer than supported (${MODEL_VERSION})`);
     let handle: NativePerceptronModel;
     try {
       handle = addon().PerceptronModel.load(m.payload);
     } catch (err) {
-      throw new InputError(file, undefined, (err as Error).message);
+      throw new ModelFileError(file, (err as Error).message);
     }
     const meta = m.meta;
     if (meta === null || typeof meta !== 'object' || (meta.task !== 'trees' && meta.task !== 'tags')) {
-      throw new InputError(file, undefined, 'perceptron model metadata is missing or malformed');
+      throw new ModelFileError(file, 'perceptron model metadata is missing or malformed');
     }
     let dictionary: FeatureDictionary | undefined;
     if (meta.kernel === 'linear') {
@@ -319,6 +335,9 @@ export class PerceptronReranker {
       dictionary.frozen = true;
     }
     delete meta.features;
+    // Models saved before lib/eval/score.ts named the chunk scoring by its scheme.
+    const legacy: Record<string, TagScoring> = { chunks: 'iob2', 'chunks-iobes': 'iobes' };
+    if (meta.tagScoring !== undefined && legacy[meta.tagScoring] !== undefined) meta.tagScoring = legacy[meta.tagScoring];
     return new PerceptronReranker(handle, meta, dictionary);
   }
 }

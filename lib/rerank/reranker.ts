@@ -5,7 +5,7 @@
  * every round (over the same compact feature ids) so prefixes stay available.
  * Payload (little-endian): u64 n | n float64 weights | boosting model bytes (optional).
  */
-import { InputError } from '../errors.js';
+import { ModelFileError } from '../errors.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import { fromLittleEndianBytes, littleEndianBytes } from '../io/byte-order.js';
 import { decodeBoostModel, encodeBoostModel, type BoostModelData } from './boost.js';
@@ -65,7 +65,7 @@ export function loadReranker(file: string): RerankerModel {
   const f = loadModel<{ method: string; a0: number; names: string[]; info: RerankerModel['info'] }>(file, KIND);
   const p = Buffer.from(f.payload.buffer, f.payload.byteOffset, f.payload.byteLength);
   const bad = (why: string): never => {
-    throw new InputError(file, undefined, `reranker model: ${why}`);
+    throw new ModelFileError(file, `reranker model: ${why}`);
   };
   if (f.kindVersion > 1) bad(`version ${f.kindVersion} is newer than supported (1)`);
   const meta: unknown = f.meta;

@@ -4,6 +4,7 @@
  * `rerankerTrainers` (the CLI's --method list is its keys).
  */
 import { Progress } from '../progress.js';
+import { reporter, type TrainProgress } from '../train-progress.js';
 import {
   boostWeights, boostWork, chooseRoundsOnDev, chosenScore, trainBoost, trainLoglinear,
   type BoostModelData, type RerankDataHandle,
@@ -25,6 +26,8 @@ export interface RerankerTrainOptions {
   signal?: AbortSignal;
   /** Draw progress on stderr (default true). */
   progress?: boolean;
+  /** The common progress event (lib/train-progress.ts): rounds or iterations, loss, dev Score. */
+  onProgress?: (p: TrainProgress) => void;
 }
 
 export interface RerankerTrainInput {
@@ -41,12 +44,14 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
   const rounds = options.rounds ?? RERANK_ROUNDS[method === 'logloss' ? 'logloss' : 'boost'];
   const epsList = method === 'logloss' ? [0] : (options.eps ?? [BOOST_EPS]);
   let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
+  const report = reporter(options.onProgress);
   for (const eps of epsList) {
     const bar = new Progress({ label: `${name}${epsList.length > 1 ? ` eps=${eps}` : ''}`, total: rounds, unit: 'rounds' });
     const { model } = await trainBoost(train, {
       rounds, method, eps, weighting: options.weighting, l2: options.l2?.[0], threads: options.threads, signal: options.signal, dev,
       chunk: method === 'logloss' ? 10 : 1000,
       onProgress: (s) => {
+        report?.({ phase: 'round', done: s.rounds, total: rounds, loss: s.loss, devScore: s.devScore });
         if (options.progress === false) return;
         const devText = s.devScore !== undefined ? `  dev ${s.devScore.toFixed(1)}` : '';
         const work = method === 'sparse' ? `  Work ${s.work.toFixed(2)}  Savings ${s.savings.toFixed(0)}` : '';
@@ -77,6 +82,7 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
 
 const loglinear: RerankerTrainer = async ({ train, dev, dictionary, options }) => {
   const l2s = options.l2 ?? [LOGLINEAR_C];
+  const report = reporter(options.onProgress);
   let best: { a0: number; weights: Float64Array; score: number; l2: number; objective: number; iterations: number } | undefined;
   for (const l2 of l2s) {
     const maxIterations = options.rounds ?? RERANK_ROUNDS.loglinear;
@@ -84,6 +90,7 @@ const loglinear: RerankerTrainer = async ({ train, dev, dictionary, options }) =
     const r = await trainLoglinear(train, {
       l2, maxIterations, threads: options.threads, signal: options.signal,
       onIteration: (iteration, objective) => {
+        report?.({ phase: 'iteration', done: iteration, total: maxIterations, loss: objective });
         if (options.progress !== false) bar.update(iteration, `objective ${objective.toPrecision(6)}`);
       },
     });

@@ -1,8 +1,9 @@
 /**
- * Dev-set score for early stopping and progress lines: conlleval chunk F1 when the labels
- * look like chunk tags, token accuracy otherwise.
+ * Dev-set score for early stopping and progress lines: conlleval chunk F1 (in the gold's tag
+ * scheme, lib/eval/spans.ts) when the labels look like chunk tags, token accuracy otherwise.
  */
 import { conllevalCorpus } from '../eval/conlleval.js';
+import { detectTagScheme, isChunkTag } from '../eval/spans.js';
 
 export interface DevScore {
   name: 'F1' | 'acc';
@@ -14,7 +15,7 @@ export function looksLikeChunkTags(labels: Iterable<string>): boolean {
   let any = false;
   for (const l of labels) {
     if (l === 'O') continue;
-    if (!/^[BIES]-./.test(l)) return false;
+    if (!isChunkTag(l)) return false;
     any = true;
   }
   return any;
@@ -23,7 +24,8 @@ export function looksLikeChunkTags(labels: Iterable<string>): boolean {
 /** Chunk F1 (percent, conlleval) or token accuracy (percent) over sentences. */
 export function scoreTags(gold: string[][], guess: string[][], chunked: boolean): DevScore {
   if (chunked) {
-    const report = conllevalCorpus(gold.map((g, s) => ({ gold: g, predicted: guess[s] })));
+    const scheme = detectTagScheme(gold) ?? 'iob2';
+    const report = conllevalCorpus(gold.map((g, s) => ({ gold: g, predicted: guess[s] })), { scheme });
     return { name: 'F1', value: report.overall.f1 };
   }
   let tokens = 0;

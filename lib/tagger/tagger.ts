@@ -4,7 +4,9 @@
  * normalized maxent tagger with beam search (Ratnaparkhi 1996). Training runs in C++ off
  * the JS thread, on all cores for the CRF and maxent gradients.
  */
-import { InputError } from '../errors.js';
+import { InputError, ModelFileError } from '../errors.js';
+import { checkNbestK } from '../io/nbest.js';
+import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 import { looksLikeChunkTags, scoreTags, type DevScore } from './dev-score.js';
@@ -118,6 +120,17 @@ function checkField(v: string): string {
   return v;
 }
 
+/**
+ * A sequence tagger: averaged perceptron, CRF or maximum entropy, over CoNLL-style rows.
+ *
+ * @example
+ * ```ts
+ * const rows = readConllSync('train.conll').map((s) => s.rows);      // [['The', 'DT', 'O'], ...] per sentence
+ * const tagger = await Tagger.train(rows, { algo: 'crf', columns: ['word', 'pos', 'ne'], label: 'ne', templates: 'ner' });
+ * const tags = await tagger.tagSentences([[['Ana', 'NNP'], ['duerme', 'VMI']]]);
+ * tagger.save('ner.model');
+ * ```
+ */
 export class Tagger {
   private labelNames: string[];
 
@@ -137,7 +150,9 @@ export class Tagger {
     return this.handle.info();
   }
 
-  static async train(train: TokenRows[], options: TaggerTrainOptions): Promise<Tagger> {
+  /** Trains a tagger; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
+  static async train(train: TokenRows[], options: TaggerTrainOptions, run?: TrainRun): Promise<Tagger> {
+    options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value }));
     const { algo, columns, label } = options;
     if (!ALGORITHMS.includes(algo)) throw new InputError('<options>', undefined, `unknown algorithm '${algo}'`);
     const labelIndex = columns.indexOf(label);
@@ -264,12 +279,14 @@ export class Tagger {
 
   /** The k best tag sequences of each sentence, best first. */
   tagNbest(sentences: TokenRows[], k: number): TagCandidate[][] {
+    checkNbestK(k);
     const nonEmpty = sentences.filter((s) => s.length > 0);
     return this.splitNbest(sentences, this.handle.tagNbest(this.encodeInput(nonEmpty), k));
   }
 
   /** tagNbest off the JS thread, on `threads` cores (default all). */
   async tagNbestAsync(sentences: TokenRows[], k: number, options: { threads?: number; signal?: AbortSignal } = {}): Promise<TagCandidate[][]> {
+    checkNbestK(k);
     const nonEmpty = sentences.filter((s) => s.length > 0);
     const { flag, dispose } = cancelFlagFor(options.signal);
     try {
@@ -307,16 +324,16 @@ export class Tagger {
 
   static load(file: string): Tagger {
     const m = loadModel<TaggerMeta>(file, MODEL_KIND);
-    if (m.kindVersion > MODEL_VERSION) throw new InputError(file, undefined, `tagger model version ${m.kindVersion} is newer than this structrank supports`);
+    if (m.kindVersion > MODEL_VERSION) throw new ModelFileError(file, `tagger model version ${m.kindVersion} is newer than this structrank supports`);
     const meta = m.meta;
     if (!meta || !Array.isArray(meta.columns) || !Array.isArray(meta.inputColumns) || !ALGORITHMS.includes(meta.algo)) {
-      throw new InputError(file, undefined, 'tagger model metadata is incomplete');
+      throw new ModelFileError(file, 'tagger model metadata is incomplete');
     }
     let handle: NativeTaggerHandle;
     try {
       handle = native<TaggerAddon>().NativeTagger.deserialize(m.payload);
     } catch (err) {
-      throw new InputError(file, undefined, (err as Error).message);
+      throw new ModelFileError(file, (err as Error).message);
     }
     return new Tagger(handle, meta);
   }

@@ -102,7 +102,15 @@ function hasWord(t: Tree): boolean {
   return t.children.some(hasWord);
 }
 
-/** Parses exactly one tree from a string (e.g. an n-best candidate). */
+/**
+ * Parses exactly one tree from a string (e.g. an n-best candidate).
+ *
+ * @example
+ * ```ts
+ * const tree = parseTree('(S (NP (PRP It)) (VP (VBZ works)))');
+ * tree.children[0].label; // 'NP'
+ * ```
+ */
 export function parseTree(text: string, source = '<string>', line = 1): Tree {
   const parser = new BracketParser(source);
   const trees = parser.feed(text, line);

@@ -38,7 +38,14 @@ export function tags(t: Tree): string[] {
   return preterminals(t).map((p) => p.label);
 }
 
-/** Writes a tree in PTB bracket form on one line, e.g. `(S (NP (DT the) (NN dog)))`. */
+/**
+ * Writes a tree in PTB bracket form on one line, e.g. `(S (NP (DT the) (NN dog)))`.
+ *
+ * @example
+ * ```ts
+ * formatTree(parseTree('(S (NP (DT a) (NN dog)) (VP (VBZ barks)))')); // '(S (NP (DT a) (NN dog)) (VP (VBZ barks)))'
+ * ```
+ */
 export function formatTree(t: Tree): string {
   const parts: string[] = [];
   const walk = (n: Tree): void => {

@@ -23,6 +23,12 @@ void SaveConstructor(Napi::Env env, const char* name, Napi::Function constructor
   env.GetInstanceData<AddonData>()->constructors[name] = Napi::Persistent(constructor);
 }
 
+Napi::FunctionReference* FindConstructor(Napi::Env env, const char* name) {
+  auto& map = env.GetInstanceData<AddonData>()->constructors;
+  auto it = map.find(name);
+  return it == map.end() ? nullptr : &it->second;
+}
+
 Napi::FunctionReference& GetConstructor(Napi::Env env, const char* name) {
   auto& map = env.GetInstanceData<AddonData>()->constructors;
   auto it = map.find(name);
@@ -44,9 +50,18 @@ Napi::Value NativeInfo(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// setErrorFactory(fn): fn(kind, message) builds the JS error for a native exception
+// (lib/errors.ts nativeError); see binding/async.cc.
+Napi::Value SetErrorFactory(const Napi::CallbackInfo& info) {
+  if (!info[0].IsFunction()) throw Napi::TypeError::New(info.Env(), "expected a function");
+  SaveConstructor(info.Env(), "errorFactory", info[0].As<Napi::Function>());
+  return info.Env().Undefined();
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   env.SetInstanceData(new AddonData());
   exports.Set("nativeInfo", Napi::Function::New(env, NativeInfo, "nativeInfo"));
+  exports.Set("setErrorFactory", Napi::Function::New(env, SetErrorFactory, "setErrorFactory"));
   for (const auto& m : Modules()) m.init(env, exports);
   return exports;
 }

@@ -3,28 +3,42 @@
 #include <exception>
 #include <string>
 
+#include "binding/registry.h"
 #include "core/errors.h"
 
 namespace structrank::binding {
 
+namespace {
+
+// The JS error of one native kind: built by the factory lib/native.ts registers (so it is an
+// instance of the lib/errors.ts class for that kind), else a plain Error carrying `kind`.
+Napi::Error KindError(Napi::Env env, const char* kind, const std::string& message) {
+  if (Napi::FunctionReference* factory = FindConstructor(env, "errorFactory")) {
+    Napi::Value made = factory->Call({Napi::String::New(env, kind), Napi::String::New(env, message)});
+    if (made.IsObject()) return Napi::Error(env, made);
+  }
+  Napi::Error err = Napi::Error::New(env, message);
+  err.Set("kind", Napi::String::New(env, kind));
+  return err;
+}
+
+}  // namespace
+
 Napi::Error ErrorFromException(Napi::Env env, std::exception_ptr error) {
   try {
     std::rethrow_exception(error);
-  } catch (const Cancelled& e) {
-    Napi::Error err = Napi::Error::New(env, "The operation was aborted");
-    err.Set("name", Napi::String::New(env, "AbortError"));
-    err.Set("code", Napi::String::New(env, "ABORT_ERR"));
-    return err;
+  } catch (const Cancelled&) {
+    return KindError(env, "cancelled", "The operation was aborted");
+  } catch (const ModelError& e) {
+    return KindError(env, "model", e.what());
   } catch (const InputError& e) {
-    Napi::Error err = Napi::Error::New(env, e.what());
-    err.Set("code", Napi::String::New(env, "ERR_STRUCTRANK_INPUT"));
-    return err;
+    return KindError(env, "input", e.what());
   } catch (const std::bad_alloc&) {
-    return Napi::Error::New(env, "out of memory in native code");
+    return KindError(env, "internal", "out of memory in native code");
   } catch (const std::exception& e) {
-    return Napi::Error::New(env, std::string("native error: ") + e.what());
+    return KindError(env, "internal", e.what());
   } catch (...) {
-    return Napi::Error::New(env, "unknown native error");
+    return KindError(env, "internal", "unknown native error");
   }
 }
 

@@ -1,6 +1,7 @@
 // Runs native work off the JS thread and settles a Promise with its result.
-// C++ exceptions become rejected Promises: InputError -> Error with code
-// 'ERR_STRUCTRANK_INPUT', Cancelled -> Error named 'AbortError'.
+// C++ exceptions become rejected Promises with the lib/errors.ts class of their kind
+// (core/errors.h): InputError -> InputError, ModelError -> ModelFileError, Cancelled ->
+// AbortError, any other exception -> InternalError.
 #pragma once
 #include <napi.h>
 

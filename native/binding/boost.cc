@@ -104,8 +104,8 @@ BoostModel BoostModelFromJs(Napi::Env env, const Napi::Object& o) {
   ByteReader rd(wr.bytes().data(), wr.bytes().size());
   try {
     return BoostModel::Deserialize(rd);
-  } catch (const InputError& e) {
-    throw Napi::Error::New(env, e.what());
+  } catch (const InputError&) {
+    throw ErrorFromException(env, std::current_exception());
   }
 }
 
@@ -149,8 +149,8 @@ class RerankDataWrap : public Napi::ObjectWrap<RerankDataWrap> {
     d.NormalizeRows(threads);
     try {
       d.Validate(!d.score.empty());
-    } catch (const InputError& e) {
-      throw Napi::Error::New(env, e.what());
+    } catch (const InputError&) {
+      throw ErrorFromException(env, std::current_exception());
     }
   }
 

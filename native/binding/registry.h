@@ -22,6 +22,8 @@ std::vector<ModuleEntry>& Modules();
 // saves its constructor at Init and finds it again for InstanceOf checks or New().
 void SaveConstructor(Napi::Env env, const char* name, Napi::Function constructor);
 Napi::FunctionReference& GetConstructor(Napi::Env env, const char* name);
+// The same store; null when nothing was saved under `name`.
+Napi::FunctionReference* FindConstructor(Napi::Env env, const char* name);
 
 struct ModuleRegistration {
   ModuleRegistration(const char* name, ModuleInit init) { Modules().push_back({name, init}); }

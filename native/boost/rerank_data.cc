@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/candidate_order.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
 
@@ -48,13 +49,8 @@ void RerankData::Validate(bool need_scores) const {
 }
 
 int64_t BestCandidate(const RerankData& data, int64_t sentence) {
-  int64_t best = data.sentence_ptr[sentence];
-  for (int64_t c = best + 1; c < data.sentence_ptr[sentence + 1]; ++c) {
-    if (data.score[c] > data.score[best] ||
-        (data.score[c] == data.score[best] && data.logprob[c] > data.logprob[best]))
-      best = c;
-  }
-  return best;
+  return OracleBest(data.sentence_ptr[sentence], data.sentence_ptr[sentence + 1], [&](int64_t c) { return data.score[c]; },
+                    [&](int64_t c) { return data.logprob[c]; });
 }
 
 }  // namespace structrank

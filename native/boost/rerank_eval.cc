@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/candidate_order.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
 
@@ -25,11 +26,10 @@ std::vector<double> CandidateScores(const RerankData& data, double a0, const std
   return F;
 }
 
+// The candidate order of core/candidate_order.h: highest F, near-ties to the earlier one.
 static int64_t ArgMax(const RerankData& data, const std::vector<double>& F, int64_t i) {
-  int64_t best = -1;
-  for (int64_t c = data.sentence_ptr[i]; c < data.sentence_ptr[i + 1]; ++c)
-    if (best < 0 || F[c] > F[best]) best = c;
-  return best;
+  if (data.sentence_ptr[i] == data.sentence_ptr[i + 1]) return -1;
+  return FirstBest(data.sentence_ptr[i], data.sentence_ptr[i + 1], [&](int64_t c) { return F[c]; });
 }
 
 std::vector<int64_t> ChooseCandidates(const RerankData& data, const std::vector<double>& F) {

@@ -6,6 +6,7 @@
 // of its finite symbols so the inner loops never scan dead states or allocate.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "chart/grammar.h"
+#include "core/errors.h"
 
 namespace structrank {
 
@@ -47,6 +49,8 @@ struct Chart {
   double beam = std::numeric_limits<double>::infinity();
   // Optional pruning masks (cells * S, 1 = allowed); empty = everything allowed.
   std::vector<uint8_t> mask_pre, mask_post;
+  // Set while a parse job runs: k-best extraction polls it so a cancel stops it mid-sentence.
+  const std::atomic<bool>* cancel = nullptr;
 
   static int NumCells(int n) { return n * (n + 1) / 2; }
   int Cell(int i, int j) const { return i * (2 * n - i + 1) / 2 + (j - i - 1); }
@@ -95,6 +99,8 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
   const int n = ch.n;
   const int S = ch.S;
   for (int len = 1; len <= n; ++len) {
+    // A long sentence's chart takes seconds: a cancelled parse job stops here too.
+    if (ch.cancel && ch.cancel->load(std::memory_order_relaxed)) throw Cancelled();
     for (int i = 0; i + len <= n; ++i) {
       const int j = i + len;
       const int c = ch.Cell(i, j);

@@ -236,7 +236,10 @@ std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int
   std::vector<SentenceParse> out(corpus.size());
   const int nthreads = ResolveThreads(threads);
   std::vector<std::unique_ptr<Chart>> charts(nthreads);
-  for (auto& c : charts) c = AcquireChart();
+  for (auto& c : charts) {
+    c = AcquireChart();
+    c->cancel = cancel;
+  }
   // On an exception the charts (possibly left mid-sentence) are dropped, not pooled.
   ParallelFor(corpus.size(), nthreads, 1, [&](size_t begin, size_t end, int t) {
     for (size_t s = begin; s < end; ++s) {
@@ -245,7 +248,10 @@ std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int
       out[s] = too_long ? FlatParse(PcfgLex(tokens)) : Parse(tokens, k, *charts[t], force_pcfg, beam);
     }
   }, cancel);
-  for (auto& c : charts) ReleaseChart(std::move(c));
+  for (auto& c : charts) {
+    c->cancel = nullptr;
+    ReleaseChart(std::move(c));
+  }
   return out;
 }
 

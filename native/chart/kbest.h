@@ -4,12 +4,14 @@
 // k best trees of the grammar, each with its score (sum of rule scores).
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "chart/chart.h"
+#include "core/errors.h"
 
 namespace structrank {
 
@@ -24,10 +26,14 @@ class KBest {
   KBest(const Grammar& g, const LexScores& lex, const Scorer& scorer, const Chart& ch)
       : g_(g), lex_(lex), scorer_(scorer), ch_(ch) {}
 
+  // The k best parses (fewer if the grammar has fewer). Memory grows with k (each node keeps
+  // up to k derivations), which is why callers bound k; the chart's cancel flag is polled
+  // per derivation, so a cancel stops a long extraction at once (throws Cancelled).
   std::vector<ParseCandidate> Run(int k) {
     std::vector<ParseCandidate> out;
     const int64_t goal = -1;
     for (int r = 0; r < k; ++r) {
+      if (ch_.cancel && ch_.cancel->load(std::memory_order_relaxed)) throw Cancelled();
       if (!Ensure(goal, r + 1)) break;
       ParseCandidate c;
       c.score = nodes_[goal].best[r].score;

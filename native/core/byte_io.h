@@ -105,7 +105,7 @@ class ByteReader {
   template <typename T>
   std::vector<T> GetVector() {
     uint64_t n = Get<uint64_t>();
-    if (n > (size_ - pos_) / sizeof(T)) throw InputError("model payload is truncated");
+    if (n > (size_ - pos_) / sizeof(T)) throw ModelError("model payload is truncated");
     std::vector<T> v(n);
     if (n > 0) Copy(v.data(), n);  // an empty vector's data() may be null
     return v;
@@ -121,7 +121,7 @@ class ByteReader {
 
  private:
   void Need(std::size_t n) const {
-    if (n > size_ - pos_) throw InputError("model payload is truncated");
+    if (n > size_ - pos_) throw ModelError("model payload is truncated");
   }
   // Copies `count` stored values into `out` (bounds already checked), in host byte order.
   template <typename T>

@@ -55,10 +55,12 @@ TEST(parallel_for_honours_cancellation) {
 
 TEST(resolve_threads_caps_absurd_requests) {
   // Per-thread buffers are sized by this: --threads 100000 must not mean 100000 of them.
-  CHECK(ResolveThreads(3) == 3);
-  CHECK(ResolveThreads(kMaxThreads) == kMaxThreads);
-  CHECK(ResolveThreads(100000) == kMaxThreads);
-  CHECK(ResolveThreads(0) >= 1 && ResolveThreads(0) <= kMaxThreads);
+  const int cores = ResolveThreads(0);
+  CHECK(cores >= 1 && cores <= kMaxThreads);
+  CHECK(ResolveThreads(1) == 1);
+  CHECK(ResolveThreads(3) == std::min(3, cores));
+  CHECK(ResolveThreads(kMaxThreads) == cores);
+  CHECK(ResolveThreads(100000) == cores);
   std::atomic<int> calls{0};
   ParallelFor(10, 100000, 1, [&](std::size_t, std::size_t, int thread) {
     CHECK(thread >= 0 && thread < kMaxThreads);

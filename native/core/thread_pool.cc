@@ -11,9 +11,10 @@
 namespace structrank {
 
 int ResolveThreads(int requested) {
-  if (requested > 0) return std::min(requested, kMaxThreads);
+  // More threads than cores only add per-thread buffers and contention: cap at the cores.
   unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : std::min(static_cast<int>(hw), kMaxThreads);
+  const int cores = hw == 0 ? 1 : std::min(static_cast<int>(hw), kMaxThreads);
+  return requested > 0 ? std::min(requested, cores) : cores;
 }
 
 void ParallelFor(std::size_t n, int threads, std::size_t grain,

@@ -11,7 +11,7 @@ namespace structrank {
 constexpr int kMaxThreads = 256;
 
 // Number of worker threads to use when the caller asks for `requested` (0 = all cores),
-// at most kMaxThreads.
+// at most the core count (and kMaxThreads).
 int ResolveThreads(int requested);
 
 // Calls body(begin, end, thread_index) on disjoint chunks covering [0, n), using up to

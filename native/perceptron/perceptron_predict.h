@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/candidate_order.h"
 #include "core/csr.h"
 #include "perceptron/candidate_kernel.h"
 #include "perceptron/perceptron_run.h"
@@ -14,12 +15,8 @@
 
 namespace structrank {
 
-// a > b beyond rounding: scores that differ only by summation order (kernel sums vs the
-// DAG, primal vs dual) count as ties, so every form breaks them the same way.
-inline bool ScoreAbove(double a, double b) {
-  const double scale = std::fabs(b) > 1.0 ? std::fabs(b) : 1.0;
-  return a > b + 1e-12 * scale;
-}
+// ScoreAbove (core/candidate_order.h): scores that differ only by summation order (kernel
+// sums vs the DAG, primal vs dual) count as ties, so every form breaks them the same way.
 
 // Scores query candidates by id (thread-safe: called concurrently).
 struct CandidateScorer {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/candidate_order.h"
 #include "core/errors.h"
 
 namespace structrank {
@@ -21,15 +22,11 @@ std::vector<RankingExample> BuildExamples(const RankingSet& set) {
   for (int64_t s = 0; s < set.sentences(); ++s) {
     const int64_t b = set.sentence_ptr[s], e = set.sentence_ptr[s + 1];
     if (e - b < 2) continue;
-    int64_t best = b;
     bool all_equal = true;
     for (int64_t c = b + 1; c < e; ++c) {
       if (set.score[c] != set.score[b]) all_equal = false;
-      if (set.score[c] > set.score[best] ||
-          (set.score[c] == set.score[best] && set.logprob[c] > set.logprob[best])) {
-        best = c;
-      }
     }
+    const int64_t best = OracleBest(b, e, [&](int64_t c) { return set.score[c]; }, [&](int64_t c) { return set.logprob[c]; });
     if (!all_equal) out.push_back({s, static_cast<int32_t>(best)});
   }
   return out;

@@ -10,35 +10,151 @@ import {
   type BoostModelData, type RerankDataHandle,
 } from '../../rerank/boost.js';
 import { extractSentences } from '../../rerank/extract.js';
-import { buildFeatureTable, selectFeatures, type SentenceFeatureNames } from '../../rerank/feature-table.js';
+import type { FeatureTable } from '../../rerank/feature-table.js';
 import { tableData } from '../../rerank/table-data.js';
 import type { CandidateSet, Curve, Reranker, StepContext, TrainedReranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig } from '../config.js';
 import { tagSequenceFeatures } from './tag-features.js';
 
-const featureCache = new WeakMap<CandidateSet, Promise<SentenceFeatureNames[]>>();
+/**
+ * Feature names interned once per process: a name seen on thousands of candidates is one
+ * string and one id. Holding every candidate's names as strings cost the demo gigabytes.
+ */
+const featureIds = new Map<string, number>();
 
-/** Feature names of every candidate (scores are the pipeline's Score(x)). */
-export function candidateFeatures(set: CandidateSet, ctx: StepContext): Promise<SentenceFeatureNames[]> {
+/**
+ * The features of a candidate set as a CSR of interned ids: per candidate its distinct ids
+ * in the order the extractor produced them (the order decides the dictionary's order).
+ */
+interface SetFeatures {
+  ids: string[];
+  sentencePtr: Int32Array;
+  rowPtr: Float64Array;
+  cols: Int32Array;
+  logprob: Float64Array;
+  score: Float64Array;
+}
+
+const featureCache = new WeakMap<CandidateSet, Promise<SetFeatures>>();
+
+/** Growable Int32Array (a number[] of 14 million ids costs 8 bytes each, doubled while growing). */
+class IntList {
+  data = new Int32Array(1 << 16);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const bigger = new Int32Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = v;
+  }
+  toArray(): Int32Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+/** Interned features of every candidate (scores are the pipeline's Score(x)). */
+export function candidateFeatures(set: CandidateSet, ctx: StepContext): Promise<SetFeatures> {
   let p = featureCache.get(set);
   if (!p) {
     p = (async () => {
       const sentences: NbestSentence[] = set.sentences.map((s) => ({
         ...s,
         // Tag candidates carry their features; trees get SPEC section 7 features in extractSentences.
-        candidates: s.candidates.map((c) => (c.tags ? { ...c, features: tagSequenceFeatures(s.tokens, c.tags) } : c)),
+        candidates: s.candidates.map((cand) => (cand.tags ? { ...cand, features: tagSequenceFeatures(s.tokens, cand.tags) } : cand)),
       }));
-      const names = await extractSentences('<candidates>', sentences, {
+      // Sentences arrive in any order: keep each one's ids, then lay them out in order.
+      const rows: Int32Array[][] = new Array(sentences.length);
+      const logprobs: Float64Array[] = new Array(sentences.length);
+      const row = new IntList();
+      const seen = new Set<number>();
+      await extractSentences('<candidates>', sentences, {
         threads: ctx.threads,
         signal: ctx.signal,
+        batchSize: 10,
         onProgress: (done) => ctx.progress?.('reranking features', done, sentences.length),
+        // Interned at once: the names of a few sentences at a time are garbage, not all of them.
+        onSentence: (i, features) => {
+          rows[i] = features.candidates.map((cand) => {
+            row.length = 0;
+            seen.clear();
+            for (const name of cand.names) {
+              let id = featureIds.get(name);
+              if (id === undefined) featureIds.set(name, (id = featureIds.size));
+              if (!seen.has(id)) {
+                seen.add(id);
+                row.push(id);
+              }
+            }
+            return row.toArray();
+          });
+          logprobs[i] = Float64Array.from(features.candidates, (cand) => cand.logprob);
+        },
       });
-      names.forEach((s, i) => s.candidates.forEach((c, j) => (c.score = set.scores[i][j])));
-      return names;
+      const total = set.sentences.reduce((a, s) => a + s.candidates.length, 0);
+      const sentencePtr = new Int32Array(set.sentences.length + 1);
+      const rowPtr = new Float64Array(total + 1);
+      const logprob = new Float64Array(total);
+      const score = new Float64Array(total);
+      const cols = new IntList();
+      let c = 0;
+      rows.forEach((candidates, i) => {
+        candidates.forEach((ids, j) => {
+          for (const id of ids) cols.push(id);
+          logprob[c] = logprobs[i][j];
+          score[c] = set.scores[i][j];
+          rowPtr[++c] = cols.length;
+        });
+        sentencePtr[i + 1] = c;
+      });
+      return { ids: set.sentences.map((s) => s.id), sentencePtr, rowPtr, cols: cols.toArray(), logprob, score };
     })();
     featureCache.set(set, p);
   }
   return p;
+}
+
+/**
+ * The ids seen on candidates of at least `cutoff` different sentences, in the order they are
+ * first seen (as selectFeatures in rerank/feature-table.ts orders names).
+ */
+function selectIds(f: SetFeatures, cutoff: number): number[] {
+  const sentences = new Map<number, { count: number; last: number }>();
+  for (let i = 0; i + 1 < f.sentencePtr.length; i++) {
+    for (let c = f.sentencePtr[i]; c < f.sentencePtr[i + 1]; c++) {
+      for (let k = f.rowPtr[c]; k < f.rowPtr[c + 1]; k++) {
+        const e = sentences.get(f.cols[k]);
+        if (e === undefined) sentences.set(f.cols[k], { count: 1, last: i });
+        else if (e.last !== i) {
+          e.count++;
+          e.last = i;
+        }
+      }
+    }
+  }
+  const out: number[] = [];
+  for (const [id, e] of sentences) if (e.count >= cutoff) out.push(id);
+  return out;
+}
+
+/** A feature table of `f` over the dictionary `selected` (ids outside it are dropped), as buildFeatureTable makes it. */
+function tableOver(f: SetFeatures, selected: readonly number[], names: string[]): FeatureTable {
+  const position = new Int32Array(featureIds.size).fill(-1);
+  selected.forEach((id, at) => (position[id] = at));
+  const rowPtr = new Float64Array(f.rowPtr.length);
+  const cols = new Int32Array(f.cols.length);
+  let n = 0;
+  for (let c = 0; c + 1 < f.rowPtr.length; c++) {
+    const start = n;
+    for (let k = f.rowPtr[c]; k < f.rowPtr[c + 1]; k++) {
+      const at = f.cols[k] < position.length ? position[f.cols[k]] : -1;
+      if (at >= 0) cols[n++] = at;
+    }
+    cols.subarray(start, n).sort();
+    rowPtr[c + 1] = n;
+  }
+  return { names, ids: f.ids, sentencePtr: Float64Array.from(f.sentencePtr), rowPtr, cols: cols.slice(0, n), logprob: f.logprob, score: f.score, cutoff: 0 };
 }
 
 interface Problem {
@@ -48,8 +164,10 @@ interface Problem {
 
 /** The native problems of a training set's dictionary (cutoff on train), for any set. */
 async function problem(train: CandidateSet, cutoff: number, ctx: StepContext): Promise<Problem> {
-  const trainNames = await candidateFeatures(train, ctx);
-  const dictionary = selectFeatures(trainNames, Math.max(1, cutoff));
+  const selected = selectIds(await candidateFeatures(train, ctx), Math.max(1, cutoff));
+  const byId: string[] = [];
+  for (const [name, id] of featureIds) byId[id] = name;
+  const dictionary = selected.map((id) => byId[id]);
   ctx.log?.(`  ${dictionary.length} features seen on candidates of >= ${Math.max(1, cutoff)} training sentences`);
   const handles = new Map<CandidateSet, RerankDataHandle>();
   return {
@@ -57,7 +175,7 @@ async function problem(train: CandidateSet, cutoff: number, ctx: StepContext): P
     async data(set) {
       let h = handles.get(set);
       if (!h) {
-        h = tableData(buildFeatureTable(await candidateFeatures(set, ctx), dictionary), ctx.threads);
+        h = tableData(tableOver(await candidateFeatures(set, ctx), selected, dictionary), ctx.threads);
         handles.set(set, h);
       }
       return h;

@@ -4,7 +4,7 @@
  * suffix and the neighbouring words, and whole entities (IOB chunks) with their words, length
  * and context. Counts become threshold features as for trees.
  */
-import { chunkSpans } from '../../eval/conlleval.js';
+import { chunkSpans, isChunkTag } from '../../eval/spans.js';
 
 function shape(w: string): string {
   return w
@@ -13,7 +13,6 @@ function shape(w: string): string {
     .replace(/[0-9]+/g, 'd');
 }
 
-const isChunkTag = (t: string): boolean => t === 'O' || /^[BIES]-/.test(t);
 
 /** Feature counts of one candidate tag sequence over its words. */
 export function tagSequenceFeatures(words: readonly string[], tags: readonly string[]): Record<string, number> {

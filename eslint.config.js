@@ -1,0 +1,33 @@
+// Lint: typescript-eslint's recommended rules (no type information, so it stays fast) and a
+// few of our own. `npx eslint .` in CI (.ci/run, "surface checks").
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'build/**', 'prebuilds/**', 'node_modules/**', 'coverage/**', 'structrank-demo/**', 'structrank-pipeline/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: {
+        process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', AbortController: 'readonly',
+        AbortSignal: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
+        setImmediate: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', performance: 'readonly', structuredClone: 'readonly',
+        queueMicrotask: 'readonly', NodeJS: 'readonly',
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      eqeqeq: ['error', 'always'],
+      'no-var': 'error',
+      'prefer-const': 'warn',
+      // Statement-level comma expressions in benchmarks, and regexes that match printed
+      // columns of spaces (EVALB, conlleval tables), are deliberate.
+      '@typescript-eslint/no-unused-expressions': 'off',
+      'no-regex-spaces': 'off',
+      'no-useless-assignment': 'off',
+    },
+  },
+);

@@ -1,0 +1,20 @@
+/**
+ * `structrank/tagger`: sequence taggers (averaged perceptron, CRF, maximum entropy) and
+ * their feature templates.
+ *
+ * @example
+ * ```ts
+ * import { Tagger } from 'structrank/tagger';
+ * import { readConllSync } from 'structrank/formats';
+ * const train = readConllSync('train.conll').map((s) => s.rows);
+ * const tagger = await Tagger.train(train, { algo: 'crf', columns: ['word', 'pos', 'ne'], label: 'ne', templates: 'ner' });
+ * ```
+ * @packageDocumentation
+ */
+export {
+  Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TagCandidate, type TrainProgress as TaggerProgress, type TokenRows,
+} from '../tagger/tagger.js';
+export {
+  compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES,
+  type TemplateConfig, type TemplateSet, type DefaultTemplateName,
+} from '../tagger/templates.js';

@@ -1,0 +1,94 @@
+/**
+ * Task scoring, defined once: per-sentence match counts of a candidate against its gold,
+ * the per-sentence Score(x) that rerankers train and select on, and corpus F1.
+ *
+ * - parse trees: EVALB labeled brackets (COLLINS.prm), trivial roots stripped from both sides;
+ * - chunk / entity tags (IOB1, IOB2, IOBES, BILOU; lib/eval/spans.ts): conlleval chunks;
+ * - other tags (parts of speech): correct tokens, with gold = test = the number of tokens.
+ *
+ * Score(x) = 50 x (2 matched - gold - test) = -50 x (missed + invented): minus the errors of
+ * the candidate, each missed or invented bracket / entity costing 50 (a wrong tag costs 100:
+ * it is both). A perfect candidate scores 0. Unlike F1 x |gold|, which is 0 for every
+ * candidate of a sentence without gold entities or brackets, it ranks a candidate that
+ * invents an entity below one that does not in every sentence, so every sentence takes part
+ * in reranker training and dev selection. Among candidates with as many brackets as the
+ * gold (t = g, nearly always so for parses), it equals F1 x |gold| - 100 |gold|: the same
+ * order and the same differences as before. It is corpus F1 = 2M / (G + T) linearized at
+ * F1 = 100%, so maximizing the summed Score favours precision slightly more than corpus F1
+ * at the F1 a real system reaches (a found entity gains as much as an invented one costs).
+ */
+import { chunkCounts } from './conlleval.js';
+import { evalbSentence } from './evalb.js';
+import { detectTagScheme, type TagScheme } from './spans.js';
+import { stripRoot } from '../trees/transforms.js';
+import type { Tree } from '../trees/tree.js';
+
+/** Match counts of one candidate, or summed over sentences. */
+export interface MatchCounts {
+  /** Matched brackets / chunks / tokens. */
+  matched: number;
+  /** Gold brackets / chunks / tokens. */
+  gold: number;
+  /** Brackets / chunks / tokens of the candidate. */
+  test: number;
+}
+
+/**
+ * How a task is scored: `trees` (EVALB brackets), a chunk scheme (conlleval chunks) or
+ * `accuracy` (correct tags).
+ */
+export type TaskScoring = 'trees' | 'accuracy' | TagScheme;
+
+/** Corpus (or sentence) F1 in percent: 200 matched / (gold + test), 0 when both are 0. */
+export function f1(c: MatchCounts): number {
+  return c.gold + c.test === 0 ? 0 : (200 * c.matched) / (c.gold + c.test);
+}
+
+/**
+ * Score(x) of one candidate from its counts: -50 x (missed + invented).
+ *
+ * @example
+ * ```ts
+ * candidateScore({ matched: 0, gold: 0, test: 1 }); // -50: one invented entity
+ * candidateScore({ matched: 2, gold: 2, test: 2 }); // 0: perfect
+ * ```
+ */
+export function candidateScore(c: MatchCounts): number {
+  return 50 * (2 * c.matched - c.gold - c.test);
+}
+
+/** Sums counts. */
+export function addCounts(into: MatchCounts, c: MatchCounts): MatchCounts {
+  into.matched += c.matched;
+  into.gold += c.gold;
+  into.test += c.test;
+  return into;
+}
+
+/**
+ * EVALB bracket counts of a parse. A missing parse, or one EVALB rejects (other words, empty),
+ * matches nothing and misses every gold bracket (EVALB itself reports 0 gold brackets for a
+ * rejected sentence; counting them keeps a failed candidate from scoring as a perfect one).
+ */
+export function treeCounts(gold: Tree, test: Tree | undefined): MatchCounts {
+  const g = stripRoot(gold);
+  const s = test === undefined ? undefined : evalbSentence(g, stripRoot(test));
+  if (s === undefined || s.status !== 'ok') return { matched: 0, gold: evalbSentence(g, g).goldBrackets, test: 0 };
+  return { matched: s.matched, gold: s.goldBrackets, test: s.testBrackets };
+}
+
+/** Counts of a tag sequence: conlleval chunks for a chunk scheme, else correct tokens. */
+export function tagCounts(gold: readonly string[], test: readonly string[], scoring: Exclude<TaskScoring, 'trees'>): MatchCounts {
+  if (scoring === 'accuracy') {
+    let matched = 0;
+    for (let i = 0; i < gold.length; i++) if (gold[i] === test[i]) matched++;
+    return { matched, gold: gold.length, test: gold.length };
+  }
+  const c = chunkCounts(gold, test, scoring);
+  return { matched: c.correct, gold: c.gold, test: c.predicted };
+}
+
+/** How gold tag sequences are scored: their chunk scheme, or `accuracy` for plain tags. */
+export function tagScoring(golds: Iterable<readonly string[]>): Exclude<TaskScoring, 'trees'> {
+  return detectTagScheme(golds) ?? 'accuracy';
+}

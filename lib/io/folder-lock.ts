@@ -1,0 +1,105 @@
+/**
+ * One run per output folder: a lock file holding the owner's pid and host, created
+ * exclusively (O_EXCL). A second run refuses with a message naming the first; a lock left
+ * by a process that is gone (same host, pid no longer running) is taken over.
+ */
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { InputError } from '../errors.js';
+
+export const LOCK_FILE = '.structrank.lock';
+
+export interface LockOwner {
+  pid: number;
+  host: string;
+  started: string;
+  command: string;
+}
+
+/** Whether process `pid` runs on this host (EPERM: it runs, as another user). */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readOwner(file: string): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(readFileSync(file, 'utf8')) as LockOwner;
+    return typeof owner.pid === 'number' && typeof owner.host === 'string' ? owner : undefined;
+  } catch {
+    return undefined; // unreadable or half-written: see the caller
+  }
+}
+
+export interface FolderLock {
+  readonly file: string;
+  /** Removes the lock file (idempotent). */
+  release(): void;
+}
+
+/**
+ * Locks `dir` (which must exist) for this process. Throws InputError when another live
+ * process holds it; takes over a lock whose process has died.
+ */
+export function lockFolder(dir: string, command = process.argv.slice(2).join(' ')): FolderLock {
+  const file = join(dir, LOCK_FILE);
+  const me: LockOwner = { pid: process.pid, host: hostname(), started: new Date().toISOString(), command };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(file, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError(dir, undefined, `cannot lock the folder: ${(err as Error).message}`);
+      const owner = readOwner(file);
+      if (owner === undefined) {
+        // Another process may be between creating and writing the file: only a lock that
+        // stays unreadable is treated as stale.
+        if (attempt === 0) {
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+          continue;
+        }
+      } else if (owner.host !== me.host || processAlive(owner.pid)) {
+        if (owner.pid === me.pid && owner.host === me.host) throw new InputError(dir, undefined, 'this process already runs in this output folder');
+        throw new InputError(
+          dir,
+          undefined,
+          `another structrank run uses this output folder: pid ${owner.pid} on ${owner.host}, started ${owner.started}` +
+            `${owner.command ? ` (structrank ${owner.command})` : ''}; wait for it to finish or choose another output folder` +
+            `${owner.host !== me.host ? `; if that process is gone, remove ${file}` : ''}`,
+        );
+      }
+      // Stale: its process is gone. Remove it and retry (another run may win the race).
+      try {
+        unlinkSync(file);
+      } catch {
+        /* removed by another run taking it over */
+      }
+      continue;
+    }
+    writeSync(fd, JSON.stringify(me) + '\n');
+    closeSync(fd);
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      process.off('exit', release);
+      // Only our own lock: a run that took over a lock we lost must keep its own.
+      if (readOwner(file)?.pid === me.pid) {
+        try {
+          unlinkSync(file);
+        } catch {
+          /* already gone */
+        }
+      }
+    };
+    process.on('exit', release);
+    return { file, release };
+  }
+  throw new InputError(dir, undefined, `cannot lock the folder: ${file} keeps changing (another run starting?)`);
+}

@@ -1,0 +1,97 @@
+/**
+ * Boosting, LogLoss selection and the log-linear reranker with the same verbs as the other
+ * model families: `await LinearReranker.train(nbest, options, run)`, `rerank`, `save`,
+ * `LinearReranker.load`, `info`. A thin facade over what `train-reranker` and `rerank` do:
+ * features of every candidate (the candidates' own `features`, else the tree templates),
+ * the count cutoff, the feature table, one of `rerankerTrainers`, the compact model file.
+ */
+import type { NbestSentence } from '../io/nbest.js';
+import { InputError } from '../errors.js';
+import { withRun, type TrainProgress, type TrainRun } from '../train-progress.js';
+import { rerankScores } from './boost.js';
+import { extractSentences } from './extract.js';
+import { buildFeatureTable, selectFeatures } from './feature-table.js';
+import type { ExtractOptions } from './nbest-features.js';
+import { loadReranker, saveReranker, type RerankerModel } from './reranker.js';
+import { tableData } from './table-data.js';
+import { rerankerTrainers, type RerankerTrainOptions } from './trainers.js';
+
+/** Options of `LinearReranker.train`. */
+export interface LinearTrainOptions extends Omit<RerankerTrainOptions, 'progress'> {
+  /** 'boost' (default), 'logloss' or 'loglinear'. */
+  method?: 'boost' | 'logloss' | 'loglinear';
+  /** Keep features seen on candidates of at least this many training sentences (default 5). */
+  cutoff?: number;
+  /** Dev n-best lists: the number of rounds (and eps, or C) is chosen on them. */
+  dev?: readonly NbestSentence[];
+  /** How features are extracted (default: the candidates' own, else tree templates). */
+  extract?: ExtractOptions;
+  onProgress?: (p: TrainProgress) => void;
+}
+
+/** Options of `rerank`. */
+export interface LinearRerankOptions {
+  threads?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * A linear reranker over sparse features: boosting (Collins & Koo), LogLoss selection or a
+ * log-linear model.
+ *
+ * @example
+ * ```ts
+ * import { LinearReranker } from 'structrank';
+ * const reranker = await LinearReranker.train(trainLists, { method: 'boost', dev: devLists, rounds: 5000 });
+ * const chosen = await reranker.rerank(testLists);   // the chosen candidate of each sentence
+ * reranker.save('boost.model');
+ * ```
+ */
+export class LinearReranker {
+  private constructor(readonly model: RerankerModel) {}
+
+  /** Trains on n-best lists with gold; `run` gives cancellation and the common progress event. */
+  static async train(sentences: readonly NbestSentence[], options: LinearTrainOptions = {}, run?: TrainRun): Promise<LinearReranker> {
+    const o = withRun(options, run, (p: TrainProgress) => p);
+    const method = o.method ?? 'boost';
+    const trainer = rerankerTrainers[method];
+    if (trainer === undefined) throw new InputError('<options>', undefined, `unknown method '${String(method)}' (boost, logloss or loglinear)`);
+    const cutoff = o.cutoff ?? 5;
+    const threads = o.threads ?? 0;
+    const extract = { ...o.extract, threads, signal: o.signal };
+    const features = await extractSentences('<train>', sentences, extract);
+    const dictionary = selectFeatures(features, cutoff);
+    const table = buildFeatureTable(features, dictionary, cutoff);
+    if (table.score.some((v) => Number.isNaN(v))) throw new InputError('<train>', undefined, 'every training sentence needs a gold analysis');
+    const dev = o.dev ? tableData(buildFeatureTable(await extractSentences('<dev>', o.dev, extract), dictionary), threads) : undefined;
+    const { method: _m, cutoff: _c, dev: _d, extract: _e, ...trainOptions } = o;
+    void _m, void _c, void _d, void _e;
+    const model = await trainer({ train: tableData(table, threads), dev, dictionary, options: { ...trainOptions, progress: false } });
+    model.info.cutoff = cutoff;
+    model.info.trainSentences = table.ids.length;
+    model.info.features = dictionary.length;
+    return new LinearReranker(model);
+  }
+
+  /** The chosen candidate of each sentence, computed on native threads. */
+  async rerank(sentences: readonly NbestSentence[], options: LinearRerankOptions = {}): Promise<Int32Array> {
+    const threads = options.threads ?? 0;
+    const features = await extractSentences('<n-best>', sentences, { threads, signal: options.signal });
+    const data = tableData(buildFeatureTable(features, this.model.names), threads);
+    return Int32Array.from(rerankScores(data, this.model.a0, this.model.weights, threads).chosen);
+  }
+
+  /** Method, a0, feature count and the training facts (eps, rounds, dev Score, ...). */
+  info(): { method: string; a0: number; features: number } & RerankerModel['info'] {
+    return { ...this.model.info, method: this.model.method, a0: this.model.a0, features: this.model.names.length };
+  }
+
+  save(file: string): void {
+    saveReranker(file, this.model);
+  }
+
+  /** Reads a model `save` (or `structrank train-reranker`) wrote; another kind is a ModelKindError. */
+  static load(file: string): LinearReranker {
+    return new LinearReranker(loadReranker(file));
+  }
+}

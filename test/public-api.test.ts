@@ -1,0 +1,125 @@
+/**
+ * The public surface, imported through the package name as a user imports it (the package's
+ * `exports` map, resolved to the built dist/): every root and subpath export is defined, the
+ * root stays small and holds no internals, and every model family has the same verbs.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import * as root from 'structrank';
+import * as trees from 'structrank/trees';
+import * as formats from 'structrank/formats';
+import * as evaluation from 'structrank/eval';
+import * as kernels from 'structrank/kernels';
+import * as parser from 'structrank/parser';
+import * as tagger from 'structrank/tagger';
+import * as rerank from 'structrank/rerank';
+import * as pipeline from 'structrank/pipeline';
+import { ChartParserModel, LinearReranker, ModelKindError, PerceptronReranker, Tagger, parseTree, readNbestSync, type TrainProgress } from 'structrank';
+import { repoRoot, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const entries: Record<string, Record<string, unknown>> = { structrank: root, trees, formats, eval: evaluation, kernels, parser, tagger, rerank, pipeline };
+
+describe('exports', () => {
+  it('every export of every entry point is defined', () => {
+    for (const [name, mod] of Object.entries(entries)) {
+      const keys = Object.keys(mod);
+      expect(keys.length, name).toBeGreaterThan(0);
+      for (const k of keys) expect(mod[k], `${name}.${k}`).toBeDefined();
+    }
+  });
+
+  it('the root holds at most 50 values and no internals', () => {
+    expect(Object.keys(root).length).toBeLessThanOrEqual(50);
+    for (const internal of ['native', 'cancelFlagFor', 'BracketParser', 'ConllAssembler', 'tableData', 'libsvmLines', 'cFixed', 'EVALB_HEADER', 'realComponents', 'Progress']) {
+      expect(Object.keys(root), internal).not.toContain(internal);
+    }
+  });
+
+  it('subpaths re-export the same objects as the root (one copy of each class)', () => {
+    expect(trees.parseTree).toBe(root.parseTree);
+    expect(tagger.Tagger).toBe(root.Tagger);
+    expect(parser.ChartParserModel).toBe(root.ChartParserModel);
+    expect(rerank.PerceptronReranker).toBe(root.PerceptronReranker);
+    expect(evaluation.chunkSpans).toBe(root.chunkSpans);
+    expect(kernels.TreeBank).toBe(root.TreeBank);
+    expect(pipeline.runPipeline).toBe(root.runPipeline);
+    expect(formats.readNbestSync).toBe(root.readNbestSync);
+  });
+});
+
+describe('one shape for every model family: train(data, options, run), save, load, predict, info', () => {
+  const treebank = [
+    '(S (NP (DT the) (NN dog)) (VP (VBZ barks)))',
+    '(S (NP (DT a) (NN cat)) (VP (VBZ sleeps)))',
+    '(S (NP (DT the) (NN cat)) (VP (VBZ barks)))',
+    '(S (NP (DT a) (NN dog)) (VP (VBZ sleeps)))',
+  ].map((t) => parseTree(t));
+  const rows = [
+    [['the', 'DT', 'O'], ['Madrid', 'NNP', 'B-LOC'], ['club', 'NN', 'O']],
+    [['Ana', 'NNP', 'B-PER'], ['sleeps', 'VBZ', 'O']],
+    [['the', 'DT', 'O'], ['Ana', 'NNP', 'B-PER'], ['club', 'NN', 'O']],
+  ];
+  const nbest = readNbestSync(join(repoRoot, 'test', 'fixtures', 'perceptron', 'tiny-trees.jsonl'));
+
+  async function roundTrip<M extends { save(file: string): void; info(): unknown }>(
+    name: string,
+    train: (run: { onProgress: (p: TrainProgress) => void }) => Promise<M>,
+    load: (file: string) => M | Promise<M>,
+    predict: (m: M) => Promise<unknown>,
+  ): Promise<void> {
+    const events: TrainProgress[] = [];
+    const model = await train({ onProgress: (p) => events.push(p) });
+    expect(events.length, name).toBeGreaterThan(0);
+    for (const e of events) {
+      expect(typeof e.phase).toBe('string');
+      expect(e.done).toBeGreaterThanOrEqual(0);
+      expect(e.rate).toBeGreaterThanOrEqual(0);
+    }
+    expect(model.info()).toBeTruthy();
+    const file = tmp.file(`${name}.model`);
+    model.save(file);
+    const back = await load(file);
+    expect(await predict(back), name).toEqual(await predict(model));
+  }
+
+  it('tagger, parser and reranker round trips, with the common progress event', async () => {
+    await roundTrip(
+      'tagger',
+      (run) => Tagger.train(rows, { algo: 'perceptron', columns: ['word', 'pos', 'ne'], label: 'ne', epochs: 3, threads: 1 }, run),
+      (f) => Tagger.load(f),
+      (m) => m.tagSentences(rows.map((s) => s.map((r) => r.slice(0, 2)))),
+    );
+    await roundTrip(
+      'parser',
+      (run) => ChartParserModel.train(treebank, { crf: true, epochs: 1, threads: 1 }, run),
+      (f) => ChartParserModel.load(f),
+      async (m) => (await m.parse([['the', 'dog', 'sleeps']])).map((p) => p.tree),
+    );
+    await roundTrip(
+      'reranker',
+      (run) => PerceptronReranker.train(nbest, { kernel: 'tree', epochs: 2 }, run),
+      (f) => PerceptronReranker.load(f),
+      async (m) => [...(await m.rerank(nbest))],
+    );
+    for (const method of ['boost', 'loglinear'] as const) {
+      await roundTrip(
+        method,
+        (run) => LinearReranker.train(nbest, { method, cutoff: 1, rounds: 50, threads: 1 }, run),
+        (f) => LinearReranker.load(f),
+        async (m) => [...(await m.rerank(nbest, { threads: 1 }))],
+      );
+    }
+  });
+
+  it('a model file of another family is refused with ModelKindError', async () => {
+    const t = await Tagger.train(rows, { algo: 'perceptron', columns: ['word', 'pos', 'ne'], label: 'ne', epochs: 1, threads: 1 });
+    const file = tmp.file('tagger-for-parser.model');
+    t.save(file);
+    expect(() => ChartParserModel.load(file)).toThrow(ModelKindError);
+    expect(() => PerceptronReranker.load(file)).toThrow(ModelKindError);
+    expect(() => LinearReranker.load(file)).toThrow(ModelKindError);
+  });
+});
