@@ -27,7 +27,8 @@ export async function loadSentenceFeatures(file: string, options: ExtractRunOpti
   if (isContainerFile(file)) return { features: tableToNames(loadFeatureTable(file)) };
   const sentences = readNbestSync(file);
   if (sentences.length === 0) throw new InputError(file, undefined, 'no sentences');
-  const bar = new Progress({ label: `features ${file}`, total: sentences.length, unit: 'sentences' });
+  // Sentences are not passes: off a terminal no line per sentence (a bar on one).
+  const bar = new Progress({ label: `features ${file}`, total: sentences.length, unit: 'sentences', log: false });
   const features = await extractSentences(file, sentences, { ...options, onProgress: (n) => bar.update(n) });
   bar.finish();
   return { sentences, features };

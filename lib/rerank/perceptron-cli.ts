@@ -72,7 +72,8 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
   const reranker = await PerceptronReranker.train(train, {
     ...options,
     onProgress: (p) => {
-      progress ??= new Progress({ label: 'train', unit: 'examples', total: p.total });
+      // Examples are not epochs: off a terminal no line per example (a bar on one).
+      progress ??= new Progress({ label: 'train', unit: 'examples', total: p.total, log: false });
       progress.update(p.done, `mistakes ${p.mistakes}`);
     },
   });
