@@ -2,8 +2,9 @@
  * Progress lines for long jobs: items done, elapsed time, rate, ETA and a free-form status
  * (loss, dev score). On a terminal a cli-progress bar redraws the line in place; otherwise
  * (CI logs, nohup, a job scheduler) a plain line is printed each time a whole unit (epoch,
- * pass, iteration) is completed, at most one per `logEvery` ms, plus a final one.
- * `setQuiet(true)` (the CLI's --quiet) silences both.
+ * pass, iteration) is completed, at most one per `logEvery` ms, plus a final one, once the
+ * job has run for `logAfter` ms (a job done in a moment prints nothing). `setQuiet(true)`
+ * (the CLI's --quiet) silences both.
  */
 import { SingleBar } from 'cli-progress';
 
@@ -26,6 +27,8 @@ export interface ProgressOptions {
    * most 100 units, such as epochs or L-BFGS iterations; 10 s for longer ones (boosting rounds).
    */
   logEvery?: number;
+  /** Plain lines start once the job has run this many ms (default 1000; 0: from the first unit). */
+  logAfter?: number;
 }
 
 let quiet = false;
@@ -79,6 +82,7 @@ export class Progress {
     const now = Date.now();
     const units = Math.floor(done);
     if (units <= this.loggedUnits) return;
+    if (now - this.start < (this.options.logAfter ?? 1000)) return;
     if (this.lastLogged !== undefined && now - this.lastDraw < this.logEvery()) return;
     this.loggedUnits = units;
     this.lastDraw = now;
@@ -99,7 +103,10 @@ export class Progress {
       return;
     }
     if (quiet) return;
-    if (this.options.log !== false && this.lastLogged !== this.state()) this.logLine();
+    if (this.options.log !== false && this.lastLogged !== this.state()) {
+      // A job done in a moment stays silent; one that printed lines ends with its last state.
+      if (this.lastLogged !== undefined || Date.now() - this.start >= (this.options.logAfter ?? 1000)) this.logLine();
+    }
   }
 
   /** The progress line: label, done/total with a bar, elapsed time, rate, ETA and status. */

@@ -168,7 +168,7 @@ describe('progress', () => {
     const pipe = new PassThrough() as unknown as NodeJS.WriteStream & PassThrough;
     let piped = '';
     pipe.on('data', (chunk: Buffer) => (piped += chunk.toString()));
-    const q = new Progress({ label: 'train', total: 4, stream: pipe });
+    const q = new Progress({ label: 'train', total: 4, stream: pipe, logAfter: 0 });
     q.update(2);
     q.finish();
     expect(piped).not.toContain('\x1b');

@@ -28,7 +28,7 @@ beforeAll(() => {
 describe('progress lines when stderr is not a terminal', () => {
   it('one line per whole epoch with elapsed time, rate, ETA and status; none for fractions; no repeat at the end', () => {
     const { stream, lines } = logStream();
-    const p = new Progress({ label: 'train', total: 4, unit: 'epochs', stream });
+    const p = new Progress({ label: 'train', total: 4, unit: 'epochs', stream, logAfter: 0 });
     for (let step = 1; step <= 16; step++) p.update(step / 4, `loss ${20 - step}`);
     p.finish();
     expect(lines()).toHaveLength(4);
@@ -38,18 +38,26 @@ describe('progress lines when stderr is not a terminal', () => {
 
   it('long jobs (more than 100 units) print at most one line per interval, and a final one', () => {
     const { stream, lines } = logStream();
-    const p = new Progress({ label: 'boosting', total: 4000, unit: 'rounds', stream, logEvery: 60_000 });
+    const p = new Progress({ label: 'boosting', total: 4000, unit: 'rounds', stream, logEvery: 60_000, logAfter: 0 });
     for (let r = 1; r <= 4000; r++) p.update(r);
     p.finish('done');
     expect(lines()).toHaveLength(2);
     expect(lines()[1]).toMatch(/4000\/4000 .*done$/);
   });
 
+  it('a job done in a moment prints nothing', () => {
+    const { stream, lines } = logStream();
+    const p = new Progress({ label: 'features', total: 40, stream });
+    for (let i = 1; i <= 40; i++) p.update(i);
+    p.finish();
+    expect(lines()).toEqual([]);
+  });
+
   it('--quiet (setQuiet) silences them', () => {
     const { stream, lines } = logStream();
     setQuiet(true);
     try {
-      const p = new Progress({ label: 'train', total: 3, stream });
+      const p = new Progress({ label: 'train', total: 3, stream, logAfter: 0 });
       for (let e = 1; e <= 3; e++) p.update(e);
       p.finish();
     } finally {

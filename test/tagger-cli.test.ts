@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { readNbestSync } from '../lib/io/nbest.js';
 import { dataFile, describeWithData, hasData, itWithData, runCli, tempDir } from './helpers.js';

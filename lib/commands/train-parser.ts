@@ -38,7 +38,7 @@ the EVALB F1 of the trained model.`,
     // Read --dev before training: a bad dev file must fail before the model is written.
     const devTrees = values.dev ? readTreesSync(values.dev) : undefined;
     const { epochs } = values;
-    const progress = new Progress({ label: 'train-parser', total: epochs, unit: 'epochs' });
+    const progress = new Progress({ label: 'train-parser', total: epochs, unit: 'epochs', logAfter: 0 });
     const start = Date.now();
     const model = await ChartParserModel.train(trees, {
       markov,

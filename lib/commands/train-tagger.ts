@@ -111,7 +111,7 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       signal: cliSignal(),
       onProgress: (p) => {
         const devText = p.dev ? `  dev ${p.dev.name} ${p.dev.value.toFixed(2)} (best ${p.best!.value.toFixed(2)})` : '';
-        progress ??= new Progress({ label: `train-tagger ${algo}`, total: p.total, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0 });
+        progress ??= new Progress({ label: `train-tagger ${algo}`, total: p.total, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0, logAfter: 0 });
         progress.update(p.step, `loss ${p.loss.toFixed(p.loss >= 1000 ? 0 : 3)}${devText}`);
       },
     });

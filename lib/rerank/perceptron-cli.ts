@@ -6,7 +6,7 @@
 import { cliSignal } from '../cli/signal.js';
 import type { OptionValues } from '../options/field.js';
 import type { perceptronFields } from '../options/rerank.js';
-import { UsageError, InputError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { listKind, readNbestSync, requireSameKind } from '../io/nbest.js';
 import { Progress } from '../progress.js';
 import { formatChosen, PerceptronReranker, type PerceptronKernel, type PerceptronPrediction, type RerankEvaluation } from './perceptron.js';

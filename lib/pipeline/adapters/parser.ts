@@ -1,4 +1,5 @@
 /** The chart parser (lib/parser) as the pipeline's base model for task 'parse'. */
+import { stepRun } from './progress.js';
 import type { NbestSentence } from '../../io/nbest.js';
 import { ChartParserModel } from '../../parser/chart-parser.js';
 import { parseTree } from '../../trees/bracket-parser.js';
@@ -22,9 +23,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         rareThreshold: options.rareThreshold,
         threads: ctx.threads,
         seed: ctx.seed,
-        signal: ctx.signal,
-        onProgress: (p) => ctx.progress?.(`train ${name}`, (p.epoch - 1) * p.stepsPerEpoch + p.step, p.epochs * p.stepsPerEpoch, `objective ${p.objective.toFixed(3)}`),
-      });
+      }, stepRun(ctx, `train ${name}`));
       return {
         async nbest(test: PipelineSentence[], k: number, c: StepContext): Promise<NbestSentence[]> {
           const out: NbestSentence[] = [];

@@ -3,8 +3,9 @@
  * linear, voted or averaged) behind the pipeline's Reranker interface. Every (lambda, beta)
  * of the grids is trained; the pair with the highest summed dev Score wins.
  */
+import { stepRun } from './progress.js';
 import { PerceptronReranker, type PerceptronKernel } from '../../rerank/perceptron.js';
-import { ComponentUnavailable, type CandidateSet, type Curve, type Reranker, type StepContext, type TrainedReranker } from '../components.js';
+import { type CandidateSet, type Curve, type Reranker, type StepContext, type TrainedReranker } from '../components.js';
 import type { PerceptronConfig } from '../config.js';
 
 function summedScore(set: CandidateSet, chosen: ArrayLike<number>): number {
@@ -25,20 +26,12 @@ export function perceptronReranker(config: PerceptronConfig & { name: string }, 
           const curve: Curve = { label: config.baseWeight.length > 1 ? `beta=${beta} g=${baseWeight}` : `beta=${beta}`, x: [], y: [] };
           for (const lambda of config.lambda) {
             const label = `${config.name} lambda=${lambda} beta=${beta}${baseWeight !== 0 ? ` g=${baseWeight}` : ''}`;
-            let model: PerceptronReranker;
-            try {
-              model = await PerceptronReranker.train(train.sentences, {
-                kernel, lambda, beta, baseWeight, epochs: config.epochs, chunks: config.chunks, prediction: config.mode,
-                ...(config.wordFeature !== 'none' ? { wordFeature: config.wordFeature, sim1: 0.5, sim2: 0.5 } : {}),
-                normalize: config.normalize,
-                seed: ctx.seed, threads: ctx.threads, signal: ctx.signal,
-                onProgress: (p) => ctx.progress?.(label, p.done, p.total, `${p.mistakes} mistakes`),
-              });
-            } catch (err) {
-              const message = (err as Error).message;
-              if (/unsupported kernel/.test(message)) throw new ComponentUnavailable(`the ${kernel}-kernel perceptron`, `reranker '${config.name}'`, message);
-              throw err;
-            }
+            const model = await PerceptronReranker.train(train.sentences, {
+              kernel, lambda, beta, baseWeight, epochs: config.epochs, chunks: config.chunks, prediction: config.mode,
+              ...(config.wordFeature !== 'none' ? { wordFeature: config.wordFeature, sim1: 0.5, sim2: 0.5 } : {}),
+              normalize: config.normalize,
+              seed: ctx.seed, threads: ctx.threads,
+            }, stepRun(ctx, label));
             const { chosen } = await model.choose(dev.sentences, { threads: ctx.threads, signal: ctx.signal });
             const score = summedScore(dev, chosen);
             curve.x.push(lambda);

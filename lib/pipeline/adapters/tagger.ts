@@ -1,4 +1,5 @@
 /** The sequence tagger (lib/tagger) as the pipeline's base model for task 'tag'. */
+import { stepRun } from './progress.js';
 import type { NbestSentence } from '../../io/nbest.js';
 import { Tagger } from '../../tagger/tagger.js';
 import type { DefaultTemplateName } from '../../tagger/templates.js';
@@ -21,9 +22,7 @@ export function taggerBase(options: TaggerBaseConfig, columns: string[], label: 
         templates: options.templates as DefaultTemplateName | undefined,
         threads: ctx.threads,
         seed: ctx.seed,
-        signal: ctx.signal,
-        onProgress: (p) => ctx.progress?.(`train ${name}`, p.step, p.total, `loss ${p.loss.toPrecision(6)}`),
-      });
+      }, stepRun(ctx, `train ${name}`));
       return {
         async nbest(test: PipelineSentence[], k: number, c: StepContext): Promise<NbestSentence[]> {
           const out: NbestSentence[] = [];
