@@ -6,6 +6,17 @@
 import { InputError, ModelFileError } from '../errors.js';
 import { checkNbestK } from '../io/nbest.js';
 import { withRun, type TrainRun } from '../train-progress.js';
+import { checkOptions } from '../options/field.js';
+import { PARSER_DEFAULTS, parserTrainFields } from '../options/parser.js';
+
+/** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
+const CRF_CHECKED = {
+  batch: parserTrainFields.batch,
+  eta0: parserTrainFields.eta0,
+  sigma2: parserTrainFields.sigma2,
+  epochs: parserTrainFields.epochs,
+  featureCacheMB: parserTrainFields.featureCacheMB,
+};
 import { loadModel, saveModel } from '../io/model-file.js';
 import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
@@ -224,7 +235,7 @@ export class ChartParserModel {
     options = withRun(options, run, (p: ParserTrainProgress) => ({
       phase: 'step', done: (p.epoch - 1) * p.stepsPerEpoch + p.step, total: p.epochs * p.stepsPerEpoch, loss: p.objective,
     }));
-    const markov = options.markov ?? 2;
+    const markov = options.markov ?? PARSER_DEFAULTS.markov;
     if (markov !== 1 && markov !== 2) throw new InputError('<options>', undefined, 'markov order must be 1 or 2');
     const grammarOptions = { markov, parent: options.parent ?? true, vpHeadTag: options.vpHeadTag ?? true };
     const prepared: Tree[] = [];
@@ -257,7 +268,7 @@ export class ChartParserModel {
       offsets,
       Int32Array.from(pairs),
       treeOffsets,
-      options.rareThreshold ?? 1,
+      options.rareThreshold ?? PARSER_DEFAULTS.rareThreshold,
       {
         relax: options.relax ? 1 : 0,
         relaxWeight,
@@ -266,26 +277,23 @@ export class ChartParserModel {
     );
     const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
     if (options.crf) {
-      const batch = options.batch ?? 20;
-      if (options.featureCacheMB !== undefined && !(options.featureCacheMB >= 0)) throw new InputError('<options>', undefined, 'featureCacheMB must be >= 0');
+      const batch = options.batch ?? PARSER_DEFAULTS.batch;
       // NaN or non-positive step sizes and priors would train NaN weights without a word.
-      if (options.eta0 !== undefined && !(options.eta0 > 0 && Number.isFinite(options.eta0))) throw new InputError('<options>', undefined, 'eta0 must be a positive number');
-      if (options.sigma2 !== undefined && !(options.sigma2 > 0)) throw new InputError('<options>', undefined, 'sigma2 must be a positive number');
+      checkOptions(CRF_CHECKED, options, (message) => new InputError('<options>', undefined, message));
       if (options.beam !== undefined && !(options.beam > 0)) throw new InputError('<options>', undefined, 'beam must be a positive number');
-      if (options.epochs !== undefined && !(Number.isInteger(options.epochs) && options.epochs >= 0)) throw new InputError('<options>', undefined, 'epochs must be a non-negative integer');
       handle.startCrf({
         batch,
-        eta0: options.eta0 ?? 0.1,
-        sigma2: options.sigma2 ?? 1.0,
-        beam: options.beam ?? Number.POSITIVE_INFINITY,
-        threads: options.threads ?? 0,
+        eta0: options.eta0 ?? PARSER_DEFAULTS.eta0,
+        sigma2: options.sigma2 ?? PARSER_DEFAULTS.sigma2,
+        beam: options.beam ?? PARSER_DEFAULTS.beam,
+        threads: options.threads ?? PARSER_DEFAULTS.threads,
         seed: options.seed ?? 1,
         priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
         verbFeatures: options.verbFeatures === false ? 0 : 1,
-        featureCacheMB: options.featureCacheMB ?? 1024,
+        featureCacheMB: options.featureCacheMB ?? PARSER_DEFAULTS.featureCacheMB,
       });
       meta.crf = true;
-      const epochs = options.epochs ?? 10;
+      const epochs = options.epochs ?? PARSER_DEFAULTS.epochs;
       const lbfgs = options.optimizer === 'lbfgs';
       if (options.optimizer !== undefined && options.optimizer !== 'sgd' && !lbfgs) throw new InputError('<options>', undefined, "optimizer must be 'sgd' or 'lbfgs'");
       const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(prepared.length / batch));
