@@ -95,6 +95,18 @@ describe('validation from the option declarations', () => {
     expect(other.stderr.split('\n')[0]).toBe('structrank: train-reranker: --eps does not apply to --method perceptron');
   });
 
+  it('the ported flags of main: sharded parse/tag, --cluster-text, --head-rules', async () => {
+    const shard = await cli('tag', '--model', 'm', '--input', 'x', '--shard-size', '5');
+    expect(shard.status).toBe(2);
+    expect(shard.stderr.split('\n')[0]).toBe('structrank: tag: --shard-size needs --redis and --store');
+    const half = await cli('parse', '--model', 'm', '--input', 'x', '--out', 'y', '--redis', 'redis://127.0.0.1:1');
+    expect(half.stderr.split('\n')[0]).toBe('structrank: parse: --redis and --store go together');
+    const classes = await cli('train-tagger', '--algo', 'crf', '--train', 't', '--columns', 'a,b', '--label', 'b', '--model', 'm', '--cluster-text', 'train', '--cluster-classes', '1');
+    expect(classes.stderr.split('\n')[0]).toBe("structrank: train-tagger: invalid value for --cluster-classes: '1'");
+    const heads = await cli('train-reranker', '--method', 'perceptron', '--train', 't', '--model', 'm', '--head-rules', 'collins');
+    expect(heads.stderr.split('\n')[0]).toBe('structrank: train-reranker: --head-rules does not apply to --method perceptron');
+  });
+
   it('parseOptions fills defaults, reads numbers, lists and negated flags, and refuses out-of-range values', () => {
     const fields = {
       epochs: option(z.number().int().min(1).default(10), 'passes'),

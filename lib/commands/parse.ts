@@ -34,9 +34,10 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     'structrank parse --model crf.model --input test.mrg --out test.parsed --nbest 50 --out-nbest test.nbest.jsonl',
     'structrank parse --model crf.model --input big.txt --out big.parsed --redis redis://queue-host:6379 --store /mnt/shared/store',
   ],
-  async run(values) {
+  async run(values, { given }) {
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
     if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/shards.js')).runSharded('parse', values, cliSignal());
+    if (given.has('--shard-size')) throw new UsageError('parse: --shard-size needs --redis and --store');
     const { model: modelFile, input: inputFile, out: outFile, beam, maxLength } = values;
     const k = values.nbest ?? 1;
     if (k > MAX_NBEST) throw new UsageError(`parse: --nbest is at most ${MAX_NBEST}, not ${k}`);

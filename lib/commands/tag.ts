@@ -48,9 +48,10 @@ columns (the gold label is then kept and written to the n-best file as "gold").`
     'structrank tag --model chunker.model --input test.conll --out test.tagged',
     'structrank tag --model ner.model --input dev.conll --out dev.tagged --nbest 20 --out-nbest dev.nbest.jsonl',
   ],
-  async run(values) {
+  async run(values, { given }) {
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
     if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/shards.js')).runSharded('tag', values, cliSignal());
+    if (given.has('--shard-size')) throw new UsageError('tag: --shard-size needs --redis and --store');
     const cmd = 'tag';
     const modelFile = values.model;
     const input = values.input;
