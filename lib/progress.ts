@@ -1,11 +1,20 @@
 /**
  * Progress lines for long jobs: items done, elapsed time, rate, ETA and a free-form status
- * (loss, dev score). On a terminal one line is redrawn in place; otherwise (CI logs, nohup, a
- * job scheduler) a plain line is printed each time a whole unit (epoch, pass, iteration)
- * is completed, at most one per `logEvery` ms, plus a final one, once the job has run for
- * `logAfter` ms (a job done in a moment prints nothing). `setQuiet(true)` (the CLI's --quiet)
- * silences both.
+ * (loss, dev score). On a terminal a cli-progress bar redraws the line in place; otherwise
+ * (CI logs, nohup, a job scheduler) a plain line is printed each time a whole unit (epoch,
+ * pass, iteration) is completed, at most one per `logEvery` ms, plus a final one, once the
+ * job has run for `logAfter` ms (a job done in a moment prints nothing). `setQuiet(true)`
+ * (the CLI's --quiet) silences both.
  */
+import { SingleBar } from 'cli-progress';
+
+/** cli-progress's bar, with its redraw timer unref'd: a job that fails never hangs on it. */
+class TerminalBar extends SingleBar {
+  override render(): void {
+    super.render();
+    (this as unknown as { timer?: NodeJS.Timeout }).timer?.unref();
+  }
+}
 export interface ProgressOptions {
   label: string;
   total?: number;
@@ -34,6 +43,13 @@ export function isQuiet(): boolean {
 }
 
 export class Progress {
+  /** Bars still drawn on the terminal (stopped before the CLI prints an error). */
+  private static readonly running = new Set<Progress>();
+
+  /** Stops every bar still drawn, so a message can follow on a line of its own. */
+  static stopAll(): void {
+    for (const p of Progress.running) p.finish();
+  }
   private done = 0;
   private status = '';
   private readonly start = Date.now();
@@ -42,26 +58,28 @@ export class Progress {
   private lastLogged: string | undefined;
   private loggedUnits = 0;
   private readonly stream: NodeJS.WriteStream;
-  private readonly tty: boolean;
+  private bar: TerminalBar | undefined;
 
   constructor(private readonly options: ProgressOptions) {
     this.stream = options.stream ?? process.stderr;
-    this.tty = Boolean(this.stream.isTTY);
+    if (this.stream.isTTY && !quiet) {
+      this.bar = new TerminalBar({ stream: this.stream, format: () => this.line(), fps: 10, hideCursor: false, linewrap: false, gracefulExit: false });
+      this.bar.start(options.total ?? 0, 0);
+      Progress.running.add(this);
+    }
   }
 
   update(done: number, status?: string): void {
     this.done = done;
     if (status !== undefined) this.status = status;
     if (quiet) return;
-    const now = Date.now();
-    if (this.tty) {
-      if (now - this.lastDraw < 100) return;
-      this.lastDraw = now;
-      this.stream.write(`\r\x1b[K${this.line()}`);
+    if (this.bar) {
+      this.bar.update(done);
       return;
     }
     if (this.options.log === false) return;
     // A plain line when a whole unit is completed (not for fractions of an epoch).
+    const now = Date.now();
     const units = Math.floor(done);
     if (units <= this.loggedUnits) return;
     if (now - this.start < (this.options.logAfter ?? 1000)) return;
@@ -77,9 +95,15 @@ export class Progress {
 
   finish(status?: string): void {
     if (status !== undefined) this.status = status;
+    if (this.bar) {
+      this.bar.update(this.done);
+      this.bar.stop();
+      this.bar = undefined;
+      Progress.running.delete(this);
+      return;
+    }
     if (quiet) return;
-    if (this.tty) this.stream.write(`\r\x1b[K${this.line()}\n`);
-    else if (this.options.log !== false && this.lastLogged !== this.state()) {
+    if (this.options.log !== false && this.lastLogged !== this.state()) {
       // A job done in a moment stays silent; one that printed lines ends with its last state.
       if (this.lastLogged !== undefined || Date.now() - this.start >= (this.options.logAfter ?? 1000)) this.logLine();
     }

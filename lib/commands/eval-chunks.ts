@@ -1,19 +1,11 @@
-import type { Command } from '../cli/command.js';
-import { parseCommandArgs } from '../cli/args.js';
+import { z } from 'zod';
+import { defineCommand } from '../cli/command.js';
+import { option } from '../options/field.js';
+import { json, optionalFile } from '../options/common.js';
 import { InputError, UsageError } from '../errors.js';
 import { CHUNK_SCHEMES, ConllevalCounter, formatConllevalReport, type ChunkScheme, type ConllevalReport } from '../eval/conlleval.js';
 import { alignedConll } from '../eval/aligned.js';
 import { readLines } from '../io/lines.js';
-
-const usage = `structrank eval chunks --gold G --test T [--scheme iob1|iob2|iobes|bilou] [--json]
-structrank eval chunks --file F [--scheme iob1|iob2|iobes|bilou] [--json]
-
-Chunk / entity precision, recall and F1 with conlleval.pl semantics.
-  --gold G     CoNLL file whose last column is the gold tag
-  --test T     CoNLL file whose last column is the predicted tag (aligned token by token with G)
-  --file F     one file whose last two columns are gold and predicted (as conlleval reads it)
-  --scheme S   iob1 or iob2 (conlleval's rules, the default; both read alike), iobes or bilou
-  --json       print {"overall": {...}, "byType": {...}} instead of conlleval's text`;
 
 /**
  * Scores files the way `eval chunks` does; exported for the API and tests.
@@ -64,26 +56,19 @@ export async function evalChunkFiles(options: { gold?: string; test?: string; fi
   return counter.report();
 }
 
-export function schemeOption(command: string, value: string | undefined): ChunkScheme {
-  if (value === undefined) return 'iob2';
-  if (!(CHUNK_SCHEMES as readonly string[]).includes(value)) {
-    throw new UsageError(`${command}: invalid value for --scheme: '${value}' (${CHUNK_SCHEMES.join(', ')})`);
-  }
-  return value as ChunkScheme;
-}
-
-const command: Command = {
-  name: 'eval chunks',
-  summary: 'chunk / NER precision, recall and F1 (conlleval.pl semantics)',
-  usage,
-  async run(args) {
-    const { values } = parseCommandArgs(
-      'eval chunks',
-      args,
-      { gold: { type: 'string' }, test: { type: 'string' }, file: { type: 'string' }, scheme: { type: 'string' }, json: { type: 'boolean' } },
-      false,
-    );
-    const scheme = schemeOption('eval chunks', values.scheme);
+const command = defineCommand({
+  description: `Chunk / entity precision, recall and F1 with conlleval.pl semantics, from --gold and --test
+(the last column of each), or from one --file whose last two columns are gold and predicted.`,
+  options: {
+    gold: optionalFile('CoNLL file whose last column is the gold tag', 'G'),
+    test: optionalFile('CoNLL file whose last column is the predicted tag (aligned token by token with G)', 'T'),
+    file: optionalFile('one file whose last two columns are gold and predicted (as conlleval reads it)'),
+    scheme: option(z.enum(CHUNK_SCHEMES).default('iob2'), "chunk encoding: iob1 and iob2 follow conlleval's rules (both read alike); iobes and bilou their own"),
+    json: option(json, 'print {"overall": {...}, "byType": {...}} instead of conlleval\'s text'),
+  },
+  examples: ['structrank eval chunks --gold test.conll --test test.tagged', 'structrank eval chunks --file output.conll --scheme iobes --json'],
+  async run(values) {
+    const { scheme } = values;
     if (values.file !== undefined && (values.gold !== undefined || values.test !== undefined)) {
       throw new UsageError('eval chunks: give either --file, or --gold and --test');
     }
@@ -93,5 +78,5 @@ const command: Command = {
     const report = await evalChunkFiles({ gold: values.gold, test: values.test, file: values.file, scheme });
     process.stdout.write(values.json ? JSON.stringify(report) + '\n' : formatConllevalReport(report));
   },
-};
+});
 export default command;

@@ -1,22 +1,11 @@
-import type { Command } from '../cli/command.js';
-import { parseCommandArgs, requireOption } from '../cli/args.js';
+import { z } from 'zod';
+import { defineCommand } from '../cli/command.js';
+import { option } from '../options/field.js';
+import { json, optionalFile, requiredFile } from '../options/common.js';
 import { InputError, UsageError } from '../errors.js';
 import { alignedConll } from '../eval/aligned.js';
 import { TagCounter, formatTagAccuracy, type TagAccuracy } from '../eval/tags.js';
 import { parseColumns, readConll, type ColumnLayout } from '../io/conll.js';
-
-const usage = `structrank eval tags --gold G --test T [--train F] [--columns word,pos,...] [--tag NAME] [--json]
-
-Tagging accuracy over all tokens, and over words unseen in --train.
-  --gold G       CoNLL file with the gold tags
-  --test T       CoNLL file with the predicted tags, aligned token by token with G
-  --train F      CoNLL training file: its words (first column) form the known vocabulary
-  --columns L    names of the columns of G, T and F (e.g. word,pos,chunk); every line must have them
-  --tag NAME     which named column holds the tag (default: the last column)
-  --json         print {tokens, correct, accuracy, unknownTokens, unknownCorrect, unknownAccuracy}
-
-By default the word is the first column and the tag the last one. With --columns, the word is
-the column named 'word' (or 'form'), else the first.`;
 
 export interface EvalTagsOptions {
   gold: string;
@@ -70,26 +59,22 @@ export async function evalTagFiles(options: EvalTagsOptions): Promise<TagAccurac
   return counter.report();
 }
 
-const command: Command = {
-  name: 'eval tags',
-  summary: 'tagging accuracy, overall and on words unseen in training',
-  usage,
-  async run(args) {
-    const { values } = parseCommandArgs(
-      'eval tags',
-      args,
-      {
-        gold: { type: 'string' },
-        test: { type: 'string' },
-        train: { type: 'string' },
-        columns: { type: 'string' },
-        tag: { type: 'string' },
-        json: { type: 'boolean' },
-      },
-      false,
-    );
-    const gold = requireOption('eval tags', values.gold, 'gold');
-    const test = requireOption('eval tags', values.test, 'test');
+const command = defineCommand({
+  description: `Tagging accuracy over all tokens, and over words unseen in --train.
+
+By default the word is the first column and the tag the last one. With --columns, the word is
+the column named 'word' (or 'form'), else the first.`,
+  options: {
+    gold: requiredFile('CoNLL file with the gold tags', 'G'),
+    test: requiredFile('CoNLL file with the predicted tags, aligned token by token with G', 'T'),
+    train: optionalFile('CoNLL training file: its words (first column) form the known vocabulary'),
+    columns: option(z.string().optional(), 'names of the columns of G, T and F (e.g. word,pos,chunk); every line must have them', { value: 'L' }),
+    tag: option(z.string().optional(), 'which named column holds the tag (default: the last column)', { value: 'NAME' }),
+    json: option(json, 'print {tokens, correct, accuracy, unknownTokens, unknownCorrect, unknownAccuracy}'),
+  },
+  examples: ['structrank eval tags --gold test.conll --test test.tagged --train train.conll', 'structrank eval tags --gold dev.conll --test dev.tagged --columns word,pos,chunk --tag pos --json'],
+  async run(values) {
+    const { gold, test } = values;
     const columns = values.columns !== undefined ? parseColumns(values.columns) : undefined;
     if (values.tag !== undefined && columns === undefined) {
       throw new UsageError('eval tags: --tag needs --columns to name the columns');
@@ -98,6 +83,6 @@ const command: Command = {
     const report = await evalTagFiles({ gold, test, train: values.train, columns, tag: values.tag });
     process.stdout.write(values.json ? JSON.stringify(report) + '\n' : formatTagAccuracy(report));
   },
-};
+});
 
 export default command;

@@ -1,12 +1,18 @@
 /** Shared by `kernel trees` and `kernel tags`: option checks and matrix printing. */
-import { numberOption } from '../cli/args.js';
-import { InputError, UsageError } from '../errors.js';
+import { z } from 'zod';
+import { InputError } from '../errors.js';
 import { once } from 'node:events';
+import { option } from '../options/field.js';
+import { json, threads } from '../options/common.js';
 
-export function lambdaOption(command: string, value: string | undefined): number {
-  if (value === undefined) throw new UsageError(`${command}: missing required option --lambda`);
-  return numberOption(command, value, 'lambda', 0, (n) => n > 0 && n <= 1);
-}
+/** The options both kernel commands take. */
+export const kernelFields = {
+  lambda: option(z.number().gt(0).lte(1), 'decay, 0 < L <= 1', { value: 'L' }),
+  normalize: option(z.boolean().default(false), 'K(a,b) / sqrt(K(a,a) K(b,b))'),
+  plain: option(z.boolean().default(false), 'use the plain reference algorithm (all pairs / full table)'),
+  threads,
+  json: option(json, 'print {"rows": [[...], ...]} (default: one row per line, space-separated)'),
+};
 
 /**
  * Prints a row-major matrix as JSON {"rows": [...]} or as space-separated lines, streamed a

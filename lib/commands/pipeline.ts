@@ -1,13 +1,16 @@
-import type { Command } from '../cli/command.js';
-import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
+import { z } from 'zod';
+import { defineCommand } from '../cli/command.js';
+import { UsageError } from '../errors.js';
+import { option } from '../options/field.js';
+import { json, optionalFile } from '../options/common.js';
 import { cliSignal } from '../cli/signal.js';
 import { pipelineJsonSchema, readPipelineConfig } from '../pipeline/config.js';
 import { progressBars, runAndReport, unavailableMessage } from '../pipeline/cli.js';
 import { resolveThreads } from '../native.js';
 import type { PipelineConfig } from '../pipeline/config.js';
-import { UsageError } from '../errors.js';
 import { checkRedisUrl, probeRedis } from '../distributed/connection.js';
 import { isQuiet } from '../progress.js';
+import { redis, store } from '../options/distributed.js';
 
 /** The candidate steps as queued jobs; Redis is probed first so a bad URL fails at once. */
 async function queuedExecutor(config: PipelineConfig, redis: string, store: string, signal: AbortSignal) {
@@ -19,38 +22,36 @@ async function queuedExecutor(config: PipelineConfig, redis: string, store: stri
   return new QueuedCandidates(config, { redis, store, signal, log, progress: progressBars() });
 }
 
-const command: Command = {
-  name: 'pipeline',
-  summary: 'jackknifed n-best candidates, rerankers tuned on dev, test evaluation and an HTML report',
-  usage: `structrank pipeline --config pipeline.json [--threads N] [--output DIR] [--redis URL --store DIR]
-structrank pipeline --schema
-
-Runs the reranking pipeline a config file describes (see README, "Pipeline config"):
-candidates for train by jackknifing (k folds), for dev and test from a base model trained
-on all of train; the rerankers trained and tuned on dev; the test table (base F1, oracle
-F1, each reranker's F1 and relative error reduction, times). Each step is cached under a
-content hash in <output>/cache: a rerun skips finished steps, a killed run resumes.
-Writes <output>/results.json and <output>/report.html.
-
-  --config FILE  the pipeline config (JSON)
-  --threads N    worker threads (default: the config's, 0 = all cores)
-  --output DIR   overrides the config's output folder
-  --redis URL    run the jackknife folds, dev/test candidates and rerankers as jobs on
-                 this Redis queue ('structrank worker' runs them; see docs/scaling.md)
-  --store DIR    the artifact store shared with the workers (needs --redis)
-  --schema       print the config's JSON Schema and exit`,
-  async run(args) {
-    const { values } = parseCommandArgs('pipeline', args, {
-      config: { type: 'string' }, threads: { type: 'string' }, output: { type: 'string' }, schema: { type: 'boolean' },
-      redis: { type: 'string' }, store: { type: 'string' },
-    }, false);
+const command = defineCommand({
+  description: `Runs the reranking pipeline a config file describes (docs/pipeline.md; --schema prints the
+config's JSON Schema): candidates for train by jackknifing (k folds), for dev and test from a
+base model trained on all of train; the rerankers trained and tuned on dev; the test table
+(base F1, oracle F1, each reranker's F1 and relative error reduction, times). Each step is
+cached under a content hash in <output>/cache: a rerun skips finished steps, a killed run
+resumes. Writes <output>/results.json and <output>/report.html.`,
+  options: {
+    config: optionalFile('the pipeline config (JSON); required unless --schema', 'FILE'),
+    threads: option(z.number().int().min(0).optional(), "worker threads (default: the config's; 0 = all cores)", { value: 'N' }),
+    output: option(z.string().min(1).optional(), "overrides the config's output folder", { value: 'DIR' }),
+    schema: option(z.boolean().default(false), "print the config's JSON Schema and exit"),
+    json: option(json, 'print the results (as in results.json, plus the report path) as JSON instead of the table'),
+    redis: option(redis.optional(), "run the jackknife folds, dev/test candidates and rerankers as jobs on this Redis queue ('structrank worker' runs them; see docs/scaling.md)", { value: 'URL' }),
+    store: option(store.optional(), 'the artifact store shared with the workers (needs --redis)', { value: 'DIR' }),
+  },
+  examples: [
+    'structrank pipeline --config pipeline.json --threads 2',
+    'structrank pipeline --schema > pipeline.schema.json',
+    'structrank pipeline --config pipeline.json --redis redis://queue-host:6379 --store /mnt/shared/store',
+  ],
+  async run(values) {
     if (values.schema) {
       console.log(JSON.stringify(pipelineJsonSchema(), null, 2));
       return 0;
     }
-    const file = requireOption('pipeline', values.config, 'config');
+    if (values.config === undefined) throw new UsageError('pipeline: missing required option --config');
+    const file = values.config;
     const config = readPipelineConfig(file);
-    if (values.threads !== undefined) config.threads = resolveThreads(intOption('pipeline', values.threads, 'threads', 0));
+    if (values.threads !== undefined) config.threads = resolveThreads(values.threads);
     if (values.output !== undefined) {
       const { resolve } = await import('node:path');
       config.output = resolve(values.output);
@@ -62,7 +63,7 @@ Writes <output>/results.json and <output>/report.html.
       ? await queuedExecutor(config, checkRedisUrl('pipeline', values.redis), values.store as string, signal)
       : undefined;
     try {
-      await runAndReport(config, signal, `structrank pipeline: ${file}`, executor);
+      await runAndReport(config, signal, `structrank pipeline: ${file}`, values.json, executor);
     } catch (err) {
       const missing = unavailableMessage(err);
       if (missing === undefined) throw err;
@@ -73,5 +74,5 @@ Writes <output>/results.json and <output>/report.html.
     }
     return 0;
   },
-};
+});
 export default command;

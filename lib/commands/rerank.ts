@@ -1,5 +1,9 @@
-import type { Command } from '../cli/command.js';
-import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
+import { z } from 'zod';
+import { defineCommand } from '../cli/command.js';
+import { flagOf } from '../cli/options.js';
+import { option } from '../options/field.js';
+import { json, requiredFile, threads } from '../options/common.js';
+import { perceptronFields } from '../options/rerank.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { boostWeights, rerankScores } from '../rerank/boost.js';
@@ -12,50 +16,52 @@ import { stripRoot } from '../trees/transforms.js';
 import { loadModel } from '../io/model-file.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { nbestKind, nbestKindName } from '../io/nbest.js';
-import { perceptronRerankUsage, rerankPerceptronCli } from '../rerank/perceptron-cli.js';
+import { rerankPerceptronCli } from '../rerank/perceptron-cli.js';
 import { resolveThreads } from '../native.js';
 import { baseIndex, oracleIndex } from '../rerank/candidate-order.js';
 
-const usage = `structrank rerank --model M --input nbest.jsonl --out best.mrg|best.conll [--rounds N] [--threads N]
+const perceptronOnly = {
+  voted: option(perceptronFields.voted, 'predict with the voted perceptron (default: as the model was trained)'),
+  averaged: option(perceptronFields.averaged, 'predict with the averaged perceptron'),
+  last: option(perceptronFields.last, 'predict with the last weight vector'),
+  compress: perceptronFields.compress,
+};
 
-Picks argmax F(x) = a0 L(x) + sum_k w_k h_k(x) in every n-best list and writes the chosen
+const command = defineCommand({
+  description: `Picks argmax F(x) = a0 L(x) + sum_k w_k h_k(x) in every n-best list and writes the chosen
 parse trees (one per line) or, for tag candidates or a .conll output, token<TAB>tag lines
-with a blank line after each sentence. --rounds evaluates a boosting model after its first
-N rounds instead of the N chosen on dev. With gold in the input, prints the summed Score
-of the base model's first choice, the reranked choice and the oracle.
-
-Perceptron models (train-reranker --method perceptron) take their own options:
-${perceptronRerankUsage}`;
-
-function optionValue(args: string[], flag: string): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === `--${flag}`) return args[i + 1];
-    if (args[i].startsWith(`--${flag}=`)) return args[i].slice(flag.length + 3);
-  }
-  return undefined;
-}
-
-const command: Command = {
-  name: 'rerank',
-  summary: 'rerank n-best lists with a trained reranker',
-  usage,
-  async run(args) {
-    // The model file says which reranker it is; perceptron models parse their own options.
-    const modelFile = optionValue(args, 'model');
-    if (modelFile !== undefined && loadModel(modelFile).kind === 'perceptron-reranker') return rerankPerceptronCli(args);
-    const { values } = parseCommandArgs('rerank', args, {
-      model: { type: 'string' }, input: { type: 'string' }, out: { type: 'string' }, rounds: { type: 'string' }, threads: { type: 'string' },
-    }, false);
-    const model = loadReranker(requireOption('rerank', values.model, 'model'));
-    const input = requireOption('rerank', values.input, 'input');
-    const out = requireOption('rerank', values.out, 'out');
+with a blank line after each sentence. With gold in the input, prints the summed Score
+of the base model's first choice, the reranked choice and the oracle (and for trees, EVALB F1).
+Perceptron models (train-reranker --method perceptron) predict as trained unless
+--voted, --averaged or --last is given.`,
+  options: {
+    model: requiredFile('model from train-reranker', 'M'),
+    input: requiredFile('n-best file (JSON Lines)', 'nbest.jsonl'),
+    out: requiredFile('the chosen candidates: trees, or token<TAB>tag lines for tags or a .conll name', 'best.mrg|best.conll'),
+    rounds: option(z.number().int().min(0).optional(), 'boosting / LogLoss model: use its first N rounds instead of the N chosen on dev', { value: 'N' }),
+    ...perceptronOnly,
+    threads,
+    json: option(json, 'print the counts and scores as JSON'),
+  },
+  optionGroups: { 'perceptron models:': Object.keys(perceptronOnly) },
+  examples: ['structrank rerank --model boost.model --input test.nbest.jsonl --out test.best.mrg', 'structrank rerank --model perceptron.model --input test.nbest.jsonl --out test.best.conll --voted'],
+  async run(values, { given }) {
+    // The model file says which reranker it is; perceptron models have their own options.
+    if (loadModel(values.model).kind === 'perceptron-reranker') {
+      if (given.has('--rounds')) throw new UsageError('rerank: --rounds applies to boosting and LogLoss models');
+      return rerankPerceptronCli(values);
+    }
+    const wrong = Object.entries(perceptronOnly).map(([name, field]) => `--${flagOf(name, field)}`).find((f) => given.has(f));
+    if (wrong !== undefined) throw new UsageError(`rerank: ${wrong} applies to perceptron models`);
+    const model = loadReranker(values.model);
+    const { input, out } = values;
+    const threads = resolveThreads(values.threads);
     checkOutputPath(out);
-    const threads = resolveThreads(intOption('rerank', values.threads, 'threads', 0));
     if (isContainerFile(input)) throw new InputError(input, undefined, 'rerank needs the n-best file itself (it writes the chosen candidates)');
     let weights = model.weights;
     if (values.rounds !== undefined) {
       if (!model.rounds) throw new UsageError(`rerank: --rounds needs a boosting or LogLoss model (this one is '${model.method}')`);
-      weights = boostWeights(model.rounds, intOption('rerank', values.rounds, 'rounds', 0, 0));
+      weights = boostWeights(model.rounds, values.rounds);
     }
     // Trees get the head rules and word classes learned at training (legacy models: Collins / PTB).
     const { sentences, features } = await loadSentenceFeatures(input, { threads, signal: cliSignal(), settings: model.treeSettings });
@@ -93,15 +99,22 @@ const command: Command = {
       }
     });
     await writeTextAtomic(out, [lines.join('\n') + (lines.length ? '\n' : '')]);
+    const f1 = (pick: number[]): number =>
+      evalbCorpus(list.map((s, i) => [stripRoot(parseTree(s.gold as string)), stripRoot(parseTree(s.candidates[pick[i]].tree as string))] as const)).all.f1;
     // With --out - the chosen candidates are standard output: the summary goes to stderr.
     const say = out === '-' ? console.error : console.log;
+    if (values.json) {
+      const score = scored ? { base, reranked, oracle } : undefined;
+      const evalbF1 = scored && !asConll ? { base: f1(picks.base), reranked: f1(picks.reranked), oracle: f1(picks.oracle) } : undefined;
+      say(JSON.stringify({ sentences: list.length, method: model.method, features: model.names.length, out, score, evalbF1 }));
+      return;
+    }
     say(`reranked ${list.length} sentences with ${model.method} (${model.names.length} features) -> ${out}`);
     if (scored) say(`summed Score: base ${base.toFixed(2)}, reranked ${reranked.toFixed(2)}, oracle ${oracle.toFixed(2)}`);
     if (scored && !asConll) {
       // EVALB F1 (trivial roots stripped from gold and candidates alike).
-      const f1 = (pick: number[]): string => evalbCorpus(list.map((s, i) => [stripRoot(parseTree(s.gold as string)), stripRoot(parseTree(s.candidates[pick[i]].tree as string))] as const)).all.f1.toFixed(2);
-      say(`EVALB F1: base ${f1(picks.base)}, reranked ${f1(picks.reranked)}, oracle ${f1(picks.oracle)}`);
+      say(`EVALB F1: base ${f1(picks.base).toFixed(2)}, reranked ${f1(picks.reranked).toFixed(2)}, oracle ${f1(picks.oracle).toFixed(2)}`);
     }
   },
-};
+});
 export default command;

@@ -1,5 +1,8 @@
-import type { Command } from '../cli/command.js';
-import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
+import { z } from 'zod';
+import { defineCommand } from '../cli/command.js';
+import { option } from '../options/field.js';
+import { optionalFile, requiredFile, threads } from '../options/common.js';
+import { shardFields } from '../options/distributed.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { statSync } from 'node:fs';
@@ -8,19 +11,6 @@ import { readLines, readLinesSync, type Line } from '../io/lines.js';
 import { formatNbestLine, MAX_NBEST, type NbestSentence } from '../io/nbest.js';
 import { Tagger } from '../tagger/tagger.js';
 import { resolveThreads } from '../native.js';
-
-const usage = `structrank tag --model M --input F [--out F] [--nbest K --out-nbest nbest.jsonl] [--separator whitespace|tab] [--threads N]
-
-Tags a CoNLL column file with a model from train-tagger. Writes every input line (blank lines
-kept) with the predicted label appended as a new last column, so conlleval-style scoring works
-on the output directly. Input lines have the model's input columns, or all its training
-columns (the gold label is then kept and written to the n-best file as "gold").
-  --nbest K      also write the K best tag sequences of each sentence as n-best JSON Lines:
-                 {"id": "s1", "tokens", "candidates": [{"tags", "logprob"}], "gold"?} (CRF: exact
-                 log-probabilities; maxent: from the beam; perceptron: scores)
-  --redis URL --store DIR [--shard-size N]
-                 tag in shards of N sentences (default 2000) as jobs on a Redis queue
-                 ('structrank worker' runs them; needs --out); the output equals a local run's`;
 
 interface Pending {
   lines: string[];
@@ -37,31 +27,39 @@ function isRegularFile(file: string): boolean {
   }
 }
 
-const command: Command = {
-  name: 'tag',
-  summary: 'tag a CoNLL file with a trained tagger (optionally k-best)',
-  usage,
-  async run(args) {
+const options = {
+  model: requiredFile('model from train-tagger', 'M'),
+  input: requiredFile("CoNLL file with the model's input columns, or all its training columns"),
+  out: optionalFile('output file (default: stdout): every input line with the predicted label appended'),
+  nbest: option(z.number().int().min(1).optional(), 'also write the K best tag sequences of each sentence (CRF: exact log-probabilities; maxent: beam; perceptron: scores)', { value: 'K' }),
+  outNbest: optionalFile('the n-best JSON Lines file: {"id", "tokens", "candidates": [{"tags", "logprob"}], "gold"?}', 'F.jsonl'),
+  separator: option(z.enum(['whitespace', 'tab']).default('whitespace'), 'column separator'),
+  threads,
+  ...shardFields,
+};
+
+const command = defineCommand({
+  description: `Tags a CoNLL column file with a model from train-tagger. Writes every input line (blank lines
+kept) with the predicted label appended as a new last column, so conlleval-style scoring works
+on the output directly. Input lines have the model's input columns, or all its training
+columns (the gold label is then kept and written to the n-best file as "gold").`,
+  options,
+  examples: [
+    'structrank tag --model chunker.model --input test.conll --out test.tagged',
+    'structrank tag --model ner.model --input dev.conll --out dev.tagged --nbest 20 --out-nbest dev.nbest.jsonl',
+  ],
+  async run(values, { given }) {
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
-    if (args.some((a) => /^--(redis|store)(=|$)/.test(a))) return (await import('../distributed/shards.js')).runSharded('tag', args, cliSignal());
-    const { values } = parseCommandArgs('tag', args, {
-      model: { type: 'string' },
-      input: { type: 'string' },
-      out: { type: 'string' },
-      nbest: { type: 'string' },
-      'out-nbest': { type: 'string' },
-      separator: { type: 'string' },
-      threads: { type: 'string' },
-    }, false);
+    if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/shards.js')).runSharded('tag', values, cliSignal());
+    if (given.has('--shard-size')) throw new UsageError('tag: --shard-size needs --redis and --store');
     const cmd = 'tag';
-    const modelFile = requireOption(cmd, values.model, 'model');
-    const input = requireOption(cmd, values.input, 'input');
-    const nbest = intOption(cmd, values.nbest, 'nbest', 0, 1);
+    const modelFile = values.model;
+    const input = values.input;
+    const nbest = values.nbest ?? 0;
     if (nbest > MAX_NBEST) throw new UsageError(`${cmd}: --nbest is at most ${MAX_NBEST}, not ${nbest}`);
-    if ((nbest > 0) !== (values['out-nbest'] !== undefined)) throw new UsageError(`${cmd}: --nbest and --out-nbest go together`);
-    const separator = values.separator ?? 'whitespace';
-    if (separator !== 'whitespace' && separator !== 'tab') throw new UsageError(`${cmd}: --separator must be whitespace or tab`);
-    const threads = resolveThreads(intOption(cmd, values.threads, 'threads', 0, 0));
+    if ((nbest > 0) !== (values.outNbest !== undefined)) throw new UsageError(`${cmd}: --nbest and --out-nbest go together`);
+    const { separator } = values;
+    const threads = resolveThreads(values.threads);
     const tagger = Tagger.load(modelFile);
     const { columns, inputColumns, label } = tagger.meta;
     const goldIndex = columns.indexOf(label);
@@ -72,7 +70,7 @@ const command: Command = {
     const out = values.out ? await AtomicFile.open(values.out) : undefined;
     let nbestOut: AtomicFile | undefined;
     try {
-      if (values['out-nbest']) nbestOut = await AtomicFile.open(values['out-nbest']);
+      if (values.outNbest) nbestOut = await AtomicFile.open(values.outNbest);
     } catch (err) {
       await out?.discard();
       throw err;
@@ -176,5 +174,5 @@ const command: Command = {
       throw err;
     }
   },
-};
+});
 export default command;

@@ -1,5 +1,9 @@
-import type { Command } from '../cli/command.js';
-import { intOption, parseCommandArgs, requireOption } from '../cli/args.js';
+import { z } from 'zod';
+import { defineCommand } from '../cli/command.js';
+import { flagOf } from '../cli/options.js';
+import { option } from '../options/field.js';
+import { json, optionalFile, requiredFile } from '../options/common.js';
+import { linearRerankerFields, perceptronFields } from '../options/rerank.js';
 import { cliSignal } from '../cli/signal.js';
 import { UsageError } from '../errors.js';
 import { listKind, requireSameKind } from '../io/nbest.js';
@@ -7,74 +11,60 @@ import { buildFeatureTable, selectFeatures } from '../rerank/feature-table.js';
 import { loadSentenceFeatures, requireScores, tableData } from '../rerank/inputs.js';
 import { saveReranker } from '../rerank/reranker.js';
 import { rerankerTrainers } from '../rerank/trainers.js';
-import { perceptronTrainUsage, trainPerceptronCli } from '../rerank/perceptron-cli.js';
+import { trainPerceptronCli } from '../rerank/perceptron-cli.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
 import { loadHeadRules } from '../trees/head-rules.js';
 import { resolveThreads } from '../native.js';
 
-const usage = `structrank train-reranker --method ${[...Object.keys(rerankerTrainers), 'perceptron'].join('|')} --train nbest.jsonl|feats.bin [--dev nbest.jsonl|feats.bin]
-    --model M [--rounds 100000] [--eps 0.0025[,0.001,...]] [--weights score|uniform] [--l2 1[,10,...]]
-    [--cutoff 5] [--dev-step N] [--head-rules collins|FILE] [--threads N]
+const METHODS = [...Object.keys(rerankerTrainers), 'perceptron'];
+// Both methods take --threads; the other options apply to one side only.
+const { threads, ...linearOnly } = linearRerankerFields;
+const perceptronOnly: Omit<typeof perceptronFields, 'threads'> = { ...perceptronFields };
+delete (perceptronOnly as Partial<typeof perceptronFields>).threads;
 
-boost      ExpLoss boosting with the sparse feature-selection algorithm (seed 002 figure 4);
+const command = defineCommand({
+  description: `boost      ExpLoss boosting with sparse feature selection (Collins and Koo 2005, figure 4);
            every round is kept, N (and eps, when several are given) are chosen on --dev.
-logloss    LogLoss feature selection (seed 002 section 4.6; slow); --rounds defaults to 1000,
-           --l2 is the penalty on selected weights.
+logloss    LogLoss feature selection (slow); --l2 is the penalty on selected weights.
 loglinear  log-linear reranker over all features, Gaussian prior C (--l2; several values are
-           tried and the best on --dev is kept), L-BFGS; --rounds = max iterations (200).
-N-best files carrying trees without features get the SPEC section 7 features, with the
-count --cutoff (features on candidates of >= cutoff training sentences).
---head-rules  head table for those features: the preset 'collins' (default) or a JSON file
-           (format: docs/trees-and-evalb.md); labels it does not cover get head rules learned
-           from the training gold trees, and word classes are learned from them too (all
-           saved in the model). The coverage is printed, with a warning under 90%.
-
-${perceptronTrainUsage}`;
-
-/** The value of --method (perceptron has its own options, parsed by its module). */
-function methodOf(args: string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--method') return args[i + 1];
-    if (args[i].startsWith('--method=')) return args[i].slice('--method='.length);
-  }
-  return undefined;
-}
-
-function numberList(flag: string, value: string | undefined): number[] | undefined {
-  if (value === undefined) return undefined;
-  const out = value.split(',').map((s) => (s.trim() === '' ? Number.NaN : Number(s)));
-  if (out.length === 0 || out.some((n) => !Number.isFinite(n) || n < 0)) throw new UsageError(`train-reranker: invalid value for --${flag}: '${value}'`);
-  return out;
-}
-
-const command: Command = {
-  name: 'train-reranker',
-  summary: 'train a reranker (boosting, LogLoss selection, log-linear, perceptron) on n-best lists',
-  usage,
-  async run(args) {
-    if (methodOf(args) === 'perceptron') return trainPerceptronCli(args);
-    const { values } = parseCommandArgs('train-reranker', args, {
-      method: { type: 'string' }, train: { type: 'string' }, dev: { type: 'string' }, model: { type: 'string' },
-      rounds: { type: 'string' }, eps: { type: 'string' }, weights: { type: 'string' }, l2: { type: 'string' },
-      cutoff: { type: 'string' }, 'dev-step': { type: 'string' }, threads: { type: 'string' }, 'head-rules': { type: 'string' },
-    }, false);
-    const method = requireOption('train-reranker', values.method, 'method');
+           tried and the best on --dev is kept), L-BFGS; --rounds = max iterations.
+perceptron the kernel perceptron (tree, tagging or linear kernel) over the candidates.
+N-best files carrying trees without features get the tree feature templates, with the
+count --cutoff (features on candidates of >= cutoff training sentences) and the head table
+of --head-rules (format: docs/trees-and-evalb.md); its coverage of the training trees is
+printed, with a warning under 90%.`,
+  options: {
+    method: option(z.string(), 'the reranker to train', { value: METHODS.join('|') }),
+    train: requiredFile('training n-best lists (JSON Lines) or a feature table from `features`', 'nbest.jsonl|feats.bin'),
+    dev: optionalFile('dev n-best lists or feature table: chooses N rounds, eps and C (perceptron: reports dev F1)', 'nbest.jsonl|feats.bin'),
+    model: requiredFile('model file to write', 'M'),
+    ...linearOnly,
+    ...perceptronOnly,
+    threads,
+    json: option(json, 'print the model summary (and the dev score) as JSON'),
+  },
+  optionGroups: { 'boost, logloss and loglinear options:': Object.keys(linearOnly), 'perceptron options:': Object.keys(perceptronOnly) },
+  examples: [
+    'structrank train-reranker --method boost --train train.nbest.jsonl --dev dev.nbest.jsonl --model boost.model --rounds 20000 --eps 0.001,0.0025',
+    'structrank train-reranker --method loglinear --train train.feats --dev dev.feats --model loglinear.model --l2 1,10',
+    'structrank train-reranker --method perceptron --kernel tree --train train.nbest.jsonl --model perceptron.model --voted',
+  ],
+  async run(values, { given }) {
+    const method = values.method;
+    const perceptron = method === 'perceptron';
     const trainer = rerankerTrainers[method];
-    if (!trainer) throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${[...Object.keys(rerankerTrainers), 'perceptron'].join(', ')})`);
-    const trainFile = requireOption('train-reranker', values.train, 'train');
-    const modelFile = requireOption('train-reranker', values.model, 'model');
+    if (!trainer && !perceptron) throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${METHODS.join(', ')})`);
+    const wrong = Object.entries(perceptron ? linearOnly : perceptronOnly).map(([name, field]) => `--${flagOf(name, field)}`).find((f) => given.has(f));
+    if (wrong !== undefined) throw new UsageError(`train-reranker: ${wrong} does not apply to --method ${method}`);
+    if (perceptron) return trainPerceptronCli(values);
+    const trainFile = values.train;
+    const modelFile = values.model;
     checkOutputPath(modelFile);
-    const weighting = values.weights ?? 'score';
-    if (weighting !== 'score' && weighting !== 'uniform') throw new UsageError(`train-reranker: --weights must be score or uniform`);
-    const threads = resolveThreads(intOption('train-reranker', values.threads, 'threads', 0));
-    const cutoff = intOption('train-reranker', values.cutoff, 'cutoff', 5, 1);
-    const rounds = values.rounds === undefined ? undefined : intOption('train-reranker', values.rounds, 'rounds', 0, 1);
-    const devStep = values['dev-step'] === undefined ? undefined : intOption('train-reranker', values['dev-step'], 'dev-step', 1, 1);
+    const { weighting, cutoff, rounds, devStep } = values;
+    const threads = resolveThreads(values.threads);
     const signal = cliSignal();
 
-    const table = loadHeadRules(values['head-rules'] ?? 'collins');
-    const eps = numberList('eps', values.eps);
-    const l2 = numberList('l2', values.l2);
+    const table = loadHeadRules(values.headRules);
     // The learned head rules' coverage and its warning are printed after training, so that an
     // error stays the only line of a failed run.
     const learnedLines: string[] = [];
@@ -95,7 +85,7 @@ const command: Command = {
     }
     const model = await trainer({
       train: tableData(trainTable, threads), dev, dictionary,
-      options: { rounds, eps, l2, weighting, devStep, threads, signal },
+      options: { rounds, eps: values.eps, l2: values.l2, weighting, devStep, threads, signal },
     });
     model.info.cutoff = cutoff;
     model.info.trainSentences = trainTable.ids.length;
@@ -103,11 +93,16 @@ const command: Command = {
     if (kind) model.info.candidates = kind;
     if (settings && kind === 'trees') model.treeSettings = settings;
     saveReranker(modelFile, model);
+    if (values.json) {
+      for (const line of learnedLines) console.error(line);
+      console.log(JSON.stringify({ method, model: modelFile, features: model.names.length, info: model.info }));
+      return;
+    }
     const facts = Object.entries(model.info)
       .map(([k, v]) => `${k}=${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : v}`)
       .join(' ');
     console.log(`${method}: ${model.names.length} features with non-zero weight -> ${modelFile} (${facts})`);
     for (const line of learnedLines) (line.startsWith('warning:') ? console.error : console.log)(line);
   },
-};
+});
 export default command;

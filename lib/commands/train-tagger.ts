@@ -1,49 +1,19 @@
-import type { Command } from '../cli/command.js';
-import { intOption, numberOption, parseCommandArgs, requireOption } from '../cli/args.js';
+import { z } from 'zod';
+import { defineCommand } from '../cli/command.js';
+import { option } from '../options/field.js';
+import { json, optionalFile, requiredFile } from '../options/common.js';
+import { taggerFields, usesLbfgs } from '../options/tagger.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
 import { readConlluSync, type ConlluToken } from '../io/conllu.js';
 import { isQuiet, Progress } from '../progress.js';
-import { Tagger, type TaggerAlgorithm } from '../tagger/tagger.js';
+import { Tagger } from '../tagger/tagger.js';
 import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
 import { readLinesSync } from '../io/lines.js';
 import { clusterWords, type WordClusters } from '../tagger/word-clusters.js';
 import { resolveThreads } from '../native.js';
-
-const usage = `structrank train-tagger --algo maxent|perceptron|crf --train F [--dev F] --columns word,pos,chunk --label chunk --model M
-  [--order 1|2] [--template T.json|pos|chunk|ner] [--clusters F | --cluster-text F [--cluster-classes N]]
-  [--epochs N] [--optimizer lbfgs|sgd]
-  [--sgd-warmup N] [--c2 X] [--eta0 X] [--beam B] [--eval-every N] [--patience N] [--separator whitespace|tab]
-  [--format conll|conllu] [--threads N]
-
-Trains a tagger on CoNLL column files (one token per line, blank line between sentences)
-or on CoNLL-U files (--format conllu, the default for *.conllu files: comments, multiword
-ranges and empty nodes are skipped; --columns then names CoNLL-U fields among word (= form),
-lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).
-  --algo        perceptron: averaged structured perceptron; crf: linear-chain CRF;
-                maxent: locally normalized log-linear tagger with beam search
-  --columns     names of the file's columns; --label names the one to predict
-  --order       label dependencies: 1 (bigram) or 2 (trigram); default 1, or 2 when no
-                --template is given and the labels look like entities
-  --clusters    word clusters for the cluster templates: 'word<TAB>bits' lines (e.g. Brown)
-  --cluster-text  compute the clusters here instead, from the training words and this plain
-                text (one sentence per line, tokens separated by spaces; 'train' = the
-                training words alone): exchange clustering into --cluster-classes classes
-                (default 128) merged into a binary tree (bit strings)
-  --template    a template config file (JSON) or a default set; default: chosen from the
-                training labels: ner for entity tags (chunk tags, mostly O), chunk for
-                phrase chunks (needs a 'pos' column), pos for per-token labels
-  --epochs      passes (perceptron, SGD) or L-BFGS iterations (crf, maxent);
-                default 10, or 100 for L-BFGS
-  --optimizer   CRF optimizer: lbfgs (default) or sgd
-  --sgd-warmup  CRF L-BFGS: first run N SGD epochs (counted in --epochs), then L-BFGS
-  --c2          L2 weight (objective + c2 |w|^2); default 1 (crf), 0.1 (maxent)
-  --dev         scored after every epoch (every --eval-every L-BFGS iterations, default 10);
-                the best model is kept and training stops after --patience (default 3)
-                evaluations without improvement (0 = never)
-  --threads     threads for the CRF/maxent gradient and dev tagging (default: all cores)`;
 
 type ConlluField = 'form' | 'lemma' | 'upos' | 'xpos' | 'feats' | 'deprel';
 const CONLLU_FIELDS: readonly string[] = ['form', 'lemma', 'upos', 'xpos', 'feats', 'deprel'];
@@ -57,78 +27,67 @@ function conlluField(cmd: string, name: string): ConlluField & keyof ConlluToken
   return field as ConlluField;
 }
 
-const command: Command = {
-  name: 'train-tagger',
-  summary: 'train a perceptron, CRF or maxent sequence tagger',
-  usage,
-  async run(args) {
-    const { values } = parseCommandArgs('train-tagger', args, {
-      algo: { type: 'string' },
-      train: { type: 'string' },
-      dev: { type: 'string' },
-      columns: { type: 'string' },
-      label: { type: 'string' },
-      order: { type: 'string' },
-      template: { type: 'string' },
-      clusters: { type: 'string' },
-      'cluster-text': { type: 'string' },
-      'cluster-classes': { type: 'string' },
-      epochs: { type: 'string' },
-      optimizer: { type: 'string' },
-      c2: { type: 'string' },
-      eta0: { type: 'string' },
-      'sgd-warmup': { type: 'string' },
-      beam: { type: 'string' },
-      'eval-every': { type: 'string' },
-      patience: { type: 'string' },
-      separator: { type: 'string' },
-      format: { type: 'string' },
-      model: { type: 'string' },
-      threads: { type: 'string' },
-      seed: { type: 'string' },
-    }, false);
+const { algo, ...trainingFields } = taggerFields;
+
+const options = {
+  algo,
+  train: requiredFile('training file: CoNLL columns, or CoNLL-U (--format conllu)'),
+  dev: optionalFile('development file: scored after every --eval-every epochs; the best model is kept'),
+  columns: option(z.string(), "names of the file's columns (CoNLL-U: fields among word, lemma, upos, xpos, feats, deprel)", { value: 'word,pos,...' }),
+  label: option(z.string(), 'the column to predict', { value: 'NAME' }),
+  model: requiredFile('model file to write', 'M'),
+  ...trainingFields,
+  clusterText: option(
+    z.string().min(1).optional(),
+    "compute the clusters instead, from the training words and this plain text (one sentence per line; 'train' = the training words alone): exchange clustering merged into a binary tree",
+    { value: 'F|train' },
+  ),
+  clusterClasses: option(z.number().int().min(2).default(128), 'number of classes of --cluster-text', { value: 'N' }),
+  separator: option(z.enum(['whitespace', 'tab']).default('whitespace'), 'column separator'),
+  format: option(z.enum(['conll', 'conllu']).optional(), 'input format (default: conllu for *.conllu files, else conll)'),
+  json: option(json, 'print the model summary as JSON'),
+};
+
+const command = defineCommand({
+  description: `Trains a tagger on CoNLL column files (one token per line, blank line between sentences)
+or on CoNLL-U files (--format conllu, the default for *.conllu files: comments, multiword
+ranges and empty nodes are skipped; --columns then names CoNLL-U fields among word (= form),
+lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
+  options,
+  examples: [
+    'structrank train-tagger --algo crf --train train.conll --dev dev.conll --columns word,pos,chunk --label chunk --model chunker.model',
+    'structrank train-tagger --algo perceptron --train en_ewt-ud-train.conllu --columns word,upos --label upos --epochs 5 --model upos.model',
+  ],
+  async run(values, context) {
     const cmd = 'train-tagger';
-    const algo = requireOption(cmd, values.algo, 'algo') as TaggerAlgorithm;
-    if (!['maxent', 'perceptron', 'crf'].includes(algo)) throw new UsageError(`${cmd}: --algo must be maxent, perceptron or crf`);
-    const trainFile = requireOption(cmd, values.train, 'train');
-    const columns = requireOption(cmd, values.columns, 'columns').split(',').map((c) => c.trim());
+    const algo = values.algo;
+    const trainFile = values.train;
+    const columns = values.columns.split(',').map((c) => c.trim());
     if (columns.some((c) => c === '') || new Set(columns).size !== columns.length) throw new UsageError(`${cmd}: --columns must be distinct non-empty names`);
-    const label = requireOption(cmd, values.label, 'label');
+    const label = values.label;
     if (!columns.includes(label)) throw new UsageError(`${cmd}: --label '${label}' is not among --columns`);
-    const modelFile = requireOption(cmd, values.model, 'model');
+    const modelFile = values.model;
     checkOutputPath(modelFile);
-    let order = intOption(cmd, values.order, 'order', 1, 1);
-    if (order !== 1 && order !== 2) throw new UsageError(`${cmd}: --order must be 1 or 2`);
-    const optimizer = values.optimizer ?? 'lbfgs';
-    if (optimizer !== 'lbfgs' && optimizer !== 'sgd') throw new UsageError(`${cmd}: --optimizer must be lbfgs or sgd`);
-    const separator = values.separator ?? 'whitespace';
-    if (separator !== 'whitespace' && separator !== 'tab') throw new UsageError(`${cmd}: --separator must be whitespace or tab`);
+    const { optimizer, separator } = values;
+    let order = values.order;
     let templates: DefaultTemplateName | TemplateSet | undefined;
     let clusters = values.clusters;
-    if (values.template !== undefined) {
-      if (values.template in DEFAULT_TEMPLATES) templates = values.template as DefaultTemplateName;
+    if (values.templates !== undefined) {
+      if (values.templates in DEFAULT_TEMPLATES) templates = values.templates as DefaultTemplateName;
       else {
-        const config = readTemplateConfig(values.template);
+        const config = readTemplateConfig(values.templates);
         templates = config.templates;
         clusters = clusters ?? config.clusters;
       }
     }
-    const lbfgs = algo === 'maxent' || (algo === 'crf' && optimizer === 'lbfgs');
-    const epochs = intOption(cmd, values.epochs, 'epochs', lbfgs ? 100 : 10, 1);
-    const c2 = values.c2 === undefined ? undefined : numberOption(cmd, values.c2, 'c2', 1, (n) => n >= 0);
-    const eta0 = values.eta0 === undefined ? undefined : numberOption(cmd, values.eta0, 'eta0', 0.1, (n) => n > 0);
-    const beam = intOption(cmd, values.beam, 'beam', 8, 1);
-    const sgdWarmup = intOption(cmd, values['sgd-warmup'], 'sgd-warmup', 0, 0);
+    const lbfgs = usesLbfgs(algo, optimizer);
+    const { c2, eta0, beam, sgdWarmup, patience, seed } = values;
+    const threads = resolveThreads(values.threads);
     if (sgdWarmup > 0 && !(algo === 'crf' && optimizer === 'lbfgs')) throw new UsageError(`${cmd}: --sgd-warmup applies to --algo crf with --optimizer lbfgs`);
-    const evalEvery = intOption(cmd, values['eval-every'], 'eval-every', lbfgs ? 10 : 1, 1);
-    const patience = intOption(cmd, values.patience, 'patience', 3, 0);
-    const threads = resolveThreads(intOption(cmd, values.threads, 'threads', 0, 0));
-    const seed = intOption(cmd, values.seed, 'seed', 1, 0);
 
     const format = values.format ?? (trainFile.endsWith('.conllu') ? 'conllu' : 'conll');
-    if (format !== 'conll' && format !== 'conllu') throw new UsageError(`${cmd}: --format must be conll or conllu`);
     const fields = format === 'conllu' ? columns.map((c) => conlluField(cmd, c)) : [];
-    const readOptions = { separator: separator as 'whitespace' | 'tab', columns: columns.length };
+    const readOptions = { separator, columns: columns.length };
     const read = (file: string): string[][][] =>
       format === 'conllu'
         ? readConlluSync(file).map((s) => s.tokens.map((t) => fields.map((f) => t[f])))
@@ -142,38 +101,38 @@ const command: Command = {
       const choice = chooseDefaultTemplate((function* () {
         for (const s of train) for (const row of s) yield row[labelIndex];
       })(), columns.filter((c) => c !== label));
-      if (values.order === undefined) order = choice.order;
-      // On stdout with the result line: stderr is for progress and errors.
-      if (!isQuiet()) console.log(`train-tagger: templates '${choice.name}', order ${order} (${choice.reason}); choose others with --template, --order`);
+      if (!context.given.has('--order')) order = choice.order;
+      // On stdout with the result line (not with --json): stderr is for progress and errors.
+      if (!isQuiet() && !values.json) console.log(`train-tagger: templates '${choice.name}', order ${order} (${choice.reason}); choose others with --template, --order`);
       templates = choice.name;
     }
     let computed: WordClusters | undefined;
-    if (values['cluster-text'] !== undefined) {
+    if (values.clusterText !== undefined) {
       if (clusters !== undefined) throw new UsageError(`${cmd}: give --clusters or --cluster-text, not both`);
-      const classes = intOption(cmd, values['cluster-classes'], 'cluster-classes', 128, 2);
+      const classes = values.clusterClasses;
       const wordIndex = columns.includes('word') ? columns.indexOf('word') : 0;
       const text: string[][] = train.map((s) => s.map((row) => row[wordIndex]));
-      if (values['cluster-text'] !== 'train') {
-        for (const line of readLinesSync(values['cluster-text'])) {
+      if (values.clusterText !== 'train') {
+        for (const line of readLinesSync(values.clusterText)) {
           const tokens = line.text.split(/\s+/).filter((t) => t !== '');
           if (tokens.length > 0) text.push(tokens);
         }
       }
       const t0 = Date.now();
       computed = clusterWords(text, { classes, signal: cliSignal() });
-      if (!isQuiet()) console.log(`train-tagger: ${computed.words.length} words in ${classes} clusters in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      if (!isQuiet() && !values.json) console.log(`train-tagger: ${computed.words.length} words in ${classes} clusters in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
-    const progress = new Progress({ label: `train-tagger ${algo}`, total: epochs, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0, logAfter: 0 });
+    let progress: Progress | undefined;
     const start = Date.now();
     const tagger = await Tagger.train(train, {
       algo,
       columns,
       label,
-      order: order as 1 | 2,
+      order,
       templates,
-      templatesFile: typeof templates === 'string' ? undefined : values.template,
+      templatesFile: typeof templates === 'string' ? undefined : values.templates,
       clusters: computed ?? clusters,
-      epochs,
+      epochs: values.epochs,
       optimizer,
       c2,
       eta0,
@@ -182,19 +141,24 @@ const command: Command = {
       threads,
       seed,
       dev,
-      evalEvery,
+      evalEvery: values.evalEvery,
       patience,
       signal: cliSignal(),
       onProgress: (p) => {
         const devText = p.dev ? `  dev ${p.dev.name} ${p.dev.value.toFixed(2)} (best ${p.best!.value.toFixed(2)})` : '';
+        progress ??= new Progress({ label: `train-tagger ${algo}`, total: p.total, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0, logAfter: 0 });
         progress.update(p.step, `loss ${p.loss.toFixed(p.loss >= 1000 ? 0 : 3)}${devText}`);
       },
     });
-    if (process.stderr.isTTY) progress.finish();
+    if (process.stderr.isTTY) progress?.finish();
     tagger.save(modelFile);
     const info = tagger.info();
     const devNote = tagger.meta.dev ? `, dev ${tagger.meta.dev.name} ${tagger.meta.dev.value.toFixed(2)} at step ${tagger.meta.trainedSteps}` : '';
+    if (values.json) {
+      console.log(JSON.stringify({ model: modelFile, ...info, algo, order, seconds: (Date.now() - start) / 1000, dev: tagger.meta.dev, trainedSteps: tagger.meta.trainedSteps }));
+      return;
+    }
     console.log(`${modelFile}: ${algo} order ${order}, ${info.labels} labels, ${info.attributes} attributes, ${info.features} features, trained in ${((Date.now() - start) / 1000).toFixed(1)} s${devNote}`);
   },
-};
+});
 export default command;

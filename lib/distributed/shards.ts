@@ -15,7 +15,7 @@ import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { readFileHead, readLinesSync } from '../io/lines.js';
 import { readTreebankSync } from '../io/treebank.js';
 import { formatTree } from '../trees/tree.js';
-import { parseCommandArgs, intOption, numberOption, requireOption } from '../cli/args.js';
+import { z } from 'zod';
 import { checkRedisUrl, connectRedis } from './connection.js';
 import { JobFailed, runFlow } from './flow.js';
 import type { JobEnv, JobOutcome } from './jobs.js';
@@ -23,8 +23,7 @@ import type { ShardPayload } from './payloads.js';
 import { ArtifactStore } from './store.js';
 import { Progress } from '../progress.js';
 
-/** Sentences per shard by default: big enough that a job's queue round trip is small beside it. */
-export const DEFAULT_SHARD_SENTENCES = 2000;
+export { DEFAULT_SHARD_SENTENCES } from '../options/distributed.js';
 
 export interface Shard {
   text: string;
@@ -136,17 +135,21 @@ export async function runShard(p: ShardPayload, env: JobEnv): Promise<JobOutcome
     writeFileSync(input, env.store.get(p.input));
     const out = join(dir, 'out.txt');
     const nbest = join(dir, 'nbest.jsonl');
-    const args = ['--model', env.store.verifiedPath(p.model), '--input', input, '--out', out, '--threads', String(env.threads)];
     const o = p.options;
-    if (o.nbest !== undefined) args.push('--nbest', String(o.nbest), '--out-nbest', nbest);
-    if (o.separator !== undefined) args.push('--separator', o.separator);
-    if (o.pcfg) args.push('--pcfg');
-    if (o.beam !== undefined) args.push('--beam', String(o.beam));
-    if (o.maxLength !== undefined) args.push('--max-length', String(o.maxLength));
     const { commands } = await import('../commands/index.js');
-    const command = await commands[p.command]();
+    const command = await commands[p.command].load();
+    // The command's own validation and defaults, as on the command line.
+    const values = z.object(command.options).parse({
+      model: env.store.verifiedPath(p.model),
+      input,
+      out,
+      threads: env.threads,
+      nbest: o.nbest,
+      outNbest: o.nbest !== undefined ? nbest : undefined,
+      ...(p.command === 'tag' ? { separator: o.separator } : { pcfg: o.pcfg, beam: o.beam, maxLength: o.maxLength }),
+    });
     try {
-      const code = (await command.run(args)) ?? 0;
+      const code = (await command.run(values, { positionals: [], given: new Set() })) ?? 0;
       if (code !== 0) throw new Error(`${p.command} exited with code ${code}`);
     } catch (err) {
       // Name the shard's lines so the coordinator can map them to the input file's.
@@ -162,39 +165,44 @@ export async function runShard(p: ShardPayload, env: JobEnv): Promise<JobOutcome
   }
 }
 
+/** The validated options of `parse` / `tag` that a sharded run uses. */
+export interface ShardedValues {
+  model: string;
+  input: string;
+  out?: string;
+  nbest?: number;
+  outNbest?: string;
+  redis?: string;
+  store?: string;
+  shardSize: number;
+  /** tag */
+  separator?: 'whitespace' | 'tab';
+  /** parse */
+  pcfg?: boolean;
+  beam?: number;
+  maxLength?: number;
+}
+
 /**
- * The coordinator side of `parse`/`tag` with --redis and --store: returns undefined when the
- * arguments ask for a local run, else runs the shards on the queue and writes the outputs.
+ * The coordinator side of `parse`/`tag` with --redis and --store: runs the shards on the
+ * queue and writes the outputs.
  */
-export async function runSharded(command: 'parse' | 'tag', args: string[], signal?: AbortSignal): Promise<number | undefined> {
-  if (!args.some((a) => a === '--redis' || a.startsWith('--redis=') || a === '--store' || a.startsWith('--store='))) return undefined;
-  const { values } = parseCommandArgs(command, args, {
-    model: { type: 'string' }, input: { type: 'string' }, out: { type: 'string' }, nbest: { type: 'string' }, 'out-nbest': { type: 'string' },
-    separator: { type: 'string' }, pcfg: { type: 'boolean' }, beam: { type: 'string' }, 'max-length': { type: 'string' }, threads: { type: 'string' },
-    redis: { type: 'string' }, store: { type: 'string' }, 'shard-size': { type: 'string' },
-  }, false);
+export async function runSharded(command: 'parse' | 'tag', values: ShardedValues, signal?: AbortSignal): Promise<number> {
   if (values.redis === undefined || values.store === undefined) throw new UsageError(`${command}: --redis and --store go together`);
   const redis = checkRedisUrl(command, values.redis);
-  const modelFile = requireOption(command, values.model, 'model');
-  const inputFile = requireOption(command, values.input, 'input');
-  const outFile = requireOption(command, values.out, 'out');
-  const size = intOption(command, values['shard-size'], 'shard-size', DEFAULT_SHARD_SENTENCES, 1);
-  const nbest = values.nbest === undefined ? undefined : intOption(command, values.nbest, 'nbest', 1, 1);
-  if ((nbest !== undefined) !== (values['out-nbest'] !== undefined)) throw new UsageError(`${command}: --nbest and --out-nbest go together`);
+  const { model: modelFile, input: inputFile, shardSize: size, nbest } = values;
+  if (values.out === undefined) throw new UsageError(`${command}: missing required option --out`);
+  const outFile = values.out;
+  if ((nbest !== undefined) !== (values.outNbest !== undefined)) throw new UsageError(`${command}: --nbest and --out-nbest go together`);
   const options: ShardPayload['options'] = { nbest };
-  if (command === 'tag') {
-    if (values.pcfg || values.beam !== undefined || values['max-length'] !== undefined) throw new UsageError('tag: --pcfg, --beam and --max-length are parse options');
-    const separator = values.separator ?? 'whitespace';
-    if (separator !== 'whitespace' && separator !== 'tab') throw new UsageError('tag: --separator must be whitespace or tab');
-    options.separator = separator;
-  } else {
-    if (values.separator !== undefined) throw new UsageError('parse: --separator is a tag option');
-    options.pcfg = values.pcfg ?? undefined;
-    if (values.beam !== undefined) options.beam = numberOption(command, values.beam, 'beam', 1, (x) => x > 0);
-    if (values['max-length'] !== undefined) options.maxLength = intOption(command, values['max-length'], 'max-length', 0, 0);
+  if (command === 'tag') options.separator = values.separator ?? 'whitespace';
+  else {
+    if (values.pcfg) options.pcfg = true;
+    if (values.beam !== undefined && Number.isFinite(values.beam)) options.beam = values.beam;
+    if (values.maxLength !== undefined) options.maxLength = values.maxLength;
   }
   checkOutputPath(outFile);
-  if (values['out-nbest']) checkOutputPath(values['out-nbest']);
+  if (values.outNbest) checkOutputPath(values.outNbest);
 
   const store = new ArtifactStore(values.store);
   const model = await store.putFile(modelFile);
@@ -225,6 +233,6 @@ export async function runSharded(command: 'parse' | 'tag', args: string[], signa
   }
   const manifests = steps.map((s) => store.readManifest(s.id) as NonNullable<ReturnType<ArtifactStore['readManifest']>>);
   await writeTextAtomic(outFile, manifests.map((m) => store.get(m.files.out).toString('utf8')));
-  if (values['out-nbest']) await writeTextAtomic(values['out-nbest'], manifests.map((m) => store.get(m.files.nbest).toString('utf8')));
+  if (values.outNbest) await writeTextAtomic(values.outNbest, manifests.map((m) => store.get(m.files.nbest).toString('utf8')));
   return 0;
 }

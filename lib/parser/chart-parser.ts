@@ -6,6 +6,19 @@
 import { InputError, ModelFileError } from '../errors.js';
 import { checkNbestK } from '../io/nbest.js';
 import { withRun, type TrainRun } from '../train-progress.js';
+import { checkOptions } from '../options/field.js';
+import { CRF_DEFAULTS, PARSER_DEFAULTS, parserTrainFields } from '../options/parser.js';
+
+/** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
+const CRF_CHECKED = {
+  batch: parserTrainFields.batch,
+  eta0: parserTrainFields.eta0,
+  sigma2: parserTrainFields.sigma2,
+  epochs: parserTrainFields.epochs,
+  featureCacheMB: parserTrainFields.featureCacheMB,
+  prune: parserTrainFields.prune,
+  surfaceBits: parserTrainFields.surfaceBits,
+};
 import { loadModel, saveModel } from '../io/model-file.js';
 import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
@@ -21,7 +34,7 @@ export const CHART_MODEL_KIND = 'chart-parser';
  * the same for every treebank): the grammar backbone (horizontal Markov order 0, parent
  * annotation, no head rules), hashed surface features, AdaGrad, coarse-to-fine pruning.
  */
-export const CRF_DEFAULTS = { markov: 0, parent: true, vpHeadTag: false, epochs: 3, eta0: 0.1, prune: 1e-4, surfaceBits: 22 } as const;
+export { CRF_DEFAULTS };
 const CHART_MODEL_VERSION = 1;
 
 interface NativeParseResult {
@@ -319,7 +332,7 @@ export class ChartParserModel {
       offsets,
       Int32Array.from(pairs),
       treeOffsets,
-      options.rareThreshold ?? 1,
+      options.rareThreshold ?? PARSER_DEFAULTS.rareThreshold,
       {
         relax: options.relax ? 1 : 0,
         relaxWeight,
@@ -328,28 +341,23 @@ export class ChartParserModel {
     );
     const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
     if (crf) {
-      const batch = options.batch ?? 20;
-      if (options.featureCacheMB !== undefined && !(options.featureCacheMB >= 0)) throw new InputError('<options>', undefined, 'featureCacheMB must be >= 0');
+      const batch = options.batch ?? PARSER_DEFAULTS.batch;
       // NaN or non-positive step sizes and priors would train NaN weights without a word.
-      if (options.eta0 !== undefined && !(options.eta0 > 0 && Number.isFinite(options.eta0))) throw new InputError('<options>', undefined, 'eta0 must be a positive number');
-      if (options.sigma2 !== undefined && !(options.sigma2 > 0)) throw new InputError('<options>', undefined, 'sigma2 must be a positive number');
+      checkOptions(CRF_CHECKED, options, (message) => new InputError('<options>', undefined, message));
       if (options.beam !== undefined && !(options.beam > 0)) throw new InputError('<options>', undefined, 'beam must be a positive number');
-      if (options.epochs !== undefined && !(Number.isInteger(options.epochs) && options.epochs >= 0)) throw new InputError('<options>', undefined, 'epochs must be a non-negative integer');
       const surfaceBits = options.surfaceBits ?? CRF_DEFAULTS.surfaceBits;
-      if (!(Number.isInteger(surfaceBits) && surfaceBits >= 0 && surfaceBits <= 30)) throw new InputError('<options>', undefined, 'surfaceBits must be an integer in 0..30');
       const prune = options.prune ?? CRF_DEFAULTS.prune;
-      if (!(prune >= 0 && prune < 1)) throw new InputError('<options>', undefined, 'prune must be in [0, 1)');
       if (options.optimizer !== undefined && !['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw new InputError('<options>', undefined, "optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
       const started = handle.startCrf({
         batch,
         eta0: options.eta0 ?? CRF_DEFAULTS.eta0,
-        sigma2: options.sigma2 ?? 1.0,
-        beam: options.beam ?? Number.POSITIVE_INFINITY,
-        threads: options.threads ?? 0,
+        sigma2: options.sigma2 ?? PARSER_DEFAULTS.sigma2,
+        beam: options.beam ?? PARSER_DEFAULTS.beam,
+        threads: options.threads ?? PARSER_DEFAULTS.threads,
         seed: options.seed ?? 1,
         priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
         verbFeatures: options.verbFeatures ? 1 : 0,
-        featureCacheMB: options.featureCacheMB ?? 1024,
+        featureCacheMB: options.featureCacheMB ?? PARSER_DEFAULTS.featureCacheMB,
         surfaceBits,
         prune,
         adagrad: (options.optimizer ?? 'adagrad') === 'adagrad' ? 1 : 0,

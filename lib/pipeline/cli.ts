@@ -10,6 +10,8 @@ export function progressBars(): (label: string, done: number, total: number, sta
   let current: { label: string; bar: Progress } | undefined;
   return (label, done, total, status) => {
     if (current?.label !== label) {
+      // A terminal bar left running would redraw over the next one.
+      current?.bar.finish();
       current = { label, bar: new Progress({ label, total }) };
     }
     current.bar.update(done, status);
@@ -17,8 +19,18 @@ export function progressBars(): (label: string, done: number, total: number, sta
   };
 }
 
-/** Runs the pipeline, prints the table and writes report.html; returns the results. */
-export async function runAndReport(config: PipelineConfig, signal: AbortSignal, title: string, executor?: RunPipelineOptions['executor']): Promise<PipelineResults> {
+/**
+ * Runs the pipeline (its candidate steps on `executor` when given, e.g. a Redis queue),
+ * prints the table (or, with `json`, the results as written to results.json) and writes
+ * report.html; returns the results.
+ */
+export async function runAndReport(
+  config: PipelineConfig,
+  signal: AbortSignal,
+  title: string,
+  json = false,
+  executor?: RunPipelineOptions['executor'],
+): Promise<PipelineResults> {
   const results = await runPipeline(config, {
     signal,
     executor,
@@ -27,8 +39,12 @@ export async function runAndReport(config: PipelineConfig, signal: AbortSignal, 
     },
     progress: progressBars(),
   });
-  console.log(formatResultsTable(results));
   const report = await writeReport(config.output, results, title);
+  if (json) {
+    console.log(JSON.stringify({ ...results, report }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)));
+    return results;
+  }
+  console.log(formatResultsTable(results));
   console.log(`\nreport: ${report}\nresults: ${config.output}/results.json`);
   return results;
 }

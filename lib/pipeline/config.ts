@@ -9,10 +9,20 @@ import { z } from 'zod';
 import { HEAD_RULE_PRESETS } from '../trees/head-rules.js';
 import { InputError } from '../errors.js';
 import { readTextFile } from '../io/lines.js';
+import { defOf, descriptionOf } from '../options/field.js';
+import { PARSER_DEFAULTS } from '../options/parser.js';
+import { TAGGER_C2, TAGGER_DEFAULTS, taggerFields } from '../options/tagger.js';
+import { BOOST_EPS, FEATURE_CUTOFF, LOGLINEAR_C, PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, RERANK_ROUNDS, WORD_FEATURES } from '../options/rerank.js';
+
+/** CoNLL columns when the config names none. */
+const DEFAULT_COLUMNS = ['word', 'pos', 'tag'];
+
+/** The grid fields, for the JSON Schema (see pipelineJsonSchema). */
+const grids = new WeakSet<z.ZodType>();
 
 /** A hyper-parameter grid: one number or a non-empty list; every value is tried on dev. */
-const grid = (what: string, check: (n: number) => boolean = () => true, range = '') =>
-  z.preprocess(
+const grid = (what: string, check: (n: number) => boolean = () => true, range = '') => {
+  const schema = z.preprocess(
     (v) => (typeof v === 'number' ? [v] : v),
     z
       .array(z.number({ error: `expected a number${range}` }).refine(check, { message: `expected a number${range}` }), {
@@ -20,116 +30,83 @@ const grid = (what: string, check: (n: number) => boolean = () => true, range = 
       })
       .min(1, { message: `the ${what} grid needs at least one value` }),
   );
+  grids.add(schema);
+  return schema;
+};
 
 const positiveInt = (what: string) => z.number({ error: `expected a positive integer (${what})` }).int({ message: `expected a positive integer (${what})` }).min(1, { message: `expected a positive integer (${what})` });
 const nonNegativeInt = (what: string) => z.number({ error: `expected a non-negative integer (${what})` }).int({ message: `expected a non-negative integer (${what})` }).min(0, { message: `expected a non-negative integer (${what})` });
 
 export const dataSchema = z.strictObject({
-  /** Training file: reranker training candidates come from it by jackknifing. */
-  train: z.string({ error: 'expected a file path' }).min(1),
-  /** Dev file: hyper-parameters (eps and N; lambda and beta; C) are chosen on it. */
-  dev: z.string({ error: 'expected a file path' }).min(1),
-  /** Test file: the final evaluation. */
-  test: z.string({ error: 'expected a file path' }).min(1),
-  /** 'trees' (bracketed treebank, task parse) or 'conll' (columns, task tag). Default: from the task. */
-  format: z.enum(['trees', 'conll'], { error: "expected 'trees' or 'conll'" }).optional(),
-  /** CoNLL column names, e.g. ["word", "pos", "ne"] (default ["word", "pos", "tag"]). */
-  columns: z.array(z.string({ error: 'expected a column name' }), { error: 'expected a list of column names' }).min(2).optional(),
-  /** The CoNLL column to predict (default: the last column). */
-  label: z.string({ error: 'expected a column name' }).optional(),
-  /** Use only the first N training sentences (after the length filter). */
-  trainLimit: positiveInt('sentences').optional(),
-  /** Use only the first N dev / test sentences. */
-  devLimit: positiveInt('sentences').optional(),
-  testLimit: positiveInt('sentences').optional(),
-  /** Keep only sentences of at most this many words (all three sets). */
-  maxLength: positiveInt('words').optional(),
+  train: z.string({ error: 'expected a file path' }).min(1).describe('training file: reranker training candidates come from it by jackknifing'),
+  dev: z.string({ error: 'expected a file path' }).min(1).describe('dev file: hyper-parameters (eps and N; lambda and beta; C) are chosen on it'),
+  test: z.string({ error: 'expected a file path' }).min(1).describe('test file: the final evaluation'),
+  format: z.enum(['trees', 'conll'], { error: "expected 'trees' or 'conll'" }).optional()
+    .describe("'trees' (bracketed treebank, task parse) or 'conll' (columns, task tag); default: from the task"),
+  columns: z.array(z.string({ error: 'expected a column name' }), { error: 'expected a list of column names' }).min(2).optional()
+    .describe(`CoNLL column names, e.g. ["word", "pos", "ne"] (default ${JSON.stringify(DEFAULT_COLUMNS)})`),
+  label: z.string({ error: 'expected a column name' }).optional().describe('the CoNLL column to predict (default: the last column)'),
+  trainLimit: positiveInt('sentences').optional().describe('use only the first N training sentences (after the length filter)'),
+  devLimit: positiveInt('sentences').optional().describe('use only the first N dev sentences'),
+  testLimit: positiveInt('sentences').optional().describe('use only the first N test sentences'),
+  maxLength: positiveInt('words').optional().describe('keep only sentences of at most this many words (all three sets)'),
 });
 
 export const parserBaseSchema = z.strictObject({
-  /** Markov order of the grammar's binarization (1 or 2, default 2). */
-  markov: z.union([z.literal(1), z.literal(2)], { error: 'expected 1 or 2' }).default(2),
-  /** Train the CRF-CFG on top of the PCFG (default false: the generative PCFG). */
-  crf: z.boolean({ error: 'expected true or false' }).default(false),
-  /** CRF epochs (default 3). */
-  epochs: positiveInt('epochs').default(3),
-  /** Words seen at most this often also train the unknown-word signatures (default 1). */
-  rareThreshold: nonNegativeInt('count').default(1),
+  markov: z.union([z.literal(1), z.literal(2)], { error: 'expected 1 or 2' }).default(2).describe('binarization order of the parser base (1 or 2)'),
+  crf: z.boolean({ error: 'expected true or false' }).default(false).describe('train the CRF-CFG on top of the PCFG (default false: the generative PCFG)'),
+  epochs: positiveInt('epochs').default(3).describe('CRF epochs'),
+  rareThreshold: nonNegativeInt('count').default(PARSER_DEFAULTS.rareThreshold).describe('words seen at most this often also train the unknown-word signatures'),
 });
 
 export const taggerBaseSchema = z.strictObject({
-  /** Tagger algorithm: 'crf' (default; its k-best lists carry log-probabilities) or 'perceptron'. */
-  algo: z.enum(['crf', 'perceptron', 'maxent'], { error: "expected 'crf', 'perceptron' or 'maxent'" }).default('crf'),
-  /** Label order (1 = bigram, 2 = trigram; default 1). */
-  order: z.union([z.literal(1), z.literal(2)], { error: 'expected 1 or 2' }).default(1),
-  /** Epochs or L-BFGS iterations (default 50). */
-  epochs: positiveInt('epochs').default(50),
-  /** CRF optimizer: 'lbfgs' (default) or 'sgd'. */
-  optimizer: z.enum(['lbfgs', 'sgd'], { error: "expected 'lbfgs' or 'sgd'" }).default('lbfgs'),
-  /** L2 weight (default 1). */
-  c2: z.number({ error: 'expected a number' }).min(0).default(1),
-  /** A default template set name ('pos', 'chunk', 'ner'); default: chosen by the tagger. */
-  templates: z.string({ error: 'expected a template set name' }).optional(),
+  algo: z.enum(['crf', 'perceptron', 'maxent'], { error: "expected 'crf', 'perceptron' or 'maxent'" }).default('crf')
+    .describe("tagger algorithm: 'crf' (its k-best lists carry log-probabilities), 'perceptron' or 'maxent'"),
+  order: z.union([z.literal(1), z.literal(2)], { error: 'expected 1 or 2' }).default(TAGGER_DEFAULTS.order).describe(descriptionOf(taggerFields.order)),
+  epochs: positiveInt('epochs').default(50).describe('epochs or L-BFGS iterations'),
+  optimizer: z.enum(['lbfgs', 'sgd'], { error: "expected 'lbfgs' or 'sgd'" }).default(TAGGER_DEFAULTS.optimizer).describe(descriptionOf(taggerFields.optimizer)),
+  c2: z.number({ error: 'expected a number' }).min(0).default(TAGGER_C2.crf).describe('L2 weight'),
+  templates: z.string({ error: 'expected a template set name' }).optional()
+    .describe("a default template set name ('pos', 'chunk', 'ner'); default: chosen by the tagger"),
 });
 
 const boostSchema = z.strictObject({
   type: z.literal('boost'),
-  /** Name in the results table (default 'boosting'). */
-  name: z.string().optional(),
-  /** Boosting rounds trained; N <= rounds is chosen on dev (default 20000). */
-  rounds: positiveInt('rounds').default(20_000),
-  /** Smoothing values eps tried; the best on dev wins (default [0.0025]). */
-  eps: grid('eps', (n) => n >= 0, ' >= 0').default([0.0025]),
-  /** Pair weights: 'score' (S = Score(x1) - Score(xj), eq. 22) or 'uniform' (S = 1, eq. 23). */
-  weighting: z.enum(['score', 'uniform'], { error: "expected 'score' or 'uniform'" }).default('score'),
-  /** Feature count cutoff: keep features seen on candidates of >= cutoff sentences (default 5). */
-  cutoff: nonNegativeInt('sentences').default(5),
-  /** Parse trees: head table of the tree features, 'collins' (default) or a JSON file; uncovered labels get rules learned from the training trees. */
-  headRules: z.string({ error: "expected 'collins' or a head-rule file" }).default('collins'),
+  name: z.string().optional().describe("name in the results table (default 'boosting')"),
+  rounds: positiveInt('rounds').default(20_000).describe('boosting rounds trained; N <= rounds is chosen on dev'),
+  eps: grid('eps', (n) => n >= 0, ' >= 0').default([BOOST_EPS]).describe('smoothing values eps tried; the best on dev wins'),
+  weighting: z.enum(['score', 'uniform'], { error: "expected 'score' or 'uniform'" }).default('score')
+    .describe("pair weights: 'score' (S = Score(x1) - Score(xj), eq. 22) or 'uniform' (S = 1, eq. 23)"),
+  cutoff: nonNegativeInt('sentences').default(FEATURE_CUTOFF).describe('feature count cutoff: keep features seen on candidates of >= cutoff sentences'),
+  headRules: z.string({ error: "expected 'collins' or a head-rule file" }).default('collins')
+    .describe("parse trees: head table of the tree features, 'collins' or a JSON file; uncovered labels get rules learned from the training trees"),
 });
 
 const perceptronSchema = z.strictObject({
   type: z.literal('perceptron'),
-  name: z.string().optional(),
-  /** 'tree' (parsing), 'tags' (tagging) or 'linear' (the reranking features); default: from the task. */
-  kernel: z.enum(['tree', 'tags', 'linear'], { error: "expected 'tree', 'tags' or 'linear'" }).optional(),
-  /** Kernel decay values tried on dev (default [0.4]); 0 < lambda <= 1. */
-  lambda: grid('lambda', (n) => n > 0 && n <= 1, ' in (0, 1]').default([0.4]),
-  /** Weights of the base-model term beta L(x) L(y) tried on dev (default [0.2]). */
-  beta: grid('beta', (n) => Number.isFinite(n), '').default([0.2]),
-  /** Fixed base-model priors g (every hypothesis adds g L(x)) tried on dev (default [0]). */
-  baseWeight: grid('baseWeight', (n) => n >= 0, ' >= 0').default([0]),
-  /** Passes over the training data (default 1). */
-  epochs: positiveInt('epochs').default(1),
-  /** 'voted' (default) or 'averaged' prediction. */
-  mode: z.enum(['voted', 'averaged', 'last'], { error: "expected 'voted', 'averaged' or 'last'" }).default('voted'),
-  /** Independent perceptrons trained on chunks of the data and voted together (default 1). */
-  chunks: positiveInt('chunks').default(1),
-  /**
-   * Tagging kernel: a word class for the Sim2 term ('caps', 'digits', 'suffix2', 'suffix3',
-   * 'shape'); with one, Delta = (1 + 0.5 Sim1 + 0.5 Sim2)(1 + lambda Delta'), seed 000 section 5
-   * (default 'none': the plain kernel, 1 + Sim1).
-   */
-  wordFeature: z.enum(['none', 'caps', 'digits', 'suffix2', 'suffix3', 'shape'], {
-    error: "expected 'none', 'caps', 'digits', 'suffix2', 'suffix3' or 'shape'",
-  }).default('none'),
-  /**
-   * Tagging kernel: the normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)) (default false).
-   * Normalized values are at most 1, so beta's useful range shrinks with them.
-   */
-  normalize: z.boolean({ error: 'expected true or false' }).default(false),
+  name: z.string().optional().describe('name in the results table (default: from the kernel)'),
+  kernel: z.enum(['tree', 'tags', 'linear'], { error: "expected 'tree', 'tags' or 'linear'" }).optional()
+    .describe("'tree' (parsing), 'tags' (tagging) or 'linear' (the reranking features); default: from the task"),
+  lambda: grid('lambda', (n) => n > 0 && n <= 1, ' in (0, 1]').default([PERCEPTRON_LAMBDA.tree]).describe('kernel decay values tried on dev; 0 < lambda <= 1'),
+  beta: grid('beta', (n) => Number.isFinite(n), '').default([0.2]).describe('weights of the base-model term beta L(x) L(y) tried on dev'),
+  baseWeight: grid('baseWeight', (n) => n >= 0, ' >= 0').default([0]).describe('fixed base-model priors g (every hypothesis adds g L(x)) tried on dev'),
+  epochs: positiveInt('epochs').default(PERCEPTRON_DEFAULTS.epochs as number).describe('passes over the training data'),
+  mode: z.enum(['voted', 'averaged', 'last'], { error: "expected 'voted', 'averaged' or 'last'" }).default('voted').describe('prediction: voted, averaged or last'),
+  chunks: positiveInt('chunks').default(PERCEPTRON_DEFAULTS.chunks as number).describe('independent perceptrons trained on chunks of the data and voted together'),
+  wordFeature: z.enum(WORD_FEATURES, { error: "expected 'none', 'caps', 'digits', 'suffix2', 'suffix3' or 'shape'" }).default('none')
+    .describe("tagging kernel: a word class for the Sim2 term; with one, Delta = (1 + 0.5 Sim1 + 0.5 Sim2)(1 + lambda Delta'); 'none': the plain kernel, 1 + Sim1"),
+  normalize: z.boolean({ error: 'expected true or false' }).default(false)
+    .describe("tagging kernel: the normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)); normalized values are at most 1, so beta's useful range shrinks with them"),
 });
 
 const loglinearSchema = z.strictObject({
   type: z.literal('loglinear'),
-  name: z.string().optional(),
-  /** Gaussian prior weights C tried on dev (default [1]). */
-  l2: grid('l2', (n) => n >= 0, ' >= 0').default([1]),
-  /** L-BFGS iterations (default 200). */
-  iterations: positiveInt('iterations').default(200),
-  cutoff: nonNegativeInt('sentences').default(5),
-  /** Parse trees: head table of the tree features, 'collins' (default) or a JSON file; uncovered labels get rules learned from the training trees. */
-  headRules: z.string({ error: "expected 'collins' or a head-rule file" }).default('collins'),
+  name: z.string().optional().describe("name in the results table (default 'log-linear')"),
+  l2: grid('l2', (n) => n >= 0, ' >= 0').default([LOGLINEAR_C]).describe('Gaussian prior weights C tried on dev'),
+  iterations: positiveInt('iterations').default(RERANK_ROUNDS.loglinear).describe('L-BFGS iterations'),
+  cutoff: nonNegativeInt('sentences').default(FEATURE_CUTOFF).describe('feature count cutoff: keep features seen on candidates of >= cutoff sentences'),
+  headRules: z.string({ error: "expected 'collins' or a head-rule file" }).default('collins')
+    .describe("parse trees: head table of the tree features, 'collins' or a JSON file; uncovered labels get rules learned from the training trees"),
 });
 
 export const rerankerSchema = z.discriminatedUnion('type', [boostSchema, perceptronSchema, loglinearSchema], {
@@ -137,28 +114,20 @@ export const rerankerSchema = z.discriminatedUnion('type', [boostSchema, percept
 });
 
 export const pipelineConfigSchema = z.strictObject({
-  /** 'parse' (constituency parsing) or 'tag' (sequence tagging, e.g. NER). */
-  task: z.enum(['parse', 'tag'], { error: "expected 'parse' or 'tag'" }),
-  data: dataSchema,
-  /** Jackknifing: train is split into this many folds (default 5). */
-  folds: z.number({ error: 'expected an integer >= 2' }).int({ message: 'expected an integer >= 2' }).min(2, { message: 'expected an integer >= 2' }).default(5),
-  /** Candidates per sentence (default 20). */
-  nbest: positiveInt('candidates').default(20),
-  /** Base model options: for parse, the chart parser; for tag, the tagger. */
-  base: z.looseObject({}, { error: 'expected an object of base-model options' }).optional(),
-  /** The rerankers to train (default: boosting and log-linear). */
-  rerankers: z.array(rerankerSchema, { error: 'expected a list of rerankers' }).default([
-    { type: 'boost', rounds: 20_000, eps: [0.0025], weighting: 'score', cutoff: 5, headRules: 'collins' },
-    { type: 'loglinear', l2: [1], iterations: 200, cutoff: 5, headRules: 'collins' },
-  ]),
-  /** Worker threads (0 = all cores, the default). */
-  threads: nonNegativeInt('threads').default(0),
-  /** Output folder: results.json, report.html, step cache (default 'structrank-pipeline'). */
-  output: z.string({ error: 'expected a folder path' }).default('structrank-pipeline'),
-  /** Step cache folder (default <output>/cache). */
-  cache: z.string({ error: 'expected a folder path' }).optional(),
-  /** Seed for fold shuffling and training (default 1). */
-  seed: z.number({ error: 'expected an integer' }).int().default(1),
+  task: z.enum(['parse', 'tag'], { error: "expected 'parse' or 'tag'" }).describe("'parse' (constituency parsing) or 'tag' (sequence tagging, e.g. NER)"),
+  data: dataSchema.describe('the three data sets and how to read them'),
+  folds: z.number({ error: 'expected an integer >= 2' }).int({ message: 'expected an integer >= 2' }).min(2, { message: 'expected an integer >= 2' }).default(5)
+    .describe('jackknifing: train is split into this many folds'),
+  nbest: positiveInt('candidates').default(20).describe('candidates per sentence'),
+  base: z.looseObject({}, { error: 'expected an object of base-model options' }).optional()
+    .describe('base model options: for parse, the chart parser; for tag, the tagger'),
+  rerankers: z.array(rerankerSchema, { error: 'expected a list of rerankers' })
+    .default(() => [boostSchema.parse({ type: 'boost' }), loglinearSchema.parse({ type: 'loglinear' })])
+    .describe('the rerankers to train (default: boosting and log-linear)'),
+  threads: nonNegativeInt('threads').default(0).describe('worker threads (0 = all cores)'),
+  output: z.string({ error: 'expected a folder path' }).default('structrank-pipeline').describe('output folder: results.json, report.html, step cache'),
+  cache: z.string({ error: 'expected a folder path' }).optional().describe('step cache folder (default <output>/cache)'),
+  seed: z.number({ error: 'expected an integer' }).int().default(1).describe('seed for fold shuffling and training'),
 });
 
 export type PipelineConfigInput = z.input<typeof pipelineConfigSchema>;
@@ -220,7 +189,7 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   };
   if (c.task === 'parse' && format !== 'trees') fail('data.format', "task 'parse' needs format 'trees'");
   if (c.task === 'tag' && format !== 'conll') fail('data.format', "task 'tag' needs format 'conll'");
-  const columns = c.data.columns ?? ['word', 'pos', 'tag'];
+  const columns = c.data.columns ?? DEFAULT_COLUMNS;
   const label = c.data.label ?? columns[columns.length - 1];
   if (c.task === 'tag' && !columns.includes(label)) fail('data.label', `'${label}' is not one of data.columns (${columns.join(', ')})`);
   let base: ParserBaseConfig | TaggerBaseConfig;
@@ -289,5 +258,25 @@ export function readPipelineConfig(file: string): PipelineConfig {
 
 /** The config's JSON Schema (draft 2020-12), for editors and documentation. */
 export function pipelineJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(pipelineConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  // `base` is checked against the task's base schema after the first pass; the published
+  // schema lists both, so editors can complete and describe its fields.
+  const published = pipelineConfigSchema.extend({
+    base: z.union([parserBaseSchema.describe('task parse: the chart parser'), taggerBaseSchema.describe('task tag: the tagger')]).optional()
+      .describe('base model options: for parse, the chart parser; for tag, the tagger'),
+  });
+  return z.toJSONSchema(published, {
+    io: 'input',
+    unrepresentable: 'any',
+    // A grid reads one number or a list (zod sees only the list behind the preprocessing).
+    override: ({ zodSchema, jsonSchema }) => {
+      const def = defOf(zodSchema as unknown as z.ZodType);
+      if (grids.has(zodSchema as unknown as z.ZodType)) {
+        const { description } = jsonSchema;
+        for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
+        Object.assign(jsonSchema, { description, anyOf: [{ type: 'number' }, { type: 'array', items: { type: 'number' }, minItems: 1 }] });
+      } else if (def.type === 'default' && def.innerType && grids.has(def.innerType)) {
+        jsonSchema.default = def.defaultValue as never;
+      }
+    },
+  }) as Record<string, unknown>;
 }

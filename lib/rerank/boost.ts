@@ -3,9 +3,10 @@
  * section 5) over n-best lists held natively as typed arrays.
  *
  *   const data = rerankData({ sentencePtr, logprob, score, rowPtr, cols, numFeatures });
- *   const { model } = await trainBoost(data, { rounds: 100_000, eps: 0.0025 });
+ *   const { model } = await trainBoost(data, { rounds: 100_000, eps: 0.001 });
  *   const curve = boostPrefixCurve(dev, model, [1000, 2000, 5000]);
  */
+import { BOOST_EPS, LOGLINEAR_C, LOGLOSS_L2, RERANK_ROUNDS } from '../options/rerank.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 
 /** An n-best problem as CSR arrays: sentence i owns candidates [sentencePtr[i], sentencePtr[i+1]). */
@@ -136,9 +137,9 @@ export interface TrainBoostOptions {
 export async function trainBoost(data: RerankDataHandle, options: TrainBoostOptions): Promise<{ model: BoostModelData; stats: BoostStats }> {
   const trainer = new (addon().BoostTrainer)(data, {
     method: options.method ?? 'sparse',
-    eps: options.eps ?? 0.0025,
+    eps: options.eps ?? BOOST_EPS,
     weighting: options.weighting ?? 'score',
-    l2: options.l2 ?? 0.01,
+    l2: options.l2 ?? LOGLOSS_L2,
     a0: options.a0 ?? -1,
     threads: options.threads ?? 0,
   });
@@ -242,8 +243,8 @@ export async function trainLoglinear(
   };
   const timer = options.onIteration ? setInterval(poll, 200) : undefined;
   try {
-    const maxIterations = options.maxIterations ?? 200;
-    const result = await addon().trainLoglinear(data, { l2: options.l2 ?? 1, maxIterations, threads: options.threads ?? 0 }, flag, progress);
+    const maxIterations = options.maxIterations ?? RERANK_ROUNDS.loglinear;
+    const result = await addon().trainLoglinear(data, { l2: options.l2 ?? LOGLINEAR_C, maxIterations, threads: options.threads ?? 0 }, flag, progress);
     // The last report is the final state (an iteration that ends the search reports nothing).
     progress[0] = result.iterations;
     progress[1] = result.objective;

@@ -45,7 +45,8 @@ export async function loadSentenceFeatures(file: string, loadOptions: LoadOption
     if (learned.warning) learn.log?.(`warning: ${learned.warning}`);
     options.settings = learned.settings;
   }
-  const bar = new Progress({ label: `features ${file}`, total: sentences.length, unit: 'sentences' });
+  // Sentences are not passes: off a terminal no line per sentence (a bar on one).
+  const bar = new Progress({ label: `features ${file}`, total: sentences.length, unit: 'sentences', log: false });
   const features = await extractSentences(file, sentences, { ...options, onProgress: (n) => bar.update(n) });
   bar.finish();
   return { sentences, features, settings: options.settings };

@@ -4,6 +4,7 @@
  * DAG of shared subtrees (seed 001 section 5). Both give the same scores (to rounding);
  * the compressed form does the work once per distinct subtree.
  */
+import { PERCEPTRON_LAMBDA } from '../options/rerank.js';
 import { cancelFlagFor, native } from '../native.js';
 import type { Tree } from '../trees/tree.js';
 import { encodeTrees } from './perceptron-data.js';
@@ -45,7 +46,7 @@ export async function dualTreeScores(
   query: readonly Tree[],
   options: { lambda?: number; compressed?: boolean; threads?: number; signal?: AbortSignal } = {},
 ): Promise<ForestScores> {
-  const lambda = options.lambda ?? 0.4;
+  const lambda = options.lambda ?? PERCEPTRON_LAMBDA.tree;
   const { flag, dispose } = cancelFlagFor(options.signal);
   try {
     return await native<ForestAddon>().perceptronForestScores(

@@ -4,6 +4,7 @@
  * optionally combined with the base model as beta * L(x) L(y) + K(x, y); last, averaged or
  * voted prediction; T epochs with seeded shuffling; k chunks trained in parallel.
  */
+import { PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA } from '../options/rerank.js';
 import { InputError, ModelFileError } from '../errors.js';
 import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, saveModel } from '../io/model-file.js';
@@ -174,7 +175,7 @@ export class PerceptronReranker {
       kernel !== 'linear' ? undefined : options.featureSource === 'file' || options.featureSource === 'builtin' ? options.featureSource : allHaveFeatures(sentences) ? 'file' : 'builtin';
     const settings: KernelSettings = {
       kernel,
-      lambda: options.lambda ?? (kernel === 'tags' ? 0.5 : 0.4),
+      lambda: options.lambda ?? PERCEPTRON_LAMBDA[kernel === 'tags' ? 'tags' : 'tree'],
       sim1: options.sim1 ?? 1,
       sim2: options.sim2 ?? 0,
       wordFeature: options.wordFeature ?? 'none',
@@ -185,9 +186,9 @@ export class PerceptronReranker {
     if (!(settings.lambda > 0 && settings.lambda <= 1)) throw new RangeError(`lambda must be in (0, 1], got ${settings.lambda}`);
     const dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
     const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary });
-    const epochs = options.epochs ?? 1;
-    const chunks = options.chunks ?? 1;
-    const seed = options.seed ?? 1;
+    const epochs = options.epochs ?? PERCEPTRON_DEFAULTS.epochs;
+    const chunks = options.chunks ?? PERCEPTRON_DEFAULTS.chunks;
+    const seed = options.seed ?? PERCEPTRON_DEFAULTS.seed;
     let finished = false;
     const handle = await withCancelFlag(options.signal, (flag) =>
       addon().perceptronTrain(
@@ -198,7 +199,7 @@ export class PerceptronReranker {
           seed,
           shuffle: options.shuffle ?? true,
           threads: options.threads ?? 0,
-          cacheMB: options.cacheMB ?? 512,
+          cacheMB: options.cacheMB ?? PERCEPTRON_DEFAULTS.cacheMB,
           beta: options.beta ?? 0,
           baseWeight: options.baseWeight ?? 0,
           primal: kernel === 'linear' && (options.primal ?? true),

@@ -10,6 +10,7 @@ import {
   type BoostModelData, type RerankDataHandle,
 } from './boost.js';
 import { compactReranker, type RerankerModel } from './reranker.js';
+import { BOOST_EPS, LOGLINEAR_C, RERANK_ROUNDS } from '../options/rerank.js';
 
 export interface RerankerTrainOptions {
   /** Boosting / LogLoss rounds (or L-BFGS iterations for loglinear). */
@@ -40,8 +41,8 @@ export type RerankerTrainer = (input: RerankerTrainInput) => Promise<RerankerMod
 
 async function selection(method: 'sparse' | 'logloss', name: string, input: RerankerTrainInput): Promise<RerankerModel> {
   const { train, dev, dictionary, options } = input;
-  const rounds = options.rounds ?? (method === 'logloss' ? 1000 : 100_000);
-  const epsList = method === 'logloss' ? [0] : (options.eps ?? [0.0025]);
+  const rounds = options.rounds ?? RERANK_ROUNDS[method === 'logloss' ? 'logloss' : 'boost'];
+  const epsList = method === 'logloss' ? [0] : (options.eps ?? [BOOST_EPS]);
   let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
   const report = reporter(options.onProgress);
   for (const eps of epsList) {
@@ -80,11 +81,11 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
 }
 
 const loglinear: RerankerTrainer = async ({ train, dev, dictionary, options }) => {
-  const l2s = options.l2 ?? [1];
+  const l2s = options.l2 ?? [LOGLINEAR_C];
   const report = reporter(options.onProgress);
   let best: { a0: number; weights: Float64Array; score: number; l2: number; objective: number; iterations: number } | undefined;
   for (const l2 of l2s) {
-    const maxIterations = options.rounds ?? 200;
+    const maxIterations = options.rounds ?? RERANK_ROUNDS.loglinear;
     const bar = new Progress({ label: `loglinear C=${l2}`, total: maxIterations, unit: 'iterations' });
     const r = await trainLoglinear(train, {
       l2, maxIterations, threads: options.threads, signal: options.signal,

@@ -11,6 +11,8 @@ import { loadModel, saveModel } from '../io/model-file.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 import { looksLikeChunkTags, scoreTags, type DevScore } from './dev-score.js';
 import { formatClusters, type WordClusters } from './word-clusters.js';
+import { checkOptions } from '../options/field.js';
+import { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs } from '../options/tagger.js';
 import {
   chooseDefaultTemplate,
   compileTemplates,
@@ -173,10 +175,10 @@ export class Tagger {
     if (labelIndex < 0) throw new InputError('<options>', undefined, `label column '${label}' is not among the columns [${columns.join(', ')}]`);
     const inputColumns = columns.filter((_, i) => i !== labelIndex);
     if (inputColumns.length === 0) throw new InputError('<options>', undefined, 'no input columns besides the label');
+    checkOptions(taggerHyperFields, options, (message) => new InputError('<options>', undefined, message));
     const fromDefault = options.templates === undefined || typeof options.templates === 'string';
     const choice = options.templates === undefined ? chooseDefaultTemplate(labelsOf(train, labelIndex), inputColumns) : undefined;
-    const order = options.order ?? choice?.order ?? 1;
-    if (order !== 1 && order !== 2) throw new InputError('<options>', undefined, 'order must be 1 or 2');
+    const order = options.order ?? choice?.order ?? TAGGER_DEFAULTS.order;
     const set = typeof options.templates === 'string'
       ? DEFAULT_TEMPLATES[options.templates]
       : options.templates ?? DEFAULT_TEMPLATES[(choice as TemplateChoice).name];
@@ -187,7 +189,7 @@ export class Tagger {
     const handle = new NativeTagger({
       algorithm: ALGORITHMS.indexOf(algo),
       order,
-      beam: options.beam ?? 8,
+      beam: options.beam ?? TAGGER_DEFAULTS.beam,
       numColumns: inputColumns.length,
       templates: compiled.ints,
       clusters,
@@ -196,22 +198,21 @@ export class Tagger {
     const { text, labels } = encode(train, columns.length, inputIdx, labelIndex);
     if (labels === undefined || train.length === 0) throw new InputError('<train>', undefined, 'no training sentences');
     handle.buildTraining(text, labels);
-    const lbfgs = algo === 'maxent' || (algo === 'crf' && options.optimizer !== 'sgd');
+    const lbfgs = usesLbfgs(algo, options.optimizer);
     handle.createTrainer({
       optimizer: options.optimizer === 'sgd' ? 1 : 0,
-      c2: options.c2 ?? (algo === 'maxent' ? 0.1 : 1.0),
-      eta0: options.eta0 ?? 0.1,
-      threads: options.threads ?? 0,
-      seed: options.seed ?? 1,
-      sgdWarmup: options.sgdWarmup ?? 0,
+      c2: options.c2 ?? TAGGER_C2[algo],
+      eta0: options.eta0 ?? TAGGER_DEFAULTS.eta0,
+      threads: options.threads ?? TAGGER_DEFAULTS.threads,
+      seed: options.seed ?? TAGGER_DEFAULTS.seed,
+      sgdWarmup: options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup,
       startWeights: options.startWeights ?? true,
     });
     const meta: TaggerMeta = { algo, columns, label, inputColumns, order, templates: compiled.templates, trainedSteps: 0, ...(choice ? { templateChoice: choice } : {}) };
     const tagger = new Tagger(handle, meta);
-    const total = options.epochs ?? (lbfgs ? 100 : 10);
-    if (!(Number.isInteger(total) && total >= 1)) throw new InputError('<options>', undefined, 'epochs must be a positive integer');
-    const evalEvery = Math.max(1, options.evalEvery ?? (lbfgs ? 10 : 1));
-    const patience = options.patience ?? 3;
+    const total = options.epochs ?? TAGGER_EPOCHS[lbfgs ? 'lbfgs' : 'passes'];
+    const evalEvery = Math.max(1, options.evalEvery ?? TAGGER_EVAL_EVERY[lbfgs ? 'lbfgs' : 'passes']);
+    const patience = options.patience ?? TAGGER_DEFAULTS.patience;
     const dev = options.dev;
     const devGold = dev?.map((s) => s.map((r) => r[labelIndex]));
     const chunked = devGold !== undefined && looksLikeChunkTags(tagger.labels);

@@ -230,8 +230,10 @@ class BoostTrainerWrap : public Napi::ObjectWrap<BoostTrainerWrap> {
     if (method != "sparse" && method != "naive" && method != "logloss")
       throw Napi::RangeError::New(env, "method must be 'sparse', 'naive' or 'logloss'");
     state_->method = method;
-    state_->eps = OptionalDouble(o, "eps", 0.0025);
-    state_->l2 = OptionalDouble(o, "l2", 0.01);
+    // The TypeScript trainer owns the defaults of eps and l2 (lib/options/rerank.ts).
+    Expect(o.Get("eps").IsNumber() && o.Get("l2").IsNumber(), env, "numbers eps and l2 in the trainer options");
+    state_->eps = o.Get("eps").As<Napi::Number>().DoubleValue();
+    state_->l2 = o.Get("l2").As<Napi::Number>().DoubleValue();
     state_->threads = OptionalInt(o, "threads", 0);
     state_->a0 = OptionalDouble(o, "a0", -1);
     Napi::Value w = o.Get("weighting");
@@ -244,7 +246,7 @@ class BoostTrainerWrap : public Napi::ObjectWrap<BoostTrainerWrap> {
   struct State {
     std::shared_ptr<RerankData> data;
     std::string method;
-    double eps = 0.0025, l2 = 0.01, a0 = -1;
+    double eps = 0, l2 = 0, a0 = -1;
     int threads = 0;
     PairWeighting weighting = PairWeighting::kScoreDifference;
     std::unique_ptr<PairProblem> pairs;

@@ -1,0 +1,18 @@
+/** Option fields shared by many commands and trainers (see lib/cli/options.ts). */
+import { z } from 'zod';
+import { option } from './field.js';
+
+/** Worker threads; 0 means all cores. */
+export const threads = option(z.number().int().min(0).default(0), 'worker threads (0 = all cores)', { value: 'N' });
+
+/** Silences progress bars and progress lines. */
+export const quiet = option(z.boolean().default(false), 'no progress bars or progress lines on stderr');
+
+/** Prints the command's result as one JSON object on stdout. */
+export const json = option(z.boolean().default(false), 'print the result as JSON on stdout');
+
+/** A file the command needs. */
+export const requiredFile = (description: string, value = 'F'): z.ZodString => option(z.string().min(1), description, { value });
+
+/** A file the command can do without. */
+export const optionalFile = (description: string, value = 'F'): z.ZodOptional<z.ZodString> => option(z.string().min(1).optional(), description, { value });
