@@ -23,10 +23,10 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readNbestSync, type NbestSentence } from '../lib/io/nbest.js';
-import { candidateFeatures } from '../lib/pipeline/adapters/linear.js';
+import { featureTables } from '../lib/pipeline/adapters/linear.js';
 import { corpusF1, scoreSet, type ScoredSet } from '../lib/pipeline/evaluate.js';
 import { boostPrefixCurve, boostWeights, rerankScores, syntheticRerankData, trainBoost, type RerankDataHandle } from '../lib/rerank/boost.js';
-import { buildFeatureTable, selectFeatures, type FeatureTable } from '../lib/rerank/feature-table.js';
+import { type FeatureTable } from '../lib/rerank/feature-table.js';
 import { libsvmLines } from '../lib/rerank/libsvm.js';
 import { tableData } from '../lib/rerank/table-data.js';
 
@@ -103,12 +103,9 @@ async function realSplits(dir: string): Promise<Record<'train' | 'dev' | 'test',
   const read = (fs: string[]): NbestSentence[] => fs.flatMap((f) => readNbestSync(f));
   const sets: Record<string, ScoredSet> = { train: scoreSet(read(files.train)), dev: scoreSet(read([files.dev])), test: scoreSet(read([files.test])) };
   const ctx = { threads, seed: 1 };
-  const names = { train: await candidateFeatures(sets.train, ctx), dev: await candidateFeatures(sets.dev, ctx), test: await candidateFeatures(sets.test, ctx) };
-  const dictionary = selectFeatures(names.train, Number(values.cutoff));
-  const split = (k: 'train' | 'dev' | 'test'): Split => {
-    const table = buildFeatureTable(names[k], dictionary);
-    return { table, data: tableData(table, threads), quality: (chosen) => corpusF1(sets[k], chosen) };
-  };
+  const [train, dev, test] = await featureTables(sets.train, [sets.train, sets.dev, sets.test], Number(values.cutoff), 'collins', ctx);
+  const tables = { train, dev, test };
+  const split = (k: 'train' | 'dev' | 'test'): Split => ({ table: tables[k], data: tableData(tables[k], threads), quality: (chosen) => corpusF1(sets[k], chosen) });
   console.log(`lists: ${files.train.length} train folds, ${dir}`);
   return { train: split('train'), dev: split('dev'), test: split('test') };
 }

@@ -209,6 +209,19 @@ async function problem(train: CandidateSet, cutoff: number, headRules: string, c
   };
 }
 
+/**
+ * The feature tables of `sets` over the dictionary of `train` (count cutoff on train, head
+ * rules as a reranker entry's `headRules`): the tables the rerankers train on (bench/).
+ */
+export async function featureTables(train: CandidateSet, sets: readonly CandidateSet[], cutoff: number, headRules: string, ctx: StepContext): Promise<FeatureTable[]> {
+  const settings = treeSettingsFor(train, headRules, ctx);
+  const selected = selectIds(await candidateFeatures(train, ctx, settings), Math.max(1, cutoff));
+  const byId: string[] = [];
+  for (const [name, id] of featureIds) byId[id] = name;
+  const dictionary = selected.map((id) => byId[id]);
+  return Promise.all(sets.map(async (set) => tableOver(await candidateFeatures(set, ctx, settings), selected, dictionary)));
+}
+
 /** The problem of a training set, with its train and dev data. */
 async function trainAndDev(train: CandidateSet, dev: CandidateSet, cutoff: number, headRules: string, ctx: StepContext): Promise<{ p: Problem; trainData: RerankDataHandle; devData: RerankDataHandle }> {
   const p = await problem(train, cutoff, headRules, ctx);
