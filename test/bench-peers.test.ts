@@ -1,15 +1,15 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { writeAttributeFiles } from '../bench/peers/features.js';
 import { readConllSync } from '../lib/io/conll.js';
 import { Tagger } from '../lib/tagger/tagger.js';
 import { DEFAULT_TEMPLATES } from '../lib/tagger/templates.js';
-import { dataFile, tempDir } from './helpers.js';
+import { dataFile, describeWithData, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-describe('bench peers: the attribute files CRFsuite reads', () => {
+describeWithData(['conll2000'], 'bench peers: the attribute files CRFsuite reads', () => {
   it('hold the same attributes as structrank extracts from the chunk template', async () => {
     const sentences = readConllSync(dataFile('conll2000', 'train.txt')).slice(0, 300).map((s) => s.rows);
     const file = tmp.file('train.crfsuite');
