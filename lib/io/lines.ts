@@ -55,6 +55,18 @@ function waitForData(): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
 }
 
+/** Reads the next chunk of an input (0 at its end), waiting while a non-blocking pipe has no data yet. */
+function readChunk(file: string, fd: number, buffer: Buffer): number {
+  for (;;) {
+    try {
+      return readSync(fd, buffer, 0, buffer.length, null);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw openError(file, err);
+      waitForData();
+    }
+  }
+}
+
 /** Copies a pipe or device input into a temp file (once), so it can be read again from the start. */
 function spool(file: string): void {
   if (spooled.has(file)) return;
@@ -70,16 +82,7 @@ function spool(file: string): void {
   const buffer = Buffer.alloc(CHUNK);
   try {
     for (;;) {
-      let n: number;
-      try {
-        n = readSync(from, buffer, 0, CHUNK, null);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
-          waitForData(); // a non-blocking pipe: no data yet
-          continue;
-        }
-        throw openError(file, err);
-      }
+      const n = readChunk(file, from, buffer);
       if (n === 0) break;
       writeSync(to, buffer, 0, n);
     }
@@ -191,16 +194,7 @@ export function* readLinesSync(file: string): Generator<Line> {
   const out: Line[] = [];
   try {
     for (;;) {
-      let n: number;
-      try {
-        n = readSync(fd, buffer, 0, CHUNK, null);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
-          waitForData(); // a non-blocking pipe: no data yet
-          continue;
-        }
-        throw openError(file, err);
-      }
+      const n = readChunk(file, fd, buffer);
       if (n === 0) break;
       splitter.push(Buffer.from(buffer.subarray(0, n)), out);
       yield* out;

@@ -126,13 +126,7 @@ export function isOneWellFormedTree(text: string): boolean {
     } else if (isSpace(ch, text, i)) {
       i++;
     } else {
-      // a word token: up to the next bracket or white space
-      let j = i + 1;
-      while (j < n) {
-        const c = text.charCodeAt(j);
-        if (c === OPEN || c === CLOSE || isSpace(c, text, j)) break;
-        j++;
-      }
+      const j = tokenEnd(text, i); // a word token: up to the next bracket or white space
       if (states.length === 0) return false;
       const top = states.length - 1;
       if (states[top] === 0) states[top] = 1;
@@ -142,6 +136,17 @@ export function isOneWellFormedTree(text: string): boolean {
     }
   }
   return states.length === 0 && trees === 1;
+}
+
+/** The end of the word token starting at `i`: the next bracket or white space. */
+function tokenEnd(text: string, i: number): number {
+  let j = i + 1;
+  while (j < text.length) {
+    const c = text.charCodeAt(j);
+    if (c === OPEN || c === CLOSE || isSpace(c, text, j)) break;
+    j++;
+  }
+  return j;
 }
 
 const EMPTY_ELEMENT = '-NONE-';
@@ -173,12 +178,7 @@ export function treeWordsProblem(text: string, tokens: readonly string[]): strin
     } else if (isSpace(ch, text, i)) {
       i++;
     } else {
-      let j = i + 1;
-      while (j < n) {
-        const c = text.charCodeAt(j);
-        if (c === OPEN || c === CLOSE || isSpace(c, text, j)) break;
-        j++;
-      }
+      const j = tokenEnd(text, i);
       const top = states.length - 1;
       if (states[top] === 0) {
         states[top] = 1;
