@@ -12,6 +12,7 @@ import {
 import { extractSentences } from '../../rerank/extract.js';
 import type { FeatureTable } from '../../rerank/feature-table.js';
 import { tableData } from '../../rerank/table-data.js';
+import { IntBuffer } from '../../kernels/symbols.js';
 import type { CandidateSet, Curve, Reranker, StepContext, TrainedReranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig } from '../config.js';
 import { tagSequenceFeatures } from './tag-features.js';
@@ -59,23 +60,6 @@ export function treeSettingsFor(train: CandidateSet, headRules: string, ctx: Ste
   return bySource.get(headRules);
 }
 
-/** Growable Int32Array (a number[] of 14 million ids costs 8 bytes each, doubled while growing). */
-class IntList {
-  data = new Int32Array(1 << 16);
-  length = 0;
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const bigger = new Int32Array(this.data.length * 2);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
-    this.data[this.length++] = v;
-  }
-  toArray(): Int32Array {
-    return this.data.slice(0, this.length);
-  }
-}
-
 /** Interned features of every candidate (scores are the pipeline's Score(x)); trees use `settings`. */
 export function candidateFeatures(set: CandidateSet, ctx: StepContext, settings?: TreeSettings): Promise<SetFeatures> {
   let bySettings = featureCache.get(set);
@@ -91,7 +75,7 @@ export function candidateFeatures(set: CandidateSet, ctx: StepContext, settings?
       // Sentences arrive in any order: keep each one's ids, then lay them out in order.
       const rows: Int32Array[][] = new Array(sentences.length);
       const logprobs: Float64Array[] = new Array(sentences.length);
-      const row = new IntList();
+      const row = new IntBuffer();
       const seen = new Set<number>();
       await extractSentences('<candidates>', sentences, {
         settings,
@@ -122,7 +106,7 @@ export function candidateFeatures(set: CandidateSet, ctx: StepContext, settings?
       const rowPtr = new Float64Array(total + 1);
       const logprob = new Float64Array(total);
       const score = new Float64Array(total);
-      const cols = new IntList();
+      const cols = new IntBuffer();
       let c = 0;
       rows.forEach((candidates, i) => {
         candidates.forEach((ids, j) => {
