@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 /** The `structrank` command line: dispatches to lib/commands/* (see lib/cli/program.ts). */
-import { main } from './cli/program.js';
 
 // Output piped into `head` closes early: stop quietly instead of printing EPIPE traces.
 for (const stream of [process.stdout, process.stderr]) {
@@ -10,7 +9,11 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-main(process.argv.slice(2)).then(
+const argv = process.argv.slice(2);
+// A plain `tag` runs without loading the whole command tree (lib/cli/fast-tag.ts).
+const fast = argv[0] === 'tag' ? await (await import('./cli/fast-tag.js')).fastTag(argv) : undefined;
+if (fast !== undefined) process.exitCode = fast;
+else (await import('./cli/program.js')).main(argv).then(
   (code) => {
     process.exitCode = code;
   },
