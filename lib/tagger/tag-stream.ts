@@ -6,7 +6,7 @@
  * schemas, so the `tag` command can run it straight from the command line (lib/cli/fast-tag.ts).
  */
 import { isUtf8 } from 'node:buffer';
-import { InputError } from '../errors.js';
+import { AbortError, InputError } from '../errors.js';
 import { AtomicFile } from '../io/atomic-writer.js';
 import { invalidUtf8, readChunks } from '../io/lines.js';
 import type { Tagger } from './tagger.js';
@@ -18,7 +18,7 @@ export interface TagStreamOptions {
   separator: 'whitespace' | 'tab';
   threads: number;
   signal?: AbortSignal;
-  /** Bytes read at a time (default 1 MiB; tests use small blocks to cross sentences). */
+  /** Bytes read at a time (default BLOCK_BYTES; tests use small blocks to cross sentences). */
   blockBytes?: number;
 }
 
@@ -34,6 +34,12 @@ export function widthError(input: string, line: number, width: number, found: nu
 }
 
 const NEWLINE = 0x0a;
+/**
+ * Bytes read at a time. Each block's native work (fields, attribute rows, output) takes about
+ * 15x its size, on whichever pool thread runs it, and the C allocator keeps such memory per
+ * thread: 256 KiB keeps the process near its model's size where 1 MiB blocks grew it by ~100 MB.
+ */
+export const BLOCK_BYTES = 1 << 18;
 
 /** Tags `input` into `out`; the output is written to a temp file and renamed when complete. */
 export async function tagStream(tagger: Tagger, options: TagStreamOptions): Promise<void> {
@@ -46,7 +52,9 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
   let sawBytes = false;
   const run = async (block: Buffer, final: boolean): Promise<void> => {
     if (!isUtf8(block)) throw invalidUtf8(input, block, linesBefore);
-    const r = await tagger.tagColumnBlock(block, final, width, separator, { threads, signal });
+    // Blocks are tagged synchronously; a cancel request is seen between blocks.
+    if (signal?.aborted) throw new AbortError();
+    const r = tagger.tagColumnBlock(block, final, width, separator, threads);
     if (r.errorLine > 0) {
       const line = linesBefore + r.errorLine;
       throw r.errorKind === 1 ? firstWidthError(input, line, tagger, r.errorFound) : widthError(input, line, r.width, r.errorFound);
@@ -57,7 +65,7 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
     carry = block.subarray(r.consumed);
   };
   try {
-    for await (const chunk of readChunks(input, options.blockBytes)) {
+    for await (const chunk of readChunks(input, options.blockBytes ?? BLOCK_BYTES)) {
       let data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
       if (first) {
         // A byte-order mark is dropped; its bytes may come in more than one chunk.

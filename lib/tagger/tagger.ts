@@ -24,7 +24,7 @@ interface NativeTaggerHandle {
   restore(): void;
   releaseTraining(): void;
   tag(text: string, threads: number): Int32Array;
-  tagColumnsAsync(block: Uint8Array, final: boolean, width: number, layout: ColumnLayout, threads: number, flag: CancelFlagHandle): Promise<ColumnBlockResult>;
+  tagColumns(block: Uint8Array, final: boolean, width: number, layout: ColumnLayout, threads: number): ColumnBlockResult;
   tagAsync(text: string, threads: number, flag: CancelFlagHandle): Promise<Int32Array>;
   tagNbest(text: string, k: number): { counts: Int32Array; labels: Int32Array; scores: Float64Array };
   tagNbestAsync(text: string, k: number, threads: number, flag: CancelFlagHandle): Promise<{ counts: Int32Array; labels: Int32Array; scores: Float64Array }>;
@@ -314,10 +314,11 @@ export class Tagger {
   /**
    * Tags a block of CoNLL column text (whole lines, valid UTF-8) without leaving native code:
    * the `tag` command's streaming path (lib/tagger/tag-stream.ts). Without `final`, lines after
-   * the block's last sentence end are left unconsumed for the next block.
+   * the block's last sentence end are left unconsumed for the next block. Synchronous: keep
+   * blocks small (a quarter MiB is a few milliseconds of work).
    * @internal
    */
-  async tagColumnBlock(block: Uint8Array, final: boolean, width: number, separator: 'whitespace' | 'tab', options: { threads?: number; signal?: AbortSignal } = {}): Promise<ColumnBlockResult> {
+  tagColumnBlock(block: Uint8Array, final: boolean, width: number, separator: 'whitespace' | 'tab', threads = 0): ColumnBlockResult {
     const { columns, inputColumns } = this.meta;
     const layout: ColumnLayout = {
       inputColumns: inputColumns.length,
@@ -325,12 +326,7 @@ export class Tagger {
       fullIndex: Int32Array.from(inputColumns.map((c) => columns.indexOf(c))),
       tab: separator === 'tab',
     };
-    const { flag, dispose } = cancelFlagFor(options.signal);
-    try {
-      return await this.handle.tagColumnsAsync(block, final, width, layout, options.threads ?? 0, flag);
-    } finally {
-      dispose();
-    }
+    return this.handle.tagColumns(block, final, width, layout, threads);
   }
 
   /** The k best tag sequences of each sentence, best first. */
