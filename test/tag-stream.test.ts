@@ -5,7 +5,7 @@
  * reports bad lines with the same file line numbers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { Tagger } from '../lib/tagger/tagger.js';
 import { tagStream } from '../lib/tagger/tag-stream.js';
 import { plainTagOptions } from '../lib/cli/fast-tag.js';
@@ -114,6 +114,22 @@ describe('streaming tag', () => {
     const utf = tmp.file('utf.txt', Buffer.concat([Buffer.from('a DT\nb NN\n\nc '), Buffer.from([0xff]), Buffer.from(' NN\n')]));
     for (const block of [2, 1 << 20]) await expect(streamed(utf, block)).rejects.toThrow(/:4: invalid UTF-8/);
     await expect(streamed(tmp.file('empty.txt', ''), 10)).rejects.toThrow(/empty file/);
+  });
+
+  it('reads standard input, and leaves no output behind when cancelled', async () => {
+    const test = corpus(20, 11);
+    const text = rowsText(test, ' ') + '\n';
+    const input = tmp.file('stdin.txt', text);
+    const ref = inMemory(input);
+    const r = runCli(['tag', '--model', model, '--input', '-', '--threads', '1'], { input: text });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(ref.text);
+    const out = tmp.file('cancelled.out');
+    const controller = new AbortController();
+    controller.abort();
+    await expect(tagStream(tagger, { input, out, separator: 'whitespace', threads: 1, signal: controller.signal })).rejects.toThrow(/abort/i);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(tmp.dir).filter((f) => f.startsWith('cancelled.out'))).toEqual([]); // no temp file either
   });
 
   it('runs only the plain form of the command line itself', () => {
