@@ -9,11 +9,16 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const argv = process.argv.slice(2);
-// A plain `tag` runs without loading the whole command tree (lib/cli/fast-tag.ts).
-const fast = argv[0] === 'tag' ? await (await import('./cli/fast-tag.js')).fastTag(argv) : undefined;
-if (fast !== undefined) process.exitCode = fast;
-else (await import('./cli/program.js')).main(argv).then(
+/** A plain `tag` runs without loading the whole command tree (lib/cli/fast-tag.ts). */
+async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'tag') {
+    const code = await (await import('./cli/fast-tag.js')).fastTag(argv);
+    if (code !== undefined) return code;
+  }
+  return (await import('./cli/program.js')).main(argv);
+}
+
+run(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
