@@ -180,6 +180,16 @@ export function nativeError(kind: NativeErrorKind, message: string): StructrankE
   }
 }
 
+/**
+ * The native core reads model payloads without knowing their file: its ModelFileError names
+ * none. This returns the same error naming `file` (any other error unchanged), for the
+ * loaders to rethrow; the class decides, never the message.
+ */
+export function inModelFile(err: unknown, file: string): unknown {
+  if (err instanceof ModelFileError && !(err instanceof ModelKindError) && err.file === '') return new ModelFileError(file, err.problem);
+  return err;
+}
+
 /** CLI exit codes by error code (docs/errors.md). */
 export const EXIT_CODES: Readonly<Record<StructrankErrorCode, number>> = {
   ERR_STRUCTRANK_INPUT: 1,

@@ -46,7 +46,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     const threads = resolveThreads(values.threads);
     checkOutputPath(outFile);
     if (values.outNbest) checkOutputPath(values.outNbest);
-    const model = ChartParserModel.load(modelFile);
+    const model = await ChartParserModel.load(modelFile);
     const input = readParserInput(inputFile);
     const n = input.sentences.length;
     const progress = new Progress({ label: 'parse', total: n, unit: 'sentences' });
