@@ -127,6 +127,19 @@ export class UsageError extends StructrankError {
   }
 }
 
+/**
+ * A bad option given to an API call (a trainer's or a batch verb's options object): a
+ * UsageError whose message starts with `<options>:`.
+ *
+ * @example
+ * ```ts
+ * await Tagger.train(rows, { algo: 'crf', columns: ['word', 'ne'], label: 'pos' }); // UsageError: <options>: label column 'pos' is not among the columns [word, ne]
+ * ```
+ */
+export function optionError(problem: string): UsageError {
+  return new UsageError(`<options>: ${problem}`);
+}
+
 /** A long job stopped by its AbortSignal (or Ctrl-C). Code `ABORT_ERR` (Node's); exit code 130. *
  * @example
  * ```ts

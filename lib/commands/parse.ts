@@ -46,6 +46,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     const threads = resolveThreads(values.threads);
     checkOutputPath(outFile);
     if (values.outNbest) checkOutputPath(values.outNbest);
+    const signal = cliSignal(); // before the model loads: Ctrl-C from the start stops cleanly
     const model = await ChartParserModel.load(modelFile);
     const input = readParserInput(inputFile);
     const n = input.sentences.length;
@@ -53,7 +54,6 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     const trees: string[] = new Array(n);
     const nbestOut: NbestSentence[] = [];
     const chunk = Math.max(threads * 4, 16);
-    const signal = cliSignal();
     let fallbacks = 0;
     let tooLong = 0;
     for (let start = 0; start < n; start += chunk) {

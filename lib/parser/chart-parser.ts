@@ -3,7 +3,7 @@
  * treebank trees, parse tokenized sentences to plain PTB trees (1-best or exact k-best,
  * each with its log-probability), save and load model files.
  */
-import { InputError, ModelFileError, inModelFile } from '../errors.js';
+import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { checkNbestK } from '../io/nbest.js';
 import { reporter, withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions } from '../options/field.js';
@@ -309,7 +309,7 @@ export class ChartParserModel {
     }));
     const crf = options.crf ?? false;
     const markov = options.markov ?? (crf ? CRF_DEFAULTS.markov : 2);
-    if (markov !== 0 && markov !== 1 && markov !== 2) throw new InputError('<options>', undefined, 'markov order must be 0, 1 or 2');
+    if (markov !== 0 && markov !== 1 && markov !== 2) throw optionError('markov order must be 0, 1 or 2');
     const grammarOptions = {
       markov,
       parent: options.parent ?? (crf ? CRF_DEFAULTS.parent : true),
@@ -332,13 +332,13 @@ export class ChartParserModel {
     const addon = native<ChartAddon>();
     const clusters = typeof options.clusters === 'string' ? readClustersSync(options.clusters) : options.clusters;
     if (clusters) {
-      if (clusters.words.length !== clusters.clusters.length) throw new InputError('<options>', undefined, 'clusters: words and clusters differ in number');
+      if (clusters.words.length !== clusters.clusters.length) throw optionError('clusters: words and clusters differ in number');
       for (const w of [...clusters.words, ...clusters.clusters]) {
-        if (w === '' || w.includes('\n')) throw new InputError('<options>', undefined, `clusters: bad entry ${JSON.stringify(w)}`);
+        if (w === '' || w.includes('\n')) throw optionError(`clusters: bad entry ${JSON.stringify(w)}`);
       }
     }
     const relaxWeight = options.relaxWeight ?? 0.01;
-    if (!(relaxWeight > 0 && relaxWeight < 1)) throw new InputError('<options>', undefined, 'relaxWeight must be in (0, 1)');
+    if (!(relaxWeight > 0 && relaxWeight < 1)) throw optionError('relaxWeight must be in (0, 1)');
     let handle = addon.ChartParser.buildPcfg(
       { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: table.isVerb },
       text,
@@ -358,11 +358,11 @@ export class ChartParserModel {
     if (crf) {
       const batch = options.batch ?? PARSER_DEFAULTS.batch;
       // NaN or non-positive step sizes and priors would train NaN weights without a word.
-      checkOptions(CRF_CHECKED, options, (message) => new InputError('<options>', undefined, message));
-      if (options.beam !== undefined && !(options.beam > 0)) throw new InputError('<options>', undefined, 'beam must be a positive number');
+      checkOptions(CRF_CHECKED, options, (message) => optionError(message));
+      if (options.beam !== undefined && !(options.beam > 0)) throw optionError('beam must be a positive number');
       const surfaceBits = options.surfaceBits ?? CRF_DEFAULTS.surfaceBits;
       const prune = options.prune ?? CRF_DEFAULTS.prune;
-      if (options.optimizer !== undefined && !['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw new InputError('<options>', undefined, "optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
+      if (options.optimizer !== undefined && !['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw optionError("optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
       const started = handle.startCrf({
         batch,
         eta0: options.eta0 ?? CRF_DEFAULTS.eta0,
@@ -440,9 +440,9 @@ export class ChartParserModel {
   async parseNbest(sentences: string[][], k: number, options: ParseOptions = {}): Promise<ParsedNbest[]> {
     checkNbestK(k);
     const maxLength = options.maxLength ?? 0;
-    if (!Number.isInteger(maxLength) || maxLength < 0) throw new InputError('<options>', undefined, 'maxLength must be a non-negative integer');
+    if (!Number.isInteger(maxLength) || maxLength < 0) throw optionError('maxLength must be a non-negative integer');
     const prune = options.prune ?? this.meta.prune ?? 0;
-    if (!(prune >= 0 && prune < 1)) throw new InputError('<options>', undefined, 'prune must be in [0, 1)');
+    if (!(prune >= 0 && prune < 1)) throw optionError('prune must be in [0, 1)');
     if (sentences.length === 0) return [];
     const { text, offsets } = joinTokens(sentences);
     const r = await withCancelFlag(options.signal, (flag) =>

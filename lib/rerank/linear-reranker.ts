@@ -6,7 +6,7 @@
  * the count cutoff, the feature table, one of `rerankerTrainers`, the compact model file.
  */
 import type { NbestSentence } from '../io/nbest.js';
-import { InputError } from '../errors.js';
+import { InputError, optionError } from '../errors.js';
 import { withRun, type TrainProgress, type TrainRun } from '../train-progress.js';
 import { rerankScores } from './boost.js';
 import { extractSentences } from './extract.js';
@@ -58,7 +58,7 @@ export class LinearReranker {
     const o = withRun(options, run, (p: TrainProgress) => p);
     const method = o.method ?? 'boost';
     const trainer = rerankerTrainers[method];
-    if (trainer === undefined) throw new InputError('<options>', undefined, `unknown method '${String(method)}' (boost, logloss or loglinear)`);
+    if (trainer === undefined) throw optionError(`unknown method '${String(method)}' (boost, logloss or loglinear)`);
     const cutoff = o.cutoff ?? 5;
     const threads = o.threads ?? 0;
     const extract = { ...o.extract, threads, signal: o.signal };

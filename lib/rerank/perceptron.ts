@@ -5,7 +5,7 @@
  * voted prediction; T epochs with seeded shuffling; k chunks trained in parallel.
  */
 import { PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA } from '../options/rerank.js';
-import { InputError, ModelFileError, UsageError, inModelFile } from '../errors.js';
+import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import type { NbestSentence } from '../io/nbest.js';
@@ -191,8 +191,8 @@ export class PerceptronReranker {
       normalize: options.normalize ?? false,
       featureSource,
     };
-    if (settings.normalize && kernel !== 'tags') throw new UsageError(`normalize applies to the tagging kernel only (kernel '${kernel}')`);
-    if (!(settings.lambda > 0 && settings.lambda <= 1)) throw new UsageError(`lambda must be in (0, 1], got ${settings.lambda}`);
+    if (settings.normalize && kernel !== 'tags') throw optionError(`normalize applies to the tagging kernel only (kernel '${kernel}')`);
+    if (!(settings.lambda > 0 && settings.lambda <= 1)) throw optionError(`lambda must be in (0, 1], got ${settings.lambda}`);
     const dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
     const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary });
     const epochs = options.epochs ?? PERCEPTRON_DEFAULTS.epochs;

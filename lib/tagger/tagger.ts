@@ -4,7 +4,7 @@
  * normalized maxent tagger with beam search (Ratnaparkhi 1996). Training runs in C++ off
  * the JS thread, on all cores for the CRF and maxent gradients.
  */
-import { InputError, ModelFileError, inModelFile } from '../errors.js';
+import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { checkNbestK } from '../io/nbest.js';
 import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
@@ -195,19 +195,19 @@ export class Tagger {
   static async train(train: TokenRows[], options: TaggerTrainOptions, run?: TrainRun): Promise<Tagger> {
     options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value }));
     const { algo, columns, label } = options;
-    if (!ALGORITHMS.includes(algo)) throw new InputError('<options>', undefined, `unknown algorithm '${algo}'`);
+    if (!ALGORITHMS.includes(algo)) throw optionError(`unknown algorithm '${algo}'`);
     const labelIndex = columns.indexOf(label);
-    if (labelIndex < 0) throw new InputError('<options>', undefined, `label column '${label}' is not among the columns [${columns.join(', ')}]`);
+    if (labelIndex < 0) throw optionError(`label column '${label}' is not among the columns [${columns.join(', ')}]`);
     const inputColumns = columns.filter((_, i) => i !== labelIndex);
-    if (inputColumns.length === 0) throw new InputError('<options>', undefined, 'no input columns besides the label');
-    checkOptions(taggerHyperFields, options, (message) => new InputError('<options>', undefined, message));
+    if (inputColumns.length === 0) throw optionError('no input columns besides the label');
+    checkOptions(taggerHyperFields, options, (message) => optionError(message));
     const fromDefault = options.templates === undefined || typeof options.templates === 'string';
     const choice = options.templates === undefined ? chooseDefaultTemplate(labelsOf(train, labelIndex), inputColumns) : undefined;
     const order = options.order ?? choice?.order ?? TAGGER_DEFAULTS.order;
     const set = typeof options.templates === 'string'
       ? DEFAULT_TEMPLATES[options.templates]
       : options.templates ?? DEFAULT_TEMPLATES[(choice as TemplateChoice).name];
-    if (set === undefined) throw new InputError('<options>', undefined, `unknown template set '${String(options.templates)}'`);
+    if (set === undefined) throw optionError(`unknown template set '${String(options.templates)}'`);
     const clusters = typeof options.clusters === 'string' ? readClusters(options.clusters) : options.clusters ? formatClusters(options.clusters) : undefined;
     const compiled = compileTemplates(set, inputColumns, { dropMissing: fromDefault, haveClusters: clusters !== undefined, where: options.templatesFile });
     const { NativeTagger } = native<TaggerAddon>();
