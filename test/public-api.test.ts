@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import ts from 'typescript';
 import * as root from 'structrank';
 import * as trees from 'structrank/trees';
 import * as formats from 'structrank/formats';
@@ -36,6 +37,20 @@ describe('exports', () => {
     expect(Object.keys(root).length).toBeLessThanOrEqual(50);
     for (const internal of ['native', 'cancelFlagFor', 'BracketParser', 'ConllAssembler', 'tableData', 'libsvmLines', 'cFixed', 'EVALB_HEADER', 'realComponents', 'Progress']) {
       expect(Object.keys(root), internal).not.toContain(internal);
+    }
+  });
+
+  it('every root value has TSDoc with an example (what a user sees in the editor)', () => {
+    const file = join(repoRoot, 'dist', 'index.d.ts');
+    const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: ['node'], skipLibCheck: true });
+    const checker = program.getTypeChecker();
+    const entry = checker.getSymbolAtLocation(program.getSourceFile(file) as ts.SourceFile) as ts.Symbol;
+    const values = checker.getExportsOfModule(entry).filter((sym) => ((sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym).flags & ts.SymbolFlags.Value) !== 0);
+    expect(values.map((v) => v.name).sort()).toEqual(Object.keys(root).sort());
+    for (const sym of values) {
+      const target = sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym;
+      expect(ts.displayPartsToString(target.getDocumentationComment(checker)), sym.name).not.toBe('');
+      expect(target.getJsDocTags(checker).map((t) => t.name), sym.name).toContain('example');
     }
   });
 
