@@ -7,6 +7,7 @@
  */
 import type { NbestSentence } from '../io/nbest.js';
 import { InputError, optionError } from '../errors.js';
+import { FEATURE_CUTOFF } from '../options/rerank.js';
 import { withRun, type TrainProgress, type TrainRun } from '../train-progress.js';
 import { rerankScores } from './boost.js';
 import { extractSentences } from './extract.js';
@@ -59,7 +60,7 @@ export class LinearReranker {
     const method = o.method ?? 'boost';
     const trainer = rerankerTrainers[method];
     if (trainer === undefined) throw optionError(`unknown method '${String(method)}' (boost, logloss or loglinear)`);
-    const cutoff = o.cutoff ?? 5;
+    const cutoff = o.cutoff ?? FEATURE_CUTOFF;
     const threads = o.threads ?? 0;
     const extract = { ...o.extract, threads, signal: o.signal };
     const features = await extractSentences('<train>', sentences, extract);
