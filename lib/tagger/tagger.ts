@@ -348,16 +348,6 @@ export class Tagger {
     return this.splitNbest(sentences, this.handle.tagNbest(this.encodeInput(nonEmpty), k));
   }
 
-  /** @deprecated The old name of {@link Tagger.tag}; kept while callers on other branches move. */
-  tagSentences(sentences: TokenRows[], options: TagOptions = {}): Promise<string[][]> {
-    return this.tag(sentences, options);
-  }
-
-  /** @deprecated The old name of {@link Tagger.tagNbest}; kept while callers on other branches move. */
-  tagNbestAsync(sentences: TokenRows[], k: number, options: TagOptions = {}): Promise<TagCandidate[][]> {
-    return this.tagNbest(sentences, k, options);
-  }
-
   private splitNbest(sentences: TokenRows[], r: { counts: Int32Array; labels: Int32Array; scores: Float64Array }): TagCandidate[][] {
     const out: TagCandidate[][] = [];
     let c = 0;
