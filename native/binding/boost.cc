@@ -125,7 +125,7 @@ class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
   }
 
   // new RerankData({sentencePtr, logprob, score?, rowPtr, cols, numFeatures}, threads?)
-  explicit RerankDataWrap(const Napi::CallbackInfo& info) : ErrorMappingWrap<RerankDataWrap>(info) {
+  explicit RerankDataWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<RerankDataWrap>(info) {
     Napi::Env env = info.Env();
     data_ = std::make_shared<RerankData>();
     if (info.Length() >= 1 && info[0].IsExternal()) return;  // filled by Synthetic
@@ -152,6 +152,10 @@ class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
     } catch (const InputError&) {
       throw ErrorFromException(env, std::current_exception());
     }
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (...) {
+    throw ErrorFromException(info.Env(), std::current_exception());
   }
 
   static std::shared_ptr<RerankData> From(Napi::Env env, const Napi::Value& v) {
@@ -220,7 +224,7 @@ class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
     exports.Set("BoostTrainer", cls);
   }
 
-  explicit BoostTrainerWrap(const Napi::CallbackInfo& info) : ErrorMappingWrap<BoostTrainerWrap>(info) {
+  explicit BoostTrainerWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<BoostTrainerWrap>(info) {
     Napi::Env env = info.Env();
     state_ = std::make_shared<State>();
     state_->data = RerankDataWrap::From(env, info[0]);
@@ -240,6 +244,10 @@ class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
     state_->weighting = w.IsString() && w.As<Napi::String>().Utf8Value() == "uniform" ? PairWeighting::kUniform
                                                                                        : PairWeighting::kScoreDifference;
     if (state_->data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (...) {
+    throw ErrorFromException(info.Env(), std::current_exception());
   }
 
  private:
