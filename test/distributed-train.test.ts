@@ -91,6 +91,17 @@ describe('distributed training, in process', () => {
   });
 });
 
+describe('distributed training without Redis', () => {
+  it('an unreachable Redis is one clear line, not a hang', () => {
+    const file = tmp.file('down.txt', tinyNerCorpus(20, 3));
+    const r = runCli(['train-tagger', '--algo', 'crf', '--train', file, '--columns', 'word,pos,ne', '--label', 'ne', '--template', 'ner', '--model', join(tmp.dir, 'down.model'), '--redis', 'redis://127.0.0.1:1', '--store', join(tmp.dir, 'down-store')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/redis:\/\/127\.0\.0\.1:1: cannot reach Redis/);
+    const s = runCli(['train-tagger', '--algo', 'crf', '--train', file, '--columns', 'word,pos,ne', '--label', 'ne', '--model', join(tmp.dir, 'down.model'), '--redis', 'redis://127.0.0.1:1']);
+    expect(s.stderr).toMatch(/--redis and --store go together/);
+  });
+});
+
 describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () => {
   let redis: TestRedis;
   const workers: CliProcess[] = [];

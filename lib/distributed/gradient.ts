@@ -20,7 +20,7 @@ import { QUEUE_NAME } from './connection.js';
 import { flowParentId, runFlow, type FlowStep } from './flow.js';
 import type { JobEnv, JobOutcome, JobKind } from './jobs.js';
 import { parsePayload } from './payloads.js';
-import { HASH_PATTERN, STEP_ID_PATTERN, type ArtifactStore } from './store.js';
+import { HASH_PATTERN, STEP_ID_PATTERN, type ArtifactStore, type StepManifest } from './store.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';
 import { UsageError } from '../errors.js';
 
@@ -62,6 +62,8 @@ export interface ShardExecutor {
   perceptronEpochs(weights: Float64Array, seed: number): Promise<PerceptronShardResult[]>;
   /** Bytes of weights and results moved between coordinator and workers so far. */
   readonly bytesMoved: number;
+  /** Queue runs only: where the time of the evaluations so far went. */
+  readonly timings?: ExecutorTimings;
   close(): Promise<void>;
 }
 
@@ -163,6 +165,18 @@ export function runPerceptronEpochJob(p: TrainShardPayload, env: JobEnv): Promis
   });
 }
 
+/** Seconds summed over a queue executor's evaluations. */
+export interface ExecutorTimings {
+  /** Coordinator: storing the weights (hash + write). */
+  putWeights: number;
+  /** From queueing the jobs until every result is in the store. */
+  flow: number;
+  /** The slowest shard's job body per evaluation (reading the weights, computing, storing the result). */
+  slowestJob: number;
+  /** Coordinator: reading and verifying the results. */
+  readResults: number;
+}
+
 /** The shards as queue jobs: weights and results travel through the store. */
 export async function queueExecutor(
   spec: TaggerTrainingSpec,
@@ -174,6 +188,8 @@ export async function queueExecutor(
   const specHash = store.put(JSON.stringify(spec));
   const ranges = sentenceRanges(spec.sentences, shards);
   let bytes = 0;
+  const timings: ExecutorTimings = { putWeights: 0, flow: 0, slowestJob: 0, readResults: 0 };
+  const since = (t0: number): number => (performance.now() - t0) / 1000;
   const queue = new Queue(QUEUE_NAME, { connection });
   // The previous evaluation's artifacts, removed once its flow's parent job (which checks
   // that they exist) has finished: nothing reads them after that.
@@ -191,16 +207,24 @@ export async function queueExecutor(
     if (!line.startsWith('queued ')) o.log?.(line);
   };
   const run = async (kind: JobKind, weights: Float64Array, seed: number | undefined): Promise<Float64Array[]> => {
+    let t0 = performance.now();
     const wBytes = floatsToBytes(weights);
     const wHash = store.put(wBytes);
+    timings.putWeights += since(t0);
     const steps: FlowStep[] = ranges.map(([first, last]) => {
       const payload = { spec: specHash, weights: wHash, first, last, ...(seed !== undefined ? { seed } : {}) };
       const key = createHash('sha256').update(`${kind}\n${JSON.stringify(payload)}`).digest('hex').slice(0, 24);
       const id = `${kind}-${key}`;
       return { id, kind, payload: { step: id, ...payload } };
     });
+    t0 = performance.now();
     await runFlow(connection, store, steps, { name: kind, redisUrl: o.redis, signal: o.signal, log, pollMs: 5 });
-    const results = steps.map((s) => bytesToFloats(store.get((store.readManifest(s.id) as { files: Record<string, string> }).files.result)));
+    timings.flow += since(t0);
+    t0 = performance.now();
+    const manifests = steps.map((s) => store.readManifest(s.id) as StepManifest);
+    const results = manifests.map((m) => bytesToFloats(store.get(m.files.result)));
+    timings.readResults += since(t0);
+    timings.slowestJob += Math.max(...manifests.map((m) => m.seconds));
     // Each worker reads the weights once; each result is written once and read once.
     bytes += ranges.length * wBytes.length + results.reduce((n, r) => n + r.byteLength, 0);
     await tidy();
@@ -212,6 +236,7 @@ export async function queueExecutor(
     get bytesMoved() {
       return bytes;
     },
+    timings,
     async crfGradients(w) {
       return (await run('train.crf-gradient', w, undefined)).map((r) => ({ loss: r[0], gradient: r.subarray(1) }));
     },
