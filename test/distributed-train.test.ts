@@ -12,7 +12,7 @@ import { crfGradientTrainer, localExecutor, sentenceRanges, type GradientStats }
 import { mixingTrainer, mixingWeights } from '../lib/distributed/mixing.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
 import { runCli, tempDir } from './helpers.js';
-import { skipWithoutRedis, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
+import { skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();
@@ -162,6 +162,28 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
     // The per-round weights and results are removed once mixed (after their flow finished).
     expect(workers.some((w) => /failed/.test(w.output()))).toBe(false);
     expect(readdirSync(join(store, 'steps')).filter((f) => f.startsWith('train.'))).toEqual([]);
+  });
+
+  it('a worker killed with SIGKILL during CRF training: the run finishes on the other, same model', async () => {
+    // A Redis of its own and short locks, so a job the victim held goes to the rescuer quickly.
+    const own = await startRedis();
+    const killStore = join(tmp.dir, 'store-kill');
+    try {
+      const victim = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
+      const rescuer = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
+      const model = join(tmp.dir, 'crf-kill.model');
+      const run = startCli(['train-tagger', '--algo', 'crf', ...common, '--epochs', '12', '--model', model, '--redis', own.url, '--store', killStore, '--gradient-shards', '4']);
+      await victim.waitFor(/start train\.crf-gradient(?:[\s\S]*start train\.crf-gradient){5}/);
+      expect(await victim.kill('SIGKILL')).toBe('SIGKILL');
+      expect(await run.exited(), run.output()).toBe(0);
+      await rescuer.kill('SIGTERM');
+      const a = nbest(join(tmp.dir, 'crf-local.model'), 'crf-local-again');
+      const b = nbest(model, 'crf-kill');
+      expect(b.tags).toBe(a.tags);
+      a.scores.forEach((x, i) => expect(Math.abs(x - b.scores[i])).toBeLessThanOrEqual(TOLERANCE * (1 + Math.abs(x))));
+    } finally {
+      await own.stop();
+    }
   });
 
   it('refuses what it cannot distribute, with one line', () => {
