@@ -111,6 +111,7 @@ export interface TaggerTrainOptions {
    * Runs the training steps elsewhere (lib/distributed: CRF gradients summed over shards,
    * perceptron parameter mixing), from the spec a worker needs to build the same corpus.
    * Used for the CRF's L-BFGS iterations (after any SGD warm-up) and the perceptron's epochs.
+   * @internal
    */
   external?: (spec: TaggerTrainingSpec) => Promise<ExternalTrainer>;
 }
