@@ -95,7 +95,7 @@ describe('streaming tag', () => {
     const test = corpus(40, 5);
     const input = tmp.file('plain.txt', rowsText(test, ' ') + '\n');
     const labels = (await streamed(input, 100)).split('\n').filter((l) => l !== '').map((l) => l.split(' ')[3]);
-    expect(labels).toEqual((await tagger.tagSentences(test)).flat());
+    expect(labels).toEqual((await tagger.tag(test)).flat());
   });
 
   it('reports a bad line with its file line number, as the in-memory path does', async () => {

@@ -17,7 +17,7 @@ const { tagStream } = await import('../../dist/tagger/tag-stream.js');
 const { native } = await import('../../dist/native.js');
 native();
 const imported = cpu();
-const tagger = Tagger.load(model);
+const tagger = Tagger.loadSync(model);
 const loaded = cpu();
 await tagStream(tagger, { input, out, separator: 'whitespace', threads: 1 });
 const tagged = cpu();

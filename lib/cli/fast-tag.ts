@@ -40,7 +40,7 @@ export async function fastTag(argv: readonly string[]): Promise<number | undefin
       import('../native.js'),
       import('./signal.js'),
     ]);
-    const tagger = Tagger.load(values.get('--model') as string);
+    const tagger = Tagger.loadSync(values.get('--model') as string);
     await tagStream(tagger, {
       input: values.get('--input') as string,
       out: values.get('--out'),
