@@ -17,3 +17,20 @@ export const shardFields = {
   store: option(store.optional(), 'the artifact store folder of the sharded run, shared with the workers', { value: 'DIR' }),
   shardSize: option(z.number().int().min(1).default(DEFAULT_SHARD_SENTENCES), 'sentences per shard of a --redis run', { value: 'N' }),
 };
+
+/** `rerank` and `features` on an n-best file: shards of whole sentences (n-best lists). */
+export const nbestShardFields = {
+  redis: shardFields.redis,
+  store: shardFields.store,
+  shardSize: option(z.number().int().min(1).default(DEFAULT_SHARD_SENTENCES), 'n-best lists per shard of a --redis run', { value: 'N' }),
+};
+
+/** Rows of the Gram matrix per job by default: a block costs rows x items kernel values. */
+export const DEFAULT_KERNEL_ROWS = 500;
+
+/** `kernel trees` / `kernel tags`: blocks of rows of the Gram matrix. */
+export const kernelShardFields = {
+  redis: option(redis.optional(), "compute the matrix in row blocks as jobs on this Redis queue (needs --store; 'structrank worker' runs them; the output equals a local run's)", { value: 'URL' }),
+  store: shardFields.store,
+  shardSize: option(z.number().int().min(1).default(DEFAULT_KERNEL_ROWS), 'rows of the matrix per job of a --redis run', { value: 'N' }),
+};

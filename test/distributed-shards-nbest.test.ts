@@ -1,0 +1,116 @@
+/**
+ * `rerank`, `features` and `kernel trees|tags` in shards on a Redis queue with two worker
+ * processes: every output (chosen candidates, the binary feature table, the printed Gram
+ * matrix) must be byte-identical to a local run's.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { splitNbestInput } from '../lib/distributed/nbest-shards.js';
+import { perturbedNbest } from './boost-fixture.js';
+import { tinyNerCorpus } from './pipeline-fakes.js';
+import { repoRoot, runCli, tempDir } from './helpers.js';
+import { skipWithoutRedis, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
+
+const skip = skipWithoutRedis();
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+const gum = join(repoRoot, 'data', 'gum-open');
+const tagsFile = join(repoRoot, 'test', 'fixtures', 'perceptron', 'tiny-tags.jsonl');
+
+describe('n-best shards', () => {
+  it('cut after whole lines, keep every line and count the sentences before each shard', () => {
+    const file = tmp.file('cut.jsonl', '{"a":1}\n\n{"b":2}\n{"c":3}\n\n');
+    const shards = splitNbestInput(file, 2);
+    expect(shards.map((s) => s.text).join('')).toBe(readFileSync(file, 'utf8'));
+    expect(shards.map((s) => s.idOffset)).toEqual([0, 2]);
+    expect(shards[1].lines).toEqual([4, 5]);
+  });
+});
+
+describe.skipIf(skip)('rerank, features and kernel in shards on Redis (2 worker processes)', () => {
+  let redis: TestRedis;
+  const workers: CliProcess[] = [];
+  const store = join(tmp.dir, 'store');
+  const train = join(tmp.dir, 'train.jsonl');
+  const dev = join(tmp.dir, 'dev.jsonl');
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    workers.push(await startWorkerProcess(redis.url, store), await startWorkerProcess(redis.url, store));
+    perturbedNbest(join(gum, 'train.mrg'), train, 1, 120);
+    perturbedNbest(join(gum, 'dev.mrg'), dev, 2, 45);
+  });
+  afterAll(async () => {
+    for (const w of workers) await w.kill('SIGKILL');
+    await redis?.stop();
+  });
+
+  const queue = (size: number): string[] => ['--redis', redis.url, '--store', store, '--shard-size', String(size)];
+  const same = (a: string, b: string): void => expect(readFileSync(join(tmp.dir, b)).equals(readFileSync(join(tmp.dir, a))), `${a} vs ${b}`).toBe(true);
+
+  it('features: trees and tags, the table byte-identical to a local run', () => {
+    for (const [name, input, size] of [['trees', train, 13], ['tags', tagsFile, 1]] as const) {
+      const local = runCli(['features', '--input', input, '--out', join(tmp.dir, `${name}.local.feats`), '--cutoff', '2', '--threads', '1']);
+      expect(local.status, local.stderr).toBe(0);
+      const remote = runCli(['features', '--input', input, '--out', join(tmp.dir, `${name}.remote.feats`), '--cutoff', '2', ...queue(size)]);
+      expect(remote.status, remote.stderr).toBe(0);
+      expect(remote.stderr).toMatch(/features: \d+ shard\(s\)/);
+      expect(remote.stdout).toBe(local.stdout.replace(`${name}.local.feats`, `${name}.remote.feats`));
+      same(`${name}.local.feats`, `${name}.remote.feats`);
+    }
+  });
+
+  it('rerank: a boosting model on trees and a perceptron on tags, outputs byte-identical', () => {
+    const model = join(tmp.dir, 'boost.model');
+    const t = runCli(['train-reranker', '--method', 'boost', '--train', train, '--rounds', '40', '--model', model, '--threads', '1']);
+    expect(t.status, t.stderr).toBe(0);
+    const perceptron = join(tmp.dir, 'perceptron.model');
+    const p = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'linear', '--epochs', '3', '--train', tagsFile, '--model', perceptron]);
+    expect(p.status, p.stderr).toBe(0);
+    for (const [name, m, input, out, size, extra] of [
+      ['boost', model, dev, 'mrg', 7, []],
+      ['perceptron', perceptron, tagsFile, 'conll', 2, ['--voted']],
+    ] as const) {
+      const local = runCli(['rerank', '--model', m, '--input', input, '--out', join(tmp.dir, `${name}.local.${out}`), ...extra, '--threads', '1']);
+      expect(local.status, local.stderr).toBe(0);
+      const remote = runCli(['rerank', '--model', m, '--input', input, '--out', join(tmp.dir, `${name}.remote.${out}`), ...extra, ...queue(size)]);
+      expect(remote.status, remote.stderr).toBe(0);
+      same(`${name}.local.${out}`, `${name}.remote.${out}`);
+    }
+  });
+
+  it('rerank: a bad line in a later shard names the input file and its line, as locally', () => {
+    const lines = readFileSync(dev, 'utf8').split('\n');
+    lines[20] = '{"id": "broken"';
+    const bad = tmp.file('bad.jsonl', lines.join('\n'));
+    const model = join(tmp.dir, 'boost.model');
+    const local = runCli(['rerank', '--model', model, '--input', bad, '--out', join(tmp.dir, 'bad.local.mrg')]);
+    const remote = runCli(['rerank', '--model', model, '--input', bad, '--out', join(tmp.dir, 'bad.remote.mrg'), ...queue(5)]);
+    expect(local.status).toBe(1);
+    expect(remote.status).toBe(1);
+    expect(remote.stderr.trim().split('\n').pop()).toBe(local.stderr.trim());
+  });
+
+  it('kernel trees and kernel tags: A against A (normalized) and A against B, output byte-identical', () => {
+    const a = tmp.file('a.mrg', readFileSync(join(gum, 'dev.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 23).join('\n') + '\n');
+    const b = tmp.file('b.mrg', readFileSync(join(gum, 'test.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 9).join('\n') + '\n');
+    const ca = tmp.file('a.conll', tinyNerCorpus(17, 3));
+    const cb = tmp.file('b.conll', tinyNerCorpus(6, 4));
+    const runs: string[][] = [
+      ['kernel', 'trees', '--lambda', '0.4', '--normalize', a],
+      ['kernel', 'trees', '--lambda', '0.4', '--depth', '2', '--json', a, b],
+      ['kernel', 'tags', '--lambda', '0.5', '--columns', 'word,pos,tag', '--sim2', 'caps', '--normalize', ca],
+      ['kernel', 'tags', '--lambda', '0.5', '--columns', 'word,pos,tag', ca, cb],
+    ];
+    for (const args of runs) {
+      const local = runCli([...args, '--threads', '1']);
+      expect(local.status, local.stderr).toBe(0);
+      const remote = runCli([...args, ...queue(4)]);
+      expect(remote.status, remote.stderr).toBe(0);
+      expect(remote.stderr).toMatch(/block\(s\) of up to 4 rows/);
+      expect(remote.stdout.length).toBeGreaterThan(50);
+      expect(remote.stdout, args.join(' ')).toBe(local.stdout);
+    }
+  });
+});
