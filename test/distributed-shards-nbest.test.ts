@@ -10,7 +10,10 @@ import { splitNbestInput } from '../lib/distributed/nbest-shards.js';
 import { perturbedNbest } from './boost-fixture.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
-import { skipWithoutRedis, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
+import { Queue } from 'bullmq';
+import { QUEUE_NAME } from '../lib/distributed/connection.js';
+import type { QueueStatus } from '../lib/distributed/status.js';
+import { skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();
@@ -111,6 +114,49 @@ describe.skipIf(skip)('rerank, features and kernel in shards on Redis (2 worker 
       expect(remote.stderr).toMatch(/block\(s\) of up to 4 rows/);
       expect(remote.stdout.length).toBeGreaterThan(50);
       expect(remote.stdout, args.join(' ')).toBe(local.stdout);
+    }
+  });
+});
+
+describe.skipIf(skip)('queue status and the coordinator\'s progress bar', () => {
+  it('counts waiting, active, done and failed per job kind and the workers alive; one bar over all jobs', async () => {
+    const own = await startRedis();
+    const store = join(tmp.dir, 'store-status');
+    const status = (): QueueStatus => {
+      const r = runCli(['queue', 'status', '--redis', own.url, '--json']);
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as QueueStatus;
+    };
+    let worker: CliProcess | undefined;
+    try {
+      const a = tmp.file('status.mrg', readFileSync(join(gum, 'dev.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 10).join('\n') + '\n');
+      // No worker yet: the coordinator's 5 jobs wait.
+      const run = startCli(['kernel', 'trees', '--lambda', '0.4', a, '--redis', own.url, '--store', store, '--shard-size', '2']);
+      await run.waitFor(/queued 5 kernel-trees-shards job\(s\)/);
+      const before = status();
+      expect(before.steps['kernel-strip']).toEqual({ waiting: 5, active: 0, done: 0, failed: 0 });
+      expect(before.workers).toEqual([]);
+      // A job that fails for good: a payload naming a path.
+      const queue = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port: own.port } });
+      await queue.add('kernel-strip', { step: 'bad', kind: 'trees', a: '../../etc/passwd', from: 0, to: 1, options: { lambda: 0.5, normalize: false, plain: false } }, { jobId: 'bad' });
+      await queue.close();
+      worker = await startWorkerProcess(own.url, store);
+      expect(await run.exited(), run.output()).toBe(0);
+      await worker.waitFor(/failed kernel-strip bad/);
+      const after = status();
+      expect(after.steps['kernel-strip']).toEqual({ waiting: 0, active: 0, done: 5, failed: 1 });
+      expect(after.steps.collect.done).toBe(1);
+      expect(after.total.done).toBe(6);
+      expect(after.workers).toHaveLength(1);
+      expect(after.workers[0].name).toMatch(new RegExp(`:${worker.proc.pid}$`));
+      // Off a terminal the bar is a line per job done once the run has lasted a second: the last one is 5/5.
+      expect(run.output()).toMatch(/jobs {2}\[#{20}\] 5\/5 {2}elapsed .*jobs\/s.*worker\(s\) on the queue/);
+      const text = runCli(['queue', 'status', '--redis', own.url]);
+      expect(text.stdout).toMatch(/kernel-strip\s+0\s+0\s+5\s+1/);
+      expect(text.stdout).toMatch(/workers alive: 1/);
+    } finally {
+      await worker?.kill('SIGKILL');
+      await own.stop();
     }
   });
 });

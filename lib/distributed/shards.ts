@@ -112,13 +112,13 @@ export function shiftNbestIds(text: string, offset: number): string {
   return text.replace(/^\{"id":"(s?)(\d+)"/gm, (_m, prefix: string, n: string) => `{"id":"${prefix}${Number(n) + offset}"`);
 }
 
-/** One progress bar over all jobs on stderr. */
-function jobBar(): (label: string, done: number, total: number) => void {
+/** One progress bar over all jobs on stderr (a line per job done off a terminal, after the first second). */
+function jobBar(): (label: string, done: number, total: number, status?: string) => void {
   let bar: Progress | undefined;
-  return (label, done, total) => {
+  return (label, done, total, status) => {
     bar ??= new Progress({ label, total, unit: 'jobs' });
-    bar.update(done);
-    if (done >= total) bar.finish();
+    bar.update(done, status);
+    if (done >= total) bar.finish(status);
   };
 }
 
@@ -189,7 +189,7 @@ export async function runShardSteps(command: string, redisUrl: string, store: Ar
   let connection: Redis | undefined;
   try {
     connection = await connectRedis(redisUrl, 'client');
-    await runFlow(connection, store, steps, { name: `${command}-shards`, redisUrl, signal: where.signal, log, progress: jobBar() });
+    await runFlow(connection, store, steps, { name: `${command.replace(/ /g, '-')}-shards`, redisUrl, signal: where.signal, log, progress: jobBar() });
   } catch (err) {
     const shard = err instanceof JobFailed ? steps.findIndex((s) => s.id === err.step) : -1;
     const m = shard >= 0 ? /^<shard>(?::(\d+))?: ([\s\S]*)$/.exec((err as JobFailed).reason) : null;
