@@ -17,7 +17,7 @@ import { SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from '../k
 import { TreeBank } from '../kernels/tree-bank.js';
 import { printMatrix } from '../commands/kernel-output.js';
 import type { JobEnv, JobOutcome } from './jobs.js';
-import type { KernelStripPayload } from './payloads.js';
+import { parsePayload, type KernelStripPayload } from './payloads.js';
 import { queueOptions, runShardSteps, shardStep } from './shards.js';
 import { ArtifactStore } from './store.js';
 
@@ -41,7 +41,7 @@ function loadItems(kind: 'trees' | 'tags', file: string, source: string, o: Opti
     };
   }
   const columns = o.columns ?? [];
-  const sim2 = z.enum(builtinWordFeatures as readonly [BuiltinWordFeature, ...BuiltinWordFeature[]]).optional().parse(o.sim2);
+  const sim2 = parsePayload('kernel-strip', z.enum(builtinWordFeatures as readonly [BuiltinWordFeature, ...BuiltinWordFeature[]]).optional(), o.sim2);
   const sentences = readConllSync(file, { columns: columns.length });
   if (sentences.length === 0) throw new InputError(source, undefined, 'no sentences in file');
   return { size: sentences.length, bank: (from, to) => SequenceBank.fromConll(sentences.slice(from, to), columns, { source, wordFeature: sim2 }) };
