@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { splitNbestInput } from '../lib/distributed/nbest-shards.js';
+import { mergeShardTables, splitNbestInput } from '../lib/distributed/nbest-shards.js';
+import { buildFeatureTable, selectFeatures, type SentenceFeatureNames } from '../lib/rerank/feature-table.js';
 import { perturbedNbest } from './boost-fixture.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
@@ -28,6 +29,26 @@ describe('n-best shards', () => {
     expect(shards.map((s) => s.text).join('')).toBe(readFileSync(file, 'utf8'));
     expect(shards.map((s) => s.idOffset)).toEqual([0, 2]);
     expect(shards[1].lines).toEqual([4, 5]);
+  });
+
+  it('merged shard tables equal the table built from all sentences at once (random names, cuts and cutoffs)', () => {
+    let seed = 7;
+    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    for (let trial = 0; trial < 20; trial++) {
+      const sentences: SentenceFeatureNames[] = Array.from({ length: 1 + rnd(30) }, (_, i) => ({
+        id: `s${i}`,
+        candidates: Array.from({ length: 1 + rnd(5) }, () => ({
+          names: Array.from({ length: rnd(8) }, () => `f${rnd(40)}`),
+          logprob: -rnd(100) / 7,
+          score: rnd(4) === 0 ? Number.NaN : rnd(50),
+        })),
+      }));
+      const cuts = [0, ...Array.from({ length: rnd(5) }, () => rnd(sentences.length)).sort((a, b) => a - b), sentences.length];
+      const shards = cuts.slice(1).map((to, k) => sentences.slice(cuts[k], to));
+      const tables = shards.map((part) => buildFeatureTable(part, selectFeatures(part, 1), 1));
+      const cutoff = 1 + rnd(4);
+      expect(mergeShardTables(tables.length, (k) => tables[k], cutoff)).toEqual(buildFeatureTable(sentences, selectFeatures(sentences, cutoff), cutoff));
+    }
   });
 });
 

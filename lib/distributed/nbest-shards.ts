@@ -8,10 +8,8 @@
  *    (every sentence is reranked on its own).
  *  - features: a worker extracts its shard's feature names (the costly part: head-annotated
  *    trees and templates) and stores them as a feature table keeping every name. The
- *    coordinator reads the shards back in order and selects and builds the table as
- *    `structrank features` does; names keep their order of first appearance (a shard table
- *    numbers names in that order, and its rows list ids in increasing order), so the
- *    dictionary and the table are the local run's.
+ *    coordinator merges the shard tables in order on ids (mergeShardTables): the dictionary
+ *    and the table are the ones `structrank features` builds.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +19,7 @@ import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { readLinesSync } from '../io/lines.js';
 import { readNbestSync } from '../io/nbest.js';
 import { tagScoring } from '../eval/score.js';
-import { buildFeatureTable, loadFeatureTable, saveFeatureTable, selectFeatures, tableToNames, type SentenceFeatureNames } from '../rerank/feature-table.js';
+import { buildFeatureTable, loadFeatureTable, saveFeatureTable, selectFeatures, type FeatureTable } from '../rerank/feature-table.js';
 import { isContainerFile, loadSentenceFeatures } from '../rerank/inputs.js';
 import type { JobEnv, JobOutcome } from './jobs.js';
 import type { NbestShardPayload } from './payloads.js';
@@ -167,18 +165,96 @@ export async function runRerankSharded(values: RerankShardValues, signal?: Abort
   return 0;
 }
 
-/** The coordinator of `features --redis --store`: the shards' names, then the local run's table. */
-export async function runFeaturesSharded(values: QueueValues & { treeFeatures: boolean; out: string }, finish: (features: SentenceFeatureNames[]) => void, signal?: AbortSignal): Promise<number> {
+/**
+ * The shards' feature tables (every name kept, numbered in order of first appearance) merged
+ * into the table a local run builds: names in order of first appearance over all shards, kept
+ * when they are on a candidate of at least `cutoff` sentences, and each candidate's row mapped
+ * through that dictionary with ids ascending. Works on ids, one shard table at a time: names
+ * are held once, not once per candidate.
+ */
+export function mergeShardTables(count: number, load: (shard: number) => FeatureTable, cutoff: number): FeatureTable {
+  const sentencesOf = new Map<string, number>();
+  const order: string[] = [];
+  let sentences = 0;
+  let candidates = 0;
+  for (let k = 0; k < count; k++) {
+    const t = load(k);
+    const seenIn = new Int32Array(t.names.length);
+    const last = new Int32Array(t.names.length).fill(-1);
+    for (let i = 0; i < t.ids.length; i++) {
+      for (let q = t.rowPtr[t.sentencePtr[i]]; q < t.rowPtr[t.sentencePtr[i + 1]]; q++) {
+        const id = t.cols[q];
+        if (last[id] !== i) {
+          last[id] = i;
+          seenIn[id]++;
+        }
+      }
+    }
+    t.names.forEach((name, id) => {
+      const before = sentencesOf.get(name);
+      if (before === undefined) order.push(name);
+      sentencesOf.set(name, (before ?? 0) + seenIn[id]);
+    });
+    sentences += t.ids.length;
+    candidates += t.logprob.length;
+  }
+  const names = order.filter((name) => (sentencesOf.get(name) as number) >= cutoff);
+  sentencesOf.clear();
+  const index = new Map<string, number>();
+  names.forEach((name, i) => index.set(name, i));
+  const ids: string[] = [];
+  const sentencePtr = new Float64Array(sentences + 1);
+  const rowPtr = new Float64Array(candidates + 1);
+  const logprob = new Float64Array(candidates);
+  const score = new Float64Array(candidates);
+  const parts: Int32Array[] = [];
+  let s0 = 0;
+  let c0 = 0;
+  let nnz = 0;
+  for (let k = 0; k < count; k++) {
+    const t = load(k);
+    const global = Int32Array.from(t.names, (name) => index.get(name) ?? -1);
+    const cols: number[] = [];
+    for (let c = 0; c < t.logprob.length; c++) {
+      const row: number[] = [];
+      for (let q = t.rowPtr[c]; q < t.rowPtr[c + 1]; q++) if (global[t.cols[q]] >= 0) row.push(global[t.cols[q]]);
+      row.sort((a, b) => a - b);
+      cols.push(...row);
+      logprob[c0 + c] = t.logprob[c];
+      score[c0 + c] = t.score[c];
+      rowPtr[c0 + c + 1] = nnz + cols.length;
+    }
+    for (let i = 0; i < t.ids.length; i++) {
+      ids.push(t.ids[i]);
+      sentencePtr[s0 + i + 1] = c0 + t.sentencePtr[i + 1];
+    }
+    parts.push(Int32Array.from(cols));
+    nnz += cols.length;
+    s0 += t.ids.length;
+    c0 += t.logprob.length;
+  }
+  const cols = new Int32Array(nnz);
+  let at = 0;
+  for (const part of parts) {
+    cols.set(part, at);
+    at += part.length;
+  }
+  return { names, ids, sentencePtr, rowPtr, cols, logprob, score, cutoff };
+}
+
+/** The coordinator of `features --redis --store`: the shards' tables merged into the local run's table. */
+export async function runFeaturesSharded(values: QueueValues & { treeFeatures: boolean; out: string; cutoff: number }, save: (table: FeatureTable) => void, signal?: AbortSignal): Promise<number> {
   checkOutputPath(values.out);
   const { parts } = await runNbestShards('features', values, async () => ({ options: { treeFeatures: values.treeFeatures } }), signal);
   const dir = mkdtempSync(join(new ArtifactStore(values.store as string).inside('tmp'), 'features-'));
   try {
-    const features = parts.flatMap((bytes, i) => {
+    const files = parts.map((bytes, i) => {
       const file = join(dir, `shard${i}.bin`);
       writeFileSync(file, bytes);
-      return tableToNames(loadFeatureTable(file));
+      return file;
     });
-    finish(features);
+    parts.length = 0;
+    save(mergeShardTables(files.length, (k) => loadFeatureTable(files[k]), values.cutoff));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -5,6 +5,8 @@
  * the coordinator concatenates the shards' outputs in input order and shifts the n-best ids
  * by the sentences (or lines) before each shard, so the merged files are byte-identical to a
  * local run's. Errors a worker finds in a shard are reported at the input file's own line.
+ * The coordinator's side (queueOptions, shardStep, runShardSteps) also serves the shards of
+ * `rerank`/`features` (nbest-shards.ts) and the row blocks of `kernel` (kernel-shards.ts).
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
