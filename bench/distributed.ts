@@ -20,7 +20,9 @@
  * Environment: BENCH_TRAIN (training sentences, default all 3,139 of ptb-sample, of which those of at most BENCH_MAXLEN words are used), BENCH_MAXLEN (default 40: all of ptb-sample, as the 20-best lists of docs/benchmarks.md),
  * BENCH_FOLDS (default 10), BENCH_REPEAT (runs of each jackknife setting, alternating; the
  * fastest counts; default 1), BENCH_JOBS (empty jobs, default 200), BENCH_ROUNDS (boosting
- * rounds, default 5000).
+ * rounds, default 5000), BENCH_HEAP_MB (V8 heap of the boost section's process, default 8192:
+ * extracting the 20-best lists' features holds every candidate's names and needs more than
+ * Node's default 4 GB).
  * Sections are separate functions, so more (e.g. CRF training per iteration) can be added.
  */
 import { spawnSync } from 'node:child_process';
@@ -161,7 +163,7 @@ async function benchJackknife(ctx: Context): Promise<void> {
 
 /** Wall and CPU seconds of a CLI command (GNU time), failing loudly. */
 function timedCli(args: string[]): { wall: number; cpu: number; stdout: string } {
-  const r = spawnSync('/usr/bin/time', ['-f', '@@time %U %S %e', process.execPath, join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync('/usr/bin/time', ['-f', '@@time %U %S %e', process.execPath, `--max-old-space-size=${env('BENCH_HEAP_MB', 8192)}`, join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`${args.join(' ')} failed:\n${r.stderr}`);
   const m = /@@time (\S+) (\S+) (\S+)/.exec(r.stderr);
   if (!m) throw new Error(`no timing from /usr/bin/time:\n${r.stderr}`);
