@@ -2,7 +2,7 @@
  * Distributed mode benchmark (needs redis-server and a built dist/: npm run build:ts and the
  * native addon). A private redis-server on 127.0.0.1 at a free port; worker processes of the CLI.
  *
- *   npx tsx bench/distributed.ts [overhead] [jackknife] [boost]    (default: all three)
+ *   npx tsx bench/distributed.ts [overhead] [jackknife] [boost] [crf]    (default: all four)
  *
  *  overhead   Per-job overhead: empty jobs through one worker process, one at a time (queue
  *             round trip: add, take, run, complete, notice) and 500 at once (throughput).
@@ -16,6 +16,9 @@
  *             The lists are the cache of `structrank pipeline --config bench/ptb20-pipeline.json
  *             --output bench/out/ptb20/run` (BENCH_PTB20 names another run folder); made first
  *             when missing (minutes).
+ *  crf        CRF chunker training on conll2000, 2 worker processes against one process with 2
+ *             threads: per-iteration overhead and bytes moved (bench/distributed-train.ts, which
+ *             also runs alone and measures parameter mixing's accuracy).
  *
  * Environment: BENCH_TRAIN (training sentences, default all 3,139 of ptb-sample, of which those of at most BENCH_MAXLEN words are used), BENCH_MAXLEN (default 40: all of ptb-sample, as the 20-best lists of docs/benchmarks.md),
  * BENCH_FOLDS (default 10), BENCH_REPEAT (runs of each jackknife setting, alternating; the
@@ -23,7 +26,7 @@
  * rounds, default 5000), BENCH_HEAP_MB (V8 heap of the boost section's process, default 8192:
  * extracting the 20-best lists' features holds every candidate's names and needs more than
  * Node's default 4 GB).
- * Sections are separate functions, so more (e.g. CRF training per iteration) can be added.
+ * Sections are separate functions.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +36,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { QUEUE_NAME } from '../lib/distributed/connection.js';
 import { dataFile, repoRoot } from '../test/helpers.js';
 import { startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from '../test/distributed-helpers.js';
+import { crfTrainingOverhead } from './distributed-train.js';
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const ms = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;
@@ -192,7 +196,13 @@ async function benchBoost(ctx: Context): Promise<void> {
     `${b.wall.toFixed(1)} s wall, ${b.cpu.toFixed(1)} CPU s (load average ${load()})`);
 }
 
-const sections: Record<string, (ctx: Context) => Promise<void>> = { overhead: benchOverhead, jackknife: benchJackknife, boost: benchBoost };
+const sections: Record<string, (ctx: Context) => Promise<void>> = {
+  overhead: benchOverhead,
+  jackknife: benchJackknife,
+  boost: benchBoost,
+  // (dist) Distributed CRF training: its own function, bench/distributed-train.ts.
+  crf: async (ctx) => crfTrainingOverhead(await ctx.redis()),
+};
 const wanted = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(sections);
 for (const name of wanted) if (!(name in sections)) throw new Error(`unknown section '${name}' (have: ${Object.keys(sections).join(', ')})`);
 

@@ -19,6 +19,7 @@ import { candidatesPayload, collectPayload, emptyPayload, kernelStripPayload, nb
 import { runKernelStrip } from './kernel-shards.js';
 import { runNbestShard } from './nbest-shards.js';
 import { runShard } from './shards.js';
+import { runCrfGradientJob, runPerceptronEpochJob, trainShardPayload } from './gradient.js';
 import type { ArtifactStore, StepManifest } from './store.js';
 
 /** What a job body gets from the worker that runs it. */
@@ -133,6 +134,9 @@ export const jobs = {
   /** One row block of a `kernel trees` / `kernel tags` Gram matrix. */
   'kernel-strip': define({ schema: kernelStripPayload, run: runKernelStrip }),
   empty: define({ schema: emptyPayload, run: async () => ({}) }),
+  /** Distributed training (gradient.ts, mixing.ts): one shard's CRF gradient or perceptron epoch. */
+  'train.crf-gradient': define({ schema: trainShardPayload, run: runCrfGradientJob }),
+  'train.perceptron-epoch': define({ schema: trainShardPayload, run: runPerceptronEpochJob }),
 };
 
 export type JobKind = keyof typeof jobs;
