@@ -101,7 +101,9 @@ async function waitFor(store: ArtifactStore, queue: Queue, parentId: string, all
   const log = options.log ?? (() => {});
   const pollMs = options.pollMs ?? 250;
   let lastNote = 0;
-  let lastCount = 0;
+  // The worker count for the bar, asked every 2 s from the third second on (a short flow, such as
+  // one gradient evaluation, pays no extra round trip).
+  let lastCount = Date.now();
   let workers: number | undefined;
   // Steps found done are not read again: a poll reads only the pending manifests.
   let pending = all;
@@ -109,7 +111,7 @@ async function waitFor(store: ArtifactStore, queue: Queue, parentId: string, all
     throwIfAborted(options.signal);
     pending = pending.filter((id) => store.readManifest(id) === undefined);
     const done = all.length - pending.length;
-    if (Date.now() - lastCount > 2000) {
+    if (options.progress && Date.now() - lastCount > 2000) {
       lastCount = Date.now();
       workers = await queue.getWorkersCount();
     }
