@@ -271,7 +271,7 @@ export class Tagger {
 
   /** Trains a tagger; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
   static async train(train: TokenRows[], options: TaggerTrainOptions, run?: TrainRun): Promise<Tagger> {
-    options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value }));
+    options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value, devMetric: p.dev?.name }));
     // Loaded here, not at the top: tagging with a saved model needs none of them (and the
     // option schemas' library costs a tagging process more start-up time than its model).
     const [{ looksLikeChunkTags, scoreTags }, { formatClusters }, { checkOptions }, { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs }, { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, readClusters }] =
