@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
 import { UsageError } from '../errors.js';
-import { readTreebankSync } from '../io/treebank.js';
 import { TreeBank } from '../kernels/tree-bank.js';
 import { gramAsync } from '../kernels/kernel.js';
 import { kernelFields, printMatrix, rethrowNative } from './kernel-output.js';
@@ -30,13 +29,7 @@ an unlabeled outer wrapper "( (S ...))" is removed.`,
     const { lambda, depth } = values;
     const threads = resolveThreads(values.threads);
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError('kernel trees: expected one or two treebank files');
-    const banks = positionals.map((file) => {
-      const parsed = readTreebankSync(file);
-      return TreeBank.fromTrees(
-        parsed.map((p) => p.tree),
-        { source: file, lines: parsed.map((p) => p.line), strip: !!values.strip },
-      );
-    });
+    const banks = positionals.map((file) => TreeBank.fromFile(file, { strip: !!values.strip }));
     const a = banks[0];
     const b = banks[1];
     const matrix = await rethrowNative(() =>
