@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 /** The `structrank` command line: dispatches to lib/commands/* (see lib/cli/program.ts). */
-import { main } from './cli/program.js';
 
 // Output piped into `head` closes early: stop quietly instead of printing EPIPE traces.
 for (const stream of [process.stdout, process.stderr]) {
@@ -10,7 +9,17 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-main(process.argv.slice(2)).then(
+/** `kernel trees` first tries its lean path, which skips loading the option machinery. */
+async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'kernel' && argv[1] === 'trees') {
+    const { runLeanKernelTrees } = await import('./commands/kernel-trees-lean.js');
+    if (await runLeanKernelTrees(argv.slice(2))) return 0;
+  }
+  const { main } = await import('./cli/program.js');
+  return main(argv);
+}
+
+run(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

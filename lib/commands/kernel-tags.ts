@@ -5,7 +5,8 @@ import { InputError, UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
 import { SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
 import { gramAsync } from '../kernels/kernel.js';
-import { kernelFields, printMatrix, rethrowNative } from './kernel-output.js';
+import { kernelFields, rethrowNative } from './kernel-output.js';
+import { printMatrix } from './kernel-print.js';
 import { resolveThreads } from '../native.js';
 
 const command = defineCommand({

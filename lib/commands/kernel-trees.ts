@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
 import { UsageError } from '../errors.js';
-import { TreeBank } from '../kernels/tree-bank.js';
-import { gramAsync } from '../kernels/kernel.js';
-import { kernelFields, printMatrix, rethrowNative } from './kernel-output.js';
+import { kernelTreesMatrix } from './kernel-trees-run.js';
+import { kernelFields, rethrowNative } from './kernel-output.js';
+import { printMatrix } from './kernel-print.js';
 import { resolveThreads } from '../native.js';
 
 const command = defineCommand({
@@ -26,16 +26,10 @@ an unlabeled outer wrapper "( (S ...))" is removed.`,
   arguments: '[A.mrg] [B.mrg]',
   examples: ['structrank kernel trees --lambda 0.4 --normalize a.mrg', 'structrank kernel trees --lambda 0.4 --depth 3 a.mrg b.mrg --json'],
   async run(values, { positionals }) {
-    const { lambda, depth } = values;
-    const threads = resolveThreads(values.threads);
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError('kernel trees: expected one or two treebank files');
-    const banks = positionals.map((file) => TreeBank.fromFile(file, { strip: !!values.strip }));
-    const a = banks[0];
-    const b = banks[1];
-    const matrix = await rethrowNative(() =>
-      gramAsync(a, b ?? null, { lambda, depth, normalize: !!values.normalize, plain: !!values.plain, threads }),
-    );
-    await printMatrix(matrix, (b ?? a).size, !!values.json);
+    const settings = { lambda: values.lambda, depth: values.depth, normalize: !!values.normalize, strip: !!values.strip, plain: !!values.plain, threads: resolveThreads(values.threads) };
+    const { matrix, cols } = await rethrowNative(() => kernelTreesMatrix(positionals, settings));
+    await printMatrix(matrix, cols, !!values.json);
   },
 });
 export default command;
