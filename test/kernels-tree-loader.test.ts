@@ -13,6 +13,7 @@ import { gram } from '../lib/kernels/kernel.js';
 import type { KernelsAddon } from '../lib/kernels/native-kernels.js';
 import { leanKernelTreesArgs } from '../lib/commands/kernel-trees-lean.js';
 import { native } from '../lib/native.js';
+import { BracketParser, type ParsedTree } from '../lib/trees/bracket-parser.js';
 import { dataFile, itWithData, runCli, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -131,6 +132,37 @@ describe('TreeBank.fromFile (native bracket reader)', () => {
     });
   }
 
+  it('accepts exactly what the JS reader accepts, with the same bank (random near-trees)', () => {
+    const { TreeBank: NativeBank } = native<KernelsAddon>();
+    const pieces = ['(', '(', '(', ')', ')', ')', ' ', ' ', '\n', '\r\n', '\t', '\u00a0', '\u2009', 'a', 'B', 'NP', 'ö', '-NONE-', '\u0085'];
+    let seed = 7;
+    const next = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
+    let accepted = 0;
+    for (let c = 0; c < 3000; c++) {
+      // Half the cases are well-formed trees with noise in the spacing, half random pieces.
+      const text = c % 2 === 0 ? randomTree(next, 3) + (next(4) === 0 ? pieces[next(pieces.length)] : '') : Array.from({ length: 1 + next(14) }, () => pieces[next(pieces.length)]).join('');
+      let js: TreeBank | undefined;
+      try {
+        const parser = new BracketParser('<fuzz>');
+        const out: ParsedTree[] = [];
+        const lines = text.split('\n');
+        lines.forEach((l, i) => parser.feed(l.endsWith('\r') ? l.slice(0, -1) : l, i + 1, out));
+        parser.finish(lines.length);
+        if (out.length > 0) js = TreeBank.fromTrees(out.map((p) => p.tree));
+      } catch (err) {
+        expect(err).toBeInstanceOf(InputError);
+      }
+      const fast = new NativeBank(Buffer.from(text, 'utf8'), true);
+      expect(fast.size(), JSON.stringify(text)).toBe(js?.size ?? 0);
+      if (js !== undefined) {
+        accepted++;
+        expect(fast.totalNodes()).toBe(js.totalNodes);
+        expect(fast.gram(null, { lambda: 0.4 }, 1)).toEqual(js.handle.gram(null, { lambda: 0.4 }, 1));
+      }
+    }
+    expect(accepted).toBeGreaterThan(1000);
+  });
+
   it('reports a missing file with its name', () => {
     expect(() => TreeBank.fromFile(tmp.file('missing.mrg'))).toThrow(/missing\.mrg: no such file/);
   });
@@ -214,3 +246,12 @@ describe('structrank kernel trees: the lean path', () => {
     expect(r.stderr).toBe(`structrank: ${bad}:2: word 'b' stands beside subtrees inside (S ...)\n`);
   });
 });
+
+/** A random well-formed tree (labels and words from a small set, odd spacing). */
+function randomTree(next: (n: number) => number, depth: number): string {
+  const label = ['S', 'NP', 'VP', '', 'X-1'][next(5)];
+  const space = [' ', '  ', '\n', '\t', '\u00a0'][next(5)];
+  if (depth === 0 || next(3) === 0) return `(${label || 'D'}${space}${['a', 'b', 'ö', 'NP'][next(4)]})`;
+  const kids = Array.from({ length: 1 + next(3) }, () => randomTree(next, depth - 1));
+  return `(${label}${space}${kids.join(space)})`;
+}
