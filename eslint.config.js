@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'build/**', 'build-*/**', 'prebuilds/**', 'node_modules/**', 'coverage/**', 'structrank-demo/**', 'structrank-pipeline/**'] },
+  { ignores: ['dist/**', 'build/**', 'build-*/**', 'prebuilds/**', 'node_modules/**', 'coverage/**', 'structrank-demo/**', 'structrank-pipeline/**', 'bench/.peers/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

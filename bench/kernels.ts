@@ -3,20 +3,31 @@
  * of the first 500 / 1,000 trees of ptb-sample/train.mrg (outer wrapper removed, labels as
  * given, lambda 0.4) and of conll2000/train.txt sentences (lambda 0.5), with the checksums of
  * ../shared/PEERS.md. Baseline: our plain algorithm on 1 thread, measured in the same run.
- * Run: npx tsx bench/kernels.ts
+ * Also: loading a tree (file bytes to bank: the native reader, and the JS reader it replaced),
+ * and the whole `structrank kernel trees` process on 500 trees, beside Node's own start-up
+ * and SVM-Light-TK's PEERS.md figures (SVM-Light-TK cannot be built here: not run).
+ * Run: npm run build:ts && npx tsx bench/kernels.ts [--whole-only]
  */
-import { readTreesSync } from '../lib/io/treebank.js';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readTreebankSync, readTreesSync } from '../lib/io/treebank.js';
 import { readConllSync } from '../lib/io/conll.js';
 import { TreeBank, unwrapTree } from '../lib/kernels/tree-bank.js';
 import { SequenceBank } from '../lib/kernels/sequence-bank.js';
 import { gram, type Bank } from '../lib/kernels/kernel.js';
+import { formatTree } from '../lib/trees/tree.js';
 import { dataFile } from '../test/helpers.js';
 
 const PEER = {
   name: 'SVM-Light-TK 1.5',
   evalsPerCpuSecond: { 500: [0.52e6, 0.81e6], 1000: [0.5e6, 0.5e6] } as Record<number, [number, number]>,
   sums: { 500: ['503912.2589', '8440.717282'], 1000: ['2064624.455', '33632.79297'] } as Record<number, [string, string]>,
-  loadUsPerTree: '30-45',
+  loadUsPerTree: '31-36',
+  /** Whole process: load 500 trees + one Gram, CPU s and max RSS (C harness around the library). */
+  wholeProcess500: [0.18, 0.2] as [number, number],
+  wholeRssMb: '8-9',
 };
 
 interface Timing {
@@ -41,6 +52,14 @@ function best(repeats: number, run: () => void): Timing {
     out = { wall: Math.min(out.wall, t.wall), cpu: Math.min(out.cpu, t.cpu) };
   }
   return out;
+}
+
+/** Median of `repeats` runs, CPU and wall separately. */
+function median(repeats: number, run: () => void): Timing {
+  const ts: Timing[] = [];
+  for (let r = 0; r < repeats; r++) ts.push(timed(run));
+  const mid = (xs: number[]): number => xs.sort((a, b) => a - b)[(xs.length - 1) >> 1];
+  return { wall: mid(ts.map((t) => t.wall)), cpu: mid(ts.map((t) => t.cpu)) };
 }
 
 function pairSum(g: Float64Array, n: number): number {
@@ -77,15 +96,31 @@ function report(kind: string, n: number, bank: Bank, loadUs: number, m: ReturnTy
 }
 
 // ---- trees ----
+const tmp = mkdtempSync(join(tmpdir(), 'structrank-bench-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 const trees = readTreesSync(dataFile('ptb-sample', 'train.mrg')).map(unwrapTree);
-for (const n of [500, 1000]) {
+const wholeOnly = process.argv.includes('--whole-only');
+const loadRows: string[] = [];
+for (const n of wholeOnly ? [500] : [500, 1000]) {
   const subset = trees.slice(0, n);
-  TreeBank.fromTrees(subset); // warm-up (JIT)
+  // The input of the load and whole-process figures: n trees, one per line, wrapper removed.
+  const file = join(tmp, `trees${n}.mrg`);
+  writeFileSync(file, subset.map((t) => formatTree(t)).join('\n') + '\n');
+  TreeBank.fromFile(file); // warm-up (JIT)
   let bank: TreeBank | undefined;
-  const load = best(3, () => {
-    bank = TreeBank.fromTrees(subset);
+  const load = median(7, () => {
+    bank = TreeBank.fromFile(file);
+  });
+  // The JS path it replaced: lines, tree objects, then the bank.
+  const jsLoad = median(3, () => {
+    const parsed = readTreebankSync(file);
+    TreeBank.fromTrees(parsed.map((p) => p.tree), { source: file, lines: parsed.map((p) => p.line) });
   });
   const b = bank as TreeBank;
+  loadRows.push(`| ${n} | ${((load.cpu * 1e6) / n).toFixed(1)} | ${((jsLoad.cpu * 1e6) / n).toFixed(1)} | ${PEER.loadUsPerTree} (PEERS.md, not run here) |`);
+  console.log(`trees ${n}: load (file bytes -> bank, native reader) ${((load.cpu * 1e6) / n).toFixed(1)} CPU us/tree; the JS reader + fromTrees ${((jsLoad.cpu * 1e6) / n).toFixed(1)} us/tree; SVM-Light-TK ${PEER.loadUsPerTree} us (PEERS.md)`);
+  if (n === 500) wholeProcess(file, n);
+  if (wholeOnly) continue;
   const sum = pairSum(gram(b, { lambda: 0.4 }), n).toPrecision(10);
   const norm = pairSum(gram(b, { lambda: 0.4, normalize: true }), n).toPrecision(10);
   const [peerSum, peerNorm] = PEER.sums[n];
@@ -93,7 +128,40 @@ for (const n of [500, 1000]) {
   report('trees', n, b, (load.cpu * 1e6) / n, measure(b, n, { lambda: 0.4 }), PEER.evalsPerCpuSecond[n]);
 }
 
+/**
+ * The whole `structrank kernel trees --lambda 0.4 --threads 1` process (start-up, module
+ * loading, reading, one Gram matrix, printing it to a file), CPU s and max RSS from
+ * /usr/bin/time, against `node -e 0` (Node's own start-up, the floor of any Node command).
+ */
+function wholeProcess(file: string, n: number): void {
+  const run = (args: string[]): { cpu: number; rss: number } => {
+    const timeFile = join(tmp, 'time.txt');
+    const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0) throw new Error(`${args.join(' ')} failed`);
+    const [u, sys, m] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+    return { cpu: u + sys, rss: m / 1024 };
+  };
+  const reps = 9;
+  const ours: { cpu: number; rss: number }[] = [];
+  const bare: { cpu: number; rss: number }[] = [];
+  for (let r = 0; r < reps; r++) {
+    bare.push(run(['-e', '0']));
+    ours.push(run(['dist/cli.js', 'kernel', 'trees', '--lambda', '0.4', '--threads', '1', file]));
+  }
+  const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
+  const o = med(ours.map((x) => x.cpu));
+  const z = med(bare.map((x) => x.cpu));
+  const [lo, hi] = PEER.wholeProcess500;
+  console.log(`\nWhole process, \`structrank kernel trees --lambda 0.4 --threads 1\` on ${n} trees (stdout to /dev/null), ${reps} runs, median CPU s (range); load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}:`);
+  console.log('| process | CPU s | max RSS MB | SVM-Light-TK CPU s / this |');
+  console.log('|---|---|---|---|');
+  console.log(`| SVM-Light-TK 1.5, load + one Gram (PEERS.md, not run here) | ${lo.toFixed(2)}-${hi.toFixed(2)} | ${PEER.wholeRssMb} | 1.00x |`);
+  console.log(`| structrank kernel trees | ${o.toFixed(3)} (${Math.min(...ours.map((x) => x.cpu)).toFixed(2)}-${Math.max(...ours.map((x) => x.cpu)).toFixed(2)}) | ${med(ours.map((x) => x.rss)).toFixed(0)} | ${(lo / o).toFixed(2)}-${(hi / o).toFixed(2)}x |`);
+  console.log(`| node -e 0 (Node start-up alone) | ${z.toFixed(3)} (${Math.min(...bare.map((x) => x.cpu)).toFixed(2)}-${Math.max(...bare.map((x) => x.cpu)).toFixed(2)}) | ${med(bare.map((x) => x.rss)).toFixed(0)} | ${(lo / z).toFixed(2)}-${(hi / z).toFixed(2)}x |\n`);
+}
+
 // ---- tag sequences ----
+if (wholeOnly) process.exit(0);
 const sentences = readConllSync(dataFile('conll2000', 'train.txt'));
 for (const n of [500, 1000]) {
   const subset = sentences.slice(0, n);
@@ -111,3 +179,6 @@ for (const n of [500, 1000]) {
 console.log('\n| kind | items | fast, 1 thread, evals/CPU s | fast, 1 thread, evals/s wall | SVM-Light-TK evals/CPU s | ours vs peer | plain, 1 thread, evals/CPU s | fast / plain | 2 threads / 1 (wall) | 2 threads / 1 (CPU time) | bytes per item | load, CPU us per item |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
+console.log('\n| trees | load, native reader, CPU us per tree | load, JS reader + fromTrees | SVM-Light-TK |');
+console.log('|---|---|---|---|');
+for (const r of loadRows) console.log(r);

@@ -9,11 +9,18 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-/** A plain `tag` runs without loading the whole command tree (lib/cli/fast-tag.ts). */
+/**
+ * A plain `tag` (lib/cli/fast-tag.ts) and a plain `kernel trees` first try their lean paths,
+ * which skip loading the whole command tree and the option machinery.
+ */
 async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'tag') {
     const code = await (await import('./cli/fast-tag.js')).fastTag(argv);
     if (code !== undefined) return code;
+  }
+  if (argv[0] === 'kernel' && argv[1] === 'trees') {
+    const { runLeanKernelTrees } = await import('./commands/kernel-trees-lean.js');
+    if (await runLeanKernelTrees(argv.slice(2))) return 0;
   }
   return (await import('./cli/program.js')).main(argv);
 }

@@ -2,10 +2,9 @@ import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
 import { UsageError } from '../errors.js';
-import { readTreebankSync } from '../io/treebank.js';
-import { TreeBank } from '../kernels/tree-bank.js';
-import { gramAsync } from '../kernels/kernel.js';
-import { kernelFields, printMatrix, rethrowNative } from './kernel-output.js';
+import { kernelTreesMatrix } from './kernel-trees-run.js';
+import { kernelFields, rethrowNative } from './kernel-output.js';
+import { printMatrix } from './kernel-print.js';
 import { resolveThreads } from '../native.js';
 import { kernelShardFields } from '../options/distributed.js';
 import { cliSignal } from '../cli/signal.js';
@@ -30,25 +29,13 @@ an unlabeled outer wrapper "( (S ...))" is removed.`,
   arguments: '[A.mrg] [B.mrg]',
   examples: ['structrank kernel trees --lambda 0.4 --normalize a.mrg', 'structrank kernel trees --lambda 0.4 --depth 3 a.mrg b.mrg --json'],
   async run(values, { positionals, given }) {
-    const { lambda, depth } = values;
-    const threads = resolveThreads(values.threads);
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError('kernel trees: expected one or two treebank files');
     // --redis/--store: row blocks as jobs on a queue (lib/distributed/kernel-shards.ts, docs/scaling.md).
     if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/kernel-shards.js')).runKernelSharded('trees', positionals, values, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('kernel trees: --shard-size needs --redis and --store');
-    const banks = positionals.map((file) => {
-      const parsed = readTreebankSync(file);
-      return TreeBank.fromTrees(
-        parsed.map((p) => p.tree),
-        { source: file, lines: parsed.map((p) => p.line), strip: !!values.strip },
-      );
-    });
-    const a = banks[0];
-    const b = banks[1];
-    const matrix = await rethrowNative(() =>
-      gramAsync(a, b ?? null, { lambda, depth, normalize: !!values.normalize, plain: !!values.plain, threads }),
-    );
-    await printMatrix(matrix, (b ?? a).size, !!values.json);
+    const settings = { lambda: values.lambda, depth: values.depth, normalize: !!values.normalize, strip: !!values.strip, plain: !!values.plain, threads: resolveThreads(values.threads) };
+    const { matrix, cols } = await rethrowNative(() => kernelTreesMatrix(positionals, settings));
+    await printMatrix(matrix, cols, !!values.json);
   },
 });
 export default command;

@@ -15,7 +15,7 @@ import { readTreebankSync } from '../io/treebank.js';
 import { gramAsync } from '../kernels/kernel.js';
 import { SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
 import { TreeBank } from '../kernels/tree-bank.js';
-import { printMatrix } from '../commands/kernel-output.js';
+import { printMatrix } from '../commands/kernel-print.js';
 import type { JobEnv, JobOutcome } from './jobs.js';
 import { parsePayload, type KernelStripPayload } from './payloads.js';
 import { queueOptions, runShardSteps, shardStep } from './shards.js';

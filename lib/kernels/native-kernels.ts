@@ -32,7 +32,13 @@ export interface NativeSequenceBank extends NativeBank<NativeSequenceBank> {
 }
 
 export interface KernelsAddon {
-  TreeBank: new (symbols: string[], label: Int32Array, word: Int32Array, arity: Int32Array, treeSize: Int32Array) => NativeTreeBank;
+  TreeBank: {
+    new (symbols: string[], label: Int32Array, word: Int32Array, arity: Int32Array, treeSize: Int32Array): NativeTreeBank;
+    /** Reads bracketed trees from a file's bytes; an empty bank if they are malformed. */
+    new (bytes: Uint8Array, unwrap: boolean): NativeTreeBank;
+  };
+  /** Rows [first, end) of a row-major matrix as text, numbers as JavaScript's String() / JSON.stringify() write them. */
+  formatRows(matrix: Float64Array, cols: number, first: number, end: number, json: boolean): Buffer;
   SequenceBank: new (
     symbols: string[],
     label: Int32Array,

@@ -3,7 +3,10 @@
  * (interned production ids, child index arrays, post-order nodes, production-sorted node
  * lists). Building a bank does all string work; kernel calls do none.
  */
+import { isUtf8 } from 'node:buffer';
 import { InputError } from '../errors.js';
+import { isStream, readWholeFile } from '../io/lines.js';
+import { readTreebankSync } from '../io/treebank.js';
 import { native } from '../native.js';
 import type { Tree } from '../trees/tree.js';
 import { removeEmptyElements, stripFunctionTags } from '../trees/transforms.js';
@@ -95,6 +98,34 @@ export class TreeBank {
     const addon = native<KernelsAddon>();
     const handle = new addon.TreeBank(symbols.names, label.toArray(), word.toArray(), arity.toArray(), sizes);
     return new TreeBank(handle, options.logprobs ? Float64Array.from(options.logprobs) : undefined);
+  }
+
+  /**
+   * Reads a bracketed treebank file straight into a bank. Without `strip`, the native reader
+   * parses the file's bytes (no tree objects; the same bank as `fromTrees(readTreesSync(file))`);
+   * malformed input, `strip` and pipes go through the JS reader, whose errors name the file,
+   * the line and the problem.
+   */
+  static fromFile(file: string, options: Omit<TreeBankOptions, 'source' | 'lines'> = {}): TreeBank {
+    const logprobs = (n: number): Float64Array | undefined => {
+      if (options.logprobs !== undefined && options.logprobs.length !== n) {
+        throw new RangeError(`logprobs has ${options.logprobs.length} entries for ${n} trees`);
+      }
+      return options.logprobs ? Float64Array.from(options.logprobs) : undefined;
+    };
+    if (!options.strip && !isStream(file)) {
+      const bytes = readWholeFile(file);
+      if (isUtf8(bytes)) {
+        const handle = new (native<KernelsAddon>().TreeBank)(bytes, options.unwrap !== false);
+        // An empty bank: the bytes are not well-formed trees; the JS reader says why below.
+        if (handle.size() > 0) return new TreeBank(handle, logprobs(handle.size()));
+      }
+    }
+    const parsed = readTreebankSync(file);
+    return TreeBank.fromTrees(
+      parsed.map((p) => p.tree),
+      { ...options, source: file, lines: parsed.map((p) => p.line) },
+    );
   }
 
   /** Bytes of the native arrays holding the trees. */

@@ -15,7 +15,9 @@
 #include "binding/convert.h"
 #include "binding/registry.h"
 #include "core/errors.h"
+#include "kernels/bracket_reader.h"
 #include "kernels/gram.h"
+#include "kernels/matrix_text.h"
 #include "kernels/sequence_bank.h"
 #include "kernels/tag_kernel.h"
 #include "kernels/tree_bank.h"
@@ -157,8 +159,21 @@ class TreeBankWrap : public ErrorMappingWrap<TreeBankWrap> {
     exports.Set("TreeBank", cls);
   }
 
-  // new TreeBank(symbols, label, word, arity, treeSize)
+  // new TreeBank(symbols, label, word, arity, treeSize), or new TreeBank(bytes, unwrap) to
+  // read bracketed trees from a file's bytes: the bank is then empty if they are malformed
+  // (the caller re-reads them with the JS parser for a precise message).
   explicit TreeBankWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<TreeBankWrap>(info) {
+    auto bank = std::make_shared<TreeBank>();
+    bank_ = bank;
+    if (info.Length() == 2) {
+      Expect(info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array, info.Env(),
+             "TreeBank(bytes: Uint8Array, unwrap)");
+      Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+      PreorderTrees in;
+      const std::string_view text(reinterpret_cast<const char*>(bytes.Data()), bytes.ElementLength());
+      if (ReadBracketedTrees(text, info[1].ToBoolean(), &in)) bank->Add(in);
+      return;
+    }
     Expect(info.Length() == 5, info.Env(), "TreeBank(symbols, label, word, arity, treeSize)");
     PreorderTrees in;
     in.symbols = StringArray(info[0], "symbols");
@@ -166,9 +181,7 @@ class TreeBankWrap : public ErrorMappingWrap<TreeBankWrap> {
     in.word = IntArray(info[2], "word");
     in.arity = IntArray(info[3], "arity");
     in.tree_size = IntArray(info[4], "treeSize");
-    auto bank = std::make_shared<TreeBank>();
     bank->Add(in);
-    bank_ = bank;
   } catch (const Napi::Error&) {
     throw;
   } catch (...) {
@@ -324,9 +337,30 @@ class SequenceBankWrap : public ErrorMappingWrap<SequenceBankWrap> {
   NormRegistry norms_;
 };
 
+// formatRows(matrix, cols, first, end, json): rows [first, end) as the bytes of their text
+// (kernels/matrix_text.h), numbers written as JavaScript writes them.
+Napi::Value FormatRows(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Expect(info.Length() == 5 && info[0].IsTypedArray() &&
+             info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array && info[1].IsNumber() &&
+             info[2].IsNumber() && info[3].IsNumber(),
+         env, "formatRows(matrix: Float64Array, cols, first, end, json)");
+  Napi::Float64Array m = info[0].As<Napi::Float64Array>();
+  const int64_t cols = info[1].As<Napi::Number>().Int64Value();
+  const int64_t first = info[2].As<Napi::Number>().Int64Value();
+  const int64_t end = info[3].As<Napi::Number>().Int64Value();
+  if (cols <= 0 || first < 0 || end < first || static_cast<std::size_t>(end * cols) > m.ElementLength())
+    throw InputError("formatRows: rows out of range");
+  std::string text;
+  AppendMatrixRows(m.Data(), static_cast<std::size_t>(cols), static_cast<std::size_t>(first),
+                   static_cast<std::size_t>(end), info[4].ToBoolean(), &text);
+  return Napi::Buffer<char>::Copy(env, text.data(), text.size());
+}
+
 void Init(Napi::Env env, Napi::Object exports) {
   TreeBankWrap::Init(env, exports);
   SequenceBankWrap::Init(env, exports);
+  exports.Set("formatRows", Napi::Function::New(env, FormatRows, "formatRows"));
 }
 
 }  // namespace
