@@ -1,0 +1,116 @@
+/**
+ * Checkpoints and continued training: for every trainer, N + M steps in one go and N steps,
+ * a checkpoint, and a resumed run to N + M give identical model bytes.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Tagger, type TaggerTrainOptions, type TokenRows } from '../lib/tagger/tagger.js';
+import { loadCheckpoint } from '../lib/io/checkpoint.js';
+import { ModelFileError } from '../lib/errors.js';
+import { runCli, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+/** A tiny tagging problem with a rule the taggers must learn (and some noise, so they keep learning). */
+function taggingData(sentences: number, seed: number, noise = 20): TokenRows[] {
+  let x = seed;
+  const rand = (n: number): number => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return Math.floor(x / 65536) % n;
+  };
+  const words = ['the', 'a', 'dog', 'cat', 'runs', 'sees', 'big', 'red', 'on', 'mat', 'and', 'it'];
+  const pos = ['DT', 'DT', 'NN', 'NN', 'VB', 'VB', 'JJ', 'JJ', 'IN', 'NN', 'CC', 'PR'];
+  const out: TokenRows[] = [];
+  for (let s = 0; s < sentences; s++) {
+    const n = 3 + rand(6);
+    const rows: string[][] = [];
+    let prev = 'O';
+    for (let i = 0; i < n; i++) {
+      const w = rand(words.length);
+      const p = pos[w];
+      let chunk = p === 'DT' || p === 'JJ' || p === 'NN' ? (prev === 'O' || p === 'DT' ? 'B-NP' : 'I-NP') : p === 'VB' ? 'B-VP' : 'O';
+      if (rand(noise) === 0) chunk = 'O';
+      rows.push([words[w], p, chunk]);
+      prev = chunk;
+    }
+    out.push(rows);
+  }
+  return out;
+}
+
+const train = taggingData(120, 7);
+const dev = taggingData(40, 99, 4);
+const columns = ['word', 'pos', 'chunk'];
+
+async function taggerBytes(options: Omit<TaggerTrainOptions, 'columns' | 'label'>, name: string): Promise<Buffer> {
+  const t = await Tagger.train(train, { columns, label: 'chunk', threads: 1, ...options });
+  const file = tmp.file(`${name}.model`);
+  t.save(file);
+  return readFileSync(file);
+}
+
+/** N + M in one go against N, checkpoint, resume to N + M. */
+async function expectResumeEqual(options: Omit<TaggerTrainOptions, 'columns' | 'label' | 'epochs'>, n: number, m: number, name: string): Promise<void> {
+  const whole = await taggerBytes({ ...options, epochs: n + m }, `${name}-whole`);
+  const checkpoint = tmp.file(`${name}.ckpt`);
+  const first = await taggerBytes({ ...options, epochs: n, checkpoint }, `${name}-first`);
+  const resumed = await taggerBytes({ ...options, epochs: n + m, resume: checkpoint, checkpoint }, `${name}-resumed`);
+  expect(resumed.equals(whole)).toBe(true);
+  // The check can fail: the first part alone is a different model.
+  expect(first.equals(whole)).toBe(false);
+  // A finished checkpoint resumed to the same length gives that length's model again.
+  const again = await taggerBytes({ ...options, epochs: n + m, resume: checkpoint }, `${name}-again`);
+  expect(again.equals(whole)).toBe(true);
+}
+
+describe('tagger: continued training equals one long run', () => {
+  it('averaged perceptron (sums, counter and shuffled order are in the checkpoint)', async () => {
+    await expectResumeEqual({ algo: 'perceptron' }, 2, 3, 'perceptron');
+  });
+  it('CRF by SGD (gain schedule, weight scale)', async () => {
+    await expectResumeEqual({ algo: 'crf', optimizer: 'sgd' }, 2, 2, 'crf-sgd');
+  });
+  it('CRF by L-BFGS (history of correction pairs), with SGD warm-up crossing the checkpoint', async () => {
+    await expectResumeEqual({ algo: 'crf' }, 4, 5, 'crf-lbfgs');
+    await expectResumeEqual({ algo: 'crf', sgdWarmup: 3 }, 2, 4, 'crf-warmup');
+  });
+  it('second-order maxent by L-BFGS', async () => {
+    await expectResumeEqual({ algo: 'maxent', order: 2 }, 3, 4, 'maxent');
+  });
+  it('with dev scoring: the best-so-far model, patience and the evaluation schedule resume too', async () => {
+    // evalEvery 2 and a checkpoint at an odd step: the first run scores dev after its last
+    // step, which the long run does not do; that score must not leak into the resumed run.
+    await expectResumeEqual({ algo: 'perceptron', dev, evalEvery: 2, patience: 5 }, 3, 4, 'perceptron-dev');
+    await expectResumeEqual({ algo: 'crf', dev, evalEvery: 2, patience: 5 }, 3, 4, 'crf-dev');
+  });
+  it('refuses a checkpoint of other options or other data, naming the difference', async () => {
+    const checkpoint = tmp.file('refuse.ckpt');
+    await taggerBytes({ algo: 'perceptron', epochs: 1, checkpoint }, 'refuse');
+    await expect(Tagger.train(train, { algo: 'perceptron', columns, label: 'chunk', epochs: 2, seed: 5, resume: checkpoint })).rejects.toThrow(/seed 1 \(now 5\)/);
+    await expect(Tagger.train(train.slice(1), { algo: 'perceptron', columns, label: 'chunk', epochs: 2, resume: checkpoint })).rejects.toThrow(ModelFileError);
+    expect(() => loadCheckpoint(checkpoint, 'boost-reranker', { fingerprint: '', options: {} })).toThrow(/checkpoint of the tagger trainer/);
+  });
+});
+
+describe('train-tagger --checkpoint / --resume', () => {
+  it('resumes on the command line to the model of one run', () => {
+    const lines = train.map((s) => s.map((r) => r.join(' ')).join('\n')).join('\n\n') + '\n';
+    const data = tmp.file('cli-train.conll', lines);
+    const args = (epochs: number, model: string, extra: string[]): string[] =>
+      ['train-tagger', '--algo', 'perceptron', '--train', data, '--columns', 'word,pos,chunk', '--label', 'chunk', '--threads', '1', '--quiet', '--epochs', String(epochs), '--model', model, ...extra];
+    const whole = tmp.file('cli-whole.model');
+    const part = tmp.file('cli-part.model');
+    const resumed = tmp.file('cli-resumed.model');
+    const checkpoint = tmp.file('cli.ckpt');
+    expect(runCli(args(4, whole, [])).status).toBe(0);
+    expect(runCli(args(2, part, ['--checkpoint', checkpoint])).status).toBe(0);
+    const r = runCli(args(4, resumed, ['--resume', checkpoint]));
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(readFileSync(resumed).equals(readFileSync(whole))).toBe(true);
+    const bad = runCli(args(4, resumed, ['--resume', part]));
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/checkpoint/);
+  });
+});
