@@ -7,7 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Tagger, type TaggerTrainOptions, type TokenRows } from '../lib/tagger/tagger.js';
 import { loadCheckpoint } from '../lib/io/checkpoint.js';
 import { ModelFileError } from '../lib/errors.js';
-import { runCli, tempDir } from './helpers.js';
+import { join } from 'node:path';
+import { repoRoot, runCli, tempDir } from './helpers.js';
+import { perturbedNbest } from './boost-fixture.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -113,4 +115,37 @@ describe('train-tagger --checkpoint / --resume', () => {
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toMatch(/checkpoint/);
   });
+});
+
+describe('train-reranker --checkpoint / --resume (boost, loglinear)', () => {
+  const train = tmp.file('rr-train.jsonl');
+  const dev = tmp.file('rr-dev.jsonl');
+  perturbedNbest(join(repoRoot, 'data', 'gum-open', 'train.mrg'), train, 1, 80);
+  perturbedNbest(join(repoRoot, 'data', 'gum-open', 'dev.mrg'), dev, 2, 30);
+  const trainModel = (method: string, rounds: number, model: string, extra: string[]): void => {
+    const r = runCli(['train-reranker', '--method', method, '--train', train, '--dev', dev, '--rounds', String(rounds), '--model', model, '--threads', '1', '--quiet', ...extra]);
+    expect(r.status, r.stderr).toBe(0);
+  };
+  const cases: [string, number, number, string[]][] = [
+    // Two eps values: each one's rounds are in the checkpoint and continue.
+    ['boost', 60, 140, ['--eps', '0.001,0.0025']],
+    // Two priors C: each one's L-BFGS state is in the checkpoint and continues.
+    ['loglinear', 6, 15, ['--l2', '0.5,2']],
+  ];
+  for (const [method, n, total, extra] of cases) {
+    it(`${method}: ${n} rounds, checkpoint, resume to ${total} = ${total} in one go`, () => {
+      const whole = tmp.file(`${method}-whole.model`);
+      const first = tmp.file(`${method}-first.model`);
+      const resumed = tmp.file(`${method}-resumed.model`);
+      const checkpoint = tmp.file(`${method}.ckpt`);
+      trainModel(method, total, whole, extra);
+      trainModel(method, n, first, [...extra, '--checkpoint', checkpoint]);
+      trainModel(method, total, resumed, [...extra, '--resume', checkpoint, '--checkpoint', checkpoint]);
+      expect(readFileSync(resumed).equals(readFileSync(whole))).toBe(true);
+      expect(readFileSync(first).equals(readFileSync(whole))).toBe(false);
+      const other = runCli(['train-reranker', '--method', method, '--train', train, '--dev', dev, '--rounds', String(total), '--model', tmp.file('x.model'), '--quiet', '--cutoff', '2', ...extra, '--resume', checkpoint]);
+      expect(other.status).not.toBe(0);
+      expect(other.stderr).toMatch(/checkpoint was written for other training/);
+    }, 60_000);
+  }
 });
