@@ -117,13 +117,14 @@ describe('train-tagger --checkpoint / --resume', () => {
   });
 });
 
-describe('train-reranker --checkpoint / --resume (boost, loglinear)', () => {
+describe('train-reranker --checkpoint / --resume (boost, loglinear, kernel perceptron)', () => {
   const train = tmp.file('rr-train.jsonl');
   const dev = tmp.file('rr-dev.jsonl');
   perturbedNbest(join(repoRoot, 'data', 'gum-open', 'train.mrg'), train, 1, 80);
   perturbedNbest(join(repoRoot, 'data', 'gum-open', 'dev.mrg'), dev, 2, 30);
   const trainModel = (method: string, rounds: number, model: string, extra: string[]): void => {
-    const r = runCli(['train-reranker', '--method', method, '--train', train, '--dev', dev, '--rounds', String(rounds), '--model', model, '--threads', '1', '--quiet', ...extra]);
+    const count = method === 'perceptron' ? '--epochs' : '--rounds';
+    const r = runCli(['train-reranker', '--method', method, '--train', train, '--dev', dev, count, String(rounds), '--model', model, '--threads', '1', '--quiet', ...extra]);
     expect(r.status, r.stderr).toBe(0);
   };
   const cases: [string, number, number, string[]][] = [
@@ -131,21 +132,28 @@ describe('train-reranker --checkpoint / --resume (boost, loglinear)', () => {
     ['boost', 60, 140, ['--eps', '0.001,0.0025']],
     // Two priors C: each one's L-BFGS state is in the checkpoint and continues.
     ['loglinear', 6, 15, ['--l2', '0.5,2']],
+    // The kernel perceptron: shuffles and updates replayed (tree kernel over the DAG of
+    // support trees; kernel sums with two chunks; the linear kernel's primal weights).
+    ['perceptron', 1, 3, ['--kernel', 'tree']],
+    ['perceptron', 1, 2, ['--kernel', 'tree', '--no-compress', '--chunks', '2']],
+    ['perceptron', 2, 4, ['--kernel', 'linear']],
   ];
   for (const [method, n, total, extra] of cases) {
-    it(`${method}: ${n} rounds, checkpoint, resume to ${total} = ${total} in one go`, () => {
-      const whole = tmp.file(`${method}-whole.model`);
-      const first = tmp.file(`${method}-first.model`);
-      const resumed = tmp.file(`${method}-resumed.model`);
-      const checkpoint = tmp.file(`${method}.ckpt`);
+    it(`${method} ${extra.join(' ')}: ${n}, checkpoint, resume to ${total} = ${total} in one go`, () => {
+      const name = `${method}${extra.join('')}`;
+      const whole = tmp.file(`${name}-whole.model`);
+      const first = tmp.file(`${name}-first.model`);
+      const resumed = tmp.file(`${name}-resumed.model`);
+      const checkpoint = tmp.file(`${name}.ckpt`);
       trainModel(method, total, whole, extra);
       trainModel(method, n, first, [...extra, '--checkpoint', checkpoint]);
       trainModel(method, total, resumed, [...extra, '--resume', checkpoint, '--checkpoint', checkpoint]);
       expect(readFileSync(resumed).equals(readFileSync(whole))).toBe(true);
       expect(readFileSync(first).equals(readFileSync(whole))).toBe(false);
-      const other = runCli(['train-reranker', '--method', method, '--train', train, '--dev', dev, '--rounds', String(total), '--model', tmp.file('x.model'), '--quiet', '--cutoff', '2', ...extra, '--resume', checkpoint]);
+      const otherData = method === 'perceptron' ? ['--seed', '3'] : ['--cutoff', '2'];
+      const other = runCli(['train-reranker', '--method', method, '--train', train, '--dev', dev, '--model', tmp.file('x.model'), '--quiet', ...otherData, ...extra, '--resume', checkpoint]);
       expect(other.status).not.toBe(0);
-      expect(other.stderr).toMatch(/checkpoint was written for other training/);
+      expect(other.stderr).toMatch(method === 'perceptron' ? /checkpoint was written with other options: settings|seed 1 \(now 3\)/ : /checkpoint was written for other training/);
     }, 60_000);
   }
 });
