@@ -130,6 +130,7 @@ describe('train-reranker --checkpoint / --resume (boost, loglinear, kernel perce
   const cases: [string, number, number, string[]][] = [
     // Two eps values: each one's rounds are in the checkpoint and continue.
     ['boost', 60, 140, ['--eps', '0.001,0.0025']],
+    ['logloss', 2, 5, []],
     // Two priors C: each one's L-BFGS state is in the checkpoint and continues.
     ['loglinear', 6, 15, ['--l2', '0.5,2']],
     // The kernel perceptron: shuffles and updates replayed (tree kernel over the DAG of

@@ -12,7 +12,6 @@ import {
 import { compactReranker, type RerankerModel } from './reranker.js';
 import { BOOST_EPS, LOGLINEAR_C, RERANK_ROUNDS } from '../options/rerank.js';
 import { fingerprintOf, loadCheckpoint, saveCheckpoint, type CheckpointTrainer } from '../io/checkpoint.js';
-import { InputError } from '../errors.js';
 import { decodeBoostModel, encodeBoostModel } from './boost.js';
 
 export interface RerankerTrainOptions {
@@ -90,12 +89,9 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
   const epsList = method === 'logloss' ? [0] : (options.eps ?? [BOOST_EPS]);
   let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
   const report = reporter(options.onProgress);
-  const saved = method === 'sparse'
-    ? checkpoints('boost-reranker', input, { method, eps: epsList, weighting: options.weighting ?? 'score', devStep: options.devStep ?? null })
-    : undefined;
-  if (method === 'logloss' && (options.checkpoint !== undefined || options.resume !== undefined)) {
-    throw new InputError('<options>', undefined, 'LogLoss selection has no checkpoints (boost and loglinear have)');
-  }
+  const saved = checkpoints('boost-reranker', input, {
+    method, eps: epsList, weighting: options.weighting ?? 'score', devStep: options.devStep ?? null, ...(method === 'logloss' ? { l2: options.l2?.[0] ?? null } : {}),
+  });
   for (const [index, eps] of epsList.entries()) {
     const bar = new Progress({ label: `${name}${epsList.length > 1 ? ` eps=${eps}` : ''}`, total: rounds, unit: 'rounds' });
     const { model } = await trainBoost(train, {

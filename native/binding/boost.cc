@@ -243,7 +243,6 @@ class BoostTrainerWrap : public Napi::ObjectWrap<BoostTrainerWrap> {
     // resume: the rounds of a checkpoint (boostModelBytes), replayed by init().
     Napi::Value resume = o.Get("resume");
     if (resume.IsTypedArray()) {
-      if (method == "logloss") throw InputError("LogLoss selection cannot resume from a checkpoint");
       Napi::Uint8Array a = resume.As<Napi::Uint8Array>();
       ByteReader r(a.Data(), a.ElementLength());
       state_->resume = std::make_unique<BoostModel>(BoostModel::Deserialize(r));
@@ -287,6 +286,8 @@ class BoostTrainerWrap : public Napi::ObjectWrap<BoostTrainerWrap> {
           if (s->model()) return;
           if (s->method == "logloss") {
             s->selector = std::make_unique<LogLossSelector>(s->data.get(), s->l2, s->threads);
+            if (s->resume) s->selector->Replay(*s->resume, cancel.get());
+            s->resume.reset();
             return;
           }
           s->pairs = std::make_unique<PairProblem>(BuildPairs(*s->data, s->weighting, s->threads));
