@@ -10,6 +10,8 @@ import { ModelFileError } from '../lib/errors.js';
 import { join } from 'node:path';
 import { repoRoot, runCli, tempDir } from './helpers.js';
 import { perturbedNbest } from './boost-fixture.js';
+import { taggerBase } from '../lib/pipeline/adapters/tagger.js';
+import type { StepContext } from '../lib/pipeline/components.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -157,4 +159,27 @@ describe('train-reranker --checkpoint / --resume (boost, loglinear, kernel perce
       expect(other.stderr).toMatch(method === 'perceptron' ? /checkpoint was written with other options: settings|seed 1 \(now 3\)/ : /checkpoint was written for other training/);
     }, 60_000);
   }
+});
+
+describe('pipeline steps keep their trainers\' checkpoints where a retried job finds them', () => {
+  it('a tagger base model resumed from a step checkpoint gives the n-best lists of an uninterrupted one', async () => {
+    const sentences = train.map((rows, i) => ({ id: String(i), tokens: rows.map((r) => r[0]), gold: rows.map((r) => r[2]), rows }));
+    const test = dev.map((rows, i) => ({ id: `d${i}`, tokens: rows.map((r) => r[0]), gold: rows.map((r) => r[2]), rows }));
+    const base = (epochs: number) => taggerBase({ algo: 'crf', order: 1, epochs, optimizer: 'lbfgs', c2: 1, templates: 'chunk' }, columns, 'chunk');
+    const file = tmp.file('step.ckpt');
+    const labels: string[] = [];
+    const ctx = (resume: boolean): StepContext => ({
+      threads: 1, seed: 1,
+      checkpoints: (label) => {
+        labels.push(label);
+        return resume ? { checkpoint: file, resume: file } : { checkpoint: file };
+      },
+    });
+    const lists = async (epochs: number, c: StepContext) => JSON.stringify(await (await base(epochs).train(sentences, c)).nbest(test, 3, c));
+    const whole = await lists(6, { threads: 1, seed: 1 });
+    // A "killed" job: its trainer got through 3 of 6 iterations; the retry resumes.
+    await lists(3, ctx(false));
+    expect(await lists(6, ctx(true))).toBe(whole);
+    expect(labels).toEqual(['train CRF tagger', 'train CRF tagger']);
+  });
 });
