@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "chart/chart_model.h"
+#include "core/byte_io.h"
 #include "optim/lbfgs.h"
 
 namespace structrank {
@@ -59,6 +60,12 @@ class CrfTrainer {
   // included). Stops early once L-BFGS reports convergence.
   double LbfgsSteps(int iterations, const std::atomic<bool>* cancel);
   int64_t steps_done() const { return k_; }
+  // Training checkpoints: the weights, the step count, the batch sampler's RNG, the AdaGrad
+  // sums and the L-BFGS state; loaded into a fresh trainer of the same model, corpus and
+  // options, the next steps are those of one uninterrupted run. (The prefilter and feature
+  // caches are rebuilt as sentences come up: they change speed, not results.)
+  void SaveState(ByteWriter& out) const;
+  void LoadState(ByteReader& in);
   int32_t num_sentences() const { return corpus_.size(); }
   // Fraction of chart entries kept by prefiltering, over the sentences prefiltered so far.
   double kept_fraction() const { return total_entries_ ? static_cast<double>(kept_entries_) / total_entries_ : 1.0; }
