@@ -23,7 +23,7 @@ export const optionalFile = (description: string, value = 'F'): z.ZodOptional<z.
  * `resume` continues from one, with the same data and options and a new epoch or round count.
  */
 export const checkpointFields = {
-  checkpoint: option(z.string().min(1).optional(), 'write a checkpoint here after every epoch / iteration (atomically), for --resume', { value: 'F' }),
+  checkpoint: option(z.string().min(1).optional(), 'write a training checkpoint here after every epoch, L-BFGS iteration or 1000 boosting rounds (atomically; docs/formats.md), for --resume', { value: 'F' }),
   resume: option(
     z.string().min(1).optional(),
     'continue training from this checkpoint (same data and options; --epochs / --rounds may grow): the model equals one run of that length',
