@@ -36,6 +36,10 @@ interface NativeTaggerHandle {
   trainerState(): Uint8Array;
   loadTrainerState(bytes: Uint8Array): void;
   releaseTraining(): void;
+  weights(): Float64Array;
+  setWeights(w: Float64Array): void;
+  shardGradient(w: Float64Array, first: number, last: number, threads: number, startWeights: boolean, flag: CancelFlagHandle): Promise<{ loss: number; gradient: Float64Array }>;
+  shardPerceptronEpoch(w: Float64Array, first: number, last: number, seed: number, startWeights: boolean, flag: CancelFlagHandle): Promise<{ mistakes: number; weights: Float64Array; averaged: Float64Array }>;
   tag(text: string, threads: number): Int32Array;
   tagAsync(text: string, threads: number, flag: CancelFlagHandle): Promise<Int32Array>;
   tagNbest(text: string, k: number): { counts: Int32Array; labels: Int32Array; scores: Float64Array };
@@ -110,6 +114,68 @@ export interface TaggerTrainOptions {
   resume?: string;
   signal?: AbortSignal;
   onProgress?: (p: TrainProgress) => void;
+  /**
+   * Runs the training steps elsewhere (lib/distributed: CRF gradients summed over shards,
+   * perceptron parameter mixing), from the spec a worker needs to build the same corpus.
+   * Used for the CRF's L-BFGS iterations (after any SGD warm-up) and the perceptron's epochs.
+   * @internal
+   */
+  external?: (spec: TaggerTrainingSpec) => Promise<ExternalTrainer>;
+}
+
+/** Everything a worker needs to build the coordinator's training corpus and features. */
+export interface TaggerTrainingSpec {
+  algorithm: TaggerAlgorithm;
+  order: 1 | 2;
+  beam: number;
+  numColumns: number;
+  templates: number[];
+  clusters?: string;
+  /** The native text layout of the training sentences and their labels (see encode). */
+  text: string;
+  labels: string;
+  sentences: number;
+  startWeights: boolean;
+  c2: number;
+  seed: number;
+}
+
+/** Training steps run elsewhere: each returns the weights to tag with after it. */
+export interface ExternalTrainer {
+  step(initial: Float64Array): Promise<{ loss: number; converged: boolean; weights: Float64Array }>;
+  close(): Promise<void>;
+}
+
+/** A worker's copy of the training corpus: shard computations on sentences [first, last). */
+export interface ShardTrainingHandle {
+  gradient(w: Float64Array, first: number, last: number, threads: number, signal?: AbortSignal): Promise<{ loss: number; gradient: Float64Array }>;
+  perceptronEpoch(w: Float64Array, first: number, last: number, seed: number, signal?: AbortSignal): Promise<{ mistakes: number; weights: Float64Array; averaged: Float64Array }>;
+}
+
+/** Builds the corpus and features of a training spec, as Tagger.train does. */
+export function shardTrainingHandle(spec: TaggerTrainingSpec): ShardTrainingHandle {
+  const { NativeTagger } = native<TaggerAddon>();
+  const handle = new NativeTagger({
+    algorithm: ALGORITHMS.indexOf(spec.algorithm),
+    order: spec.order,
+    beam: spec.beam,
+    numColumns: spec.numColumns,
+    templates: Int32Array.from(spec.templates),
+    clusters: spec.clusters,
+  });
+  handle.buildTraining(spec.text, spec.labels);
+  const withFlag = async <T>(signal: AbortSignal | undefined, f: (flag: CancelFlagHandle) => Promise<T>): Promise<T> => {
+    const { flag, dispose } = cancelFlagFor(signal);
+    try {
+      return await f(flag);
+    } finally {
+      dispose();
+    }
+  };
+  return {
+    gradient: (w, first, last, threads, signal) => withFlag(signal, (flag) => handle.shardGradient(w, first, last, threads, spec.startWeights, flag)),
+    perceptronEpoch: (w, first, last, seed, signal) => withFlag(signal, (flag) => handle.shardPerceptronEpoch(w, first, last, seed, spec.startWeights, flag)),
+  };
 }
 
 /** The tagger trainer's bookkeeping in a checkpoint, beside the native trainer state. */
@@ -213,7 +279,7 @@ export class Tagger {
     const inputIdx = inputColumns.map((c) => columns.indexOf(c));
     const { text, labels } = encode(train, columns.length, inputIdx, labelIndex);
     if (labels === undefined || train.length === 0) throw new InputError('<train>', undefined, 'no training sentences');
-    handle.buildTraining(text, labels);
+    const built = handle.buildTraining(text, labels);
     const lbfgs = usesLbfgs(algo, options.optimizer);
     handle.createTrainer({
       optimizer: options.optimizer === 'sgd' ? 1 : 0,
@@ -257,6 +323,10 @@ export class Tagger {
         yield d.labels ?? '';
       }
     })());
+    if (options.external && checkpointOptions) {
+      // The shards' coordinator holds the optimizer state then, not this trainer.
+      throw new InputError('<options>', undefined, 'checkpoints of training spread over workers (--redis) are not supported yet; train locally to checkpoint');
+    }
     if (options.resume !== undefined && checkpointOptions && fingerprint) {
       const cp = loadCheckpoint<TaggerCheckpointState>(options.resume, 'tagger', { fingerprint, options: checkpointOptions });
       try {
@@ -282,12 +352,25 @@ export class Tagger {
       return devScore;
     };
     const { flag, dispose } = cancelFlagFor(options.signal);
+    const startWeights = options.startWeights ?? true;
+    let external: ExternalTrainer | undefined;
+    // CRF: the L-BFGS iterations after any SGD warm-up; perceptron: every epoch.
+    const externalFrom = algo === 'crf' && lbfgs ? options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup : algo === 'perceptron' ? 0 : Infinity;
     try {
       // Resumed at the end of a run that did not end on an evaluation: the one after the last step.
       if (step >= total && !stopped && dev && devGold && step % evalEvery !== 0) await evaluate();
       while (step < total && !stopped) {
         // One step at a time, so progress is reported after every epoch / iteration.
-        const r = await handle.trainSteps(1, flag);
+        let r: { loss: number; steps: number; converged: boolean };
+        if (options.external && step >= externalFrom) {
+          external ??= await options.external({
+            algorithm: algo, order, beam: options.beam ?? TAGGER_DEFAULTS.beam, numColumns: inputColumns.length, templates: [...compiled.ints], clusters,
+            text, labels, sentences: built.sentences, startWeights, c2: options.c2 ?? TAGGER_C2[algo], seed: options.seed ?? TAGGER_DEFAULTS.seed,
+          });
+          const e = await external.step(handle.weights());
+          handle.setWeights(e.weights);
+          r = { loss: e.loss, steps: step + 1, converged: e.converged };
+        } else r = await handle.trainSteps(1, flag);
         step = r.steps;
         let devScore: DevScore | undefined;
         // The regular evaluations are part of the run's state; the extra one after the last
@@ -307,6 +390,7 @@ export class Tagger {
       meta.dev = best;
     } finally {
       dispose();
+      await external?.close();
       handle.releaseTraining();
     }
     return tagger;
