@@ -97,7 +97,7 @@ export async function mixingAccuracy(): Promise<void> {
   const dev = read('dev.txt');
   const test = read('test.txt');
   const options: TaggerTrainOptions = { ...chunker, algo: 'perceptron', templates: 'chunk', epochs, threads: 1 };
-  const f1 = async (t: Tagger, set: TokenRows[]): Promise<number> => scoreTags(set.map((s) => s.map((r) => r[2])), await t.tagSentences(set, { threads: 1 }), true).value;
+  const f1 = async (t: Tagger, set: TokenRows[]): Promise<number> => scoreTags(set.map((s) => s.map((r) => r[2])), await t.tag(set, { threads: 1 }), true).value;
   console.log(`perceptron chunker, conll2000: ${train.length} training sentences, ${epochs} epochs, no early stopping; load average ${load()}`);
   const report = async (name: string, o: TaggerTrainOptions): Promise<void> => {
     const t0 = performance.now();

@@ -70,7 +70,7 @@ describe('distributed training, in process', () => {
     expect(a.some((v) => v !== 0)).toBe(true);
     expect(maxRelativeDifference(a, b)).toBeLessThanOrEqual(TOLERANCE);
     expect(sharded.meta.trainedSteps).toBe(local.meta.trainedSteps);
-    expect(await sharded.tagSentences(dev)).toEqual(await local.tagSentences(dev));
+    expect(await sharded.tag(dev)).toEqual(await local.tag(dev));
   });
 
   it('CRF: with one shard the objective is the local one, so the iterations match closely too', async () => {
@@ -85,7 +85,7 @@ describe('distributed training, in process', () => {
     const b = await mixed();
     expect(weightsOf(a)).toEqual(weightsOf(b));
     const gold = dev.map((s) => s.map((r) => r[2]));
-    const guess = await a.tagSentences(dev);
+    const guess = await a.tag(dev);
     const right = guess.flat().filter((t, i) => t === gold.flat()[i]).length;
     expect(right / gold.flat().length).toBeGreaterThan(0.95);
   });

@@ -4,10 +4,10 @@
  * normalized maxent tagger with beam search (Ratnaparkhi 1996). Training runs in C++ off
  * the JS thread, on all cores for the CRF and maxent gradients.
  */
-import { InputError, ModelFileError } from '../errors.js';
+import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { checkNbestK } from '../io/nbest.js';
 import { withRun, type TrainRun } from '../train-progress.js';
-import { loadModel, saveModel } from '../io/model-file.js';
+import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 import { looksLikeChunkTags, scoreTags, type DevScore } from './dev-score.js';
@@ -200,6 +200,27 @@ export interface TaggerMeta {
   dev?: DevScore;
 }
 
+/** What `Tagger.info()` reports: the model file's kind, the algorithm and the model's size. */
+export interface TaggerInfo {
+  kind: 'tagger';
+  algo: TaggerAlgorithm;
+  columns: string[];
+  label: string;
+  order: number;
+  labels: number;
+  attributes: number;
+  features: number;
+  weights: number;
+}
+
+/** Options of the batch verbs `tag` and `tagNbest`. */
+export interface TagOptions {
+  /** Cores to use (default all). */
+  threads?: number;
+  /** Stops tagging with an AbortError. */
+  signal?: AbortSignal;
+}
+
 export interface TagCandidate {
   tags: string[];
   /** Log-probability (CRF: exact; maxent: from the beam) or score (perceptron). */
@@ -225,8 +246,9 @@ function* labelsOf(train: TokenRows[], labelIndex: number): Generator<string> {
  * ```ts
  * const rows = readConllSync('train.conll').map((s) => s.rows);      // [['The', 'DT', 'O'], ...] per sentence
  * const tagger = await Tagger.train(rows, { algo: 'crf', columns: ['word', 'pos', 'ne'], label: 'ne', templates: 'ner' });
- * const tags = await tagger.tagSentences([[['Ana', 'NNP'], ['duerme', 'VMI']]]);
+ * const [tags] = await tagger.tag([[['Ana', 'NNP'], ['duerme', 'VMI']]]);   // one string[] per sentence
  * tagger.save('ner.model');
+ * const again = await Tagger.load('ner.model');
  * ```
  */
 export class Tagger {
@@ -244,27 +266,30 @@ export class Tagger {
     return this.labelNames;
   }
 
-  info(): ReturnType<NativeTaggerHandle['info']> {
-    return this.handle.info();
+  /** The model's kind, algorithm, columns and size. */
+  info(): TaggerInfo {
+    const { algorithm: _algorithm, numColumns: _numColumns, ...size } = this.handle.info();
+    void _algorithm, void _numColumns;
+    return { kind: MODEL_KIND, algo: this.meta.algo, columns: this.meta.columns, label: this.meta.label, ...size };
   }
 
   /** Trains a tagger; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
   static async train(train: TokenRows[], options: TaggerTrainOptions, run?: TrainRun): Promise<Tagger> {
     options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value }));
     const { algo, columns, label } = options;
-    if (!ALGORITHMS.includes(algo)) throw new InputError('<options>', undefined, `unknown algorithm '${algo}'`);
+    if (!ALGORITHMS.includes(algo)) throw optionError(`unknown algorithm '${algo}'`);
     const labelIndex = columns.indexOf(label);
-    if (labelIndex < 0) throw new InputError('<options>', undefined, `label column '${label}' is not among the columns [${columns.join(', ')}]`);
+    if (labelIndex < 0) throw optionError(`label column '${label}' is not among the columns [${columns.join(', ')}]`);
     const inputColumns = columns.filter((_, i) => i !== labelIndex);
-    if (inputColumns.length === 0) throw new InputError('<options>', undefined, 'no input columns besides the label');
-    checkOptions(taggerHyperFields, options, (message) => new InputError('<options>', undefined, message));
+    if (inputColumns.length === 0) throw optionError('no input columns besides the label');
+    checkOptions(taggerHyperFields, options, (message) => optionError(message));
     const fromDefault = options.templates === undefined || typeof options.templates === 'string';
     const choice = options.templates === undefined ? chooseDefaultTemplate(labelsOf(train, labelIndex), inputColumns) : undefined;
     const order = options.order ?? choice?.order ?? TAGGER_DEFAULTS.order;
     const set = typeof options.templates === 'string'
       ? DEFAULT_TEMPLATES[options.templates]
       : options.templates ?? DEFAULT_TEMPLATES[(choice as TemplateChoice).name];
-    if (set === undefined) throw new InputError('<options>', undefined, `unknown template set '${String(options.templates)}'`);
+    if (set === undefined) throw optionError(`unknown template set '${String(options.templates)}'`);
     const clusters = typeof options.clusters === 'string' ? readClusters(options.clusters) : options.clusters ? formatClusters(options.clusters) : undefined;
     const compiled = compileTemplates(set, inputColumns, { dropMissing: fromDefault, haveClusters: clusters !== undefined, where: options.templatesFile });
     const { NativeTagger } = native<TaggerAddon>();
@@ -341,7 +366,7 @@ export class Tagger {
       stopped = cp.state.stopped;
     }
     const evaluate = async (): Promise<DevScore> => {
-      const guess = await tagger.tagSentences(dev as TokenRows[], { threads: options.threads, signal: options.signal });
+      const guess = await tagger.tag(dev as TokenRows[], { threads: options.threads, signal: options.signal });
       const devScore = scoreTags(devGold as string[][], guess, chunked);
       if (best === undefined || devScore.value > best.value) {
         best = devScore;
@@ -423,14 +448,16 @@ export class Tagger {
     return out;
   }
 
-  /** Tags one sentence. */
-  tag(sentence: TokenRows): string[] {
-    if (sentence.length === 0) return [];
-    return this.split(this.handle.tag(this.encodeInput([sentence]), 1), [sentence])[0];
-  }
-
-  /** Tags many sentences off the JS thread, on `threads` cores (default all). */
-  async tagSentences(sentences: TokenRows[], options: { threads?: number; signal?: AbortSignal } = {}): Promise<string[][]> {
+  /**
+   * Tags a batch of sentences off the JS thread, on `threads` cores (default all); rows in
+   * the training column layout or the input columns only. One tag sequence per sentence.
+   *
+   * @example
+   * ```ts
+   * const tags = await tagger.tag([[['Ana', 'NNP'], ['sleeps', 'VBZ']]], { signal: AbortSignal.timeout(60_000) }); // [['B-PER', 'O']]
+   * ```
+   */
+  async tag(sentences: TokenRows[], options: TagOptions = {}): Promise<string[][]> {
     const { flag, dispose } = cancelFlagFor(options.signal);
     try {
       const ids = await this.handle.tagAsync(this.encodeInput(sentences), options.threads ?? 0, flag);
@@ -440,15 +467,15 @@ export class Tagger {
     }
   }
 
-  /** The k best tag sequences of each sentence, best first. */
-  tagNbest(sentences: TokenRows[], k: number): TagCandidate[][] {
-    checkNbestK(k);
+  /** `tag` on the JS thread, on one core: cheap for a few sentences. */
+  tagSync(sentences: TokenRows[]): string[][] {
     const nonEmpty = sentences.filter((s) => s.length > 0);
-    return this.splitNbest(sentences, this.handle.tagNbest(this.encodeInput(nonEmpty), k));
+    if (nonEmpty.length === 0) return sentences.map(() => []);
+    return this.split(this.handle.tag(this.encodeInput(nonEmpty), 1), sentences);
   }
 
-  /** tagNbest off the JS thread, on `threads` cores (default all). */
-  async tagNbestAsync(sentences: TokenRows[], k: number, options: { threads?: number; signal?: AbortSignal } = {}): Promise<TagCandidate[][]> {
+  /** The k best tag sequences of each sentence, best first, off the JS thread (`threads` cores, default all). */
+  async tagNbest(sentences: TokenRows[], k: number, options: TagOptions = {}): Promise<TagCandidate[][]> {
     checkNbestK(k);
     const nonEmpty = sentences.filter((s) => s.length > 0);
     const { flag, dispose } = cancelFlagFor(options.signal);
@@ -457,6 +484,13 @@ export class Tagger {
     } finally {
       dispose();
     }
+  }
+
+  /** `tagNbest` on the JS thread, on one core. */
+  tagNbestSync(sentences: TokenRows[], k: number): TagCandidate[][] {
+    checkNbestK(k);
+    const nonEmpty = sentences.filter((s) => s.length > 0);
+    return this.splitNbest(sentences, this.handle.tagNbest(this.encodeInput(nonEmpty), k));
   }
 
   private splitNbest(sentences: TokenRows[], r: { counts: Int32Array; labels: Int32Array; scores: Float64Array }): TagCandidate[][] {
@@ -481,12 +515,30 @@ export class Tagger {
     return out;
   }
 
+  /** Writes the model file (atomically: a temp file renamed into place). */
   save(file: string): void {
     saveModel(file, { kind: MODEL_KIND, kindVersion: MODEL_VERSION, meta: this.meta, payload: this.handle.serialize() });
   }
 
-  static load(file: string): Tagger {
-    const m = loadModel<TaggerMeta>(file, MODEL_KIND);
+  /**
+   * Reads a model file `save` (or `structrank train-tagger`) wrote. A file of another kind is
+   * a ModelKindError; a damaged one a ModelFileError.
+   *
+   * @example
+   * ```ts
+   * const tagger = await Tagger.load('ner.model');
+   * ```
+   */
+  static async load(file: string): Promise<Tagger> {
+    return Tagger.fromModelFile(file, await loadModelAsync<TaggerMeta>(file, MODEL_KIND));
+  }
+
+  /** `load` on the JS thread (blocks while the file is read). */
+  static loadSync(file: string): Tagger {
+    return Tagger.fromModelFile(file, loadModel<TaggerMeta>(file, MODEL_KIND));
+  }
+
+  private static fromModelFile(file: string, m: ModelFile<TaggerMeta>): Tagger {
     if (m.kindVersion > MODEL_VERSION) throw new ModelFileError(file, `tagger model version ${m.kindVersion} is newer than this structrank supports`);
     const meta = m.meta;
     if (!meta || !Array.isArray(meta.columns) || !Array.isArray(meta.inputColumns) || !ALGORITHMS.includes(meta.algo)) {
@@ -496,7 +548,7 @@ export class Tagger {
     try {
       handle = native<TaggerAddon>().NativeTagger.deserialize(m.payload);
     } catch (err) {
-      throw new ModelFileError(file, (err as Error).message);
+      throw inModelFile(err, file);
     }
     return new Tagger(handle, meta);
   }

@@ -20,7 +20,7 @@ namespace structrank::binding {
 
 namespace {
 
-class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
+class NativeTagger : public ErrorMappingWrap<NativeTagger> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function cls = DefineClass(
@@ -51,7 +51,7 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
 
   // new NativeTagger({algorithm, order, beam, numColumns, templates: Int32Array, clusters?: string})
   // or new NativeTagger() (filled by deserialize).
-  explicit NativeTagger(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeTagger>(info) {
+  explicit NativeTagger(const Napi::CallbackInfo& info) try : ErrorMappingWrap<NativeTagger>(info) {
     Napi::Env env = info.Env();
     model_ = std::make_shared<TaggerModel>();
     if (info.Length() == 0 || !info[0].IsObject()) return;
@@ -83,6 +83,10 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
         pos = end + 1;
       }
     }
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (...) {
+    throw ErrorFromException(info.Env(), std::current_exception());
   }
 
  private:
@@ -452,7 +456,7 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
     Expect(info.Length() >= 1 && info[0].IsTypedArray(), env, "a Uint8Array");
     Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
     ByteReader r(bytes.Data(), bytes.ByteLength());
-    auto model = std::make_shared<TaggerModel>(TaggerModel::Deserialize(r));
+    auto model = std::make_shared<TaggerModel>(ReadingModelPayload([&] { return TaggerModel::Deserialize(r); }));
     Napi::Object obj = GetConstructor(env, "NativeTagger").New({});
     NativeTagger::Unwrap(obj)->model_ = model;
     return obj;
