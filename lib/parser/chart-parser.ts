@@ -413,7 +413,7 @@ export class ChartParserModel {
         try {
           handle.loadCrfState(cp.sections.trainer ?? new Uint8Array());
         } catch (err) {
-          throw new ModelFileError(options.resume, (err as Error).message);
+          throw inModelFile(err, options.resume);
         }
         if (cp.state.best && cp.sections.best) best = { ...cp.state.best, bytes: cp.sections.best };
         firstEpoch = cp.step + 1;

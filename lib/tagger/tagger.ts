@@ -357,7 +357,7 @@ export class Tagger {
       try {
         handle.loadTrainerState(cp.sections.trainer ?? new Uint8Array());
       } catch (err) {
-        throw new ModelFileError(options.resume, (err as Error).message);
+        throw inModelFile(err, options.resume);
       }
       step = cp.step;
       best = cp.state.best ?? undefined;
