@@ -331,6 +331,10 @@ void CrfTrainer::SaveState(ByteWriter& out) const {
   std::ostringstream rng;  // the standard's portable text form of the engine's state
   rng << rng_;
   out.PutString(rng.str());
+  // Iterate averaging: while the pass's mean is swapped in, average_sum_ holds the raw iterate.
+  out.PutVector(average_sum_);
+  out.Put<int64_t>(average_count_);
+  out.Put<uint8_t>(average_swapped_ ? 1 : 0);
   out.Put<uint8_t>(lbfgs_ ? 1 : 0);
   if (lbfgs_) lbfgs_->SaveState(out);
 }
@@ -346,9 +350,16 @@ void CrfTrainer::LoadState(ByteReader& in) {
   std::istringstream rng(in.GetString());
   rng >> rng_;
   if (rng.fail()) throw ModelError("checkpoint: bad random engine state");
+  std::vector<double> average_sum = in.GetVector<double>();
+  const int64_t average_count = in.Get<int64_t>();
+  const bool average_swapped = in.Get<uint8_t>() != 0;
+  if (!average_sum.empty() && average_sum.size() != theta.size()) throw ModelError("checkpoint: the averaged weights do not fit this model");
   k_ = k;
   m_.crf.theta = std::move(theta);
   adagrad_ = std::move(adagrad);
+  average_sum_ = std::move(average_sum);
+  average_count_ = average_count;
+  average_swapped_ = average_swapped;
   lbfgs_.reset();
   if (in.Get<uint8_t>() != 0) {
     LbfgsOptions options;
@@ -400,6 +411,7 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
   std::vector<int32_t> batch(opt_.batch);
   std::vector<double> objective(opt_.batch);
   std::vector<SentenceFeatureIds> records(opt_.batch);
+  if (average_swapped_) SwapAverage();  // train the raw iterate, never the mean
   for (int step = 0; step < steps; ++step) {
     if (cancel && cancel->load()) throw Cancelled();
     std::uniform_int_distribution<int32_t> pick(0, D - 1);
@@ -436,11 +448,34 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
         theta[f] -= opt_.eta0 * gsum / std::sqrt(adagrad_[f]);
       }
     }
+    if (opt_.average) {
+      if (average_sum_.size() != dim) average_sum_.assign(dim, 0.0), average_count_ = 0;
+      for (size_t f = 0; f < dim; ++f) average_sum_[f] += theta[f];
+      ++average_count_;
+    }
     ++k_;
     for (double o : objective) objective_sum += o;
     sentences += static_cast<int64_t>(batch.size());
   }
   return sentences ? objective_sum / sentences : 0.0;
+}
+
+void CrfTrainer::ResetAverage() {
+  if (average_swapped_) SwapAverage();
+  average_sum_.assign(m_.crf.theta.size(), 0.0);
+  average_count_ = 0;
+}
+
+void CrfTrainer::SwapAverage() {
+  if (!opt_.average || average_count_ == 0 || average_sum_.size() != m_.crf.theta.size()) return;
+  const double scale = static_cast<double>(average_count_);
+  // Sum <-> mean conversions around the exchange keep one extra vector only.
+  if (!average_swapped_)
+    for (double& v : average_sum_) v /= scale;
+  m_.crf.theta.swap(average_sum_);
+  if (average_swapped_)
+    for (double& v : average_sum_) v *= scale;
+  average_swapped_ = !average_swapped_;
 }
 
 }  // namespace structrank
