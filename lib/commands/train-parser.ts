@@ -1,6 +1,6 @@
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
-import { json, optionalFile, requiredFile } from '../options/common.js';
+import { checkpointFields, json, optionalFile, requiredFile } from '../options/common.js';
 import { parserTrainFields } from '../options/parser.js';
 import { readTreesSync } from '../io/treebank.js';
 import { ChartParserModel, CRF_DEFAULTS, type ParserTrainSummary } from '../parser/chart-parser.js';
@@ -19,6 +19,7 @@ the EVALB F1 of the trained model.`,
     dev: optionalFile('development treebank: CRF F1 after every pass (the best pass is kept), and at the end'),
     model: requiredFile('model file to write', 'M'),
     ...parserTrainFields,
+    ...checkpointFields,
     json: option(json, 'print the model summary (and the dev scores) as JSON'),
   },
   examples: [
@@ -33,6 +34,9 @@ the EVALB F1 of the trained model.`,
     const crf = values.crf;
     const markov = values.markov ?? (crf ? CRF_DEFAULTS.markov : 2);
     if (values.sgd && values.lbfgs) throw new UsageError('train-parser: --sgd and --lbfgs exclude each other');
+    if (!crf && (values.checkpoint !== undefined || values.resume !== undefined)) {
+      throw new UsageError('train-parser: --checkpoint and --resume apply to --crf training (the PCFG is counted in one pass)');
+    }
     const threads = resolveThreads(values.threads);
     let trees = readTreesSync(train);
     if (maxLength > 0) {
@@ -64,6 +68,8 @@ the EVALB F1 of the trained model.`,
       verbFeatures: values.verbFeatures,
       featureCacheMB: values.featureCacheMB,
       threads,
+      checkpoint: values.checkpoint,
+      resume: values.resume,
       ...(devTrees && crf ? { dev: devTrees } : {}),
       summary,
       // One line per pass whether or not stderr is a terminal.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { flagOf } from '../cli/options.js';
 import { option } from '../options/field.js';
-import { json, optionalFile, requiredFile } from '../options/common.js';
+import { checkpointFields, json, optionalFile, requiredFile } from '../options/common.js';
 import { linearRerankerFields, perceptronFields } from '../options/rerank.js';
 import { cliSignal } from '../cli/signal.js';
 import { UsageError } from '../errors.js';
@@ -41,6 +41,7 @@ printed, with a warning under 90%.`,
     ...linearOnly,
     ...perceptronOnly,
     threads,
+    ...checkpointFields,
     json: option(json, 'print the model summary (and the dev score) as JSON'),
   },
   optionGroups: { 'boost, logloss and loglinear options:': Object.keys(linearOnly), 'perceptron options:': Object.keys(perceptronOnly) },
@@ -85,7 +86,7 @@ printed, with a warning under 90%.`,
     }
     const model = await trainer({
       train: tableData(trainTable, threads), dev, dictionary,
-      options: { rounds, eps: values.eps, l2: values.l2, weighting, devStep, threads, signal },
+      options: { rounds, eps: values.eps, l2: values.l2, weighting, devStep, threads, signal, checkpoint: values.checkpoint, resume: values.resume },
     });
     model.info.cutoff = cutoff;
     model.info.trainSentences = trainTable.ids.length;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
-import { json, optionalFile, requiredFile } from '../options/common.js';
+import { checkpointFields, json, optionalFile, requiredFile } from '../options/common.js';
 import { taggerFields, usesLbfgs } from '../options/tagger.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
@@ -47,6 +47,7 @@ const options = {
   clusterClasses: option(z.number().int().min(2).default(128), 'number of classes of --cluster-text', { value: 'N' }),
   separator: option(z.enum(['whitespace', 'tab']).default('whitespace'), 'column separator'),
   format: option(z.enum(['conll', 'conllu']).optional(), 'input format (default: conllu for *.conllu files, else conll)'),
+  ...checkpointFields,
   json: option(json, 'print the model summary as JSON'),
   ...trainFields,
 };
@@ -147,6 +148,8 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       dev,
       evalEvery: values.evalEvery,
       patience,
+      checkpoint: values.checkpoint,
+      resume: values.resume,
       signal: cliSignal(),
       external,
     }, { onProgress: progress.onProgress });

@@ -5,7 +5,7 @@
  * (lib/pipeline/candidates.ts). A job's outputs go to the artifact store under its step id;
  * a step whose manifest is already there is not run again.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { realComponents } from '../pipeline/adapters/index.js';
@@ -47,6 +47,23 @@ interface JobDefinition<S extends z.ZodType> {
 
 const define = <S extends z.ZodType>(d: JobDefinition<S>): JobDefinition<S> => d;
 
+/**
+ * Training checkpoints of a step's trainers, in the store (`checkpoints/<step>/`), which every
+ * worker sees: a job retried after its worker was killed resumes each trainer from its last
+ * epoch or iteration instead of from the start. Removed once the step's manifest is written.
+ */
+function storeCheckpoints(env: JobEnv, step: string): { checkpoints: NonNullable<StepContext['checkpoints']>; remove: () => void } {
+  const dir = env.store.inside(join('checkpoints', step));
+  return {
+    checkpoints: (label) => {
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `${label.replace(/[^A-Za-z0-9._=-]+/g, '_')}.ckpt`);
+      return existsSync(file) ? { checkpoint: file, resume: file } : { checkpoint: file };
+    },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
 /** A pipeline candidate step (jackknife fold or dev-test) on data from the store. */
 async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutcome> {
   const done = env.store.readManifest(p.step);
@@ -74,14 +91,16 @@ async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutc
   const data = readDataSets(config);
   const base = realComponents.base(config);
   const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
+  const saved = storeCheckpoints(env, p.step);
   try {
-    const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress };
+    const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress, checkpoints: saved.checkpoints };
     await produceCandidates({ name: p.step, options: {}, fold: p.fold }, config, data, base, dir, ctx);
     const files: Record<string, string> = {};
     for (const name of candidateFiles(p.fold)) files[name] = env.store.put(readFileSync(join(dir, name)));
     const seconds = (JSON.parse(readFileSync(join(dir, 'time.json'), 'utf8')) as { seconds: number }).seconds;
     const manifest: StepManifest = { step: p.step, files, seconds };
     env.store.writeManifest(manifest);
+    saved.remove();
     return { step: p.step, cached: false, files };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -96,8 +115,9 @@ async function runReranker(p: RerankerPayload, env: JobEnv): Promise<JobOutcome>
   const sets = { train: scoreSet(p.inputs.folds.flatMap(read)), dev: scoreSet(read(p.inputs.dev)), test: scoreSet(read(p.inputs.test)) };
   const rc = p.reranker as RerankerConfig & { name: string };
   const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
+  const saved = storeCheckpoints(env, p.step);
   try {
-    const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress };
+    const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress, checkpoints: saved.checkpoints };
     try {
       const reranker = realComponents.reranker(rc, { task: p.task } as PipelineConfig);
       await produceRerankerResult({ name: p.step, options: {}, config: rc, inputs: [] }, reranker, sets, dir, ctx);
@@ -109,6 +129,7 @@ async function runReranker(p: RerankerPayload, env: JobEnv): Promise<JobOutcome>
     }
     const files = { 'result.json': env.store.put(readFileSync(join(dir, 'result.json'))) };
     env.store.writeManifest({ step: p.step, files, seconds: 0 });
+    saved.remove();
     return { step: p.step, cached: false, files };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -16,3 +16,17 @@ export const requiredFile = (description: string, value = 'F'): z.ZodString => o
 
 /** A file the command can do without. */
 export const optionalFile = (description: string, value = 'F'): z.ZodOptional<z.ZodString> => option(z.string().min(1).optional(), description, { value });
+
+/**
+ * Training checkpoints (lib/io/checkpoint.ts), the same two options on every trainer:
+ * `checkpoint` is written after every epoch / iteration (boosting: every chunk of rounds),
+ * `resume` continues from one, with the same data and options and a new epoch or round count.
+ */
+export const checkpointFields = {
+  checkpoint: option(z.string().min(1).optional(), 'write a training checkpoint here after every epoch, L-BFGS iteration or 1000 boosting rounds (atomically; docs/formats.md), for --resume', { value: 'F' }),
+  resume: option(
+    z.string().min(1).optional(),
+    'continue training from this checkpoint (same data and options; --epochs / --rounds may grow): the model equals one run of that length',
+    { value: 'F' },
+  ),
+};

@@ -20,6 +20,7 @@ const CRF_CHECKED = {
   surfaceBits: parserTrainFields.surfaceBits,
 };
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
+import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
 import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
@@ -48,6 +49,8 @@ interface NativeParseResult {
 interface NativeChartParser {
   startCrf(options: Record<string, number>): { weights: number; sparseFeatures: number; surfaceGoldFeatures: number; surfaceCollisionRate: number };
   crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number; cacheBytes: number; cachedSentences: number }>;
+  crfState(): Uint8Array;
+  loadCrfState(bytes: Uint8Array): void;
   crfAverage(op: 'reset' | 'swap'): void;
   parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number, maxLength: number, prune: number): Promise<NativeParseResult>;
   serialize(): Uint8Array;
@@ -200,6 +203,15 @@ export interface ParserTrainOptions {
   seed?: number;
   signal?: AbortSignal;
   onProgress?: (p: ParserTrainProgress) => void;
+  /** CRF: write a training checkpoint here after every pass (lib/io/checkpoint.ts). */
+  checkpoint?: string;
+  /** CRF: continue from this checkpoint (same trees and options; `epochs` may be larger). */
+  resume?: string;
+}
+
+/** The CRF parser trainer's bookkeeping in a checkpoint, beside the native trainer state. */
+interface ParserCheckpointState {
+  best: { f1: number; epoch: number } | null;
 }
 
 export interface ParseOptions {
@@ -314,6 +326,9 @@ export class ChartParserModel {
       phase: 'step', done: (p.epoch - 1) * p.stepsPerEpoch + p.step, total: p.epochs * p.stepsPerEpoch, loss: p.objective,
     }));
     const crf = options.crf ?? false;
+    if (!crf && (options.checkpoint !== undefined || options.resume !== undefined)) {
+      throw new InputError('<options>', undefined, 'checkpoints are for CRF training: the PCFG is counted from the trees in one pass, with nothing to continue');
+    }
     const markov = options.markov ?? (crf ? CRF_DEFAULTS.markov : 2);
     if (markov !== 0 && markov !== 1 && markov !== 2) throw optionError('markov order must be 0, 1 or 2');
     const grammarOptions = {
@@ -393,7 +408,25 @@ export class ChartParserModel {
       const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(prepared.length / batch));
       const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
       let best: { f1: number; epoch: number; bytes: Uint8Array } | undefined;
-      for (let epoch = 1; epoch <= epochs; epoch++) {
+      let firstEpoch = 1;
+      // Checkpoints: everything that shapes the model but the pass count (and threads, the
+      // feature cache, callbacks), with the training and dev trees.
+      const { epochs: _e, threads: _t, featureCacheMB: _f, signal: _s, onProgress: _p, onPass: _o, summary: _y, dev: _d, checkpoint: _c, resume: _r, ...shaping } = options;
+      const fingerprint = options.checkpoint !== undefined || options.resume !== undefined
+        ? fingerprintOf([JSON.stringify(shaping), ...trees.map((t) => formatTree(t)), '', ...(options.dev ?? []).map((t) => formatTree(t))])
+        : '';
+      if (options.resume !== undefined) {
+        const cp = loadCheckpoint<ParserCheckpointState>(options.resume, 'crf-parser', { fingerprint, options: shaping });
+        if (cp.step > epochs) throw new ModelFileError(options.resume, `checkpoint has ${cp.step} passes, more than the ${epochs} asked for`);
+        try {
+          handle.loadCrfState(cp.sections.trainer ?? new Uint8Array());
+        } catch (err) {
+          throw inModelFile(err, options.resume);
+        }
+        if (cp.state.best && cp.sections.best) best = { ...cp.state.best, bytes: cp.sections.best };
+        firstEpoch = cp.step + 1;
+      }
+      for (let epoch = firstEpoch; epoch <= epochs; epoch++) {
         const wall = Date.now();
         const cpu = process.cpuUsage();
         let objective = 0;
@@ -425,6 +458,11 @@ export class ChartParserModel {
           report.best = best === undefined || r.f1 > best.f1;
           // Keep the best pass: its weights as bytes (restored after the last pass).
           if (report.best) best = { f1: r.f1, epoch, bytes: handle.serialize() };
+        }
+        if (options.checkpoint !== undefined) {
+          const state: ParserCheckpointState = { best: best ? { f1: best.f1, epoch: best.epoch } : null };
+          const sections = { trainer: handle.crfState(), ...(best ? { best: best.bytes } : {}) };
+          saveCheckpoint(options.checkpoint, { trainer: 'crf-parser', step: epoch, fingerprint, options: shaping, state, sections });
         }
         options.onPass?.(report);
       }

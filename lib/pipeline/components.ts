@@ -26,6 +26,12 @@ export interface StepContext {
   progress?: (label: string, done: number, total: number, status?: string) => void;
   /** One line of what is going on. */
   log?: (line: string) => void;
+  /**
+   * Where the trainer labelled `label` keeps its training checkpoint (lib/io/checkpoint.ts),
+   * and the one to resume from when it exists. A distributed job keeps them in the artifact
+   * store, so a job retried after its worker died continues where that one stopped.
+   */
+  checkpoints?: (label: string) => { checkpoint: string; resume?: string };
 }
 
 /** A trained base model. */

@@ -87,7 +87,7 @@ export interface BoostAddon {
   rerankScores(data: RerankDataHandle, a0: number, weights: Float64Array, threads?: number): { scores: Float64Array; chosen: Float64Array };
   trainLoglinear(
     data: RerankDataHandle,
-    options: { l2?: number; maxIterations?: number; threads?: number },
+    options: { l2?: number; maxIterations?: number; threads?: number; resume?: Uint8Array; saveState?: boolean },
     cancel?: CancelFlagHandle,
     progress?: Float64Array,
   ): Promise<LoglinearModelData>;
@@ -98,6 +98,10 @@ export interface LoglinearModelData {
   weights: Float64Array;
   objective: number;
   iterations: number;
+  /** L-BFGS can make no further progress. */
+  converged?: boolean;
+  /** The L-BFGS state to continue from (with `saveState`), for a training checkpoint. */
+  state?: Uint8Array;
 }
 
 const addon = (): BoostAddon => native<BoostAddon>();
@@ -131,6 +135,10 @@ export interface TrainBoostOptions {
   /** With dev data, every progress report carries the summed dev Score of the rounds so far. */
   dev?: RerankDataHandle;
   onProgress?: (stats: BoostStats & { devScore?: number }) => void;
+  /** Continue from these rounds (a checkpoint of the same problem, a0, eps and weighting): they are replayed exactly. */
+  resume?: BoostModelData;
+  /** Called with the rounds so far after every chunk (for a training checkpoint). */
+  afterChunk?: (model: BoostModelData) => void;
 }
 
 /** Runs boosting rounds; stops early when no feature can lower the loss. */
@@ -142,6 +150,7 @@ export async function trainBoost(data: RerankDataHandle, options: TrainBoostOpti
     l2: options.l2 ?? LOGLOSS_L2,
     a0: options.a0 ?? -1,
     threads: options.threads ?? 0,
+    ...(options.resume ? { resume: encodeBoostModel(options.resume) } : {}),
   });
   const { flag, dispose } = cancelFlagFor(options.signal);
   try {
@@ -163,6 +172,7 @@ export async function trainBoost(data: RerankDataHandle, options: TrainBoostOpti
         }
         options.onProgress({ ...stats, devScore });
       }
+      options.afterChunk?.(trainer.model());
       if (r.done < want) break;
     }
     return { model: trainer.model(), stats };
@@ -229,6 +239,10 @@ export async function trainLoglinear(
     signal?: AbortSignal;
     /** Called (from a 200 ms poll on the JS thread) with the latest L-BFGS iteration and objective. */
     onIteration?: (iteration: number, objective: number) => void;
+    /** Continue from this L-BFGS state (a previous result's `state`); maxIterations counts all iterations. */
+    resume?: Uint8Array;
+    /** Return the L-BFGS state in `state`, to continue from. */
+    saveState?: boolean;
   } = {},
 ): Promise<LoglinearModelData> {
   const { flag, dispose } = cancelFlagFor(options.signal);
@@ -244,7 +258,12 @@ export async function trainLoglinear(
   const timer = options.onIteration ? setInterval(poll, 200) : undefined;
   try {
     const maxIterations = options.maxIterations ?? RERANK_ROUNDS.loglinear;
-    const result = await addon().trainLoglinear(data, { l2: options.l2 ?? LOGLINEAR_C, maxIterations, threads: options.threads ?? 0 }, flag, progress);
+    const result = await addon().trainLoglinear(
+      data,
+      { l2: options.l2 ?? LOGLINEAR_C, maxIterations, threads: options.threads ?? 0, resume: options.resume, saveState: options.saveState },
+      flag,
+      progress,
+    );
     // The last report is the final state (an iteration that ends the search reports nothing).
     progress[0] = result.iterations;
     progress[1] = result.objective;

@@ -29,6 +29,8 @@ export interface PerceptronTrainCli extends OptionValues<typeof perceptronFields
   dev?: string;
   model: string;
   json?: boolean;
+  checkpoint?: string;
+  resume?: string;
 }
 
 export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<number> {
@@ -59,6 +61,8 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
     threads: resolveThreads(values.threads),
     file: trainFile,
     signal: cliSignal(),
+    checkpoint: values.checkpoint,
+    resume: values.resume,
   };
   if (options.sim2 > 0 && options.wordFeature === 'none') throw new UsageError(`${cmd}: --sim2 needs --word-feature`);
   if (options.normalize && kernel !== undefined && kernel !== 'tags') throw new UsageError(`${cmd}: --normalize applies to the tagging kernel (--kernel tags)`);

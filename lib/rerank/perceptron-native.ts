@@ -60,6 +60,9 @@ export interface NativePerceptronOptions {
   primal?: boolean;
   /** Tree kernel: train against a growing DAG of the support trees (default true). */
   compressed?: boolean;
+  /** Continue from runBytes() of a run of the first `resumeEpochs` epochs (a checkpoint). */
+  resume?: Uint8Array;
+  resumeEpochs?: number;
 }
 
 export interface NativePerceptronInfo {
@@ -87,6 +90,8 @@ export interface NativePerceptronModel {
   coefficients(mode: number): Float64Array;
   /** Linear models: renumbers features densely; returns the old id of each new id. */
   compactFeatures(): Int32Array;
+  /** The training run (support ids, mistakes): what a checkpoint keeps to continue. */
+  runBytes(): Uint8Array;
   /** Set on freshly trained models. */
   stats?: { kernelCalls: number; cacheHits: number };
   /** Tree models: sizes of the support forest and of its shared-subtree DAG. */

@@ -8,6 +8,7 @@ import { PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA } from '../options/rerank.js';
 import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
+import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { native, withCancelFlag } from '../native.js';
 import { formatTree } from '../trees/tree.js';
@@ -89,6 +90,10 @@ export interface PerceptronTrainOptions {
   file?: string;
   onProgress?: (p: PerceptronProgress) => void;
   signal?: AbortSignal;
+  /** Write a training checkpoint here after every epoch (lib/io/checkpoint.ts). */
+  checkpoint?: string;
+  /** Continue from this checkpoint (same data and options; `epochs` may be larger). */
+  resume?: string;
 }
 
 export interface PerceptronMeta {
@@ -199,11 +204,24 @@ export class PerceptronReranker {
     const chunks = options.chunks ?? PERCEPTRON_DEFAULTS.chunks;
     const seed = options.seed ?? PERCEPTRON_DEFAULTS.seed;
     let finished = false;
-    const handle = await withCancelFlag(options.signal, (flag) =>
+    // Everything that shapes the decisions except the epoch count (not threads, the cache,
+    // or `compressed`, which make the same decisions): a checkpoint resumes only with these.
+    const shaping = { settings, chunks, seed, shuffle: options.shuffle ?? true, beta: options.beta ?? 0, baseWeight: options.baseWeight ?? 0, primal: kernel === 'linear' && (options.primal ?? true) };
+    const fingerprint = options.checkpoint !== undefined || options.resume !== undefined ? fingerprintOf([JSON.stringify(shaping), JSON.stringify(sentences)]) : '';
+    let doneEpochs = 0;
+    let saved: Uint8Array | undefined;
+    if (options.resume !== undefined) {
+      const cp = loadCheckpoint(options.resume, 'perceptron-reranker', { fingerprint, options: shaping });
+      if (cp.step > epochs) throw new ModelFileError(options.resume, `checkpoint has ${cp.step} epochs, more than the ${epochs} asked for`);
+      doneEpochs = cp.step;
+      saved = cp.sections.run;
+    }
+    const trainTo = (upTo: number): Promise<NativePerceptronModel> => withCancelFlag(options.signal, (flag) =>
       addon().perceptronTrain(
         built.spec,
         {
-          epochs,
+          ...(saved ? { resume: saved, resumeEpochs: doneEpochs } : {}),
+          epochs: upTo,
           chunks,
           seed,
           shuffle: options.shuffle ?? PERCEPTRON_DEFAULTS.shuffle,
@@ -222,6 +240,17 @@ export class PerceptronReranker {
           : undefined,
       ),
     );
+    let handle: NativePerceptronModel | undefined;
+    if (options.checkpoint !== undefined) {
+      // An epoch per call, each continuing the previous one, and a checkpoint after each.
+      for (let e = doneEpochs + 1; e <= epochs; e++) {
+        handle = await trainTo(e);
+        saved = handle.runBytes();
+        doneEpochs = e;
+        saveCheckpoint(options.checkpoint, { trainer: 'perceptron-reranker', step: e, fingerprint, options: shaping, state: null, sections: { run: saved } });
+      }
+    }
+    handle ??= await trainTo(epochs);
     // Progress calls still queued on the event loop would arrive after the end: drop them
     // and report the final state once.
     finished = true;

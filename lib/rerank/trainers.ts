@@ -11,6 +11,8 @@ import {
 } from './boost.js';
 import { compactReranker, type RerankerModel } from './reranker.js';
 import { BOOST_EPS, LOGLINEAR_C, RERANK_ROUNDS } from '../options/rerank.js';
+import { fingerprintOf, loadCheckpoint, saveCheckpoint, type CheckpointTrainer } from '../io/checkpoint.js';
+import { decodeBoostModel, encodeBoostModel } from './boost.js';
 
 export interface RerankerTrainOptions {
   /** Boosting / LogLoss rounds (or L-BFGS iterations for loglinear). */
@@ -28,6 +30,10 @@ export interface RerankerTrainOptions {
   progress?: boolean;
   /** The common progress event (lib/train-progress.ts): rounds or iterations, loss, dev Score. */
   onProgress?: (p: TrainProgress) => void;
+  /** Write a training checkpoint here after every chunk of rounds / every L-BFGS iteration (lib/io/checkpoint.ts). */
+  checkpoint?: string;
+  /** Continue from this checkpoint (same data and options; `rounds` may be larger). */
+  resume?: string;
 }
 
 export interface RerankerTrainInput {
@@ -39,17 +45,63 @@ export interface RerankerTrainInput {
 
 export type RerankerTrainer = (input: RerankerTrainInput) => Promise<RerankerModel>;
 
+/**
+ * Checkpoints of the linear rerankers: one binary section per setting tried (per eps of
+ * boosting: its rounds; per C of the log-linear reranker: its L-BFGS state), so a resumed
+ * run continues every setting, and the choice among them on dev is made again from those.
+ */
+class RerankCheckpoints {
+  /** Sections of the resumed checkpoint, updated as training goes. */
+  readonly sections: Record<string, Uint8Array> = {};
+  private readonly fingerprint: string;
+  private readonly file: string | undefined;
+
+  /** `shaping`: the options a resume must repeat (the data is fingerprinted too). */
+  constructor(private readonly trainer: CheckpointTrainer, input: RerankerTrainInput, private readonly shaping: Record<string, unknown>) {
+    const { train, dev, dictionary } = input;
+    const parts: (string | Uint8Array)[] = [JSON.stringify(shaping), dictionary.join('\n')];
+    for (const data of dev ? [train, dev] : [train]) {
+      for (const a of Object.values(data.arrays()) as (ArrayBufferView | number)[]) {
+        parts.push(typeof a === 'number' ? String(a) : new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+      }
+    }
+    this.fingerprint = fingerprintOf(parts);
+    this.file = input.options.checkpoint;
+    const resume = input.options.resume;
+    if (resume !== undefined) Object.assign(this.sections, loadCheckpoint(resume, trainer, { fingerprint: this.fingerprint, options: shaping }).sections);
+  }
+
+  /** Writes the sections (atomically) when a checkpoint file was asked for. */
+  save(step: number): void {
+    if (this.file === undefined) return;
+    saveCheckpoint(this.file, { trainer: this.trainer, step, fingerprint: this.fingerprint, options: this.shaping, state: null, sections: this.sections });
+  }
+}
+
+function checkpoints(trainer: CheckpointTrainer, input: RerankerTrainInput, shaping: Record<string, unknown>): RerankCheckpoints | undefined {
+  const { checkpoint, resume } = input.options;
+  return checkpoint === undefined && resume === undefined ? undefined : new RerankCheckpoints(trainer, input, shaping);
+}
+
 async function selection(method: 'sparse' | 'logloss', name: string, input: RerankerTrainInput): Promise<RerankerModel> {
   const { train, dev, dictionary, options } = input;
   const rounds = options.rounds ?? RERANK_ROUNDS[method === 'logloss' ? 'logloss' : 'boost'];
   const epsList = method === 'logloss' ? [0] : (options.eps ?? [BOOST_EPS]);
   let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
-  for (const eps of epsList) {
+  const saved = checkpoints('boost-reranker', input, {
+    method, eps: epsList, weighting: options.weighting ?? 'score', devStep: options.devStep ?? null, ...(method === 'logloss' ? { l2: options.l2?.[0] ?? null } : {}),
+  });
+  for (const [index, eps] of epsList.entries()) {
     const stamp = rateStamp();
     const bar = new TrainProgressBar(`${name}${epsList.length > 1 ? ` eps=${eps}` : ''}`);
     const { model } = await trainBoost(train, {
       rounds, method, eps, weighting: options.weighting, l2: options.l2?.[0], threads: options.threads, signal: options.signal, dev,
       chunk: method === 'logloss' ? 10 : 1000,
+      resume: saved?.sections[`rounds:${index}`] ? decodeBoostModel(saved.sections[`rounds:${index}`]) : undefined,
+      afterChunk: saved && ((m) => {
+        saved.sections[`rounds:${index}`] = encodeBoostModel(m);
+        saved.save(m.features.length);
+      }),
       onProgress: (s) => {
         const event = stamp({ phase: 'round', done: s.rounds, total: rounds, loss: s.loss, devScore: s.devScore });
         options.onProgress?.(event);
@@ -82,18 +134,31 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
 const loglinear: RerankerTrainer = async ({ train, dev, dictionary, options }) => {
   const l2s = options.l2 ?? [LOGLINEAR_C];
   let best: { a0: number; weights: Float64Array; score: number; l2: number; objective: number; iterations: number } | undefined;
-  for (const l2 of l2s) {
+  const saved = checkpoints('loglinear-reranker', { train, dev, dictionary, options }, { l2: l2s });
+  for (const [index, l2] of l2s.entries()) {
     const maxIterations = options.rounds ?? RERANK_ROUNDS.loglinear;
     const stamp = rateStamp();
     const bar = new TrainProgressBar(`loglinear C=${l2}`, { lossName: 'objective' });
-    const r = await trainLoglinear(train, {
-      l2, maxIterations, threads: options.threads, signal: options.signal,
-      onIteration: (iteration, objective) => {
-        const event = stamp({ phase: 'iteration', done: iteration, total: maxIterations, loss: objective });
-        options.onProgress?.(event);
-        if (options.progress !== false) bar.onProgress(event);
-      },
+    const onIteration = (iteration: number, objective: number): void => {
+      const event = stamp({ phase: 'iteration', done: iteration, total: maxIterations, loss: objective });
+      options.onProgress?.(event);
+      if (options.progress !== false) bar.onProgress(event);
+    };
+    const common = { l2, threads: options.threads, signal: options.signal, onIteration };
+    const section = `lbfgs:${index}`;
+    let r = await trainLoglinear(train, {
+      ...common,
+      // With a checkpoint file: one iteration per call, the state saved after each.
+      maxIterations: options.checkpoint !== undefined ? Math.min(maxIterations, 1) : maxIterations,
+      resume: saved?.sections[section],
+      saveState: saved !== undefined,
     });
+    while (saved !== undefined && r.state !== undefined) {
+      saved.sections[section] = r.state;
+      saved.save(r.iterations);
+      if (r.converged || r.iterations >= maxIterations) break;
+      r = await trainLoglinear(train, { ...common, maxIterations: r.iterations + 1, resume: r.state, saveState: true });
+    }
     const score = dev ? chosenScore(dev, r.a0, r.weights, options.threads) : NaN;
     if (options.progress !== false) bar.finish(`objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations${dev ? `  dev ${score.toFixed(1)}` : ''}`);
     if (!best || score > best.score) best = { ...r, score, l2 };

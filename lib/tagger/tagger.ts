@@ -8,6 +8,7 @@ import { InputError, ModelFileError, inModelFile, optionError } from '../errors.
 import { checkNbestK } from '../io/nbest.js';
 import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
+import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 import type { DevScore } from './dev-score.js';
 import type { WordClusters } from './word-clusters.js';
@@ -22,6 +23,8 @@ interface NativeTaggerHandle {
   trainSteps(n: number, flag: CancelFlagHandle): Promise<{ loss: number; steps: number; converged: boolean }>;
   snapshot(): void;
   restore(): void;
+  trainerState(): Uint8Array;
+  loadTrainerState(bytes: Uint8Array): void;
   releaseTraining(): void;
   weights(): Float64Array;
   setWeights(w: Float64Array): void;
@@ -117,6 +120,10 @@ export interface TaggerTrainOptions {
   evalEvery?: number;
   /** Stop after this many evaluations without a dev improvement (default 3; 0 = never). */
   patience?: number;
+  /** Write a training checkpoint to this file after every epoch / iteration (lib/io/checkpoint.ts). */
+  checkpoint?: string;
+  /** Continue from this checkpoint (same data and options; `epochs` may be larger). */
+  resume?: string;
   signal?: AbortSignal;
   onProgress?: (p: TrainProgress) => void;
   /**
@@ -181,6 +188,15 @@ export function shardTrainingHandle(spec: TaggerTrainingSpec): ShardTrainingHand
     gradient: (w, first, last, threads, signal) => withFlag(signal, (flag) => handle.shardGradient(w, first, last, threads, spec.startWeights, flag)),
     perceptronEpoch: (w, first, last, seed, signal) => withFlag(signal, (flag) => handle.shardPerceptronEpoch(w, first, last, seed, spec.startWeights, flag)),
   };
+}
+
+/** The tagger trainer's bookkeeping in a checkpoint, beside the native trainer state. */
+interface TaggerCheckpointState {
+  best: DevScore | null;
+  bestStep: number;
+  bad: number;
+  /** Training had stopped (converged or out of patience): resuming trains no further. */
+  stopped: boolean;
 }
 
 export interface TaggerMeta {
@@ -326,14 +342,65 @@ export class Tagger {
     let best: DevScore | undefined;
     let bestStep = 0;
     let bad = 0;
+    let step = 0;
+    let stopped = false;
+    // Everything that shapes the model except the step count (and threads): a checkpoint
+    // resumes only with the same values and data.
+    const checkpointOptions = options.checkpoint !== undefined || options.resume !== undefined
+      ? {
+          algo, columns, label, order, templates: compiled.templates, clusters: clusters ?? null, optimizer: options.optimizer ?? TAGGER_DEFAULTS.optimizer,
+          c2: options.c2 ?? TAGGER_C2[algo], eta0: options.eta0 ?? TAGGER_DEFAULTS.eta0, beam: options.beam ?? TAGGER_DEFAULTS.beam,
+          seed: options.seed ?? TAGGER_DEFAULTS.seed, sgdWarmup: options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup, startWeights: options.startWeights ?? true,
+          evalEvery, patience,
+        }
+      : undefined;
+    const fingerprint = checkpointOptions && fingerprintOf((function* () {
+      yield JSON.stringify(checkpointOptions);
+      yield text;
+      yield labels;
+      if (dev) {
+        const d = encode(dev, columns.length, inputIdx, labelIndex);
+        yield d.text;
+        yield d.labels ?? '';
+      }
+    })());
+    if (options.external && checkpointOptions) {
+      // The shards' coordinator holds the optimizer state then, not this trainer.
+      throw new InputError('<options>', undefined, 'checkpoints of training spread over workers (--redis) are not supported yet; train locally to checkpoint');
+    }
+    if (options.resume !== undefined && checkpointOptions && fingerprint) {
+      const cp = loadCheckpoint<TaggerCheckpointState>(options.resume, 'tagger', { fingerprint, options: checkpointOptions });
+      try {
+        handle.loadTrainerState(cp.sections.trainer ?? new Uint8Array());
+      } catch (err) {
+        throw inModelFile(err, options.resume);
+      }
+      step = cp.step;
+      best = cp.state.best ?? undefined;
+      bestStep = cp.state.bestStep;
+      bad = cp.state.bad;
+      stopped = cp.state.stopped;
+    }
+    const evaluate = async (): Promise<DevScore> => {
+      const guess = await tagger.tag(dev as TokenRows[], { threads: options.threads, signal: options.signal });
+      const devScore = scoreTags(devGold as string[][], guess, chunked);
+      if (best === undefined || devScore.value > best.value) {
+        best = devScore;
+        bestStep = step;
+        bad = 0;
+        handle.snapshot();
+      } else bad++;
+      return devScore;
+    };
     const { flag, dispose } = cancelFlagFor(options.signal);
     const startWeights = options.startWeights ?? true;
     let external: ExternalTrainer | undefined;
     // CRF: the L-BFGS iterations after any SGD warm-up; perceptron: every epoch.
     const externalFrom = algo === 'crf' && lbfgs ? options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup : algo === 'perceptron' ? 0 : Infinity;
     try {
-      let step = 0;
-      while (step < total) {
+      // Resumed at the end of a run that did not end on an evaluation: the one after the last step.
+      if (step >= total && !stopped && dev && devGold && step % evalEvery !== 0) await evaluate();
+      while (step < total && !stopped) {
         // One step at a time, so progress is reported after every epoch / iteration.
         let r: { loss: number; steps: number; converged: boolean };
         if (options.external && step >= externalFrom) {
@@ -347,22 +414,20 @@ export class Tagger {
         } else r = await handle.trainSteps(1, flag);
         step = r.steps;
         let devScore: DevScore | undefined;
-        if (dev && devGold && (step % evalEvery === 0 || step >= total || r.converged)) {
-          const guess = await tagger.tag(dev, { threads: options.threads, signal: options.signal });
-          devScore = scoreTags(devGold, guess, chunked);
-          if (best === undefined || devScore.value > best.value) {
-            best = devScore;
-            bestStep = step;
-            bad = 0;
-            handle.snapshot();
-          } else bad++;
+        // The regular evaluations are part of the run's state; the extra one after the last
+        // step is not (a longer run would not make it), so the checkpoint is written between.
+        const regular = step % evalEvery === 0 || r.converged;
+        if (dev && devGold && regular) devScore = await evaluate();
+        stopped = r.converged || (dev !== undefined && patience > 0 && bad >= patience);
+        if (options.checkpoint !== undefined && checkpointOptions && fingerprint) {
+          const state: TaggerCheckpointState = { best: best ?? null, bestStep, bad, stopped };
+          saveCheckpoint(options.checkpoint, { trainer: 'tagger', step, fingerprint, options: checkpointOptions, state, sections: { trainer: handle.trainerState() } });
         }
+        if (dev && devGold && !regular && step >= total) devScore = await evaluate();
         options.onProgress?.({ step, total, loss: r.loss, dev: devScore, best });
-        if (r.converged) break;
-        if (dev && patience > 0 && bad >= patience) break;
       }
       if (best !== undefined) handle.restore();
-      meta.trainedSteps = best !== undefined ? bestStep : step;
+      meta.trainedSteps = best !== undefined ? (bestStep as number) : step;
       meta.dev = best;
     } finally {
       dispose();

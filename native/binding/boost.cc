@@ -244,6 +244,14 @@ class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
     state_->weighting = w.IsString() && w.As<Napi::String>().Utf8Value() == "uniform" ? PairWeighting::kUniform
                                                                                        : PairWeighting::kScoreDifference;
     if (state_->data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
+    // resume: the rounds of a checkpoint (boostModelBytes), replayed by init().
+    Napi::Value resume = o.Get("resume");
+    if (resume.IsTypedArray()) {
+      Napi::Uint8Array a = resume.As<Napi::Uint8Array>();
+      ByteReader r(a.Data(), a.ElementLength());
+      state_->resume = std::make_unique<BoostModel>(BoostModel::Deserialize(r));
+      if (!r.AtEnd()) throw ModelError("boosting checkpoint has trailing bytes");
+    }
   } catch (const Napi::Error&) {
     throw;
   } catch (...) {
@@ -260,6 +268,7 @@ class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
     std::unique_ptr<PairProblem> pairs;
     std::unique_ptr<ExpLossBooster> booster;
     std::unique_ptr<LogLossSelector> selector;
+    std::unique_ptr<BoostModel> resume;
     std::atomic<bool> busy{false};
     const BoostModel* model() const {
       return booster ? &booster->model() : selector ? &selector->model() : nullptr;
@@ -271,24 +280,33 @@ class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
     if (state_->busy.exchange(true)) throw Napi::Error::New(env, "BoostTrainer is busy (await the previous call)");
   }
 
-  // init(cancel?) -> Promise<{pairs, totalCost, a0, loss}>: pair structures and a_0 search.
+  // init(cancel?) -> Promise<{pairs, totalCost, a0, loss}>: pair structures and a_0 search
+  // (with options.resume: the checkpoint's a_0, and its rounds replayed).
   Napi::Value InitJob(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
+    auto cancel = CancelFlag::From(info.Length() >= 1 ? info[0] : env.Undefined());
     Claim(env);
     auto s = state_;
     return RunAsync(
         env,
-        [s]() {
+        [s, cancel]() {
           struct Release { std::atomic<bool>& b; ~Release() { b = false; } } release{s->busy};
           if (s->model()) return;
           if (s->method == "logloss") {
             s->selector = std::make_unique<LogLossSelector>(s->data.get(), s->l2, s->threads);
+            if (s->resume) s->selector->Replay(*s->resume, cancel.get());
+            s->resume.reset();
             return;
           }
           s->pairs = std::make_unique<PairProblem>(BuildPairs(*s->data, s->weighting, s->threads));
-          double a0 = s->a0 > 0 ? s->a0 : SearchA0(*s->pairs, s->threads);
+          double a0 = s->resume ? s->resume->a0 : s->a0 > 0 ? s->a0 : SearchA0(*s->pairs, s->threads);
           s->booster = std::make_unique<ExpLossBooster>(s->pairs.get(), a0, s->eps, s->method == "naive");
           s->booster->model().weighting = static_cast<int32_t>(s->weighting);
+          if (s->resume) {
+            if (s->resume->weighting != static_cast<int32_t>(s->weighting)) throw ModelError("boosting checkpoint has other pair weights");
+            s->booster->Replay(*s->resume, cancel.get());
+            s->resume.reset();
+          }
         },
         [s](Napi::Env env) { return StatsOf(env, *s); });
   }
@@ -405,6 +423,12 @@ Napi::Value TrainLoglinearJs(const Napi::CallbackInfo& info) {
   int threads = OptionalInt(o, "threads", 0);
   const int max_iterations = OptionalInt(o, "maxIterations", 200);
   if (data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
+  // resume: an L-BFGS state from a previous call's result.state (a checkpoint); with
+  // saveState the result carries the state to resume from.
+  std::vector<uint8_t> resume;
+  Napi::Value rs = o.Get("resume");
+  if (rs.IsTypedArray()) resume = ToVector<uint8_t>(rs.As<Napi::Uint8Array>());
+  const bool save_state = o.Has("saveState") && o.Get("saveState").ToBoolean();
   auto cancel = CancelFlag::From(info.Length() >= 3 ? info[2] : env.Undefined());
   // Optional Float64Array of 2 that the worker fills with [iteration, objective] after every
   // L-BFGS iteration; the JS side polls it for its progress line. The reference keeps the
@@ -421,7 +445,7 @@ Napi::Value TrainLoglinearJs(const Napi::CallbackInfo& info) {
   auto result = std::make_shared<LoglinearResult>();
   return RunAsync(
       env,
-      [data, l2, threads, max_iterations, cancel, result, progress, progress_ref]() {
+      [data, l2, threads, max_iterations, cancel, result, progress, progress_ref, resume, save_state]() {
         IterationCallback report = nullptr;
         if (progress != nullptr) {
           report = [progress](int iteration, double objective) {
@@ -430,7 +454,8 @@ Napi::Value TrainLoglinearJs(const Napi::CallbackInfo& info) {
             return true;
           };
         }
-        *result = TrainLoglinear(*data, l2, max_iterations, threads, report, cancel.get());
+        *result = TrainLoglinear(*data, l2, max_iterations, threads, resume, report, cancel.get());
+        if (!save_state) result->state.clear();
       },
       [result, progress_ref](Napi::Env env) {
         Napi::Object out = Napi::Object::New(env);
@@ -438,6 +463,8 @@ Napi::Value TrainLoglinearJs(const Napi::CallbackInfo& info) {
         out.Set("weights", ToFloat64Array(env, result->weights));
         out.Set("objective", result->objective);
         out.Set("iterations", result->iterations);
+        out.Set("converged", result->converged);
+        if (!result->state.empty()) out.Set("state", ToUint8Array(env, result->state));
         return out;
       });
 }

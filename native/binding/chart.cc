@@ -47,6 +47,8 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
                                       StaticMethod("deserialize", &ChartParser::Deserialize),
                                       InstanceMethod("startCrf", &ChartParser::StartCrf),
                                       InstanceMethod("crfSteps", &ChartParser::CrfSteps),
+                                      InstanceMethod("crfState", &ChartParser::CrfState),
+                                      InstanceMethod("loadCrfState", &ChartParser::LoadCrfState),
                                       InstanceMethod("crfAverage", &ChartParser::CrfAverage),
                                       InstanceMethod("parse", &ChartParser::Parse),
                                       InstanceMethod("serialize", &ChartParser::Serialize),
@@ -192,6 +194,26 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
           out.Set("steps", Napi::Number::New(e, static_cast<double>(trainer->steps_done())));
           return out;
         });
+  }
+
+  // crfState() -> Uint8Array: the CRF trainer's state, for a training checkpoint.
+  Napi::Value CrfState(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!training_ || !training_->trainer) throw Napi::Error::New(env, "call startCrf first");
+    ByteWriter w;
+    training_->trainer->SaveState(w);
+    return ToUint8Array(env, w.bytes());
+  }
+
+  // loadCrfState(bytes): continues training from a checkpoint (after startCrf, same options).
+  Napi::Value LoadCrfState(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!training_ || !training_->trainer) throw Napi::Error::New(env, "call startCrf first");
+    Expect(info.Length() >= 1 && info[0].IsTypedArray(), env, "a Uint8Array");
+    Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+    ByteReader r(bytes.Data(), bytes.ByteLength());
+    training_->trainer->LoadState(r);
+    return env.Undefined();
   }
 
   // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength, prune) -> Promise<{nodes, candidateOffsets,

@@ -51,6 +51,7 @@ class PerceptronModel : public ErrorMappingWrap<PerceptronModel> {
          InstanceMethod("info", &PerceptronModel::Info), InstanceMethod("supportIds", &PerceptronModel::SupportIds),
          InstanceMethod("coefficients", &PerceptronModel::Coefficients),
          InstanceMethod("compactFeatures", &PerceptronModel::CompactFeatures),
+         InstanceMethod("runBytes", &PerceptronModel::RunBytes),
          StaticMethod("load", &PerceptronModel::Load)});
     SaveConstructor(env, "PerceptronModel", cls);
     exports.Set("PerceptronModel", cls);
@@ -98,6 +99,14 @@ class PerceptronModel : public ErrorMappingWrap<PerceptronModel> {
           out.Set("scores", ToFloat64Array(env, *scores));
           return out;
         });
+  }
+
+  // runBytes() -> Uint8Array: the training run alone (support ids, mistakes), the state a
+  // checkpoint keeps to continue training (perceptronTrain's options.resume).
+  Napi::Value RunBytes(const Napi::CallbackInfo& info) {
+    ByteWriter w;
+    model(info.Env()).run().Save(w);
+    return ToUint8Array(info.Env(), w.bytes());
   }
 
   Napi::Value Save(const Napi::CallbackInfo& info) {
@@ -172,6 +181,17 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
   const bool primal = primal_value.IsBoolean() && primal_value.As<Napi::Boolean>().Value();
   auto cancel = CancelFlag::From(info[2]);
   options.cancel = cancel.get();
+  // resume: runBytes() of the first resumeEpochs epochs (a checkpoint), continued here.
+  std::shared_ptr<PerceptronRun> resume;
+  Napi::Value resume_value = opts.Get("resume");
+  if (resume_value.IsTypedArray()) {
+    Napi::Uint8Array a = resume_value.As<Napi::Uint8Array>();
+    ByteReader r(a.Data(), a.ElementLength());
+    resume = std::make_shared<PerceptronRun>(PerceptronRun::Load(r));
+    if (!r.AtEnd()) throw ModelError("perceptron checkpoint has trailing bytes");
+    options.resume = resume.get();
+    options.resume_epochs = OptionalInt(opts, "resumeEpochs", 0);
+  }
 
   std::shared_ptr<Napi::ThreadSafeFunction> progress;
   if (info[3].IsFunction()) {
@@ -200,7 +220,9 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
             if (tsfn) tsfn->Release();
           }
         } release{progress};
-        *result = std::make_shared<RerankerModel>(RerankerModel::Train(*bank, *set, beta, primal, options, stats.get()));
+        PerceptronOptions job = options;
+        job.resume = resume.get();  // also keeps the resumed run alive until the job ends
+        *result = std::make_shared<RerankerModel>(RerankerModel::Train(*bank, *set, beta, primal, job, stats.get()));
       },
       [=](Napi::Env env) -> Napi::Value {
         Napi::Object model = PerceptronModel::Wrap(env, *result);

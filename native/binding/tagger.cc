@@ -31,6 +31,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
          InstanceMethod("trainSteps", &NativeTagger::TrainSteps),
          InstanceMethod("snapshot", &NativeTagger::Snapshot),
          InstanceMethod("restore", &NativeTagger::Restore),
+         InstanceMethod("trainerState", &NativeTagger::TrainerState),
+         InstanceMethod("loadTrainerState", &NativeTagger::LoadTrainerState),
          InstanceMethod("releaseTraining", &NativeTagger::ReleaseTraining),
          InstanceMethod("weights", &NativeTagger::Weights),
          InstanceMethod("setWeights", &NativeTagger::SetWeights),
@@ -167,6 +169,31 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   Napi::Value Restore(const Napi::CallbackInfo& info) {
     if (!best_.empty()) model_->weights = best_;
     return info.Env().Undefined();
+  }
+  // trainerState() -> Uint8Array: the kept best weights (snapshot) and the trainer's state,
+  // the payload of a training checkpoint (lib/io/checkpoint.ts).
+  Napi::Value TrainerState(const Napi::CallbackInfo& info) {
+    if (!trainer_) throw InputError("createTrainer must come before trainerState");
+    ByteWriter w;
+    w.PutVector(best_);
+    trainer_->SaveState(w);
+    return ToUint8Array(info.Env(), w.bytes());
+  }
+  // loadTrainerState(bytes): continues from a checkpoint; the model holds its weights after.
+  Napi::Value LoadTrainerState(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!trainer_) throw InputError("createTrainer must come before loadTrainerState");
+    Expect(info.Length() >= 1 && info[0].IsTypedArray(), env, "a Uint8Array");
+    Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+    ByteReader r(bytes.Data(), bytes.ByteLength());
+    std::vector<double> best = r.GetVector<double>();
+    if (!best.empty() && best.size() != static_cast<std::size_t>(model_->num_weights())) {
+      throw ModelError("checkpoint: the kept weights do not fit this model");
+    }
+    trainer_->LoadState(r);
+    best_ = std::move(best);
+    trainer_->ExportWeights();
+    return env.Undefined();
   }
   Napi::Value ReleaseTraining(const Napi::CallbackInfo& info) {
     trainer_.reset();

@@ -297,3 +297,27 @@ TEST(loglinear_gradient_matches_finite_differences_and_training_helps) {
   for (double v : g) gn += v * v;
   CHECK(std::sqrt(gn) < 1e-2);
 }
+
+TEST(replayed_rounds_continue_as_one_run) {
+  // A booster resumed from the first rounds of a run (a checkpoint) goes on exactly as the
+  // run did: the same features, deltas and losses, bit for bit, sparse and naive.
+  for (bool naive : {false, true}) {
+    RerankData d = Small(31);
+    PairProblem pp = BuildPairs(d, PairWeighting::kScoreDifference, 2);
+    const double a0 = SearchA0(pp, 2);
+    ExpLossBooster whole(&pp, a0, 0.0025, naive), first(&pp, a0, 0.0025, naive);
+    const int64_t n = whole.Run(200);
+    CHECK(n > 60);
+    first.Run(60);
+    ExpLossBooster resumed(&pp, a0, 0.0025, naive);
+    resumed.Replay(first.model());
+    CHECK(resumed.Run(200 - 60) == n - 60);
+    const BoostModel& a = whole.model();
+    const BoostModel& b = resumed.model();
+    CHECK(a.features == b.features);
+    CHECK(a.deltas == b.deltas);
+    CHECK(a.losses == b.losses);
+    CHECK(a.costs == b.costs);
+    CHECK(whole.loss() == resumed.loss());
+  }
+}

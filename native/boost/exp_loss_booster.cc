@@ -48,6 +48,33 @@ int64_t ExpLossBooster::Run(int64_t n, const std::atomic<bool>* cancel) {
   return done;
 }
 
+void ExpLossBooster::Replay(const BoostModel& done, const std::atomic<bool>* cancel) {
+  if (model_.rounds() != 0) throw InputError("boosting: replay needs a fresh booster");
+  if (done.num_features != model_.num_features || done.a0 != model_.a0 || done.eps != model_.eps ||
+      done.deltas.size() != done.features.size()) {
+    throw ModelError("boosting checkpoint does not fit this training problem (features, a0 or eps differ)");
+  }
+  for (std::size_t t = 0; t < done.features.size(); ++t) {
+    if (cancel && (t & 63) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    const int32_t k = done.features[t];
+    if (k < 0 || k >= model_.num_features) throw ModelError("boosting checkpoint names a feature out of range");
+    // As SparseRound / NaiveRound: naive rounds first re-sum Z and W+/W- from the weights.
+    if (naive_) {
+      for (FeatureState& st : W_) st.plus = st.minus = 0;
+      Z_ = 0;
+      for (int64_t p = 0; p < pp_.pairs(); ++p) Z_ += w_[p];
+    }
+    ++stamp_;
+    touched_.clear();
+    const int64_t cost = Apply(k, done.deltas[t], !naive_);
+    RecordRound(k, done.deltas[t], cost);
+  }
+  if (!naive_) {
+    for (int32_t k = 0; k < model_.num_features; ++k) gain_[k] = Gain(k);
+    tree_.Rebuild();
+  }
+}
+
 void ExpLossBooster::RecordRound(int32_t k, double delta, int64_t cost) {
   model_.features.push_back(k);
   model_.deltas.push_back(delta);

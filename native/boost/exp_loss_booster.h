@@ -23,6 +23,12 @@ class ExpLossBooster {
   // the loss any more. Polls `cancel` and throws Cancelled when it is set.
   int64_t Run(int64_t n, const std::atomic<bool>* cancel = nullptr);
 
+  // Continues from the rounds of `done` (a checkpoint, or a saved model), trained on the
+  // same problem with the same a_0 and eps: applies each round's update exactly as Run did,
+  // so margins, W+/W- and the loss are bit for bit those of the run that made `done`, and
+  // further rounds pick the same features. Only on a fresh booster.
+  void Replay(const BoostModel& done, const std::atomic<bool>* cancel = nullptr);
+
   const BoostModel& model() const { return model_; }
   BoostModel& model() { return model_; }
   double loss() const { return Z_; }

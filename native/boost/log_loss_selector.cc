@@ -94,6 +94,26 @@ void LogLossSelector::Refresh() {
   loss_ = loss;
 }
 
+void LogLossSelector::Replay(const BoostModel& done, const std::atomic<bool>* cancel) {
+  if (model_.rounds() != 0) throw InputError("LogLoss selection: replay needs a fresh selector");
+  if (done.num_features != data_.num_features || done.deltas.size() != done.features.size()) {
+    throw ModelError("LogLoss checkpoint does not fit this training problem");
+  }
+  for (std::size_t t = 0; t < done.features.size(); ++t) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    const int32_t k = done.features[t];
+    if (k < 0 || k >= data_.num_features) throw ModelError("LogLoss checkpoint names a feature out of range");
+    const double d = done.deltas[t];
+    a_[k] += d;
+    for (int64_t q = inv_ptr_[k]; q < inv_ptr_[k + 1]; ++q) F_[inv_cands_[q]] += d;
+    Refresh();
+    model_.features.push_back(k);
+    model_.deltas.push_back(d);
+    model_.losses.push_back(loss_);
+    model_.costs.push_back(data_.features.nnz());
+  }
+}
+
 int64_t LogLossSelector::Run(int64_t n, const std::atomic<bool>* cancel) {
   const int32_t m = data_.num_features;
   std::vector<double> change(m), update(m);

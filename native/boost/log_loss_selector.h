@@ -27,6 +27,9 @@ class LogLossSelector {
  public:
   LogLossSelector(const RerankData* data, double l2, int threads);
   int64_t Run(int64_t n, const std::atomic<bool>* cancel = nullptr);
+  // Continues from the rounds of `done` (a checkpoint of the same problem and l2): applies
+  // each round's update as Run did, so the state is that of the run that made `done`.
+  void Replay(const BoostModel& done, const std::atomic<bool>* cancel = nullptr);
   const BoostModel& model() const { return model_; }
   BoostModel& model() { return model_; }
   double loss() const { return loss_; }

@@ -1,6 +1,7 @@
 #include "boost/loglinear_reranker.h"
 
 #include <cmath>
+#include <memory>
 
 #include "core/errors.h"
 #include "core/thread_pool.h"
@@ -57,6 +58,14 @@ double LoglinearObjective(const RerankData& data, const std::vector<int64_t>& be
 
 LoglinearResult TrainLoglinear(const RerankData& data, double l2, int max_iterations, int threads,
                                const IterationCallback& callback, const std::atomic<bool>* cancel) {
+  LoglinearResult r = TrainLoglinear(data, l2, max_iterations, threads, {}, callback, cancel);
+  r.state.clear();
+  return r;
+}
+
+LoglinearResult TrainLoglinear(const RerankData& data, double l2, int max_iterations, int threads,
+                               const std::vector<uint8_t>& resume, const IterationCallback& callback,
+                               const std::atomic<bool>* cancel) {
   data.Validate(true);
   std::vector<int64_t> best(data.sentences());
   for (int64_t i = 0; i < data.sentences(); ++i)
@@ -67,12 +76,24 @@ LoglinearResult TrainLoglinear(const RerankData& data, double l2, int max_iterat
   auto objective = [&](const std::vector<double>& p, std::vector<double>& g) {
     return LoglinearObjective(data, best, l2, p, g, threads);
   };
-  Lbfgs lbfgs(objective, std::move(x));
+  std::unique_ptr<Lbfgs> made;
+  if (resume.empty()) {
+    made = std::make_unique<Lbfgs>(objective, std::move(x));
+  } else {
+    ByteReader in(resume.data(), resume.size());
+    made = std::make_unique<Lbfgs>(objective, in);
+    if (!in.AtEnd() || made->x().size() != x.size()) throw ModelError("checkpoint: L-BFGS state does not fit this reranking problem");
+  }
+  Lbfgs& lbfgs = *made;
   while (lbfgs.iterations() < max_iterations) {
     if (cancel && cancel->load()) throw Cancelled();
     if (!lbfgs.Iterate()) break;
     if (callback && !callback(lbfgs.iterations(), lbfgs.value())) break;
   }
+  r.converged = lbfgs.converged();
+  ByteWriter w;
+  lbfgs.SaveState(w);
+  r.state = std::move(w.bytes());
   r.iterations = lbfgs.iterations();
   r.objective = lbfgs.value();
   r.a0 = lbfgs.x()[0];

@@ -17,6 +17,8 @@ struct LoglinearResult {
   std::vector<double> weights;
   double objective = 0;
   int iterations = 0;
+  bool converged = false;        // L-BFGS can make no further progress
+  std::vector<uint8_t> state;    // the L-BFGS state (with save_state), for a checkpoint
 };
 
 // Objective and gradient at params = [a0, a_1..a_m] (exposed for tests).
@@ -29,5 +31,12 @@ using IterationCallback = std::function<bool(int, double)>;
 LoglinearResult TrainLoglinear(const RerankData& data, double l2, int max_iterations, int threads,
                                const IterationCallback& callback = nullptr,
                                const std::atomic<bool>* cancel = nullptr);
+
+// Checkpointed training: continues from `resume` (an L-BFGS state of a previous call, or
+// empty to start) up to max_iterations in all, and returns the state in result.state, so
+// that calls of a few iterations each end at the point of one long call.
+LoglinearResult TrainLoglinear(const RerankData& data, double l2, int max_iterations, int threads,
+                               const std::vector<uint8_t>& resume, const IterationCallback& callback,
+                               const std::atomic<bool>* cancel);
 
 }  // namespace structrank

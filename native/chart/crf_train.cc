@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <unordered_set>
 
@@ -316,6 +317,62 @@ double CrfTrainer::FullObjective(std::vector<double>& grad, const std::atomic<bo
     grad[f] = g;
   }
   return value;
+}
+
+namespace {
+constexpr uint32_t kCrfTrainerStateVersion = 1;
+}  // namespace
+
+void CrfTrainer::SaveState(ByteWriter& out) const {
+  out.Put<uint32_t>(kCrfTrainerStateVersion);
+  out.Put<int64_t>(k_);
+  out.PutVector(m_.crf.theta);
+  out.PutVector(adagrad_);
+  std::ostringstream rng;  // the standard's portable text form of the engine's state
+  rng << rng_;
+  out.PutString(rng.str());
+  // Iterate averaging: while the pass's mean is swapped in, average_sum_ holds the raw iterate.
+  out.PutVector(average_sum_);
+  out.Put<int64_t>(average_count_);
+  out.Put<uint8_t>(average_swapped_ ? 1 : 0);
+  out.Put<uint8_t>(lbfgs_ ? 1 : 0);
+  if (lbfgs_) lbfgs_->SaveState(out);
+}
+
+void CrfTrainer::LoadState(ByteReader& in) {
+  if (in.Get<uint32_t>() != kCrfTrainerStateVersion) throw ModelError("checkpoint: unknown CRF parser trainer state version");
+  const int64_t k = in.Get<int64_t>();
+  std::vector<double> theta = in.GetVector<double>();
+  std::vector<double> adagrad = in.GetVector<double>();
+  if (k < 0 || theta.size() != m_.crf.theta.size() || (!adagrad.empty() && adagrad.size() != theta.size())) {
+    throw ModelError("checkpoint: the CRF weights do not fit this model (other training trees or options?)");
+  }
+  std::istringstream rng(in.GetString());
+  rng >> rng_;
+  if (rng.fail()) throw ModelError("checkpoint: bad random engine state");
+  std::vector<double> average_sum = in.GetVector<double>();
+  const int64_t average_count = in.Get<int64_t>();
+  const bool average_swapped = in.Get<uint8_t>() != 0;
+  if (!average_sum.empty() && average_sum.size() != theta.size()) throw ModelError("checkpoint: the averaged weights do not fit this model");
+  k_ = k;
+  m_.crf.theta = std::move(theta);
+  adagrad_ = std::move(adagrad);
+  average_sum_ = std::move(average_sum);
+  average_count_ = average_count;
+  average_swapped_ = average_swapped;
+  lbfgs_.reset();
+  if (in.Get<uint8_t>() != 0) {
+    LbfgsOptions options;
+    options.memory = 10;
+    lbfgs_ = std::make_unique<Lbfgs>(
+        [this](const std::vector<double>& x, std::vector<double>& grad) {
+          m_.crf.theta = x;
+          return FullObjective(grad, lbfgs_cancel_);
+        },
+        in, options);
+    if (lbfgs_->x().size() != m_.crf.theta.size()) throw ModelError("checkpoint: L-BFGS state does not fit this model");
+  }
+  if (!in.AtEnd()) throw ModelError("checkpoint: trailing bytes after the CRF parser trainer state");
 }
 
 double CrfTrainer::LbfgsSteps(int iterations, const std::atomic<bool>* cancel) {

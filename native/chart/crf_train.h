@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "chart/chart_model.h"
+#include "core/byte_io.h"
 #include "optim/lbfgs.h"
 
 namespace structrank {
@@ -63,6 +64,12 @@ class CrfTrainer {
   // included). Stops early once L-BFGS reports convergence.
   double LbfgsSteps(int iterations, const std::atomic<bool>* cancel);
   int64_t steps_done() const { return k_; }
+  // Training checkpoints: the weights, the step count, the batch sampler's RNG, the AdaGrad
+  // sums and the L-BFGS state; loaded into a fresh trainer of the same model, corpus and
+  // options, the next steps are those of one uninterrupted run. (The prefilter and feature
+  // caches are rebuilt as sentences come up: they change speed, not results.)
+  void SaveState(ByteWriter& out) const;
+  void LoadState(ByteReader& in);
   // Iterate averaging (options.average): restart the mean; exchange the model's weights
   // with the mean of the iterates since the restart (a second call swaps them back).
   void ResetAverage();

@@ -25,6 +25,45 @@ Lbfgs::Lbfgs(Objective objective, std::vector<double> x0, LbfgsOptions options)
   }
 }
 
+Lbfgs::Lbfgs(Objective objective, ByteReader& state, LbfgsOptions options)
+    : objective_(std::move(objective)), options_(options) {
+  if (state.Get<int32_t>() != options_.memory) throw ModelError("checkpoint: L-BFGS memory differs");
+  x_ = state.GetVector<double>();
+  g_ = state.GetVector<double>();
+  f_ = state.Get<double>();
+  s_.resize(options_.memory);
+  y_.resize(options_.memory);
+  for (auto& v : s_) v = state.GetVector<double>();
+  for (auto& v : y_) v = state.GetVector<double>();
+  rho_ = state.GetVector<double>();
+  stored_ = state.Get<int32_t>();
+  next_ = state.Get<int32_t>();
+  iterations_ = state.Get<int32_t>();
+  evaluations_ = state.Get<int32_t>();
+  converged_ = state.Get<uint8_t>() != 0;
+  history_ = state.GetVector<double>();
+  bool consistent = g_.size() == x_.size() && rho_.size() == static_cast<std::size_t>(options_.memory) &&
+                    stored_ >= 0 && stored_ <= options_.memory && next_ >= 0 && next_ < options_.memory;
+  for (std::size_t k = 0; k < s_.size(); ++k) consistent = consistent && s_[k].size() == x_.size() && y_[k].size() == x_.size();
+  if (!consistent) throw ModelError("checkpoint: inconsistent L-BFGS state");
+}
+
+void Lbfgs::SaveState(ByteWriter& out) const {
+  out.Put<int32_t>(options_.memory);
+  out.PutVector(x_);
+  out.PutVector(g_);
+  out.Put<double>(f_);
+  for (const auto& v : s_) out.PutVector(v);
+  for (const auto& v : y_) out.PutVector(v);
+  out.PutVector(rho_);
+  out.Put<int32_t>(stored_);
+  out.Put<int32_t>(next_);
+  out.Put<int32_t>(iterations_);
+  out.Put<int32_t>(evaluations_);
+  out.Put<uint8_t>(converged_ ? 1 : 0);
+  out.PutVector(history_);
+}
+
 double Lbfgs::gradient_norm() const { return std::sqrt(Dot(g_, g_)); }
 
 bool Lbfgs::Iterate() {

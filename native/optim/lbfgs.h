@@ -7,6 +7,8 @@
 #include <functional>
 #include <vector>
 
+#include "core/byte_io.h"
+
 namespace structrank {
 
 // Returns f(x) and writes the gradient into `grad` (same size as x).
@@ -24,6 +26,12 @@ struct LbfgsOptions {
 class Lbfgs {
  public:
   Lbfgs(Objective objective, std::vector<double> x0, LbfgsOptions options = {});
+  // Continues from a state written by SaveState (a training checkpoint): the objective is
+  // not evaluated again, so the next Iterate() does exactly what it would have done.
+  Lbfgs(Objective objective, ByteReader& state, LbfgsOptions options = {});
+
+  // Everything Iterate() depends on: point, gradient, correction pairs, counters, history.
+  void SaveState(ByteWriter& out) const;
 
   // Performs one iteration (direction + line search). Returns false when converged or no
   // further progress is possible; x() then holds the best point found.

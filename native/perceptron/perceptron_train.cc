@@ -129,12 +129,39 @@ class PrimalScorer : public ChunkScorer {
 // Trains one chunk: `examples` in their own seeded order each epoch.
 PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> examples,
                            ChunkScorer& scorer, SupportList& support, SharedState& shared,
-                           int chunk_index, int inner_threads) {
+                           int chunk_index, int inner_threads, int32_t resume_offset) {
   const PerceptronOptions& opt = *shared.options;
   std::mt19937_64 rng(opt.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(chunk_index));
   PerceptronChunk out;
   std::vector<double> g;
-  for (int epoch = 0; epoch < opt.epochs; ++epoch) {
+  int first_epoch = 0;
+  if (opt.resume) {
+    // The shuffles of the epochs done (they permute `examples` in place and advance rng),
+    // then the chunk's updates in order: the support list, its coefficients and the scorer
+    // come out as they were; support.Add numbers candidates by first appearance, as before.
+    for (int epoch = 0; epoch < opt.resume_epochs && opt.shuffle; ++epoch) {
+      for (std::size_t i = examples.size(); i > 1; --i) std::swap(examples[i - 1], examples[rng() % i]);
+    }
+    const PerceptronChunk& prior = opt.resume->chunks[chunk_index];
+    const std::vector<int32_t>& ids = opt.resume->support;
+    for (const Mistake& m : prior.mistakes) {
+      if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+      const int32_t plus = support.Add(ids[m.plus]);
+      const int32_t minus = support.Add(ids[m.minus]);
+      if (plus != m.plus - resume_offset || minus != m.minus - resume_offset) {
+        throw ModelError("perceptron checkpoint does not fit this training data");
+      }
+      support.coef[plus] += 1;
+      support.coef[minus] -= 1;
+      scorer.Update(ids[m.plus], ids[m.minus]);
+      out.mistakes.push_back({m.step, plus, minus});
+      shared.mistakes.fetch_add(1, std::memory_order_relaxed);
+    }
+    out.steps = prior.steps;
+    shared.steps_done.fetch_add(prior.steps, std::memory_order_relaxed);
+    first_epoch = opt.resume_epochs;
+  }
+  for (int epoch = first_epoch; epoch < opt.epochs; ++epoch) {
     if (opt.shuffle) {
       // Fisher-Yates with our own index draws, so the order is the same on every platform.
       for (std::size_t i = examples.size(); i > 1; --i) {
@@ -198,10 +225,33 @@ PerceptronRun TrainChunks(const RankingSet& set, const PerceptronOptions& option
   const int inner = std::max(1, threads / chunks);
   std::vector<PerceptronChunk> results(chunks);
   std::vector<SupportList> supports(chunks);
+  // Resuming: where each chunk's support entries start in the saved run (its chunks'
+  // support lists are concatenated, each as long as its distinct mistake candidates).
+  std::vector<int32_t> offsets(chunks, 0);
+  if (options.resume) {
+    const PerceptronRun& r = *options.resume;
+    if (static_cast<int>(r.chunks.size()) != chunks || options.resume_epochs < 0 || options.resume_epochs > options.epochs) {
+      throw ModelError("perceptron checkpoint does not fit these options (chunks or epochs)");
+    }
+    int32_t at = 0;
+    for (int c = 0; c < chunks; ++c) {
+      offsets[c] = at;
+      int32_t top = at - 1;
+      for (const Mistake& m : r.chunks[c].mistakes) top = std::max({top, m.plus, m.minus});
+      at = top + 1;
+      for (const Mistake& m : r.chunks[c].mistakes) {
+        if (m.plus < offsets[c] || m.minus < offsets[c]) throw ModelError("perceptron checkpoint is inconsistent");
+      }
+    }
+    if (at != static_cast<int32_t>(r.support.size())) throw ModelError("perceptron checkpoint is inconsistent");
+    for (int32_t id : r.support) {
+      if (id < 0 || id >= set.candidates()) throw ModelError("perceptron checkpoint does not fit this training data");
+    }
+  }
   ParallelFor(chunks, threads, 1, [&](std::size_t lo, std::size_t hi, int) {
     for (std::size_t c = lo; c < hi; ++c) {
       auto scorer = make_scorer();
-      results[c] = TrainChunk(set, parts[c], *scorer, supports[c], shared, static_cast<int>(c), inner);
+      results[c] = TrainChunk(set, parts[c], *scorer, supports[c], shared, static_cast<int>(c), inner, offsets[c]);
     }
   }, options.cancel);
 

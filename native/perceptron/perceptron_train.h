@@ -36,6 +36,11 @@ struct PerceptronOptions {
   // and mistakes so far.
   std::function<void(int64_t, int64_t, int64_t)> progress;
   const std::atomic<bool>* cancel = nullptr;
+  // Continued training (a checkpoint): `resume` is the run of the first `resume_epochs`
+  // epochs on the same set with the same options. Its shuffles and updates are replayed
+  // (no scoring), so the remaining epochs make exactly the decisions of one long run.
+  const PerceptronRun* resume = nullptr;
+  int resume_epochs = 0;
 };
 
 struct TrainStats {

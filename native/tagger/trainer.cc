@@ -251,14 +251,7 @@ bool TaggerTrainer::Step(const std::atomic<bool>* cancel) {
       scale_ = 1.0;
       LbfgsOptions lo;
       lo.memory = options_.lbfgs_memory;
-      Objective f = [this](const std::vector<double>& x, std::vector<double>& g) {
-        if (model_.algorithm == TaggerAlgorithm::kCrf) {
-          return CrfObjective(model_, lat_, corpus_, x, g, options_.c2, options_.threads, cancel_,
-                              options_.start_weights);
-        }
-        return MaxentObjective(model_, corpus_, x, g, options_.c2, options_.threads, cancel_);
-      };
-      lbfgs_ = std::make_unique<Lbfgs>(f, w_, lo);
+      lbfgs_ = std::make_unique<Lbfgs>(LbfgsObjective(), w_, lo);
     }
     bool more = lbfgs_->Iterate();
     w_ = lbfgs_->x();
@@ -271,6 +264,62 @@ bool TaggerTrainer::Step(const std::atomic<bool>* cancel) {
   }
   ++steps_;
   return !converged_;
+}
+
+Objective TaggerTrainer::LbfgsObjective() {
+  return [this](const std::vector<double>& x, std::vector<double>& g) {
+    if (model_.algorithm == TaggerAlgorithm::kCrf) {
+      return CrfObjective(model_, lat_, corpus_, x, g, options_.c2, options_.threads, cancel_, options_.start_weights);
+    }
+    return MaxentObjective(model_, corpus_, x, g, options_.c2, options_.threads, cancel_);
+  };
+}
+
+namespace {
+constexpr uint32_t kTrainerStateVersion = 1;
+}  // namespace
+
+void TaggerTrainer::SaveState(ByteWriter& out) const {
+  out.Put<uint32_t>(kTrainerStateVersion);
+  out.Put<int32_t>(steps_);
+  out.Put<uint8_t>(converged_ ? 1 : 0);
+  out.Put<double>(loss_);
+  out.PutVector(w_);
+  out.PutVector(u_);
+  out.Put<double>(c_);
+  out.Put<double>(scale_);
+  out.Put<int64_t>(t_);
+  out.PutVector(order_);
+  out.Put<uint8_t>(lbfgs_ ? 1 : 0);
+  if (lbfgs_) lbfgs_->SaveState(out);
+}
+
+void TaggerTrainer::LoadState(ByteReader& in) {
+  if (in.Get<uint32_t>() != kTrainerStateVersion) throw ModelError("checkpoint: unknown tagger trainer state version");
+  steps_ = in.Get<int32_t>();
+  converged_ = in.Get<uint8_t>() != 0;
+  loss_ = in.Get<double>();
+  std::vector<double> w = in.GetVector<double>(), u = in.GetVector<double>();
+  if (w.size() != w_.size() || u.size() != u_.size()) throw ModelError("checkpoint: the weights do not fit this model (other training data or templates?)");
+  w_ = std::move(w);
+  u_ = std::move(u);
+  c_ = in.Get<double>();
+  scale_ = in.Get<double>();
+  t_ = in.Get<int64_t>();
+  std::vector<int64_t> order = in.GetVector<int64_t>();
+  if (order.size() != order_.size()) throw ModelError("checkpoint: the sentence count differs from the training data");
+  for (int64_t s : order) {
+    if (s < 0 || s >= static_cast<int64_t>(order_.size())) throw ModelError("checkpoint: bad sentence order");
+  }
+  order_ = std::move(order);
+  lbfgs_.reset();
+  if (in.Get<uint8_t>() != 0) {
+    LbfgsOptions lo;
+    lo.memory = options_.lbfgs_memory;
+    lbfgs_ = std::make_unique<Lbfgs>(LbfgsObjective(), in, lo);
+    if (lbfgs_->x().size() != w_.size()) throw ModelError("checkpoint: L-BFGS state does not fit this model");
+  }
+  if (!in.AtEnd()) throw ModelError("checkpoint: trailing bytes after the tagger trainer state");
 }
 
 void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {

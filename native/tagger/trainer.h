@@ -61,6 +61,12 @@ class TaggerTrainer {
   bool Step(const std::atomic<bool>* cancel);
   // Writes the weights to use for tagging (averaged for the perceptron) into the model.
   void ExportWeights();
+  // Training checkpoints: everything the next Step() depends on (weights, averaging sums and
+  // counter, SGD scale and step, the shuffled order, L-BFGS history, step counter), so that
+  // training N steps, saving, loading into a fresh trainer over the same corpus and options,
+  // and training M more gives the same weights as N + M steps in one go.
+  void SaveState(ByteWriter& out) const;
+  void LoadState(ByteReader& in);
   double loss() const { return loss_; }  // objective (CRF, maxent) or mistaken sentences (perceptron)
   int steps() const { return steps_; }
   // The current (not averaged) weights: what a shard hands back for parameter mixing.
@@ -71,6 +77,7 @@ class TaggerTrainer {
   void SgdEpoch(const std::atomic<bool>* cancel);
   void Shuffle();
   void ZeroStartWeights();
+  Objective LbfgsObjective();
 
   TaggerModel& model_;
   const TaggerCorpus& corpus_;

@@ -31,6 +31,7 @@ export function perceptronReranker(config: PerceptronConfig & { name: string }, 
               ...(config.wordFeature !== 'none' ? { wordFeature: config.wordFeature, sim1: 0.5, sim2: 0.5 } : {}),
               normalize: config.normalize,
               seed: ctx.seed, threads: ctx.threads,
+              ...ctx.checkpoints?.(label),
             }, stepRun(ctx, label));
             const { chosen } = await model.choose(dev.sentences, { threads: ctx.threads, signal: ctx.signal });
             const score = summedScore(dev, chosen);

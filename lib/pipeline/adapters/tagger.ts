@@ -22,6 +22,7 @@ export function taggerBase(options: TaggerBaseConfig, columns: string[], label: 
         templates: options.templates as DefaultTemplateName | undefined,
         threads: ctx.threads,
         seed: ctx.seed,
+        ...ctx.checkpoints?.(`train ${name}`),
       }, stepRun(ctx, `train ${name}`));
       return {
         async nbest(test: PipelineSentence[], k: number, c: StepContext): Promise<NbestSentence[]> {
