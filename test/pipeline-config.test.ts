@@ -26,7 +26,7 @@ describe('pipeline config', () => {
     expect(c.threads).toBe(0);
     expect(c.output).toBe('/data/structrank-pipeline');
     expect(c.cache).toBe('/data/structrank-pipeline/cache');
-    expect(c.base).toEqual({ markov: 2, crf: false, epochs: 3, rareThreshold: 1 });
+    expect(c.base).toEqual({ crf: false, epochs: 3, rareThreshold: 1 });
     expect(c.rerankers.map((r) => [r.type, r.name])).toEqual([['boost', 'boosting'], ['loglinear', 'log-linear']]);
     const t = validatePipelineConfig({ task: 'tag', data: { train: 'a', dev: 'b', test: 'c', columns: ['word', 'pos', 'ne'] }, rerankers: [{ type: 'perceptron', lambda: 0.5 }] }, 'p.json', '/d');
     expect(t.data).toMatchObject({ format: 'conll', label: 'ne' });
@@ -46,7 +46,7 @@ describe('pipeline config', () => {
     expect(error({ ...minimal, task: 'chunk' })).toBe("pipeline.json: task: expected 'parse' or 'tag'");
     expect(error({ data: minimal.data })).toMatch(/^pipeline\.json: task: required field is missing/);
     expect(error({ ...minimal, data: { train: 'a', dev: 'b' } })).toBe('pipeline.json: data.test: required field is missing');
-    expect(error({ ...minimal, base: { markov: 3 } })).toBe('pipeline.json: base.markov: expected 1 or 2');
+    expect(error({ ...minimal, base: { markov: 3 } })).toBe('pipeline.json: base.markov: expected 0, 1 or 2');
     expect(error({ ...minimal, base: { algo: 'crf' } })).toBe("pipeline.json: base: unknown field 'algo'");
     expect(error({ ...minimal, data: { ...minimal.data, format: 'conll' } })).toBe("pipeline.json: data.format: task 'parse' needs format 'trees'");
     expect(error({ ...minimal, rerankers: [{ type: 'perceptron', kernel: 'tags' }] })).toBe("pipeline.json: rerankers[0].kernel: the 'tags' kernel needs task 'tag'");

@@ -7,6 +7,8 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { HEAD_RULE_PRESETS } from '../trees/head-rules.js';
+import { KBEST_TAG_MODES } from '../trees/kbest-modes.js';
+import { MAX_NBEST } from '../io/nbest.js';
 import { InputError } from '../errors.js';
 import { readTextFile } from '../io/lines.js';
 import { defOf, descriptionOf } from '../options/field.js';
@@ -53,10 +55,15 @@ export const dataSchema = z.strictObject({
 });
 
 export const parserBaseSchema = z.strictObject({
-  markov: z.union([z.literal(1), z.literal(2)], { error: 'expected 1 or 2' }).default(2).describe('binarization order of the parser base (1 or 2)'),
+  markov: z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'expected 0, 1 or 2' }).optional()
+    .describe('binarization order of the parser base, 0-2 (default 2; with crf the CRF default, 0, as train-parser --crf)'),
   crf: z.boolean({ error: 'expected true or false' }).default(false).describe('train the CRF-CFG on top of the PCFG (default false: the generative PCFG)'),
   epochs: positiveInt('epochs').default(3).describe('CRF epochs'),
   rareThreshold: nonNegativeInt('count').default(PARSER_DEFAULTS.rareThreshold).describe('words seen at most this often also train the unknown-word signatures'),
+  kbest: z.enum(KBEST_TAG_MODES, { error: "expected 'all', 'max', 'sum' or 'fixed'" }).optional()
+    .describe("which k-best list: 'all' (the k best trees, default), 'max' (k distinct bracketings, each with its best tags), 'sum' (k distinct bracketings, tag variants summed), 'fixed' (the k best trees with the 1-best tags)"),
+  pool: positiveInt('candidates').max(MAX_NBEST).optional()
+    .describe(`trees parsed per sentence before 'kbest' keeps nbest of them (default nbest for 'all', else 5 x nbest, at most ${MAX_NBEST}); when larger than nbest, every mode's list is also written beside the main one (nbest.<mode>.jsonl, dev.<mode>.jsonl, test.<mode>.jsonl)`),
 });
 
 export const taggerBaseSchema = z.strictObject({
