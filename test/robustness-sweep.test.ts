@@ -335,7 +335,15 @@ describe('robustness sweep: Ctrl-C during parse', () => {
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-      await new Promise((r) => setTimeout(r, 2000));
+      // Signal only once parsing has started (its first progress line): on a loaded machine a
+      // fixed delay could land before the handler is installed, and the signal kills node.
+      await new Promise<void>((resolve) => {
+        const ready = (): void => {
+          if (/\d+\/\d+/.test(stderr)) { child.stderr.off('data', ready); resolve(); }
+        };
+        child.stderr.on('data', ready);
+        child.on('exit', () => resolve());
+      });
       child.kill('SIGINT');
       const { code, signal } = await exited;
       expect(signal).toBeNull();
