@@ -6,6 +6,9 @@
  *  2. Jackknife n-best generation on ptb-sample (k = 10 folds + dev-test, PCFG 10-best):
  *     the pipeline's candidate steps on 1 worker process with 1 thread, then on 2 worker
  *     processes with 1 thread each; the ratio of wall times is the speed-up.
+ *  3. CRF chunker training on conll2000, 2 worker processes against one process with 2
+ *     threads: per-iteration overhead and bytes moved (bench/distributed-train.ts, which
+ *     also runs alone and measures parameter mixing's accuracy).
  * Environment: BENCH_TRAIN (training sentences, default 500), BENCH_MAXLEN (default 20),
  * BENCH_FOLDS (default 10), BENCH_JOBS (empty jobs, default 200).
  */
@@ -16,6 +19,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { QUEUE_NAME } from '../lib/distributed/connection.js';
 import { dataFile } from '../test/helpers.js';
 import { startCli, startRedis, startWorkerProcess, type CliProcess } from '../test/distributed-helpers.js';
+import { crfTrainingOverhead } from './distributed-train.js';
 
 const nTrain = Number(process.env.BENCH_TRAIN ?? 500);
 const maxLength = Number(process.env.BENCH_MAXLEN ?? 20);
@@ -78,6 +82,9 @@ try {
   }
   console.log(`speed-up, 2 workers over 1: ${(times[0] / times[1]).toFixed(2)}x`);
   console.log(`load average after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+
+  // 3. (dist) Distributed CRF training: its own function, bench/distributed-train.ts.
+  await crfTrainingOverhead(redis);
 } finally {
   await redis.stop();
   rmSync(dir, { recursive: true, force: true });

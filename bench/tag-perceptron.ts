@@ -26,7 +26,7 @@ const tagger = await Tagger.train(all.slice(nTrain), {
   algo: 'crf', optimizer: 'sgd', epochs: 5, templates: 'ner', columns: ['word', 'pos', 'ne'], label: 'ne', threads: 0,
 });
 const lists = async (rows: string[][][], prefix: string): Promise<NbestSentence[]> => {
-  const tagged = await tagger.tagNbestAsync(rows, k, { threads: 0 });
+  const tagged = await tagger.tagNbest(rows, k, { threads: 0 });
   return rows.map((r, i) => ({
     id: `${prefix}${i + 1}`,
     tokens: r.map((t) => t[0]),

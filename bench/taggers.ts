@@ -59,7 +59,7 @@ async function timedTrain(train: TokenRows[], options: TaggerTrainOptions): Prom
 }
 
 async function evaluate(tagger: Tagger, test: TokenRows[], labelIndex: number, chunked: boolean): Promise<number> {
-  const guess = await tagger.tagSentences(test, { threads: 1 });
+  const guess = await tagger.tag(test, { threads: 1 });
   return scoreTags(test.map((s) => s.map((r) => r[labelIndex])), guess, chunked).value;
 }
 
@@ -143,15 +143,15 @@ const tasks: Record<string, () => Promise<Result>> = {
     const big: TokenRows[] = [];
     for (let r = 0; r < 10; r++) big.push(...test);
     const tokens = big.reduce((a, s) => a + s.length, 0);
-    await tagger.tagSentences(test, { threads: 1 }); // warm-up
+    await tagger.tag(test, { threads: 1 }); // warm-up
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    await tagger.tagSentences(big, { threads: 1 });
+    await tagger.tag(big, { threads: 1 });
     const one = (performance.now() - t0) / 1000;
     const c = process.cpuUsage(c0);
     const oneCpu = (c.user + c.system) / 1e6;
     const t1 = performance.now();
-    await tagger.tagSentences(big, { threads: 2 });
+    await tagger.tag(big, { threads: 2 });
     const two = (performance.now() - t1) / 1000;
     return { task: 'Tagging throughput, first-order CRF, chunk template (test x10)', score: `${(tokens / oneCpu / 1e3).toFixed(0)}k tokens per CPU second (1 thread; wall ${(tokens / one / 1e3).toFixed(0)}k/s)`, trainWall: 0, trainCpu: 0, peer: 'CRFsuite 120-140k tokens/s', extra: `2 threads: ${(tokens / two / 1e3).toFixed(0)}k tokens/s wall; ${tokens} tokens incl. feature extraction and the JS-side encoding`, rssMb: rss() };
   },

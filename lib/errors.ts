@@ -127,6 +127,19 @@ export class UsageError extends StructrankError {
   }
 }
 
+/**
+ * A bad option given to an API call (a trainer's or a batch verb's options object): a
+ * UsageError whose message starts with `<options>:`.
+ *
+ * @example
+ * ```ts
+ * await Tagger.train(rows, { algo: 'crf', columns: ['word', 'ne'], label: 'pos' }); // UsageError: <options>: label column 'pos' is not among the columns [word, ne]
+ * ```
+ */
+export function optionError(problem: string): UsageError {
+  return new UsageError(`<options>: ${problem}`);
+}
+
 /** A long job stopped by its AbortSignal (or Ctrl-C). Code `ABORT_ERR` (Node's); exit code 130. *
  * @example
  * ```ts
@@ -178,6 +191,16 @@ export function nativeError(kind: NativeErrorKind, message: string): StructrankE
     default:
       return new InternalError(`native error: ${message}`);
   }
+}
+
+/**
+ * The native core reads model payloads without knowing their file: its ModelFileError names
+ * none. This returns the same error naming `file` (any other error unchanged), for the
+ * loaders to rethrow; the class decides, never the message.
+ */
+export function inModelFile(err: unknown, file: string): unknown {
+  if (err instanceof ModelFileError && !(err instanceof ModelKindError) && err.file === '') return new ModelFileError(file, err.problem);
+  return err;
 }
 
 /** CLI exit codes by error code (docs/errors.md). */

@@ -5,10 +5,10 @@
  * `structrank/kernels`, `structrank/parser`, `structrank/tagger`, `structrank/rerank`,
  * `structrank/pipeline`.
  *
- * Every model family has the same verbs: `await X.train(data, options)` returns a model,
- * `model.save(file)`, `await X.load(file)` (a file of another kind is refused with a
- * `ModelKindError`), batch prediction (`tagSentences`, `parse`, `rerank`) that runs off the
- * JavaScript thread and takes an `AbortSignal`, and `model.info()`.
+ * Every model family has the same verbs: `await X.train(data, options, { signal, onProgress })`
+ * returns a model, `model.save(file)`, `await X.load(file)` (a file of another kind is refused
+ * with a `ModelKindError`), batch prediction (`tagger.tag`, `parser.parse`, `reranker.rerank`)
+ * that runs off the JavaScript thread and takes an `AbortSignal`, and `model.info()`.
  *
  * @example
  * ```ts
@@ -28,15 +28,15 @@ export {
 
 // Models: the same verbs for every family.
 export {
-  Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TagCandidate, type TokenRows,
+  Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TaggerInfo, type TagOptions, type TagCandidate, type TokenRows,
 } from './tagger/tagger.js';
 export {
   ChartParserModel, type ParserTrainOptions, type ParseOptions, type ParsedSentence, type ParsedNbest, type ChartParserInfo,
 } from './parser/chart-parser.js';
 export {
-  PerceptronReranker, type PerceptronTrainOptions, type PerceptronKernel, type ChooseOptions, type RerankEvaluation,
+  PerceptronReranker, type PerceptronTrainOptions, type PerceptronKernel, type PerceptronInfo, type ChooseOptions, type RerankEvaluation,
 } from './rerank/perceptron.js';
-export { LinearReranker, type LinearTrainOptions, type LinearRerankOptions } from './rerank/linear-reranker.js';
+export { LinearReranker, type LinearTrainOptions, type LinearRerankOptions, type LinearRerankerInfo } from './rerank/linear-reranker.js';
 export { type TrainProgress, type TrainRun } from './train-progress.js';
 
 // Data.

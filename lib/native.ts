@@ -90,7 +90,8 @@ export async function withCancelFlag<T>(signal: AbortSignal | undefined, job: (f
   try {
     return await job(flag);
   } catch (err) {
-    if ((err as Error)?.name === 'AbortError') throw new AbortError();
+    // By code, not class: the error may come from another copy of this module (lib/ and dist/ in tests).
+    if ((err as { code?: unknown } | null)?.code === 'ABORT_ERR') throw new AbortError();
     throw err;
   } finally {
     dispose();

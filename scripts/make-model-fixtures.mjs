@@ -63,11 +63,11 @@ cli('train-reranker', '--method', 'perceptron', '--kernel', 'linear', '--feature
 const devWords = devTrees.map((t) => sr.words(t));
 const expected = { taggers: {}, parsers: {}, rerankers: {}, perceptrons: {} };
 for (const name of ['tagger-perceptron', 'tagger-crf', 'tagger-maxent']) {
-  const tagger = sr.Tagger.load(model(`${name}.model`));
-  expected.taggers[name] = devWords.map((w) => tagger.tag(w.map((word) => [word])));
+  const tagger = await sr.Tagger.load(model(`${name}.model`));
+  expected.taggers[name] = tagger.tagSync(devWords.map((w) => w.map((word) => [word])));
 }
 for (const name of ['parser-pcfg', 'parser-crf']) {
-  const parser = sr.ChartParserModel.load(model(`${name}.model`));
+  const parser = await sr.ChartParserModel.load(model(`${name}.model`));
   const parsed = await parser.parse(devWords, { threads: 1 });
   expected.parsers[name] = parsed.map((p) => ({ tree: sr.formatTree(p.tree), logprob: p.logprob }));
 }
@@ -81,7 +81,7 @@ for (const name of ['reranker-boost', 'reranker-loglinear']) {
 }
 const devNbest = sr.readNbestSync(join(out, 'dev.nbest.jsonl'));
 for (const name of ['perceptron-tree', 'perceptron-linear']) {
-  const p = sr.PerceptronReranker.load(model(`${name}.model`));
+  const p = await sr.PerceptronReranker.load(model(`${name}.model`));
   const { chosen, scores } = await p.choose(devNbest, { threads: 1 });
   expected.perceptrons[name] = { chosen: Array.from(chosen), scores: Array.from(scores) };
 }

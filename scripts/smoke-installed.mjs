@@ -45,7 +45,7 @@ const rows = trees.map((t) => {
 });
 const tagger = await sr.Tagger.train(rows, { algo: 'perceptron', columns: ['word', 'pos'], label: 'pos', epochs: 3, threads: 1 });
 const sentence = rows[0];
-const tagged = tagger.tag(sentence.map(([word]) => [word]));
+const [tagged] = await tagger.tag([sentence.map(([word]) => [word])]);
 const correct = tagged.filter((tag, i) => tag === sentence[i][1]).length;
 if (tagged.length !== sentence.length || correct < sentence.length / 2) fail(`tagger got ${correct}/${sentence.length} on a training sentence`);
 console.log(`tagger: ${correct}/${sentence.length} tags right on a training sentence`);
@@ -68,14 +68,14 @@ const dir = mkdtempSync(join(tmpdir(), 'structrank-smoke-'));
 try {
   const file = join(dir, 'tagger.model');
   tagger.save(file);
-  const again = sr.Tagger.load(file).tag(sentence.map(([word]) => [word]));
+  const [again] = (await sr.Tagger.load(file)).tagSync([sentence.map(([word]) => [word])]);
   if (again.join(' ') !== tagged.join(' ')) fail('reloaded tagger tags differently');
   console.log(`model file: ${readFileSync(file).length} bytes, reloads and tags the same`);
   if (fixtures) {
     const resavers = [
-      [/^tagger-/, (f, out) => sr.Tagger.load(f).save(out)],
-      [/^parser-/, (f, out) => sr.ChartParserModel.load(f).save(out)],
-      [/^perceptron-/, (f, out) => sr.PerceptronReranker.load(f).save(out)],
+      [/^tagger-/, (f, out) => sr.Tagger.loadSync(f).save(out)],
+      [/^parser-/, (f, out) => sr.ChartParserModel.loadSync(f).save(out)],
+      [/^perceptron-/, (f, out) => sr.PerceptronReranker.loadSync(f).save(out)],
       [/^reranker-/, (f, out) => sr.saveReranker(out, sr.loadReranker(f))],
       [/^features\.bin$/, (f, out) => sr.saveFeatureTable(out, sr.loadFeatureTable(f))],
     ];

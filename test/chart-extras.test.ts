@@ -61,7 +61,7 @@ describe('chart parser extras', () => {
     expect(p1.logprob).toBeGreaterThan(p0.logprob + 2);
     const saved = tmp.file('clusters.model');
     withClusters.save(saved);
-    const back = ChartParserModel.load(saved);
+    const back = await ChartParserModel.load(saved);
     expect(back.info().clusterWords).toBe(4);
     const [p2] = await back.parse(sentence, { threads: 1 });
     expect(p2.logprob).toBeCloseTo(p1.logprob, 9);
@@ -91,7 +91,7 @@ describe('chart parser extras', () => {
     expect(on.info().weights).toBe(off.info().weights + 1);
     const saved = tmp.file('verb.model');
     on.save(saved);
-    const back = ChartParserModel.load(saved);
+    const back = await ChartParserModel.load(saved);
     expect(back.info().verbFeatures).toBe(true);
     const sentence = [['the', 'cat', 'saw', 'it']];
     const [a] = await on.parse(sentence, { threads: 1 });
@@ -134,7 +134,7 @@ describe('chart parser extras CLI', () => {
     expect(r.stderr).toMatch(/from relaxation/);
     expect(r.stderr).toMatch(/2 cluster words/);
     expect(r.status).toBe(0);
-    expect(ChartParserModel.load(model).info()).toMatchObject({ crf: true, verbFeatures: true, clusterWords: 2 });
+    expect(ChartParserModel.loadSync(model).info()).toMatchObject({ crf: true, verbFeatures: true, clusterWords: 2 });
     const input = tmp.file('extras.txt', 'it barked\nthe dog zorps\n');
     const out = tmp.file('extras.out');
     const p = runCli(['parse', '--model', model, '--input', input, '--out', out]);
@@ -150,6 +150,6 @@ describe('chart parser extras CLI', () => {
     // Verb features are off unless asked for.
     const noVerbs = runCli(['train-parser', '--train', trainFile, '--model', model, '--crf', '--epochs', '1', '--threads', '1']);
     expect(noVerbs.status).toBe(0);
-    expect(ChartParserModel.load(model).info().verbFeatures).toBe(false);
+    expect(ChartParserModel.loadSync(model).info().verbFeatures).toBe(false);
   }, 60_000);
 });

@@ -54,7 +54,7 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
       expect(r.f1).toBeGreaterThan(90);
       const file = join(tmp.dir, crf ? 'crf.model' : 'pcfg.model');
       model.save(file);
-      const again = ChartParserModel.load(file);
+      const again = await ChartParserModel.load(file);
       const back = await again.parse(sentences, { threads: 1 });
       expect(back.map((p) => formatTree(p.tree))).toEqual(parses.map((p) => formatTree(p.tree)));
     });

@@ -125,7 +125,7 @@ describe('chart parser', () => {
   it('saves and loads models (same parses), and refuses corrupt files', async () => {
     const file = tmp.file('crf.model');
     crf.save(file);
-    const back = ChartParserModel.load(file);
+    const back = await ChartParserModel.load(file);
     const sentences = dev.slice(0, 5).map((t) => treeWords(t));
     const a = await crf.parseNbest(sentences, 5, { threads: 1 });
     const b = await back.parseNbest(sentences, 5, { threads: 1 });
@@ -133,8 +133,8 @@ describe('chart parser', () => {
     const bytes = readFileSync(file);
     const bad = tmp.file('bad.model');
     writeFileSync(bad, bytes.subarray(0, bytes.length - 100));
-    expect(() => ChartParserModel.load(bad)).toThrow(/truncated|corrupted/);
-    expect(() => ChartParserModel.load(tmp.file('none.model'))).toThrow(/no such file/);
+    await expect(ChartParserModel.load(bad)).rejects.toThrow(/truncated|corrupted/);
+    await expect(ChartParserModel.load(tmp.file('none.model'))).rejects.toThrow(/no such file/);
   });
 
   it('rejects bad input', async () => {

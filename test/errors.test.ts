@@ -3,17 +3,18 @@
  * the package's public entry points, and the native core's errors arriving as the same classes.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   AbortError, InputError, IoError, ModelFileError, ModelKindError, StructrankError, Tagger, UsageError, readTreesSync,
 } from 'structrank';
 import { parseColumns } from 'structrank/formats';
-import { rerankData } from 'structrank/rerank';
+import { decodeBoostModel, rerankData } from 'structrank/rerank';
 import * as libErrors from '../lib/errors.js';
 
 const { EXIT_CODES, nativeError } = libErrors;
 import { encodeModel } from '../lib/io/model-file.js';
-import { runCli, tempDir } from './helpers.js';
+import { repoRoot, runCli, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -97,6 +98,48 @@ describe('every error code from a real bad input', () => {
     expect(nativeError('model', 'payload truncated')).toBeInstanceOf(libErrors.ModelFileError);
     expect(nativeError('cancelled', '')).toBeInstanceOf(libErrors.AbortError);
     expect(nativeError('internal', 'boom')).toBeInstanceOf(libErrors.InternalError);
+  });
+});
+
+describe('synchronous native calls throw by kind too (the binding maps every method, not only promises)', () => {
+  it('a tagger model whose payload the core rejects: ModelFileError naming the file, sync and async', async () => {
+    const file = tmp.file('bad-payload.model', encodeModel({
+      kind: 'tagger', kindVersion: 1, meta: { algo: 'crf', columns: ['word', 'ne'], label: 'ne', inputColumns: ['word'], order: 1, templates: [], trainedSteps: 0 },
+      payload: new Uint8Array([7, 0, 0]),
+    }));
+    const sync = await caught(() => Tagger.loadSync(file));
+    expect(sync).toBeInstanceOf(ModelFileError);
+    expect(sync).toMatchObject({ code: 'ERR_STRUCTRANK_MODEL', file });
+    expect((sync as Error).message.startsWith(`${file}: `)).toBe(true);
+    const async = await caught(() => Tagger.load(file));
+    expect(async).toBeInstanceOf(ModelFileError);
+    expect(async).toMatchObject({ code: 'ERR_STRUCTRANK_MODEL', file });
+  });
+
+  it('a boosting payload the core rejects (a free function): ModelFileError', async () => {
+    const err = await caught(() => decodeBoostModel(new Uint8Array([1, 2, 3])));
+    expect(err).toBeInstanceOf(ModelFileError);
+    expect((err as ModelFileError).code).toBe('ERR_STRUCTRANK_MODEL');
+  });
+
+  it('a bad option to an API call: UsageError', async () => {
+    const err = await caught(() => Tagger.train(rows, { algo: 'crf', columns: ['word', 'pos', 'ne'], label: 'chunk' }));
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err).toMatchObject({ code: 'ERR_STRUCTRANK_USAGE' });
+    expect((err as Error).message).toMatch(/^<options>: label column 'chunk' is not among the columns/);
+  });
+
+  it('no TypeScript code re-classifies a native error by its message', () => {
+    const offenders: string[] = [];
+    for (const file of readdirSync(join(repoRoot, 'lib'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+      const text = readFileSync(join(repoRoot, 'lib', file), 'utf8');
+      // Building a family error out of a caught error's message (`new ModelFileError(file, (err as Error).message)`).
+      if (/new (?:ModelFileError|ModelKindError|AbortError|InternalError)\([^;]*?\.message\)/.test(text)) offenders.push(file);
+      // Testing a caught error's message: `err.message.includes(...)`, `/.../.test((err as Error).message)`.
+      if (/\b(?:err|error|e)(?: as Error\))?\??\.message\.(?:includes|startsWith|endsWith|match)\(/.test(text)) offenders.push(file);
+      if (/\.test\(\(?(?:err|error|e)\b[^)]*\)?\.message\)/.test(text)) offenders.push(file);
+    }
+    expect(offenders).toEqual([]);
   });
 });
 

@@ -80,7 +80,7 @@ describe('perceptron reranker API', () => {
     const r = await PerceptronReranker.train(trees, { kernel: 'linear', epochs: 3, prediction: 'voted' });
     const f = tmp.file('m.model');
     r.save(f);
-    const back = PerceptronReranker.load(f);
+    const back = await PerceptronReranker.load(f);
     expect(back.meta).toEqual(r.meta);
     for (const prediction of ['last', 'averaged', 'voted'] as const) {
       const a = await r.choose(trees, { prediction });
@@ -90,12 +90,12 @@ describe('perceptron reranker API', () => {
     }
     const bytes = readFileSync(f);
     const truncated = tmp.file('t.model', bytes.subarray(0, bytes.length - 40));
-    expect(() => PerceptronReranker.load(truncated)).toThrow(/t\.model: .*(truncated|checksum)/);
+    await expect(PerceptronReranker.load(truncated)).rejects.toThrow(/t\.model: .*(truncated|checksum)/);
     const corrupted = Buffer.from(bytes);
     corrupted[bytes.length - 60] ^= 0x55;
     writeFileSync(tmp.file('c.model'), corrupted);
-    expect(() => PerceptronReranker.load(tmp.file('c.model'))).toThrow(/c\.model: .*(corrupted|checksum)/);
-    expect(() => PerceptronReranker.load(tmp.file('missing.model'))).toThrow(/no such file/);
+    await expect(PerceptronReranker.load(tmp.file('c.model'))).rejects.toThrow(/c\.model: .*(corrupted|checksum)/);
+    await expect(PerceptronReranker.load(tmp.file('missing.model'))).rejects.toThrow(/no such file/);
   });
 
   it('reports progress and stops on an AbortSignal', async () => {

@@ -112,7 +112,7 @@ describe('perceptron with tree and tagging kernels', () => {
         const r = await PerceptronReranker.train(data, { kernel, epochs: 2, normalize, beta: normalize ? 0.001 : 0 });
         const f = tmp.file(`${kernel}-${normalize}.model`);
         r.save(f);
-        const back = PerceptronReranker.load(f);
+        const back = await PerceptronReranker.load(f);
         expect(back.meta.normalize ?? false).toBe(normalize);
         for (const prediction of ['averaged', 'voted'] as const) {
           const a = await r.choose(data, { prediction });

@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import ts from 'typescript';
 import * as root from 'structrank';
 import * as trees from 'structrank/trees';
 import * as formats from 'structrank/formats';
@@ -15,6 +16,7 @@ import * as tagger from 'structrank/tagger';
 import * as rerank from 'structrank/rerank';
 import * as pipeline from 'structrank/pipeline';
 import { ChartParserModel, LinearReranker, ModelKindError, PerceptronReranker, Tagger, parseTree, readNbestSync, type TrainProgress } from 'structrank';
+import { modelKind } from 'structrank/formats';
 import { repoRoot, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -35,6 +37,20 @@ describe('exports', () => {
     expect(Object.keys(root).length).toBeLessThanOrEqual(50);
     for (const internal of ['native', 'cancelFlagFor', 'BracketParser', 'ConllAssembler', 'tableData', 'libsvmLines', 'cFixed', 'EVALB_HEADER', 'realComponents', 'Progress']) {
       expect(Object.keys(root), internal).not.toContain(internal);
+    }
+  });
+
+  it('every root value has TSDoc with an example (what a user sees in the editor)', () => {
+    const file = join(repoRoot, 'dist', 'index.d.ts');
+    const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: ['node'], skipLibCheck: true });
+    const checker = program.getTypeChecker();
+    const entry = checker.getSymbolAtLocation(program.getSourceFile(file) as ts.SourceFile) as ts.Symbol;
+    const values = checker.getExportsOfModule(entry).filter((sym) => ((sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym).flags & ts.SymbolFlags.Value) !== 0);
+    expect(values.map((v) => v.name).sort()).toEqual(Object.keys(root).sort());
+    for (const sym of values) {
+      const target = sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym;
+      expect(ts.displayPartsToString(target.getDocumentationComment(checker)), sym.name).not.toBe('');
+      expect(target.getJsDocTags(checker).map((t) => t.name), sym.name).toContain('example');
     }
   });
 
@@ -64,62 +80,106 @@ describe('one shape for every model family: train(data, options, run), save, loa
   ];
   const nbest = readNbestSync(join(repoRoot, 'test', 'fixtures', 'perceptron', 'tiny-trees.jsonl'));
 
-  async function roundTrip<M extends { save(file: string): void; info(): unknown }>(
+  /** The model kinds a file may declare, by family (info().kind and the model file's kind). */
+  async function roundTrip<M extends { save(file: string): void; info(): { kind: string } }>(
     name: string,
-    train: (run: { onProgress: (p: TrainProgress) => void }) => Promise<M>,
-    load: (file: string) => M | Promise<M>,
+    kind: string,
+    train: (run: { signal: AbortSignal; onProgress: (p: TrainProgress) => void }) => Promise<M>,
+    load: (file: string) => Promise<M>,
+    loadSync: (file: string) => M,
     predict: (m: M) => Promise<unknown>,
   ): Promise<void> {
     const events: TrainProgress[] = [];
-    const model = await train({ onProgress: (p) => events.push(p) });
+    const model = await train({ signal: new AbortController().signal, onProgress: (p) => events.push(p) });
     expect(events.length, name).toBeGreaterThan(0);
     for (const e of events) {
       expect(typeof e.phase).toBe('string');
       expect(e.done).toBeGreaterThanOrEqual(0);
       expect(e.rate).toBeGreaterThanOrEqual(0);
     }
-    expect(model.info()).toBeTruthy();
+    expect(model.info().kind, name).toBe(kind);
     const file = tmp.file(`${name}.model`);
     model.save(file);
-    const back = await load(file);
-    expect(await predict(back), name).toEqual(await predict(model));
+    expect(modelKind(file).kind, name).toBe(kind);
+    const loading = load(file);
+    expect(loading, `${name}: load is asynchronous`).toBeInstanceOf(Promise);
+    const back = await loading;
+    const expected = await predict(model);
+    expect(await predict(back), name).toEqual(expected);
+    expect(await predict(loadSync(file)), name).toEqual(expected);
+    expect(back.info(), name).toEqual(model.info());
   }
 
-  it('tagger, parser and reranker round trips, with the common progress event', async () => {
+  const input = rows.map((s) => s.map((r) => r.slice(0, 2)));
+
+  it('taggers (perceptron, CRF): train, save, load, tag', async () => {
+    for (const algo of ['perceptron', 'crf'] as const) {
+      await roundTrip(
+        `tagger-${algo}`,
+        'tagger',
+        (run) => Tagger.train(rows, { algo, columns: ['word', 'pos', 'ne'], label: 'ne', epochs: 3, threads: 1 }, run),
+        (f) => Tagger.load(f),
+        (f) => Tagger.loadSync(f),
+        async (m) => {
+          const tags = await m.tag(input);
+          expect(m.tagSync(input)).toEqual(tags);
+          return tags;
+        },
+      );
+    }
+  });
+
+  it('parsers (PCFG, CRF): train, save, load, parse', async () => {
+    for (const crf of [false, true]) {
+      await roundTrip(
+        crf ? 'parser-crf' : 'parser-pcfg',
+        'chart-parser',
+        (run) => ChartParserModel.train(treebank, { crf, epochs: 1, threads: 1 }, run),
+        (f) => ChartParserModel.load(f),
+        (f) => ChartParserModel.loadSync(f),
+        async (m) => {
+          expect(m.info().crf).toBe(crf);
+          return (await m.parse([['the', 'dog', 'sleeps']])).map((p) => p.tree);
+        },
+      );
+    }
+  });
+
+  it('rerankers (kernel perceptron, boosting, log-linear): train, save, load, rerank', async () => {
     await roundTrip(
-      'tagger',
-      (run) => Tagger.train(rows, { algo: 'perceptron', columns: ['word', 'pos', 'ne'], label: 'ne', epochs: 3, threads: 1 }, run),
-      (f) => Tagger.load(f),
-      (m) => m.tagSentences(rows.map((s) => s.map((r) => r.slice(0, 2)))),
-    );
-    await roundTrip(
-      'parser',
-      (run) => ChartParserModel.train(treebank, { crf: true, epochs: 1, threads: 1 }, run),
-      (f) => ChartParserModel.load(f),
-      async (m) => (await m.parse([['the', 'dog', 'sleeps']])).map((p) => p.tree),
-    );
-    await roundTrip(
-      'reranker',
+      'reranker-perceptron',
+      'perceptron-reranker',
       (run) => PerceptronReranker.train(nbest, { kernel: 'tree', epochs: 2 }, run),
       (f) => PerceptronReranker.load(f),
+      (f) => PerceptronReranker.loadSync(f),
       async (m) => [...(await m.rerank(nbest))],
     );
     for (const method of ['boost', 'loglinear'] as const) {
       await roundTrip(
-        method,
+        `reranker-${method}`,
+        'reranker',
         (run) => LinearReranker.train(nbest, { method, cutoff: 1, rounds: 50, threads: 1 }, run),
         (f) => LinearReranker.load(f),
+        (f) => LinearReranker.loadSync(f),
         async (m) => [...(await m.rerank(nbest, { threads: 1 }))],
       );
     }
   });
 
-  it('a model file of another family is refused with ModelKindError', async () => {
+  it('a model file of another family is refused with ModelKindError, by every loader', async () => {
     const t = await Tagger.train(rows, { algo: 'perceptron', columns: ['word', 'pos', 'ne'], label: 'ne', epochs: 1, threads: 1 });
-    const file = tmp.file('tagger-for-parser.model');
-    t.save(file);
-    expect(() => ChartParserModel.load(file)).toThrow(ModelKindError);
-    expect(() => PerceptronReranker.load(file)).toThrow(ModelKindError);
-    expect(() => LinearReranker.load(file)).toThrow(ModelKindError);
+    const taggerFile = tmp.file('tagger-for-parser.model');
+    t.save(taggerFile);
+    const p = await ChartParserModel.train(treebank, { threads: 1 });
+    const parserFile = tmp.file('parser-for-tagger.model');
+    p.save(parserFile);
+    await expect(Tagger.load(parserFile)).rejects.toMatchObject({ code: 'ERR_STRUCTRANK_MODEL_KIND', expected: 'tagger', found: 'chart-parser' });
+    await expect(ChartParserModel.load(taggerFile)).rejects.toBeInstanceOf(ModelKindError);
+    await expect(PerceptronReranker.load(taggerFile)).rejects.toBeInstanceOf(ModelKindError);
+    await expect(LinearReranker.load(taggerFile)).rejects.toBeInstanceOf(ModelKindError);
+    expect(() => Tagger.loadSync(parserFile)).toThrow(ModelKindError);
+    expect(() => ChartParserModel.loadSync(taggerFile)).toThrow(ModelKindError);
+    expect(() => PerceptronReranker.loadSync(taggerFile)).toThrow(ModelKindError);
+    expect(() => LinearReranker.loadSync(taggerFile)).toThrow(ModelKindError);
   });
 });

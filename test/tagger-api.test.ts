@@ -26,7 +26,7 @@ describeWithData(['conll2000'], 'taggers on a slice of CoNLL-2000', () => {
     const steps: number[] = [];
     const t = await Tagger.train(train, { algo: 'perceptron', columns, label: 'chunk', epochs: 5, threads: 2, onProgress: (p) => steps.push(p.step) });
     expect(steps).toEqual([1, 2, 3, 4, 5]);
-    const f1 = chunkF1(gold, await t.tagSentences(test));
+    const f1 = chunkF1(gold, await t.tag(test));
     expect(f1).toBeGreaterThan(88);
     trained.perceptron = t;
   });
@@ -40,7 +40,7 @@ describeWithData(['conll2000'], 'taggers on a slice of CoNLL-2000', () => {
     expect(devScores.length).toBe(4);
     expect(t.meta.dev!.name).toBe('F1');
     expect(t.meta.dev!.value).toBe(Math.max(...devScores));
-    expect(chunkF1(gold, await t.tagSentences(test))).toBeCloseTo(t.meta.dev!.value, 6);
+    expect(chunkF1(gold, await t.tag(test))).toBeCloseTo(t.meta.dev!.value, 6);
     expect(t.meta.dev!.value).toBeGreaterThan(88);
     trained.crf = t;
   });
@@ -56,17 +56,17 @@ describeWithData(['conll2000'], 'taggers on a slice of CoNLL-2000', () => {
 
   it('CRF by L-BFGS and second-order maxent train', async () => {
     const crf = await Tagger.train(train.slice(0, 600), { algo: 'crf', columns, label: 'chunk', epochs: 25, threads: 2 });
-    expect(chunkF1(gold, await crf.tagSentences(test))).toBeGreaterThan(84);
+    expect(chunkF1(gold, await crf.tag(test))).toBeGreaterThan(84);
     const maxent = await Tagger.train(train.slice(0, 600), { algo: 'maxent', order: 2, columns, label: 'chunk', epochs: 25, threads: 2 });
-    expect(chunkF1(gold, await maxent.tagSentences(test))).toBeGreaterThan(82);
+    expect(chunkF1(gold, await maxent.tag(test))).toBeGreaterThan(82);
     trained.maxent = maxent;
   });
 
-  it('k-best: best first, first equals Viterbi, CRF probabilities of all sequences sum to 1', () => {
+  it('k-best: best first, first equals Viterbi, CRF probabilities of all sequences sum to 1', async () => {
     const crf = trained.crf;
-    const lists = crf.tagNbest(test.slice(0, 20), 5);
+    const lists = crf.tagNbestSync(test.slice(0, 20), 5);
     lists.forEach((cands, s) => {
-      expect(cands[0].tags).toEqual(crf.tag(test[s]));
+      expect(cands[0].tags).toEqual(crf.tagSync([test[s]])[0]);
       for (let q = 1; q < cands.length; q++) {
         expect(cands[q].logprob).toBeLessThanOrEqual(cands[q - 1].logprob);
         expect(cands[q].tags).not.toEqual(cands[q - 1].tags);
@@ -75,10 +75,10 @@ describeWithData(['conll2000'], 'taggers on a slice of CoNLL-2000', () => {
     });
     const L = crf.labels.length;
     const short = [test[0].slice(0, 2)];
-    const all = crf.tagNbest(short, L * L)[0];
+    const all = (await crf.tagNbest(short, L * L))[0];
     expect(all.length).toBe(L * L);
     expect(all.reduce((a, c) => a + Math.exp(c.logprob), 0)).toBeCloseTo(1, 9);
-    const beam = trained.maxent.tagNbest(test.slice(0, 3), 4);
+    const beam = await trained.maxent.tagNbest(test.slice(0, 3), 4);
     for (const cands of beam) expect(cands.length).toBe(4);
   });
 
@@ -86,25 +86,26 @@ describeWithData(['conll2000'], 'taggers on a slice of CoNLL-2000', () => {
     for (const name of ['perceptron', 'crf', 'maxent']) {
       const f = tmp.file(`${name}.model`);
       trained[name].save(f);
-      const back = Tagger.load(f);
+      const back = await Tagger.load(f);
       expect(back.meta.algo).toBe(name);
-      expect(await back.tagSentences(test)).toEqual(await trained[name].tagSentences(test));
-      expect(back.tagNbest(test.slice(0, 5), 3)).toEqual(trained[name].tagNbest(test.slice(0, 5), 3));
-      expect(await back.tagNbestAsync(test.slice(0, 40), 3, { threads: 2 })).toEqual(trained[name].tagNbest(test.slice(0, 40), 3));
+      expect(await back.tag(test)).toEqual(await trained[name].tag(test));
+      expect(back.tagSync(test.slice(0, 5))).toEqual((await trained[name].tag(test)).slice(0, 5));
+      expect(back.tagNbestSync(test.slice(0, 5), 3)).toEqual(trained[name].tagNbestSync(test.slice(0, 5), 3));
+      expect(await back.tagNbest(test.slice(0, 40), 3, { threads: 2 })).toEqual(trained[name].tagNbestSync(test.slice(0, 40), 3));
     }
     // One and two threads (parallel feature lookup) tag the same.
-    expect(await trained.crf.tagSentences(test, { threads: 1 })).toEqual(await trained.crf.tagSentences(test, { threads: 2 }));
+    expect(await trained.crf.tag(test, { threads: 1 })).toEqual(await trained.crf.tag(test, { threads: 2 }));
     // Input-only rows (no gold column) tag the same.
-    expect(trained.crf.tag(test[1].map((r) => [r[0], r[1]]))).toEqual(trained.crf.tag(test[1]));
+    expect(trained.crf.tagSync([test[1].map((r) => [r[0], r[1]])])).toEqual(trained.crf.tagSync([test[1]]));
   });
 
   it('CRFsuite objective (startWeights: false) trains to the same floor; maxent refuses it', async () => {
     const small = train.slice(0, 600);
     const crf = await Tagger.train(small, { algo: 'crf', columns, label: 'chunk', epochs: 25, threads: 2, startWeights: false });
-    expect(chunkF1(gold, await crf.tagSentences(test))).toBeGreaterThan(84);
+    expect(chunkF1(gold, await crf.tag(test))).toBeGreaterThan(84);
     // Without start weights the first label of a sentence is scored without a transition:
     // the k-best log-probabilities still normalize (checked on a two-token sentence: all its sequences).
-    const lists = crf.tagNbest([test[0].slice(0, 2)], 1000);
+    const lists = await crf.tagNbest([test[0].slice(0, 2)], 1000);
     const total = lists[0].reduce((a, c) => a + Math.exp(c.logprob), 0);
     expect(total).toBeCloseTo(1, 6);
     await expect(Tagger.train(small, { algo: 'maxent', columns, label: 'chunk', epochs: 2, threads: 2, startWeights: false })).rejects.toThrow(/start weights/);
@@ -136,11 +137,11 @@ describe('template configs', () => {
     const templates = [['word[0]'], ['pos[0]'], ['pos[-1]', 'pos[0]'], ['word[0]', 'prevtag'], ['pos[0]', 'prevtag']];
     for (const algo of ['perceptron', 'crf', 'maxent'] as const) {
       const t = await Tagger.train(train.slice(0, 300), { algo, columns, label: 'chunk', templates, epochs: algo === 'perceptron' ? 3 : 15, threads: 2 });
-      const f1 = chunkF1(gold, await t.tagSentences(test));
+      const f1 = chunkF1(gold, await t.tag(test));
       expect(f1).toBeGreaterThan(70);
       const f = tmp.file(`edge-${algo}.model`);
       t.save(f);
-      expect(Tagger.load(f).tagNbest(test.slice(0, 3), 3)).toEqual(t.tagNbest(test.slice(0, 3), 3));
+      expect(await (await Tagger.load(f)).tagNbest(test.slice(0, 3), 3)).toEqual(t.tagNbestSync(test.slice(0, 3), 3));
     }
   });
 
@@ -151,10 +152,10 @@ describe('template configs', () => {
     for (let k = 0; k < 20; k++) data.push(rows(['dogs', 'run'], ['N', 'V']), rows(['cats', 'sleep'], ['N', 'V']));
     // The only feature is the word's tag set: lowercased 'DOGS' has {N}; an unseen word is <rare>.
     const t = await Tagger.train(data, { algo: 'perceptron', columns: ['word', 'tag'], label: 'tag', templates: [['tags(word)']], epochs: 3, order: 1 });
-    expect(t.tag([['SLEEP'], ['DOGS']])).toEqual(['V', 'N']);
+    expect(await t.tag([[['SLEEP'], ['DOGS']]])).toEqual([['V', 'N']]);
     const f = tmp.file('tags.model');
     t.save(f);
-    expect(Tagger.load(f).tag([['SLEEP'], ['DOGS']])).toEqual(['V', 'N']);
+    expect(Tagger.loadSync(f).tagSync([[['SLEEP'], ['DOGS']]])).toEqual([['V', 'N']]);
   });
 
   it('uses word clusters with prefix features', async () => {
@@ -163,6 +164,6 @@ describe('template configs', () => {
     const data = [rows(['the', 'dog', 'barks'], ['D', 'N', 'V']), rows(['the', 'cat', 'sleeps'], ['D', 'N', 'V'])];
     const t = await Tagger.train(data, { algo: 'perceptron', columns: ['word', 'tag'], label: 'tag', templates: [['cluster2(word)']], clusters, epochs: 5 });
     // 'cat' and 'dog' share the cluster prefix 11, so an unseen order is still tagged by cluster.
-    expect(t.tag([['the'], ['cat'], ['barks']])).toEqual(['D', 'N', 'V']);
+    expect(t.tagSync([[['the'], ['cat'], ['barks']]])).toEqual([['D', 'N', 'V']]);
   });
 });

@@ -75,9 +75,9 @@ describeWithData(['conll2000'], 'train-tagger and tag commands', () => {
     expect(fromPipe.stderr).toBe('');
     expect(fromPipe.stdout).toBe(fromFile.stdout);
     const { Tagger } = await import('../lib/tagger/tagger.js');
-    const tagger = Tagger.load(model);
+    const tagger = await Tagger.load(model);
     const rows = blocks.map((b) => b.split('\n').map((l) => l.split(' ')));
-    const expected = (await tagger.tagSentences(rows, { threads: 1 })).flat();
+    const expected = (await tagger.tag(rows, { threads: 1 })).flat();
     const got = fromFile.stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('-DOCSTART-')).map((l) => l.split(' ').pop());
     expect(got).toEqual(expected);
     expect(fromFile.stdout.split('\n').length).toBe(text.split('\n').length);

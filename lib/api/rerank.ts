@@ -14,7 +14,7 @@
  */
 export {
   PerceptronReranker, formatChosen, type PerceptronTrainOptions, type PerceptronPrediction, type PerceptronKernel, type PerceptronMeta,
-  type PerceptronProgress, type ChooseOptions, type RerankEvaluation, type PreparedCandidates,
+  type PerceptronProgress, type PerceptronInfo, type ChooseOptions, type RerankEvaluation, type PreparedCandidates,
 } from '../rerank/perceptron.js';
 export {
   FeatureDictionary as PerceptronFeatureDictionary, treeFeatures as perceptronTreeFeatures, tagFeatures as perceptronTagFeatures,
@@ -33,7 +33,7 @@ export {
   selectFeatures, buildFeatureTable, saveFeatureTable, loadFeatureTable, tableToNames, type FeatureTable, type SentenceFeatureNames,
 } from '../rerank/feature-table.js';
 export { libsvmText } from '../rerank/libsvm.js';
-export { saveReranker, loadReranker, compactReranker, type RerankerModel } from '../rerank/reranker.js';
+export { saveReranker, loadReranker, loadRerankerAsync, compactReranker, type RerankerModel } from '../rerank/reranker.js';
 export { rerankerTrainers, type RerankerTrainer, type RerankerTrainInput, type RerankerTrainOptions } from '../rerank/trainers.js';
-export { LinearReranker, type LinearTrainOptions, type LinearRerankOptions } from '../rerank/linear-reranker.js';
+export { LinearReranker, type LinearTrainOptions, type LinearRerankOptions, type LinearRerankerInfo } from '../rerank/linear-reranker.js';
 export { dualTreeScores, type ForestScores } from '../rerank/perceptron-forest.js';

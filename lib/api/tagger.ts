@@ -12,7 +12,8 @@
  * @packageDocumentation
  */
 export {
-  Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TagCandidate, type TrainProgress as TaggerProgress, type TokenRows,
+  Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TaggerInfo, type TagOptions, type TagCandidate, type TrainProgress as TaggerProgress,
+  type TokenRows,
 } from '../tagger/tagger.js';
 export {
   compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES, chooseDefaultTemplate,

@@ -52,14 +52,14 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     const threads = resolveThreads(values.threads);
     checkOutputPath(outFile);
     if (values.outNbest) checkOutputPath(values.outNbest);
-    const model = ChartParserModel.load(modelFile);
+    const signal = cliSignal(); // before the model loads: Ctrl-C from the start stops cleanly
+    const model = await ChartParserModel.load(modelFile);
     const input = readParserInput(inputFile);
     const n = input.sentences.length;
     const progress = new Progress({ label: 'parse', total: n, unit: 'sentences' });
     const trees: string[] = new Array(n);
     const nbestOut: NbestSentence[] = [];
     const chunk = Math.max(threads * 4, 16);
-    const signal = cliSignal();
     let fallbacks = 0;
     let tooLong = 0;
     for (let start = 0; start < n; start += chunk) {

@@ -60,7 +60,7 @@ columns (the gold label is then kept and written to the n-best file as "gold").`
     if ((nbest > 0) !== (values.outNbest !== undefined)) throw new UsageError(`${cmd}: --nbest and --out-nbest go together`);
     const { separator } = values;
     const threads = resolveThreads(values.threads);
-    const tagger = Tagger.load(modelFile);
+    const tagger = await Tagger.load(modelFile);
     const { columns, inputColumns, label } = tagger.meta;
     const goldIndex = columns.indexOf(label);
     const wordIndex = (width: number): number => (width === inputColumns.length ? 0 : columns.indexOf(inputColumns[0]));
@@ -89,7 +89,7 @@ columns (the gold label is then kept and written to the n-best file as "gold").`
     let current: Pending = { lines: [], rows: [] };
     const flush = async (): Promise<void> => {
       const sentences = batch.filter((p) => p.rows.length > 0);
-      const tags = await tagger.tagSentences(sentences.map((p) => p.rows), { threads, signal });
+      const tags = await tagger.tag(sentences.map((p) => p.rows), { threads, signal });
       const text: string[] = [];
       let k = 0;
       for (const p of batch) {
@@ -106,7 +106,7 @@ columns (the gold label is then kept and written to the n-best file as "gold").`
       }
       await write(out, text.length > 0 ? text.join('\n') + '\n' : '');
       if (nbestOut) {
-        const lists = await tagger.tagNbestAsync(sentences.map((p) => p.rows), nbest, { threads, signal });
+        const lists = await tagger.tagNbest(sentences.map((p) => p.rows), nbest, { threads, signal });
         const json: string[] = [];
         sentences.forEach((p, s) => {
           const w = wordIndex(p.rows[0].length);

@@ -14,6 +14,8 @@ import { checkOutputPath } from '../io/atomic-writer.js';
 import { readLinesSync } from '../io/lines.js';
 import { clusterWords, type WordClusters } from '../tagger/word-clusters.js';
 import { resolveThreads } from '../native.js';
+import { trainFields } from '../options/distributed.js';
+import { distributedTrainer } from '../distributed/train-tagger.js';
 
 type ConlluField = 'form' | 'lemma' | 'upos' | 'xpos' | 'feats' | 'deprel';
 const CONLLU_FIELDS: readonly string[] = ['form', 'lemma', 'upos', 'xpos', 'feats', 'deprel'];
@@ -46,6 +48,7 @@ const options = {
   separator: option(z.enum(['whitespace', 'tab']).default('whitespace'), 'column separator'),
   format: option(z.enum(['conll', 'conllu']).optional(), 'input format (default: conllu for *.conllu files, else conll)'),
   json: option(json, 'print the model summary as JSON'),
+  ...trainFields,
 };
 
 const command = defineCommand({
@@ -122,6 +125,7 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       computed = clusterWords(text, { classes, signal: cliSignal() });
       if (!isQuiet() && !values.json) console.log(`train-tagger: ${computed.words.length} words in ${classes} clusters in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
+    const external = distributedTrainer(cmd, { ...values, algo, optimizer, threads, signal: cliSignal() });
     let progress: Progress | undefined;
     const start = Date.now();
     const tagger = await Tagger.train(train, {
@@ -144,6 +148,7 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       evalEvery: values.evalEvery,
       patience,
       signal: cliSignal(),
+      external,
       onProgress: (p) => {
         const devText = p.dev ? `  dev ${p.dev.name} ${p.dev.value.toFixed(2)} (best ${p.best!.value.toFixed(2)})` : '';
         progress ??= new Progress({ label: `train-tagger ${algo}`, total: p.total, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0, logAfter: 0 });

@@ -47,6 +47,11 @@ export interface FlowOptions {
   pollMs?: number;
 }
 
+/** The id of a flow's parent job: the flow's name and a hash of all its step ids. */
+export function flowParentId(name: string, steps: string[]): string {
+  return `${name}-${createHash('sha256').update(steps.join('\n')).digest('hex').slice(0, 16)}`;
+}
+
 /**
  * Queues the steps not yet in the store as children of one parent and waits until all of
  * `steps` have manifests.
@@ -59,7 +64,7 @@ export async function runFlow(connection: Redis, store: ArtifactStore, steps: Fl
   const queue = new Queue(QUEUE_NAME, { connection });
   const flow = new FlowProducer({ connection });
   try {
-    const parentId = `${options.name}-${createHash('sha256').update(all.join('\n')).digest('hex').slice(0, 16)}`;
+    const parentId = flowParentId(options.name, all);
     const old = await queue.getJob(parentId);
     if (old) {
       // A parent from an earlier run that failed, or finished while outputs are now missing: start over.

@@ -17,6 +17,7 @@ import { scoreSet } from '../pipeline/evaluate.js';
 import { readNbestSync } from '../io/nbest.js';
 import { candidatesPayload, collectPayload, emptyPayload, parsePayload, PayloadError, rerankerPayload, shardPayload, type CandidatesPayload, type RerankerPayload } from './payloads.js';
 import { runShard } from './shards.js';
+import { runCrfGradientJob, runPerceptronEpochJob, trainShardPayload } from './gradient.js';
 import type { ArtifactStore, StepManifest } from './store.js';
 
 /** What a job body gets from the worker that runs it. */
@@ -127,6 +128,9 @@ export const jobs = {
   /** One sentence shard of `parse` or `tag`. */
   shard: define({ schema: shardPayload, run: runShard }),
   empty: define({ schema: emptyPayload, run: async () => ({}) }),
+  /** Distributed training (gradient.ts, mixing.ts): one shard's CRF gradient or perceptron epoch. */
+  'train.crf-gradient': define({ schema: trainShardPayload, run: runCrfGradientJob }),
+  'train.perceptron-epoch': define({ schema: trainShardPayload, run: runPerceptronEpochJob }),
 };
 
 export type JobKind = keyof typeof jobs;

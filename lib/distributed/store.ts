@@ -148,6 +148,21 @@ export class ArtifactStore {
     return manifest;
   }
 
+  /**
+   * Removes a step's manifest and the blobs it names: for the per-iteration artifacts of
+   * distributed training (weights, gradients), which nothing reads once they are summed.
+   */
+  discardStep(step: string): void {
+    const manifest = this.readManifest(step);
+    rmSync(this.stepPath(step), { force: true });
+    for (const hash of Object.values(manifest?.files ?? {})) this.discard(hash);
+  }
+
+  /** Removes one blob (a no-op when it is not there). */
+  discard(hash: string): void {
+    rmSync(this.blobPath(hash), { force: true });
+  }
+
   /** Marks a step done: written after every blob it names is in place. */
   writeManifest(manifest: StepManifest): void {
     for (const hash of Object.values(manifest.files)) this.blobPath(hash);

@@ -162,6 +162,11 @@ export interface ConllWriteOptions {
 /**
  * Writes sentences as CoNLL columns: one token per line, a blank line after each sentence.
  * Atomic (temp file + rename). Fields must be non-empty and contain no whitespace.
+ *
+ * @example
+ * ```ts
+ * await writeConll('tagged.conll', [[['Ana', 'NNP', 'B-PER'], ['sleeps', 'VBZ', 'O']]], { separator: '\t' });
+ * ```
  */
 export async function writeConll(
   file: string,

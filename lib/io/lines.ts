@@ -9,6 +9,7 @@
  * name use, so the bytes it looked at are not lost.
  */
 import { closeSync, createReadStream, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -226,6 +227,16 @@ export function readFileHead(file: string, bytes: number): Buffer {
 export function readWholeFile(file: string): Buffer {
   try {
     return readFileSync(file === STDIN && !spooled.has(file) ? 0 : openPath(file));
+  } catch (err) {
+    throw openError(file, err);
+  }
+}
+
+/** readWholeFile without blocking the event loop (standard input is read as readWholeFile does). */
+export async function readWholeFileAsync(file: string): Promise<Buffer> {
+  if (file === STDIN && !spooled.has(file)) return readWholeFile(file);
+  try {
+    return await readFile(openPath(file));
   } catch (err) {
     throw openError(file, err);
   }

@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { IoError, ModelFileError, ModelKindError } from '../errors.js';
-import { readWholeFile } from './lines.js';
+import { readWholeFile, readWholeFileAsync } from './lines.js';
 import { isDeviceOrPipe } from './atomic-writer.js';
 
 const MAGIC = Buffer.from('SRNKMDL\0', 'latin1');
@@ -123,6 +123,18 @@ export function saveModel(file: string, model: ModelFile): void {
   writeFileAtomic(file, encodeModel(model));
 }
 
+/** Reads a model file; a file of another kind than `expectKind` is a ModelKindError. */
 export function loadModel<Meta = unknown>(file: string, expectKind?: string): ModelFile<Meta> {
   return decodeModel<Meta>(readWholeFile(file), file, expectKind);
+}
+
+/** loadModel without blocking the event loop while the file is read. */
+export async function loadModelAsync<Meta = unknown>(file: string, expectKind?: string): Promise<ModelFile<Meta>> {
+  return decodeModel<Meta>(await readWholeFileAsync(file), file, expectKind);
+}
+
+/** The kind and kind version a model file declares, e.g. `{ kind: 'tagger', kindVersion: 1 }` (the whole file is checked). */
+export function modelKind(file: string): { kind: string; kindVersion: number } {
+  const { kind, kindVersion } = loadModel(file);
+  return { kind, kindVersion };
 }

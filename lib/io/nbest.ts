@@ -14,7 +14,7 @@
  * elements (preterminals tagged -NONE-, as everywhere else); tag lists have one tag per token.
  * Blank lines are skipped.
  */
-import { InputError } from '../errors.js';
+import { InputError, optionError } from '../errors.js';
 import { MAX_TREE_DEPTH, parseTree } from '../trees/bracket-parser.js';
 import { readLines, readLinesSync, type Line } from './lines.js';
 import { writeTextAtomic } from './atomic-writer.js';
@@ -49,8 +49,8 @@ export const MAX_NBEST = 1000;
 
 /** Refuses a k outside 1..MAX_NBEST, naming it as `name` (e.g. '--nbest'). */
 export function checkNbestK(k: number, name = 'k'): void {
-  if (!Number.isInteger(k) || k < 1) throw new InputError('<options>', undefined, `${name} must be a positive integer`);
-  if (k > MAX_NBEST) throw new InputError('<options>', undefined, `${name} is at most ${MAX_NBEST} (k-best lists take memory in proportion to k), not ${k}`);
+  if (!Number.isInteger(k) || k < 1) throw optionError(`${name} must be a positive integer`);
+  if (k > MAX_NBEST) throw optionError(`${name} is at most ${MAX_NBEST} (k-best lists take memory in proportion to k), not ${k}`);
 }
 
 /** What the candidates of a file are. */

@@ -17,3 +17,14 @@ export const shardFields = {
   store: option(store.optional(), 'the artifact store folder of the sharded run, shared with the workers', { value: 'DIR' }),
   shardSize: option(z.number().int().min(1).default(DEFAULT_SHARD_SENTENCES), 'sentences per shard of a --redis run', { value: 'N' }),
 };
+
+/** Distributed training (`train-tagger`; `train-reranker` for the perceptron). */
+export const MIX_WEIGHTINGS = ['uniform', 'updates'] as const;
+export const DEFAULT_GRADIENT_SHARDS = 2;
+export const trainFields = {
+  redis: option(redis.optional(), "train as jobs on this Redis queue (needs --store; 'structrank worker' runs them): CRF gradients over sentence shards, perceptron parameter mixing", { value: 'URL' }),
+  store: option(store.optional(), 'the artifact store folder of a --redis run, shared with the workers', { value: 'DIR' }),
+  gradientShards: option(z.number().int().min(1).default(DEFAULT_GRADIENT_SHARDS), 'CRF (L-BFGS) with --redis: sentence shards whose gradients are summed every evaluation', { value: 'N' }),
+  mixShards: option(z.number().int().min(1).optional(), 'perceptron: train by iterative parameter mixing over N sentence shards, one epoch each per round (in-process, or as jobs with --redis; default 2 there)', { value: 'N' }),
+  mixWeighting: option(z.enum(MIX_WEIGHTINGS).default('uniform'), 'parameter mixing: average the shards uniformly or weighted by their updates'),
+};

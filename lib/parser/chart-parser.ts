@@ -3,9 +3,9 @@
  * treebank trees, parse tokenized sentences to plain PTB trees (1-best or exact k-best,
  * each with its log-probability), save and load model files.
  */
-import { InputError, ModelFileError } from '../errors.js';
+import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { checkNbestK } from '../io/nbest.js';
-import { withRun, type TrainRun } from '../train-progress.js';
+import { reporter, withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions } from '../options/field.js';
 import { CRF_DEFAULTS, PARSER_DEFAULTS, parserTrainFields } from '../options/parser.js';
 
@@ -19,7 +19,7 @@ const CRF_CHECKED = {
   prune: parserTrainFields.prune,
   surfaceBits: parserTrainFields.surfaceBits,
 };
-import { loadModel, saveModel } from '../io/model-file.js';
+import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
@@ -50,7 +50,7 @@ interface NativeChartParser {
   crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number; cacheBytes: number; cachedSentences: number }>;
   parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number, maxLength: number, prune: number): Promise<NativeParseResult>;
   serialize(): Uint8Array;
-  info(): ChartParserInfo;
+  info(): Omit<ChartParserInfo, 'kind'>;
 }
 
 interface ChartAddon {
@@ -69,6 +69,8 @@ interface ChartAddon {
 }
 
 export interface ChartParserInfo {
+  /** The model file's kind. */
+  kind: 'chart-parser';
   symbols: number;
   binaryRules: number;
   unaryRules: number;
@@ -284,19 +286,30 @@ export class ChartParserModel {
     return this.meta.markov;
   }
 
+  /** The model's kind, grammar size and CRF settings (`crf` false: a PCFG). */
   info(): ChartParserInfo {
-    return this.handle.info();
+    return { kind: CHART_MODEL_KIND, ...this.handle.info() };
   }
 
-  /** Trains on treebank trees (function tags, empties and the root wrapper are handled here). */
-  /** Trains a parser; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
+  /**
+   * Trains a PCFG on treebank trees (function tags, empties and the root wrapper are handled
+   * here), and the CRF-CFG on top of it with `crf: true`; `run` gives cancellation and the
+   * common progress event (TrainProgress).
+   *
+   * @example
+   * ```ts
+   * const pcfg = await ChartParserModel.train(readTreesSync('train.mrg'));
+   * const crf = await ChartParserModel.train(readTreesSync('train.mrg'), { crf: true }, { onProgress: (p) => console.error(p.done, p.total) });
+   * ```
+   */
   static async train(trees: Tree[], options: ParserTrainOptions = {}, run?: TrainRun): Promise<ChartParserModel> {
+    const reportPcfg = reporter(run?.onProgress);
     options = withRun(options, run, (p: ParserTrainProgress) => ({
       phase: 'step', done: (p.epoch - 1) * p.stepsPerEpoch + p.step, total: p.epochs * p.stepsPerEpoch, loss: p.objective,
     }));
     const crf = options.crf ?? false;
     const markov = options.markov ?? (crf ? CRF_DEFAULTS.markov : 2);
-    if (markov !== 0 && markov !== 1 && markov !== 2) throw new InputError('<options>', undefined, 'markov order must be 0, 1 or 2');
+    if (markov !== 0 && markov !== 1 && markov !== 2) throw optionError('markov order must be 0, 1 or 2');
     const grammarOptions = {
       markov,
       parent: options.parent ?? (crf ? CRF_DEFAULTS.parent : true),
@@ -319,13 +332,13 @@ export class ChartParserModel {
     const addon = native<ChartAddon>();
     const clusters = typeof options.clusters === 'string' ? readClustersSync(options.clusters) : options.clusters;
     if (clusters) {
-      if (clusters.words.length !== clusters.clusters.length) throw new InputError('<options>', undefined, 'clusters: words and clusters differ in number');
+      if (clusters.words.length !== clusters.clusters.length) throw optionError('clusters: words and clusters differ in number');
       for (const w of [...clusters.words, ...clusters.clusters]) {
-        if (w === '' || w.includes('\n')) throw new InputError('<options>', undefined, `clusters: bad entry ${JSON.stringify(w)}`);
+        if (w === '' || w.includes('\n')) throw optionError(`clusters: bad entry ${JSON.stringify(w)}`);
       }
     }
     const relaxWeight = options.relaxWeight ?? 0.01;
-    if (!(relaxWeight > 0 && relaxWeight < 1)) throw new InputError('<options>', undefined, 'relaxWeight must be in (0, 1)');
+    if (!(relaxWeight > 0 && relaxWeight < 1)) throw optionError('relaxWeight must be in (0, 1)');
     let handle = addon.ChartParser.buildPcfg(
       { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: table.isVerb },
       text,
@@ -340,14 +353,16 @@ export class ChartParserModel {
       },
     );
     const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
+    // The PCFG is counted in one pass: one event when its trees are read.
+    reportPcfg?.({ phase: 'tree', done: prepared.length, total: prepared.length });
     if (crf) {
       const batch = options.batch ?? PARSER_DEFAULTS.batch;
       // NaN or non-positive step sizes and priors would train NaN weights without a word.
-      checkOptions(CRF_CHECKED, options, (message) => new InputError('<options>', undefined, message));
-      if (options.beam !== undefined && !(options.beam > 0)) throw new InputError('<options>', undefined, 'beam must be a positive number');
+      checkOptions(CRF_CHECKED, options, (message) => optionError(message));
+      if (options.beam !== undefined && !(options.beam > 0)) throw optionError('beam must be a positive number');
       const surfaceBits = options.surfaceBits ?? CRF_DEFAULTS.surfaceBits;
       const prune = options.prune ?? CRF_DEFAULTS.prune;
-      if (options.optimizer !== undefined && !['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw new InputError('<options>', undefined, "optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
+      if (options.optimizer !== undefined && !['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw optionError("optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
       const started = handle.startCrf({
         batch,
         eta0: options.eta0 ?? CRF_DEFAULTS.eta0,
@@ -425,9 +440,9 @@ export class ChartParserModel {
   async parseNbest(sentences: string[][], k: number, options: ParseOptions = {}): Promise<ParsedNbest[]> {
     checkNbestK(k);
     const maxLength = options.maxLength ?? 0;
-    if (!Number.isInteger(maxLength) || maxLength < 0) throw new InputError('<options>', undefined, 'maxLength must be a non-negative integer');
+    if (!Number.isInteger(maxLength) || maxLength < 0) throw optionError('maxLength must be a non-negative integer');
     const prune = options.prune ?? this.meta.prune ?? 0;
-    if (!(prune >= 0 && prune < 1)) throw new InputError('<options>', undefined, 'prune must be in [0, 1)');
+    if (!(prune >= 0 && prune < 1)) throw optionError('prune must be in [0, 1)');
     if (sentences.length === 0) return [];
     const { text, offsets } = joinTokens(sentences);
     const r = await withCancelFlag(options.signal, (flag) =>
@@ -452,12 +467,30 @@ export class ChartParserModel {
     return this.handle.serialize();
   }
 
+  /** Writes the model file (atomically: a temp file renamed into place). */
   save(file: string): void {
     saveModel(file, { kind: CHART_MODEL_KIND, kindVersion: CHART_MODEL_VERSION, meta: this.meta, payload: this.handle.serialize() });
   }
 
-  static load(file: string): ChartParserModel {
-    const m = loadModel<ChartMeta>(file, CHART_MODEL_KIND);
+  /**
+   * Reads a model file `save` (or `structrank train-parser`) wrote. A file of another kind is
+   * a ModelKindError; a damaged one a ModelFileError.
+   *
+   * @example
+   * ```ts
+   * const parser = await ChartParserModel.load('parser.model');
+   * ```
+   */
+  static async load(file: string): Promise<ChartParserModel> {
+    return ChartParserModel.fromModelFile(file, await loadModelAsync<ChartMeta>(file, CHART_MODEL_KIND));
+  }
+
+  /** `load` on the JS thread (blocks while the file is read). */
+  static loadSync(file: string): ChartParserModel {
+    return ChartParserModel.fromModelFile(file, loadModel<ChartMeta>(file, CHART_MODEL_KIND));
+  }
+
+  private static fromModelFile(file: string, m: ModelFile<ChartMeta>): ChartParserModel {
     if (m.kindVersion > CHART_MODEL_VERSION) throw new ModelFileError(file, `chart parser model version ${m.kindVersion} is newer than supported`);
     const meta = m.meta;
     if (!meta || !Array.isArray(meta.labels) || !Array.isArray(meta.isTag) || meta.labels.length !== meta.isTag.length) {
@@ -467,7 +500,7 @@ export class ChartParserModel {
     try {
       handle = native<ChartAddon>().ChartParser.deserialize(m.payload);
     } catch (err) {
-      throw new ModelFileError(file, (err as Error).message);
+      throw inModelFile(err, file);
     }
     if (handle.info().symbols !== meta.labels.length) throw new ModelFileError(file, 'chart parser model metadata does not match its payload');
     return new ChartParserModel(handle, symbolTableFromLabels(meta.labels, meta.isTag.map((x) => x === 1)), meta);

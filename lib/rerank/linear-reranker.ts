@@ -6,13 +6,14 @@
  * the count cutoff, the feature table, one of `rerankerTrainers`, the compact model file.
  */
 import type { NbestSentence } from '../io/nbest.js';
-import { InputError } from '../errors.js';
+import { InputError, optionError } from '../errors.js';
+import { FEATURE_CUTOFF } from '../options/rerank.js';
 import { withRun, type TrainProgress, type TrainRun } from '../train-progress.js';
 import { rerankScores } from './boost.js';
 import { extractSentences } from './extract.js';
 import { buildFeatureTable, selectFeatures } from './feature-table.js';
 import type { ExtractOptions } from './nbest-features.js';
-import { loadReranker, saveReranker, type RerankerModel } from './reranker.js';
+import { loadReranker, loadRerankerAsync, saveReranker, type RerankerModel } from './reranker.js';
 import { tableData } from './table-data.js';
 import { rerankerTrainers, type RerankerTrainOptions } from './trainers.js';
 
@@ -28,6 +29,9 @@ export interface LinearTrainOptions extends Omit<RerankerTrainOptions, 'progress
   extract?: ExtractOptions;
   onProgress?: (p: TrainProgress) => void;
 }
+
+/** What `LinearReranker.info()` reports. */
+export type LinearRerankerInfo = RerankerModel['info'] & { kind: 'reranker'; method: string; a0: number; features: number };
 
 /** Options of `rerank`. */
 export interface LinearRerankOptions {
@@ -55,8 +59,8 @@ export class LinearReranker {
     const o = withRun(options, run, (p: TrainProgress) => p);
     const method = o.method ?? 'boost';
     const trainer = rerankerTrainers[method];
-    if (trainer === undefined) throw new InputError('<options>', undefined, `unknown method '${String(method)}' (boost, logloss or loglinear)`);
-    const cutoff = o.cutoff ?? 5;
+    if (trainer === undefined) throw optionError(`unknown method '${String(method)}' (boost, logloss or loglinear)`);
+    const cutoff = o.cutoff ?? FEATURE_CUTOFF;
     const threads = o.threads ?? 0;
     const extract = { ...o.extract, threads, signal: o.signal };
     const features = await extractSentences('<train>', sentences, extract);
@@ -81,17 +85,31 @@ export class LinearReranker {
     return Int32Array.from(rerankScores(data, this.model.a0, this.model.weights, threads).chosen);
   }
 
-  /** Method, a0, feature count and the training facts (eps, rounds, dev Score, ...). */
-  info(): { method: string; a0: number; features: number } & RerankerModel['info'] {
-    return { ...this.model.info, method: this.model.method, a0: this.model.a0, features: this.model.names.length };
+  /** The model file's kind, the method, a0, the feature count and the training facts (eps, rounds, dev Score, ...). */
+  info(): LinearRerankerInfo {
+    return { ...this.model.info, kind: 'reranker', method: this.model.method, a0: this.model.a0, features: this.model.names.length };
   }
 
+  /** Writes the model file (atomically: a temp file renamed into place). */
   save(file: string): void {
     saveReranker(file, this.model);
   }
 
-  /** Reads a model `save` (or `structrank train-reranker`) wrote; another kind is a ModelKindError. */
-  static load(file: string): LinearReranker {
+  /**
+   * Reads a model file `save` (or `structrank train-reranker`) wrote. A file of another kind
+   * is a ModelKindError; a damaged one a ModelFileError.
+   *
+   * @example
+   * ```ts
+   * const reranker = await LinearReranker.load('boost.model');
+   * ```
+   */
+  static async load(file: string): Promise<LinearReranker> {
+    return new LinearReranker(await loadRerankerAsync(file));
+  }
+
+  /** `load` on the JS thread (blocks while the file is read). */
+  static loadSync(file: string): LinearReranker {
     return new LinearReranker(loadReranker(file));
   }
 }

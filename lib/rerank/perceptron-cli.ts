@@ -118,7 +118,7 @@ export async function rerankPerceptronCli(values: PerceptronRerankCli): Promise<
   checkOutputPath(out);
   const threads = resolveThreads(values.threads);
   const prediction = predictionFlag(values);
-  const reranker = PerceptronReranker.load(modelFile);
+  const reranker = await PerceptronReranker.load(modelFile);
   const sentences = readNbestSync(input);
   const progress = new Progress({ label: 'rerank', unit: 'sentences', total: sentences.length });
   const started = Date.now();

@@ -5,9 +5,9 @@
  * voted prediction; T epochs with seeded shuffling; k chunks trained in parallel.
  */
 import { PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA } from '../options/rerank.js';
-import { InputError, ModelFileError } from '../errors.js';
+import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { withRun, type TrainRun } from '../train-progress.js';
-import { loadModel, saveModel } from '../io/model-file.js';
+import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { native, withCancelFlag } from '../native.js';
 import { formatTree } from '../trees/tree.js';
@@ -22,7 +22,7 @@ import {
   type PerceptronKernel,
 } from './perceptron-data.js';
 import { FeatureDictionary } from './perceptron-features.js';
-import type { NativeCandidateSpec, NativePerceptronModel, PerceptronAddon } from './perceptron-native.js';
+import type { NativeCandidateSpec, NativePerceptronInfo, NativePerceptronModel, PerceptronAddon } from './perceptron-native.js';
 import { f1 as f1Of, tagCounts, treeCounts, type MatchCounts } from '../eval/score.js';
 import type { TagScoring } from './perceptron-data.js';
 import { parseTree } from '../trees/bracket-parser.js';
@@ -114,6 +114,15 @@ export interface PerceptronMeta {
   trainSentences: number;
 }
 
+/** What `PerceptronReranker.info()` reports: the model file's kind, the task and the trained perceptron. */
+export interface PerceptronInfo extends NativePerceptronInfo {
+  kind: 'perceptron-reranker';
+  /** Reranks trees or tag sequences. */
+  task: 'trees' | 'tags';
+  /** How the model predicts by default. */
+  prediction: PerceptronPrediction;
+}
+
 export interface ChooseOptions {
   prediction?: PerceptronPrediction;
   threads?: number;
@@ -178,12 +187,12 @@ export class PerceptronReranker {
       lambda: options.lambda ?? PERCEPTRON_LAMBDA[kernel === 'tags' ? 'tags' : 'tree'],
       sim1: options.sim1 ?? 1,
       sim2: options.sim2 ?? 0,
-      wordFeature: options.wordFeature ?? 'none',
+      wordFeature: options.wordFeature ?? PERCEPTRON_DEFAULTS.wordFeature,
       normalize: options.normalize ?? false,
       featureSource,
     };
-    if (settings.normalize && kernel !== 'tags') throw new RangeError(`normalize applies to the tagging kernel only (kernel '${kernel}')`);
-    if (!(settings.lambda > 0 && settings.lambda <= 1)) throw new RangeError(`lambda must be in (0, 1], got ${settings.lambda}`);
+    if (settings.normalize && kernel !== 'tags') throw optionError(`normalize applies to the tagging kernel only (kernel '${kernel}')`);
+    if (!(settings.lambda > 0 && settings.lambda <= 1)) throw optionError(`lambda must be in (0, 1], got ${settings.lambda}`);
     const dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
     const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary });
     const epochs = options.epochs ?? PERCEPTRON_DEFAULTS.epochs;
@@ -197,11 +206,11 @@ export class PerceptronReranker {
           epochs,
           chunks,
           seed,
-          shuffle: options.shuffle ?? true,
+          shuffle: options.shuffle ?? PERCEPTRON_DEFAULTS.shuffle,
           threads: options.threads ?? 0,
           cacheMB: options.cacheMB ?? PERCEPTRON_DEFAULTS.cacheMB,
-          beta: options.beta ?? 0,
-          baseWeight: options.baseWeight ?? 0,
+          beta: options.beta ?? PERCEPTRON_DEFAULTS.beta,
+          baseWeight: options.baseWeight ?? PERCEPTRON_DEFAULTS.baseWeight,
           primal: kernel === 'linear' && (options.primal ?? true),
           compressed: options.compressed ?? true,
         },
@@ -229,8 +238,8 @@ export class PerceptronReranker {
       kernel,
       prediction: options.prediction ?? 'averaged',
       lambda: settings.lambda,
-      beta: options.beta ?? 0,
-      baseWeight: options.baseWeight ?? 0,
+      beta: options.beta ?? PERCEPTRON_DEFAULTS.beta,
+      baseWeight: options.baseWeight ?? PERCEPTRON_DEFAULTS.baseWeight,
       sim1: settings.sim1,
       sim2: settings.sim2,
       wordFeature: settings.wordFeature,
@@ -250,8 +259,9 @@ export class PerceptronReranker {
     return this.handle.stats;
   }
 
-  info(): ReturnType<NativePerceptronModel['info']> {
-    return this.handle.info();
+  /** The model's kind, task, kernel and the trained perceptron's size. */
+  info(): PerceptronInfo {
+    return { kind: MODEL_KIND, task: this.meta.task, prediction: this.meta.prediction, ...this.handle.info() };
   }
 
   /**
@@ -311,19 +321,37 @@ export class PerceptronReranker {
     return this.handle.save();
   }
 
+  /** Writes the model file (atomically: a temp file renamed into place). */
   save(file: string): void {
     const meta = { ...this.meta, features: this.dictionary?.names };
     saveModel(file, { kind: MODEL_KIND, kindVersion: MODEL_VERSION, meta, payload: this.handle.save() });
   }
 
-  static load(file: string): PerceptronReranker {
-    const m = loadModel<PerceptronMeta>(file, MODEL_KIND);
+  /**
+   * Reads a model file `save` (or `structrank train-perceptron`) wrote. A file of another
+   * kind is a ModelKindError; a damaged one a ModelFileError.
+   *
+   * @example
+   * ```ts
+   * const reranker = await PerceptronReranker.load('perceptron.model');
+   * ```
+   */
+  static async load(file: string): Promise<PerceptronReranker> {
+    return PerceptronReranker.fromModelFile(file, await loadModelAsync<PerceptronMeta>(file, MODEL_KIND));
+  }
+
+  /** `load` on the JS thread (blocks while the file is read). */
+  static loadSync(file: string): PerceptronReranker {
+    return PerceptronReranker.fromModelFile(file, loadModel<PerceptronMeta>(file, MODEL_KIND));
+  }
+
+  private static fromModelFile(file: string, m: ModelFile<PerceptronMeta>): PerceptronReranker {
     if (m.kindVersion > MODEL_VERSION) throw new ModelFileError(file, `perceptron model version ${m.kindVersion} is newer than supported (${MODEL_VERSION})`);
     let handle: NativePerceptronModel;
     try {
       handle = addon().PerceptronModel.load(m.payload);
     } catch (err) {
-      throw new ModelFileError(file, (err as Error).message);
+      throw inModelFile(err, file);
     }
     const meta = m.meta;
     if (meta === null || typeof meta !== 'object' || (meta.task !== 'trees' && meta.task !== 'tags')) {

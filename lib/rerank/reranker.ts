@@ -5,8 +5,8 @@
  * every round (over the same compact feature ids) so prefixes stay available.
  * Payload (little-endian): u64 n | n float64 weights | boosting model bytes (optional).
  */
-import { ModelFileError } from '../errors.js';
-import { loadModel, saveModel } from '../io/model-file.js';
+import { ModelFileError, inModelFile } from '../errors.js';
+import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import { fromLittleEndianBytes, littleEndianBytes } from '../io/byte-order.js';
 import { decodeBoostModel, encodeBoostModel, type BoostModelData } from './boost.js';
 import type { TreeSettings } from './tree-settings.js';
@@ -64,8 +64,19 @@ export function saveReranker(file: string, m: RerankerModel): void {
   });
 }
 
+type RerankerMeta = { method: string; a0: number; names: string[]; info: RerankerModel['info']; treeSettings?: TreeSettings };
+
+/** Reads a reranker model file; another kind of model is a ModelKindError. */
 export function loadReranker(file: string): RerankerModel {
-  const f = loadModel<{ method: string; a0: number; names: string[]; info: RerankerModel['info']; treeSettings?: TreeSettings }>(file, KIND);
+  return rerankerFromFile(file, loadModel<RerankerMeta>(file, KIND));
+}
+
+/** loadReranker without blocking the event loop while the file is read. */
+export async function loadRerankerAsync(file: string): Promise<RerankerModel> {
+  return rerankerFromFile(file, await loadModelAsync<RerankerMeta>(file, KIND));
+}
+
+function rerankerFromFile(file: string, f: ModelFile<RerankerMeta>): RerankerModel {
   const p = Buffer.from(f.payload.buffer, f.payload.byteOffset, f.payload.byteLength);
   const bad = (why: string): never => {
     throw new ModelFileError(file, `reranker model: ${why}`);
@@ -84,7 +95,7 @@ export function loadReranker(file: string): RerankerModel {
     try {
       rounds = decodeBoostModel(new Uint8Array(p.subarray(8 + 8 * n)));
     } catch (err) {
-      bad((err as Error).message);
+      throw inModelFile(err, file);
     }
     if (rounds && rounds.numFeatures !== n) bad('rounds do not match the feature names');
   }

@@ -4,10 +4,10 @@
  * normalized maxent tagger with beam search (Ratnaparkhi 1996). Training runs in C++ off
  * the JS thread, on all cores for the CRF and maxent gradients.
  */
-import { InputError, ModelFileError } from '../errors.js';
+import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { checkNbestK } from '../io/nbest.js';
 import { withRun, type TrainRun } from '../train-progress.js';
-import { loadModel, saveModel } from '../io/model-file.js';
+import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 import { looksLikeChunkTags, scoreTags, type DevScore } from './dev-score.js';
 import { formatClusters, type WordClusters } from './word-clusters.js';
@@ -33,6 +33,10 @@ interface NativeTaggerHandle {
   snapshot(): void;
   restore(): void;
   releaseTraining(): void;
+  weights(): Float64Array;
+  setWeights(w: Float64Array): void;
+  shardGradient(w: Float64Array, first: number, last: number, threads: number, startWeights: boolean, flag: CancelFlagHandle): Promise<{ loss: number; gradient: Float64Array }>;
+  shardPerceptronEpoch(w: Float64Array, first: number, last: number, seed: number, startWeights: boolean, flag: CancelFlagHandle): Promise<{ mistakes: number; weights: Float64Array; averaged: Float64Array }>;
   tag(text: string, threads: number): Int32Array;
   tagAsync(text: string, threads: number, flag: CancelFlagHandle): Promise<Int32Array>;
   tagNbest(text: string, k: number): { counts: Int32Array; labels: Int32Array; scores: Float64Array };
@@ -103,6 +107,68 @@ export interface TaggerTrainOptions {
   patience?: number;
   signal?: AbortSignal;
   onProgress?: (p: TrainProgress) => void;
+  /**
+   * Runs the training steps elsewhere (lib/distributed: CRF gradients summed over shards,
+   * perceptron parameter mixing), from the spec a worker needs to build the same corpus.
+   * Used for the CRF's L-BFGS iterations (after any SGD warm-up) and the perceptron's epochs.
+   * @internal
+   */
+  external?: (spec: TaggerTrainingSpec) => Promise<ExternalTrainer>;
+}
+
+/** Everything a worker needs to build the coordinator's training corpus and features. */
+export interface TaggerTrainingSpec {
+  algorithm: TaggerAlgorithm;
+  order: 1 | 2;
+  beam: number;
+  numColumns: number;
+  templates: number[];
+  clusters?: string;
+  /** The native text layout of the training sentences and their labels (see encode). */
+  text: string;
+  labels: string;
+  sentences: number;
+  startWeights: boolean;
+  c2: number;
+  seed: number;
+}
+
+/** Training steps run elsewhere: each returns the weights to tag with after it. */
+export interface ExternalTrainer {
+  step(initial: Float64Array): Promise<{ loss: number; converged: boolean; weights: Float64Array }>;
+  close(): Promise<void>;
+}
+
+/** A worker's copy of the training corpus: shard computations on sentences [first, last). */
+export interface ShardTrainingHandle {
+  gradient(w: Float64Array, first: number, last: number, threads: number, signal?: AbortSignal): Promise<{ loss: number; gradient: Float64Array }>;
+  perceptronEpoch(w: Float64Array, first: number, last: number, seed: number, signal?: AbortSignal): Promise<{ mistakes: number; weights: Float64Array; averaged: Float64Array }>;
+}
+
+/** Builds the corpus and features of a training spec, as Tagger.train does. */
+export function shardTrainingHandle(spec: TaggerTrainingSpec): ShardTrainingHandle {
+  const { NativeTagger } = native<TaggerAddon>();
+  const handle = new NativeTagger({
+    algorithm: ALGORITHMS.indexOf(spec.algorithm),
+    order: spec.order,
+    beam: spec.beam,
+    numColumns: spec.numColumns,
+    templates: Int32Array.from(spec.templates),
+    clusters: spec.clusters,
+  });
+  handle.buildTraining(spec.text, spec.labels);
+  const withFlag = async <T>(signal: AbortSignal | undefined, f: (flag: CancelFlagHandle) => Promise<T>): Promise<T> => {
+    const { flag, dispose } = cancelFlagFor(signal);
+    try {
+      return await f(flag);
+    } finally {
+      dispose();
+    }
+  };
+  return {
+    gradient: (w, first, last, threads, signal) => withFlag(signal, (flag) => handle.shardGradient(w, first, last, threads, spec.startWeights, flag)),
+    perceptronEpoch: (w, first, last, seed, signal) => withFlag(signal, (flag) => handle.shardPerceptronEpoch(w, first, last, seed, spec.startWeights, flag)),
+  };
 }
 
 export interface TaggerMeta {
@@ -116,6 +182,27 @@ export interface TaggerMeta {
   templateChoice?: TemplateChoice;
   trainedSteps: number;
   dev?: DevScore;
+}
+
+/** What `Tagger.info()` reports: the model file's kind, the algorithm and the model's size. */
+export interface TaggerInfo {
+  kind: 'tagger';
+  algo: TaggerAlgorithm;
+  columns: string[];
+  label: string;
+  order: number;
+  labels: number;
+  attributes: number;
+  features: number;
+  weights: number;
+}
+
+/** Options of the batch verbs `tag` and `tagNbest`. */
+export interface TagOptions {
+  /** Cores to use (default all). */
+  threads?: number;
+  /** Stops tagging with an AbortError. */
+  signal?: AbortSignal;
 }
 
 export interface TagCandidate {
@@ -143,8 +230,9 @@ function* labelsOf(train: TokenRows[], labelIndex: number): Generator<string> {
  * ```ts
  * const rows = readConllSync('train.conll').map((s) => s.rows);      // [['The', 'DT', 'O'], ...] per sentence
  * const tagger = await Tagger.train(rows, { algo: 'crf', columns: ['word', 'pos', 'ne'], label: 'ne', templates: 'ner' });
- * const tags = await tagger.tagSentences([[['Ana', 'NNP'], ['duerme', 'VMI']]]);
+ * const [tags] = await tagger.tag([[['Ana', 'NNP'], ['duerme', 'VMI']]]);   // one string[] per sentence
  * tagger.save('ner.model');
+ * const again = await Tagger.load('ner.model');
  * ```
  */
 export class Tagger {
@@ -162,27 +250,30 @@ export class Tagger {
     return this.labelNames;
   }
 
-  info(): ReturnType<NativeTaggerHandle['info']> {
-    return this.handle.info();
+  /** The model's kind, algorithm, columns and size. */
+  info(): TaggerInfo {
+    const { algorithm: _algorithm, numColumns: _numColumns, ...size } = this.handle.info();
+    void _algorithm, void _numColumns;
+    return { kind: MODEL_KIND, algo: this.meta.algo, columns: this.meta.columns, label: this.meta.label, ...size };
   }
 
   /** Trains a tagger; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
   static async train(train: TokenRows[], options: TaggerTrainOptions, run?: TrainRun): Promise<Tagger> {
     options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value }));
     const { algo, columns, label } = options;
-    if (!ALGORITHMS.includes(algo)) throw new InputError('<options>', undefined, `unknown algorithm '${algo}'`);
+    if (!ALGORITHMS.includes(algo)) throw optionError(`unknown algorithm '${algo}'`);
     const labelIndex = columns.indexOf(label);
-    if (labelIndex < 0) throw new InputError('<options>', undefined, `label column '${label}' is not among the columns [${columns.join(', ')}]`);
+    if (labelIndex < 0) throw optionError(`label column '${label}' is not among the columns [${columns.join(', ')}]`);
     const inputColumns = columns.filter((_, i) => i !== labelIndex);
-    if (inputColumns.length === 0) throw new InputError('<options>', undefined, 'no input columns besides the label');
-    checkOptions(taggerHyperFields, options, (message) => new InputError('<options>', undefined, message));
+    if (inputColumns.length === 0) throw optionError('no input columns besides the label');
+    checkOptions(taggerHyperFields, options, (message) => optionError(message));
     const fromDefault = options.templates === undefined || typeof options.templates === 'string';
     const choice = options.templates === undefined ? chooseDefaultTemplate(labelsOf(train, labelIndex), inputColumns) : undefined;
     const order = options.order ?? choice?.order ?? TAGGER_DEFAULTS.order;
     const set = typeof options.templates === 'string'
       ? DEFAULT_TEMPLATES[options.templates]
       : options.templates ?? DEFAULT_TEMPLATES[(choice as TemplateChoice).name];
-    if (set === undefined) throw new InputError('<options>', undefined, `unknown template set '${String(options.templates)}'`);
+    if (set === undefined) throw optionError(`unknown template set '${String(options.templates)}'`);
     const clusters = typeof options.clusters === 'string' ? readClusters(options.clusters) : options.clusters ? formatClusters(options.clusters) : undefined;
     const compiled = compileTemplates(set, inputColumns, { dropMissing: fromDefault, haveClusters: clusters !== undefined, where: options.templatesFile });
     const { NativeTagger } = native<TaggerAddon>();
@@ -197,7 +288,7 @@ export class Tagger {
     const inputIdx = inputColumns.map((c) => columns.indexOf(c));
     const { text, labels } = encode(train, columns.length, inputIdx, labelIndex);
     if (labels === undefined || train.length === 0) throw new InputError('<train>', undefined, 'no training sentences');
-    handle.buildTraining(text, labels);
+    const built = handle.buildTraining(text, labels);
     const lbfgs = usesLbfgs(algo, options.optimizer);
     handle.createTrainer({
       optimizer: options.optimizer === 'sgd' ? 1 : 0,
@@ -220,15 +311,28 @@ export class Tagger {
     let bestStep = 0;
     let bad = 0;
     const { flag, dispose } = cancelFlagFor(options.signal);
+    const startWeights = options.startWeights ?? true;
+    let external: ExternalTrainer | undefined;
+    // CRF: the L-BFGS iterations after any SGD warm-up; perceptron: every epoch.
+    const externalFrom = algo === 'crf' && lbfgs ? options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup : algo === 'perceptron' ? 0 : Infinity;
     try {
       let step = 0;
       while (step < total) {
         // One step at a time, so progress is reported after every epoch / iteration.
-        const r = await handle.trainSteps(1, flag);
+        let r: { loss: number; steps: number; converged: boolean };
+        if (options.external && step >= externalFrom) {
+          external ??= await options.external({
+            algorithm: algo, order, beam: options.beam ?? TAGGER_DEFAULTS.beam, numColumns: inputColumns.length, templates: [...compiled.ints], clusters,
+            text, labels, sentences: built.sentences, startWeights, c2: options.c2 ?? TAGGER_C2[algo], seed: options.seed ?? TAGGER_DEFAULTS.seed,
+          });
+          const e = await external.step(handle.weights());
+          handle.setWeights(e.weights);
+          r = { loss: e.loss, steps: step + 1, converged: e.converged };
+        } else r = await handle.trainSteps(1, flag);
         step = r.steps;
         let devScore: DevScore | undefined;
         if (dev && devGold && (step % evalEvery === 0 || step >= total || r.converged)) {
-          const guess = await tagger.tagSentences(dev, { threads: options.threads, signal: options.signal });
+          const guess = await tagger.tag(dev, { threads: options.threads, signal: options.signal });
           devScore = scoreTags(devGold, guess, chunked);
           if (best === undefined || devScore.value > best.value) {
             best = devScore;
@@ -246,6 +350,7 @@ export class Tagger {
       meta.dev = best;
     } finally {
       dispose();
+      await external?.close();
       handle.releaseTraining();
     }
     return tagger;
@@ -278,14 +383,16 @@ export class Tagger {
     return out;
   }
 
-  /** Tags one sentence. */
-  tag(sentence: TokenRows): string[] {
-    if (sentence.length === 0) return [];
-    return this.split(this.handle.tag(this.encodeInput([sentence]), 1), [sentence])[0];
-  }
-
-  /** Tags many sentences off the JS thread, on `threads` cores (default all). */
-  async tagSentences(sentences: TokenRows[], options: { threads?: number; signal?: AbortSignal } = {}): Promise<string[][]> {
+  /**
+   * Tags a batch of sentences off the JS thread, on `threads` cores (default all); rows in
+   * the training column layout or the input columns only. One tag sequence per sentence.
+   *
+   * @example
+   * ```ts
+   * const tags = await tagger.tag([[['Ana', 'NNP'], ['sleeps', 'VBZ']]], { signal: AbortSignal.timeout(60_000) }); // [['B-PER', 'O']]
+   * ```
+   */
+  async tag(sentences: TokenRows[], options: TagOptions = {}): Promise<string[][]> {
     const { flag, dispose } = cancelFlagFor(options.signal);
     try {
       const ids = await this.handle.tagAsync(this.encodeInput(sentences), options.threads ?? 0, flag);
@@ -295,15 +402,15 @@ export class Tagger {
     }
   }
 
-  /** The k best tag sequences of each sentence, best first. */
-  tagNbest(sentences: TokenRows[], k: number): TagCandidate[][] {
-    checkNbestK(k);
+  /** `tag` on the JS thread, on one core: cheap for a few sentences. */
+  tagSync(sentences: TokenRows[]): string[][] {
     const nonEmpty = sentences.filter((s) => s.length > 0);
-    return this.splitNbest(sentences, this.handle.tagNbest(this.encodeInput(nonEmpty), k));
+    if (nonEmpty.length === 0) return sentences.map(() => []);
+    return this.split(this.handle.tag(this.encodeInput(nonEmpty), 1), sentences);
   }
 
-  /** tagNbest off the JS thread, on `threads` cores (default all). */
-  async tagNbestAsync(sentences: TokenRows[], k: number, options: { threads?: number; signal?: AbortSignal } = {}): Promise<TagCandidate[][]> {
+  /** The k best tag sequences of each sentence, best first, off the JS thread (`threads` cores, default all). */
+  async tagNbest(sentences: TokenRows[], k: number, options: TagOptions = {}): Promise<TagCandidate[][]> {
     checkNbestK(k);
     const nonEmpty = sentences.filter((s) => s.length > 0);
     const { flag, dispose } = cancelFlagFor(options.signal);
@@ -312,6 +419,13 @@ export class Tagger {
     } finally {
       dispose();
     }
+  }
+
+  /** `tagNbest` on the JS thread, on one core. */
+  tagNbestSync(sentences: TokenRows[], k: number): TagCandidate[][] {
+    checkNbestK(k);
+    const nonEmpty = sentences.filter((s) => s.length > 0);
+    return this.splitNbest(sentences, this.handle.tagNbest(this.encodeInput(nonEmpty), k));
   }
 
   private splitNbest(sentences: TokenRows[], r: { counts: Int32Array; labels: Int32Array; scores: Float64Array }): TagCandidate[][] {
@@ -336,12 +450,30 @@ export class Tagger {
     return out;
   }
 
+  /** Writes the model file (atomically: a temp file renamed into place). */
   save(file: string): void {
     saveModel(file, { kind: MODEL_KIND, kindVersion: MODEL_VERSION, meta: this.meta, payload: this.handle.serialize() });
   }
 
-  static load(file: string): Tagger {
-    const m = loadModel<TaggerMeta>(file, MODEL_KIND);
+  /**
+   * Reads a model file `save` (or `structrank train-tagger`) wrote. A file of another kind is
+   * a ModelKindError; a damaged one a ModelFileError.
+   *
+   * @example
+   * ```ts
+   * const tagger = await Tagger.load('ner.model');
+   * ```
+   */
+  static async load(file: string): Promise<Tagger> {
+    return Tagger.fromModelFile(file, await loadModelAsync<TaggerMeta>(file, MODEL_KIND));
+  }
+
+  /** `load` on the JS thread (blocks while the file is read). */
+  static loadSync(file: string): Tagger {
+    return Tagger.fromModelFile(file, loadModel<TaggerMeta>(file, MODEL_KIND));
+  }
+
+  private static fromModelFile(file: string, m: ModelFile<TaggerMeta>): Tagger {
     if (m.kindVersion > MODEL_VERSION) throw new ModelFileError(file, `tagger model version ${m.kindVersion} is newer than this structrank supports`);
     const meta = m.meta;
     if (!meta || !Array.isArray(meta.columns) || !Array.isArray(meta.inputColumns) || !ALGORITHMS.includes(meta.algo)) {
@@ -351,7 +483,7 @@ export class Tagger {
     try {
       handle = native<TaggerAddon>().NativeTagger.deserialize(m.payload);
     } catch (err) {
-      throw new ModelFileError(file, (err as Error).message);
+      throw inModelFile(err, file);
     }
     return new Tagger(handle, meta);
   }

@@ -1,12 +1,13 @@
 // Runs native work off the JS thread and settles a Promise with its result.
 // C++ exceptions become rejected Promises with the lib/errors.ts class of their kind
-// (core/errors.h): InputError -> InputError, ModelError -> ModelFileError, Cancelled ->
-// AbortError, any other exception -> InternalError.
+// (binding/errors.h).
 #pragma once
 #include <napi.h>
 
 #include <functional>
 #include <memory>
+
+#include "binding/errors.h"
 
 namespace structrank::binding {
 
@@ -14,8 +15,5 @@ namespace structrank::binding {
 // JS thread afterwards and builds the resolved value.
 Napi::Promise RunAsync(Napi::Env env, std::function<void()> work,
                        std::function<Napi::Value(Napi::Env)> done);
-
-// Turns the exception currently being handled into a JS Error value.
-Napi::Error ErrorFromException(Napi::Env env, std::exception_ptr error);
 
 }  // namespace structrank::binding

@@ -109,7 +109,7 @@ BoostModel BoostModelFromJs(Napi::Env env, const Napi::Object& o) {
   }
 }
 
-class RerankDataWrap : public Napi::ObjectWrap<RerankDataWrap> {
+class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function cls = DefineClass(
@@ -125,7 +125,7 @@ class RerankDataWrap : public Napi::ObjectWrap<RerankDataWrap> {
   }
 
   // new RerankData({sentencePtr, logprob, score?, rowPtr, cols, numFeatures}, threads?)
-  explicit RerankDataWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<RerankDataWrap>(info) {
+  explicit RerankDataWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<RerankDataWrap>(info) {
     Napi::Env env = info.Env();
     data_ = std::make_shared<RerankData>();
     if (info.Length() >= 1 && info[0].IsExternal()) return;  // filled by Synthetic
@@ -152,6 +152,10 @@ class RerankDataWrap : public Napi::ObjectWrap<RerankDataWrap> {
     } catch (const InputError&) {
       throw ErrorFromException(env, std::current_exception());
     }
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (...) {
+    throw ErrorFromException(info.Env(), std::current_exception());
   }
 
   static std::shared_ptr<RerankData> From(Napi::Env env, const Napi::Value& v) {
@@ -208,7 +212,7 @@ class RerankDataWrap : public Napi::ObjectWrap<RerankDataWrap> {
 };
 
 // new BoostTrainer(data, {method: 'sparse'|'naive'|'logloss', eps, weighting, threads, l2, a0?})
-class BoostTrainerWrap : public Napi::ObjectWrap<BoostTrainerWrap> {
+class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function cls = DefineClass(env, "BoostTrainer",
@@ -220,7 +224,7 @@ class BoostTrainerWrap : public Napi::ObjectWrap<BoostTrainerWrap> {
     exports.Set("BoostTrainer", cls);
   }
 
-  explicit BoostTrainerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<BoostTrainerWrap>(info) {
+  explicit BoostTrainerWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<BoostTrainerWrap>(info) {
     Napi::Env env = info.Env();
     state_ = std::make_shared<State>();
     state_->data = RerankDataWrap::From(env, info[0]);
@@ -240,6 +244,10 @@ class BoostTrainerWrap : public Napi::ObjectWrap<BoostTrainerWrap> {
     state_->weighting = w.IsString() && w.As<Napi::String>().Utf8Value() == "uniform" ? PairWeighting::kUniform
                                                                                        : PairWeighting::kScoreDifference;
     if (state_->data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (...) {
+    throw ErrorFromException(info.Env(), std::current_exception());
   }
 
  private:
@@ -363,8 +371,8 @@ Napi::Value BoostModelFromBytes(const Napi::CallbackInfo& info) {
   Expect(info.Length() >= 1 && info[0].IsTypedArray(), env, "model bytes as a Uint8Array");
   Napi::Uint8Array a = info[0].As<Napi::Uint8Array>();
   ByteReader r(a.Data(), a.ElementLength());
-  BoostModel m = BoostModel::Deserialize(r);
-  if (!r.AtEnd()) throw InputError("boosting model payload has trailing bytes");
+  BoostModel m = ReadingModelPayload([&] { return BoostModel::Deserialize(r); });
+  if (!r.AtEnd()) throw ModelError("boosting model payload has trailing bytes");
   return BoostModelToJs(env, m);
 }
 
@@ -437,11 +445,11 @@ Napi::Value TrainLoglinearJs(const Napi::CallbackInfo& info) {
 void Init(Napi::Env env, Napi::Object exports) {
   RerankDataWrap::Init(env, exports);
   BoostTrainerWrap::Init(env, exports);
-  exports.Set("boostPrefixCurve", Napi::Function::New(env, BoostPrefixCurveJs, "boostPrefixCurve"));
-  exports.Set("boostModelBytes", Napi::Function::New(env, BoostModelBytes, "boostModelBytes"));
-  exports.Set("boostModelFromBytes", Napi::Function::New(env, BoostModelFromBytes, "boostModelFromBytes"));
-  exports.Set("rerankScores", Napi::Function::New(env, RerankScores, "rerankScores"));
-  exports.Set("trainLoglinear", Napi::Function::New(env, TrainLoglinearJs, "trainLoglinear"));
+  exports.Set("boostPrefixCurve", MappedFunction<BoostPrefixCurveJs>(env, "boostPrefixCurve"));
+  exports.Set("boostModelBytes", MappedFunction<BoostModelBytes>(env, "boostModelBytes"));
+  exports.Set("boostModelFromBytes", MappedFunction<BoostModelFromBytes>(env, "boostModelFromBytes"));
+  exports.Set("rerankScores", MappedFunction<RerankScores>(env, "rerankScores"));
+  exports.Set("trainLoglinear", MappedFunction<TrainLoglinearJs>(env, "trainLoglinear"));
 }
 
 static ModuleRegistration registration("boost", &Init);

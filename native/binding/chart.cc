@@ -39,7 +39,7 @@ Corpus CorpusFrom(Napi::Env env, const Napi::Value& text, const Napi::Value& off
   return c;
 }
 
-class ChartParser : public Napi::ObjectWrap<ChartParser> {
+class ChartParser : public ErrorMappingWrap<ChartParser> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function cls = DefineClass(env, "ChartParser",
@@ -54,7 +54,7 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     exports.Set("ChartParser", cls);
   }
 
-  explicit ChartParser(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ChartParser>(info) {}
+  explicit ChartParser(const Napi::CallbackInfo& info) : ErrorMappingWrap<ChartParser>(info) {}
 
  private:
   static Napi::Object Wrap(Napi::Env env, std::shared_ptr<ChartModel> model) {
@@ -117,7 +117,7 @@ class ChartParser : public Napi::ObjectWrap<ChartParser> {
     Napi::Env env = info.Env();
     Expect(info.Length() >= 1 && info[0].IsTypedArray(), env, "a Uint8Array");
     Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
-    std::shared_ptr<ChartModel> model = ChartModel::Deserialize(bytes.Data(), bytes.ElementLength());
+    std::shared_ptr<ChartModel> model = ReadingModelPayload([&] { return ChartModel::Deserialize(bytes.Data(), bytes.ElementLength()); });
     return Wrap(env, model);
   }
 

@@ -143,7 +143,7 @@ Napi::Value GramMethod(Wrap* self, const Napi::CallbackInfo& info, bool async) {
 }
 
 // ---- TreeBank ----
-class TreeBankWrap : public Napi::ObjectWrap<TreeBankWrap> {
+class TreeBankWrap : public ErrorMappingWrap<TreeBankWrap> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function cls = DefineClass(
@@ -158,7 +158,7 @@ class TreeBankWrap : public Napi::ObjectWrap<TreeBankWrap> {
   }
 
   // new TreeBank(symbols, label, word, arity, treeSize)
-  explicit TreeBankWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TreeBankWrap>(info) {
+  explicit TreeBankWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<TreeBankWrap>(info) {
     Expect(info.Length() == 5, info.Env(), "TreeBank(symbols, label, word, arity, treeSize)");
     PreorderTrees in;
     in.symbols = StringArray(info[0], "symbols");
@@ -169,6 +169,10 @@ class TreeBankWrap : public Napi::ObjectWrap<TreeBankWrap> {
     auto bank = std::make_shared<TreeBank>();
     bank->Add(in);
     bank_ = bank;
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (...) {
+    throw ErrorFromException(info.Env(), std::current_exception());
   }
 
   static TreeBankWrap* FromValue(const Napi::Value& v) {
@@ -226,7 +230,7 @@ class TreeBankWrap : public Napi::ObjectWrap<TreeBankWrap> {
 };
 
 // ---- SequenceBank ----
-class SequenceBankWrap : public Napi::ObjectWrap<SequenceBankWrap> {
+class SequenceBankWrap : public ErrorMappingWrap<SequenceBankWrap> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function cls = DefineClass(
@@ -243,7 +247,7 @@ class SequenceBankWrap : public Napi::ObjectWrap<SequenceBankWrap> {
   // new SequenceBank(symbols, label, word, length, feature, wordClass?)
   // feature: a built-in name ("caps", ...), "none", or the name of a caller-supplied
   // function whose classes come as wordClass (indices into symbols, -1 = no class).
-  explicit SequenceBankWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SequenceBankWrap>(info) {
+  explicit SequenceBankWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<SequenceBankWrap>(info) {
     Expect(info.Length() >= 5 && info[4].IsString(), info.Env(), "SequenceBank(symbols, label, word, length, feature, wordClass?)");
     TaggedSequences in;
     in.symbols = StringArray(info[0], "symbols");
@@ -257,6 +261,10 @@ class SequenceBankWrap : public Napi::ObjectWrap<SequenceBankWrap> {
     auto bank = std::make_shared<SequenceBank>(f, feature);
     bank->Add(in);
     bank_ = bank;
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (...) {
+    throw ErrorFromException(info.Env(), std::current_exception());
   }
 
   static SequenceBankWrap* FromValue(const Napi::Value& v) {

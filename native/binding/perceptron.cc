@@ -42,7 +42,7 @@ RankingSet RankingSetFrom(const Napi::Object& spec, bool need_scores) {
   return set;
 }
 
-class PerceptronModel : public Napi::ObjectWrap<PerceptronModel> {
+class PerceptronModel : public ErrorMappingWrap<PerceptronModel> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function cls = DefineClass(
@@ -56,7 +56,7 @@ class PerceptronModel : public Napi::ObjectWrap<PerceptronModel> {
     exports.Set("PerceptronModel", cls);
   }
 
-  explicit PerceptronModel(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PerceptronModel>(info) {}
+  explicit PerceptronModel(const Napi::CallbackInfo& info) : ErrorMappingWrap<PerceptronModel>(info) {}
 
   static Napi::Object Wrap(Napi::Env env, std::shared_ptr<RerankerModel> model) {
     Napi::Object obj = GetConstructor(env, "PerceptronModel").New({});
@@ -140,7 +140,7 @@ class PerceptronModel : public Napi::ObjectWrap<PerceptronModel> {
            "model bytes: Uint8Array");
     Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
     ByteReader reader(bytes.Data(), bytes.ElementLength());
-    auto model = std::make_shared<RerankerModel>(RerankerModel::Load(reader));
+    auto model = std::make_shared<RerankerModel>(ReadingModelPayload([&] { return RerankerModel::Load(reader); }));
     return Wrap(env, std::move(model));
   }
 
@@ -214,7 +214,7 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
 
 void Init(Napi::Env env, Napi::Object exports) {
   PerceptronModel::Init(env, exports);
-  exports.Set("perceptronTrain", Napi::Function::New(env, Train, "perceptronTrain"));
+  exports.Set("perceptronTrain", MappedFunction<Train>(env, "perceptronTrain"));
 }
 
 static ModuleRegistration registration("perceptron", &Init);

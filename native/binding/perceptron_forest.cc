@@ -78,7 +78,7 @@ Napi::Value ForestScores(const Napi::CallbackInfo& info) {
 }
 
 void Init(Napi::Env env, Napi::Object exports) {
-  exports.Set("perceptronForestScores", Napi::Function::New(env, ForestScores, "perceptronForestScores"));
+  exports.Set("perceptronForestScores", MappedFunction<ForestScores>(env, "perceptronForestScores"));
 }
 
 static ModuleRegistration registration("perceptron-forest", &Init);

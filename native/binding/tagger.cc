@@ -20,7 +20,7 @@ namespace structrank::binding {
 
 namespace {
 
-class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
+class NativeTagger : public ErrorMappingWrap<NativeTagger> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function cls = DefineClass(
@@ -31,6 +31,10 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
          InstanceMethod("snapshot", &NativeTagger::Snapshot),
          InstanceMethod("restore", &NativeTagger::Restore),
          InstanceMethod("releaseTraining", &NativeTagger::ReleaseTraining),
+         InstanceMethod("weights", &NativeTagger::Weights),
+         InstanceMethod("setWeights", &NativeTagger::SetWeights),
+         InstanceMethod("shardGradient", &NativeTagger::ShardGradient),
+         InstanceMethod("shardPerceptronEpoch", &NativeTagger::ShardPerceptronEpoch),
          InstanceMethod("tag", &NativeTagger::Tag),
          InstanceMethod("tagAsync", &NativeTagger::TagAsync),
          InstanceMethod("tagNbest", &NativeTagger::TagNbest),
@@ -45,7 +49,7 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
 
   // new NativeTagger({algorithm, order, beam, numColumns, templates: Int32Array, clusters?: string})
   // or new NativeTagger() (filled by deserialize).
-  explicit NativeTagger(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeTagger>(info) {
+  explicit NativeTagger(const Napi::CallbackInfo& info) try : ErrorMappingWrap<NativeTagger>(info) {
     Napi::Env env = info.Env();
     model_ = std::make_shared<TaggerModel>();
     if (info.Length() == 0 || !info[0].IsObject()) return;
@@ -77,6 +81,10 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
         pos = end + 1;
       }
     }
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (...) {
+    throw ErrorFromException(info.Env(), std::current_exception());
   }
 
  private:
@@ -161,9 +169,127 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
   Napi::Value ReleaseTraining(const Napi::CallbackInfo& info) {
     trainer_.reset();
     corpus_.reset();
+    slice_.reset();
     best_.clear();
     best_.shrink_to_fit();
     return info.Env().Undefined();
+  }
+
+  // ---- distributed training (lib/distributed/gradient.ts, mixing.ts) ----
+  // A worker builds the same training corpus as the coordinator (buildTraining on the same
+  // text: the features are the whole corpus's) and works on sentences [first, last) of it.
+
+  // weights() -> Float64Array: the model's weights, zeros before any training step.
+  Napi::Value Weights(const Napi::CallbackInfo& info) {
+    std::vector<double> w = model_->weights;
+    w.resize(static_cast<std::size_t>(model_->num_weights()), 0.0);
+    return ToFloat64Array(info.Env(), w);
+  }
+
+  // setWeights(Float64Array): weights computed elsewhere (mixed, or stepped by the coordinator).
+  Napi::Value SetWeights(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Expect(info.Length() >= 1 && info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env, "a Float64Array");
+    Napi::Float64Array a = info[0].As<Napi::Float64Array>();
+    if (static_cast<int64_t>(a.ElementLength()) != model_->num_weights()) throw InputError("weight vector of the wrong length");
+    model_->weights.assign(a.Data(), a.Data() + a.ElementLength());
+    return env.Undefined();
+  }
+
+  // Sentences [first, last) of the training corpus as a corpus of their own (kept for the
+  // next call with the same range: a worker sees its shard every iteration).
+  std::shared_ptr<TaggerCorpus> Slice(int64_t first, int64_t last) {
+    if (!corpus_) throw InputError("buildTraining must come before a shard computation");
+    if (first < 0 || last > corpus_->sentences() || first >= last) throw InputError("sentence range outside the training corpus");
+    if (slice_ && slice_first_ == first && slice_last_ == last) return slice_;
+    auto out = std::make_shared<TaggerCorpus>();
+    const TaggerCorpus& c = *corpus_;
+    for (int64_t t = c.sentence_start[first]; t < c.sentence_start[last]; ++t) {
+      out->attributes.AddRow(&c.attributes.cols[c.attributes.RowBegin(t)], nullptr, c.attributes.RowEnd(t) - c.attributes.RowBegin(t));
+      if (c.edge_attributes.rows() > 0) {
+        out->edge_attributes.AddRow(&c.edge_attributes.cols[c.edge_attributes.RowBegin(t)], nullptr,
+                                    c.edge_attributes.RowEnd(t) - c.edge_attributes.RowBegin(t));
+      }
+      out->labels.push_back(c.labels[t]);
+    }
+    for (int64_t s = first; s < last; ++s) out->sentence_start.push_back(c.sentence_start[s + 1] - c.sentence_start[first]);
+    slice_ = out;
+    slice_first_ = first;
+    slice_last_ = last;
+    return out;
+  }
+
+  static std::vector<double> WeightsArg(const Napi::CallbackInfo& info, int64_t size) {
+    Napi::Env env = info.Env();
+    Expect(info.Length() >= 1 && info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env, "weights as a Float64Array");
+    Napi::Float64Array a = info[0].As<Napi::Float64Array>();
+    if (static_cast<int64_t>(a.ElementLength()) != size) throw InputError("weight vector of the wrong length");
+    return std::vector<double>(a.Data(), a.Data() + a.ElementLength());
+  }
+
+  // shardGradient(weights, first, last, threads, startWeights, flag) -> Promise<{loss, gradient}>:
+  // the CRF objective's data term sum_s (log Z_s - score(gold_s)) over sentences [first, last)
+  // and its gradient, without the prior (the coordinator adds c2 |w|^2 once).
+  Napi::Value ShardGradient(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (model_->algorithm != TaggerAlgorithm::kCrf) throw InputError("shard gradients are for the CRF tagger");
+    Expect(info.Length() >= 5 && info[1].IsNumber() && info[2].IsNumber() && info[3].IsNumber(), env, "(weights, first, last, threads, startWeights, flag?)");
+    auto w = std::make_shared<std::vector<double>>(WeightsArg(info, model_->num_weights()));
+    auto corpus = Slice(info[1].As<Napi::Number>().Int64Value(), info[2].As<Napi::Number>().Int64Value());
+    int threads = info[3].As<Napi::Number>().Int32Value();
+    bool start_weights = info[4].ToBoolean();
+    auto cancel = CancelFlag::From(info.Length() > 5 ? info[5] : env.Undefined());
+    auto model = model_;
+    auto grad = std::make_shared<std::vector<double>>(w->size());
+    auto loss = std::make_shared<double>(0);
+    return RunAsync(
+        env,
+        [model, corpus, w, grad, loss, threads, start_weights, cancel]() {
+          ChainLattice lat = ChainLattice::For(*model);
+          *loss = CrfObjective(*model, lat, *corpus, *w, *grad, 0.0, threads, cancel.get(), start_weights);
+        },
+        [grad, loss](Napi::Env env) -> Napi::Value {
+          Napi::Object out = Napi::Object::New(env);
+          out.Set("loss", Napi::Number::New(env, *loss));
+          out.Set("gradient", ToFloat64Array(env, *grad));
+          return out;
+        });
+  }
+
+  // shardPerceptronEpoch(weights, first, last, seed, startWeights, flag) ->
+  //   Promise<{mistakes, weights, averaged}>: one perceptron epoch over sentences [first, last)
+  // from `weights` (iterative parameter mixing): the weights at its end and their average over it.
+  Napi::Value ShardPerceptronEpoch(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (model_->algorithm != TaggerAlgorithm::kPerceptron) throw InputError("parameter mixing is for the perceptron tagger");
+    Expect(info.Length() >= 5 && info[1].IsNumber() && info[2].IsNumber() && info[3].IsNumber(), env, "(weights, first, last, seed, startWeights, flag?)");
+    auto w = WeightsArg(info, model_->num_weights());
+    auto corpus = Slice(info[1].As<Napi::Number>().Int64Value(), info[2].As<Napi::Number>().Int64Value());
+    TrainOptions opt;
+    opt.seed = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
+    opt.start_weights = info[4].ToBoolean();
+    auto cancel = CancelFlag::From(info.Length() > 5 ? info[5] : env.Undefined());
+    // A model of its own (sharing nothing mutable with this one), so concurrent calls are safe.
+    auto model = std::make_shared<TaggerModel>(*model_);
+    model->weights = std::move(w);
+    auto raw = std::make_shared<std::vector<double>>();
+    auto mistakes = std::make_shared<double>(0);
+    return RunAsync(
+        env,
+        [model, corpus, opt, cancel, raw, mistakes]() {
+          TaggerTrainer trainer(*model, *corpus, opt);
+          trainer.Step(cancel.get());
+          *mistakes = trainer.loss();
+          *raw = trainer.raw_weights();
+          trainer.ExportWeights();
+        },
+        [model, raw, mistakes](Napi::Env env) -> Napi::Value {
+          Napi::Object out = Napi::Object::New(env);
+          out.Set("mistakes", Napi::Number::New(env, *mistakes));
+          out.Set("weights", ToFloat64Array(env, *raw));
+          out.Set("averaged", ToFloat64Array(env, model->weights));
+          return out;
+        });
   }
 
   // Decodes every sentence of `text` with up to `threads` threads; labels per token.
@@ -303,7 +429,7 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
     Expect(info.Length() >= 1 && info[0].IsTypedArray(), env, "a Uint8Array");
     Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
     ByteReader r(bytes.Data(), bytes.ByteLength());
-    auto model = std::make_shared<TaggerModel>(TaggerModel::Deserialize(r));
+    auto model = std::make_shared<TaggerModel>(ReadingModelPayload([&] { return TaggerModel::Deserialize(r); }));
     Napi::Object obj = GetConstructor(env, "NativeTagger").New({});
     NativeTagger::Unwrap(obj)->model_ = model;
     return obj;
@@ -313,6 +439,8 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
   std::shared_ptr<TaggerCorpus> corpus_;
   std::shared_ptr<TaggerTrainer> trainer_;
   std::vector<double> best_;
+  std::shared_ptr<TaggerCorpus> slice_;
+  int64_t slice_first_ = 0, slice_last_ = 0;
 };
 
 }  // namespace

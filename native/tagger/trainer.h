@@ -63,6 +63,8 @@ class TaggerTrainer {
   void ExportWeights();
   double loss() const { return loss_; }  // objective (CRF, maxent) or mistaken sentences (perceptron)
   int steps() const { return steps_; }
+  // The current (not averaged) weights: what a shard hands back for parameter mixing.
+  const std::vector<double>& raw_weights() const { return w_; }
 
  private:
   void PerceptronEpoch(const std::atomic<bool>* cancel);

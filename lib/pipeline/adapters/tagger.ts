@@ -30,7 +30,7 @@ export function taggerBase(options: TaggerBaseConfig, columns: string[], label: 
           for (let b = 0; b < test.length; b += batch) {
             if (c.signal?.aborted) throw Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
             const part = test.slice(b, b + batch);
-            const lists = await tagger.tagNbestAsync(part.map((s) => s.rows as string[][]), k, { threads: c.threads, signal: c.signal });
+            const lists = await tagger.tagNbest(part.map((s) => s.rows as string[][]), k, { threads: c.threads, signal: c.signal });
             lists.forEach((cands, i) => {
               out.push({ id: part[i].id, tokens: part[i].tokens, candidates: cands.map((x) => ({ tags: x.tags, logprob: x.logprob })), line: 0 });
             });

@@ -1,0 +1,306 @@
+/**
+ * CRF training by synchronous data parallelism. The training sentences are cut into shards;
+ * at every point the optimizer asks about, each shard's objective and gradient are computed
+ * (by queue jobs, or in this process) at the same weights, and the coordinator adds the L2
+ * prior and the shards' sums in shard order and takes the L-BFGS step (gradient-lbfgs.ts,
+ * the native optimizer's arithmetic). The model equals local training's up to the order in
+ * which the per-sentence gradients are summed.
+ *
+ * A worker builds the coordinator's whole training corpus once (the features are the whole
+ * corpus's; the spec is a blob in the store) and keeps it for the next job of the same run;
+ * weights go out and gradients come back as Float64 blobs (little-endian) in the store.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { shardTrainingHandle, type ExternalTrainer, type ShardTrainingHandle, type TaggerTrainingSpec } from '../tagger/tagger.js';
+import { checkRedisUrl, connectRedis } from './connection.js';
+import { Queue } from 'bullmq';
+import { QUEUE_NAME } from './connection.js';
+import { flowParentId, runFlow, type FlowStep } from './flow.js';
+import type { JobEnv, JobOutcome, JobKind } from './jobs.js';
+import { parsePayload } from './payloads.js';
+import { HASH_PATTERN, STEP_ID_PATTERN, type ArtifactStore, type StepManifest } from './store.js';
+import { AsyncLbfgs } from './gradient-lbfgs.js';
+import { UsageError } from '../errors.js';
+
+/** [first, last) sentence ranges of `shards` near-equal shards, in order. */
+export function sentenceRanges(sentences: number, shards: number): [number, number][] {
+  const n = Math.max(1, Math.min(shards, sentences));
+  const out: [number, number][] = [];
+  for (let k = 0; k < n; k++) out.push([Math.floor((k * sentences) / n), Math.floor(((k + 1) * sentences) / n)]);
+  return out;
+}
+
+/** Float64 values <-> the bytes of a blob (little-endian, as every host we run on). */
+export function floatsToBytes(values: Float64Array): Buffer {
+  return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
+}
+export function bytesToFloats(bytes: Buffer): Float64Array {
+  if (bytes.length % 8 !== 0) throw new Error('a weight blob whose size is not a multiple of 8 bytes');
+  const out = new Float64Array(bytes.length / 8);
+  new Uint8Array(out.buffer).set(bytes);
+  return out;
+}
+
+// ---- what a shard computes: the same native calls in a worker or in this process ----
+
+export interface CrfShardResult {
+  loss: number;
+  gradient: Float64Array;
+}
+export interface PerceptronShardResult {
+  mistakes: number;
+  weights: Float64Array;
+  averaged: Float64Array;
+}
+
+/** Runs one computation per shard at given weights; results in shard order. */
+export interface ShardExecutor {
+  readonly shards: number;
+  crfGradients(weights: Float64Array): Promise<CrfShardResult[]>;
+  perceptronEpochs(weights: Float64Array, seed: number): Promise<PerceptronShardResult[]>;
+  /** Bytes of weights and results moved between coordinator and workers so far. */
+  readonly bytesMoved: number;
+  /** Queue runs only: where the time of the evaluations so far went. */
+  readonly timings?: ExecutorTimings;
+  close(): Promise<void>;
+}
+
+/** The shards computed one after another in this process (`--mix-shards` without --redis, tests). */
+export function localExecutor(spec: TaggerTrainingSpec, shards: number, threads: number, signal?: AbortSignal): ShardExecutor {
+  const handle = shardTrainingHandle(spec);
+  const ranges = sentenceRanges(spec.sentences, shards);
+  const all = async <T>(f: (r: [number, number]) => Promise<T>): Promise<T[]> => {
+    const out: T[] = [];
+    for (const r of ranges) out.push(await f(r));
+    return out;
+  };
+  return {
+    shards: ranges.length,
+    bytesMoved: 0,
+    crfGradients: (w) => all(([a, b]) => handle.gradient(w, a, b, threads, signal)),
+    perceptronEpochs: (w, seed) => all(([a, b]) => handle.perceptronEpoch(w, a, b, seed, signal)),
+    close: async () => {},
+  };
+}
+
+// ---- the jobs ----
+
+const hash = z.string().regex(HASH_PATTERN, { message: 'expected a SHA-256 naming an artifact in the store (paths are refused)' });
+const stepId = z.string().regex(STEP_ID_PATTERN, { message: 'expected a step id' });
+
+/** One shard's work at one point: the run's spec and the weights, by hash; sentences [first, last). */
+export const trainShardPayload = z.strictObject({
+  step: stepId,
+  spec: hash,
+  weights: hash,
+  first: z.number().int().min(0),
+  last: z.number().int().min(1),
+  /** Perceptron: the epoch's shuffling seed. */
+  seed: z.number().int().min(0).optional(),
+});
+export type TrainShardPayload = z.output<typeof trainShardPayload>;
+
+/** The spec blob: plain data, checked before a worker builds anything from it. */
+const specSchema = z.strictObject({
+  algorithm: z.enum(['perceptron', 'crf', 'maxent']),
+  order: z.union([z.literal(1), z.literal(2)]),
+  beam: z.number().int().min(1),
+  numColumns: z.number().int().min(1),
+  templates: z.array(z.number().int()),
+  clusters: z.string().optional(),
+  text: z.string(),
+  labels: z.string(),
+  sentences: z.number().int().min(1),
+  startWeights: z.boolean(),
+  c2: z.number().min(0),
+  seed: z.number().int().min(0),
+});
+
+/** A worker's training corpora by spec hash: built once per run, the last two kept. */
+const corpora = new Map<string, ShardTrainingHandle>();
+function trainingHandle(store: ArtifactStore, specHash: string): ShardTrainingHandle {
+  let h = corpora.get(specHash);
+  if (h === undefined) {
+    const spec = parsePayload('training spec', specSchema, JSON.parse(store.get(specHash).toString('utf8')));
+    h = shardTrainingHandle(spec);
+    corpora.set(specHash, h);
+    while (corpora.size > 2) corpora.delete(corpora.keys().next().value as string);
+  }
+  return h;
+}
+
+async function runShardJob(p: TrainShardPayload, env: JobEnv, compute: (h: ShardTrainingHandle, w: Float64Array) => Promise<Float64Array>): Promise<JobOutcome> {
+  const done = env.store.readManifest(p.step);
+  if (done) return { step: p.step, cached: true, files: done.files };
+  const t0 = Date.now();
+  const handle = trainingHandle(env.store, p.spec);
+  const out = await compute(handle, bytesToFloats(env.store.get(p.weights)));
+  const files = { result: env.store.put(floatsToBytes(out)) };
+  env.store.writeManifest({ step: p.step, files, seconds: (Date.now() - t0) / 1000 });
+  return { step: p.step, cached: false, files };
+}
+
+/** Job body: one shard's CRF loss and gradient; the blob is [loss, gradient...]. */
+export function runCrfGradientJob(p: TrainShardPayload, env: JobEnv): Promise<JobOutcome> {
+  return runShardJob(p, env, async (h, w) => {
+    const r = await h.gradient(w, p.first, p.last, env.threads, env.signal);
+    const out = new Float64Array(r.gradient.length + 1);
+    out[0] = r.loss;
+    out.set(r.gradient, 1);
+    return out;
+  });
+}
+
+/** Job body: one shard's perceptron epoch; the blob is [mistakes, weights..., averaged...]. */
+export function runPerceptronEpochJob(p: TrainShardPayload, env: JobEnv): Promise<JobOutcome> {
+  return runShardJob(p, env, async (h, w) => {
+    const r = await h.perceptronEpoch(w, p.first, p.last, p.seed ?? 0, env.signal);
+    const out = new Float64Array(2 * r.weights.length + 1);
+    out[0] = r.mistakes;
+    out.set(r.weights, 1);
+    out.set(r.averaged, 1 + r.weights.length);
+    return out;
+  });
+}
+
+/** Seconds summed over a queue executor's evaluations. */
+export interface ExecutorTimings {
+  /** Coordinator: storing the weights (hash + write). */
+  putWeights: number;
+  /** From queueing the jobs until every result is in the store. */
+  flow: number;
+  /** The slowest shard's job body per evaluation (reading the weights, computing, storing the result). */
+  slowestJob: number;
+  /** Coordinator: reading and verifying the results. */
+  readResults: number;
+}
+
+/** The shards as queue jobs: weights and results travel through the store. */
+export async function queueExecutor(
+  spec: TaggerTrainingSpec,
+  shards: number,
+  o: { redis: string; store: ArtifactStore; signal?: AbortSignal; log?: (line: string) => void },
+): Promise<ShardExecutor> {
+  const connection: Redis = await connectRedis(o.redis, 'client');
+  const { store } = o;
+  const specHash = store.put(JSON.stringify(spec));
+  const ranges = sentenceRanges(spec.sentences, shards);
+  let bytes = 0;
+  const timings: ExecutorTimings = { putWeights: 0, flow: 0, slowestJob: 0, readResults: 0 };
+  const since = (t0: number): number => (performance.now() - t0) / 1000;
+  const queue = new Queue(QUEUE_NAME, { connection });
+  // The previous evaluation's artifacts, removed once its flow's parent job (which checks
+  // that they exist) has finished: nothing reads them after that.
+  let previous: { steps: string[]; weights: string; parent: string } | undefined;
+  const tidy = async (): Promise<void> => {
+    if (!previous) return;
+    const parent = await queue.getJob(previous.parent);
+    for (let i = 0; parent && i < 500 && !(await parent.isCompleted()) && !(await parent.isFailed()); i++) await new Promise((r) => setTimeout(r, 10));
+    for (const s of previous.steps) store.discardStep(s);
+    store.discard(previous.weights);
+    previous = undefined;
+  };
+  // One line per evaluation would drown the progress bar: only the notes about workers.
+  const log = (line: string): void => {
+    if (!line.startsWith('queued ')) o.log?.(line);
+  };
+  const run = async (kind: JobKind, weights: Float64Array, seed: number | undefined): Promise<Float64Array[]> => {
+    let t0 = performance.now();
+    const wBytes = floatsToBytes(weights);
+    const wHash = store.put(wBytes);
+    timings.putWeights += since(t0);
+    const steps: FlowStep[] = ranges.map(([first, last]) => {
+      const payload = { spec: specHash, weights: wHash, first, last, ...(seed !== undefined ? { seed } : {}) };
+      const key = createHash('sha256').update(`${kind}\n${JSON.stringify(payload)}`).digest('hex').slice(0, 24);
+      const id = `${kind}-${key}`;
+      return { id, kind, payload: { step: id, ...payload } };
+    });
+    t0 = performance.now();
+    await runFlow(connection, store, steps, { name: kind, redisUrl: o.redis, signal: o.signal, log, pollMs: 5 });
+    timings.flow += since(t0);
+    t0 = performance.now();
+    const manifests = steps.map((s) => store.readManifest(s.id) as StepManifest);
+    const results = manifests.map((m) => bytesToFloats(store.get(m.files.result)));
+    timings.readResults += since(t0);
+    timings.slowestJob += Math.max(...manifests.map((m) => m.seconds));
+    // Each worker reads the weights once; each result is written once and read once.
+    bytes += ranges.length * wBytes.length + results.reduce((n, r) => n + r.byteLength, 0);
+    await tidy();
+    previous = { steps: steps.map((s) => s.id), weights: wHash, parent: flowParentId(kind, steps.map((s) => s.id)) };
+    return results;
+  };
+  return {
+    shards: ranges.length,
+    get bytesMoved() {
+      return bytes;
+    },
+    timings,
+    async crfGradients(w) {
+      return (await run('train.crf-gradient', w, undefined)).map((r) => ({ loss: r[0], gradient: r.subarray(1) }));
+    },
+    async perceptronEpochs(w, seed) {
+      const n = w.length;
+      return (await run('train.perceptron-epoch', w, seed)).map((r) => ({ mistakes: r[0], weights: r.subarray(1, 1 + n), averaged: r.subarray(1 + n) }));
+    },
+    async close() {
+      await tidy();
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}
+
+/** Per-evaluation figures of a distributed run, for logs and bench/distributed.ts. */
+export interface GradientStats {
+  evaluations: number;
+  /** Wall time of the evaluations (shards' work, queue round trips, transfers, summing). */
+  seconds: number;
+  bytesMoved: number;
+}
+
+/**
+ * The CRF's L-BFGS iterations with the gradient summed over shards. Sums as the native
+ * objective does: the prior c2 |w|^2 first, then the shards' terms in shard order.
+ */
+export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: ShardExecutor, stats?: GradientStats): ExternalTrainer {
+  let lbfgs: AsyncLbfgs | undefined;
+  const objective = async (x: Float64Array): Promise<{ value: number; gradient: Float64Array }> => {
+    const t0 = Date.now();
+    const parts = await executor.crfGradients(x);
+    const c2 = spec.c2;
+    let value = 0;
+    const gradient = new Float64Array(x.length);
+    for (let k = 0; k < x.length; k++) {
+      value += c2 * x[k] * x[k];
+      gradient[k] = 2 * c2 * x[k];
+    }
+    for (const p of parts) {
+      value += p.loss;
+      const g = p.gradient;
+      for (let k = 0; k < g.length; k++) gradient[k] += g[k];
+    }
+    if (stats) {
+      stats.evaluations++;
+      stats.seconds += (Date.now() - t0) / 1000;
+      stats.bytesMoved = executor.bytesMoved;
+    }
+    return { value, gradient };
+  };
+  return {
+    async step(initial) {
+      lbfgs ??= await AsyncLbfgs.start(objective, initial);
+      const more = await lbfgs.iterate();
+      return { loss: lbfgs.value, converged: !more, weights: Float64Array.from(lbfgs.weights) };
+    },
+    close: () => executor.close(),
+  };
+}
+
+/** The `--redis/--store` pair of a trainer, checked; undefined for a local run. */
+export function distributedTarget(command: string, values: { redis?: string; store?: string }): { redis: string; store: string } | undefined {
+  if (values.redis === undefined && values.store === undefined) return undefined;
+  if (values.redis === undefined || values.store === undefined) throw new UsageError(`${command}: --redis and --store go together`);
+  return { redis: checkRedisUrl(command, values.redis), store: values.store };
+}

@@ -1,0 +1,196 @@
+/**
+ * Distributed training: CRF L-BFGS with the gradient summed over sentence shards, and the
+ * perceptron by iterative parameter mixing. The CRF must give local training's model up to
+ * floating-point summation order (the tolerance below); mixing as queue jobs must give the
+ * in-process mixing's model exactly (same shards, same order).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Tagger, type ExternalTrainer, type TaggerTrainingSpec, type TokenRows } from '../lib/tagger/tagger.js';
+import { crfGradientTrainer, localExecutor, sentenceRanges, type GradientStats } from '../lib/distributed/gradient.js';
+import { mixingTrainer, mixingWeights } from '../lib/distributed/mixing.js';
+import { tinyNerCorpus } from './pipeline-fakes.js';
+import { runCli, tempDir } from './helpers.js';
+import { skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
+
+const skip = skipWithoutRedis();
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const sentences = (text: string): TokenRows[] => text.trim().split(/\n\n/).map((s) => s.split('\n').map((l) => l.split(' ')));
+const train = sentences(tinyNerCorpus(150, 11));
+const dev = sentences(tinyNerCorpus(40, 12));
+const base = { columns: ['word', 'pos', 'ne'], label: 'ne', templates: 'ner' as const, threads: 1 };
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The weights the model tags with (a test-only look inside). */
+const weightsOf = (t: Tagger): Float64Array => (t as unknown as { handle: { weights(): Float64Array } }).handle.weights();
+
+/**
+ * The tolerance of "equal up to summation order": per weight, |a - b| <= 1e-7 (1 + |a|).
+ * The shards' gradients differ from one pass's by rounding (relative 1e-16 per addition);
+ * L-BFGS can amplify that over its iterations, but on a well-conditioned objective
+ * (c2 > 0) it stays many orders of magnitude below this bound.
+ */
+const TOLERANCE = 1e-7;
+function maxRelativeDifference(a: Float64Array, b: Float64Array): number {
+  expect(a.length).toBe(b.length);
+  let worst = 0;
+  for (let k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]) / (1 + Math.abs(a[k])));
+  return worst;
+}
+
+describe('distributed training, in process', () => {
+  it('shards cover the sentences in order', () => {
+    expect(sentenceRanges(10, 3)).toEqual([[0, 3], [3, 6], [6, 10]]);
+    expect(sentenceRanges(2, 5)).toEqual([[0, 1], [1, 2]]);
+    expect(mixingWeights([{ mistakes: 1 }, { mistakes: 3 }], 'updates')).toEqual([0.25, 0.75]);
+    expect(mixingWeights([{ mistakes: 0 }, { mistakes: 0 }], 'updates')).toEqual([0.5, 0.5]);
+  });
+
+  it('CRF: L-BFGS on gradients summed over 3 shards equals local L-BFGS up to summation order', async () => {
+    const local = await Tagger.train(train, { ...base, algo: 'crf', epochs: 15 });
+    const stats: GradientStats = { evaluations: 0, seconds: 0, bytesMoved: 0 };
+    let specSeen: TaggerTrainingSpec | undefined;
+    const sharded = await Tagger.train(train, {
+      ...base,
+      algo: 'crf',
+      epochs: 15,
+      external: async (spec): Promise<ExternalTrainer> => {
+        specSeen = spec;
+        return crfGradientTrainer(spec, localExecutor(spec, 3, 1), stats);
+      },
+    });
+    expect(specSeen?.sentences).toBe(150);
+    expect(stats.evaluations).toBeGreaterThan(15); // one per iteration plus line-search trials and the start
+    const a = weightsOf(local);
+    const b = weightsOf(sharded);
+    expect(a.some((v) => v !== 0)).toBe(true);
+    expect(maxRelativeDifference(a, b)).toBeLessThanOrEqual(TOLERANCE);
+    expect(sharded.meta.trainedSteps).toBe(local.meta.trainedSteps);
+    expect(await sharded.tag(dev)).toEqual(await local.tag(dev));
+  });
+
+  it('CRF: with one shard the objective is the local one, so the iterations match closely too', async () => {
+    const local = await Tagger.train(train, { ...base, algo: 'crf', epochs: 5, sgdWarmup: 2 });
+    const one = await Tagger.train(train, { ...base, algo: 'crf', epochs: 5, sgdWarmup: 2, external: async (spec) => crfGradientTrainer(spec, localExecutor(spec, 1, 1)) });
+    expect(maxRelativeDifference(weightsOf(local), weightsOf(one))).toBeLessThanOrEqual(TOLERANCE);
+  });
+
+  it('perceptron: parameter mixing learns the task and is deterministic', async () => {
+    const mixed = async (): Promise<Tagger> => Tagger.train(train, { ...base, algo: 'perceptron', epochs: 4, external: async (spec) => mixingTrainer(spec, localExecutor(spec, 3, 1), 'uniform') });
+    const a = await mixed();
+    const b = await mixed();
+    expect(weightsOf(a)).toEqual(weightsOf(b));
+    const gold = dev.map((s) => s.map((r) => r[2]));
+    const guess = await a.tag(dev);
+    const right = guess.flat().filter((t, i) => t === gold.flat()[i]).length;
+    expect(right / gold.flat().length).toBeGreaterThan(0.95);
+  });
+});
+
+describe('distributed training without Redis', () => {
+  it('an unreachable Redis is one clear line, not a hang', () => {
+    const file = tmp.file('down.txt', tinyNerCorpus(20, 3));
+    const r = runCli(['train-tagger', '--algo', 'crf', '--train', file, '--columns', 'word,pos,ne', '--label', 'ne', '--template', 'ner', '--model', join(tmp.dir, 'down.model'), '--redis', 'redis://127.0.0.1:1', '--store', join(tmp.dir, 'down-store')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/redis:\/\/127\.0\.0\.1:1: cannot reach Redis/);
+    const s = runCli(['train-tagger', '--algo', 'crf', '--train', file, '--columns', 'word,pos,ne', '--label', 'ne', '--model', join(tmp.dir, 'down.model'), '--redis', 'redis://127.0.0.1:1']);
+    expect(s.stderr).toMatch(/--redis and --store go together/);
+  });
+});
+
+describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () => {
+  let redis: TestRedis;
+  const workers: CliProcess[] = [];
+  const store = join(tmp.dir, 'store');
+  const trainFile = tmp.file('train.txt', tinyNerCorpus(150, 11));
+  const devFile = tmp.file('dev.txt', tinyNerCorpus(40, 12));
+  const common = ['--train', trainFile, '--columns', 'word,pos,ne', '--label', 'ne', '--template', 'ner', '--threads', '1'];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    workers.push(await startWorkerProcess(redis.url, store), await startWorkerProcess(redis.url, store));
+  });
+  afterAll(async () => {
+    for (const w of workers) await w.kill('SIGKILL');
+    await redis?.stop();
+  });
+
+  const nbest = (model: string, name: string): { tags: string; scores: number[] } => {
+    const out = join(tmp.dir, `${name}.tags`);
+    const jsonl = join(tmp.dir, `${name}.jsonl`);
+    const r = runCli(['tag', '--model', model, '--input', devFile, '--out', out, '--nbest', '3', '--out-nbest', jsonl, '--threads', '1']);
+    expect(r.status, r.stderr).toBe(0);
+    const scores = readFileSync(jsonl, 'utf8').trim().split('\n').flatMap((l) => (JSON.parse(l) as { candidates: { logprob?: number; score?: number }[] }).candidates.map((c) => c.logprob ?? c.score ?? NaN));
+    return { tags: readFileSync(out, 'utf8'), scores };
+  };
+
+  it('train-tagger --algo crf --redis: the local model up to summation order', async () => {
+    const localModel = join(tmp.dir, 'crf-local.model');
+    const remoteModel = join(tmp.dir, 'crf-remote.model');
+    const local = runCli(['train-tagger', '--algo', 'crf', ...common, '--epochs', '12', '--model', localModel]);
+    expect(local.status, local.stderr).toBe(0);
+    const remote = runCli(['train-tagger', '--algo', 'crf', ...common, '--epochs', '12', '--model', remoteModel, '--redis', redis.url, '--store', store, '--gradient-shards', '3']);
+    expect(remote.status, remote.stderr).toBe(0);
+    const a = nbest(localModel, 'crf-local');
+    const b = nbest(remoteModel, 'crf-remote');
+    expect(b.tags).toBe(a.tags);
+    expect(b.scores.length).toBe(a.scores.length);
+    a.scores.forEach((s, i) => expect(Math.abs(s - b.scores[i])).toBeLessThanOrEqual(TOLERANCE * (1 + Math.abs(s))));
+    await sleep(300); // the workers' logs, read while this test waited in spawnSync
+    const jobs = workers.map((w) => (w.output().match(/done train\.crf-gradient/g) ?? []).length);
+    expect(jobs[0] + jobs[1]).toBeGreaterThanOrEqual(3 * 13);
+  });
+
+  it('train-tagger --algo perceptron --redis --mix-shards 3 equals --mix-shards 3 in process, bit for bit', async () => {
+    for (const weighting of ['uniform', 'updates']) {
+      const inProcess = join(tmp.dir, `mix-local-${weighting}.model`);
+      const queued = join(tmp.dir, `mix-remote-${weighting}.model`);
+      const args = ['train-tagger', '--algo', 'perceptron', ...common, '--epochs', '3', '--mix-shards', '3', '--mix-weighting', weighting];
+      const a = runCli([...args, '--model', inProcess]);
+      expect(a.status, a.stderr).toBe(0);
+      const b = runCli([...args, '--model', queued, '--redis', redis.url, '--store', store]);
+      expect(b.status, b.stderr).toBe(0);
+      expect(readFileSync(queued).equals(readFileSync(inProcess))).toBe(true);
+    }
+    await sleep(300);
+    const jobs = workers.map((w) => (w.output().match(/done train\.perceptron-epoch/g) ?? []).length);
+    expect(jobs[0] + jobs[1]).toBe(2 * 3 * 3);
+    // The per-round weights and results are removed once mixed (after their flow finished).
+    expect(workers.some((w) => /failed/.test(w.output()))).toBe(false);
+    expect(readdirSync(join(store, 'steps')).filter((f) => f.startsWith('train.'))).toEqual([]);
+  });
+
+  it('a worker killed with SIGKILL during CRF training: the run finishes on the other, same model', async () => {
+    // A Redis of its own and short locks, so a job the victim held goes to the rescuer quickly.
+    const own = await startRedis();
+    const killStore = join(tmp.dir, 'store-kill');
+    try {
+      const victim = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
+      const rescuer = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
+      const model = join(tmp.dir, 'crf-kill.model');
+      const run = startCli(['train-tagger', '--algo', 'crf', ...common, '--epochs', '12', '--model', model, '--redis', own.url, '--store', killStore, '--gradient-shards', '4']);
+      await victim.waitFor(/start train\.crf-gradient(?:[\s\S]*start train\.crf-gradient){5}/);
+      expect(await victim.kill('SIGKILL')).toBe('SIGKILL');
+      expect(await run.exited(), run.output()).toBe(0);
+      await rescuer.kill('SIGTERM');
+      const a = nbest(join(tmp.dir, 'crf-local.model'), 'crf-local-again');
+      const b = nbest(model, 'crf-kill');
+      expect(b.tags).toBe(a.tags);
+      a.scores.forEach((x, i) => expect(Math.abs(x - b.scores[i])).toBeLessThanOrEqual(TOLERANCE * (1 + Math.abs(x))));
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('refuses what it cannot distribute, with one line', () => {
+    const r = runCli(['train-tagger', '--algo', 'maxent', ...common, '--model', join(tmp.dir, 'x.model'), '--redis', redis.url, '--store', store]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/--redis trains --algo crf with --optimizer lbfgs .* or --algo perceptron/);
+    const s = runCli(['train-tagger', '--algo', 'crf', ...common, '--model', join(tmp.dir, 'x.model'), '--mix-shards', '2']);
+    expect(s.stderr).toMatch(/--mix-shards is for --algo perceptron/);
+  });
+});
