@@ -56,6 +56,8 @@ function measure(cmd: string, args: string[], options: { stdout?: string } = {})
 
 const best = (xs: Measure[], key?: string): Measure =>
   xs.reduce((a, b) => ((key ? a.json![key] <= b.json![key] : a.cpu <= b.cpu) ? a : b));
+/** The median repetition by CPU (the upper middle one of an even count). */
+const median = (xs: Measure[]): Measure => [...xs].sort((a, b) => a.cpu - b.cpu)[Math.floor(xs.length / 2)];
 const range = (xs: number[], digits = 2): string => {
   const lo = Math.min(...xs).toFixed(digits);
   const hi = Math.max(...xs).toFixed(digits);
@@ -217,7 +219,7 @@ function tag(peers: Peers): void {
       const b = (): void => void (peers.crfsuite && theirs.push(measure(peers.crfsuite, ['tag', theirModel, input.theirs, out])));
       if (r % 2 === 0) { a(); b(); } else { b(); a(); }
     }
-    const o = best(ours);
+    const o = median(ours);
     let f1 = '-';
     if (size === 'x1' && peers.crfsuite) {
       measure(peers.crfsuite, ['tag', theirModel, input.theirs, out]);
@@ -226,14 +228,19 @@ function tag(peers: Peers): void {
     structrankTag(ourModel, input.ours, out);
     const ourF1 = size === 'x1' ? f1Of(out, test) : '-';
     if (theirs.length > 0) {
-      const t = best(theirs);
-      rows.push({ cells: [`CRFsuite, test ${size}`, range(theirs.map((m) => m.cpu)), `${(input.tokens / t.cpu / 1e3).toFixed(0)}k`, t.rssMb.toFixed(0), '1.00x', f1] });
-      rows.push({ cells: [`structrank, test ${size}`, range(ours.map((m) => m.cpu)), `${(input.tokens / o.cpu / 1e3).toFixed(0)}k`, o.rssMb.toFixed(0), `${(t.cpu / o.cpu).toFixed(2)}x`, ourF1] });
+      const t = median(theirs);
+      rows.push({ cells: [`CRFsuite, test ${size}`, `${t.cpu.toFixed(2)} (${range(theirs.map((m) => m.cpu))})`, `${(input.tokens / t.cpu / 1e3).toFixed(0)}k`, t.rssMb.toFixed(0), '1.00x', f1] });
+      rows.push({ cells: [`structrank, test ${size}`, `${o.cpu.toFixed(2)} (${range(ours.map((m) => m.cpu))})`, `${(input.tokens / o.cpu / 1e3).toFixed(0)}k`, o.rssMb.toFixed(0), `${(t.cpu / o.cpu).toFixed(2)}x`, ourF1] });
     } else {
-      rows.push({ cells: [`structrank, test ${size}`, range(ours.map((m) => m.cpu)), `${(input.tokens / o.cpu / 1e3).toFixed(0)}k`, o.rssMb.toFixed(0), 'CRFsuite missing', ourF1] });
+      rows.push({ cells: [`structrank, test ${size}`, `${o.cpu.toFixed(2)} (${range(ours.map((m) => m.cpu))})`, `${(input.tokens / o.cpu / 1e3).toFixed(0)}k`, o.rssMb.toFixed(0), 'CRFsuite missing', ourF1] });
     }
   }
-  table(['tool', 'CPU s', 'tokens per CPU s', 'max RSS MB', 'ratio (CRFsuite / structrank)', 'test F1'], rows);
+  table(['tool', 'CPU s, median (range)', 'tokens per CPU s (median)', 'max RSS MB (median run)', 'ratio (CRFsuite / structrank)', 'test F1'], rows);
+  // structrank's x1 process by phase (bench/peers/tag-phases.mjs), medians over the repetitions.
+  const phases = Array.from({ length: reps }, () => measure(process.execPath, ['bench/peers/tag-phases.mjs', ourModel, inputs.x1.ours, join(PEERS_DIR, 'out.txt')]).json!);
+  const mid = (k: string): string => [...phases.map((p) => p[k])].sort((a, b) => a - b)[Math.floor(phases.length / 2)].toFixed(1);
+  console.log(`\nstructrank, test x1, CPU ms by phase (median of ${reps}): Node start-up ${mid('startup')}, imports and addon ${mid('imports')}, ` +
+    `model load ${mid('load')}, reading + tagging + writing ${mid('tag')}; max RSS ${mid('maxRssMb')} MB`);
 }
 
 function kernel(): void {

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 /** The `structrank` command line: dispatches to lib/commands/* (see lib/cli/program.ts). */
-import { main } from './cli/program.js';
 
 // Output piped into `head` closes early: stop quietly instead of printing EPIPE traces.
 for (const stream of [process.stdout, process.stderr]) {
@@ -10,7 +9,16 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-main(process.argv.slice(2)).then(
+/** A plain `tag` runs without loading the whole command tree (lib/cli/fast-tag.ts). */
+async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'tag') {
+    const code = await (await import('./cli/fast-tag.js')).fastTag(argv);
+    if (code !== undefined) return code;
+  }
+  return (await import('./cli/program.js')).main(argv);
+}
+
+run(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

@@ -7,6 +7,7 @@
  * (the CLI's --quiet) silences both.
  */
 import { SingleBar } from 'cli-progress';
+import type { TrainProgress } from './train-progress.js';
 
 /** cli-progress's bar, with its redraw timer unref'd: a job that fails never hangs on it. */
 class TerminalBar extends SingleBar {
@@ -141,6 +142,51 @@ export class Progress {
   private logLine(): void {
     this.lastLogged = this.state();
     this.stream.write(`${this.line()}\n`);
+  }
+}
+
+/** What a progress bar shows of a trainer's event: its loss (under the trainer's name for it) and dev score. */
+export function trainStatus(e: TrainProgress, lossName = 'loss'): string {
+  const parts: string[] = [];
+  if (e.loss !== undefined) parts.push(`${lossName} ${Number.isInteger(e.loss) ? e.loss : e.loss.toPrecision(6)}`);
+  if (e.devScore !== undefined) parts.push(`dev ${e.devMetric ? `${e.devMetric} ` : ''}${e.devScore.toFixed(2)}`);
+  return parts.join('  ');
+}
+
+export interface TrainProgressBarOptions extends Omit<ProgressOptions, 'label' | 'total'> {
+  /** Units the bar counts in the whole run when they are not the event's (a parser's epochs, not its steps). */
+  total?: number;
+  /** The trainer's name for its loss ('objective', 'mistakes'); default 'loss'. */
+  lossName?: string;
+  /** Show only events of this phase (a CRF parser's 'step', not the PCFG count before it). */
+  phase?: string;
+}
+
+/**
+ * The CLI's bar (or plain lines) for a training run, fed by the one event every trainer
+ * reports (`TrainProgress`, the `onProgress` of `X.train`'s run argument). The bar starts at
+ * the first event, whose total sets its length; the unit defaults to the event's phase.
+ */
+export class TrainProgressBar {
+  private progress: Progress | undefined;
+
+  constructor(
+    private readonly label: string,
+    private readonly options: TrainProgressBarOptions = {},
+  ) {}
+
+  /** Shows one event; `detail` adds a trainer-specific note after the loss and dev score. */
+  readonly onProgress = (e: TrainProgress, detail?: string): void => {
+    const { total: units, lossName, phase, ...rest } = this.options;
+    if (phase !== undefined && e.phase !== phase) return;
+    const scale = units !== undefined && e.total !== undefined && e.total > 0 ? units / e.total : 1;
+    this.progress ??= new Progress({ unit: `${e.phase}s`, ...rest, label: this.label, total: units ?? e.total });
+    const status = trainStatus(e, lossName);
+    this.progress.update(e.done * scale, detail ? (status ? `${status}  ${detail}` : detail) : status);
+  };
+
+  finish(status?: string): void {
+    this.progress?.finish(status);
   }
 }
 

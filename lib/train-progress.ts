@@ -20,6 +20,8 @@ export interface TrainProgress {
   loss?: number;
   /** The current dev score (F1 or accuracy in percent), when dev data was given. */
   devScore?: number;
+  /** What `devScore` measures ('F1', 'acc'), when the trainer says. */
+  devMetric?: string;
 }
 
 /**
@@ -68,12 +70,18 @@ export function withRun<P, O extends { signal?: AbortSignal; onProgress?: (p: P)
   };
 }
 
-/** A progress callback that adds the rate (units per second since this call) to each event. */
-export function reporter(onProgress: ((p: TrainProgress) => void) | undefined): ((e: Omit<TrainProgress, 'rate'>) => void) | undefined {
-  if (onProgress === undefined) return undefined;
+/** Completes events with their rate: units per second since this call. */
+export function rateStamp(): (e: Omit<TrainProgress, 'rate'>) => TrainProgress {
   const start = Date.now();
   return (e) => {
     const seconds = (Date.now() - start) / 1000;
-    onProgress({ ...e, rate: seconds > 0 ? e.done / seconds : 0 });
+    return { ...e, rate: seconds > 0 ? e.done / seconds : 0 };
   };
+}
+
+/** A progress callback that adds the rate (units per second since this call) to each event. */
+export function reporter(onProgress: ((p: TrainProgress) => void) | undefined): ((e: Omit<TrainProgress, 'rate'>) => void) | undefined {
+  if (onProgress === undefined) return undefined;
+  const stamp = rateStamp();
+  return (e) => onProgress(stamp(e));
 }

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { formatTree, words, type Tree } from '../lib/trees/tree.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
-import { ChartParserModel } from '../lib/parser/chart-parser.js';
+import { ChartParserModel, type ParserTrainSummary } from '../lib/parser/chart-parser.js';
 import { evaluateParser } from '../lib/parser/evaluate.js';
 import { treeWords } from '../lib/parser/input.js';
 import { join } from 'node:path';
@@ -84,6 +84,22 @@ describe('chart parser', () => {
     expect(objectives).toHaveLength(4);
     expect(objectives[3]).toBeLessThan(objectives[0]);
   }, 60_000);
+
+  it('iterate averaging: the model kept is the pass scored on dev (the mean weights), not the raw last iterate', async () => {
+    const run = async (average: boolean) => {
+      const passes: number[] = [];
+      const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
+      const m = await ChartParserModel.train(train.slice(0, 150), { crf: true, average, epochs: 2, threads: 1, dev, summary, onPass: (r) => passes.push(r.devF1 ?? NaN) });
+      return { m, passes, summary };
+    };
+    const avg = await run(true);
+    const raw = await run(false);
+    expect(avg.passes).toHaveLength(2);
+    // The returned model is the one whose dev F1 was reported for the kept pass.
+    expect((await evaluateParser(avg.m, dev, { threads: 1 })).f1).toBeCloseTo(avg.summary.bestDevF1 ?? NaN, 10);
+    // Same iterates, different model: the mean of pass 1's iterates is not its last one.
+    expect(avg.passes[0]).not.toBe(raw.passes[0]);
+  }, 120_000);
 
   it('parses unknown words, and gives uncoverable sentences the flat X fallback', async () => {
     const [p] = await pcfg.parse([['The', 'blorf', 'zingled', 'quuxly', '.']], { threads: 1 });

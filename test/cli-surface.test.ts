@@ -51,7 +51,7 @@ describe('--help', () => {
 
   it('lists every option with its default, and marks the required ones', async () => {
     const text = await commandHelp('train-parser');
-    expect(text).toMatch(/--epochs <E> +CRF passes over the data \(or L-BFGS iterations\); the best pass on --dev is\s+kept \(default 3\)/);
+    expect(text).toMatch(/--epochs <E> +CRF passes over the data \(or L-BFGS iterations\); the best pass on --dev is\s+kept \(default 10\)/);
     expect(text).toMatch(/--train <F> +training treebank \(bracketed trees\) \(required\)/);
     expect(text).toMatch(/--verb-features/);
   });
@@ -154,7 +154,7 @@ describe('generated reference pages', () => {
       expect(fillBlocks(text, blocks), `${page} is stale: run 'npm run build:ts && node scripts/cli-docs.mjs'`).toBe(text);
     }
     expect(blocks.options).toContain('| `--eps X[,X...]` | list of number >= 0 | `0.0025` |');
-    expect(blocks.options).toContain('| `--epochs E` | integer >= 1 | `3` |');
+    expect(blocks.options).toContain('| `--epochs E` | integer >= 1 | `10` |');
   });
 });
 

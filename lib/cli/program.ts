@@ -8,7 +8,8 @@
  */
 import { Command as Commander, CommanderError } from 'commander';
 import { commands, groups } from '../commands/index.js';
-import { AbortError, EXIT_CODES, StructrankError, UsageError } from '../errors.js';
+import { EXIT_CODES, UsageError } from '../errors.js';
+import { reportRunError } from './report.js';
 import { Progress, setQuiet } from '../progress.js';
 import type { Command } from './command.js';
 import { addOptions, checkArgs, givenFlags, optionRows, parseOptions, valueFlags, type OptionFields } from './options.js';
@@ -177,17 +178,7 @@ function reportError(err: unknown, target: Target | undefined, out: CliOutput): 
     out.error(`structrank: ${err.message}\n${target ? `usage: ${usageLine(target.name, target.command)}\n` : ''}`);
     return EXIT_CODES[err.code];
   }
-  if (err instanceof AbortError || (err as Error)?.name === 'AbortError') {
-    out.error('structrank: cancelled\n');
-    return EXIT_CODES.ABORT_ERR;
-  }
-  if (err instanceof StructrankError && err.code !== 'ERR_STRUCTRANK_INTERNAL') {
-    out.error(`structrank: ${err.message}\n`);
-    return EXIT_CODES[err.code];
-  }
-  out.error(`structrank: internal error: ${(err as Error)?.message ?? String(err)}\n`);
-  if (process.env.STRUCTRANK_DEBUG) out.error(`${(err as Error)?.stack}\n`);
-  return EXIT_CODES.ERR_STRUCTRANK_INTERNAL;
+  return reportRunError(err, out.error);
 }
 
 /** A command's full --help text (for tests and docs). */

@@ -8,6 +8,9 @@ import { buildFeatureTable, saveFeatureTable, selectFeatures } from '../rerank/f
 import { loadSentenceFeatures } from '../rerank/inputs.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
 import { resolveThreads } from '../native.js';
+import { nbestShardFields } from '../options/distributed.js';
+import { UsageError } from '../errors.js';
+import type { FeatureTable } from '../rerank/feature-table.js';
 
 const command = defineCommand({
   description: `Extracts reranking features for every candidate of an n-best file: the candidates' own
@@ -22,25 +25,34 @@ candidate of at least --cutoff different sentences. Writes a checksummed binary 
     treeFeatures: option(z.boolean().default(true), "no tree feature templates: only the candidates' own features"),
     threads,
     json: option(json, 'print the table summary as JSON'),
+    ...nbestShardFields,
   },
-  examples: ['structrank features --input train.nbest.jsonl --out train.feats --cutoff 5'],
-  async run(values) {
-    const { input, out, cutoff } = values;
+  examples: ['structrank features --input train.nbest.jsonl --out train.feats --cutoff 5', 'structrank features --input big.nbest.jsonl --out big.feats --redis redis://queue-host:6379 --store /mnt/shared/store'],
+  async run(values, { given }) {
+    const { input, out } = values;
     const threads = resolveThreads(values.threads);
     checkOutputPath(out);
+    const save = (table: FeatureTable): void => saveTable(table, values);
+    // --redis/--store: extraction in shards on a queue (lib/distributed/nbest-shards.ts, docs/scaling.md).
+    if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/nbest-shards.js')).runFeaturesSharded(values, save, cliSignal());
+    if (given.has('--shard-size')) throw new UsageError('features: --shard-size needs --redis and --store');
     const { features } = await loadSentenceFeatures(input, {
       threads, signal: cliSignal(), treeFeatures: values.treeFeatures ? 'auto' : 'never',
     });
-    const dictionary = selectFeatures(features, cutoff);
-    const table = buildFeatureTable(features, dictionary, cutoff);
-    saveFeatureTable(out, table);
-    const perCandidate = table.cols.length / Math.max(1, table.logprob.length);
-    if (values.json) {
-      console.log(JSON.stringify({ out, sentences: table.ids.length, candidates: table.logprob.length, features: dictionary.length, cutoff, activePerCandidate: perCandidate }));
-      return;
-    }
-    console.log(`${table.ids.length} sentences, ${table.logprob.length} candidates, ${dictionary.length} features (cutoff ${cutoff}), ` +
-      `${(table.cols.length / Math.max(1, table.logprob.length)).toFixed(1)} active per candidate -> ${out}`);
+    save(buildFeatureTable(features, selectFeatures(features, values.cutoff), values.cutoff));
   },
 });
+
+/** Saves the table and prints its summary (local and sharded runs). */
+function saveTable(table: FeatureTable, values: { out: string; cutoff: number; json?: boolean }): void {
+  const { out, cutoff } = values;
+  saveFeatureTable(out, table);
+  const perCandidate = table.cols.length / Math.max(1, table.logprob.length);
+  if (values.json) {
+    console.log(JSON.stringify({ out, sentences: table.ids.length, candidates: table.logprob.length, features: table.names.length, cutoff, activePerCandidate: perCandidate }));
+    return;
+  }
+  console.log(`${table.ids.length} sentences, ${table.logprob.length} candidates, ${table.names.length} features (cutoff ${cutoff}), ` +
+    `${perCandidate.toFixed(1)} active per candidate -> ${out}`);
+}
 export default command;

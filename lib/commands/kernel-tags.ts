@@ -7,6 +7,8 @@ import { SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from '../k
 import { gramAsync } from '../kernels/kernel.js';
 import { kernelFields, printMatrix, rethrowNative } from './kernel-output.js';
 import { resolveThreads } from '../native.js';
+import { kernelShardFields } from '../options/distributed.js';
+import { cliSignal } from '../cli/signal.js';
 
 const command = defineCommand({
   description: `Prints the tagging-kernel Gram matrix of the sentences of A against those of B (or of A
@@ -21,10 +23,11 @@ Sim2 = 1 when both words have the same class under the word feature F.`,
     plain: kernelFields.plain,
     threads: kernelFields.threads,
     json: kernelFields.json,
+    ...kernelShardFields,
   },
   arguments: '[A.conll] [B.conll]',
   examples: ['structrank kernel tags --lambda 0.5 a.conll', 'structrank kernel tags --lambda 0.5 --sim2 caps --columns word,pos,tag a.conll b.conll --json'],
-  async run(values, { positionals }) {
+  async run(values, { positionals, given }) {
     const { lambda, sim2 } = values;
     const threads = resolveThreads(values.threads);
     const columns = values.columns.split(',').map((c) => c.trim());
@@ -32,6 +35,9 @@ Sim2 = 1 when both words have the same class under the word feature F.`,
       throw new UsageError(`kernel tags: --columns must name a 'word' and a 'tag' column, got '${values.columns}'`);
     }
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError('kernel tags: expected one or two CoNLL files');
+    // --redis/--store: row blocks as jobs on a queue (lib/distributed/kernel-shards.ts, docs/scaling.md).
+    if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/kernel-shards.js')).runKernelSharded('tags', positionals, values, cliSignal());
+    if (given.has('--shard-size')) throw new UsageError('kernel tags: --shard-size needs --redis and --store');
     const banks = positionals.map((file) => {
       const sentences = readConllSync(file, { columns: columns.length });
       // As kernel trees: a file of blank lines has nothing to compare (it printed an empty matrix).

@@ -7,6 +7,8 @@ import { TreeBank } from '../kernels/tree-bank.js';
 import { gramAsync } from '../kernels/kernel.js';
 import { kernelFields, printMatrix, rethrowNative } from './kernel-output.js';
 import { resolveThreads } from '../native.js';
+import { kernelShardFields } from '../options/distributed.js';
+import { cliSignal } from '../cli/signal.js';
 
 const command = defineCommand({
   description: `Prints the subset-tree kernel Gram matrix of the trees of A against those of B (or of A
@@ -23,13 +25,17 @@ an unlabeled outer wrapper "( (S ...))" is removed.`,
     plain: kernelFields.plain,
     threads: kernelFields.threads,
     json: kernelFields.json,
+    ...kernelShardFields,
   },
   arguments: '[A.mrg] [B.mrg]',
   examples: ['structrank kernel trees --lambda 0.4 --normalize a.mrg', 'structrank kernel trees --lambda 0.4 --depth 3 a.mrg b.mrg --json'],
-  async run(values, { positionals }) {
+  async run(values, { positionals, given }) {
     const { lambda, depth } = values;
     const threads = resolveThreads(values.threads);
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError('kernel trees: expected one or two treebank files');
+    // --redis/--store: row blocks as jobs on a queue (lib/distributed/kernel-shards.ts, docs/scaling.md).
+    if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/kernel-shards.js')).runKernelSharded('trees', positionals, values, cliSignal());
+    if (given.has('--shard-size')) throw new UsageError('kernel trees: --shard-size needs --redis and --store');
     const banks = positionals.map((file) => {
       const parsed = readTreebankSync(file);
       return TreeBank.fromTrees(

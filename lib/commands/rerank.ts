@@ -19,6 +19,7 @@ import { nbestKind, nbestKindName } from '../io/nbest.js';
 import { rerankPerceptronCli } from '../rerank/perceptron-cli.js';
 import { resolveThreads } from '../native.js';
 import { baseIndex, oracleIndex } from '../rerank/candidate-order.js';
+import { nbestShardFields } from '../options/distributed.js';
 
 const perceptronOnly = {
   voted: option(perceptronFields.voted, 'predict with the voted perceptron (default: as the model was trained)'),
@@ -42,10 +43,14 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
     ...perceptronOnly,
     threads,
     json: option(json, 'print the counts and scores as JSON'),
+    ...nbestShardFields,
   },
   optionGroups: { 'perceptron models:': Object.keys(perceptronOnly) },
   examples: ['structrank rerank --model boost.model --input test.nbest.jsonl --out test.best.mrg', 'structrank rerank --model perceptron.model --input test.nbest.jsonl --out test.best.conll --voted'],
   async run(values, { given }) {
+    // --redis/--store: shards of the n-best file on a queue (lib/distributed/nbest-shards.ts, docs/scaling.md).
+    if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/nbest-shards.js')).runRerankSharded(values, cliSignal());
+    if (given.has('--shard-size')) throw new UsageError('rerank: --shard-size needs --redis and --store');
     // The model file says which reranker it is; perceptron models have their own options.
     if (loadModel(values.model).kind === 'perceptron-reranker') {
       if (given.has('--rounds')) throw new UsageError('rerank: --rounds applies to boosting and LogLoss models');

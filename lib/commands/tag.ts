@@ -10,6 +10,7 @@ import { AtomicFile } from '../io/atomic-writer.js';
 import { readLines, readLinesSync, type Line } from '../io/lines.js';
 import { formatNbestLine, MAX_NBEST, type NbestSentence } from '../io/nbest.js';
 import { Tagger } from '../tagger/tagger.js';
+import { firstWidthError, tagStream, widthError } from '../tagger/tag-stream.js';
 import { resolveThreads } from '../native.js';
 
 interface Pending {
@@ -61,10 +62,12 @@ columns (the gold label is then kept and written to the n-best file as "gold").`
     const { separator } = values;
     const threads = resolveThreads(values.threads);
     const tagger = await Tagger.load(modelFile);
+    const signal = cliSignal();
+    // Without n-best lists, lines are split, tagged and written in native code, block by block.
+    if (nbest === 0) return void (await tagStream(tagger, { input, out: values.out, separator, threads, signal }));
     const { columns, inputColumns, label } = tagger.meta;
     const goldIndex = columns.indexOf(label);
     const wordIndex = (width: number): number => (width === inputColumns.length ? 0 : columns.indexOf(inputColumns[0]));
-    const signal = cliSignal();
 
     // Both outputs go through temp files: a failure or Ctrl-C leaves neither half-written.
     const out = values.out ? await AtomicFile.open(values.out) : undefined;
@@ -141,10 +144,10 @@ columns (the gold label is then kept and written to the n-best file as "gold").`
       if (width === undefined) {
         width = fields.length;
         if (width !== inputColumns.length && width < columns.length) {
-          throw new InputError(input, line.number, `expected ${inputColumns.length} columns (${inputColumns.join(', ')}) or ${columns.length} (${columns.join(', ')}), found ${width}`);
+          throw firstWidthError(input, line.number, tagger, width);
         }
       } else if (fields.length !== width) {
-        throw new InputError(input, line.number, `expected ${width} columns, found ${fields.length}`);
+        throw widthError(input, line.number, width, fields.length);
       }
       current.lines.push(text);
       current.rows.push(fields);

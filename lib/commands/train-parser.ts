@@ -5,7 +5,7 @@ import { parserTrainFields } from '../options/parser.js';
 import { readTreesSync } from '../io/treebank.js';
 import { ChartParserModel, CRF_DEFAULTS, type ParserTrainSummary } from '../parser/chart-parser.js';
 import { evaluateParser } from '../parser/evaluate.js';
-import { Progress } from '../progress.js';
+import { TrainProgressBar } from '../progress.js';
 import { resolveThreads } from '../native.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
 import { UsageError } from '../errors.js';
@@ -42,7 +42,7 @@ the EVALB F1 of the trained model.`,
     // Read --dev before training: a bad dev file must fail before the model is written.
     const devTrees = values.dev ? readTreesSync(values.dev) : undefined;
     const { epochs } = values;
-    const progress = new Progress({ label: 'train-parser', total: epochs, unit: 'epochs', logAfter: 0 });
+    const progress = new TrainProgressBar('train-parser', crf ? { total: epochs, unit: 'epochs', phase: 'step', lossName: 'objective', logAfter: 0 } : { logAfter: 0 });
     const start = Date.now();
     const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
     const model = await ChartParserModel.train(trees, {
@@ -53,6 +53,7 @@ the EVALB F1 of the trained model.`,
       epochs,
       batch: values.batch,
       eta0: values.eta0,
+      average: values.average,
       sigma2: values.sigma2,
       beam: values.beam,
       prune: values.prune,
@@ -65,15 +66,13 @@ the EVALB F1 of the trained model.`,
       threads,
       ...(devTrees && crf ? { dev: devTrees } : {}),
       summary,
-      onProgress: (p) =>
-        progress.update(p.epoch - 1 + p.step / p.stepsPerEpoch, `objective ${p.objective.toFixed(3)}, kept ${(100 * p.keptFraction).toFixed(1)}%`),
       // One line per pass whether or not stderr is a terminal.
       onPass: (r) =>
         console.error(
           `train-parser: pass ${r.epoch}/${r.epochs}: ${r.seconds.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} CPU s), objective ${r.objective.toFixed(4)}` +
             (r.devF1 !== undefined ? `, dev F1 ${r.devF1.toFixed(2)}${r.best ? ' (best so far)' : ''}` : ''),
         ),
-    });
+    }, { onProgress: progress.onProgress });
     progress.finish();
     if (crf && summary.surfaceGoldFeatures > 0) {
       console.error(

@@ -7,7 +7,7 @@ import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
 import { readConlluSync, type ConlluToken } from '../io/conllu.js';
-import { isQuiet, Progress } from '../progress.js';
+import { isQuiet, TrainProgressBar } from '../progress.js';
 import { Tagger } from '../tagger/tagger.js';
 import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
@@ -126,7 +126,7 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       if (!isQuiet() && !values.json) console.log(`train-tagger: ${computed.words.length} words in ${classes} clusters in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
     const external = distributedTrainer(cmd, { ...values, algo, optimizer, threads, signal: cliSignal() });
-    let progress: Progress | undefined;
+    const progress = new TrainProgressBar(`train-tagger ${algo}`, { unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0, logAfter: 0 });
     const start = Date.now();
     const tagger = await Tagger.train(train, {
       algo,
@@ -149,13 +149,8 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       patience,
       signal: cliSignal(),
       external,
-      onProgress: (p) => {
-        const devText = p.dev ? `  dev ${p.dev.name} ${p.dev.value.toFixed(2)} (best ${p.best!.value.toFixed(2)})` : '';
-        progress ??= new Progress({ label: `train-tagger ${algo}`, total: p.total, unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0, logAfter: 0 });
-        progress.update(p.step, `loss ${p.loss.toFixed(p.loss >= 1000 ? 0 : 3)}${devText}`);
-      },
-    });
-    if (process.stderr.isTTY) progress?.finish();
+    }, { onProgress: progress.onProgress });
+    if (process.stderr.isTTY) progress.finish();
     tagger.save(modelFile);
     const info = tagger.info();
     const devNote = tagger.meta.dev ? `, dev ${tagger.meta.dev.name} ${tagger.meta.dev.value.toFixed(2)} at step ${tagger.meta.trainedSteps}` : '';

@@ -7,10 +7,11 @@ import { checkRedisUrl } from '../distributed/connection.js';
 import { startWorker } from '../distributed/worker.js';
 
 const command = defineCommand({
-  description: `Runs queued jobs (pipeline steps, parse/tag shards) until stopped (Ctrl-C or SIGTERM:
-finishes the running jobs, then exits). Every worker of a run uses the same Redis and the
-same artifact store (a folder all hosts see, e.g. an NFS mount). A worker killed mid-job
-loses nothing: its job is taken over by another worker once its lock expires.`,
+  description: `Runs queued jobs (pipeline steps; parse, tag, rerank, features and kernel shards)
+until stopped (Ctrl-C or SIGTERM: finishes the running jobs, then exits). Every worker of a
+run uses the same Redis and the same artifact store (a folder all hosts see, e.g. an NFS
+mount). A worker killed mid-job loses nothing: its job is taken over by another worker once
+its lock expires.`,
   options: {
     redis,
     store,

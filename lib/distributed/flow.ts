@@ -101,10 +101,21 @@ async function waitFor(store: ArtifactStore, queue: Queue, parentId: string, all
   const log = options.log ?? (() => {});
   const pollMs = options.pollMs ?? 250;
   let lastNote = 0;
+  // The worker count for the bar, asked every 2 s from the third second on (a short flow, such as
+  // one gradient evaluation, pays no extra round trip).
+  let lastCount = Date.now();
+  let workers: number | undefined;
+  // Steps found done are not read again: a poll reads only the pending manifests.
+  let pending = all;
   for (;;) {
     throwIfAborted(options.signal);
-    const done = all.filter((id) => store.readManifest(id) !== undefined).length;
-    options.progress?.('jobs', done, all.length);
+    pending = pending.filter((id) => store.readManifest(id) === undefined);
+    const done = all.length - pending.length;
+    if (options.progress && Date.now() - lastCount > 2000) {
+      lastCount = Date.now();
+      workers = await queue.getWorkersCount();
+    }
+    options.progress?.('jobs', done, all.length, workers === undefined ? undefined : `${workers} worker(s) on the queue`);
     if (done === all.length) return;
     const parent: Job | undefined = await queue.getJob(parentId);
     const state = parent ? await parent.getState() : 'unknown';

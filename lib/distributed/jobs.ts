@@ -15,7 +15,9 @@ import { validatePipelineConfig, type PipelineConfig, type RerankerConfig } from
 import { readDataSets } from '../pipeline/data.js';
 import { scoreSet } from '../pipeline/evaluate.js';
 import { readNbestSync } from '../io/nbest.js';
-import { candidatesPayload, collectPayload, emptyPayload, parsePayload, PayloadError, rerankerPayload, shardPayload, type CandidatesPayload, type RerankerPayload } from './payloads.js';
+import { candidatesPayload, collectPayload, emptyPayload, kernelStripPayload, nbestShardPayload, parsePayload, PayloadError, rerankerPayload, shardPayload, type CandidatesPayload, type RerankerPayload } from './payloads.js';
+import { runKernelStrip } from './kernel-shards.js';
+import { runNbestShard } from './nbest-shards.js';
 import { runShard } from './shards.js';
 import { runCrfGradientJob, runPerceptronEpochJob, trainShardPayload } from './gradient.js';
 import type { ArtifactStore, StepManifest } from './store.js';
@@ -127,6 +129,10 @@ export const jobs = {
   }),
   /** One sentence shard of `parse` or `tag`. */
   shard: define({ schema: shardPayload, run: runShard }),
+  /** One n-best shard of `rerank` or `features`. */
+  'nbest-shard': define({ schema: nbestShardPayload, run: runNbestShard }),
+  /** One row block of a `kernel trees` / `kernel tags` Gram matrix. */
+  'kernel-strip': define({ schema: kernelStripPayload, run: runKernelStrip }),
   empty: define({ schema: emptyPayload, run: async () => ({}) }),
   /** Distributed training (gradient.ts, mixing.ts): one shard's CRF gradient or perceptron epoch. */
   'train.crf-gradient': define({ schema: trainShardPayload, run: runCrfGradientJob }),

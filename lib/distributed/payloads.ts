@@ -91,3 +91,55 @@ export const rerankerPayload = z.strictObject({
   inputs: z.strictObject({ folds: z.array(hash).min(1).max(1000), dev: hash, test: hash }),
 });
 export type RerankerPayload = z.output<typeof rerankerPayload>;
+
+/**
+ * One shard of an n-best file for `rerank` (the chosen candidates of its sentences) or
+ * `features` (its sentences' feature names, as a feature table with every name kept).
+ */
+export const nbestShardPayload = z.strictObject({
+  step: stepId,
+  command: z.enum(['rerank', 'features']),
+  input: hash,
+  /** rerank: the reranker model. */
+  model: hash.optional(),
+  options: z.strictObject({
+    /** rerank: write token<TAB>tag lines (the local run's choice for its --out name). */
+    conll: z.boolean().optional(),
+    rounds: z.number().int().min(0).optional(),
+    voted: z.boolean().optional(),
+    averaged: z.boolean().optional(),
+    last: z.boolean().optional(),
+    compress: z.boolean().optional(),
+    /** features */
+    treeFeatures: z.boolean().optional(),
+    /** features: how gold tags are scored, detected on the whole input by the coordinator. */
+    scoring: z.enum(['accuracy', 'iob1', 'iob2', 'iobes', 'bilou']).optional(),
+  }),
+});
+export type NbestShardPayload = z.output<typeof nbestShardPayload>;
+
+/**
+ * One row block of a `kernel trees` / `kernel tags` Gram matrix: rows [from, to) of A against
+ * B, or, for A against itself, against A's items from `from` on (the upper triangle the local
+ * run computes; the coordinator mirrors it).
+ */
+export const kernelStripPayload = z.strictObject({
+  step: stepId,
+  kind: z.enum(['trees', 'tags']),
+  a: hash,
+  b: hash.optional(),
+  from: z.number().int().min(0),
+  to: z.number().int().min(1),
+  options: z.strictObject({
+    lambda: z.number().gt(0).lte(1),
+    normalize: z.boolean(),
+    plain: z.boolean(),
+    /** trees */
+    depth: z.number().int().min(1).optional(),
+    strip: z.boolean().optional(),
+    /** tags */
+    columns: z.array(z.string().max(100)).min(2).max(100).optional(),
+    sim2: z.string().max(50).optional(),
+  }),
+});
+export type KernelStripPayload = z.output<typeof kernelStripPayload>;

@@ -5,6 +5,8 @@
  * the coordinator concatenates the shards' outputs in input order and shifts the n-best ids
  * by the sentences (or lines) before each shard, so the merged files are byte-identical to a
  * local run's. Errors a worker finds in a shard are reported at the input file's own line.
+ * The coordinator's side (queueOptions, shardStep, runShardSteps) also serves the shards of
+ * `rerank`/`features` (nbest-shards.ts) and the row blocks of `kernel` (kernel-shards.ts).
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,10 +19,10 @@ import { readTreebankSync } from '../io/treebank.js';
 import { formatTree } from '../trees/tree.js';
 import { z } from 'zod';
 import { checkRedisUrl, connectRedis } from './connection.js';
-import { JobFailed, runFlow } from './flow.js';
+import { JobFailed, runFlow, type FlowStep } from './flow.js';
 import type { JobEnv, JobOutcome } from './jobs.js';
 import type { ShardPayload } from './payloads.js';
-import { ArtifactStore } from './store.js';
+import { ArtifactStore, type StepManifest } from './store.js';
 import { Progress } from '../progress.js';
 
 export { DEFAULT_SHARD_SENTENCES } from '../options/distributed.js';
@@ -112,13 +114,13 @@ export function shiftNbestIds(text: string, offset: number): string {
   return text.replace(/^\{"id":"(s?)(\d+)"/gm, (_m, prefix: string, n: string) => `{"id":"${prefix}${Number(n) + offset}"`);
 }
 
-/** One progress bar over all jobs on stderr. */
-function jobBar(): (label: string, done: number, total: number) => void {
+/** One progress bar over all jobs on stderr (a line per job done off a terminal, after the first second). */
+function jobBar(): (label: string, done: number, total: number, status?: string) => void {
   let bar: Progress | undefined;
-  return (label, done, total) => {
+  return (label, done, total, status) => {
     bar ??= new Progress({ label, total, unit: 'jobs' });
-    bar.update(done);
-    if (done >= total) bar.finish();
+    bar.update(done, status);
+    if (done >= total) bar.finish(status);
   };
 }
 
@@ -165,6 +167,42 @@ export async function runShard(p: ShardPayload, env: JobEnv): Promise<JobOutcome
   }
 }
 
+/** --redis and --store of a sharded run: both or neither; the URL checked. */
+export function queueOptions(command: string, values: { redis?: string; store?: string }): { redis: string; store: string } {
+  if (values.redis === undefined || values.store === undefined) throw new UsageError(`${command}: --redis and --store go together`);
+  return { redis: checkRedisUrl(command, values.redis), store: values.store };
+}
+
+/** A shard job's step: its id hashes the payload, so equal work is one job and cached. */
+export function shardStep<K extends FlowStep['kind']>(kind: K, command: string, i: number, count: number, payload: object): { id: string; kind: K; payload: object & { step: string } } {
+  const key = createHash('sha256').update(JSON.stringify(payload)).digest('hex').slice(0, 16);
+  const step = `${command}-shard${i + 1}of${count}-${key}`;
+  return { id: step, kind, payload: { step, ...payload } };
+}
+
+/**
+ * Runs shard steps on the queue with one progress bar over them. An error a worker found in
+ * a shard (reported as `<shard>:LINE: problem`) is rethrown at the input file's own line.
+ */
+export async function runShardSteps(command: string, redisUrl: string, store: ArtifactStore, steps: FlowStep[], where: { signal?: AbortSignal; input: string; shards: Pick<Shard, 'lines'>[] }): Promise<StepManifest[]> {
+  const log = (line: string): void => {
+    process.stderr.write(`${line}\n`);
+  };
+  let connection: Redis | undefined;
+  try {
+    connection = await connectRedis(redisUrl, 'client');
+    await runFlow(connection, store, steps, { name: `${command.replace(/ /g, '-')}-shards`, redisUrl, signal: where.signal, log, progress: jobBar() });
+  } catch (err) {
+    const shard = err instanceof JobFailed ? steps.findIndex((s) => s.id === err.step) : -1;
+    const m = shard >= 0 ? /^<shard>(?::(\d+))?: ([\s\S]*)$/.exec((err as JobFailed).reason) : null;
+    if (m) throw new InputError(where.input, m[1] === undefined ? undefined : where.shards[shard].lines[Number(m[1]) - 1], m[2]);
+    throw err;
+  } finally {
+    connection?.disconnect();
+  }
+  return steps.map((s) => store.readManifest(s.id) as StepManifest);
+}
+
 /** The validated options of `parse` / `tag` that a sharded run uses. */
 export interface ShardedValues {
   model: string;
@@ -188,8 +226,7 @@ export interface ShardedValues {
  * queue and writes the outputs.
  */
 export async function runSharded(command: 'parse' | 'tag', values: ShardedValues, signal?: AbortSignal): Promise<number> {
-  if (values.redis === undefined || values.store === undefined) throw new UsageError(`${command}: --redis and --store go together`);
-  const redis = checkRedisUrl(command, values.redis);
+  const { redis } = queueOptions(command, values);
   const { model: modelFile, input: inputFile, shardSize: size, nbest } = values;
   if (values.out === undefined) throw new UsageError(`${command}: missing required option --out`);
   const outFile = values.out;
@@ -204,34 +241,16 @@ export async function runSharded(command: 'parse' | 'tag', values: ShardedValues
   checkOutputPath(outFile);
   if (values.outNbest) checkOutputPath(values.outNbest);
 
-  const store = new ArtifactStore(values.store);
+  const store = new ArtifactStore(values.store as string);
   const model = await store.putFile(modelFile);
   const shards = command === 'tag' ? splitTagInput(inputFile, size, options.separator ?? 'whitespace') : splitParseInput(inputFile, size);
   const steps = shards.map((s, i) => {
     const input = store.put(s.text);
     const payload: Omit<ShardPayload, 'step'> = { command, model, input, idOffset: s.idOffset, options };
-    const key = createHash('sha256').update(JSON.stringify(payload)).digest('hex').slice(0, 16);
-    const step = `${command}-shard${i + 1}of${shards.length}-${key}`;
-    return { id: step, kind: 'shard' as const, payload: { step, ...payload } };
+    return shardStep('shard', command, i, shards.length, payload);
   });
-  const log = (line: string): void => {
-    process.stderr.write(`${line}\n`);
-  };
-  log(`${command}: ${shards.length} shard(s) of up to ${size} sentences`);
-  let connection: Redis | undefined;
-  try {
-    connection = await connectRedis(redis, 'client');
-    await runFlow(connection, store, steps, { name: `${command}-shards`, redisUrl: redis, signal, log, progress: jobBar() });
-  } catch (err) {
-    // A worker's error in a shard: report it at the input file's line.
-    const shard = err instanceof JobFailed ? steps.findIndex((s) => s.id === err.step) : -1;
-    const m = shard >= 0 ? /^<shard>(?::(\d+))?: ([\s\S]*)$/.exec((err as JobFailed).reason) : null;
-    if (m) throw new InputError(inputFile, m[1] === undefined ? undefined : shards[shard].lines[Number(m[1]) - 1], m[2]);
-    throw err;
-  } finally {
-    connection?.disconnect();
-  }
-  const manifests = steps.map((s) => store.readManifest(s.id) as NonNullable<ReturnType<ArtifactStore['readManifest']>>);
+  process.stderr.write(`${command}: ${shards.length} shard(s) of up to ${size} sentences\n`);
+  const manifests = await runShardSteps(command, redis, store, steps, { signal, input: inputFile, shards });
   await writeTextAtomic(outFile, manifests.map((m) => store.get(m.files.out).toString('utf8')));
   if (values.outNbest) await writeTextAtomic(values.outNbest, manifests.map((m) => store.get(m.files.nbest).toString('utf8')));
   return 0;

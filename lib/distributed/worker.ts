@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { InputError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { connectRedis, QUEUE_NAME, redactUrl } from './connection.js';
 import { runJob, type JobOutcome } from './jobs.js';
 import { PayloadError } from './payloads.js';
@@ -36,7 +36,7 @@ export interface RunningWorker {
 
 /** Errors that a retry cannot fix: the job fails once. */
 export function isPermanent(err: unknown): boolean {
-  return err instanceof InputError || err instanceof PayloadError || (err as { code?: string })?.code === 'ERR_STRUCTRANK_INPUT';
+  return err instanceof InputError || err instanceof UsageError || err instanceof PayloadError || (err as { code?: string })?.code === 'ERR_STRUCTRANK_INPUT';
 }
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {

@@ -51,7 +51,7 @@ export function isDeviceOrPipe(file: string): boolean {
 export const STDOUT = '-';
 
 /** Writes to standard output, resolving once the text is handed over (waits for 'drain'). */
-function writeStdout(text: string): Promise<void> {
+function writeStdout(text: string | Uint8Array): Promise<void> {
   return new Promise((resolve) => {
     if (process.stdout.write(text)) resolve();
     else process.stdout.once('drain', resolve);
@@ -212,7 +212,7 @@ export class AtomicFile {
     return f;
   }
 
-  async write(text: string): Promise<void> {
+  async write(text: string | Uint8Array): Promise<void> {
     if (this.stream === undefined) return writeStdout(text);
     try {
       if (this.error) throw this.error;

@@ -147,16 +147,21 @@ class LineSplitter {
   }
 
   private reportInvalidUtf8(block: Buffer): never {
-    let start = 0;
-    let line = this.lineNumber;
-    for (;;) {
-      const end = block.indexOf(NEWLINE, start);
-      line++;
-      if (!isUtf8(block.subarray(start, end))) break;
-      start = end + 1;
-    }
-    throw new InputError(this.file, line, 'invalid UTF-8');
+    throw invalidUtf8(this.file, block, this.lineNumber);
   }
+}
+
+/** The error for a block of whole lines that is not valid UTF-8: names the first bad line. */
+export function invalidUtf8(file: string, block: Buffer, linesBefore: number): InputError {
+  let start = 0;
+  let line = linesBefore;
+  for (;;) {
+    const end = block.indexOf(NEWLINE, start);
+    line++;
+    if (end < 0 || !isUtf8(block.subarray(start, end))) break;
+    start = end + 1;
+  }
+  return new InputError(file, line, 'invalid UTF-8');
 }
 
 function openError(file: string, err: unknown): InputError {
@@ -203,6 +208,36 @@ export function* readLinesSync(file: string): Generator<Line> {
     }
     splitter.finish(out);
     yield* out;
+  } finally {
+    input.close();
+  }
+}
+
+/**
+ * An input's raw bytes in chunks of up to `chunkBytes` (1 MiB), for readers that split lines
+ * themselves (natively): regular files are read synchronously, pipes and `-` as streams.
+ * No line splitting, BOM removal or UTF-8 check here.
+ */
+export async function* readChunks(file: string, chunkBytes = CHUNK): AsyncGenerator<Buffer> {
+  if (isStream(file)) {
+    const stream = file === STDIN && !spooled.has(file) ? process.stdin : createReadStream(openPath(file), { highWaterMark: chunkBytes });
+    try {
+      for await (const chunk of stream) yield chunk as Buffer;
+    } catch (err) {
+      throw openError(file, err);
+    } finally {
+      if (stream !== process.stdin) stream.destroy();
+    }
+    return;
+  }
+  const input = openInput(file);
+  const buffer = Buffer.alloc(chunkBytes);
+  try {
+    for (;;) {
+      const n = readChunk(file, input.fd, buffer);
+      if (n === 0) break;
+      yield Buffer.from(buffer.subarray(0, n));
+    }
   } finally {
     input.close();
   }

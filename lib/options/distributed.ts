@@ -18,6 +18,23 @@ export const shardFields = {
   shardSize: option(z.number().int().min(1).default(DEFAULT_SHARD_SENTENCES), 'sentences per shard of a --redis run', { value: 'N' }),
 };
 
+/** `rerank` and `features` on an n-best file: shards of whole sentences (n-best lists). */
+export const nbestShardFields = {
+  redis: shardFields.redis,
+  store: shardFields.store,
+  shardSize: option(z.number().int().min(1).default(DEFAULT_SHARD_SENTENCES), 'n-best lists per shard of a --redis run', { value: 'N' }),
+};
+
+/** Rows of the Gram matrix per job by default: a block costs rows x items kernel values. */
+export const DEFAULT_KERNEL_ROWS = 500;
+
+/** `kernel trees` / `kernel tags`: blocks of rows of the Gram matrix. */
+export const kernelShardFields = {
+  redis: option(redis.optional(), "compute the matrix in row blocks as jobs on this Redis queue (needs --store; 'structrank worker' runs them; the output equals a local run's)", { value: 'URL' }),
+  store: shardFields.store,
+  shardSize: option(z.number().int().min(1).default(DEFAULT_KERNEL_ROWS), 'rows of the matrix per job of a --redis run', { value: 'N' }),
+};
+
 /** Distributed training (`train-tagger`; `train-reranker` for the perceptron). */
 export const MIX_WEIGHTINGS = ['uniform', 'updates'] as const;
 export const DEFAULT_GRADIENT_SHARDS = 2;

@@ -14,7 +14,7 @@ export const DEFAULT_MAX_PARSE_LENGTH = 300;
  * The CRF-CFG's own defaults: surface span features over a small grammar (Markov order 0,
  * parent annotation, no head rules), AdaGrad, coarse-to-fine pruning by the PCFG.
  */
-export const CRF_DEFAULTS = { markov: 0, parent: true, vpHeadTag: false, epochs: 3, eta0: 0.1, prune: 1e-4, surfaceBits: 22 } as const;
+export const CRF_DEFAULTS = { markov: 0, parent: true, vpHeadTag: false, epochs: 10, eta0: 0.1, prune: 1e-4, surfaceBits: 22, average: true } as const;
 
 export const parserTrainFields = {
   crf: option(z.boolean().default(false), 'train the CRF-CFG on top of the PCFG: surface span features, AdaGrad on batches, coarse-to-fine pruning; its grammar is Markov order 0 with parent annotation and no head rules'),
@@ -22,6 +22,7 @@ export const parserTrainFields = {
   lbfgs: option(z.boolean().default(false), 'train the CRF with full-batch L-BFGS instead (--epochs = iterations)'),
   markov: option(z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(), 'binarization order (default 2; 0 with --crf)', { value: '0|1|2' }),
   epochs: option(z.number().int().min(1).default(CRF_DEFAULTS.epochs), 'CRF passes over the data (or L-BFGS iterations); the best pass on --dev is kept', { value: 'E' }),
+  average: option(z.boolean().default(CRF_DEFAULTS.average), "CRF (AdaGrad/SGD): keep each pass's last iterate instead of the mean of the pass's iterates (the default)"),
   batch: option(z.number().int().min(1).default(20), 'CRF batch size, drawn with replacement', { value: 'B' }),
   eta0: option(z.number().gt(0).default(CRF_DEFAULTS.eta0), 'AdaGrad step, or the initial SGD gain'),
   sigma2: option(z.number().gt(0).default(1), 'L2 prior variance'),

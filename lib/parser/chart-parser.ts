@@ -48,6 +48,7 @@ interface NativeParseResult {
 interface NativeChartParser {
   startCrf(options: Record<string, number>): { weights: number; sparseFeatures: number; surfaceGoldFeatures: number; surfaceCollisionRate: number };
   crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number; cacheBytes: number; cachedSentences: number }>;
+  crfAverage(op: 'reset' | 'swap'): void;
   parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number, maxLength: number, prune: number): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): Omit<ChartParserInfo, 'kind'>;
@@ -178,6 +179,11 @@ export interface ParserTrainOptions {
   optimizer?: 'sgd' | 'adagrad' | 'lbfgs';
   /** CRF passes (SGD, AdaGrad) or L-BFGS iterations (default CRF_DEFAULTS.epochs). */
   epochs?: number;
+  /**
+   * AdaGrad/SGD: each pass's model is the mean of its iterates (the weights after each
+   * batch of that pass), not the last one (default CRF_DEFAULTS.average).
+   */
+  average?: boolean;
   batch?: number;
   eta0?: number;
   sigma2?: number;
@@ -376,12 +382,14 @@ export class ChartParserModel {
         surfaceBits,
         prune,
         adagrad: (options.optimizer ?? 'adagrad') === 'adagrad' ? 1 : 0,
+        average: options.optimizer !== 'lbfgs' && (options.average ?? CRF_DEFAULTS.average) ? 1 : 0,
       });
       meta.crf = true;
       if (prune > 0) meta.prune = prune;
       const summary: ParserTrainSummary = { surfaceGoldFeatures: started.surfaceGoldFeatures, surfaceCollisionRate: started.surfaceCollisionRate };
       const epochs = options.epochs ?? CRF_DEFAULTS.epochs;
       const lbfgs = options.optimizer === 'lbfgs';
+      const average = !lbfgs && (options.average ?? CRF_DEFAULTS.average);
       const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(prepared.length / batch));
       const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
       let best: { f1: number; epoch: number; bytes: Uint8Array } | undefined;
@@ -390,6 +398,7 @@ export class ChartParserModel {
         const cpu = process.cpuUsage();
         let objective = 0;
         let objectiveSteps = 0;
+        if (average) handle.crfAverage('reset');
         for (let step = 0; step < stepsPerEpoch; ) {
           const n = Math.min(chunk, stepsPerEpoch - step);
           const r = await withCancelFlag(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
@@ -401,6 +410,9 @@ export class ChartParserModel {
             featureCacheBytes: r.cacheBytes, cachedSentences: r.cachedSentences,
           });
         }
+        // The pass's mean iterate stays swapped in for dev, the kept bytes and, after the
+        // last pass, the model (the next pass's reset swaps the raw iterate back).
+        if (average) handle.crfAverage('swap');
         const used = process.cpuUsage(cpu);
         const report: ParserPassReport = {
           epoch, epochs, seconds: (Date.now() - wall) / 1000, cpuSeconds: (used.user + used.system) / 1e6, objective: objective / objectiveSteps,

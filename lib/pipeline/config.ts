@@ -12,7 +12,7 @@ import { MAX_NBEST } from '../io/nbest.js';
 import { InputError } from '../errors.js';
 import { readTextFile } from '../io/lines.js';
 import { defOf, descriptionOf } from '../options/field.js';
-import { PARSER_DEFAULTS } from '../options/parser.js';
+import { CRF_DEFAULTS, PARSER_DEFAULTS } from '../options/parser.js';
 import { TAGGER_C2, TAGGER_DEFAULTS, taggerFields } from '../options/tagger.js';
 import { BOOST_EPS, FEATURE_CUTOFF, LOGLINEAR_C, PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, RERANK_ROUNDS, WORD_FEATURES } from '../options/rerank.js';
 
@@ -56,9 +56,9 @@ export const dataSchema = z.strictObject({
 
 export const parserBaseSchema = z.strictObject({
   markov: z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'expected 0, 1 or 2' }).optional()
-    .describe('binarization order of the parser base, 0-2 (default 2; with crf the CRF default, 0, as train-parser --crf)'),
+    .describe(`horizontal Markov order of the parser's binarization (default: the parser's own, 2 for the PCFG, ${CRF_DEFAULTS.markov} for the CRF)`),
   crf: z.boolean({ error: 'expected true or false' }).default(false).describe('train the CRF-CFG on top of the PCFG (default false: the generative PCFG)'),
-  epochs: positiveInt('epochs').default(3).describe('CRF epochs'),
+  epochs: positiveInt('epochs').default(CRF_DEFAULTS.epochs).describe('CRF passes over the training data'),
   rareThreshold: nonNegativeInt('count').default(PARSER_DEFAULTS.rareThreshold).describe('words seen at most this often also train the unknown-word signatures'),
   kbest: z.enum(KBEST_TAG_MODES, { error: "expected 'all', 'max', 'sum' or 'fixed'" }).optional()
     .describe("which k-best list: 'all' (the k best trees, default), 'max' (k distinct bracketings, each with its best tags), 'sum' (k distinct bracketings, tag variants summed), 'fixed' (the k best trees with the 1-best tags)"),

@@ -8,7 +8,7 @@ import type { OptionValues } from '../options/field.js';
 import type { perceptronFields } from '../options/rerank.js';
 import { UsageError } from '../errors.js';
 import { listKind, readNbestSync, requireSameKind } from '../io/nbest.js';
-import { Progress } from '../progress.js';
+import { Progress, TrainProgressBar } from '../progress.js';
 import { formatChosen, PerceptronReranker, type PerceptronPrediction, type RerankEvaluation } from './perceptron.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { resolveThreads } from '../native.js';
@@ -67,18 +67,12 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
   const dev = values.dev ? readNbestSync(values.dev) : undefined;
   // Checked before training: the dev evaluation would only fail after the model is saved.
   if (values.dev) requireSameKind(values.dev, listKind(dev), trainFile, listKind(train));
-  let progress: Progress | undefined;
+  // Examples are not epochs: off a terminal no line per example (a bar on one).
+  const progress = new TrainProgressBar('train', { lossName: 'mistakes', log: false });
   const started = Date.now();
-  const reranker = await PerceptronReranker.train(train, {
-    ...options,
-    onProgress: (p) => {
-      // Examples are not epochs: off a terminal no line per example (a bar on one).
-      progress ??= new Progress({ label: 'train', unit: 'examples', total: p.total, log: false });
-      progress.update(p.done, `mistakes ${p.mistakes}`);
-    },
-  });
+  const reranker = await PerceptronReranker.train(train, options, { onProgress: progress.onProgress });
   const info = reranker.info();
-  progress?.finish(`mistakes ${info.mistakes}`);
+  progress.finish(`mistakes ${info.mistakes}`);
   const seconds = (Date.now() - started) / 1000;
   reranker.save(modelFile);
   const e = dev ? await reranker.evaluate(dev, { threads: options.threads, signal: options.signal, file: values.dev }) : undefined;

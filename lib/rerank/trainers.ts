@@ -3,8 +3,8 @@
  * feature dictionary and returns a RerankerModel; add a method by adding an entry to
  * `rerankerTrainers` (the CLI's --method list is its keys).
  */
-import { Progress } from '../progress.js';
-import { reporter, type TrainProgress } from '../train-progress.js';
+import { TrainProgressBar } from '../progress.js';
+import { rateStamp, type TrainProgress } from '../train-progress.js';
 import {
   boostWeights, boostWork, chooseRoundsOnDev, chosenScore, trainBoost, trainLoglinear,
   type BoostModelData, type RerankDataHandle,
@@ -44,18 +44,17 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
   const rounds = options.rounds ?? RERANK_ROUNDS[method === 'logloss' ? 'logloss' : 'boost'];
   const epsList = method === 'logloss' ? [0] : (options.eps ?? [BOOST_EPS]);
   let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
-  const report = reporter(options.onProgress);
   for (const eps of epsList) {
-    const bar = new Progress({ label: `${name}${epsList.length > 1 ? ` eps=${eps}` : ''}`, total: rounds, unit: 'rounds' });
+    const stamp = rateStamp();
+    const bar = new TrainProgressBar(`${name}${epsList.length > 1 ? ` eps=${eps}` : ''}`);
     const { model } = await trainBoost(train, {
       rounds, method, eps, weighting: options.weighting, l2: options.l2?.[0], threads: options.threads, signal: options.signal, dev,
       chunk: method === 'logloss' ? 10 : 1000,
       onProgress: (s) => {
-        report?.({ phase: 'round', done: s.rounds, total: rounds, loss: s.loss, devScore: s.devScore });
+        const event = stamp({ phase: 'round', done: s.rounds, total: rounds, loss: s.loss, devScore: s.devScore });
+        options.onProgress?.(event);
         if (options.progress === false) return;
-        const devText = s.devScore !== undefined ? `  dev ${s.devScore.toFixed(1)}` : '';
-        const work = method === 'sparse' ? `  Work ${s.work.toFixed(2)}  Savings ${s.savings.toFixed(0)}` : '';
-        bar.update(s.rounds, `loss ${s.loss.toPrecision(6)}${devText}${work}`);
+        bar.onProgress(event, method === 'sparse' ? `Work ${s.work.toFixed(2)}  Savings ${s.savings.toFixed(0)}` : undefined);
       },
     });
     if (options.progress !== false) bar.finish();
@@ -82,16 +81,17 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
 
 const loglinear: RerankerTrainer = async ({ train, dev, dictionary, options }) => {
   const l2s = options.l2 ?? [LOGLINEAR_C];
-  const report = reporter(options.onProgress);
   let best: { a0: number; weights: Float64Array; score: number; l2: number; objective: number; iterations: number } | undefined;
   for (const l2 of l2s) {
     const maxIterations = options.rounds ?? RERANK_ROUNDS.loglinear;
-    const bar = new Progress({ label: `loglinear C=${l2}`, total: maxIterations, unit: 'iterations' });
+    const stamp = rateStamp();
+    const bar = new TrainProgressBar(`loglinear C=${l2}`, { lossName: 'objective' });
     const r = await trainLoglinear(train, {
       l2, maxIterations, threads: options.threads, signal: options.signal,
       onIteration: (iteration, objective) => {
-        report?.({ phase: 'iteration', done: iteration, total: maxIterations, loss: objective });
-        if (options.progress !== false) bar.update(iteration, `objective ${objective.toPrecision(6)}`);
+        const event = stamp({ phase: 'iteration', done: iteration, total: maxIterations, loss: objective });
+        options.onProgress?.(event);
+        if (options.progress !== false) bar.onProgress(event);
       },
     });
     const score = dev ? chosenScore(dev, r.a0, r.weights, options.threads) : NaN;

@@ -9,19 +9,9 @@ import { checkNbestK } from '../io/nbest.js';
 import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
-import { looksLikeChunkTags, scoreTags, type DevScore } from './dev-score.js';
-import { formatClusters, type WordClusters } from './word-clusters.js';
-import { checkOptions } from '../options/field.js';
-import { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs } from '../options/tagger.js';
-import {
-  chooseDefaultTemplate,
-  compileTemplates,
-  type TemplateChoice,
-  DEFAULT_TEMPLATES,
-  readClusters,
-  type DefaultTemplateName,
-  type TemplateSet,
-} from './templates.js';
+import type { DevScore } from './dev-score.js';
+import type { WordClusters } from './word-clusters.js';
+import type { TemplateChoice, DefaultTemplateName, TemplateSet } from './templates.js';
 
 export type TaggerAlgorithm = 'perceptron' | 'crf' | 'maxent';
 const ALGORITHMS: TaggerAlgorithm[] = ['perceptron', 'crf', 'maxent'];
@@ -38,6 +28,7 @@ interface NativeTaggerHandle {
   shardGradient(w: Float64Array, first: number, last: number, threads: number, startWeights: boolean, flag: CancelFlagHandle): Promise<{ loss: number; gradient: Float64Array }>;
   shardPerceptronEpoch(w: Float64Array, first: number, last: number, seed: number, startWeights: boolean, flag: CancelFlagHandle): Promise<{ mistakes: number; weights: Float64Array; averaged: Float64Array }>;
   tag(text: string, threads: number): Int32Array;
+  tagColumns(block: Uint8Array, final: boolean, width: number, layout: ColumnLayout, threads: number): ColumnBlockResult;
   tagAsync(text: string, threads: number, flag: CancelFlagHandle): Promise<Int32Array>;
   tagNbest(text: string, k: number): { counts: Int32Array; labels: Int32Array; scores: Float64Array };
   tagNbestAsync(text: string, k: number, threads: number, flag: CancelFlagHandle): Promise<{ counts: Int32Array; labels: Int32Array; scores: Float64Array }>;
@@ -51,6 +42,27 @@ interface TaggerAddon {
     new (options?: { algorithm: number; order: number; beam: number; numColumns: number; templates: Int32Array; clusters?: string }): NativeTaggerHandle;
     deserialize(bytes: Uint8Array): NativeTaggerHandle;
   };
+}
+
+/** How CoNLL lines map onto the model's input columns (tagColumnBlock). */
+export interface ColumnLayout {
+  inputColumns: number;
+  allColumns: number;
+  /** Input column c's position in a line with all training columns. */
+  fullIndex: Int32Array;
+  tab: boolean;
+}
+
+/** One block of CoNLL text tagged natively; errorLine > 0 names a bad line of the block (1-based). */
+export interface ColumnBlockResult {
+  output: Uint8Array;
+  consumed: number;
+  lines: number;
+  width: number;
+  errorLine: number;
+  errorFound: number;
+  /** 1: the first token line fits neither layout; 2: a line's width differs from the first's. */
+  errorKind: number;
 }
 
 /** One sentence: rows[token][column] in the training column layout (or input columns only). */
@@ -259,7 +271,11 @@ export class Tagger {
 
   /** Trains a tagger; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
   static async train(train: TokenRows[], options: TaggerTrainOptions, run?: TrainRun): Promise<Tagger> {
-    options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value }));
+    options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value, devMetric: p.dev?.name }));
+    // Loaded here, not at the top: tagging with a saved model needs none of them (and the
+    // option schemas' library costs a tagging process more start-up time than its model).
+    const [{ looksLikeChunkTags, scoreTags }, { formatClusters }, { checkOptions }, { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs }, { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, readClusters }] =
+      await Promise.all([import('./dev-score.js'), import('./word-clusters.js'), import('../options/field.js'), import('../options/tagger.js'), import('./templates.js')]);
     const { algo, columns, label } = options;
     if (!ALGORITHMS.includes(algo)) throw optionError(`unknown algorithm '${algo}'`);
     const labelIndex = columns.indexOf(label);
@@ -400,6 +416,24 @@ export class Tagger {
     } finally {
       dispose();
     }
+  }
+
+  /**
+   * Tags a block of CoNLL column text (whole lines, valid UTF-8) without leaving native code:
+   * the `tag` command's streaming path (lib/tagger/tag-stream.ts). Without `final`, lines after
+   * the block's last sentence end are left unconsumed for the next block. Synchronous: keep
+   * blocks small (a quarter MiB is a few milliseconds of work).
+   * @internal
+   */
+  tagColumnBlock(block: Uint8Array, final: boolean, width: number, separator: 'whitespace' | 'tab', threads = 0): ColumnBlockResult {
+    const { columns, inputColumns } = this.meta;
+    const layout: ColumnLayout = {
+      inputColumns: inputColumns.length,
+      allColumns: columns.length,
+      fullIndex: Int32Array.from(inputColumns.map((c) => columns.indexOf(c))),
+      tab: separator === 'tab',
+    };
+    return this.handle.tagColumns(block, final, width, layout, threads);
   }
 
   /** `tag` on the JS thread, on one core: cheap for a few sentences. */

@@ -47,6 +47,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
                                       StaticMethod("deserialize", &ChartParser::Deserialize),
                                       InstanceMethod("startCrf", &ChartParser::StartCrf),
                                       InstanceMethod("crfSteps", &ChartParser::CrfSteps),
+                                      InstanceMethod("crfAverage", &ChartParser::CrfAverage),
                                       InstanceMethod("parse", &ChartParser::Parse),
                                       InstanceMethod("serialize", &ChartParser::Serialize),
                                       InstanceMethod("info", &ChartParser::Info)});
@@ -138,6 +139,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     opt.feature_cache_mb = OptionalDouble(o, "featureCacheMB", opt.feature_cache_mb);
     opt.prune = OptionalDouble(o, "prune", 0);
     opt.adagrad = OptionalInt(o, "adagrad", 0) != 0;
+    opt.average = OptionalInt(o, "average", 0) != 0;
     const int surface_bits = OptionalInt(o, "surfaceBits", 0);
     if (surface_bits < 0 || surface_bits > 30) throw Napi::RangeError::New(env, "surfaceBits must be in 0..30");
     if (!(opt.prune >= 0 && opt.prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
@@ -149,6 +151,19 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     out.Set("surfaceGoldFeatures", Napi::Number::New(env, static_cast<double>(model_->crf.surface_gold_features)));
     out.Set("surfaceCollisionRate", Napi::Number::New(env, model_->crf.surface_collision_rate));
     return out;
+  }
+
+  // crfAverage('reset' | 'swap'): iterate averaging (startCrf's `average`): restart the mean
+  // of the iterates, or exchange the weights with it (swap again to continue training).
+  Napi::Value CrfAverage(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!training_ || !training_->trainer) throw Napi::Error::New(env, "call startCrf first");
+    Expect(info.Length() >= 1 && info[0].IsString(), env, "'reset' or 'swap'");
+    const std::string op = info[0].As<Napi::String>().Utf8Value();
+    if (op == "reset") training_->trainer->ResetAverage();
+    else if (op == "swap") training_->trainer->SwapAverage();
+    else throw Napi::RangeError::New(env, "crfAverage: 'reset' or 'swap'");
+    return env.Undefined();
   }
 
   // crfSteps(steps, cancelFlag, lbfgs) -> Promise<{objective, keptFraction, steps}>: SGD

@@ -14,6 +14,7 @@
 #include "binding/registry.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
+#include "tagger/column_tagging.h"
 #include "tagger/trainer.h"
 
 namespace structrank::binding {
@@ -37,6 +38,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
          InstanceMethod("shardPerceptronEpoch", &NativeTagger::ShardPerceptronEpoch),
          InstanceMethod("tag", &NativeTagger::Tag),
          InstanceMethod("tagAsync", &NativeTagger::TagAsync),
+         InstanceMethod("tagColumns", &NativeTagger::TagColumnsSync),
          InstanceMethod("tagNbest", &NativeTagger::TagNbest),
          InstanceMethod("tagNbestAsync", &NativeTagger::TagNbestAsync),
          InstanceMethod("labels", &NativeTagger::Labels),
@@ -333,6 +335,46 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     return RunAsync(
         env, [model, text, threads, cancel, out]() { *out = TagText(*model, *text, threads, cancel.get()); },
         [out](Napi::Env env) -> Napi::Value { return ToInt32Array(env, *out); });
+  }
+
+  // tagColumns(block: Uint8Array, final, width, {inputColumns, allColumns, fullIndex: Int32Array, tab},
+  //            threads) -> {output: Uint8Array, consumed, lines, width, errorLine, errorFound,
+  //            errorKind}: column text tagged as the tag command writes it (tagger/column_tagging.h).
+  // Synchronous on purpose: blocks are small (lib/tagger/tag-stream.ts), and work done on the
+  // JS thread reuses one allocator arena instead of growing one per pool thread.
+  Napi::Value TagColumnsSync(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    RequireTrained();
+    Expect(info.Length() >= 4 && info[0].IsTypedArray() && info[1].IsBoolean() && info[2].IsNumber() && info[3].IsObject(),
+           env, "(block, final, width, layout, threads?)");
+    Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+    std::string_view block(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
+    bool final = info[1].As<Napi::Boolean>().Value();
+    int32_t width = info[2].As<Napi::Number>().Int32Value();
+    Napi::Object o = info[3].As<Napi::Object>();
+    ColumnLayout layout;
+    layout.input_columns = OptionalInt(o, "inputColumns", 1);
+    layout.all_columns = OptionalInt(o, "allColumns", 2);
+    layout.tab = o.Get("tab").ToBoolean();
+    Napi::Value idx = o.Get("fullIndex");
+    Expect(idx.IsTypedArray() && idx.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env, "layout.fullIndex to be an Int32Array");
+    layout.full_index = ToVector<int32_t>(idx.As<Napi::Int32Array>());
+    for (int32_t c : layout.full_index) {
+      if (c < 0 || c >= layout.all_columns) throw InputError("layout.fullIndex out of range");
+    }
+    int threads = info.Length() > 4 && info[4].IsNumber() ? info[4].As<Napi::Number>().Int32Value() : 0;
+    ColumnTagResult result = TagColumns(*model_, block, final, width, layout, threads, nullptr);
+    Napi::Object out = Napi::Object::New(env);
+    Napi::Uint8Array text = Napi::Uint8Array::New(env, result.output.size());
+    std::copy(result.output.begin(), result.output.end(), text.Data());
+    out.Set("output", text);
+    out.Set("consumed", Napi::Number::New(env, static_cast<double>(result.consumed)));
+    out.Set("lines", Napi::Number::New(env, static_cast<double>(result.lines)));
+    out.Set("width", Napi::Number::New(env, result.width));
+    out.Set("errorLine", Napi::Number::New(env, static_cast<double>(result.error_line)));
+    out.Set("errorFound", Napi::Number::New(env, result.error_found));
+    out.Set("errorKind", Napi::Number::New(env, result.error_kind));
+    return out;
   }
 
   // tagNbest(text, k) -> {counts: Int32Array (per sentence), labels: Int32Array, scores: Float64Array}

@@ -688,3 +688,37 @@ TEST(chart_crf_adagrad_with_coarse_prefilter_lowers_the_objective) {
   CHECK(later < first);
   CHECK(trainer.kept_fraction() <= 1.0);
 }
+
+TEST(chart_crf_iterate_average_is_the_mean_of_the_iterates) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 10);
+  CrfTrainOptions opt;
+  opt.batch = 3;
+  opt.threads = 1;
+  opt.adagrad = true;
+  opt.average = true;
+  CrfTrainer trainer(*m, t.corpus, gold, opt);
+  trainer.Steps(2, nullptr);  // before the reset: not in the mean
+  trainer.ResetAverage();
+  std::vector<double> sum(m->crf.theta.size(), 0.0);
+  for (int s = 0; s < 4; ++s) {
+    trainer.Steps(1, nullptr);
+    for (size_t f = 0; f < sum.size(); ++f) sum[f] += m->crf.theta[f];
+  }
+  const std::vector<double> raw = m->crf.theta;
+  trainer.SwapAverage();
+  double worst = 0, moved = 0;
+  for (size_t f = 0; f < sum.size(); ++f) {
+    worst = std::max(worst, std::fabs(m->crf.theta[f] - sum[f] / 4));
+    moved = std::max(moved, std::fabs(m->crf.theta[f] - raw[f]));
+  }
+  CHECK(worst < 1e-12);
+  CHECK(moved > 1e-6);  // the mean is not the last iterate
+  trainer.SwapAverage();  // back to the raw iterate, exactly
+  for (size_t f = 0; f < sum.size(); ++f) CHECK(m->crf.theta[f] == raw[f]);
+  trainer.SwapAverage();
+  trainer.Steps(1, nullptr);  // training swaps the raw iterate back in first
+  CHECK(m->crf.theta.size() == raw.size());
+}

@@ -354,6 +354,7 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
   std::vector<int32_t> batch(opt_.batch);
   std::vector<double> objective(opt_.batch);
   std::vector<SentenceFeatureIds> records(opt_.batch);
+  if (average_swapped_) SwapAverage();  // train the raw iterate, never the mean
   for (int step = 0; step < steps; ++step) {
     if (cancel && cancel->load()) throw Cancelled();
     std::uniform_int_distribution<int32_t> pick(0, D - 1);
@@ -390,11 +391,34 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
         theta[f] -= opt_.eta0 * gsum / std::sqrt(adagrad_[f]);
       }
     }
+    if (opt_.average) {
+      if (average_sum_.size() != dim) average_sum_.assign(dim, 0.0), average_count_ = 0;
+      for (size_t f = 0; f < dim; ++f) average_sum_[f] += theta[f];
+      ++average_count_;
+    }
     ++k_;
     for (double o : objective) objective_sum += o;
     sentences += static_cast<int64_t>(batch.size());
   }
   return sentences ? objective_sum / sentences : 0.0;
+}
+
+void CrfTrainer::ResetAverage() {
+  if (average_swapped_) SwapAverage();
+  average_sum_.assign(m_.crf.theta.size(), 0.0);
+  average_count_ = 0;
+}
+
+void CrfTrainer::SwapAverage() {
+  if (!opt_.average || average_count_ == 0 || average_sum_.size() != m_.crf.theta.size()) return;
+  const double scale = static_cast<double>(average_count_);
+  // Sum <-> mean conversions around the exchange keep one extra vector only.
+  if (!average_swapped_)
+    for (double& v : average_sum_) v /= scale;
+  m_.crf.theta.swap(average_sum_);
+  if (average_swapped_)
+    for (double& v : average_sum_) v *= scale;
+  average_swapped_ = !average_swapped_;
 }
 
 }  // namespace structrank

@@ -34,6 +34,10 @@ struct CrfTrainOptions {
   // AdaGrad (per-weight step eta0 / sqrt(sum of squared gradients)) instead of the decaying
   // SGD gain.
   bool adagrad = false;
+  // Iterate averaging: keep the running mean of the weights after each batch since the
+  // last ResetAverage(); SwapAverage() exchanges it with the current weights (to evaluate
+  // or save the averaged model). It damps the step-to-step noise of SGD/AdaGrad.
+  bool average = false;
 };
 
 // Objective (negative conditional log-likelihood, no prior) of one sentence, with its
@@ -59,6 +63,10 @@ class CrfTrainer {
   // included). Stops early once L-BFGS reports convergence.
   double LbfgsSteps(int iterations, const std::atomic<bool>* cancel);
   int64_t steps_done() const { return k_; }
+  // Iterate averaging (options.average): restart the mean; exchange the model's weights
+  // with the mean of the iterates since the restart (a second call swaps them back).
+  void ResetAverage();
+  void SwapAverage();
   int32_t num_sentences() const { return corpus_.size(); }
   // Fraction of chart entries kept by prefiltering, over the sentences prefiltered so far.
   double kept_fraction() const { return total_entries_ ? static_cast<double>(kept_entries_) / total_entries_ : 1.0; }
@@ -97,6 +105,9 @@ class CrfTrainer {
   std::vector<std::vector<double>> grads_;
   std::vector<double> prior_mean_;
   std::vector<double> adagrad_;  // sums of squared gradients
+  std::vector<double> average_sum_;  // sum of the iterates since ResetAverage (or the mean, while swapped in)
+  int64_t average_count_ = 0;
+  bool average_swapped_ = false;
   std::unique_ptr<Lbfgs> lbfgs_;
   const std::atomic<bool>* lbfgs_cancel_ = nullptr;
   std::atomic<int64_t> kept_entries_{0}, total_entries_{0};

@@ -273,9 +273,11 @@ void AttributeTable::Grow() {
 }
 
 void AttributeTable::Rebuild(std::vector<uint64_t> keys) {
-  // Sized once for all keys (as Insert would end up), so loading a model never rehashes.
+  // Sized once for all keys, so loading a model never rehashes; filled to at most 2/3 (not
+  // Insert's 1/2): a loaded model is only looked up, and half the memory of a table filled
+  // to under 1/3 costs fewer cache misses than the slightly longer probes.
   std::size_t capacity = 1024;
-  while ((keys.size() + 1) * 2 > capacity) capacity *= 2;
+  while (keys.size() * 3 > capacity * 2) capacity *= 2;
   slots_.assign(capacity, Slot{0, -1});
   keys_ = std::move(keys);
   const std::size_t mask = capacity - 1;

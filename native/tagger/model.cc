@@ -105,7 +105,11 @@ struct SentenceLookup {
 }  // namespace
 
 TaggerCorpus TaggerModel::LookupCorpus(std::string_view text, int threads, const std::atomic<bool>* cancel) const {
-  std::vector<SentenceFields> sentences = SplitSentences(text, config.num_columns);
+  return LookupSentences(SplitSentences(text, config.num_columns), threads, cancel);
+}
+
+TaggerCorpus TaggerModel::LookupSentences(const std::vector<SentenceFields>& sentences, int threads,
+                                          const std::atomic<bool>* cancel) const {
   const std::size_t S = sentences.size();
   TaggerCorpus corpus;
   auto append = [&](const SentenceLookup& look, int32_t n) {

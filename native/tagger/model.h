@@ -80,6 +80,9 @@ class TaggerModel {
   // BuildCorpus for tagging (no labels, unknown attributes dropped), extracting features
   // on `threads` threads.
   TaggerCorpus LookupCorpus(std::string_view text, int threads, const std::atomic<bool>* cancel = nullptr) const;
+  // LookupCorpus over sentences already split into fields (views that must outlive the call).
+  TaggerCorpus LookupSentences(const std::vector<SentenceFields>& sentences, int threads,
+                               const std::atomic<bool>* cancel = nullptr) const;
   // Creates one feature per (attribute, label) pair seen in `corpus`; zero weights.
   void BuildFeatures(const TaggerCorpus& corpus);
 

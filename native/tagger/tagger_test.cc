@@ -8,6 +8,7 @@
 #include "tagger/chain.h"
 #include "tagger/features.h"
 #include "tagger/model.h"
+#include "tagger/column_tagging.h"
 #include "tagger/trainer.h"
 
 using namespace structrank;
@@ -465,4 +466,51 @@ TEST(perceptron_update_on_differing_tokens_equals_full_update) {
       }
     }
   }
+}
+
+TEST(column_tagging_splits_like_javascript_and_carries_sentences) {
+  // JavaScript's \s: ASCII whitespace, U+00A0, U+1680, U+2000-200A, 2028, 2029, 202F, 205F, 3000, FEFF.
+  for (const char* space : {" ", "\t", "\v", "\f", "\r", "\xC2\xA0", "\xE1\x9A\x80", "\xE2\x80\x80", "\xE2\x80\x8A",
+                            "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F", "\xE3\x80\x80", "\xEF\xBB\xBF"}) {
+    std::string s(space);
+    CHECK(JsSpaceLength(s.data(), s.data() + s.size()) == static_cast<int>(s.size()));
+  }
+  for (const char* other : {"a", "\xC2\x85", "\xE2\x80\x8B", "\xE2\x80\x8C", "\xC3\xA9", "\xE2\x80\xB0"}) {  // NEL, ZWSP, ZWNJ, é, ‰
+    std::string s(other);
+    CHECK(JsSpaceLength(s.data(), s.data() + s.size()) == 0);
+  }
+  // A tiny model: word -> D, N or V.
+  TaggerModel m;
+  m.algorithm = TaggerAlgorithm::kPerceptron;
+  int32_t ints[] = {1, 1, static_cast<int32_t>(AtomKind::kField), 0, 0, 0};
+  m.config = FeatureConfig::FromInts(ints, 6, 1);
+  TaggerCorpus corpus = m.BuildCorpus("the\ndog\nbarks\n\na\ncat\nsleeps\n", "D\nN\nV\n\nD\nN\nV\n", true);
+  m.BuildFeatures(corpus);
+  TrainOptions opt;
+  TaggerTrainer trainer(m, corpus, opt);
+  for (int e = 0; e < 5 && trainer.Step(nullptr); ++e) {
+  }
+  trainer.ExportWeights();
+  ColumnLayout layout;
+  layout.input_columns = 1;
+  layout.all_columns = 2;
+  layout.full_index = {0};
+  // Lines: a document marker, a sentence with extra spacing and CRLF, a whitespace-only
+  // line, and an unfinished sentence left for the next block.
+  std::string block = "-DOCSTART- -X-\n  the\xC2\xA0 \r\ndog\nbarks\n \n a \ncat\n";
+  ColumnTagResult r = TagColumns(m, block, false, -1, layout, 1);
+  CHECK(r.error_line == 0);
+  CHECK(r.output == "-DOCSTART- -X- O\n  the\xC2\xA0  D\ndog N\nbarks V\n \n");
+  CHECK(r.lines == 5 && r.width == 1);
+  CHECK(block.substr(r.consumed) == " a \ncat\n");
+  ColumnTagResult rest = TagColumns(m, block.substr(r.consumed), true, r.width, layout, 1);
+  CHECK(rest.output == " a  D\ncat N\n" && rest.consumed == block.size() - r.consumed);
+  // All columns (word, gold): the input column is found by full_index; a wrong width is reported.
+  ColumnTagResult full = TagColumns(m, "the D\ndog N\n\n", false, -1, layout, 1);
+  CHECK(full.output == "the D D\ndog N N\n\n" && full.width == 2);
+  ColumnTagResult bad = TagColumns(m, "the D\ndog\n\n", false, -1, layout, 1);
+  CHECK(bad.error_kind == 2 && bad.error_line == 2 && bad.error_found == 1);
+  layout.tab = true;
+  ColumnTagResult tabs = TagColumns(m, "the dog\n", true, -1, layout, 1);
+  CHECK(tabs.output.rfind("the dog\t", 0) == 0 && tabs.output.find('\t', 8) == std::string::npos && tabs.width == 1);
 }

@@ -1,0 +1,55 @@
+/**
+ * `structrank tag --model M --input F [--out O] [--separator S] [--threads N]` straight from
+ * the command line, without loading the command tree and its option schemas (commander and
+ * zod cost a tagging process about as much CPU as tagging the CoNLL-2000 test set). It only
+ * recognizes that plain form; anything else (other options, `--flag=value`, --help, a value
+ * it would have to validate) returns undefined and the full command line handles it, with
+ * the same options, checks and messages.
+ */
+import { reportRunError } from './report.js';
+
+const FLAGS = new Set(['--model', '--input', '--out', '--separator', '--threads']);
+
+/** The plain `tag` options, or undefined when the full command line must handle `argv`. */
+export function plainTagOptions(argv: readonly string[]): Map<string, string> | undefined {
+  if (argv[0] !== 'tag' || argv.length % 2 === 0) return undefined;
+  const values = new Map<string, string>();
+  for (let i = 1; i < argv.length; i += 2) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (!FLAGS.has(flag) || values.has(flag)) return undefined;
+    if (value === '' || (value.startsWith('-') && value !== '-')) return undefined;
+    values.set(flag, value);
+  }
+  if (!values.has('--model') || !values.has('--input')) return undefined;
+  const separator = values.get('--separator');
+  if (separator !== undefined && separator !== 'whitespace' && separator !== 'tab') return undefined;
+  const threads = values.get('--threads');
+  if (threads !== undefined && !/^[0-9]{1,4}$/.test(threads)) return undefined;
+  return values;
+}
+
+/** Runs a plain `tag` command line; undefined when it is not one (see plainTagOptions). */
+export async function fastTag(argv: readonly string[]): Promise<number | undefined> {
+  const values = plainTagOptions(argv);
+  if (values === undefined) return undefined;
+  try {
+    const [{ Tagger }, { tagStream }, { resolveThreads }, { cliSignal }] = await Promise.all([
+      import('../tagger/tagger.js'),
+      import('../tagger/tag-stream.js'),
+      import('../native.js'),
+      import('./signal.js'),
+    ]);
+    const tagger = Tagger.loadSync(values.get('--model') as string);
+    await tagStream(tagger, {
+      input: values.get('--input') as string,
+      out: values.get('--out'),
+      separator: (values.get('--separator') ?? 'whitespace') as 'whitespace' | 'tab',
+      threads: resolveThreads(Number(values.get('--threads') ?? '0')),
+      signal: cliSignal(),
+    });
+    return 0;
+  } catch (err) {
+    return reportRunError(err, (s) => process.stderr.write(s));
+  }
+}

@@ -1,0 +1,45 @@
+// Tags CoNLL column text the way `structrank tag` writes it, straight from the bytes:
+// every line is copied, token lines get the predicted label appended, blank lines and
+// -DOCSTART- lines (label O) pass through. Lines are split into fields exactly as the
+// JavaScript reader splits them (whitespace = JavaScript's \s, or tabs), so streaming a
+// file through here writes the same bytes as tagging it in memory.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tagger/model.h"
+
+namespace structrank {
+
+struct ColumnLayout {
+  int32_t input_columns = 1;        // width of a line with the model's input columns only
+  int32_t all_columns = 2;          // width of a line with all training columns
+  std::vector<int32_t> full_index;  // input column c's position in a line of all columns
+  bool tab = false;                 // fields separated by single tabs, else by whitespace runs
+};
+
+struct ColumnTagResult {
+  std::string output;
+  std::size_t consumed = 0;  // bytes of the block used (whole sentences unless `final`)
+  int64_t lines = 0;         // lines in the consumed bytes
+  int32_t width = -1;        // the token-line width, fixed by the first token line
+  // A bad line: its 1-based number within the block, the fields found, and the kind
+  // (1: the first token line's width fits neither layout; 2: width differs from `width`).
+  int64_t error_line = 0;
+  int32_t error_found = 0;
+  int32_t error_kind = 0;
+};
+
+// `block` holds whole lines, each ending in '\n' (a '\r' before it is dropped). Without
+// `final`, lines after the block's last sentence end (blank or -DOCSTART- line) are left
+// for the next block. `width` is the width fixed by earlier blocks (-1: none yet).
+ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, bool final, int32_t width,
+                           const ColumnLayout& layout, int threads, const std::atomic<bool>* cancel = nullptr);
+
+// Length in bytes of the JavaScript whitespace character (\s) starting at p (< end), or 0.
+int JsSpaceLength(const char* p, const char* end);
+
+}  // namespace structrank
