@@ -12,6 +12,7 @@ import { Progress } from '../progress.js';
 import { resolveThreads } from '../native.js';
 import { formatTree, type Tree } from '../trees/tree.js';
 import { MAX_NBEST, writeNbest, type NbestSentence } from '../io/nbest.js';
+import { KBEST_TAG_MODES, selectKbest } from '../trees/kbest-modes.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { cliSignal } from '../cli/signal.js';
 
@@ -26,6 +27,8 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     out: requiredFile("one tree per input sentence, in order, with exactly the input's words"),
     nbest: option(z.number().int().min(1).optional(), 'also write the K best parses of each sentence (exact k-best)', { value: 'K' }),
     outNbest: optionalFile('JSON Lines n-best file (needs --nbest)', 'F.jsonl'),
+    kbestTags: option(z.enum(KBEST_TAG_MODES).default('all'), "which K-best list: 'all' (the K best trees), 'max' (K distinct bracketings, each with its best tags), 'sum' (K distinct bracketings, their tag variants summed), 'fixed' (the K best trees with the 1-best tags)", { value: 'all|max|sum|fixed' }),
+    kbestPool: option(z.number().int().min(1).max(MAX_NBEST).optional(), `trees parsed per sentence before --kbest-tags keeps K of them (default K for 'all', else 5 K, at most ${MAX_NBEST})`, { value: 'P' }),
     ...parseFields,
     ...shardFields,
   },
@@ -43,6 +46,9 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     if (k > MAX_NBEST) throw new UsageError(`parse: --nbest is at most ${MAX_NBEST}, not ${k}`);
     if (values.nbest !== undefined && values.outNbest === undefined) throw new UsageError('parse: --nbest needs --out-nbest F');
     if (values.outNbest !== undefined && values.nbest === undefined) throw new UsageError('parse: --out-nbest needs --nbest K');
+    if ((given.has('--kbest-tags') || given.has('--kbest-pool')) && values.nbest === undefined) throw new UsageError('parse: --kbest-tags and --kbest-pool need --nbest K');
+    const mode = values.kbestTags;
+    const pool = Math.max(k, values.kbestPool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k)));
     const threads = resolveThreads(values.threads);
     checkOutputPath(outFile);
     if (values.outNbest) checkOutputPath(values.outNbest);
@@ -59,7 +65,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     for (let start = 0; start < n; start += chunk) {
       const end = Math.min(n, start + chunk);
       const sentences = input.sentences.slice(start, end);
-      const results = await model.parseNbest(sentences, k, { threads, pcfg: values.pcfg, beam, maxLength, signal, ...(prune !== undefined ? { prune } : {}) });
+      const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, { threads, pcfg: values.pcfg, beam, maxLength, signal, ...(prune !== undefined ? { prune } : {}) });
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? rewrap(t, input.shapes[s]) : t);
@@ -72,7 +78,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
             id: input.ids[s],
             line: 0,
             tokens: input.sentences[s],
-            candidates: r.candidates.map((c) => ({
+            candidates: selectKbest(r.candidates, k, mode).map((c) => ({
               tree: formatTree(shape(c.tree)),
               logprob: c.logprob,
             })),

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeNbest, type NbestSentence } from '../io/nbest.js';
-import type { BaseModel, CandidateSet, Curve, PipelineSentence, Reranker, StepContext } from './components.js';
+import type { BaseModel, CandidateSet, Curve, NbestProducer, PipelineSentence, Reranker, StepContext } from './components.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
 import { foldRange, type DataSets } from './data.js';
 import type { StepResult } from './step-cache.js';
@@ -78,15 +78,25 @@ export async function produceCandidates(
     const heldOut = data.train.slice(lo, hi);
     log(`${step.name}: training ${base.name} on ${rest.length} sentences, ${config.nbest}-best on ${heldOut.length}`);
     const model = await base.train(rest, ctx);
-    const nbest = await model.nbest(heldOut, config.nbest, ctx);
-    await writeNbest(join(dir, 'nbest.jsonl'), withGold(nbest, heldOut));
+    await writeLists(model, heldOut, join(dir, 'nbest'), config.nbest, ctx);
   } else {
     log(`${step.name}: training ${base.name} on all ${data.train.length} sentences, ${config.nbest}-best on dev and test`);
     const model = await base.train(data.train, ctx);
-    await writeNbest(join(dir, 'dev.jsonl'), withGold(await model.nbest(data.dev, config.nbest, ctx), data.dev));
-    await writeNbest(join(dir, 'test.jsonl'), withGold(await model.nbest(data.test, config.nbest, ctx), data.test));
+    await writeLists(model, data.dev, join(dir, 'dev'), config.nbest, ctx);
+    await writeLists(model, data.test, join(dir, 'test'), config.nbest, ctx);
   }
   writeFileSync(join(dir, 'time.json'), JSON.stringify({ seconds: Number(process.hrtime.bigint() - t0) / 1e9 }));
+}
+
+/** Writes `<stem>.jsonl` and, for a model that gives variants of its lists, `<stem>.<name>.jsonl` each. */
+async function writeLists(model: NbestProducer, sentences: PipelineSentence[], stem: string, k: number, ctx: StepContext): Promise<void> {
+  if (!model.nbestVariants) {
+    await writeNbest(`${stem}.jsonl`, withGold(await model.nbest(sentences, k, ctx), sentences));
+    return;
+  }
+  const { main, variants } = await model.nbestVariants(sentences, k, ctx);
+  await writeNbest(`${stem}.jsonl`, withGold(main, sentences));
+  for (const [name, list] of Object.entries(variants)) await writeNbest(`${stem}.${name}.jsonl`, withGold(list, sentences));
 }
 
 /** One reranker step: its cache name, the options hashed into its key, and its input files. */

@@ -38,6 +38,12 @@ export interface StepContext {
 export interface NbestProducer {
   /** The k best candidates of each sentence, best first, each with L(x) (the gold is copied in). */
   nbest(sentences: PipelineSentence[], k: number, ctx: StepContext): Promise<NbestSentence[]>;
+  /**
+   * Optional: the k-best lists together with other forms of them from the same model (e.g. the
+   * parser's k-best modes), which the candidate step writes beside the main file as
+   * `<file>.<name>.jsonl` for comparison. When present it is used instead of `nbest`.
+   */
+  nbestVariants?(sentences: PipelineSentence[], k: number, ctx: StepContext): Promise<{ main: NbestSentence[]; variants: Record<string, NbestSentence[]> }>;
 }
 
 export interface BaseModel {
