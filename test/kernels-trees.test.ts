@@ -3,7 +3,7 @@ import { TreeBank, SequenceBank, kernel, row, gram, gramAsync, rowAsync } from '
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { readTreesSync } from '../lib/io/treebank.js';
 import type { Tree } from '../lib/trees/tree.js';
-import { InputError } from '../lib/errors.js';
+import { InputError, UsageError } from '../lib/errors.js';
 import { join } from 'node:path';
 import { dataFile, itWithData, repoRoot } from './helpers.js';
 import { bruteTreeKernel, choleskyOk, minEigenvalue, randomTree } from './kernels-helpers.js';
@@ -140,7 +140,7 @@ describe('tree kernel errors', () => {
   });
   it('rejects out-of-range indices, bad lambda and bad depth', () => {
     expect(() => kernel(bank, 1, bank, 0, { lambda: 0.4 })).toThrow(/index 1 out of range/);
-    expect(() => kernel(bank, 0, bank, -1, { lambda: 0.4 })).toThrow(RangeError);
+    expect(() => kernel(bank, 0, bank, -1, { lambda: 0.4 })).toThrow(UsageError);
     expect(() => row(bank, 0.5, bank, { lambda: 0.4 })).toThrow(/out of range/);
     for (const lambda of [0, -1, 1.5, Number.NaN]) expect(() => kernel(bank, 0, bank, 0, { lambda })).toThrow(/lambda must be/);
     expect(() => kernel(bank, 0, bank, 0, { lambda: 0.4, depth: 0 })).toThrow(/depth must be/);

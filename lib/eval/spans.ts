@@ -15,6 +15,7 @@
  *   for an I- after O). On well-formed data the spans equal conlleval's spans of the same
  *   sequence converted to IOB2.
  */
+import { UsageError } from '../errors.js';
 
 export type TagScheme = 'iob1' | 'iob2' | 'iobes' | 'bilou';
 
@@ -91,7 +92,7 @@ export function chunkRules(scheme: TagScheme): { start: ChunkRule; end: ChunkRul
     case 'bilou':
       return { start: bilouStart, end: bilouEnd };
     default:
-      throw new RangeError(`unknown tag scheme '${String(scheme)}' (${TAG_SCHEMES.join(', ')})`);
+      throw new UsageError(`unknown tag scheme '${String(scheme)}' (${TAG_SCHEMES.join(', ')})`);
   }
 }
 

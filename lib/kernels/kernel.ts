@@ -12,6 +12,7 @@ import { withCancelFlag } from '../native.js';
 import type { NativeKernelOptions } from './native-kernels.js';
 import { SequenceBank } from './sequence-bank.js';
 import { TreeBank } from './tree-bank.js';
+import { UsageError } from '../errors.js';
 
 interface CommonKernelOptions {
   /** Decay, 0 < lambda <= 1. */
@@ -53,50 +54,50 @@ type OptionsFor<B> = KernelOptionsFor<B>;
 function checkPair(a: Bank, b: Bank): void {
   const isTree = (x: unknown): boolean => x instanceof TreeBank;
   const isSeq = (x: unknown): boolean => x instanceof SequenceBank;
-  if (!(isTree(a) || isSeq(a))) throw new TypeError('kernel: the first argument is not a TreeBank or SequenceBank');
-  if (!(isTree(b) || isSeq(b))) throw new TypeError('kernel: the second bank is not a TreeBank or SequenceBank');
-  if (isTree(a) !== isTree(b)) throw new TypeError('kernel: mismatched handles: cannot compare a TreeBank with a SequenceBank');
+  if (!(isTree(a) || isSeq(a))) throw new UsageError('kernel: the first argument is not a TreeBank or SequenceBank');
+  if (!(isTree(b) || isSeq(b))) throw new UsageError('kernel: the second bank is not a TreeBank or SequenceBank');
+  if (isTree(a) !== isTree(b)) throw new UsageError('kernel: mismatched handles: cannot compare a TreeBank with a SequenceBank');
 }
 
 function checkIndex(i: number, bank: Bank, which: string): void {
   if (!Number.isInteger(i) || i < 0 || i >= bank.size) {
-    throw new RangeError(`kernel: index ${i} out of range for the ${which} bank (${bank.size} items)`);
+    throw new UsageError(`kernel: index ${i} out of range for the ${which} bank (${bank.size} items)`);
   }
 }
 
 function checkThreads(threads: number | undefined): number {
   if (threads === undefined) return 0;
-  if (!Number.isInteger(threads) || threads < 0) throw new RangeError(`kernel: threads must be a non-negative integer, got ${threads}`);
+  if (!Number.isInteger(threads) || threads < 0) throw new UsageError(`kernel: threads must be a non-negative integer, got ${threads}`);
   return threads;
 }
 
 /** Checks options and converts them to the native form (also used by lib/rerank). */
 export function nativeOptions(a: Bank, b: Bank, o: TreeKernelOptions & SequenceKernelOptions): NativeKernelOptions {
-  if (o === null || typeof o !== 'object') throw new TypeError('kernel: options { lambda, ... } are required');
+  if (o === null || typeof o !== 'object') throw new UsageError('kernel: options { lambda, ... } are required');
   if (typeof o.lambda !== 'number' || !(o.lambda > 0 && o.lambda <= 1)) {
-    throw new RangeError(`kernel: lambda must be a number in (0, 1], got ${String(o.lambda)}`);
+    throw new UsageError(`kernel: lambda must be a number in (0, 1], got ${String(o.lambda)}`);
   }
   const out: NativeKernelOptions = { lambda: o.lambda, normalize: !!o.normalize, plain: !!o.plain };
   if (o.depth !== undefined) {
-    if (!(a instanceof TreeBank)) throw new TypeError('kernel: depth applies to tree kernels only');
-    if (!Number.isInteger(o.depth) || o.depth < 1) throw new RangeError(`kernel: depth must be a positive integer, got ${o.depth}`);
+    if (!(a instanceof TreeBank)) throw new UsageError('kernel: depth applies to tree kernels only');
+    if (!Number.isInteger(o.depth) || o.depth < 1) throw new UsageError(`kernel: depth must be a positive integer, got ${o.depth}`);
     out.depth = o.depth;
   }
   if (o.sim2) {
-    if (!(a instanceof SequenceBank) || !(b instanceof SequenceBank)) throw new TypeError('kernel: sim2 applies to sequence kernels only');
+    if (!(a instanceof SequenceBank) || !(b instanceof SequenceBank)) throw new UsageError('kernel: sim2 applies to sequence kernels only');
     if (a.wordFeature === 'none' || a.wordFeature !== b.wordFeature) {
-      throw new TypeError(`kernel: mismatched handles: sim2 needs both banks built with the same wordFeature (have '${a.wordFeature}' and '${b.wordFeature}')`);
+      throw new UsageError(`kernel: mismatched handles: sim2 needs both banks built with the same wordFeature (have '${a.wordFeature}' and '${b.wordFeature}')`);
     }
     out.sim2 = true;
   }
   const beta = o.beta ?? 0;
-  if (!Number.isFinite(beta)) throw new RangeError(`kernel: beta must be a finite number, got ${beta}`);
+  if (!Number.isFinite(beta)) throw new UsageError(`kernel: beta must be a finite number, got ${beta}`);
   if (beta !== 0) {
     const la = o.logprobs?.a ?? a.logprobs;
     const lb = o.logprobs?.b ?? b.logprobs;
-    if (la === undefined || lb === undefined) throw new TypeError('kernel: beta != 0 needs logprobs for both banks');
+    if (la === undefined || lb === undefined) throw new UsageError('kernel: beta != 0 needs logprobs for both banks');
     if (la.length !== a.size || lb.length !== b.size) {
-      throw new RangeError(`kernel: logprobs need ${a.size} and ${b.size} entries, got ${la.length} and ${lb.length}`);
+      throw new UsageError(`kernel: logprobs need ${a.size} and ${b.size} entries, got ${la.length} and ${lb.length}`);
     }
     out.beta = beta;
     out.logprobA = Float64Array.from(la);
@@ -189,7 +190,7 @@ function gramArgs<B extends Bank, O>(a: B, second: unknown, third: unknown): [B 
   const b = (secondIsBank ? second : undefined) as B | undefined;
   const options = (third === undefined && !secondIsBank && second !== null && second !== undefined ? second : third) as O;
   if (second !== null && second !== undefined && !secondIsBank && third !== undefined) {
-    throw new TypeError('kernel: mismatched handles: the second argument is not a TreeBank or SequenceBank');
+    throw new UsageError('kernel: mismatched handles: the second argument is not a TreeBank or SequenceBank');
   }
   checkPair(a, b ?? a);
   return [b, options];

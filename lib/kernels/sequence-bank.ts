@@ -2,7 +2,7 @@
  * SequenceBank: many tagged sequences (words with labels) in the compact native form the
  * tagging kernel reads: interned label, word and word-class ids per token.
  */
-import { InputError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { columnIndex, type ConllSentence } from '../io/conll.js';
 import { native } from '../native.js';
 import type { KernelsAddon, NativeSequenceBank } from './native-kernels.js';
@@ -71,7 +71,7 @@ export class SequenceBank {
     const lengths = new Int32Array(seqs.length);
     const feature = options.wordFeature;
     if (typeof feature === 'string' && !builtinWordFeatures.includes(feature)) {
-      throw new RangeError(`unknown word feature '${feature}' (${builtinWordFeatures.join(', ')})`);
+      throw new UsageError(`unknown word feature '${feature}' (${builtinWordFeatures.join(', ')})`);
     }
     const custom = typeof feature === 'function' ? feature : undefined;
     seqs.forEach((s, index) => {
@@ -91,7 +91,7 @@ export class SequenceBank {
       lengths[index] = s.words.length;
     });
     if (options.logprobs !== undefined && options.logprobs.length !== seqs.length) {
-      throw new RangeError(`logprobs has ${options.logprobs.length} entries for ${seqs.length} sequences`);
+      throw new UsageError(`logprobs has ${options.logprobs.length} entries for ${seqs.length} sequences`);
     }
     const name = custom ? customName(custom) : (feature as string | undefined) ?? 'none';
     const addon = native<KernelsAddon>();

@@ -4,7 +4,7 @@
  * lists). Building a bank does all string work; kernel calls do none.
  */
 import { isUtf8 } from 'node:buffer';
-import { InputError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { isStream, readWholeFile } from '../io/lines.js';
 import { readTreebankSync } from '../io/treebank.js';
 import { native } from '../native.js';
@@ -93,7 +93,7 @@ export class TreeBank {
       sizes[index] = label.length - before;
     });
     if (options.logprobs !== undefined && options.logprobs.length !== trees.length) {
-      throw new RangeError(`logprobs has ${options.logprobs.length} entries for ${trees.length} trees`);
+      throw new UsageError(`logprobs has ${options.logprobs.length} entries for ${trees.length} trees`);
     }
     const addon = native<KernelsAddon>();
     const handle = new addon.TreeBank(symbols.names, label.toArray(), word.toArray(), arity.toArray(), sizes);
@@ -109,7 +109,7 @@ export class TreeBank {
   static fromFile(file: string, options: Omit<TreeBankOptions, 'source' | 'lines'> = {}): TreeBank {
     const logprobs = (n: number): Float64Array | undefined => {
       if (options.logprobs !== undefined && options.logprobs.length !== n) {
-        throw new RangeError(`logprobs has ${options.logprobs.length} entries for ${n} trees`);
+        throw new UsageError(`logprobs has ${options.logprobs.length} entries for ${n} trees`);
       }
       return options.logprobs ? Float64Array.from(options.logprobs) : undefined;
     };

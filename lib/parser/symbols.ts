@@ -2,7 +2,7 @@
  * The parser's symbol table (annotated, binarized labels -> dense ids) and the encoding of
  * trees as pre-order (label id, arity) pairs that crosses to the native chart parser.
  */
-import { InputError } from '../errors.js';
+import { InputError, InternalError } from '../errors.js';
 import type { Tree } from '../trees/tree.js';
 import { baseLabel, PARENT_MARK } from './annotate.js';
 import { ACTIVE_MARK } from './binarize.js';
@@ -106,8 +106,8 @@ function finishTable(labels: string[], ids: Map<string, number>, tag: boolean[])
 /** Appends a tree's (label, arity) pairs; throws if a label is unknown or a node has > 2 children. */
 export function encodeTree(t: Tree, table: SymbolTable, out: number[]): void {
   const id = table.ids.get(symbolKey(t.label, t.word !== undefined));
-  if (id === undefined) throw new Error(`unknown parser state '${t.label}'`);
-  if (t.children.length > 2) throw new Error('tree is not binarized');
+  if (id === undefined) throw new InternalError(`unknown parser state '${t.label}'`);
+  if (t.children.length > 2) throw new InternalError('tree is not binarized');
   out.push(id, t.word !== undefined ? 0 : t.children.length);
   for (const c of t.children) encodeTree(c, table, out);
 }
@@ -117,7 +117,7 @@ export function decodeTree(pairs: Int32Array, start: number, end: number, words:
   let next = start;
   let word = 0;
   const read = (): Tree => {
-    if (next >= end) throw new Error('chart parser returned a truncated tree');
+    if (next >= end) throw new InternalError('chart parser returned a truncated tree');
     const label = pairs[2 * next];
     const arity = pairs[2 * next + 1];
     next++;
@@ -128,6 +128,6 @@ export function decodeTree(pairs: Int32Array, start: number, end: number, words:
     return { label: name, children };
   };
   const t = read();
-  if (word !== words.length) throw new Error('chart parser returned a tree with the wrong number of words');
+  if (word !== words.length) throw new InternalError('chart parser returned a tree with the wrong number of words');
   return t;
 }

@@ -3,6 +3,7 @@
  * function returns a new tree and never shares nodes with its input.
  */
 import { cloneTree, type Tree } from './tree.js';
+import { UsageError } from '../errors.js';
 
 /**
  * PTB labels that begin with '-' and are whole tokens, never function tags:
@@ -75,12 +76,12 @@ export interface UnaryChainOptions {
  */
 export function collapseUnaryChains(t: Tree, options: UnaryChainOptions = {}): Tree {
   const joiner = options.joiner ?? '+';
-  if (joiner === '') throw new RangeError('collapseUnaryChains: the joiner must not be empty');
+  if (joiner === '') throw new UsageError('collapseUnaryChains: the joiner must not be empty');
   const includePreterminals = options.includePreterminals ?? false;
 
   const checkLabel = (label: string): void => {
     if (label.includes(joiner)) {
-      throw new RangeError(`collapseUnaryChains: label '${label}' contains the joiner '${joiner}'; choose another joiner`);
+      throw new UsageError(`collapseUnaryChains: label '${label}' contains the joiner '${joiner}'; choose another joiner`);
     }
   };
 
@@ -109,7 +110,7 @@ export function collapseUnaryChains(t: Tree, options: UnaryChainOptions = {}): T
 /** Exact inverse of collapseUnaryChains: splits every label on the joiner into a chain. */
 export function expandUnaryChains(t: Tree, options: { joiner?: string } = {}): Tree {
   const joiner = options.joiner ?? '+';
-  if (joiner === '') throw new RangeError('expandUnaryChains: the joiner must not be empty');
+  if (joiner === '') throw new UsageError('expandUnaryChains: the joiner must not be empty');
   const walk = (n: Tree): Tree => {
     const labels = n.label.split(joiner);
     let inner: Tree =

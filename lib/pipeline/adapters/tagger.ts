@@ -5,6 +5,7 @@ import { Tagger } from '../../tagger/tagger.js';
 import type { DefaultTemplateName } from '../../tagger/templates.js';
 import type { BaseModel, PipelineSentence, StepContext } from '../components.js';
 import type { TaggerBaseConfig } from '../config.js';
+import { AbortError } from '../../errors.js';
 
 export function taggerBase(options: TaggerBaseConfig, columns: string[], label: string): BaseModel {
   const name = `${options.algo.toUpperCase() === 'CRF' ? 'CRF' : options.algo} tagger`;
@@ -29,7 +30,7 @@ export function taggerBase(options: TaggerBaseConfig, columns: string[], label: 
           const out: NbestSentence[] = [];
           const batch = 1024; // batches off the JS thread, all cores each; progress between them
           for (let b = 0; b < test.length; b += batch) {
-            if (c.signal?.aborted) throw Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
+            if (c.signal?.aborted) throw new AbortError();
             const part = test.slice(b, b + batch);
             const lists = await tagger.tagNbest(part.map((s) => s.rows as string[][]), k, { threads: c.threads, signal: c.signal });
             lists.forEach((cands, i) => {
