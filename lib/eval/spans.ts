@@ -17,6 +17,7 @@
  */
 import { UsageError } from '../errors.js';
 
+/** How chunk or entity labels mark their spans: IOB1, IOB2, IOBES or BILOU (the rules above). */
 export type TagScheme = 'iob1' | 'iob2' | 'iobes' | 'bilou';
 
 export const TAG_SCHEMES: readonly TagScheme[] = ['iob1', 'iob2', 'iobes', 'bilou'];
