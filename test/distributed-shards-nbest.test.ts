@@ -161,6 +161,9 @@ describe.skipIf(skip)('queue status and the coordinator\'s progress bar', () => 
       const queue = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port: own.port } });
       await queue.add('kernel-strip', { step: 'bad', kind: 'trees', a: '../../etc/passwd', from: 0, to: 1, options: { lambda: 0.5, normalize: false, plain: false } }, { jobId: 'bad' });
       await queue.close();
+      // The bar prints lines off a terminal once the run has lasted a second, and asks for the
+      // worker count from its third second: wait that long, or a fast machine finishes silently.
+      await new Promise((r) => setTimeout(r, 2500));
       worker = await startWorkerProcess(own.url, store);
       expect(await run.exited(), run.output()).toBe(0);
       await worker.waitFor(/failed kernel-strip bad/);
