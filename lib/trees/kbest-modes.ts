@@ -17,7 +17,7 @@
  * tags come in the order a parser restricted to those tags would produce them. A pool too
  * small for k distinct candidates gives fewer.
  */
-import type { Tree } from './tree.js';
+import { bracketText, type Tree } from './tree.js';
 
 export const KBEST_TAG_MODES = ['all', 'max', 'sum', 'fixed'] as const;
 export type KbestTagMode = (typeof KBEST_TAG_MODES)[number];
@@ -29,21 +29,7 @@ export interface ScoredTree {
 
 /** The bracketing of a tree: its bracket form with every preterminal label replaced by `*`. */
 export function bracketingKey(t: Tree): string {
-  const parts: string[] = [];
-  const walk = (n: Tree): void => {
-    if (n.word !== undefined) {
-      parts.push('(* ', n.word, ')');
-      return;
-    }
-    parts.push('(', n.label);
-    for (const c of n.children) {
-      parts.push(' ');
-      walk(c);
-    }
-    parts.push(')');
-  };
-  walk(t);
-  return parts.join('');
+  return bracketText(t, '*');
 }
 
 function tagKey(t: Tree): string {

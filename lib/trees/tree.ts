@@ -47,10 +47,18 @@ export function tags(t: Tree): string[] {
  * ```
  */
 export function formatTree(t: Tree): string {
+  return bracketText(t);
+}
+
+/**
+ * The bracket text of a tree; with `tagLabel`, every preterminal shows that label instead of
+ * its own (the bracketing alone, as k-best over bracketings compares trees).
+ */
+export function bracketText(t: Tree, tagLabel?: string): string {
   const parts: string[] = [];
   const walk = (n: Tree): void => {
     if (n.word !== undefined) {
-      parts.push('(', n.label, ' ', n.word, ')');
+      parts.push('(', tagLabel ?? n.label, ' ', n.word, ')');
       return;
     }
     parts.push('(', n.label);
