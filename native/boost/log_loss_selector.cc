@@ -103,15 +103,18 @@ void LogLossSelector::Replay(const BoostModel& done, const std::atomic<bool>* ca
     if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
     const int32_t k = done.features[t];
     if (k < 0 || k >= data_.num_features) throw ModelError("LogLoss checkpoint names a feature out of range");
-    const double d = done.deltas[t];
-    a_[k] += d;
-    for (int64_t q = inv_ptr_[k]; q < inv_ptr_[k + 1]; ++q) F_[inv_cands_[q]] += d;
-    Refresh();
-    model_.features.push_back(k);
-    model_.deltas.push_back(d);
-    model_.losses.push_back(loss_);
-    model_.costs.push_back(data_.features.nnz());
+    Apply(k, done.deltas[t]);
   }
+}
+
+void LogLossSelector::Apply(int32_t k, double d) {
+  a_[k] += d;
+  for (int64_t q = inv_ptr_[k]; q < inv_ptr_[k + 1]; ++q) F_[inv_cands_[q]] += d;
+  Refresh();
+  model_.features.push_back(k);
+  model_.deltas.push_back(d);
+  model_.losses.push_back(loss_);
+  model_.costs.push_back(data_.features.nnz());  // every round reads every candidate's features
 }
 
 int64_t LogLossSelector::Run(int64_t n, const std::atomic<bool>* cancel) {
@@ -140,14 +143,7 @@ int64_t LogLossSelector::Run(int64_t n, const std::atomic<bool>* cancel) {
     for (int32_t f = 0; f < m; ++f)
       if (k < 0 || change[f] < change[k]) k = f;
     if (k < 0 || !(change[k] < -1e-12 * std::max(1.0, loss_))) break;
-    const double d = update[k];
-    a_[k] += d;
-    for (int64_t q = inv_ptr_[k]; q < inv_ptr_[k + 1]; ++q) F_[inv_cands_[q]] += d;
-    Refresh();
-    model_.features.push_back(k);
-    model_.deltas.push_back(d);
-    model_.losses.push_back(loss_);
-    model_.costs.push_back(data_.features.nnz());  // every round reads every candidate's features
+    Apply(k, update[k]);
   }
   return done;
 }

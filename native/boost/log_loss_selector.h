@@ -36,6 +36,7 @@ class LogLossSelector {
 
  private:
   void Refresh();  // probabilities and loss from F_
+  void Apply(int32_t k, double d);  // one round: a_[k] += d, scores, loss, the model's record
 
   const RerankData& data_;
   double l2_;
