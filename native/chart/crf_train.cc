@@ -362,17 +362,23 @@ void CrfTrainer::LoadState(ByteReader& in) {
   average_swapped_ = average_swapped;
   lbfgs_.reset();
   if (in.Get<uint8_t>() != 0) {
-    LbfgsOptions options;
-    options.memory = 10;
-    lbfgs_ = std::make_unique<Lbfgs>(
-        [this](const std::vector<double>& x, std::vector<double>& grad) {
-          m_.crf.theta = x;
-          return FullObjective(grad, lbfgs_cancel_);
-        },
-        in, options);
+    lbfgs_ = std::make_unique<Lbfgs>(LbfgsObjective(), in, LbfgsSettings());
     if (lbfgs_->x().size() != m_.crf.theta.size()) throw ModelError("checkpoint: L-BFGS state does not fit this model");
   }
   if (!in.AtEnd()) throw ModelError("checkpoint: trailing bytes after the CRF parser trainer state");
+}
+
+Objective CrfTrainer::LbfgsObjective() {
+  return [this](const std::vector<double>& x, std::vector<double>& grad) {
+    m_.crf.theta = x;
+    return FullObjective(grad, lbfgs_cancel_);
+  };
+}
+
+LbfgsOptions CrfTrainer::LbfgsSettings() {
+  LbfgsOptions options;
+  options.memory = 10;
+  return options;
 }
 
 double CrfTrainer::LbfgsSteps(int iterations, const std::atomic<bool>* cancel) {
@@ -381,14 +387,7 @@ double CrfTrainer::LbfgsSteps(int iterations, const std::atomic<bool>* cancel) {
   lbfgs_cancel_ = cancel;
   try {
     if (!lbfgs_) {
-      LbfgsOptions options;
-      options.memory = 10;
-      lbfgs_ = std::make_unique<Lbfgs>(
-          [this](const std::vector<double>& x, std::vector<double>& grad) {
-            m_.crf.theta = x;
-            return FullObjective(grad, lbfgs_cancel_);
-          },
-          m_.crf.theta, options);
+      lbfgs_ = std::make_unique<Lbfgs>(LbfgsObjective(), m_.crf.theta, LbfgsSettings());
     }
     for (int it = 0; it < iterations; ++it) {
       const bool more = lbfgs_->Iterate();

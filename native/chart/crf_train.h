@@ -99,6 +99,10 @@ class CrfTrainer {
   void Install(int32_t s, SentenceFeatureIds& ids);
   // Full-batch objective with prior; gradient into `grad`.
   double FullObjective(std::vector<double>& grad, const std::atomic<bool>* cancel);
+  // FullObjective as L-BFGS calls it: at the point it asks for (theta set from it), with the
+  // cancel flag of the current LbfgsSteps call.
+  Objective LbfgsObjective();
+  static LbfgsOptions LbfgsSettings();
 
   ChartModel& m_;
   Corpus corpus_;
