@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { repoRoot } from './helpers.js';
 
 export const hasRedisServer = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
@@ -133,4 +134,21 @@ export async function startWorkerProcess(redis: string, store: string, extra: st
   const w = startCli(['worker', '--redis', redis, '--store', store, '--threads', '1', ...extra]);
   await w.waitFor(/worker .* on redis:/);
   return w;
+}
+
+/**
+ * A test Redis and two worker processes on `store` for the enclosing describe block: started
+ * in its beforeAll, killed (and the server stopped) in its afterAll.
+ */
+export function redisWithTwoWorkers(store: string): { redis: TestRedis; workers: CliProcess[] } {
+  const cluster = { redis: undefined as unknown as TestRedis, workers: [] as CliProcess[] };
+  beforeAll(async () => {
+    cluster.redis = await startRedis();
+    cluster.workers.push(await startWorkerProcess(cluster.redis.url, store), await startWorkerProcess(cluster.redis.url, store));
+  });
+  afterAll(async () => {
+    for (const w of cluster.workers) await w.kill('SIGKILL');
+    await cluster.redis?.stop();
+  });
+  return cluster;
 }

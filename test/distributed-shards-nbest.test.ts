@@ -14,7 +14,7 @@ import { repoRoot, runCli, tempDir } from './helpers.js';
 import { Queue } from 'bullmq';
 import { QUEUE_NAME } from '../lib/distributed/connection.js';
 import type { QueueStatus } from '../lib/distributed/status.js';
-import { skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
+import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess } from './distributed-helpers.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();
@@ -53,24 +53,17 @@ describe('n-best shards', () => {
 });
 
 describe.skipIf(skip)('rerank, features and kernel in shards on Redis (2 worker processes)', () => {
-  let redis: TestRedis;
-  const workers: CliProcess[] = [];
   const store = join(tmp.dir, 'store');
+  const cluster = redisWithTwoWorkers(store);
   const train = join(tmp.dir, 'train.jsonl');
   const dev = join(tmp.dir, 'dev.jsonl');
 
-  beforeAll(async () => {
-    redis = await startRedis();
-    workers.push(await startWorkerProcess(redis.url, store), await startWorkerProcess(redis.url, store));
+  beforeAll(() => {
     perturbedNbest(join(gum, 'train.mrg'), train, 1, 120);
     perturbedNbest(join(gum, 'dev.mrg'), dev, 2, 45);
   });
-  afterAll(async () => {
-    for (const w of workers) await w.kill('SIGKILL');
-    await redis?.stop();
-  });
 
-  const queue = (size: number): string[] => ['--redis', redis.url, '--store', store, '--shard-size', String(size)];
+  const queue = (size: number): string[] => ['--redis', cluster.redis.url, '--store', store, '--shard-size', String(size)];
   const same = (a: string, b: string): void => expect(readFileSync(join(tmp.dir, b)).equals(readFileSync(join(tmp.dir, a))), `${a} vs ${b}`).toBe(true);
 
   it('features: trees and tags, the table byte-identical to a local run', () => {

@@ -3,13 +3,13 @@
  * n-best, ids included) must be byte-identical to a local run, and an error a worker finds
  * in a shard is reported at the input file's own line, as a local run reports it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { splitParseInput, splitTagInput, shiftNbestIds } from '../lib/distributed/shards.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
-import { skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
+import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();
@@ -33,20 +33,11 @@ describe('sentence shards', () => {
 });
 
 describe.skipIf(skip)('parse and tag in shards on Redis (2 worker processes)', () => {
-  let redis: TestRedis;
-  const workers: CliProcess[] = [];
   const store = join(tmp.dir, 'store');
+  const cluster = redisWithTwoWorkers(store);
 
-  beforeAll(async () => {
-    redis = await startRedis();
-    workers.push(await startWorkerProcess(redis.url, store), await startWorkerProcess(redis.url, store));
-  });
-  afterAll(async () => {
-    for (const w of workers) await w.kill('SIGKILL');
-    await redis?.stop();
-  });
 
-  const queue = (): string[] => ['--redis', redis.url, '--store', store];
+  const queue = (): string[] => ['--redis', cluster.redis.url, '--store', store];
 
   it('parse: trees and text input, 1-best and n-best, byte-identical to a local run', () => {
     const model = join(tmp.dir, 'parser.model');
@@ -135,7 +126,7 @@ describe.skipIf(skip)('parse and tag in shards on Redis (2 worker processes)', (
     expect(readFileSync(join(tmp.dir, 'tag.remote'), 'utf8')).toBe(readFileSync(join(tmp.dir, 'tag.local'), 'utf8'));
     expect(readFileSync(join(tmp.dir, 'tag.remote.jsonl'), 'utf8')).toBe(readFileSync(join(tmp.dir, 'tag.local.jsonl'), 'utf8'));
     // runCli blocks this process: read the workers' logs once it is free again.
-    const doneShards = (): number => workers.map((w) => w.output().match(/done shard tag-shard/g)?.length ?? 0).reduce((a, b) => a + b);
+    const doneShards = (): number => cluster.workers.map((w) => w.output().match(/done shard tag-shard/g)?.length ?? 0).reduce((a, b) => a + b);
     for (let i = 0; i < 100 && doneShards() < 8; i++) await new Promise((r) => setTimeout(r, 50));
     expect(doneShards()).toBe(8);
   });

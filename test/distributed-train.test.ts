@@ -4,7 +4,7 @@
  * floating-point summation order (the tolerance below); mixing as queue jobs must give the
  * in-process mixing's model exactly (same shards, same order).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tagger, type ExternalTrainer, type TaggerTrainingSpec, type TokenRows } from '../lib/tagger/tagger.js';
@@ -12,7 +12,7 @@ import { crfGradientTrainer, localExecutor, sentenceRanges, type GradientStats }
 import { mixingTrainer, mixingWeights } from '../lib/distributed/mixing.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
 import { runCli, tempDir } from './helpers.js';
-import { skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
+import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();
@@ -103,21 +103,12 @@ describe('distributed training without Redis', () => {
 });
 
 describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () => {
-  let redis: TestRedis;
-  const workers: CliProcess[] = [];
   const store = join(tmp.dir, 'store');
+  const cluster = redisWithTwoWorkers(store);
   const trainFile = tmp.file('train.txt', tinyNerCorpus(150, 11));
   const devFile = tmp.file('dev.txt', tinyNerCorpus(40, 12));
   const common = ['--train', trainFile, '--columns', 'word,pos,ne', '--label', 'ne', '--template', 'ner', '--threads', '1'];
 
-  beforeAll(async () => {
-    redis = await startRedis();
-    workers.push(await startWorkerProcess(redis.url, store), await startWorkerProcess(redis.url, store));
-  });
-  afterAll(async () => {
-    for (const w of workers) await w.kill('SIGKILL');
-    await redis?.stop();
-  });
 
   const nbest = (model: string, name: string): { tags: string; scores: number[] } => {
     const out = join(tmp.dir, `${name}.tags`);
@@ -133,7 +124,7 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
     const remoteModel = join(tmp.dir, 'crf-remote.model');
     const local = runCli(['train-tagger', '--algo', 'crf', ...common, '--epochs', '12', '--model', localModel]);
     expect(local.status, local.stderr).toBe(0);
-    const remote = runCli(['train-tagger', '--algo', 'crf', ...common, '--epochs', '12', '--model', remoteModel, '--redis', redis.url, '--store', store, '--gradient-shards', '3']);
+    const remote = runCli(['train-tagger', '--algo', 'crf', ...common, '--epochs', '12', '--model', remoteModel, '--redis', cluster.redis.url, '--store', store, '--gradient-shards', '3']);
     expect(remote.status, remote.stderr).toBe(0);
     const a = nbest(localModel, 'crf-local');
     const b = nbest(remoteModel, 'crf-remote');
@@ -141,7 +132,7 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
     expect(b.scores.length).toBe(a.scores.length);
     a.scores.forEach((s, i) => expect(Math.abs(s - b.scores[i])).toBeLessThanOrEqual(TOLERANCE * (1 + Math.abs(s))));
     await sleep(300); // the workers' logs, read while this test waited in spawnSync
-    const jobs = workers.map((w) => (w.output().match(/done train\.crf-gradient/g) ?? []).length);
+    const jobs = cluster.workers.map((w) => (w.output().match(/done train\.crf-gradient/g) ?? []).length);
     expect(jobs[0] + jobs[1]).toBeGreaterThanOrEqual(3 * 13);
   });
 
@@ -152,15 +143,15 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
       const args = ['train-tagger', '--algo', 'perceptron', ...common, '--epochs', '3', '--mix-shards', '3', '--mix-weighting', weighting];
       const a = runCli([...args, '--model', inProcess]);
       expect(a.status, a.stderr).toBe(0);
-      const b = runCli([...args, '--model', queued, '--redis', redis.url, '--store', store]);
+      const b = runCli([...args, '--model', queued, '--redis', cluster.redis.url, '--store', store]);
       expect(b.status, b.stderr).toBe(0);
       expect(readFileSync(queued).equals(readFileSync(inProcess))).toBe(true);
     }
     await sleep(300);
-    const jobs = workers.map((w) => (w.output().match(/done train\.perceptron-epoch/g) ?? []).length);
+    const jobs = cluster.workers.map((w) => (w.output().match(/done train\.perceptron-epoch/g) ?? []).length);
     expect(jobs[0] + jobs[1]).toBe(2 * 3 * 3);
     // The per-round weights and results are removed once mixed (after their flow finished).
-    expect(workers.some((w) => /failed/.test(w.output()))).toBe(false);
+    expect(cluster.workers.some((w) => /failed/.test(w.output()))).toBe(false);
     expect(readdirSync(join(store, 'steps')).filter((f) => f.startsWith('train.'))).toEqual([]);
   });
 
@@ -187,7 +178,7 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
   });
 
   it('refuses what it cannot distribute, with one line', () => {
-    const r = runCli(['train-tagger', '--algo', 'maxent', ...common, '--model', join(tmp.dir, 'x.model'), '--redis', redis.url, '--store', store]);
+    const r = runCli(['train-tagger', '--algo', 'maxent', ...common, '--model', join(tmp.dir, 'x.model'), '--redis', cluster.redis.url, '--store', store]);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/--redis trains --algo crf with --optimizer lbfgs .* or --algo perceptron/);
     const s = runCli(['train-tagger', '--algo', 'crf', ...common, '--model', join(tmp.dir, 'x.model'), '--mix-shards', '2']);
