@@ -20,6 +20,7 @@ import { runKernelStrip } from './kernel-shards.js';
 import { runNbestShard } from './nbest-shards.js';
 import { runShard } from './shards.js';
 import { runCrfGradientJob, runPerceptronEpochJob, trainShardPayload } from './gradient.js';
+import { runParserGradientJob } from './parser-gradient.js';
 import type { ArtifactStore, StepManifest } from './store.js';
 
 /** What a job body gets from the worker that runs it. */
@@ -158,6 +159,8 @@ export const jobs = {
   /** Distributed training (gradient.ts, mixing.ts): one shard's CRF gradient or perceptron epoch. */
   'train.crf-gradient': define({ schema: trainShardPayload, run: runCrfGradientJob }),
   'train.perceptron-epoch': define({ schema: trainShardPayload, run: runPerceptronEpochJob }),
+  /** `train-parser --crf --lbfgs --redis` (parser-gradient.ts): one shard's CRF parser gradient. */
+  'train.parser-gradient': define({ schema: trainShardPayload, run: runParserGradientJob }),
 };
 
 export type JobKind = keyof typeof jobs;
