@@ -301,6 +301,14 @@ export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: ShardExec
       const more = await lbfgs.iterate();
       return { loss: lbfgs.value, converged: !more, weights: Float64Array.from(lbfgs.weights) };
     },
+    saveState() {
+      if (!lbfgs) throw new Error('no L-BFGS state before the first distributed step');
+      return lbfgs.saveState();
+    },
+    loadState(bytes) {
+      lbfgs = AsyncLbfgs.restore(objective, bytes);
+      return Float64Array.from(lbfgs.weights);
+    },
     close: () => executor.close(),
   };
 }
