@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChartParserModel, type ParserTrainOptions, type ParserTrainingSpec } from '../lib/parser/chart-parser.js';
+import { ChartParserModel, type ParserExternalTrainer, type ParserTrainOptions, type ParserTrainingSpec } from '../lib/parser/chart-parser.js';
 import { localParserExecutor, parserGradientTrainer } from '../lib/distributed/parser-gradient.js';
 import type { GradientStats } from '../lib/distributed/gradient.js';
 import { readTreesSync } from '../lib/io/treebank.js';
@@ -67,7 +67,8 @@ describe('CRF parser, L-BFGS over shard gradients, in process', () => {
     const b = weightsOf(sharded);
     expect(maxRelativeDifference(a, b)).toBeLessThanOrEqual(TOLERANCE);
     // Training moved the weights: the test compares trained models, not two starting points.
-    const start = weightsOf(await ChartParserModel.train(trees, { ...base, epochs: 1, external: async () => ({ step: async (w) => ({ loss: 0, converged: true, weights: w }), close: async () => {} }) }));
+    const standStill: ParserExternalTrainer = { step: async (w) => ({ loss: 0, converged: true, weights: w }), saveState: () => new Uint8Array(), loadState: () => new Float64Array(), close: async () => {} };
+    const start = weightsOf(await ChartParserModel.train(trees, { ...base, epochs: 1, external: async () => standStill }));
     expect(maxRelativeDifference(a, start)).toBeGreaterThan(1e-3);
     const pa = await parses(local);
     const pb = await parses(sharded);
@@ -80,6 +81,23 @@ describe('CRF parser, L-BFGS over shard gradients, in process', () => {
     const one = await ChartParserModel.train(trees, { ...base, epochs: 4, external: async (spec) => parserGradientTrainer(spec, localParserExecutor(spec, 1, 1)) });
     expect(Buffer.from(one.toBytes()).equals(Buffer.from(local.toBytes()))).toBe(true);
   }, 120_000);
+
+  it('checkpoints: 3 iterations, checkpoint, resume to 6 = 6 in one go (with and without dev)', async () => {
+    const external: ParserTrainOptions['external'] = async (spec) => parserGradientTrainer(spec, localParserExecutor(spec, 3, 1));
+    for (const extra of [{}, { dev: devTrees }]) {
+      const bytes = async (o: ParserTrainOptions): Promise<Buffer> => Buffer.from((await ChartParserModel.train(trees, { ...base, ...extra, ...o, external })).toBytes());
+      const checkpoint = tmp.file(`parser-${Object.keys(extra).length}.ckpt`);
+      const whole = await bytes({ epochs: 6 });
+      const first = await bytes({ epochs: 3, checkpoint });
+      const resumed = await bytes({ epochs: 6, resume: checkpoint });
+      if (!('dev' in extra)) expect(first.equals(whole)).toBe(false);
+      expect(resumed.equals(whole)).toBe(true);
+    }
+    // A local run's checkpoint holds no coordinator state: it does not resume distributed.
+    const local = tmp.file('parser-local.ckpt');
+    await ChartParserModel.train(trees, { ...base, epochs: 2, checkpoint: local });
+    await expect(ChartParserModel.train(trees, { ...base, epochs: 4, resume: local, external })).rejects.toThrow(/distributed/);
+  }, 180_000);
 
   it('refuses what it cannot distribute', async () => {
     const external: ParserTrainOptions['external'] = async (spec) => parserGradientTrainer(spec, localParserExecutor(spec, 2, 1));
@@ -95,14 +113,14 @@ describe.skipIf(skip)('train-parser --crf --lbfgs --redis (2 worker processes)',
   const cluster = redisWithTwoWorkers(store);
   const trainFile = join(tmp.dir, 'train.mrg');
   writeFileSync(trainFile, trees.map((t) => formatTree(t)).join('\n') + '\n');
-  const args = ['train-parser', '--crf', '--lbfgs', '--train', trainFile, '--epochs', '6', '--surface-bits', '12', '--threads', '1'];
+  const args = ['train-parser', '--crf', '--lbfgs', '--train', trainFile, '--surface-bits', '12', '--threads', '1'];
 
   it('3 shards: the local model up to summation order; 1 shard: its bytes', async () => {
     const localFile = join(tmp.dir, 'local.model');
     const remoteFile = join(tmp.dir, 'remote.model');
-    const a = runCli([...args, '--model', localFile]);
+    const a = runCli([...args, '--epochs', '6', '--model', localFile]);
     expect(a.status, a.stderr).toBe(0);
-    const b = runCli([...args, '--model', remoteFile, '--redis', cluster.redis.url, '--store', store, '--gradient-shards', '3']);
+    const b = runCli([...args, '--epochs', '6', '--model', remoteFile, '--redis', cluster.redis.url, '--store', store, '--gradient-shards', '3']);
     expect(b.status, b.stderr).toBe(0);
     const local = await ChartParserModel.load(localFile);
     const remote = await ChartParserModel.load(remoteFile);
@@ -117,8 +135,20 @@ describe.skipIf(skip)('train-parser --crf --lbfgs --redis (2 worker processes)',
     expect(cluster.workers.some((w) => /failed/.test(w.output()))).toBe(false);
     // One shard over the queue: the local model's bytes.
     const oneFile = join(tmp.dir, 'one.model');
-    const c = runCli([...args, '--model', oneFile, '--redis', cluster.redis.url, '--store', store, '--gradient-shards', '1']);
+    const c = runCli([...args, '--epochs', '6', '--model', oneFile, '--redis', cluster.redis.url, '--store', store, '--gradient-shards', '1']);
     expect(c.status, c.stderr).toBe(0);
     expect(readFileSync(oneFile).equals(readFileSync(localFile))).toBe(true);
+  }, 300_000);
+
+  it('--checkpoint, then --resume: the model of one uninterrupted --redis run', () => {
+    const remote = [...args, '--redis', cluster.redis.url, '--store', store, '--gradient-shards', '2'];
+    const checkpoint = join(tmp.dir, 'parser-redis.ckpt');
+    const files = { whole: join(tmp.dir, 'p-whole.model'), part: join(tmp.dir, 'p-part.model'), resumed: join(tmp.dir, 'p-resumed.model') };
+    for (const [epochs, model, extra] of [['6', files.whole, []], ['3', files.part, ['--checkpoint', checkpoint]], ['6', files.resumed, ['--resume', checkpoint]]] as const) {
+      const r = runCli([...remote, '--epochs', epochs, '--model', model, ...extra]);
+      expect(r.status, r.stderr).toBe(0);
+    }
+    expect(readFileSync(files.part).equals(readFileSync(files.whole))).toBe(false);
+    expect(readFileSync(files.resumed).equals(readFileSync(files.whole))).toBe(true);
   }, 300_000);
 });

@@ -7,7 +7,7 @@
  * only by the summation order of the gradient.
  */
 
-import { decodeState, encodeState } from './state-bytes.js';
+import { decodeState, encodeState, type StateParts } from './state-bytes.js';
 
 /** f(x) and its gradient. */
 export type AsyncObjective = (x: Float64Array) => Promise<{ value: number; gradient: Float64Array }>;
@@ -70,16 +70,24 @@ export class AsyncLbfgs {
 
   /** Everything `iterate` depends on, for a training checkpoint (the objective is not evaluated again on restore). */
   saveState(): Uint8Array {
+    return encodeState('lbfgs', this.saveParts());
+  }
+
+  /** The state as a header and vectors, for a trainer that stores more beside it. */
+  saveParts(): StateParts {
     const { f, stored, next, history, converged, iterations, evaluations } = this;
-    return encodeState('lbfgs', {
+    return {
       header: { f, stored, next, history, converged, iterations, evaluations, memory: this.o.memory },
       vectors: [this.x, this.g, Float64Array.from(this.rho), ...this.s, ...this.y],
-    });
+    };
   }
 
   /** Continues from `saveState`'s bytes: the next `iterate` does what it would have done. */
   static restore(objective: AsyncObjective, bytes: Uint8Array, settings: Partial<LbfgsSettings> = {}): AsyncLbfgs {
-    const { header: h, vectors } = decodeState('lbfgs', bytes);
+    return AsyncLbfgs.fromParts(objective, decodeState('lbfgs', bytes), settings);
+  }
+
+  static fromParts(objective: AsyncObjective, { header: h, vectors }: StateParts, settings: Partial<LbfgsSettings> = {}): AsyncLbfgs {
     const o = { ...LBFGS_DEFAULTS, ...settings };
     const m = o.memory;
     const n = vectors[0]?.length ?? 0;

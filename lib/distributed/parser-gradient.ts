@@ -16,6 +16,7 @@ import { parserShardHandle, type ParserExternalTrainer, type ParserShardHandle, 
 import type { Tree } from '../trees/tree.js';
 import { UsageError } from '../errors.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';
+import { decodeState, encodeState } from './state-bytes.js';
 import { distributedTarget, queueExecutor, runWeightsJob, sentenceRanges, type CrfShardResult, type GradientStats, type ShardExecutor, type TrainShardPayload } from './gradient.js';
 import type { JobEnv, JobOutcome } from './jobs.js';
 import { parsePayload } from './payloads.js';
@@ -143,6 +144,18 @@ export function parserGradientTrainer(spec: ParserTrainingSpec, executor: Gradie
       const more = await lbfgs.iterate();
       return { loss: lbfgs.value / spec.sentences, converged: !more, weights: Float64Array.from(lbfgs.weights) };
     },
+    // The L-BFGS state and, after its vectors, the prior's mean (the starting weights).
+    saveState() {
+      if (!lbfgs) throw new Error('no L-BFGS state before the first distributed step');
+      const p = lbfgs.saveParts();
+      return encodeState('parser-lbfgs', { header: { ...p.header, priorMean: mean !== undefined }, vectors: [...p.vectors, ...(mean ? [mean] : [])] });
+    },
+    loadState(bytes) {
+      const p = decodeState('parser-lbfgs', bytes);
+      mean = p.header.priorMean === true ? p.vectors.pop() : undefined;
+      lbfgs = AsyncLbfgs.fromParts(objective, p, PARSER_LBFGS);
+      return Float64Array.from(lbfgs.weights);
+    },
     close: () => executor.close(),
   };
 }
@@ -153,8 +166,6 @@ export interface DistributedParserValues {
   redis?: string;
   store?: string;
   gradientShards: number;
-  checkpoint?: string;
-  resume?: string;
   signal?: AbortSignal;
 }
 
@@ -164,9 +175,6 @@ export function distributedParserTrainer(command: string, v: DistributedParserVa
   if (target === undefined) return undefined;
   if (!v.crf || !v.lbfgs) {
     throw new UsageError(`${command}: --redis trains the CRF with full-batch L-BFGS (--crf --lbfgs: shard gradients summed each evaluation); AdaGrad and SGD step after every batch of sentences and stay on one machine`);
-  }
-  if (v.checkpoint !== undefined || v.resume !== undefined) {
-    throw new UsageError(`${command}: --checkpoint and --resume are not supported with --redis yet (the coordinator's L-BFGS state is not saved)`);
   }
   const log = (line: string): void => {
     process.stderr.write(`${line}\n`);

@@ -237,6 +237,10 @@ export interface ParserTrainingSpec {
 /** L-BFGS iterations run elsewhere: each returns the weights after it and the objective per sentence. */
 export interface ParserExternalTrainer {
   step(initial: Float64Array): Promise<{ loss: number; converged: boolean; weights: Float64Array }>;
+  /** The coordinator's optimizer state after the last step, for a training checkpoint. */
+  saveState(): Uint8Array;
+  /** Continues from `saveState`'s bytes; returns the weights reached. */
+  loadState(bytes: Uint8Array): Float64Array;
   close(): Promise<void>;
 }
 
@@ -475,34 +479,46 @@ export class ChartParserModel {
       // Checkpoints: everything that shapes the model but the pass count (and threads, the
       // feature cache, callbacks), with the training and dev trees.
       const { epochs: _e, threads: _t, featureCacheMB: _f, signal: _s, onProgress: _p, onPass: _o, summary: _y, dev: _d, checkpoint: _c, resume: _r, external: _x, ...shaping } = options;
-      if (options.external && (!lbfgs || options.checkpoint !== undefined || options.resume !== undefined)) {
-        throw new InputError('<options>', undefined, 'CRF parser training spread over workers takes L-BFGS and no checkpoints yet');
-      }
+      if (options.external && !lbfgs) throw new InputError('<options>', undefined, 'CRF parser training spread over workers takes L-BFGS');
       let external: ParserExternalTrainer | undefined;
-      // One L-BFGS iteration elsewhere; the weights it arrives at are set here (dev, saving).
-      const externalStep = async (make: NonNullable<ParserTrainOptions['external']>): Promise<{ objective: number; keptFraction: number; cacheBytes: number; cachedSentences: number }> => {
+      const spec = (): ParserTrainingSpec => {
         const { clusters, beam, ...rest } = shaping;
-        external ??= await make({
+        return {
           trees,
           options: { ...rest, ...(Number.isFinite(beam ?? Infinity) ? { beam } : {}), ...(clusters !== undefined ? { clusters: typeof clusters === 'string' ? readClustersSync(clusters) : clusters } : {}) },
           sentences,
           sigma2: options.sigma2 ?? PARSER_DEFAULTS.sigma2,
           priorAtStart: options.priorAtPcfg !== false,
-        });
+        };
+      };
+      // One L-BFGS iteration elsewhere; the weights it arrives at are set here (dev, saving).
+      const externalStep = async (make: NonNullable<ParserTrainOptions['external']>): Promise<{ objective: number; keptFraction: number; cacheBytes: number; cachedSentences: number }> => {
+        external ??= await make(spec());
         const e = await external.step(handle.crfWeights());
         handle.setCrfWeights(e.weights);
         return { objective: e.loss, keptFraction: 1, cacheBytes: 0, cachedSentences: 0 };
       };
+      // Distributed: the optimizer state is the coordinator's, so local and distributed checkpoints do not mix.
+      const checkpointOptions = options.external ? { ...shaping, distributed: true } : shaping;
       const fingerprint = options.checkpoint !== undefined || options.resume !== undefined
-        ? fingerprintOf([JSON.stringify(shaping), ...trees.map((t) => formatTree(t)), '', ...(options.dev ?? []).map((t) => formatTree(t))])
+        ? fingerprintOf([JSON.stringify(checkpointOptions), ...trees.map((t) => formatTree(t)), '', ...(options.dev ?? []).map((t) => formatTree(t))])
         : '';
       if (options.resume !== undefined) {
-        const cp = loadCheckpoint<ParserCheckpointState>(options.resume, 'crf-parser', { fingerprint, options: shaping });
+        const cp = loadCheckpoint<ParserCheckpointState>(options.resume, 'crf-parser', { fingerprint, options: checkpointOptions });
         if (cp.step > epochs) throw new ModelFileError(options.resume, `checkpoint has ${cp.step} passes, more than the ${epochs} asked for`);
         try {
           handle.loadCrfState(cp.sections.trainer ?? new Uint8Array());
         } catch (err) {
           throw inModelFile(err, options.resume);
+        }
+        if (options.external && cp.sections.external) {
+          external = await options.external(spec());
+          try {
+            handle.setCrfWeights(external.loadState(cp.sections.external));
+          } catch (err) {
+            await external.close();
+            throw inModelFile(err, options.resume);
+          }
         }
         if (cp.state.best && cp.sections.best) best = { ...cp.state.best, bytes: cp.sections.best };
         firstEpoch = cp.step + 1;
@@ -545,8 +561,8 @@ export class ChartParserModel {
           }
           if (options.checkpoint !== undefined) {
             const state: ParserCheckpointState = { best: best ? { f1: best.f1, epoch: best.epoch } : null };
-            const sections = { trainer: handle.crfState(), ...(best ? { best: best.bytes } : {}) };
-            saveCheckpoint(options.checkpoint, { trainer: 'crf-parser', step: epoch, fingerprint, options: shaping, state, sections });
+            const sections = { trainer: handle.crfState(), ...(best ? { best: best.bytes } : {}), ...(external ? { external: external.saveState() } : {}) };
+            saveCheckpoint(options.checkpoint, { trainer: 'crf-parser', step: epoch, fingerprint, options: checkpointOptions, state, sections });
           }
           options.onPass?.(report);
         }
