@@ -117,7 +117,7 @@ async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutc
     const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress, checkpoints: saved.checkpoints };
     await produceCandidates({ name: p.step, options: {}, fold: p.fold }, config, data, base, dir, ctx);
     const files: Record<string, string> = {};
-    for (const name of candidateFiles(p.fold)) files[name] = env.store.put(readFileSync(join(dir, name)));
+    for (const name of candidateFiles(p.fold, p.task)) files[name] = env.store.put(readFileSync(join(dir, name)));
     const seconds = (JSON.parse(readFileSync(join(dir, 'time.json'), 'utf8')) as { seconds: number }).seconds;
     const manifest: StepManifest = { step: p.step, files, seconds };
     env.store.writeManifest(manifest);
