@@ -14,7 +14,7 @@ import { readTreesSync } from '../lib/io/treebank.js';
 import { treeWords } from '../lib/parser/input.js';
 import { formatTree, type Tree } from '../lib/trees/tree.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
-import { redisWithTwoWorkers, skipWithoutRedis } from './distributed-helpers.js';
+import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();
@@ -138,6 +138,26 @@ describe.skipIf(skip)('train-parser --crf --lbfgs --redis (2 worker processes)',
     const c = runCli([...args, '--epochs', '6', '--model', oneFile, '--redis', cluster.redis.url, '--store', store, '--gradient-shards', '1']);
     expect(c.status, c.stderr).toBe(0);
     expect(readFileSync(oneFile).equals(readFileSync(localFile))).toBe(true);
+  }, 300_000);
+
+  it('a worker killed with SIGKILL during training: the run finishes on the other, the same model', async () => {
+    // A Redis of its own and short locks, so a job the victim held goes to the rescuer quickly.
+    const own = await startRedis();
+    const killStore = join(tmp.dir, 'store-kill');
+    try {
+      const victim = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
+      const rescuer = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
+      const model = join(tmp.dir, 'kill.model');
+      const run = startCli([...args, '--epochs', '6', '--model', model, '--redis', own.url, '--store', killStore, '--gradient-shards', '4']);
+      await victim.waitFor(/start train\.parser-gradient(?:[\s\S]*start train\.parser-gradient){5}/);
+      expect(await victim.kill('SIGKILL')).toBe('SIGKILL');
+      expect(await run.exited(), run.output()).toBe(0);
+      await rescuer.kill('SIGTERM');
+      const local = await ChartParserModel.load(join(tmp.dir, 'local.model'));
+      expect(maxRelativeDifference(weightsOf(local), weightsOf(await ChartParserModel.load(model)))).toBeLessThanOrEqual(TOLERANCE);
+    } finally {
+      await own.stop();
+    }
   }, 300_000);
 
   it('--checkpoint, then --resume: the model of one uninterrupted --redis run', () => {
