@@ -52,7 +52,7 @@ export interface ScoredSet extends CandidateSet {
   lengths: number[];
 }
 
-/** `counts`: every candidate's counts when computed before (a fold's `nbest.counts.json`), else computed here. */
+/** `known`: every candidate's counts when computed before (a fold's `nbest.counts.json`); computed here otherwise, or when they do not fit the lists. */
 export function scoreSet(sentences: NbestSentence[], known?: MatchCounts[][]): ScoredSet {
   const tagged = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
   const scoring = tagged.length > 0 ? tagScoring(tagged) : undefined;
