@@ -70,6 +70,8 @@ export async function crfTrainingOverhead(redis: TestRedis): Promise<void> {
             if (evaluationsAtFirst === 0) evaluationsAtFirst = stats.evaluations;
             return r;
           },
+          saveState: () => trainer.saveState(),
+          loadState: (bytes) => trainer.loadState(bytes),
           close: () => trainer.close(),
         };
       },

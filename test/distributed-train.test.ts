@@ -91,6 +91,42 @@ describe('distributed training, in process', () => {
   });
 });
 
+describe('distributed training, checkpoints', () => {
+  // The coordinator's optimizer state (L-BFGS memory, mixed and averaged weights) is the
+  // checkpoint's `external` section: resumed, the steps are those of one uninterrupted run.
+  const cases: [string, Parameters<typeof Tagger.train>[1], (spec: TaggerTrainingSpec) => Promise<ExternalTrainer>][] = [
+    ['CRF L-BFGS over 3 shards', { ...base, algo: 'crf' }, async (spec) => crfGradientTrainer(spec, localExecutor(spec, 3, 1))],
+    ['CRF with SGD warm-up, then 2 shards', { ...base, algo: 'crf', sgdWarmup: 2, dev, evalEvery: 2 }, async (spec) => crfGradientTrainer(spec, localExecutor(spec, 2, 1))],
+    ['perceptron mixing over 3 shards', { ...base, algo: 'perceptron' }, async (spec) => mixingTrainer(spec, localExecutor(spec, 3, 1), 'updates')],
+  ];
+  for (const [name, options, external] of cases) {
+    it(`${name}: 3 steps, checkpoint, resume to 6 = 6 in one go`, async () => {
+      const bytes = async (o: Partial<Parameters<typeof Tagger.train>[1]>): Promise<Buffer> => {
+        const t = await Tagger.train(train, { ...options, ...o, external });
+        const file = tmp.file(`${name.replace(/\W+/g, '-')}-${Math.random().toString(36).slice(2)}.model`);
+        t.save(file);
+        return readFileSync(file);
+      };
+      const checkpoint = tmp.file(`${name.replace(/\W+/g, '-')}.ckpt`);
+      const whole = await bytes({ epochs: 6 });
+      const first = await bytes({ epochs: 3, checkpoint });
+      const resumed = await bytes({ epochs: 6, resume: checkpoint });
+      // With dev both may keep the same best step; without, 3 steps are not 6.
+      if (options.dev === undefined) expect(first.equals(whole)).toBe(false);
+      expect(resumed.equals(whole)).toBe(true);
+    }, 60_000);
+  }
+
+  it('a local checkpoint does not resume distributed, nor one of other mixing shards', async () => {
+    const local = tmp.file('local-crf.ckpt');
+    await Tagger.train(train, { ...base, algo: 'crf', epochs: 2, checkpoint: local });
+    await expect(Tagger.train(train, { ...base, algo: 'crf', epochs: 4, resume: local, external: async (spec) => crfGradientTrainer(spec, localExecutor(spec, 2, 1)) })).rejects.toThrow(/distributed/);
+    const mixed = tmp.file('mixed.ckpt');
+    await Tagger.train(train, { ...base, algo: 'perceptron', epochs: 2, checkpoint: mixed, external: async (spec) => mixingTrainer(spec, localExecutor(spec, 3, 1), 'uniform') });
+    await expect(Tagger.train(train, { ...base, algo: 'perceptron', epochs: 4, resume: mixed, external: async (spec) => mixingTrainer(spec, localExecutor(spec, 2, 1), 'uniform') })).rejects.toThrow(/3 mixing shards/);
+  }, 60_000);
+});
+
 describe('distributed training without Redis', () => {
   it('an unreachable Redis is one clear line, not a hang', () => {
     const file = tmp.file('down.txt', tinyNerCorpus(20, 3));
@@ -176,6 +212,20 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
       await own.stop();
     }
   });
+
+  it('train-tagger --algo crf --redis --checkpoint, then --resume: the model of one uninterrupted --redis run', () => {
+    const args = ['train-tagger', '--algo', 'crf', ...common, '--redis', cluster.redis.url, '--store', store, '--gradient-shards', '2'];
+    const whole = join(tmp.dir, 'crf-whole.model');
+    const part = join(tmp.dir, 'crf-part.model');
+    const resumed = join(tmp.dir, 'crf-resumed.model');
+    const checkpoint = join(tmp.dir, 'crf-redis.ckpt');
+    for (const [epochs, model, extra] of [['8', whole, []], ['4', part, ['--checkpoint', checkpoint]], ['8', resumed, ['--resume', checkpoint]]] as const) {
+      const r = runCli([...args, '--epochs', epochs, '--model', model, ...extra]);
+      expect(r.status, r.stderr).toBe(0);
+    }
+    expect(readFileSync(part).equals(readFileSync(whole))).toBe(false);
+    expect(readFileSync(resumed).equals(readFileSync(whole))).toBe(true);
+  }, 120_000);
 
   it('refuses what it cannot distribute, with one line', () => {
     const r = runCli(['train-tagger', '--algo', 'maxent', ...common, '--model', join(tmp.dir, 'x.model'), '--redis', cluster.redis.url, '--store', store]);

@@ -16,6 +16,12 @@ import { ChartParserModel, type ParserTrainOptions } from '../lib/parser/chart-p
 import { readTreesSync } from '../lib/io/treebank.js';
 import { treeWords } from '../lib/parser/input.js';
 import type { Tree } from '../lib/trees/tree.js';
+import { chartParserBase } from '../lib/pipeline/adapters/parser.js';
+import { boostReranker, loglinearReranker } from '../lib/pipeline/adapters/linear.js';
+import { rerankerSchema, type BoostConfig, type LoglinearConfig } from '../lib/pipeline/config.js';
+import { scoreSet } from '../lib/pipeline/evaluate.js';
+import { readNbestSync } from '../lib/io/nbest.js';
+import { formatTree } from '../lib/trees/tree.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -186,6 +192,60 @@ describe('pipeline steps keep their trainers\' checkpoints where a retried job f
     expect(await lists(6, ctx(true))).toBe(whole);
     expect(labels).toEqual(['train CRF tagger', 'train CRF tagger']);
   });
+
+  /** A step context whose trainer labelled `label` checkpoints to `file` (resuming when asked). */
+  const stepCtx = (file: string, resume: boolean, labels: string[]): StepContext => ({
+    threads: 1, seed: 1,
+    checkpoints: (label) => {
+      labels.push(label);
+      return resume ? { checkpoint: file, resume: file } : { checkpoint: file };
+    },
+  });
+
+  it('a CRF parser base model resumed from a step checkpoint gives the n-best lists of an uninterrupted one', async () => {
+    const trees = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg')).filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 8).slice(0, 30);
+    const sentences = trees.map((t, i) => ({ id: String(i), tokens: treeWords(t), gold: formatTree(t) }));
+    const test = sentences.slice(0, 6).map((s) => ({ ...s, id: `t${s.id}` }));
+    const base = (epochs: number) => chartParserBase({ crf: true, epochs } as Parameters<typeof chartParserBase>[0]);
+    const lists = async (epochs: number, c: StepContext) => JSON.stringify(await (await base(epochs).train(sentences, c)).nbest(test, 3, c));
+    const whole = await lists(2, { threads: 1, seed: 1 });
+    const labels: string[] = [];
+    const file = tmp.file('parser-step.ckpt');
+    await lists(1, stepCtx(file, false, labels));
+    expect(await lists(2, stepCtx(file, true, labels))).toBe(whole);
+    expect(labels).toEqual(['train CRF-CFG chart parser', 'train CRF-CFG chart parser']);
+  }, 120_000);
+
+  it('boosting and log-linear rerankers resumed from step checkpoints choose as uninterrupted ones', async () => {
+    const trainFile = tmp.file('step-rr-train.jsonl');
+    const devFile = tmp.file('step-rr-dev.jsonl');
+    perturbedNbest(join(repoRoot, 'data', 'gum-open', 'train.mrg'), trainFile, 1, 80);
+    perturbedNbest(join(repoRoot, 'data', 'gum-open', 'dev.mrg'), devFile, 2, 30);
+    const trainSet = scoreSet(readNbestSync(trainFile));
+    const devSet = scoreSet(readNbestSync(devFile));
+    const cases = [
+      // Checkpoints after every 500 rounds: the "killed" job got through one chunk of each eps.
+      [{ type: 'boost', name: 'boosting', eps: [0.0025, 0.01], cutoff: 2 }, 'rounds', 600, 1200],
+      [{ type: 'loglinear', name: 'log-linear', l2: [1, 10], cutoff: 2 }, 'iterations', 4, 12],
+    ] as const;
+    for (const [config, field, killedAt, total] of cases) {
+      const make = (n: number) => {
+        const rc = { ...rerankerSchema.parse({ ...config, [field]: n }), name: config.name };
+        return rc.type === 'boost' ? boostReranker(rc as BoostConfig & { name: string }) : loglinearReranker(rc as LoglinearConfig & { name: string });
+      };
+      const outcome = async (n: number, c: StepContext): Promise<string> => {
+        const r = await make(n).train(trainSet, devSet, c);
+        return JSON.stringify({ selected: r.selected, curves: r.curves, chosen: await r.choose(devSet, c) });
+      };
+      const whole = await outcome(total, { threads: 1, seed: 1 });
+      const labels: string[] = [];
+      const file = tmp.file(`${config.type}-step.ckpt`);
+      const killed = await outcome(killedAt, stepCtx(file, false, labels));
+      expect(killed).not.toBe(whole);
+      expect(await outcome(total, stepCtx(file, true, labels))).toBe(whole);
+      expect(labels).toEqual([config.name, config.name]);
+    }
+  }, 180_000);
 });
 
 describe('CRF parser: continued training equals one long run', () => {

@@ -2,6 +2,8 @@ import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
 import { checkpointFields, json, optionalFile, requiredFile } from '../options/common.js';
 import { parserTrainFields } from '../options/parser.js';
+import { parserTrainDistributedFields } from '../options/distributed.js';
+import { distributedParserTrainer } from '../distributed/parser-gradient.js';
 import { readTreesSync } from '../io/treebank.js';
 import { ChartParserModel, CRF_DEFAULTS, type ParserTrainSummary } from '../parser/chart-parser.js';
 import { evaluateParser } from '../parser/evaluate.js';
@@ -20,6 +22,7 @@ the EVALB F1 of the trained model.`,
     model: requiredFile('model file to write', 'M'),
     ...parserTrainFields,
     ...checkpointFields,
+    ...parserTrainDistributedFields,
     json: option(json, 'print the model summary (and the dev scores) as JSON'),
   },
   examples: [
@@ -37,6 +40,8 @@ the EVALB F1 of the trained model.`,
     if (!crf && (values.checkpoint !== undefined || values.resume !== undefined)) {
       throw new UsageError('train-parser: --checkpoint and --resume apply to --crf training (the PCFG is counted in one pass)');
     }
+    // Checked before the trees are read: a refused combination costs nothing.
+    const external = distributedParserTrainer('train-parser', values);
     const threads = resolveThreads(values.threads);
     let trees = readTreesSync(train);
     if (maxLength > 0) {
@@ -70,6 +75,7 @@ the EVALB F1 of the trained model.`,
       threads,
       checkpoint: values.checkpoint,
       resume: values.resume,
+      ...(external ? { external } : {}),
       ...(devTrees && crf ? { dev: devTrees } : {}),
       summary,
       // One line per pass whether or not stderr is a terminal.

@@ -7,6 +7,8 @@
  * only by the summation order of the gradient.
  */
 
+import { decodeState, encodeState, type StateParts } from './state-bytes.js';
+
 /** f(x) and its gradient. */
 export type AsyncObjective = (x: Float64Array) => Promise<{ value: number; gradient: Float64Array }>;
 
@@ -63,6 +65,49 @@ export class AsyncLbfgs {
     l.g = Float64Array.from(r.gradient);
     l.evaluations++;
     if (l.gradientNorm() <= l.o.gradientTolerance * Math.max(1, Math.sqrt(dot(l.x, l.x)))) l.converged = true;
+    return l;
+  }
+
+  /** Everything `iterate` depends on, for a training checkpoint (the objective is not evaluated again on restore). */
+  saveState(): Uint8Array {
+    return encodeState('lbfgs', this.saveParts());
+  }
+
+  /** The state as a header and vectors, for a trainer that stores more beside it. */
+  saveParts(): StateParts {
+    const { f, stored, next, history, converged, iterations, evaluations } = this;
+    return {
+      header: { f, stored, next, history, converged, iterations, evaluations, memory: this.o.memory },
+      vectors: [this.x, this.g, Float64Array.from(this.rho), ...this.s, ...this.y],
+    };
+  }
+
+  /** Continues from `saveState`'s bytes: the next `iterate` does what it would have done. */
+  static restore(objective: AsyncObjective, bytes: Uint8Array, settings: Partial<LbfgsSettings> = {}): AsyncLbfgs {
+    return AsyncLbfgs.fromParts(objective, decodeState('lbfgs', bytes), settings);
+  }
+
+  static fromParts(objective: AsyncObjective, { header: h, vectors }: StateParts, settings: Partial<LbfgsSettings> = {}): AsyncLbfgs {
+    const o = { ...LBFGS_DEFAULTS, ...settings };
+    const m = o.memory;
+    const n = vectors[0]?.length ?? 0;
+    if (h.memory !== m || vectors.length !== 3 + 2 * m || vectors.some((v, i) => v.length !== (i === 2 ? m : n))) {
+      throw new Error('checkpoint: the L-BFGS state does not fit these settings');
+    }
+    const l = new AsyncLbfgs(objective, vectors[0], o);
+    l.g = vectors[1];
+    l.rho.splice(0, m, ...vectors[2]);
+    for (let k = 0; k < m; k++) {
+      l.s[k] = vectors[3 + k];
+      l.y[k] = vectors[3 + m + k];
+    }
+    l.f = h.f as number;
+    l.stored = h.stored as number;
+    l.next = h.next as number;
+    l.history.push(...(h.history as number[]));
+    l.converged = h.converged as boolean;
+    l.iterations = h.iterations as number;
+    l.evaluations = h.evaluations as number;
     return l;
   }
 

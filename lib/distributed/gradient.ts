@@ -132,11 +132,15 @@ function trainingHandle(store: ArtifactStore, specHash: string): ShardTrainingHa
 }
 
 async function runShardJob(p: TrainShardPayload, env: JobEnv, compute: (h: ShardTrainingHandle, w: Float64Array) => Promise<Float64Array>): Promise<JobOutcome> {
+  return runWeightsJob(p, env, (w) => compute(trainingHandle(env.store, p.spec), w));
+}
+
+/** A shard job's frame: done before -> its manifest; else the result of `compute` at the payload's weights, stored. */
+export async function runWeightsJob(p: TrainShardPayload, env: JobEnv, compute: (w: Float64Array) => Promise<Float64Array>): Promise<JobOutcome> {
   const done = env.store.readManifest(p.step);
   if (done) return { step: p.step, cached: true, files: done.files };
   const t0 = Date.now();
-  const handle = trainingHandle(env.store, p.spec);
-  const out = await compute(handle, bytesToFloats(env.store.get(p.weights)));
+  const out = await compute(bytesToFloats(env.store.get(p.weights)));
   const files = { result: env.store.put(floatsToBytes(out)) };
   env.store.writeManifest({ step: p.step, files, seconds: (Date.now() - t0) / 1000 });
   return { step: p.step, cached: false, files };
@@ -177,11 +181,14 @@ export interface ExecutorTimings {
   readResults: number;
 }
 
-/** The shards as queue jobs: weights and results travel through the store. */
+/**
+ * The shards as queue jobs: weights and results travel through the store. `spec` is stored
+ * as JSON for the workers (a tagger's, or a parser's with `gradientKind` 'train.parser-gradient').
+ */
 export async function queueExecutor(
-  spec: TaggerTrainingSpec,
+  spec: { sentences: number },
   shards: number,
-  o: { redis: string; store: ArtifactStore; signal?: AbortSignal; log?: (line: string) => void },
+  o: { redis: string; store: ArtifactStore; signal?: AbortSignal; log?: (line: string) => void; gradientKind?: JobKind },
 ): Promise<ShardExecutor> {
   const connection: Redis = await connectRedis(o.redis, 'client');
   const { store } = o;
@@ -238,7 +245,7 @@ export async function queueExecutor(
     },
     timings,
     async crfGradients(w) {
-      return (await run('train.crf-gradient', w, undefined)).map((r) => ({ loss: r[0], gradient: r.subarray(1) }));
+      return (await run(o.gradientKind ?? 'train.crf-gradient', w, undefined)).map((r) => ({ loss: r[0], gradient: r.subarray(1) }));
     },
     async perceptronEpochs(w, seed) {
       const n = w.length;
@@ -293,6 +300,14 @@ export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: ShardExec
       lbfgs ??= await AsyncLbfgs.start(objective, initial);
       const more = await lbfgs.iterate();
       return { loss: lbfgs.value, converged: !more, weights: Float64Array.from(lbfgs.weights) };
+    },
+    saveState() {
+      if (!lbfgs) throw new Error('no L-BFGS state before the first distributed step');
+      return lbfgs.saveState();
+    },
+    loadState(bytes) {
+      lbfgs = AsyncLbfgs.restore(objective, bytes);
+      return Float64Array.from(lbfgs.weights);
     },
     close: () => executor.close(),
   };

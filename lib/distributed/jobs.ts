@@ -12,7 +12,7 @@ import { realComponents } from '../pipeline/adapters/index.js';
 import { candidateFiles, produceCandidates, produceRerankerResult } from '../pipeline/candidates.js';
 import { ComponentUnavailable, type StepContext } from '../pipeline/components.js';
 import { validatePipelineConfig, type PipelineConfig, type RerankerConfig } from '../pipeline/config.js';
-import { readDataSets } from '../pipeline/data.js';
+import { readDataSets, type DataSets } from '../pipeline/data.js';
 import { scoreSet } from '../pipeline/evaluate.js';
 import { readNbestSync } from '../io/nbest.js';
 import { candidatesPayload, collectPayload, emptyPayload, kernelStripPayload, nbestShardPayload, parsePayload, PayloadError, rerankerPayload, shardPayload, type CandidatesPayload, type RerankerPayload } from './payloads.js';
@@ -20,6 +20,7 @@ import { runKernelStrip } from './kernel-shards.js';
 import { runNbestShard } from './nbest-shards.js';
 import { runShard } from './shards.js';
 import { runCrfGradientJob, runPerceptronEpochJob, trainShardPayload } from './gradient.js';
+import { runParserGradientJob } from './parser-gradient.js';
 import type { ArtifactStore, StepManifest } from './store.js';
 
 /** What a job body gets from the worker that runs it. */
@@ -64,18 +65,38 @@ function storeCheckpoints(env: JobEnv, step: string): { checkpoints: NonNullable
   };
 }
 
+/**
+ * The data sets a worker read for its last candidate jobs, by content (the inputs' hashes and
+ * the data options): the folds of one run read and parse the same treebank once per worker,
+ * not once per job. Blobs are content-addressed, so equal hashes are equal bytes.
+ */
+const dataSetsRead = new Map<string, DataSets>();
+function cachedDataSets(p: CandidatesPayload, config: PipelineConfig): DataSets {
+  const key = JSON.stringify([p.task, p.data, p.inputs, p.folds]);
+  let sets = dataSetsRead.get(key);
+  if (sets === undefined) {
+    sets = readDataSets(config);
+    dataSetsRead.set(key, sets);
+    while (dataSetsRead.size > 2) dataSetsRead.delete(dataSetsRead.keys().next().value as string);
+  }
+  return sets;
+}
+
 /** A pipeline candidate step (jackknife fold or dev-test) on data from the store. */
 async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutcome> {
   const done = env.store.readManifest(p.step);
   if (done) return { step: p.step, cached: true, files: done.files };
+  // Inputs read before by this worker were checked against their hashes then.
+  const known = dataSetsRead.has(JSON.stringify([p.task, p.data, p.inputs, p.folds]));
+  const path = (hash: string): string => (known ? env.store.blobPath(hash) : env.store.verifiedPath(hash));
   const config = validatePipelineConfig(
     {
       task: p.task,
       data: {
         ...p.data,
-        train: env.store.verifiedPath(p.inputs.train),
-        dev: env.store.verifiedPath(p.inputs.dev),
-        test: env.store.verifiedPath(p.inputs.test),
+        train: path(p.inputs.train),
+        dev: path(p.inputs.dev),
+        test: path(p.inputs.test),
       },
       folds: p.folds,
       nbest: p.nbest,
@@ -88,7 +109,7 @@ async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutc
     `job ${p.step}`,
     env.store.root,
   );
-  const data = readDataSets(config);
+  const data = cachedDataSets(p, config);
   const base = realComponents.base(config);
   const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
   const saved = storeCheckpoints(env, p.step);
@@ -96,7 +117,7 @@ async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutc
     const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress, checkpoints: saved.checkpoints };
     await produceCandidates({ name: p.step, options: {}, fold: p.fold }, config, data, base, dir, ctx);
     const files: Record<string, string> = {};
-    for (const name of candidateFiles(p.fold)) files[name] = env.store.put(readFileSync(join(dir, name)));
+    for (const name of candidateFiles(p.fold, p.task)) files[name] = env.store.put(readFileSync(join(dir, name)));
     const seconds = (JSON.parse(readFileSync(join(dir, 'time.json'), 'utf8')) as { seconds: number }).seconds;
     const manifest: StepManifest = { step: p.step, files, seconds };
     env.store.writeManifest(manifest);
@@ -158,6 +179,8 @@ export const jobs = {
   /** Distributed training (gradient.ts, mixing.ts): one shard's CRF gradient or perceptron epoch. */
   'train.crf-gradient': define({ schema: trainShardPayload, run: runCrfGradientJob }),
   'train.perceptron-epoch': define({ schema: trainShardPayload, run: runPerceptronEpochJob }),
+  /** `train-parser --crf --lbfgs --redis` (parser-gradient.ts): one shard's CRF parser gradient. */
+  'train.parser-gradient': define({ schema: trainShardPayload, run: runParserGradientJob }),
 };
 
 export type JobKind = keyof typeof jobs;

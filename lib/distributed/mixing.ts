@@ -13,6 +13,7 @@
 import type { ExternalTrainer, TaggerTrainingSpec } from '../tagger/tagger.js';
 import type { PerceptronShardResult, ShardExecutor } from './gradient.js';
 import type { MIX_WEIGHTINGS } from '../options/distributed.js';
+import { decodeState, encodeState } from './state-bytes.js';
 
 export type MixWeighting = (typeof MIX_WEIGHTINGS)[number];
 
@@ -35,6 +36,13 @@ function mix(vectors: Float64Array[], mu: number[]): Float64Array {
 /** The seed of a round's shuffling (the local perceptron's per-epoch rule). */
 export const roundSeed = (seed: number, round: number): number => seed + round * 7919;
 
+/** The weights tagged with: the mean over rounds of the mixed averaged weights. */
+function modelWeights(averagedSum: Float64Array, round: number): Float64Array {
+  const model = new Float64Array(averagedSum.length);
+  for (let k = 0; k < model.length; k++) model[k] = averagedSum[k] / round;
+  return model;
+}
+
 export function mixingTrainer(spec: TaggerTrainingSpec, executor: ShardExecutor, weighting: MixWeighting): ExternalTrainer {
   let w: Float64Array | undefined;
   let averagedSum: Float64Array | undefined;
@@ -49,9 +57,20 @@ export function mixingTrainer(spec: TaggerTrainingSpec, executor: ShardExecutor,
       round++;
       if (averagedSum === undefined) averagedSum = averaged;
       else for (let k = 0; k < averaged.length; k++) averagedSum[k] += averaged[k];
-      const model = new Float64Array(averagedSum.length);
-      for (let k = 0; k < model.length; k++) model[k] = averagedSum[k] / round;
-      return { loss: parts.reduce((n, p) => n + p.mistakes, 0), converged: false, weights: model };
+      return { loss: parts.reduce((n, p) => n + p.mistakes, 0), converged: false, weights: modelWeights(averagedSum, round) };
+    },
+    saveState() {
+      if (!w || !averagedSum) throw new Error('no mixing state before the first round');
+      return encodeState('mixing', { header: { round, shards: executor.shards, weighting }, vectors: [w, averagedSum] });
+    },
+    loadState(bytes) {
+      const { header, vectors } = decodeState('mixing', bytes);
+      if (header.shards !== executor.shards || header.weighting !== weighting) {
+        throw new Error(`checkpoint: written with ${String(header.shards)} mixing shards weighted '${String(header.weighting)}', not ${executor.shards} '${weighting}'`);
+      }
+      [w, averagedSum] = vectors;
+      round = header.round as number;
+      return modelWeights(averagedSum, round);
     },
     close: () => executor.close(),
   };

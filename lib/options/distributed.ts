@@ -45,3 +45,10 @@ export const trainFields = {
   mixShards: option(z.number().int().min(1).optional(), 'perceptron: train by iterative parameter mixing over N sentence shards, one epoch each per round (in-process, or as jobs with --redis; default 2 there)', { value: 'N' }),
   mixWeighting: option(z.enum(MIX_WEIGHTINGS).default('uniform'), 'parameter mixing: average the shards uniformly or weighted by their updates'),
 };
+
+/** `train-parser --crf --lbfgs` over workers: the objective summed over sentence shards. */
+export const parserTrainDistributedFields = {
+  redis: option(redis.optional(), "train the CRF (--crf --lbfgs) as jobs on this Redis queue (needs --store; 'structrank worker' runs them): every L-BFGS evaluation sums the gradients of sentence shards", { value: 'URL' }),
+  store: trainFields.store,
+  gradientShards: option(z.number().int().min(1).default(DEFAULT_GRADIENT_SHARDS), 'with --redis: sentence shards whose gradients are summed every evaluation (at least the number of workers)', { value: 'N' }),
+};

@@ -52,6 +52,9 @@ interface NativeChartParser {
   crfState(): Uint8Array;
   loadCrfState(bytes: Uint8Array): void;
   crfAverage(op: 'reset' | 'swap'): void;
+  crfWeights(): Float64Array;
+  setCrfWeights(weights: Float64Array): void;
+  crfShardGradient(weights: Float64Array, first: number, last: number, flag: CancelFlagHandle): Promise<{ loss: number; gradient: Float64Array }>;
   parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number, maxLength: number, prune: number): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): Omit<ChartParserInfo, 'kind'>;
@@ -207,6 +210,49 @@ export interface ParserTrainOptions {
   checkpoint?: string;
   /** CRF: continue from this checkpoint (same trees and options; `epochs` may be larger). */
   resume?: string;
+  /**
+   * CRF with L-BFGS: the iterations run elsewhere (lib/distributed: the objective summed over
+   * sentence shards computed by workers), from the spec a worker needs to build the same model.
+   * @internal
+   */
+  external?: (spec: ParserTrainingSpec) => Promise<ParserExternalTrainer>;
+}
+
+/** The options that shape a CRF parser's model and objective, as plain data (no files, no callbacks). */
+export type ParserSpecOptions = Omit<ParserTrainOptions, 'clusters' | 'dev' | 'onPass' | 'summary' | 'signal' | 'onProgress' | 'checkpoint' | 'resume' | 'external' | 'epochs' | 'threads' | 'featureCacheMB'> & {
+  clusters?: WordClusters;
+};
+
+/** Everything a worker needs to build the coordinator's CRF parser training (its trees and options). */
+export interface ParserTrainingSpec {
+  trees: Tree[];
+  options: ParserSpecOptions;
+  /** Training sentences (the trees with words), numbered as shards count them. */
+  sentences: number;
+  /** The L2 prior: variance, and its mean (the starting weights) or 0. */
+  sigma2: number;
+  priorAtStart: boolean;
+}
+
+/** L-BFGS iterations run elsewhere: each returns the weights after it and the objective per sentence. */
+export interface ParserExternalTrainer {
+  step(initial: Float64Array): Promise<{ loss: number; converged: boolean; weights: Float64Array }>;
+  /** The coordinator's optimizer state after the last step, for a training checkpoint. */
+  saveState(): Uint8Array;
+  /** Continues from `saveState`'s bytes; returns the weights reached. */
+  loadState(bytes: Uint8Array): Float64Array;
+  close(): Promise<void>;
+}
+
+/** A worker's copy of a CRF parser training: objective and gradient of sentences [first, last). */
+export interface ParserShardHandle {
+  gradient(weights: Float64Array, first: number, last: number, signal?: AbortSignal): Promise<{ loss: number; gradient: Float64Array }>;
+}
+
+/** Builds the model of a training spec as ChartParserModel.train does (threads: the shards' native threads). */
+export function parserShardHandle(spec: ParserTrainingSpec, threads: number): ParserShardHandle {
+  const { handle } = buildTraining(spec.trees, { ...spec.options, crf: true, optimizer: 'lbfgs', threads });
+  return { gradient: (w, first, last, signal) => withCancelFlag(signal, (flag) => handle.crfShardGradient(w, first, last, flag)) };
 }
 
 /** The CRF parser trainer's bookkeeping in a checkpoint, beside the native trainer state. */
@@ -278,6 +324,91 @@ function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array 
 
 
 /**
+ * The grammar of a training run and, with `crf`, the CRF's features and starting weights:
+ * shared by ChartParserModel.train and a worker's shard handle, so both build the same model.
+ */
+function buildTraining(trees: Tree[], options: ParserTrainOptions): {
+  handle: NativeChartParser;
+  table: SymbolTable;
+  meta: ChartMeta;
+  sentences: number;
+  started?: ReturnType<NativeChartParser['startCrf']>;
+} {
+  const crf = options.crf ?? false;
+  const markov = options.markov ?? (crf ? CRF_DEFAULTS.markov : 2);
+  if (markov !== 0 && markov !== 1 && markov !== 2) throw optionError('markov order must be 0, 1 or 2');
+  const grammarOptions = {
+    markov,
+    parent: options.parent ?? (crf ? CRF_DEFAULTS.parent : true),
+    vpHeadTag: options.vpHeadTag ?? (crf ? CRF_DEFAULTS.vpHeadTag : true),
+  };
+  const prepared: Tree[] = [];
+  for (const t of trees) {
+    const p = prepareTree(t, grammarOptions);
+    if (p) prepared.push(p);
+  }
+  if (prepared.length === 0) throw new InputError('<treebank>', undefined, 'no training trees with words');
+  const table = buildSymbolTable(prepared);
+  const pairs: number[] = [];
+  const treeOffsets = new Int32Array(prepared.length + 1);
+  prepared.forEach((t, i) => {
+    encodeTree(t, table, pairs);
+    treeOffsets[i + 1] = pairs.length / 2;
+  });
+  const { text, offsets } = joinTokens(prepared.map((t) => preterminals(t).map((p) => p.word as string)));
+  const addon = native<ChartAddon>();
+  const clusters = typeof options.clusters === 'string' ? readClustersSync(options.clusters) : options.clusters;
+  if (clusters) {
+    if (clusters.words.length !== clusters.clusters.length) throw optionError('clusters: words and clusters differ in number');
+    for (const w of [...clusters.words, ...clusters.clusters]) {
+      if (w === '' || w.includes('\n')) throw optionError(`clusters: bad entry ${JSON.stringify(w)}`);
+    }
+  }
+  const relaxWeight = options.relaxWeight ?? 0.01;
+  if (!(relaxWeight > 0 && relaxWeight < 1)) throw optionError('relaxWeight must be in (0, 1)');
+  const handle = addon.ChartParser.buildPcfg(
+    { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: table.isVerb },
+    text,
+    offsets,
+    Int32Array.from(pairs),
+    treeOffsets,
+    options.rareThreshold ?? PARSER_DEFAULTS.rareThreshold,
+    {
+      relax: options.relax ? 1 : 0,
+      relaxWeight,
+      ...(clusters ? { clusterWords: clusters.words.join('\n'), clusterIds: clusters.clusters.join('\n') } : {}),
+    },
+  );
+  const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
+  if (!crf) return { handle, table, meta, sentences: prepared.length };
+  const batch = options.batch ?? PARSER_DEFAULTS.batch;
+  // NaN or non-positive step sizes and priors would train NaN weights without a word.
+  checkOptions(CRF_CHECKED, options, (message) => optionError(message));
+  if (options.beam !== undefined && !(options.beam > 0)) throw optionError('beam must be a positive number');
+  const surfaceBits = options.surfaceBits ?? CRF_DEFAULTS.surfaceBits;
+  const prune = options.prune ?? CRF_DEFAULTS.prune;
+  if (options.optimizer !== undefined && !['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw optionError("optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
+  const started = handle.startCrf({
+    batch,
+    eta0: options.eta0 ?? CRF_DEFAULTS.eta0,
+    sigma2: options.sigma2 ?? PARSER_DEFAULTS.sigma2,
+    beam: options.beam ?? PARSER_DEFAULTS.beam,
+    threads: options.threads ?? PARSER_DEFAULTS.threads,
+    seed: options.seed ?? 1,
+    priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
+    verbFeatures: options.verbFeatures ? 1 : 0,
+    featureCacheMB: options.featureCacheMB ?? PARSER_DEFAULTS.featureCacheMB,
+    surfaceBits,
+    prune,
+    adagrad: (options.optimizer ?? 'adagrad') === 'adagrad' ? 1 : 0,
+    average: options.optimizer !== 'lbfgs' && (options.average ?? CRF_DEFAULTS.average) ? 1 : 0,
+  });
+  meta.crf = true;
+  if (prune > 0) meta.prune = prune;
+  return { handle, table, meta, sentences: prepared.length, started };
+}
+
+/**
  * A chart parser: a PCFG read off a treebank (Markov-binarized, parent-annotated), or the
  * CRF-CFG trained on top of it (`crf: true`); exact 1-best and k-best parsing.
  *
@@ -329,142 +460,114 @@ export class ChartParserModel {
     if (!crf && (options.checkpoint !== undefined || options.resume !== undefined)) {
       throw new InputError('<options>', undefined, 'checkpoints are for CRF training: the PCFG is counted from the trees in one pass, with nothing to continue');
     }
-    const markov = options.markov ?? (crf ? CRF_DEFAULTS.markov : 2);
-    if (markov !== 0 && markov !== 1 && markov !== 2) throw optionError('markov order must be 0, 1 or 2');
-    const grammarOptions = {
-      markov,
-      parent: options.parent ?? (crf ? CRF_DEFAULTS.parent : true),
-      vpHeadTag: options.vpHeadTag ?? (crf ? CRF_DEFAULTS.vpHeadTag : true),
-    };
-    const prepared: Tree[] = [];
-    for (const t of trees) {
-      const p = prepareTree(t, grammarOptions);
-      if (p) prepared.push(p);
-    }
-    if (prepared.length === 0) throw new InputError('<treebank>', undefined, 'no training trees with words');
-    const table = buildSymbolTable(prepared);
-    const pairs: number[] = [];
-    const treeOffsets = new Int32Array(prepared.length + 1);
-    prepared.forEach((t, i) => {
-      encodeTree(t, table, pairs);
-      treeOffsets[i + 1] = pairs.length / 2;
-    });
-    const { text, offsets } = joinTokens(prepared.map((t) => preterminals(t).map((p) => p.word as string)));
-    const addon = native<ChartAddon>();
-    const clusters = typeof options.clusters === 'string' ? readClustersSync(options.clusters) : options.clusters;
-    if (clusters) {
-      if (clusters.words.length !== clusters.clusters.length) throw optionError('clusters: words and clusters differ in number');
-      for (const w of [...clusters.words, ...clusters.clusters]) {
-        if (w === '' || w.includes('\n')) throw optionError(`clusters: bad entry ${JSON.stringify(w)}`);
-      }
-    }
-    const relaxWeight = options.relaxWeight ?? 0.01;
-    if (!(relaxWeight > 0 && relaxWeight < 1)) throw optionError('relaxWeight must be in (0, 1)');
-    let handle = addon.ChartParser.buildPcfg(
-      { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: table.isVerb },
-      text,
-      offsets,
-      Int32Array.from(pairs),
-      treeOffsets,
-      options.rareThreshold ?? PARSER_DEFAULTS.rareThreshold,
-      {
-        relax: options.relax ? 1 : 0,
-        relaxWeight,
-        ...(clusters ? { clusterWords: clusters.words.join('\n'), clusterIds: clusters.clusters.join('\n') } : {}),
-      },
-    );
-    const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
+    const built = buildTraining(trees, options);
+    let handle = built.handle;
+    const { table, meta, sentences } = built;
     // The PCFG is counted in one pass: one event when its trees are read.
-    reportPcfg?.({ phase: 'tree', done: prepared.length, total: prepared.length });
-    if (crf) {
+    reportPcfg?.({ phase: 'tree', done: sentences, total: sentences });
+    if (crf && built.started) {
+      const started = built.started;
       const batch = options.batch ?? PARSER_DEFAULTS.batch;
-      // NaN or non-positive step sizes and priors would train NaN weights without a word.
-      checkOptions(CRF_CHECKED, options, (message) => optionError(message));
-      if (options.beam !== undefined && !(options.beam > 0)) throw optionError('beam must be a positive number');
-      const surfaceBits = options.surfaceBits ?? CRF_DEFAULTS.surfaceBits;
-      const prune = options.prune ?? CRF_DEFAULTS.prune;
-      if (options.optimizer !== undefined && !['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw optionError("optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
-      const started = handle.startCrf({
-        batch,
-        eta0: options.eta0 ?? CRF_DEFAULTS.eta0,
-        sigma2: options.sigma2 ?? PARSER_DEFAULTS.sigma2,
-        beam: options.beam ?? PARSER_DEFAULTS.beam,
-        threads: options.threads ?? PARSER_DEFAULTS.threads,
-        seed: options.seed ?? 1,
-        priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
-        verbFeatures: options.verbFeatures ? 1 : 0,
-        featureCacheMB: options.featureCacheMB ?? PARSER_DEFAULTS.featureCacheMB,
-        surfaceBits,
-        prune,
-        adagrad: (options.optimizer ?? 'adagrad') === 'adagrad' ? 1 : 0,
-        average: options.optimizer !== 'lbfgs' && (options.average ?? CRF_DEFAULTS.average) ? 1 : 0,
-      });
-      meta.crf = true;
-      if (prune > 0) meta.prune = prune;
       const summary: ParserTrainSummary = { surfaceGoldFeatures: started.surfaceGoldFeatures, surfaceCollisionRate: started.surfaceCollisionRate };
       const epochs = options.epochs ?? CRF_DEFAULTS.epochs;
       const lbfgs = options.optimizer === 'lbfgs';
       const average = !lbfgs && (options.average ?? CRF_DEFAULTS.average);
-      const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(prepared.length / batch));
+      const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(sentences / batch));
       const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
       let best: { f1: number; epoch: number; bytes: Uint8Array } | undefined;
       let firstEpoch = 1;
       // Checkpoints: everything that shapes the model but the pass count (and threads, the
       // feature cache, callbacks), with the training and dev trees.
-      const { epochs: _e, threads: _t, featureCacheMB: _f, signal: _s, onProgress: _p, onPass: _o, summary: _y, dev: _d, checkpoint: _c, resume: _r, ...shaping } = options;
+      const { epochs: _e, threads: _t, featureCacheMB: _f, signal: _s, onProgress: _p, onPass: _o, summary: _y, dev: _d, checkpoint: _c, resume: _r, external: _x, ...shaping } = options;
+      if (options.external && !lbfgs) throw new InputError('<options>', undefined, 'CRF parser training spread over workers takes L-BFGS');
+      let external: ParserExternalTrainer | undefined;
+      const spec = (): ParserTrainingSpec => {
+        const { clusters, beam, ...rest } = shaping;
+        return {
+          trees,
+          options: { ...rest, ...(Number.isFinite(beam ?? Infinity) ? { beam } : {}), ...(clusters !== undefined ? { clusters: typeof clusters === 'string' ? readClustersSync(clusters) : clusters } : {}) },
+          sentences,
+          sigma2: options.sigma2 ?? PARSER_DEFAULTS.sigma2,
+          priorAtStart: options.priorAtPcfg !== false,
+        };
+      };
+      // One L-BFGS iteration elsewhere; the weights it arrives at are set here (dev, saving).
+      const externalStep = async (make: NonNullable<ParserTrainOptions['external']>): Promise<{ objective: number; keptFraction: number; cacheBytes: number; cachedSentences: number }> => {
+        external ??= await make(spec());
+        const e = await external.step(handle.crfWeights());
+        handle.setCrfWeights(e.weights);
+        return { objective: e.loss, keptFraction: 1, cacheBytes: 0, cachedSentences: 0 };
+      };
+      // Distributed: the optimizer state is the coordinator's, so local and distributed checkpoints do not mix.
+      const checkpointOptions = options.external ? { ...shaping, distributed: true } : shaping;
       const fingerprint = options.checkpoint !== undefined || options.resume !== undefined
-        ? fingerprintOf([JSON.stringify(shaping), ...trees.map((t) => formatTree(t)), '', ...(options.dev ?? []).map((t) => formatTree(t))])
+        ? fingerprintOf([JSON.stringify(checkpointOptions), ...trees.map((t) => formatTree(t)), '', ...(options.dev ?? []).map((t) => formatTree(t))])
         : '';
       if (options.resume !== undefined) {
-        const cp = loadCheckpoint<ParserCheckpointState>(options.resume, 'crf-parser', { fingerprint, options: shaping });
+        const cp = loadCheckpoint<ParserCheckpointState>(options.resume, 'crf-parser', { fingerprint, options: checkpointOptions });
         if (cp.step > epochs) throw new ModelFileError(options.resume, `checkpoint has ${cp.step} passes, more than the ${epochs} asked for`);
         try {
           handle.loadCrfState(cp.sections.trainer ?? new Uint8Array());
         } catch (err) {
           throw inModelFile(err, options.resume);
         }
+        if (options.external && cp.sections.external) {
+          external = await options.external(spec());
+          try {
+            handle.setCrfWeights(external.loadState(cp.sections.external));
+          } catch (err) {
+            await external.close();
+            throw inModelFile(err, options.resume);
+          }
+        }
         if (cp.state.best && cp.sections.best) best = { ...cp.state.best, bytes: cp.sections.best };
         firstEpoch = cp.step + 1;
       }
-      for (let epoch = firstEpoch; epoch <= epochs; epoch++) {
-        const wall = Date.now();
-        const cpu = process.cpuUsage();
-        let objective = 0;
-        let objectiveSteps = 0;
-        if (average) handle.crfAverage('reset');
-        for (let step = 0; step < stepsPerEpoch; ) {
-          const n = Math.min(chunk, stepsPerEpoch - step);
-          const r = await withCancelFlag(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
-          step += n;
-          objective += r.objective * n;
-          objectiveSteps += n;
-          options.onProgress?.({
-            epoch, epochs, step, stepsPerEpoch, objective: r.objective, keptFraction: r.keptFraction,
-            featureCacheBytes: r.cacheBytes, cachedSentences: r.cachedSentences,
-          });
+      try {
+        for (let epoch = firstEpoch; epoch <= epochs; epoch++) {
+          const wall = Date.now();
+          const cpu = process.cpuUsage();
+          let objective = 0;
+          let objectiveSteps = 0;
+          if (average) handle.crfAverage('reset');
+          for (let step = 0; step < stepsPerEpoch; ) {
+            const n = Math.min(chunk, stepsPerEpoch - step);
+            const r = options.external
+              ? await externalStep(options.external)
+              : await withCancelFlag(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
+            step += n;
+            objective += r.objective * n;
+            objectiveSteps += n;
+            options.onProgress?.({
+              epoch, epochs, step, stepsPerEpoch, objective: r.objective, keptFraction: r.keptFraction,
+              featureCacheBytes: r.cacheBytes, cachedSentences: r.cachedSentences,
+            });
+          }
+          // The pass's mean iterate stays swapped in for dev, the kept bytes and, after the
+          // last pass, the model (the next pass's reset swaps the raw iterate back).
+          if (average) handle.crfAverage('swap');
+          const used = process.cpuUsage(cpu);
+          const report: ParserPassReport = {
+            epoch, epochs, seconds: (Date.now() - wall) / 1000, cpuSeconds: (used.user + used.system) / 1e6, objective: objective / objectiveSteps,
+          };
+          if (options.dev && options.dev.length > 0) {
+            const current = new ChartParserModel(handle, table, meta);
+            const { evaluateParser } = await import('./evaluate.js');
+            const r = await evaluateParser(current, options.dev, { threads: options.threads ?? 0 });
+            report.devF1 = r.f1;
+            report.best = best === undefined || r.f1 > best.f1;
+            // Keep the best pass: its weights as bytes (restored after the last pass).
+            if (report.best) best = { f1: r.f1, epoch, bytes: handle.serialize() };
+          }
+          if (options.checkpoint !== undefined) {
+            const state: ParserCheckpointState = { best: best ? { f1: best.f1, epoch: best.epoch } : null };
+            const sections = { trainer: handle.crfState(), ...(best ? { best: best.bytes } : {}), ...(external ? { external: external.saveState() } : {}) };
+            saveCheckpoint(options.checkpoint, { trainer: 'crf-parser', step: epoch, fingerprint, options: checkpointOptions, state, sections });
+          }
+          options.onPass?.(report);
         }
-        // The pass's mean iterate stays swapped in for dev, the kept bytes and, after the
-        // last pass, the model (the next pass's reset swaps the raw iterate back).
-        if (average) handle.crfAverage('swap');
-        const used = process.cpuUsage(cpu);
-        const report: ParserPassReport = {
-          epoch, epochs, seconds: (Date.now() - wall) / 1000, cpuSeconds: (used.user + used.system) / 1e6, objective: objective / objectiveSteps,
-        };
-        if (options.dev && options.dev.length > 0) {
-          const current = new ChartParserModel(handle, table, meta);
-          const { evaluateParser } = await import('./evaluate.js');
-          const r = await evaluateParser(current, options.dev, { threads: options.threads ?? 0 });
-          report.devF1 = r.f1;
-          report.best = best === undefined || r.f1 > best.f1;
-          // Keep the best pass: its weights as bytes (restored after the last pass).
-          if (report.best) best = { f1: r.f1, epoch, bytes: handle.serialize() };
-        }
-        if (options.checkpoint !== undefined) {
-          const state: ParserCheckpointState = { best: best ? { f1: best.f1, epoch: best.epoch } : null };
-          const sections = { trainer: handle.crfState(), ...(best ? { best: best.bytes } : {}) };
-          saveCheckpoint(options.checkpoint, { trainer: 'crf-parser', step: epoch, fingerprint, options: shaping, state, sections });
-        }
-        options.onPass?.(report);
+      } finally {
+        await external?.close();
       }
       if (best) {
         summary.bestEpoch = best.epoch;

@@ -12,6 +12,7 @@ import { writeNbest, type NbestSentence } from '../io/nbest.js';
 import type { BaseModel, CandidateSet, Curve, NbestProducer, PipelineSentence, Reranker, StepContext } from './components.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
 import { foldRange, type DataSets } from './data.js';
+import { encodeTreeCounts } from './evaluate.js';
 import type { StepResult } from './step-cache.js';
 
 /** One candidate step: its cache name and key options, and which fold it holds out (null: dev-test). */
@@ -53,9 +54,13 @@ export function candidateSteps(config: PipelineConfig, baseKey: object): Candida
 }
 
 /** The files a candidate step writes. */
-export function candidateFiles(fold: number | null): string[] {
-  return fold === null ? ['dev.jsonl', 'test.jsonl', 'time.json'] : ['nbest.jsonl', 'time.json'];
+export function candidateFiles(fold: number | null, task: 'parse' | 'tag'): string[] {
+  if (fold === null) return ['dev.jsonl', 'test.jsonl', 'time.json'];
+  return task === 'parse' ? ['nbest.jsonl', TREE_COUNTS_FILE, 'time.json'] : ['nbest.jsonl', 'time.json'];
 }
+
+/** A parse fold's candidate counts (evaluate.ts, encodeTreeCounts): scored where the fold ran. */
+export const TREE_COUNTS_FILE = 'nbest.counts.json';
 
 function withGold(nbest: NbestSentence[], sentences: PipelineSentence[]): NbestSentence[] {
   return nbest.map((s, i) => ({ ...s, id: sentences[i].id, tokens: sentences[i].tokens, gold: sentences[i].gold }));
@@ -78,7 +83,10 @@ export async function produceCandidates(
     const heldOut = data.train.slice(lo, hi);
     log(`${step.name}: training ${base.name} on ${rest.length} sentences, ${config.nbest}-best on ${heldOut.length}`);
     const model = await base.train(rest, ctx);
-    await writeLists(model, heldOut, join(dir, 'nbest'), config.nbest, ctx);
+    const lists = await writeLists(model, heldOut, join(dir, 'nbest'), config.nbest, ctx);
+    // Scoring the jackknifed lists is the coordinator's largest serial part: done here, per fold.
+    const counts = encodeTreeCounts(lists);
+    if (counts !== undefined) writeFileSync(join(dir, TREE_COUNTS_FILE), counts);
   } else {
     log(`${step.name}: training ${base.name} on all ${data.train.length} sentences, ${config.nbest}-best on dev and test`);
     const model = await base.train(data.train, ctx);
@@ -89,14 +97,17 @@ export async function produceCandidates(
 }
 
 /** Writes `<stem>.jsonl` and, for a model that gives variants of its lists, `<stem>.<name>.jsonl` each. */
-async function writeLists(model: NbestProducer, sentences: PipelineSentence[], stem: string, k: number, ctx: StepContext): Promise<void> {
+async function writeLists(model: NbestProducer, sentences: PipelineSentence[], stem: string, k: number, ctx: StepContext): Promise<NbestSentence[]> {
   if (!model.nbestVariants) {
-    await writeNbest(`${stem}.jsonl`, withGold(await model.nbest(sentences, k, ctx), sentences));
-    return;
+    const lists = withGold(await model.nbest(sentences, k, ctx), sentences);
+    await writeNbest(`${stem}.jsonl`, lists);
+    return lists;
   }
   const { main, variants } = await model.nbestVariants(sentences, k, ctx);
-  await writeNbest(`${stem}.jsonl`, withGold(main, sentences));
+  const lists = withGold(main, sentences);
+  await writeNbest(`${stem}.jsonl`, lists);
   for (const [name, list] of Object.entries(variants)) await writeNbest(`${stem}.${name}.jsonl`, withGold(list, sentences));
+  return lists;
 }
 
 /** One reranker step: its cache name, the options hashed into its key, and its input files. */

@@ -25,6 +25,26 @@ export function candidateCounts(s: NbestSentence, scoring?: Exclude<TaskScoring,
   return s.candidates.map((c) => tagCounts(gold, c.tags ?? [], how));
 }
 
+/**
+ * Parse lists only (tag scoring depends on the whole set's scheme): every candidate's counts
+ * as [matched, gold, test] triples per sentence, what a fold step stores beside its lists so
+ * the coordinator need not score them again.
+ */
+export function encodeTreeCounts(sentences: NbestSentence[]): string | undefined {
+  if (!sentences.every((s) => typeof s.gold === 'string')) return undefined;
+  return JSON.stringify(sentences.map((s) => candidateCounts(s).flatMap((c) => [c.matched, c.gold, c.test])));
+}
+
+export function decodeTreeCounts(text: string): MatchCounts[][] | undefined {
+  const rows = JSON.parse(text) as unknown;
+  if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r) && r.length % 3 === 0 && r.every((x) => Number.isInteger(x)))) return undefined;
+  return (rows as number[][]).map((r) => {
+    const out: MatchCounts[] = [];
+    for (let k = 0; k < r.length; k += 3) out.push({ matched: r[k], gold: r[k + 1], test: r[k + 2] });
+    return out;
+  });
+}
+
 /** N-best lists with counts and Score(x) of every candidate. */
 export interface ScoredSet extends CandidateSet {
   counts: MatchCounts[][];
@@ -32,10 +52,12 @@ export interface ScoredSet extends CandidateSet {
   lengths: number[];
 }
 
-export function scoreSet(sentences: NbestSentence[]): ScoredSet {
+/** `known`: every candidate's counts when computed before (a fold's `nbest.counts.json`); computed here otherwise, or when they do not fit the lists. */
+export function scoreSet(sentences: NbestSentence[], known?: MatchCounts[][]): ScoredSet {
   const tagged = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
   const scoring = tagged.length > 0 ? tagScoring(tagged) : undefined;
-  const counts = sentences.map((s) => candidateCounts(s, scoring));
+  const fits = known !== undefined && known.length === sentences.length && known.every((row, i) => row.length === sentences[i].candidates.length);
+  const counts = fits ? known : sentences.map((s) => candidateCounts(s, scoring));
   return {
     sentences,
     counts,

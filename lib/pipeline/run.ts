@@ -7,7 +7,7 @@
  * StepCache keyed by its options and the content of its inputs, so a rerun skips finished
  * steps and a killed run resumes at the step it was in.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError, throwIfAborted } from '../errors.js';
 import { readNbestSync } from '../io/nbest.js';
@@ -16,13 +16,13 @@ import { lockFolder } from '../io/folder-lock.js';
 import { resolveThreads } from '../native.js';
 import { formatSeconds } from '../progress.js';
 import { StepCache } from './step-cache.js';
-import { candidateSteps, inProcess, produceCandidates, produceRerankerResult, type CandidateExecutor, type RerankerResult } from './candidates.js';
+import { candidateSteps, inProcess, produceCandidates, produceRerankerResult, TREE_COUNTS_FILE, type CandidateExecutor, type RerankerResult } from './candidates.js';
 import type { BaseModel, Curve, Reranker, StepContext } from './components.js';
 import { ComponentUnavailable } from './components.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
 import { readDataSets, type DataSets } from './data.js';
 import {
-  baseChoice, bucketLabel, corpusF1, f1ByLength, LENGTH_BUCKETS, oracleChoice, relativeErrorReduction, scoreSet, type ScoredSet,
+  baseChoice, bucketLabel, corpusF1, decodeTreeCounts, f1ByLength, LENGTH_BUCKETS, oracleChoice, relativeErrorReduction, scoreSet, type ScoredSet,
 } from './evaluate.js';
 
 /** Builds the components a config asks for (the real adapters by default). */
@@ -185,7 +185,10 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
   const devFile = join(candidateDirs[config.folds].dir, 'dev.jsonl');
   const testFile = join(candidateDirs[config.folds].dir, 'test.jsonl');
 
-  const train = scoreSet(foldFiles.flatMap((f) => readNbestSync(f)));
+  // The folds' counts, when every fold step stored them (parse lists; older caches lack them).
+  const countFiles = candidateDirs.slice(0, config.folds).map((r) => join(r.dir, TREE_COUNTS_FILE));
+  const foldCounts = countFiles.every((f) => existsSync(f)) ? countFiles.map((f) => decodeTreeCounts(readFileSync(f, 'utf8'))) : [];
+  const train = scoreSet(foldFiles.flatMap((f) => readNbestSync(f)), foldCounts.length > 0 && foldCounts.every((c) => c !== undefined) ? foldCounts.flatMap((c) => c ?? []) : undefined);
   const dev = scoreSet(readNbestSync(devFile));
   const test = scoreSet(readNbestSync(testFile));
 

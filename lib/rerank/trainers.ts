@@ -7,7 +7,7 @@ import { TrainProgressBar } from '../progress.js';
 import { rateStamp, type TrainProgress } from '../train-progress.js';
 import {
   boostWeights, boostWork, chooseRoundsOnDev, chosenScore, trainBoost, trainLoglinear,
-  type BoostModelData, type RerankDataHandle,
+  type BoostModelData, type LoglinearModelData, type RerankDataHandle, type TrainBoostOptions,
 } from './boost.js';
 import { compactReranker, type RerankerModel } from './reranker.js';
 import { BOOST_EPS, LOGLINEAR_C, RERANK_ROUNDS } from '../options/rerank.js';
@@ -50,7 +50,7 @@ export type RerankerTrainer = (input: RerankerTrainInput) => Promise<RerankerMod
  * boosting: its rounds; per C of the log-linear reranker: its L-BFGS state), so a resumed
  * run continues every setting, and the choice among them on dev is made again from those.
  */
-class RerankCheckpoints {
+export class RerankCheckpoints {
   /** Sections of the resumed checkpoint, updated as training goes. */
   readonly sections: Record<string, Uint8Array> = {};
   private readonly fingerprint: string;
@@ -71,6 +71,11 @@ class RerankCheckpoints {
     if (resume !== undefined) Object.assign(this.sections, loadCheckpoint(resume, trainer, { fingerprint: this.fingerprint, options: shaping }).sections);
   }
 
+  /** A checkpoint file is written (not only resumed from). */
+  get writes(): boolean {
+    return this.file !== undefined;
+  }
+
   /** Writes the sections (atomically) when a checkpoint file was asked for. */
   save(step: number): void {
     if (this.file === undefined) return;
@@ -78,9 +83,50 @@ class RerankCheckpoints {
   }
 }
 
-function checkpoints(trainer: CheckpointTrainer, input: RerankerTrainInput, shaping: Record<string, unknown>): RerankCheckpoints | undefined {
+/** The checkpoints of a linear reranker's training, when a checkpoint or resume file is given (the pipeline's adapters use it too). */
+export function rerankCheckpoints(trainer: CheckpointTrainer, input: RerankerTrainInput, shaping: Record<string, unknown>): RerankCheckpoints | undefined {
   const { checkpoint, resume } = input.options;
   return checkpoint === undefined && resume === undefined ? undefined : new RerankCheckpoints(trainer, input, shaping);
+}
+const checkpoints = rerankCheckpoints;
+
+/** trainBoost's `resume` and `afterChunk` for the rounds kept in checkpoint section `section`. */
+export function boostCheckpointing(saved: RerankCheckpoints | undefined, section: string): Pick<TrainBoostOptions, 'resume' | 'afterChunk'> {
+  if (!saved) return {};
+  return {
+    resume: saved.sections[section] ? decodeBoostModel(saved.sections[section]) : undefined,
+    afterChunk: (m) => {
+      saved.sections[section] = encodeBoostModel(m);
+      saved.save(m.features.length);
+    },
+  };
+}
+
+/**
+ * trainLoglinear to `maxIterations`; with checkpoints, one iteration per call and the L-BFGS
+ * state saved in section `section` after each (resumed from it when present).
+ */
+export async function loglinearCheckpointed(
+  train: RerankDataHandle,
+  common: Omit<NonNullable<Parameters<typeof trainLoglinear>[1]>, 'maxIterations' | 'resume' | 'saveState'>,
+  maxIterations: number,
+  saved: RerankCheckpoints | undefined,
+  section: string,
+): Promise<LoglinearModelData> {
+  let r = await trainLoglinear(train, {
+    ...common,
+    // Writing checkpoints: one iteration per call, the state saved after each.
+    maxIterations: saved?.writes ? Math.min(maxIterations, 1) : maxIterations,
+    resume: saved?.sections[section],
+    saveState: saved !== undefined,
+  });
+  while (saved !== undefined && r.state !== undefined) {
+    saved.sections[section] = r.state;
+    saved.save(r.iterations);
+    if (r.converged || r.iterations >= maxIterations) break;
+    r = await trainLoglinear(train, { ...common, maxIterations: r.iterations + 1, resume: r.state, saveState: true });
+  }
+  return r;
 }
 
 async function selection(method: 'sparse' | 'logloss', name: string, input: RerankerTrainInput): Promise<RerankerModel> {
@@ -97,11 +143,7 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
     const { model } = await trainBoost(train, {
       rounds, method, eps, weighting: options.weighting, l2: options.l2?.[0], threads: options.threads, signal: options.signal, dev,
       chunk: method === 'logloss' ? 10 : 1000,
-      resume: saved?.sections[`rounds:${index}`] ? decodeBoostModel(saved.sections[`rounds:${index}`]) : undefined,
-      afterChunk: saved && ((m) => {
-        saved.sections[`rounds:${index}`] = encodeBoostModel(m);
-        saved.save(m.features.length);
-      }),
+      ...boostCheckpointing(saved, `rounds:${index}`),
       onProgress: (s) => {
         const event = stamp({ phase: 'round', done: s.rounds, total: rounds, loss: s.loss, devScore: s.devScore });
         options.onProgress?.(event);
@@ -145,20 +187,7 @@ const loglinear: RerankerTrainer = async ({ train, dev, dictionary, options }) =
       if (options.progress !== false) bar.onProgress(event);
     };
     const common = { l2, threads: options.threads, signal: options.signal, onIteration };
-    const section = `lbfgs:${index}`;
-    let r = await trainLoglinear(train, {
-      ...common,
-      // With a checkpoint file: one iteration per call, the state saved after each.
-      maxIterations: options.checkpoint !== undefined ? Math.min(maxIterations, 1) : maxIterations,
-      resume: saved?.sections[section],
-      saveState: saved !== undefined,
-    });
-    while (saved !== undefined && r.state !== undefined) {
-      saved.sections[section] = r.state;
-      saved.save(r.iterations);
-      if (r.converged || r.iterations >= maxIterations) break;
-      r = await trainLoglinear(train, { ...common, maxIterations: r.iterations + 1, resume: r.state, saveState: true });
-    }
+    const r = await loglinearCheckpointed(train, common, maxIterations, saved, `lbfgs:${index}`);
     const score = dev ? chosenScore(dev, r.a0, r.weights, options.threads) : NaN;
     if (options.progress !== false) bar.finish(`objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations${dev ? `  dev ${score.toFixed(1)}` : ''}`);
     if (!best || score > best.score) best = { ...r, score, l2 };

@@ -155,6 +155,10 @@ export interface TaggerTrainingSpec {
 /** Training steps run elsewhere: each returns the weights to tag with after it. */
 export interface ExternalTrainer {
   step(initial: Float64Array): Promise<{ loss: number; converged: boolean; weights: Float64Array }>;
+  /** The coordinator's optimizer state after the last step, for a training checkpoint. */
+  saveState(): Uint8Array;
+  /** Continues from `saveState`'s bytes; returns the weights to tag with. */
+  loadState(bytes: Uint8Array): Float64Array;
   close(): Promise<void>;
 }
 
@@ -352,6 +356,9 @@ export class Tagger {
           c2: options.c2 ?? TAGGER_C2[algo], eta0: options.eta0 ?? TAGGER_DEFAULTS.eta0, beam: options.beam ?? TAGGER_DEFAULTS.beam,
           seed: options.seed ?? TAGGER_DEFAULTS.seed, sgdWarmup: options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup, startWeights: options.startWeights ?? true,
           evalEvery, patience,
+          // Training spread over shards: its optimizer state is the coordinator's (the
+          // `external` section), so a local checkpoint and a distributed one do not mix.
+          ...(options.external ? { distributed: true } : {}),
         }
       : undefined;
     const fingerprint = checkpointOptions && fingerprintOf((function* () {
@@ -364,10 +371,13 @@ export class Tagger {
         yield d.labels ?? '';
       }
     })());
-    if (options.external && checkpointOptions) {
-      // The shards' coordinator holds the optimizer state then, not this trainer.
-      throw new InputError('<options>', undefined, 'checkpoints of training spread over workers (--redis) are not supported yet; train locally to checkpoint');
-    }
+    const startWeights = options.startWeights ?? true;
+    // What a worker needs to build the same corpus (distributed training).
+    const trainingSpec = (): TaggerTrainingSpec => ({
+      algorithm: algo, order, beam: options.beam ?? TAGGER_DEFAULTS.beam, numColumns: inputColumns.length, templates: [...compiled.ints], clusters,
+      text, labels, sentences: built.sentences, startWeights, c2: options.c2 ?? TAGGER_C2[algo], seed: options.seed ?? TAGGER_DEFAULTS.seed,
+    });
+    let external: ExternalTrainer | undefined;
     if (options.resume !== undefined && checkpointOptions && fingerprint) {
       const cp = loadCheckpoint<TaggerCheckpointState>(options.resume, 'tagger', { fingerprint, options: checkpointOptions });
       try {
@@ -376,6 +386,16 @@ export class Tagger {
         throw inModelFile(err, options.resume);
       }
       step = cp.step;
+      // Distributed steps had begun: their coordinator's state, and the weights it gave.
+      if (options.external && cp.sections.external) {
+        external = await options.external(trainingSpec());
+        try {
+          handle.setWeights(external.loadState(cp.sections.external));
+        } catch (err) {
+          await external.close();
+          throw inModelFile(err, options.resume);
+        }
+      }
       best = cp.state.best ?? undefined;
       bestStep = cp.state.bestStep;
       bad = cp.state.bad;
@@ -393,8 +413,6 @@ export class Tagger {
       return devScore;
     };
     const { flag, dispose } = cancelFlagFor(options.signal);
-    const startWeights = options.startWeights ?? true;
-    let external: ExternalTrainer | undefined;
     // CRF: the L-BFGS iterations after any SGD warm-up; perceptron: every epoch.
     const externalFrom = algo === 'crf' && lbfgs ? options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup : algo === 'perceptron' ? 0 : Infinity;
     try {
@@ -404,10 +422,7 @@ export class Tagger {
         // One step at a time, so progress is reported after every epoch / iteration.
         let r: { loss: number; steps: number; converged: boolean };
         if (options.external && step >= externalFrom) {
-          external ??= await options.external({
-            algorithm: algo, order, beam: options.beam ?? TAGGER_DEFAULTS.beam, numColumns: inputColumns.length, templates: [...compiled.ints], clusters,
-            text, labels, sentences: built.sentences, startWeights, c2: options.c2 ?? TAGGER_C2[algo], seed: options.seed ?? TAGGER_DEFAULTS.seed,
-          });
+          external ??= await options.external(trainingSpec());
           const e = await external.step(handle.weights());
           handle.setWeights(e.weights);
           r = { loss: e.loss, steps: step + 1, converged: e.converged };
@@ -421,7 +436,8 @@ export class Tagger {
         stopped = r.converged || (dev !== undefined && patience > 0 && bad >= patience);
         if (options.checkpoint !== undefined && checkpointOptions && fingerprint) {
           const state: TaggerCheckpointState = { best: best ?? null, bestStep, bad, stopped };
-          saveCheckpoint(options.checkpoint, { trainer: 'tagger', step, fingerprint, options: checkpointOptions, state, sections: { trainer: handle.trainerState() } });
+          const sections = { trainer: handle.trainerState(), ...(external ? { external: external.saveState() } : {}) };
+          saveCheckpoint(options.checkpoint, { trainer: 'tagger', step, fingerprint, options: checkpointOptions, state, sections });
         }
         if (dev && devGold && !regular && step >= total) devScore = await evaluate();
         options.onProgress?.({ step, total, loss: r.loss, dev: devScore, best });

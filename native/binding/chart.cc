@@ -50,6 +50,9 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
                                       InstanceMethod("crfState", &ChartParser::CrfState),
                                       InstanceMethod("loadCrfState", &ChartParser::LoadCrfState),
                                       InstanceMethod("crfAverage", &ChartParser::CrfAverage),
+                                      InstanceMethod("crfWeights", &ChartParser::CrfWeights),
+                                      InstanceMethod("setCrfWeights", &ChartParser::SetCrfWeights),
+                                      InstanceMethod("crfShardGradient", &ChartParser::CrfShardGradient),
                                       InstanceMethod("parse", &ChartParser::Parse),
                                       InstanceMethod("serialize", &ChartParser::Serialize),
                                       InstanceMethod("info", &ChartParser::Info)});
@@ -214,6 +217,51 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     ByteReader r(bytes.Data(), bytes.ByteLength());
     training_->trainer->LoadState(r);
     return env.Undefined();
+  }
+
+  // Distributed training (lib/distributed/parser-gradient.ts): the coordinator reads the
+  // weights to start from and sets those its own L-BFGS arrives at; each worker computes
+  // shards of the objective. crfWeights() -> Float64Array; setCrfWeights(Float64Array).
+  Napi::Value CrfWeights(const Napi::CallbackInfo& info) {
+    if (!model_->use_crf) throw Napi::Error::New(info.Env(), "call startCrf first");
+    return ToFloat64Array(info.Env(), model_->crf.theta);
+  }
+
+  Napi::Value SetCrfWeights(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!model_->use_crf) throw Napi::Error::New(env, "call startCrf first");
+    Expect(info.Length() >= 1 && info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env, "a Float64Array");
+    Napi::Float64Array w = info[0].As<Napi::Float64Array>();
+    if (w.ElementLength() != model_->crf.theta.size()) throw Napi::RangeError::New(env, "setCrfWeights: the weights do not fit this model");
+    model_->crf.theta = ToVector<double>(w);
+    return env.Undefined();
+  }
+
+  // crfShardGradient(weights, first, last, cancelFlag) -> Promise<{loss, gradient}>: the CRF
+  // objective of sentences [first, last) without the prior, and its gradient (startCrf's threads).
+  Napi::Value CrfShardGradient(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!training_ || !training_->trainer) throw Napi::Error::New(env, "call startCrf first");
+    Expect(info.Length() >= 3 && info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array &&
+               info[1].IsNumber() && info[2].IsNumber(),
+           env, "(weights: Float64Array, first, last, cancelFlag?)");
+    auto w = std::make_shared<std::vector<double>>(ToVector<double>(info[0].As<Napi::Float64Array>()));
+    const int32_t first = info[1].As<Napi::Number>().Int32Value();
+    const int32_t last = info[2].As<Napi::Number>().Int32Value();
+    auto cancel = CancelFlag::From(info.Length() > 3 ? info[3] : env.Undefined());
+    auto trainer = training_->trainer;
+    auto model = model_;
+    auto grad = std::make_shared<std::vector<double>>();
+    auto loss = std::make_shared<double>(0);
+    return RunAsync(
+        env,
+        [trainer, model, w, first, last, cancel, grad, loss] { *loss = trainer->ShardObjective(*w, first, last, *grad, cancel.get()); },
+        [grad, loss](Napi::Env e) -> Napi::Value {
+          Napi::Object out = Napi::Object::New(e);
+          out.Set("loss", Napi::Number::New(e, *loss));
+          out.Set("gradient", ToFloat64Array(e, *grad));
+          return out;
+        });
   }
 
   // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength, prune) -> Promise<{nodes, candidateOffsets,

@@ -63,6 +63,10 @@ class CrfTrainer {
   // line search) on the full-batch objective; returns the objective per sentence (prior
   // included). Stops early once L-BFGS reports convergence.
   double LbfgsSteps(int iterations, const std::atomic<bool>* cancel);
+  // Distributed training (crf_shard.cc): the objective without the prior of sentences
+  // [first, last) at weights `theta` (set as the model's), the gradient into `grad`.
+  double ShardObjective(const std::vector<double>& theta, int32_t first, int32_t last, std::vector<double>& grad,
+                        const std::atomic<bool>* cancel);
   int64_t steps_done() const { return k_; }
   // Training checkpoints: the weights, the step count, the batch sampler's RNG, the AdaGrad
   // sums and the L-BFGS state; loaded into a fresh trainer of the same model, corpus and

@@ -6,7 +6,7 @@
  */
 import type { NbestSentence } from '../../io/nbest.js';
 import {
-  boostPrefixCurve, boostWeights, chosenScore, rerankScores, trainBoost, trainLoglinear,
+  boostPrefixCurve, boostWeights, chosenScore, rerankScores, trainBoost,
   type BoostModelData, type RerankDataHandle,
 } from '../../rerank/boost.js';
 import { extractSentences } from '../../rerank/extract.js';
@@ -16,6 +16,8 @@ import { IntBuffer } from '../../kernels/symbols.js';
 import type { CandidateSet, Curve, Reranker, StepContext, TrainedReranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig } from '../config.js';
 import { tagSequenceFeatures } from './tag-features.js';
+import { boostCheckpointing, loglinearCheckpointed, rerankCheckpoints, type RerankCheckpoints } from '../../rerank/trainers.js';
+import type { CheckpointTrainer } from '../../io/checkpoint.js';
 import { describeTreeSettings, learnTreeSettings, type TreeSettings } from '../../rerank/tree-settings.js';
 import { loadHeadRules } from '../../trees/head-rules.js';
 import { parseTree } from '../../trees/bracket-parser.js';
@@ -222,6 +224,16 @@ export function checkpoints(total: number): number[] {
   return [...out].sort((a, b) => a - b);
 }
 
+/**
+ * A reranker's training checkpoints where the step keeps them (a distributed job: the store),
+ * undefined when the step keeps none. The dev data is not in the fingerprint: it chooses among
+ * the settings after training, it does not shape them.
+ */
+function stepCheckpoints(ctx: StepContext, label: string, trainer: CheckpointTrainer, train: RerankDataHandle, dictionary: readonly string[], shaping: Record<string, unknown>): RerankCheckpoints | undefined {
+  const files = ctx.checkpoints?.(label);
+  return files && rerankCheckpoints(trainer, { train, dictionary, options: files }, shaping);
+}
+
 function choices(chosen: Float64Array): number[] {
   return Array.from(chosen, (c) => (c >= 0 ? c : 0));
 }
@@ -233,9 +245,12 @@ export function boostReranker(config: BoostConfig & { name: string }): Reranker 
       const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, config.headRules, ctx);
       let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
       const curves: Curve[] = [];
-      for (const eps of config.eps) {
+      // A job retried after its worker died continues each eps setting from its last chunk of rounds.
+      const saved = stepCheckpoints(ctx, config.name, 'boost-reranker', trainData, p.dictionary, { method: 'sparse', eps: config.eps, weighting: config.weighting ?? 'score' });
+      for (const [index, eps] of config.eps.entries()) {
         const { model } = await trainBoost(trainData, {
           rounds: config.rounds, eps, weighting: config.weighting, threads: ctx.threads, signal: ctx.signal, chunk: 500,
+          ...boostCheckpointing(saved, `rounds:${index}`),
           onProgress: (s) => ctx.progress?.(`${config.name} eps=${eps}`, s.rounds, config.rounds, `loss ${s.loss.toPrecision(6)}`),
         });
         const x = checkpoints(model.features.length);
@@ -268,9 +283,10 @@ export function loglinearReranker(config: LoglinearConfig & { name: string }): R
       const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, config.headRules, ctx);
       let best: { a0: number; weights: Float64Array; score: number; l2: number } | undefined;
       const ys: number[] = [];
+      const saved = stepCheckpoints(ctx, config.name, 'loglinear-reranker', trainData, p.dictionary, { l2: config.l2 });
       for (const [i, l2] of config.l2.entries()) {
         ctx.progress?.(`${config.name}`, i, config.l2.length, `C=${l2}`);
-        const r = await trainLoglinear(trainData, { l2, maxIterations: config.iterations, threads: ctx.threads, signal: ctx.signal });
+        const r = await loglinearCheckpointed(trainData, { l2, threads: ctx.threads, signal: ctx.signal }, config.iterations, saved, `lbfgs:${i}`);
         const score = chosenScore(devData, r.a0, r.weights, ctx.threads);
         ys.push(score);
         ctx.log?.(`  C=${l2}: objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations; dev Score ${score.toFixed(1)}`);

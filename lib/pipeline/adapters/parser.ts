@@ -24,6 +24,8 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         rareThreshold: options.rareThreshold,
         threads: ctx.threads,
         seed: ctx.seed,
+        // The CRF's passes resume in a retried job (the PCFG is counted in one pass).
+        ...(options.crf ? ctx.checkpoints?.(`train ${name}`) : {}),
       }, stepRun(ctx, `train ${name}`));
       const mode: KbestTagMode = options.kbest ?? 'all';
       const poolSize = (k: number): number => options.pool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k));
