@@ -318,9 +318,10 @@ export class Tagger {
       clusters,
     });
     const inputIdx = inputColumns.map((c) => columns.indexOf(c));
-    const { text, labels } = encode(train, columns.length, inputIdx, labelIndex);
-    if (labels === undefined || train.length === 0) throw new InputError('<train>', undefined, 'no training sentences');
-    const built = handle.buildTraining(text, labels);
+    // The encoded text is as large as the corpus: kept only while something still needs it.
+    let encoded: { text: string; labels?: string } | undefined = encode(train, columns.length, inputIdx, labelIndex);
+    if (encoded.labels === undefined || train.length === 0) throw new InputError('<train>', undefined, 'no training sentences');
+    const built = handle.buildTraining(encoded.text, encoded.labels);
     const lbfgs = usesLbfgs(algo, options.optimizer);
     handle.createTrainer({
       optimizer: options.optimizer === 'sgd' ? 1 : 0,
@@ -354,16 +355,17 @@ export class Tagger {
           evalEvery, patience,
         }
       : undefined;
-    const fingerprint = checkpointOptions && fingerprintOf((function* () {
+    const fingerprint = checkpointOptions && encoded && fingerprintOf((function* (enc: { text: string; labels?: string }) {
       yield JSON.stringify(checkpointOptions);
-      yield text;
-      yield labels;
+      yield enc.text;
+      yield enc.labels ?? '';
       if (dev) {
         const d = encode(dev, columns.length, inputIdx, labelIndex);
         yield d.text;
         yield d.labels ?? '';
       }
-    })());
+    })(encoded));
+    if (!options.external) encoded = undefined;  // only workers building their copy need it
     if (options.external && checkpointOptions) {
       // The shards' coordinator holds the optimizer state then, not this trainer.
       throw new InputError('<options>', undefined, 'checkpoints of training spread over workers (--redis) are not supported yet; train locally to checkpoint');
@@ -406,7 +408,7 @@ export class Tagger {
         if (options.external && step >= externalFrom) {
           external ??= await options.external({
             algorithm: algo, order, beam: options.beam ?? TAGGER_DEFAULTS.beam, numColumns: inputColumns.length, templates: [...compiled.ints], clusters,
-            text, labels, sentences: built.sentences, startWeights, c2: options.c2 ?? TAGGER_C2[algo], seed: options.seed ?? TAGGER_DEFAULTS.seed,
+            text: encoded?.text ?? '', labels: encoded?.labels ?? '', sentences: built.sentences, startWeights, c2: options.c2 ?? TAGGER_C2[algo], seed: options.seed ?? TAGGER_DEFAULTS.seed,
           });
           const e = await external.step(handle.weights());
           handle.setWeights(e.weights);
