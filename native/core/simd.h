@@ -3,8 +3,10 @@
 // No FMA target is listed and the build does not contract a * b + c (-std=c++17), so
 // every clone rounds exactly as the portable one: results do not depend on the CPU.
 #pragma once
+#include <cstdint>  // defines __GLIBC__ where the C library is glibc
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+// The clones are dispatched through an ifunc: glibc on x86-64 has them, musl does not.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 #define SR_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SR_VECTOR_CLONES
