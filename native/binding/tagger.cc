@@ -140,6 +140,9 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   Napi::Value Build(Napi::Env env, const std::string& text, const std::string& labels) {
     corpus_ = std::make_shared<TaggerCorpus>(model_->BuildCorpus(text, labels, true));
     model_->BuildFeatures(*corpus_);
+    // From here on the attribute table is only looked up (dev sets, tagging): re-sized to a
+    // lookup table's 2/3 fill from the growing table's 1/2 (8 MB less for conll2000). Same ids.
+    model_->attributes.Rebuild(model_->attributes.keys());
     Napi::Object out = Napi::Object::New(env);
     out.Set("sentences", Napi::Number::New(env, static_cast<double>(corpus_->sentences())));
     out.Set("tokens", Napi::Number::New(env, static_cast<double>(corpus_->tokens())));
