@@ -75,7 +75,6 @@ const cores = availableParallelism();
 const threadList = flag('threads', `1,${cores}`).split(',').map(Number).filter((t, i, a) => a.indexOf(t) === i);
 const workloads = args.length > 0 ? args : ['crf', 'ap', 'tag', 'kernel'];
 
-const tsx = resolve('node_modules/.bin/tsx');
 const cli = resolve('dist/cli.js');
 const chunkColumns = ['word', 'pos', 'chunk'];
 const dataDir = join(PEERS_DIR, 'data');
@@ -160,7 +159,7 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
     for (const threads of threadList) {
       for (const objective of objectives) {
         const name = ours(threads, objective);
-        order.push(() => add(name, measure(tsx, ['bench/peers/structrank-run.ts', 'learn', algo === 'crf' ? 'crf' : 'perceptron', String(n), String(threads), String(c2), objective, model(name)])));
+        order.push(() => add(name, measure(process.execPath, ['bench/peers/structrank-run.mjs', 'learn', algo === 'crf' ? 'crf' : 'perceptron', String(n), String(threads), String(c2), objective, model(name)])));
       }
     }
     // Interleave: odd repetitions run in reverse order.
@@ -176,15 +175,19 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
   }
   const perIter = (name: string): number[] => runs[name].map((m) => m.json?.perIteration ?? NaN);
   const base = runs[crfsuiteName] ? Math.min(...perIter(crfsuiteName)) : NaN;
+  const mid = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const baseMedian = runs[crfsuiteName] ? mid(perIter(crfsuiteName)) : NaN;
   const baseTotal = runs[crfsuiteName] ? best(runs[crfsuiteName]).cpu : NaN;
   for (const name of Object.keys(runs)) {
     const b = best(runs[name]);
     const pi = perIter(name);
     const tot = runs[name].map((m) => m.cpu);
     const ratio = name === crfsuiteName ? '1.00x' : Number.isNaN(pi[0]) ? '-' : `${(base / Math.min(...pi)).toFixed(2)}x`;
-    rows.push({ cells: [name, Number.isNaN(pi[0]) ? '-' : range(pi, 3), ratio, range(tot, 1), `${(baseTotal / b.cpu).toFixed(2)}x`, b.rssMb.toFixed(0), quality[name]] });
+    const medianRatio = name === crfsuiteName ? '1.00x' : Number.isNaN(pi[0]) ? '-' : `${(baseMedian / mid(pi)).toFixed(2)}x`;
+    rows.push({ cells: [name, Number.isNaN(pi[0]) ? '-' : range(pi, 3), ratio, Number.isNaN(pi[0]) ? '-' : mid(pi).toFixed(3), medianRatio, range(tot, 1), `${(baseTotal / b.cpu).toFixed(2)}x`, b.rssMb.toFixed(0), quality[name]] });
   }
-  table([`tool`, `CPU s per ${algo === 'crf' ? 'iteration' : 'epoch'}`, 'ratio (CRFsuite / tool)', 'whole process CPU s', 'ratio', 'max RSS MB', 'test F1'], rows);
+  const unit = algo === 'crf' ? 'iteration' : 'epoch';
+  table([`tool`, `CPU s per ${unit}`, 'ratio (CRFsuite / tool, best)', `median CPU s per ${unit}`, 'ratio of medians', 'whole process CPU s', 'ratio', 'max RSS MB', 'test F1'], rows);
   console.log(algo === 'crf'
     ? 'Wapiti (the CRF toolkit) is in no registry reachable here (Debian\'s `wapiti` package is an unrelated web scanner), so it is not run; ' +
       'PEERS.md, same machine type, same template: L-BFGS pure L2, 50 iterations, 2 threads: 79.7 s wall, 923 MB, F1 93.49.'
@@ -198,7 +201,7 @@ function tag(peers: Peers): void {
     'CRFsuite reads its pre-expanded attribute file; structrank reads the CoNLL columns and extracts the features itself.');
   const ourModel = join(PEERS_DIR, 'tag.structrank.model');
   const theirModel = join(PEERS_DIR, 'tag.crfsuite.model');
-  if (!existsSync(ourModel)) measure(tsx, ['bench/peers/structrank-run.ts', 'learn', 'crf', '30', String(cores), '1', 'structrank', ourModel]);
+  if (!existsSync(ourModel)) measure(process.execPath, ['bench/peers/structrank-run.mjs', 'learn', 'crf', '30', String(cores), '1', 'structrank', ourModel]);
   if (peers.crfsuite && !existsSync(theirModel)) measure(peers.crfsuite, ['learn', 'lbfgs', theirModel, join(dataDir, 'train.crfsuite'), 'max_iterations=30']);
   const x10 = (src: string, dst: string): string => {
     const text = readFileSync(src, 'utf8');

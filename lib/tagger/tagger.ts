@@ -19,6 +19,7 @@ const ALGORITHMS: TaggerAlgorithm[] = ['perceptron', 'crf', 'maxent'];
 
 interface NativeTaggerHandle {
   buildTraining(text: string, labels: string): { sentences: number; tokens: number; attributes: number; features: number };
+  buildTrainingRows(sentences: TokenRows[], inputIdx: Int32Array, labelIndex: number): { sentences: number; tokens: number; attributes: number; features: number };
   createTrainer(options: { optimizer: number; c2: number; eta0: number; threads: number; seed: number; sgdWarmup: number; startWeights: boolean }): void;
   trainSteps(n: number, flag: CancelFlagHandle): Promise<{ loss: number; steps: number; converged: boolean }>;
   snapshot(): void;
@@ -322,9 +323,20 @@ export class Tagger {
       clusters,
     });
     const inputIdx = inputColumns.map((c) => columns.indexOf(c));
-    const { text, labels } = encode(train, columns.length, inputIdx, labelIndex);
-    if (labels === undefined || train.length === 0) throw new InputError('<train>', undefined, 'no training sentences');
-    const built = handle.buildTraining(text, labels);
+    if (train.length === 0) throw new InputError('<train>', undefined, 'no training sentences');
+    // The encoded text is as large as the corpus, and building it in JS leaves as much again
+    // for the garbage collector: only a checkpoint's fingerprint and workers (external) need
+    // it; otherwise native code reads the rows themselves.
+    const needText = options.checkpoint !== undefined || options.resume !== undefined || options.external !== undefined;
+    let encoded: { text: string; labels?: string } | undefined;
+    let built: { sentences: number; tokens: number; attributes: number; features: number };
+    if (needText) {
+      encoded = encode(train, columns.length, inputIdx, labelIndex);
+      built = handle.buildTraining(encoded.text, encoded.labels ?? '');
+    } else {
+      checkRows(train, columns.length, [...inputIdx, labelIndex]);
+      built = handle.buildTrainingRows(train, Int32Array.from(inputIdx), labelIndex);
+    }
     const lbfgs = usesLbfgs(algo, options.optimizer);
     handle.createTrainer({
       optimizer: options.optimizer === 'sgd' ? 1 : 0,
@@ -361,22 +373,23 @@ export class Tagger {
           ...(options.external ? { distributed: true } : {}),
         }
       : undefined;
-    const fingerprint = checkpointOptions && fingerprintOf((function* () {
+    const fingerprint = checkpointOptions && encoded && fingerprintOf((function* (enc: { text: string; labels?: string }) {
       yield JSON.stringify(checkpointOptions);
-      yield text;
-      yield labels;
+      yield enc.text;
+      yield enc.labels ?? '';
       if (dev) {
         const d = encode(dev, columns.length, inputIdx, labelIndex);
         yield d.text;
         yield d.labels ?? '';
       }
-    })());
+    })(encoded));
     const startWeights = options.startWeights ?? true;
     // What a worker needs to build the same corpus (distributed training).
     const trainingSpec = (): TaggerTrainingSpec => ({
       algorithm: algo, order, beam: options.beam ?? TAGGER_DEFAULTS.beam, numColumns: inputColumns.length, templates: [...compiled.ints], clusters,
-      text, labels, sentences: built.sentences, startWeights, c2: options.c2 ?? TAGGER_C2[algo], seed: options.seed ?? TAGGER_DEFAULTS.seed,
+      text: encoded?.text ?? '', labels: encoded?.labels ?? '', sentences: built.sentences, startWeights, c2: options.c2 ?? TAGGER_C2[algo], seed: options.seed ?? TAGGER_DEFAULTS.seed,
     });
+    if (!options.external) encoded = undefined;  // only workers building their copy need it
     let external: ExternalTrainer | undefined;
     if (options.resume !== undefined && checkpointOptions && fingerprint) {
       const cp = loadCheckpoint<TaggerCheckpointState>(options.resume, 'tagger', { fingerprint, options: checkpointOptions });
@@ -601,6 +614,16 @@ export class Tagger {
       throw inModelFile(err, file);
     }
     return new Tagger(handle, meta);
+  }
+}
+
+/** The checks encode() makes, without building the text: row widths and field contents. */
+function checkRows(sentences: TokenRows[], width: number, fields: number[]): void {
+  for (const s of sentences) {
+    for (const row of s) {
+      if (row.length < width) throw new InputError('<tokens>', undefined, `expected ${width} columns, found ${row.length}`);
+      for (const i of fields) checkField(row[i]);
+    }
   }
 }
 

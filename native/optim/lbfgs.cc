@@ -71,9 +71,11 @@ bool Lbfgs::Iterate() {
   const std::size_t n = x_.size();
   const int m = options_.memory;
 
-  // Two-loop recursion: d = -H g.
-  std::vector<double> d(g_);
-  std::vector<double> alpha(m);
+  // Two-loop recursion: d = -H g. The vectors are members, reused by every iteration.
+  std::vector<double>& d = d_;
+  d = g_;
+  std::vector<double>& alpha = alpha_;
+  alpha.assign(m, 0.0);
   for (int k = 0; k < stored_; ++k) {
     int j = (next_ - 1 - k + m) % m;
     alpha[j] = rho_[j] * Dot(s_[j], d);
@@ -100,7 +102,10 @@ bool Lbfgs::Iterate() {
   // First iteration: a unit-length step; afterwards the quasi-Newton step of 1.
   double step = stored_ == 0 ? 1.0 / std::max(1.0, std::sqrt(-slope)) : 1.0;
 
-  std::vector<double> x_new(n), g_new(n);
+  std::vector<double>& x_new = x_new_;
+  std::vector<double>& g_new = g_new_;
+  x_new.resize(n);
+  g_new.resize(n);
   double f_new = 0;
   bool accepted = false;
   for (int trial = 0; trial < options_.max_linesearch; ++trial) {

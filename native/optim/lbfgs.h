@@ -56,6 +56,7 @@ class Lbfgs {
   int iterations_ = 0, evaluations_ = 0;
   bool converged_ = false;
   std::vector<double> history_;  // f after each iteration, for the delta test
+  std::vector<double> d_, alpha_, x_new_, g_new_;  // scratch of Iterate(), kept to avoid reallocating
 };
 
 // Runs up to max_iterations; returns the final objective value and leaves the solution in x.

@@ -8,7 +8,8 @@ namespace structrank {
 
 namespace {
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-}
+
+}  // namespace
 
 ChainLattice ChainLattice::For(const TaggerModel& model) {
   ChainLattice lat;
@@ -72,9 +73,12 @@ void ChainScores::Compute(const ChainLattice& lat, const double* w, double scale
   }
   start_exp.clear();
   edge_exp.clear();
+  edge_pad.clear();
+  edge_from_pad.clear();
   if (with_exp) {
     for (double v : start) start_exp.push_back(std::exp(v));
     for (double v : edge) edge_exp.push_back(std::exp(v));
+    if (lat.order == 1) PadTransitions(edge_exp, lat.L, edge_pad, edge_from_pad);
   }
 }
 
@@ -247,6 +251,7 @@ std::vector<Candidate> ChainDecoder::KBest(int32_t n, const double* emissions, c
 double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const ChainScores& sc,
                                      double* label_marginals, double* edge_expect, double* start_expect) {
   if (n == 0) return 0;
+  if (lat_.order == 1 && !delta_) return ForwardBackward1(n, emissions, sc, label_marginals, edge_expect, start_expect);
   const int32_t S = lat_.S, L = lat_.L;
   const std::size_t nS = static_cast<std::size_t>(n) * S;
   a_.assign(nS, 0.0);
@@ -261,24 +266,19 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
     shift += m;
     for (int32_t y = 0; y < L; ++y) e_[static_cast<std::size_t>(i) * L + y] = std::exp(em[y] - m);
   }
-  if (sc.edge_exp.empty()) {  // not precomputed by the caller
+  // exp of the transitions: computed once per weight vector by the caller (ChainScores
+  // with_exp), or here.
+  const double *start_exp = sc.start_exp.data(), *T = sc.edge_exp.data();
+  if (sc.edge_exp.empty()) {
     start_exp_.resize(sc.start.size());
     for (std::size_t q = 0; q < sc.start.size(); ++q) start_exp_[q] = std::exp(sc.start[q]);
     edge_exp_.resize(sc.edge.size());
     for (std::size_t e = 0; e < sc.edge.size(); ++e) edge_exp_[e] = std::exp(sc.edge[e]);
-  } else {
-    start_exp_ = sc.start_exp;
-    edge_exp_ = sc.edge_exp;
+    start_exp = start_exp_.data();
+    T = edge_exp_.data();
   }
   const int32_t* from = lat_.edge_from.data();
   const int32_t* lab = lat_.state_label.data();
-  const double* T = edge_exp_.data();
-  if (lat_.order == 1) {  // T_from[p][c] = T[c][p]
-    t_from_.resize(static_cast<std::size_t>(L) * L);
-    for (int32_t c = 0; c < L; ++c) {
-      for (int32_t p = 0; p < L; ++p) t_from_[static_cast<std::size_t>(p) * L + c] = T[static_cast<std::size_t>(c) * L + p];
-    }
-  }
 
   // Pair scores from edge features, exponentiated after subtracting each position's
   // maximum (every path uses exactly one pair per position, so the shift is exact).
@@ -297,7 +297,7 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
 
   for (std::size_t q = 0; q < lat_.start_state.size(); ++q) {
     int32_t s = lat_.start_state[q];
-    a_[s] = start_exp_[q] * e_[lab[s]] * (PE ? PE[L * L + lab[s]] : 1.0);
+    a_[s] = start_exp[q] * e_[lab[s]] * (PE ? PE[L * L + lab[s]] : 1.0);
   }
   for (int32_t i = 0; i < n; ++i) {
     double* cur = &a_[static_cast<std::size_t>(i) * S];
@@ -314,15 +314,6 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
           }
           cur[s] = sum * ei[lab[s]];
         }
-      } else if (lat_.order == 1) {
-        // cur = (prev x T) .* e, row by row of T_from so the inner loop vectorizes.
-        for (int32_t c = 0; c < L; ++c) cur[c] = 0;
-        for (int32_t p = 0; p < L; ++p) {
-          const double a = prev[p];
-          const double* t = &t_from_[static_cast<std::size_t>(p) * L];
-          for (int32_t c = 0; c < L; ++c) cur[c] += a * t[c];
-        }
-        for (int32_t c = 0; c < L; ++c) cur[c] *= ei[c];
       } else
       for (int32_t s = 0; s < S; ++s) {
         double sum = 0;
@@ -363,18 +354,6 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
           const double m = ap[from[e]] * te;
           if (edge_expect) edge_expect[e] += m;
           pm[pair] += m;
-        }
-      }
-      continue;
-    }
-    if (lat_.order == 1) {
-      for (int32_t s = 0; s < L; ++s) {
-        double t = cur[s] * ei[s] * inv;
-        const double* Ts = T + static_cast<std::size_t>(s) * L;
-        for (int32_t p = 0; p < L; ++p) prev[p] += Ts[p] * t;
-        if (edge_expect) {
-          double* ex = edge_expect + static_cast<std::size_t>(s) * L;
-          for (int32_t p = 0; p < L; ++p) ex[p] += ap[p] * Ts[p] * t;
         }
       }
       continue;

@@ -30,10 +30,18 @@ struct ChainLattice {
   int32_t StartIndex(int32_t state) const { return order == 1 ? state : state % L; }
 };
 
+// Dense first-order rows are padded to a multiple of 8 doubles (one AVX-512 register,
+// two AVX2 ones): the inner loops then have no remainder, and pads hold 0.
+inline int32_t PadLanes(int32_t L) { return (L + 7) / 8 * 8; }
+// T (L x L, [to][from]) into `pad` ([to][from]) and `from_pad` ([from][to]), W = PadLanes(L).
+void PadTransitions(const std::vector<double>& T, int32_t L, std::vector<double>& pad, std::vector<double>& from_pad);
+
 // Transition scores for one weight vector: start_score[k] and edge_score[e].
 struct ChainScores {
   std::vector<double> start, edge;
   std::vector<double> start_exp, edge_exp;  // exp of the above, when computed with_exp
+  // Order 1: edge_exp padded to W = PadLanes(L) columns (pads 0), as [to][from] and [from][to].
+  std::vector<double> edge_pad, edge_from_pad;
   void Compute(const ChainLattice& lat, const double* w, double scale = 1.0, bool with_exp = false);
 };
 
@@ -70,7 +78,10 @@ class ChainDecoder {
 
  private:
   const ChainLattice& lat_;
-  std::vector<double> a_, b_, z_, e_, x_, start_exp_, edge_exp_, t_from_;
+  // First order without pair scores: rows padded to PadLanes(L) (chain_dense.cc).
+  double ForwardBackward1(int32_t n, const double* emissions, const ChainScores& sc, double* label_marginals,
+                          double* edge_expect, double* start_expect);
+  std::vector<double> a_, b_, z_, e_, start_exp_, edge_exp_, edge_pad_, edge_from_pad_, pair_sum_, u_;
   std::vector<int32_t> back_, states_;
   const double* delta_ = nullptr;
   std::vector<double> pair_marg_, pair_exp_;

@@ -278,7 +278,7 @@ void AttributeTable::Rebuild(std::vector<uint64_t> keys) {
   // to under 1/3 costs fewer cache misses than the slightly longer probes.
   std::size_t capacity = 1024;
   while (keys.size() * 3 > capacity * 2) capacity *= 2;
-  slots_.assign(capacity, Slot{0, -1});
+  slots_ = std::vector<Slot>(capacity, Slot{0, -1});  // not assign(): a larger old table is freed
   keys_ = std::move(keys);
   const std::size_t mask = capacity - 1;
   for (std::size_t id = 0; id < keys_.size(); ++id) {

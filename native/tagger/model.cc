@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "core/bits.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
 
@@ -169,25 +170,44 @@ TaggerCorpus TaggerModel::LookupSentences(const std::vector<SentenceFields>& sen
 
 void TaggerModel::BuildFeatures(const TaggerCorpus& corpus) {
   const int32_t A = attributes.size();
-  // Collect (attribute, label) pairs, then keep each attribute's distinct labels.
-  std::vector<std::vector<int32_t>> pairs(A);
-  for (int64_t t = 0; t < corpus.tokens(); ++t) {
-    int32_t y = corpus.labels[t];
-    if (y < 0) continue;
-    for (int64_t k = corpus.attributes.RowBegin(t); k < corpus.attributes.RowEnd(t); ++k) {
-      auto& v = pairs[corpus.attributes.cols[k]];
-      if (std::find(v.begin(), v.end(), y) == v.end()) v.push_back(y);
-    }
-  }
+  const int32_t L = num_labels();
   attr_offset.assign(1, 0);
   feature_label.clear();
-  for (int32_t a = 0; a < A; ++a) {
-    std::sort(pairs[a].begin(), pairs[a].end());
-    feature_label.insert(feature_label.end(), pairs[a].begin(), pairs[a].end());
-    attr_offset.push_back(static_cast<int64_t>(feature_label.size()));
+  std::vector<std::vector<int32_t>> pairs;
+  if (L <= 64) {
+    // One bit per label of each attribute: 8 bytes per attribute instead of a vector each
+    // (the vectors, freed again, left tens of MB of heap behind during training).
+    std::vector<uint64_t> seen(A, 0);
+    for (int64_t t = 0; t < corpus.tokens(); ++t) {
+      int32_t y = corpus.labels[t];
+      if (y < 0) continue;
+      for (int64_t k = corpus.attributes.RowBegin(t); k < corpus.attributes.RowEnd(t); ++k) {
+        seen[corpus.attributes.cols[k]] |= uint64_t{1} << y;
+      }
+    }
+    for (int32_t a = 0; a < A; ++a) {
+      for (uint64_t bits = seen[a]; bits != 0; bits &= bits - 1) feature_label.push_back(CountTrailingZeros(bits));
+      attr_offset.push_back(static_cast<int64_t>(feature_label.size()));
+    }
+  } else {
+    // Collect (attribute, label) pairs, then keep each attribute's distinct labels.
+    pairs.resize(A);
+    for (int64_t t = 0; t < corpus.tokens(); ++t) {
+      int32_t y = corpus.labels[t];
+      if (y < 0) continue;
+      for (int64_t k = corpus.attributes.RowBegin(t); k < corpus.attributes.RowEnd(t); ++k) {
+        auto& v = pairs[corpus.attributes.cols[k]];
+        if (std::find(v.begin(), v.end(), y) == v.end()) v.push_back(y);
+      }
+    }
+    for (int32_t a = 0; a < A; ++a) {
+      std::sort(pairs[a].begin(), pairs[a].end());
+      feature_label.insert(feature_label.end(), pairs[a].begin(), pairs[a].end());
+      attr_offset.push_back(static_cast<int64_t>(feature_label.size()));
+    }
   }
   // Edge attributes pair with the gold (previous label, label) at their token.
-  const int32_t L = num_labels();
+  if (corpus.edge_attributes.nnz() > 0) pairs.resize(A);
   for (auto& v : pairs) v.clear();
   for (int64_t s = 0; s < corpus.sentences(); ++s) {
     for (int64_t t = corpus.sentence_start[s]; t < corpus.sentence_start[s + 1]; ++t) {
@@ -204,8 +224,10 @@ void TaggerModel::BuildFeatures(const TaggerCorpus& corpus) {
   edge_offset.assign(1, 0);
   edge_pair.clear();
   for (int32_t a = 0; a < A; ++a) {
-    std::sort(pairs[a].begin(), pairs[a].end());
-    edge_pair.insert(edge_pair.end(), pairs[a].begin(), pairs[a].end());
+    if (!pairs.empty()) {
+      std::sort(pairs[a].begin(), pairs[a].end());
+      edge_pair.insert(edge_pair.end(), pairs[a].begin(), pairs[a].end());
+    }
     edge_offset.push_back(static_cast<int64_t>(edge_pair.size()));
   }
   weights.assign(num_weights(), 0.0);

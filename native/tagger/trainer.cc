@@ -58,6 +58,7 @@ void AddEdgeGradient(const TaggerModel& model, const TaggerCorpus& corpus, int64
 
 struct ThreadBuffers {
   std::vector<double> grad, emissions, marginals, edge, start, pairs;
+  std::vector<int32_t> states;
   double loss = 0;
 };
 
@@ -66,7 +67,7 @@ void SumThreadGradients(std::vector<ThreadBuffers>& buffers, const ChainLattice*
                         double& loss) {
   for (auto& b : buffers) {
     loss += b.loss;
-    for (std::size_t k = 0; k < grad.size(); ++k) grad[k] += b.grad[k];
+    for (std::size_t k = 0; k < b.grad.size(); ++k) grad[k] += b.grad[k];  // empty: summed in place
     if (lat) {
       for (std::size_t e = 0; e < b.edge.size(); ++e) {
         grad[lat->edge_w1[e]] += b.edge[e];
@@ -81,30 +82,46 @@ void SumThreadGradients(std::vector<ThreadBuffers>& buffers, const ChainLattice*
 
 double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus,
                     const std::vector<double>& w, std::vector<double>& grad, double c2, int threads,
-                    const std::atomic<bool>* cancel, bool start_weights) {
+                    const std::atomic<bool>* cancel, bool start_weights, const FeatureIndex* index) {
   const int32_t L = model.num_labels();
   const int nthreads = ResolveThreads(threads);
+  FeatureIndex own;
+  if (!index && FeatureIndex::Fits(model)) {
+    own = FeatureIndex::For(model);
+    index = &own;
+  }
   ChainScores scores;
   scores.Compute(lat, w.data(), 1.0, true);
+  // Thread 0 sums its gradient straight into `grad`; the others into their own vectors.
+  grad.assign(w.size(), 0.0);
   std::vector<ThreadBuffers> buffers(nthreads);
-  for (auto& b : buffers) {
-    b.grad.assign(w.size(), 0.0);
+  std::vector<ChainDecoder> decoders;
+  decoders.reserve(nthreads);
+  for (int t = 0; t < nthreads; ++t) {
+    ThreadBuffers& b = buffers[t];
+    if (t > 0) b.grad.assign(w.size(), 0.0);
     b.edge.assign(lat.num_edges(), 0.0);
     b.start.assign(lat.start_state.size(), 0.0);
+    decoders.emplace_back(lat);
   }
   ParallelFor(
       static_cast<std::size_t>(corpus.sentences()), nthreads, 64,
       [&](std::size_t first, std::size_t last, int thread) {
         ThreadBuffers& b = buffers[thread];
-        ChainDecoder decoder(lat);
-        std::vector<int32_t> states;
+        double* g = thread == 0 ? grad.data() : b.grad.data();
+        ChainDecoder& decoder = decoders[thread];
+        std::vector<int32_t>& states = b.states;
         for (std::size_t s = first; s < last; ++s) {
           const int32_t n = SentenceLength(corpus, s);
           if (n == 0) continue;
           const int32_t* gold = &corpus.labels[corpus.sentence_start[s]];
           b.emissions.resize(static_cast<std::size_t>(n) * L);
           b.marginals.resize(static_cast<std::size_t>(n) * L);
-          model.Emissions(corpus, s, w.data(), b.emissions.data());
+          if (index) {
+            index->Emissions(corpus, s, L, w.data(), b.emissions.data());
+          } else {
+            model.Emissions(corpus, s, w.data(), b.emissions.data());
+          }
           if (model.has_edge_features()) {
             b.pairs.resize(static_cast<std::size_t>(n) * model.num_pairs());
             model.EdgeScores(corpus, s, w.data(), b.pairs.data());
@@ -114,10 +131,14 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
                                                  b.start.data());
           b.loss += log_z - decoder.PathScore(n, b.emissions.data(), scores, gold);
           if (model.has_edge_features()) {
-            AddEdgeGradient(model, corpus, s, decoder.pair_marginals().data(), gold, 1.0, b.grad.data());
+            AddEdgeGradient(model, corpus, s, decoder.pair_marginals().data(), gold, 1.0, g);
           }
           for (int32_t i = 0; i < n; ++i) b.marginals[static_cast<std::size_t>(i) * L + gold[i]] -= 1.0;
-          AddEmissionGradient(model, corpus, s, b.marginals.data(), 1.0, b.grad.data());
+          if (index) {
+            index->AddGradient(corpus, s, L, b.marginals.data(), g);
+          } else {
+            AddEmissionGradient(model, corpus, s, b.marginals.data(), 1.0, g);
+          }
           states.resize(n);
           lat.States(gold, n, states.data());
           b.start[lat.StartIndex(states[0])] -= 1.0;
@@ -128,7 +149,7 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
   double loss = 0;
   for (std::size_t k = 0; k < w.size(); ++k) {
     loss += c2 * w[k] * w[k];
-    grad[k] = 2 * c2 * w[k];
+    grad[k] = 2 * c2 * w[k] + grad[k];  // the prior first, then thread 0, 1, ...: a fixed order
   }
   SumThreadGradients(buffers, &lat, grad, loss);
   if (!start_weights) {
@@ -218,6 +239,9 @@ TaggerTrainer::TaggerTrainer(TaggerModel& model, const TaggerCorpus& corpus, Tra
   use_lbfgs_ = model.algorithm == TaggerAlgorithm::kMaxent ||
                (model.algorithm == TaggerAlgorithm::kCrf && options.optimizer == CrfOptimizer::kLbfgs);
   if (model.algorithm != TaggerAlgorithm::kCrf) options_.sgd_warmup = 0;
+  if (use_lbfgs_ && model.algorithm == TaggerAlgorithm::kCrf && FeatureIndex::Fits(model)) {
+    index_ = FeatureIndex::For(model);
+  }
   if (!options_.start_weights && model.algorithm == TaggerAlgorithm::kMaxent) {
     throw InputError("training without start weights is for the CRF and the perceptron");
   }
@@ -269,7 +293,8 @@ bool TaggerTrainer::Step(const std::atomic<bool>* cancel) {
 Objective TaggerTrainer::LbfgsObjective() {
   return [this](const std::vector<double>& x, std::vector<double>& g) {
     if (model_.algorithm == TaggerAlgorithm::kCrf) {
-      return CrfObjective(model_, lat_, corpus_, x, g, options_.c2, options_.threads, cancel_, options_.start_weights);
+      return CrfObjective(model_, lat_, corpus_, x, g, options_.c2, options_.threads, cancel_, options_.start_weights,
+                          index_.offset.empty() ? nullptr : &index_);
     }
     return MaxentObjective(model_, corpus_, x, g, options_.c2, options_.threads, cancel_);
   };

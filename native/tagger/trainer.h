@@ -12,6 +12,7 @@
 
 #include "optim/lbfgs.h"
 #include "tagger/chain.h"
+#include "tagger/feature_index.h"
 #include "tagger/model.h"
 
 namespace structrank {
@@ -38,7 +39,8 @@ struct TrainOptions {
 // start_weights the gradient of the start-transition weights is 0, so they keep their value.
 double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus,
                     const std::vector<double>& w, std::vector<double>& grad, double c2, int threads,
-                    const std::atomic<bool>* cancel = nullptr, bool start_weights = true);
+                    const std::atomic<bool>* cancel = nullptr, bool start_weights = true,
+                    const FeatureIndex* index = nullptr);
 // Maxent objective: -sum_tokens log P(gold_i | gold history, i) + c2 |w|^2.
 double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, const std::vector<double>& w,
                        std::vector<double>& grad, double c2, int threads, const std::atomic<bool>* cancel = nullptr);
@@ -90,6 +92,7 @@ class TaggerTrainer {
   std::vector<int64_t> order_;
   bool use_lbfgs_ = false;
   std::unique_ptr<Lbfgs> lbfgs_;
+  FeatureIndex index_;  // CRF L-BFGS: the compact feature table of the gradient loops
   const std::atomic<bool>* cancel_ = nullptr;  // for the L-BFGS objective
   double loss_ = 0;
   int steps_ = 0;

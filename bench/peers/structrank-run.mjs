@@ -1,30 +1,33 @@
 /**
  * structrank's side of a peer run, in its own process so that its max RSS is its own:
- *   structrank-run.ts learn ALGO ITERS THREADS C2 OBJECTIVE MODEL
+ *   node bench/peers/structrank-run.mjs learn ALGO ITERS THREADS C2 OBJECTIVE MODEL
  * reads conll2000/train.txt (not timed), trains with the chunk template and prints one JSON
  * line: CPU seconds of the whole Tagger.train call and of one iteration (epoch) measured as
  * (CPU at the end of the last - CPU at the end of the first) / (iterations - 1), the same
  * way bench/peers/crfsuite-harness.c measures CRFsuite.
+ * Plain Node on the built dist/ (npm run build:ts), as a user runs the package: under the
+ * tsx loader the same process needs about 50 MB more.
  */
-import { readConllSync } from '../../lib/io/conll.js';
-import { Tagger, type TaggerAlgorithm } from '../../lib/tagger/tagger.js';
-import { dataFile } from '../../test/helpers.js';
+import { readConllSync } from '../../dist/io/conll.js';
+import { Tagger } from '../../dist/tagger/tagger.js';
+import { resolve } from 'node:path';
 
-const cpu = (): number => {
+const cpu = () => {
   const c = process.cpuUsage();
   return (c.user + c.system) / 1e6;
 };
 
 const [mode, algo, iters, threads, c2, objective, model] = process.argv.slice(2);
-if (mode !== 'learn' || !model) throw new Error('usage: structrank-run.ts learn ALGO ITERS THREADS C2 OBJECTIVE MODEL');
+if (mode !== 'learn' || !model) throw new Error('usage: structrank-run.mjs learn ALGO ITERS THREADS C2 OBJECTIVE MODEL');
+const data = process.env.STRUCTRANK_SHARED_DATA ?? resolve('..', 'shared', 'data');
 const t0 = cpu();
-const train = readConllSync(dataFile('conll2000', 'train.txt')).map((s) => s.rows);
+const train = readConllSync(resolve(data, 'conll2000', 'train.txt')).map((s) => s.rows);
 const t1 = cpu();
 let first = 0;
 let last = 0;
 let steps = 0;
 const tagger = await Tagger.train(train, {
-  algo: algo as TaggerAlgorithm,
+  algo,
   columns: ['word', 'pos', 'chunk'],
   label: 'chunk',
   templates: 'chunk',
