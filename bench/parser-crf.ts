@@ -7,7 +7,7 @@
  * SAVE=file writes the model for `structrank parse` + `structrank eval parse` on test.
  * Env (defaults = the library's CRF defaults): H (Markov order), V=1 (no parent
  * annotation), BITS (surface hash bits), PRUNE (coarse-to-fine threshold), OPT
- * (adagrad | sgd), ETA, SIGMA2, AVG (1 = iterate averaging), EPOCHS, BATCH, THREADS (2), NTRAIN / NDEV (first N trees).
+ * (adagrad | sgd), DECODE (viterbi | mbr), ETA, SIGMA2, AVG (1 = iterate averaging), EPOCHS, BATCH, THREADS (2), NTRAIN / NDEV (first N trees).
  * CPU seconds are reported because the machine is shared: wall times are noisy.
  */
 import { join, resolve, dirname } from 'node:path';
@@ -37,6 +37,7 @@ const model = await ChartParserModel.train(train, {
   parent: env.V !== '1',
   surfaceBits: num('BITS', CRF_DEFAULTS.surfaceBits),
   prune: num('PRUNE', CRF_DEFAULTS.prune),
+  decode: env.DECODE === 'mbr' || env.DECODE === 'viterbi' ? env.DECODE : CRF_DEFAULTS.decode,
   optimizer: env.OPT === 'sgd' ? 'sgd' : 'adagrad',
   eta0: num('ETA', CRF_DEFAULTS.eta0),
   average: env.AVG !== undefined ? env.AVG === '1' : CRF_DEFAULTS.average,

@@ -77,6 +77,31 @@ describe('chart parser', () => {
     expect(r.f1).toBeGreaterThan(50);
   });
 
+  it('MBR decoding: keeps the words, scores at most the Viterbi tree, k-best stays Viterbi; stored as the parse default', async () => {
+    const sentences = dev.slice(0, 12).map((t) => treeWords(t));
+    const viterbi = await crf.parse(sentences, { threads: 2, decode: 'viterbi' });
+    const mbr = await crf.parse(sentences, { threads: 2 });  // the default
+    expect((await crf.parse(sentences, { threads: 2, decode: 'mbr' })).map((p) => formatTree(p.tree))).toEqual(mbr.map((p) => formatTree(p.tree)));
+    expect(mbr.some((p, i) => formatTree(p.tree) !== formatTree(viterbi[i].tree))).toBe(true);
+    mbr.forEach((p, i) => {
+      expect(words(p.tree)).toEqual(sentences[i]);
+      expect(p.logprob).toBeLessThanOrEqual(viterbi[i].logprob + 1e-9);
+    });
+    const one = await crf.parseNbest(sentences, 1, { threads: 2, decode: 'mbr' });
+    expect(one.map((s) => formatTree(s.candidates[0].tree))).toEqual(mbr.map((p) => formatTree(p.tree)));
+    const kbest = await crf.parseNbest(sentences, 3, { threads: 2, decode: 'mbr' });
+    expect(kbest.map((s) => formatTree(s.candidates[0].tree))).toEqual(viterbi.map((p) => formatTree(p.tree)));
+    // A model trained with decode 'mbr' parses with it by default, after a save and load too.
+    const m = await ChartParserModel.train(train.slice(0, 100), { crf: true, epochs: 1, threads: 2, decode: 'mbr' });
+    const file = tmp.file('mbr.model');
+    m.save(file);
+    const back = await ChartParserModel.load(file);
+    const explicit = (await m.parse(sentences, { threads: 2, decode: 'mbr' })).map((p) => formatTree(p.tree));
+    expect((await back.parse(sentences, { threads: 2 })).map((p) => formatTree(p.tree))).toEqual(explicit);
+    const plain = (await m.parse(sentences, { threads: 2, decode: 'viterbi' })).map((p) => formatTree(p.tree));
+    expect((await back.parse(sentences, { threads: 2, decode: 'viterbi' })).map((p) => formatTree(p.tree))).toEqual(plain);
+  });
+
   it('trains the CRF with L-BFGS as an option, lowering the objective', async () => {
     const objectives: number[] = [];
     const m = await ChartParserModel.train(train.slice(0, 100), { crf: true, optimizer: 'lbfgs', epochs: 4, threads: 2, onProgress: (p) => objectives.push(p.objective) });

@@ -65,7 +65,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     for (let start = 0; start < n; start += chunk) {
       const end = Math.min(n, start + chunk);
       const sentences = input.sentences.slice(start, end);
-      const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, { threads, pcfg: values.pcfg, beam, maxLength, signal, ...(prune !== undefined ? { prune } : {}) });
+      const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, { threads, pcfg: values.pcfg, beam, maxLength, signal, ...(prune !== undefined ? { prune } : {}), ...(values.decode !== undefined ? { decode: values.decode } : {}) });
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? rewrap(t, input.shapes[s]) : t);

@@ -14,7 +14,11 @@ export const DEFAULT_MAX_PARSE_LENGTH = 300;
  * The CRF-CFG's own defaults: surface span features over a small grammar (Markov order 0,
  * parent annotation, no head rules), AdaGrad, coarse-to-fine pruning by the PCFG.
  */
-export const CRF_DEFAULTS = { markov: 0, parent: true, vpHeadTag: false, epochs: 10, eta0: 0.1, prune: 1e-4, surfaceBits: 22, average: true } as const;
+export const CRF_DEFAULTS = { markov: 0, parent: true, vpHeadTag: false, epochs: 10, eta0: 0.1, prune: 1e-4, surfaceBits: 22, average: true, decode: 'mbr' } as const;
+
+/** How the CRF picks its 1-best tree: the most probable one, or the one with the most expected correct nodes. */
+export const PARSER_DECODES = ['viterbi', 'mbr'] as const;
+export type ParserDecode = (typeof PARSER_DECODES)[number];
 
 export const parserTrainFields = {
   crf: option(z.boolean().default(false), 'train the CRF-CFG on top of the PCFG: surface span features, AdaGrad on batches, coarse-to-fine pruning; its grammar is Markov order 0 with parent annotation and no head rules'),
@@ -28,6 +32,7 @@ export const parserTrainFields = {
   sigma2: option(z.number().gt(0).default(1), 'L2 prior variance'),
   prune: option(z.number().min(0).lt(1).default(CRF_DEFAULTS.prune), 'CRF coarse-to-fine: keep chart entries whose PCFG posterior is >= X, in training and (stored in the model) in parsing (0 = exhaustive)', { value: 'X' }),
   surfaceBits: option(z.number().int().min(0).max(30).default(CRF_DEFAULTS.surfaceBits), 'CRF surface span features hashed into 2^N weights (0 = none)', { value: 'N' }),
+  decode: option(z.enum(PARSER_DECODES).default(CRF_DEFAULTS.decode), "CRF 1-best: the Viterbi tree or the max-expected-recall tree of the posteriors (mbr); stored in the model as the parse default"),
   beam: option(z.number().gt(0).default(Number.POSITIVE_INFINITY), 'CRF chart prefilter when --prune is 0: PCFG max-marginal beam in nats (none = exact)'),
   rareThreshold: option(z.number().int().min(0).default(1), 'words seen at most N times also get signature tags', { flag: 'rare' }),
   clusters: option(z.string().min(1).optional(), "word clusters, 'word<TAB>cluster' per line: CRF lexicon features and cluster tags for rare words (kept in the model)", { value: 'F' }),
@@ -41,6 +46,7 @@ export const parserTrainFields = {
 export const parseFields = {
   pcfg: option(z.boolean().default(false), 'parse with the PCFG even if the model has CRF weights'),
   prune: option(z.number().min(0).lt(1).optional(), "CRF coarse-to-fine: keep chart entries whose PCFG posterior is >= X (default: the model's training value; 0 = exhaustive)", { value: 'X' }),
+  decode: option(z.enum(PARSER_DECODES).optional(), "CRF 1-best: the Viterbi tree or the max-expected-recall tree (mbr; default: the model's); k-best lists are Viterbi"),
   beam: option(z.number().gt(0).default(Number.POSITIVE_INFINITY), "prune each span's states more than X below its best (none = exact)"),
   maxLength: option(
     z.number().int().min(0).default(DEFAULT_MAX_PARSE_LENGTH),

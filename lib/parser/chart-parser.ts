@@ -7,7 +7,7 @@ import { InputError, ModelFileError, inModelFile, optionError } from '../errors.
 import { checkNbestK } from '../io/nbest.js';
 import { reporter, withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions } from '../options/field.js';
-import { CRF_DEFAULTS, PARSER_DEFAULTS, parserTrainFields } from '../options/parser.js';
+import { CRF_DEFAULTS, PARSER_DECODES, PARSER_DEFAULTS, parserTrainFields } from '../options/parser.js';
 
 /** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
 const CRF_CHECKED = {
@@ -55,7 +55,7 @@ interface NativeChartParser {
   crfWeights(): Float64Array;
   setCrfWeights(weights: Float64Array): void;
   crfShardGradient(weights: Float64Array, first: number, last: number, flag: CancelFlagHandle): Promise<{ loss: number; gradient: Float64Array }>;
-  parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number, maxLength: number, prune: number): Promise<NativeParseResult>;
+  parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number, maxLength: number, prune: number, mbr: boolean): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): Omit<ChartParserInfo, 'kind'>;
 }
@@ -175,6 +175,12 @@ export interface ParserTrainOptions {
    * (default CRF_DEFAULTS.prune; stored in the model as the parse default).
    */
   prune?: number;
+  /**
+   * CRF 1-best decoding, stored in the model as the parse default (and used for dev F1):
+   * 'viterbi', the most probable tree, or 'mbr', the tree with the most expected correct
+   * nodes under the posteriors of the (pruned) chart (default CRF_DEFAULTS.decode).
+   */
+  decode?: 'viterbi' | 'mbr';
   /** Evaluated after each CRF pass; the best pass's weights are kept. */
   dev?: Tree[];
   /** Called after each CRF pass. */
@@ -275,6 +281,8 @@ export interface ParseOptions {
    * is >= prune; 0 = exhaustive. Default: the value the model was trained with.
    */
   prune?: number;
+  /** CRF 1-best: 'viterbi' or 'mbr' (max expected recall). Default: the model's. k-best lists (k > 1) are Viterbi. */
+  decode?: 'viterbi' | 'mbr';
   /** Label of the wrapper node of output trees (default 'ROOT'; '' gives `( (S ...))`). */
   rootLabel?: string;
   /**
@@ -306,6 +314,8 @@ interface ChartMeta {
   crf: boolean;
   /** The coarse-to-fine threshold the CRF was trained with: the parse default (absent = 0). */
   prune?: number;
+  /** The CRF's 1-best decoding, the parse default (absent = 'viterbi'). */
+  decode?: 'viterbi' | 'mbr';
 }
 
 function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array } {
@@ -405,6 +415,9 @@ function buildTraining(trees: Tree[], options: ParserTrainOptions): {
   });
   meta.crf = true;
   if (prune > 0) meta.prune = prune;
+  const decode = options.decode ?? CRF_DEFAULTS.decode;
+  if (!PARSER_DECODES.includes(decode)) throw optionError("decode must be 'viterbi' or 'mbr'");
+  if (decode !== 'viterbi') meta.decode = decode;
   return { handle, table, meta, sentences: prepared.length, started };
 }
 
@@ -586,9 +599,10 @@ export class ChartParserModel {
   }
 
   /**
-   * The k best parses of each sentence, best first (exact k-best of the binarized,
-   * annotated grammar; distinct derivations that restore to the same plain tree are
-   * merged, keeping the best, so a sentence may get fewer than k).
+   * The k best parses of each sentence, best first (exact Viterbi k-best of the binarized,
+   * annotated grammar; distinct derivations that restore to the same plain tree are merged,
+   * keeping the best, so a sentence may get fewer than k). With k = 1 the `decode` choice
+   * (or the model's) applies: a CRF's MBR tree.
    */
   async parseNbest(sentences: string[][], k: number, options: ParseOptions = {}): Promise<ParsedNbest[]> {
     checkNbestK(k);
@@ -596,10 +610,12 @@ export class ChartParserModel {
     if (!Number.isInteger(maxLength) || maxLength < 0) throw optionError('maxLength must be a non-negative integer');
     const prune = options.prune ?? this.meta.prune ?? 0;
     if (!(prune >= 0 && prune < 1)) throw optionError('prune must be in [0, 1)');
+    const decode = options.decode ?? this.meta.decode ?? 'viterbi';
+    if (!PARSER_DECODES.includes(decode)) throw optionError("decode must be 'viterbi' or 'mbr'");
     if (sentences.length === 0) return [];
     const { text, offsets } = joinTokens(sentences);
     const r = await withCancelFlag(options.signal, (flag) =>
-      this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY, maxLength, prune),
+      this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY, maxLength, prune, decode === 'mbr' && k === 1),
     );
     const rootLabel = options.rootLabel ?? 'ROOT';
     return sentences.map((words, s) => {

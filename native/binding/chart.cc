@@ -264,7 +264,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
         });
   }
 
-  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength, prune) -> Promise<{nodes, candidateOffsets,
+  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength, prune, mbr) -> Promise<{nodes, candidateOffsets,
   //   sentenceOffsets, scores, fallback}>
   Napi::Value Parse(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -281,13 +281,14 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     if (max_length < 0) throw Napi::RangeError::New(env, "maxLength must not be negative");
     const double prune = info.Length() > 8 && info[8].IsNumber() ? info[8].As<Napi::Number>().DoubleValue() : 0;
     if (!(prune >= 0 && prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
+    const bool mbr = info.Length() > 9 && info[9].ToBoolean().Value();
     auto model = model_;
     auto corpus_ptr = std::make_shared<Corpus>(std::move(corpus));
     auto result = std::make_shared<std::vector<SentenceParse>>();
     return RunAsync(
         env,
-        [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, max_length, prune, result] {
-          *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam, max_length, prune);
+        [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, max_length, prune, mbr, result] {
+          *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam, max_length, prune, mbr);
         },
         [result](Napi::Env e) -> Napi::Value {
           std::vector<int32_t> nodes, cand_offsets{0}, sent_offsets{0};

@@ -6,6 +6,7 @@
 #include <string>
 #include <tuple>
 
+#include "chart/mbr.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
 
@@ -239,22 +240,22 @@ int64_t ChartModel::CoarseEntries(const std::vector<Token>& tokens, double thres
 }
 
 SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
-                                double prune) const {
+                                double prune, bool mbr) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
-  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam, prune);
-  if (out.fallback && (beam < INFINITY || prune > 0)) out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0);  // pruned too much
+  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam, prune, mbr);
+  if (out.fallback && (beam < INFINITY || prune > 0)) out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0, mbr);  // pruned too much
   if (out.fallback) {
     // Second attempt with every tag allowed for every word, before the flat fallback.
     std::vector<Token> relaxed = tokens;
     for (Token& t : relaxed) lexicon.Relax(t);
-    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0);
+    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0, mbr);
     if (!again.fallback) out = std::move(again);
   }
   return out;
 }
 
 SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
-                                    double prune) const {
+                                    double prune, bool mbr) const {
   const bool crf_pass = use_crf && !force_pcfg;
   bool masked = false;
   if (crf_pass && prune > 0) {
@@ -267,9 +268,15 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
       masked = true;
     }
   }
-  ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols);
+  const bool mbr_pass = crf_pass && mbr && k == 1;
+  ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols, mbr_pass);
   SentenceParse out;
-  if (crf_pass) {
+  if (mbr_pass) {
+    CrfSentence sent;
+    sent.Prepare(crf, grammar, lexicon, tokens);
+    out.candidates = MbrParse(grammar, sent.lex(), sent, ch);
+    if (out.candidates.empty()) out = FlatParse(sent.lex());
+  } else if (crf_pass) {
     CrfSentence sent;
     sent.Prepare(crf, grammar, lexicon, tokens);
     // log Z for conditional probabilities: a log-sum inside pass first.
@@ -287,7 +294,8 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
 }
 
 std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
-                                                bool force_pcfg, double beam, int max_length, double prune) const {
+                                                bool force_pcfg, double beam, int max_length, double prune,
+                                                bool mbr) const {
   std::vector<SentenceParse> out(corpus.size());
   const int nthreads = ResolveThreads(threads);
   std::vector<std::unique_ptr<Chart>> charts(nthreads);
@@ -300,7 +308,7 @@ std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int
     for (size_t s = begin; s < end; ++s) {
       const std::vector<Token> tokens = Tokens(corpus, static_cast<int32_t>(s));
       const bool too_long = max_length > 0 && static_cast<int>(tokens.size()) > max_length;
-      out[s] = too_long ? FlatParse(PcfgLex(tokens)) : Parse(tokens, k, *charts[t], force_pcfg, beam, prune);
+      out[s] = too_long ? FlatParse(PcfgLex(tokens)) : Parse(tokens, k, *charts[t], force_pcfg, beam, prune, mbr);
     }
   }, cancel);
   for (auto& c : charts) {

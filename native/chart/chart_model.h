@@ -91,8 +91,10 @@ class ChartModel {
   // beam: parse-time pruning of the Viterbi chart (see Chart::beam); infinity = exact.
   // prune > 0: coarse-to-fine, the CRF's chart keeps only the entries the PCFG pass keeps
   // (CoarseEntries); 0 = exhaustive.
+  // mbr: a CRF's 1-best (k == 1) is its max-expected-recall tree (chart/mbr.h) instead of
+  // its Viterbi tree; k-best lists stay Viterbi.
   SentenceParse Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg = false,
-                      double beam = INFINITY, double prune = 0) const;
+                      double beam = INFINITY, double prune = 0, bool mbr = false) const;
   // The coarse pass: PCFG Viterbi inside-outside; keeps the chart entries (cell * S +
   // symbol) of the pre- and post-unary layers whose max-marginal (best tree through the
   // entry) is >= threshold times the best tree's probability. Returns the number of
@@ -103,13 +105,13 @@ class ChartModel {
   // with the cube of the length and its memory with the square).
   std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
                                       bool force_pcfg = false, double beam = INFINITY, int max_length = 0,
-                                      double prune = 0) const;
+                                      double prune = 0, bool mbr = false) const;
 
   std::vector<uint8_t> Serialize() const;
 
  private:
   SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
-                          double prune) const;
+                          double prune, bool mbr) const;
   // Charts are big (a row of scores per cell): ParseAll reuses them across calls.
   std::unique_ptr<Chart> AcquireChart() const;
   void ReleaseChart(std::unique_ptr<Chart> chart) const;

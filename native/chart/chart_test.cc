@@ -1,12 +1,14 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "chart/chart_model.h"
 #include "chart/crf_train.h"
+#include "chart/mbr.h"
 #include "core/errors.h"
 #include "core/test_harness.h"
 
@@ -721,4 +723,117 @@ TEST(chart_crf_iterate_average_is_the_mean_of_the_iterates) {
   trainer.SwapAverage();
   trainer.Steps(1, nullptr);  // training swaps the raw iterate back in first
   CHECK(m->crf.theta.size() == raw.size());
+}
+
+namespace {
+
+// A tree's nodes in KBest's pre-order form: tags as (i, i + 1, tag symbol, 0), other nodes
+// as (i, j, base category, 1 binary | 2 unary).
+void TreeNodes(const Grammar& g, const std::vector<int32_t>& nodes, size_t& pos, int& word,
+               std::vector<std::vector<int32_t>>& out) {
+  const int32_t x = nodes[pos], arity = nodes[pos + 1];
+  pos += 2;
+  const int i = word;
+  if (arity == 0) ++word;
+  for (int32_t c = 0; c < arity; ++c) TreeNodes(g, nodes, pos, word, out);
+  out.push_back(arity == 0 ? std::vector<int32_t>{i, word, x, 0} : std::vector<int32_t>{i, word, g.base[x], arity == 1 ? 2 : 1});
+}
+
+std::vector<std::vector<int32_t>> TreeNodes(const Grammar& g, const std::vector<int32_t>& nodes) {
+  std::vector<std::vector<int32_t>> out;
+  size_t pos = 0;
+  int word = 0;
+  TreeNodes(g, nodes, pos, word, out);
+  return out;
+}
+
+}  // namespace
+
+TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
+  Tiny t = MakeTiny();
+  // (S (NP (NP (N dog)) (NP (N cat))) (VP (V saw) (NP (N cats)))): NP -> NP NP makes noun
+  // sequences ambiguous, so the posteriors spread over many trees.
+  AddTree(t, {"dog", "cat", "saw", "cats"}, {0, 2, 1, 2, 1, 1, 5, 0, 1, 1, 5, 0, 2, 2, 6, 0, 1, 1, 5, 0});
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 12);
+  const std::vector<double> start = m->crf.theta;
+  const Grammar& g = m->grammar;
+  int differs = 0;  // sentences whose MBR tree is not the Viterbi tree
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 0.2);  // small weights: posteriors spread over many trees
+    m->crf.theta = start;
+    for (double& w : m->crf.theta) w += normal(rng);
+    for (std::vector<std::string> words : {std::vector<std::string>{"the", "dog", "saw", "a", "cat"},
+                                           std::vector<std::string>{"dog", "saw", "saw"},
+                                           std::vector<std::string>{"dogs", "saw", "the", "cat"}, std::vector<std::string>{"run"},
+                                           std::vector<std::string>{"dog", "saw", "saw", "cats", "run"},
+                                           std::vector<std::string>{"dogs", "cats", "dog", "saw", "cat", "dogs"}}) {
+      auto tokens = Sentence(*m, words);
+      for (Token& tok : tokens) m->lexicon.Relax(tok);  // every tag for every word: more trees
+      CrfSentence sent;
+      sent.Prepare(m->crf, g, m->lexicon, tokens);
+      auto all = EnumerateAll(g, sent.lex(), sent);
+      CHECK(!all.empty());
+      double log_z = kNegInf;
+      for (auto& e : all) log_z = LogAdd(log_z, e.score);
+      // Brute force: expected counts of tags and of brackets (i, j, base), then the tree with
+      // the largest gain (a unary node pays the cost).
+      for (const double cost : {kMbrUnaryCost, 0.0}) {
+        std::map<std::vector<int32_t>, double> expected;  // keys (i, j, tag, 0) and (i, j, base, 1)
+        for (auto& e : all)
+          for (auto node : TreeNodes(g, e.nodes)) {
+            if (node[3] == 2) node[3] = 1;
+            expected[node] += std::exp(e.score - log_z);
+          }
+        double best_gain = -1e300;
+        std::vector<int32_t> best_tree;
+        for (auto& e : all) {
+          double gain = 0;
+          for (auto node : TreeNodes(g, e.nodes)) {
+            const bool unary = node[3] == 2;
+            if (unary) node[3] = 1;
+            gain += expected[node] - (unary ? cost : 0.0);
+          }
+          if (gain > best_gain + 1e-12) best_gain = gain, best_tree = e.nodes;
+        }
+        // The chart's expectations are the same.
+        const int n = static_cast<int>(words.size());
+        Chart ch;
+        ch.Begin(n, g.num_symbols, true);
+        double z = kNegInf;
+        const NodePosteriors post = CollectPosteriors(g, sent.lex(), sent, ch, z);
+        ch.Clear();
+        CHECK_NEAR(z, log_z, 1e-9);
+        for (auto& [node, p] : expected) {
+          double got = kNegInf;
+          if (node[3] == 1) {
+            got = post.bracket[static_cast<size_t>(ch.Cell(node[0], node[1])) * post.B + node[2]];
+          } else {
+            for (const auto& ts : post.lex[node[0]])
+              if (ts.first == node[2]) got = ts.second;
+          }
+          CHECK_NEAR(got, p, 1e-9);
+        }
+        // The decoder, directly and (default cost) through Parse; k = 2 stays Viterbi.
+        ch.Begin(n, g.num_symbols, true);
+        auto mbr = MbrParse(g, sent.lex(), sent, ch, cost);
+        ch.Clear();
+        CHECK(mbr.size() == 1);
+        CHECK(mbr[0].nodes == best_tree);
+        double tree_score = kNegInf;
+        for (auto& e : all)
+          if (e.nodes == best_tree) tree_score = e.score;
+        CHECK_NEAR(mbr[0].score, tree_score - log_z, 1e-9);
+        if (cost != kMbrUnaryCost) continue;
+        auto parsed = m->Parse(tokens, 1, ch, false, INFINITY, 0, true);
+        CHECK(parsed.candidates.size() == 1 && parsed.candidates[0].nodes == best_tree);
+        auto kbest = m->Parse(tokens, 2, ch, false, INFINITY, 0, true);
+        CHECK(kbest.candidates[0].nodes == all[0].nodes);
+        if (best_tree != all[0].nodes) ++differs;
+      }
+    }
+  }
+  CHECK(differs > 0);  // the test tells the two decoders apart
 }
