@@ -48,6 +48,9 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
       parses.forEach((p) => labelsOf(p.tree, tags, phrases));
       expect(tags.has('pp')).toBe(true);
       expect(phrases.has('pp')).toBe(true);
+      // Tags keep their '-' parts (Floresta's v-fin / v-inf are two tags, not `v` with a function tag).
+      expect(tags.has('v-fin') && tags.has('v-inf')).toBe(true);
+      expect(tags.has('v')).toBe(false);
       // No grammar-internal marker (\u0001 separates a tag's own symbol, ^ ~ @ annotate) leaks out.
       for (const p of parses) for (const pt of preterminals(p.tree)) expect([...pt.label].some((c) => c === '\u0001' || '^~@'.includes(c)), pt.label).toBe(false);
       const r = await evaluateParser(model, trees, { threads: 1 });

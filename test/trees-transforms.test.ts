@@ -8,6 +8,7 @@ import {
   expandUnaryChains,
   removeEmptyElements,
   stripFunctionTags,
+  stripPhraseFunctionTags,
   stripRoot,
 } from '../lib/trees/transforms.js';
 import { dataFile, describeWithData, itWithData, repoRoot } from './helpers.js';
@@ -40,6 +41,20 @@ describe('stripFunctionTags', () => {
     const t = f(src);
     expect(formatTree(stripFunctionTags(t))).toBe('( (S (NP (-NONE- *-1)) (VP (VBD said) (NP (-LRB- -LRB-) (PRP$ his) (-RRB- -RRB-))) (. .)))');
     expect(formatTree(t)).toBe(src);
+  });
+});
+
+describe('stripPhraseFunctionTags (the parser\'s grammar)', () => {
+  it('cuts phrase labels and keeps part-of-speech labels whole', () => {
+    const src = '( (fcl-SUBJ (np=1 (pron-det Este) (n gato)) (v-fin dorme) (-- --) (pp-LOC (prp em) (n casa))))';
+    const t = f(src);
+    expect(formatTree(stripPhraseFunctionTags(t))).toBe('( (fcl (np (pron-det Este) (n gato)) (v-fin dorme) (-- --) (pp (prp em) (n casa))))');
+    expect(formatTree(t)).toBe(src);
+  });
+
+  it('is stripFunctionTags on Penn Treebank trees (no PTB tag has a function tag)', () => {
+    const src = '( (S (NP-SBJ-1 (-NONE- *-1)) (VP=2 (VBD said) (NP (-LRB- -LRB-) (PRP$ his) (-RRB- -RRB-))) (. .)))';
+    expect(formatTree(stripPhraseFunctionTags(f(src)))).toBe(formatTree(stripFunctionTags(f(src))));
   });
 });
 

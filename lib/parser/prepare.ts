@@ -1,12 +1,12 @@
 /**
  * From treebank trees to the parser's binarized, annotated trees and back:
- * prepare = strip function tags, remove empties, strip the root wrapper, collapse unary
+ * prepare = strip function tags from phrases (POS tags stay whole), remove empties, strip the root wrapper, collapse unary
  * chains, annotate, binarize; restore = debinarize, deannotate, expand chains, wrap.
  */
 import type { Tree } from '../trees/tree.js';
 import { annotate, deannotate, type AnnotateOptions } from './annotate.js';
 import { binarize, debinarize, type MarkovOrder } from './binarize.js';
-import { collapseUnaryChains, expandUnaryChains, removeEmptyElements, stripFunctionTags, stripRoot } from './standard-transforms.js';
+import { collapseUnaryChains, expandUnaryChains, removeEmptyElements, stripPhraseFunctionTags, stripRoot } from './standard-transforms.js';
 
 export interface GrammarOptions extends AnnotateOptions {
   markov?: MarkovOrder;
@@ -14,7 +14,7 @@ export interface GrammarOptions extends AnnotateOptions {
 
 /** A training tree ready for grammar reading, or undefined when nothing is left of it. */
 export function prepareTree(t: Tree, options: GrammarOptions = {}): Tree | undefined {
-  const cleaned = removeEmptyElements(stripFunctionTags(t));
+  const cleaned = removeEmptyElements(stripPhraseFunctionTags(t));
   if (!cleaned) return undefined;
   let top = stripRoot(cleaned);
   // A wrapper with several children becomes a plain S-like node that the grammar can read.

@@ -7,7 +7,7 @@
 import type { Tree } from '../trees/tree.js';
 import { collapseUnaryChains as collapseChains, expandUnaryChains as expandChains } from '../trees/transforms.js';
 
-export { stripFunctionTags, removeEmptyElements, stripRoot } from '../trees/transforms.js';
+export { stripFunctionTags, stripPhraseFunctionTags, removeEmptyElements, stripRoot } from '../trees/transforms.js';
 
 export const CHAIN_SEPARATOR = '+';
 

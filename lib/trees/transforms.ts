@@ -32,6 +32,16 @@ export function stripFunctionTags(t: Tree): Tree {
   return { label: basicCategory(t.label), children: t.children.map(stripFunctionTags) };
 }
 
+/**
+ * Strips function tags from phrase labels only; part-of-speech labels stay whole. A POS tag
+ * carries no function tag in the Penn Treebank, and in other schemes its '-' is part of the
+ * tag (Floresta's `v-fin`, `v-inf`, `pron-det`): cutting there merges tags the grammar needs.
+ */
+export function stripPhraseFunctionTags(t: Tree): Tree {
+  if (t.word !== undefined) return { label: t.label, children: [], word: t.word };
+  return { label: basicCategory(t.label), children: t.children.map(stripPhraseFunctionTags) };
+}
+
 /** True for the PTB empty-element tag. */
 export function isEmptyElement(t: Tree): boolean {
   return t.word !== undefined && t.label === '-NONE-';
