@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { parserShardHandle, type ParserExternalTrainer, type ParserShardHandle, type ParserTrainingSpec, type ParserTrainOptions } from '../parser/chart-parser.js';
 import type { Tree } from '../trees/tree.js';
 import { UsageError } from '../errors.js';
+import { PARSER_DECODES } from '../options/parser.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';
 import { decodeState, encodeState } from './state-bytes.js';
 import { distributedTarget, queueExecutor, runWeightsJob, sentenceRanges, type CrfShardResult, type GradientStats, type ShardExecutor, type TrainShardPayload } from './gradient.js';
@@ -55,6 +56,7 @@ const specSchema = z.strictObject({
     beam: z.number().gt(0).optional(),
     priorAtPcfg: z.boolean().optional(),
     seed: z.number().int().optional(),
+    decode: z.enum(PARSER_DECODES).optional(),
   }),
   sentences: z.number().int().min(1),
   sigma2: z.number().gt(0),
