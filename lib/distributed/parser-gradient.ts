@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { parserShardHandle, type ParserExternalTrainer, type ParserShardHandle, type ParserTrainingSpec, type ParserTrainOptions } from '../parser/chart-parser.js';
 import type { Tree } from '../trees/tree.js';
 import { UsageError } from '../errors.js';
-import { PARSER_DECODES } from '../options/parser.js';
+import { parserTrainFields } from '../options/parser.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';
 import { decodeState, encodeState } from './state-bytes.js';
 import { distributedTarget, queueExecutor, runWeightsJob, sentenceRanges, type CrfShardResult, type GradientStats, type ShardExecutor, type TrainShardPayload } from './gradient.js';
@@ -34,29 +34,26 @@ export type GradientExecutor = Pick<ShardExecutor, 'shards' | 'crfGradients' | '
 const treeSchema: z.ZodType<Tree> = z.lazy(() =>
   z.strictObject({ label: z.string(), children: z.array(treeSchema), word: z.string().optional() }),
 );
+// The declared train-parser options (lib/options/parser.ts) as the spec carries them: each
+// optional, never filled with its CLI default (the coordinator sends what it was given), so an
+// option declared there is accepted here too. File and run options stay out (clusters travel
+// as data; epochs, threads and the cache are the coordinator's).
+const { clusters: _file, threads: _threads, epochs: _epochs, featureCacheMB: _cache, ...modelFields } = parserTrainFields;
+const specOptionFields = Object.fromEntries(
+  Object.entries(modelFields).map(([name, field]) => [name, (field instanceof z.ZodDefault ? field.unwrap() : field).optional()]),
+);
 const specSchema = z.strictObject({
   trees: z.array(treeSchema).min(1),
   options: z.strictObject({
-    markov: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+    ...specOptionFields,
+    // API options with no CLI declaration.
     parent: z.boolean().optional(),
     vpHeadTag: z.boolean().optional(),
-    rareThreshold: z.number().int().min(0).optional(),
     clusters: z.strictObject({ words: z.array(z.string()), clusters: z.array(z.string()) }).optional(),
-    relax: z.boolean().optional(),
     relaxWeight: z.number().optional(),
-    verbFeatures: z.boolean().optional(),
-    crf: z.boolean().optional(),
-    surfaceBits: z.number().int().min(0).max(30).optional(),
-    prune: z.number().min(0).lt(1).optional(),
     optimizer: z.literal('lbfgs').optional(),
-    average: z.boolean().optional(),
-    batch: z.number().int().min(1).optional(),
-    eta0: z.number().optional(),
-    sigma2: z.number().gt(0).optional(),
-    beam: z.number().gt(0).optional(),
     priorAtPcfg: z.boolean().optional(),
     seed: z.number().int().optional(),
-    decode: z.enum(PARSER_DECODES).optional(),
   }),
   sentences: z.number().int().min(1),
   sigma2: z.number().gt(0),
