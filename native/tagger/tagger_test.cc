@@ -314,6 +314,69 @@ TEST(feature_atoms_are_unicode_aware) {
   CHECK(count("東京") == 0);    // caseless: neither
 }
 
+// The first-order Viterbi loop as it was written before it ran across labels (row by row,
+// each label's predecessors in order): the vectorized step must give the same labels and
+// score, ties included (first best predecessor wins).
+double RowByRowViterbi(const ChainLattice& lat, const ChainScores& sc, int32_t n, const double* em, int32_t* labels) {
+  const int32_t L = lat.L;
+  std::vector<double> a(static_cast<std::size_t>(n) * L);
+  std::vector<int32_t> back(static_cast<std::size_t>(n) * L);
+  for (std::size_t k = 0; k < lat.start_state.size(); ++k) {
+    const int32_t st = lat.start_state[k];
+    a[st] = sc.start[k] + em[lat.state_label[st]];
+  }
+  for (int32_t i = 1; i < n; ++i) {
+    for (int32_t st = 0; st < L; ++st) {
+      const double* t = sc.edge.data() + static_cast<std::size_t>(st) * L;
+      double best = a[(i - 1) * L] + t[0];
+      int32_t arg = 0;
+      for (int32_t p = 1; p < L; ++p) {
+        const double v = a[(i - 1) * L + p] + t[p];
+        if (v > best) {
+          best = v;
+          arg = p;
+        }
+      }
+      a[i * L + st] = best + em[i * L + st];
+      back[i * L + st] = arg;
+    }
+  }
+  const double* last = &a[static_cast<std::size_t>(n - 1) * L];
+  int32_t st = static_cast<int32_t>(std::max_element(last, last + L) - last);
+  const double best = last[st];
+  for (int32_t i = n - 1; i >= 0; --i) {
+    labels[i] = st;
+    if (i > 0) st = back[i * L + st];
+  }
+  return best;
+}
+
+TEST(first_order_viterbi_equals_the_row_by_row_loop) {
+  for (int L : {1, 2, 5, 22, 23}) {
+    for (bool ties : {false, true}) {
+      Fixture fx = RandomFixture(L, 1, {1, 2, 9, 30}, 40 + L, false);
+      // Small integer weights: many equal path scores, so tie-breaking is exercised.
+      if (ties) fx.model.weights.Edit([](std::vector<double>& w) {
+        for (double& v : w) v = std::round(v * 2);
+      });
+      const TaggerModel& m = fx.model;
+      ChainLattice lat = ChainLattice::For(m);
+      ChainScores sc;
+      sc.Compute(lat, m.weights.data());
+      ChainDecoder dec(lat);
+      for (int64_t s = 0; s < fx.corpus.sentences(); ++s) {
+        const int32_t n = static_cast<int32_t>(fx.corpus.sentence_start[s + 1] - fx.corpus.sentence_start[s]);
+        std::vector<double> em(static_cast<std::size_t>(n) * L);
+        m.Emissions(fx.corpus, s, m.weights.data(), em.data());
+        std::vector<int32_t> got(n), want(n);
+        const double v = dec.Viterbi(n, em.data(), sc, got.data());
+        CHECK(v == RowByRowViterbi(lat, sc, n, em.data(), want.data()));
+        CHECK(got == want);
+      }
+    }
+  }
+}
+
 template <typename T>
 bool SameArray(const FlatArray<T>& a, const FlatArray<T>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
