@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "binding/async.h"
 #include "binding/cancel_flag.h"
 #include "binding/convert.h"
@@ -30,15 +34,24 @@ namespace {
 // Buffer. deserialize() finds the block a payload lies in through this registry.
 class SharedBytes {
  public:
-  static constexpr std::size_t kAlign = 64;
+  // Blocks of a few MB are 2 MB aligned and, on Linux, asked to be backed by huge pages: a
+  // model file is read into them once, and 2 MB pages take a few hundred times fewer page
+  // faults than 4 KB ones (those faults were most of the time spent reading a model).
+  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   explicit SharedBytes(std::size_t size)
-      : size_(size), data_(static_cast<uint8_t*>(::operator new(size == 0 ? 1 : size, std::align_val_t{kAlign}))) {}
+      : size_(size),
+        align_(size >= kHugePage ? kHugePage : 64),
+        data_(static_cast<uint8_t*>(::operator new(size == 0 ? 1 : size, std::align_val_t{align_}))) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (align_ == kHugePage) madvise(data_, size, MADV_HUGEPAGE);  // a hint: ignored where unsupported
+#endif
+  }
   ~SharedBytes() {
     {
       std::lock_guard<std::mutex> lock(Mutex());
       Live().erase(reinterpret_cast<std::uintptr_t>(data_));
     }
-    ::operator delete(data_, std::align_val_t{kAlign});
+    ::operator delete(data_, std::align_val_t{align_});
   }
   SharedBytes(const SharedBytes&) = delete;
   SharedBytes& operator=(const SharedBytes&) = delete;
@@ -73,6 +86,7 @@ class SharedBytes {
     return live;
   }
   std::size_t size_;
+  std::size_t align_;
   uint8_t* data_;
 };
 
