@@ -20,6 +20,18 @@ describe('model file container', () => {
     expect(readdirSync(tmp.dir).filter((n) => n.includes('.tmp-'))).toEqual([]);
   });
 
+  it('starts the payload at a multiple of 8 bytes when asked, whatever the metadata', () => {
+    for (let n = 0; n < 10; n++) {
+      const m = { ...model, meta: { labels: ['x'.repeat(n)] } };
+      const bytes = encodeModel(m, { alignPayload: true });
+      const back = decodeModel(bytes);
+      expect(back.payload.byteOffset % 8).toBe(0);
+      expect([...back.payload]).toEqual([1, 2, 3, 250]);
+      expect(back.meta).toEqual(m.meta);
+      expect(encodeModel(m).length).toBeLessThanOrEqual(bytes.length);
+    }
+  });
+
   it('detects truncation, corruption, wrong kind and foreign files', () => {
     const bytes = encodeModel(model);
     expect(() => decodeModel(bytes.subarray(0, bytes.length - 5), 'm.bin')).toThrow(/m\.bin: .*(truncated|checksum)/);

@@ -19,5 +19,5 @@ export { readConllu, readConlluSync, type ConlluSentence, type ConlluToken, type
 export {
   readNbest, readNbestSync, writeNbest, formatNbestLine, nbestKind, type NbestCandidate, type NbestSentence, type NbestKind,
 } from '../io/nbest.js';
-export { saveModel, loadModel, loadModelAsync, modelKind, encodeModel, decodeModel, writeFileAtomic, type ModelFile } from '../io/model-file.js';
+export { saveModel, loadModel, loadModelAsync, modelKind, encodeModel, decodeModel, writeFileAtomic, type ModelFile, type EncodeOptions } from '../io/model-file.js';
 export { writeTextAtomic } from '../io/atomic-writer.js';

@@ -164,7 +164,8 @@ export function invalidUtf8(file: string, block: Buffer, linesBefore: number): I
   return new InputError(file, line, 'invalid UTF-8');
 }
 
-function openError(file: string, err: unknown): InputError {
+/** The IoError for a file that cannot be opened or read, naming it. */
+export function openError(file: string, err: unknown): InputError {
   const code = (err as NodeJS.ErrnoException).code;
   const problem = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a file' : code === 'EACCES' ? 'permission denied' : `cannot read: ${(err as Error).message}`;
   return new IoError(file, problem, { cause: err });

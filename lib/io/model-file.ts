@@ -26,9 +26,24 @@ export interface ModelFile<Meta = unknown> {
   payload: Uint8Array;
 }
 
-export function encodeModel(model: ModelFile): Buffer {
+/** How a model file is written. */
+export interface EncodeOptions {
+  /**
+   * Start the payload at a multiple of 8 bytes from the start of the file (the metadata
+   * JSON is padded with spaces), so a reader can use 8-byte arrays in it where they lie.
+   */
+  alignPayload?: boolean;
+}
+
+export function encodeModel(model: ModelFile, options: EncodeOptions = {}): Buffer {
   const kind = Buffer.from(model.kind, 'utf8');
-  const meta = Buffer.from(JSON.stringify(model.meta ?? null), 'utf8');
+  let metaText = JSON.stringify(model.meta ?? null);
+  if (options.alignPayload) {
+    // Payload offset: magic, version, kind length, kind, kind version, meta length, meta, payload length.
+    const before = MAGIC.length + 4 + 4 + kind.length + 4 + 4 + Buffer.byteLength(metaText, 'utf8') + 8;
+    metaText += ' '.repeat((8 - (before % 8)) % 8);
+  }
+  const meta = Buffer.from(metaText, 'utf8');
   const head = Buffer.alloc(MAGIC.length + 4 + 4);
   MAGIC.copy(head, 0);
   head.writeUInt32LE(CONTAINER_VERSION, MAGIC.length);
@@ -119,8 +134,8 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
   }
 }
 
-export function saveModel(file: string, model: ModelFile): void {
-  writeFileAtomic(file, encodeModel(model));
+export function saveModel(file: string, model: ModelFile, options: EncodeOptions = {}): void {
+  writeFileAtomic(file, encodeModel(model, options));
 }
 
 /** Reads a model file; a file of another kind than `expectKind` is a ModelKindError. */

@@ -7,7 +7,8 @@
 import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { checkNbestK } from '../io/nbest.js';
 import { withRun, type TrainRun } from '../train-progress.js';
-import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
+import { decodeModel, saveModel, type ModelFile } from '../io/model-file.js';
+import { readModelBytes, readModelBytesAsync } from './model-bytes.js';
 import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
 import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 import type { DevScore } from './dev-score.js';
@@ -45,6 +46,8 @@ interface TaggerAddon {
   NativeTagger: {
     new (options?: { algorithm: number; order: number; beam: number; numColumns: number; templates: Int32Array; clusters?: string }): NativeTaggerHandle;
     deserialize(bytes: Uint8Array): NativeTaggerHandle;
+    /** Native memory a model file is read into, so the model can use its arrays in place. */
+    sharedBytes(size: number): Buffer;
   };
 }
 
@@ -245,7 +248,8 @@ export interface TagCandidate {
 }
 
 const MODEL_KIND = 'tagger';
-const MODEL_VERSION = 1;
+/** 2: arrays aligned and used in place, the attribute hash table stored (1 still loads). */
+const MODEL_VERSION = 2;
 
 function checkField(v: string): string {
   if (v.includes('\t') || v.includes('\n')) throw new InputError('<tokens>', undefined, 'a token field contains a tab or newline');
@@ -580,7 +584,7 @@ export class Tagger {
 
   /** Writes the model file (atomically: a temp file renamed into place). */
   save(file: string): void {
-    saveModel(file, { kind: MODEL_KIND, kindVersion: MODEL_VERSION, meta: this.meta, payload: this.handle.serialize() });
+    saveModel(file, { kind: MODEL_KIND, kindVersion: MODEL_VERSION, meta: this.meta, payload: this.handle.serialize() }, { alignPayload: true });
   }
 
   /**
@@ -593,12 +597,13 @@ export class Tagger {
    * ```
    */
   static async load(file: string): Promise<Tagger> {
-    return Tagger.fromModelFile(file, await loadModelAsync<TaggerMeta>(file, MODEL_KIND));
+    const bytes = await readModelBytesAsync(file, sharedBytes);
+    return Tagger.fromModelFile(file, decodeModel<TaggerMeta>(bytes, file, MODEL_KIND));
   }
 
   /** `load` on the JS thread (blocks while the file is read). */
   static loadSync(file: string): Tagger {
-    return Tagger.fromModelFile(file, loadModel<TaggerMeta>(file, MODEL_KIND));
+    return Tagger.fromModelFile(file, decodeModel<TaggerMeta>(readModelBytes(file, sharedBytes), file, MODEL_KIND));
   }
 
   private static fromModelFile(file: string, m: ModelFile<TaggerMeta>): Tagger {
@@ -615,6 +620,11 @@ export class Tagger {
     }
     return new Tagger(handle, meta);
   }
+}
+
+/** Native memory for a model file: the loaded model uses its arrays where they lie. */
+function sharedBytes(size: number): Buffer {
+  return native<TaggerAddon>().NativeTagger.sharedBytes(size);
 }
 
 /** The checks encode() makes, without building the text: row widths and field contents. */

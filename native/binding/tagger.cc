@@ -4,9 +4,17 @@
 // results come back as typed arrays of label ids.
 #include <napi.h>
 
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <new>
 #include <string>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "binding/async.h"
 #include "binding/cancel_flag.h"
@@ -20,6 +28,67 @@
 namespace structrank::binding {
 
 namespace {
+
+// Bytes in native memory that JavaScript fills (a model file read straight into them) and a
+// loaded model then uses in place: the model keeps them alive after JavaScript drops its
+// Buffer. deserialize() finds the block a payload lies in through this registry.
+class SharedBytes {
+ public:
+  // Blocks of a few MB are 2 MB aligned and, on Linux, asked to be backed by huge pages: a
+  // model file is read into them once, and 2 MB pages take a few hundred times fewer page
+  // faults than 4 KB ones (those faults were most of the time spent reading a model).
+  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  explicit SharedBytes(std::size_t size)
+      : size_(size),
+        align_(size >= kHugePage ? kHugePage : 64),
+        data_(static_cast<uint8_t*>(::operator new(size == 0 ? 1 : size, std::align_val_t{align_}))) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (align_ == kHugePage) madvise(data_, size, MADV_HUGEPAGE);  // a hint: ignored where unsupported
+#endif
+  }
+  ~SharedBytes() {
+    {
+      std::lock_guard<std::mutex> lock(Mutex());
+      Live().erase(reinterpret_cast<std::uintptr_t>(data_));
+    }
+    ::operator delete(data_, std::align_val_t{align_});
+  }
+  SharedBytes(const SharedBytes&) = delete;
+  SharedBytes& operator=(const SharedBytes&) = delete;
+
+  static std::shared_ptr<SharedBytes> Create(std::size_t size) {
+    auto bytes = std::make_shared<SharedBytes>(size);
+    std::lock_guard<std::mutex> lock(Mutex());
+    Live()[reinterpret_cast<std::uintptr_t>(bytes->data_)] = bytes;
+    return bytes;
+  }
+  // The live block holding [p, p + n), or null.
+  static std::shared_ptr<SharedBytes> Holding(const uint8_t* p, std::size_t n) {
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    std::lock_guard<std::mutex> lock(Mutex());
+    auto it = Live().upper_bound(at);
+    if (it == Live().begin()) return nullptr;
+    --it;
+    std::shared_ptr<SharedBytes> bytes = it->second.lock();
+    if (!bytes || at + n > it->first + bytes->size_) return nullptr;
+    return bytes;
+  }
+  uint8_t* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  static std::mutex& Mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::map<std::uintptr_t, std::weak_ptr<SharedBytes>>& Live() {
+    static std::map<std::uintptr_t, std::weak_ptr<SharedBytes>> live;
+    return live;
+  }
+  std::size_t size_;
+  std::size_t align_;
+  uint8_t* data_;
+};
 
 class NativeTagger : public ErrorMappingWrap<NativeTagger> {
  public:
@@ -47,7 +116,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
          InstanceMethod("labels", &NativeTagger::Labels),
          InstanceMethod("info", &NativeTagger::Info),
          InstanceMethod("serialize", &NativeTagger::Serialize),
-         StaticMethod("deserialize", &NativeTagger::Deserialize)});
+         StaticMethod("deserialize", &NativeTagger::Deserialize),
+         StaticMethod("sharedBytes", &NativeTagger::NewSharedBytes)});
     SaveConstructor(env, "NativeTagger", cls);
     exports.Set("NativeTagger", cls);
   }
@@ -202,7 +272,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   }
 
   Napi::Value Snapshot(const Napi::CallbackInfo& info) {
-    best_ = model_->weights;
+    best_ = model_->weights.ToVector();
     return info.Env().Undefined();
   }
   Napi::Value Restore(const Napi::CallbackInfo& info) {
@@ -249,7 +319,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
 
   // weights() -> Float64Array: the model's weights, zeros before any training step.
   Napi::Value Weights(const Napi::CallbackInfo& info) {
-    std::vector<double> w = model_->weights;
+    std::vector<double> w = model_->weights.ToVector();
     w.resize(static_cast<std::size_t>(model_->num_weights()), 0.0);
     return ToFloat64Array(info.Env(), w);
   }
@@ -260,7 +330,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     Expect(info.Length() >= 1 && info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env, "a Float64Array");
     Napi::Float64Array a = info[0].As<Napi::Float64Array>();
     if (static_cast<int64_t>(a.ElementLength()) != model_->num_weights()) throw InputError("weight vector of the wrong length");
-    model_->weights.assign(a.Data(), a.Data() + a.ElementLength());
+    model_->weights = std::vector<double>(a.Data(), a.Data() + a.ElementLength());
     return env.Undefined();
   }
 
@@ -355,7 +425,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
           Napi::Object out = Napi::Object::New(env);
           out.Set("mistakes", Napi::Number::New(env, *mistakes));
           out.Set("weights", ToFloat64Array(env, *raw));
-          out.Set("averaged", ToFloat64Array(env, model->weights));
+          out.Set("averaged", ToFloat64Array(env, model->weights.ToVector()));
           return out;
         });
   }
@@ -537,10 +607,25 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     Expect(info.Length() >= 1 && info[0].IsTypedArray(), env, "a Uint8Array");
     Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
     ByteReader r(bytes.Data(), bytes.ByteLength());
-    auto model = std::make_shared<TaggerModel>(ReadingModelPayload([&] { return TaggerModel::Deserialize(r); }));
+    // Bytes from sharedBytes() are used in place; any others are copied.
+    std::shared_ptr<const void> keep = SharedBytes::Holding(bytes.Data(), bytes.ByteLength());
+    auto model = std::make_shared<TaggerModel>(ReadingModelPayload([&] { return TaggerModel::Deserialize(r, keep); }));
     Napi::Object obj = GetConstructor(env, "NativeTagger").New({});
     NativeTagger::Unwrap(obj)->model_ = model;
     return obj;
+  }
+
+  // sharedBytes(size) -> Buffer of `size` bytes in native memory, for a model file to be
+  // read into and then deserialized in place.
+  static Napi::Value NewSharedBytes(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Expect(info.Length() >= 1 && info[0].IsNumber(), env, "a byte count");
+    const double size = info[0].As<Napi::Number>().DoubleValue();
+    if (!(size >= 0 && size <= 9007199254740991.0)) throw InputError("bad byte count");
+    auto* bytes = new std::shared_ptr<SharedBytes>(SharedBytes::Create(static_cast<std::size_t>(size)));
+    return Napi::Buffer<uint8_t>::New(env, (*bytes)->data(), (*bytes)->size(),
+                                      [](Napi::Env, uint8_t*, std::shared_ptr<SharedBytes>* held) { delete held; },
+                                      bytes);
   }
 
   std::shared_ptr<TaggerModel> model_;

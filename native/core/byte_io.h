@@ -119,6 +119,20 @@ class ByteReader {
   }
   bool AtEnd() const { return pos_ == size_; }
 
+  // For payloads whose arrays are used in place: the offset and address of the next byte,
+  // skipping bytes, and reading `count` values into `out` (host byte order).
+  std::size_t position() const { return pos_; }
+  const uint8_t* current() const { return data_ + pos_; }
+  void Skip(std::size_t n) {
+    Need(n);
+    pos_ += n;
+  }
+  template <typename T>
+  void GetInto(T* out, std::size_t count) {
+    if (count > (size_ - pos_) / sizeof(T)) throw ModelError("model payload is truncated");
+    if (count > 0) Copy(out, count);
+  }
+
  private:
   void Need(std::size_t n) const {
     if (n > size_ - pos_) throw ModelError("model payload is truncated");

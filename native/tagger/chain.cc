@@ -4,10 +4,37 @@
 #include <cmath>
 #include <limits>
 
+#include "core/simd.h"
+
 namespace structrank {
 
 namespace {
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+// One first-order Viterbi step: cur[s] = max over p of (prev[p] + from_to[p * L + s]), the
+// first p reaching it in bp[s], then + em[s]. Walking p in the outer loop makes the inner
+// loop run across labels s with no chain of dependent comparisons (it vectorizes); every
+// label still sees p = 0, 1, ... in order with the same sums and strict comparisons, so the
+// scores and the tie-breaking are those of the row-by-row loop.
+SR_VECTOR_CLONES
+void ViterbiStep1(int32_t L, const double* SR_RESTRICT prev, const double* SR_RESTRICT from_to,
+                  const double* SR_RESTRICT em, double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp) {
+  for (int32_t s = 0; s < L; ++s) {
+    cur[s] = prev[0] + from_to[s];
+    bp[s] = 0;
+  }
+  for (int32_t p = 1; p < L; ++p) {
+    const double a = prev[p];
+    const double* t = from_to + static_cast<std::size_t>(p) * L;
+    for (int32_t s = 0; s < L; ++s) {
+      const double v = a + t[s];
+      const bool better = v > cur[s];
+      cur[s] = better ? v : cur[s];
+      bp[s] = better ? p : bp[s];
+    }
+  }
+  for (int32_t s = 0; s < L; ++s) cur[s] += em[s];
+}
 
 }  // namespace
 
@@ -136,21 +163,13 @@ double ChainDecoder::Viterbi(int32_t n, const double* emissions, const ChainScor
       }
       continue;
     }
-    if (lat_.order == 1) {  // dense: edges into s are from 0..L-1 in order
-      for (int32_t s = 0; s < L; ++s) {
-        const double* t = es + static_cast<std::size_t>(s) * L;
-        double best = prev[0] + t[0];
-        int32_t arg = 0;
-        for (int32_t p = 1; p < L; ++p) {
-          double v = prev[p] + t[p];
-          if (v > best) {
-            best = v;
-            arg = p;
-          }
-        }
-        cur[s] = best + em[s];
-        bp[s] = arg;
+    if (lat_.order == 1) {  // dense: edges into s are from 0..L-1 in order, es[s * L + p]
+      if (i == 1) {
+        from_to_.resize(static_cast<std::size_t>(L) * L);
+        for (int32_t s = 0; s < L; ++s)
+          for (int32_t p = 0; p < L; ++p) from_to_[static_cast<std::size_t>(p) * L + s] = es[static_cast<std::size_t>(s) * L + p];
       }
+      ViterbiStep1(L, prev, from_to_.data(), em, cur, bp);
       continue;
     }
     for (int32_t s = 0; s < S; ++s) {

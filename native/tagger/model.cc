@@ -1,7 +1,9 @@
 #include "tagger/model.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -171,8 +173,8 @@ TaggerCorpus TaggerModel::LookupSentences(const std::vector<SentenceFields>& sen
 void TaggerModel::BuildFeatures(const TaggerCorpus& corpus) {
   const int32_t A = attributes.size();
   const int32_t L = num_labels();
-  attr_offset.assign(1, 0);
-  feature_label.clear();
+  std::vector<int64_t> offset{0};
+  std::vector<int32_t> label;
   std::vector<std::vector<int32_t>> pairs;
   if (L <= 64) {
     // One bit per label of each attribute: 8 bytes per attribute instead of a vector each
@@ -186,8 +188,8 @@ void TaggerModel::BuildFeatures(const TaggerCorpus& corpus) {
       }
     }
     for (int32_t a = 0; a < A; ++a) {
-      for (uint64_t bits = seen[a]; bits != 0; bits &= bits - 1) feature_label.push_back(CountTrailingZeros(bits));
-      attr_offset.push_back(static_cast<int64_t>(feature_label.size()));
+      for (uint64_t bits = seen[a]; bits != 0; bits &= bits - 1) label.push_back(CountTrailingZeros(bits));
+      offset.push_back(static_cast<int64_t>(label.size()));
     }
   } else {
     // Collect (attribute, label) pairs, then keep each attribute's distinct labels.
@@ -202,10 +204,12 @@ void TaggerModel::BuildFeatures(const TaggerCorpus& corpus) {
     }
     for (int32_t a = 0; a < A; ++a) {
       std::sort(pairs[a].begin(), pairs[a].end());
-      feature_label.insert(feature_label.end(), pairs[a].begin(), pairs[a].end());
-      attr_offset.push_back(static_cast<int64_t>(feature_label.size()));
+      label.insert(label.end(), pairs[a].begin(), pairs[a].end());
+      offset.push_back(static_cast<int64_t>(label.size()));
     }
   }
+  attr_offset = std::move(offset);
+  feature_label = std::move(label);
   // Edge attributes pair with the gold (previous label, label) at their token.
   if (corpus.edge_attributes.nnz() > 0) pairs.resize(A);
   for (auto& v : pairs) v.clear();
@@ -221,16 +225,19 @@ void TaggerModel::BuildFeatures(const TaggerCorpus& corpus) {
       }
     }
   }
-  edge_offset.assign(1, 0);
-  edge_pair.clear();
+  std::vector<int64_t> edge_off{0};
+  std::vector<int32_t> edge_pairs;
   for (int32_t a = 0; a < A; ++a) {
     if (!pairs.empty()) {
       std::sort(pairs[a].begin(), pairs[a].end());
-      edge_pair.insert(edge_pair.end(), pairs[a].begin(), pairs[a].end());
+      edge_pairs.insert(edge_pairs.end(), pairs[a].begin(), pairs[a].end());
     }
-    edge_offset.push_back(static_cast<int64_t>(edge_pair.size()));
+    edge_off.push_back(static_cast<int64_t>(edge_pairs.size()));
   }
-  weights.assign(num_weights(), 0.0);
+  if (edge_pairs.empty()) edge_off.clear();  // no edge features: no offsets (see model.h)
+  edge_offset = std::move(edge_off);
+  edge_pair = std::move(edge_pairs);
+  weights = std::vector<double>(num_weights(), 0.0);
 }
 
 void TaggerModel::Emissions(const TaggerCorpus& corpus, int64_t sentence, const double* w,
@@ -273,26 +280,107 @@ void TaggerModel::EdgeScores(const TaggerCorpus& corpus, int64_t sentence, const
   }
 }
 
+namespace {
+
+// Payload version 2 starts with this word ("TGR2"); version 1 starts with the algorithm (0-2).
+constexpr uint32_t kPayloadV2 = 0x32524754;
+
+// Arrays start at a multiple of 8 bytes from the payload start (the model file puts the
+// payload itself at a multiple of 8), so a loaded model can use them where they lie.
+void PadTo8(ByteWriter& w) {
+  while (w.bytes().size() % 8 != 0) w.Put<uint8_t>(0);
+}
+
+void SkipPadding(ByteReader& r) {
+  while (r.position() % 8 != 0) {
+    if (r.Get<uint8_t>() != 0) throw InputError("model payload: bad padding");
+  }
+}
+
+template <typename T>
+void PutArray(ByteWriter& w, const FlatArray<T>& a) {
+  w.Put<uint64_t>(a.size());
+  PadTo8(w);
+  for (const T& v : a) w.Put<T>(v);
+}
+
+// The elements in place when they can be (see Deserialize), else a copy.
+template <typename T>
+FlatArray<T> GetArray(ByteReader& r, const std::shared_ptr<const void>& keep) {
+  const uint64_t n = r.Get<uint64_t>();
+  SkipPadding(r);
+  const uint8_t* at = r.current();
+  if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw ModelError("model payload is truncated");
+  r.Skip(n * sizeof(T));  // checks the bytes are there before anything is allocated
+  if (keep && byte_order::kHostIsLittleEndian && reinterpret_cast<std::uintptr_t>(at) % alignof(T) == 0) {
+    return FlatArray<T>::View(reinterpret_cast<const T*>(at), n, keep);
+  }
+  std::vector<T> v(n);
+  ByteReader(at, n * sizeof(T)).GetInto(v.data(), n);
+  return FlatArray<T>(std::move(v));
+}
+
+using Slot = AttributeTable::Slot;
+
+void PutSlots(ByteWriter& w, const FlatArray<Slot>& slots) {
+  w.Put<uint64_t>(slots.size());
+  PadTo8(w);
+  for (const Slot& s : slots) {
+    w.Put<uint64_t>(s.key);
+    w.Put<int32_t>(s.id);
+    w.Put<int32_t>(0);
+  }
+}
+
+FlatArray<Slot> GetSlots(ByteReader& r, const std::shared_ptr<const void>& keep) {
+  const uint64_t n = r.Get<uint64_t>();
+  SkipPadding(r);
+  const uint8_t* at = r.current();
+  if (n > std::numeric_limits<std::size_t>::max() / sizeof(Slot)) throw ModelError("model payload is truncated");
+  r.Skip(n * sizeof(Slot));
+  if (keep && byte_order::kHostIsLittleEndian && reinterpret_cast<std::uintptr_t>(at) % alignof(Slot) == 0) {
+    return FlatArray<Slot>::View(reinterpret_cast<const Slot*>(at), n, keep);
+  }
+  ByteReader again(at, n * sizeof(Slot));
+  std::vector<Slot> slots(n);
+  for (Slot& s : slots) {
+    s.key = again.Get<uint64_t>();
+    s.id = again.Get<int32_t>();
+    s.unused = again.Get<int32_t>();
+  }
+  return FlatArray<Slot>(std::move(slots));
+}
+
+}  // namespace
+
 void TaggerModel::Serialize(ByteWriter& w) const {
+  w.Put<uint32_t>(kPayloadV2);
   w.Put<int32_t>(static_cast<int32_t>(algorithm));
   w.Put<int32_t>(order);
   w.Put<int32_t>(beam);
   config.Serialize(w);
   w.Put<uint64_t>(labels.names().size());
   for (const auto& name : labels.names()) w.PutString(name);
-  w.PutVector(attributes.keys());
-  w.PutVector(attr_offset);
-  w.PutVector(feature_label);
-  w.PutVector(edge_offset);
-  w.PutVector(edge_pair);
-  w.PutVector(weights);
-  // Appended last so models written before the tag dictionary existed still load.
+  w.Put<uint8_t>(config.tagsets.empty() ? 0 : 1);
   if (!config.tagsets.empty()) config.SerializeTagSets(w);
+  // The slot table as a loaded model uses it: filled to 2/3 in id order (Rebuild), so the
+  // bytes depend on the keys alone, not on how the table grew during training.
+  AttributeTable table;
+  table.Rebuild(attributes.keys());
+  w.Put<int32_t>(table.size());
+  PutSlots(w, table.slots());
+  PutArray(w, attr_offset);
+  PutArray(w, feature_label);
+  PutArray(w, edge_offset);
+  PutArray(w, edge_pair);
+  PutArray(w, weights);
 }
 
-TaggerModel TaggerModel::Deserialize(ByteReader& r) {
+TaggerModel TaggerModel::Deserialize(ByteReader& r, std::shared_ptr<const void> keep) {
   TaggerModel m;
-  int32_t algo = r.Get<int32_t>();
+  const int32_t first = r.Get<int32_t>();
+  const bool v2 = static_cast<uint32_t>(first) == kPayloadV2;
+  const int32_t algo = v2 ? r.Get<int32_t>() : first;
   if (algo < 0 || algo > 2) throw InputError("model payload: unknown tagger algorithm");
   m.algorithm = static_cast<TaggerAlgorithm>(algo);
   m.order = r.Get<int32_t>();
@@ -305,13 +393,27 @@ TaggerModel TaggerModel::Deserialize(ByteReader& r) {
     std::string name = r.GetString();
     if (m.labels.Intern(name) != static_cast<int32_t>(k)) throw InputError("model payload: duplicate label");
   }
-  m.attributes.Rebuild(r.GetVector<uint64_t>());
-  m.attr_offset = r.GetVector<int64_t>();
-  m.feature_label = r.GetVector<int32_t>();
-  m.edge_offset = r.GetVector<int64_t>();
-  m.edge_pair = r.GetVector<int32_t>();
-  m.weights = r.GetVector<double>();
-  if (!r.AtEnd()) m.config.DeserializeTagSets(r);
+  if (v2) {
+    const uint8_t has_tagsets = r.Get<uint8_t>();
+    if (has_tagsets > 1) throw InputError("model payload: bad tag dictionary flag");
+    if (has_tagsets) m.config.DeserializeTagSets(r);
+    const int32_t count = r.Get<int32_t>();
+    m.attributes.UseSlots(GetSlots(r, keep), count);
+    m.attr_offset = GetArray<int64_t>(r, keep);
+    m.feature_label = GetArray<int32_t>(r, keep);
+    m.edge_offset = GetArray<int64_t>(r, keep);
+    m.edge_pair = GetArray<int32_t>(r, keep);
+    m.weights = GetArray<double>(r, keep);
+  } else {
+    // Version 1: vectors of their own, the attribute table hashed anew.
+    m.attributes.Rebuild(r.GetVector<uint64_t>());
+    m.attr_offset = r.GetVector<int64_t>();
+    m.feature_label = r.GetVector<int32_t>();
+    m.edge_offset = r.GetVector<int64_t>();
+    m.edge_pair = r.GetVector<int32_t>();
+    m.weights = r.GetVector<double>();
+    if (!r.AtEnd()) m.config.DeserializeTagSets(r);
+  }
   if (m.config.UsesTagSets() && m.config.tagsets.empty()) throw InputError("model payload: tag dictionary missing");
   if (!r.AtEnd()) throw InputError("model payload: trailing bytes");
   if (m.attr_offset.size() != static_cast<std::size_t>(m.attributes.size()) + 1 || m.attr_offset[0] != 0 ||
@@ -324,8 +426,12 @@ TaggerModel TaggerModel::Deserialize(ByteReader& r) {
   for (int32_t y : m.feature_label) {
     if (y < 0 || y >= m.num_labels()) throw InputError("model payload: feature label out of range");
   }
-  if (m.edge_offset.size() != m.attr_offset.size() || m.edge_offset[0] != 0 ||
-      m.edge_offset.back() != static_cast<int64_t>(m.edge_pair.size())) {
+  // Without edge features the edge offsets are all 0: version 1 stored them, version 2
+  // stores none, and a model holds none (edge_offset is only read when there are some).
+  if (m.edge_pair.empty() && std::all_of(m.edge_offset.begin(), m.edge_offset.end(), [](int64_t o) { return o == 0; })) {
+    m.edge_offset = std::vector<int64_t>();
+  } else if (m.edge_offset.size() != m.attr_offset.size() || m.edge_offset[0] != 0 ||
+             m.edge_offset.back() != static_cast<int64_t>(m.edge_pair.size())) {
     throw InputError("model payload: inconsistent edge feature offsets");
   }
   for (std::size_t a = 1; a < m.edge_offset.size(); ++a) {

@@ -12,6 +12,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "core/csr.h"
 #include "core/interner.h"
 #include "tagger/features.h"
+#include "tagger/flat_array.h"
 
 // A cache prefetch hint (a no-op where the compiler has none).
 #if defined(__GNUC__) || defined(__clang__)
@@ -50,11 +52,15 @@ class TaggerModel {
   FeatureConfig config;
   Interner labels;
   AttributeTable attributes;
-  std::vector<int64_t> attr_offset{0};  // attribute a's features are [attr_offset[a], attr_offset[a+1])
-  std::vector<int32_t> feature_label;   // label of each feature
-  std::vector<int64_t> edge_offset{0};  // attribute a's edge features: [edge_offset[a], edge_offset[a+1])
-  std::vector<int32_t> edge_pair;       // (previous label, label) pair of each edge feature
-  std::vector<double> weights;
+  // The big arrays are FlatArrays: built as vectors by training, used in place from the
+  // file bytes by a loaded model (Deserialize with `keep`).
+  FlatArray<int64_t> attr_offset{0};  // attribute a's features are [attr_offset[a], attr_offset[a+1])
+  FlatArray<int32_t> feature_label;   // label of each feature
+  // Attribute a's edge features: [edge_offset[a], edge_offset[a+1]); empty when the model
+  // has no edge features (read only when has_edge_features()).
+  FlatArray<int64_t> edge_offset;
+  FlatArray<int32_t> edge_pair;       // (previous label, label) pair of each edge feature
+  FlatArray<double> weights;
 
   int32_t num_labels() const { return labels.size(); }
   int64_t num_node_features() const { return static_cast<int64_t>(feature_label.size()); }
@@ -93,8 +99,13 @@ class TaggerModel {
   void EdgeScores(const TaggerCorpus& corpus, int64_t sentence, const double* w, double* delta,
                   double scale = 1.0) const;
 
+  // Writes payload version 2 (docs/formats.md): the small parts, then each big array
+  // (the attribute slot table included) 8-byte aligned within the payload.
   void Serialize(ByteWriter& w) const;
-  static TaggerModel Deserialize(ByteReader& r);
+  // Reads payload version 1 or 2. With `keep` (the bytes `r` reads, kept alive by it), a
+  // version-2 payload's arrays are used in place where the host is little-endian and they
+  // are aligned; otherwise they are copied. Either way every offset and index is checked.
+  static TaggerModel Deserialize(ByteReader& r, std::shared_ptr<const void> keep = nullptr);
 };
 
 }  // namespace structrank

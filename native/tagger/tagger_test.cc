@@ -1,6 +1,9 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -35,6 +38,7 @@ Fixture RandomFixture(int L, int order, std::vector<int> lengths, uint64_t seed,
     fx.model.attr_offset.push_back(fx.model.feature_label.size());
   }
   // Edge features: each attribute pairs with a random half of the (previous, current) pairs.
+  fx.model.edge_offset.push_back(0);
   for (int a = 0; a < attrs; ++a) {
     if (edges) {
       for (int pair = 0; pair < (L + 1) * L; ++pair) {
@@ -43,8 +47,11 @@ Fixture RandomFixture(int L, int order, std::vector<int> lengths, uint64_t seed,
     }
     fx.model.edge_offset.push_back(fx.model.edge_pair.size());
   }
-  fx.model.weights.resize(fx.model.num_weights());
-  for (double& w : fx.model.weights) w = u(rng);
+  if (!edges) fx.model.edge_offset.clear();  // no edge features: no offsets
+  fx.model.weights.Edit([&](std::vector<double>& w) {
+    w.resize(fx.model.num_weights());
+    for (double& v : w) v = u(rng);
+  });
   for (int n : lengths) {
     for (int i = 0; i < n; ++i) {
       std::vector<int32_t> row;
@@ -197,7 +204,7 @@ TEST(crf_and_maxent_gradients_equal_finite_differences) {
       Fixture fx = RandomFixture(3, order, {2, 3, 4, 1}, 99 + order);
       TaggerModel& m = fx.model;
       ChainLattice lat = ChainLattice::For(m);
-      std::vector<double> w = m.weights, g(w.size()), g2(w.size());
+      std::vector<double> w = m.weights.ToVector(), g(w.size()), g2(w.size());
       auto f = [&](const std::vector<double>& x, std::vector<double>& grad) {
         return algo == 1 ? CrfObjective(m, lat, fx.corpus, x, grad, 0.3, 2)
                          : MaxentObjective(m, fx.corpus, x, grad, 0.3, 2);
@@ -307,19 +314,190 @@ TEST(feature_atoms_are_unicode_aware) {
   CHECK(count("東京") == 0);    // caseless: neither
 }
 
+// The first-order Viterbi loop as it was written before it ran across labels (row by row,
+// each label's predecessors in order): the vectorized step must give the same labels and
+// score, ties included (first best predecessor wins).
+double RowByRowViterbi(const ChainLattice& lat, const ChainScores& sc, int32_t n, const double* em, int32_t* labels) {
+  const int32_t L = lat.L;
+  std::vector<double> a(static_cast<std::size_t>(n) * L);
+  std::vector<int32_t> back(static_cast<std::size_t>(n) * L);
+  for (std::size_t k = 0; k < lat.start_state.size(); ++k) {
+    const int32_t st = lat.start_state[k];
+    a[st] = sc.start[k] + em[lat.state_label[st]];
+  }
+  for (int32_t i = 1; i < n; ++i) {
+    for (int32_t st = 0; st < L; ++st) {
+      const double* t = sc.edge.data() + static_cast<std::size_t>(st) * L;
+      double best = a[(i - 1) * L] + t[0];
+      int32_t arg = 0;
+      for (int32_t p = 1; p < L; ++p) {
+        const double v = a[(i - 1) * L + p] + t[p];
+        if (v > best) {
+          best = v;
+          arg = p;
+        }
+      }
+      a[i * L + st] = best + em[i * L + st];
+      back[i * L + st] = arg;
+    }
+  }
+  const double* last = &a[static_cast<std::size_t>(n - 1) * L];
+  int32_t st = static_cast<int32_t>(std::max_element(last, last + L) - last);
+  const double best = last[st];
+  for (int32_t i = n - 1; i >= 0; --i) {
+    labels[i] = st;
+    if (i > 0) st = back[i * L + st];
+  }
+  return best;
+}
+
+TEST(first_order_viterbi_equals_the_row_by_row_loop) {
+  for (int L : {1, 2, 5, 22, 23}) {
+    for (bool ties : {false, true}) {
+      Fixture fx = RandomFixture(L, 1, {1, 2, 9, 30}, 40 + L, false);
+      // Small integer weights: many equal path scores, so tie-breaking is exercised.
+      if (ties) fx.model.weights.Edit([](std::vector<double>& w) {
+        for (double& v : w) v = std::round(v * 2);
+      });
+      const TaggerModel& m = fx.model;
+      ChainLattice lat = ChainLattice::For(m);
+      ChainScores sc;
+      sc.Compute(lat, m.weights.data());
+      ChainDecoder dec(lat);
+      for (int64_t s = 0; s < fx.corpus.sentences(); ++s) {
+        const int32_t n = static_cast<int32_t>(fx.corpus.sentence_start[s + 1] - fx.corpus.sentence_start[s]);
+        std::vector<double> em(static_cast<std::size_t>(n) * L);
+        m.Emissions(fx.corpus, s, m.weights.data(), em.data());
+        std::vector<int32_t> got(n), want(n);
+        const double v = dec.Viterbi(n, em.data(), sc, got.data());
+        CHECK(v == RowByRowViterbi(lat, sc, n, em.data(), want.data()));
+        CHECK(got == want);
+      }
+    }
+  }
+}
+
+template <typename T>
+bool SameArray(const FlatArray<T>& a, const FlatArray<T>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+bool SameModel(const TaggerModel& a, const TaggerModel& b) {
+  return a.algorithm == b.algorithm && a.order == b.order && a.beam == b.beam && a.labels.names() == b.labels.names() &&
+         a.attributes.keys() == b.attributes.keys() && SameArray(a.attr_offset, b.attr_offset) &&
+         SameArray(a.feature_label, b.feature_label) && SameArray(a.edge_offset, b.edge_offset) &&
+         SameArray(a.edge_pair, b.edge_pair) && SameArray(a.weights, b.weights);
+}
+
+// `bytes` copied to `shift` bytes past a 64-byte boundary, kept alive by the returned pointer.
+std::shared_ptr<const void> PlacedCopy(const std::vector<uint8_t>& bytes, std::size_t shift, const uint8_t** at) {
+  auto block = std::make_shared<std::vector<uint64_t>>((bytes.size() + shift) / 8 + 9);
+  auto* base = reinterpret_cast<uint8_t*>(block->data());
+  base += (64 - reinterpret_cast<std::uintptr_t>(base) % 64) % 64;
+  std::memcpy(base + shift, bytes.data(), bytes.size());
+  *at = base + shift;
+  return block;
+}
+
 TEST(model_round_trip_and_corruption) {
-  Fixture fx = RandomFixture(3, 2, {3}, 5);
-  fx.model.config.num_columns = 1;
-  ByteWriter w;
-  fx.model.Serialize(w);
-  auto bytes = w.bytes();
+  for (bool edges : {true, false}) {
+    Fixture fx = RandomFixture(3, 2, {3}, 5, edges);
+    fx.model.config.num_columns = 1;
+    ByteWriter w;
+    fx.model.Serialize(w);
+    auto bytes = w.bytes();
+    ByteReader r(bytes.data(), bytes.size());
+    TaggerModel back = TaggerModel::Deserialize(r);
+    CHECK(SameModel(back, fx.model));
+    CHECK(!back.weights.is_view());
+    CHECK(back.order == 2);
+    CHECK(back.attributes.Find(1003) == 3);
+    CHECK(back.attributes.Find(999) == -1);
+    ByteWriter again;
+    back.Serialize(again);
+    CHECK(again.bytes() == bytes);
+    // In place from aligned bytes the model keeps alive; copied from misaligned ones.
+    for (std::size_t shift : {0, 4}) {
+      const uint8_t* at = nullptr;
+      std::shared_ptr<const void> keep = PlacedCopy(bytes, shift, &at);
+      ByteReader placed(at, bytes.size());
+      TaggerModel m = TaggerModel::Deserialize(placed, keep);
+      CHECK(SameModel(m, fx.model));
+      CHECK(m.weights.is_view() == (shift == 0 && byte_order::kHostIsLittleEndian));
+      CHECK(m.attributes.slots().is_view() == (shift == 0 && byte_order::kHostIsLittleEndian));
+      CHECK(m.attributes.Find(1005) == 5);
+      // A change to a loaded model copies the viewed array, never the bytes it views.
+      m.weights.Edit([](std::vector<double>& v) { v[0] += 1; });
+      CHECK(!m.weights.is_view() && m.weights[0] == fx.model.weights[0] + 1);
+      CHECK(m.attributes.Insert(4242) == 6 && m.attributes.Find(4242) == 6 && m.attributes.Find(1002) == 2);
+      CHECK(std::memcmp(at, bytes.data(), bytes.size()) == 0);
+    }
+    ByteReader cut(bytes.data(), bytes.size() - 9);
+    CHECK_THROWS(TaggerModel::Deserialize(cut));
+  }
+}
+
+// A small model built without random numbers, so its format-2 bytes are known: the same on
+// every host (scripts/big-endian-check.sh runs this on s390x), and read back on each.
+TEST(model_payload_bytes_are_the_same_on_every_host) {
+  TaggerModel m;
+  m.order = 1;
+  m.config.num_columns = 1;
+  for (const char* y : {"B", "I", "O"}) m.labels.Intern(y);
+  for (uint64_t a = 0; a < 4; ++a) m.attributes.Insert(0x9E3779B97F4A7C15ull * (a + 1));
+  std::vector<int64_t> offset{0};
+  std::vector<int32_t> label;
+  for (int32_t a = 0; a < 4; ++a) {
+    for (int32_t y = 0; y <= a % 3; ++y) label.push_back(y);
+    offset.push_back(static_cast<int64_t>(label.size()));
+  }
+  m.attr_offset = offset;
+  m.feature_label = label;
+  std::vector<double> w(m.num_weights());
+  for (std::size_t k = 0; k < w.size(); ++k) w[k] = 0.25 * static_cast<double>(k) - 1.5;
+  m.weights = w;
+  ByteWriter out;
+  m.Serialize(out);
+  const std::vector<uint8_t>& bytes = out.bytes();
+  uint64_t h = 14695981039346656037ull;  // FNV-1a over the payload
+  for (uint8_t b : bytes) h = (h ^ b) * 1099511628211ull;
+  CHECK(bytes.size() == 16736);  // 1024 hash slots of 16 bytes are most of it
+  CHECK(h == 10248670460898507694ull);
   ByteReader r(bytes.data(), bytes.size());
   TaggerModel back = TaggerModel::Deserialize(r);
-  CHECK(back.weights == fx.model.weights);
-  CHECK(back.order == 2);
-  CHECK(back.attributes.Find(1003) == 3);
-  ByteReader cut(bytes.data(), bytes.size() - 9);
-  CHECK_THROWS(TaggerModel::Deserialize(cut));
+  CHECK(SameModel(back, m));
+  CHECK(back.attributes.Find(0x9E3779B97F4A7C15ull * 3) == 2);
+}
+
+TEST(attribute_slot_tables_are_checked) {
+  AttributeTable t;
+  for (uint64_t k = 1; k <= 5; ++k) t.Insert(k * 1024 + 7);  // all at home slot 7, probing on
+  std::vector<AttributeTable::Slot> slots(t.slots().begin(), t.slots().end());
+  AttributeTable ok;
+  ok.UseSlots(FlatArray<AttributeTable::Slot>(slots), 5);
+  CHECK(ok.Find(3 * 1024 + 7) == 2 && ok.Find(6 * 1024 + 7) == -1);
+  CHECK(ok.keys() == t.keys());
+  auto bad = [&](auto change, int32_t count) {
+    std::vector<AttributeTable::Slot> s = slots;
+    change(s);
+    AttributeTable x;
+    bool threw = false;
+    try {
+      x.UseSlots(FlatArray<AttributeTable::Slot>(s), count);
+    } catch (const InputError&) {
+      threw = true;
+    }
+    return threw;
+  };
+  CHECK(!bad([](auto&) {}, 5));
+  CHECK(bad([](auto&) {}, 4));                                        // an id missing
+  CHECK(bad([](auto& s) { s[8].id = 0; }, 5));                        // an id twice
+  CHECK(bad([](auto& s) {  // a key cut off from its home slot by an empty one
+    s[13] = s[11];
+    s[11] = AttributeTable::Slot{0, -1};
+  }, 5));
+  CHECK(bad([](auto& s) { s.resize(1000); }, 5));                     // not a power of two
+  CHECK(bad([](auto& s) { s.resize(4); }, 4));                        // no empty slot
 }
 
 TEST(trainers_fit_a_tiny_corpus) {
@@ -432,7 +610,7 @@ TEST(training_without_start_weights_keeps_them_zero) {
         }
         if (algo == 1 && optimizer == 0 && !start_weights) {
           std::vector<double> g(m.weights.size());
-          CrfObjective(m, lat, corpus, m.weights, g, opt.c2, 1, nullptr, false);
+          CrfObjective(m, lat, corpus, m.weights.ToVector(), g, opt.c2, 1, nullptr, false);
           for (double v : g) CHECK_NEAR(v, 0.0, 1e-3);
         }
       }

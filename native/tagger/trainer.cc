@@ -231,7 +231,7 @@ TaggerTrainer::TaggerTrainer(TaggerModel& model, const TaggerCorpus& corpus, Tra
   for (int32_t y : corpus.labels) {
     if (y < 0) throw InputError("training data has a token without a label");
   }
-  w_ = model.weights;
+  w_ = model.weights.ToVector();
   w_.resize(model.num_weights(), 0.0);
   order_.resize(corpus.sentences());
   std::iota(order_.begin(), order_.end(), 0);
@@ -454,12 +454,13 @@ void TaggerTrainer::SgdEpoch(const std::atomic<bool>* cancel) {
 }
 
 void TaggerTrainer::ExportWeights() {
-  model_.weights.resize(w_.size());
+  std::vector<double> w(w_.size());
   if (model_.algorithm == TaggerAlgorithm::kPerceptron) {
-    for (std::size_t k = 0; k < w_.size(); ++k) model_.weights[k] = w_[k] - u_[k] / c_;
+    for (std::size_t k = 0; k < w_.size(); ++k) w[k] = w_[k] - u_[k] / c_;
   } else {
-    for (std::size_t k = 0; k < w_.size(); ++k) model_.weights[k] = scale_ * w_[k];
+    for (std::size_t k = 0; k < w_.size(); ++k) w[k] = scale_ * w_[k];
   }
+  model_.weights = std::move(w);
 }
 
 SentenceTagger::SentenceTagger(const TaggerModel& model)
@@ -505,7 +506,7 @@ void SentenceTagger::SetPairScores(const TaggerCorpus& corpus, int64_t s, int32_
 std::vector<Candidate> SentenceTagger::Beam(int32_t n, const double* emissions, int32_t k) {
   const int32_t L = model_.num_labels();
   const int32_t B = std::max(model_.beam, k);
-  const std::vector<double>& w = model_.weights;
+  const FlatArray<double>& w = model_.weights;
   struct Hyp {
     double score;
     int32_t label, back;
