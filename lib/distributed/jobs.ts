@@ -71,9 +71,11 @@ function storeCheckpoints(env: JobEnv, step: string): { checkpoints: NonNullable
  * not once per job. Blobs are content-addressed, so equal hashes are equal bytes.
  */
 const dataSetsRead = new Map<string, DataSets>();
-function cachedDataSets(p: CandidatesPayload, config: PipelineConfig): DataSets {
+function cachedDataSets(p: CandidatesPayload, config: PipelineConfig, log: JobEnv['log']): DataSets {
   const key = JSON.stringify([p.task, p.data, p.inputs, p.folds]);
   let sets = dataSetsRead.get(key);
+  // The log line names the training data's hash: tests and operators can see what was reused.
+  log(`data sets ${sets === undefined ? 'read' : 'reused'} (train ${p.inputs.train.slice(0, 12)})`);
   if (sets === undefined) {
     sets = readDataSets(config);
     dataSetsRead.set(key, sets);
@@ -109,7 +111,7 @@ async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutc
     `job ${p.step}`,
     env.store.root,
   );
-  const data = cachedDataSets(p, config);
+  const data = cachedDataSets(p, config, env.log);
   const base = realComponents.base(config);
   const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
   const saved = storeCheckpoints(env, p.step);
