@@ -11,7 +11,9 @@ import { Tagger, type ExternalTrainer, type TaggerTrainingSpec, type TokenRows }
 import { crfGradientTrainer, localExecutor, sentenceRanges, type GradientStats } from '../lib/distributed/gradient.js';
 import { mixingTrainer, mixingWeights } from '../lib/distributed/mixing.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
-import { runCli, tempDir } from './helpers.js';
+import { repoRoot, runCli, tempDir } from './helpers.js';
+import { formatNbestLine } from '../lib/io/nbest.js';
+import { randomFeatureNbest } from './perceptron-helpers.js';
 import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
 
 const skip = skipWithoutRedis();
@@ -187,6 +189,29 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
     const jobs = cluster.workers.map((w) => (w.output().match(/done train\.perceptron-epoch/g) ?? []).length);
     expect(jobs[0] + jobs[1]).toBe(2 * 3 * 3);
     // The per-round weights and results are removed once mixed (after their flow finished).
+    expect(cluster.workers.some((w) => /failed/.test(w.output()))).toBe(false);
+    expect(readdirSync(join(store, 'steps')).filter((f) => f.startsWith('train.'))).toEqual([]);
+  });
+
+  it('train-reranker --method perceptron --redis --mix-shards 3 equals --mix-shards 3 in process, bit for bit', async () => {
+    const lists = join(repoRoot, 'test', 'fixtures', 'perceptron');
+    const linear = tmp.file('linear.nbest.jsonl', randomFeatureNbest(60, 4).map((s) => formatNbestLine(s)).join('\n') + '\n');
+    const before = cluster.workers.map((w) => (w.output().match(/done train\.reranker-epoch/g) ?? []).length);
+    let runs = 0;
+    for (const [train, extra] of [[join(lists, 'tiny-trees.jsonl'), []], [join(lists, 'tiny-tags.jsonl'), ['--mix-weighting', 'updates']], [linear, ['--kernel', 'linear']]] as const) {
+      const inProcess = join(tmp.dir, `rerank-mix-local-${runs}.model`);
+      const queued = join(tmp.dir, `rerank-mix-remote-${runs}.model`);
+      const args = ['train-reranker', '--method', 'perceptron', '--train', train, '--epochs', '3', '--mix-shards', '3', '--threads', '1', ...extra];
+      const a = runCli([...args, '--model', inProcess]);
+      expect(a.status, a.stderr).toBe(0);
+      const b = runCli([...args, '--model', queued, '--redis', cluster.redis.url, '--store', store]);
+      expect(b.status, b.stderr).toBe(0);
+      expect(readFileSync(queued).equals(readFileSync(inProcess))).toBe(true);
+      runs++;
+    }
+    await sleep(300);
+    const jobs = cluster.workers.map((w, i) => (w.output().match(/done train\.reranker-epoch/g) ?? []).length - before[i]);
+    expect(jobs[0] + jobs[1]).toBe(runs * 3 * 3);
     expect(cluster.workers.some((w) => /failed/.test(w.output()))).toBe(false);
     expect(readdirSync(join(store, 'steps')).filter((f) => f.startsWith('train.'))).toEqual([]);
   });

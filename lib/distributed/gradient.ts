@@ -183,12 +183,13 @@ export interface ExecutorTimings {
 
 /**
  * The shards as queue jobs: weights and results travel through the store. `spec` is stored
- * as JSON for the workers (a tagger's, or a parser's with `gradientKind` 'train.parser-gradient').
+ * as JSON for the workers (a tagger's, a parser's with `gradientKind` 'train.parser-gradient',
+ * or a perceptron reranker's with `epochKind` 'train.reranker-epoch').
  */
 export async function queueExecutor(
   spec: { sentences: number },
   shards: number,
-  o: { redis: string; store: ArtifactStore; signal?: AbortSignal; log?: (line: string) => void; gradientKind?: JobKind },
+  o: { redis: string; store: ArtifactStore; signal?: AbortSignal; log?: (line: string) => void; gradientKind?: JobKind; epochKind?: JobKind },
 ): Promise<ShardExecutor> {
   const connection: Redis = await connectRedis(o.redis, 'client');
   const { store } = o;
@@ -249,7 +250,7 @@ export async function queueExecutor(
     },
     async perceptronEpochs(w, seed) {
       const n = w.length;
-      return (await run('train.perceptron-epoch', w, seed)).map((r) => ({ mistakes: r[0], weights: r.subarray(1, 1 + n), averaged: r.subarray(1 + n) }));
+      return (await run(o.epochKind ?? 'train.perceptron-epoch', w, seed)).map((r) => ({ mistakes: r[0], weights: r.subarray(1, 1 + n), averaged: r.subarray(1 + n) }));
     },
     async close() {
       await tidy();

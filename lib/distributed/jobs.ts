@@ -21,6 +21,7 @@ import { runNbestShard } from './nbest-shards.js';
 import { runShard } from './shards.js';
 import { runCrfGradientJob, runPerceptronEpochJob, trainShardPayload } from './gradient.js';
 import { runParserGradientJob } from './parser-gradient.js';
+import { runRerankerEpochJob } from './rerank-mixing.js';
 import type { ArtifactStore, StepManifest } from './store.js';
 
 /** What a job body gets from the worker that runs it. */
@@ -181,6 +182,7 @@ export const jobs = {
   /** Distributed training (gradient.ts, mixing.ts): one shard's CRF gradient or perceptron epoch. */
   'train.crf-gradient': define({ schema: trainShardPayload, run: runCrfGradientJob }),
   'train.perceptron-epoch': define({ schema: trainShardPayload, run: runPerceptronEpochJob }),
+  'train.reranker-epoch': define({ schema: trainShardPayload, run: runRerankerEpochJob }),
   /** `train-parser --crf --lbfgs --redis` (parser-gradient.ts): one shard's CRF parser gradient. */
   'train.parser-gradient': define({ schema: trainShardPayload, run: runParserGradientJob }),
 };
