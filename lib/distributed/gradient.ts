@@ -22,6 +22,7 @@ import type { JobEnv, JobOutcome, JobKind } from './jobs.js';
 import { parsePayload } from './payloads.js';
 import { HASH_PATTERN, STEP_ID_PATTERN, type ArtifactStore, type StepManifest } from './store.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';
+import { decodeResult, encodeResult } from './result-blob.js';
 import { UsageError } from '../errors.js';
 
 /** [first, last) sentence ranges of `shards` near-equal shards, in order. */
@@ -135,14 +136,31 @@ async function runShardJob(p: TrainShardPayload, env: JobEnv, compute: (h: Shard
   return runWeightsJob(p, env, (w) => compute(trainingHandle(env.store, p.spec), w));
 }
 
-/** A shard job's frame: done before -> its manifest; else the result of `compute` at the payload's weights, stored. */
+/**
+ * The weights a worker read last, by hash: the shards of one evaluation that land on the
+ * same worker read and verify the weights once (they are broadcast once per evaluation).
+ */
+let lastWeights: { hash: string; values: Float64Array } | undefined;
+function weightsOf(store: ArtifactStore, hash: string): { values: Float64Array; read: number } {
+  if (lastWeights?.hash === hash) return { values: lastWeights.values, read: 0 };
+  const bytes = store.get(hash);
+  lastWeights = { hash, values: bytesToFloats(bytes) };
+  return { values: lastWeights.values, read: bytes.length };
+}
+
+/**
+ * A shard job's frame: done before -> its manifest; else the result of `compute` at the
+ * payload's weights, stored dense or sparse (result-blob.ts). `compute` must not change the
+ * weights it is given: the next shard on this worker reads the same vector.
+ */
 export async function runWeightsJob(p: TrainShardPayload, env: JobEnv, compute: (w: Float64Array) => Promise<Float64Array>): Promise<JobOutcome> {
   const done = env.store.readManifest(p.step);
   if (done) return { step: p.step, cached: true, files: done.files };
   const t0 = Date.now();
-  const out = await compute(bytesToFloats(env.store.get(p.weights)));
-  const files = { result: env.store.put(floatsToBytes(out)) };
-  env.store.writeManifest({ step: p.step, files, seconds: (Date.now() - t0) / 1000 });
+  const weights = weightsOf(env.store, p.weights);
+  const out = await compute(weights.values);
+  const files = { result: env.store.put(encodeResult(out)) };
+  env.store.writeManifest({ step: p.step, files, seconds: (Date.now() - t0) / 1000, weightsRead: weights.read });
   return { step: p.step, cached: false, files };
 }
 
@@ -230,11 +248,13 @@ export async function queueExecutor(
     timings.flow += since(t0);
     t0 = performance.now();
     const manifests = steps.map((s) => store.readManifest(s.id) as StepManifest);
-    const results = manifests.map((m) => bytesToFloats(store.get(m.files.result)));
+    const blobs = manifests.map((m) => store.get(m.files.result));
+    const results = blobs.map((b) => decodeResult(b));
     timings.readResults += since(t0);
     timings.slowestJob += Math.max(...manifests.map((m) => m.seconds));
-    // Each worker reads the weights once; each result is written once and read once.
-    bytes += ranges.length * wBytes.length + results.reduce((n, r) => n + r.byteLength, 0);
+    // The weights as the workers read them (once per worker and evaluation), and each
+    // result blob written once and read once.
+    bytes += manifests.reduce((n, m) => n + (m.weightsRead ?? wBytes.length), 0) + blobs.reduce((n, b) => n + b.length, 0);
     await tidy();
     previous = { steps: steps.map((s) => s.id), weights: wHash, parent: flowParentId(kind, steps.map((s) => s.id)) };
     return results;
