@@ -98,10 +98,11 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
     console.log(JSON.stringify({ method: 'perceptron', model: modelFile, sentences: train.length, seconds, ...info, kernel: reranker.meta.kernel, dev: devScore }));
     return 0;
   }
-  console.log(
-    `trained ${reranker.meta.kernel}-kernel perceptron on ${train.length} sentences in ${seconds.toFixed(1)}s: ` +
-      `${info.steps} steps, ${info.mistakes} mistakes, ${info.support} support candidates, ${info.chunks} chunk(s); model ${modelFile}`,
-  );
+  // A mixed model is coefficients, not a record of steps and mistakes.
+  const how = options.mixing
+    ? `parameter mixing over ${values.mixShards ?? DEFAULT_MIX_SHARDS} shards (${values.mixWeighting ?? 'uniform'}), ${info.support} support candidates`
+    : `${info.steps} steps, ${info.mistakes} mistakes, ${info.support} support candidates, ${info.chunks} chunk(s)`;
+  console.log(`trained ${reranker.meta.kernel}-kernel perceptron on ${train.length} sentences in ${seconds.toFixed(1)}s: ${how}; model ${modelFile}`);
   if (e) console.log(report(`dev (${reranker.meta.prediction})`, e, metricName(reranker)));
   return 0;
 }
