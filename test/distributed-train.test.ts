@@ -13,7 +13,7 @@ import { mixingTrainer, mixingWeights } from '../lib/distributed/mixing.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
 import { formatNbestLine } from '../lib/io/nbest.js';
-import { decodeResult, encodeResult } from '../lib/distributed/result-blob.js';
+import { decodeVector, encodeVector } from '../lib/distributed/vector-blob.js';
 import { randomFeatureNbest } from './perceptron-helpers.js';
 import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
 
@@ -141,7 +141,7 @@ describe('distributed training without Redis', () => {
   });
 });
 
-describe('result blobs (gradients, epoch weights): dense or sparse, lossless', () => {
+describe('vector blobs (weights, gradients, epoch weights): dense or sparse, lossless', () => {
   it('round-trips every value bit for bit, -0 included, and picks the smaller form', () => {
     const sparse = new Float64Array(1000);
     sparse[3] = 1.5;
@@ -149,18 +149,18 @@ describe('result blobs (gradients, epoch weights): dense or sparse, lossless', (
     sparse[500] = -0;
     const dense = Float64Array.from({ length: 50 }, (_, k) => (k % 3 === 0 ? 0 : Math.sin(k)));
     for (const v of [sparse, dense, new Float64Array(0), new Float64Array(7)]) {
-      const blob = encodeResult(v);
-      const back = decodeResult(blob);
+      const blob = encodeVector(v);
+      const back = decodeVector(blob);
       expect(back.length).toBe(v.length);
       expect(Buffer.from(back.buffer).equals(Buffer.from(v.buffer))).toBe(true);
     }
-    expect(Object.is(decodeResult(encodeResult(sparse))[500], -0)).toBe(true);
-    expect(encodeResult(sparse).length).toBe(16 + 16 + 3 * 8); // 3 nonzeros: indices padded to 8 bytes
-    expect(encodeResult(dense).length).toBe(16 + 50 * 8);
-    const bad = encodeResult(sparse);
+    expect(Object.is(decodeVector(encodeVector(sparse))[500], -0)).toBe(true);
+    expect(encodeVector(sparse).length).toBe(16 + 16 + 3 * 8); // 3 nonzeros: indices padded to 8 bytes
+    expect(encodeVector(dense).length).toBe(16 + 50 * 8);
+    const bad = encodeVector(sparse);
     bad.writeUInt32LE(0, 0);
-    expect(() => decodeResult(bad)).toThrow(/unknown kind/);
-    expect(() => decodeResult(encodeResult(sparse).subarray(0, 40))).toThrow(/wrong size/);
+    expect(() => decodeVector(bad)).toThrow(/unknown kind/);
+    expect(() => decodeVector(encodeVector(sparse).subarray(0, 40))).toThrow(/wrong size/);
   });
 });
 

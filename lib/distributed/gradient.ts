@@ -22,7 +22,7 @@ import type { JobEnv, JobOutcome, JobKind } from './jobs.js';
 import { parsePayload } from './payloads.js';
 import { HASH_PATTERN, STEP_ID_PATTERN, type ArtifactStore, type StepManifest } from './store.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';
-import { decodeResult, encodeResult } from './result-blob.js';
+import { decodeVector, encodeVector } from './vector-blob.js';
 import { UsageError } from '../errors.js';
 
 /** [first, last) sentence ranges of `shards` near-equal shards, in order. */
@@ -30,17 +30,6 @@ export function sentenceRanges(sentences: number, shards: number): [number, numb
   const n = Math.max(1, Math.min(shards, sentences));
   const out: [number, number][] = [];
   for (let k = 0; k < n; k++) out.push([Math.floor((k * sentences) / n), Math.floor(((k + 1) * sentences) / n)]);
-  return out;
-}
-
-/** Float64 values <-> the bytes of a blob (little-endian, as every host we run on). */
-export function floatsToBytes(values: Float64Array): Buffer {
-  return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
-}
-export function bytesToFloats(bytes: Buffer): Float64Array {
-  if (bytes.length % 8 !== 0) throw new Error('a weight blob whose size is not a multiple of 8 bytes');
-  const out = new Float64Array(bytes.length / 8);
-  new Uint8Array(out.buffer).set(bytes);
   return out;
 }
 
@@ -144,13 +133,13 @@ let lastWeights: { hash: string; values: Float64Array } | undefined;
 function weightsOf(store: ArtifactStore, hash: string): { values: Float64Array; read: number } {
   if (lastWeights?.hash === hash) return { values: lastWeights.values, read: 0 };
   const bytes = store.get(hash);
-  lastWeights = { hash, values: bytesToFloats(bytes) };
+  lastWeights = { hash, values: decodeVector(bytes) };
   return { values: lastWeights.values, read: bytes.length };
 }
 
 /**
  * A shard job's frame: done before -> its manifest; else the result of `compute` at the
- * payload's weights, stored dense or sparse (result-blob.ts). `compute` must not change the
+ * payload's weights, stored dense or sparse (vector-blob.ts). `compute` must not change the
  * weights it is given: the next shard on this worker reads the same vector.
  */
 export async function runWeightsJob(p: TrainShardPayload, env: JobEnv, compute: (w: Float64Array) => Promise<Float64Array>): Promise<JobOutcome> {
@@ -159,7 +148,7 @@ export async function runWeightsJob(p: TrainShardPayload, env: JobEnv, compute: 
   const t0 = Date.now();
   const weights = weightsOf(env.store, p.weights);
   const out = await compute(weights.values);
-  const files = { result: env.store.put(encodeResult(out)) };
+  const files = { result: env.store.put(encodeVector(out)) };
   env.store.writeManifest({ step: p.step, files, seconds: (Date.now() - t0) / 1000, weightsRead: weights.read });
   return { step: p.step, cached: false, files };
 }
@@ -234,7 +223,7 @@ export async function queueExecutor(
   };
   const run = async (kind: JobKind, weights: Float64Array, seed: number | undefined): Promise<Float64Array[]> => {
     let t0 = performance.now();
-    const wBytes = floatsToBytes(weights);
+    const wBytes = encodeVector(weights);
     const wHash = store.put(wBytes);
     timings.putWeights += since(t0);
     const steps: FlowStep[] = ranges.map(([first, last]) => {
@@ -249,7 +238,7 @@ export async function queueExecutor(
     t0 = performance.now();
     const manifests = steps.map((s) => store.readManifest(s.id) as StepManifest);
     const blobs = manifests.map((m) => store.get(m.files.result));
-    const results = blobs.map((b) => decodeResult(b));
+    const results = blobs.map((b) => decodeVector(b));
     timings.readResults += since(t0);
     timings.slowestJob += Math.max(...manifests.map((m) => m.seconds));
     // The weights as the workers read them (once per worker and evaluation), and each

@@ -1,8 +1,9 @@
 /**
- * A shard's result vector (a gradient, or a perceptron epoch's weights) as a store blob:
- * dense (8 bytes per value) or sparse (4-byte index + 8-byte value per nonzero), whichever
- * is smaller. A shard's gradient is zero on every feature its sentences never fire, so for
- * hashed feature spaces (the CRF parser's 2^22 surface weights) most of it is zeros.
+ * A weight vector sent to the shards, or a shard's result (a gradient, a perceptron epoch's
+ * weights), as a store blob: dense (8 bytes per value) or sparse (4-byte index + 8-byte value
+ * per nonzero), whichever is smaller. A shard's gradient is zero on every feature its
+ * sentences never fire, and the weights stay zero on features no sentence fires, so for
+ * hashed feature spaces (the CRF parser's 2^22 surface weights) most of both are zeros.
  *
  * Lossless: the sparse form leaves out only +0 entries (Object.is), and a missing entry is
  * read back as +0, so the decoded vector equals the encoded one bit for bit (-0 included)
@@ -17,7 +18,7 @@ const HEADER = 16;
 
 const isPositiveZero = (v: number): boolean => Object.is(v, 0);
 
-export function encodeResult(values: Float64Array): Buffer {
+export function encodeVector(values: Float64Array): Buffer {
   const n = values.length;
   let m = 0;
   for (let k = 0; k < n; k++) if (!isPositiveZero(values[k])) m++;
@@ -43,9 +44,9 @@ export function encodeResult(values: Float64Array): Buffer {
   return out;
 }
 
-export function decodeResult(bytes: Buffer): Float64Array {
+export function decodeVector(bytes: Buffer): Float64Array {
   const fail = (why: string): never => {
-    throw new Error(`a result blob ${why}`);
+    throw new Error(`a weight or result blob ${why}`);
   };
   if (bytes.length < HEADER) fail('shorter than its header');
   const magic = bytes.readUInt32LE(0);
