@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { repoRoot } from './helpers.js';
 
 export const hasRedisServer = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
@@ -36,20 +36,59 @@ export async function freePort(): Promise<number> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Every process these helpers start, killed when the test process exits (even on a failure). */
-const children = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+/**
+ * Every process these helpers start dies with the test that started it, and all of them die
+ * with the test process, however a test ends (a failed assertion, a timeout, or vitest
+ * killing its fork, which runs no 'exit' handler).
+ *
+ * Two mechanisms: a process started inside a test is killed when that test finishes
+ * (`onTestFinished`, which vitest runs after a timeout too); one started in a hook belongs to
+ * its describe block's afterAll. Behind both, a reaper: a small detached process that reads
+ * the pids on a pipe from this process and SIGKILLs those still listed when the pipe closes,
+ * which the kernel does when this process exits by any means, SIGKILL included.
+ */
+const REAPER = `
+const pids = new Set();
+let line = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => {
+  const parts = (line + d).split('\\n');
+  line = parts.pop();
+  for (const p of parts) (p[0] === '+' ? pids.add(p.slice(1)) : pids.delete(p.slice(1)));
 });
-function track(child: ChildProcess): ChildProcess {
-  children.add(child);
-  child.once('exit', () => children.delete(child));
+process.stdin.on('end', () => {
+  for (const pid of pids) { try { process.kill(Number(pid), 'SIGKILL'); } catch {} }
+  process.exit(0);
+});`;
+let reaper: ChildProcess | undefined;
+function tellReaper(message: string): void {
+  if (!reaper) {
+    reaper = spawn(process.execPath, ['-e', REAPER], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    reaper.unref();
+    (reaper.stdin as unknown as { unref(): void }).unref();
+  }
+  reaper.stdin?.write(message + '\n');
+}
+
+/** Kills `child` when the current test ends (if called inside one) and when the test process dies. */
+function track(child: ChildProcess, afterTest: () => Promise<void> = async () => void child.kill('SIGKILL')): ChildProcess {
+  const pid = child.pid;
+  if (pid === undefined) return child;
+  tellReaper(`+${pid}`);
+  child.once('exit', () => tellReaper(`-${pid}`));
+  try {
+    onTestFinished(afterTest);
+  } catch {
+    // Not inside a test (a beforeAll): the describe block's afterAll stops it.
+  }
   return child;
 }
 
 export interface TestRedis {
   url: string;
   port: number;
+  /** The redis-server process id. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -75,21 +114,25 @@ export async function startRedis(extra: string[] = [], tls?: { cert: string; key
   const ports = tls
     ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.cert, '--tls-key-file', tls.key, '--tls-ca-cert-file', tls.ca, '--tls-auth-clients', 'no']
     : ['--port', String(port)];
-  const proc = track(spawn('redis-server', [...ports, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' }));
+  const proc = spawn('redis-server', [...ports, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' });
+  const stop = async (signal: NodeJS.Signals): Promise<void> => {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill(signal);
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  track(proc, () => stop('SIGKILL'));
   for (let i = 0; i < 100; i++) {
     if (await listening(port)) break;
-    if (i === 99) throw new Error(`redis-server did not start on 127.0.0.1:${port}`);
+    if (i === 99) {
+      await stop('SIGKILL');
+      throw new Error(`redis-server did not start on 127.0.0.1:${port}`);
+    }
     await sleep(100);
   }
-  return {
-    url: `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
-    port,
-    async stop() {
-      proc.kill('SIGTERM');
-      await new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { url: `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`, port, pid: proc.pid, stop: () => stop('SIGTERM') };
 }
 
 /** A process of the built CLI whose stderr is collected. */
@@ -132,19 +175,24 @@ export function startCli(args: string[], cwd = repoRoot): CliProcess {
 /** A worker process: `structrank worker` on the test Redis and store. */
 export async function startWorkerProcess(redis: string, store: string, extra: string[] = []): Promise<CliProcess> {
   const w = startCli(['worker', '--redis', redis, '--store', store, '--threads', '1', ...extra]);
-  await w.waitFor(/worker .* on redis:/);
+  try {
+    await w.waitFor(/worker .* on redis:/);
+  } catch (e) {
+    await w.kill('SIGKILL');
+    throw e;
+  }
   return w;
 }
 
 /**
  * A test Redis and two worker processes on `store` for the enclosing describe block: started
- * in its beforeAll, killed (and the server stopped) in its afterAll.
+ * in its beforeAll, killed (and the server stopped) in its afterAll, also when a start fails.
  */
 export function redisWithTwoWorkers(store: string): { redis: TestRedis; workers: CliProcess[] } {
   const cluster = { redis: undefined as unknown as TestRedis, workers: [] as CliProcess[] };
   beforeAll(async () => {
     cluster.redis = await startRedis();
-    cluster.workers.push(await startWorkerProcess(cluster.redis.url, store), await startWorkerProcess(cluster.redis.url, store));
+    for (let i = 0; i < 2; i++) cluster.workers.push(await startWorkerProcess(cluster.redis.url, store));
   });
   afterAll(async () => {
     for (const w of cluster.workers) await w.kill('SIGKILL');

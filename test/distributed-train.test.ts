@@ -11,7 +11,10 @@ import { Tagger, type ExternalTrainer, type TaggerTrainingSpec, type TokenRows }
 import { crfGradientTrainer, localExecutor, sentenceRanges, type GradientStats } from '../lib/distributed/gradient.js';
 import { mixingTrainer, mixingWeights } from '../lib/distributed/mixing.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
-import { runCli, tempDir } from './helpers.js';
+import { repoRoot, runCli, tempDir } from './helpers.js';
+import { formatNbestLine } from '../lib/io/nbest.js';
+import { decodeVector, encodeVector } from '../lib/distributed/vector-blob.js';
+import { randomFeatureNbest } from './perceptron-helpers.js';
 import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
 
 const skip = skipWithoutRedis();
@@ -138,6 +141,29 @@ describe('distributed training without Redis', () => {
   });
 });
 
+describe('vector blobs (weights, gradients, epoch weights): dense or sparse, lossless', () => {
+  it('round-trips every value bit for bit, -0 included, and picks the smaller form', () => {
+    const sparse = new Float64Array(1000);
+    sparse[3] = 1.5;
+    sparse[999] = -2e-300;
+    sparse[500] = -0;
+    const dense = Float64Array.from({ length: 50 }, (_, k) => (k % 3 === 0 ? 0 : Math.sin(k)));
+    for (const v of [sparse, dense, new Float64Array(0), new Float64Array(7)]) {
+      const blob = encodeVector(v);
+      const back = decodeVector(blob);
+      expect(back.length).toBe(v.length);
+      expect(Buffer.from(back.buffer).equals(Buffer.from(v.buffer))).toBe(true);
+    }
+    expect(Object.is(decodeVector(encodeVector(sparse))[500], -0)).toBe(true);
+    expect(encodeVector(sparse).length).toBe(16 + 16 + 3 * 8); // 3 nonzeros: indices padded to 8 bytes
+    expect(encodeVector(dense).length).toBe(16 + 50 * 8);
+    const bad = encodeVector(sparse);
+    bad.writeUInt32LE(0, 0);
+    expect(() => decodeVector(bad)).toThrow(/unknown kind/);
+    expect(() => decodeVector(encodeVector(sparse).subarray(0, 40))).toThrow(/wrong size/);
+  });
+});
+
 describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () => {
   const store = join(tmp.dir, 'store');
   const cluster = redisWithTwoWorkers(store);
@@ -187,6 +213,29 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
     const jobs = cluster.workers.map((w) => (w.output().match(/done train\.perceptron-epoch/g) ?? []).length);
     expect(jobs[0] + jobs[1]).toBe(2 * 3 * 3);
     // The per-round weights and results are removed once mixed (after their flow finished).
+    expect(cluster.workers.some((w) => /failed/.test(w.output()))).toBe(false);
+    expect(readdirSync(join(store, 'steps')).filter((f) => f.startsWith('train.'))).toEqual([]);
+  });
+
+  it('train-reranker --method perceptron --redis --mix-shards 3 equals --mix-shards 3 in process, bit for bit', async () => {
+    const lists = join(repoRoot, 'test', 'fixtures', 'perceptron');
+    const linear = tmp.file('linear.nbest.jsonl', randomFeatureNbest(60, 4).map((s) => formatNbestLine(s)).join('\n') + '\n');
+    const before = cluster.workers.map((w) => (w.output().match(/done train\.reranker-epoch/g) ?? []).length);
+    let runs = 0;
+    for (const [train, extra] of [[join(lists, 'tiny-trees.jsonl'), []], [join(lists, 'tiny-tags.jsonl'), ['--mix-weighting', 'updates']], [linear, ['--kernel', 'linear']]] as const) {
+      const inProcess = join(tmp.dir, `rerank-mix-local-${runs}.model`);
+      const queued = join(tmp.dir, `rerank-mix-remote-${runs}.model`);
+      const args = ['train-reranker', '--method', 'perceptron', '--train', train, '--epochs', '3', '--mix-shards', '3', '--threads', '1', ...extra];
+      const a = runCli([...args, '--model', inProcess]);
+      expect(a.status, a.stderr).toBe(0);
+      const b = runCli([...args, '--model', queued, '--redis', cluster.redis.url, '--store', store]);
+      expect(b.status, b.stderr).toBe(0);
+      expect(readFileSync(queued).equals(readFileSync(inProcess))).toBe(true);
+      runs++;
+    }
+    await sleep(300);
+    const jobs = cluster.workers.map((w, i) => (w.output().match(/done train\.reranker-epoch/g) ?? []).length - before[i]);
+    expect(jobs[0] + jobs[1]).toBe(runs * 3 * 3);
     expect(cluster.workers.some((w) => /failed/.test(w.output()))).toBe(false);
     expect(readdirSync(join(store, 'steps')).filter((f) => f.startsWith('train.'))).toEqual([]);
   });

@@ -14,6 +14,8 @@ import { Redis } from 'ioredis';
 import { QUEUE_NAME } from '../lib/distributed/connection.js';
 import { ArtifactStore } from '../lib/distributed/store.js';
 import type { CandidatesPayload } from '../lib/distributed/payloads.js';
+import { readTreesSync } from '../lib/io/treebank.js';
+import { formatTree } from '../lib/trees/tree.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
 import { freePort, skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
 
@@ -22,14 +24,17 @@ const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 const gum = join(repoRoot, 'data', 'gum-open');
 
-/** A tiny parsing pipeline on a slice of GUM: 3 folds, dev-test, boosting and log-linear. */
-function writeConfig(name: string): string {
+/**
+ * A tiny parsing pipeline on a slice of GUM: 3 folds, dev-test, boosting and log-linear
+ * (another training file and no rerankers with `only`).
+ */
+function writeConfig(name: string, only?: { train: string; rerankers: [] }): string {
   return tmp.file(`${name}.json`, JSON.stringify({
     task: 'parse',
-    data: { train: join(gum, 'train.mrg'), dev: join(gum, 'dev.mrg'), test: join(gum, 'test.mrg'), maxLength: 15, trainLimit: 90, devLimit: 12, testLimit: 12 },
+    data: { train: only?.train ?? join(gum, 'train.mrg'), dev: join(gum, 'dev.mrg'), test: join(gum, 'test.mrg'), maxLength: 15, trainLimit: 90, devLimit: 12, testLimit: 12 },
     folds: 3,
     nbest: 4,
-    rerankers: [{ type: 'boost', rounds: 30, eps: [0.01], cutoff: 1 }, { type: 'loglinear', l2: [1, 10], iterations: 20, cutoff: 1 }],
+    rerankers: only?.rerankers ?? [{ type: 'boost', rounds: 30, eps: [0.01], cutoff: 1 }, { type: 'loglinear', l2: [1, 10], iterations: 20, cutoff: 1 }],
     threads: 1,
     output: join(tmp.dir, name),
   }));
@@ -189,8 +194,8 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     client.disconnect();
   });
 
-  const coordinator = (name: string, store: string): CliProcess =>
-    startCli(['pipeline', '--config', writeConfig(name), '--redis', redis.url, '--store', store]);
+  const coordinator = (name: string, store: string, config = writeConfig(name)): CliProcess =>
+    startCli(['pipeline', '--config', config, '--redis', redis.url, '--store', store]);
 
   async function completedJobs(kind: string): Promise<number> {
     const queue = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port: redis.port } });
@@ -230,6 +235,46 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     expect(steps.map((s) => s.name)).toEqual(['train-fold1of3', 'train-fold2of3', 'train-fold3of3', 'dev-test', 'rerank-boosting', 'rerank-log-linear']);
     expect(steps.every((s) => s.cached)).toBe(true);
     expect(candidateFiles(join(tmp.dir, 'remote-again'))).toEqual(reference.files);
+  });
+
+  it('workers keep the data sets between jobs; changed data (another hash) is read again', async () => {
+    const store = join(tmp.dir, 'store-data-cache');
+    workers.push(await startWorkerProcess(redis.url, store), await startWorkerProcess(redis.url, store));
+    // Per worker, its lines naming the data set its candidate jobs used.
+    const lines = (w: CliProcess): string[] => w.output().match(/data sets (?:read|reused) \(train [0-9a-f]{12}\)/g) ?? [];
+    const trainHash = (l: string): string => /train ([0-9a-f]{12})/.exec(l)?.[1] as string;
+    const first = coordinator('data-cache-1', store, writeConfig('data-cache-1', { train: join(gum, 'train.mrg'), rerankers: [] }));
+    expect(await first.exited(), first.output()).toBe(0);
+    const run1 = workers.map(lines);
+    // 4 candidate jobs (3 folds, dev-test): each worker that took one read the data once,
+    // at its first job, and reused it for the others.
+    expect(run1.flat()).toHaveLength(4);
+    for (const mine of run1.filter((m) => m.length > 0)) {
+      expect(mine[0]).toMatch(/^data sets read/);
+      expect(mine.slice(1).every((l) => l.startsWith('data sets reused'))).toBe(true);
+    }
+    expect(run1.flat().filter((l) => l.startsWith('data sets reused')).length).toBeGreaterThanOrEqual(2);
+    const hash1 = trainHash(run1.flat()[0]);
+    expect(run1.flat().every((l) => trainHash(l) === hash1)).toBe(true);
+
+    // The same treebank less its first 10 trees: other content, so another hash, read afresh
+    // by every worker that takes a job, and the candidates of a local run on that file.
+    const changed = tmp.file('train-changed.mrg', readTreesSync(join(gum, 'train.mrg')).slice(10).map((t) => formatTree(t)).join('\n') + '\n');
+    const second = coordinator('data-cache-2', store, writeConfig('data-cache-2', { train: changed, rerankers: [] }));
+    expect(await second.exited(), second.output()).toBe(0);
+    const run2 = workers.map((w, i) => lines(w).slice(run1[i].length));
+    expect(run2.flat()).toHaveLength(4);
+    const hash2 = trainHash(run2.flat()[0]);
+    expect(hash2).not.toBe(hash1);
+    expect(run2.flat().every((l) => trainHash(l) === hash2)).toBe(true);
+    for (const mine of run2.filter((m) => m.length > 0)) {
+      expect(mine[0]).toMatch(/^data sets read/);
+      expect(mine.slice(1).every((l) => l.startsWith('data sets reused'))).toBe(true);
+    }
+    const local = runCli(['pipeline', '--config', writeConfig('data-cache-local', { train: changed, rerankers: [] })]);
+    expect(local.status, local.stderr).toBe(0);
+    expect(candidateFiles(join(tmp.dir, 'data-cache-2'))).toEqual(candidateFiles(join(tmp.dir, 'data-cache-local')));
+    expect(candidateFiles(join(tmp.dir, 'data-cache-2'))).not.toEqual(candidateFiles(join(tmp.dir, 'data-cache-1')));
   });
 
   // Kill points: as the job starts (reading its inputs), once the base model trains, and

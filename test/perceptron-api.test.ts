@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readNbestSync, type NbestSentence } from '../lib/io/nbest.js';
+import { readNbestSync } from '../lib/io/nbest.js';
 import { PerceptronReranker } from '../lib/rerank/perceptron.js';
-import { detectTagScoring, sentenceScoresFor } from './perceptron-helpers.js';
+import { detectTagScoring, randomFeatureNbest, sentenceScoresFor } from './perceptron-helpers.js';
 import { repoRoot, tempDir } from './helpers.js';
 
 const fixtures = join(repoRoot, 'test', 'fixtures', 'perceptron');
@@ -11,28 +11,6 @@ const trees = readNbestSync(join(fixtures, 'tiny-trees.jsonl'));
 const tags = readNbestSync(join(fixtures, 'tiny-tags.jsonl'));
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
-
-/** Random sentences with explicit integer features: primal and dual sums are exact. */
-function randomFeatureNbest(n: number, seed: number): NbestSentence[] {
-  let x = seed;
-  const rand = (k: number): number => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    return x % k;
-  };
-  const out: NbestSentence[] = [];
-  for (let s = 0; s < n; s++) {
-    const m = 2 + rand(5);
-    const gold = Array.from({ length: 4 }, () => (rand(2) ? 'B-NP' : 'O'));
-    const candidates = Array.from({ length: m }, () => {
-      const cand = gold.map((t) => (rand(3) === 0 ? (t === 'O' ? 'B-NP' : 'O') : t));
-      const features: Record<string, number> = {};
-      for (let k = 0; k < 1 + rand(5); k++) features[`f${rand(30)}`] = 1 + rand(2);
-      return { tags: cand, logprob: -rand(10), features };
-    });
-    out.push({ id: `r${s}`, tokens: ['a', 'b', 'c', 'd'], candidates, gold, line: s + 1 });
-  }
-  return out;
-}
 
 describe('perceptron reranker API', () => {
   it('primal and dual forms make identical decisions with the linear kernel', async () => {

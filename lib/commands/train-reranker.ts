@@ -4,6 +4,7 @@ import { flagOf } from '../cli/options.js';
 import { option } from '../options/field.js';
 import { checkpointFields, json, optionalFile, requiredFile } from '../options/common.js';
 import { linearRerankerFields, perceptronFields } from '../options/rerank.js';
+import { trainFields } from '../options/distributed.js';
 import { cliSignal } from '../cli/signal.js';
 import { UsageError } from '../errors.js';
 import { listKind, requireSameKind } from '../io/nbest.js';
@@ -19,7 +20,9 @@ import { resolveThreads } from '../native.js';
 const METHODS = [...Object.keys(rerankerTrainers), 'perceptron'];
 // Both methods take --threads; the other options apply to one side only.
 const { threads, ...linearOnly } = linearRerankerFields;
-const perceptronOnly: Omit<typeof perceptronFields, 'threads'> = { ...perceptronFields };
+// Parameter mixing of the perceptron (in process or as jobs): train-tagger's fields less the CRF's.
+const { gradientShards: _crfOnly, ...mixingFields } = trainFields;
+const perceptronOnly: Omit<typeof perceptronFields, 'threads'> & typeof mixingFields = { ...perceptronFields, ...mixingFields };
 delete (perceptronOnly as Partial<typeof perceptronFields>).threads;
 
 const command = defineCommand({

@@ -22,6 +22,7 @@ import type { JobEnv, JobOutcome, JobKind } from './jobs.js';
 import { parsePayload } from './payloads.js';
 import { HASH_PATTERN, STEP_ID_PATTERN, type ArtifactStore, type StepManifest } from './store.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';
+import { decodeVector, encodeVector } from './vector-blob.js';
 import { UsageError } from '../errors.js';
 
 /** [first, last) sentence ranges of `shards` near-equal shards, in order. */
@@ -29,17 +30,6 @@ export function sentenceRanges(sentences: number, shards: number): [number, numb
   const n = Math.max(1, Math.min(shards, sentences));
   const out: [number, number][] = [];
   for (let k = 0; k < n; k++) out.push([Math.floor((k * sentences) / n), Math.floor(((k + 1) * sentences) / n)]);
-  return out;
-}
-
-/** Float64 values <-> the bytes of a blob (little-endian, as every host we run on). */
-export function floatsToBytes(values: Float64Array): Buffer {
-  return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
-}
-export function bytesToFloats(bytes: Buffer): Float64Array {
-  if (bytes.length % 8 !== 0) throw new Error('a weight blob whose size is not a multiple of 8 bytes');
-  const out = new Float64Array(bytes.length / 8);
-  new Uint8Array(out.buffer).set(bytes);
   return out;
 }
 
@@ -135,14 +125,31 @@ async function runShardJob(p: TrainShardPayload, env: JobEnv, compute: (h: Shard
   return runWeightsJob(p, env, (w) => compute(trainingHandle(env.store, p.spec), w));
 }
 
-/** A shard job's frame: done before -> its manifest; else the result of `compute` at the payload's weights, stored. */
+/**
+ * The weights a worker read last, by hash: the shards of one evaluation that land on the
+ * same worker read and verify the weights once (they are broadcast once per evaluation).
+ */
+let lastWeights: { hash: string; values: Float64Array } | undefined;
+function weightsOf(store: ArtifactStore, hash: string): { values: Float64Array; read: number } {
+  if (lastWeights?.hash === hash) return { values: lastWeights.values, read: 0 };
+  const bytes = store.get(hash);
+  lastWeights = { hash, values: decodeVector(bytes) };
+  return { values: lastWeights.values, read: bytes.length };
+}
+
+/**
+ * A shard job's frame: done before -> its manifest; else the result of `compute` at the
+ * payload's weights, stored dense or sparse (vector-blob.ts). `compute` must not change the
+ * weights it is given: the next shard on this worker reads the same vector.
+ */
 export async function runWeightsJob(p: TrainShardPayload, env: JobEnv, compute: (w: Float64Array) => Promise<Float64Array>): Promise<JobOutcome> {
   const done = env.store.readManifest(p.step);
   if (done) return { step: p.step, cached: true, files: done.files };
   const t0 = Date.now();
-  const out = await compute(bytesToFloats(env.store.get(p.weights)));
-  const files = { result: env.store.put(floatsToBytes(out)) };
-  env.store.writeManifest({ step: p.step, files, seconds: (Date.now() - t0) / 1000 });
+  const weights = weightsOf(env.store, p.weights);
+  const out = await compute(weights.values);
+  const files = { result: env.store.put(encodeVector(out)) };
+  env.store.writeManifest({ step: p.step, files, seconds: (Date.now() - t0) / 1000, weightsRead: weights.read });
   return { step: p.step, cached: false, files };
 }
 
@@ -183,12 +190,13 @@ export interface ExecutorTimings {
 
 /**
  * The shards as queue jobs: weights and results travel through the store. `spec` is stored
- * as JSON for the workers (a tagger's, or a parser's with `gradientKind` 'train.parser-gradient').
+ * as JSON for the workers (a tagger's, a parser's with `gradientKind` 'train.parser-gradient',
+ * or a perceptron reranker's with `epochKind` 'train.reranker-epoch').
  */
 export async function queueExecutor(
   spec: { sentences: number },
   shards: number,
-  o: { redis: string; store: ArtifactStore; signal?: AbortSignal; log?: (line: string) => void; gradientKind?: JobKind },
+  o: { redis: string; store: ArtifactStore; signal?: AbortSignal; log?: (line: string) => void; gradientKind?: JobKind; epochKind?: JobKind },
 ): Promise<ShardExecutor> {
   const connection: Redis = await connectRedis(o.redis, 'client');
   const { store } = o;
@@ -215,7 +223,7 @@ export async function queueExecutor(
   };
   const run = async (kind: JobKind, weights: Float64Array, seed: number | undefined): Promise<Float64Array[]> => {
     let t0 = performance.now();
-    const wBytes = floatsToBytes(weights);
+    const wBytes = encodeVector(weights);
     const wHash = store.put(wBytes);
     timings.putWeights += since(t0);
     const steps: FlowStep[] = ranges.map(([first, last]) => {
@@ -229,11 +237,13 @@ export async function queueExecutor(
     timings.flow += since(t0);
     t0 = performance.now();
     const manifests = steps.map((s) => store.readManifest(s.id) as StepManifest);
-    const results = manifests.map((m) => bytesToFloats(store.get(m.files.result)));
+    const blobs = manifests.map((m) => store.get(m.files.result));
+    const results = blobs.map((b) => decodeVector(b));
     timings.readResults += since(t0);
     timings.slowestJob += Math.max(...manifests.map((m) => m.seconds));
-    // Each worker reads the weights once; each result is written once and read once.
-    bytes += ranges.length * wBytes.length + results.reduce((n, r) => n + r.byteLength, 0);
+    // The weights as the workers read them (once per worker and evaluation), and each
+    // result blob written once and read once.
+    bytes += manifests.reduce((n, m) => n + (m.weightsRead ?? wBytes.length), 0) + blobs.reduce((n, b) => n + b.length, 0);
     await tidy();
     previous = { steps: steps.map((s) => s.id), weights: wHash, parent: flowParentId(kind, steps.map((s) => s.id)) };
     return results;
@@ -249,7 +259,7 @@ export async function queueExecutor(
     },
     async perceptronEpochs(w, seed) {
       const n = w.length;
-      return (await run('train.perceptron-epoch', w, seed)).map((r) => ({ mistakes: r[0], weights: r.subarray(1, 1 + n), averaged: r.subarray(1 + n) }));
+      return (await run(o.epochKind ?? 'train.perceptron-epoch', w, seed)).map((r) => ({ mistakes: r[0], weights: r.subarray(1, 1 + n), averaged: r.subarray(1 + n) }));
     },
     async close() {
       await tidy();

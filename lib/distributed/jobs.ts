@@ -21,6 +21,7 @@ import { runNbestShard } from './nbest-shards.js';
 import { runShard } from './shards.js';
 import { runCrfGradientJob, runPerceptronEpochJob, trainShardPayload } from './gradient.js';
 import { runParserGradientJob } from './parser-gradient.js';
+import { runRerankerEpochJob } from './rerank-mixing.js';
 import type { ArtifactStore, StepManifest } from './store.js';
 
 /** What a job body gets from the worker that runs it. */
@@ -71,9 +72,11 @@ function storeCheckpoints(env: JobEnv, step: string): { checkpoints: NonNullable
  * not once per job. Blobs are content-addressed, so equal hashes are equal bytes.
  */
 const dataSetsRead = new Map<string, DataSets>();
-function cachedDataSets(p: CandidatesPayload, config: PipelineConfig): DataSets {
+function cachedDataSets(p: CandidatesPayload, config: PipelineConfig, log: JobEnv['log']): DataSets {
   const key = JSON.stringify([p.task, p.data, p.inputs, p.folds]);
   let sets = dataSetsRead.get(key);
+  // The log line names the training data's hash: tests and operators can see what was reused.
+  log(`data sets ${sets === undefined ? 'read' : 'reused'} (train ${p.inputs.train.slice(0, 12)})`);
   if (sets === undefined) {
     sets = readDataSets(config);
     dataSetsRead.set(key, sets);
@@ -109,7 +112,7 @@ async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutc
     `job ${p.step}`,
     env.store.root,
   );
-  const data = cachedDataSets(p, config);
+  const data = cachedDataSets(p, config, env.log);
   const base = realComponents.base(config);
   const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
   const saved = storeCheckpoints(env, p.step);
@@ -179,6 +182,7 @@ export const jobs = {
   /** Distributed training (gradient.ts, mixing.ts): one shard's CRF gradient or perceptron epoch. */
   'train.crf-gradient': define({ schema: trainShardPayload, run: runCrfGradientJob }),
   'train.perceptron-epoch': define({ schema: trainShardPayload, run: runPerceptronEpochJob }),
+  'train.reranker-epoch': define({ schema: trainShardPayload, run: runRerankerEpochJob }),
   /** `train-parser --crf --lbfgs --redis` (parser-gradient.ts): one shard's CRF parser gradient. */
   'train.parser-gradient': define({ schema: trainShardPayload, run: runParserGradientJob }),
 };

@@ -25,7 +25,7 @@ export function mixingWeights(parts: { mistakes: number }[], weighting: MixWeigh
 }
 
 /** sum_i mu_i v_i, added in shard order. */
-function mix(vectors: Float64Array[], mu: number[]): Float64Array {
+export function mix(vectors: Float64Array[], mu: number[]): Float64Array {
   const out = new Float64Array(vectors[0].length);
   vectors.forEach((v, i) => {
     for (let k = 0; k < v.length; k++) out[k] += mu[i] * v[k];

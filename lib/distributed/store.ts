@@ -23,6 +23,8 @@ export interface StepManifest {
   step: string;
   files: Record<string, string>;
   seconds: number;
+  /** Training shard jobs: bytes of weights the job read (0 when its worker had them already). */
+  weightsRead?: number;
 }
 
 /** A path outside the store, or a name that is not a hash or step id. */

@@ -9,7 +9,11 @@ import type { perceptronFields } from '../options/rerank.js';
 import { UsageError } from '../errors.js';
 import { listKind, readNbestSync, requireSameKind } from '../io/nbest.js';
 import { Progress, TrainProgressBar } from '../progress.js';
-import { formatChosen, PerceptronReranker, type PerceptronPrediction, type RerankEvaluation } from './perceptron.js';
+import { formatChosen, PerceptronReranker, type PerceptronPrediction, type PerceptronTrainOptions, type RerankEvaluation } from './perceptron.js';
+import { distributedTarget } from '../distributed/gradient.js';
+import type { MixWeighting } from '../distributed/mixing.js';
+import { rerankerMixing } from '../distributed/rerank-mixing.js';
+import { ArtifactStore } from '../distributed/store.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { resolveThreads } from '../native.js';
 
@@ -31,7 +35,15 @@ export interface PerceptronTrainCli extends OptionValues<typeof perceptronFields
   json?: boolean;
   checkpoint?: string;
   resume?: string;
+  /** Parameter mixing (lib/distributed/rerank-mixing.ts): in process, or as jobs with redis + store. */
+  mixShards?: number;
+  mixWeighting?: MixWeighting;
+  redis?: string;
+  store?: string;
 }
+
+/** Default shards of parameter mixing as jobs (--redis without --mix-shards), as for the tagger. */
+const DEFAULT_MIX_SHARDS = 2;
 
 export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<number> {
   const cmd = 'train-reranker';
@@ -63,6 +75,7 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
     signal: cliSignal(),
     checkpoint: values.checkpoint,
     resume: values.resume,
+    mixing: mixingOf(cmd, values),
   };
   if (options.sim2 > 0 && options.wordFeature === 'none') throw new UsageError(`${cmd}: --sim2 needs --word-feature`);
   if (options.normalize && kernel !== undefined && kernel !== 'tags') throw new UsageError(`${cmd}: --normalize applies to the tagging kernel (--kernel tags)`);
@@ -85,12 +98,28 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
     console.log(JSON.stringify({ method: 'perceptron', model: modelFile, sentences: train.length, seconds, ...info, kernel: reranker.meta.kernel, dev: devScore }));
     return 0;
   }
-  console.log(
-    `trained ${reranker.meta.kernel}-kernel perceptron on ${train.length} sentences in ${seconds.toFixed(1)}s: ` +
-      `${info.steps} steps, ${info.mistakes} mistakes, ${info.support} support candidates, ${info.chunks} chunk(s); model ${modelFile}`,
-  );
+  // A mixed model is coefficients, not a record of steps and mistakes.
+  const how = options.mixing
+    ? `parameter mixing over ${values.mixShards ?? DEFAULT_MIX_SHARDS} shards (${values.mixWeighting ?? 'uniform'}), ${info.support} support candidates`
+    : `${info.steps} steps, ${info.mistakes} mistakes, ${info.support} support candidates, ${info.chunks} chunk(s)`;
+  console.log(`trained ${reranker.meta.kernel}-kernel perceptron on ${train.length} sentences in ${seconds.toFixed(1)}s: ${how}; model ${modelFile}`);
   if (e) console.log(report(`dev (${reranker.meta.prediction})`, e, metricName(reranker)));
   return 0;
+}
+
+/** The `mixing` hook of --mix-shards / --redis --store, or undefined for ordinary training. */
+function mixingOf(cmd: string, values: PerceptronTrainCli): PerceptronTrainOptions['mixing'] {
+  const target = distributedTarget(cmd, values);
+  if (target === undefined && values.mixShards === undefined) return undefined;
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  return rerankerMixing({
+    shards: values.mixShards ?? DEFAULT_MIX_SHARDS,
+    weighting: values.mixWeighting ?? 'uniform',
+    seed: values.seed,
+    threads: resolveThreads(values.threads),
+    queue: target ? { redis: target.redis, store: new ArtifactStore(target.store), log } : undefined,
+    signal: cliSignal(),
+  });
 }
 
 function metricName(r: PerceptronReranker): string {

@@ -106,4 +106,15 @@ export interface PerceptronAddon {
     onProgress?: (done: number, total: number, mistakes: number) => void,
   ): Promise<NativePerceptronModel>;
   PerceptronModel: { load(bytes: Uint8Array): NativePerceptronModel };
+  /** One parameter-mixing epoch over sentences [first, last) from dense start coefficients. */
+  perceptronMixingEpoch(
+    spec: NativeCandidateSpec,
+    options: NativePerceptronOptions,
+    start: Float64Array,
+    first: number,
+    last: number,
+    cancel: CancelFlagHandle,
+  ): Promise<{ last: Float64Array; averaged: Float64Array; mistakes: number; steps: number }>;
+  /** A model of explicit coefficients, dense over the training candidates (no voted prediction). */
+  perceptronFromCoefficients(spec: NativeCandidateSpec, options: { beta: number; baseWeight: number }, last: Float64Array, averaged: Float64Array): NativePerceptronModel;
 }

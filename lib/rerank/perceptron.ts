@@ -28,6 +28,7 @@ import { f1 as f1Of, tagCounts, treeCounts, type MatchCounts } from '../eval/sco
 import type { TagScoring } from './perceptron-data.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import { baseIndex, oracleIndex } from './candidate-order.js';
+import { rerankerMixingSpec, type RerankerMixingSpec } from './perceptron-mixing.js';
 
 export type { PerceptronKernel } from './perceptron-data.js';
 export type PerceptronPrediction = 'last' | 'averaged' | 'voted';
@@ -94,6 +95,14 @@ export interface PerceptronTrainOptions {
   checkpoint?: string;
   /** Continue from this checkpoint (same data and options; `epochs` may be larger). */
   resume?: string;
+  /**
+   * Train by iterative parameter mixing instead (lib/distributed/rerank-mixing.ts): given the
+   * spec a worker rebuilds the candidates from, and the candidates built here, it runs
+   * `epochs` rounds and returns the last and averaged coefficients (dense over the training
+   * candidates). The model then has no voted prediction; chunks, checkpoints and resuming
+   * do not apply.
+   */
+  mixing?: (spec: RerankerMixingSpec, candidates: NativeCandidateSpec, epochs: number) => Promise<{ last: Float64Array; averaged: Float64Array }>;
 }
 
 export interface PerceptronMeta {
@@ -241,7 +250,15 @@ export class PerceptronReranker {
       ),
     );
     let handle: NativePerceptronModel | undefined;
-    if (options.checkpoint !== undefined) {
+    if (options.mixing) {
+      const refused = options.prediction === 'voted' ? 'voted prediction' : chunks > 1 ? 'chunks' : options.checkpoint !== undefined || options.resume !== undefined ? 'checkpoints' : undefined;
+      if (refused !== undefined) throw optionError(`parameter mixing has no ${refused} (a mixed model is one set of real coefficients)`);
+      const mixingOptions = { shuffle: options.shuffle ?? PERCEPTRON_DEFAULTS.shuffle, beta: options.beta ?? PERCEPTRON_DEFAULTS.beta, baseWeight: options.baseWeight ?? PERCEPTRON_DEFAULTS.baseWeight, primal: shaping.primal, cacheMB: options.cacheMB ?? PERCEPTRON_DEFAULTS.cacheMB };
+      const spec = rerankerMixingSpec(sentences, file, settings, mixingOptions);
+      const { last, averaged } = await options.mixing(spec, built.spec, epochs);
+      handle = addon().perceptronFromCoefficients(built.spec, { beta: mixingOptions.beta, baseWeight: mixingOptions.baseWeight }, last, averaged);
+    }
+    if (options.checkpoint !== undefined && !handle) {
       // An epoch per call, each continuing the previous one, and a checkpoint after each.
       for (let e = doneEpochs + 1; e <= epochs; e++) {
         handle = await trainTo(e);

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <string>
 
 #include "binding/async.h"
 #include "binding/cancel_flag.h"
@@ -136,7 +137,7 @@ class PerceptronModel : public ErrorMappingWrap<PerceptronModel> {
 
   Napi::Value Coefficients(const Napi::CallbackInfo& info) {
     const int mode = info[0].IsNumber() ? info[0].As<Napi::Number>().Int32Value() : 0;
-    return ToFloat64Array(info.Env(), model(info.Env()).run().Coefficients(static_cast<PredictMode>(mode)));
+    return ToFloat64Array(info.Env(), model(info.Env()).Coefficients(static_cast<PredictMode>(mode)));
   }
 
   Napi::Value CompactFeatures(const Napi::CallbackInfo& info) {
@@ -156,14 +157,8 @@ class PerceptronModel : public ErrorMappingWrap<PerceptronModel> {
   std::shared_ptr<RerankerModel> model_;
 };
 
-// perceptronTrain(train, options, cancelFlag, onProgress?)
-Napi::Value Train(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Expect(info[0].IsObject(), env, "training candidates object");
-  Napi::Object spec = info[0].As<Napi::Object>();
-  auto set = std::make_shared<RankingSet>(RankingSetFrom(spec, true));
-  std::shared_ptr<CandidateBank> bank = MakeCandidateBank(spec);
-  Napi::Object opts = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
+// The options shaping training (perceptronTrain's and a mixing epoch's).
+PerceptronOptions TrainOptionsFrom(const Napi::Object& opts) {
   PerceptronOptions options;
   options.epochs = OptionalInt(opts, "epochs", 1);
   options.chunks = OptionalInt(opts, "chunks", 1);
@@ -174,11 +169,83 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
   options.shuffle = shuffle.IsBoolean() ? shuffle.As<Napi::Boolean>().Value() : true;
   Napi::Value compressed = opts.Get("compressed");
   options.compressed = compressed.IsBoolean() ? compressed.As<Napi::Boolean>().Value() : true;
-  const double beta = OptionalDouble(opts, "beta", 0);
   options.base_weight = OptionalDouble(opts, "baseWeight", 0);
   if (!std::isfinite(options.base_weight)) throw InputError("perceptron: baseWeight must be a finite number");
-  Napi::Value primal_value = opts.Get("primal");
-  const bool primal = primal_value.IsBoolean() && primal_value.As<Napi::Boolean>().Value();
+  return options;
+}
+
+bool PrimalFrom(const Napi::Object& opts) {
+  Napi::Value primal = opts.Get("primal");
+  return primal.IsBoolean() && primal.As<Napi::Boolean>().Value();
+}
+
+std::vector<double> DenseCoefficients(const Napi::Value& v, const char* what) {
+  Expect(v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, v.Env(),
+         std::string(what) + ": Float64Array");
+  return ToVector<double>(v.As<Napi::Float64Array>());
+}
+
+// perceptronMixingEpoch(train, options, start, first, last, cancelFlag) -> Promise<{last,
+// averaged, mistakes, steps}>: one parameter-mixing epoch over sentences [first, last).
+Napi::Value MixingEpoch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Expect(info[0].IsObject(), env, "training candidates object");
+  Napi::Object spec = info[0].As<Napi::Object>();
+  auto set = std::make_shared<RankingSet>(RankingSetFrom(spec, true));
+  std::shared_ptr<CandidateBank> bank = MakeCandidateBank(spec);
+  Napi::Object opts = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
+  PerceptronOptions options = TrainOptionsFrom(opts);
+  const double beta = OptionalDouble(opts, "beta", 0);
+  const bool primal = PrimalFrom(opts);
+  auto start = std::make_shared<std::vector<double>>(DenseCoefficients(info[2], "start coefficients"));
+  Expect(info[3].IsNumber() && info[4].IsNumber(), env, "first, last: sentence numbers");
+  const int64_t first = info[3].As<Napi::Number>().Int64Value(), last = info[4].As<Napi::Number>().Int64Value();
+  auto cancel = CancelFlag::From(info[5]);
+  auto result = std::make_shared<MixingEpochResult>();
+  return RunAsync(
+      env,
+      [=]() {
+        PerceptronOptions job = options;
+        job.cancel = cancel.get();
+        *result = RerankerModel::MixingEpoch(*bank, *set, beta, primal, job, *start, first, last);
+      },
+      [=](Napi::Env env) -> Napi::Value {
+        Napi::Object out = Napi::Object::New(env);
+        out.Set("last", ToFloat64Array(env, result->last));
+        out.Set("averaged", ToFloat64Array(env, result->averaged));
+        out.Set("mistakes", Napi::Number::New(env, static_cast<double>(result->mistakes)));
+        out.Set("steps", Napi::Number::New(env, static_cast<double>(result->steps)));
+        return out;
+      });
+}
+
+// perceptronFromCoefficients(train, options, last, averaged) -> PerceptronModel of explicit
+// coefficients (dense over the training candidates).
+Napi::Value FromCoefficients(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Expect(info[0].IsObject(), env, "training candidates object");
+  Napi::Object spec = info[0].As<Napi::Object>();
+  RankingSet set = RankingSetFrom(spec, false);
+  std::shared_ptr<CandidateBank> bank = MakeCandidateBank(spec);
+  Napi::Object opts = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
+  const double beta = OptionalDouble(opts, "beta", 0);
+  const double base_weight = OptionalDouble(opts, "baseWeight", 0);
+  auto model = std::make_shared<RerankerModel>(RerankerModel::FromCoefficients(
+      *bank, set, beta, base_weight, DenseCoefficients(info[2], "last"), DenseCoefficients(info[3], "averaged")));
+  return PerceptronModel::Wrap(env, std::move(model));
+}
+
+// perceptronTrain(train, options, cancelFlag, onProgress?)
+Napi::Value Train(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Expect(info[0].IsObject(), env, "training candidates object");
+  Napi::Object spec = info[0].As<Napi::Object>();
+  auto set = std::make_shared<RankingSet>(RankingSetFrom(spec, true));
+  std::shared_ptr<CandidateBank> bank = MakeCandidateBank(spec);
+  Napi::Object opts = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
+  PerceptronOptions options = TrainOptionsFrom(opts);
+  const double beta = OptionalDouble(opts, "beta", 0);
+  const bool primal = PrimalFrom(opts);
   auto cancel = CancelFlag::From(info[2]);
   options.cancel = cancel.get();
   // resume: runBytes() of the first resumeEpochs epochs (a checkpoint), continued here.
@@ -237,6 +304,8 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
 void Init(Napi::Env env, Napi::Object exports) {
   PerceptronModel::Init(env, exports);
   exports.Set("perceptronTrain", MappedFunction<Train>(env, "perceptronTrain"));
+  exports.Set("perceptronMixingEpoch", MappedFunction<MixingEpoch>(env, "perceptronMixingEpoch"));
+  exports.Set("perceptronFromCoefficients", MappedFunction<FromCoefficients>(env, "perceptronFromCoefficients"));
 }
 
 static ModuleRegistration registration("perceptron", &Init);

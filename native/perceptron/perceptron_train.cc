@@ -85,6 +85,8 @@ class DualScorer : public ChunkScorer {
     support_.coef[support_.Add(minus)] -= 1;
   }
 
+  void Start(int32_t candidate, double coef) override { support_.coef[support_.Add(candidate)] += coef; }
+
  private:
   SupportList support_;
   const CandidateKernel& kernel_;
@@ -118,6 +120,13 @@ class PrimalScorer : public ChunkScorer {
     logprob_sum_ += set_.logprob[plus] - set_.logprob[minus];
   }
 
+  void Start(int32_t candidate, double coef) override {
+    for (int64_t k = features_.RowBegin(candidate); k < features_.RowEnd(candidate); ++k) {
+      weights_[features_.cols[k]] += coef * static_cast<double>(features_.Value(k));
+    }
+    logprob_sum_ += coef * set_.logprob[candidate];
+  }
+
  private:
   const RankingSet& set_;
   const CsrMatrix& features_;
@@ -125,6 +134,33 @@ class PrimalScorer : public ChunkScorer {
   double beta_;
   double logprob_sum_ = 0;
 };
+
+// The candidate the current hypothesis ranks first among ex's sentence: argmax of its score
+// (+ the base-model prior), ties to the lower candidate index (the base model's order).
+int32_t ChooseForTraining(const RankingSet& set, const RankingExample& ex, ChunkScorer& scorer,
+                          std::size_t support_size, int inner_threads, const PerceptronOptions& opt,
+                          std::vector<double>& g) {
+  const int64_t b = set.sentence_ptr[ex.sentence], e = set.sentence_ptr[ex.sentence + 1];
+  g.assign(e - b, 0.0);
+  const int64_t work = (e - b) * static_cast<int64_t>(support_size + 1);
+  if (!scorer.ScoreSentence(static_cast<int32_t>(b), static_cast<int32_t>(e), g.data(), inner_threads)) {
+    if (inner_threads > 1 && work >= 256 && scorer.ParallelScoring()) {
+      ParallelFor(e - b, inner_threads, 1, [&](std::size_t lo, std::size_t hi, int) {
+        for (std::size_t j = lo; j < hi; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
+      });
+    } else {
+      for (int64_t j = 0; j < e - b; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
+    }
+  }
+  if (opt.base_weight != 0) {
+    for (int64_t j = 0; j < e - b; ++j) g[j] += opt.base_weight * set.logprob[b + j];
+  }
+  int64_t chosen = 0;
+  for (int64_t j = 1; j < e - b; ++j) {
+    if (ScoreAbove(g[j], g[chosen])) chosen = j;
+  }
+  return static_cast<int32_t>(b + chosen);
+}
 
 // Trains one chunk: `examples` in their own seeded order each epoch.
 PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> examples,
@@ -170,28 +206,8 @@ PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> ex
     }
     for (const RankingExample& ex : examples) {
       if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
-      const int64_t b = set.sentence_ptr[ex.sentence], e = set.sentence_ptr[ex.sentence + 1];
-      g.assign(e - b, 0.0);
-      const int64_t work = (e - b) * static_cast<int64_t>(support.candidates.size() + 1);
-      if (!scorer.ScoreSentence(static_cast<int32_t>(b), static_cast<int32_t>(e), g.data(), inner_threads)) {
-        if (inner_threads > 1 && work >= 256 && scorer.ParallelScoring()) {
-          ParallelFor(e - b, inner_threads, 1, [&](std::size_t lo, std::size_t hi, int) {
-            for (std::size_t j = lo; j < hi; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
-          });
-        } else {
-          for (int64_t j = 0; j < e - b; ++j) g[j] = scorer.Score(static_cast<int32_t>(b + j));
-        }
-      }
-      if (opt.base_weight != 0) {
-        for (int64_t j = 0; j < e - b; ++j) g[j] += opt.base_weight * set.logprob[b + j];
-      }
+      const int32_t chosen_id = ChooseForTraining(set, ex, scorer, support.candidates.size(), inner_threads, opt, g);
       ++out.steps;
-      // argmax, ties to the lower candidate index (the base model's order in n-best lists)
-      int64_t chosen = 0;
-      for (int64_t j = 1; j < e - b; ++j) {
-        if (ScoreAbove(g[j], g[chosen])) chosen = j;
-      }
-      const auto chosen_id = static_cast<int32_t>(b + chosen);
       const bool mistake = set.score[chosen_id] < set.score[ex.best];
       if (mistake) {
         const int32_t plus = support.Add(ex.best);
@@ -303,6 +319,90 @@ PerceptronRun TrainPrimalPerceptron(const RankingSet& set, const CsrMatrix& feat
   return TrainChunks(set, options, shared, [&]() {
     return std::unique_ptr<ChunkScorer>(std::make_unique<PrimalScorer>(set, features, num_features, beta));
   });
+}
+
+void ChunkScorer::Start(int32_t /*candidate*/, double /*coef*/) {
+  throw InputError("perceptron: this scorer cannot start from given coefficients");
+}
+
+namespace {
+
+MixingEpochResult MixingEpoch(const RankingSet& set, const PerceptronOptions& opt, const std::vector<double>& start,
+                              int64_t first, int64_t last, ChunkScorer& scorer) {
+  const int64_t sentences = static_cast<int64_t>(set.sentence_ptr.size()) - 1;
+  if (static_cast<int64_t>(start.size()) != set.candidates()) {
+    throw InputError("perceptron mixing: one start coefficient per candidate expected");
+  }
+  if (first < 0 || last > sentences || first >= last) throw InputError("perceptron mixing: bad sentence range");
+  std::size_t support = 0;
+  for (int32_t c = 0; c < static_cast<int32_t>(start.size()); ++c) {
+    if (start[c] != 0) {
+      scorer.Start(c, start[c]);
+      ++support;
+    }
+  }
+  std::vector<RankingExample> examples;
+  for (const RankingExample& ex : BuildExamples(set)) {
+    if (ex.sentence >= first && ex.sentence < last) examples.push_back(ex);
+  }
+  // The shuffle of chunk 0 in TrainChunk, with this round's seed.
+  std::mt19937_64 rng(opt.seed * 0x9E3779B97F4A7C15ull);
+  if (opt.shuffle) {
+    for (std::size_t i = examples.size(); i > 1; --i) std::swap(examples[i - 1], examples[rng() % i]);
+  }
+  MixingEpochResult out;
+  out.last = start;
+  std::vector<double> survived(start.size(), 0.0);  // per candidate: sum of +-(T - step + 1)
+  std::vector<Mistake> mistakes;
+  const int threads = ResolveThreads(opt.threads);
+  std::vector<double> g;
+  for (const RankingExample& ex : examples) {
+    if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    const int32_t chosen = ChooseForTraining(set, ex, scorer, support, threads, opt, g);
+    ++out.steps;
+    if (set.score[chosen] < set.score[ex.best]) {
+      out.last[ex.best] += 1;
+      out.last[chosen] -= 1;
+      scorer.Update(ex.best, chosen);
+      mistakes.push_back({out.steps, ex.best, chosen});
+      support += 2;  // an upper bound, for the threading heuristic only
+    }
+  }
+  out.mistakes = static_cast<int64_t>(mistakes.size());
+  // A mistake at step s is part of the hypotheses G_s .. G_T (as PerceptronRun's average).
+  for (const Mistake& m : mistakes) {
+    const auto kept = static_cast<double>(out.steps - m.step + 1);
+    survived[m.plus] += kept;
+    survived[m.minus] -= kept;
+  }
+  out.averaged = start;
+  if (out.steps > 0) {
+    for (std::size_t c = 0; c < start.size(); ++c) out.averaged[c] += survived[c] / static_cast<double>(out.steps);
+  }
+  return out;
+}
+
+}  // namespace
+
+MixingEpochResult DualMixingEpoch(const RankingSet& set, const CandidateKernel& kernel,
+                                  const PerceptronOptions& options, const std::vector<double>& start,
+                                  int64_t first, int64_t last) {
+  set.Validate(true);
+  SharedState shared;
+  shared.options = &options;
+  shared.cache_budget = std::max<int64_t>(0, options.cache_bytes / static_cast<int64_t>(sizeof(double)));
+  DualScorer scorer(kernel, shared, set.candidates());
+  return MixingEpoch(set, options, start, first, last, scorer);
+}
+
+MixingEpochResult PrimalMixingEpoch(const RankingSet& set, const CsrMatrix& features, int32_t num_features,
+                                    double beta, const PerceptronOptions& options,
+                                    const std::vector<double>& start, int64_t first, int64_t last) {
+  set.Validate(true);
+  if (features.rows() != set.candidates()) throw InputError("perceptron: one feature row per candidate expected");
+  features.Validate(num_features);
+  PrimalScorer scorer(set, features, num_features, beta);
+  return MixingEpoch(set, options, start, first, last, scorer);
 }
 
 }  // namespace structrank

@@ -76,6 +76,9 @@ class ChunkScorer {
   virtual void Update(int32_t plus, int32_t minus) = 0;
   // Whether scoring a sentence's candidates is worth spreading over threads.
   virtual bool ParallelScoring() const { return true; }
+  // Adds coef K'(candidate, .) to the hypothesis before training starts (parameter mixing
+  // starts an epoch from given coefficients). Scorers that cannot throw InputError.
+  virtual void Start(int32_t candidate, double coef);
   // Scores the candidates [begin, end) of one sentence at once into out[c - begin] and
   // returns true, or returns false to have them scored one by one. Scorers that share
   // work between a sentence's candidates override it (`threads` may be used inside).
@@ -97,5 +100,22 @@ PerceptronRun TrainDualPerceptron(const RankingSet& set, const CandidateKernel& 
 PerceptronRun TrainPrimalPerceptron(const RankingSet& set, const CsrMatrix& features,
                                     int32_t num_features, double beta,
                                     const PerceptronOptions& options);
+
+// Iterative parameter mixing (McDonald, Hall & Mann 2010): one epoch over the training
+// examples of sentences [first, last), shuffled with options.seed, starting from the
+// hypothesis G_0 = sum_c start[c] K'(c, .). Coefficients are dense over the set's candidates.
+struct MixingEpochResult {
+  std::vector<double> last;      // the hypothesis after the epoch
+  std::vector<double> averaged;  // the mean of the hypotheses G_1..G_T after each example
+  int64_t steps = 0;             // T: the examples visited
+  int64_t mistakes = 0;
+};
+
+MixingEpochResult DualMixingEpoch(const RankingSet& set, const CandidateKernel& kernel,
+                                  const PerceptronOptions& options, const std::vector<double>& start,
+                                  int64_t first, int64_t last);
+MixingEpochResult PrimalMixingEpoch(const RankingSet& set, const CsrMatrix& features, int32_t num_features,
+                                    double beta, const PerceptronOptions& options,
+                                    const std::vector<double>& start, int64_t first, int64_t last);
 
 }  // namespace structrank

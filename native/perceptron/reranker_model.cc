@@ -48,6 +48,51 @@ RerankerModel RerankerModel::Train(const CandidateBank& train, const RankingSet&
   return RerankerModel(std::move(run), std::move(support), std::move(logprob), beta, options.base_weight);
 }
 
+MixingEpochResult RerankerModel::MixingEpoch(const CandidateBank& train, const RankingSet& set, double beta,
+                                             bool primal, const PerceptronOptions& options,
+                                             const std::vector<double>& start, int64_t first, int64_t last) {
+  set.Validate(true);
+  if (train.size() != set.candidates()) throw InputError("perceptron: candidate structures and candidates disagree in size");
+  if (primal) {
+    if (train.kind() != KernelKind::kLinear) throw InputError("perceptron: the primal form needs explicit features");
+    const auto& linear = static_cast<const LinearBank&>(train);
+    return PrimalMixingEpoch(set, linear.rows(), linear.num_features(), beta, options, start, first, last);
+  }
+  std::unique_ptr<CandidateKernel> kernel = train.KernelWith(train);
+  CombinedKernel combined(kernel.get(), beta, set.logprob.data(), set.logprob.data());
+  return DualMixingEpoch(set, combined, options, start, first, last);
+}
+
+RerankerModel RerankerModel::FromCoefficients(const CandidateBank& train, const RankingSet& set, double beta,
+                                              double base_weight, const std::vector<double>& last,
+                                              const std::vector<double>& averaged) {
+  set.Validate(false);
+  const int64_t n = set.candidates();
+  if (train.size() != n || static_cast<int64_t>(last.size()) != n || static_cast<int64_t>(averaged.size()) != n) {
+    throw InputError("perceptron: one coefficient per training candidate expected");
+  }
+  PerceptronRun run;  // no mistake record: the coefficients are the model
+  std::vector<double> logprob, coef_last, coef_averaged;
+  for (int32_t c = 0; c < n; ++c) {
+    if (last[c] == 0 && averaged[c] == 0) continue;
+    if (!std::isfinite(last[c]) || !std::isfinite(averaged[c])) throw InputError("perceptron: coefficients must be finite");
+    run.support.push_back(c);
+    logprob.push_back(set.logprob[c]);
+    coef_last.push_back(last[c]);
+    coef_averaged.push_back(averaged[c]);
+  }
+  std::unique_ptr<CandidateBank> support = train.Select(run.support);
+  RerankerModel model(std::move(run), std::move(support), std::move(logprob), beta, base_weight);
+  model.mixed_last_ = std::move(coef_last);
+  model.mixed_averaged_ = std::move(coef_averaged);
+  return model;
+}
+
+std::vector<double> RerankerModel::Coefficients(PredictMode mode) const {
+  if (run_.chunks.empty()) return mode == PredictMode::kAveraged ? mixed_averaged_ : mixed_last_;
+  return run_.Coefficients(mode);
+}
+
 std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const RankingSet& query_set,
                                            PredictMode mode, int threads, const std::atomic<bool>* cancel,
                                            std::vector<double>* scores, bool compressed) const {
@@ -56,6 +101,9 @@ std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const Ran
   if (query.kind() != support_->kind()) throw InputError("perceptron: query candidates are of another kind than the model's");
   std::unique_ptr<CandidateKernel> kernel = support_->KernelWith(query);
   CombinedKernel combined(kernel.get(), beta_, support_logprob_.data(), query_set.logprob.data());
+  if (mode == PredictMode::kVoted && mixed()) {
+    throw InputError("perceptron: a parameter-mixed model has no voted prediction (use last or averaged)");
+  }
   if (mode == PredictMode::kVoted) {
     std::unique_ptr<SupportColumns> fast = compressed ? support_->CompressedColumns(query) : nullptr;
     if (fast) {
@@ -67,7 +115,7 @@ std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const Ran
     return ChooseVoted(run_, query_set, columns, threads, cancel, scores, base_weight_);
   }
 
-  std::vector<double> coef = run_.Coefficients(mode);
+  std::vector<double> coef = Coefficients(mode);
   std::unique_ptr<CandidateScorer> scorer;
   if (support_->kind() == KernelKind::kLinear) {
     const auto& rows = static_cast<const LinearBank&>(*support_).rows();
@@ -100,20 +148,25 @@ std::vector<int32_t> RerankerModel::CompactLinearFeatures() {
 static constexpr uint32_t kModelMagicV1 = 0x50524d31;  // "PRM1": no base weight
 static constexpr uint32_t kModelMagicV2 = 0x50524d32;  // "PRM2": no tagging-kernel normalize flag
 static constexpr uint32_t kModelMagic = 0x50524d33;    // "PRM3"
+static constexpr uint32_t kMixedMagic = 0x50524d34;    // "PRM4": PRM3 + explicit coefficients
 
 void RerankerModel::Save(ByteWriter& out) const {
-  out.Put<uint32_t>(kModelMagic);
+  out.Put<uint32_t>(mixed() ? kMixedMagic : kModelMagic);
   out.Put<int32_t>(static_cast<int32_t>(support_->kind()));
   out.Put<double>(beta_);
   out.Put<double>(base_weight_);
   run_.Save(out);
+  if (mixed()) {
+    out.PutVector(mixed_last_);
+    out.PutVector(mixed_averaged_);
+  }
   out.PutVector(support_logprob_);
   support_->Save(out);
 }
 
 RerankerModel RerankerModel::Load(ByteReader& in) {
   const uint32_t magic = in.Get<uint32_t>();
-  if (magic != kModelMagic && magic != kModelMagicV2 && magic != kModelMagicV1) {
+  if (magic != kMixedMagic && magic != kModelMagic && magic != kModelMagicV2 && magic != kModelMagicV1) {
     throw InputError("perceptron model: bad payload header");
   }
   const auto kind = static_cast<KernelKind>(in.Get<int32_t>());
@@ -121,10 +174,23 @@ RerankerModel RerankerModel::Load(ByteReader& in) {
   const double base_weight = magic != kModelMagicV1 ? in.Get<double>() : 0.0;
   if (!std::isfinite(base_weight)) throw InputError("perceptron model: bad base weight");
   PerceptronRun run = PerceptronRun::Load(in);
+  std::vector<double> last, averaged;
+  if (magic == kMixedMagic) {
+    last = in.GetVector<double>();
+    averaged = in.GetVector<double>();
+    if (!run.chunks.empty() || last.size() != run.support.size() || averaged.size() != run.support.size()) {
+      throw InputError("perceptron model: mixed coefficients disagree with the support");
+    }
+  } else if (run.chunks.empty()) {
+    throw InputError("perceptron model: a training record without chunks");
+  }
   std::vector<double> logprob = in.GetVector<double>();
-  std::unique_ptr<CandidateBank> bank = LoadCandidateBank(kind, in, magic == kModelMagic);
+  std::unique_ptr<CandidateBank> bank = LoadCandidateBank(kind, in, magic == kModelMagic || magic == kMixedMagic);
   if (!in.AtEnd()) throw InputError("perceptron model: trailing bytes in payload");
-  return RerankerModel(std::move(run), std::move(bank), std::move(logprob), beta, base_weight);
+  RerankerModel model(std::move(run), std::move(bank), std::move(logprob), beta, base_weight);
+  model.mixed_last_ = std::move(last);
+  model.mixed_averaged_ = std::move(averaged);
+  return model;
 }
 
 std::unique_ptr<CandidateBank> LoadCandidateBank(KernelKind kind, ByteReader& in, bool current_format) {

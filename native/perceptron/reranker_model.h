@@ -27,6 +27,23 @@ class RerankerModel {
                              bool primal, const PerceptronOptions& options,
                              TrainStats* stats = nullptr);
 
+  // Parameter mixing: one epoch from `start` (see DualMixingEpoch), in the primal form or
+  // with plain kernel sums (the compressed scorers cannot start from given coefficients).
+  static MixingEpochResult MixingEpoch(const CandidateBank& train, const RankingSet& set, double beta,
+                                       bool primal, const PerceptronOptions& options,
+                                       const std::vector<double>& start, int64_t first, int64_t last);
+
+  // A model of explicit real coefficients (parameter mixing's), dense over the training
+  // candidates: the last and the averaged hypothesis. It has no voted prediction.
+  static RerankerModel FromCoefficients(const CandidateBank& train, const RankingSet& set, double beta,
+                                        double base_weight, const std::vector<double>& last,
+                                        const std::vector<double>& averaged);
+
+  // The coefficients over the support of the last or averaged hypothesis.
+  std::vector<double> Coefficients(PredictMode mode) const;
+  // A mixed model: its record has no chunks (a trained run has at least one).
+  bool mixed() const { return run_.chunks.empty(); }
+
   // The chosen candidate (index within its sentence) of every query sentence, and each
   // candidate's score (its vote share for kVoted). `compressed` lets last/averaged
   // scoring use the bank's compressed scorer when it has one.
@@ -53,6 +70,9 @@ class RerankerModel {
   std::vector<double> support_logprob_;
   double beta_;
   double base_weight_;
+  // Explicit coefficients over the support (a mixed model); empty for a trained run.
+  std::vector<double> mixed_last_;
+  std::vector<double> mixed_averaged_;
 };
 
 // Reads a bank of the given kind saved by CandidateBank::Save; `current_format` false reads

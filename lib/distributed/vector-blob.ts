@@ -1,0 +1,74 @@
+/**
+ * A weight vector sent to the shards, or a shard's result (a gradient, a perceptron epoch's
+ * weights), as a store blob: dense (8 bytes per value) or sparse (4-byte index + 8-byte value
+ * per nonzero), whichever is smaller. A shard's gradient is zero on every feature its
+ * sentences never fire, and the weights stay zero on features no sentence fires, so for
+ * hashed feature spaces (the CRF parser's 2^22 surface weights) most of both are zeros.
+ *
+ * Lossless: the sparse form leaves out only +0 entries (Object.is), and a missing entry is
+ * read back as +0, so the decoded vector equals the encoded one bit for bit (-0 included)
+ * and the coordinator's sums, and hence the trained model, are unchanged.
+ *
+ * Layout, little-endian: u32 magic, u32 length n, u32 stored count m, u32 0; then dense:
+ * the n values; sparse: the m indices, padding to 8 bytes, the m values.
+ */
+const DENSE = 0x31445653; // "SVD1"
+const SPARSE = 0x31535653; // "SVS1"
+const HEADER = 16;
+
+const isPositiveZero = (v: number): boolean => Object.is(v, 0);
+
+export function encodeVector(values: Float64Array): Buffer {
+  const n = values.length;
+  let m = 0;
+  for (let k = 0; k < n; k++) if (!isPositiveZero(values[k])) m++;
+  const indexBytes = (m * 4 + 7) & ~7;
+  const sparse = indexBytes + m * 8 < n * 8;
+  const out = Buffer.alloc(HEADER + (sparse ? indexBytes + m * 8 : n * 8));
+  out.writeUInt32LE(sparse ? SPARSE : DENSE, 0);
+  out.writeUInt32LE(n, 4);
+  out.writeUInt32LE(sparse ? m : n, 8);
+  if (!sparse) {
+    Buffer.from(values.buffer, values.byteOffset, values.byteLength).copy(out, HEADER);
+    return out;
+  }
+  const index = new Uint32Array(m);
+  const stored = new Float64Array(m);
+  for (let k = 0, j = 0; k < n; k++) {
+    if (isPositiveZero(values[k])) continue;
+    index[j] = k;
+    stored[j++] = values[k];
+  }
+  Buffer.from(index.buffer).copy(out, HEADER);
+  Buffer.from(stored.buffer).copy(out, HEADER + indexBytes);
+  return out;
+}
+
+export function decodeVector(bytes: Buffer): Float64Array {
+  const fail = (why: string): never => {
+    throw new Error(`a weight or result blob ${why}`);
+  };
+  if (bytes.length < HEADER) fail('shorter than its header');
+  const magic = bytes.readUInt32LE(0);
+  const n = bytes.readUInt32LE(4);
+  const m = bytes.readUInt32LE(8);
+  const out = new Float64Array(n);
+  if (magic === DENSE) {
+    if (m !== n || bytes.length !== HEADER + n * 8) fail('of the wrong size');
+    new Uint8Array(out.buffer).set(bytes.subarray(HEADER));
+    return out;
+  }
+  if (magic !== SPARSE) fail('of an unknown kind');
+  const indexBytes = (m * 4 + 7) & ~7;
+  if (m > n || bytes.length !== HEADER + indexBytes + m * 8) fail('of the wrong size');
+  // Copies: a Buffer's offset in its pool need not be aligned for typed views.
+  const index = new Uint32Array(m);
+  new Uint8Array(index.buffer).set(bytes.subarray(HEADER, HEADER + m * 4));
+  const stored = new Float64Array(m);
+  new Uint8Array(stored.buffer).set(bytes.subarray(HEADER + indexBytes));
+  for (let j = 0; j < m; j++) {
+    if (index[j] >= n || (j > 0 && index[j] <= index[j - 1])) fail('with indices out of order');
+    out[index[j]] = stored[j];
+  }
+  return out;
+}
