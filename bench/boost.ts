@@ -41,7 +41,7 @@ const cpu = (): number => {
 };
 
 // a. the full run
-let t1 = performance.now();
+const t1 = performance.now();
 const c1 = cpu();
 let initSeconds = 0;
 const full = values['skip-full'] ? undefined : await trainBoost(data, {
