@@ -32,7 +32,7 @@ export const CHART_MODEL_KIND = 'chart-parser';
 
 /**
  * Defaults of a CRF model (chosen on the dev sets of ptb-sample and floresta-pt together,
- * the same for every treebank): the grammar backbone (horizontal Markov order 0, parent
+ * the same for every treebank): the grammar backbone (horizontal Markov order 0, no parent
  * annotation, no head rules), hashed surface features, AdaGrad, coarse-to-fine pruning.
  */
 export { CRF_DEFAULTS };
