@@ -136,7 +136,7 @@ export interface ParserTrainSummary {
 export interface ParserTrainOptions {
   /** Horizontal Markov order of the binarization, 0-2 (default 2; CRF: CRF_DEFAULTS). */
   markov?: MarkovOrder;
-  /** Parent annotation (default true). */
+  /** Parent annotation (default true; CRF: false). */
   parent?: boolean;
   /** VP head-tag annotation (Penn head rules; default true; CRF: false). */
   vpHeadTag?: boolean;
