@@ -5,8 +5,8 @@
  * and keeps the best pass (never looks at test), prints the per-pass log, the hashed
  * features' collision rate and dev F1 / parse speed (1 thread, sentences per CPU second);
  * SAVE=file writes the model for `structrank parse` + `structrank eval parse` on test.
- * Env (defaults = the library's CRF defaults): H (Markov order), V=1 (no parent
- * annotation), BITS (surface hash bits), PRUNE (coarse-to-fine threshold), OPT
+ * Env (defaults = the library's CRF defaults): H (Markov order), V (vertical order: 1 = no
+ * parent annotation, 2 = parent annotation), BITS (surface hash bits), PRUNE (coarse-to-fine threshold), OPT
  * (adagrad | sgd), DECODE (viterbi | mbr), ETA, SIGMA2, AVG (1 = iterate averaging), EPOCHS, BATCH, THREADS (2), NTRAIN / NDEV (first N trees).
  * CPU seconds are reported because the machine is shared: wall times are noisy.
  */
@@ -34,7 +34,7 @@ const wall0 = Date.now();
 const model = await ChartParserModel.train(train, {
   crf: true,
   markov: num('H', CRF_DEFAULTS.markov) as MarkovOrder,
-  parent: env.V !== '1',
+  parent: env.V !== undefined ? env.V === '2' : CRF_DEFAULTS.parent,
   surfaceBits: num('BITS', CRF_DEFAULTS.surfaceBits),
   prune: num('PRUNE', CRF_DEFAULTS.prune),
   decode: env.DECODE === 'mbr' || env.DECODE === 'viterbi' ? env.DECODE : CRF_DEFAULTS.decode,

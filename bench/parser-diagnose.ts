@@ -3,7 +3,7 @@
  * Parses dev.mrg (1 thread), prints EVALB F1, the POS accuracy of the parser's output
  * (labels cut as EVALB cuts them: `v-fin` is `v`; words seen in train.mrg vs unknown ones), the most frequent gold tag -> output tag
  * confusions and per-label bracket recall / precision / F1 for the frequent labels.
- * Env: DECODE (viterbi | mbr; default the model's), TOP (labels and confusions listed, 15).
+ * Env: DECODE (viterbi | mbr; default the model's), PRUNE (coarse-to-fine threshold; default the model's), TOP (labels and confusions listed, 15).
  */
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,8 +26,9 @@ const model = await ChartParserModel.load(env.MODEL);
 const known = new Set(readTreesSync(join(shared, ds, 'train.mrg')).flatMap((t) => treeWords(t)));
 const dev = readTreesSync(join(shared, ds, 'dev.mrg')).filter((t) => treeWords(t).length > 0);
 const decode: { decode?: ParserDecode } = env.DECODE === 'mbr' || env.DECODE === 'viterbi' ? { decode: env.DECODE } : {};
+const prune: { prune?: number } = env.PRUNE !== undefined ? { prune: Number(env.PRUNE) } : {};
 const c0 = process.cpuUsage();
-const parses = await model.parse(dev.map((t) => treeWords(t)), { threads: 1, ...decode });
+const parses = await model.parse(dev.map((t) => treeWords(t)), { threads: 1, ...decode, ...prune });
 const c = process.cpuUsage(c0);
 const pairs = dev.map((t, i) => [t, rewrap(parses[i].tree, t)] as const);
 const report = evalbCorpus(pairs);

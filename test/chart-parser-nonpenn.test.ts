@@ -33,6 +33,15 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
     expect(tags.has('pp') && phrases.has('pp')).toBe(true);
   });
 
+  it('the CRF grammar has no parent annotation by default (the PCFG keeps it)', async () => {
+    const symbols = async (options: { crf: boolean; parent?: boolean }): Promise<number> =>
+      (await ChartParserModel.train(trees, { ...options, epochs: 1, threads: 1 })).info().symbols;
+    const crfDefault = await symbols({ crf: true });
+    expect(crfDefault).toBe(await symbols({ crf: true, parent: false }));
+    expect(crfDefault).toBeLessThan(await symbols({ crf: true, parent: true }));
+    expect(await symbols({ crf: false })).toBe(await symbols({ crf: false, parent: true }));
+  });
+
   for (const crf of [false, true]) {
     it(`trains and parses its training sentences back with the treebank's labels (${crf ? 'CRF' : 'PCFG'})`, async () => {
       const model = await ChartParserModel.train(trees, { crf, epochs: 3, threads: 1 });

@@ -12,16 +12,16 @@ export const DEFAULT_MAX_PARSE_LENGTH = 300;
 
 /**
  * The CRF-CFG's own defaults: surface span features over a small grammar (Markov order 0,
- * parent annotation, no head rules), AdaGrad, coarse-to-fine pruning by the PCFG.
+ * no parent annotation, no head rules), AdaGrad, coarse-to-fine pruning by the PCFG.
  */
-export const CRF_DEFAULTS = { markov: 0, parent: true, vpHeadTag: false, epochs: 10, eta0: 0.1, prune: 1e-4, surfaceBits: 22, average: true, decode: 'mbr' } as const;
+export const CRF_DEFAULTS = { markov: 0, parent: false, vpHeadTag: false, epochs: 10, eta0: 0.1, prune: 1e-4, surfaceBits: 22, average: true, decode: 'mbr' } as const;
 
 /** How the CRF picks its 1-best tree: the most probable one, or the one with the most expected correct nodes. */
 export const PARSER_DECODES = ['viterbi', 'mbr'] as const;
 export type ParserDecode = (typeof PARSER_DECODES)[number];
 
 export const parserTrainFields = {
-  crf: option(z.boolean().default(false), 'train the CRF-CFG on top of the PCFG: surface span features, AdaGrad on batches, coarse-to-fine pruning; its grammar is Markov order 0 with parent annotation and no head rules'),
+  crf: option(z.boolean().default(false), 'train the CRF-CFG on top of the PCFG: surface span features, AdaGrad on batches, coarse-to-fine pruning; its grammar is Markov order 0 without parent annotation or head rules'),
   sgd: option(z.boolean().default(false), 'train the CRF with SGD and a decaying gain instead of AdaGrad'),
   lbfgs: option(z.boolean().default(false), 'train the CRF with full-batch L-BFGS instead (--epochs = iterations)'),
   markov: option(z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(), 'binarization order (default 2; 0 with --crf)', { value: '0|1|2' }),

@@ -32,7 +32,7 @@ export const CHART_MODEL_KIND = 'chart-parser';
 
 /**
  * Defaults of a CRF model (chosen on the dev sets of ptb-sample and floresta-pt together,
- * the same for every treebank): the grammar backbone (horizontal Markov order 0, parent
+ * the same for every treebank): the grammar backbone (horizontal Markov order 0, no parent
  * annotation, no head rules), hashed surface features, AdaGrad, coarse-to-fine pruning.
  */
 export { CRF_DEFAULTS };
@@ -136,7 +136,7 @@ export interface ParserTrainSummary {
 export interface ParserTrainOptions {
   /** Horizontal Markov order of the binarization, 0-2 (default 2; CRF: CRF_DEFAULTS). */
   markov?: MarkovOrder;
-  /** Parent annotation (default true). */
+  /** Parent annotation (default true; CRF: false). */
   parent?: boolean;
   /** VP head-tag annotation (Penn head rules; default true; CRF: false). */
   vpHeadTag?: boolean;
