@@ -24,7 +24,7 @@ export {
   type ChunkScheme, type ChunkCounts, type ChunkSentence, type ConllevalReport, type ConllevalOverall, type ConllevalTypeScore,
 } from '../eval/conlleval.js';
 export { chunkSpans, splitTag, detectTagScheme, isChunkTag, TAG_SCHEMES, type TagScheme, type ChunkSpan } from '../eval/spans.js';
-export { f1, candidateScore, addCounts, treeCounts, tagCounts, tagScoring, type MatchCounts, type TaskScoring } from '../eval/score.js';
+export { f1, candidateScore, f1GoldScore, scoreFunction, SCORE_KINDS, addCounts, treeCounts, tagCounts, tagScoring, type MatchCounts, type ScoreKind, type TaskScoring } from '../eval/score.js';
 export { TagCounter, tagAccuracy, formatTagAccuracy, type TagAccuracy, type TaggedSentence } from '../eval/tags.js';
 export { alignedConll, readConllTokens, type AlignedSentence, type EvalSentence } from '../eval/aligned.js';
 export { evalChunkFiles } from '../commands/eval-chunks.js';

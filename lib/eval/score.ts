@@ -57,6 +57,35 @@ export function candidateScore(c: MatchCounts): number {
   return 50 * (2 * c.matched - c.gold - c.test);
 }
 
+/**
+ * The per-sentence Scores a reranker can train and select on: `errors` (the default,
+ * `candidateScore`) or `f1`, F1 x |gold| (`f1GoldScore`), the Score before `errors` replaced
+ * it, kept so that the change can be measured on the same lists.
+ */
+export const SCORE_KINDS = ['errors', 'f1'] as const;
+/** `errors`: -50 x (missed + invented), the default; `f1`: F1 x |gold|, the Score before it. */
+export type ScoreKind = (typeof SCORE_KINDS)[number];
+
+/**
+ * F1 (percent) x |gold| = 200 matched gold / (gold + test): 0 for every candidate of a sentence
+ * without gold brackets or entities, so such sentences cannot rank their candidates. For plain
+ * tags (gold = test) it is 100 x the correct tags.
+ *
+ * @example
+ * ```ts
+ * f1GoldScore({ matched: 0, gold: 0, test: 1 }); // 0: an invented entity costs nothing
+ * f1GoldScore({ matched: 1, gold: 2, test: 2 }); // 100
+ * ```
+ */
+export function f1GoldScore(c: MatchCounts): number {
+  return c.gold + c.test > 0 ? (200 * c.matched * c.gold) / (c.gold + c.test) : 0;
+}
+
+/** The Score function of a kind (default `errors`). */
+export function scoreFunction(kind: ScoreKind = 'errors'): (c: MatchCounts) => number {
+  return kind === 'f1' ? f1GoldScore : candidateScore;
+}
+
 /** Sums counts. */
 export function addCounts(into: MatchCounts, c: MatchCounts): MatchCounts {
   into.matched += c.matched;

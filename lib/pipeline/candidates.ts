@@ -9,10 +9,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeNbest, type NbestSentence } from '../io/nbest.js';
-import type { BaseModel, CandidateSet, Curve, NbestProducer, PipelineSentence, Reranker, StepContext } from './components.js';
+import type { BaseModel, Curve, NbestProducer, PipelineSentence, Reranker, StepContext } from './components.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
 import { foldRange, type DataSets } from './data.js';
-import { encodeTreeCounts } from './evaluate.js';
+import { encodeTreeCounts, rescoreSet, type ScoredSet } from './evaluate.js';
 import type { StepResult } from './step-cache.js';
 
 /** One candidate step: its cache name and key options, and which fold it holds out (null: dev-test). */
@@ -130,8 +130,11 @@ export interface RerankerResult {
 }
 
 /** The body of a reranker step: train, choose on dev and test, write result.json into `dir`. */
-export async function produceRerankerResult(step: RerankerStep, reranker: Reranker, sets: { train: CandidateSet; dev: CandidateSet; test: CandidateSet }, dir: string, ctx: StepContext): Promise<void> {
+export async function produceRerankerResult(step: RerankerStep, reranker: Reranker, scored: { train: ScoredSet; dev: ScoredSet; test: ScoredSet }, dir: string, ctx: StepContext): Promise<void> {
   const t0 = process.hrtime.bigint();
+  // The reranker trains and selects on its own Score kind; F1 is counted the same for all.
+  const kind = step.config.score ?? 'errors';
+  const sets = { train: rescoreSet(scored.train, kind), dev: rescoreSet(scored.dev, kind), test: rescoreSet(scored.test, kind) };
   ctx.log?.(`${step.name}: training ${step.config.name} on ${sets.train.sentences.length} jackknifed n-best lists, tuning on ${sets.dev.sentences.length} dev lists`);
   const model = await reranker.train(sets.train, sets.dev, ctx);
   const devChoice = await model.choose(sets.dev, ctx);

@@ -5,17 +5,24 @@ import type { PipelineConfig } from './config.js';
 import { formatResultsTable, writeReport } from './report.js';
 import { runPipeline, type PipelineResults, type RunPipelineOptions } from './run.js';
 
-/** A StepContext progress callback drawing one bar per label on stderr. */
-export function progressBars(): (label: string, done: number, total: number, status?: string) => void {
-  let current: { label: string; bar: Progress } | undefined;
+/**
+ * A StepContext progress callback drawing one bar per label and total on stderr (`stream`:
+ * elsewhere). A new total under the same label is a new phase (a CRF parser's trees counted,
+ * then its steps), so it gets a new bar instead of counting against the old total.
+ */
+export function progressBars(stream?: NodeJS.WriteStream): (label: string, done: number, total: number, status?: string) => void {
+  let current: { label: string; total: number; bar: Progress } | undefined;
   return (label, done, total, status) => {
-    if (current?.label !== label) {
+    if (current?.label !== label || current.total !== total) {
       // A terminal bar left running would redraw over the next one.
       current?.bar.finish();
-      current = { label, bar: new Progress({ label, total }) };
+      current = { label, total, bar: new Progress({ label, total, stream }) };
     }
     current.bar.update(done, status);
-    if (done >= total) current.bar.finish(status);
+    if (done >= total) {
+      current.bar.finish(status);
+      current = undefined;
+    }
   };
 }
 

@@ -13,6 +13,7 @@ import { InputError } from '../errors.js';
 import { readTextFile } from '../io/lines.js';
 import { defOf, descriptionOf } from '../options/field.js';
 import { CRF_DEFAULTS, PARSER_DEFAULTS } from '../options/parser.js';
+import { SCORE_KINDS } from '../eval/score.js';
 import { TAGGER_C2, TAGGER_DEFAULTS, taggerFields } from '../options/tagger.js';
 import { BOOST_EPS, FEATURE_CUTOFF, LOGLINEAR_C, PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, RERANK_ROUNDS, WORD_FEATURES } from '../options/rerank.js';
 
@@ -77,6 +78,10 @@ export const taggerBaseSchema = z.strictObject({
     .describe("a default template set name ('pos', 'chunk', 'ner'); default: chosen by the tagger"),
 });
 
+/** Optional (no default), so that configs without it keep their reranker steps' cache keys. */
+const scoreField = z.enum(SCORE_KINDS, { error: "expected 'errors' or 'f1'" }).optional()
+  .describe("the per-sentence Score it trains and selects on: 'errors' (-50 x (missed + invented), the default) or 'f1' (F1 x |gold|, the Score before it: 0 for every candidate of a sentence without gold brackets or entities; for comparisons)");
+
 const boostSchema = z.strictObject({
   type: z.literal('boost'),
   name: z.string().optional().describe("name in the results table (default 'boosting')"),
@@ -87,6 +92,7 @@ const boostSchema = z.strictObject({
   cutoff: nonNegativeInt('sentences').default(FEATURE_CUTOFF).describe('feature count cutoff: keep features seen on candidates of >= cutoff sentences'),
   headRules: z.string({ error: "expected 'collins' or a head-rule file" }).default('collins')
     .describe("parse trees: head table of the tree features, 'collins' or a JSON file; uncovered labels get rules learned from the training trees"),
+  score: scoreField,
 });
 
 const perceptronSchema = z.strictObject({
@@ -104,6 +110,7 @@ const perceptronSchema = z.strictObject({
     .describe("tagging kernel: a word class for the Sim2 term; with one, Delta = (1 + 0.5 Sim1 + 0.5 Sim2)(1 + lambda Delta'); 'none': the plain kernel, 1 + Sim1"),
   normalize: z.boolean({ error: 'expected true or false' }).default(false)
     .describe("tagging kernel: the normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)); normalized values are at most 1, so beta's useful range shrinks with them"),
+  score: scoreField,
 });
 
 const loglinearSchema = z.strictObject({
@@ -114,6 +121,7 @@ const loglinearSchema = z.strictObject({
   cutoff: nonNegativeInt('sentences').default(FEATURE_CUTOFF).describe('feature count cutoff: keep features seen on candidates of >= cutoff sentences'),
   headRules: z.string({ error: "expected 'collins' or a head-rule file" }).default('collins')
     .describe("parse trees: head table of the tree features, 'collins' or a JSON file; uncovered labels get rules learned from the training trees"),
+  score: scoreField,
 });
 
 export const rerankerSchema = z.discriminatedUnion('type', [boostSchema, perceptronSchema, loglinearSchema], {

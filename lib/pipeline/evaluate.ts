@@ -7,7 +7,7 @@
  */
 import type { NbestSentence } from '../io/nbest.js';
 import { parseTree } from '../trees/bracket-parser.js';
-import { addCounts, candidateScore, f1, tagCounts, tagScoring, treeCounts, type MatchCounts, type TaskScoring } from '../eval/score.js';
+import { addCounts, candidateScore, f1, scoreFunction, tagCounts, tagScoring, treeCounts, type MatchCounts, type ScoreKind, type TaskScoring } from '../eval/score.js';
 import type { CandidateSet } from './components.js';
 import { baseIndex, oracleIndex } from '../rerank/candidate-order.js';
 
@@ -64,6 +64,13 @@ export function scoreSet(sentences: NbestSentence[], known?: MatchCounts[][]): S
     scores: counts.map((row) => row.map(candidateScore)),
     lengths: sentences.map((s) => s.tokens.length),
   };
+}
+
+/** The same set scored by another Score kind (`errors` is what `scoreSet` gives). */
+export function rescoreSet(set: ScoredSet, kind: ScoreKind): ScoredSet {
+  if (kind === 'errors') return set;
+  const score = scoreFunction(kind);
+  return { ...set, scores: set.counts.map((row) => row.map(score)) };
 }
 
 /** Corpus F1 (percent) of one choice per sentence. */

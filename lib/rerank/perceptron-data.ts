@@ -11,7 +11,7 @@ import type { Tree } from '../trees/tree.js';
 import { FeatureDictionary, FeatureRowBuilder, tagFeatures, treeFeatures } from './perceptron-features.js';
 import type { NativeCandidateSpec, NativePreorderTrees, NativeTaggedSequences } from './perceptron-native.js';
 import { oracleIndex } from './candidate-order.js';
-import { candidateScore, tagCounts, tagScoring as detectTagScoring, treeCounts, type TaskScoring } from '../eval/score.js';
+import { scoreFunction, tagCounts, tagScoring as detectTagScoring, treeCounts, type ScoreKind, type TaskScoring } from '../eval/score.js';
 
 /** How tag candidates are scored: a chunk scheme or `accuracy` (lib/eval/score.ts). */
 export type TagScoring = Exclude<TaskScoring, 'trees'>;
@@ -114,6 +114,8 @@ export interface BuildOptions {
   dictionary?: FeatureDictionary;
   /** How tag sequences are scored; detected from the gold tags when omitted. */
   tagScoring?: TagScoring;
+  /** Which per-sentence Score (default `errors`). */
+  score?: ScoreKind;
 }
 
 export interface BuiltCandidates {
@@ -124,15 +126,16 @@ export interface BuiltCandidates {
 }
 
 /** Score of every candidate of a sentence against its gold. */
-export function sentenceScores(s: NbestSentence, file: string, tagScoring: TagScoring | undefined): number[] {
+export function sentenceScores(s: NbestSentence, file: string, tagScoring: TagScoring | undefined, kind: ScoreKind = 'errors'): number[] {
   if (s.gold === undefined) throw new InputError(file, s.line, `sentence ${s.id} has no gold (needed to train)`);
+  const score = scoreFunction(kind);
   if (typeof s.gold === 'string') {
     const gold = parseTree(s.gold, file, s.line);
-    return s.candidates.map((_, j) => candidateScore(treeCounts(gold, candidateTree(s, j, file))));
+    return s.candidates.map((_, j) => score(treeCounts(gold, candidateTree(s, j, file))));
   }
   const gold = s.gold;
   const scoring = tagScoring ?? detectTagScoring([gold]);
-  return s.candidates.map((_, j) => candidateScore(tagCounts(gold, candidateTags(s, j, file), scoring)));
+  return s.candidates.map((_, j) => score(tagCounts(gold, candidateTags(s, j, file), scoring)));
 }
 
 export function buildCandidates(sentences: readonly NbestSentence[], k: KernelSettings, options: BuildOptions): BuiltCandidates {
@@ -155,7 +158,7 @@ export function buildCandidates(sentences: readonly NbestSentence[], k: KernelSe
   const oracle = options.withScores ? new Int32Array(sentences.length) : undefined;
   let at = 0;
   sentences.forEach((s, i) => {
-    const sc = options.withScores ? sentenceScores(s, file, tagScoring) : undefined;
+    const sc = options.withScores ? sentenceScores(s, file, tagScoring, options.score) : undefined;
     s.candidates.forEach((c, j) => {
       logprobs[at + j] = c.logprob;
       if (sc && scores) scores[at + j] = sc[j];

@@ -24,7 +24,7 @@ import {
 } from './perceptron-data.js';
 import { FeatureDictionary } from './perceptron-features.js';
 import type { NativeCandidateSpec, NativePerceptronInfo, NativePerceptronModel, PerceptronAddon } from './perceptron-native.js';
-import { f1 as f1Of, tagCounts, treeCounts, type MatchCounts } from '../eval/score.js';
+import { f1 as f1Of, tagCounts, treeCounts, type MatchCounts, type ScoreKind } from '../eval/score.js';
 import type { TagScoring } from './perceptron-data.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import { baseIndex, oracleIndex } from './candidate-order.js';
@@ -73,6 +73,11 @@ export interface PerceptronTrainOptions {
    * sentences do not outweigh short ones (default false). beta's term is added after.
    */
   normalize?: boolean;
+  /**
+   * The per-sentence Score training learns from (default `errors`: -50 x (missed + invented));
+   * `f1` is F1 x |gold|, the Score before it, for comparisons.
+   */
+  score?: ScoreKind;
   /** Linear kernel features: the file's (`file`), built-in (`builtin`), or `auto` (file when every candidate has them). */
   featureSource?: 'auto' | 'file' | 'builtin';
   /** Linear kernel: train in the primal form (same decisions, faster; default true). */
@@ -208,14 +213,14 @@ export class PerceptronReranker {
     if (settings.normalize && kernel !== 'tags') throw optionError(`normalize applies to the tagging kernel only (kernel '${kernel}')`);
     if (!(settings.lambda > 0 && settings.lambda <= 1)) throw optionError(`lambda must be in (0, 1], got ${settings.lambda}`);
     const dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
-    const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary });
+    const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary, score: options.score });
     const epochs = options.epochs ?? PERCEPTRON_DEFAULTS.epochs;
     const chunks = options.chunks ?? PERCEPTRON_DEFAULTS.chunks;
     const seed = options.seed ?? PERCEPTRON_DEFAULTS.seed;
     let finished = false;
     // Everything that shapes the decisions except the epoch count (not threads, the cache,
     // or `compressed`, which make the same decisions): a checkpoint resumes only with these.
-    const shaping = { settings, chunks, seed, shuffle: options.shuffle ?? true, beta: options.beta ?? 0, baseWeight: options.baseWeight ?? 0, primal: kernel === 'linear' && (options.primal ?? true) };
+    const shaping = { settings, chunks, seed, shuffle: options.shuffle ?? true, beta: options.beta ?? 0, baseWeight: options.baseWeight ?? 0, primal: kernel === 'linear' && (options.primal ?? true), ...(options.score === 'f1' ? { score: options.score } : {}) };
     const fingerprint = options.checkpoint !== undefined || options.resume !== undefined ? fingerprintOf([JSON.stringify(shaping), JSON.stringify(sentences)]) : '';
     let doneEpochs = 0;
     let saved: Uint8Array | undefined;

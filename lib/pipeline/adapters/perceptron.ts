@@ -30,6 +30,7 @@ export function perceptronReranker(config: PerceptronConfig & { name: string }, 
               kernel, lambda, beta, baseWeight, epochs: config.epochs, chunks: config.chunks, prediction: config.mode,
               ...(config.wordFeature !== 'none' ? { wordFeature: config.wordFeature, sim1: 0.5, sim2: 0.5 } : {}),
               normalize: config.normalize,
+              score: config.score,
               seed: ctx.seed, threads: ctx.threads,
               ...ctx.checkpoints?.(label),
             }, stepRun(ctx, label));
