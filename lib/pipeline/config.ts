@@ -207,7 +207,6 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   const columns = c.data.columns ?? DEFAULT_COLUMNS;
   const label = c.data.label ?? columns[columns.length - 1];
   if (c.task === 'tag' && !columns.includes(label)) fail('data.label', `'${label}' is not one of data.columns (${columns.join(', ')})`);
-  let base: ParserBaseConfig | TaggerBaseConfig;
   const rawBase = (value as { base?: unknown }).base ?? {};
   const baseSchema = c.task === 'parse' ? parserBaseSchema : taggerBaseSchema;
   const b = baseSchema.safeParse(rawBase, { reportInput: true });
@@ -215,7 +214,7 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     const issue = b.error.issues[0];
     fail(issue.path.length > 0 ? `base.${formatPath(issue.path)}` : 'base', issueMessage(issue));
   }
-  base = (b as { data: ParserBaseConfig | TaggerBaseConfig }).data;
+  const base = (b as { data: ParserBaseConfig | TaggerBaseConfig }).data;
   c.rerankers.forEach((rr, i) => {
     if (rr.type !== 'perceptron') return;
     if (rr.kernel !== undefined) {
