@@ -179,6 +179,28 @@ bool PrimalFrom(const Napi::Object& opts) {
   return primal.IsBoolean() && primal.As<Napi::Boolean>().Value();
 }
 
+// What perceptronTrain and a mixing epoch both read from their first two arguments: the
+// training candidates and the options shaping training. Plain data, so the jobs copy it.
+struct TrainingInput {
+  std::shared_ptr<RankingSet> set;
+  std::shared_ptr<CandidateBank> bank;
+  PerceptronOptions options;
+  double beta = 0;
+  bool primal = false;
+};
+
+TrainingInput TrainingInputFrom(const Napi::Value& candidates, const Napi::Object& opts) {
+  Expect(candidates.IsObject(), candidates.Env(), "training candidates object");
+  Napi::Object spec = candidates.As<Napi::Object>();
+  TrainingInput in;
+  in.set = std::make_shared<RankingSet>(RankingSetFrom(spec, true));
+  in.bank = MakeCandidateBank(spec);
+  in.options = TrainOptionsFrom(opts);
+  in.beta = OptionalDouble(opts, "beta", 0);
+  in.primal = PrimalFrom(opts);
+  return in;
+}
+
 std::vector<double> DenseCoefficients(const Napi::Value& v, const char* what) {
   Expect(v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, v.Env(),
          std::string(what) + ": Float64Array");
@@ -189,14 +211,8 @@ std::vector<double> DenseCoefficients(const Napi::Value& v, const char* what) {
 // averaged, mistakes, steps}>: one parameter-mixing epoch over sentences [first, last).
 Napi::Value MixingEpoch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Expect(info[0].IsObject(), env, "training candidates object");
-  Napi::Object spec = info[0].As<Napi::Object>();
-  auto set = std::make_shared<RankingSet>(RankingSetFrom(spec, true));
-  std::shared_ptr<CandidateBank> bank = MakeCandidateBank(spec);
   Napi::Object opts = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
-  PerceptronOptions options = TrainOptionsFrom(opts);
-  const double beta = OptionalDouble(opts, "beta", 0);
-  const bool primal = PrimalFrom(opts);
+  const TrainingInput in = TrainingInputFrom(info[0], opts);
   auto start = std::make_shared<std::vector<double>>(DenseCoefficients(info[2], "start coefficients"));
   Expect(info[3].IsNumber() && info[4].IsNumber(), env, "first, last: sentence numbers");
   const int64_t first = info[3].As<Napi::Number>().Int64Value(), last = info[4].As<Napi::Number>().Int64Value();
@@ -205,9 +221,9 @@ Napi::Value MixingEpoch(const Napi::CallbackInfo& info) {
   return RunAsync(
       env,
       [=]() {
-        PerceptronOptions job = options;
+        PerceptronOptions job = in.options;
         job.cancel = cancel.get();
-        *result = RerankerModel::MixingEpoch(*bank, *set, beta, primal, job, *start, first, last);
+        *result = RerankerModel::MixingEpoch(*in.bank, *in.set, in.beta, in.primal, job, *start, first, last);
       },
       [=](Napi::Env env) -> Napi::Value {
         Napi::Object out = Napi::Object::New(env);
@@ -238,16 +254,10 @@ Napi::Value FromCoefficients(const Napi::CallbackInfo& info) {
 // perceptronTrain(train, options, cancelFlag, onProgress?)
 Napi::Value Train(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Expect(info[0].IsObject(), env, "training candidates object");
-  Napi::Object spec = info[0].As<Napi::Object>();
-  auto set = std::make_shared<RankingSet>(RankingSetFrom(spec, true));
-  std::shared_ptr<CandidateBank> bank = MakeCandidateBank(spec);
   Napi::Object opts = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
-  PerceptronOptions options = TrainOptionsFrom(opts);
-  const double beta = OptionalDouble(opts, "beta", 0);
-  const bool primal = PrimalFrom(opts);
+  TrainingInput in = TrainingInputFrom(info[0], opts);
   auto cancel = CancelFlag::From(info[2]);
-  options.cancel = cancel.get();
+  in.options.cancel = cancel.get();
   // resume: runBytes() of the first resumeEpochs epochs (a checkpoint), continued here.
   std::shared_ptr<PerceptronRun> resume;
   Napi::Value resume_value = opts.Get("resume");
@@ -256,15 +266,15 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
     ByteReader r(a.Data(), a.ElementLength());
     resume = std::make_shared<PerceptronRun>(PerceptronRun::Load(r));
     if (!r.AtEnd()) throw ModelError("perceptron checkpoint has trailing bytes");
-    options.resume = resume.get();
-    options.resume_epochs = OptionalInt(opts, "resumeEpochs", 0);
+    in.options.resume = resume.get();
+    in.options.resume_epochs = OptionalInt(opts, "resumeEpochs", 0);
   }
 
   std::shared_ptr<Napi::ThreadSafeFunction> progress;
   if (info[3].IsFunction()) {
     progress = std::make_shared<Napi::ThreadSafeFunction>(
         Napi::ThreadSafeFunction::New(env, info[3].As<Napi::Function>(), "perceptron-progress", 0, 1));
-    options.progress = [progress](int64_t done, int64_t total, int64_t mistakes) {
+    in.options.progress = [progress](int64_t done, int64_t total, int64_t mistakes) {
       auto* data = new std::array<double, 3>{static_cast<double>(done), static_cast<double>(total),
                                              static_cast<double>(mistakes)};
       auto call = [](Napi::Env env, Napi::Function cb, std::array<double, 3>* d) {
@@ -287,9 +297,9 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
             if (tsfn) tsfn->Release();
           }
         } release{progress};
-        PerceptronOptions job = options;
+        PerceptronOptions job = in.options;
         job.resume = resume.get();  // also keeps the resumed run alive until the job ends
-        *result = std::make_shared<RerankerModel>(RerankerModel::Train(*bank, *set, beta, primal, job, stats.get()));
+        *result = std::make_shared<RerankerModel>(RerankerModel::Train(*in.bank, *in.set, in.beta, in.primal, job, stats.get()));
       },
       [=](Napi::Env env) -> Napi::Value {
         Napi::Object model = PerceptronModel::Wrap(env, *result);
