@@ -277,6 +277,32 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     expect(candidateFiles(join(tmp.dir, 'data-cache-2'))).not.toEqual(candidateFiles(join(tmp.dir, 'data-cache-1')));
   });
 
+  /** The ids of the candidate jobs a worker's log shows started and not done. */
+  function unfinishedJobs(log: string): string[] {
+    const started = [...log.matchAll(/start pipeline\.candidates (\S+)/g)].map((m) => m[1]);
+    return started.filter((id) => !log.includes(`done pipeline.candidates ${id}`));
+  }
+
+  /**
+   * SIGKILLs the worker delayMs after its log next matches pattern, but only inside a job:
+   * the worker is frozen (SIGSTOP) first and its log read, and if the job already finished
+   * (a short job can end within the delay) it is thawed and the next job is tried.
+   */
+  async function killMidJob(worker: CliProcess, pattern: RegExp, delayMs: number): Promise<number | string> {
+    for (let from = 0; ; ) {
+      while (!pattern.test(worker.output().slice(from))) {
+        if (worker.proc.exitCode !== null) throw new Error(`worker exited before ${pattern}:\n${worker.output()}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      worker.proc.kill('SIGSTOP');
+      await new Promise((r) => setTimeout(r, 100)); // read what it wrote before it stopped
+      if (unfinishedJobs(worker.output()).length > 0) return worker.kill('SIGKILL');
+      from = worker.output().length;
+      worker.proc.kill('SIGCONT');
+    }
+  }
+
   // Kill points: as the job starts (reading its inputs), once the base model trains, and
   // while the n-best lists are being written or just after.
   for (const [point, pattern, delayMs] of [
@@ -289,9 +315,7 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
       const victim = await startWorkerProcess(redis.url, store, ['--lock-seconds', '2']);
       workers.push(victim);
       const run = coordinator(`kill-${delayMs}-${point.length}`, store);
-      await victim.waitFor(pattern);
-      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-      expect(await victim.kill('SIGKILL')).toBe('SIGKILL');
+      expect(await killMidJob(victim, pattern, delayMs)).toBe('SIGKILL');
       const rescuer = await startWorkerProcess(redis.url, store, ['--lock-seconds', '2']);
       workers.push(rescuer);
       expect(await run.exited(), run.output() + rescuer.output()).toBe(0);
@@ -301,8 +325,7 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
       // coordinator waits for the steps' outputs, not for the queue: a victim killed after
       // writing its outputs leaves a stalled job that the rescuer completes after the
       // coordinator has exited, so the queue is counted once the rescuer is done.
-      const started = [...victim.output().matchAll(/start pipeline\.candidates (\S+)/g)].map((m) => m[1]);
-      const interrupted = started.filter((id) => !victim.output().includes(`done pipeline.candidates ${id}`));
+      const interrupted = unfinishedJobs(victim.output());
       expect(interrupted).toHaveLength(1);
       await rescuer.waitFor(new RegExp(`done pipeline\\.candidates ${interrupted[0]}`), 10_000);
       expect(await completedJobs('pipeline.candidates')).toBe(4);
