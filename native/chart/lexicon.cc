@@ -102,6 +102,9 @@ void Lexicon::Finish() {
   SuffixSet::Options options;
   options.max_count = std::max(2, rare_threshold);
   options.min_types = 10;
+  // Few classes: P(tag | signature) is learned from hapaxes, and spreading them over many
+  // suffix classes lost F1 on every dev treebank (docs/reranking.md, "unknown-word signatures").
+  options.max_suffixes = 30;
   suffixes.Learn(counts, options);
   learned_signatures = true;
 }
