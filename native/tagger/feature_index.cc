@@ -1,59 +1,132 @@
 #include "tagger/feature_index.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "core/simd.h"
 
 namespace structrank {
 
-bool FeatureIndex::Fits(const TaggerModel& model) {
-  return model.num_labels() <= 256 && model.num_node_features() < (int64_t{1} << 32);
+namespace {
+
+// The two loops over a sentence's attribute occurrences, one clone per vector unit: a dense
+// attribute is a vector add of L lanes, a sparse one a loop over its labelled slots.
+struct Rows {
+  const int64_t* row_ptr;
+  const int32_t* cols;
+  const uint32_t* slot;
+  const uint8_t* label;
+  int32_t L;
+};
+
+SR_VECTOR_CLONES void SumScores(const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT w,
+                                double* SR_RESTRICT score) {
+  const int32_t L = r.L;
+  for (int64_t t = begin; t < end; ++t) {
+    double* SR_RESTRICT sc = score + (t - begin) * L;
+    for (int64_t k = r.row_ptr[t]; k < r.row_ptr[t + 1]; ++k) {
+      const int32_t a = r.cols[k];
+      const uint32_t first = r.slot[a], last = r.slot[a + 1];
+      if (static_cast<int32_t>(last - first) == L) {
+        const double* SR_RESTRICT x = w + first;
+        for (int32_t y = 0; y < L; ++y) sc[y] += x[y];
+      } else {
+        for (uint32_t f = first; f < last; ++f) sc[r.label[f]] += w[f];
+      }
+    }
+  }
 }
 
-FeatureIndex FeatureIndex::For(const TaggerModel& model) {
+SR_VECTOR_CLONES void AddMarginals(const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT m,
+                                   double* SR_RESTRICT grad) {
+  const int32_t L = r.L;
+  for (int64_t t = begin; t < end; ++t) {
+    const double* SR_RESTRICT mi = m + (t - begin) * L;
+    for (int64_t k = r.row_ptr[t]; k < r.row_ptr[t + 1]; ++k) {
+      const int32_t a = r.cols[k];
+      const uint32_t first = r.slot[a], last = r.slot[a + 1];
+      if (static_cast<int32_t>(last - first) == L) {
+        double* SR_RESTRICT g = grad + first;
+        for (int32_t y = 0; y < L; ++y) g[y] += mi[y];
+      } else {
+        for (uint32_t f = first; f < last; ++f) grad[f] += mi[r.label[f]];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool FeatureIndex::Fits(const TaggerModel& model) {
+  // Dense attributes take L slots: at most L per feature.
+  const int64_t L = model.num_labels();
+  return L < 256 && model.num_node_features() < (int64_t{1} << 32) / std::max<int64_t>(1, L);
+}
+
+FeatureIndex FeatureIndex::For(const TaggerModel& model, int32_t dense_min) {
   FeatureIndex x;
-  x.offset.assign(model.attr_offset.begin(), model.attr_offset.end());
-  x.label.assign(model.feature_label.begin(), model.feature_label.end());
+  x.L = model.num_labels();
+  // An attribute with every label is dense whatever dense_min says: "L slots" means dense.
+  dense_min = std::max(1, std::min(dense_min, x.L));
+  const int64_t A = static_cast<int64_t>(model.attr_offset.size()) - 1;
+  x.slot.resize(A + 1);
+  uint32_t at = 0;
+  for (int64_t a = 0; a < A; ++a) {
+    x.slot[a] = at;
+    const int64_t k = model.attr_offset[a + 1] - model.attr_offset[a];
+    at += static_cast<uint32_t>(k >= dense_min ? x.L : k);
+  }
+  x.slot[A] = at;
+  x.label.assign(at, 0);
+  for (int64_t a = 0; a < A; ++a) {
+    if (x.Dense(static_cast<int32_t>(a))) continue;
+    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
+      x.label[x.slot[a] + (f - model.attr_offset[a])] = static_cast<uint8_t>(model.feature_label[f]);
+    }
+  }
   return x;
 }
 
-void FeatureIndex::Emissions(const TaggerCorpus& corpus, int64_t s, int32_t L, const double* w,
-                             double* score) const {
-  const int64_t begin = corpus.sentence_start[s], end = corpus.sentence_start[s + 1];
-  std::memset(score, 0, sizeof(double) * (end - begin) * L);
-  const int64_t* row_ptr = corpus.attributes.row_ptr.data();
-  const int32_t* cols = corpus.attributes.cols.data();
-  const uint32_t* off = offset.data();
-  const uint8_t* lab = label.data();
-  // The sentence's feature ranges are scattered over a large table: ask for them all first.
-  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) SR_PREFETCH(off + cols[k]);
-  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) {
-    const uint32_t f = off[cols[k]];
-    SR_PREFETCH(w + f);
-    SR_PREFETCH(lab + f);
-  }
-  for (int64_t t = begin; t < end; ++t) {
-    double* sc = score + (t - begin) * L;
-    for (int64_t k = row_ptr[t]; k < row_ptr[t + 1]; ++k) {
-      const int32_t a = cols[k];
-      for (uint32_t f = off[a]; f < off[a + 1]; ++f) sc[lab[f]] += w[f];
+void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* slots) const {
+  std::fill(slots, slots + size(), 0.0);
+  const int64_t A = static_cast<int64_t>(slot.size()) - 1;
+  for (int64_t a = 0; a < A; ++a) {
+    const bool dense = Dense(static_cast<int32_t>(a));
+    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
+      slots[slot[a] + (dense ? model.feature_label[f] : f - model.attr_offset[a])] = w[f];
     }
   }
 }
 
-void FeatureIndex::AddGradient(const TaggerCorpus& corpus, int64_t s, int32_t L, const double* m,
-                               double* grad) const {
-  const int64_t begin = corpus.sentence_start[s], end = corpus.sentence_start[s + 1];
-  const int64_t* row_ptr = corpus.attributes.row_ptr.data();
-  const int32_t* cols = corpus.attributes.cols.data();
-  const uint32_t* off = offset.data();
-  const uint8_t* lab = label.data();
-  for (int64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) SR_PREFETCH(grad + off[cols[k]], 1);
-  for (int64_t t = begin; t < end; ++t) {
-    const double* mi = m + (t - begin) * L;
-    for (int64_t k = row_ptr[t]; k < row_ptr[t + 1]; ++k) {
-      const int32_t a = cols[k];
-      for (uint32_t f = off[a]; f < off[a + 1]; ++f) grad[f] += mi[lab[f]];
+void FeatureIndex::AddTo(const TaggerModel& model, const double* slots, double* out) const {
+  const int64_t A = static_cast<int64_t>(slot.size()) - 1;
+  for (int64_t a = 0; a < A; ++a) {
+    const bool dense = Dense(static_cast<int32_t>(a));
+    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
+      out[f] += slots[slot[a] + (dense ? model.feature_label[f] : f - model.attr_offset[a])];
     }
   }
+}
+
+void FeatureIndex::Emissions(const TaggerCorpus& corpus, int64_t s, const double* slots, double* score) const {
+  const int64_t begin = corpus.sentence_start[s], end = corpus.sentence_start[s + 1];
+  std::memset(score, 0, sizeof(double) * (end - begin) * L);
+  const Rows r{corpus.attributes.row_ptr.data(), corpus.attributes.cols.data(), slot.data(), label.data(), L};
+  // The sentence's slot ranges are scattered over a large table: ask for them all first.
+  for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) SR_PREFETCH(r.slot + r.cols[k]);
+  for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) {
+    const uint32_t f = r.slot[r.cols[k]];
+    SR_PREFETCH(slots + f);
+    SR_PREFETCH(r.label + f);
+  }
+  SumScores(r, begin, end, slots, score);
+}
+
+void FeatureIndex::AddGradient(const TaggerCorpus& corpus, int64_t s, const double* m, double* grad) const {
+  const int64_t begin = corpus.sentence_start[s], end = corpus.sentence_start[s + 1];
+  const Rows r{corpus.attributes.row_ptr.data(), corpus.attributes.cols.data(), slot.data(), label.data(), L};
+  for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) SR_PREFETCH(grad + r.slot[r.cols[k]], 1);
+  AddMarginals(r, begin, end, m, grad);
 }
 
 }  // namespace structrank

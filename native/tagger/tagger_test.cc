@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -222,6 +223,78 @@ TEST(crf_and_maxent_gradients_equal_finite_differences) {
   }
 }
 
+// RandomFixture with attribute a paired with a random subset of 1 + (a * 5) % L labels, so
+// that some attributes are sparse and some dense in every FeatureIndex layout.
+Fixture MixedDensityFixture(int L, int attrs, std::vector<int> lengths, uint64_t seed) {
+  Fixture fx = RandomFixture(L, 1, lengths, seed, false);
+  std::mt19937_64 rng(seed * 31 + 1);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  TaggerModel& m = fx.model;
+  for (int a = 6; a < attrs; ++a) m.attributes.Insert(1000 + a);
+  m.attr_offset.Edit([](std::vector<int64_t>& o) { o.assign(1, 0); });
+  m.feature_label.Edit([](std::vector<int32_t>& f) { f.clear(); });
+  for (int a = 0; a < attrs; ++a) {
+    std::vector<int32_t> ys(L);
+    std::iota(ys.begin(), ys.end(), 0);
+    std::shuffle(ys.begin(), ys.end(), rng);  // the model's order need not be by label
+    ys.resize(1 + (a * 5) % L);
+    m.feature_label.Edit([&](std::vector<int32_t>& f) { f.insert(f.end(), ys.begin(), ys.end()); });
+    m.attr_offset.Edit([&](std::vector<int64_t>& o) { o.push_back(static_cast<int64_t>(m.feature_label.size())); });
+  }
+  m.weights.Edit([&](std::vector<double>& w) {
+    w.resize(m.num_weights());
+    for (double& v : w) v = u(rng);
+  });
+  TaggerCorpus c;
+  for (int n : lengths) {
+    for (int i = 0; i < n; ++i) {
+      std::vector<int32_t> row;
+      for (int a = 0; a < attrs; ++a) {
+        if (rng() % 3 == 0) row.push_back(a);
+      }
+      c.attributes.AddRow(row.data(), nullptr, row.size());
+      c.edge_attributes.AddRow(nullptr, nullptr, 0);
+      c.labels.push_back(static_cast<int32_t>(rng() % L));
+    }
+    c.sentence_start.push_back(c.sentence_start.back() + n);
+  }
+  fx.corpus = std::move(c);
+  return fx;
+}
+
+// The slot layouts (every attribute dense, only full ones, the default, none: the model's
+// own loops) give the same CRF objective and gradient to the last bit, on 1 and 3 threads.
+TEST(crf_objective_is_the_same_in_every_slot_layout) {
+  for (int L : {3, 9, 23}) {
+    Fixture fx = MixedDensityFixture(L, 40, {1, 7, 12, 30, 4, 19, 25}, 5 + L);
+    const TaggerModel& m = fx.model;
+    ChainLattice lat = ChainLattice::For(m);
+    const std::vector<double> w = m.weights.ToVector();
+    std::vector<double> want(w.size()), got(w.size());
+    const FeatureIndex none;
+    const double f0 = CrfObjective(m, lat, fx.corpus, w, want, 0.7, 1, nullptr, true, &none);
+    int dense_seen = 0, sparse_seen = 0;
+    for (int32_t dense_min : {1, 4, FeatureIndex::kDenseMin, L}) {
+      const FeatureIndex index = FeatureIndex::For(m, dense_min);
+      for (int32_t a = 0; a < static_cast<int32_t>(index.slot.size()) - 1; ++a) (index.Dense(a) ? dense_seen : sparse_seen)++;
+      std::vector<double> back(w.size(), 0.0), slots(index.size());
+      index.Gather(m, w.data(), slots.data());
+      index.AddTo(m, slots.data(), back.data());
+      for (int64_t f = 0; f < m.num_node_features(); ++f) CHECK(back[f] == w[f]);
+      for (int threads : {1, 3}) {
+        const double f1 = CrfObjective(m, lat, fx.corpus, w, got, 0.7, threads, nullptr, true, &index);
+        CHECK(f1 == f0 || threads > 1);  // threads sum their losses in another order
+        CHECK_NEAR(f1, f0, 1e-12 * std::abs(f0));
+        for (std::size_t k = 0; k < w.size(); ++k) {
+          CHECK(threads > 1 || got[k] == want[k]);
+          CHECK_NEAR(got[k], want[k], 1e-12);
+        }
+      }
+    }
+    CHECK(dense_seen > 0 && sparse_seen > 0);
+  }
+}
+
 TEST(perceptron_update_on_the_man_bit_the_dog) {
   // Seed 003's example: gold the/DT man/NN bit/VBD the/DT dog/NN, guess has bit/NN.
   // Features: word/tag pairs and tag bigrams. Update: +<NN,VBD> +<VBD,DT> +<VBD->bit>,
@@ -372,6 +445,37 @@ TEST(first_order_viterbi_equals_the_row_by_row_loop) {
         const double v = dec.Viterbi(n, em.data(), sc, got.data());
         CHECK(v == RowByRowViterbi(lat, sc, n, em.data(), want.data()));
         CHECK(got == want);
+      }
+    }
+  }
+}
+
+// The dense first-order forward-backward (rows of 8, 16, 24, 32 doubles kept in registers,
+// and wider rows) against the generic loop, run by giving it pair scores that are all 0:
+// log Z and the node marginals are the same to the last bit, the edge expectations are
+// summed in another order.
+TEST(first_order_forward_backward_equals_the_generic_loop) {
+  for (int L : {1, 5, 9, 16, 23, 31, 40}) {
+    Fixture fx = RandomFixture(L, 1, {1, 2, 9, 30}, 60 + L, false);
+    const TaggerModel& m = fx.model;
+    ChainLattice lat = ChainLattice::For(m);
+    for (bool precomputed : {false, true}) {
+      ChainScores sc;
+      sc.Compute(lat, m.weights.data(), 1.0, precomputed);
+      ChainDecoder dense(lat), generic(lat);
+      for (int64_t s = 0; s < fx.corpus.sentences(); ++s) {
+        const int32_t n = static_cast<int32_t>(fx.corpus.sentence_start[s + 1] - fx.corpus.sentence_start[s]);
+        const std::size_t nL = static_cast<std::size_t>(n) * L;
+        std::vector<double> em(nL), zeros(static_cast<std::size_t>(n) * m.num_pairs(), 0.0);
+        m.Emissions(fx.corpus, s, m.weights.data(), em.data());
+        std::vector<double> marg(nL), marg2(nL), edge(lat.num_edges(), 0.0), edge2(edge), start(L, 0.0), start2(start);
+        const double z = dense.ForwardBackward(n, em.data(), sc, marg.data(), edge.data(), start.data());
+        generic.SetPairScores(zeros.data());
+        const double z2 = generic.ForwardBackward(n, em.data(), sc, marg2.data(), edge2.data(), start2.data());
+        CHECK(z == z2);
+        CHECK(marg == marg2);
+        CHECK(start == start2);
+        for (std::size_t e = 0; e < edge.size(); ++e) CHECK_NEAR(edge[e], edge2[e], 1e-12);
       }
     }
   }

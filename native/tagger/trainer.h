@@ -37,6 +37,9 @@ struct TrainOptions {
 
 // CRF objective sum_s (log Z_s - score(gold_s)) + c2 |w|^2 and its gradient. Without
 // start_weights the gradient of the start-transition weights is 0, so they keep their value.
+// `index`: the slot layout of the emission and gradient loops (feature_index.h); null: one
+// is built here when the model fits; an empty one: the model's own tables. All three give
+// the same objective and gradient to the last bit.
 double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus,
                     const std::vector<double>& w, std::vector<double>& grad, double c2, int threads,
                     const std::atomic<bool>* cancel = nullptr, bool start_weights = true,
@@ -92,7 +95,7 @@ class TaggerTrainer {
   std::vector<int64_t> order_;
   bool use_lbfgs_ = false;
   std::unique_ptr<Lbfgs> lbfgs_;
-  FeatureIndex index_;  // CRF L-BFGS: the compact feature table of the gradient loops
+  FeatureIndex index_;  // CRF L-BFGS: the slot layout of the gradient loops (empty: none)
   const std::atomic<bool>* cancel_ = nullptr;  // for the L-BFGS objective
   double loss_ = 0;
   int steps_ = 0;
