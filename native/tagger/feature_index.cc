@@ -19,37 +19,39 @@ struct Rows {
   int32_t L;
 };
 
-SR_VECTOR_CLONES void SumScores(const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT w,
+SR_VECTOR_CLONES void SumScores(const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT pack,
                                 double* SR_RESTRICT score) {
   const int32_t L = r.L;
   for (int64_t t = begin; t < end; ++t) {
     double* SR_RESTRICT sc = score + (t - begin) * L;
     for (int64_t k = r.row_ptr[t]; k < r.row_ptr[t + 1]; ++k) {
       const int32_t a = r.cols[k];
-      const uint32_t first = r.slot[a], last = r.slot[a + 1];
-      if (static_cast<int32_t>(last - first) == L) {
-        const double* SR_RESTRICT x = w + first;
+      const uint32_t first = r.slot[a], n = r.slot[a + 1] - first;
+      const double* SR_RESTRICT x = pack + 2 * std::size_t{first};  // the weights
+      if (static_cast<int32_t>(n) == L) {
         for (int32_t y = 0; y < L; ++y) sc[y] += x[y];
       } else {
-        for (uint32_t f = first; f < last; ++f) sc[r.label[f]] += w[f];
+        const uint8_t* lab = r.label + first;
+        for (uint32_t j = 0; j < n; ++j) sc[lab[j]] += x[j];
       }
     }
   }
 }
 
 SR_VECTOR_CLONES void AddMarginals(const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT m,
-                                   double* SR_RESTRICT grad) {
+                                   double* SR_RESTRICT pack) {
   const int32_t L = r.L;
   for (int64_t t = begin; t < end; ++t) {
     const double* SR_RESTRICT mi = m + (t - begin) * L;
     for (int64_t k = r.row_ptr[t]; k < r.row_ptr[t + 1]; ++k) {
       const int32_t a = r.cols[k];
-      const uint32_t first = r.slot[a], last = r.slot[a + 1];
-      if (static_cast<int32_t>(last - first) == L) {
-        double* SR_RESTRICT g = grad + first;
+      const uint32_t first = r.slot[a], n = r.slot[a + 1] - first;
+      double* SR_RESTRICT g = pack + 2 * std::size_t{first} + n;  // the gradient, after the weights
+      if (static_cast<int32_t>(n) == L) {
         for (int32_t y = 0; y < L; ++y) g[y] += mi[y];
       } else {
-        for (uint32_t f = first; f < last; ++f) grad[f] += mi[r.label[f]];
+        const uint8_t* lab = r.label + first;
+        for (uint32_t j = 0; j < n; ++j) g[j] += mi[lab[j]];
       }
     }
   }
@@ -87,46 +89,57 @@ FeatureIndex FeatureIndex::For(const TaggerModel& model, int32_t dense_min) {
   return x;
 }
 
-void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* slots) const {
-  std::fill(slots, slots + size(), 0.0);
+void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* pack) const {
+  std::fill(pack, pack + pack_size(), 0.0);
   const int64_t A = static_cast<int64_t>(slot.size()) - 1;
   for (int64_t a = 0; a < A; ++a) {
     const bool dense = Dense(static_cast<int32_t>(a));
+    double* x = pack + 2 * std::size_t{slot[a]};
     for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
-      slots[slot[a] + (dense ? model.feature_label[f] : f - model.attr_offset[a])] = w[f];
+      x[dense ? model.feature_label[f] : f - model.attr_offset[a]] = w[f];
     }
   }
 }
 
-void FeatureIndex::AddTo(const TaggerModel& model, const double* slots, double* out) const {
+void FeatureIndex::AddTo(const TaggerModel& model, const double* pack, double* out) const {
   const int64_t A = static_cast<int64_t>(slot.size()) - 1;
   for (int64_t a = 0; a < A; ++a) {
     const bool dense = Dense(static_cast<int32_t>(a));
+    const double* g = pack + 2 * std::size_t{slot[a]} + (slot[a + 1] - slot[a]);
     for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
-      out[f] += slots[slot[a] + (dense ? model.feature_label[f] : f - model.attr_offset[a])];
+      out[f] += g[dense ? model.feature_label[f] : f - model.attr_offset[a]];
     }
   }
 }
 
-void FeatureIndex::Emissions(const TaggerCorpus& corpus, int64_t s, const double* slots, double* score) const {
+void FeatureIndex::Emissions(const TaggerCorpus& corpus, int64_t s, const double* pack, double* score) const {
   const int64_t begin = corpus.sentence_start[s], end = corpus.sentence_start[s + 1];
   std::memset(score, 0, sizeof(double) * (end - begin) * L);
   const Rows r{corpus.attributes.row_ptr.data(), corpus.attributes.cols.data(), slot.data(), label.data(), L};
   // The sentence's slot ranges are scattered over a large table: ask for them all first.
+  // The gradient sums sit right after the weights, mostly in the same or the next line:
+  // AddGradient finds them in the cache.
   for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) SR_PREFETCH(r.slot + r.cols[k]);
   for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) {
-    const uint32_t f = r.slot[r.cols[k]];
-    SR_PREFETCH(slots + f);
+    const int32_t a = r.cols[k];
+    const uint32_t f = r.slot[a], n = r.slot[a + 1] - f;
+    SR_PREFETCH(pack + 2 * std::size_t{f});
+    SR_PREFETCH(pack + 2 * std::size_t{f} + n - 1);
     SR_PREFETCH(r.label + f);
   }
-  SumScores(r, begin, end, slots, score);
+  SumScores(r, begin, end, pack, score);
 }
 
-void FeatureIndex::AddGradient(const TaggerCorpus& corpus, int64_t s, const double* m, double* grad) const {
+void FeatureIndex::AddGradient(const TaggerCorpus& corpus, int64_t s, const double* m, double* pack) const {
   const int64_t begin = corpus.sentence_start[s], end = corpus.sentence_start[s + 1];
   const Rows r{corpus.attributes.row_ptr.data(), corpus.attributes.cols.data(), slot.data(), label.data(), L};
-  for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) SR_PREFETCH(grad + r.slot[r.cols[k]], 1);
-  AddMarginals(r, begin, end, m, grad);
+  for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) {
+    const int32_t a = r.cols[k];
+    const uint32_t f = r.slot[a], n = r.slot[a + 1] - f;
+    SR_PREFETCH(pack + 2 * std::size_t{f} + n, 1);
+    SR_PREFETCH(pack + 2 * std::size_t{f} + 2 * n - 1, 1);
+  }
+  AddMarginals(r, begin, end, m, pack);
 }
 
 }  // namespace structrank

@@ -33,18 +33,22 @@ struct FeatureIndex {
   static FeatureIndex For(const TaggerModel& model, int32_t dense_min = kDenseMin);
 
   std::size_t size() const { return label.size(); }
+  // The loops' vector ("pack"): attribute a's n = slot[a+1] - slot[a] weights at
+  // 2 slot[a] .. + n, then their n gradient sums, so that the gradient pass of a sentence
+  // finds its lines where the emission pass brought them into the cache.
+  std::size_t pack_size() const { return 2 * size(); }
   bool Dense(int32_t a) const { return static_cast<int32_t>(slot[a + 1] - slot[a]) == L; }
 
-  // slots[slot of f] = w[f] for every node feature f; the other slots 0.
-  void Gather(const TaggerModel& model, const double* w, double* slots) const;
-  // out[f] += slots[slot of f] for every node feature f.
-  void AddTo(const TaggerModel& model, const double* slots, double* out) const;
+  // Pack weight of f's slot = w[f] for every node feature f; every other entry 0.
+  void Gather(const TaggerModel& model, const double* w, double* pack) const;
+  // out[f] += the pack's gradient sum of f's slot, for every node feature f.
+  void AddTo(const TaggerModel& model, const double* pack, double* out) const;
 
-  // score[i * L + y] = sum of the slot weights of sentence s's token i's attributes with
+  // score[i * L + y] = sum of the pack weights of sentence s's token i's attributes with
   // label y: TaggerModel::Emissions, the same sums in the same order.
-  void Emissions(const TaggerCorpus& corpus, int64_t s, const double* slots, double* score) const;
-  // grad[slot] += m[i * L + label(slot)] for every slot of every token i of sentence s.
-  void AddGradient(const TaggerCorpus& corpus, int64_t s, const double* m, double* grad) const;
+  void Emissions(const TaggerCorpus& corpus, int64_t s, const double* pack, double* score) const;
+  // Gradient sum of a slot += m[i * L + label(slot)], for every slot of every token i of s.
+  void AddGradient(const TaggerCorpus& corpus, int64_t s, const double* m, double* pack) const;
 };
 
 }  // namespace structrank

@@ -57,7 +57,7 @@ void AddEdgeGradient(const TaggerModel& model, const TaggerCorpus& corpus, int64
 }
 
 struct ThreadBuffers {
-  std::vector<double> grad, slot_grad, emissions, marginals, edge, start, pairs;
+  std::vector<double> grad, pack, emissions, marginals, edge, start, pairs;
   std::vector<int32_t> states;
   double loss = 0;
 };
@@ -93,12 +93,8 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
   if (index && index->slot.empty()) index = nullptr;  // asked for the model's own tables
   ChainScores scores;
   scores.Compute(lat, w.data(), 1.0, true);
-  // The node-feature weights in the index's slots, and a slot gradient per thread.
-  std::vector<double> slot_w;
-  if (index) {
-    slot_w.resize(index->size());
-    index->Gather(model, w.data(), slot_w.data());
-  }
+  // The node-feature weights in the index's pack: thread 0 sums its gradient into the same
+  // pack, the others into packs of their own (only their gradient halves used).
   // Thread 0 sums its model-order gradient straight into `grad`; the others into their own
   // vectors (with an index, only edge features have one).
   grad.assign(w.size(), 0.0);
@@ -108,7 +104,14 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
   for (int t = 0; t < nthreads; ++t) {
     ThreadBuffers& b = buffers[t];
     if (t > 0 && (!index || model.has_edge_features())) b.grad.assign(w.size(), 0.0);
-    if (index) b.slot_grad.assign(index->size(), 0.0);
+    if (index) {
+      b.pack.resize(index->pack_size());
+      if (t == 0) {
+        index->Gather(model, w.data(), b.pack.data());
+      } else {
+        std::fill(b.pack.begin(), b.pack.end(), 0.0);
+      }
+    }
     b.edge.assign(lat.num_edges(), 0.0);
     b.start.assign(lat.start_state.size(), 0.0);
     decoders.emplace_back(lat);
@@ -127,7 +130,7 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
           b.emissions.resize(static_cast<std::size_t>(n) * L);
           b.marginals.resize(static_cast<std::size_t>(n) * L);
           if (index) {
-            index->Emissions(corpus, s, slot_w.data(), b.emissions.data());
+            index->Emissions(corpus, s, buffers[0].pack.data(), b.emissions.data());
           } else {
             model.Emissions(corpus, s, w.data(), b.emissions.data());
           }
@@ -144,7 +147,7 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
           }
           for (int32_t i = 0; i < n; ++i) b.marginals[static_cast<std::size_t>(i) * L + gold[i]] -= 1.0;
           if (index) {
-            index->AddGradient(corpus, s, b.marginals.data(), b.slot_grad.data());
+            index->AddGradient(corpus, s, b.marginals.data(), b.pack.data());
           } else {
             AddEmissionGradient(model, corpus, s, b.marginals.data(), 1.0, g);
           }
@@ -160,10 +163,10 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
     loss += c2 * w[k] * w[k];
     grad[k] = 2 * c2 * w[k] + grad[k];  // the prior first, then thread 0, 1, ...: a fixed order
   }
-  if (index) index->AddTo(model, buffers[0].slot_grad.data(), grad.data());
+  if (index) index->AddTo(model, buffers[0].pack.data(), grad.data());
   SumThreadGradients(buffers, &lat, grad, loss);
   if (index) {
-    for (int t = 1; t < nthreads; ++t) index->AddTo(model, buffers[t].slot_grad.data(), grad.data());
+    for (int t = 1; t < nthreads; ++t) index->AddTo(model, buffers[t].pack.data(), grad.data());
   }
   if (!start_weights) {
     for (int64_t k : lat.start_weight) grad[k] = 0;
