@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "core/simd.h"
 
@@ -14,7 +15,7 @@ namespace {
 struct Rows {
   const int64_t* row_ptr;
   const int32_t* cols;
-  const uint32_t* slot;
+  const FeatureIndex::Span* span;
   const uint8_t* label;
   int32_t L;
 };
@@ -26,7 +27,7 @@ SR_VECTOR_CLONES void SumScores(const Rows& r, int64_t begin, int64_t end, const
     double* SR_RESTRICT sc = score + (t - begin) * L;
     for (int64_t k = r.row_ptr[t]; k < r.row_ptr[t + 1]; ++k) {
       const int32_t a = r.cols[k];
-      const uint32_t first = r.slot[a], n = r.slot[a + 1] - first;
+      const uint32_t first = r.span[a].first, n = r.span[a].n;
       const double* SR_RESTRICT x = pack + 2 * std::size_t{first};  // the weights
       if (static_cast<int32_t>(n) == L) {
         for (int32_t y = 0; y < L; ++y) sc[y] += x[y];
@@ -45,7 +46,7 @@ SR_VECTOR_CLONES void AddMarginals(const Rows& r, int64_t begin, int64_t end, co
     const double* SR_RESTRICT mi = m + (t - begin) * L;
     for (int64_t k = r.row_ptr[t]; k < r.row_ptr[t + 1]; ++k) {
       const int32_t a = r.cols[k];
-      const uint32_t first = r.slot[a], n = r.slot[a + 1] - first;
+      const uint32_t first = r.span[a].first, n = r.span[a].n;
       double* SR_RESTRICT g = pack + 2 * std::size_t{first} + n;  // the gradient, after the weights
       if (static_cast<int32_t>(n) == L) {
         for (int32_t y = 0; y < L; ++y) g[y] += mi[y];
@@ -65,25 +66,33 @@ bool FeatureIndex::Fits(const TaggerModel& model) {
   return L < 256 && model.num_node_features() < (int64_t{1} << 32) / std::max<int64_t>(1, L);
 }
 
-FeatureIndex FeatureIndex::For(const TaggerModel& model, int32_t dense_min) {
+FeatureIndex FeatureIndex::For(const TaggerModel& model, int32_t dense_min, const TaggerCorpus* corpus) {
   FeatureIndex x;
   x.L = model.num_labels();
   // An attribute with every label is dense whatever dense_min says: "L slots" means dense.
   dense_min = std::max(1, std::min(dense_min, x.L));
-  const int64_t A = static_cast<int64_t>(model.attr_offset.size()) - 1;
-  x.slot.resize(A + 1);
-  uint32_t at = 0;
-  for (int64_t a = 0; a < A; ++a) {
-    x.slot[a] = at;
-    const int64_t k = model.attr_offset[a + 1] - model.attr_offset[a];
-    at += static_cast<uint32_t>(k >= dense_min ? x.L : k);
+  const int32_t A = static_cast<int32_t>(model.attr_offset.size()) - 1;
+  std::vector<int32_t> order(A);
+  std::iota(order.begin(), order.end(), 0);
+  if (corpus) {
+    std::vector<uint32_t> count(A, 0);
+    for (int32_t a : corpus->attributes.cols) {
+      if (a >= 0 && a < A) ++count[a];
+    }
+    std::stable_sort(order.begin(), order.end(), [&](int32_t p, int32_t q) { return count[p] > count[q]; });
   }
-  x.slot[A] = at;
+  x.span.resize(A);
+  uint32_t at = 0;
+  for (int32_t a : order) {
+    const int64_t k = model.attr_offset[a + 1] - model.attr_offset[a];
+    x.span[a] = Span{at, static_cast<uint32_t>(k >= dense_min ? x.L : k)};
+    at += x.span[a].n;
+  }
   x.label.assign(at, 0);
-  for (int64_t a = 0; a < A; ++a) {
-    if (x.Dense(static_cast<int32_t>(a))) continue;
+  for (int32_t a = 0; a < A; ++a) {
+    if (x.Dense(a)) continue;
     for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
-      x.label[x.slot[a] + (f - model.attr_offset[a])] = static_cast<uint8_t>(model.feature_label[f]);
+      x.label[x.span[a].first + (f - model.attr_offset[a])] = static_cast<uint8_t>(model.feature_label[f]);
     }
   }
   return x;
@@ -91,10 +100,10 @@ FeatureIndex FeatureIndex::For(const TaggerModel& model, int32_t dense_min) {
 
 void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* pack) const {
   std::fill(pack, pack + pack_size(), 0.0);
-  const int64_t A = static_cast<int64_t>(slot.size()) - 1;
-  for (int64_t a = 0; a < A; ++a) {
-    const bool dense = Dense(static_cast<int32_t>(a));
-    double* x = pack + 2 * std::size_t{slot[a]};
+  const int32_t A = static_cast<int32_t>(span.size());
+  for (int32_t a = 0; a < A; ++a) {
+    const bool dense = Dense(a);
+    double* x = pack + 2 * std::size_t{span[a].first};
     for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
       x[dense ? model.feature_label[f] : f - model.attr_offset[a]] = w[f];
     }
@@ -102,10 +111,10 @@ void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* pac
 }
 
 void FeatureIndex::AddTo(const TaggerModel& model, const double* pack, double* out) const {
-  const int64_t A = static_cast<int64_t>(slot.size()) - 1;
-  for (int64_t a = 0; a < A; ++a) {
-    const bool dense = Dense(static_cast<int32_t>(a));
-    const double* g = pack + 2 * std::size_t{slot[a]} + (slot[a + 1] - slot[a]);
+  const int32_t A = static_cast<int32_t>(span.size());
+  for (int32_t a = 0; a < A; ++a) {
+    const bool dense = Dense(a);
+    const double* g = pack + 2 * std::size_t{span[a].first} + span[a].n;
     for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
       out[f] += g[dense ? model.feature_label[f] : f - model.attr_offset[a]];
     }
@@ -115,14 +124,14 @@ void FeatureIndex::AddTo(const TaggerModel& model, const double* pack, double* o
 void FeatureIndex::Emissions(const TaggerCorpus& corpus, int64_t s, const double* pack, double* score) const {
   const int64_t begin = corpus.sentence_start[s], end = corpus.sentence_start[s + 1];
   std::memset(score, 0, sizeof(double) * (end - begin) * L);
-  const Rows r{corpus.attributes.row_ptr.data(), corpus.attributes.cols.data(), slot.data(), label.data(), L};
+  const Rows r{corpus.attributes.row_ptr.data(), corpus.attributes.cols.data(), span.data(), label.data(), L};
   // The sentence's slot ranges are scattered over a large table: ask for them all first.
   // The gradient sums sit right after the weights, mostly in the same or the next line:
   // AddGradient finds them in the cache.
-  for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) SR_PREFETCH(r.slot + r.cols[k]);
+  for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) SR_PREFETCH(r.span + r.cols[k]);
   for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) {
     const int32_t a = r.cols[k];
-    const uint32_t f = r.slot[a], n = r.slot[a + 1] - f;
+    const uint32_t f = r.span[a].first, n = r.span[a].n;
     SR_PREFETCH(pack + 2 * std::size_t{f});
     SR_PREFETCH(pack + 2 * std::size_t{f} + n - 1);
     SR_PREFETCH(r.label + f);
@@ -132,10 +141,10 @@ void FeatureIndex::Emissions(const TaggerCorpus& corpus, int64_t s, const double
 
 void FeatureIndex::AddGradient(const TaggerCorpus& corpus, int64_t s, const double* m, double* pack) const {
   const int64_t begin = corpus.sentence_start[s], end = corpus.sentence_start[s + 1];
-  const Rows r{corpus.attributes.row_ptr.data(), corpus.attributes.cols.data(), slot.data(), label.data(), L};
+  const Rows r{corpus.attributes.row_ptr.data(), corpus.attributes.cols.data(), span.data(), label.data(), L};
   for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) {
     const int32_t a = r.cols[k];
-    const uint32_t f = r.slot[a], n = r.slot[a + 1] - f;
+    const uint32_t f = r.span[a].first, n = r.span[a].n;
     SR_PREFETCH(pack + 2 * std::size_t{f} + n, 1);
     SR_PREFETCH(pack + 2 * std::size_t{f} + 2 * n - 1, 1);
   }

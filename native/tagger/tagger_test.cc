@@ -262,8 +262,9 @@ Fixture MixedDensityFixture(int L, int attrs, std::vector<int> lengths, uint64_t
   return fx;
 }
 
-// The slot layouts (every attribute dense, only full ones, the default, none: the model's
-// own loops) give the same CRF objective and gradient to the last bit, on 1 and 3 threads.
+// The slot layouts (every attribute dense, only full ones, the default; by attribute id and
+// most frequent first; none: the model's own loops) give the same CRF objective and
+// gradient to the last bit, on 1 and 3 threads.
 TEST(crf_objective_is_the_same_in_every_slot_layout) {
   for (int L : {3, 9, 23}) {
     Fixture fx = MixedDensityFixture(L, 40, {1, 7, 12, 30, 4, 19, 25}, 5 + L);
@@ -274,9 +275,11 @@ TEST(crf_objective_is_the_same_in_every_slot_layout) {
     const FeatureIndex none;
     const double f0 = CrfObjective(m, lat, fx.corpus, w, want, 0.7, 1, nullptr, true, &none);
     int dense_seen = 0, sparse_seen = 0;
-    for (int32_t dense_min : {1, 4, FeatureIndex::kDenseMin, L}) {
-      const FeatureIndex index = FeatureIndex::For(m, dense_min);
-      for (int32_t a = 0; a < static_cast<int32_t>(index.slot.size()) - 1; ++a) (index.Dense(a) ? dense_seen : sparse_seen)++;
+    for (int32_t dense_min : {1, 4, FeatureIndex::kDenseMin, L, -1}) {
+      // -1: the default, attributes most frequent first
+      const FeatureIndex index = dense_min < 0 ? FeatureIndex::For(m, FeatureIndex::kDenseMin, &fx.corpus)
+                                               : FeatureIndex::For(m, dense_min);
+      for (int32_t a = 0; a < static_cast<int32_t>(index.span.size()); ++a) (index.Dense(a) ? dense_seen : sparse_seen)++;
       std::vector<double> back(w.size(), 0.0), pack(index.pack_size(), 1.0);
       index.Gather(m, w.data(), pack.data());  // the gradient halves start at 0
       index.AddTo(m, pack.data(), back.data());

@@ -87,10 +87,10 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
   const int nthreads = ResolveThreads(threads);
   FeatureIndex own;
   if (!index && FeatureIndex::Fits(model)) {
-    own = FeatureIndex::For(model);
+    own = FeatureIndex::For(model, FeatureIndex::kDenseMin, &corpus);
     index = &own;
   }
-  if (index && index->slot.empty()) index = nullptr;  // asked for the model's own tables
+  if (index && index->span.empty()) index = nullptr;  // asked for the model's own tables
   ChainScores scores;
   scores.Compute(lat, w.data(), 1.0, true);
   // The node-feature weights in the index's pack: thread 0 sums its gradient into the same
@@ -256,7 +256,7 @@ TaggerTrainer::TaggerTrainer(TaggerModel& model, const TaggerCorpus& corpus, Tra
                (model.algorithm == TaggerAlgorithm::kCrf && options.optimizer == CrfOptimizer::kLbfgs);
   if (model.algorithm != TaggerAlgorithm::kCrf) options_.sgd_warmup = 0;
   if (use_lbfgs_ && model.algorithm == TaggerAlgorithm::kCrf && FeatureIndex::Fits(model)) {
-    index_ = FeatureIndex::For(model);
+    index_ = FeatureIndex::For(model, FeatureIndex::kDenseMin, &corpus);
   }
   if (!options_.start_weights && model.algorithm == TaggerAlgorithm::kMaxent) {
     throw InputError("training without start weights is for the CRF and the perceptron");
