@@ -87,7 +87,7 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
   const int nthreads = ResolveThreads(threads);
   FeatureIndex own;
   if (!index && FeatureIndex::Fits(model)) {
-    own = FeatureIndex::For(model, FeatureIndex::kDenseMin, &corpus);
+    own = FeatureIndex::For(model);  // by id: ordering by frequency costs a sort per call
     index = &own;
   }
   if (index && index->span.empty()) index = nullptr;  // asked for the model's own tables
