@@ -2,14 +2,15 @@
  * What boosting picks on parse n-best lists: trains the pipeline's boosting reranker once (one
  * eps, the rounds chosen on dev as the pipeline does) on given list files and prints, per
  * feature template, how many features the dictionary holds and how many of them, and how much
- * weight (sum of |weight|), the chosen rounds use; then the heaviest features.
+ * weight (sum of |weight|), the chosen rounds use; then the heaviest features, and the dev F1
+ * after other numbers of rounds (ROUNDS_F1, comma-separated), against the one the Score chose.
  *
  *   EPS=0.005 ROUNDS=5000 npx tsx bench/floresta-boost-features.ts train.jsonl[,more] dev.jsonl
  */
 import { readNbestSync } from '../lib/io/nbest.js';
 import { featureTables, checkpoints } from '../lib/pipeline/adapters/linear.js';
-import { rescoreSet, scoreSet } from '../lib/pipeline/evaluate.js';
-import { boostPrefixCurve, boostWeights, trainBoost } from '../lib/rerank/boost.js';
+import { corpusF1, rescoreSet, scoreSet } from '../lib/pipeline/evaluate.js';
+import { boostPrefixCurve, boostWeights, rerankScores, trainBoost } from '../lib/rerank/boost.js';
 import { tableData } from '../lib/rerank/table-data.js';
 import { FEATURE_CUTOFF } from '../lib/options/rerank.js';
 
@@ -30,6 +31,10 @@ const y = Array.from(boostPrefixCurve(tableData(devTable, 1), model, x, 1));
 let at = 0;
 for (let i = 1; i < y.length; i++) if (y[i] > y[at]) at = i;
 const weights = boostWeights(model, x[at]);
+const devData = tableData(devTable, 1);
+const devF1 = (n: number): string => corpusF1(dev, Array.from(rerankScores(devData, model.a0, boostWeights(model, n), 1).chosen, (c) => (c >= 0 ? c : 0))).toFixed(2);
+const others = (process.env.ROUNDS_F1 ?? '').split(',').filter((v) => v !== '').map(Number);
+console.log(`dev F1 after ${[x[at], ...others].map((n) => `${n} rounds: ${devF1(n)}`).join(', ')}`);
 const names = trainTable.names;
 
 /** The template of a feature name: the part before the first ':' (threshold suffix dropped). */
