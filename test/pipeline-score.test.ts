@@ -12,6 +12,7 @@ import { rescoreSet, scoreSet } from '../lib/pipeline/evaluate.js';
 import { runPipeline } from '../lib/pipeline/run.js';
 import type { CandidateSet, Reranker } from '../lib/pipeline/components.js';
 import { PerceptronReranker } from '../lib/rerank/perceptron.js';
+import { candidateFeatures, treeSettingsFor } from '../lib/pipeline/adapters/linear.js';
 import { frequencyTagger, tinyNerCorpus, type FakeCalls } from './pipeline-fakes.js';
 import { tempDir } from './helpers.js';
 
@@ -99,5 +100,36 @@ describe('Score kinds', () => {
     // Both pick the first candidate everywhere, so both score the base's F1 whatever their Score.
     const base = r.systems.find((s) => s.kind === 'base');
     expect(r.systems.find((s) => s.name === 'old')?.testF1).toBe(base?.testF1);
+  });
+  it('a set rescored with the other Score reuses its features and head settings, with its own scores', async () => {
+    const trees: NbestSentence[] = [
+      {
+        id: 't1', tokens: ['Ana', 'canta'], gold: '( (fcl (np (prop Ana)) (v-fin canta)))', line: 1,
+        candidates: [
+          { tree: '( (fcl (prop Ana) (v-fin canta)))', logprob: -1 },
+          { tree: '( (fcl (np (prop Ana)) (v-fin canta)))', logprob: -2 },
+        ],
+      },
+      {
+        id: 't2', tokens: ['o', 'gato', 'dorme'], gold: '( (fcl (np (art o) (n gato)) (v-fin dorme)))', line: 2,
+        candidates: [
+          { tree: '( (fcl (np (art o) (n gato)) (v-fin dorme)))', logprob: -1 },
+          { tree: '( (fcl (art o) (np (n gato) (v-fin dorme))))', logprob: -2 },
+        ],
+      },
+    ];
+    const ctx = { threads: 1, seed: 1 };
+    const errors = scoreSet(trees);
+    const f1 = rescoreSet(errors, 'f1');
+    const settings = treeSettingsFor(errors, 'collins', ctx);
+    expect(settings).toBeDefined();
+    expect(treeSettingsFor(f1, 'collins', ctx)).toBe(settings);
+    const a = await candidateFeatures(errors, ctx, settings);
+    const b = await candidateFeatures(f1, ctx, settings);
+    expect(b.cols).toBe(a.cols);
+    expect(a.cols.length).toBeGreaterThan(0);
+    expect(Array.from(a.score)).toEqual(errors.scores.flat());
+    expect(Array.from(b.score)).toEqual(f1.scores.flat());
+    expect(Array.from(b.score)).not.toEqual(Array.from(a.score));
   });
 });

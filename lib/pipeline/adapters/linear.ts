@@ -41,13 +41,17 @@ interface SetFeatures {
   score: Float64Array;
 }
 
-const featureCache = new WeakMap<CandidateSet, Map<TreeSettings | undefined, Promise<SetFeatures>>>();
-const settingsCache = new WeakMap<CandidateSet, Map<string, TreeSettings | undefined>>();
+/**
+ * Keyed by a set's sentences, not the set: a set rescored with another Score kind (evaluate.ts
+ * `rescoreSet`) shares its sentences, so its features and settings are not computed again.
+ */
+const featureCache = new WeakMap<readonly NbestSentence[], Map<TreeSettings | undefined, Promise<Omit<SetFeatures, 'score'>>>>();
+const settingsCache = new WeakMap<readonly NbestSentence[], Map<string, TreeSettings | undefined>>();
 
 /** Head rules and word classes learned from a training set's gold trees (undefined for tag candidates). */
 export function treeSettingsFor(train: CandidateSet, headRules: string, ctx: StepContext): TreeSettings | undefined {
-  let bySource = settingsCache.get(train);
-  if (!bySource) settingsCache.set(train, (bySource = new Map()));
+  let bySource = settingsCache.get(train.sentences);
+  if (!bySource) settingsCache.set(train.sentences, (bySource = new Map()));
   if (!bySource.has(headRules)) {
     const gold = train.sentences.filter((s) => typeof s.gold === 'string' && s.candidates.some((c) => c.tree !== undefined));
     let settings: TreeSettings | undefined;
@@ -63,13 +67,19 @@ export function treeSettingsFor(train: CandidateSet, headRules: string, ctx: Ste
 }
 
 /** Interned features of every candidate (scores are the pipeline's Score(x)); trees use `settings`. */
-export function candidateFeatures(set: CandidateSet, ctx: StepContext, settings?: TreeSettings): Promise<SetFeatures> {
-  let bySettings = featureCache.get(set);
-  if (!bySettings) featureCache.set(set, (bySettings = new Map()));
+export async function candidateFeatures(set: CandidateSet, ctx: StepContext, settings?: TreeSettings): Promise<SetFeatures> {
+  const features = await sentenceFeatureRows(set.sentences, ctx, settings);
+  return { ...features, score: Float64Array.from(set.scores.flat()) };
+}
+
+/** The interned features of the candidates of `sentences`, extracted once per sentences and settings. */
+function sentenceFeatureRows(sentencesIn: readonly NbestSentence[], ctx: StepContext, settings?: TreeSettings): Promise<Omit<SetFeatures, 'score'>> {
+  let bySettings = featureCache.get(sentencesIn);
+  if (!bySettings) featureCache.set(sentencesIn, (bySettings = new Map()));
   let p = bySettings.get(settings);
   if (!p) {
     p = (async () => {
-      const sentences: NbestSentence[] = set.sentences.map((s) => ({
+      const sentences: NbestSentence[] = sentencesIn.map((s) => ({
         ...s,
         // Tag candidates carry their features; trees get SPEC section 7 features in extractSentences.
         candidates: s.candidates.map((cand) => (cand.tags ? { ...cand, features: tagSequenceFeatures(s.tokens, cand.tags) } : cand)),
@@ -103,23 +113,21 @@ export function candidateFeatures(set: CandidateSet, ctx: StepContext, settings?
           logprobs[i] = Float64Array.from(features.candidates, (cand) => cand.logprob);
         },
       });
-      const total = set.sentences.reduce((a, s) => a + s.candidates.length, 0);
-      const sentencePtr = new Int32Array(set.sentences.length + 1);
+      const total = sentencesIn.reduce((a, s) => a + s.candidates.length, 0);
+      const sentencePtr = new Int32Array(sentencesIn.length + 1);
       const rowPtr = new Float64Array(total + 1);
       const logprob = new Float64Array(total);
-      const score = new Float64Array(total);
       const cols = new IntBuffer();
       let c = 0;
       rows.forEach((candidates, i) => {
         candidates.forEach((ids, j) => {
           for (const id of ids) cols.push(id);
           logprob[c] = logprobs[i][j];
-          score[c] = set.scores[i][j];
           rowPtr[++c] = cols.length;
         });
         sentencePtr[i + 1] = c;
       });
-      return { ids: set.sentences.map((s) => s.id), sentencePtr, rowPtr, cols: cols.toArray(), logprob, score };
+      return { ids: sentencesIn.map((s) => s.id), sentencePtr, rowPtr, cols: cols.toArray(), logprob };
     })();
     bySettings.set(settings, p);
   }
