@@ -70,8 +70,16 @@ function tellReaper(message: string): void {
   reaper.stdin?.write(message + '\n');
 }
 
+/** SIGKILLs `child` and resolves once it has exited (a signal sent is not a process gone). */
+function killAndWait(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGKILL');
+  return exited;
+}
+
 /** Kills `child` when the current test ends (if called inside one) and when the test process dies. */
-function track(child: ChildProcess, afterTest: () => Promise<void> = async () => void child.kill('SIGKILL')): ChildProcess {
+function track(child: ChildProcess, afterTest: () => Promise<void> = () => killAndWait(child)): ChildProcess {
   const pid = child.pid;
   if (pid === undefined) return child;
   tellReaper(`+${pid}`);
