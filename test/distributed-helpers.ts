@@ -147,8 +147,8 @@ export async function startRedis(extra: string[] = [], tls?: { cert: string; key
 export interface CliProcess {
   proc: ChildProcess;
   output(): string;
-  /** Resolves when the output matches (rejects after timeoutMs). */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Resolves when the output from offset `from` on matches (rejects after timeoutMs). */
+  waitFor(pattern: RegExp, timeoutMs?: number, from?: number): Promise<void>;
   /** Resolves with the exit code (or the signal name). */
   exited(): Promise<number | string>;
   kill(signal?: NodeJS.Signals): Promise<number | string>;
@@ -164,9 +164,9 @@ export function startCli(args: string[], cwd = repoRoot): CliProcess {
   return {
     proc,
     output: () => text,
-    async waitFor(pattern, timeoutMs = 60_000) {
+    async waitFor(pattern, timeoutMs = 60_000, from = 0) {
       const t0 = Date.now();
-      while (!pattern.test(text)) {
+      while (!pattern.test(text.slice(from))) {
         if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`process exited before ${pattern}:\n${text}`);
         if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${pattern}:\n${text}`);
         await sleep(20);

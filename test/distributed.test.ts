@@ -290,10 +290,7 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
    */
   async function killMidJob(worker: CliProcess, pattern: RegExp, delayMs: number): Promise<number | string> {
     for (let from = 0; ; ) {
-      while (!pattern.test(worker.output().slice(from))) {
-        if (worker.proc.exitCode !== null) throw new Error(`worker exited before ${pattern}:\n${worker.output()}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await worker.waitFor(pattern, 60_000, from);
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
       worker.proc.kill('SIGSTOP');
       await new Promise((r) => setTimeout(r, 100)); // read what it wrote before it stopped
