@@ -192,6 +192,11 @@ export async function startWorkerProcess(redis: string, store: string, extra: st
   return w;
 }
 
+/** The workers' log lines that report a failed job: asserted empty, so a failure shows its message. */
+export function failedJobLines(workers: CliProcess[]): string[] {
+  return workers.flatMap((w) => w.output().split('\n').filter((line) => /^\S+ failed /.test(line)));
+}
+
 /**
  * A test Redis and two worker processes on `store` for the enclosing describe block: started
  * in its beforeAll, killed (and the server stopped) in its afterAll, also when a start fails.

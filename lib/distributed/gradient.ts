@@ -10,7 +10,7 @@
  * corpus's; the spec is a blob in the store) and keeps it for the next job of the same run;
  * weights go out and gradients come back as Float64 blobs (little-endian) in the store.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { shardTrainingHandle, type ExternalTrainer, type ShardTrainingHandle, type TaggerTrainingSpec } from '../tagger/tagger.js';
@@ -137,6 +137,11 @@ function weightsOf(store: ArtifactStore, hash: string): { values: Float64Array; 
   return { values: lastWeights.values, read: bytes.length };
 }
 
+/** 32 bits of a step id's hash: the owner tag of the step's result blob (vector-blob.ts). */
+function ownerTag(step: string): number {
+  return createHash('sha256').update(step).digest().readUInt32LE(0);
+}
+
 /**
  * A shard job's frame: done before -> its manifest; else the result of `compute` at the
  * payload's weights, stored dense or sparse (vector-blob.ts). `compute` must not change the
@@ -148,7 +153,7 @@ export async function runWeightsJob(p: TrainShardPayload, env: JobEnv, compute: 
   const t0 = Date.now();
   const weights = weightsOf(env.store, p.weights);
   const out = await compute(weights.values);
-  const files = { result: env.store.put(encodeVector(out)) };
+  const files = { result: env.store.put(encodeVector(out, ownerTag(p.step))) };
   env.store.writeManifest({ step: p.step, files, seconds: (Date.now() - t0) / 1000, weightsRead: weights.read });
   return { step: p.step, cached: false, files };
 }
@@ -206,13 +211,15 @@ export async function queueExecutor(
   const timings: ExecutorTimings = { putWeights: 0, flow: 0, slowestJob: 0, readResults: 0 };
   const since = (t0: number): number => (performance.now() - t0) / 1000;
   const queue = new Queue(QUEUE_NAME, { connection });
+  // This run's weight blobs are its own (vector-blob.ts): another run's equal weights are
+  // another blob, so discarding ours never takes theirs.
+  const owner = randomBytes(4).readUInt32LE(0);
   // The previous evaluation's artifacts, removed once its flow's parent job (which checks
-  // that they exist) has finished: nothing reads them after that.
+  // that they exist) has run or been taken off the queue: nothing reads them after that.
   let previous: { steps: string[]; weights: string; parent: string } | undefined;
   const tidy = async (): Promise<void> => {
     if (!previous) return;
-    const parent = await queue.getJob(previous.parent);
-    for (let i = 0; parent && i < 500 && !(await parent.isCompleted()) && !(await parent.isFailed()); i++) await new Promise((r) => setTimeout(r, 10));
+    await retireParent(queue, previous.parent);
     for (const s of previous.steps) store.discardStep(s);
     store.discard(previous.weights);
     previous = undefined;
@@ -223,7 +230,7 @@ export async function queueExecutor(
   };
   const run = async (kind: JobKind, weights: Float64Array, seed: number | undefined): Promise<Float64Array[]> => {
     let t0 = performance.now();
-    const wBytes = encodeVector(weights);
+    const wBytes = encodeVector(weights, owner);
     const wHash = store.put(wBytes);
     timings.putWeights += since(t0);
     const steps: FlowStep[] = ranges.map(([first, last]) => {
@@ -267,6 +274,27 @@ export async function queueExecutor(
       connection.disconnect();
     },
   };
+}
+
+/**
+ * Waits until a flow's parent job has run (it reads the steps' manifests); one still queued
+ * after a second is taken off the queue instead, and one running is waited for (a minute at
+ * most: it only reads a few files).
+ */
+async function retireParent(queue: Queue, id: string): Promise<void> {
+  for (let i = 0; i < 6000; i++) {
+    const parent = await queue.getJob(id);
+    if (!parent || (await parent.isCompleted()) || (await parent.isFailed())) return;
+    if (i >= 100) {
+      try {
+        await parent.remove();
+        return;
+      } catch {
+        // Locked: a worker is running it now.
+      }
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 /** Per-evaluation figures of a distributed run, for logs and bench/distributed.ts. */

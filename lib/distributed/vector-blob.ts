@@ -9,8 +9,13 @@
  * read back as +0, so the decoded vector equals the encoded one bit for bit (-0 included)
  * and the coordinator's sums, and hence the trained model, are unchanged.
  *
- * Layout, little-endian: u32 magic, u32 length n, u32 stored count m, u32 0; then dense:
+ * Layout, little-endian: u32 magic, u32 length n, u32 stored count m, u32 owner; then dense:
  * the n values; sparse: the m indices, padding to 8 bytes, the m values.
+ *
+ * The owner tag (a run's nonce for weights, a hash of the step id for a result) makes equal
+ * vectors of different runs or steps different blobs: the store is content-addressed and a
+ * run discards its blobs once summed, which must never remove a blob another step still
+ * names (a shard with no perceptron updates returns the very weights it was sent).
  */
 const DENSE = 0x31445653; // "SVD1"
 const SPARSE = 0x31535653; // "SVS1"
@@ -18,7 +23,7 @@ const HEADER = 16;
 
 const isPositiveZero = (v: number): boolean => Object.is(v, 0);
 
-export function encodeVector(values: Float64Array): Buffer {
+export function encodeVector(values: Float64Array, owner = 0): Buffer {
   const n = values.length;
   let m = 0;
   for (let k = 0; k < n; k++) if (!isPositiveZero(values[k])) m++;
@@ -28,6 +33,7 @@ export function encodeVector(values: Float64Array): Buffer {
   out.writeUInt32LE(sparse ? SPARSE : DENSE, 0);
   out.writeUInt32LE(n, 4);
   out.writeUInt32LE(sparse ? m : n, 8);
+  out.writeUInt32LE(owner >>> 0, 12);
   if (!sparse) {
     Buffer.from(values.buffer, values.byteOffset, values.byteLength).copy(out, HEADER);
     return out;
