@@ -317,15 +317,15 @@ export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: ShardExec
     const c2 = spec.c2;
     let value = 0;
     const gradient = new Float64Array(x.length);
+    const shards = parts.map((p) => p.gradient);
+    // One pass: each weight's prior term, then the shards' terms in shard order.
     for (let k = 0; k < x.length; k++) {
       value += c2 * x[k] * x[k];
-      gradient[k] = 2 * c2 * x[k];
+      let g = 2 * c2 * x[k];
+      for (const shard of shards) g += shard[k];
+      gradient[k] = g;
     }
-    for (const p of parts) {
-      value += p.loss;
-      const g = p.gradient;
-      for (let k = 0; k < g.length; k++) gradient[k] += g[k];
-    }
+    for (const p of parts) value += p.loss;
     if (stats) {
       stats.evaluations++;
       stats.seconds += (Date.now() - t0) / 1000;

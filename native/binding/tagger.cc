@@ -307,7 +307,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   Napi::Value ReleaseTraining(const Napi::CallbackInfo& info) {
     trainer_.reset();
     corpus_.reset();
-    slice_.reset();
+    shards_.clear();
     best_.clear();
     best_.shrink_to_fit();
     return info.Env().Undefined();
@@ -334,12 +334,22 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     return env.Undefined();
   }
 
-  // Sentences [first, last) of the training corpus as a corpus of their own (kept for the
-  // next call with the same range: a worker sees its shard every iteration).
-  std::shared_ptr<TaggerCorpus> Slice(int64_t first, int64_t last) {
+  // A shard of the training corpus: sentences [first, last) as a corpus of their own, and,
+  // once a CRF gradient asks for it, the feature index ordered by the shard's own counts (the
+  // local trainer's layout). Kept per range: a worker sees the same shards every iteration,
+  // and with more shards than workers it gets a different one from one iteration to the next.
+  struct Shard {
+    std::shared_ptr<TaggerCorpus> corpus;
+    std::shared_ptr<const FeatureIndex> index;
+  };
+  static constexpr std::size_t kKeptShards = 16;
+
+  Shard& ShardOf(int64_t first, int64_t last) {
     if (!corpus_) throw InputError("buildTraining must come before a shard computation");
     if (first < 0 || last > corpus_->sentences() || first >= last) throw InputError("sentence range outside the training corpus");
-    if (slice_ && slice_first_ == first && slice_last_ == last) return slice_;
+    auto found = shards_.find({first, last});
+    if (found != shards_.end()) return found->second;
+    if (shards_.size() >= kKeptShards) shards_.clear();  // another shard layout: start over
     auto out = std::make_shared<TaggerCorpus>();
     const TaggerCorpus& c = *corpus_;
     for (int64_t t = c.sentence_start[first]; t < c.sentence_start[last]; ++t) {
@@ -351,10 +361,18 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
       out->labels.push_back(c.labels[t]);
     }
     for (int64_t s = first; s < last; ++s) out->sentence_start.push_back(c.sentence_start[s + 1] - c.sentence_start[first]);
-    slice_ = out;
-    slice_first_ = first;
-    slice_last_ = last;
-    return out;
+    return shards_[{first, last}] = Shard{out, nullptr};
+  }
+
+  std::shared_ptr<TaggerCorpus> Slice(int64_t first, int64_t last) { return ShardOf(first, last).corpus; }
+
+  // The shard's feature index for CrfObjective; null when the model does not fit one.
+  std::shared_ptr<const FeatureIndex> ShardIndex(int64_t first, int64_t last) {
+    Shard& shard = ShardOf(first, last);
+    if (!shard.index && FeatureIndex::Fits(*model_)) {
+      shard.index = std::make_shared<const FeatureIndex>(FeatureIndex::For(*model_, FeatureIndex::kDenseMin, shard.corpus.get()));
+    }
+    return shard.index;
   }
 
   static std::vector<double> WeightsArg(const Napi::CallbackInfo& info, int64_t size) {
@@ -373,7 +391,9 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     if (model_->algorithm != TaggerAlgorithm::kCrf) throw InputError("shard gradients are for the CRF tagger");
     Expect(info.Length() >= 5 && info[1].IsNumber() && info[2].IsNumber() && info[3].IsNumber(), env, "(weights, first, last, threads, startWeights, flag?)");
     auto w = std::make_shared<std::vector<double>>(WeightsArg(info, model_->num_weights()));
-    auto corpus = Slice(info[1].As<Napi::Number>().Int64Value(), info[2].As<Napi::Number>().Int64Value());
+    const int64_t first = info[1].As<Napi::Number>().Int64Value(), last = info[2].As<Napi::Number>().Int64Value();
+    auto corpus = Slice(first, last);
+    auto index = ShardIndex(first, last);
     int threads = info[3].As<Napi::Number>().Int32Value();
     bool start_weights = info[4].ToBoolean();
     auto cancel = CancelFlag::From(info.Length() > 5 ? info[5] : env.Undefined());
@@ -382,9 +402,9 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     auto loss = std::make_shared<double>(0);
     return RunAsync(
         env,
-        [model, corpus, w, grad, loss, threads, start_weights, cancel]() {
+        [model, corpus, index, w, grad, loss, threads, start_weights, cancel]() {
           ChainLattice lat = ChainLattice::For(*model);
-          *loss = CrfObjective(*model, lat, *corpus, *w, *grad, 0.0, threads, cancel.get(), start_weights);
+          *loss = CrfObjective(*model, lat, *corpus, *w, *grad, 0.0, threads, cancel.get(), start_weights, index.get());
         },
         [grad, loss](Napi::Env env) -> Napi::Value {
           Napi::Object out = Napi::Object::New(env);
@@ -632,8 +652,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   std::shared_ptr<TaggerCorpus> corpus_;
   std::shared_ptr<TaggerTrainer> trainer_;
   std::vector<double> best_;
-  std::shared_ptr<TaggerCorpus> slice_;
-  int64_t slice_first_ = 0, slice_last_ = 0;
+  std::map<std::pair<int64_t, int64_t>, Shard> shards_;
 };
 
 }  // namespace
