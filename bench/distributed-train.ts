@@ -34,7 +34,7 @@ import { tmpdir } from 'node:os';
 import { readConllSync } from '../lib/io/conll.js';
 import { Tagger, type TaggerTrainOptions, type TokenRows } from '../lib/tagger/tagger.js';
 import { scoreTags } from '../lib/tagger/dev-score.js';
-import { crfGradientTrainer, localExecutor, queueExecutor, type GradientStats, type ShardExecutor } from '../lib/distributed/gradient.js';
+import { crfGradientTrainer, localExecutor, queueExecutor, type ExecutorTimings, type GradientStats, type ShardExecutor } from '../lib/distributed/gradient.js';
 import { mixingTrainer, type MixWeighting } from '../lib/distributed/mixing.js';
 import { ArtifactStore } from '../lib/distributed/store.js';
 import { rerankerMixing } from '../lib/distributed/rerank-mixing.js';
@@ -67,12 +67,17 @@ export async function crfTrainingOverhead(redis: TestRedis): Promise<void> {
   console.log(`CRF chunker, conll2000: ${train.length} sentences, ${iterations} L-BFGS iterations; load average ${load()}`);
   const local = await timedTraining(train, { ...options, threads: 2 });
   console.log(`  one process, 2 threads: ${(local.perIteration * 1000).toFixed(0)} ms per iteration`);
+  const single = await timedTraining(train, { ...options, threads: 1 });
+  console.log(`  one process, 1 thread: ${(single.perIteration * 1000).toFixed(0)} ms per iteration (a shard's job computes about half of this)`);
 
   const dir = mkdtempSync(join(tmpdir(), 'structrank-bench-crf-'));
   const workers = [await startWorkerProcess(redis.url, dir), await startWorkerProcess(redis.url, dir)];
   try {
     const stats: GradientStats = { evaluations: 0, seconds: 0, bytesMoved: 0 };
     let evaluationsAtFirst = 0;
+    // The timings at the end of the first iteration: the breakdown below is of the later ones,
+    // as the per-iteration time is (the first includes the workers' building of the corpus).
+    let atFirst: { seconds: number; timings: ExecutorTimings } | undefined;
     let features = 0;
     let executorRef: ShardExecutor | undefined;
     const remote = await timedTraining(train, {
@@ -86,7 +91,10 @@ export async function crfTrainingOverhead(redis: TestRedis): Promise<void> {
           async step(initial) {
             features = initial.length;
             const r = await trainer.step(initial);
-            if (evaluationsAtFirst === 0) evaluationsAtFirst = stats.evaluations;
+            if (evaluationsAtFirst === 0) {
+              evaluationsAtFirst = stats.evaluations;
+              if (executor.timings) atFirst = { seconds: stats.seconds, timings: { ...executor.timings } };
+            }
             return r;
           },
           saveState: () => trainer.saveState(),
@@ -100,10 +108,13 @@ export async function crfTrainingOverhead(redis: TestRedis): Promise<void> {
     console.log(`  2 worker processes x 1 thread (2 shards): ${(remote.perIteration * 1000).toFixed(0)} ms per iteration (${(evaluations / Math.max(1, remote.iterations - 1)).toFixed(2)} evaluations per iteration)`);
     console.log(`  overhead: ${((remote.perIteration / local.perIteration - 1) * 100).toFixed(1)}% per iteration`);
     console.log(`  ${features} weights: ${(perEvaluation / 1e6).toFixed(2)} MB moved per evaluation (weights to 2 workers, 2 gradients back), ${((perEvaluation * stats.evaluations) / remote.iterations / 1e6).toFixed(2)} MB per iteration`);
-    const t = executorRef?.timings;
-    if (t) {
-      const per = (x: number): string => `${((x / stats.evaluations) * 1000).toFixed(0)} ms`;
-      console.log(`  per evaluation (all ${stats.evaluations}, the first included): wall ${per(stats.seconds)}; store the weights ${per(t.putWeights)}; queue flow ${per(t.flow)}, of which the slowest job body ${per(t.slowestJob)} (read weights, gradient, store it) and queue round trip + waiting ${per(t.flow - t.slowestJob)}; read the results ${per(t.readResults)}; add the prior and the gradients ${per(stats.seconds - t.putWeights - t.flow - t.readResults)}`);
+    const end = executorRef?.timings;
+    if (end && atFirst && evaluations > 0) {
+      const t0 = atFirst.timings;
+      const t = { putWeights: end.putWeights - t0.putWeights, flow: end.flow - t0.flow, slowestJob: end.slowestJob - t0.slowestJob, readResults: end.readResults - t0.readResults };
+      const seconds = stats.seconds - atFirst.seconds;
+      const per = (x: number): string => `${((x / evaluations) * 1000).toFixed(0)} ms`;
+      console.log(`  per evaluation (the ${evaluations} after the first iteration): wall ${per(seconds)}; store the weights ${per(t.putWeights)}; queue flow ${per(t.flow)}, of which the slowest job body ${per(t.slowestJob)} (read weights, gradient, store it) and queue round trip + waiting ${per(t.flow - t.slowestJob)}; read the results ${per(t.readResults)}; add the prior and the gradients ${per(seconds - t.putWeights - t.flow - t.readResults)}`);
     }
     console.log(`  load average after: ${load()}`);
   } finally {
