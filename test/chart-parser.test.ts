@@ -4,7 +4,8 @@ import { readTreesSync } from '../lib/io/treebank.js';
 import { formatTree, words, type Tree } from '../lib/trees/tree.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { ChartParserModel, type ParserTrainSummary } from '../lib/parser/chart-parser.js';
-import { evaluateParser } from '../lib/parser/evaluate.js';
+import { evaluateParser, rewrap } from '../lib/parser/evaluate.js';
+import { evalbCorpus } from '../lib/eval/evalb.js';
 import { treeWords } from '../lib/parser/input.js';
 import { join } from 'node:path';
 import { repoRoot, runCli, tempDir } from './helpers.js';
@@ -101,6 +102,27 @@ describe('chart parser', () => {
     const plain = (await m.parse(sentences, { threads: 2, decode: 'viterbi' })).map((p) => formatTree(p.tree));
     expect((await back.parse(sentences, { threads: 2, decode: 'viterbi' })).map((p) => formatTree(p.tree))).toEqual(plain);
   });
+
+  it('an ensemble with itself is the MBR parse; with a Markov-1 CRF it parses every sentence; it refuses what it cannot mean', async () => {
+    const sentences = dev.map((t) => treeWords(t));
+    const alone = await crf.parse(sentences, { threads: 2, decode: 'mbr' });
+    // The mean of equal posteriors is those posteriors, bit for bit: the same trees and scores.
+    for (const ensemble of [[crf], [crf, crf]]) {
+      const same = await crf.parse(sentences, { threads: 2, decode: 'mbr', ensemble });
+      expect(same.map((p) => formatTree(p.tree))).toEqual(alone.map((p) => formatTree(p.tree)));
+      expect(same.map((p) => p.logprob)).toEqual(alone.map((p) => p.logprob));
+    }
+    const markov1 = await ChartParserModel.train(train, { crf: true, markov: 1, epochs: 2, threads: 2 });
+    expect(markov1.info().symbols).not.toBe(crf.info().symbols);
+    const mixed = await crf.parse(sentences, { threads: 2, decode: 'mbr', ensemble: [markov1] });
+    mixed.forEach((p, i) => expect(words(p.tree)).toEqual(sentences[i]));
+    const f1 = (parses: { tree: Tree }[]): number => evalbCorpus(dev.map((t, i) => [t, rewrap(parses[i].tree, t)] as const)).all.f1;
+    const own = await markov1.parse(sentences, { threads: 2, decode: 'mbr' });
+    expect(f1(mixed)).toBeGreaterThan(Math.min(f1(alone), f1(own)) - 3);
+    await expect(crf.parse(sentences, { ensemble: [pcfg] })).rejects.toThrow(/every parser must be a CRF/);
+    await expect(crf.parseNbest(sentences, 3, { ensemble: [markov1] })).rejects.toThrow(/1-best/);
+    await expect(crf.parse(sentences, { decode: 'viterbi', ensemble: [markov1] })).rejects.toThrow(/mbr/);
+  }, 120_000);
 
   it('trains the CRF with L-BFGS as an option, lowering the objective', async () => {
     const objectives: number[] = [];

@@ -29,6 +29,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     outNbest: optionalFile('JSON Lines n-best file (needs --nbest)', 'F.jsonl'),
     kbestTags: option(z.enum(KBEST_TAG_MODES).default('all'), "which K-best list: 'all' (the K best trees), 'max' (K distinct bracketings, each with its best tags), 'sum' (K distinct bracketings, their tag variants summed), 'fixed' (the K best trees with the 1-best tags)", { value: 'all|max|sum|fixed' }),
     kbestPool: option(z.number().int().min(1).max(MAX_NBEST).optional(), `trees parsed per sentence before --kbest-tags keeps K of them (default K for 'all', else 5 K, at most ${MAX_NBEST})`, { value: 'P' }),
+    ensemble: option(z.array(z.string().min(1)).min(1).optional(), "CRF models trained on the same treebank: each sentence's tree is the MBR tree of the mean of their posteriors and --model's (1-best only)", { value: 'M[,M...]' }),
     ...parseFields,
     ...shardFields,
   },
@@ -36,8 +37,10 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     'structrank parse --model pcfg.model --input test.mrg --out test.parsed',
     'structrank parse --model crf.model --input test.mrg --out test.parsed --nbest 50 --out-nbest test.nbest.jsonl',
     'structrank parse --model crf.model --input big.txt --out big.parsed --redis redis://queue-host:6379 --store /mnt/shared/store',
+    'structrank parse --model crf.model --ensemble crf-markov1.model --input test.mrg --out test.parsed',
   ],
   async run(values, { given }) {
+    if (values.ensemble !== undefined && (values.nbest !== undefined || values.redis !== undefined)) throw new UsageError('parse: --ensemble parses the 1-best in this process (no --nbest, no --redis)');
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
     if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/shards.js')).runSharded('parse', values, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('parse: --shard-size needs --redis and --store');
@@ -54,6 +57,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     if (values.outNbest) checkOutputPath(values.outNbest);
     const signal = cliSignal(); // before the model loads: Ctrl-C from the start stops cleanly
     const model = await ChartParserModel.load(modelFile);
+    const ensemble = await Promise.all((values.ensemble ?? []).map((file) => ChartParserModel.load(file)));
     const input = readParserInput(inputFile);
     const n = input.sentences.length;
     const progress = new Progress({ label: 'parse', total: n, unit: 'sentences' });
@@ -65,7 +69,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     for (let start = 0; start < n; start += chunk) {
       const end = Math.min(n, start + chunk);
       const sentences = input.sentences.slice(start, end);
-      const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, { threads, pcfg: values.pcfg, beam, maxLength, signal, ...(prune !== undefined ? { prune } : {}), ...(values.decode !== undefined ? { decode: values.decode } : {}) });
+      const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, { threads, pcfg: values.pcfg, beam, maxLength, signal, ...(prune !== undefined ? { prune } : {}), ...(values.decode !== undefined ? { decode: values.decode } : {}), ...(ensemble.length > 0 ? { ensemble } : {}) });
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? rewrap(t, input.shapes[s]) : t);

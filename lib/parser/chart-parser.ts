@@ -26,7 +26,7 @@ import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
 import { prepareTree, restoreTree } from './prepare.js';
 import { readClustersSync, type WordClusters } from './clusters.js';
-import { buildSymbolTable, decodeTree, encodeTree, symbolTableFromLabels, type SymbolTable } from './symbols.js';
+import { baseCategory, buildSymbolTable, decodeTree, encodeTree, symbolKey, symbolTableFromLabels, type SymbolTable } from './symbols.js';
 
 export const CHART_MODEL_KIND = 'chart-parser';
 
@@ -56,6 +56,7 @@ interface NativeChartParser {
   setCrfWeights(weights: Float64Array): void;
   crfShardGradient(weights: Float64Array, first: number, last: number, flag: CancelFlagHandle): Promise<{ loss: number; gradient: Float64Array }>;
   parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number, maxLength: number, prune: number, mbr: boolean): Promise<NativeParseResult>;
+  parseEnsemble(others: NativeChartParser[], baseMaps: Int32Array[], tagMaps: Int32Array[], tokens: string, offsets: Int32Array, threads: number, flag: CancelFlagHandle, maxLength: number, prune: number): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): Omit<ChartParserInfo, 'kind'>;
 }
@@ -290,6 +291,12 @@ export interface ParseOptions {
    * time grows with the cube of the length, chart memory with its square. Default 0: no limit.
    */
   maxLength?: number;
+  /**
+   * Other CRF parsers trained on the same treebank (any Markov order, annotation or
+   * features): the 1-best is the MBR tree of the mean of all their posteriors and this one's,
+   * decoded by this parser's grammar. Needs a CRF model, k = 1 and MBR decoding.
+   */
+  ensemble?: ChartParserModel[];
 }
 
 export interface ParsedSentence {
@@ -316,6 +323,20 @@ interface ChartMeta {
   prune?: number;
   /** The CRF's 1-best decoding, the parse default (absent = 'viterbi'). */
   decode?: 'viterbi' | 'mbr';
+}
+
+/**
+ * How one grammar's categories meet another's, by name: with `tags`, symbol -> the other's
+ * symbol of the same tag (-1: none); without, base category -> the other's base category of
+ * the same label and kind (-1: none).
+ */
+function categoryMap(from: SymbolTable, to: SymbolTable, tags: boolean): Int32Array {
+  if (tags) return Int32Array.from(from.labels, (label, x) => (from.isTag[x] ? (to.ids.get(symbolKey(label, true)) ?? -1) : -1));
+  const target = new Map<string, number>();
+  to.labels.forEach((label, x) => target.set(symbolKey(baseCategory(label), to.isTag[x] === 1), to.base[x]));
+  const out = new Int32Array(from.numBases).fill(-1);
+  from.labels.forEach((label, x) => (out[from.base[x]] = target.get(symbolKey(baseCategory(label), from.isTag[x] === 1)) ?? -1));
+  return out;
 }
 
 function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array } {
@@ -612,10 +633,28 @@ export class ChartParserModel {
     if (!(prune >= 0 && prune < 1)) throw optionError('prune must be in [0, 1)');
     const decode = options.decode ?? this.meta.decode ?? 'viterbi';
     if (!PARSER_DECODES.includes(decode)) throw optionError("decode must be 'viterbi' or 'mbr'");
+    const ensemble = options.ensemble ?? [];
+    if (ensemble.length > 0) {
+      if (!this.meta.crf || ensemble.some((m) => !m.meta.crf)) throw optionError('ensemble: every parser must be a CRF model');
+      if (k !== 1 || decode !== 'mbr' || options.pcfg) throw optionError("ensemble: parses the 1-best with decode 'mbr'");
+      if (options.beam !== undefined && options.beam !== Number.POSITIVE_INFINITY) throw optionError('ensemble: no beam (it prunes with the coarse pass)');
+    }
     if (sentences.length === 0) return [];
     const { text, offsets } = joinTokens(sentences);
     const r = await withCancelFlag(options.signal, (flag) =>
-      this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY, maxLength, prune, decode === 'mbr' && k === 1),
+      ensemble.length > 0
+        ? this.handle.parseEnsemble(
+            ensemble.map((m) => m.handle),
+            ensemble.map((m) => categoryMap(m.table, this.table, false)),
+            ensemble.map((m) => categoryMap(m.table, this.table, true)),
+            text,
+            offsets,
+            options.threads ?? 0,
+            flag,
+            maxLength,
+            prune,
+          )
+        : this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY, maxLength, prune, decode === 'mbr' && k === 1),
     );
     const rootLabel = options.rootLabel ?? 'ROOT';
     return sentences.map((words, s) => {

@@ -12,6 +12,7 @@
 #include "binding/registry.h"
 #include "chart/chart_model.h"
 #include "chart/crf_train.h"
+#include "chart/ensemble.h"
 
 namespace structrank::binding {
 
@@ -54,6 +55,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
                                       InstanceMethod("setCrfWeights", &ChartParser::SetCrfWeights),
                                       InstanceMethod("crfShardGradient", &ChartParser::CrfShardGradient),
                                       InstanceMethod("parse", &ChartParser::Parse),
+                                      InstanceMethod("parseEnsemble", &ChartParser::ParseEnsemble),
                                       InstanceMethod("serialize", &ChartParser::Serialize),
                                       InstanceMethod("info", &ChartParser::Info)});
     SaveConstructor(env, "ChartParser", cls);
@@ -290,27 +292,74 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
         [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, max_length, prune, mbr, result] {
           *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam, max_length, prune, mbr);
         },
-        [result](Napi::Env e) -> Napi::Value {
-          std::vector<int32_t> nodes, cand_offsets{0}, sent_offsets{0};
-          std::vector<double> scores;
-          std::vector<uint8_t> fallback;
-          for (const auto& p : *result) {
-            for (const auto& c : p.candidates) {
-              nodes.insert(nodes.end(), c.nodes.begin(), c.nodes.end());
-              cand_offsets.push_back(static_cast<int32_t>(nodes.size() / 2));
-              scores.push_back(c.score);
-            }
-            sent_offsets.push_back(static_cast<int32_t>(scores.size()));
-            fallback.push_back(p.fallback ? 1 : 0);
-          }
-          Napi::Object out = Napi::Object::New(e);
-          out.Set("nodes", ToInt32Array(e, nodes));
-          out.Set("candidateOffsets", ToInt32Array(e, cand_offsets));
-          out.Set("sentenceOffsets", ToInt32Array(e, sent_offsets));
-          out.Set("scores", ToFloat64Array(e, scores));
-          out.Set("fallback", ToUint8Array(e, fallback));
-          return out;
-        });
+        [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
+  }
+
+  // {nodes, candidateOffsets, sentenceOffsets, scores, fallback}: the parses as flat arrays.
+  static Napi::Value ParsesToJs(Napi::Env e, const std::vector<SentenceParse>& parses) {
+    std::vector<int32_t> nodes, cand_offsets{0}, sent_offsets{0};
+    std::vector<double> scores;
+    std::vector<uint8_t> fallback;
+    for (const auto& p : parses) {
+      for (const auto& c : p.candidates) {
+        nodes.insert(nodes.end(), c.nodes.begin(), c.nodes.end());
+        cand_offsets.push_back(static_cast<int32_t>(nodes.size() / 2));
+        scores.push_back(c.score);
+      }
+      sent_offsets.push_back(static_cast<int32_t>(scores.size()));
+      fallback.push_back(p.fallback ? 1 : 0);
+    }
+    Napi::Object out = Napi::Object::New(e);
+    out.Set("nodes", ToInt32Array(e, nodes));
+    out.Set("candidateOffsets", ToInt32Array(e, cand_offsets));
+    out.Set("sentenceOffsets", ToInt32Array(e, sent_offsets));
+    out.Set("scores", ToFloat64Array(e, scores));
+    out.Set("fallback", ToUint8Array(e, fallback));
+    return out;
+  }
+
+  // parseEnsemble(others, baseMaps, tagMaps, tokens, offsets, threads, cancelFlag, maxLength, prune)
+  //   -> Promise<parse's result with k = 1>: the MBR tree of the mean posteriors of this CRF
+  //   parser and `others` (chart/ensemble.h); maps[m][id] = this parser's id of others[m]'s
+  //   base category or tag `id` (-1: none).
+  Napi::Value ParseEnsemble(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Expect(info.Length() >= 9 && info[0].IsArray() && info[1].IsArray() && info[2].IsArray() && info[5].IsNumber(), env,
+           "(others, baseMaps, tagMaps, tokens, offsets, threads, flag, maxLength, prune)");
+    Napi::Array others = info[0].As<Napi::Array>(), base_maps = info[1].As<Napi::Array>(), tag_maps = info[2].As<Napi::Array>();
+    if (base_maps.Length() != others.Length() || tag_maps.Length() != others.Length())
+      throw Napi::TypeError::New(env, "one base map and one tag map per ensemble member");
+    auto held = std::make_shared<std::vector<std::shared_ptr<ChartModel>>>();
+    auto members = std::make_shared<std::vector<EnsembleMember>>();
+    for (uint32_t m = 0; m < others.Length(); ++m) {
+      Napi::Value o = others.Get(m);
+      Expect(o.IsObject() && o.As<Napi::Object>().InstanceOf(GetConstructor(env, "ChartParser").Value()), env,
+             "ensemble members as ChartParser handles");
+      held->push_back(Unwrap(o.As<Napi::Object>())->model_);
+      EnsembleMember member;
+      member.model = held->back().get();
+      Napi::Value bm = base_maps.Get(m), tm = tag_maps.Get(m);
+      Expect(bm.IsTypedArray() && bm.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array &&
+                 tm.IsTypedArray() && tm.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array,
+             env, "base and tag maps as Int32Arrays");
+      member.base_map = ToVector<int32_t>(bm.As<Napi::Int32Array>());
+      member.tag_map = ToVector<int32_t>(tm.As<Napi::Int32Array>());
+      members->push_back(std::move(member));
+    }
+    auto corpus = std::make_shared<Corpus>(CorpusFrom(env, info[3], info[4]));
+    const int threads = info[5].As<Napi::Number>().Int32Value();
+    auto cancel = CancelFlag::From(info[6]);
+    const int max_length = info[7].IsNumber() ? info[7].As<Napi::Number>().Int32Value() : 0;
+    const double prune = info[8].IsNumber() ? info[8].As<Napi::Number>().DoubleValue() : 0;
+    if (!(prune >= 0 && prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
+    auto model = model_;
+    auto result = std::make_shared<std::vector<SentenceParse>>();
+    return RunAsync(
+        env,
+        [model, held, members, corpus, threads, cancel, max_length, prune, result] {
+          *result = structrank::ParseEnsemble(*model, *members, *corpus, threads, cancel.get(), prune, max_length);
+        },
+        [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
   }
 
   Napi::Value Serialize(const Napi::CallbackInfo& info) { return ToUint8Array(info.Env(), model_->Serialize()); }

@@ -239,6 +239,16 @@ int64_t ChartModel::CoarseEntries(const std::vector<Token>& tokens, double thres
   return total;
 }
 
+bool ChartModel::MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const {
+  std::vector<int32_t> keep_pre, keep_post;
+  if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post) == 0 || keep_post.empty()) return false;
+  const size_t need = static_cast<size_t>(Chart::NumCells(static_cast<int>(tokens.size()))) * grammar.num_symbols;
+  ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
+  for (int32_t e : keep_pre) ch.mask_pre[e] = 1;
+  for (int32_t e : keep_post) ch.mask_post[e] = 1;
+  return true;
+}
+
 SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
                                 double prune, bool mbr) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
@@ -257,17 +267,7 @@ SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& 
 SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
                                     double prune, bool mbr) const {
   const bool crf_pass = use_crf && !force_pcfg;
-  bool masked = false;
-  if (crf_pass && prune > 0) {
-    std::vector<int32_t> keep_pre, keep_post;
-    if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post) > 0 && !keep_post.empty()) {
-      const size_t need = static_cast<size_t>(Chart::NumCells(static_cast<int>(tokens.size()))) * grammar.num_symbols;
-      ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
-      for (int32_t e : keep_pre) ch.mask_pre[e] = 1;
-      for (int32_t e : keep_post) ch.mask_post[e] = 1;
-      masked = true;
-    }
-  }
+  const bool masked = crf_pass && prune > 0 && MaskByCoarsePass(tokens, prune, ch);
   const bool mbr_pass = crf_pass && mbr && k == 1;
   ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols, mbr_pass);
   SentenceParse out;

@@ -101,6 +101,9 @@ class ChartModel {
   // entries the PCFG chart had (0 when the PCFG covers nothing: nothing is kept).
   int64_t CoarseEntries(const std::vector<Token>& tokens, double threshold, Chart& ch, std::vector<int32_t>& keep_pre,
                         std::vector<int32_t>& keep_post) const;
+  // Masks ch (mask_pre, mask_post) to the entries CoarseEntries keeps; false, and no mask,
+  // when it keeps nothing. The caller clears the masks after the sentence.
+  bool MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const;
   // max_length > 0: longer sentences get the flat fallback without a chart (its time grows
   // with the cube of the length and its memory with the square).
   std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,

@@ -1,0 +1,31 @@
+// An ensemble of CRF parsers under minimum-Bayes-risk decoding: every member computes its
+// posteriors (expected brackets per span and base category, tag posteriors per word) over its
+// own coarse-to-fine chart; their mean is decoded by the first member's grammar, as MbrParse
+// decodes one model's (chart/mbr.h). The members may differ in grammar backbone (Markov
+// order, annotation) and features: a bracket is a span with a base category, which all
+// members trained on the same treebank share. Their bases and tags meet by name: each member
+// after the first maps its ids to the first's (TypeScript builds the maps).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "chart/chart_model.h"
+
+namespace structrank {
+
+struct EnsembleMember {
+  const ChartModel* model = nullptr;
+  std::vector<int32_t> base_map;  // member base category -> the first member's (-1: none)
+  std::vector<int32_t> tag_map;   // member tag symbol -> the first member's (-1: none)
+};
+
+// The ensemble's 1-best for every sentence of `corpus`. A sentence that the first member
+// cannot cover in its pruned chart, or longer than max_length (> 0), gets that member's own
+// Parse (which retries exhaustively, then relaxed, then flat); a member other than the first
+// that covers nothing is left out of that sentence's mean.
+std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vector<EnsembleMember>& others,
+                                         const Corpus& corpus, int threads, const std::atomic<bool>* cancel,
+                                         double prune, int max_length);
+
+}  // namespace structrank
