@@ -80,5 +80,17 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
     const parse = runCli(['parse', '--model', model, '--input', fixture, '--out', out, '--threads', '1']);
     expect(parse.status).toBe(0);
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(trees.length);
+    // A parent-annotated, Markov-1 member (--parent, --markov 1) in an ensemble (--ensemble).
+    const member = join(tmp.dir, 'member.model');
+    expect(runCli(['train-parser', '--train', fixture, '--model', member, '--crf', '--parent', '--markov', '1', '--epochs', '2', '--threads', '1']).status).toBe(0);
+    const symbols = (file: string): number => ChartParserModel.loadSync(file).info().symbols;
+    expect(symbols(member)).toBeGreaterThan(symbols(model));
+    const both = join(tmp.dir, 'both.mrg');
+    const ensemble = runCli(['parse', '--model', model, '--ensemble', member, '--input', fixture, '--out', both, '--threads', '1']);
+    expect(ensemble.status, ensemble.stderr).toBe(0);
+    expect(readFileSync(both, 'utf8').trim().split('\n')).toHaveLength(trees.length);
+    const refused = runCli(['parse', '--model', model, '--ensemble', member, '--input', fixture, '--out', both, '--nbest', '2', '--out-nbest', join(tmp.dir, 'n.jsonl')]);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/--ensemble parses the 1-best/);
   });
 });

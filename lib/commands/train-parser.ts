@@ -57,7 +57,7 @@ the EVALB F1 of the trained model.`,
     const model = await ChartParserModel.train(trees, {
       markov,
       crf,
-      ...(crf ? { parent: CRF_DEFAULTS.parent, vpHeadTag: CRF_DEFAULTS.vpHeadTag } : {}),
+      ...(crf ? { parent: values.parent ?? CRF_DEFAULTS.parent, vpHeadTag: CRF_DEFAULTS.vpHeadTag } : values.parent !== undefined ? { parent: values.parent } : {}),
       optimizer: values.lbfgs ? 'lbfgs' : values.sgd ? 'sgd' : 'adagrad',
       epochs,
       batch: values.batch,

@@ -326,12 +326,14 @@ interface ChartMeta {
 }
 
 /**
- * How one grammar's categories meet another's, by name: with `tags`, symbol -> the other's
- * symbol of the same tag (-1: none); without, base category -> the other's base category of
- * the same label and kind (-1: none).
+ * How one grammar's categories meet another's, by name: with `tags`, tag symbol -> the other's
+ * tag of the same label, else of its base label (a parent-annotated `NN^NP` pools into `NN`),
+ * -1 for none; without, base category -> the other's base category of the same label and kind
+ * (-1: none).
  */
 function categoryMap(from: SymbolTable, to: SymbolTable, tags: boolean): Int32Array {
-  if (tags) return Int32Array.from(from.labels, (label, x) => (from.isTag[x] ? (to.ids.get(symbolKey(label, true)) ?? -1) : -1));
+  const tag = (label: string): number => to.ids.get(symbolKey(label, true)) ?? to.ids.get(symbolKey(baseCategory(label), true)) ?? -1;
+  if (tags) return Int32Array.from(from.labels, (label, x) => (from.isTag[x] ? tag(label) : -1));
   const target = new Map<string, number>();
   to.labels.forEach((label, x) => target.set(symbolKey(baseCategory(label), to.isTag[x] === 1), to.base[x]));
   const out = new Int32Array(from.numBases).fill(-1);
