@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/exp.h"
 #include "core/simd.h"
 #include "tagger/chain.h"
 
@@ -150,23 +151,16 @@ double ChainDecoder::ForwardBackward1(int32_t n, const double* emissions, const 
   const std::size_t nW = static_cast<std::size_t>(n) * W;
   a_.assign(nW, 0.0);
   b_.assign(nW, 0.0);
-  e_.assign(nW, 0.0);
+  e_.resize(nW);
   z_.resize(n);
-  double shift = 0;
-  // exp(emission - row max): keeps every factor <= 1 so nothing overflows.
-  for (int32_t i = 0; i < n; ++i) {
-    const double* em = emissions + static_cast<int64_t>(i) * L;
-    double m = *std::max_element(em, em + L);
-    shift += m;
-    double* ei = &e_[static_cast<std::size_t>(i) * W];
-    for (int32_t y = 0; y < L; ++y) ei[y] = std::exp(em[y] - m);
-  }
+  const double shift = ShiftedRows(n, L, W, emissions, e_.data());
+  ExpArray(e_.data(), nW);  // pads: e^-inf = 0
   const double *start_exp = sc.start_exp.data(), *T = sc.edge_pad.data(), *T_from = sc.edge_from_pad.data();
   if (sc.edge_pad.empty()) {  // not precomputed by the caller (ChainScores with_exp)
-    start_exp_.resize(sc.start.size());
-    for (std::size_t q = 0; q < sc.start.size(); ++q) start_exp_[q] = std::exp(sc.start[q]);
-    edge_exp_.resize(sc.edge.size());
-    for (std::size_t e = 0; e < sc.edge.size(); ++e) edge_exp_[e] = std::exp(sc.edge[e]);
+    start_exp_ = sc.start;
+    ExpArray(start_exp_.data(), start_exp_.size());
+    edge_exp_ = sc.edge;
+    ExpArray(edge_exp_.data(), edge_exp_.size());
     PadTransitions(edge_exp_, L, edge_pad_, edge_from_pad_);
     start_exp = start_exp_.data();
     T = edge_pad_.data();
