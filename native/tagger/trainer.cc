@@ -87,10 +87,11 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
   const int nthreads = ResolveThreads(threads);
   FeatureIndex own;
   if (!index && FeatureIndex::Fits(model)) {
-    own = FeatureIndex::For(model);  // by id: ordering by frequency costs a sort per call
+    own = FeatureIndex::For(model, corpus);
     index = &own;
   }
   if (index && index->span.empty()) index = nullptr;  // asked for the model's own tables
+  if (index && !index->Indexes(corpus)) throw InputError("the feature index was built for another corpus");
   ChainScores scores;
   scores.Compute(lat, w.data(), 1.0, true);
   // The node-feature weights in the index's pack: thread 0 sums its gradient into the same
@@ -256,7 +257,7 @@ TaggerTrainer::TaggerTrainer(TaggerModel& model, const TaggerCorpus& corpus, Tra
                (model.algorithm == TaggerAlgorithm::kCrf && options.optimizer == CrfOptimizer::kLbfgs);
   if (model.algorithm != TaggerAlgorithm::kCrf) options_.sgd_warmup = 0;
   if (use_lbfgs_ && model.algorithm == TaggerAlgorithm::kCrf && FeatureIndex::Fits(model)) {
-    index_ = FeatureIndex::For(model, FeatureIndex::kDenseMin, &corpus);
+    index_ = FeatureIndex::For(model, corpus);
   }
   if (!options_.start_weights && model.algorithm == TaggerAlgorithm::kMaxent) {
     throw InputError("training without start weights is for the CRF and the perceptron");

@@ -37,10 +37,10 @@ struct TrainOptions {
 
 // CRF objective sum_s (log Z_s - score(gold_s)) + c2 |w|^2 and its gradient. Without
 // start_weights the gradient of the start-transition weights is 0, so they keep their value.
-// `index`: the slot layout of the emission and gradient loops (feature_index.h); null: one
-// is built here when the model fits (by attribute id; TaggerTrainer builds its own once,
-// most frequent first); an empty one: the model's own tables. All three give
-// the same objective and gradient to the last bit.
+// `index`: the slot layout of the emission and gradient loops, built for `corpus`
+// (feature_index.h); null: one is built here when the model fits (TaggerTrainer builds its
+// own once); an empty one: the model's own tables, which give the same objective and
+// gradient to the last bit on a corpus whose tokens list their dense attributes first.
 double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus,
                     const std::vector<double>& w, std::vector<double>& grad, double c2, int threads,
                     const std::atomic<bool>* cancel = nullptr, bool start_weights = true,
