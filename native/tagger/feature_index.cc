@@ -122,7 +122,6 @@ bool FeatureIndex::Indexes(const TaggerCorpus& corpus) const {
 }
 
 void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* pack) const {
-  std::fill(pack, pack + pack_size(), 0.0);
   const int32_t A = static_cast<int32_t>(span.size());
   for (int32_t a = 0; a < A; ++a) {
     const bool dense = Dense(a);
@@ -133,13 +132,15 @@ void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* pac
   }
 }
 
-void FeatureIndex::AddTo(const TaggerModel& model, const double* pack, double* out) const {
+void FeatureIndex::AddTo(const TaggerModel& model, double* pack, double* out) const {
   const int32_t A = static_cast<int32_t>(span.size());
   for (int32_t a = 0; a < A; ++a) {
     const bool dense = Dense(a);
-    const double* g = pack + 2 * std::size_t{span[a].first} + span[a].n;
+    double* g = pack + 2 * std::size_t{span[a].first} + span[a].n;
     for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
-      out[f] += g[dense ? model.feature_label[f] : f - model.attr_offset[a]];
+      double& sum = g[dense ? model.feature_label[f] : f - model.attr_offset[a]];
+      out[f] += sum;
+      sum = 0;
     }
   }
 }

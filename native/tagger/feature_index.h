@@ -57,10 +57,13 @@ struct FeatureIndex {
   // Built for this corpus (the same number of tokens and occurrences).
   bool Indexes(const TaggerCorpus& corpus) const;
 
-  // Pack weight of f's slot = w[f] for every node feature f; every other entry 0.
+  // Pack weight of f's slot = w[f] for every node feature f. A pack starts as zeros, and
+  // the other entries are left as they are: reused from one evaluation to the next, it
+  // needs no refilling.
   void Gather(const TaggerModel& model, const double* w, double* pack) const;
-  // out[f] += the pack's gradient sum of f's slot, for every node feature f.
-  void AddTo(const TaggerModel& model, const double* pack, double* out) const;
+  // out[f] += the pack's gradient sum of f's slot, for every node feature f; the sums are
+  // reset to 0 for the next evaluation.
+  void AddTo(const TaggerModel& model, double* pack, double* out) const;
 
   // score[i * L + y] = sum of the pack weights of sentence s's token i's attributes with
   // label y, over its dense attributes and then its sparse ones.
