@@ -370,7 +370,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   std::shared_ptr<const FeatureIndex> ShardIndex(int64_t first, int64_t last) {
     Shard& shard = ShardOf(first, last);
     if (!shard.index && FeatureIndex::Fits(*model_)) {
-      shard.index = std::make_shared<const FeatureIndex>(FeatureIndex::For(*model_, FeatureIndex::kDenseMin, shard.corpus.get()));
+      shard.index = std::make_shared<const FeatureIndex>(FeatureIndex::For(*model_, *shard.corpus));
     }
     return shard.index;
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/exp.h"
 #include "core/simd.h"
 
 namespace structrank {
@@ -91,6 +92,19 @@ void ChainLattice::States(const int32_t* labels, int32_t n, int32_t* states) con
   }
 }
 
+double ShiftedRows(int32_t n, int32_t L, int32_t W, const double* emissions, double* out) {
+  double shift = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    const double* em = emissions + static_cast<std::size_t>(i) * L;
+    double* o = out + static_cast<std::size_t>(i) * W;
+    const double m = *std::max_element(em, em + L);
+    shift += m;
+    for (int32_t y = 0; y < L; ++y) o[y] = em[y] - m;
+    for (int32_t y = L; y < W; ++y) o[y] = -std::numeric_limits<double>::infinity();
+  }
+  return shift;
+}
+
 void ChainScores::Compute(const ChainLattice& lat, const double* w, double scale, bool with_exp) {
   start.resize(lat.start_state.size());
   edge.resize(lat.edge_from.size());
@@ -103,8 +117,10 @@ void ChainScores::Compute(const ChainLattice& lat, const double* w, double scale
   edge_pad.clear();
   edge_from_pad.clear();
   if (with_exp) {
-    for (double v : start) start_exp.push_back(std::exp(v));
-    for (double v : edge) edge_exp.push_back(std::exp(v));
+    start_exp = start;
+    ExpArray(start_exp.data(), start_exp.size());
+    edge_exp = edge;
+    ExpArray(edge_exp.data(), edge_exp.size());
     if (lat.order == 1) PadTransitions(edge_exp, lat.L, edge_pad, edge_from_pad);
   }
 }
@@ -277,22 +293,16 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
   b_.assign(nS, 0.0);
   z_.resize(n);
   e_.resize(static_cast<std::size_t>(n) * L);
-  double shift = 0;
-  // exp(emission - row max): keeps every factor <= 1 so nothing overflows.
-  for (int32_t i = 0; i < n; ++i) {
-    const double* em = emissions + static_cast<int64_t>(i) * L;
-    double m = *std::max_element(em, em + L);
-    shift += m;
-    for (int32_t y = 0; y < L; ++y) e_[static_cast<std::size_t>(i) * L + y] = std::exp(em[y] - m);
-  }
+  double shift = ShiftedRows(n, L, L, emissions, e_.data());
+  ExpArray(e_.data(), e_.size());
   // exp of the transitions: computed once per weight vector by the caller (ChainScores
   // with_exp), or here.
   const double *start_exp = sc.start_exp.data(), *T = sc.edge_exp.data();
   if (sc.edge_exp.empty()) {
-    start_exp_.resize(sc.start.size());
-    for (std::size_t q = 0; q < sc.start.size(); ++q) start_exp_[q] = std::exp(sc.start[q]);
-    edge_exp_.resize(sc.edge.size());
-    for (std::size_t e = 0; e < sc.edge.size(); ++e) edge_exp_[e] = std::exp(sc.edge[e]);
+    start_exp_ = sc.start;
+    ExpArray(start_exp_.data(), start_exp_.size());
+    edge_exp_ = sc.edge;
+    ExpArray(edge_exp_.data(), edge_exp_.size());
     start_exp = start_exp_.data();
     T = edge_exp_.data();
   }
@@ -305,12 +315,8 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
   const double* PE = nullptr;
   if (delta_) {
     pair_exp_.resize(static_cast<std::size_t>(n) * P);
-    for (int32_t i = 0; i < n; ++i) {
-      const double* d = delta_ + static_cast<std::size_t>(i) * P;
-      double m = *std::max_element(d, d + P);
-      shift += m;
-      for (int32_t k = 0; k < P; ++k) pair_exp_[static_cast<std::size_t>(i) * P + k] = std::exp(d[k] - m);
-    }
+    shift += ShiftedRows(n, P, P, delta_, pair_exp_.data());
+    ExpArray(pair_exp_.data(), pair_exp_.size());
     PE = pair_exp_.data();
   }
 

@@ -36,6 +36,11 @@ inline int32_t PadLanes(int32_t L) { return (L + 7) / 8 * 8; }
 // T (L x L, [to][from]) into `pad` ([to][from]) and `from_pad` ([from][to]), W = PadLanes(L).
 void PadTransitions(const std::vector<double>& T, int32_t L, std::vector<double>& pad, std::vector<double>& from_pad);
 
+// Row i of `out` (stride W >= L) = row i of the n x L emissions minus its maximum, with
+// -inf in the W - L pads; returns the sum of the maxima. The exp of these rows keeps every
+// factor <= 1 so nothing overflows, and the pads' exp is 0.
+double ShiftedRows(int32_t n, int32_t L, int32_t W, const double* emissions, double* out);
+
 // Transition scores for one weight vector: start_score[k] and edge_score[e].
 struct ChainScores {
   std::vector<double> start, edge;

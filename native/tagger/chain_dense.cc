@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/exp.h"
 #include "core/simd.h"
 #include "tagger/chain.h"
 
@@ -58,7 +59,7 @@ inline __attribute__((always_inline)) void BackwardRows(int32_t L, const double*
     std::memcpy(&e, ei + 8 * v, sizeof e);
     b = b * e * inv;
     std::memcpy(u + 8 * v, &b, sizeof b);
-    std::memcpy(&to_prev[v], prev + 8 * v, sizeof to_prev[v]);
+    to_prev[v] = Lanes{};
     std::memcpy(&alpha[v], ap + 8 * v, sizeof alpha[v]);
   }
   for (int32_t s = 0; s < L; ++s) {
@@ -101,7 +102,7 @@ SR_VECTOR_CLONES void ForwardStep(int32_t L, int32_t W, const double* SR_RESTRIC
   for (int32_t c = 0; c < W; ++c) cur[c] *= ei[c];
 }
 
-// From position i to i - 1: u[s] = beta_i[s] e_i[s] / z_i; beta_{i-1}[p] += T[s][p] u[s];
+// From position i to i - 1: u[s] = beta_i[s] e_i[s] / z_i; beta_{i-1}[p] = sum_s T[s][p] u[s];
 // and pair[s][p] += alpha_{i-1}[p] u[s] (the edge expectations before their factor
 // T[s][p], applied once per sentence).
 SR_VECTOR_CLONES void BackwardStep(int32_t L, int32_t W, const double* SR_RESTRICT beta,
@@ -118,6 +119,7 @@ SR_VECTOR_CLONES void BackwardStep(int32_t L, int32_t W, const double* SR_RESTRI
   }
 #endif
   for (int32_t s = 0; s < W; ++s) u[s] = beta[s] * ei[s] * inv;
+  for (int32_t p = 0; p < W; ++p) prev[p] = 0;
   for (int32_t s = 0; s < L; ++s) {
     const double t = u[s];
     const double* Ts = T + static_cast<std::size_t>(s) * W;
@@ -148,31 +150,25 @@ double ChainDecoder::ForwardBackward1(int32_t n, const double* emissions, const 
                                       double* label_marginals, double* edge_expect, double* start_expect) {
   const int32_t L = lat_.L, W = PadLanes(L);
   const std::size_t nW = static_cast<std::size_t>(n) * W;
-  a_.assign(nW, 0.0);
-  b_.assign(nW, 0.0);
-  e_.assign(nW, 0.0);
+  // Every row is written whole before it is read (e_'s pads by ShiftedRows): no zero-filling.
+  a_.resize(nW);
+  b_.resize(nW);
+  e_.resize(nW);
   z_.resize(n);
-  double shift = 0;
-  // exp(emission - row max): keeps every factor <= 1 so nothing overflows.
-  for (int32_t i = 0; i < n; ++i) {
-    const double* em = emissions + static_cast<int64_t>(i) * L;
-    double m = *std::max_element(em, em + L);
-    shift += m;
-    double* ei = &e_[static_cast<std::size_t>(i) * W];
-    for (int32_t y = 0; y < L; ++y) ei[y] = std::exp(em[y] - m);
-  }
+  const double shift = ShiftedRows(n, L, W, emissions, e_.data());
+  ExpArray(e_.data(), nW);  // pads: e^-inf = 0
   const double *start_exp = sc.start_exp.data(), *T = sc.edge_pad.data(), *T_from = sc.edge_from_pad.data();
   if (sc.edge_pad.empty()) {  // not precomputed by the caller (ChainScores with_exp)
-    start_exp_.resize(sc.start.size());
-    for (std::size_t q = 0; q < sc.start.size(); ++q) start_exp_[q] = std::exp(sc.start[q]);
-    edge_exp_.resize(sc.edge.size());
-    for (std::size_t e = 0; e < sc.edge.size(); ++e) edge_exp_[e] = std::exp(sc.edge[e]);
+    start_exp_ = sc.start;
+    ExpArray(start_exp_.data(), start_exp_.size());
+    edge_exp_ = sc.edge;
+    ExpArray(edge_exp_.data(), edge_exp_.size());
     PadTransitions(edge_exp_, L, edge_pad_, edge_from_pad_);
     start_exp = start_exp_.data();
     T = edge_pad_.data();
     T_from = edge_from_pad_.data();
   }
-  for (int32_t s = 0; s < L; ++s) a_[s] = start_exp[s] * e_[s];  // start state s is label s
+  for (int32_t s = 0; s < W; ++s) a_[s] = s < L ? start_exp[s] * e_[s] : 0.0;  // start state s is label s
   for (int32_t i = 0; i < n; ++i) {
     double* cur = &a_[static_cast<std::size_t>(i) * W];
     if (i > 0) ForwardStep(L, W, cur - W, T_from, &e_[static_cast<std::size_t>(i) * W], cur);
@@ -189,7 +185,7 @@ double ChainDecoder::ForwardBackward1(int32_t n, const double* emissions, const 
   u_.resize(W);
   pair_sum_.assign(static_cast<std::size_t>(L) * W, 0.0);  // filled even when not asked for
   double* last = &b_[static_cast<std::size_t>(n - 1) * W];
-  for (int32_t s = 0; s < L; ++s) last[s] = 1.0;
+  for (int32_t s = 0; s < W; ++s) last[s] = s < L ? 1.0 : 0.0;
   for (int32_t i = n - 1; i >= 1; --i) {
     const std::size_t at = static_cast<std::size_t>(i) * W;
     BackwardStep(L, W, &b_[at], &e_[at], 1.0 / z_[i], T, &a_[at - W], &b_[at - W],

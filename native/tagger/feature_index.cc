@@ -14,8 +14,9 @@ namespace {
 // attribute is a vector add of L lanes, a sparse one a loop over its labelled slots.
 struct Rows {
   const int64_t* row_ptr;
-  const int32_t* cols;
-  const FeatureIndex::Span* span;
+  const uint32_t* dense;
+  const uint32_t* first;
+  const uint8_t* count;
   const uint8_t* label;
   int32_t L;
 };
@@ -25,16 +26,16 @@ SR_VECTOR_CLONES void SumScores(const Rows& r, int64_t begin, int64_t end, const
   const int32_t L = r.L;
   for (int64_t t = begin; t < end; ++t) {
     double* SR_RESTRICT sc = score + (t - begin) * L;
-    for (int64_t k = r.row_ptr[t]; k < r.row_ptr[t + 1]; ++k) {
-      const int32_t a = r.cols[k];
-      const uint32_t first = r.span[a].first, n = r.span[a].n;
-      const double* SR_RESTRICT x = pack + 2 * std::size_t{first};  // the weights
-      if (static_cast<int32_t>(n) == L) {
-        for (int32_t y = 0; y < L; ++y) sc[y] += x[y];
-      } else {
-        const uint8_t* lab = r.label + first;
-        for (uint32_t j = 0; j < n; ++j) sc[lab[j]] += x[j];
-      }
+    int64_t k = r.row_ptr[t];
+    for (const int64_t dense_end = k + r.dense[t]; k < dense_end; ++k) {
+      const double* SR_RESTRICT x = pack + 2 * std::size_t{r.first[k]};  // the weights
+      for (int32_t y = 0; y < L; ++y) sc[y] += x[y];
+    }
+    for (; k < r.row_ptr[t + 1]; ++k) {
+      const uint32_t f = r.first[k], n = r.count[k];
+      const double* SR_RESTRICT x = pack + 2 * std::size_t{f};
+      const uint8_t* lab = r.label + f;
+      for (uint32_t j = 0; j < n; ++j) sc[lab[j]] += x[j];
     }
   }
 }
@@ -44,16 +45,16 @@ SR_VECTOR_CLONES void AddMarginals(const Rows& r, int64_t begin, int64_t end, co
   const int32_t L = r.L;
   for (int64_t t = begin; t < end; ++t) {
     const double* SR_RESTRICT mi = m + (t - begin) * L;
-    for (int64_t k = r.row_ptr[t]; k < r.row_ptr[t + 1]; ++k) {
-      const int32_t a = r.cols[k];
-      const uint32_t first = r.span[a].first, n = r.span[a].n;
-      double* SR_RESTRICT g = pack + 2 * std::size_t{first} + n;  // the gradient, after the weights
-      if (static_cast<int32_t>(n) == L) {
-        for (int32_t y = 0; y < L; ++y) g[y] += mi[y];
-      } else {
-        const uint8_t* lab = r.label + first;
-        for (uint32_t j = 0; j < n; ++j) g[j] += mi[lab[j]];
-      }
+    int64_t k = r.row_ptr[t];
+    for (const int64_t dense_end = k + r.dense[t]; k < dense_end; ++k) {
+      double* SR_RESTRICT g = pack + 2 * std::size_t{r.first[k]} + L;  // the gradient, after the weights
+      for (int32_t y = 0; y < L; ++y) g[y] += mi[y];
+    }
+    for (; k < r.row_ptr[t + 1]; ++k) {
+      const uint32_t f = r.first[k], n = r.count[k];
+      double* SR_RESTRICT g = pack + 2 * std::size_t{f} + n;
+      const uint8_t* lab = r.label + f;
+      for (uint32_t j = 0; j < n; ++j) g[j] += mi[lab[j]];
     }
   }
 }
@@ -66,20 +67,22 @@ bool FeatureIndex::Fits(const TaggerModel& model) {
   return L < 256 && model.num_node_features() < (int64_t{1} << 32) / std::max<int64_t>(1, L);
 }
 
-FeatureIndex FeatureIndex::For(const TaggerModel& model, int32_t dense_min, const TaggerCorpus* corpus) {
+FeatureIndex FeatureIndex::For(const TaggerModel& model, const TaggerCorpus& corpus, int32_t dense_min,
+                               bool by_frequency) {
   FeatureIndex x;
   x.L = model.num_labels();
   // An attribute with every label is dense whatever dense_min says: "L slots" means dense.
   dense_min = std::max(1, std::min(dense_min, x.L));
   const int32_t A = static_cast<int32_t>(model.attr_offset.size()) - 1;
+  const std::vector<int32_t>& cols = corpus.attributes.cols;
   std::vector<int32_t> order(A);
   std::iota(order.begin(), order.end(), 0);
-  if (corpus) {
-    std::vector<uint32_t> count(A, 0);
-    for (int32_t a : corpus->attributes.cols) {
-      if (a >= 0 && a < A) ++count[a];
+  if (by_frequency) {
+    std::vector<uint32_t> seen(A, 0);
+    for (int32_t a : cols) {
+      if (a >= 0 && a < A) ++seen[a];
     }
-    std::stable_sort(order.begin(), order.end(), [&](int32_t p, int32_t q) { return count[p] > count[q]; });
+    std::stable_sort(order.begin(), order.end(), [&](int32_t p, int32_t q) { return seen[p] > seen[q]; });
   }
   x.span.resize(A);
   uint32_t at = 0;
@@ -95,11 +98,30 @@ FeatureIndex FeatureIndex::For(const TaggerModel& model, int32_t dense_min, cons
       x.label[x.span[a].first + (f - model.attr_offset[a])] = static_cast<uint8_t>(model.feature_label[f]);
     }
   }
+  // The occurrences, each token's dense attributes first (a sparse slot count is below L < 256).
+  x.first.resize(cols.size());
+  x.count.resize(cols.size());
+  x.dense.resize(corpus.attributes.rows());
+  for (int64_t t = 0; t < corpus.attributes.rows(); ++t) {
+    int64_t k = corpus.attributes.RowBegin(t);
+    for (bool dense : {true, false}) {
+      for (int64_t j = corpus.attributes.RowBegin(t); j < corpus.attributes.RowEnd(t); ++j) {
+        const int32_t a = cols[j];
+        if (x.Dense(a) != dense) continue;
+        x.first[k] = x.span[a].first;
+        x.count[k++] = static_cast<uint8_t>(x.span[a].n);
+        if (dense) ++x.dense[t];
+      }
+    }
+  }
   return x;
 }
 
+bool FeatureIndex::Indexes(const TaggerCorpus& corpus) const {
+  return first.size() == corpus.attributes.cols.size() && dense.size() == static_cast<std::size_t>(corpus.attributes.rows());
+}
+
 void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* pack) const {
-  std::fill(pack, pack + pack_size(), 0.0);
   const int32_t A = static_cast<int32_t>(span.size());
   for (int32_t a = 0; a < A; ++a) {
     const bool dense = Dense(a);
@@ -110,13 +132,15 @@ void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* pac
   }
 }
 
-void FeatureIndex::AddTo(const TaggerModel& model, const double* pack, double* out) const {
+void FeatureIndex::AddTo(const TaggerModel& model, double* pack, double* out) const {
   const int32_t A = static_cast<int32_t>(span.size());
   for (int32_t a = 0; a < A; ++a) {
     const bool dense = Dense(a);
-    const double* g = pack + 2 * std::size_t{span[a].first} + span[a].n;
+    double* g = pack + 2 * std::size_t{span[a].first} + span[a].n;
     for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
-      out[f] += g[dense ? model.feature_label[f] : f - model.attr_offset[a]];
+      double& sum = g[dense ? model.feature_label[f] : f - model.attr_offset[a]];
+      out[f] += sum;
+      sum = 0;
     }
   }
 }
@@ -124,30 +148,13 @@ void FeatureIndex::AddTo(const TaggerModel& model, const double* pack, double* o
 void FeatureIndex::Emissions(const TaggerCorpus& corpus, int64_t s, const double* pack, double* score) const {
   const int64_t begin = corpus.sentence_start[s], end = corpus.sentence_start[s + 1];
   std::memset(score, 0, sizeof(double) * (end - begin) * L);
-  const Rows r{corpus.attributes.row_ptr.data(), corpus.attributes.cols.data(), span.data(), label.data(), L};
-  // The sentence's slot ranges are scattered over a large table: ask for them all first.
-  // The gradient sums sit right after the weights, mostly in the same or the next line:
-  // AddGradient finds them in the cache.
-  for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) SR_PREFETCH(r.span + r.cols[k]);
-  for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) {
-    const int32_t a = r.cols[k];
-    const uint32_t f = r.span[a].first, n = r.span[a].n;
-    SR_PREFETCH(pack + 2 * std::size_t{f});
-    SR_PREFETCH(pack + 2 * std::size_t{f} + n - 1);
-    SR_PREFETCH(r.label + f);
-  }
+  const Rows r{corpus.attributes.row_ptr.data(), dense.data(), first.data(), count.data(), label.data(), L};
   SumScores(r, begin, end, pack, score);
 }
 
 void FeatureIndex::AddGradient(const TaggerCorpus& corpus, int64_t s, const double* m, double* pack) const {
   const int64_t begin = corpus.sentence_start[s], end = corpus.sentence_start[s + 1];
-  const Rows r{corpus.attributes.row_ptr.data(), corpus.attributes.cols.data(), span.data(), label.data(), L};
-  for (int64_t k = r.row_ptr[begin]; k < r.row_ptr[end]; ++k) {
-    const int32_t a = r.cols[k];
-    const uint32_t f = r.span[a].first, n = r.span[a].n;
-    SR_PREFETCH(pack + 2 * std::size_t{f} + n, 1);
-    SR_PREFETCH(pack + 2 * std::size_t{f} + 2 * n - 1, 1);
-  }
+  const Rows r{corpus.attributes.row_ptr.data(), dense.data(), first.data(), count.data(), label.data(), L};
   AddMarginals(r, begin, end, m, pack);
 }
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "tagger/features.h"
 #include "tagger/model.h"
 #include "tagger/column_tagging.h"
+#include "tagger/feature_index.h"
 #include "tagger/trainer.h"
 
 using namespace structrank;
@@ -262,40 +264,113 @@ Fixture MixedDensityFixture(int L, int attrs, std::vector<int> lengths, uint64_t
   return fx;
 }
 
+// `c` with each token's attributes listed dense ones first (in `index`), as the index's
+// loops visit them.
+TaggerCorpus DenseFirst(const TaggerCorpus& c, const FeatureIndex& index) {
+  TaggerCorpus out = c;
+  for (int64_t t = 0; t < c.attributes.rows(); ++t) {
+    std::stable_partition(out.attributes.cols.begin() + c.attributes.RowBegin(t),
+                          out.attributes.cols.begin() + c.attributes.RowEnd(t),
+                          [&](int32_t a) { return index.Dense(a); });
+  }
+  return out;
+}
+
 // The slot layouts (every attribute dense, only full ones, the default; by attribute id and
-// most frequent first; none: the model's own loops) give the same CRF objective and
-// gradient to the last bit, on 1 and 3 threads.
+// most frequent first) give the CRF objective and gradient of the model's own loops to the
+// last bit on 1 thread, where the model's loops see each token's dense attributes first as
+// the index's loops do; within 1e-12 in the corpus's own order and on 3 threads.
 TEST(crf_objective_is_the_same_in_every_slot_layout) {
   for (int L : {3, 9, 23}) {
     Fixture fx = MixedDensityFixture(L, 40, {1, 7, 12, 30, 4, 19, 25}, 5 + L);
     const TaggerModel& m = fx.model;
     ChainLattice lat = ChainLattice::For(m);
     const std::vector<double> w = m.weights.ToVector();
-    std::vector<double> want(w.size()), got(w.size());
+    std::vector<double> plain(w.size()), want(w.size()), got(w.size());
     const FeatureIndex none;
-    const double f0 = CrfObjective(m, lat, fx.corpus, w, want, 0.7, 1, nullptr, true, &none);
-    int dense_seen = 0, sparse_seen = 0;
+    const double f_plain = CrfObjective(m, lat, fx.corpus, w, plain, 0.7, 1, nullptr, true, &none);
+    int dense_seen = 0, sparse_seen = 0, reordered = 0;
     for (int32_t dense_min : {1, 4, FeatureIndex::kDenseMin, L, -1}) {
       // -1: the default, attributes most frequent first
-      const FeatureIndex index = dense_min < 0 ? FeatureIndex::For(m, FeatureIndex::kDenseMin, &fx.corpus)
-                                               : FeatureIndex::For(m, dense_min);
+      const FeatureIndex index = dense_min < 0 ? FeatureIndex::For(m, fx.corpus)
+                                               : FeatureIndex::For(m, fx.corpus, dense_min, false);
+      CHECK(index.Indexes(fx.corpus));
       for (int32_t a = 0; a < static_cast<int32_t>(index.span.size()); ++a) (index.Dense(a) ? dense_seen : sparse_seen)++;
-      std::vector<double> back(w.size(), 0.0), pack(index.pack_size(), 1.0);
-      index.Gather(m, w.data(), pack.data());  // the gradient halves start at 0
+      // Gather writes the weights; AddTo takes the gradient sums and leaves 0 behind.
+      std::vector<double> back(w.size(), 0.0), pack(index.pack_size(), 0.0);
+      index.Gather(m, w.data(), pack.data());
+      for (int64_t f = 0; f < m.num_node_features(); ++f) {
+        const int32_t a = static_cast<int32_t>(std::upper_bound(m.attr_offset.begin(), m.attr_offset.end(), f) - m.attr_offset.begin()) - 1;
+        const std::size_t j = index.Dense(a) ? m.feature_label[f] : f - m.attr_offset[a];
+        const std::size_t at = 2 * std::size_t{index.span[a].first} + j;  // weights at 2 first .. + n
+        CHECK(pack[at] == w[f]);
+        pack[at + index.span[a].n] = 0.5;  // its gradient sum
+      }
       index.AddTo(m, pack.data(), back.data());
-      for (int64_t f = 0; f < m.num_node_features(); ++f) CHECK(back[f] == 0.0);
+      for (int64_t f = 0; f < m.num_node_features(); ++f) CHECK(back[f] == 0.5);
+      index.AddTo(m, pack.data(), back.data());
+      for (int64_t f = 0; f < m.num_node_features(); ++f) CHECK(back[f] == 0.5);
+      const TaggerCorpus ordered = DenseFirst(fx.corpus, index);
+      reordered += ordered.attributes.cols != fx.corpus.attributes.cols;
+      const double f0 = CrfObjective(m, lat, ordered, w, want, 0.7, 1, nullptr, true, &none);
       for (int threads : {1, 3}) {
         const double f1 = CrfObjective(m, lat, fx.corpus, w, got, 0.7, threads, nullptr, true, &index);
         CHECK(f1 == f0 || threads > 1);  // threads sum their losses in another order
         CHECK_NEAR(f1, f0, 1e-12 * std::abs(f0));
+        CHECK_NEAR(f1, f_plain, 1e-12 * std::abs(f_plain));
         for (std::size_t k = 0; k < w.size(); ++k) {
           CHECK(threads > 1 || got[k] == want[k]);
           CHECK_NEAR(got[k], want[k], 1e-12);
+          CHECK_NEAR(got[k], plain[k], 1e-12);
         }
       }
     }
-    CHECK(dense_seen > 0 && sparse_seen > 0);
+    CHECK(dense_seen > 0 && sparse_seen > 0 && reordered > 0);
   }
+}
+
+// Buffers kept from one evaluation to the next (TaggerTrainer's L-BFGS) give the bits of
+// fresh ones, at other weights in between and after an evaluation that was cancelled.
+TEST(crf_objective_with_kept_buffers_equals_fresh_ones) {
+  std::vector<int> lengths(150);  // 3 chunks of 64 sentences: 3 threads each with a share
+  for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = 1 + static_cast<int>(i % 9);
+  Fixture fx = MixedDensityFixture(9, 40, lengths, 23);
+  const TaggerModel& m = fx.model;
+  ChainLattice lat = ChainLattice::For(m);
+  const FeatureIndex index = FeatureIndex::For(m, fx.corpus);
+  std::vector<double> w = m.weights.ToVector(), w2 = w;
+  for (double& v : w2) v *= -0.5;
+  for (int threads : {1, 3}) {
+    std::vector<ObjectiveScratch> kept;
+    std::vector<double> want(w.size()), got(w.size());
+    for (const auto* x : {&w, &w2, &w}) {
+      const double f0 = CrfObjective(m, lat, fx.corpus, *x, want, 0.7, threads, nullptr, true, &index);
+      const double f1 = CrfObjective(m, lat, fx.corpus, *x, got, 0.7, threads, nullptr, true, &index, &kept);
+      // On 3 threads the sentences a thread gets, so the order of the sums, vary from run to run.
+      CHECK(threads > 1 || (f1 == f0 && got == want));
+      CHECK_NEAR(f1, f0, 1e-12 * std::abs(f0));
+      for (std::size_t k = 0; k < w.size(); ++k) CHECK_NEAR(got[k], want[k], 1e-12);
+    }
+    std::atomic<bool> cancel{true};
+    CHECK_THROWS(CrfObjective(m, lat, fx.corpus, w2, got, 0.7, threads, &cancel, true, &index, &kept));
+    for (auto& b : kept) std::fill(b.pack.begin(), b.pack.end(), 3.0);  // what a cancelled run may leave
+    const double f0 = CrfObjective(m, lat, fx.corpus, w, want, 0.7, threads, nullptr, true, &index);
+    const double f1 = CrfObjective(m, lat, fx.corpus, w, got, 0.7, threads, nullptr, true, &index, &kept);
+    CHECK(threads > 1 || (f1 == f0 && got == want));
+    CHECK_NEAR(f1, f0, 1e-12 * std::abs(f0));
+    for (std::size_t k = 0; k < w.size(); ++k) CHECK_NEAR(got[k], want[k], 1e-12);
+  }
+}
+
+// An index answers only for the corpus it was built for.
+TEST(crf_objective_refuses_an_index_of_another_corpus) {
+  Fixture fx = MixedDensityFixture(5, 12, {3, 4}, 17);
+  Fixture other = MixedDensityFixture(5, 12, {3, 5}, 17);
+  const FeatureIndex index = FeatureIndex::For(fx.model, other.corpus);
+  ChainLattice lat = ChainLattice::For(fx.model);
+  std::vector<double> w = fx.model.weights.ToVector(), g(w.size());
+  CHECK(!index.Indexes(fx.corpus));
+  CHECK_THROWS(CrfObjective(fx.model, lat, fx.corpus, w, g, 0.7, 1, nullptr, true, &index));
 }
 
 TEST(perceptron_update_on_the_man_bit_the_dog) {

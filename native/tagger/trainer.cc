@@ -56,14 +56,8 @@ void AddEdgeGradient(const TaggerModel& model, const TaggerCorpus& corpus, int64
   }
 }
 
-struct ThreadBuffers {
-  std::vector<double> grad, pack, emissions, marginals, edge, start, pairs;
-  std::vector<int32_t> states;
-  double loss = 0;
-};
-
 // Sums per-thread gradients into `grad` (already holding the prior's gradient).
-void SumThreadGradients(std::vector<ThreadBuffers>& buffers, const ChainLattice* lat, std::vector<double>& grad,
+void SumThreadGradients(std::vector<ObjectiveScratch>& buffers, const ChainLattice* lat, std::vector<double>& grad,
                         double& loss) {
   for (auto& b : buffers) {
     loss += b.loss;
@@ -82,15 +76,17 @@ void SumThreadGradients(std::vector<ThreadBuffers>& buffers, const ChainLattice*
 
 double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus,
                     const std::vector<double>& w, std::vector<double>& grad, double c2, int threads,
-                    const std::atomic<bool>* cancel, bool start_weights, const FeatureIndex* index) {
+                    const std::atomic<bool>* cancel, bool start_weights, const FeatureIndex* index,
+                    std::vector<ObjectiveScratch>* scratch) {
   const int32_t L = model.num_labels();
   const int nthreads = ResolveThreads(threads);
   FeatureIndex own;
   if (!index && FeatureIndex::Fits(model)) {
-    own = FeatureIndex::For(model);  // by id: ordering by frequency costs a sort per call
+    own = FeatureIndex::For(model, corpus);
     index = &own;
   }
   if (index && index->span.empty()) index = nullptr;  // asked for the model's own tables
+  if (index && !index->Indexes(corpus)) throw InputError("the feature index was built for another corpus");
   ChainScores scores;
   scores.Compute(lat, w.data(), 1.0, true);
   // The node-feature weights in the index's pack: thread 0 sums its gradient into the same
@@ -98,19 +94,19 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
   // Thread 0 sums its model-order gradient straight into `grad`; the others into their own
   // vectors (with an index, only edge features have one).
   grad.assign(w.size(), 0.0);
-  std::vector<ThreadBuffers> buffers(nthreads);
+  std::vector<ObjectiveScratch> own_scratch;
+  std::vector<ObjectiveScratch>& buffers = scratch ? *scratch : own_scratch;
+  buffers.resize(nthreads);
   std::vector<ChainDecoder> decoders;
   decoders.reserve(nthreads);
   for (int t = 0; t < nthreads; ++t) {
-    ThreadBuffers& b = buffers[t];
+    ObjectiveScratch& b = buffers[t];
+    b.loss = 0;
     if (t > 0 && (!index || model.has_edge_features())) b.grad.assign(w.size(), 0.0);
     if (index) {
-      b.pack.resize(index->pack_size());
-      if (t == 0) {
-        index->Gather(model, w.data(), b.pack.data());
-      } else {
-        std::fill(b.pack.begin(), b.pack.end(), 0.0);
-      }
+      if (!b.clean || b.pack.size() != index->pack_size()) b.pack.assign(index->pack_size(), 0.0);
+      b.clean = false;  // until AddTo has taken the gradient sums
+      if (t == 0) index->Gather(model, w.data(), b.pack.data());
     }
     b.edge.assign(lat.num_edges(), 0.0);
     b.start.assign(lat.start_state.size(), 0.0);
@@ -119,7 +115,7 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
   ParallelFor(
       static_cast<std::size_t>(corpus.sentences()), nthreads, 64,
       [&](std::size_t first, std::size_t last, int thread) {
-        ThreadBuffers& b = buffers[thread];
+        ObjectiveScratch& b = buffers[thread];
         double* g = thread == 0 ? grad.data() : b.grad.data();
         ChainDecoder& decoder = decoders[thread];
         std::vector<int32_t>& states = b.states;
@@ -167,6 +163,7 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
   SumThreadGradients(buffers, &lat, grad, loss);
   if (index) {
     for (int t = 1; t < nthreads; ++t) index->AddTo(model, buffers[t].pack.data(), grad.data());
+    for (auto& b : buffers) b.clean = true;
   }
   if (!start_weights) {
     for (int64_t k : lat.start_weight) grad[k] = 0;
@@ -178,12 +175,12 @@ double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, con
                        std::vector<double>& grad, double c2, int threads, const std::atomic<bool>* cancel) {
   const int32_t L = model.num_labels();
   const int nthreads = ResolveThreads(threads);
-  std::vector<ThreadBuffers> buffers(nthreads);
+  std::vector<ObjectiveScratch> buffers(nthreads);
   for (auto& b : buffers) b.grad.assign(w.size(), 0.0);
   ParallelFor(
       static_cast<std::size_t>(corpus.sentences()), nthreads, 64,
       [&](std::size_t first, std::size_t last, int thread) {
-        ThreadBuffers& b = buffers[thread];
+        ObjectiveScratch& b = buffers[thread];
         for (std::size_t s = first; s < last; ++s) {
           const int32_t n = SentenceLength(corpus, s);
           if (n == 0) continue;
@@ -256,7 +253,7 @@ TaggerTrainer::TaggerTrainer(TaggerModel& model, const TaggerCorpus& corpus, Tra
                (model.algorithm == TaggerAlgorithm::kCrf && options.optimizer == CrfOptimizer::kLbfgs);
   if (model.algorithm != TaggerAlgorithm::kCrf) options_.sgd_warmup = 0;
   if (use_lbfgs_ && model.algorithm == TaggerAlgorithm::kCrf && FeatureIndex::Fits(model)) {
-    index_ = FeatureIndex::For(model, FeatureIndex::kDenseMin, &corpus);
+    index_ = FeatureIndex::For(model, corpus);
   }
   if (!options_.start_weights && model.algorithm == TaggerAlgorithm::kMaxent) {
     throw InputError("training without start weights is for the CRF and the perceptron");
@@ -310,7 +307,7 @@ Objective TaggerTrainer::LbfgsObjective() {
   return [this](const std::vector<double>& x, std::vector<double>& g) {
     if (model_.algorithm == TaggerAlgorithm::kCrf) {
       return CrfObjective(model_, lat_, corpus_, x, g, options_.c2, options_.threads, cancel_, options_.start_weights,
-                          &index_);
+                          &index_, &scratch_);
     }
     return MaxentObjective(model_, corpus_, x, g, options_.c2, options_.threads, cancel_);
   };

@@ -37,14 +37,25 @@ struct TrainOptions {
 
 // CRF objective sum_s (log Z_s - score(gold_s)) + c2 |w|^2 and its gradient. Without
 // start_weights the gradient of the start-transition weights is 0, so they keep their value.
-// `index`: the slot layout of the emission and gradient loops (feature_index.h); null: one
-// is built here when the model fits (by attribute id; TaggerTrainer builds its own once,
-// most frequent first); an empty one: the model's own tables. All three give
-// the same objective and gradient to the last bit.
+// `index`: the slot layout of the emission and gradient loops, built for `corpus`
+// (feature_index.h); null: one is built here when the model fits (TaggerTrainer builds its
+// own once); an empty one: the model's own tables, which give the same objective and
+// gradient to the last bit on a corpus whose tokens list their dense attributes first.
+// `scratch`: per-thread buffers kept by a caller that evaluates it many times (L-BFGS), so
+// that an evaluation allocates nothing (the index's packs alone are 8 MB on conll2000, fresh
+// pages to fault in and zero each time); null: buffers of the call's own.
+struct ObjectiveScratch;
 double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus,
                     const std::vector<double>& w, std::vector<double>& grad, double c2, int threads,
                     const std::atomic<bool>* cancel = nullptr, bool start_weights = true,
-                    const FeatureIndex* index = nullptr);
+                    const FeatureIndex* index = nullptr, std::vector<ObjectiveScratch>* scratch = nullptr);
+struct ObjectiveScratch {
+  std::vector<double> grad, pack, emissions, marginals, edge, start, pairs;
+  std::vector<int32_t> states;
+  double loss = 0;
+  bool clean = false;  // pack: all zeros but the weights Gather writes (AddTo resets the sums)
+};
+
 // Maxent objective: -sum_tokens log P(gold_i | gold history, i) + c2 |w|^2.
 double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, const std::vector<double>& w,
                        std::vector<double>& grad, double c2, int threads, const std::atomic<bool>* cancel = nullptr);
@@ -97,6 +108,7 @@ class TaggerTrainer {
   bool use_lbfgs_ = false;
   std::unique_ptr<Lbfgs> lbfgs_;
   FeatureIndex index_;  // CRF L-BFGS: the slot layout of the gradient loops (empty: none)
+  std::vector<ObjectiveScratch> scratch_;  // CRF L-BFGS: CrfObjective's buffers
   const std::atomic<bool>* cancel_ = nullptr;  // for the L-BFGS objective
   double loss_ = 0;
   int steps_ = 0;
