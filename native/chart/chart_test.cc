@@ -8,6 +8,7 @@
 
 #include "chart/chart_model.h"
 #include "chart/crf_train.h"
+#include "chart/ensemble.h"
 #include "chart/mbr.h"
 #include "core/errors.h"
 #include "core/test_harness.h"
@@ -836,4 +837,81 @@ TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
     }
   }
   CHECK(differs > 0);  // the test tells the two decoders apart
+}
+
+TEST(chart_crf_ensemble_decodes_the_mean_of_the_members_posteriors) {
+  Tiny t = MakeTiny();
+  AddTree(t, {"dog", "cat", "saw", "cats"}, {0, 2, 1, 2, 1, 1, 5, 0, 1, 1, 5, 0, 2, 2, 6, 0, 1, 1, 5, 0});
+  // Two CRFs over the same grammar with different weights, and a third member equal to the first.
+  std::vector<std::unique_ptr<ChartModel>> models;
+  for (uint64_t seed : {11, 12}) {
+    std::vector<GoldItems> gold;
+    models.push_back(ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold));
+    InitCrf(*models.back(), t.corpus, gold, false, 12);
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 0.3);
+    for (double& w : models.back()->crf.theta) w += normal(rng);
+  }
+  const ChartModel& a = *models[0];
+  const ChartModel& b = *models[1];
+  const Grammar& g = a.grammar;
+  EnsembleMember member{&b, {}, {}};
+  for (int32_t x = 0; x < g.num_bases; ++x) member.base_map.push_back(x);
+  for (int32_t x = 0; x < g.num_symbols; ++x) member.tag_map.push_back(g.is_tag[x] ? x : -1);
+  EnsembleMember self{&a, member.base_map, member.tag_map};
+  Corpus corpus;
+  for (std::vector<std::string> words : {std::vector<std::string>{"the", "dog", "saw", "a", "cat"},
+                                         std::vector<std::string>{"dog", "cat", "saw", "cats"},
+                                         std::vector<std::string>{"dogs", "cats", "dog", "saw", "cat"}}) {
+    if (corpus.offsets.empty()) corpus.offsets.push_back(0);
+    corpus.tokens.insert(corpus.tokens.end(), words.begin(), words.end());
+    corpus.offsets.push_back(static_cast<int32_t>(corpus.tokens.size()));
+  }
+  const auto mixed = ParseEnsemble(a, {member}, corpus, 2, nullptr, 0, 0);
+  const auto doubled = ParseEnsemble(a, {self}, corpus, 1, nullptr, 0, 0);
+  const auto alone = a.ParseAll(corpus, 1, 1, nullptr, false, INFINITY, 0, 0, true);
+  int differs = 0;  // sentences whose ensemble tree is not the first member's own MBR tree
+  for (int32_t s = 0; s < corpus.size(); ++s) {
+    // A member equal to the first: its own MBR tree and score.
+    CHECK(doubled[s].candidates.size() == 1 && doubled[s].candidates[0].nodes == alone[s].candidates[0].nodes);
+    CHECK(doubled[s].candidates[0].score == alone[s].candidates[0].score);
+    // Brute force: each member's expected brackets and tags over all its trees, their mean,
+    // and the tree of the largest mean gain (a unary node pays the cost).
+    const auto tokens = a.Tokens(corpus, s);
+    std::map<std::vector<int32_t>, double> expected;
+    std::vector<Enumerated> trees;
+    double log_z_a = kNegInf;
+    for (const ChartModel* m : {&a, &b}) {
+      CrfSentence sent;
+      sent.Prepare(m->crf, g, m->lexicon, tokens);
+      auto all = EnumerateAll(g, sent.lex(), sent);
+      double log_z = kNegInf;
+      for (auto& e : all) log_z = LogAdd(log_z, e.score);
+      for (auto& e : all)
+        for (auto node : TreeNodes(g, e.nodes)) {
+          if (node[3] == 2) node[3] = 1;
+          expected[node] += 0.5 * std::exp(e.score - log_z);
+        }
+      if (m == &a) trees = all, log_z_a = log_z;
+    }
+    double best_gain = -1e300;
+    const Enumerated* best = nullptr;
+    for (auto& e : trees) {
+      double gain = 0;
+      for (auto node : TreeNodes(g, e.nodes)) {
+        const bool unary = node[3] == 2;
+        if (unary) node[3] = 1;
+        gain += expected[node] - (unary ? kMbrUnaryCost : 0.0);
+      }
+      if (gain > best_gain + 1e-12) best_gain = gain, best = &e;
+    }
+    CHECK(best != nullptr && mixed[s].candidates.size() == 1);
+    CHECK(mixed[s].candidates[0].nodes == best->nodes);
+    CHECK_NEAR(mixed[s].candidates[0].score, best->score - log_z_a, 1e-9);  // the first member's log P(tree | words)
+    if (best->nodes != alone[s].candidates[0].nodes) ++differs;
+  }
+  CHECK(differs > 0);  // the second member changes some tree
+  // Maps that do not fit the member's grammar are refused.
+  EnsembleMember bad{&b, {0}, member.tag_map};
+  CHECK_THROWS(ParseEnsemble(a, {bad}, corpus, 1, nullptr, 0, 0));
 }
