@@ -15,12 +15,12 @@ out="$(mktemp -d /tmp/structrank-s390x-XXXXXX)"
 trap 'rm -rf "$out"' EXIT
 cd "$root"
 s390x-linux-gnu-g++ -std=c++17 -O1 -Wall -Wextra -Wpedantic -Werror -static -pthread -Inative \
-  native/core/core_test.cc native/core/test_main.cc native/core/csr.cc native/core/interner.cc native/core/thread_pool.cc \
+  native/core/core_test.cc native/core/test_main.cc native/core/csr.cc native/core/interner.cc native/core/thread_pool.cc native/core/exp.cc \
   -o "$out/core_test"
 qemu-s390x "$out/core_test"
 # Tagger models (format 2) are written and read on s390x too: the tagger tests include a
 # golden-bytes check of a small payload and load models by copying their arrays there.
 s390x-linux-gnu-g++ -std=c++17 -O1 -Wall -Wextra -Wpedantic -Werror -static -pthread -Inative \
   native/tagger/*.cc native/optim/lbfgs.cc native/core/test_main.cc native/core/csr.cc native/core/interner.cc \
-  native/core/thread_pool.cc native/core/word_signature.cc -o "$out/tagger_test"
+  native/core/thread_pool.cc native/core/word_signature.cc native/core/exp.cc -o "$out/tagger_test"
 qemu-s390x "$out/tagger_test"
