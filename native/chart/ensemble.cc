@@ -78,14 +78,7 @@ SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember
     for (size_t m = 0; m < others.size(); ++m) {
       if (covered[m]) AddMapped(posts[m], others[m], w, post);
     }
-    ch.Clear();
-    ch.Begin(n, first.grammar.num_symbols, true);
-    PosteriorScorer decode{&first.grammar, &post, kMbrUnaryCost};
-    if (Inside<MaxSemiring>(first.grammar, post.lex, decode, ch) != kNegInf) {
-      KBest<PosteriorScorer> kbest(first.grammar, post.lex, decode, ch);
-      best = kbest.Run(1);
-      for (auto& c : best) c.score = TreeScore(first.grammar, sent.lex(), sent, c.nodes) - log_z;
-    }
+    best = MbrDecode(first.grammar, sent.lex(), sent, post, log_z, ch);
   }
   ch.Clear();
   if (masked) ch.mask_pre.clear(), ch.mask_post.clear();

@@ -123,16 +123,14 @@ NodePosteriors CollectPosteriors(const Grammar& g, const LexScores& lex, const S
   return post;
 }
 
-// The MBR tree over `ch` (as above), with its log-probability under `scorer` (score -
-// log Z); empty when nothing covers the sentence. Leaves the chart to the caller to clear.
+// The tree of `ch`'s grammar with the largest gain under `post` (a Viterbi pass over the
+// same, possibly masked, chart, cleared and begun again here), with its log-probability under
+// `scorer` (score - log_z); empty when no tree has a finite gain.
 template <typename Scorer>
-std::vector<ParseCandidate> MbrParse(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch,
-                                     double unary_cost = kMbrUnaryCost) {
+std::vector<ParseCandidate> MbrDecode(const Grammar& g, const LexScores& lex, const Scorer& scorer, const NodePosteriors& post,
+                                      double log_z, Chart& ch, double unary_cost = kMbrUnaryCost) {
   const int n = ch.n;
   const int S = ch.S;
-  double log_z = kNegInf;
-  const NodePosteriors post = CollectPosteriors(g, lex, scorer, ch, log_z);
-  if (log_z == kNegInf) return {};
   ch.Clear();
   ch.Begin(n, S, true);
   PosteriorScorer decode{&g, &post, unary_cost};
@@ -141,6 +139,17 @@ std::vector<ParseCandidate> MbrParse(const Grammar& g, const LexScores& lex, con
   std::vector<ParseCandidate> out = kbest.Run(1);
   for (auto& c : out) c.score = TreeScore(g, lex, scorer, c.nodes) - log_z;
   return out;
+}
+
+// The MBR tree over `ch` (as above), with its log-probability under `scorer` (score -
+// log Z); empty when nothing covers the sentence. Leaves the chart to the caller to clear.
+template <typename Scorer>
+std::vector<ParseCandidate> MbrParse(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch,
+                                     double unary_cost = kMbrUnaryCost) {
+  double log_z = kNegInf;
+  const NodePosteriors post = CollectPosteriors(g, lex, scorer, ch, log_z);
+  if (log_z == kNegInf) return {};
+  return MbrDecode(g, lex, scorer, post, log_z, ch, unary_cost);
 }
 
 }  // namespace structrank
