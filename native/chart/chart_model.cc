@@ -6,6 +6,7 @@
 #include <string>
 #include <tuple>
 
+#include "chart/coarse_pass.h"
 #include "chart/mbr.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
@@ -202,25 +203,25 @@ SentenceParse ChartModel::FlatParse(const LexScores& lex) {
 }
 
 int64_t ChartModel::CoarseEntries(const std::vector<Token>& tokens, double threshold, Chart& ch,
-                                  std::vector<int32_t>& keep_pre, std::vector<int32_t>& keep_post) const {
+                                  std::vector<int32_t>& keep_pre, std::vector<int32_t>& keep_post,
+                                  double beam) const {
   const int n = static_cast<int>(tokens.size());
   const int S = grammar.num_symbols;
   keep_pre.clear(), keep_post.clear();
   std::vector<uint8_t> saved_pre, saved_post;  // the coarse pass itself runs unmasked
   saved_pre.swap(ch.mask_pre), saved_post.swap(ch.mask_post);
   ch.Begin(n, S, true);
-  PcfgScorer scorer{binary_logp.data(), unary_logp.data(), root_logp.data()};
+  const CoarseRules rules(grammar, binary_logp.data(), unary_logp.data(), root_logp.data());
   const LexScores lex = PcfgLex(tokens);
   // Max-marginals (Viterbi inside + outside): an entry's best complete tree relative to
   // the best tree. The max semiring needs no exp/log, so this pass costs a fraction of a
   // log-sum one; an entry survives when its best tree is at least threshold times as
   // probable as the best tree.
-  const double best = Inside<MaxSemiring>(grammar, lex, scorer, ch);
+  const double best = CoarseInside(grammar, rules, lex, ch, beam);
   int64_t total = 0;
   if (best != kNegInf) {
-    NullVisitor none;
-    Outside<MaxSemiring>(grammar, lex, scorer, best, ch, none);
     const double floor = best + std::log(threshold);
+    CoarseOutside(grammar, rules, ch);
     for (int cell = 0; cell < Chart::NumCells(n); ++cell) {
       const size_t base = static_cast<size_t>(cell) * S;
       for (int a = ch.pre_begin[cell]; a < ch.pre_end[cell]; ++a) {
@@ -241,7 +242,7 @@ int64_t ChartModel::CoarseEntries(const std::vector<Token>& tokens, double thres
 
 bool ChartModel::MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const {
   std::vector<int32_t> keep_pre, keep_post;
-  if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post) == 0 || keep_post.empty()) return false;
+  if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post, kCoarseBeam) == 0 || keep_post.empty()) return false;
   const size_t need = static_cast<size_t>(Chart::NumCells(static_cast<int>(tokens.size()))) * grammar.num_symbols;
   ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
   for (int32_t e : keep_pre) ch.mask_pre[e] = 1;

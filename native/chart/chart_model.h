@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -57,6 +58,11 @@ struct SentenceParse {
 // The fallback tree's label (TypeScript writes it as X).
 constexpr int32_t kFallbackLabel = -1;
 
+// The parse-time coarse pass keeps, per cell, the entries within this many nats of the cell's
+// best: on both dev treebanks the same F1 as the exact pass (to 0.01), and the floresta-pt
+// ensemble 16% faster, its long sentences' charts being the costliest (docs/parsing.md).
+constexpr double kCoarseBeam = 15;
+
 class ChartModel {
  public:
   Grammar grammar;
@@ -99,10 +105,14 @@ class ChartModel {
   // symbol) of the pre- and post-unary layers whose max-marginal (best tree through the
   // entry) is >= threshold times the best tree's probability. Returns the number of
   // entries the PCFG chart had (0 when the PCFG covers nothing: nothing is kept).
+  // beam < infinity: the pass keeps, in each cell, only the entries at most `beam` below the
+  // cell's best (CoarseInside); training's pass is exact.
   int64_t CoarseEntries(const std::vector<Token>& tokens, double threshold, Chart& ch, std::vector<int32_t>& keep_pre,
-                        std::vector<int32_t>& keep_post) const;
-  // Masks ch (mask_pre, mask_post) to the entries CoarseEntries keeps; false, and no mask,
-  // when it keeps nothing. The caller clears the masks after the sentence.
+                        std::vector<int32_t>& keep_post,
+                        double beam = std::numeric_limits<double>::infinity()) const;
+  // Masks ch (mask_pre, mask_post) to the entries CoarseEntries keeps, its pass within
+  // kCoarseBeam; false, and no mask, when it keeps nothing. The caller clears the masks after
+  // the sentence.
   bool MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const;
   // max_length > 0: longer sentences get the flat fallback without a chart (its time grows
   // with the cube of the length and its memory with the square).
@@ -112,12 +122,14 @@ class ChartModel {
 
   std::vector<uint8_t> Serialize() const;
 
+  // Charts are big (a row of scores per cell, sized by this grammar): ParseAll and
+  // ParseEnsemble reuse them across calls (the CLI parses in chunks of 16 sentences).
+  std::unique_ptr<Chart> AcquireChart() const;
+  void ReleaseChart(std::unique_ptr<Chart> chart) const;
+
  private:
   SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
                           double prune, bool mbr) const;
-  // Charts are big (a row of scores per cell): ParseAll reuses them across calls.
-  std::unique_ptr<Chart> AcquireChart() const;
-  void ReleaseChart(std::unique_ptr<Chart> chart) const;
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Chart>> chart_pool_;
 

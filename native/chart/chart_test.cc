@@ -8,6 +8,7 @@
 
 #include "chart/chart_model.h"
 #include "chart/crf_train.h"
+#include "chart/coarse_pass.h"
 #include "chart/ensemble.h"
 #include "chart/mbr.h"
 #include "core/errors.h"
@@ -151,6 +152,43 @@ TEST(chart_pcfg_inside_viterbi_kbest_equal_enumeration) {
                                                           {"dogs", "saw", "the", "cat"}, {"run"}, {"zorps", "saw", "cats"}}) {
     auto tokens = Sentence(*m, words);
     CheckAgainstEnumeration(*m, m->PcfgLex(tokens), sc);
+  }
+}
+
+TEST(chart_coarse_pass_equals_the_generic_viterbi_passes) {
+  Tiny t = MakeTiny();
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);
+  PcfgScorer sc{m->binary_logp.data(), m->unary_logp.data(), m->root_logp.data()};
+  const CoarseRules rules(m->grammar, m->binary_logp.data(), m->unary_logp.data(), m->root_logp.data());
+  const int S = m->grammar.num_symbols;
+  Chart generic, coarse;
+  for (auto words : std::vector<std::vector<std::string>>{{"dog", "saw", "saw"}, {"the", "dog", "saw", "a", "cat"},
+                                                          {"dogs", "saw", "the", "cat"}, {"run"}, {"zorps", "saw", "cats"}}) {
+    const auto tokens = Sentence(*m, words);
+    const LexScores lex = m->PcfgLex(tokens);
+    const int n = static_cast<int>(words.size());
+    generic.Begin(n, S, true), coarse.Begin(n, S, true);
+    const double best = Inside<MaxSemiring>(m->grammar, lex, sc, generic);
+    CHECK(best != kNegInf);
+    CHECK(CoarseInside(m->grammar, rules, lex, coarse) == best);
+    NullVisitor none;
+    Outside<MaxSemiring>(m->grammar, lex, sc, best, generic, none);
+    CoarseOutside(m->grammar, rules, coarse);
+    // Every entry, bit for bit, and the same finite entries listed per cell.
+    CHECK(generic.pre == coarse.pre && generic.post == coarse.post);
+    CHECK(generic.out_pre == coarse.out_pre && generic.out_post == coarse.out_post);
+    for (int c = 0; c < Chart::NumCells(n); ++c) {
+      auto listed = [](const std::vector<int32_t>& all, int b, int e) {
+        std::vector<int32_t> v(all.begin() + b, all.begin() + e);
+        std::sort(v.begin(), v.end());
+        return v;
+      };
+      CHECK(listed(generic.active_pre, generic.pre_begin[c], generic.pre_end[c]) ==
+            listed(coarse.active_pre, coarse.pre_begin[c], coarse.pre_end[c]));
+      CHECK(listed(generic.active_post, generic.post_begin[c], generic.post_end[c]) ==
+            listed(coarse.active_post, coarse.post_begin[c], coarse.post_end[c]));
+    }
+    generic.Clear(), coarse.Clear();
   }
 }
 
@@ -911,6 +949,12 @@ TEST(chart_crf_ensemble_decodes_the_mean_of_the_members_posteriors) {
     if (best->nodes != alone[s].candidates[0].nodes) ++differs;
   }
   CHECK(differs > 0);  // the second member changes some tree
+  // Pruned with thresholds that keep every finite entry: the exhaustive ensemble's trees.
+  const auto loose = ParseEnsemble(a, {member}, corpus, 1, nullptr, 1e-300, 0, 1e-300);
+  for (int32_t s = 0; s < corpus.size(); ++s) {
+    CHECK(loose[s].candidates[0].nodes == mixed[s].candidates[0].nodes);
+    CHECK_NEAR(loose[s].candidates[0].score, mixed[s].candidates[0].score, 1e-9);
+  }
   // Maps that do not fit the member's grammar are refused.
   EnsembleMember bad{&b, {0}, member.tag_map};
   CHECK_THROWS(ParseEnsemble(a, {bad}, corpus, 1, nullptr, 0, 0));

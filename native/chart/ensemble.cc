@@ -11,20 +11,63 @@ namespace structrank {
 
 namespace {
 
-// One member's posteriors over its own (masked) chart; false when it covers nothing. Leaves
-// the chart cleared and unmasked.
-bool MemberPosteriors(const ChartModel& m, const std::vector<Token>& tokens, double prune, Chart& ch,
-                      NodePosteriors& post) {
-  const int n = static_cast<int>(tokens.size());
-  const bool masked = prune > 0 && m.MaskByCoarsePass(tokens, prune, ch);
-  ch.Begin(n, m.grammar.num_symbols, true);
-  CrfSentence sent;
-  sent.Prepare(m.crf, m.grammar, m.lexicon, tokens);
-  double log_z = kNegInf;
-  post = CollectPosteriors(m.grammar, sent.lex(), sent, ch, log_z);
-  ch.Clear();
-  if (masked) ch.mask_pre.clear(), ch.mask_post.clear();
-  return log_z != kNegInf;
+// Masks a member's chart to what the first member's posteriors keep: an entry survives when
+// the first member gives its base category (or, for a tag, the tag) at that span a posterior
+// >= threshold; a category the first member lacks survives where the span has that much
+// posterior mass at all. The first member's fine posteriors prune far more than each member's
+// own PCFG pass would, and they are already computed.
+void MaskByFirst(const EnsembleMember& m, const NodePosteriors& first, double threshold, Chart& ch) {
+  const Grammar& g = m.model->grammar;
+  const int n = first.n, S = g.num_symbols;
+  ch.mask_pre.assign(static_cast<size_t>(Chart::NumCells(n)) * S, 0);
+  ch.mask_post.assign(ch.mask_pre.size(), 0);
+  std::vector<double> tag_post;
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j <= n; ++j) {
+      const size_t cell = static_cast<size_t>(i * (2 * n - i + 1) / 2 + (j - i - 1));
+      const double* bracket = &first.bracket[cell * first.B];
+      double mass = 0;
+      for (int b = 0; b < first.B; ++b) mass += bracket[b];
+      if (j == i + 1) {
+        tag_post.assign(static_cast<size_t>(first.g->num_symbols), 0.0);
+        for (const auto& [tag, p] : first.lex[i]) tag_post[tag] += p;
+      }
+      uint8_t* pre = &ch.mask_pre[cell * S];
+      uint8_t* post = &ch.mask_post[cell * S];
+      for (int32_t x = 0; x < S; ++x) {
+        bool keep;
+        if (g.is_tag[x]) {
+          const int32_t to = m.tag_map[x];
+          keep = j == i + 1 && (to < 0 || tag_post[to] >= threshold);
+        } else {
+          const int32_t to = m.base_map[g.base[x]];
+          keep = (to < 0 ? mass : bracket[to]) >= threshold;
+        }
+        pre[x] = post[x] = keep ? 1 : 0;
+      }
+    }
+  }
+}
+
+// One member's posteriors over its chart: masked by the first member's posteriors, or, when
+// that mask covers nothing, by its own coarse pass; exhaustive when prune is 0. False when
+// nothing covers the sentence. Leaves the chart cleared and unmasked.
+bool MemberPosteriors(const EnsembleMember& m, const NodePosteriors& first, const std::vector<Token>& tokens,
+                      double prune, double member_prune, Chart& ch, CrfSentence& sent, NodePosteriors& post) {
+  const Grammar& g = m.model->grammar;
+  sent.Prepare(m.model->crf, g, m.model->lexicon, tokens);
+  auto run = [&](bool masked) {
+    double log_z = kNegInf;
+    ch.Begin(static_cast<int>(tokens.size()), g.num_symbols, true);
+    CollectPosteriors(g, sent.lex(), sent, ch, log_z, post);
+    ch.Clear();
+    if (masked) ch.mask_pre.clear(), ch.mask_post.clear();
+    return log_z != kNegInf;
+  };
+  if (prune <= 0) return run(false);
+  MaskByFirst(m, first, member_prune, ch);
+  if (run(true)) return true;
+  return run(m.model->MaskByCoarsePass(tokens, prune, ch));
 }
 
 // into += weight * `from`, its bases and tags mapped to `into`'s.
@@ -50,33 +93,44 @@ void AddMapped(const NodePosteriors& from, const EnsembleMember& m, double weigh
   }
 }
 
+// One thread's buffers, one per member (the first member's at 0), reused from sentence to
+// sentence so that none allocates (and faults in) fresh rows: a member's scorer alone holds
+// megabytes for a long sentence. The charts come from each member's pool.
+struct Scratch {
+  std::vector<std::unique_ptr<Chart>> charts;
+  std::vector<CrfSentence> sentences;
+  std::vector<NodePosteriors> posts;
+};
+
 SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember>& others, const Corpus& corpus,
-                       int32_t s, double prune, Chart& ch) {
+                       int32_t s, double prune, double member_prune, Scratch& scratch) {
   const std::vector<Token> tokens = first.Tokens(corpus, s);
   const int n = static_cast<int>(tokens.size());
-  // The other members first: each leaves the chart as it found it.
-  std::vector<NodePosteriors> posts(others.size());
-  std::vector<uint8_t> covered(others.size(), 0);
-  for (size_t m = 0; m < others.size(); ++m) {
-    covered[m] = MemberPosteriors(*others[m].model, others[m].model->Tokens(corpus, s), prune, ch, posts[m]) ? 1 : 0;
-  }
   // The first member's posteriors stay on its masked chart, which the decode reuses.
+  Chart& ch = *scratch.charts[0];
   const bool masked = prune > 0 && first.MaskByCoarsePass(tokens, prune, ch);
   ch.Begin(n, first.grammar.num_symbols, true);
-  CrfSentence sent;
+  CrfSentence& sent = scratch.sentences[0];
   sent.Prepare(first.crf, first.grammar, first.lexicon, tokens);
   double log_z = kNegInf;
-  NodePosteriors post = CollectPosteriors(first.grammar, sent.lex(), sent, ch, log_z);
+  NodePosteriors& post = scratch.posts[0];
+  CollectPosteriors(first.grammar, sent.lex(), sent, ch, log_z, post);
   std::vector<ParseCandidate> best;
   if (log_z != kNegInf) {
+    // Each other member on its own chart, masked by the first.
+    std::vector<uint8_t> covered(others.size(), 0);
     int members = 1;
-    for (uint8_t c : covered) members += c;
+    for (size_t m = 0; m < others.size(); ++m) {
+      covered[m] = MemberPosteriors(others[m], post, others[m].model->Tokens(corpus, s), prune, member_prune,
+                                    *scratch.charts[m + 1], scratch.sentences[m + 1], scratch.posts[m + 1]);
+      members += covered[m];
+    }
     const double w = 1.0 / members;
     for (double& v : post.bracket) v *= w;
     for (auto& tags : post.lex)
       for (auto& entry : tags) entry.second *= w;
     for (size_t m = 0; m < others.size(); ++m) {
-      if (covered[m]) AddMapped(posts[m], others[m], w, post);
+      if (covered[m]) AddMapped(scratch.posts[m + 1], others[m], w, post);
     }
     best = MbrDecode(first.grammar, sent.lex(), sent, post, log_z, ch);
   }
@@ -94,7 +148,7 @@ SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember
 
 std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vector<EnsembleMember>& others,
                                          const Corpus& corpus, int threads, const std::atomic<bool>* cancel,
-                                         double prune, int max_length) {
+                                         double prune, int max_length, double member_prune) {
   for (const EnsembleMember& m : others) {
     if (!m.model || !m.model->use_crf) throw InputError("parser ensemble: every member must be a CRF parser");
     if (m.base_map.size() != static_cast<size_t>(m.model->grammar.num_bases) ||
@@ -104,10 +158,14 @@ std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vec
   if (!first.use_crf) throw InputError("parser ensemble: every member must be a CRF parser");
   std::vector<SentenceParse> out(corpus.size());
   const int nthreads = ResolveThreads(threads);
-  std::vector<std::unique_ptr<Chart>> charts(nthreads);
-  for (auto& c : charts) {
-    c = std::make_unique<Chart>();
-    c->cancel = cancel;
+  std::vector<Scratch> scratch(nthreads);
+  for (Scratch& t : scratch) {
+    for (size_t m = 0; m <= others.size(); ++m) {
+      t.charts.push_back((m == 0 ? first : *others[m - 1].model).AcquireChart());
+      t.charts.back()->cancel = cancel;
+    }
+    t.sentences.resize(others.size() + 1);
+    t.posts.resize(others.size() + 1);
   }
   ParallelFor(corpus.size(), nthreads, 1, [&](size_t begin, size_t end, int t) {
     for (size_t s = begin; s < end; ++s) {
@@ -115,10 +173,17 @@ std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vec
       if (max_length > 0 && corpus.Length(id) > max_length) {
         out[s] = ChartModel::FlatParse(first.PcfgLex(first.Tokens(corpus, id)));
       } else {
-        out[s] = ParseOne(first, others, corpus, id, prune, *charts[t]);
+        out[s] = ParseOne(first, others, corpus, id, prune, member_prune, scratch[t]);
       }
     }
   }, cancel);
+  // On an exception the charts (possibly left mid-sentence) are dropped, not pooled.
+  for (Scratch& t : scratch) {
+    for (size_t m = 0; m <= others.size(); ++m) {
+      t.charts[m]->cancel = nullptr;
+      (m == 0 ? first : *others[m - 1].model).ReleaseChart(std::move(t.charts[m]));
+    }
+  }
   return out;
 }
 

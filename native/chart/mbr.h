@@ -98,17 +98,19 @@ double TreeScore(const Grammar& g, const LexScores& lex, const Scorer& scorer, c
 }
 
 // Inside-outside over `ch` (Begin'd for the sentence with outside rows, masks set): the
-// expected brackets and tag posteriors, and log Z (-inf when nothing covers the sentence).
+// expected brackets and tag posteriors into `post` (its buffers reused: an ensemble fills one
+// per member and sentence), and log Z (-inf when nothing covers the sentence).
 template <typename Scorer>
-NodePosteriors CollectPosteriors(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch, double& log_z) {
+void CollectPosteriors(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch, double& log_z,
+                       NodePosteriors& post) {
   const int n = ch.n;
   const int S = ch.S;
-  NodePosteriors post;
   post.n = n, post.B = g.num_bases, post.g = &g;
   post.lex.resize(n);
+  for (auto& tags : post.lex) tags.clear();
   post.bracket.assign(static_cast<size_t>(Chart::NumCells(n)) * post.B, 0.0);
   log_z = Inside<LogSemiring>(g, lex, scorer, ch);
-  if (log_z == kNegInf) return post;
+  if (log_z == kNegInf) return;
   PosteriorCollector collect{g, post};
   Outside<LogSemiring>(g, lex, scorer, log_z, ch, collect);
   // Binary nodes (tags are kept apart, in post.lex).
@@ -120,6 +122,12 @@ NodePosteriors CollectPosteriors(const Grammar& g, const LexScores& lex, const S
       if (v != kNegInf && !g.is_tag[x]) post.bracket[static_cast<size_t>(c) * post.B + g.base[x]] += std::exp(v);
     }
   }
+}
+
+template <typename Scorer>
+NodePosteriors CollectPosteriors(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch, double& log_z) {
+  NodePosteriors post;
+  CollectPosteriors(g, lex, scorer, ch, log_z, post);
   return post;
 }
 

@@ -1,0 +1,157 @@
+#include "chart/coarse_pass.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace structrank {
+
+CoarseRules::CoarseRules(const Grammar& g, const double* binary_logp, const double* unary_logp,
+                         const double* root_logp)
+    : unary(unary_logp), root(root_logp) {
+  for (int32_t r : g.by_left) {
+    right_by_left.push_back(g.binary[r].right);
+    parent_by_left.push_back(g.binary[r].parent);
+    score_by_left.push_back(binary_logp[r]);
+  }
+}
+
+namespace {
+// Drops the post entries of cell c more than `beam` below the cell's best.
+void DropBelowBeam(Chart& ch, int c, double* post, double beam) {
+  double best = kNegInf;
+  for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) best = std::max(best, post[ch.active_post[a]]);
+  int keep = ch.post_begin[c];
+  for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) {
+    const int32_t X = ch.active_post[a];
+    if (post[X] >= best - beam) ch.active_post[keep++] = X;
+    else post[X] = kNegInf;
+  }
+  ch.active_post.resize(keep);
+  ch.post_end[c] = keep;
+}
+}  // namespace
+
+double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores& lex, Chart& ch, double beam) {
+  const int n = ch.n;
+  const int S = ch.S;
+  const int32_t* right_of = rules.right_by_left.data();
+  const int32_t* parent_of = rules.parent_by_left.data();
+  const double* score_of = rules.score_by_left.data();
+  for (int len = 1; len <= n; ++len) {
+    if (ch.cancel && ch.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    for (int i = 0; i + len <= n; ++i) {
+      const int j = i + len;
+      const int c = ch.Cell(i, j);
+      double* pre = &ch.pre[static_cast<size_t>(c) * S];
+      double* post = &ch.post[static_cast<size_t>(c) * S];
+      ch.pre_begin[c] = static_cast<int>(ch.active_pre.size());
+      if (len == 1) {
+        for (const auto& ts : lex[i]) {
+          if (ts.second == kNegInf) continue;
+          pre[ts.first] = ts.second;
+          ch.active_pre.push_back(ts.first);
+        }
+      } else {
+        for (int k = i + 1; k < j; ++k) {
+          const int cl = ch.Cell(i, k);
+          const double* right = &ch.post[static_cast<size_t>(ch.Cell(k, j)) * S];
+          for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
+            const int32_t L = ch.active_post[a];
+            const double sl = ch.post[static_cast<size_t>(cl) * S + L];
+            for (int32_t q = g.by_left_offsets[L]; q < g.by_left_offsets[L + 1]; ++q) {
+              double& slot = pre[parent_of[q]];
+              slot = std::max(slot, sl + right[right_of[q]] + score_of[q]);
+            }
+          }
+        }
+        // The row now holds every parent's best; list the finite ones.
+        for (int32_t x = 0; x < S; ++x)
+          if (pre[x] != kNegInf) ch.active_pre.push_back(x);
+      }
+      ch.pre_end[c] = static_cast<int>(ch.active_pre.size());
+      // Unary layer: identity or one unary rule (few rules: the generic loop).
+      ch.post_begin[c] = static_cast<int>(ch.active_post.size());
+      for (int a = ch.pre_begin[c]; a < ch.pre_end[c]; ++a) {
+        const int32_t Y = ch.active_pre[a];
+        const double sy = pre[Y];
+        if (post[Y] == kNegInf) ch.active_post.push_back(Y);
+        post[Y] = std::max(post[Y], sy);
+        for (int32_t q = g.unary_by_child_offsets[Y]; q < g.unary_by_child_offsets[Y + 1]; ++q) {
+          const int32_t u = g.unary_by_child[q];
+          const int32_t P = g.unary[u].parent;
+          if (post[P] == kNegInf) ch.active_post.push_back(P);
+          post[P] = std::max(post[P], sy + rules.unary[u]);
+        }
+      }
+      ch.post_end[c] = static_cast<int>(ch.active_post.size());
+      if (beam < std::numeric_limits<double>::infinity()) DropBelowBeam(ch, c, post, beam);
+    }
+  }
+  double best = kNegInf;
+  const int top = ch.Cell(0, n);
+  for (int a = ch.post_begin[top]; a < ch.post_end[top]; ++a) {
+    const int32_t X = ch.active_post[a];
+    const int32_t rr = g.root_rule_of[X];
+    if (rr >= 0) best = std::max(best, ch.post[static_cast<size_t>(top) * S + X] + rules.root[rr]);
+  }
+  return best;
+}
+
+void CoarseOutside(const Grammar& g, const CoarseRules& rules, Chart& ch) {
+  const int n = ch.n;
+  const int S = ch.S;
+  const int32_t* right_of = rules.right_by_left.data();
+  const int32_t* parent_of = rules.parent_by_left.data();
+  const double* score_of = rules.score_by_left.data();
+  const int top = ch.Cell(0, n);
+  for (int a = ch.post_begin[top]; a < ch.post_end[top]; ++a) {
+    const int32_t X = ch.active_post[a];
+    const int32_t rr = g.root_rule_of[X];
+    if (rr >= 0) ch.out_post[static_cast<size_t>(top) * S + X] = rules.root[rr];
+  }
+  for (int len = n; len >= 1; --len) {
+    for (int i = 0; i + len <= n; ++i) {
+      const int j = i + len;
+      const int c = ch.Cell(i, j);
+      const size_t base = static_cast<size_t>(c) * S;
+      const double* in_pre = &ch.pre[base];
+      double* out_pre = &ch.out_pre[base];
+      const double* out_post = &ch.out_post[base];
+      for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) {
+        const int32_t P = ch.active_post[a];
+        const double op = out_post[P];
+        if (op == kNegInf) continue;
+        if (in_pre[P] != kNegInf) out_pre[P] = std::max(out_pre[P], op);
+        for (int32_t q = g.unary_by_parent_offsets[P]; q < g.unary_by_parent_offsets[P + 1]; ++q) {
+          const int32_t u = g.unary_by_parent[q];
+          const int32_t Y = g.unary[u].child;
+          if (in_pre[Y] != kNegInf) out_pre[Y] = std::max(out_pre[Y], op + rules.unary[u]);
+        }
+      }
+      if (len == 1) continue;
+      for (int k = i + 1; k < j; ++k) {
+        const int cl = ch.Cell(i, k);
+        const size_t lb = static_cast<size_t>(cl) * S, rb = static_cast<size_t>(ch.Cell(k, j)) * S;
+        const double* right = &ch.post[rb];
+        double* out_right = &ch.out_post[rb];
+        for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
+          const int32_t L = ch.active_post[a];
+          const double sl = ch.post[lb + L];
+          double out_left = ch.out_post[lb + L];
+          for (int32_t q = g.by_left_offsets[L]; q < g.by_left_offsets[L + 1]; ++q) {
+            const double s = out_pre[parent_of[q]] + score_of[q];
+            const double sr = right[right_of[q]];
+            out_left = std::max(out_left, s + sr);
+            // Only an entry with an inside score gets an outside one (Chart::Clear resets
+            // just those): with a -inf right child, the candidate is -inf and the slot as it was.
+            double& slot = out_right[right_of[q]];
+            slot = std::max(slot, sr != kNegInf ? s + sl : kNegInf);
+          }
+          ch.out_post[lb + L] = out_left;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace structrank
