@@ -221,7 +221,7 @@ int64_t ChartModel::CoarseEntries(const std::vector<Token>& tokens, double thres
   int64_t total = 0;
   if (best != kNegInf) {
     const double floor = best + std::log(threshold);
-    CoarseOutside(grammar, rules, ch);
+    CoarseOutside(grammar, rules, floor, ch);
     for (int cell = 0; cell < Chart::NumCells(n); ++cell) {
       const size_t base = static_cast<size_t>(cell) * S;
       for (int a = ch.pre_begin[cell]; a < ch.pre_end[cell]; ++a) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "chart/chart_model.h"
@@ -162,34 +163,54 @@ TEST(chart_coarse_pass_equals_the_generic_viterbi_passes) {
   const CoarseRules rules(m->grammar, m->binary_logp.data(), m->unary_logp.data(), m->root_logp.data());
   const int S = m->grammar.num_symbols;
   Chart generic, coarse;
+  int below = 0;  // entries under some floor: the floored runs tell kept from dropped
   for (auto words : std::vector<std::vector<std::string>>{{"dog", "saw", "saw"}, {"the", "dog", "saw", "a", "cat"},
                                                           {"dogs", "saw", "the", "cat"}, {"run"}, {"zorps", "saw", "cats"}}) {
     const auto tokens = Sentence(*m, words);
     const LexScores lex = m->PcfgLex(tokens);
     const int n = static_cast<int>(words.size());
-    generic.Begin(n, S, true), coarse.Begin(n, S, true);
+    generic.Begin(n, S, true);
     const double best = Inside<MaxSemiring>(m->grammar, lex, sc, generic);
     CHECK(best != kNegInf);
-    CHECK(CoarseInside(m->grammar, rules, lex, coarse) == best);
     NullVisitor none;
     Outside<MaxSemiring>(m->grammar, lex, sc, best, generic, none);
-    CoarseOutside(m->grammar, rules, coarse);
-    // Every entry, bit for bit, and the same finite entries listed per cell.
-    CHECK(generic.pre == coarse.pre && generic.post == coarse.post);
-    CHECK(generic.out_pre == coarse.out_pre && generic.out_post == coarse.out_post);
-    for (int c = 0; c < Chart::NumCells(n); ++c) {
-      auto listed = [](const std::vector<int32_t>& all, int b, int e) {
-        std::vector<int32_t> v(all.begin() + b, all.begin() + e);
-        std::sort(v.begin(), v.end());
-        return v;
-      };
-      CHECK(listed(generic.active_pre, generic.pre_begin[c], generic.pre_end[c]) ==
-            listed(coarse.active_pre, coarse.pre_begin[c], coarse.pre_end[c]));
-      CHECK(listed(generic.active_post, generic.post_begin[c], generic.post_end[c]) ==
-            listed(coarse.active_post, coarse.post_begin[c], coarse.post_end[c]));
+    for (int step = 0; step <= 50; ++step) {
+      const double floor = step == 0 ? kNegInf : best - 0.1 * step;
+      coarse.Begin(n, S, true);
+      CHECK(CoarseInside(m->grammar, rules, lex, coarse) == best);
+      CoarseOutside(m->grammar, rules, floor, coarse);
+      // Inside: every entry bit for bit, the same finite entries listed per cell.
+      CHECK(generic.pre == coarse.pre && generic.post == coarse.post);
+      for (int c = 0; c < Chart::NumCells(n); ++c) {
+        auto listed = [](const std::vector<int32_t>& all, int b, int e) {
+          std::vector<int32_t> v(all.begin() + b, all.begin() + e);
+          std::sort(v.begin(), v.end());
+          return v;
+        };
+        CHECK(listed(generic.active_pre, generic.pre_begin[c], generic.pre_end[c]) ==
+              listed(coarse.active_pre, coarse.pre_begin[c], coarse.pre_end[c]));
+        CHECK(listed(generic.active_post, generic.post_begin[c], generic.post_end[c]) ==
+              listed(coarse.active_post, coarse.post_begin[c], coarse.post_end[c]));
+      }
+      // Outside: bit for bit for every entry whose best tree reaches the floor (with no
+      // floor, every entry); none of the others pushed over it.
+      for (size_t e = 0; e < generic.pre.size(); ++e) {
+        for (auto [in, out, mine] : {std::tuple{generic.pre[e], generic.out_pre[e], coarse.out_pre[e]},
+                                     std::tuple{generic.post[e], generic.out_post[e], coarse.out_post[e]}}) {
+          if (in == kNegInf) continue;
+          if (in + out >= floor) {
+            CHECK(mine == out);
+          } else {
+            CHECK(in + mine < floor);
+            ++below;
+          }
+        }
+      }
+      coarse.Clear();
     }
-    generic.Clear(), coarse.Clear();
+    generic.Clear();
   }
+  CHECK(below > 0);
 }
 
 TEST(chart_crf_inside_and_kbest_equal_enumeration_with_random_weights) {

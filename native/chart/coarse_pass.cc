@@ -97,7 +97,7 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
   return best;
 }
 
-void CoarseOutside(const Grammar& g, const CoarseRules& rules, Chart& ch) {
+void CoarseOutside(const Grammar& g, const CoarseRules& rules, double floor, Chart& ch) {
   const int n = ch.n;
   const int S = ch.S;
   const int32_t* right_of = rules.right_by_left.data();
@@ -129,6 +129,13 @@ void CoarseOutside(const Grammar& g, const CoarseRules& rules, Chart& ch) {
         }
       }
       if (len == 1) continue;
+      // A cell with no entry on a tree >= floor passes nothing down that could keep a child.
+      double cell_best = kNegInf;
+      for (int a = ch.pre_begin[c]; a < ch.pre_end[c]; ++a) {
+        const int32_t P = ch.active_pre[a];
+        cell_best = std::max(cell_best, in_pre[P] + out_pre[P]);
+      }
+      if (cell_best < floor) continue;
       for (int k = i + 1; k < j; ++k) {
         const int cl = ch.Cell(i, k);
         const size_t lb = static_cast<size_t>(cl) * S, rb = static_cast<size_t>(ch.Cell(k, j)) * S;

@@ -3,9 +3,10 @@
 // mask with a branch, which on a full chart mispredicts often; with no mask, a rule can be
 // applied branch-free (a -inf child makes a -inf candidate, which a max ignores), reading its
 // right child, parent and score from one stream. The scores are the generic passes' to the
-// bit: the same sums in the same order. (Passing outside scores down only from the entries
-// that survive the threshold, rules grouped by parent, was slower on both dev treebanks: too
-// many survive a PCFG threshold of 1e-4.)
+// bit: the same sums in the same order. The outside pass skips whole cells in which nothing
+// reaches the threshold (most long spans of a long sentence). (Passing scores down from just
+// the surviving entries, rules grouped by parent, was slower: too many survive in the cells
+// that have any.)
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -33,8 +34,11 @@ struct CoarseRules {
 double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores& lex, Chart& ch,
                     double beam = std::numeric_limits<double>::infinity());
 
-// Viterbi outside after CoarseInside (ch Begin'd with outside rows): every entry's best
-// outside score. Equals Outside<MaxSemiring> with a PcfgScorer.
-void CoarseOutside(const Grammar& g, const CoarseRules& rules, Chart& ch);
+// Viterbi outside after CoarseInside (ch Begin'd with outside rows): the best outside score
+// of every entry whose max-marginal (inside + outside: the best tree through it) is >= floor,
+// as Outside<MaxSemiring> with a PcfgScorer gives it, bit for bit; the other entries' scores
+// are at most theirs, so they stay below floor (floor = -inf: every entry's). It skips the
+// cells with no entry >= floor: every ancestor of an entry on a tree >= floor is on it too.
+void CoarseOutside(const Grammar& g, const CoarseRules& rules, double floor, Chart& ch);
 
 }  // namespace structrank
