@@ -1,0 +1,67 @@
+/**
+ * Parse speed of a CRF parser ensemble against its first model alone, interleaved in one run:
+ *   MODELS=ptb.crf,ptb-h1.crf,ptb-v2.crf DS=ptb-sample npx tsx bench/parser-ensemble.ts
+ * Each repetition runs `structrank parse --threads 1` on the whole test set (SET=dev for the
+ * dev set) once with the first model and once with `--ensemble` of the others, as a user runs
+ * it (start-up and model loading included), under /usr/bin/time. Prints CPU seconds,
+ * sentences per CPU s, max RSS and EVALB F1 (<= 40 / all) of each, and the ensemble's cost as
+ * a multiple of the single model's in the same repetition: on a shared machine the absolute
+ * figures move between runs, the ratio much less. Env: REPS (3). Needs `npm run build:ts`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readTreesSync } from '../lib/io/treebank.js';
+import { evalbCorpus } from '../lib/eval/evalb.js';
+
+const env = process.env;
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const shared = env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
+const ds = env.DS ?? 'ptb-sample';
+const set = env.SET ?? 'test';
+const reps = Number(env.REPS ?? 3);
+const models = (env.MODELS ?? '').split(',').filter((m) => m !== '');
+if (models.length < 2) throw new Error('MODELS=first.crf,other.crf[,...] is required (at least two CRF models)');
+const gold = join(shared, ds, `${set}.mrg`);
+const golds = readTreesSync(gold);
+const sentences = golds.length;
+const work = mkdtempSync(join(tmpdir(), 'structrank-ensemble-'));
+
+interface Run {
+  cpu: number;
+  rssMb: number;
+  f1: { cutoff: number; all: number };
+}
+
+function parse(extra: string[]): Run {
+  const out = join(work, 'out.mrg');
+  const timeFile = join(work, 'time.txt');
+  const args = ['-f', '%U %S %M', '-o', timeFile, process.execPath, join(root, 'dist', 'cli.js'), 'parse',
+    '--model', models[0], ...extra, '--input', gold, '--out', out, '--threads', '1'];
+  const r = spawnSync('/usr/bin/time', args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`parse failed: ${r.stderr.slice(-2000)}`);
+  const [u, s, m] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+  const parsed = readTreesSync(out);
+  const report = evalbCorpus(golds.map((g, i) => [g, parsed[i]] as const));
+  return { cpu: u + s, rssMb: m / 1024, f1: { cutoff: report.cutoff.f1, all: report.all.f1 } };
+}
+
+const line = (name: string, r: Run): string =>
+  `${name}: ${r.cpu.toFixed(2)} CPU s, ${(sentences / r.cpu).toFixed(1)} sentences per CPU s, ${r.rssMb.toFixed(0)} MB, F1 ${r.f1.cutoff.toFixed(2)} / ${r.f1.all.toFixed(2)}`;
+
+console.log(`${ds} ${set}: ${sentences} sentences; single ${models[0]}, ensemble + ${models.slice(1).join(', ')}; ${reps} repetitions`);
+const ratios: number[] = [];
+try {
+  for (let rep = 1; rep <= reps; rep++) {
+    const single = parse([]);
+    const ensemble = parse(['--ensemble', models.slice(1).join(',')]);
+    ratios.push(ensemble.cpu / single.cpu);
+    console.log(`rep ${rep}  ${line('single', single)}`);
+    console.log(`rep ${rep}  ${line('ensemble', ensemble)}  (${(ensemble.cpu / single.cpu).toFixed(2)}x the single model's CPU)`);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(`ensemble CPU / single CPU: ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`);
