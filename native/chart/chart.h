@@ -53,7 +53,9 @@ struct Chart {
   const std::atomic<bool>* cancel = nullptr;
 
   static int NumCells(int n) { return n * (n + 1) / 2; }
-  int Cell(int i, int j) const { return i * (2 * n - i + 1) / 2 + (j - i - 1); }
+  // The cell of span (i, j) in a chart of n words (triangular order).
+  static int CellOf(int n, int i, int j) { return i * (2 * n - i + 1) / 2 + (j - i - 1); }
+  int Cell(int i, int j) const { return CellOf(n, i, j); }
   size_t At(int i, int j, int x) const { return static_cast<size_t>(Cell(i, j)) * S + x; }
 
   // Prepares for a sentence of n words; rows are already -inf from the previous Clear().
@@ -87,6 +89,21 @@ struct Chart {
       }
     }
     active_pre.clear(), active_post.clear();
+  }
+  // Drops the post entries of cell c (its last cell so far) more than `width` below the
+  // cell's best.
+  void KeepWithinBeam(int c, double width) {
+    double* row = &post[static_cast<size_t>(c) * S];
+    double best = kNegInf;
+    for (int a = post_begin[c]; a < post_end[c]; ++a) best = std::max(best, row[active_post[a]]);
+    int keep = post_begin[c];
+    for (int a = post_begin[c]; a < post_end[c]; ++a) {
+      const int32_t X = active_post[a];
+      if (row[X] >= best - width) active_post[keep++] = X;
+      else row[X] = kNegInf;
+    }
+    active_post.resize(keep);
+    post_end[c] = keep;
   }
   bool PreAllowed(size_t at) const { return mask_pre.empty() || mask_pre[at]; }
   bool PostAllowed(size_t at) const { return mask_post.empty() || mask_post[at]; }
@@ -153,18 +170,7 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
         }
       }
       ch.post_end[c] = static_cast<int>(ch.active_post.size());
-      if (ch.beam < std::numeric_limits<double>::infinity()) {
-        double best = kNegInf;
-        for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) best = std::max(best, post[ch.active_post[a]]);
-        int keep = ch.post_begin[c];
-        for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) {
-          const int32_t X = ch.active_post[a];
-          if (post[X] >= best - ch.beam) ch.active_post[keep++] = X;
-          else post[X] = kNegInf;
-        }
-        ch.active_post.resize(keep);
-        ch.post_end[c] = keep;
-      }
+      if (ch.beam < std::numeric_limits<double>::infinity()) ch.KeepWithinBeam(c, ch.beam);
     }
   }
   double total = kNegInf;

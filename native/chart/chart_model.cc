@@ -6,7 +6,6 @@
 #include <string>
 #include <tuple>
 
-#include "chart/coarse_pass.h"
 #include "chart/mbr.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
@@ -211,7 +210,7 @@ int64_t ChartModel::CoarseEntries(const std::vector<Token>& tokens, double thres
   std::vector<uint8_t> saved_pre, saved_post;  // the coarse pass itself runs unmasked
   saved_pre.swap(ch.mask_pre), saved_post.swap(ch.mask_post);
   ch.Begin(n, S, true);
-  const CoarseRules rules(grammar, binary_logp.data(), unary_logp.data(), root_logp.data());
+  const CoarseRules& rules = Coarse();
   const LexScores lex = PcfgLex(tokens);
   // Max-marginals (Viterbi inside + outside): an entry's best complete tree relative to
   // the best tree. The max semiring needs no exp/log, so this pass costs a fraction of a
@@ -238,6 +237,13 @@ int64_t ChartModel::CoarseEntries(const std::vector<Token>& tokens, double thres
   ch.Clear();
   saved_pre.swap(ch.mask_pre), saved_post.swap(ch.mask_post);
   return total;
+}
+
+const CoarseRules& ChartModel::Coarse() const {
+  std::call_once(coarse_once_, [this] {
+    coarse_rules_ = std::make_unique<const CoarseRules>(grammar, binary_logp.data(), unary_logp.data(), root_logp.data());
+  });
+  return *coarse_rules_;
 }
 
 bool ChartModel::MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "chart/chart.h"
+#include "chart/coarse_pass.h"
 #include "chart/crf_features.h"
 #include "chart/gold_tree.h"
 #include "chart/grammar.h"
@@ -132,6 +133,11 @@ class ChartModel {
                           double prune, bool mbr) const;
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Chart>> chart_pool_;
+  // The coarse pass's view of the PCFG, built on the first coarse pass (the PCFG is final
+  // by then) rather than once per sentence.
+  const CoarseRules& Coarse() const;
+  mutable std::once_flag coarse_once_;
+  mutable std::unique_ptr<const CoarseRules> coarse_rules_;
 
  public:
   static std::unique_ptr<ChartModel> Deserialize(const uint8_t* data, size_t size);

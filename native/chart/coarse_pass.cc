@@ -15,22 +15,6 @@ CoarseRules::CoarseRules(const Grammar& g, const double* binary_logp, const doub
   }
 }
 
-namespace {
-// Drops the post entries of cell c more than `beam` below the cell's best.
-void DropBelowBeam(Chart& ch, int c, double* post, double beam) {
-  double best = kNegInf;
-  for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) best = std::max(best, post[ch.active_post[a]]);
-  int keep = ch.post_begin[c];
-  for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) {
-    const int32_t X = ch.active_post[a];
-    if (post[X] >= best - beam) ch.active_post[keep++] = X;
-    else post[X] = kNegInf;
-  }
-  ch.active_post.resize(keep);
-  ch.post_end[c] = keep;
-}
-}  // namespace
-
 double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores& lex, Chart& ch, double beam) {
   const int n = ch.n;
   const int S = ch.S;
@@ -84,7 +68,7 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
         }
       }
       ch.post_end[c] = static_cast<int>(ch.active_post.size());
-      if (beam < std::numeric_limits<double>::infinity()) DropBelowBeam(ch, c, post, beam);
+      if (beam < std::numeric_limits<double>::infinity()) ch.KeepWithinBeam(c, beam);
     }
   }
   double best = kNegInf;

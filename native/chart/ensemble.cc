@@ -24,7 +24,7 @@ void MaskByFirst(const EnsembleMember& m, const NodePosteriors& first, double th
   std::vector<double> tag_post;
   for (int i = 0; i < n; ++i) {
     for (int j = i + 1; j <= n; ++j) {
-      const size_t cell = static_cast<size_t>(i * (2 * n - i + 1) / 2 + (j - i - 1));
+      const size_t cell = static_cast<size_t>(Chart::CellOf(n, i, j));
       const double* bracket = &first.bracket[cell * first.B];
       double mass = 0;
       for (int b = 0; b < first.B; ++b) mass += bracket[b];
@@ -158,10 +158,11 @@ std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vec
   if (!first.use_crf) throw InputError("parser ensemble: every member must be a CRF parser");
   std::vector<SentenceParse> out(corpus.size());
   const int nthreads = ResolveThreads(threads);
+  auto model_of = [&](size_t m) -> const ChartModel& { return m == 0 ? first : *others[m - 1].model; };
   std::vector<Scratch> scratch(nthreads);
   for (Scratch& t : scratch) {
     for (size_t m = 0; m <= others.size(); ++m) {
-      t.charts.push_back((m == 0 ? first : *others[m - 1].model).AcquireChart());
+      t.charts.push_back(model_of(m).AcquireChart());
       t.charts.back()->cancel = cancel;
     }
     t.sentences.resize(others.size() + 1);
@@ -181,7 +182,7 @@ std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vec
   for (Scratch& t : scratch) {
     for (size_t m = 0; m <= others.size(); ++m) {
       t.charts[m]->cancel = nullptr;
-      (m == 0 ? first : *others[m - 1].model).ReleaseChart(std::move(t.charts[m]));
+      model_of(m).ReleaseChart(std::move(t.charts[m]));
     }
   }
   return out;

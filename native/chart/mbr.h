@@ -32,7 +32,7 @@ struct NodePosteriors {
   LexScores lex;  // tag posteriors per word
 
   size_t Key(int i, int j, int32_t symbol) const {
-    return static_cast<size_t>(i * (2 * n - i + 1) / 2 + (j - i - 1)) * B + g->base[symbol];
+    return static_cast<size_t>(Chart::CellOf(n, i, j)) * B + g->base[symbol];
   }
   double Bracket(int i, int j, int32_t symbol) const { return bracket[Key(i, j, symbol)]; }
 };
