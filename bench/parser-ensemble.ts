@@ -8,13 +8,13 @@
  * a multiple of the single model's in the same repetition: on a shared machine the absolute
  * figures move between runs, the ratio much less. Env: REPS (3). Needs `npm run build:ts`.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { evalbCorpus } from '../lib/eval/evalb.js';
+import { measure } from './peers/process-time.js';
 
 const env = process.env;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,15 +37,11 @@ interface Run {
 
 function parse(extra: string[]): Run {
   const out = join(work, 'out.mrg');
-  const timeFile = join(work, 'time.txt');
-  const args = ['-f', '%U %S %M', '-o', timeFile, process.execPath, join(root, 'dist', 'cli.js'), 'parse',
-    '--model', models[0], ...extra, '--input', gold, '--out', out, '--threads', '1'];
-  const r = spawnSync('/usr/bin/time', args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`parse failed: ${r.stderr.slice(-2000)}`);
-  const [u, s, m] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+  const { cpu, rssMb } = measure(process.execPath, [join(root, 'dist', 'cli.js'), 'parse', '--model', models[0], ...extra,
+    '--input', gold, '--out', out, '--threads', '1'], { timeFile: join(work, 'time.txt') });
   const parsed = readTreesSync(out);
   const report = evalbCorpus(golds.map((g, i) => [g, parsed[i]] as const));
-  return { cpu: u + s, rssMb: m / 1024, f1: { cutoff: report.cutoff.f1, all: report.all.f1 } };
+  return { cpu, rssMb, f1: { cutoff: report.cutoff.f1, all: report.all.f1 } };
 }
 
 const line = (name: string, r: Run): string =>

@@ -20,7 +20,6 @@
  * Debian's `wapiti` is an unrelated web scanner): their PEERS.md figures are printed beside
  * ours and labelled so.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -31,28 +30,11 @@ import { DEFAULT_TEMPLATES } from '../lib/tagger/templates.js';
 import { dataFile } from '../test/helpers.js';
 import { writeAttributeFiles } from './peers/features.js';
 import { ensurePeers, PEERS_DIR, type Peers } from './peers/install.js';
+import { measure as measureProcess, type Measure } from './peers/process-time.js';
 
-interface Measure {
-  cpu: number; // whole process, user + sys
-  rssMb: number;
-  json?: Record<string, number>; // the tool's own phase timings, when it prints them
-}
-
-/** Runs a command under /usr/bin/time; returns its CPU seconds, max RSS and last JSON line. */
-function measure(cmd: string, args: string[], options: { stdout?: string } = {}): Measure {
-  const timeFile = join(PEERS_DIR, 'time.txt');
-  const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, cmd, ...args], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
-  });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
-  if (options.stdout) writeFileSync(options.stdout, r.stdout);
-  const [u, s, m] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
-  const last = r.stdout.trim().split('\n').pop() ?? '';
-  let json: Record<string, number> | undefined;
-  if (last.startsWith('{')) json = JSON.parse(last) as Record<string, number>;
-  return { cpu: u + s, rssMb: m / 1024, json };
-}
+/** A command's whole-process cost (bench/peers/process-time.ts), its time report in PEERS_DIR. */
+const measure = (cmd: string, args: string[], options: { stdout?: string } = {}): Measure =>
+  measureProcess(cmd, args, { ...options, timeFile: join(PEERS_DIR, 'time.txt') });
 
 const best = (xs: Measure[], key?: string): Measure =>
   xs.reduce((a, b) => ((key ? a.json![key] <= b.json![key] : a.cpu <= b.cpu) ? a : b));
