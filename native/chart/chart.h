@@ -109,6 +109,36 @@ struct Chart {
   bool PostAllowed(size_t at) const { return mask_post.empty() || mask_post[at]; }
 };
 
+// Calls visit(r, R, sr) for every binary rule r with left child L whose right child R has a
+// finite post score sr in cell cr. A masked or beamed cell holds a few of the symbols, so
+// when it holds fewer than L has rules, the walk goes over the cell's symbols and the
+// (L, R) index; otherwise over L's rules, testing each right child.
+template <typename Visit>
+inline void ForEachRuleOfLeft(const Grammar& g, const Chart& ch, int cr, int32_t L, Visit&& visit) {
+  const double* right = &ch.post[static_cast<size_t>(cr) * ch.S];
+  const int32_t q0 = g.by_left_offsets[L], q1 = g.by_left_offsets[L + 1];
+  const int present = ch.post_end[cr] - ch.post_begin[cr];
+  if (!g.by_pair_offsets.empty() && present < q1 - q0) {
+    const int32_t* pair_of = &g.by_pair_offsets[static_cast<size_t>(L) * ch.S];
+    for (int a = ch.post_begin[cr]; a < ch.post_end[cr]; ++a) {
+      const int32_t R = ch.active_post[a];
+      const int32_t p0 = pair_of[R], p1 = pair_of[R + 1];
+      if (p0 == p1) continue;
+      const double sr = right[R];
+      if (sr == kNegInf) continue;
+      for (int32_t q = p0; q < p1; ++q) visit(g.by_pair[q], R, sr);
+    }
+    return;
+  }
+  for (int32_t q = q0; q < q1; ++q) {
+    const int32_t r = g.by_left[q];
+    const int32_t R = g.binary[r].right;
+    const double sr = right[R];
+    if (sr == kNegInf) continue;
+    visit(r, R, sr);
+  }
+}
+
 // Inside pass. Scorer provides Binary(rule, i, k, j), Unary(rule, i, j), Root(root_rule).
 // Returns the root score (max or log-sum over root rules), -inf when nothing covers.
 template <typename Semiring, typename Scorer>
@@ -134,20 +164,16 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
         for (int k = i + 1; k < j; ++k) {
           const int cl = ch.Cell(i, k), cr = ch.Cell(k, j);
           const double* left = &ch.post[static_cast<size_t>(cl) * S];
-          const double* right = &ch.post[static_cast<size_t>(cr) * S];
           for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
             const int32_t L = ch.active_post[a];
             const double sl = left[L];
-            for (int32_t q = g.by_left_offsets[L]; q < g.by_left_offsets[L + 1]; ++q) {
-              const int32_t r = g.by_left[q];
-              const BinaryRule& rule = g.binary[r];
-              const double sr = right[rule.right];
-              if (sr == kNegInf) continue;
-              if (!ch.PreAllowed(static_cast<size_t>(c) * S + rule.parent)) continue;
-              double& slot = pre[rule.parent];
-              if (slot == kNegInf) ch.active_pre.push_back(rule.parent);
+            ForEachRuleOfLeft(g, ch, cr, L, [&](int32_t r, int32_t, double sr) {
+              const int32_t P = g.binary[r].parent;
+              if (!ch.PreAllowed(static_cast<size_t>(c) * S + P)) return;
+              double& slot = pre[P];
+              if (slot == kNegInf) ch.active_pre.push_back(P);
               Semiring::Add(slot, sl + sr + scorer.Binary(r, i, k, j));
-            }
+            });
           }
         }
       }
@@ -234,22 +260,18 @@ void Outside(const Grammar& g, const LexScores& lex, const Scorer& scorer, doubl
       // Binary rules, walked like the inside pass (left child's finite states first).
       for (int k = i + 1; k < j; ++k) {
         const size_t lb = static_cast<size_t>(ch.Cell(i, k)) * S, rb = static_cast<size_t>(ch.Cell(k, j)) * S;
-        const int cl = ch.Cell(i, k);
+        const int cl = ch.Cell(i, k), cr = ch.Cell(k, j);
         for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
           const int32_t L = ch.active_post[a];
           const double sl = ch.post[lb + L];
-          for (int32_t q = g.by_left_offsets[L]; q < g.by_left_offsets[L + 1]; ++q) {
-            const int32_t r = g.by_left[q];
-            const BinaryRule& rule = g.binary[r];
-            const double op = out_pre[rule.parent];
-            if (op == kNegInf) continue;
-            const double sr = ch.post[rb + rule.right];
-            if (sr == kNegInf) continue;
+          ForEachRuleOfLeft(g, ch, cr, L, [&](int32_t r, int32_t R, double sr) {
+            const double op = out_pre[g.binary[r].parent];
+            if (op == kNegInf) return;
             const double s = op + scorer.Binary(r, i, k, j);
             Semiring::Add(ch.out_post[lb + L], s + sr);
-            Semiring::Add(ch.out_post[rb + rule.right], s + sl);
+            Semiring::Add(ch.out_post[rb + R], s + sl);
             visit.OnBinary(r, i, k, j, s + sl + sr - total);
-          }
+          });
         }
       }
     }

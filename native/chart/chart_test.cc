@@ -213,6 +213,60 @@ TEST(chart_coarse_pass_equals_the_generic_viterbi_passes) {
   CHECK(below > 0);
 }
 
+TEST(chart_pair_index_walk_equals_the_rule_walk) {
+  // Masked charts hold few symbols per cell, so the passes walk the (left, right) index;
+  // without that index they test every rule of the left child. Same sums, other order.
+  Tiny t = MakeTiny();
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);
+  const Grammar& g = m->grammar;
+  Grammar plain = g;
+  plain.by_pair_offsets.clear(), plain.by_pair.clear();
+  CHECK(!g.by_pair_offsets.empty());
+  int most = 0;  // the pair walk runs where a cell holds fewer symbols than a left child has rules
+  for (int32_t x = 0; x < g.num_symbols; ++x) most = std::max(most, g.by_left_offsets[x + 1] - g.by_left_offsets[x]);
+  CHECK(most >= 2);
+  PcfgScorer sc{m->binary_logp.data(), m->unary_logp.data(), m->root_logp.data()};
+  struct RuleMass {
+    std::vector<double> binary;
+    void OnLex(int, int32_t, double) {}
+    void OnUnary(int32_t, int, int, double) {}
+    void OnBinary(int32_t r, int, int, int, double v) { binary[r] += std::exp(v); }
+    void OnRoot(int32_t, double) {}
+  };
+  std::mt19937_64 rng(11);
+  int parsed = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::vector<std::string> words =
+        trial % 2 ? std::vector<std::string>{"the", "dog", "saw", "a", "cat"} : std::vector<std::string>{"dogs", "saw", "the", "cat"};
+    const auto tokens = Sentence(*m, words);
+    const LexScores lex = m->PcfgLex(tokens);
+    const int n = static_cast<int>(words.size());
+    const size_t entries = static_cast<size_t>(Chart::NumCells(n)) * g.num_symbols;
+    std::vector<uint8_t> mask_pre(entries), mask_post(entries);
+    for (size_t e = 0; e < entries; ++e) mask_pre[e] = rng() % 8 != 0, mask_post[e] = rng() % 8 != 0;
+    Chart a, b;
+    RuleMass ma{std::vector<double>(g.binary.size())}, mb{std::vector<double>(g.binary.size())};
+    a.Begin(n, g.num_symbols, true), b.Begin(n, g.num_symbols, true);
+    a.mask_pre = b.mask_pre = mask_pre;
+    a.mask_post = b.mask_post = mask_post;
+    const double za = Inside<LogSemiring>(g, lex, sc, a), zb = Inside<LogSemiring>(plain, lex, sc, b);
+    CHECK((za == kNegInf) == (zb == kNegInf));
+    if (za == kNegInf) continue;
+    ++parsed;
+    CHECK_NEAR(za, zb, 1e-12);
+    Outside<LogSemiring>(g, lex, sc, za, a, ma);
+    Outside<LogSemiring>(plain, lex, sc, zb, b, mb);
+    for (size_t e = 0; e < entries; ++e) {
+      CHECK((a.pre[e] == kNegInf) == (b.pre[e] == kNegInf));
+      CHECK((a.out_post[e] == kNegInf) == (b.out_post[e] == kNegInf));
+      if (a.pre[e] != kNegInf) CHECK_NEAR(a.pre[e], b.pre[e], 1e-12);
+      if (a.out_post[e] != kNegInf) CHECK_NEAR(a.out_post[e], b.out_post[e], 1e-12);
+    }
+    for (size_t r = 0; r < g.binary.size(); ++r) CHECK_NEAR(ma.binary[r], mb.binary[r], 1e-12);
+  }
+  CHECK(parsed >= 5);
+}
+
 TEST(chart_crf_inside_and_kbest_equal_enumeration_with_random_weights) {
   Tiny t = MakeTiny();
   std::vector<GoldItems> gold;

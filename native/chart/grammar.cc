@@ -23,6 +23,10 @@ void Grammar::BuildIndexes() {
   const int32_t nu = static_cast<int32_t>(unary.size());
   GroupBy(num_symbols, nb, [&](int32_t r) { return binary[r].left; }, by_left_offsets, by_left);
   GroupBy(num_symbols, nb, [&](int32_t r) { return binary[r].parent; }, by_parent_offsets, by_parent);
+  by_pair_offsets.clear(), by_pair.clear();
+  if (num_symbols <= kMaxPairIndexSymbols)
+    GroupBy(num_symbols * num_symbols, nb, [&](int32_t r) { return binary[r].left * num_symbols + binary[r].right; },
+            by_pair_offsets, by_pair);
   GroupBy(num_symbols, nu, [&](int32_t r) { return unary[r].child; }, unary_by_child_offsets, unary_by_child);
   GroupBy(num_symbols, nu, [&](int32_t r) { return unary[r].parent; }, unary_by_parent_offsets, unary_by_parent);
   root_rule_of.assign(num_symbols, -1);

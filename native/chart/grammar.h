@@ -32,6 +32,13 @@ struct Grammar {
   // Indexes rebuilt by BuildIndexes() (not serialized).
   std::vector<int32_t> by_left_offsets, by_left;          // binary rule ids grouped by left child
   std::vector<int32_t> by_parent_offsets, by_parent;      // binary rule ids grouped by parent
+  // Binary rule ids grouped by (left, right) child pair: the rules of (L, R) are
+  // by_pair[by_pair_offsets[L * num_symbols + R] .. by_pair_offsets[L * num_symbols + R + 1]).
+  // Lets the chart passes visit only the right children present in a sparse cell instead of
+  // testing every rule of L. The table is quadratic in the symbols, so it stays empty above
+  // kMaxPairIndexSymbols (the passes then walk by_left).
+  static constexpr int32_t kMaxPairIndexSymbols = 1024;
+  std::vector<int32_t> by_pair_offsets, by_pair;
   std::vector<int32_t> unary_by_child_offsets, unary_by_child;
   std::vector<int32_t> unary_by_parent_offsets, unary_by_parent;
   std::vector<int32_t> root_rule_of;                      // symbol -> root rule id or -1
