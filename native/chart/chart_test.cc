@@ -213,6 +213,51 @@ TEST(chart_coarse_pass_equals_the_generic_viterbi_passes) {
   CHECK(below > 0);
 }
 
+TEST(chart_coarse_beam_equals_the_generic_beam) {
+  // With a beam, CoarseInside skips applications bound to fall below it and drops the pre
+  // entries below it: post entries as the generic pass with the same beam gives them, pre
+  // entries its within the beam. Random rule scores make many entries compete.
+  Tiny t = MakeTiny();
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> cost(0.0, 2.0);
+  for (double& v : m->binary_logp) v = -cost(rng);
+  for (double& v : m->unary_logp) v = -cost(rng);
+  PcfgScorer sc{m->binary_logp.data(), m->unary_logp.data(), m->root_logp.data()};
+  const CoarseRules rules(m->grammar, m->binary_logp.data(), m->unary_logp.data(), m->root_logp.data());
+  const int S = m->grammar.num_symbols;
+  Chart generic, coarse;
+  int dropped = 0;
+  for (auto words : std::vector<std::vector<std::string>>{{"dog", "saw", "saw"}, {"the", "dog", "saw", "a", "cat"},
+                                                          {"dogs", "saw", "the", "cat", "saw", "a", "dog"}}) {
+    const auto tokens = Sentence(*m, words);
+    const LexScores lex = m->PcfgLex(tokens);
+    const int n = static_cast<int>(words.size());
+    for (double beam : {0.25, 0.5, 1.0, 2.0, 4.0, 8.0}) {
+      generic.Begin(n, S);
+      generic.beam = beam;
+      const double best = Inside<MaxSemiring>(m->grammar, lex, sc, generic);
+      coarse.Begin(n, S);
+      CHECK(CoarseInside(m->grammar, rules, lex, coarse, beam) == best);
+      CHECK(generic.post == coarse.post);
+      for (int i = 0; i < n; ++i) {
+        for (int j = i + 1; j <= n; ++j) {
+          const size_t base = static_cast<size_t>(Chart::CellOf(n, i, j)) * S;
+          double top = kNegInf;
+          for (int x = 0; x < S; ++x) top = std::max(top, generic.pre[base + x]);
+          for (int x = 0; x < S; ++x) {
+            const double want = j - i == 1 || generic.pre[base + x] >= top - beam ? generic.pre[base + x] : kNegInf;
+            CHECK(coarse.pre[base + x] == want);
+            dropped += want != generic.pre[base + x];
+          }
+        }
+      }
+      generic.Clear(), coarse.Clear();
+    }
+  }
+  CHECK(dropped > 0);
+}
+
 TEST(chart_pair_index_walk_equals_the_rule_walk) {
   // Masked charts hold few symbols per cell, so the passes walk the (left, right) index;
   // without that index they test every rule of the left child. Same sums, other order.

@@ -5,13 +5,32 @@
 
 namespace structrank {
 
+namespace {
+constexpr double kBoundSlack = 1e-6;
+
+// The largest of row[0..S), in four running maxima so that no max waits on the one before.
+double RowMax(const double* row, int S) {
+  double m0 = kNegInf, m1 = kNegInf, m2 = kNegInf, m3 = kNegInf;
+  int x = 0;
+  for (; x + 4 <= S; x += 4) {
+    m0 = std::max(m0, row[x]), m1 = std::max(m1, row[x + 1]);
+    m2 = std::max(m2, row[x + 2]), m3 = std::max(m3, row[x + 3]);
+  }
+  for (; x < S; ++x) m0 = std::max(m0, row[x]);
+  return std::max(std::max(m0, m1), std::max(m2, m3));
+}
+}  // namespace
+
 CoarseRules::CoarseRules(const Grammar& g, const double* binary_logp, const double* unary_logp,
                          const double* root_logp)
-    : unary(unary_logp), root(root_logp) {
+    : best_score_of_left(g.num_symbols, -std::numeric_limits<double>::infinity()), unary(unary_logp), root(root_logp) {
   for (int32_t r : g.by_left) {
-    right_by_left.push_back(g.binary[r].right);
-    parent_by_left.push_back(g.binary[r].parent);
+    const BinaryRule& rule = g.binary[r];
+    right_by_left.push_back(rule.right);
+    parent_by_left.push_back(rule.parent);
     score_by_left.push_back(binary_logp[r]);
+    best_score_of_left[rule.left] = std::max(best_score_of_left[rule.left], binary_logp[r]);
+    best_score = std::max(best_score, binary_logp[r]);
   }
 }
 
@@ -21,6 +40,7 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
   const int32_t* right_of = rules.right_by_left.data();
   const int32_t* parent_of = rules.parent_by_left.data();
   const double* score_of = rules.score_by_left.data();
+  std::vector<double> best_post(Chart::NumCells(n), kNegInf);  // cell -> its best post entry
   for (int len = 1; len <= n; ++len) {
     if (ch.cancel && ch.cancel->load(std::memory_order_relaxed)) throw Cancelled();
     for (int i = 0; i + len <= n; ++i) {
@@ -36,21 +56,30 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
           ch.active_pre.push_back(ts.first);
         }
       } else {
+        // With a beam, an application whose score is bound to fall below the cell's best
+        // so far minus the beam is skipped; its parent could only be an entry the beam drops.
+        double top = kNegInf;
         for (int k = i + 1; k < j; ++k) {
-          const int cl = ch.Cell(i, k);
-          const double* right = &ch.post[static_cast<size_t>(ch.Cell(k, j)) * S];
+          const int cl = ch.Cell(i, k), cr = ch.Cell(k, j);
+          if (best_post[cl] + best_post[cr] + rules.best_score < top - beam - kBoundSlack) continue;
+          const double* right = &ch.post[static_cast<size_t>(cr) * S];
           for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
             const int32_t L = ch.active_post[a];
             const double sl = ch.post[static_cast<size_t>(cl) * S + L];
+            if (sl + best_post[cr] + rules.best_score_of_left[L] < top - beam - kBoundSlack) continue;
             for (int32_t q = g.by_left_offsets[L]; q < g.by_left_offsets[L + 1]; ++q) {
               double& slot = pre[parent_of[q]];
               slot = std::max(slot, sl + right[right_of[q]] + score_of[q]);
             }
           }
+          if (beam < std::numeric_limits<double>::infinity()) top = RowMax(pre, S);
         }
-        // The row now holds every parent's best; list the finite ones.
-        for (int32_t x = 0; x < S; ++x)
-          if (pre[x] != kNegInf) ch.active_pre.push_back(x);
+        // The row now holds every parent's best; list the finite ones within the beam.
+        for (int32_t x = 0; x < S; ++x) {
+          if (pre[x] == kNegInf) continue;
+          if (pre[x] < top - beam) pre[x] = kNegInf;
+          else ch.active_pre.push_back(x);
+        }
       }
       ch.pre_end[c] = static_cast<int>(ch.active_pre.size());
       // Unary layer: identity or one unary rule (few rules: the generic loop).
@@ -69,6 +98,7 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
       }
       ch.post_end[c] = static_cast<int>(ch.active_post.size());
       if (beam < std::numeric_limits<double>::infinity()) ch.KeepWithinBeam(c, beam);
+      for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) best_post[c] = std::max(best_post[c], post[ch.active_post[a]]);
     }
   }
   double best = kNegInf;
@@ -93,6 +123,10 @@ void CoarseOutside(const Grammar& g, const CoarseRules& rules, double floor, Cha
     const int32_t rr = g.root_rule_of[X];
     if (rr >= 0) ch.out_post[static_cast<size_t>(top) * S + X] = rules.root[rr];
   }
+  std::vector<double> best_post(Chart::NumCells(n), kNegInf);  // cell -> its best post entry
+  for (int c = 0; c < Chart::NumCells(n); ++c)
+    for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a)
+      best_post[c] = std::max(best_post[c], ch.post[static_cast<size_t>(c) * S + ch.active_post[a]]);
   for (int len = n; len >= 1; --len) {
     for (int i = 0; i + len <= n; ++i) {
       const int j = i + len;
@@ -114,20 +148,27 @@ void CoarseOutside(const Grammar& g, const CoarseRules& rules, double floor, Cha
       }
       if (len == 1) continue;
       // A cell with no entry on a tree >= floor passes nothing down that could keep a child.
-      double cell_best = kNegInf;
+      double cell_best = kNegInf, best_out = kNegInf;
       for (int a = ch.pre_begin[c]; a < ch.pre_end[c]; ++a) {
         const int32_t P = ch.active_pre[a];
         cell_best = std::max(cell_best, in_pre[P] + out_pre[P]);
+        best_out = std::max(best_out, out_pre[P]);
       }
       if (cell_best < floor) continue;
+      // An application's tree scores at most best_out + rule + left + right; the slack
+      // covers the rounding of adding the bound in another order.
+      const double need = floor - kBoundSlack - best_out;
       for (int k = i + 1; k < j; ++k) {
-        const int cl = ch.Cell(i, k);
-        const size_t lb = static_cast<size_t>(cl) * S, rb = static_cast<size_t>(ch.Cell(k, j)) * S;
+        const int cl = ch.Cell(i, k), cr = ch.Cell(k, j);
+        if (best_post[cl] + best_post[cr] + rules.best_score < need) continue;
+        const double need_left = need - best_post[cr];
+        const size_t lb = static_cast<size_t>(cl) * S, rb = static_cast<size_t>(cr) * S;
         const double* right = &ch.post[rb];
         double* out_right = &ch.out_post[rb];
         for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
           const int32_t L = ch.active_post[a];
           const double sl = ch.post[lb + L];
+          if (sl + rules.best_score_of_left[L] < need_left) continue;
           double out_left = ch.out_post[lb + L];
           for (int32_t q = g.by_left_offsets[L]; q < g.by_left_offsets[L + 1]; ++q) {
             const double s = out_pre[parent_of[q]] + score_of[q];

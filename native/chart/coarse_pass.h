@@ -21,6 +21,8 @@ namespace structrank {
 struct CoarseRules {
   std::vector<int32_t> right_by_left, parent_by_left;
   std::vector<double> score_by_left;
+  std::vector<double> best_score_of_left;  // symbol -> its best binary rule score as left child
+  double best_score = -std::numeric_limits<double>::infinity();  // the best binary rule score
   const double* unary = nullptr;
   const double* root = nullptr;
 
@@ -29,8 +31,9 @@ struct CoarseRules {
 
 // Viterbi inside over `ch` (Begin'd, no masks): returns the best tree's score, -inf when
 // nothing covers the sentence. Equals Inside<MaxSemiring> with a PcfgScorer.
-// beam < infinity: a cell keeps only the post entries at most `beam` below its best (then
-// the passes are no longer exact).
+// beam < infinity: a cell keeps only the entries at most `beam` below its best (its post
+// entries; above one word its pre entries too), and the pass skips the applications bound
+// to fall below that (then the passes are no longer exact).
 double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores& lex, Chart& ch,
                     double beam = std::numeric_limits<double>::infinity());
 
@@ -39,6 +42,10 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
 // as Outside<MaxSemiring> with a PcfgScorer gives it, bit for bit; the other entries' scores
 // are at most theirs, so they stay below floor (floor = -inf: every entry's). It skips the
 // cells with no entry >= floor: every ancestor of an entry on a tree >= floor is on it too.
+// For the same reason it skips the splits and left children whose rule applications are
+// all on trees < floor, bounding them by the cell's best outside score, the children's
+// inside scores and the best rule score: an entry >= floor gets its outside score from an
+// application >= floor.
 void CoarseOutside(const Grammar& g, const CoarseRules& rules, double floor, Chart& ch);
 
 }  // namespace structrank
