@@ -30,17 +30,19 @@ void CrfWeights::Layout(const Grammar& g) {
 }
 
 int32_t CrfWeights::AddSparse(uint64_t key) {
-  auto it = sparse.find(key);
-  if (it != sparse.end()) return it->second;
-  const int32_t id = static_cast<int32_t>(theta.size());
-  sparse.emplace(key, id);
-  theta.push_back(0.0);
-  return id;
+  const int32_t count = sparse.size();
+  const int32_t id = sparse.Insert(key);
+  if (id == count) theta.push_back(0.0);
+  return static_cast<int32_t>(sparse_begin + id);
 }
 
 void CrfWeights::Write(ByteWriter& out) const {
   out.PutVector(theta);
-  std::vector<std::pair<uint64_t, int32_t>> entries(sparse.begin(), sparse.end());
+  // (key, index into theta) pairs sorted by key.
+  const std::vector<uint64_t> by_id = sparse.keys();
+  std::vector<std::pair<uint64_t, int32_t>> entries;
+  entries.reserve(by_id.size());
+  for (size_t id = 0; id < by_id.size(); ++id) entries.emplace_back(by_id[id], static_cast<int32_t>(sparse_begin + id));
   std::sort(entries.begin(), entries.end());
   std::vector<uint64_t> keys;
   std::vector<int32_t> ids;
@@ -59,10 +61,16 @@ CrfWeights CrfWeights::Read(ByteReader& in, const Grammar& g, int surface_bits) 
   auto ids = in.GetVector<int32_t>();
   if (keys.size() != ids.size() || static_cast<int64_t>(w.theta.size()) != dense + static_cast<int64_t>(keys.size()))
     throw InputError("chart model: CRF weights do not match the grammar");
+  // Each index into theta's sparse block exactly once; the table's ids are those positions.
+  std::vector<uint64_t> by_id(keys.size(), 0);
+  std::vector<uint8_t> seen(keys.size(), 0);
   for (size_t a = 0; a < keys.size(); ++a) {
-    if (ids[a] < dense || ids[a] >= static_cast<int64_t>(w.theta.size())) throw InputError("chart model: bad CRF feature index");
-    w.sparse.emplace(keys[a], ids[a]);
+    if (ids[a] < dense || ids[a] >= static_cast<int64_t>(w.theta.size()) || seen[ids[a] - dense])
+      throw InputError("chart model: bad CRF feature index");
+    seen[ids[a] - dense] = 1;
+    by_id[ids[a] - dense] = keys[a];
   }
+  w.sparse.Rebuild(std::move(by_id));
   return w;
 }
 
@@ -281,6 +289,20 @@ int CrfSentence::LexKeys(int i, int32_t tag, uint64_t out[kMaxLexKeys]) const {
   }
   if (surface_on_) out[m++] = FeatureKey(kLexShape, tag, rep_shape_[i + 1]);
   return m;
+}
+
+double CrfSentence::VerbScore(int32_t r, int i, int k, int j) const {
+  double s = 0;
+  const uint8_t v = g_->binary_verb[r];
+  if ((v & 1) && k - i == 1 && verb_pos_[i]) {
+    const int32_t f = w_->Find(FeatureKey(kRuleVerbLeft, r, lower_key_[i]));
+    if (f >= 0) s += w_->theta[f];
+  }
+  if ((v & 2) && j - k == 1 && verb_pos_[k]) {
+    const int32_t f = w_->Find(FeatureKey(kRuleVerbRight, r, lower_key_[k]));
+    if (f >= 0) s += w_->theta[f];
+  }
+  return s;
 }
 
 void CrfSentence::VerbKeys(int32_t r, int i, int k, int j, uint64_t out[2]) const {

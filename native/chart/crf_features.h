@@ -11,13 +11,13 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "chart/chart.h"
 #include "chart/grammar.h"
 #include "chart/lexicon.h"
+#include "core/attribute_table.h"
 #include "core/byte_io.h"
 
 namespace structrank {
@@ -72,7 +72,7 @@ struct CrfWeights {
   int64_t surface_gold_features = 0;
   int64_t sparse_begin = 0;
   std::vector<double> theta;
-  std::unordered_map<uint64_t, int32_t> sparse;  // key -> index into theta
+  AttributeTable sparse;  // key -> sparse feature id; its weight is theta[sparse_begin + id]
   // Verb-lexicalized rule features (SPEC 9: a binary rule with a verb-tag child, x that
   // verb's lowercased word); verb_words holds the hashes of the words they exist for, so
   // the scorer looks features up only at those positions.
@@ -82,9 +82,9 @@ struct CrfWeights {
   void Layout(const Grammar& g);
   // Adds a sparse feature (training only); returns its index.
   int32_t AddSparse(uint64_t key);
-  int32_t Find(uint64_t key) const {
-    auto it = sparse.find(key);
-    return it == sparse.end() ? -1 : it->second;
+  int32_t Find(uint64_t key) const {  // the key's index into theta, -1 if absent
+    const int32_t id = sparse.Find(key);
+    return id < 0 ? -1 : static_cast<int32_t>(sparse_begin + id);
   }
   // The weight index of a surface feature.
   int64_t SurfaceSlot(uint64_t templ, uint64_t conj, uint64_t value) const {
@@ -135,20 +135,9 @@ class CrfSentence {
     return s;
   }
   // Verb-lexicalized features of one binary application: rule x the word of a child that
-  // is a verb tag (so that child spans one word).
-  double VerbScore(int32_t r, int i, int k, int j) const {
-    double s = 0;
-    const uint8_t v = g_->binary_verb[r];
-    if ((v & 1) && k - i == 1 && verb_pos_[i]) {
-      int32_t f = w_->Find(FeatureKey(kRuleVerbLeft, r, lower_key_[i]));
-      if (f >= 0) s += w_->theta[f];
-    }
-    if ((v & 2) && j - k == 1 && verb_pos_[k]) {
-      int32_t f = w_->Find(FeatureKey(kRuleVerbRight, r, lower_key_[k]));
-      if (f >= 0) s += w_->theta[f];
-    }
-    return s;
-  }
+  // is a verb tag (so that child spans one word). Out of line: few applications have any,
+  // and Binary must stay small enough to be inlined into the chart passes.
+  double VerbScore(int32_t r, int i, int k, int j) const;
   // The verb feature keys of a binary application (0 = none); for building the dictionary.
   void VerbKeys(int32_t r, int i, int k, int j, uint64_t out[2]) const;
   double Unary(int32_t u, int i, int j) const {

@@ -100,7 +100,7 @@ void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& 
              int surface_bits) {
   const Grammar& g = m.grammar;
   CrfWeights& w = m.crf;
-  w.sparse.clear();
+  w.sparse = AttributeTable();
   w.verb_words.clear();
   w.verb_features = verb_features && g.binary_verb.size() == g.binary.size();
   w.surface_bits = surface_bits;

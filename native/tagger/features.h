@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "core/byte_io.h"
-#include "tagger/flat_array.h"
+#include "core/attribute_table.h"
+#include "core/flat_array.h"
 
 namespace structrank {
 
@@ -78,43 +79,6 @@ struct FeatureConfig {
   static FeatureConfig FromInts(const int32_t* data, std::size_t size, int32_t num_columns);
   void Serialize(ByteWriter& w) const;
   static FeatureConfig Deserialize(ByteReader& r);
-};
-
-// Open-addressing map from 64-bit attribute keys to dense ids (linear probing). Its slot
-// table is stored as such in version-2 model files and used in place when a model loads, so
-// loading hashes nothing; the id -> key list is then derived only when needed (saving,
-// growing the table).
-class AttributeTable {
- public:
-  struct Slot {
-    uint64_t key;        // 0 = empty
-    int32_t id;          // -1 when empty
-    int32_t unused = 0;  // explicit, so the record has the same bytes in memory and in files
-  };
-  static_assert(sizeof(Slot) == 16, "a slot is 16 bytes in model files");
-
-  int32_t Find(uint64_t key) const;
-  int32_t Insert(uint64_t key);  // returns the existing or a new id
-  void Prefetch(uint64_t key) const {
-#if defined(__GNUC__) || defined(__clang__)
-    if (!slots_.empty()) __builtin_prefetch(&slots_[key & (slots_.size() - 1)]);
-#endif
-  }
-  int32_t size() const { return size_; }
-  std::vector<uint64_t> keys() const;         // id -> key
-  void Rebuild(std::vector<uint64_t> keys);  // ids = positions in `keys`
-  const FlatArray<Slot>& slots() const { return slots_; }
-  // Uses a stored slot table (as slots() gave it) for `count` ids; throws InputError
-  // unless it is one Find() answers correctly: a power-of-two size with an empty slot,
-  // ids 0..count-1 once each, every key reachable from its home slot.
-  void UseSlots(FlatArray<Slot> slots, int32_t count);
-
- private:
-  void Grow();
-  void OwnKeys();                // fills keys_ from the slots (after UseSlots)
-  FlatArray<Slot> slots_;        // key and id side by side: one cache line per probe
-  std::vector<uint64_t> keys_;   // id -> key; empty after UseSlots until needed
-  int32_t size_ = 0;
 };
 
 // One sentence's input: fields[token * num_columns + column].

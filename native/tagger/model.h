@@ -21,7 +21,7 @@
 #include "core/csr.h"
 #include "core/interner.h"
 #include "tagger/features.h"
-#include "tagger/flat_array.h"
+#include "core/flat_array.h"
 
 // A cache prefetch hint (a no-op where the compiler has none).
 #if defined(__GNUC__) || defined(__clang__)
