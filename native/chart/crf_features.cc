@@ -172,8 +172,12 @@ void CrfSentence::PrepareSurface() {
   const size_t R = g.binary.size(), U = static_cast<size_t>(U_), S = static_cast<size_t>(g.num_symbols);
   const size_t rows = static_cast<size_t>(n_ + 1);
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (int e = 0; e < 3; ++e) surf_[e].assign(rows * R, nan), surf_parent_[e].assign(rows * S, nan);
-  surf_[3].assign(rows * U, nan), surf_[4].assign(rows * U, nan);
+  for (int e = 0; e < 5; ++e) {
+    const size_t entries = rows * (e < 3 ? R : U);
+    surf_[e].resize(entries);
+    surf_known_[e].assign((entries + 63) / 64, 0);
+  }
+  for (int e = 0; e < 3; ++e) surf_parent_[e].assign(rows * S, nan);
   for (int e = 0; e < 3; ++e) {
     edge_keys_[e].assign(rows * 4, SurfaceKey{0, 0});
     for (int p = 0; p <= n_; ++p) {
@@ -314,14 +318,23 @@ void CrfSentence::VerbKeys(int32_t r, int i, int k, int j, uint64_t out[2]) cons
 
 void CrfSentence::ResolveIds(SentenceFeatureIds& out) const {
   const CrfWeights& w = *w_;
-  uint64_t keys[kMaxLexKeys];
+  // Most lookups miss the caches (and most keys are absent): each batch of keys has its
+  // slots prefetched first, so that the misses overlap.
+  std::vector<uint64_t> keys;
+  auto prefetch = [&] {
+    for (uint64_t key : keys)
+      if (key != 0) w.sparse.Prefetch(key);
+  };
   out.edge_offsets.assign(1, 0), out.edge.clear();
   for (int p = 0; p <= n_; ++p) {
+    keys.resize(static_cast<size_t>(B_) * 4);
+    for (int32_t b = 0; b < B_; ++b) EdgeKeys(b, p, &keys[static_cast<size_t>(b) * 4]);
+    prefetch();
     for (int32_t b = 0; b < B_; ++b) {
-      EdgeKeys(b, p, keys);
       for (int q = 0; q < 4; ++q) {
-        if (keys[q] == 0) continue;
-        const int32_t f = w.Find(keys[q]);
+        const uint64_t key = keys[static_cast<size_t>(b) * 4 + q];
+        if (key == 0) continue;
+        const int32_t f = w.Find(key);
         if (f >= 0) out.edge.push_back(f * 4 + q);
       }
       out.edge_offsets.push_back(static_cast<int32_t>(out.edge.size()));
@@ -329,23 +342,27 @@ void CrfSentence::ResolveIds(SentenceFeatureIds& out) const {
   }
   out.split_offsets.assign(1, 0), out.split.clear();
   for (int k = 0; k <= n_; ++k) {
+    keys.assign(static_cast<size_t>(B_) * 2, 0);
+    if (k >= 1 && k < n_)
+      for (int32_t b = 0; b < B_; ++b) SplitKeys(b, k, &keys[static_cast<size_t>(b) * 2]);
+    prefetch();
     for (int32_t b = 0; b < B_; ++b) {
-      if (k >= 1 && k < n_) {
-        SplitKeys(b, k, keys);
-        for (int q = 0; q < 2; ++q) {
-          const int32_t f = w.Find(keys[q]);
-          if (f >= 0) out.split.push_back(f);
-        }
+      for (int q = 0; q < 2; ++q) {
+        const uint64_t key = keys[static_cast<size_t>(b) * 2 + q];
+        if (key == 0) continue;
+        const int32_t f = w.Find(key);
+        if (f >= 0) out.split.push_back(f);
       }
       out.split_offsets.push_back(static_cast<int32_t>(out.split.size()));
     }
   }
   out.lex_offsets.assign(1, 0), out.lex.clear();
+  uint64_t lex_keys[kMaxLexKeys];
   for (int i = 0; i < n_; ++i) {
     for (int32_t tag : (*tokens_)[i].tags) {
-      const int m = LexKeys(i, tag, keys);
+      const int m = LexKeys(i, tag, lex_keys);
       for (int q = 0; q < m; ++q) {
-        const int32_t f = w.Find(keys[q]);
+        const int32_t f = w.Find(lex_keys[q]);
         if (f >= 0) out.lex.push_back(f);
       }
       out.lex_offsets.push_back(static_cast<int32_t>(out.lex.size()));
@@ -353,8 +370,11 @@ void CrfSentence::ResolveIds(SentenceFeatureIds& out) const {
   }
   out.unary_offsets.assign(1, 0), out.unary.clear();
   for (int i = 0; i < n_; ++i) {
+    keys.resize(U_);
+    for (int32_t u = 0; u < U_; ++u) keys[u] = UnaryWordKey(u, i);
+    prefetch();
     for (int32_t u = 0; u < U_; ++u) {
-      const int32_t f = w.Find(UnaryWordKey(u, i));
+      const int32_t f = w.Find(keys[u]);
       if (f >= 0) out.unary.push_back(u), out.unary.push_back(f);
     }
     out.unary_offsets.push_back(static_cast<int32_t>(out.unary.size()));
