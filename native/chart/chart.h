@@ -26,13 +26,42 @@ inline double LogAdd(double a, double b) {
   return a > b ? a + std::log1p(std::exp(b - a)) : b + std::log1p(std::exp(a - b));
 }
 
+// Add(acc, v) folds v into acc. The inside pass folds a cell's many candidates per entry
+// with Collect(slot, scale, v) (true when it is the slot's first) and then Finish: the max
+// semiring keeps the max; the log semiring keeps the largest candidate in slot and the sum
+// of e^(candidate - slot) in scale, one exp per candidate instead of LogAdd's exp and log1p.
 struct MaxSemiring {
+  static constexpr bool kScaled = false;
   static void Add(double& acc, double v) {
     if (v > acc) acc = v;
   }
+  static bool Collect(double& slot, double&, double v) {
+    const bool first = slot == kNegInf;
+    if (v > slot) slot = v;
+    return first;
+  }
+  static void Finish(double&, double&) {}
 };
 struct LogSemiring {
+  static constexpr bool kScaled = true;
   static void Add(double& acc, double v) { acc = LogAdd(acc, v); }
+  static bool Collect(double& slot, double& scale, double v) {
+    if (slot == kNegInf) {
+      slot = v, scale = 1;
+      return true;
+    }
+    if (v <= slot) {
+      scale += std::exp(v - slot);
+    } else {
+      scale = scale * std::exp(slot - v) + 1;
+      slot = v;
+    }
+    return false;
+  }
+  static void Finish(double& slot, double& scale) {
+    slot += std::log(scale);
+    scale = 0;
+  }
 };
 
 // Tag scores per position: (tag, score) pairs.
@@ -44,6 +73,7 @@ struct Chart {
   std::vector<double> pre, post, out_pre, out_post;
   std::vector<int32_t> active_pre, active_post;          // flat lists, per cell ranges below
   std::vector<int32_t> pre_begin, pre_end, post_begin, post_end;
+  std::vector<double> scale;  // one cell's row of the inside pass's scaled sums (zero between cells)
   // Parse-time pruning for Viterbi passes: after a cell's unary layer, drop post states
   // more than `beam` below the cell's best (infinity = exact).
   double beam = std::numeric_limits<double>::infinity();
@@ -145,6 +175,8 @@ template <typename Semiring, typename Scorer>
 double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch) {
   const int n = ch.n;
   const int S = ch.S;
+  if (ch.scale.size() != static_cast<size_t>(S)) ch.scale.assign(S, 0.0);
+  double* scale = ch.scale.data();
   for (int len = 1; len <= n; ++len) {
     // A long sentence's chart takes seconds: a cancelled parse job stops here too.
     if (ch.cancel && ch.cancel->load(std::memory_order_relaxed)) throw Cancelled();
@@ -170,12 +202,13 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
             ForEachRuleOfLeft(g, ch, cr, L, [&](int32_t r, int32_t, double sr) {
               const int32_t P = g.binary[r].parent;
               if (!ch.PreAllowed(static_cast<size_t>(c) * S + P)) return;
-              double& slot = pre[P];
-              if (slot == kNegInf) ch.active_pre.push_back(P);
-              Semiring::Add(slot, sl + sr + scorer.Binary(r, i, k, j));
+              if (Semiring::Collect(pre[P], scale[P], sl + sr + scorer.Binary(r, i, k, j))) ch.active_pre.push_back(P);
             });
           }
         }
+        if (Semiring::kScaled)
+          for (int a = ch.pre_begin[c]; a < static_cast<int>(ch.active_pre.size()); ++a)
+            Semiring::Finish(pre[ch.active_pre[a]], scale[ch.active_pre[a]]);
       }
       ch.pre_end[c] = static_cast<int>(ch.active_pre.size());
       // Unary layer: identity or one unary rule.
@@ -264,14 +297,19 @@ void Outside(const Grammar& g, const LexScores& lex, const Scorer& scorer, doubl
         for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
           const int32_t L = ch.active_post[a];
           const double sl = ch.post[lb + L];
+          double to_left = kNegInf, to_left_scale = 0;  // what this split passes down to L
           ForEachRuleOfLeft(g, ch, cr, L, [&](int32_t r, int32_t R, double sr) {
             const double op = out_pre[g.binary[r].parent];
             if (op == kNegInf) return;
             const double s = op + scorer.Binary(r, i, k, j);
-            Semiring::Add(ch.out_post[lb + L], s + sr);
+            Semiring::Collect(to_left, to_left_scale, s + sr);
             Semiring::Add(ch.out_post[rb + R], s + sl);
             visit.OnBinary(r, i, k, j, s + sl + sr - total);
           });
+          if (to_left != kNegInf) {
+            Semiring::Finish(to_left, to_left_scale);
+            Semiring::Add(ch.out_post[lb + L], to_left);
+          }
         }
       }
     }
