@@ -46,6 +46,7 @@ struct LogSemiring {
   static constexpr bool kScaled = true;
   static void Add(double& acc, double v) { acc = LogAdd(acc, v); }
   static bool Collect(double& slot, double& scale, double v) {
+    if (v == kNegInf) return false;  // adds nothing (and would make e^(-inf - -inf) a NaN)
     if (slot == kNegInf) {
       slot = v, scale = 1;
       return true;
