@@ -37,7 +37,7 @@ struct Grammar {
   // Lets the chart passes visit only the right children present in a sparse cell instead of
   // testing every rule of L. The table is quadratic in the symbols, so it stays empty above
   // kMaxPairIndexSymbols (the passes then walk by_left).
-  static constexpr int32_t kMaxPairIndexSymbols = 1024;
+  static constexpr int32_t kMaxPairIndexSymbols = 2048;  // a table of at most 16 MB
   std::vector<int32_t> by_pair_offsets, by_pair;
   std::vector<int32_t> unary_by_child_offsets, unary_by_child;
   std::vector<int32_t> unary_by_parent_offsets, unary_by_parent;
