@@ -121,12 +121,18 @@ struct Chart {
     }
     active_pre.clear(), active_post.clear();
   }
-  // Drops the post entries of cell c (its last cell so far) more than `width` below the
-  // cell's best.
-  void KeepWithinBeam(int c, double width) {
-    double* row = &post[static_cast<size_t>(c) * S];
+  // The best post entry of cell c (-inf when it has none).
+  double BestPost(int c) const {
+    const double* row = &post[static_cast<size_t>(c) * S];
     double best = kNegInf;
     for (int a = post_begin[c]; a < post_end[c]; ++a) best = std::max(best, row[active_post[a]]);
+    return best;
+  }
+  // Drops the post entries of cell c (its last cell so far) more than `width` below the
+  // cell's best; returns that best.
+  double KeepWithinBeam(int c, double width) {
+    double* row = &post[static_cast<size_t>(c) * S];
+    const double best = BestPost(c);
     int keep = post_begin[c];
     for (int a = post_begin[c]; a < post_end[c]; ++a) {
       const int32_t X = active_post[a];
@@ -135,6 +141,7 @@ struct Chart {
     }
     active_post.resize(keep);
     post_end[c] = keep;
+    return best;
   }
   bool PreAllowed(size_t at) const { return mask_pre.empty() || mask_pre[at]; }
   bool PostAllowed(size_t at) const { return mask_post.empty() || mask_post[at]; }
@@ -170,6 +177,41 @@ inline void ForEachRuleOfLeft(const Grammar& g, const Chart& ch, int cr, int32_t
   }
 }
 
+// The pre entries of word cell c: the word's tags with a score (and allowed by the mask).
+inline void PlaceTags(const std::vector<std::pair<int32_t, double>>& tags, int c, Chart& ch) {
+  double* pre = &ch.pre[static_cast<size_t>(c) * ch.S];
+  for (const auto& ts : tags) {
+    if (!ch.PreAllowed(static_cast<size_t>(c) * ch.S + ts.first) || ts.second == kNegInf) continue;
+    pre[ts.first] = ts.second;
+    ch.active_pre.push_back(ts.first);
+  }
+}
+
+// The unary layer of cell c over span (i, j), after its pre entries: each pre entry itself
+// or one unary rule above it (allowed by the mask), listed as the cell's post entries.
+template <typename Semiring, typename Scorer>
+void UnaryLayer(const Grammar& g, const Scorer& scorer, int i, int j, int c, Chart& ch) {
+  const double* pre = &ch.pre[static_cast<size_t>(c) * ch.S];
+  double* post = &ch.post[static_cast<size_t>(c) * ch.S];
+  ch.post_begin[c] = static_cast<int>(ch.active_post.size());
+  for (int a = ch.pre_begin[c]; a < ch.pre_end[c]; ++a) {
+    const int32_t Y = ch.active_pre[a];
+    const double sy = pre[Y];
+    if (ch.PostAllowed(static_cast<size_t>(c) * ch.S + Y)) {
+      if (post[Y] == kNegInf) ch.active_post.push_back(Y);
+      Semiring::Add(post[Y], sy);
+    }
+    for (int32_t q = g.unary_by_child_offsets[Y]; q < g.unary_by_child_offsets[Y + 1]; ++q) {
+      const int32_t u = g.unary_by_child[q];
+      const int32_t P = g.unary[u].parent;
+      if (!ch.PostAllowed(static_cast<size_t>(c) * ch.S + P)) continue;
+      if (post[P] == kNegInf) ch.active_post.push_back(P);
+      Semiring::Add(post[P], sy + scorer.Unary(u, i, j));
+    }
+  }
+  ch.post_end[c] = static_cast<int>(ch.active_post.size());
+}
+
 // Inside pass. Scorer provides Binary(rule, i, k, j), Unary(rule, i, j), Root(root_rule).
 // Returns the root score (max or log-sum over root rules), -inf when nothing covers.
 template <typename Semiring, typename Scorer>
@@ -185,14 +227,9 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
       const int j = i + len;
       const int c = ch.Cell(i, j);
       double* pre = &ch.pre[static_cast<size_t>(c) * S];
-      double* post = &ch.post[static_cast<size_t>(c) * S];
       ch.pre_begin[c] = static_cast<int>(ch.active_pre.size());
       if (len == 1) {
-        for (const auto& ts : lex[i]) {
-          if (!ch.PreAllowed(static_cast<size_t>(c) * S + ts.first) || ts.second == kNegInf) continue;
-          pre[ts.first] = ts.second;
-          ch.active_pre.push_back(ts.first);
-        }
+        PlaceTags(lex[i], c, ch);
       } else {
         for (int k = i + 1; k < j; ++k) {
           const int cl = ch.Cell(i, k), cr = ch.Cell(k, j);
@@ -212,24 +249,7 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
             Semiring::Finish(pre[ch.active_pre[a]], scale[ch.active_pre[a]]);
       }
       ch.pre_end[c] = static_cast<int>(ch.active_pre.size());
-      // Unary layer: identity or one unary rule.
-      ch.post_begin[c] = static_cast<int>(ch.active_post.size());
-      for (int a = ch.pre_begin[c]; a < ch.pre_end[c]; ++a) {
-        const int32_t Y = ch.active_pre[a];
-        const double sy = pre[Y];
-        if (ch.PostAllowed(static_cast<size_t>(c) * S + Y)) {
-          if (post[Y] == kNegInf) ch.active_post.push_back(Y);
-          Semiring::Add(post[Y], sy);
-        }
-        for (int32_t q = g.unary_by_child_offsets[Y]; q < g.unary_by_child_offsets[Y + 1]; ++q) {
-          const int32_t u = g.unary_by_child[q];
-          const int32_t P = g.unary[u].parent;
-          if (!ch.PostAllowed(static_cast<size_t>(c) * S + P)) continue;
-          if (post[P] == kNegInf) ch.active_post.push_back(P);
-          Semiring::Add(post[P], sy + scorer.Unary(u, i, j));
-        }
-      }
-      ch.post_end[c] = static_cast<int>(ch.active_post.size());
+      UnaryLayer<Semiring>(g, scorer, i, j, c, ch);
       if (ch.beam < std::numeric_limits<double>::infinity()) ch.KeepWithinBeam(c, ch.beam);
     }
   }

@@ -47,14 +47,9 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
       const int j = i + len;
       const int c = ch.Cell(i, j);
       double* pre = &ch.pre[static_cast<size_t>(c) * S];
-      double* post = &ch.post[static_cast<size_t>(c) * S];
       ch.pre_begin[c] = static_cast<int>(ch.active_pre.size());
       if (len == 1) {
-        for (const auto& ts : lex[i]) {
-          if (ts.second == kNegInf) continue;
-          pre[ts.first] = ts.second;
-          ch.active_pre.push_back(ts.first);
-        }
+        PlaceTags(lex[i], c, ch);
       } else {
         // With a beam, an application whose score is bound to fall below the cell's best
         // so far minus the beam is skipped; its parent could only be an entry the beam drops.
@@ -82,23 +77,9 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
         }
       }
       ch.pre_end[c] = static_cast<int>(ch.active_pre.size());
-      // Unary layer: identity or one unary rule (few rules: the generic loop).
-      ch.post_begin[c] = static_cast<int>(ch.active_post.size());
-      for (int a = ch.pre_begin[c]; a < ch.pre_end[c]; ++a) {
-        const int32_t Y = ch.active_pre[a];
-        const double sy = pre[Y];
-        if (post[Y] == kNegInf) ch.active_post.push_back(Y);
-        post[Y] = std::max(post[Y], sy);
-        for (int32_t q = g.unary_by_child_offsets[Y]; q < g.unary_by_child_offsets[Y + 1]; ++q) {
-          const int32_t u = g.unary_by_child[q];
-          const int32_t P = g.unary[u].parent;
-          if (post[P] == kNegInf) ch.active_post.push_back(P);
-          post[P] = std::max(post[P], sy + rules.unary[u]);
-        }
-      }
-      ch.post_end[c] = static_cast<int>(ch.active_post.size());
-      if (beam < std::numeric_limits<double>::infinity()) ch.KeepWithinBeam(c, beam);
-      for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a) best_post[c] = std::max(best_post[c], post[ch.active_post[a]]);
+      // Unary layer: few rules, so the generic one (its mask tests pass: there is no mask).
+      UnaryLayer<MaxSemiring>(g, rules, i, j, c, ch);
+      best_post[c] = beam < std::numeric_limits<double>::infinity() ? ch.KeepWithinBeam(c, beam) : ch.BestPost(c);
     }
   }
   double best = kNegInf;
@@ -124,9 +105,7 @@ void CoarseOutside(const Grammar& g, const CoarseRules& rules, double floor, Cha
     if (rr >= 0) ch.out_post[static_cast<size_t>(top) * S + X] = rules.root[rr];
   }
   std::vector<double> best_post(Chart::NumCells(n), kNegInf);  // cell -> its best post entry
-  for (int c = 0; c < Chart::NumCells(n); ++c)
-    for (int a = ch.post_begin[c]; a < ch.post_end[c]; ++a)
-      best_post[c] = std::max(best_post[c], ch.post[static_cast<size_t>(c) * S + ch.active_post[a]]);
+  for (int c = 0; c < Chart::NumCells(n); ++c) best_post[c] = ch.BestPost(c);
   for (int len = n; len >= 1; --len) {
     for (int i = 0; i + len <= n; ++i) {
       const int j = i + len;

@@ -27,6 +27,7 @@ struct CoarseRules {
   const double* root = nullptr;
 
   CoarseRules(const Grammar& g, const double* binary_logp, const double* unary_logp, const double* root_logp);
+  double Unary(int32_t u, int, int) const { return unary[u]; }  // as a scorer of the unary layer
 };
 
 // Viterbi inside over `ch` (Begin'd, no masks): returns the best tree's score, -inf when
