@@ -325,36 +325,32 @@ void CrfSentence::ResolveIds(SentenceFeatureIds& out) const {
     for (uint64_t key : keys)
       if (key != 0) w.sparse.Prefetch(key);
   };
+  // Looks up `keys` as B_ rows of `width` (0 = no key): each row's ids, id_of(feature, q),
+  // go to `ids` and its end to `offsets`.
+  auto resolve_rows = [&](int width, std::vector<int32_t>& ids, std::vector<int32_t>& offsets, auto id_of) {
+    prefetch();
+    for (int32_t b = 0; b < B_; ++b) {
+      for (int q = 0; q < width; ++q) {
+        const uint64_t key = keys[static_cast<size_t>(b) * width + q];
+        if (key == 0) continue;
+        const int32_t f = w.Find(key);
+        if (f >= 0) ids.push_back(id_of(f, q));
+      }
+      offsets.push_back(static_cast<int32_t>(ids.size()));
+    }
+  };
   out.edge_offsets.assign(1, 0), out.edge.clear();
   for (int p = 0; p <= n_; ++p) {
     keys.resize(static_cast<size_t>(B_) * 4);
     for (int32_t b = 0; b < B_; ++b) EdgeKeys(b, p, &keys[static_cast<size_t>(b) * 4]);
-    prefetch();
-    for (int32_t b = 0; b < B_; ++b) {
-      for (int q = 0; q < 4; ++q) {
-        const uint64_t key = keys[static_cast<size_t>(b) * 4 + q];
-        if (key == 0) continue;
-        const int32_t f = w.Find(key);
-        if (f >= 0) out.edge.push_back(f * 4 + q);
-      }
-      out.edge_offsets.push_back(static_cast<int32_t>(out.edge.size()));
-    }
+    resolve_rows(4, out.edge, out.edge_offsets, [](int32_t f, int q) { return f * 4 + q; });
   }
   out.split_offsets.assign(1, 0), out.split.clear();
   for (int k = 0; k <= n_; ++k) {
     keys.assign(static_cast<size_t>(B_) * 2, 0);
     if (k >= 1 && k < n_)
       for (int32_t b = 0; b < B_; ++b) SplitKeys(b, k, &keys[static_cast<size_t>(b) * 2]);
-    prefetch();
-    for (int32_t b = 0; b < B_; ++b) {
-      for (int q = 0; q < 2; ++q) {
-        const uint64_t key = keys[static_cast<size_t>(b) * 2 + q];
-        if (key == 0) continue;
-        const int32_t f = w.Find(key);
-        if (f >= 0) out.split.push_back(f);
-      }
-      out.split_offsets.push_back(static_cast<int32_t>(out.split.size()));
-    }
+    resolve_rows(2, out.split, out.split_offsets, [](int32_t f, int) { return f; });
   }
   out.lex_offsets.assign(1, 0), out.lex.clear();
   uint64_t lex_keys[kMaxLexKeys];
