@@ -149,6 +149,12 @@ export interface CliProcess {
   output(): string;
   /** Resolves when the output from offset `from` on matches (rejects after timeoutMs). */
   waitFor(pattern: RegExp, timeoutMs?: number, from?: number): Promise<void>;
+  /**
+   * Freezes the process (SIGSTOP) as soon as the output from offset `from` on matches: in
+   * the handler that reads the bytes, not at the next poll, so that a short job cannot end
+   * between the line and the signal. Resolves once it is stopped.
+   */
+  stopWhen(pattern: RegExp, timeoutMs?: number, from?: number): Promise<void>;
   /** Resolves with the exit code (or the signal name). */
   exited(): Promise<number | string>;
   kill(signal?: NodeJS.Signals): Promise<number | string>;
@@ -171,6 +177,29 @@ export function startCli(args: string[], cwd = repoRoot): CliProcess {
         if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${pattern}:\n${text}`);
         await sleep(20);
       }
+    },
+    stopWhen(pattern, timeoutMs = 60_000, from = 0) {
+      return new Promise<void>((resolve, reject) => {
+        const streams = [proc.stdout, proc.stderr];
+        const finish = (error?: Error): void => {
+          clearTimeout(timer);
+          for (const s of streams) s?.off('data', check);
+          proc.off('close', closed);
+          if (error) reject(error);
+          else resolve();
+        };
+        // Registered after the listeners that append to `text`, so it sees the new bytes.
+        const check = (): void => {
+          if (!pattern.test(text.slice(from))) return;
+          proc.kill('SIGSTOP');
+          finish();
+        };
+        const closed = (): void => finish(new Error(`process exited before ${pattern}:\n${text}`));
+        const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern}:\n${text}`)), timeoutMs);
+        for (const s of streams) s?.on('data', check);
+        proc.once('close', closed);
+        check();
+      });
     },
     exited: () => exit,
     async kill(signal = 'SIGTERM') {

@@ -66,7 +66,7 @@ describe.skipIf(skip)('parse and tag in shards on Redis (2 worker processes)', (
     try {
       const victim = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
       const run = startCli(['parse', '--model', model, '--input', input, '--out', join(tmp.dir, 'kill.remote'), '--nbest', '3', '--out-nbest', join(tmp.dir, 'kill.remote.jsonl'), '--max-length', '25', '--shard-size', '40', '--redis', own.url, '--store', killStore]);
-      await victim.waitFor(/start shard parse-shard2of8/);
+      await victim.stopWhen(/start shard parse-shard2of8/);
       expect(await victim.kill('SIGKILL')).toBe('SIGKILL');
       const rescuer = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
       try {

@@ -284,15 +284,13 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
   }
 
   /**
-   * SIGKILLs the worker delayMs after its log next matches pattern, but only inside a job:
-   * the worker is frozen (SIGSTOP) first and its log read, and if the job already finished
-   * (a short job can end within the delay) it is thawed and the next job is tried.
+   * SIGKILLs the worker when its log next matches pattern, but only inside a job: the worker
+   * is frozen (SIGSTOP) as the line arrives and its log read, and if the job already finished
+   * (a short job can end before the signal) it is thawed and the next job is tried.
    */
-  async function killMidJob(worker: CliProcess, pattern: RegExp, delayMs: number): Promise<number | string> {
+  async function killMidJob(worker: CliProcess, pattern: RegExp): Promise<number | string> {
     for (let from = 0; ; ) {
-      await worker.waitFor(pattern, 60_000, from);
-      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-      worker.proc.kill('SIGSTOP');
+      await worker.stopWhen(pattern, 60_000, from);
       await new Promise((r) => setTimeout(r, 100)); // read what it wrote before it stopped
       if (unfinishedJobs(worker.output()).length > 0) return worker.kill('SIGKILL');
       from = worker.output().length;
@@ -301,23 +299,24 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
   }
 
   // Kill points: as the job starts (reading its inputs), once the base model trains, and
-  // while the n-best lists are being written or just after.
-  for (const [point, pattern, delayMs] of [
-    ['at the start of a job', /start pipeline\.candidates/, 0],
-    ['while the base model trains', /training PCFG chart parser/, 0],
-    ['later in the job', /training PCFG chart parser/, 150],
+  // once it is trained (the n-best lists being parsed and written).
+  for (const [point, pattern] of [
+    ['at the start of a job', /start pipeline\.candidates/],
+    ['while the base model trains', /training PCFG chart parser/],
+    ['while the n-best lists are written', /trained in [\d.]+ s; writing the n-best lists/],
   ] as const) {
     it(`a worker killed with SIGKILL ${point} loses nothing`, async () => {
-      const store = join(tmp.dir, `store-kill-${delayMs}-${point.length}`);
+      const name = `kill-${point.length}`;
+      const store = join(tmp.dir, `store-${name}`);
       const victim = await startWorkerProcess(redis.url, store, ['--lock-seconds', '2']);
       workers.push(victim);
-      const run = coordinator(`kill-${delayMs}-${point.length}`, store);
-      expect(await killMidJob(victim, pattern, delayMs)).toBe('SIGKILL');
+      const run = coordinator(name, store);
+      expect(await killMidJob(victim, pattern)).toBe('SIGKILL');
       const rescuer = await startWorkerProcess(redis.url, store, ['--lock-seconds', '2']);
       workers.push(rescuer);
       expect(await run.exited(), run.output() + rescuer.output()).toBe(0);
-      expect(candidateFiles(join(tmp.dir, `kill-${delayMs}-${point.length}`))).toEqual(reference.files);
-      expect(results(join(tmp.dir, `kill-${delayMs}-${point.length}`))).toEqual(reference.results);
+      expect(candidateFiles(join(tmp.dir, name))).toEqual(reference.files);
+      expect(results(join(tmp.dir, name))).toEqual(reference.results);
       // The job the victim had started and not finished was finished by the rescuer. The
       // coordinator waits for the steps' outputs, not for the queue: a victim killed after
       // writing its outputs leaves a stalled job that the rescuer completes after the
@@ -334,9 +333,12 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     const first = await startWorkerProcess(redis.url, store);
     workers.push(first);
     const run = coordinator('term', store);
-    await first.waitFor(/training PCFG chart parser/);
+    // Frozen at the line, so the signal lands inside that job, then thawed to handle it.
+    await first.stopWhen(/training PCFG chart parser/);
     const running = /start pipeline\.candidates (\S+)/.exec(first.output())?.[1] as string;
-    expect(await first.kill('SIGTERM')).toBe(0);
+    first.proc.kill('SIGTERM');
+    first.proc.kill('SIGCONT');
+    expect(await first.exited()).toBe(0);
     expect(first.output()).toContain(`done pipeline.candidates ${running}`);
     expect(first.output().match(/start pipeline\.candidates/g)).toHaveLength(1);
     workers.push(await startWorkerProcess(redis.url, store));

@@ -83,6 +83,7 @@ export async function produceCandidates(
     const heldOut = data.train.slice(lo, hi);
     log(`${step.name}: training ${base.name} on ${rest.length} sentences, ${config.nbest}-best on ${heldOut.length}`);
     const model = await base.train(rest, ctx);
+    log(`${step.name}: trained in ${secondsSince(t0)} s; writing the n-best lists`);
     const lists = await writeLists(model, heldOut, join(dir, 'nbest'), config.nbest, ctx);
     // Scoring the jackknifed lists is the coordinator's largest serial part: done here, per fold.
     const counts = encodeTreeCounts(lists);
@@ -90,10 +91,15 @@ export async function produceCandidates(
   } else {
     log(`${step.name}: training ${base.name} on all ${data.train.length} sentences, ${config.nbest}-best on dev and test`);
     const model = await base.train(data.train, ctx);
+    log(`${step.name}: trained in ${secondsSince(t0)} s; writing the n-best lists`);
     await writeLists(model, data.dev, join(dir, 'dev'), config.nbest, ctx);
     await writeLists(model, data.test, join(dir, 'test'), config.nbest, ctx);
   }
   writeFileSync(join(dir, 'time.json'), JSON.stringify({ seconds: Number(process.hrtime.bigint() - t0) / 1e9 }));
+}
+
+function secondsSince(t0: bigint): string {
+  return (Number(process.hrtime.bigint() - t0) / 1e9).toFixed(2);
 }
 
 /** Writes `<stem>.jsonl` and, for a model that gives variants of its lists, `<stem>.<name>.jsonl` each. */
