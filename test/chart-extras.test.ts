@@ -4,6 +4,7 @@ import { formatTree, preterminals, words, type Tree } from '../lib/trees/tree.js
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
 import { readClustersSync } from '../lib/parser/clusters.js';
+import { PCFG_SHAPE_BACKOFF } from '../lib/options/parser.js';
 import { InputError } from '../lib/errors.js';
 import { runCli, tempDir } from './helpers.js';
 
@@ -69,6 +70,20 @@ describe('chart parser extras', () => {
     const crfPlain = await ChartParserModel.train(trees(clusterable), { crf: true, epochs: 1, batch: 2, threads: 1 });
     const crfClusters = await ChartParserModel.train(trees(clusterable), { clusters: file, crf: true, epochs: 1, batch: 2, threads: 1 });
     expect(crfClusters.info().weights).toBeGreaterThan(crfPlain.info().weights);
+  });
+
+  it('unknown words: the PCFG backs P(tag | signature) off to the suffix-less shape, the CRF keeps the prior', async () => {
+    const pcfg = await ChartParserModel.train(trees(clusterable), { threads: 1 });
+    const crf = await ChartParserModel.train(trees(clusterable), { crf: true, epochs: 1, batch: 2, threads: 1 });
+    expect(pcfg.info().shapeBackoff).toBe(PCFG_SHAPE_BACKOFF);
+    expect(crf.info().shapeBackoff).toBe(0);
+    const saved = tmp.file('backoff.model');
+    pcfg.save(saved);
+    const back = await ChartParserModel.load(saved);
+    expect(back.info().shapeBackoff).toBe(PCFG_SHAPE_BACKOFF);
+    // Kept in the model file: an unknown word parses the same after the round trip.
+    const sentence = [['the', 'dog', 'zorps']];
+    expect((await back.parse(sentence, { threads: 1 }))[0].logprob).toBeCloseTo((await pcfg.parse(sentence, { threads: 1 }))[0].logprob, 9);
   });
 
   it('word clusters: malformed lines are InputErrors naming the file and line', () => {

@@ -11,6 +11,14 @@ import { threads } from './common.js';
 export const DEFAULT_MAX_PARSE_LENGTH = 300;
 
 /**
+ * The PCFG's unknown-word model: P(tag | signature) is smoothed towards P(tag | the signature
+ * without its learned suffix) with this many pseudo-counts (chosen on the three dev
+ * treebanks, docs/reranking.md "Unknown-word signatures"). The CRF parser keeps the older estimate (0), with which
+ * its figures were measured.
+ */
+export const PCFG_SHAPE_BACKOFF = 50;
+
+/**
  * The CRF-CFG's own defaults: surface span features over a small grammar (Markov order 0,
  * no parent annotation, no head rules), AdaGrad, coarse-to-fine pruning by the PCFG.
  */

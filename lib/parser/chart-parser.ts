@@ -7,7 +7,7 @@ import { InputError, ModelFileError, inModelFile, optionError } from '../errors.
 import { checkNbestK } from '../io/nbest.js';
 import { reporter, withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions } from '../options/field.js';
-import { CRF_DEFAULTS, PARSER_DECODES, PARSER_DEFAULTS, parserTrainFields } from '../options/parser.js';
+import { CRF_DEFAULTS, PARSER_DECODES, PARSER_DEFAULTS, PCFG_SHAPE_BACKOFF, parserTrainFields } from '../options/parser.js';
 
 /** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
 const CRF_CHECKED = {
@@ -70,7 +70,7 @@ interface ChartAddon {
       pairs: Int32Array,
       treeOffsets: Int32Array,
       rareThreshold: number,
-      extras: { relax: number; relaxWeight: number; clusterWords?: string; clusterIds?: string },
+      extras: { relax: number; relaxWeight: number; shapeBackoff: number; clusterWords?: string; clusterIds?: string },
     ): NativeChartParser;
     deserialize(bytes: Uint8Array): NativeChartParser;
   };
@@ -95,6 +95,12 @@ export interface ChartParserInfo {
   verbFeatures: boolean;
   /** log2 of the CRF's hashed surface-feature table (0 = no surface features). */
   surfaceBits: number;
+  /**
+   * Pseudo-counts with which P(tag | unknown-word signature) backs off to the signature
+   * without its suffix (PCFG_SHAPE_BACKOFF for a PCFG; 0: to the tag prior, as CRF models
+   * and models saved before it do).
+   */
+  shapeBackoff: number;
 }
 
 export interface ParserTrainProgress {
@@ -409,6 +415,7 @@ function buildTraining(trees: Tree[], options: ParserTrainOptions): {
     {
       relax: options.relax ? 1 : 0,
       relaxWeight,
+      shapeBackoff: crf ? 0 : PCFG_SHAPE_BACKOFF,
       ...(clusters ? { clusterWords: clusters.words.join('\n'), clusterIds: clusters.clusters.join('\n') } : {}),
     },
   );

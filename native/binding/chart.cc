@@ -108,6 +108,8 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
       Napi::Object o = info[6].As<Napi::Object>();
       options.relax = OptionalInt(o, "relax", 0) != 0;
       options.relax_weight = OptionalDouble(o, "relaxWeight", options.relax_weight);
+      options.shape_backoff = OptionalDouble(o, "shapeBackoff", 0);
+      if (!(options.shape_backoff >= 0)) throw InputError("chart grammar: the shape back-off must be >= 0");
       if (o.Get("clusterWords").IsString() && o.Get("clusterIds").IsString()) {
         options.cluster_words = SplitLines(o.Get("clusterWords").As<Napi::String>().Utf8Value());
         options.cluster_ids = SplitLines(o.Get("clusterIds").As<Napi::String>().Utf8Value());
@@ -380,6 +382,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     out.Set("clusterWords", Napi::Number::New(env, model_->lexicon.cluster_words.size()));
     out.Set("verbFeatures", Napi::Boolean::New(env, model_->use_crf && model_->crf.verb_features));
     out.Set("surfaceBits", Napi::Number::New(env, model_->use_crf ? model_->crf.surface_bits : 0));
+    out.Set("shapeBackoff", Napi::Number::New(env, model_->lexicon.shape_backoff));
     return out;
   }
 

@@ -15,8 +15,9 @@ namespace structrank {
 namespace {
 // Version 2 appends the optional extras (verb tags, word clusters, verb features);
 // version 3 writes the CRF's surface hash bits before its weights and appends the
-// lexicon's signature scheme (learned suffixes).
-constexpr uint32_t kPayloadVersion = 3;
+// lexicon's signature scheme (learned suffixes); version 4 appends the shape back-off of
+// the unknown-word model.
+constexpr uint32_t kPayloadVersion = 4;
 }
 
 std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
@@ -53,6 +54,7 @@ std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, con
   Lexicon& lex = model->lexicon;
   lex.num_tags_symbols = S;
   lex.rare_threshold = rare_threshold;
+  lex.shape_backoff = options.shape_backoff;
   if (!options.cluster_words.empty()) lex.SetClusters(options.cluster_words, options.cluster_ids);
   for (int32_t s = 0; s < corpus.size(); ++s) {
     const int32_t begin = tree_offsets[s], end = tree_offsets[s + 1];
@@ -360,6 +362,8 @@ std::vector<uint8_t> ChartModel::Serialize() const {
   out.PutVector(verbs);
   // Version 3 extras.
   lexicon.WriteSignatures(out);
+  // Version 4 extras.
+  lexicon.WriteBackoff(out);
   return std::move(out.bytes());
 }
 
@@ -392,6 +396,7 @@ std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t 
     for (uint64_t v : in.GetVector<uint64_t>()) m->crf.verb_words.insert(v);
   }
   if (version >= 3) m->lexicon.ReadSignatures(in);
+  if (version >= 4) m->lexicon.ReadBackoff(in);
   if (!in.AtEnd()) throw InputError("chart model: trailing bytes");
   return m;
 }

@@ -49,6 +49,8 @@ struct PcfgOptions {
   double relax_weight = 0.01;
   // Word clusters (`word<TAB>cluster`), parallel arrays.
   std::vector<std::string> cluster_words, cluster_ids;
+  // Lexicon::shape_backoff: 0 keeps the unknown-word model the CRF parser was measured with.
+  double shape_backoff = 0;
 };
 
 struct SentenceParse {

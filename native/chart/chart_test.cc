@@ -658,6 +658,7 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
   extras.Put<uint8_t>(0);
   extras.PutVector(std::vector<uint64_t>{});
   m->lexicon.WriteSignatures(extras);  // version 3
+  m->lexicon.WriteBackoff(extras);     // version 4
   // A version 1 model never had learned signatures.
   m->lexicon.learned_signatures = false;
   std::vector<uint8_t> v1(bytes.begin(), bytes.end() - static_cast<std::ptrdiff_t>(extras.bytes().size()));
@@ -679,6 +680,48 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
   CHECK_THROWS(ChartModel::Deserialize(v1.data(), v1.size() - 1));
   std::vector<uint8_t> v2_short(bytes.begin(), bytes.end() - 1);
   CHECK_THROWS(ChartModel::Deserialize(v2_short.data(), v2_short.size()));
+}
+
+TEST(chart_shape_backoff_smooths_a_rare_signature_towards_its_shape) {
+  // Rare lowercase words: twenty of tag 1 whose endings all differ (no learned suffix), ten
+  // of tag 2 ending in "zz" (learned: ten words). So UNK-LC has the twenty words of tag 1
+  // and UNK-LC-zz the ten of tag 2.
+  Lexicon lex;
+  lex.num_tags_symbols = 3;
+  std::vector<std::pair<std::string, int32_t>> words;
+  for (int i = 0; i < 20; ++i) words.emplace_back("bo" + std::string(1, static_cast<char>('a' + i)) + std::string(1, static_cast<char>('a' + i)), 1);
+  for (int i = 0; i < 10; ++i) words.emplace_back("ab" + std::string(1, static_cast<char>('a' + i)) + "zz", 2);
+  for (const auto& [w, t] : words) lex.Add(w, false, t);
+  lex.Add("the", false, 0), lex.Add("the", false, 0);
+  lex.Finish();
+  for (const auto& [w, t] : words) lex.AddRare(w, false, t);
+  lex.FinishRare();
+  const Token q = lex.Lookup("blorzz", false);
+  CHECK(q.sig >= 0 && q.shape < 0);  // no back-off set: no shape looked up
+  const double plain = lex.LogProb(q, 2), plain1 = lex.LogProb(q, 1);
+  lex.shape_backoff = 5;
+  const Token r = lex.Lookup("blorzz", false);
+  CHECK(r.sig == q.sig && r.shape >= 0);
+  // Towards UNK-LC (all tag 1) instead of the tag prior: P(2 | sig) drops, P(1 | sig) rises.
+  CHECK(lex.LogProb(r, 2) < plain);
+  CHECK(lex.LogProb(r, 1) > plain1);
+  // A signature never seen backs off to its shape, not to the prior.
+  lex.shape_backoff = 0;
+  const double unseen_plain = lex.LogProb(lex.Lookup("Blorzz", false), 1);
+  lex.shape_backoff = 5;
+  const Token u = lex.Lookup("Blorzz", false);
+  CHECK(u.sig < 0 && u.shape < 0);  // UNK-CAP never seen: both fall back to the prior
+  CHECK_NEAR(lex.LogProb(u, 1), unseen_plain, 1e-12);
+  // Written and read back (payload version 4).
+  ByteWriter out;
+  lex.WriteBackoff(out);
+  Lexicon back;
+  back.num_tags_symbols = 3;
+  back.signatures = lex.signatures;
+  ByteReader in(out.bytes().data(), out.bytes().size());
+  back.ReadBackoff(in);
+  CHECK(back.shape_backoff == 5);
+  CHECK(back.shapes.size() == lex.shapes.size() && back.shape_count == lex.shape_count);
 }
 
 namespace {

@@ -134,6 +134,21 @@ void Lexicon::AddRare(std::string_view word, bool sentence_initial, int32_t tag)
   else it->second += 1;
   rare_tag_count[tag] += 1;
   rare_total += 1;
+  const int32_t shape = shapes.Intern(ShapeOf(word, sentence_initial));
+  if (shape >= static_cast<int32_t>(shape_count.size())) {
+    shape_count.push_back(0);
+    shape_tags.emplace_back();
+  }
+  shape_count[shape] += 1;
+  auto& shape_list = shape_tags[shape];
+  auto at = std::find_if(shape_list.begin(), shape_list.end(), [&](const auto& p) { return p.first == tag; });
+  if (at == shape_list.end()) shape_list.emplace_back(tag, 1.0);
+  else at->second += 1;
+}
+
+std::string Lexicon::ShapeOf(std::string_view word, bool sentence_initial) const {
+  static const SuffixSet kNoSuffixes;
+  return learned_signatures ? UnknownSignature(word, sentence_initial, kNoSuffixes) : WordSignature(word, sentence_initial);
 }
 
 void Lexicon::FinishRare() {
@@ -153,6 +168,7 @@ Token Lexicon::Lookup(std::string_view word, bool sentence_initial) const {
   tok.signature = Signature(word, sentence_initial);
   tok.word = words.Find(word);
   tok.sig = signatures.Find(tok.signature);
+  if (shape_backoff > 0) tok.shape = shapes.Find(ShapeOf(word, sentence_initial));
   tok.cluster = ClusterOf(word);
   if (tok.word >= 0)
     for (const auto& p : word_tags[tok.word]) tok.tags.push_back(p.first);
@@ -175,13 +191,25 @@ void Lexicon::Relax(Token& tok) const {
     if (tag_count[t] > 0) tok.tags.push_back(t);
 }
 
-double Lexicon::TagGivenSignature(int32_t sig, int32_t tag) const {
+double Lexicon::TagGivenShape(int32_t shape, int32_t tag) const {
   double prior = rare_total > 0 ? rare_tag_count[tag] / rare_total : 0.0;
-  if (sig < 0) return prior;
+  if (shape < 0) return prior;
+  double c = 0;
+  for (const auto& p : shape_tags[shape])
+    if (p.first == tag) c = p.second;
+  return (c + prior) / (shape_count[shape] + 1.0);
+}
+
+double Lexicon::TagGivenSignature(int32_t sig, int32_t shape, int32_t tag) const {
+  // Without the back-off, a signature seen on one or two rare words is smoothed towards the
+  // tag prior only; with it, towards its suffix-less shape, which has far more words.
+  const double weight = shape_backoff > 0 ? shape_backoff : 1.0;
+  const double back = shape_backoff > 0 ? TagGivenShape(shape, tag) : TagGivenShape(-1, tag);
+  if (sig < 0) return back;
   double c = 0;
   for (const auto& p : sig_tags[sig])
     if (p.first == tag) c = p.second;
-  return (c + prior) / (sig_count[sig] + 1.0);
+  return (c + weight * back) / (sig_count[sig] + weight);
 }
 
 double Lexicon::TagGivenCluster(int32_t cluster, int32_t tag) const {
@@ -196,7 +224,7 @@ double Lexicon::LogProb(const Token& tok, int32_t tag) const {
   // P(w|t) = P(t|w) P(w) / P(t), with P(t|w) smoothed towards P(t|signature) for rare words
   // (the mean of P(t|signature) and P(t|cluster) when the word has a cluster).
   double p_tag = tag_count[tag] / total;
-  double p_unk = TagGivenSignature(tok.sig, tag);
+  double p_unk = TagGivenSignature(tok.sig, tok.shape, tag);
   if (tok.cluster >= 0 && cluster_count[tok.cluster] > 0) p_unk = 0.5 * p_unk + 0.5 * TagGivenCluster(tok.cluster, tag);
   double p_tag_word, c_word;
   if (tok.word >= 0) {
@@ -285,6 +313,25 @@ Lexicon Lexicon::Read(ByteReader& in, int32_t num_symbols) {
   for (int32_t t : lex.open_tags)
     if (t < 0 || t >= num_symbols) throw InputError("chart model: bad lexicon tag");
   return lex;
+}
+
+void Lexicon::WriteBackoff(ByteWriter& out) const {
+  out.Put<double>(shape_backoff);
+  out.Put<uint64_t>(shapes.size());
+  for (const auto& s : shapes.names()) out.PutString(s);
+  WriteCounts(out, shape_tags);
+  out.PutVector(shape_count);
+}
+
+void Lexicon::ReadBackoff(ByteReader& in) {
+  shape_backoff = in.Get<double>();
+  const uint64_t n = in.Get<uint64_t>();
+  if (!(shape_backoff >= 0) || n > (1u << 30)) throw InputError("chart model: bad shape back-off");
+  for (uint64_t i = 0; i < n; ++i) shapes.Intern(in.GetString());
+  shape_tags = ReadCounts(in, num_tags_symbols);
+  shape_count = in.GetVector<double>();
+  if (shapes.size() != static_cast<int32_t>(n) || shape_tags.size() != n || shape_count.size() != n)
+    throw InputError("chart model: inconsistent shape back-off");
 }
 
 void Lexicon::WriteClusters(ByteWriter& out) const {

@@ -25,6 +25,7 @@ struct Token {
   std::string signature;
   int32_t word = -1;       // vocabulary id, -1 if unknown
   int32_t sig = -1;        // signature id, -1 if never seen
+  int32_t shape = -1;      // id of the signature without its suffix, -1 if never seen
   int32_t cluster = -1;    // word cluster id, -1 if the word has none
   std::vector<int32_t> tags;  // tags the token may take
 };
@@ -37,6 +38,13 @@ struct Lexicon {
   std::vector<std::vector<std::pair<int32_t, double>>> word_tags;  // tag dictionary with counts
   std::vector<std::vector<std::pair<int32_t, double>>> sig_tags;   // counts over rare words
   std::vector<double> sig_count;
+  // P(tag | signature) backs off to P(tag | the signature without its suffix) with this
+  // weight (in pseudo-counts); 0: to the rare-word tag prior with weight 1, as before.
+  // The suffix-less signatures (shapes) and their tag counts over rare words.
+  double shape_backoff = 0;
+  Interner shapes;
+  std::vector<std::vector<std::pair<int32_t, double>>> shape_tags;
+  std::vector<double> shape_count;
   std::vector<double> tag_count, rare_tag_count;
   double total = 0, rare_total = 0;
   std::vector<int32_t> open_tags;  // tags seen with rare words
@@ -82,9 +90,14 @@ struct Lexicon {
   // The signature scheme, written after the clusters (payload version 3).
   void WriteSignatures(ByteWriter& out) const;
   void ReadSignatures(ByteReader& in);
+  // The shape back-off weight (payload version 4).
+  void WriteBackoff(ByteWriter& out) const;
+  void ReadBackoff(ByteReader& in);
 
  private:
-  double TagGivenSignature(int32_t sig, int32_t tag) const;
+  double TagGivenSignature(int32_t sig, int32_t shape, int32_t tag) const;
+  double TagGivenShape(int32_t shape, int32_t tag) const;
+  std::string ShapeOf(std::string_view word, bool sentence_initial) const;
   double TagGivenCluster(int32_t cluster, int32_t tag) const;
 };
 
