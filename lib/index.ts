@@ -30,6 +30,7 @@ export {
 export {
   Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TaggerInfo, type TagOptions, type TagCandidate, type TokenRows,
 } from './tagger/tagger.js';
+export { readTrainingColumns, type TrainingColumns } from './tagger/training-columns.js';
 export {
   ChartParserModel, type ParserTrainOptions, type ParseOptions, type ParsedSentence, type ParsedNbest, type ChartParserInfo,
 } from './parser/chart-parser.js';

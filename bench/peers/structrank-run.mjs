@@ -1,7 +1,8 @@
 /**
  * structrank's side of a peer run, in its own process so that its max RSS is its own:
  *   node bench/peers/structrank-run.mjs learn ALGO ITERS THREADS C2 OBJECTIVE MODEL
- * reads conll2000/train.txt (not timed), trains with the chunk template and prints one JSON
+ * reads conll2000/train.txt as `train-tagger` does (natively, readTrainingColumns; the JS
+ * rows of readConllSync with STRUCTRANK_READ=rows), trains with the chunk template and prints one JSON
  * line: CPU seconds of the whole Tagger.train call and of one iteration (epoch) measured as
  * (CPU at the end of the last - CPU at the end of the first) / (iterations - 1), the same
  * way bench/peers/crfsuite-harness.c measures CRFsuite.
@@ -10,6 +11,7 @@
  */
 import { readConllSync } from '../../dist/io/conll.js';
 import { Tagger } from '../../dist/tagger/tagger.js';
+import { readTrainingColumns } from '../../dist/tagger/training-columns.js';
 import { resolve } from 'node:path';
 
 const cpu = () => {
@@ -21,14 +23,18 @@ const [mode, algo, iters, threads, c2, objective, model] = process.argv.slice(2)
 if (mode !== 'learn' || !model) throw new Error('usage: structrank-run.mjs learn ALGO ITERS THREADS C2 OBJECTIVE MODEL');
 const data = process.env.STRUCTRANK_SHARED_DATA ?? resolve('..', 'shared', 'data');
 const t0 = cpu();
-const train = readConllSync(resolve(data, 'conll2000', 'train.txt')).map((s) => s.rows);
+const trainFile = resolve(data, 'conll2000', 'train.txt');
+const columns = ['word', 'pos', 'chunk'];
+const train = process.env.STRUCTRANK_READ === 'rows'
+  ? readConllSync(trainFile).map((s) => s.rows)
+  : await readTrainingColumns(trainFile, { columns, label: 'chunk' });
 const t1 = cpu();
 let first = 0;
 let last = 0;
 let steps = 0;
 const tagger = await Tagger.train(train, {
   algo,
-  columns: ['word', 'pos', 'chunk'],
+  columns,
   label: 'chunk',
   templates: 'chunk',
   epochs: Number(iters),

@@ -6,7 +6,8 @@
  * ```ts
  * import { Tagger } from 'structrank/tagger';
  * import { readConllSync } from 'structrank/formats';
- * const train = readConllSync('train.conll').map((s) => s.rows);
+ * const train = readConllSync('train.conll').map((s) => s.rows);   // or, without a JS string per token:
+ * // const train = await readTrainingColumns('train.conll', { columns: ['word', 'pos', 'ne'], label: 'ne' });
  * const tagger = await Tagger.train(train, { algo: 'crf', columns: ['word', 'pos', 'ne'], label: 'ne', templates: 'ner' });
  * ```
  * @packageDocumentation
@@ -20,3 +21,4 @@ export {
   type TemplateConfig, type TemplateSet, type DefaultTemplateName, type TemplateChoice,
 } from '../tagger/templates.js';
 export { clusterWords, formatClusters, type ClusterOptions } from '../tagger/word-clusters.js';
+export { readTrainingColumns, type TrainingColumns } from '../tagger/training-columns.js';

@@ -9,6 +9,7 @@ import { readConllSync } from '../io/conll.js';
 import { readConlluSync, type ConlluToken } from '../io/conllu.js';
 import { isQuiet, TrainProgressBar } from '../progress.js';
 import { Tagger } from '../tagger/tagger.js';
+import { isTrainingColumns, readTrainingColumns, type TrainingColumns } from '../tagger/training-columns.js';
 import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
 import { readLinesSync } from '../io/lines.js';
@@ -96,13 +97,17 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       format === 'conllu'
         ? readConlluSync(file).map((s) => s.tokens.map((t) => fields.map((f) => t[f])))
         : readConllSync(file, readOptions).map((s) => s.rows);
-    const train = read(trainFile);
-    if (train.length === 0) throw new InputError(trainFile, undefined, 'no sentences in file');
+    // A CoNLL file is read natively (no JS string per token) unless clusters are computed
+    // from its words.
+    const train: string[][][] | TrainingColumns = format === 'conll' && values.clusterText === undefined
+      ? await readTrainingColumns(trainFile, { columns, label, separator })
+      : read(trainFile);
+    if ((isTrainingColumns(train) ? train.sentences : train.length) === 0) throw new InputError(trainFile, undefined, 'no sentences in file');
     const dev = values.dev !== undefined ? read(values.dev) : undefined;
     if (dev !== undefined && dev.length === 0) throw new InputError(values.dev as string, undefined, 'no sentences in file');
     if (templates === undefined) {
       const labelIndex = columns.indexOf(label);
-      const choice = chooseDefaultTemplate((function* () {
+      const choice = chooseDefaultTemplate(isTrainingColumns(train) ? train.labelCounts : (function* () {
         for (const s of train) for (const row of s) yield row[labelIndex];
       })(), columns.filter((c) => c !== label));
       if (!context.given.has('--order')) order = choice.order;
@@ -115,7 +120,7 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       if (clusters !== undefined) throw new UsageError(`${cmd}: give --clusters or --cluster-text, not both`);
       const classes = values.clusterClasses;
       const wordIndex = columns.includes('word') ? columns.indexOf('word') : 0;
-      const text: string[][] = train.map((s) => s.map((row) => row[wordIndex]));
+      const text: string[][] = (train as string[][][]).map((s) => s.map((row) => row[wordIndex]));
       if (values.clusterText !== 'train') {
         for (const line of readLinesSync(values.clusterText)) {
           const tokens = line.text.split(/\s+/).filter((t) => t !== '');

@@ -14,12 +14,13 @@ import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
 import type { DevScore } from './dev-score.js';
 import type { WordClusters } from './word-clusters.js';
 import type { TemplateChoice, DefaultTemplateName, TemplateSet } from './templates.js';
+import { isTrainingColumns, type TrainingColumns } from './training-columns.js';
 
 export type TaggerAlgorithm = 'perceptron' | 'crf' | 'maxent';
 const ALGORITHMS: TaggerAlgorithm[] = ['perceptron', 'crf', 'maxent'];
 
 interface NativeTaggerHandle {
-  buildTraining(text: string, labels: string): { sentences: number; tokens: number; attributes: number; features: number };
+  buildTraining(text: string | Uint8Array, labels: string | Uint8Array): { sentences: number; tokens: number; attributes: number; features: number };
   buildTrainingRows(sentences: TokenRows[], inputIdx: Int32Array, labelIndex: number): { sentences: number; tokens: number; attributes: number; features: number };
   createTrainer(options: { optimizer: number; c2: number; eta0: number; threads: number; seed: number; sgdWarmup: number; startWeights: boolean }): void;
   trainSteps(n: number, flag: CancelFlagHandle): Promise<{ loss: number; steps: number; converged: boolean }>;
@@ -295,7 +296,7 @@ export class Tagger {
   }
 
   /** Trains a tagger; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
-  static async train(train: TokenRows[], options: TaggerTrainOptions, run?: TrainRun): Promise<Tagger> {
+  static async train(train: TokenRows[] | TrainingColumns, options: TaggerTrainOptions, run?: TrainRun): Promise<Tagger> {
     options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value, devMetric: p.dev?.name }));
     // Loaded here, not at the top: tagging with a saved model needs none of them (and the
     // option schemas' library costs a tagging process more start-up time than its model).
@@ -309,7 +310,12 @@ export class Tagger {
     if (inputColumns.length === 0) throw optionError('no input columns besides the label');
     checkOptions(taggerHyperFields, options, (message) => optionError(message));
     const fromDefault = options.templates === undefined || typeof options.templates === 'string';
-    const choice = options.templates === undefined ? chooseDefaultTemplate(labelsOf(train, labelIndex), inputColumns) : undefined;
+    const fromFile = isTrainingColumns(train) ? train : undefined;
+    if (fromFile && (fromFile.label !== label || fromFile.columns.join('\t') !== columns.join('\t'))) {
+      throw optionError(`${fromFile.file} was read with columns [${fromFile.columns.join(', ')}] and label '${fromFile.label}', not [${columns.join(', ')}] and '${label}'`);
+    }
+    const rows = fromFile ? undefined : (train as TokenRows[]);
+    const choice = options.templates === undefined ? chooseDefaultTemplate(fromFile ? fromFile.labelCounts : labelsOf(rows as TokenRows[], labelIndex), inputColumns) : undefined;
     const order = options.order ?? choice?.order ?? TAGGER_DEFAULTS.order;
     const set = typeof options.templates === 'string'
       ? DEFAULT_TEMPLATES[options.templates]
@@ -327,19 +333,22 @@ export class Tagger {
       clusters,
     });
     const inputIdx = inputColumns.map((c) => columns.indexOf(c));
-    if (train.length === 0) throw new InputError('<train>', undefined, 'no training sentences');
+    if ((fromFile ? fromFile.sentences : (rows as TokenRows[]).length) === 0) throw new InputError(fromFile?.file ?? '<train>', undefined, 'no training sentences');
     // The encoded text is as large as the corpus, and building it in JS leaves as much again
     // for the garbage collector: only a checkpoint's fingerprint and workers (external) need
     // it; otherwise native code reads the rows themselves.
     const needText = options.checkpoint !== undefined || options.resume !== undefined || options.external !== undefined;
     let encoded: { text: string; labels?: string } | undefined;
     let built: { sentences: number; tokens: number; attributes: number; features: number };
-    if (needText) {
-      encoded = encode(train, columns.length, inputIdx, labelIndex);
+    if (fromFile) {
+      if (needText) encoded = { text: Buffer.from(fromFile.text).toString('utf8'), labels: Buffer.from(fromFile.labels).toString('utf8') };
+      built = handle.buildTraining(fromFile.text, fromFile.labels);
+    } else if (needText) {
+      encoded = encode(rows as TokenRows[], columns.length, inputIdx, labelIndex);
       built = handle.buildTraining(encoded.text, encoded.labels ?? '');
     } else {
-      checkRows(train, columns.length, [...inputIdx, labelIndex]);
-      built = handle.buildTrainingRows(train, Int32Array.from(inputIdx), labelIndex);
+      checkRows(rows as TokenRows[], columns.length, [...inputIdx, labelIndex]);
+      built = handle.buildTrainingRows(rows as TokenRows[], Int32Array.from(inputIdx), labelIndex);
     }
     const lbfgs = usesLbfgs(algo, options.optimizer);
     handle.createTrainer({

@@ -168,15 +168,19 @@ export interface TemplateChoice {
  * are rare and recognised by their form); other chunk tags are phrase chunks (`chunk`, which
  * needs a `pos` input column; without one, `ner`'s word-form features serve better).
  * Entities also get label trigrams (order 2): an entity's labels depend on more than the
- * previous one (CRF on esp.testa: 76.47 with order 1, 77.07 with order 2).
+ * previous one (CRF on esp.testa: 76.47 with order 1, 77.07 with order 2). `labels` is
+ * every training token's label, or each label with its token count.
  */
-export function chooseDefaultTemplate(labels: Iterable<string>, inputColumns: readonly string[]): TemplateChoice {
+export function chooseDefaultTemplate(labels: Iterable<string> | ReadonlyMap<string, number>, inputColumns: readonly string[]): TemplateChoice {
   let tokens = 0;
   let outside = 0;
   const distinct = new Set<string>();
-  for (const l of labels) {
-    tokens++;
-    if (l === 'O') outside++;
+  const counted = labels instanceof Map ? (labels as ReadonlyMap<string, number>) : undefined;
+  for (const [l, n] of counted ?? (function* () {
+    for (const l of labels as Iterable<string>) yield [l, 1] as const;
+  })()) {
+    tokens += n;
+    if (l === 'O') outside += n;
     distinct.add(l);
   }
   if (!looksLikeChunkTags(distinct)) return { name: 'pos', order: 1, reason: `per-token labels (${distinct.size} labels, not chunk tags)` };

@@ -24,6 +24,7 @@
 #include "core/thread_pool.h"
 #include "tagger/column_tagging.h"
 #include "tagger/trainer.h"
+#include "tagger/training_columns.h"
 
 namespace structrank::binding {
 
@@ -117,7 +118,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
          InstanceMethod("info", &NativeTagger::Info),
          InstanceMethod("serialize", &NativeTagger::Serialize),
          StaticMethod("deserialize", &NativeTagger::Deserialize),
-         StaticMethod("sharedBytes", &NativeTagger::NewSharedBytes)});
+         StaticMethod("sharedBytes", &NativeTagger::NewSharedBytes),
+         StaticMethod("readTrainingColumns", &NativeTagger::ReadColumns)});
     SaveConstructor(env, "NativeTagger", cls);
     exports.Set("NativeTagger", cls);
   }
@@ -170,10 +172,51 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   // buildTraining(text, labels) -> {sentences, tokens, attributes, features}
   Napi::Value BuildTraining(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    Expect(info.Length() >= 2 && info[0].IsString() && info[1].IsString(), env, "(text, labels) strings");
-    std::string text = info[0].As<Napi::String>().Utf8Value();
-    std::string labels = info[1].As<Napi::String>().Utf8Value();
-    return Build(env, text, labels);
+    Expect(info.Length() >= 2 && ((info[0].IsString() && info[1].IsString()) || (info[0].IsTypedArray() && info[1].IsTypedArray())),
+           env, "(text, labels) as strings or as UTF-8 bytes");
+    if (info[0].IsString()) return Build(env, info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value());
+    return Build(env, BytesOf(info[0]), BytesOf(info[1]));
+  }
+
+  static std::string BytesOf(const Napi::Value& v) {
+    Napi::Uint8Array a = v.As<Napi::Uint8Array>();
+    return std::string(reinterpret_cast<const char*>(a.Data()), a.ElementLength());
+  }
+
+  // readTrainingColumns(bytes, width, tab, inputIdx, labelIndex) -> {text, labels (UTF-8
+  // bytes for buildTraining), sentences, tokens, lines, labelNames, labelCounts, errorLine,
+  // errorFound}: a CoNLL file read without a JS string per token (training_columns.h).
+  static Napi::Value ReadColumns(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Expect(info.Length() >= 5 && info[0].IsTypedArray() && info[1].IsNumber() && info[3].IsTypedArray() && info[4].IsNumber(), env,
+           "(bytes, width, tab, inputIdx, labelIndex)");
+    Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+    const int32_t width = info[1].As<Napi::Number>().Int32Value();
+    std::vector<int32_t> input_index = ToVector<int32_t>(info[3].As<Napi::Int32Array>());
+    const int32_t label_index = info[4].As<Napi::Number>().Int32Value();
+    const auto in_row = [width](int32_t c) { return c >= 0 && c < width; };
+    if (width < 1 || !in_row(label_index) || input_index.empty()) throw InputError("readTrainingColumns: bad column layout");
+    for (int32_t c : input_index)
+      if (!in_row(c)) throw InputError("readTrainingColumns: bad column layout");
+    TrainingColumns r = ReadTrainingColumns(std::string_view(reinterpret_cast<const char*>(bytes.Data()), bytes.ElementLength()),
+                                            width, info[2].ToBoolean(), input_index, label_index);
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("text", Napi::Buffer<char>::Copy(env, r.text.data(), r.text.size()));
+    out.Set("labels", Napi::Buffer<char>::Copy(env, r.labels.data(), r.labels.size()));
+    out.Set("sentences", Napi::Number::New(env, static_cast<double>(r.sentences)));
+    out.Set("tokens", Napi::Number::New(env, static_cast<double>(r.tokens)));
+    out.Set("lines", Napi::Number::New(env, static_cast<double>(r.lines)));
+    Napi::Array names = Napi::Array::New(env, r.label_counts.size());
+    Napi::Float64Array counts = Napi::Float64Array::New(env, r.label_counts.size());
+    for (std::size_t i = 0; i < r.label_counts.size(); ++i) {
+      names.Set(static_cast<uint32_t>(i), Napi::String::New(env, r.label_counts[i].first));
+      counts[i] = static_cast<double>(r.label_counts[i].second);
+    }
+    out.Set("labelNames", names);
+    out.Set("labelCounts", counts);
+    out.Set("errorLine", Napi::Number::New(env, static_cast<double>(r.error_line)));
+    out.Set("errorFound", Napi::Number::New(env, r.error_found));
+    return out;
   }
 
   // buildTrainingRows(sentences, inputIdx, labelIndex): buildTraining from the rows

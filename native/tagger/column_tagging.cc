@@ -27,15 +27,6 @@ int JsSpaceLength(const char* p, const char* end) {
   }
 }
 
-namespace {
-
-enum class LineKind : uint8_t { kBlank, kDocStart, kToken };
-
-struct LineInfo {
-  std::size_t start, length;  // the line's text without its terminator
-  LineKind kind;
-};
-
 // Fields of a line: whitespace runs (after trimming) or single tabs.
 void SplitFields(std::string_view line, bool tab, std::vector<std::string_view>& fields) {
   fields.clear();
@@ -72,6 +63,15 @@ bool IsBlank(std::string_view line) {
   }
   return true;
 }
+
+namespace {
+
+enum class LineKind : uint8_t { kBlank, kDocStart, kToken };
+
+struct LineInfo {
+  std::size_t start, length;  // the line's text without its terminator
+  LineKind kind;
+};
 
 }  // namespace
 

@@ -41,5 +41,9 @@ ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, boo
 
 // Length in bytes of the JavaScript whitespace character (\s) starting at p (< end), or 0.
 int JsSpaceLength(const char* p, const char* end);
+// A line's fields as lib/io/conll.ts splits them: single tabs, or runs of \s after trimming.
+void SplitFields(std::string_view line, bool tab, std::vector<std::string_view>& fields);
+// Whether a line is only \s (JavaScript's trim() leaves nothing).
+bool IsBlank(std::string_view line);
 
 }  // namespace structrank

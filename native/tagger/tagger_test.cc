@@ -11,6 +11,7 @@
 
 #include "core/test_harness.h"
 #include "tagger/chain.h"
+#include "tagger/training_columns.h"
 #include "tagger/features.h"
 #include "tagger/model.h"
 #include "tagger/column_tagging.h"
@@ -873,4 +874,23 @@ TEST(column_tagging_splits_like_javascript_and_carries_sentences) {
   layout.tab = true;
   ColumnTagResult tabs = TagColumns(m, "the dog\n", true, -1, layout, 1);
   CHECK(tabs.output.rfind("the dog\t", 0) == 0 && tabs.output.find('\t', 8) == std::string::npos && tabs.width == 1);
+}
+
+TEST(training_columns_split_lines_as_the_js_reader_does) {
+  // CRLF, a no-break space and tabs between fields, -DOCSTART-, whitespace-only lines, a
+  // last line without '\n'; the label is the middle column, the input columns 0 and 2.
+  const std::string file =
+      "-DOCSTART- -X- O\r\n\r\nHe B-NP PRP\r\nreckons\xC2\xA0" "B-VP\tVBZ \r\n \t\nÇa B-NP PRP\nva B-VP VBZ";
+  TrainingColumns r = ReadTrainingColumns(file, 3, false, {0, 2}, 1);
+  CHECK(r.error_line == 0);
+  CHECK(r.text == "He\tPRP\nreckons\tVBZ\n\nÇa\tPRP\nva\tVBZ\n\n");
+  CHECK(r.labels == "B-NP\nB-VP\n\nB-NP\nB-VP\n\n");
+  CHECK(r.sentences == 2 && r.tokens == 4 && r.lines == 7);
+  CHECK((r.label_counts == std::vector<std::pair<std::string, int64_t>>{{"B-NP", 2}, {"B-VP", 2}}));
+  // The first line with another number of fields stops the reading, with its line number.
+  TrainingColumns bad = ReadTrainingColumns("a B DT\n\nb C\n", 3, false, {0, 2}, 1);
+  CHECK(bad.error_line == 3 && bad.error_found == 2);
+  // Tabs only: spaces stay inside fields.
+  TrainingColumns tabs = ReadTrainingColumns("New York\tB-NP\tNNP\n", 3, true, {0, 2}, 1);
+  CHECK(tabs.text == "New York\tNNP\n\n");
 }
