@@ -42,6 +42,6 @@ for (const rc of config.rerankers as Array<(typeof config.rerankers)[number] & {
   const f1 = corpusF1(test, chosenTest);
   console.log(`${rc.name}${rc.score ? ` (score ${rc.score})` : ''}: ${train.sentences.length} training lists, ${dev.sentences.length} dev, ${test.sentences.length} test`);
   console.log(`  dev F1: base ${corpusF1(dev, baseChoice(dev)).toFixed(2)}, oracle ${corpusF1(dev, oracleChoice(dev)).toFixed(2)}, reranked ${corpusF1(dev, chosenDev).toFixed(2)}`);
-  console.log(`  test F1: base ${base.toFixed(2)}, oracle ${corpusF1(test, oracleChoice(test)).toFixed(2)}, reranked ${f1.toFixed(2)}: ${relativeErrorReduction(f1, base).toFixed(1)}% relative error reduction`);
+  console.log(`  test F1: base ${base.toFixed(2)}, oracle ${corpusF1(test, oracleChoice(test)).toFixed(2)}, reranked ${f1.toFixed(2)}: ${relativeErrorReduction(f1, base).toFixed(2)}% relative error reduction`);
   console.log(`  chosen on dev: ${JSON.stringify(model.selected)}; ${((cpu.user + cpu.system) / 1e6).toFixed(1)} CPU s (features included when first extracted)`);
 }
