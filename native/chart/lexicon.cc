@@ -8,6 +8,32 @@
 
 namespace structrank {
 
+namespace {
+using TagCounts = std::vector<std::pair<int32_t, double>>;
+
+double CountOf(const TagCounts& list, int32_t tag) {
+  for (const auto& p : list)
+    if (p.first == tag) return p.second;
+  return 0.0;
+}
+
+// One more token of `tag` under id `id` (a word, signature, shape or cluster): its total in
+// `count` and its tag list in `lists`, both grown when `id` is new.
+void CountTag(int32_t id, int32_t tag, std::vector<double>& count, std::vector<TagCounts>& lists) {
+  if (id >= static_cast<int32_t>(count.size())) count.resize(id + 1, 0.0), lists.resize(id + 1);
+  count[id] += 1;
+  auto& list = lists[id];
+  auto at = std::find_if(list.begin(), list.end(), [&](const auto& p) { return p.first == tag; });
+  if (at == list.end()) list.emplace_back(tag, 1.0);
+  else at->second += 1;
+}
+
+// (c(tag) + weight * back) / (c + weight): a count-based estimate smoothed towards `back`.
+double Smoothed(const TagCounts& list, double count, int32_t tag, double back, double weight) {
+  return (CountOf(list, tag) + weight * back) / (count + weight);
+}
+}  // namespace
+
 std::string WordSignature(std::string_view w, bool sentence_initial) {
   std::string sig = "UNK";
   bool upper_first = !w.empty() && std::isupper(static_cast<unsigned char>(w[0]));
@@ -69,23 +95,8 @@ int32_t Lexicon::ClusterOf(std::string_view word) const {
 
 void Lexicon::Add(std::string_view word, bool /*sentence_initial*/, int32_t tag) {
   const int32_t cl = ClusterOf(word);
-  if (cl >= 0) {
-    auto& cl_list = cluster_tags[cl];
-    auto at = std::find_if(cl_list.begin(), cl_list.end(), [&](const auto& p) { return p.first == tag; });
-    if (at == cl_list.end()) cl_list.emplace_back(tag, 1.0);
-    else at->second += 1;
-    cluster_count[cl] += 1;
-  }
-  int32_t w = words.Intern(word);
-  if (w >= static_cast<int32_t>(word_count.size())) {
-    word_count.push_back(0);
-    word_tags.emplace_back();
-  }
-  word_count[w] += 1;
-  auto& list = word_tags[w];
-  auto it = std::find_if(list.begin(), list.end(), [&](const auto& p) { return p.first == tag; });
-  if (it == list.end()) list.emplace_back(tag, 1.0);
-  else it->second += 1;
+  if (cl >= 0) CountTag(cl, tag, cluster_count, cluster_tags);
+  CountTag(words.Intern(word), tag, word_count, word_tags);
   if (tag >= static_cast<int32_t>(tag_count.size())) tag_count.resize(tag + 1, 0.0);
   tag_count[tag] += 1;
   total += 1;
@@ -122,28 +133,10 @@ void Lexicon::ReadSignatures(ByteReader& in) {
 void Lexicon::AddRare(std::string_view word, bool sentence_initial, int32_t tag) {
   int32_t w = words.Find(word);
   if (w < 0 || word_count[w] > rare_threshold) return;
-  int32_t s = signatures.Intern(Signature(word, sentence_initial));
-  if (s >= static_cast<int32_t>(sig_count.size())) {
-    sig_count.push_back(0);
-    sig_tags.emplace_back();
-  }
-  sig_count[s] += 1;
-  auto& list = sig_tags[s];
-  auto it = std::find_if(list.begin(), list.end(), [&](const auto& p) { return p.first == tag; });
-  if (it == list.end()) list.emplace_back(tag, 1.0);
-  else it->second += 1;
+  CountTag(signatures.Intern(Signature(word, sentence_initial)), tag, sig_count, sig_tags);
+  CountTag(shapes.Intern(ShapeOf(word, sentence_initial)), tag, shape_count, shape_tags);
   rare_tag_count[tag] += 1;
   rare_total += 1;
-  const int32_t shape = shapes.Intern(ShapeOf(word, sentence_initial));
-  if (shape >= static_cast<int32_t>(shape_count.size())) {
-    shape_count.push_back(0);
-    shape_tags.emplace_back();
-  }
-  shape_count[shape] += 1;
-  auto& shape_list = shape_tags[shape];
-  auto at = std::find_if(shape_list.begin(), shape_list.end(), [&](const auto& p) { return p.first == tag; });
-  if (at == shape_list.end()) shape_list.emplace_back(tag, 1.0);
-  else at->second += 1;
 }
 
 std::string Lexicon::ShapeOf(std::string_view word, bool sentence_initial) const {
@@ -194,30 +187,21 @@ void Lexicon::Relax(Token& tok) const {
 double Lexicon::TagGivenShape(int32_t shape, int32_t tag) const {
   double prior = rare_total > 0 ? rare_tag_count[tag] / rare_total : 0.0;
   if (shape < 0) return prior;
-  double c = 0;
-  for (const auto& p : shape_tags[shape])
-    if (p.first == tag) c = p.second;
-  return (c + prior) / (shape_count[shape] + 1.0);
+  return Smoothed(shape_tags[shape], shape_count[shape], tag, prior, 1.0);
 }
 
 double Lexicon::TagGivenSignature(int32_t sig, int32_t shape, int32_t tag) const {
   // Without the back-off, a signature seen on one or two rare words is smoothed towards the
   // tag prior only; with it, towards its suffix-less shape, which has far more words.
   const double weight = shape_backoff > 0 ? shape_backoff : 1.0;
-  const double back = shape_backoff > 0 ? TagGivenShape(shape, tag) : TagGivenShape(-1, tag);
+  const double back = TagGivenShape(shape_backoff > 0 ? shape : -1, tag);
   if (sig < 0) return back;
-  double c = 0;
-  for (const auto& p : sig_tags[sig])
-    if (p.first == tag) c = p.second;
-  return (c + weight * back) / (sig_count[sig] + weight);
+  return Smoothed(sig_tags[sig], sig_count[sig], tag, back, weight);
 }
 
 double Lexicon::TagGivenCluster(int32_t cluster, int32_t tag) const {
   double prior = rare_total > 0 ? rare_tag_count[tag] / rare_total : 0.0;
-  double c = 0;
-  for (const auto& p : cluster_tags[cluster])
-    if (p.first == tag) c = p.second;
-  return (c + prior) / (cluster_count[cluster] + 1.0);
+  return Smoothed(cluster_tags[cluster], cluster_count[cluster], tag, prior, 1.0);
 }
 
 double Lexicon::LogProb(const Token& tok, int32_t tag) const {
@@ -229,11 +213,7 @@ double Lexicon::LogProb(const Token& tok, int32_t tag) const {
   double p_tag_word, c_word;
   if (tok.word >= 0) {
     c_word = word_count[tok.word];
-    double c = 0;
-    for (const auto& p : word_tags[tok.word])
-      if (p.first == tag) c = p.second;
-    double smooth = c_word <= rare_threshold ? 1.0 : 0.0;
-    p_tag_word = (c + smooth * p_unk) / (c_word + smooth);
+    p_tag_word = Smoothed(word_tags[tok.word], c_word, tag, p_unk, c_word <= rare_threshold ? 1.0 : 0.0);
   } else {
     c_word = 0.5;
     p_tag_word = p_unk;
@@ -244,7 +224,7 @@ double Lexicon::LogProb(const Token& tok, int32_t tag) const {
 }
 
 namespace {
-void WriteCounts(ByteWriter& out, const std::vector<std::vector<std::pair<int32_t, double>>>& lists) {
+void WriteCounts(ByteWriter& out, const std::vector<TagCounts>& lists) {
   out.Put<uint64_t>(lists.size());
   for (const auto& l : lists) {
     std::vector<int32_t> tags;
@@ -254,10 +234,10 @@ void WriteCounts(ByteWriter& out, const std::vector<std::vector<std::pair<int32_
     out.PutVector(counts);
   }
 }
-std::vector<std::vector<std::pair<int32_t, double>>> ReadCounts(ByteReader& in, int32_t num_symbols) {
+std::vector<TagCounts> ReadCounts(ByteReader& in, int32_t num_symbols) {
   uint64_t n = in.Get<uint64_t>();
   if (n > (1u << 30)) throw InputError("chart model: bad lexicon");
-  std::vector<std::vector<std::pair<int32_t, double>>> lists(n);
+  std::vector<TagCounts> lists(n);
   for (auto& l : lists) {
     auto tags = in.GetVector<int32_t>();
     auto counts = in.GetVector<double>();

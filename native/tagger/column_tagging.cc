@@ -27,6 +27,8 @@ int JsSpaceLength(const char* p, const char* end) {
   }
 }
 
+namespace {
+
 // Fields of a line: whitespace runs (after trimming) or single tabs.
 void SplitFields(std::string_view line, bool tab, std::vector<std::string_view>& fields) {
   fields.clear();
@@ -64,16 +66,18 @@ bool IsBlank(std::string_view line) {
   return true;
 }
 
-namespace {
-
-enum class LineKind : uint8_t { kBlank, kDocStart, kToken };
-
 struct LineInfo {
   std::size_t start, length;  // the line's text without its terminator
   LineKind kind;
 };
 
 }  // namespace
+
+LineKind ReadColumnLine(std::string_view line, bool tab, std::vector<std::string_view>& fields) {
+  if (IsBlank(line)) return LineKind::kBlank;
+  SplitFields(line, tab, fields);
+  return fields[0] == "-DOCSTART-" ? LineKind::kDocStart : LineKind::kToken;
+}
 
 ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, bool final, int32_t width,
                            const ColumnLayout& layout, int threads, const std::atomic<bool>* cancel) {
@@ -92,13 +96,7 @@ ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, boo
     if (nl == std::string_view::npos) throw InputError("column block does not end in a newline");
     std::size_t stop = nl > pos && block[nl - 1] == '\r' ? nl - 1 : nl;
     std::string_view text = block.substr(pos, stop - pos);
-    LineKind kind = LineKind::kToken;
-    if (IsBlank(text)) {
-      kind = LineKind::kBlank;
-    } else {
-      SplitFields(text, layout.tab, fields);
-      if (fields[0] == "-DOCSTART-") kind = LineKind::kDocStart;
-    }
+    const LineKind kind = ReadColumnLine(text, layout.tab, fields);
     lines.push_back({pos, stop - pos, kind});
     pos = nl + 1;
     if (kind != LineKind::kToken) {

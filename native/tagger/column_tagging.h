@@ -41,9 +41,10 @@ ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, boo
 
 // Length in bytes of the JavaScript whitespace character (\s) starting at p (< end), or 0.
 int JsSpaceLength(const char* p, const char* end);
-// A line's fields as lib/io/conll.ts splits them: single tabs, or runs of \s after trimming.
-void SplitFields(std::string_view line, bool tab, std::vector<std::string_view>& fields);
-// Whether a line is only \s (JavaScript's trim() leaves nothing).
-bool IsBlank(std::string_view line);
+// A CoNLL line as lib/io/conll.ts reads it (`line` without its '\n' or '\r\n'): blank (only
+// JavaScript \s), a -DOCSTART- marker, or a token line. `fields` holds the line's fields
+// (single tabs if `tab`, else runs of \s after trimming) unless it is blank.
+enum class LineKind : uint8_t { kBlank, kDocStart, kToken };
+LineKind ReadColumnLine(std::string_view line, bool tab, std::vector<std::string_view>& fields);
 
 }  // namespace structrank

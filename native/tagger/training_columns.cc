@@ -30,12 +30,7 @@ TrainingColumns ReadTrainingColumns(std::string_view bytes, int32_t width, bool 
     const std::string_view line = bytes.substr(start, stop - start);
     start = next;
     ++out.lines;
-    if (IsBlank(line)) {
-      end_sentence();
-      continue;
-    }
-    SplitFields(line, tab, fields);
-    if (fields[0] == "-DOCSTART-") {
+    if (ReadColumnLine(line, tab, fields) != LineKind::kToken) {
       end_sentence();
       continue;
     }
