@@ -114,9 +114,7 @@ class LineSplitter {
 
   push(chunk: Buffer, out: Line[]): void {
     let data = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
-    if (this.first && data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
-      data = data.subarray(3);
-    }
+    if (this.first && startsWithBom(data)) data = data.subarray(3);
     if (data.length > 0) this.first = false;
     const lastNewline = data.lastIndexOf(NEWLINE);
     if (lastNewline < 0) {
@@ -149,6 +147,11 @@ class LineSplitter {
   private reportInvalidUtf8(block: Buffer): never {
     throw invalidUtf8(this.file, block, this.lineNumber);
   }
+}
+
+/** Whether bytes begin with the UTF-8 byte-order mark (EF BB BF), which readers drop. */
+export function startsWithBom(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 
 /** The error for a block of whole lines that is not valid UTF-8: names the first bad line. */

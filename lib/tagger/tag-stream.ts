@@ -8,7 +8,7 @@
 import { isUtf8 } from 'node:buffer';
 import { AbortError, InputError } from '../errors.js';
 import { AtomicFile } from '../io/atomic-writer.js';
-import { invalidUtf8, readChunks } from '../io/lines.js';
+import { invalidUtf8, readChunks, startsWithBom } from '../io/lines.js';
 import type { Tagger } from './tagger.js';
 
 export interface TagStreamOptions {
@@ -73,7 +73,7 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
           carry = data;
           continue;
         }
-        if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) data = data.subarray(3);
+        if (startsWithBom(data)) data = data.subarray(3);
         first = false;
       }
       if (data.length > 0) sawBytes = true;

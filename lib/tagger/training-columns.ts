@@ -7,7 +7,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { InputError, optionError } from '../errors.js';
-import { invalidUtf8, readChunks } from '../io/lines.js';
+import { invalidUtf8, readWholeFileAsync, startsWithBom } from '../io/lines.js';
 import { native } from '../native.js';
 
 /** A training file's columns as the native trainer reads them. */
@@ -55,11 +55,8 @@ export async function readTrainingColumns(
   if (labelIndex < 0) throw optionError(`label column '${label}' is not among the columns [${columns.join(', ')}]`);
   const inputIdx = Int32Array.from(columns.map((_, i) => i).filter((i) => i !== labelIndex));
   if (inputIdx.length === 0) throw optionError('no input columns besides the label');
-  const chunks: Buffer[] = [];
-  for await (const chunk of readChunks(file)) chunks.push(chunk);
-  let bytes = Buffer.concat(chunks);
-  chunks.length = 0;
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+  let bytes = await readWholeFileAsync(file);
+  if (startsWithBom(bytes)) bytes = bytes.subarray(3);
   if (bytes.length === 0) throw new InputError(file, undefined, 'empty file');
   if (!isUtf8(bytes)) throw invalidUtf8(file, bytes, 0);
   const r = native<ColumnsAddon>().NativeTagger.readTrainingColumns(bytes, columns.length, options.separator === 'tab', inputIdx, labelIndex);
