@@ -31,6 +31,7 @@ const templates = [
   '( (fcl (cu (np (prop P)) (conj-c e) (np (prop P))) (v-fin V) (pp (prp de) (np (prop P))) (. .)))',
   '( (np (art um) (n N) (pp (prp de) (np (n N)))))',
   '( (fcl (np (pron-pers ele)) (v-fin V) (icl (v-inf I) (pp (prp de) (np (art a) (n N)))) (. .)))',
+  '( (fcl (adv não) (vp (v-fin pode) (v-inf I)) (np (art o) (n N)) (. .)))',
 ];
 const treebank: Tree[] = [];
 let fresh = 0;
@@ -121,6 +122,8 @@ describe('head-rule tables as data', () => {
       ['(vp (v-fin quer) (v-inf sair))', 'quer'],
       ['(icl (v-inf sair) (pp (prp de) (np (n sala))))', 'sair'],
       ['(cu (np (n Pedro)) (conj-c e) (np (n Maria)))', 'Pedro'],
+      // A clause whose verb sits in a verb phrase: the phrase, not the adverb that is a word.
+      ['(fcl (adv não) (vp (v-fin pode) (v-inf sair)) (. .))', 'pode'],
     ];
     for (const [src, word] of known) expect(headWord(src, { table })).toBe(word);
     // The rule keeps a given table's rules and only adds the missing ones.
@@ -134,13 +137,27 @@ describe('head-rule tables as data', () => {
   it('learns word and tag classes: closed class, verb-like, adposition-like, conjunctions', () => {
     const table = learnHeadRules(treebank);
     const classes = learnTreeClasses(treebank, table);
-    expect(classes.verbTags).toContain('v-fin');
-    expect(classes.verbTags).not.toContain('n');
+    expect(classes.verbTags).toEqual(['v-fin']);
     expect(classes.adpositionLabels).toEqual(['pp']);
     expect(classes.conjunctionTags).toEqual(['conj-c']);
     expect(classes.punctuationTags).toEqual(['.']);
     expect(classes.closedClassTags).toEqual(expect.arrayContaining(['art', 'prp', 'conj-c']));
     expect(classes.closedClassTags).not.toContain('n');
+  });
+
+  it('verb-like tags grow from the clause heads to the open-class heads of verb-headed phrases', () => {
+    // Clauses are headed by a finite verb or a modal; the bare verb under a modal (VB) heads
+    // only VPs, which are mostly headed by verb-like tags, so it is verb-like too (the old
+    // rule, clause heads alone, missed it). NN heads noun phrases only.
+    const trees: Tree[] = [];
+    for (let k = 0; k < 30; k++) {
+      trees.push(parseTree(`(S (NP (DT the) (NN n${k})) (VP (MD will) (VP (VB v${k}) (NP (NN m${k})))) (. .))`));
+      trees.push(parseTree(`(S (NP (DT a) (NN p${k})) (VP (VBD w${k}) (S (VP (TO to) (VP (VB u${k}))))) (. .))`));
+    }
+    const classes = learnTreeClasses(trees, headRulePreset('collins'));
+    expect(classes.closedClassTags).toEqual(expect.arrayContaining(['DT', 'MD', 'TO']));
+    expect(classes.verbTags).toEqual(expect.arrayContaining(['MD', 'VBD', 'VB']));
+    expect(classes.verbTags).not.toContain('NN');
   });
 
   it.skipIf(!existsSync(dataFile('ptb-sample', 'train.mrg')))('on ptb-sample, learned heads agree with Collins on most phrases and the classes look like the PTB lists', () => {

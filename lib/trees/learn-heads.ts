@@ -89,6 +89,35 @@ interface ChildStats {
 }
 
 /**
+ * The candidates of a parent headed by a word: its words, each followed by the phrases that
+ * project it (phrases other than the parent's own label whose nodes are mostly, > 50%,
+ * headed by that word's tag), then the other phrases. So a clause whose finite verb sits
+ * inside a verb phrase of auxiliaries is headed by that phrase, not by an adverb that
+ * happens to be a word beside it.
+ */
+function withProjections(parent: string, words: readonly string[], phrases: readonly string[], headTags: Map<string, Map<string, number>>): string[] {
+  const mainTag = (label: string): string | undefined => {
+    const d = headTags.get(label);
+    if (!d) return undefined;
+    let total = 0;
+    let best: [string, number] | undefined;
+    for (const [tag, k] of d) {
+      total += k;
+      if (!best || k > best[1]) best = [tag, k];
+    }
+    return best && best[1] > 0.5 * total ? best[0] : undefined;
+  };
+  const projecting = new Map<string, string[]>();
+  for (const p of phrases) {
+    const tag = p === parent ? undefined : mainTag(p);
+    if (tag === undefined || !words.includes(tag)) continue;
+    projecting.set(tag, [...(projecting.get(tag) ?? []), p]);
+  }
+  const placed = new Set([...projecting.values()].flat());
+  return [...words.flatMap((w) => [w, ...(projecting.get(w) ?? [])]), ...phrases.filter((p) => !placed.has(p))];
+}
+
+/**
  * Learns rules for the labels a table does not cover, from a treebank. For a parent label P
  * the head is the child label that most often occurs exactly once under P: the child that
  * carries P's lexical material is obligatory and unique (a PP has one preposition, a clause
@@ -102,7 +131,8 @@ interface ChildStats {
  * Phrase candidates are then put in the order of how often they share the parent's lexical
  * material: with the first rules, the head tags of P's nodes and of each candidate's nodes
  * are counted, and candidates whose head tags overlap P's most come first (a clause shares
- * its verb with its VP, not with its subject NP).
+ * its verb with its VP, not with its subject NP). Under a word-headed parent, a phrase mostly
+ * headed by one of its word candidates comes right after that word (withProjections).
  * Coordination: a label whose nodes mostly hold a conjunction (learnConjunctionTags) is
  * headed by its first conjunct, and a table without a coordination entry gets the learned
  * conjunctions (with the learned punctuation as `skip`).
@@ -168,7 +198,9 @@ export function learnHeadRules(trees: readonly Tree[], table?: HeadTable, option
   const tagOf = (n: Tree): string => {
     if (n.word !== undefined) return n.label;
     const h = headChildIndex(n, { table: first });
-    const tag = tagOf(n.children[h < 0 ? 0 : h]);
+    const head = n.children[h < 0 ? 0 : h];
+    const tag = tagOf(head);
+    for (const c of n.children) if (c !== head) tagOf(c); // every phrase counts, not only those on head paths
     const label = basicCategory(n.label);
     let d = headTags.get(label);
     if (!d) headTags.set(label, (d = new Map()));
@@ -196,7 +228,7 @@ export function learnHeadRules(trees: readonly Tree[], table?: HeadTable, option
     const order = new Map(phrases.map((l, i) => [l, i]));
     phrases.sort((a, b) => share(label, b) - share(label, a) || (order.get(a) as number) - (order.get(b) as number));
     const lexicalParent = rule.labels.length > 0 && !headTags.has(rule.labels[0]);
-    rules[label] = [{ direction: rule.direction, labels: lexicalParent ? [...words, ...phrases] : [...phrases, ...words] }];
+    rules[label] = [{ direction: rule.direction, labels: lexicalParent ? withProjections(label, words, phrases, headTags) : [...phrases, ...words] }];
   }
   const otherwise = Object.keys(base.rules).length > 0 ? base.otherwise : rightVotes > leftVotes ? 'right' : 'left';
   const coordination = base.coordination ?? (conjunctions.size > 0 ? { conjunctions: [...conjunctions].sort(), skip: [...punctuation].sort() } : undefined);

@@ -9,6 +9,9 @@
  * - verb-like tags: the clause label is the label of most whole sentences (PTB `S`,
  *   Floresta `fcl`); verb-like tags are the tags of the lexical heads of clause nodes (found
  *   with the head table), most frequent first, until they cover 90% of them (each >= 2%);
+ *   then every label mostly (>= 50%) headed by verb-like tags (a verb phrase, a non-finite
+ *   clause) adds its open-class head tags of >= 5% of its nodes, until nothing changes
+ *   (PTB `VB` and `VBN` under `VP`; Floresta's infinitives and participles under `vp`, `icl`);
  * - adposition-like labels: phrase labels whose head child is a closed-class word followed
  *   by a phrase in at least half of their nodes (the PTB's PP and SBAR, Floresta's pp).
  * The classes are plain JSON, saved with a reranker model so that test-time features use
@@ -42,6 +45,42 @@ function headTagOf(n: Tree, table: HeadTable): string {
     x = x.children[h < 0 ? 0 : h];
   }
   return x.label;
+}
+
+/** Adds the most frequent head tags (but `skip`) until they cover `cover` of `total`, each >= `least` of it; whether any was new. */
+function addHeadTags(
+  out: string[], heads: ReadonlyMap<string, number>, total: number, skip: ReadonlySet<string>, cover: number, least: number,
+): boolean {
+  let covered = 0;
+  let added = false;
+  for (const [tag, k] of [...heads].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
+    if (covered >= cover * total || k < least * total) break;
+    covered += k;
+    if (skip.has(tag)) continue;
+    if (!out.includes(tag)) {
+      out.push(tag);
+      added = true;
+    }
+  }
+  return added;
+}
+
+/** For each phrase label (nodes with two or more children), how often each tag is its lexical head. */
+function headTagsByLabel(trees: readonly Tree[], table: HeadTable): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  const walk = (n: Tree): void => {
+    if (n.word !== undefined) return;
+    if (n.children.length >= 2 && !ROOT_LABELS.has(n.label)) {
+      const label = basicCategory(n.label);
+      let d = out.get(label);
+      if (!d) out.set(label, (d = new Map()));
+      const tag = headTagOf(n, table);
+      d.set(tag, (d.get(tag) ?? 0) + 1);
+    }
+    for (const c of n.children) walk(c);
+  };
+  for (const t of trees) walk(t);
+  return out;
 }
 
 export function learnTreeClasses(trees: readonly Tree[], table: HeadTable): TreeClasses {
@@ -80,12 +119,24 @@ export function learnTreeClasses(trees: readonly Tree[], table: HeadTable): Tree
   };
   for (const t of trees) walk(t);
   const verbTags: string[] = [];
-  let covered = 0;
-  for (const [tag, k] of [...clauseHeads].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
-    if (covered >= 0.9 * clauses || k < 0.02 * clauses) break;
-    if (punctuation.has(tag)) continue;
-    verbTags.push(tag);
-    covered += k;
+  addHeadTags(verbTags, clauseHeads, clauses, punctuation, 0.9, 0.02);
+  // Labels whose heads are mostly verb-like (a verb phrase, a non-finite clause) add every
+  // open-class head tag of >= 5% of their nodes (a verb phrase's preposition is not a verb).
+  const notVerbs = new Set([...punctuation, ...closed]);
+  const labelHeads = headTagsByLabel(trees, table);
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const [label, heads] of [...labelHeads].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      let total = 0;
+      let verbal = 0;
+      for (const [tag, k] of heads) {
+        total += k;
+        if (verbTags.includes(tag)) verbal += k;
+      }
+      if (label === clause || total < 20 || verbal < 0.5 * total) continue;
+      labelHeads.delete(label);
+      grown = addHeadTags(verbTags, heads, total, notVerbs, 1, 0.05) || grown;
+    }
   }
   const adpositionLabels = [...phrase].filter(([, s]) => s.count >= 20 && s.adposition >= 0.5 * s.count).map(([l]) => l);
   const sorted = (s: Iterable<string>): string[] => [...s].sort();
