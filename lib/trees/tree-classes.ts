@@ -94,19 +94,12 @@ export function learnTreeClasses(trees: readonly Tree[], table: HeadTable): Tree
     if (top.word === undefined) topLabels.set(basicCategory(top.label), (topLabels.get(basicCategory(top.label)) ?? 0) + 1);
   }
   const clause = [...topLabels].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0];
-  const clauseHeads = new Map<string, number>();
-  let clauses = 0;
   // Adposition-like: head child a closed-class word with a phrase right after it.
   const phrase = new Map<string, { count: number; adposition: number }>();
   const walk = (n: Tree): void => {
     if (n.word !== undefined) return;
     if (n.children.length >= 2 && !ROOT_LABELS.has(n.label)) {
       const label = basicCategory(n.label);
-      if (label === clause) {
-        clauses++;
-        const tag = headTagOf(n, table);
-        clauseHeads.set(tag, (clauseHeads.get(tag) ?? 0) + 1);
-      }
       let s = phrase.get(label);
       if (!s) phrase.set(label, (s = { count: 0, adposition: 0 }));
       s.count++;
@@ -118,12 +111,15 @@ export function learnTreeClasses(trees: readonly Tree[], table: HeadTable): Tree
     for (const c of n.children) walk(c);
   };
   for (const t of trees) walk(t);
+  const labelHeads = headTagsByLabel(trees, table);
+  const clauseHeads = (clause !== undefined && labelHeads.get(clause)) || new Map<string, number>();
+  let clauses = 0;
+  for (const k of clauseHeads.values()) clauses += k;
   const verbTags: string[] = [];
   addHeadTags(verbTags, clauseHeads, clauses, punctuation, 0.9, 0.02);
   // Labels whose heads are mostly verb-like (a verb phrase, a non-finite clause) add every
   // open-class head tag of >= 5% of their nodes (a verb phrase's preposition is not a verb).
   const notVerbs = new Set([...punctuation, ...closed]);
-  const labelHeads = headTagsByLabel(trees, table);
   for (let grown = true; grown; ) {
     grown = false;
     for (const [label, heads] of [...labelHeads].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
