@@ -78,6 +78,33 @@ export function learnClosedClassTags(trees: Iterable<Tree>, punctuation: Readonl
   return out;
 }
 
+/**
+ * For each phrase label, how often each tag is the lexical head of its nodes under `table`,
+ * over the nodes `counted` accepts (default: every phrase node). One bottom-up pass: each
+ * node's head tag is its head child's.
+ */
+export function headTagCounts(
+  trees: readonly Tree[], table: HeadTable, counted: (n: Tree) => boolean = () => true,
+): Map<string, Map<string, number>> {
+  const counts = new Map<string, Map<string, number>>();
+  const tagOf = (n: Tree): string => {
+    if (n.word !== undefined) return n.label;
+    const h = headChildIndex(n, { table });
+    const head = n.children[h < 0 ? 0 : h];
+    const tag = tagOf(head);
+    for (const c of n.children) if (c !== head) tagOf(c);
+    if (counted(n)) {
+      const label = basicCategory(n.label);
+      let d = counts.get(label);
+      if (!d) counts.set(label, (d = new Map()));
+      d.set(tag, (d.get(tag) ?? 0) + 1);
+    }
+    return tag;
+  };
+  for (const t of trees) tagOf(t);
+  return counts;
+}
+
 interface ChildStats {
   /** Instances of the parent where this child label occurs exactly once. */
   once: number;
@@ -194,20 +221,7 @@ export function learnHeadRules(trees: readonly Tree[], table?: HeadTable, option
   }
   // Second pass: phrase candidates ordered by the head tags they share with the parent.
   const first: HeadTable = { ...base, rules, otherwise: 'left', coordination: base.coordination };
-  const headTags = new Map<string, Map<string, number>>();
-  const tagOf = (n: Tree): string => {
-    if (n.word !== undefined) return n.label;
-    const h = headChildIndex(n, { table: first });
-    const head = n.children[h < 0 ? 0 : h];
-    const tag = tagOf(head);
-    for (const c of n.children) if (c !== head) tagOf(c); // every phrase counts, not only those on head paths
-    const label = basicCategory(n.label);
-    let d = headTags.get(label);
-    if (!d) headTags.set(label, (d = new Map()));
-    d.set(tag, (d.get(tag) ?? 0) + 1);
-    return tag;
-  };
-  for (const t of trees) tagOf(t);
+  const headTags = headTagCounts(trees, first);
   const share = (a: string, b: string): number => {
     const da = headTags.get(a);
     const db = headTags.get(b);

@@ -18,7 +18,7 @@
  * the classes learned at training time.
  */
 import type { HeadTable } from './head-rules.js';
-import { learnClosedClassTags, learnConjunctionTags, learnPunctuationTags } from './learn-heads.js';
+import { headTagCounts, learnClosedClassTags, learnConjunctionTags, learnPunctuationTags } from './learn-heads.js';
 import { headChildIndex } from './heads.js';
 import type { Tree } from './tree.js';
 import { basicCategory, ROOT_LABELS } from './transforms.js';
@@ -38,15 +38,6 @@ function topNode(t: Tree): Tree {
   return n;
 }
 
-function headTagOf(n: Tree, table: HeadTable): string {
-  let x = n;
-  while (x.word === undefined) {
-    const h = headChildIndex(x, { table });
-    x = x.children[h < 0 ? 0 : h];
-  }
-  return x.label;
-}
-
 /** Adds the most frequent head tags (but `skip`) until they cover `cover` of `total`, each >= `least` of it; whether any was new. */
 function addHeadTags(
   out: string[], heads: ReadonlyMap<string, number>, total: number, skip: ReadonlySet<string>, cover: number, least: number,
@@ -63,24 +54,6 @@ function addHeadTags(
     }
   }
   return added;
-}
-
-/** For each phrase label (nodes with two or more children), how often each tag is its lexical head. */
-function headTagsByLabel(trees: readonly Tree[], table: HeadTable): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
-  const walk = (n: Tree): void => {
-    if (n.word !== undefined) return;
-    if (n.children.length >= 2 && !ROOT_LABELS.has(n.label)) {
-      const label = basicCategory(n.label);
-      let d = out.get(label);
-      if (!d) out.set(label, (d = new Map()));
-      const tag = headTagOf(n, table);
-      d.set(tag, (d.get(tag) ?? 0) + 1);
-    }
-    for (const c of n.children) walk(c);
-  };
-  for (const t of trees) walk(t);
-  return out;
 }
 
 export function learnTreeClasses(trees: readonly Tree[], table: HeadTable): TreeClasses {
@@ -111,7 +84,8 @@ export function learnTreeClasses(trees: readonly Tree[], table: HeadTable): Tree
     for (const c of n.children) walk(c);
   };
   for (const t of trees) walk(t);
-  const labelHeads = headTagsByLabel(trees, table);
+  // Head tags of the phrase nodes with two or more children (no trivial roots), per label.
+  const labelHeads = headTagCounts(trees, table, (n) => n.children.length >= 2 && !ROOT_LABELS.has(n.label));
   const clauseHeads = (clause !== undefined && labelHeads.get(clause)) || new Map<string, number>();
   let clauses = 0;
   for (const k of clauseHeads.values()) clauses += k;
