@@ -104,7 +104,7 @@ describe('validation from the option declarations', () => {
     const classes = await cli('train-tagger', '--algo', 'crf', '--train', 't', '--columns', 'a,b', '--label', 'b', '--model', 'm', '--cluster-text', 'train', '--cluster-classes', '1');
     expect(classes.stderr.split('\n')[0]).toBe("structrank: train-tagger: invalid value for --cluster-classes: '1'");
     const heads = await cli('train-reranker', '--method', 'perceptron', '--train', 't', '--model', 'm', '--head-rules', 'collins');
-    expect(heads.stderr.split('\n')[0]).toBe('structrank: train-reranker: --head-rules does not apply to --method perceptron');
+    expect(heads.stderr.split('\n')[0]).toBe('structrank: train-reranker: --head-rules applies to --method perceptron only with --feature-weight');
   });
 
   it('parseOptions fills defaults, reads numbers, lists and negated flags, and refuses out-of-range values', () => {

@@ -14,12 +14,13 @@ afterAll(() => tmp.cleanup());
 
 describe('structrank train-reranker --method perceptron / rerank', () => {
   it('trains on a tiny tree n-best file, reports dev F1 and writes one chosen tree per line', () => {
-    for (const kernel of ['linear', 'tree']) {
+    for (const kernel of ['linear', 'tree', 'tree+features']) {
       const model = tmp.file(`trees-${kernel}.model`);
-      const t = runCli(['train-reranker', '--method', 'perceptron', '--kernel', kernel, '--epochs', '5', '--voted', '--train', treesFile, '--dev', treesFile, '--model', model, '--threads', '2']);
+      const kernelArgs = kernel === 'tree+features' ? ['--kernel', 'tree', '--feature-weight', '0.5', '--head-rules', 'collins'] : ['--kernel', kernel];
+      const t = runCli(['train-reranker', '--method', 'perceptron', ...kernelArgs, '--epochs', '5', '--voted', '--train', treesFile, '--dev', treesFile, '--model', model, '--threads', '2']);
       expect(t.stderr).toBe('');
       expect(t.status).toBe(0);
-      expect(t.stdout).toMatch(/trained .* on 8 sentences/);
+      expect(t.stdout).toMatch(kernel === 'tree+features' ? /trained tree-kernel perceptron plus reranking features \(weight 0\.5\) on 8 sentences/ : /trained .* on 8 sentences/);
       expect(t.stdout).toMatch(/dev \(voted\): F1 100\.00 \(base model \d+\.\d+, oracle 100\.00\) on 8 sentences/);
       const out = tmp.file(`best-${kernel}.mrg`);
       const r = runCli(['rerank', '--model', model, '--input', treesFile, '--out', out]);

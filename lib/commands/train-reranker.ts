@@ -19,7 +19,8 @@ import { resolveThreads } from '../native.js';
 
 const METHODS = [...Object.keys(rerankerTrainers), 'perceptron'];
 // Both methods take --threads; the other options apply to one side only.
-const { threads, ...linearOnly } = linearRerankerFields;
+// --threads and --head-rules apply to every method (the perceptron's with --feature-weight).
+const { threads, headRules, ...linearOnly } = linearRerankerFields;
 // Parameter mixing of the perceptron (in process or as jobs): train-tagger's fields less the CRF's.
 const { gradientShards: _crfOnly, ...mixingFields } = trainFields;
 const perceptronOnly: Omit<typeof perceptronFields, 'threads'> & typeof mixingFields = { ...perceptronFields, ...mixingFields };
@@ -43,6 +44,7 @@ printed, with a warning under 90%.`,
     model: requiredFile('model file to write', 'M'),
     ...linearOnly,
     ...perceptronOnly,
+    headRules,
     threads,
     ...checkpointFields,
     json: option(json, 'print the model summary (and the dev score) as JSON'),
@@ -60,6 +62,9 @@ printed, with a warning under 90%.`,
     if (!trainer && !perceptron) throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${METHODS.join(', ')})`);
     const wrong = Object.entries(perceptron ? linearOnly : perceptronOnly).map(([name, field]) => `--${flagOf(name, field)}`).find((f) => given.has(f));
     if (wrong !== undefined) throw new UsageError(`train-reranker: ${wrong} does not apply to --method ${method}`);
+    if (perceptron && given.has('--head-rules') && !(values.featureWeight > 0)) {
+      throw new UsageError('train-reranker: --head-rules applies to --method perceptron only with --feature-weight');
+    }
     if (perceptron) return trainPerceptronCli(values);
     const trainFile = values.train;
     const modelFile = values.model;

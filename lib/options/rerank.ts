@@ -22,6 +22,13 @@ export const PERCEPTRON_LAMBDA = { tree: 0.4, tags: 0.5 } as const;
 
 const numberList = (check: z.ZodNumber) => z.array(check).min(1);
 
+/** The head table of the parse-tree reranking features (boost, logloss, loglinear, and the perceptron's --feature-weight). */
+export const headRules = option(
+  z.string().min(1).default('collins'),
+  "head table of the tree features: the preset 'collins' or a JSON file; uncovered labels get head rules (and word classes) learned from the training trees, saved in the model",
+  { value: 'collins|FILE' },
+);
+
 /** boost, logloss and loglinear (`train-reranker --method boost|logloss|loglinear`). */
 export const linearRerankerFields = {
   rounds: option(
@@ -38,11 +45,7 @@ export const linearRerankerFields = {
   ),
   cutoff: option(z.number().int().min(1).default(FEATURE_CUTOFF), 'keep features seen on candidates of at least N training sentences', { value: 'N' }),
   devStep: option(z.number().int().min(1).optional(), 'score --dev every N rounds when choosing the round count (default: 1/200 of the rounds)', { value: 'N' }),
-  headRules: option(
-    z.string().min(1).default('collins'),
-    "head table of the tree features: the preset 'collins' or a JSON file; uncovered labels get head rules (and word classes) learned from the training trees, saved in the model",
-    { value: 'collins|FILE' },
-  ),
+  headRules,
   threads,
 };
 
@@ -60,6 +63,7 @@ export const perceptronFields = {
   lambda: option(z.number().gt(0).lte(1).optional(), `tree / tagging kernel decay (default ${PERCEPTRON_LAMBDA.tree} trees, ${PERCEPTRON_LAMBDA.tags} tags)`),
   beta: option(z.number().default(0), 'weight of the base model: beta*L(x)*L(y) + K(x,y)'),
   baseWeight: option(z.number().default(0), 'fixed prior on the base model: every hypothesis adds g*L(x)', { value: 'g' }),
+  featureWeight: option(z.number().min(0).default(0), 'tree kernel: add the reranking features (as boost uses them) with weight w: K + w*Phi(x).Phi(y)', { value: 'w' }),
   sim2: option(z.number().min(0).optional(), 'tagging kernel: weight of the word-class term (default 0.5 with --word-feature, else 0)'),
   wordFeature: option(z.enum(WORD_FEATURES).default('none'), 'tagging kernel: the word class of the Sim2 term'),
   normalize: option(z.boolean().default(false), "tagging kernel: K(a,b)/sqrt(K(a,a)K(b,b)) (beta's term is added after)"),

@@ -82,6 +82,9 @@ export const taggerBaseSchema = z.strictObject({
 const scoreField = z.enum(SCORE_KINDS, { error: "expected 'errors' or 'f1'" }).optional()
   .describe("the per-sentence Score it trains and selects on: 'errors' (-50 x (missed + invented), the default) or 'f1' (F1 x |gold|, the Score before it: 0 for every candidate of a sentence without gold brackets or entities; for comparisons)");
 
+const headRulesField = z.string({ error: "expected 'collins' or a head-rule file" }).default('collins')
+  .describe("parse trees: head table of the tree features, 'collins' or a JSON file; uncovered labels get rules learned from the training trees");
+
 const boostSchema = z.strictObject({
   type: z.literal('boost'),
   name: z.string().optional().describe("name in the results table (default 'boosting')"),
@@ -90,8 +93,7 @@ const boostSchema = z.strictObject({
   weighting: z.enum(['score', 'uniform'], { error: "expected 'score' or 'uniform'" }).default('score')
     .describe("pair weights: 'score' (S = Score(x1) - Score(xj), eq. 22) or 'uniform' (S = 1, eq. 23)"),
   cutoff: nonNegativeInt('sentences').default(FEATURE_CUTOFF).describe('feature count cutoff: keep features seen on candidates of >= cutoff sentences'),
-  headRules: z.string({ error: "expected 'collins' or a head-rule file" }).default('collins')
-    .describe("parse trees: head table of the tree features, 'collins' or a JSON file; uncovered labels get rules learned from the training trees"),
+  headRules: headRulesField,
   score: scoreField,
 });
 
@@ -103,6 +105,9 @@ const perceptronSchema = z.strictObject({
   lambda: grid('lambda', (n) => n > 0 && n <= 1, ' in (0, 1]').default([PERCEPTRON_LAMBDA.tree]).describe('kernel decay values tried on dev; 0 < lambda <= 1'),
   beta: grid('beta', (n) => Number.isFinite(n), '').default([0.2]).describe('weights of the base-model term beta L(x) L(y) tried on dev'),
   baseWeight: grid('baseWeight', (n) => n >= 0, ' >= 0').default([0]).describe('fixed base-model priors g (every hypothesis adds g L(x)) tried on dev'),
+  featureWeight: grid('featureWeight', (n) => n >= 0, ' >= 0').default([0])
+    .describe("tree kernel: weights w of the reranking features boosting uses, K + w Phi(x) . Phi(y), tried on dev (0: the tree kernel alone)"),
+  headRules: headRulesField,
   epochs: positiveInt('epochs').default(PERCEPTRON_DEFAULTS.epochs as number).describe('passes over the training data'),
   mode: z.enum(['voted', 'averaged', 'last'], { error: "expected 'voted', 'averaged' or 'last'" }).default('voted').describe('prediction: voted, averaged or last'),
   chunks: positiveInt('chunks').default(PERCEPTRON_DEFAULTS.chunks as number).describe('independent perceptrons trained on chunks of the data and voted together'),
@@ -119,8 +124,7 @@ const loglinearSchema = z.strictObject({
   l2: grid('l2', (n) => n >= 0, ' >= 0').default([LOGLINEAR_C]).describe('Gaussian prior weights C tried on dev'),
   iterations: positiveInt('iterations').default(RERANK_ROUNDS.loglinear).describe('L-BFGS iterations'),
   cutoff: nonNegativeInt('sentences').default(FEATURE_CUTOFF).describe('feature count cutoff: keep features seen on candidates of >= cutoff sentences'),
-  headRules: z.string({ error: "expected 'collins' or a head-rule file" }).default('collins')
-    .describe("parse trees: head table of the tree features, 'collins' or a JSON file; uncovered labels get rules learned from the training trees"),
+  headRules: headRulesField,
   score: scoreField,
 });
 
@@ -224,13 +228,16 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     const tagging = (rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags')) === 'tags';
     if (rr.wordFeature !== 'none' && !tagging) fail(`rerankers[${i}].wordFeature`, 'a word feature (Sim2) needs the tagging kernel');
     if (rr.normalize && !tagging) fail(`rerankers[${i}].normalize`, 'normalization applies to the tagging kernel');
+    if (rr.featureWeight.some((w) => w > 0) && (rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags')) !== 'tree') {
+      fail(`rerankers[${i}].featureWeight`, 'reranking features are added to the tree kernel');
+    }
   });
   const names = new Set<string>();
   const rerankers = c.rerankers.map((rr, i) => {
     const name = rr.name ?? defaultRerankerName(rr, c.task);
     if (names.has(name)) fail(`rerankers[${i}].name`, `'${name}' is used twice (give each reranker a distinct name)`);
     names.add(name);
-    if ((rr.type === 'boost' || rr.type === 'loglinear') && !(rr.headRules in HEAD_RULE_PRESETS)) return { ...rr, name, headRules: at(rr.headRules) };
+    if (!(rr.headRules in HEAD_RULE_PRESETS)) return { ...rr, name, headRules: at(rr.headRules) };
     return { ...rr, name };
   });
   const output = at(c.output);

@@ -16,6 +16,7 @@ import { rerankerMixing } from '../distributed/rerank-mixing.js';
 import { ArtifactStore } from '../distributed/store.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { resolveThreads } from '../native.js';
+import { loadHeadRules } from '../trees/head-rules.js';
 
 function predictionFlag(values: { voted?: boolean; averaged?: boolean; last?: boolean }): PerceptronPrediction | undefined {
   const set = (['voted', 'averaged', 'last'] as const).filter((k) => values[k]);
@@ -30,6 +31,7 @@ function report(label: string, e: RerankEvaluation, metric: string): string {
 /** What `train-reranker --method perceptron` reads: the files and the perceptron's fields. */
 export interface PerceptronTrainCli extends OptionValues<typeof perceptronFields> {
   train: string;
+  headRules: string;
   dev?: string;
   model: string;
   json?: boolean;
@@ -60,6 +62,7 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
     lambda: values.lambda,
     beta: values.beta,
     baseWeight: values.baseWeight,
+    ...(values.featureWeight > 0 ? { featureWeight: values.featureWeight, headRules: loadHeadRules(values.headRules) } : {}),
     sim1: sim2 > 0 ? 0.5 : 1,
     sim2,
     wordFeature,
@@ -102,7 +105,8 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
   const how = options.mixing
     ? `parameter mixing over ${values.mixShards ?? DEFAULT_MIX_SHARDS} shards (${values.mixWeighting ?? 'uniform'}), ${info.support} support candidates`
     : `${info.steps} steps, ${info.mistakes} mistakes, ${info.support} support candidates, ${info.chunks} chunk(s)`;
-  console.log(`trained ${reranker.meta.kernel}-kernel perceptron on ${train.length} sentences in ${seconds.toFixed(1)}s: ${how}; model ${modelFile}`);
+  const plus = reranker.meta.featureWeight ? ` plus reranking features (weight ${reranker.meta.featureWeight})` : '';
+  console.log(`trained ${reranker.meta.kernel}-kernel perceptron${plus} on ${train.length} sentences in ${seconds.toFixed(1)}s: ${how}; model ${modelFile}`);
   if (e) console.log(report(`dev (${reranker.meta.prediction})`, e, metricName(reranker)));
   return 0;
 }

@@ -44,6 +44,8 @@ export interface NativeCandidateSpec {
   /** Score(x) per candidate (training only). */
   scores?: Float64Array;
   features?: NativeFeatureRows;
+  /** Tree or tagging kernel plus `features`: K + featureWeight * Phi . Phi (linear_sum_bank.h). */
+  featureWeight?: number;
   trees?: NativePreorderTrees;
   tags?: NativeTaggedSequences;
 }
@@ -67,6 +69,8 @@ export interface NativePerceptronOptions {
 
 export interface NativePerceptronInfo {
   kernel: 'linear' | 'tree' | 'tags';
+  /** The weight of the explicit features added to a tree or tagging kernel, when they are. */
+  featureWeight?: number;
   support: number;
   steps: number;
   mistakes: number;

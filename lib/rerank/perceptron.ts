@@ -29,6 +29,9 @@ import type { TagScoring } from './perceptron-data.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import { baseIndex, oracleIndex } from './candidate-order.js';
 import { rerankerMixingSpec, type RerankerMixingSpec } from './perceptron-mixing.js';
+import { summedFeatureRows, summedFeatureRowsSync, summedFeatureSettings, trainingFeatureRows } from './perceptron-summed.js';
+import type { TreeSettings } from './tree-settings.js';
+import type { HeadTable } from '../trees/head-rules.js';
 
 export type { PerceptronKernel } from './perceptron-data.js';
 export type PerceptronPrediction = 'last' | 'averaged' | 'voted';
@@ -64,6 +67,14 @@ export interface PerceptronTrainOptions {
    * to change its choice (default 0). Unlike beta's term, its weight is not learned.
    */
   baseWeight?: number;
+  /**
+   * Tree kernel: add the parse-tree reranking features boosting uses (head-to-head
+   * dependencies, parallelism, lengths; lib/rerank/perceptron-summed.ts) with this weight:
+   * K(x, y) = K_tree(x, y) + featureWeight * Phi(x) . Phi(y) (default 0: the tree kernel alone).
+   */
+  featureWeight?: number;
+  /** With featureWeight: the head table the features start from (default the `collins` preset; labels it misses are learned). */
+  headRules?: HeadTable;
   /** Tagging kernel: Sim1 / Sim2 weights (default 1 / 0) and Sim2's word class function. */
   sim1?: number;
   sim2?: number;
@@ -118,6 +129,9 @@ export interface PerceptronMeta {
   beta: number;
   /** 0 in models saved before it existed. */
   baseWeight?: number;
+  /** Tree kernel plus reranking features: their weight and the learned head rules and classes. */
+  featureWeight?: number;
+  treeSettings?: TreeSettings;
   sim1: number;
   sim2: number;
   wordFeature: string;
@@ -212,15 +226,26 @@ export class PerceptronReranker {
     };
     if (settings.normalize && kernel !== 'tags') throw optionError(`normalize applies to the tagging kernel only (kernel '${kernel}')`);
     if (!(settings.lambda > 0 && settings.lambda <= 1)) throw optionError(`lambda must be in (0, 1], got ${settings.lambda}`);
-    const dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
+    const featureWeight = options.featureWeight ?? 0;
+    if (!(Number.isFinite(featureWeight) && featureWeight >= 0)) throw optionError(`featureWeight must be >= 0, got ${featureWeight}`);
+    if (featureWeight > 0 && kernel !== 'tree') throw optionError(`featureWeight applies to the tree kernel only (kernel '${kernel}')`);
+    let dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
     const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary, score: options.score });
+    let treeSettings: TreeSettings | undefined;
+    if (featureWeight > 0) {
+      treeSettings = summedFeatureSettings(sentences, file, options.headRules).settings;
+      const extracted = await trainingFeatureRows(sentences, treeSettings, { file, threads: options.threads, signal: options.signal });
+      dictionary = extracted.dictionary;
+      built.spec.features = extracted.rows;
+      built.spec.featureWeight = featureWeight;
+    }
     const epochs = options.epochs ?? PERCEPTRON_DEFAULTS.epochs;
     const chunks = options.chunks ?? PERCEPTRON_DEFAULTS.chunks;
     const seed = options.seed ?? PERCEPTRON_DEFAULTS.seed;
     let finished = false;
     // Everything that shapes the decisions except the epoch count (not threads, the cache,
     // or `compressed`, which make the same decisions): a checkpoint resumes only with these.
-    const shaping = { settings, chunks, seed, shuffle: options.shuffle ?? true, beta: options.beta ?? 0, baseWeight: options.baseWeight ?? 0, primal: kernel === 'linear' && (options.primal ?? true), ...(options.score === 'f1' ? { score: options.score } : {}) };
+    const shaping = { settings, ...(featureWeight > 0 ? { featureWeight, treeSettings } : {}), chunks, seed, shuffle: options.shuffle ?? true, beta: options.beta ?? 0, baseWeight: options.baseWeight ?? 0, primal: kernel === 'linear' && (options.primal ?? true), ...(options.score === 'f1' ? { score: options.score } : {}) };
     const fingerprint = options.checkpoint !== undefined || options.resume !== undefined ? fingerprintOf([JSON.stringify(shaping), JSON.stringify(sentences)]) : '';
     let doneEpochs = 0;
     let saved: Uint8Array | undefined;
@@ -256,7 +281,7 @@ export class PerceptronReranker {
     );
     let handle: NativePerceptronModel | undefined;
     if (options.mixing) {
-      const refused = options.prediction === 'voted' ? 'voted prediction' : chunks > 1 ? 'chunks' : options.checkpoint !== undefined || options.resume !== undefined ? 'checkpoints' : undefined;
+      const refused = options.prediction === 'voted' ? 'voted prediction' : featureWeight > 0 ? 'reranking features added to the tree kernel' : chunks > 1 ? 'chunks' : options.checkpoint !== undefined || options.resume !== undefined ? 'checkpoints' : undefined;
       if (refused !== undefined) throw optionError(`parameter mixing has no ${refused} (a mixed model is one set of real coefficients)`);
       const mixingOptions = { shuffle: options.shuffle ?? PERCEPTRON_DEFAULTS.shuffle, beta: options.beta ?? PERCEPTRON_DEFAULTS.beta, baseWeight: options.baseWeight ?? PERCEPTRON_DEFAULTS.baseWeight, primal: shaping.primal, cacheMB: options.cacheMB ?? PERCEPTRON_DEFAULTS.cacheMB };
       const spec = rerankerMixingSpec(sentences, file, settings, mixingOptions);
@@ -295,6 +320,7 @@ export class PerceptronReranker {
       sim2: settings.sim2,
       wordFeature: settings.wordFeature,
       ...(settings.normalize ? { normalize: true } : {}),
+      ...(featureWeight > 0 ? { featureWeight, treeSettings } : {}),
       featureSource,
       tagScoring: built.tagScoring,
       epochs,
@@ -320,17 +346,37 @@ export class PerceptronReranker {
    * repeated `choose` calls on the same sentences skip that work.
    */
   prepare(sentences: readonly NbestSentence[], file = '<n-best>'): PreparedCandidates {
+    const built = this.build(sentences, file);
+    if (this.meta.featureWeight && this.meta.treeSettings && this.dictionary) {
+      built.spec.features = summedFeatureRowsSync(sentences, this.meta.treeSettings, this.dictionary);
+    }
+    return { spec: built.spec, sentences: sentences.length, candidates: built.spec.logprobs.length };
+  }
+
+  /** `prepare` with the reranking features extracted off the JS thread. */
+  private async prepareAsync(sentences: readonly NbestSentence[], options: ChooseOptions): Promise<PreparedCandidates> {
+    if (!this.meta.featureWeight) return this.prepare(sentences, options.file);
+    const file = options.file ?? '<n-best>';
+    const built = this.build(sentences, file);
+    if (this.meta.treeSettings && this.dictionary) {
+      built.spec.features = await summedFeatureRows(sentences, this.meta.treeSettings, this.dictionary, { file, threads: options.threads, signal: options.signal });
+    }
+    return { spec: built.spec, sentences: sentences.length, candidates: built.spec.logprobs.length };
+  }
+
+  private build(sentences: readonly NbestSentence[], file: string): ReturnType<typeof buildCandidates> {
     if (sentences.length > 0 && taskOf(sentences) !== this.meta.task) {
       throw new InputError(file, undefined, `the model reranks ${this.meta.task === 'trees' ? 'trees' : 'tag sequences'}`);
     }
     const settings: KernelSettings = { ...this.meta, featureSource: this.meta.featureSource };
-    const built = buildCandidates(sentences, settings, { file, withScores: false, dictionary: this.dictionary });
-    return { spec: built.spec, sentences: sentences.length, candidates: built.spec.logprobs.length };
+    const built = buildCandidates(sentences, settings, { file, withScores: false, dictionary: this.meta.kernel === 'linear' ? this.dictionary : undefined });
+    if (this.meta.featureWeight) built.spec.featureWeight = this.meta.featureWeight;
+    return built;
   }
 
   /** The chosen candidate index of every sentence, and each candidate's score (vote share when voted). */
   async choose(sentences: readonly NbestSentence[] | PreparedCandidates, options: ChooseOptions = {}): Promise<{ chosen: Int32Array; scores: Float64Array }> {
-    const prepared = Array.isArray(sentences) ? this.prepare(sentences as readonly NbestSentence[], options.file) : (sentences as PreparedCandidates);
+    const prepared = Array.isArray(sentences) ? await this.prepareAsync(sentences as readonly NbestSentence[], options) : (sentences as PreparedCandidates);
     const mode = MODES[options.prediction ?? this.meta.prediction];
     return withCancelFlag(options.signal, (flag) => this.handle.choose(prepared.spec, mode, options.threads ?? 0, options.compressed ?? true, flag));
   }
@@ -409,7 +455,7 @@ export class PerceptronReranker {
       throw new ModelFileError(file, 'perceptron model metadata is missing or malformed');
     }
     let dictionary: FeatureDictionary | undefined;
-    if (meta.kernel === 'linear') {
+    if (meta.kernel === 'linear' || meta.featureWeight) {
       dictionary = new FeatureDictionary(meta.features ?? []);
       dictionary.frozen = true;
     }

@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "perceptron/candidate_bank.h"
 #include "binding/perceptron_banks.h"
+#include "perceptron/linear_sum_bank.h"
 #include "perceptron/reranker_model.h"
 
 namespace structrank::binding {
@@ -121,7 +122,13 @@ class PerceptronModel : public ErrorMappingWrap<PerceptronModel> {
     const RerankerModel& m = model(env);
     Napi::Object out = Napi::Object::New(env);
     static const char* kinds[] = {"linear", "tree", "tags"};
-    out.Set("kernel", Napi::String::New(env, kinds[static_cast<int>(m.support().kind())]));
+    const CandidateBank* bank = &m.support();
+    if (bank->kind() == KernelKind::kLinearSum) {
+      const auto& sum = static_cast<const LinearSumBank&>(*bank);
+      out.Set("featureWeight", Napi::Number::New(env, sum.weight()));
+      bank = &sum.inner();
+    }
+    out.Set("kernel", Napi::String::New(env, kinds[static_cast<int>(bank->kind())]));
     out.Set("support", Napi::Number::New(env, static_cast<double>(m.run().support.size())));
     out.Set("steps", Napi::Number::New(env, static_cast<double>(m.run().TotalSteps())));
     out.Set("mistakes", Napi::Number::New(env, static_cast<double>(m.run().TotalMistakes())));

@@ -3,13 +3,14 @@
 #include <string>
 
 #include "binding/convert.h"
+#include "perceptron/linear_sum_bank.h"
 #include "perceptron/structured_banks.h"
 
 namespace structrank::binding {
 
 namespace {
 
-std::shared_ptr<CandidateBank> LinearBankFrom(const Napi::Object& features) {
+std::unique_ptr<LinearBank> LinearBankFrom(const Napi::Object& features) {
   Napi::Env env = features.Env();
   Napi::Value ptr = features.Get("rowPtr");
   Napi::Value cols = features.Get("cols");
@@ -26,7 +27,7 @@ std::shared_ptr<CandidateBank> LinearBankFrom(const Napi::Object& features) {
     Expect(values.As<Napi::TypedArray>().TypedArrayType() == napi_float32_array, env, "features.values: Float32Array");
     m.values = ToVector<float>(values.As<Napi::Float32Array>());
   }
-  return std::make_shared<LinearBank>(std::move(m));
+  return std::make_unique<LinearBank>(std::move(m));
 }
 
 std::vector<int32_t> Ints(const Napi::Object& o, const char* key) {
@@ -36,17 +37,17 @@ std::vector<int32_t> Ints(const Napi::Object& o, const char* key) {
   return ToVector<int32_t>(v.As<Napi::Int32Array>());
 }
 
-std::shared_ptr<CandidateBank> TreeBankFrom(const Napi::Object& o) {
+std::unique_ptr<CandidateBank> TreeBankFrom(const Napi::Object& o) {
   PreorderTrees t;
   t.symbols = StringArray(o.Get("symbols"), "trees.symbols: array");
   t.label = Ints(o, "label");
   t.word = Ints(o, "word");
   t.arity = Ints(o, "arity");
   t.tree_size = Ints(o, "sizes");
-  return std::make_shared<TreeCandidateBank>(std::move(t), OptionalDouble(o, "lambda", 0.4));
+  return std::make_unique<TreeCandidateBank>(std::move(t), OptionalDouble(o, "lambda", 0.4));
 }
 
-std::shared_ptr<CandidateBank> TagBankFrom(const Napi::Object& o) {
+std::unique_ptr<CandidateBank> TagBankFrom(const Napi::Object& o) {
   TaggedSequences s;
   s.symbols = StringArray(o.Get("symbols"), "tags.symbols: array");
   s.label = Ints(o, "label");
@@ -59,7 +60,20 @@ std::shared_ptr<CandidateBank> TagBankFrom(const Napi::Object& o) {
   Napi::Value f = o.Get("wordFeature");
   std::string feature = f.IsString() ? f.As<Napi::String>().Utf8Value() : "none";
   const bool normalize = o.Get("normalize").ToBoolean().Value();
-  return std::make_shared<TagCandidateBank>(std::move(s), w, std::move(feature), normalize);
+  return std::make_unique<TagCandidateBank>(std::move(s), w, std::move(feature), normalize);
+}
+
+std::unique_ptr<CandidateBank> StructureBankFrom(const Napi::Object& spec, const std::string& kernel) {
+  Napi::Env env = spec.Env();
+  if (kernel == "tree") {
+    Expect(spec.Get("trees").IsObject(), env, "trees: {symbols, label, word, arity, sizes, lambda}");
+    return TreeBankFrom(spec.Get("trees").As<Napi::Object>());
+  }
+  if (kernel == "tags") {
+    Expect(spec.Get("tags").IsObject(), env, "tags: {symbols, label, word, lengths, lambda, sim1, sim2, wordFeature}");
+    return TagBankFrom(spec.Get("tags").As<Napi::Object>());
+  }
+  throw Napi::TypeError::New(env, "perceptron: unsupported kernel '" + kernel + "'");
 }
 
 }  // namespace
@@ -71,15 +85,14 @@ std::shared_ptr<CandidateBank> MakeCandidateBank(const Napi::Object& spec) {
     Expect(spec.Get("features").IsObject(), env, "features: {rowPtr, cols, values?}");
     return LinearBankFrom(spec.Get("features").As<Napi::Object>());
   }
-  if (kernel == "tree") {
-    Expect(spec.Get("trees").IsObject(), env, "trees: {symbols, label, word, arity, sizes, lambda}");
-    return TreeBankFrom(spec.Get("trees").As<Napi::Object>());
+  std::unique_ptr<CandidateBank> bank = StructureBankFrom(spec, kernel);
+  // A tree or tagging kernel plus explicit features: K + featureWeight * Phi . Phi.
+  if (spec.Get("featureWeight").IsNumber()) {
+    Expect(spec.Get("features").IsObject(), env, "features: {rowPtr, cols, values?}");
+    return std::make_shared<LinearSumBank>(std::move(bank), LinearBankFrom(spec.Get("features").As<Napi::Object>()),
+                                           spec.Get("featureWeight").As<Napi::Number>().DoubleValue());
   }
-  if (kernel == "tags") {
-    Expect(spec.Get("tags").IsObject(), env, "tags: {symbols, label, word, lengths, lambda, sim1, sim2, wordFeature}");
-    return TagBankFrom(spec.Get("tags").As<Napi::Object>());
-  }
-  throw Napi::TypeError::New(env, "perceptron: unsupported kernel '" + kernel + "'");
+  return bank;
 }
 
 }  // namespace structrank::binding

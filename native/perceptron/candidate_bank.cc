@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 #include "core/errors.h"
 
@@ -25,6 +26,18 @@ int32_t LinearBank::num_features() const {
   int32_t n = 0;
   for (int32_t c : rows_.cols) n = std::max(n, c + 1);
   return n;
+}
+
+std::vector<int32_t> LinearBank::CompactFeatures() {
+  std::unordered_map<int32_t, int32_t> remap;
+  std::vector<int32_t> old_ids;
+  for (int32_t& c : rows_.cols) {
+    auto [it, added] = remap.emplace(c, static_cast<int32_t>(old_ids.size()));
+    if (added) old_ids.push_back(c);
+    c = it->second;
+  }
+  CanonicalizeRows(rows_);
+  return old_ids;
 }
 
 void LinearBank::Save(ByteWriter& out) const {

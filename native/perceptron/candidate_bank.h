@@ -15,7 +15,8 @@
 
 namespace structrank {
 
-enum class KernelKind : int32_t { kLinear = 0, kTree = 1, kTags = 2 };
+// kLinearSum: another kind's kernel plus explicit features (linear_sum_bank.h).
+enum class KernelKind : int32_t { kLinear = 0, kTree = 1, kTags = 2, kLinearSum = 3 };
 
 class CandidateBank {
  public:
@@ -54,6 +55,9 @@ class LinearBank : public CandidateBank {
   static std::unique_ptr<LinearBank> Load(ByteReader& in);
   const CsrMatrix& rows() const { return rows_; }
   int32_t num_features() const;  // 1 + the largest feature id
+  // Renumbers the feature ids densely (0..F-1) in order of first use; returns the old id
+  // of each new one, so a saved model carries only the features its support uses.
+  std::vector<int32_t> CompactFeatures();
 
  private:
   CsrMatrix rows_;

@@ -321,6 +321,14 @@ PerceptronRun TrainPrimalPerceptron(const RankingSet& set, const CsrMatrix& feat
   });
 }
 
+ChunkScorerFactory PrimalTrainer(const RankingSet& set, const CsrMatrix& features, int32_t num_features,
+                                 double beta) {
+  features.Validate(num_features);
+  return [&set, &features, num_features, beta]() -> std::unique_ptr<ChunkScorer> {
+    return std::make_unique<PrimalScorer>(set, features, num_features, beta);
+  };
+}
+
 void ChunkScorer::Start(int32_t /*candidate*/, double /*coef*/) {
   throw InputError("perceptron: this scorer cannot start from given coefficients");
 }

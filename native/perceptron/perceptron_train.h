@@ -101,6 +101,10 @@ PerceptronRun TrainPrimalPerceptron(const RankingSet& set, const CsrMatrix& feat
                                     int32_t num_features, double beta,
                                     const PerceptronOptions& options);
 
+// The primal form's scorer, as a part of a summed kernel (linear_sum_bank.h).
+ChunkScorerFactory PrimalTrainer(const RankingSet& set, const CsrMatrix& features, int32_t num_features,
+                                 double beta);
+
 // Iterative parameter mixing (McDonald, Hall & Mann 2010): one epoch over the training
 // examples of sentences [first, last), shuffled with options.seed, starting from the
 // hypothesis G_0 = sum_c start[c] K'(c, .). Coefficients are dense over the set's candidates.

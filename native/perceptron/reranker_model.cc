@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/errors.h"
+#include "perceptron/linear_sum_bank.h"
 #include "perceptron/structured_banks.h"
 
 namespace structrank {
@@ -132,17 +133,9 @@ std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const Ran
 }
 
 std::vector<int32_t> RerankerModel::CompactLinearFeatures() {
-  if (support_->kind() != KernelKind::kLinear) return {};
-  CsrMatrix rows = static_cast<const LinearBank&>(*support_).rows();
-  std::unordered_map<int32_t, int32_t> remap;
-  std::vector<int32_t> old_ids;
-  for (int32_t& c : rows.cols) {
-    auto [it, added] = remap.emplace(c, static_cast<int32_t>(old_ids.size()));
-    if (added) old_ids.push_back(c);
-    c = it->second;
-  }
-  support_ = std::make_unique<LinearBank>(std::move(rows));
-  return old_ids;
+  if (support_->kind() == KernelKind::kLinear) return static_cast<LinearBank&>(*support_).CompactFeatures();
+  if (support_->kind() == KernelKind::kLinearSum) return static_cast<LinearSumBank&>(*support_).CompactFeatures();
+  return {};
 }
 
 static constexpr uint32_t kModelMagicV1 = 0x50524d31;  // "PRM1": no base weight
@@ -201,6 +194,8 @@ std::unique_ptr<CandidateBank> LoadCandidateBank(KernelKind kind, ByteReader& in
       return TreeCandidateBank::Load(in);
     case KernelKind::kTags:
       return TagCandidateBank::Load(in, current_format);
+    case KernelKind::kLinearSum:
+      return LinearSumBank::Load(in);
     default:
       throw InputError("perceptron model: unknown kernel kind " + std::to_string(static_cast<int>(kind)));
   }

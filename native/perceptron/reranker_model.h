@@ -57,7 +57,7 @@ class RerankerModel {
   double beta() const { return beta_; }
   double base_weight() const { return base_weight_; }  // PerceptronOptions::base_weight
 
-  // Linear models: renumbers the support rows' feature ids densely (0..F-1) and returns
+  // Models with explicit features (linear, linear-sum): renumbers the support rows' feature ids densely (0..F-1) and returns
   // the old id of each new one, so a saved model carries only the features it uses.
   std::vector<int32_t> CompactLinearFeatures();
 

@@ -1,0 +1,87 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { readNbestSync } from '../lib/io/nbest.js';
+import { PerceptronReranker } from '../lib/rerank/perceptron.js';
+import { validatePipelineConfig } from '../lib/pipeline/config.js';
+import { sentenceFeatures } from '../lib/rerank/nbest-features.js';
+import { FeatureDictionary } from '../lib/rerank/perceptron-features.js';
+import { RowCollector, summedFeatureSettings } from '../lib/rerank/perceptron-summed.js';
+import { repoRoot, tempDir } from './helpers.js';
+
+const fixtures = join(repoRoot, 'test', 'fixtures', 'perceptron');
+const trees = readNbestSync(join(fixtures, 'tiny-trees.jsonl'));
+const tags = readNbestSync(join(fixtures, 'tiny-tags.jsonl'));
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+describe('tree-kernel perceptron plus reranking features', () => {
+  it('with weight 0 is the tree kernel; with a weight the features change the scores', async () => {
+    const common = { kernel: 'tree' as const, epochs: 3, threads: 1, prediction: 'averaged' as const };
+    const plain = await PerceptronReranker.train(trees, common);
+    const zero = await PerceptronReranker.train(trees, { ...common, featureWeight: 0 });
+    const summed = await PerceptronReranker.train(trees, { ...common, featureWeight: 0.5 });
+    expect(summed.info().kernel).toBe('tree');
+    expect(summed.info().featureWeight).toBe(0.5);
+    expect(plain.info().featureWeight).toBeUndefined();
+    expect(summed.meta.treeSettings?.headRules.name).toMatch(/^collins/);
+    expect([...(await zero.choose(trees)).scores]).toEqual([...(await plain.choose(trees)).scores]);
+    expect([...(await summed.choose(trees)).scores]).not.toEqual([...(await plain.choose(trees)).scores]);
+    const e = await summed.evaluate(trees);
+    expect(e.f1).toBeGreaterThan(e.baselineF1);
+    // A second weight on the same lists reuses their extracted rows; the same weight again gives the same model.
+    const again = await PerceptronReranker.train(trees, { ...common, featureWeight: 0.5 });
+    expect(Buffer.from(again.toBytes()).equals(Buffer.from(summed.toBytes()))).toBe(true);
+    expect(again.meta).toEqual(summed.meta);
+  });
+
+  it('saves and loads; prepared and async-extracted queries score alike', async () => {
+    const r = await PerceptronReranker.train(trees, { kernel: 'tree', epochs: 3, threads: 1, featureWeight: 2, prediction: 'voted' });
+    const f = tmp.file('summed.model');
+    r.save(f);
+    const back = await PerceptronReranker.load(f);
+    expect(back.meta).toEqual(r.meta);
+    for (const prediction of ['last', 'averaged', 'voted'] as const) {
+      const a = await r.choose(trees, { prediction });
+      const b = await back.choose(trees, { prediction });
+      const c = await back.choose(back.prepare(trees), { prediction });
+      expect([...b.chosen]).toEqual([...a.chosen]);
+      expect([...b.scores]).toEqual([...a.scores]);
+      expect([...c.scores]).toEqual([...a.scores]);
+    }
+  });
+
+  it('numbers features in sentence order whatever order worker threads deliver them in', () => {
+    const settings = summedFeatureSettings(trees, '<test>').settings;
+    const features = trees.map((s) => sentenceFeatures(s, { settings, treeFeatures: 'always' }));
+    const collect = (order: number[]): { rows: ReturnType<RowCollector['build']>; names: string[] } => {
+      const dictionary = new FeatureDictionary();
+      const c = new RowCollector(trees.length, dictionary);
+      for (const i of order) c.add(i, features[i]);
+      return { rows: c.build(), names: dictionary.names };
+    };
+    const inOrder = collect(trees.map((_, i) => i));
+    const reversed = collect(trees.map((_, i) => trees.length - 1 - i));
+    expect(inOrder.names.length).toBeGreaterThan(50);
+    expect(reversed.names).toEqual(inOrder.names);
+    expect([...reversed.rows.cols]).toEqual([...inOrder.rows.cols]);
+    expect([...reversed.rows.rowPtr]).toEqual([...inOrder.rows.rowPtr]);
+    // A frozen dictionary keeps its ids and drops names it has not seen.
+    const frozen = new FeatureDictionary(inOrder.names.slice(0, 10));
+    frozen.frozen = true;
+    const c = new RowCollector(trees.length, frozen);
+    features.forEach((f, i) => c.add(i, f));
+    expect(Math.max(...c.build().cols)).toBeLessThan(10);
+    expect(frozen.size).toBe(10);
+  });
+
+  it('refuses features outside the tree kernel, negative weights and parameter mixing', async () => {
+    await expect(PerceptronReranker.train(tags, { kernel: 'tags', featureWeight: 1 })).rejects.toThrow(/featureWeight applies to the tree kernel only/);
+    await expect(PerceptronReranker.train(trees, { kernel: 'tree', featureWeight: -1 })).rejects.toThrow(/featureWeight must be >= 0/);
+    const mixing = async (): Promise<{ last: Float64Array; averaged: Float64Array }> => ({ last: new Float64Array(0), averaged: new Float64Array(0) });
+    await expect(PerceptronReranker.train(trees, { kernel: 'tree', featureWeight: 1, mixing })).rejects.toThrow(/parameter mixing has no reranking features/);
+    expect(() => validatePipelineConfig({ task: 'tag', data: { train: 'a', dev: 'b', test: 'c' }, rerankers: [{ type: 'perceptron', featureWeight: [1] }] }, 'cfg.json'))
+      .toThrow(/featureWeight.*added to the tree kernel/);
+    const ok = validatePipelineConfig({ task: 'parse', data: { train: 'a', dev: 'b', test: 'c' }, rerankers: [{ type: 'perceptron', featureWeight: [0, 1] }] }, 'cfg.json');
+    expect(ok.rerankers[0]).toMatchObject({ featureWeight: [0, 1], headRules: 'collins' });
+  });
+});
