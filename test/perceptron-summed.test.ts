@@ -34,6 +34,15 @@ describe('tree-kernel perceptron plus reranking features', () => {
     expect(again.meta).toEqual(summed.meta);
   });
 
+  it('reports the feature extraction as its own progress phase, then the examples', async () => {
+    const events: Array<{ phase: string; done: number; total?: number }> = [];
+    const fresh = trees.map((s) => ({ ...s })); // not the cached lists: the extraction runs
+    await PerceptronReranker.train(fresh, { kernel: 'tree', featureWeight: 1, threads: 1 }, { onProgress: (p) => events.push(p) });
+    const phases = [...new Set(events.map((e) => e.phase))];
+    expect(phases).toEqual(['sentence', 'example']);
+    expect(events.find((e) => e.phase === 'sentence')).toMatchObject({ done: trees.length, total: trees.length });
+  });
+
   it('saves and loads; prepared and async-extracted queries score alike', async () => {
     const r = await PerceptronReranker.train(trees, { kernel: 'tree', epochs: 3, threads: 1, featureWeight: 2, prediction: 'voted' });
     const f = tmp.file('summed.model');

@@ -88,7 +88,7 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
   // Checked before training: the dev evaluation would only fail after the model is saved.
   if (values.dev) requireSameKind(values.dev, listKind(dev), trainFile, listKind(train));
   // Examples are not epochs: off a terminal no line per example (a bar on one).
-  const progress = new TrainProgressBar('train', { lossName: 'mistakes', log: false });
+  const progress = new TrainProgressBar('train', { lossName: 'mistakes', log: false, phase: 'example' });
   const started = Date.now();
   const reranker = await PerceptronReranker.train(train, options, { onProgress: progress.onProgress });
   const info = reranker.info();

@@ -80,7 +80,7 @@ export async function summedFeatureRows(
   sentences: readonly NbestSentence[],
   settings: TreeSettings,
   dictionary: FeatureDictionary,
-  options: { file: string; threads?: number; signal?: AbortSignal },
+  options: { file: string; threads?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
 ): Promise<NativeFeatureRows> {
   const rows = new RowCollector(sentences.length, dictionary);
   await extractSentences(options.file, sentences, {
@@ -88,6 +88,7 @@ export async function summedFeatureRows(
     treeFeatures: 'always',
     threads: options.threads,
     signal: options.signal,
+    onProgress: options.onProgress,
     batchSize: 10,
     onSentence: (i, features) => rows.add(i, features),
   });
@@ -104,7 +105,7 @@ const trainingCache = new WeakMap<readonly NbestSentence[], Map<string, Promise<
 export function trainingFeatureRows(
   sentences: readonly NbestSentence[],
   settings: TreeSettings,
-  options: { file: string; threads?: number; signal?: AbortSignal },
+  options: { file: string; threads?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
 ): Promise<{ dictionary: FeatureDictionary; rows: NativeFeatureRows }> {
   let bySettings = trainingCache.get(sentences);
   if (!bySettings) trainingCache.set(sentences, (bySettings = new Map()));

@@ -41,6 +41,8 @@ const MODEL_VERSION = 1;
 const MODES: Record<PerceptronPrediction, number> = { last: 0, averaged: 1, voted: 2 };
 
 export interface PerceptronProgress {
+  /** 'features' while the reranking features of the training lists are extracted (featureWeight > 0): done and total count sentences. */
+  phase?: 'features';
   /** Training examples visited so far (all epochs, all chunks). */
   done: number;
   total: number;
@@ -208,7 +210,8 @@ export class PerceptronReranker {
 
   /** Trains a reranker; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
   static async train(sentences: readonly NbestSentence[], options: PerceptronTrainOptions = {}, run?: TrainRun): Promise<PerceptronReranker> {
-    options = withRun(options, run, (p: PerceptronProgress) => ({ phase: 'example', done: p.done, total: p.total, loss: p.mistakes }));
+    options = withRun(options, run, (p: PerceptronProgress) =>
+      p.phase === 'features' ? { phase: 'sentence', done: p.done, total: p.total } : { phase: 'example', done: p.done, total: p.total, loss: p.mistakes });
     const file = options.file ?? '<n-best>';
     if (sentences.length === 0) throw new InputError(file, undefined, 'no training sentences');
     const task = taskOf(sentences);
@@ -234,7 +237,8 @@ export class PerceptronReranker {
     let treeSettings: TreeSettings | undefined;
     if (featureWeight > 0) {
       treeSettings = summedFeatureSettings(sentences, file, options.headRules).settings;
-      const extracted = await trainingFeatureRows(sentences, treeSettings, { file, threads: options.threads, signal: options.signal });
+      const onExtracted = options.onProgress && ((done: number): void => options.onProgress?.({ phase: 'features', done, total: sentences.length, mistakes: 0 }));
+      const extracted = await trainingFeatureRows(sentences, treeSettings, { file, threads: options.threads, signal: options.signal, onProgress: onExtracted });
       dictionary = extracted.dictionary;
       built.spec.features = extracted.rows;
       built.spec.featureWeight = featureWeight;
