@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { readNbestSync } from '../lib/io/nbest.js';
+import { loadModel, saveModel } from '../lib/io/model-file.js';
 import { PerceptronReranker } from '../lib/rerank/perceptron.js';
 import { validatePipelineConfig } from '../lib/pipeline/config.js';
 import { sentenceFeatures } from '../lib/rerank/nbest-features.js';
@@ -49,6 +50,10 @@ describe('tree-kernel perceptron plus reranking features', () => {
     r.save(f);
     const back = await PerceptronReranker.load(f);
     expect(back.meta).toEqual(r.meta);
+    const file = loadModel<Record<string, unknown>>(f, 'perceptron-reranker');
+    delete file.meta.treeSettings;
+    saveModel(tmp.file('no-settings.model'), file);
+    await expect(PerceptronReranker.load(tmp.file('no-settings.model'))).rejects.toThrow(/no-settings\.model: .*lacks their settings or names/);
     for (const prediction of ['last', 'averaged', 'voted'] as const) {
       const a = await r.choose(trees, { prediction });
       const b = await back.choose(trees, { prediction });

@@ -458,6 +458,9 @@ export class PerceptronReranker {
     if (meta === null || typeof meta !== 'object' || (meta.task !== 'trees' && meta.task !== 'tags')) {
       throw new ModelFileError(file, 'perceptron model metadata is missing or malformed');
     }
+    if (meta.featureWeight !== undefined && (typeof meta.treeSettings !== 'object' || meta.treeSettings === null || !Array.isArray(meta.features))) {
+      throw new ModelFileError(file, 'perceptron model with reranking features lacks their settings or names');
+    }
     let dictionary: FeatureDictionary | undefined;
     if (meta.kernel === 'linear' || meta.featureWeight) {
       dictionary = new FeatureDictionary(meta.features ?? []);
