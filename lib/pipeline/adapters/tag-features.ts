@@ -4,15 +4,20 @@
  * suffix and the neighbouring words, and whole entities (IOB chunks) with their words, length
  * and context. Counts become threshold features as for trees.
  */
-import { chunkSpans, isChunkTag } from '../../eval/spans.js';
+import { chunkSpans, detectTagScheme, isChunkTag } from '../../eval/spans.js';
 
-function shape(w: string): string {
+/**
+ * The word's shape in any script: runs of upper-case letters become X, of lower-case x, of
+ * caseless letters (CJK, Arabic, Devanagari, ...) L, of digits d; combining marks stay with
+ * their letter; other characters are kept ("São" -> "Xx", "Москва" -> "Xx", "東京" -> "L").
+ */
+export function wordShape(w: string): string {
   return w
-    .replace(/[A-ZÁÉÍÓÚÑÜ]+/g, 'X')
-    .replace(/[a-záéíóúñü]+/g, 'x')
-    .replace(/[0-9]+/g, 'd');
+    .replace(/(?:[\p{Lu}\p{Lt}]\p{M}*)+/gu, 'X')
+    .replace(/(?:\p{Ll}\p{M}*)+/gu, 'x')
+    .replace(/(?:[\p{Lo}\p{Lm}]\p{M}*)+/gu, 'L')
+    .replace(/\p{Nd}+/gu, 'd');
 }
-
 
 /** Feature counts of one candidate tag sequence over its words. */
 export function tagSequenceFeatures(words: readonly string[], tags: readonly string[]): Record<string, number> {
@@ -29,7 +34,7 @@ export function tagSequenceFeatures(words: readonly string[], tags: readonly str
     add(`TT:${prev} ${t}`);
     add(`TTT:${prev2} ${prev} ${t}`);
     add(`TW:${t} ${lw[i]}`);
-    add(`TS:${t} ${shape(words[i])}`);
+    add(`TS:${t} ${wordShape(words[i])}`);
     add(`TX:${t} ${lw[i].slice(-3)}`);
     add(`TWp:${t} ${i > 0 ? lw[i - 1] : '<s>'}`);
     add(`TWn:${t} ${i + 1 < n ? lw[i + 1] : '</s>'}`);
@@ -37,13 +42,14 @@ export function tagSequenceFeatures(words: readonly string[], tags: readonly str
   }
   add(`TT:${n > 0 ? tags[n - 1] : '<s>'} </s>`);
   if (tags.every(isChunkTag)) {
-    for (const c of chunkSpans(tags, 'iob2')) {
+    // The sequence's own scheme: BILOU's L- and U- end entities that IOB2 rules would not.
+    for (const c of chunkSpans(tags, detectTagScheme([tags]) ?? 'iob2')) {
       const text = lw.slice(c.start, c.end).join(' ');
       add(`E:${c.type} ${text}`);
       add(`EL:${c.type} ${Math.min(c.end - c.start, 5)}`);
       add(`EP:${c.type} ${c.start > 0 ? lw[c.start - 1] : '<s>'}`);
       add(`EN:${c.type} ${c.end < n ? lw[c.end] : '</s>'}`);
-      add(`ES:${c.type} ${words.slice(c.start, c.end).map(shape).join(' ')}`);
+      add(`ES:${c.type} ${words.slice(c.start, c.end).map(wordShape).join(' ')}`);
     }
   }
   return f;
