@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { tagSequenceFeatures, wordShape } from '../lib/pipeline/adapters/tag-features.js';
+import { tagSequenceFeatures } from '../lib/pipeline/adapters/tag-features.js';
+import { suffixOf, wordShape } from '../lib/rerank/word-forms.js';
 
 describe('reranking features of tag sequences, in any script and chunk scheme', () => {
   it('shapes words of every script alike: X upper, x lower, L caseless, d digits', () => {
@@ -14,6 +15,13 @@ describe('reranking features of tag sequences, in any script and chunk scheme', 
     expect(wordShape('नमस्ते')).toBe('L'); // Devanagari with its vowel signs (combining marks)
     expect(wordShape('nai\u0308ve')).toBe('x'); // a decomposed diaeresis stays with its letter
     expect(wordShape('٣٤')).toBe('d'); // Arabic-Indic digits
+  });
+
+  it('takes suffixes by character, never cutting one outside the BMP in two', () => {
+    expect(suffixOf('corriendo', 3)).toBe('ndo');
+    expect(suffixOf('𠀋𠀌𠀍𠀎', 3)).toBe('𠀌𠀍𠀎'); // CJK Extension B: surrogate pairs in UTF-16
+    expect(suffixOf('ab', 3)).toBe('ab');
+    expect(tagSequenceFeatures(['𠀋𠀌𠀍𠀎'], ['O'])['TX:O 𠀌𠀍𠀎']).toBe(1);
   });
 
   it('reads entities in the sequence\'s own scheme (BILOU, IOBES, IOB2)', () => {

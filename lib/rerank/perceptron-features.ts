@@ -5,6 +5,7 @@
  */
 import type { Tree } from '../trees/tree.js';
 import type { NativeFeatureRows } from './perceptron-native.js';
+import { suffixOf } from './word-forms.js';
 
 export class FeatureDictionary {
   private readonly ids = new Map<string, number>();
@@ -99,7 +100,7 @@ export function tagFeatures(tokens: readonly string[], tags: readonly string[]):
     const t = tags[i];
     const w = tokens[i] ?? '';
     bump(out, `T:${t} ${w}`);
-    bump(out, `S:${t} ${w.toLowerCase().slice(-3)}`);
+    bump(out, `S:${t} ${suffixOf(w.toLowerCase(), 3)}`);
     bump(out, `B:${p1} ${t}`);
     bump(out, `C:${p2} ${p1} ${t}`);
     p2 = p1;

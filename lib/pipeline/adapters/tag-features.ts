@@ -5,19 +5,7 @@
  * and context. Counts become threshold features as for trees.
  */
 import { chunkSpans, detectTagScheme, isChunkTag } from '../../eval/spans.js';
-
-/**
- * The word's shape in any script: runs of upper-case letters become X, of lower-case x, of
- * caseless letters (CJK, Arabic, Devanagari, ...) L, of digits d; combining marks stay with
- * their letter; other characters are kept ("São" -> "Xx", "Москва" -> "Xx", "東京" -> "L").
- */
-export function wordShape(w: string): string {
-  return w
-    .replace(/(?:[\p{Lu}\p{Lt}]\p{M}*)+/gu, 'X')
-    .replace(/(?:\p{Ll}\p{M}*)+/gu, 'x')
-    .replace(/(?:[\p{Lo}\p{Lm}]\p{M}*)+/gu, 'L')
-    .replace(/\p{Nd}+/gu, 'd');
-}
+import { suffixOf, wordShape } from '../../rerank/word-forms.js';
 
 /** Feature counts of one candidate tag sequence over its words. */
 export function tagSequenceFeatures(words: readonly string[], tags: readonly string[]): Record<string, number> {
@@ -35,7 +23,7 @@ export function tagSequenceFeatures(words: readonly string[], tags: readonly str
     add(`TTT:${prev2} ${prev} ${t}`);
     add(`TW:${t} ${lw[i]}`);
     add(`TS:${t} ${wordShape(words[i])}`);
-    add(`TX:${t} ${lw[i].slice(-3)}`);
+    add(`TX:${t} ${suffixOf(lw[i], 3)}`);
     add(`TWp:${t} ${i > 0 ? lw[i - 1] : '<s>'}`);
     add(`TWn:${t} ${i + 1 < n ? lw[i + 1] : '</s>'}`);
     add(`TTW:${prev} ${t} ${lw[i]}`);
