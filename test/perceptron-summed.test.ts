@@ -15,7 +15,7 @@ const tags = readNbestSync(join(fixtures, 'tiny-tags.jsonl'));
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-describe('tree-kernel perceptron plus reranking features', () => {
+describe('kernel perceptrons plus reranking features', () => {
   it('with weight 0 is the tree kernel; with a weight the features change the scores', async () => {
     const common = { kernel: 'tree' as const, epochs: 3, threads: 1, prediction: 'averaged' as const };
     const plain = await PerceptronReranker.train(trees, common);
@@ -33,6 +33,26 @@ describe('tree-kernel perceptron plus reranking features', () => {
     const again = await PerceptronReranker.train(trees, { ...common, featureWeight: 0.5 });
     expect(Buffer.from(again.toBytes()).equals(Buffer.from(summed.toBytes()))).toBe(true);
     expect(again.meta).toEqual(summed.meta);
+  });
+
+  it('adds the tag-sequence features to the tagging kernel the same way', async () => {
+    const common = { kernel: 'tags' as const, epochs: 3, threads: 1, prediction: 'averaged' as const };
+    const plain = await PerceptronReranker.train(tags, common);
+    const zero = await PerceptronReranker.train(tags, { ...common, featureWeight: 0 });
+    const summed = await PerceptronReranker.train(tags, { ...common, featureWeight: 0.5 });
+    expect(summed.info()).toMatchObject({ kernel: 'tags', featureWeight: 0.5 });
+    expect(summed.meta.treeSettings).toBeUndefined();
+    expect([...(await zero.choose(tags)).scores]).toEqual([...(await plain.choose(tags)).scores]);
+    const scores = [...(await summed.choose(tags)).scores];
+    expect(scores).not.toEqual([...(await plain.choose(tags)).scores]);
+    const f = tmp.file('tags-summed.model');
+    summed.save(f);
+    const back = await PerceptronReranker.load(f);
+    for (const prediction of ['last', 'averaged', 'voted'] as const) {
+      const a = await summed.choose(tags, { prediction });
+      expect([...(await back.choose(tags, { prediction })).scores]).toEqual([...a.scores]);
+      expect([...(await back.choose(back.prepare(tags), { prediction })).scores]).toEqual([...a.scores]);
+    }
   });
 
   it('reports the feature extraction as its own progress phase, then the examples', async () => {
@@ -89,12 +109,14 @@ describe('tree-kernel perceptron plus reranking features', () => {
   });
 
   it('refuses features outside the tree kernel, negative weights and parameter mixing', async () => {
-    await expect(PerceptronReranker.train(tags, { kernel: 'tags', featureWeight: 1 })).rejects.toThrow(/featureWeight applies to the tree kernel only/);
+    await expect(PerceptronReranker.train(tags, { kernel: 'linear', featureWeight: 1 })).rejects.toThrow(/featureWeight applies to the tree and tagging kernels/);
     await expect(PerceptronReranker.train(trees, { kernel: 'tree', featureWeight: -1 })).rejects.toThrow(/featureWeight must be >= 0/);
     const mixing = async (): Promise<{ last: Float64Array; averaged: Float64Array }> => ({ last: new Float64Array(0), averaged: new Float64Array(0) });
     await expect(PerceptronReranker.train(trees, { kernel: 'tree', featureWeight: 1, mixing })).rejects.toThrow(/parameter mixing has no reranking features/);
-    expect(() => validatePipelineConfig({ task: 'tag', data: { train: 'a', dev: 'b', test: 'c' }, rerankers: [{ type: 'perceptron', featureWeight: [1] }] }, 'cfg.json'))
-      .toThrow(/featureWeight.*added to the tree kernel/);
+    expect(() => validatePipelineConfig({ task: 'tag', data: { train: 'a', dev: 'b', test: 'c' }, rerankers: [{ type: 'perceptron', kernel: 'linear', featureWeight: [1] }] }, 'cfg.json'))
+      .toThrow(/featureWeight.*added to the tree or tagging kernel/);
+    expect(validatePipelineConfig({ task: 'tag', data: { train: 'a', dev: 'b', test: 'c' }, rerankers: [{ type: 'perceptron', featureWeight: [1] }] }, 'cfg.json').rerankers[0])
+      .toMatchObject({ featureWeight: [1] });
     const ok = validatePipelineConfig({ task: 'parse', data: { train: 'a', dev: 'b', test: 'c' }, rerankers: [{ type: 'perceptron', featureWeight: [0, 1] }] }, 'cfg.json');
     expect(ok.rerankers[0]).toMatchObject({ featureWeight: [0, 1], headRules: 'collins' });
   });

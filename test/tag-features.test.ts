@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tagSequenceFeatures } from '../lib/pipeline/adapters/tag-features.js';
+import { tagSequenceFeatures } from '../lib/rerank/tag-features.js';
 import { suffixOf, wordShape } from '../lib/rerank/word-forms.js';
 
 describe('reranking features of tag sequences, in any script and chunk scheme', () => {

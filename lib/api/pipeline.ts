@@ -24,4 +24,4 @@ export { formatResultsTable, renderReport, writeReport, lineChart } from '../pip
 export { demoConfig, demoConfigInput, DEMO_SIZES } from '../pipeline/demo.js';
 export { StepCache, stepKey, type StepResult } from '../pipeline/step-cache.js';
 export { realComponents } from '../pipeline/adapters/index.js';
-export { tagSequenceFeatures } from '../pipeline/adapters/tag-features.js';
+export { tagSequenceFeatures } from '../rerank/tag-features.js';

@@ -63,7 +63,7 @@ export const perceptronFields = {
   lambda: option(z.number().gt(0).lte(1).optional(), `tree / tagging kernel decay (default ${PERCEPTRON_LAMBDA.tree} trees, ${PERCEPTRON_LAMBDA.tags} tags)`),
   beta: option(z.number().default(0), 'weight of the base model: beta*L(x)*L(y) + K(x,y)'),
   baseWeight: option(z.number().default(0), 'fixed prior on the base model: every hypothesis adds g*L(x)', { value: 'g' }),
-  featureWeight: option(z.number().min(0).default(0), 'tree kernel: add the reranking features (as boost uses them) with weight w: K + w*Phi(x).Phi(y)', { value: 'w' }),
+  featureWeight: option(z.number().min(0).default(0), 'tree or tagging kernel: add the reranking features (as boost uses them) with weight w: K + w*Phi(x).Phi(y)', { value: 'w' }),
   sim2: option(z.number().min(0).optional(), 'tagging kernel: weight of the word-class term (default 0.5 with --word-feature, else 0)'),
   wordFeature: option(z.enum(WORD_FEATURES).default('none'), 'tagging kernel: the word class of the Sim2 term'),
   normalize: option(z.boolean().default(false), "tagging kernel: K(a,b)/sqrt(K(a,a)K(b,b)) (beta's term is added after)"),

@@ -106,7 +106,7 @@ const perceptronSchema = z.strictObject({
   beta: grid('beta', (n) => Number.isFinite(n), '').default([0.2]).describe('weights of the base-model term beta L(x) L(y) tried on dev'),
   baseWeight: grid('baseWeight', (n) => n >= 0, ' >= 0').default([0]).describe('fixed base-model priors g (every hypothesis adds g L(x)) tried on dev'),
   featureWeight: grid('featureWeight', (n) => n >= 0, ' >= 0').default([0])
-    .describe("tree kernel: weights w of the reranking features boosting uses, K + w Phi(x) . Phi(y), tried on dev (0: the tree kernel alone)"),
+    .describe("tree or tagging kernel: weights w of the reranking features boosting uses, K + w Phi(x) . Phi(y), tried on dev (0: the kernel alone)"),
   headRules: headRulesField,
   epochs: positiveInt('epochs').default(PERCEPTRON_DEFAULTS.epochs as number).describe('passes over the training data'),
   mode: z.enum(['voted', 'averaged', 'last'], { error: "expected 'voted', 'averaged' or 'last'" }).default('voted').describe('prediction: voted, averaged or last'),
@@ -228,8 +228,8 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     const tagging = (rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags')) === 'tags';
     if (rr.wordFeature !== 'none' && !tagging) fail(`rerankers[${i}].wordFeature`, 'a word feature (Sim2) needs the tagging kernel');
     if (rr.normalize && !tagging) fail(`rerankers[${i}].normalize`, 'normalization applies to the tagging kernel');
-    if (rr.featureWeight.some((w) => w > 0) && (rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags')) !== 'tree') {
-      fail(`rerankers[${i}].featureWeight`, 'reranking features are added to the tree kernel');
+    if (rr.featureWeight.some((w) => w > 0) && rr.kernel === 'linear') {
+      fail(`rerankers[${i}].featureWeight`, 'reranking features are added to the tree or tagging kernel (the linear kernel has its own)');
     }
   });
   const names = new Set<string>();

@@ -1,10 +1,11 @@
 /**
- * The reranking features a tree-kernel perceptron can add to its kernel:
- * K(x, y) = K_tree(x, y) + featureWeight * Phi(x) . Phi(y) (native/perceptron/linear_sum_bank.h),
- * where Phi(x) are the binary parse-tree features boosting and the log-linear reranker use
- * (lib/rerank/tree-features.ts: rules, head-to-head dependencies, parallelism, lengths), with
- * head rules and word classes learned from the training trees (lib/rerank/tree-settings.ts).
- * The tree kernel counts shared fragments; these features see what fragments cannot.
+ * The reranking features a tree- or tagging-kernel perceptron can add to its kernel:
+ * K(x, y) = K(x, y) + featureWeight * Phi(x) . Phi(y) (native/perceptron/linear_sum_bank.h),
+ * where Phi(x) are the binary features boosting and the log-linear reranker use: for trees
+ * lib/rerank/tree-features.ts (rules, head-to-head dependencies, parallelism, lengths) with
+ * head rules and word classes learned from the training trees (lib/rerank/tree-settings.ts);
+ * for tag sequences lib/rerank/tag-features.ts (tag n-grams, words, shapes, whole entities).
+ * The kernels count shared fragments; these features see what fragments cannot.
  */
 import type { NbestSentence } from '../io/nbest.js';
 import { IntBuffer } from '../kernels/symbols.js';
@@ -16,6 +17,8 @@ import { sentenceFeatures } from './nbest-features.js';
 import { FeatureDictionary } from './perceptron-features.js';
 import type { NativeFeatureRows } from './perceptron-native.js';
 import { learnTreeSettings, type LearnedTreeSettings, type TreeSettings } from './tree-settings.js';
+import { taskOf } from './perceptron-data.js';
+import { tagSequenceFeatures } from './tag-features.js';
 
 /** Head rules and word classes learned from the gold trees of training lists (given `table` first). */
 export function summedFeatureSettings(sentences: readonly NbestSentence[], file: string, table?: HeadTable): LearnedTreeSettings {
@@ -75,15 +78,28 @@ export class RowCollector {
   }
 }
 
-/** Binary feature rows of every candidate, ids from `dictionary` (a frozen one drops unseen names); off the JS thread with `threads` > 1. */
+/** Tag candidates with their features attached (the extractor turns counts into threshold names); trees as they are. */
+function withTagFeatures(sentences: readonly NbestSentence[]): readonly NbestSentence[] {
+  if (taskOf(sentences) !== 'tags') return sentences;
+  return sentences.map((s) => ({
+    ...s,
+    candidates: s.candidates.map((c) => (c.tags ? { ...c, features: tagSequenceFeatures(s.tokens, c.tags) } : c)),
+  }));
+}
+
+/**
+ * Binary feature rows of every candidate, ids from `dictionary` (a frozen one drops unseen
+ * names); off the JS thread with `threads` > 1. `settings`: the trees' head rules and classes
+ * (undefined for tag sequences).
+ */
 export async function summedFeatureRows(
   sentences: readonly NbestSentence[],
-  settings: TreeSettings,
+  settings: TreeSettings | undefined,
   dictionary: FeatureDictionary,
   options: { file: string; threads?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
 ): Promise<NativeFeatureRows> {
   const rows = new RowCollector(sentences.length, dictionary);
-  await extractSentences(options.file, sentences, {
+  await extractSentences(options.file, withTagFeatures(sentences), {
     settings,
     treeFeatures: 'always',
     threads: options.threads,
@@ -104,12 +120,12 @@ const trainingCache = new WeakMap<readonly NbestSentence[], Map<string, Promise<
 
 export function trainingFeatureRows(
   sentences: readonly NbestSentence[],
-  settings: TreeSettings,
+  settings: TreeSettings | undefined,
   options: { file: string; threads?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
 ): Promise<{ dictionary: FeatureDictionary; rows: NativeFeatureRows }> {
   let bySettings = trainingCache.get(sentences);
   if (!bySettings) trainingCache.set(sentences, (bySettings = new Map()));
-  const key = JSON.stringify(settings);
+  const key = settings ? JSON.stringify(settings) : 'tags';
   let p = bySettings.get(key);
   if (!p) {
     const dictionary = new FeatureDictionary();
@@ -122,8 +138,8 @@ export function trainingFeatureRows(
 }
 
 /** `summedFeatureRows` on the JS thread. */
-export function summedFeatureRowsSync(sentences: readonly NbestSentence[], settings: TreeSettings, dictionary: FeatureDictionary): NativeFeatureRows {
+export function summedFeatureRowsSync(sentences: readonly NbestSentence[], settings: TreeSettings | undefined, dictionary: FeatureDictionary): NativeFeatureRows {
   const rows = new RowCollector(sentences.length, dictionary);
-  sentences.forEach((s, i) => rows.add(i, sentenceFeatures(s, { settings, treeFeatures: 'always' })));
+  withTagFeatures(sentences).forEach((s, i) => rows.add(i, sentenceFeatures(s, { settings, treeFeatures: 'always' })));
   return rows.build();
 }

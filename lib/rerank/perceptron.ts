@@ -70,12 +70,13 @@ export interface PerceptronTrainOptions {
    */
   baseWeight?: number;
   /**
-   * Tree kernel: add the parse-tree reranking features boosting uses (head-to-head
-   * dependencies, parallelism, lengths; lib/rerank/perceptron-summed.ts) with this weight:
-   * K(x, y) = K_tree(x, y) + featureWeight * Phi(x) . Phi(y) (default 0: the tree kernel alone).
+   * Tree or tagging kernel: add the reranking features boosting uses (trees: head-to-head
+   * dependencies, parallelism, lengths; tags: tag n-grams, words, shapes, whole entities;
+   * lib/rerank/perceptron-summed.ts) with this weight:
+   * K'(x, y) = K(x, y) + featureWeight * Phi(x) . Phi(y) (default 0: the kernel alone).
    */
   featureWeight?: number;
-  /** With featureWeight: the head table the features start from (default the `collins` preset; labels it misses are learned). */
+  /** With featureWeight on trees: the head table the features start from (default the `collins` preset; labels it misses are learned). */
   headRules?: HeadTable;
   /** Tagging kernel: Sim1 / Sim2 weights (default 1 / 0) and Sim2's word class function. */
   sim1?: number;
@@ -131,7 +132,7 @@ export interface PerceptronMeta {
   beta: number;
   /** 0 in models saved before it existed. */
   baseWeight?: number;
-  /** Tree kernel plus reranking features: their weight and the learned head rules and classes. */
+  /** Kernel plus reranking features: their weight, and for trees the learned head rules and classes. */
   featureWeight?: number;
   treeSettings?: TreeSettings;
   sim1: number;
@@ -231,12 +232,12 @@ export class PerceptronReranker {
     if (!(settings.lambda > 0 && settings.lambda <= 1)) throw optionError(`lambda must be in (0, 1], got ${settings.lambda}`);
     const featureWeight = options.featureWeight ?? 0;
     if (!(Number.isFinite(featureWeight) && featureWeight >= 0)) throw optionError(`featureWeight must be >= 0, got ${featureWeight}`);
-    if (featureWeight > 0 && kernel !== 'tree') throw optionError(`featureWeight applies to the tree kernel only (kernel '${kernel}')`);
+    if (featureWeight > 0 && kernel === 'linear') throw optionError("featureWeight applies to the tree and tagging kernels (the linear kernel's features are its own)");
     let dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
     const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary, score: options.score });
     let treeSettings: TreeSettings | undefined;
     if (featureWeight > 0) {
-      treeSettings = summedFeatureSettings(sentences, file, options.headRules).settings;
+      if (kernel === 'tree') treeSettings = summedFeatureSettings(sentences, file, options.headRules).settings;
       const onExtracted = options.onProgress && ((done: number): void => options.onProgress?.({ phase: 'features', done, total: sentences.length, mistakes: 0 }));
       const extracted = await trainingFeatureRows(sentences, treeSettings, { file, threads: options.threads, signal: options.signal, onProgress: onExtracted });
       dictionary = extracted.dictionary;
@@ -351,7 +352,7 @@ export class PerceptronReranker {
    */
   prepare(sentences: readonly NbestSentence[], file = '<n-best>'): PreparedCandidates {
     const built = this.build(sentences, file);
-    if (this.meta.featureWeight && this.meta.treeSettings && this.dictionary) {
+    if (this.meta.featureWeight && this.dictionary) {
       built.spec.features = summedFeatureRowsSync(sentences, this.meta.treeSettings, this.dictionary);
     }
     return { spec: built.spec, sentences: sentences.length, candidates: built.spec.logprobs.length };
@@ -362,7 +363,7 @@ export class PerceptronReranker {
     if (!this.meta.featureWeight) return this.prepare(sentences, options.file);
     const file = options.file ?? '<n-best>';
     const built = this.build(sentences, file);
-    if (this.meta.treeSettings && this.dictionary) {
+    if (this.dictionary) {
       built.spec.features = await summedFeatureRows(sentences, this.meta.treeSettings, this.dictionary, { file, threads: options.threads, signal: options.signal });
     }
     return { spec: built.spec, sentences: sentences.length, candidates: built.spec.logprobs.length };
@@ -458,7 +459,8 @@ export class PerceptronReranker {
     if (meta === null || typeof meta !== 'object' || (meta.task !== 'trees' && meta.task !== 'tags')) {
       throw new ModelFileError(file, 'perceptron model metadata is missing or malformed');
     }
-    if (meta.featureWeight !== undefined && (typeof meta.treeSettings !== 'object' || meta.treeSettings === null || !Array.isArray(meta.features))) {
+    const settingsMissing = meta.task === 'trees' && (typeof meta.treeSettings !== 'object' || meta.treeSettings === null);
+    if (meta.featureWeight !== undefined && (settingsMissing || !Array.isArray(meta.features))) {
       throw new ModelFileError(file, 'perceptron model with reranking features lacks their settings or names');
     }
     let dictionary: FeatureDictionary | undefined;

@@ -8,6 +8,7 @@
 #include "core/byte_io.h"
 #include "core/test_harness.h"
 #include "perceptron/compressed_training_check.h"
+#include "perceptron/linear_sum_bank.h"
 #include "perceptron/reranker_model.h"
 #include "perceptron/structured_banks.h"
 
@@ -210,6 +211,33 @@ TEST(normalized_tag_kernel_in_every_path) {
   for (PredictMode mode : {PredictMode::kAveraged, PredictMode::kVoted}) {
     std::vector<double> a, b;
     CHECK(fast.Choose(q2bank, q2.set, mode, 2, nullptr, &a, true) == back.Choose(q2bank, q2.set, mode, 1, nullptr, &b, false));
+    for (std::size_t k = 0; k < a.size(); ++k) CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
+  }
+}
+
+TEST(tag_suffix_scoring_plus_features_equals_kernel_calls) {
+  // The tagging kernel plus explicit features (linear_sum_bank.h): training and every
+  // prediction mode with the shared suffixes agree with plain kernel sums.
+  auto rows = [](int64_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    CsrMatrix m;
+    for (int64_t r = 0; r < n; ++r) {
+      for (int j = 1 + static_cast<int>(rng() % 4); j > 0; --j) m.cols.push_back(static_cast<int32_t>(rng() % 25));
+      m.row_ptr.push_back(static_cast<int64_t>(m.cols.size()));
+    }
+    return m;
+  };
+  TagLists data = RandomLists(60, 6, 41, true);
+  const int64_t n = data.set.candidates();
+  LinearSumBank train(std::make_unique<TagCandidateBank>(data.seqs, Weights(true), "caps"),
+                      std::make_unique<LinearBank>(rows(n, 42)), 0.7);
+  RerankerModel model = CheckCompressedTrainingAgrees(train, data.set, 0.25);
+  TagLists query = RandomLists(12, 5, 43, false);
+  LinearSumBank qbank(std::make_unique<TagCandidateBank>(query.seqs, Weights(true), "caps"),
+                      std::make_unique<LinearBank>(rows(query.set.candidates(), 44)), 0.7);
+  for (PredictMode mode : {PredictMode::kLast, PredictMode::kAveraged, PredictMode::kVoted}) {
+    std::vector<double> a, b;
+    CHECK(model.Choose(qbank, query.set, mode, 2, nullptr, &a, true) == model.Choose(qbank, query.set, mode, 1, nullptr, &b, false));
     for (std::size_t k = 0; k < a.size(); ++k) CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
   }
 }

@@ -15,7 +15,7 @@ import { tableData } from '../../rerank/table-data.js';
 import { IntBuffer } from '../../kernels/symbols.js';
 import type { CandidateSet, Curve, Reranker, StepContext, TrainedReranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig } from '../config.js';
-import { tagSequenceFeatures } from './tag-features.js';
+import { tagSequenceFeatures } from '../../rerank/tag-features.js';
 import { boostCheckpointing, loglinearCheckpointed, rerankCheckpoints, type RerankCheckpoints } from '../../rerank/trainers.js';
 import type { CheckpointTrainer } from '../../io/checkpoint.js';
 import { describeTreeSettings, learnTreeSettings, type TreeSettings } from '../../rerank/tree-settings.js';

@@ -4,8 +4,8 @@
  * suffix and the neighbouring words, and whole entities (IOB chunks) with their words, length
  * and context. Counts become threshold features as for trees.
  */
-import { chunkSpans, detectTagScheme, isChunkTag } from '../../eval/spans.js';
-import { suffixOf, wordShape } from '../../rerank/word-forms.js';
+import { chunkSpans, detectTagScheme, isChunkTag } from '../eval/spans.js';
+import { suffixOf, wordShape } from './word-forms.js';
 
 /** Feature counts of one candidate tag sequence over its words. */
 export function tagSequenceFeatures(words: readonly string[], tags: readonly string[]): Record<string, number> {
