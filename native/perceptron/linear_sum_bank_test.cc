@@ -8,39 +8,13 @@
 #include "kernels/tree_kernel.h"
 #include "perceptron/compressed_training_check.h"
 #include "perceptron/linear_sum_bank.h"
+#include "perceptron/random_trees.h"
 #include "perceptron/reranker_model.h"
 #include "perceptron/structured_banks.h"
 
 using namespace structrank;
 
 namespace {
-
-void RandomTree(std::mt19937_64& rng, PreorderTrees& t, int depth, int& nodes) {
-  ++nodes;
-  if (depth == 0 || rng() % 10 < 3) {
-    t.label.push_back(3 + static_cast<int32_t>(rng() % 3));
-    t.word.push_back(6 + static_cast<int32_t>(rng() % 4));
-    t.arity.push_back(0);
-    return;
-  }
-  const int k = 1 + static_cast<int>(rng() % 3);
-  t.label.push_back(static_cast<int32_t>(rng() % 3));
-  t.word.push_back(-1);
-  t.arity.push_back(k);
-  for (int c = 0; c < k; ++c) RandomTree(rng, t, depth - 1, nodes);
-}
-
-PreorderTrees RandomTrees(int n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  PreorderTrees t;
-  t.symbols = {"S", "NP", "VP", "DT", "NN", "VB", "a", "b", "c", "d"};
-  for (int i = 0; i < n; ++i) {
-    int nodes = 0;
-    RandomTree(rng, t, 4, nodes);
-    t.tree_size.push_back(nodes);
-  }
-  return t;
-}
 
 // n rows of a few features out of `features`, values 1 or 2 (unsorted, some repeated).
 CsrMatrix RandomRows(int n, int features, uint64_t seed) {
