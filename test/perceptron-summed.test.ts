@@ -6,7 +6,8 @@ import { PerceptronReranker } from '../lib/rerank/perceptron.js';
 import { validatePipelineConfig } from '../lib/pipeline/config.js';
 import { sentenceFeatures } from '../lib/rerank/nbest-features.js';
 import { FeatureDictionary } from '../lib/rerank/perceptron-features.js';
-import { RowCollector, summedFeatureSettings } from '../lib/rerank/perceptron-summed.js';
+import { RowCollector } from '../lib/rerank/perceptron-summed.js';
+import { learnListSettings } from '../lib/rerank/tree-settings.js';
 import { repoRoot, tempDir } from './helpers.js';
 
 const fixtures = join(repoRoot, 'test', 'fixtures', 'perceptron');
@@ -85,7 +86,7 @@ describe('kernel perceptrons plus reranking features', () => {
   });
 
   it('numbers features in sentence order whatever order worker threads deliver them in', () => {
-    const settings = summedFeatureSettings(trees, '<test>').settings;
+    const settings = learnListSettings(trees)?.settings;
     const features = trees.map((s) => sentenceFeatures(s, { settings, treeFeatures: 'always' }));
     const collect = (order: number[]): { rows: ReturnType<RowCollector['build']>; names: string[] } => {
       const dictionary = new FeatureDictionary();

@@ -10,9 +10,8 @@ import { Progress } from '../progress.js';
 import { requireScores, tableData } from './table-data.js';
 import { extractSentences, type ExtractRunOptions } from './extract.js';
 import { buildFeatureTable, loadFeatureTable, tableToNames, type SentenceFeatureNames } from './feature-table.js';
-import { describeTreeSettings, learnTreeSettings, type TreeSettings } from './tree-settings.js';
+import { describeTreeSettings, learnListSettings, type TreeSettings } from './tree-settings.js';
 import type { HeadTable } from '../trees/head-rules.js';
-import { parseTree } from '../trees/bracket-parser.js';
 
 /** Whether a file starts with the model-file magic (a saved feature table). */
 export function isContainerFile(file: string): boolean {
@@ -38,9 +37,8 @@ export async function loadSentenceFeatures(file: string, loadOptions: LoadOption
   if (isContainerFile(file)) return { features: tableToNames(loadFeatureTable(file)) };
   const sentences = readNbestSync(file);
   if (sentences.length === 0) throw new InputError(file, undefined, 'no sentences');
-  const gold = sentences.filter((s) => typeof s.gold === 'string');
-  if (learn && gold.length > 0) {
-    const learned = learnTreeSettings(gold.map((s) => parseTree(s.gold as string)), learn.table);
+  const learned = learn ? learnListSettings(sentences, learn.table, file) : undefined;
+  if (learn && learned) {
     learn.log?.(describeTreeSettings(learned));
     if (learned.warning) learn.log?.(`warning: ${learned.warning}`);
     options.settings = learned.settings;

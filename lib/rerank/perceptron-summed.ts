@@ -9,22 +9,14 @@
  */
 import type { NbestSentence } from '../io/nbest.js';
 import { IntBuffer } from '../kernels/symbols.js';
-import { parseTree } from '../trees/bracket-parser.js';
-import type { HeadTable } from '../trees/head-rules.js';
 import { extractSentences } from './extract.js';
 import type { SentenceFeatureNames } from './feature-table.js';
 import { sentenceFeatures } from './nbest-features.js';
 import { FeatureDictionary } from './perceptron-features.js';
 import type { NativeFeatureRows } from './perceptron-native.js';
-import { learnTreeSettings, type LearnedTreeSettings, type TreeSettings } from './tree-settings.js';
+import type { TreeSettings } from './tree-settings.js';
 import { taskOf } from './perceptron-data.js';
-import { tagSequenceFeatures } from './tag-features.js';
-
-/** Head rules and word classes learned from the gold trees of training lists (given `table` first). */
-export function summedFeatureSettings(sentences: readonly NbestSentence[], file: string, table?: HeadTable): LearnedTreeSettings {
-  const gold = sentences.filter((s) => typeof s.gold === 'string').map((s) => parseTree(s.gold as string, file, s.line));
-  return learnTreeSettings(gold, table);
-}
+import { withTagSequenceFeatures } from './tag-features.js';
 
 /**
  * Collects each sentence's candidates as rows of distinct ids, then lays them out in order.
@@ -80,11 +72,7 @@ export class RowCollector {
 
 /** Tag candidates with their features attached (the extractor turns counts into threshold names); trees as they are. */
 function withTagFeatures(sentences: readonly NbestSentence[]): readonly NbestSentence[] {
-  if (taskOf(sentences) !== 'tags') return sentences;
-  return sentences.map((s) => ({
-    ...s,
-    candidates: s.candidates.map((c) => (c.tags ? { ...c, features: tagSequenceFeatures(s.tokens, c.tags) } : c)),
-  }));
+  return taskOf(sentences) === 'tags' ? withTagSequenceFeatures(sentences) : sentences;
 }
 
 /**

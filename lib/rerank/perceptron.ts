@@ -29,8 +29,8 @@ import type { TagScoring } from './perceptron-data.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import { baseIndex, oracleIndex } from './candidate-order.js';
 import { rerankerMixingSpec, type RerankerMixingSpec } from './perceptron-mixing.js';
-import { summedFeatureRows, summedFeatureRowsSync, summedFeatureSettings, trainingFeatureRows } from './perceptron-summed.js';
-import type { TreeSettings } from './tree-settings.js';
+import { summedFeatureRows, summedFeatureRowsSync, trainingFeatureRows } from './perceptron-summed.js';
+import { learnListSettings, learnTreeSettings, type TreeSettings } from './tree-settings.js';
 import type { HeadTable } from '../trees/head-rules.js';
 
 export type { PerceptronKernel } from './perceptron-data.js';
@@ -237,7 +237,8 @@ export class PerceptronReranker {
     const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary, score: options.score });
     let treeSettings: TreeSettings | undefined;
     if (featureWeight > 0) {
-      if (kernel === 'tree') treeSettings = summedFeatureSettings(sentences, file, options.headRules).settings;
+      // Training lists have gold (their Scores need it), so trees always give settings.
+      if (kernel === 'tree') treeSettings = (learnListSettings(sentences, options.headRules, file) ?? learnTreeSettings([], options.headRules)).settings;
       const onExtracted = options.onProgress && ((done: number): void => options.onProgress?.({ phase: 'features', done, total: sentences.length, mistakes: 0 }));
       const extracted = await trainingFeatureRows(sentences, treeSettings, { file, threads: options.threads, signal: options.signal, onProgress: onExtracted });
       dictionary = extracted.dictionary;

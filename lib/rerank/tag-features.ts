@@ -6,6 +6,7 @@
  */
 import { chunkSpans, detectTagScheme, isChunkTag } from '../eval/spans.js';
 import { suffixOf, wordShape } from './word-forms.js';
+import type { NbestSentence } from '../io/nbest.js';
 
 /** Feature counts of one candidate tag sequence over its words. */
 export function tagSequenceFeatures(words: readonly string[], tags: readonly string[]): Record<string, number> {
@@ -41,4 +42,12 @@ export function tagSequenceFeatures(words: readonly string[], tags: readonly str
     }
   }
   return f;
+}
+
+/** The sentences with every tag candidate's features attached (what the extractor reads for tag lists). */
+export function withTagSequenceFeatures(sentences: readonly NbestSentence[]): NbestSentence[] {
+  return sentences.map((s) => ({
+    ...s,
+    candidates: s.candidates.map((cand) => (cand.tags ? { ...cand, features: tagSequenceFeatures(s.tokens, cand.tags) } : cand)),
+  }));
 }

@@ -5,6 +5,8 @@
  * gold trees of the training n-best lists, saved with the reranker model, and used unchanged
  * for dev and test lists. Plain JSON, so it travels to feature worker threads as is.
  */
+import type { NbestSentence } from '../io/nbest.js';
+import { parseTree } from '../trees/bracket-parser.js';
 import type { Tree } from '../trees/tree.js';
 import {
   HEAD_COVERAGE_WARNING, headCoverage, headRulePreset, headTableFromJson, headTableToJson,
@@ -56,6 +58,16 @@ export function learnTreeSettings(trees: readonly Tree[], table: HeadTable = hea
       `heads of the others are learned from the treebank; uncovered labels: ${top}. Give a table for this scheme with --head-rules FILE.`;
   }
   return { settings: { headRules: headTableToJson(full), classes }, coverage, warning };
+}
+
+/**
+ * The settings learned from the gold trees of n-best lists (given `table` first), or
+ * undefined when no sentence has a gold tree (tag lists).
+ */
+export function learnListSettings(sentences: readonly NbestSentence[], table?: HeadTable, file?: string): LearnedTreeSettings | undefined {
+  const gold = sentences.filter((s) => typeof s.gold === 'string');
+  if (gold.length === 0) return undefined;
+  return learnTreeSettings(gold.map((s) => parseTree(s.gold as string, file, s.line)), table);
 }
 
 /** A one-line summary of learned settings (coverage and classes), for logs. */

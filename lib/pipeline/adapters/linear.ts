@@ -15,7 +15,7 @@ import { tableData } from '../../rerank/table-data.js';
 import { IntBuffer } from '../../kernels/symbols.js';
 import type { CandidateSet, Curve, Reranker, StepContext, TrainedReranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig } from '../config.js';
-import { tagSequenceFeatures } from '../../rerank/tag-features.js';
+import { withTagSequenceFeatures } from '../../rerank/tag-features.js';
 import { boostCheckpointing, loglinearCheckpointed, rerankCheckpoints, type RerankCheckpoints } from '../../rerank/trainers.js';
 import type { CheckpointTrainer } from '../../io/checkpoint.js';
 import { describeTreeSettings, learnTreeSettings, type TreeSettings } from '../../rerank/tree-settings.js';
@@ -79,11 +79,8 @@ function sentenceFeatureRows(sentencesIn: readonly NbestSentence[], ctx: StepCon
   let p = bySettings.get(settings);
   if (!p) {
     p = (async () => {
-      const sentences: NbestSentence[] = sentencesIn.map((s) => ({
-        ...s,
-        // Tag candidates carry their features; trees get SPEC section 7 features in extractSentences.
-        candidates: s.candidates.map((cand) => (cand.tags ? { ...cand, features: tagSequenceFeatures(s.tokens, cand.tags) } : cand)),
-      }));
+      // Tag candidates carry their features; trees get SPEC section 7 features in extractSentences.
+      const sentences = withTagSequenceFeatures(sentencesIn);
       // Sentences arrive in any order: keep each one's ids, then lay them out in order.
       const rows: Int32Array[][] = new Array(sentences.length);
       const logprobs: Float64Array[] = new Array(sentences.length);
