@@ -116,6 +116,24 @@ describe('chart parser extras', () => {
   });
 });
 
+// A Floresta-style scheme (no Penn label or tag): finite verbs head the clauses, and the verb
+// chains vp (auxiliary + infinitive, or a gerund + participle) are headed by their first verb.
+const floresta: string[] = [];
+for (let k = 0; k < 24; k++) {
+  floresta.push(`( (fcl (pron-pers ele) (v-fin v${k}) (np (art a) (n m${k})) (. .)))`);
+  const chain = k % 3 === 2 ? '(v-ger estando) (v-pcp feito)' : `(v-fin ${['pode', 'vai'][k % 3]}) (v-inf i${k})`;
+  floresta.push(`( (fcl (np (art a) (n p${k})) (vp ${chain}) (pp (prp em) (np (n q${k}))) (. .)))`);
+}
+
+describe('chart parser on a scheme without Penn labels', () => {
+  it('verb-lexicalized rule features come from the learned verb tags (v-fin), not VB*', async () => {
+    const off = await ChartParserModel.train(trees(floresta), { crf: true, epochs: 1, batch: 4, threads: 1 });
+    const on = await ChartParserModel.train(trees(floresta), { crf: true, epochs: 1, batch: 4, threads: 1, verbFeatures: true });
+    // One weight per (binary rule, verb word) pair seen with a verb-like child; with VB* there were none.
+    expect(on.info().weights).toBeGreaterThan(off.info().weights);
+  });
+});
+
 describe('chart parser CRF feature-id cache', () => {
   it('caches every trained sentence under the cap and trains exactly as without it', async () => {
     const data = trees([...relaxable, ...clusterable]);

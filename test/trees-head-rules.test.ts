@@ -11,7 +11,7 @@ import { learnTreeSettings } from '../lib/rerank/tree-settings.js';
 import { readTreesSync } from '../lib/io/treebank.js';
 import type { Tree } from '../lib/trees/tree.js';
 import { InputError } from '../lib/errors.js';
-import { dataFile } from './helpers.js';
+import { dataFile, itWithData } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'head-rules-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -158,6 +158,12 @@ describe('head-rule tables as data', () => {
     expect(classes.closedClassTags).toEqual(expect.arrayContaining(['DT', 'MD', 'TO']));
     expect(classes.verbTags).toEqual(expect.arrayContaining(['MD', 'VBD', 'VB']));
     expect(classes.verbTags).not.toContain('NN');
+  });
+
+  itWithData(['floresta-pt'], 'on floresta-pt, the verb-like tags are the verb forms', () => {
+    const trees = readTreesSync(dataFile('floresta-pt', 'train.mrg'));
+    const classes = learnTreeClasses(trees, learnHeadRules(trees));
+    expect([...classes.verbTags].sort()).toEqual(['v-fin', 'v-ger', 'v-inf', 'v-pcp']);
   });
 
   it.skipIf(!existsSync(dataFile('ptb-sample', 'train.mrg')))('on ptb-sample, learned heads agree with Collins on most phrases and the classes look like the PTB lists', () => {

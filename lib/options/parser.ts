@@ -46,7 +46,7 @@ export const parserTrainFields = {
   rareThreshold: option(z.number().int().min(0).default(1), 'words seen at most N times also get signature tags', { flag: 'rare' }),
   clusters: option(z.string().min(1).optional(), "word clusters, 'word<TAB>cluster' per line: CRF lexicon features and cluster tags for rare words (kept in the model)", { value: 'F' }),
   relax: option(z.boolean().default(false), 'grammar relaxation: add each rule with the other parent annotations of its parent'),
-  verbFeatures: option(z.boolean().default(false), 'CRF: rule x word features of binary rules with a verb-tag (Penn VB*) child'),
+  verbFeatures: option(z.boolean().default(false), 'CRF: rule x word features of binary rules with a verb-like tag child (the tags learned from the treebank)'),
   featureCacheMB: option(z.number().min(0).default(1024), 'CRF: cap on the per-sentence feature-id cache kept across passes (0 = off)', { flag: 'feature-cache-mb', value: 'N' }),
   maxLength: option(z.number().int().min(0).default(0), 'train only on trees of at most N words (0 = all)', { value: 'N' }),
   threads,

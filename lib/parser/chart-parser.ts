@@ -24,9 +24,12 @@ import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.
 import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
-import { prepareTree, restoreTree } from './prepare.js';
+import { cleanTree, prepareTree, restoreTree } from './prepare.js';
 import { readClustersSync, type WordClusters } from './clusters.js';
-import { baseCategory, buildSymbolTable, decodeTree, encodeTree, symbolKey, symbolTableFromLabels, type SymbolTable } from './symbols.js';
+import { baseCategory, buildSymbolTable, decodeTree, encodeTree, symbolKey, symbolTableFromLabels, verbFlags, type SymbolTable } from './symbols.js';
+import { headRulePreset } from '../trees/head-rules.js';
+import { learnHeadRules } from '../trees/learn-heads.js';
+import { learnTreeClasses } from '../trees/tree-classes.js';
 
 export const CHART_MODEL_KIND = 'chart-parser';
 
@@ -145,7 +148,11 @@ export interface ParserTrainOptions {
   markov?: MarkovOrder;
   /** Parent annotation (default true; CRF: false). */
   parent?: boolean;
-  /** VP head-tag annotation (Penn head rules; default true; CRF: false). */
+  /**
+   * VP head-tag annotation (the PTB's `VP` label, Collins' head rules; default true; CRF:
+   * false). A scheme without `VP` gets none: the same annotation on the verb phrases learned
+   * from Floresta was worse on its dev set (docs/parsing.md).
+   */
   vpHeadTag?: boolean;
   /** Words seen at most this often also get signature tags (default 1). */
   rareThreshold?: number;
@@ -163,8 +170,9 @@ export interface ParserTrainOptions {
   relax?: boolean;
   relaxWeight?: number;
   /**
-   * CRF: verb-lexicalized rule features, a binary rule with a verb-tag (VB*, Penn tags only)
-   * child x that verb's lowercased word, for pairs seen in a gold tree (default false).
+   * CRF: verb-lexicalized rule features, a binary rule with a verb-tag child x that verb's
+   * lowercased word, for pairs seen in a gold tree (default false). The verb-like tags are
+   * learned from the training trees (lib/trees/tree-classes.ts).
    */
   verbFeatures?: boolean;
   /** Train the CRF-CFG on top of the PCFG (default false). */
@@ -361,6 +369,11 @@ function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array 
   return { text: all.join('\n'), offsets };
 }
 
+/** The verb-like tags of a treebank (lib/trees/tree-classes.ts), with heads from Collins' table plus learned rules. */
+function learnedVerbTags(trees: readonly Tree[]): string[] {
+  const cleaned = trees.map(cleanTree).filter((t): t is Tree => t !== undefined);
+  return learnTreeClasses(cleaned, learnHeadRules(cleaned, headRulePreset('collins'))).verbTags;
+}
 
 /**
  * The grammar of a training run and, with `crf`, the CRF's features and starting weights:
@@ -406,7 +419,7 @@ function buildTraining(trees: Tree[], options: ParserTrainOptions): {
   const relaxWeight = options.relaxWeight ?? 0.01;
   if (!(relaxWeight > 0 && relaxWeight < 1)) throw optionError('relaxWeight must be in (0, 1)');
   const handle = addon.ChartParser.buildPcfg(
-    { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: table.isVerb },
+    { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: verbFlags(table, options.verbFeatures ? learnedVerbTags(trees) : []) },
     text,
     offsets,
     Int32Array.from(pairs),

@@ -12,9 +12,14 @@ export interface GrammarOptions extends AnnotateOptions {
   markov?: MarkovOrder;
 }
 
+/** A treebank tree without phrase function tags and empty elements, or undefined when nothing is left. */
+export function cleanTree(t: Tree): Tree | undefined {
+  return removeEmptyElements(stripPhraseFunctionTags(t));
+}
+
 /** A training tree ready for grammar reading, or undefined when nothing is left of it. */
 export function prepareTree(t: Tree, options: GrammarOptions = {}): Tree | undefined {
-  const cleaned = removeEmptyElements(stripPhraseFunctionTags(t));
+  const cleaned = cleanTree(t);
   if (!cleaned) return undefined;
   let top = stripRoot(cleaned);
   // A wrapper with several children becomes a plain S-like node that the grammar can read.

@@ -36,8 +36,6 @@ export interface SymbolTable {
    * without a parent annotation.
    */
   relaxGroup: Int32Array;
-  /** 1 for verb tags (base label VB*), for the verb-lexicalized rule features. */
-  isVerb: Uint8Array;
 }
 
 /** The relaxation key of a state: its label without the parent annotation, or undefined. */
@@ -77,7 +75,6 @@ function finishTable(labels: string[], ids: Map<string, number>, tag: boolean[])
   const base = new Int32Array(labels.length);
   const isTag = new Uint8Array(labels.length);
   const relaxGroup = new Int32Array(labels.length).fill(-1);
-  const isVerb = new Uint8Array(labels.length);
   const groups = new Map<string, number>();
   labels.forEach((label, i) => {
     isTag[i] = tag[i] ? 1 : 0;
@@ -98,9 +95,14 @@ function finishTable(labels: string[], ids: Map<string, number>, tag: boolean[])
       }
       relaxGroup[i] = g;
     }
-    if (tag[i] && baseCategory(label).startsWith('VB')) isVerb[i] = 1;
   });
-  return { labels, ids, isTag, base, numBases: Math.max(1, bases.size), relaxGroup, isVerb };
+  return { labels, ids, isTag, base, numBases: Math.max(1, bases.size), relaxGroup };
+}
+
+/** 1 for each tag symbol whose base label is one of `verbTags`, for the verb-lexicalized rule features. */
+export function verbFlags(table: SymbolTable, verbTags: readonly string[]): Uint8Array {
+  const verbs = new Set(verbTags);
+  return Uint8Array.from(table.labels, (label, i) => (table.isTag[i] === 1 && verbs.has(baseCategory(label)) ? 1 : 0));
 }
 
 /** Appends a tree's (label, arity) pairs; throws if a label is unknown or a node has > 2 children. */
