@@ -10,7 +10,7 @@ import { readConlluSync, type ConlluToken } from '../io/conllu.js';
 import { isQuiet, TrainProgressBar } from '../progress.js';
 import { Tagger } from '../tagger/tagger.js';
 import { isTrainingColumns, readTrainingColumns, type TrainingColumns } from '../tagger/training-columns.js';
-import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
+import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, tokenLabels, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
 import { readLinesSync } from '../io/lines.js';
 import { clusterWords, type WordClusters } from '../tagger/word-clusters.js';
@@ -107,9 +107,7 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
     if (dev !== undefined && dev.length === 0) throw new InputError(values.dev as string, undefined, 'no sentences in file');
     if (templates === undefined) {
       const labelIndex = columns.indexOf(label);
-      const choice = chooseDefaultTemplate(isTrainingColumns(train) ? train.labelCounts : (function* () {
-        for (const s of train) for (const row of s) yield row[labelIndex];
-      })(), columns.filter((c) => c !== label));
+      const choice = chooseDefaultTemplate(isTrainingColumns(train) ? train.labelCounts : tokenLabels(train, labelIndex), columns.filter((c) => c !== label));
       if (!context.given.has('--order')) order = choice.order;
       // On stdout with the result line (not with --json): stderr is for progress and errors.
       if (!isQuiet() && !values.json) console.log(`train-tagger: templates '${choice.name}', order ${order} (${choice.reason}); choose others with --template, --order`);

@@ -257,10 +257,6 @@ function checkField(v: string): string {
   return v;
 }
 
-function* labelsOf(train: TokenRows[], labelIndex: number): Generator<string> {
-  for (const s of train) for (const row of s) yield row[labelIndex];
-}
-
 /**
  * A sequence tagger: averaged perceptron, CRF or maximum entropy, over CoNLL-style rows.
  *
@@ -300,7 +296,7 @@ export class Tagger {
     options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value, devMetric: p.dev?.name }));
     // Loaded here, not at the top: tagging with a saved model needs none of them (and the
     // option schemas' library costs a tagging process more start-up time than its model).
-    const [{ looksLikeChunkTags, scoreTags }, { formatClusters }, { checkOptions }, { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs }, { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, readClusters }] =
+    const [{ looksLikeChunkTags, scoreTags }, { formatClusters }, { checkOptions }, { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs }, { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, readClusters, tokenLabels }] =
       await Promise.all([import('./dev-score.js'), import('./word-clusters.js'), import('../options/field.js'), import('../options/tagger.js'), import('./templates.js')]);
     const { algo, columns, label } = options;
     if (!ALGORITHMS.includes(algo)) throw optionError(`unknown algorithm '${algo}'`);
@@ -315,7 +311,7 @@ export class Tagger {
       throw optionError(`${fromFile.file} was read with columns [${fromFile.columns.join(', ')}] and label '${fromFile.label}', not [${columns.join(', ')}] and '${label}'`);
     }
     const rows = fromFile ? undefined : (train as TokenRows[]);
-    const choice = options.templates === undefined ? chooseDefaultTemplate(fromFile ? fromFile.labelCounts : labelsOf(rows as TokenRows[], labelIndex), inputColumns) : undefined;
+    const choice = options.templates === undefined ? chooseDefaultTemplate(fromFile ? fromFile.labelCounts : tokenLabels(rows as TokenRows[], labelIndex), inputColumns) : undefined;
     const order = options.order ?? choice?.order ?? TAGGER_DEFAULTS.order;
     const set = typeof options.templates === 'string'
       ? DEFAULT_TEMPLATES[options.templates]

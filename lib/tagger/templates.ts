@@ -161,6 +161,11 @@ export interface TemplateChoice {
   reason: string;
 }
 
+/** Every token's label: column `labelIndex` of each row (what chooseDefaultTemplate reads). */
+export function* tokenLabels(sentences: Iterable<readonly (readonly string[])[]>, labelIndex: number): Generator<string> {
+  for (const s of sentences) for (const row of s) yield row[labelIndex];
+}
+
 /**
  * The default template set for a label column, from the training labels: labels that are
  * not chunk tags (O, B-X, I-X, ...) are parts of speech or other per-token classes (`pos`);
