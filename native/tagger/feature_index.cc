@@ -121,6 +121,18 @@ bool FeatureIndex::Indexes(const TaggerCorpus& corpus) const {
   return first.size() == corpus.attributes.cols.size() && dense.size() == static_cast<std::size_t>(corpus.attributes.rows());
 }
 
+std::vector<uint32_t> FeatureIndex::WeightPositions(const TaggerModel& model) const {
+  std::vector<uint32_t> at(static_cast<std::size_t>(model.num_node_features()));
+  const int32_t A = static_cast<int32_t>(span.size());
+  for (int32_t a = 0; a < A; ++a) {
+    const bool dense = Dense(a);
+    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
+      at[f] = 2 * span[a].first + static_cast<uint32_t>(dense ? model.feature_label[f] : f - model.attr_offset[a]);
+    }
+  }
+  return at;
+}
+
 void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* pack) const {
   const int32_t A = static_cast<int32_t>(span.size());
   for (int32_t a = 0; a < A; ++a) {

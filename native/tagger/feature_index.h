@@ -61,6 +61,8 @@ struct FeatureIndex {
   // the other entries are left as they are: reused from one evaluation to the next, it
   // needs no refilling.
   void Gather(const TaggerModel& model, const double* w, double* pack) const;
+  // The pack position of each node feature's weight (what Gather writes w[f] to).
+  std::vector<uint32_t> WeightPositions(const TaggerModel& model) const;
   // out[f] += the pack's gradient sum of f's slot, for every node feature f; the sums are
   // reset to 0 for the next evaluation.
   void AddTo(const TaggerModel& model, double* pack, double* out) const;

@@ -829,6 +829,64 @@ TEST(perceptron_update_on_differing_tokens_equals_full_update) {
   }
 }
 
+// The perceptron scores tokens through the FeatureIndex slots (dense and sparse attributes,
+// in another summation order) and keeps them in step with its updates: the weights after
+// every epoch, raw and averaged, equal those of the model's own tables bit for bit.
+TEST(perceptron_on_index_slots_trains_the_same_weights) {
+  for (int order : {1, 2}) {
+    const int L = 8;
+    std::mt19937_64 rng(40 + order);
+    TaggerModel base;
+    base.algorithm = TaggerAlgorithm::kPerceptron;
+    base.order = order;
+    for (int y = 0; y < L; ++y) base.labels.Intern(std::string(1, char('A' + y)));
+    const int attrs = 12;
+    for (int a = 0; a < attrs; ++a) base.attributes.Insert(2000 + a);
+    for (int a = 0; a < attrs; ++a) {
+      // Attribute a has 1 + a % L labels: sparse below FeatureIndex::kDenseMin, dense above.
+      for (int y = 0; y <= a % L; ++y) base.feature_label.push_back((y + a) % L);
+      base.attr_offset.push_back(base.feature_label.size());
+    }
+    base.edge_offset.push_back(0);
+    for (int a = 0; a < attrs; ++a) {
+      for (int pair = 0; pair < (L + 1) * L; ++pair) {
+        if (rng() % 4 == 0) base.edge_pair.push_back(pair);
+      }
+      base.edge_offset.push_back(base.edge_pair.size());
+    }
+    base.weights.Edit([&](std::vector<double>& w) { w.assign(base.num_weights(), 0.0); });
+    TaggerCorpus corpus;
+    for (int s = 0; s < 40; ++s) {
+      const int n = 1 + static_cast<int>(rng() % 9);
+      for (int i = 0; i < n; ++i) {
+        std::vector<int32_t> row, edge_row;
+        for (int a = 0; a < attrs; ++a) {
+          if (rng() % 3 == 0) row.push_back(a);
+          if (rng() % 5 == 0) edge_row.push_back(a);
+        }
+        corpus.attributes.AddRow(row.data(), nullptr, row.size());
+        corpus.edge_attributes.AddRow(edge_row.data(), nullptr, edge_row.size());
+        corpus.labels.push_back(static_cast<int32_t>(rng() % L));
+      }
+      corpus.sentence_start.push_back(corpus.sentence_start.back() + n);
+    }
+    TaggerModel slotted = base, plain = base;
+    TrainOptions with_slots, without;
+    without.perceptron_slots = false;
+    TaggerTrainer a(slotted, corpus, with_slots), b(plain, corpus, without);
+    for (int epoch = 0; epoch < 4; ++epoch) {
+      a.Step(nullptr);
+      b.Step(nullptr);
+      CHECK(a.loss() == b.loss());
+      CHECK(a.raw_weights() == b.raw_weights());
+    }
+    CHECK(a.loss() > 0);  // it still makes mistakes, so updates happened in the last epoch
+    a.ExportWeights();
+    b.ExportWeights();
+    CHECK(slotted.weights.ToVector() == plain.weights.ToVector());
+  }
+}
+
 TEST(column_tagging_splits_like_javascript_and_carries_sentences) {
   // JavaScript's \s: ASCII whitespace, U+00A0, U+1680, U+2000-200A, 2028, 2029, 202F, 205F, 3000, FEFF.
   for (const char* space : {" ", "\t", "\v", "\f", "\r", "\xC2\xA0", "\xE1\x9A\x80", "\xE2\x80\x80", "\xE2\x80\x8A",

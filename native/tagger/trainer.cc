@@ -255,6 +255,10 @@ TaggerTrainer::TaggerTrainer(TaggerModel& model, const TaggerCorpus& corpus, Tra
   if (use_lbfgs_ && model.algorithm == TaggerAlgorithm::kCrf && FeatureIndex::Fits(model)) {
     index_ = FeatureIndex::For(model, corpus);
   }
+  if (model.algorithm == TaggerAlgorithm::kPerceptron && options.perceptron_slots && FeatureIndex::Fits(model)) {
+    index_ = FeatureIndex::For(model, corpus);
+    pack_at_ = index_.WeightPositions(model);
+  }
   if (!options_.start_weights && model.algorithm == TaggerAlgorithm::kMaxent) {
     throw InputError("training without start weights is for the CRF and the perceptron");
   }
@@ -368,6 +372,20 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
   std::vector<double> emissions, pairs;
   std::vector<int32_t> guess;
   std::vector<char> differs;
+  // The index's loops sum a token's weights in another order than the model's: the same
+  // scores as long as every weight is an integer (the updates are +-1), so they are used
+  // only then (weights averaged by parameter mixing are not).
+  const int64_t nodes = model_.num_node_features();
+  const bool packed = !pack_at_.empty() &&
+                      std::all_of(w_.begin(), w_.begin() + nodes, [](double x) { return x == std::trunc(x) && std::fabs(x) < 0x1p52; });
+  if (packed) {
+    // Slots without a feature (a dense attribute's other labels) are never updated: they stay 0.
+    if (pack_.size() != index_.pack_size()) pack_.assign(index_.pack_size(), 0.0);
+    index_.Gather(model_, w_.data(), pack_.data());
+  }
+  const auto step = [&](int64_t f, double by) {
+    if (packed && f < nodes) pack_[pack_at_[f]] += by;
+  };
   int64_t mistakes = 0;
   for (std::size_t q = 0; q < order_.size(); ++q) {
     if (cancel && (q & 255) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();
@@ -376,7 +394,8 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
     if (n == 0) continue;
     const int32_t* gold = &corpus_.labels[corpus_.sentence_start[s]];
     emissions.resize(static_cast<std::size_t>(n) * L);
-    model_.Emissions(corpus_, s, w_.data(), emissions.data());
+    if (packed) index_.Emissions(corpus_, s, pack_.data(), emissions.data());
+    else model_.Emissions(corpus_, s, w_.data(), emissions.data());
     scores.Compute(lat_, w_.data());  // transitions change after every update
     if (model_.has_edge_features()) {
       pairs.resize(static_cast<std::size_t>(n) * model_.num_pairs());
@@ -394,10 +413,12 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
       ForEachPathWeight(model_, lat_, corpus_, s, gold, [&](int64_t f) {
         w_[f] += 1;
         u_[f] += c;
+        step(f, 1);
       }, differs.data());
       ForEachPathWeight(model_, lat_, corpus_, s, guess.data(), [&](int64_t f) {
         w_[f] -= 1;
         u_[f] -= c;
+        step(f, -1);
       }, differs.data());
       ZeroStartWeights();
     }

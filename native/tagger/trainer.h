@@ -33,6 +33,9 @@ struct TrainOptions {
   // false: the (sentence start, label) transition weights stay 0, the objective CRFsuite's
   // crf1d optimizes (it has no start-of-sentence weights). CRF and perceptron.
   bool start_weights = true;
+  // Perceptron: score tokens with the FeatureIndex layout (false: the model's own tables;
+  // the same weights either way, see PerceptronEpoch).
+  bool perceptron_slots = true;
 };
 
 // CRF objective sum_s (log Z_s - score(gold_s)) + c2 |w|^2 and its gradient. Without
@@ -107,7 +110,11 @@ class TaggerTrainer {
   std::vector<int64_t> order_;
   bool use_lbfgs_ = false;
   std::unique_ptr<Lbfgs> lbfgs_;
-  FeatureIndex index_;  // CRF L-BFGS: the slot layout of the gradient loops (empty: none)
+  FeatureIndex index_;  // CRF L-BFGS and perceptron: the slot layout of the loops (empty: none)
+  // Perceptron: the node weights in index_'s layout, kept equal to w_ during an epoch, and
+  // each node feature's position in it.
+  std::vector<double> pack_;
+  std::vector<uint32_t> pack_at_;
   std::vector<ObjectiveScratch> scratch_;  // CRF L-BFGS: CrfObjective's buffers
   const std::atomic<bool>* cancel_ = nullptr;  // for the L-BFGS objective
   double loss_ = 0;
