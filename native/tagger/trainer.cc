@@ -255,10 +255,6 @@ TaggerTrainer::TaggerTrainer(TaggerModel& model, const TaggerCorpus& corpus, Tra
   if (use_lbfgs_ && model.algorithm == TaggerAlgorithm::kCrf && FeatureIndex::Fits(model)) {
     index_ = FeatureIndex::For(model, corpus);
   }
-  if (model.algorithm == TaggerAlgorithm::kPerceptron && options.perceptron_slots && FeatureIndex::Fits(model)) {
-    index_ = FeatureIndex::For(model, corpus);
-    pack_at_ = index_.WeightPositions(model);
-  }
   if (!options_.start_weights && model.algorithm == TaggerAlgorithm::kMaxent) {
     throw InputError("training without start weights is for the CRF and the perceptron");
   }
@@ -376,11 +372,15 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
   // scores as long as every weight is an integer (the updates are +-1), so they are used
   // only then (weights averaged by parameter mixing are not).
   const int64_t nodes = model_.num_node_features();
-  const bool packed = !pack_at_.empty() &&
+  const bool packed = options_.perceptron_slots && FeatureIndex::Fits(model_) &&
                       std::all_of(w_.begin(), w_.begin() + nodes, [](double x) { return x == std::trunc(x) && std::fabs(x) < 0x1p52; });
   if (packed) {
-    // Slots without a feature (a dense attribute's other labels) are never updated: they stay 0.
-    if (pack_.size() != index_.pack_size()) pack_.assign(index_.pack_size(), 0.0);
+    if (pack_at_.empty()) {  // built on first use: a mixing shard's averaged start weights never need it
+      index_ = FeatureIndex::For(model_, corpus_);
+      pack_at_ = index_.WeightPositions(model_);
+      // Slots without a feature (a dense attribute's other labels) are never updated: they stay 0.
+      pack_.assign(index_.pack_size(), 0.0);
+    }
     index_.Gather(model_, w_.data(), pack_.data());
   }
   const auto step = [&](int64_t f, double by) {

@@ -112,7 +112,7 @@ class TaggerTrainer {
   std::unique_ptr<Lbfgs> lbfgs_;
   FeatureIndex index_;  // CRF L-BFGS and perceptron: the slot layout of the loops (empty: none)
   // Perceptron: the node weights in index_'s layout, kept equal to w_ during an epoch, and
-  // each node feature's position in it.
+  // each node feature's position in it (built by the first epoch that uses them).
   std::vector<double> pack_;
   std::vector<uint32_t> pack_at_;
   std::vector<ObjectiveScratch> scratch_;  // CRF L-BFGS: CrfObjective's buffers
