@@ -125,10 +125,7 @@ std::vector<uint32_t> FeatureIndex::WeightPositions(const TaggerModel& model) co
   std::vector<uint32_t> at(static_cast<std::size_t>(model.num_node_features()));
   const int32_t A = static_cast<int32_t>(span.size());
   for (int32_t a = 0; a < A; ++a) {
-    const bool dense = Dense(a);
-    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
-      at[f] = 2 * span[a].first + static_cast<uint32_t>(dense ? model.feature_label[f] : f - model.attr_offset[a]);
-    }
+    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) at[f] = WeightPosition(model, a, f);
   }
   return at;
 }
@@ -136,11 +133,7 @@ std::vector<uint32_t> FeatureIndex::WeightPositions(const TaggerModel& model) co
 void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* pack) const {
   const int32_t A = static_cast<int32_t>(span.size());
   for (int32_t a = 0; a < A; ++a) {
-    const bool dense = Dense(a);
-    double* x = pack + 2 * std::size_t{span[a].first};
-    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) {
-      x[dense ? model.feature_label[f] : f - model.attr_offset[a]] = w[f];
-    }
+    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) pack[WeightPosition(model, a, f)] = w[f];
   }
 }
 

@@ -61,7 +61,11 @@ struct FeatureIndex {
   // the other entries are left as they are: reused from one evaluation to the next, it
   // needs no refilling.
   void Gather(const TaggerModel& model, const double* w, double* pack) const;
-  // The pack position of each node feature's weight (what Gather writes w[f] to).
+  // The pack position of node feature f's weight, f one of attribute a's features.
+  uint32_t WeightPosition(const TaggerModel& model, int32_t a, int64_t f) const {
+    return 2 * span[a].first + static_cast<uint32_t>(Dense(a) ? model.feature_label[f] : f - model.attr_offset[a]);
+  }
+  // WeightPosition of every node feature (what Gather writes w[f] to).
   std::vector<uint32_t> WeightPositions(const TaggerModel& model) const;
   // out[f] += the pack's gradient sum of f's slot, for every node feature f; the sums are
   // reset to 0 for the next evaluation.
