@@ -27,9 +27,7 @@ import type { MarkovOrder } from './binarize.js';
 import { cleanTree, prepareTree, restoreTree } from './prepare.js';
 import { readClustersSync, type WordClusters } from './clusters.js';
 import { baseCategory, buildSymbolTable, decodeTree, encodeTree, symbolKey, symbolTableFromLabels, verbFlags, type SymbolTable } from './symbols.js';
-import { headRulePreset } from '../trees/head-rules.js';
-import { learnHeadRules } from '../trees/learn-heads.js';
-import { learnTreeClasses } from '../trees/tree-classes.js';
+import { learnTreebankClasses } from '../trees/tree-classes.js';
 
 export const CHART_MODEL_KIND = 'chart-parser';
 
@@ -371,8 +369,7 @@ function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array 
 
 /** The verb-like tags of a treebank (lib/trees/tree-classes.ts), with heads from Collins' table plus learned rules. */
 function learnedVerbTags(trees: readonly Tree[]): string[] {
-  const cleaned = trees.map(cleanTree).filter((t): t is Tree => t !== undefined);
-  return learnTreeClasses(cleaned, learnHeadRules(cleaned, headRulePreset('collins'))).verbTags;
+  return learnTreebankClasses(trees.map(cleanTree).filter((t): t is Tree => t !== undefined)).classes.verbTags;
 }
 
 /**

@@ -12,8 +12,7 @@ import {
   HEAD_COVERAGE_WARNING, headCoverage, headRulePreset, headTableFromJson, headTableToJson,
   type HeadCoverage, type HeadTable, type HeadTableJson,
 } from '../trees/head-rules.js';
-import { learnHeadRules } from '../trees/learn-heads.js';
-import { learnTreeClasses, type TreeClasses } from '../trees/tree-classes.js';
+import { learnTreebankClasses, type TreeClasses } from '../trees/tree-classes.js';
 import { LEGACY_TREE_CLASSES } from './tree-features.js';
 
 export interface TreeSettings {
@@ -49,8 +48,7 @@ export interface LearnedTreeSettings {
  */
 export function learnTreeSettings(trees: readonly Tree[], table: HeadTable = headRulePreset('collins')): LearnedTreeSettings {
   const coverage = headCoverage(trees, table);
-  const full = learnHeadRules(trees, table);
-  const classes = learnTreeClasses(trees, full);
+  const { table: full, classes } = learnTreebankClasses(trees, table);
   let warning: string | undefined;
   if (coverage.percent < HEAD_COVERAGE_WARNING) {
     const top = coverage.missing.slice(0, 8).map(([l, n]) => `${l} (${n})`).join(', ');

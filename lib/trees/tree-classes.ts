@@ -17,8 +17,8 @@
  * The classes are plain JSON, saved with a reranker model so that test-time features use
  * the classes learned at training time.
  */
-import type { HeadTable } from './head-rules.js';
-import { headTagCounts, learnClosedClassTags, learnConjunctionTags, learnPunctuationTags } from './learn-heads.js';
+import { headRulePreset, type HeadTable } from './head-rules.js';
+import { headTagCounts, learnClosedClassTags, learnConjunctionTags, learnHeadRules, learnPunctuationTags } from './learn-heads.js';
 import { headChildIndex } from './heads.js';
 import type { Tree } from './tree.js';
 import { basicCategory, ROOT_LABELS } from './transforms.js';
@@ -117,4 +117,14 @@ export function learnTreeClasses(trees: readonly Tree[], table: HeadTable): Tree
     verbTags,
     adpositionLabels: sorted(adpositionLabels),
   };
+}
+
+/**
+ * A treebank's classes with the head table they were found with: `given` (default the
+ * `collins` preset) plus rules learned for the labels it does not cover. What the reranking
+ * features (lib/rerank/tree-settings.ts) and the parser's verb features read.
+ */
+export function learnTreebankClasses(trees: readonly Tree[], given: HeadTable = headRulePreset('collins')): { table: HeadTable; classes: TreeClasses } {
+  const table = learnHeadRules(trees, given);
+  return { table, classes: learnTreeClasses(trees, table) };
 }
