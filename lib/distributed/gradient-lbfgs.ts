@@ -1,12 +1,12 @@
 /**
  * L-BFGS with an asynchronous objective, for training whose gradient is summed over queue
- * jobs (gradient.ts). It performs the same arithmetic, in the same order, as the native
- * optimizer every local trainer uses (native/optim/lbfgs.cc: two-loop recursion, backtracking
- * line search on the Armijo condition, the same stopping tests), so given the same objective
- * values and gradients it takes the same steps: a distributed run differs from a local one
- * only by the summation order of the gradient.
+ * jobs (gradient.ts). The optimizer is the native one every local trainer uses
+ * (native/optim/lbfgs.cc), driven one trial point at a time: given the same objective values
+ * and gradients it takes the same steps, so a distributed run differs from a local one only
+ * by the summation order of the gradient.
  */
 
+import { native } from '../native.js';
 import { decodeState, encodeState, type StateParts } from './state-bytes.js';
 
 /** f(x) and its gradient. */
@@ -24,48 +24,51 @@ export interface LbfgsSettings {
 /** native/optim/lbfgs.h's LbfgsOptions defaults (the trainers use them, memory 6). */
 export const LBFGS_DEFAULTS: LbfgsSettings = { memory: 6, gradientTolerance: 1e-5, delta: 1e-6, past: 10, maxLinesearch: 40, armijo: 1e-4 };
 
-function dot(a: Float64Array, b: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
+/** native/optim/lbfgs.h's LbfgsState, as the binding gives it. */
+interface NativeLbfgsState {
+  x: Float64Array;
+  g: Float64Array;
+  f: number;
+  s: Float64Array[];
+  y: Float64Array[];
+  rho: Float64Array;
+  stored: number;
+  next: number;
+  iterations: number;
+  evaluations: number;
+  converged: boolean;
+  history: Float64Array;
+}
+
+interface NativeLbfgsHandle {
+  beginIteration(): boolean;
+  trialPoint(): Float64Array;
+  /** 0: retry at the moved trial point; 1: accepted; 2: no decrease found (converged). */
+  endTrial(value: number, gradient: Float64Array): 0 | 1 | 2;
+  point(): Float64Array;
+  value(): number;
+  converged(): boolean;
+  state(): NativeLbfgsState;
+}
+
+interface LbfgsAddon {
+  NativeLbfgs: new (start: { x: Float64Array; f: number; g: Float64Array } | { state: NativeLbfgsState }, settings: LbfgsSettings) => NativeLbfgsHandle;
 }
 
 export class AsyncLbfgs {
-  private x: Float64Array;
-  private g: Float64Array;
-  private f = 0;
-  private readonly s: Float64Array[];
-  private readonly y: Float64Array[];
-  private readonly rho: number[];
-  private stored = 0;
-  private next = 0;
-  private readonly history: number[] = [];
-  converged = false;
-  iterations = 0;
-  /** Objective evaluations, line-search trials included. */
-  evaluations = 0;
-
   private constructor(
     private readonly objective: AsyncObjective,
-    x0: Float64Array,
-    private readonly o: LbfgsSettings,
-  ) {
-    this.x = Float64Array.from(x0);
-    this.g = new Float64Array(x0.length);
-    this.s = Array.from({ length: o.memory }, () => new Float64Array(x0.length));
-    this.y = Array.from({ length: o.memory }, () => new Float64Array(x0.length));
-    this.rho = new Array<number>(o.memory).fill(0);
-  }
+    private readonly handle: NativeLbfgsHandle,
+    private readonly settings: LbfgsSettings,
+  ) {}
 
   /** Evaluates the objective at x0 (as the native constructor does). */
   static async start(objective: AsyncObjective, x0: Float64Array, settings: Partial<LbfgsSettings> = {}): Promise<AsyncLbfgs> {
-    const l = new AsyncLbfgs(objective, x0, { ...LBFGS_DEFAULTS, ...settings });
-    const r = await objective(l.x);
-    l.f = r.value;
-    l.g = Float64Array.from(r.gradient);
-    l.evaluations++;
-    if (l.gradientNorm() <= l.o.gradientTolerance * Math.max(1, Math.sqrt(dot(l.x, l.x)))) l.converged = true;
-    return l;
+    const o = { ...LBFGS_DEFAULTS, ...settings };
+    const x = Float64Array.from(x0);
+    const r = await objective(x);
+    const { NativeLbfgs } = native<LbfgsAddon>();
+    return new AsyncLbfgs(objective, new NativeLbfgs({ x, f: r.value, g: r.gradient }, o), o);
   }
 
   /** Everything `iterate` depends on, for a training checkpoint (the objective is not evaluated again on restore). */
@@ -75,10 +78,12 @@ export class AsyncLbfgs {
 
   /** The state as a header and vectors, for a trainer that stores more beside it. */
   saveParts(): StateParts {
-    const { f, stored, next, history, converged, iterations, evaluations } = this;
+    const { f, stored, next, history, converged, iterations, evaluations, x, g, rho, s, y } = this.handle.state();
+    // Pair slots not yet written come back empty; the checkpoint keeps them as zeros.
+    const full = (v: Float64Array): Float64Array => (v.length === x.length ? v : new Float64Array(x.length));
     return {
-      header: { f, stored, next, history, converged, iterations, evaluations, memory: this.o.memory },
-      vectors: [this.x, this.g, Float64Array.from(this.rho), ...this.s, ...this.y],
+      header: { f, stored, next, history: Array.from(history), converged, iterations, evaluations, memory: this.settings.memory },
+      vectors: [x, g, rho, ...s.map(full), ...y.map(full)],
     };
   }
 
@@ -94,111 +99,31 @@ export class AsyncLbfgs {
     if (h.memory !== m || vectors.length !== 3 + 2 * m || vectors.some((v, i) => v.length !== (i === 2 ? m : n))) {
       throw new Error('checkpoint: the L-BFGS state does not fit these settings');
     }
-    const l = new AsyncLbfgs(objective, vectors[0], o);
-    l.g = vectors[1];
-    l.rho.splice(0, m, ...vectors[2]);
-    for (let k = 0; k < m; k++) {
-      l.s[k] = vectors[3 + k];
-      l.y[k] = vectors[3 + m + k];
-    }
-    l.f = h.f as number;
-    l.stored = h.stored as number;
-    l.next = h.next as number;
-    l.history.push(...(h.history as number[]));
-    l.converged = h.converged as boolean;
-    l.iterations = h.iterations as number;
-    l.evaluations = h.evaluations as number;
-    return l;
+    const state: NativeLbfgsState = {
+      x: vectors[0], g: vectors[1], rho: vectors[2], s: vectors.slice(3, 3 + m), y: vectors.slice(3 + m),
+      f: h.f as number, stored: h.stored as number, next: h.next as number, iterations: h.iterations as number,
+      evaluations: h.evaluations as number, converged: h.converged as boolean, history: Float64Array.from(h.history as number[]),
+    };
+    const { NativeLbfgs } = native<LbfgsAddon>();
+    return new AsyncLbfgs(objective, new NativeLbfgs({ state }, o), o);
   }
 
   get weights(): Float64Array {
-    return this.x;
+    return this.handle.point();
   }
 
   get value(): number {
-    return this.f;
-  }
-
-  gradientNorm(): number {
-    return Math.sqrt(dot(this.g, this.g));
+    return this.handle.value();
   }
 
   /** One iteration (direction + line search); false when converged or stuck. */
   async iterate(): Promise<boolean> {
-    if (this.converged) return false;
-    const n = this.x.length;
-    const m = this.o.memory;
-    const d = Float64Array.from(this.g);
-    const alpha = new Array<number>(m).fill(0);
-    for (let k = 0; k < this.stored; k++) {
-      const j = (this.next - 1 - k + m) % m;
-      alpha[j] = this.rho[j] * dot(this.s[j], d);
-      const yj = this.y[j];
-      for (let i = 0; i < n; i++) d[i] -= alpha[j] * yj[i];
+    if (!this.handle.beginIteration()) return false;
+    for (;;) {
+      const r = await this.objective(this.handle.trialPoint());
+      const outcome = this.handle.endTrial(r.value, r.gradient);
+      if (outcome === 1) return !this.handle.converged();
+      if (outcome === 2) return false;
     }
-    if (this.stored > 0) {
-      const j = (this.next - 1 + m) % m;
-      const gamma = dot(this.s[j], this.y[j]) / dot(this.y[j], this.y[j]);
-      for (let i = 0; i < n; i++) d[i] *= gamma;
-    }
-    for (let k = this.stored - 1; k >= 0; k--) {
-      const j = (this.next - 1 - k + m) % m;
-      const beta = this.rho[j] * dot(this.y[j], d);
-      const sj = this.s[j];
-      for (let i = 0; i < n; i++) d[i] += sj[i] * (alpha[j] - beta);
-    }
-    for (let i = 0; i < n; i++) d[i] = -d[i];
-
-    let slope = dot(this.g, d);
-    if (slope >= 0) {
-      for (let i = 0; i < n; i++) d[i] = -this.g[i];
-      slope = -dot(this.g, this.g);
-      this.stored = 0;
-    }
-    let step = this.stored === 0 ? 1 / Math.max(1, Math.sqrt(-slope)) : 1;
-
-    const xNew = new Float64Array(n);
-    let gNew = new Float64Array(n);
-    let fNew = 0;
-    let accepted = false;
-    for (let trial = 0; trial < this.o.maxLinesearch; trial++) {
-      for (let i = 0; i < n; i++) xNew[i] = this.x[i] + step * d[i];
-      const r = await this.objective(xNew);
-      fNew = r.value;
-      gNew = Float64Array.from(r.gradient);
-      this.evaluations++;
-      if (Number.isFinite(fNew) && fNew <= this.f + this.o.armijo * step * slope) {
-        accepted = true;
-        break;
-      }
-      step *= 0.5;
-    }
-    if (!accepted) {
-      this.converged = true;
-      return false;
-    }
-    const s = this.s[this.next];
-    const y = this.y[this.next];
-    for (let i = 0; i < n; i++) {
-      s[i] = xNew[i] - this.x[i];
-      y[i] = gNew[i] - this.g[i];
-    }
-    const sy = dot(s, y);
-    if (sy > 1e-12 * Math.sqrt(dot(s, s) * dot(y, y))) {
-      this.rho[this.next] = 1 / sy;
-      this.next = (this.next + 1) % m;
-      this.stored = Math.min(this.stored + 1, m);
-    }
-    this.x = xNew;
-    this.g = gNew;
-    this.f = fNew;
-    this.iterations++;
-    this.history.push(this.f);
-    if (this.gradientNorm() <= this.o.gradientTolerance * Math.max(1, Math.sqrt(dot(this.x, this.x)))) this.converged = true;
-    else if (this.o.past > 0 && this.history.length > this.o.past) {
-      const past = this.history[this.history.length - 1 - this.o.past];
-      if ((past - this.f) / Math.max(Math.abs(this.f), 1e-300) < this.o.delta) this.converged = true;
-    }
-    return !this.converged;
   }
 }

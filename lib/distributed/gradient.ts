@@ -337,7 +337,7 @@ export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: ShardExec
     async step(initial) {
       lbfgs ??= await AsyncLbfgs.start(objective, initial);
       const more = await lbfgs.iterate();
-      return { loss: lbfgs.value, converged: !more, weights: Float64Array.from(lbfgs.weights) };
+      return { loss: lbfgs.value, converged: !more, weights: lbfgs.weights };
     },
     saveState() {
       if (!lbfgs) throw new Error('no L-BFGS state before the first distributed step');
@@ -345,7 +345,7 @@ export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: ShardExec
     },
     loadState(bytes) {
       lbfgs = AsyncLbfgs.restore(objective, bytes);
-      return Float64Array.from(lbfgs.weights);
+      return lbfgs.weights;
     },
     close: () => executor.close(),
   };

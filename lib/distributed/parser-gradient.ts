@@ -141,7 +141,7 @@ export function parserGradientTrainer(spec: ParserTrainingSpec, executor: Gradie
         lbfgs = await AsyncLbfgs.start(objective, initial, PARSER_LBFGS);
       }
       const more = await lbfgs.iterate();
-      return { loss: lbfgs.value / spec.sentences, converged: !more, weights: Float64Array.from(lbfgs.weights) };
+      return { loss: lbfgs.value / spec.sentences, converged: !more, weights: lbfgs.weights };
     },
     // The L-BFGS state and, after its vectors, the prior's mean (the starting weights).
     saveState() {
@@ -153,7 +153,7 @@ export function parserGradientTrainer(spec: ParserTrainingSpec, executor: Gradie
       const p = decodeState('parser-lbfgs', bytes);
       mean = p.header.priorMean === true ? p.vectors.pop() : undefined;
       lbfgs = AsyncLbfgs.fromParts(objective, p, PARSER_LBFGS);
-      return Float64Array.from(lbfgs.weights);
+      return lbfgs.weights;
     },
     close: () => executor.close(),
   };

@@ -1,7 +1,9 @@
 // Limited-memory BFGS (Nocedal 1980; Liu & Nocedal 1989) with a backtracking line search
-// on the Armijo condition. Shared by the CRF and maxent taggers, the parser and the
-// log-linear reranker. The caller drives it one iteration at a time, so it can evaluate a
-// dev set, report progress or stop between iterations.
+// on the Armijo condition. Shared by the CRF and maxent taggers, the parser, the log-linear
+// reranker and the distributed trainers. The caller drives it one iteration at a time, so it
+// can evaluate a dev set, report progress or stop between iterations; a caller whose
+// objective is evaluated elsewhere (queue jobs) drives each trial point itself
+// (BeginIteration / EndTrial), with the same arithmetic.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -23,40 +25,66 @@ struct LbfgsOptions {
   double armijo = 1e-4;         // sufficient-decrease constant
 };
 
+// Everything an iteration depends on, between iterations: what a checkpoint keeps.
+struct LbfgsState {
+  std::vector<double> x, g;
+  double f = 0;
+  std::vector<std::vector<double>> s, y;  // `memory` correction pairs, a ring; unwritten slots empty
+  std::vector<double> rho;
+  int stored = 0, next = 0;               // pairs in use; the slot written next
+  int iterations = 0, evaluations = 0;    // evaluations include line-search trials
+  bool converged = false;
+  std::vector<double> history;            // f after each iteration, for the delta test
+};
+
 class Lbfgs {
  public:
   Lbfgs(Objective objective, std::vector<double> x0, LbfgsOptions options = {});
-  // Continues from a state written by SaveState (a training checkpoint): the objective is
-  // not evaluated again, so the next Iterate() does exactly what it would have done.
+  // Without an objective: f0 and g0 were evaluated at x0 by the caller, who then drives the
+  // iterations with BeginIteration / EndTrial.
+  Lbfgs(std::vector<double> x0, double f0, std::vector<double> g0, LbfgsOptions options = {});
+  // Continues from a saved state (a training checkpoint): the objective is not evaluated
+  // again, so the next iteration does exactly what it would have done. `objective` may be
+  // empty for a caller that drives the trials.
+  Lbfgs(Objective objective, LbfgsState state, LbfgsOptions options = {});
   Lbfgs(Objective objective, ByteReader& state, LbfgsOptions options = {});
 
-  // Everything Iterate() depends on: point, gradient, correction pairs, counters, history.
   void SaveState(ByteWriter& out) const;
+  const LbfgsState& state() const { return st_; }
 
   // Performs one iteration (direction + line search). Returns false when converged or no
   // further progress is possible; x() then holds the best point found.
   bool Iterate();
 
-  const std::vector<double>& x() const { return x_; }
-  double value() const { return f_; }
+  // One iteration driven by the caller: BeginIteration computes the direction and the first
+  // trial point (false when already converged); the caller evaluates f at trial_point(),
+  // writes the gradient into trial_gradient() and calls EndTrial(f), again while it returns
+  // kRetry (the step was halved and trial_point() moved).
+  enum class Trial { kRetry, kAccepted, kFailed };
+  bool BeginIteration();
+  const std::vector<double>& trial_point() const { return x_new_; }
+  std::vector<double>& trial_gradient() { return g_new_; }
+  Trial EndTrial(double f);
+
+  const std::vector<double>& x() const { return st_.x; }
+  double value() const { return st_.f; }
   double gradient_norm() const;
-  int iterations() const { return iterations_; }
-  bool converged() const { return converged_; }
+  int iterations() const { return st_.iterations; }
+  bool converged() const { return st_.converged; }
   // Total objective evaluations (line-search trials included).
-  int evaluations() const { return evaluations_; }
+  int evaluations() const { return st_.evaluations; }
 
  private:
+  void CheckConverged();  // the tests on the gradient norm, then on the history
+
   Objective objective_;
   LbfgsOptions options_;
-  std::vector<double> x_, g_;
-  double f_ = 0;
-  std::vector<std::vector<double>> s_, y_;
-  std::vector<double> rho_;
-  int stored_ = 0, next_ = 0;
-  int iterations_ = 0, evaluations_ = 0;
-  bool converged_ = false;
-  std::vector<double> history_;  // f after each iteration, for the delta test
-  std::vector<double> d_, alpha_, x_new_, g_new_;  // scratch of Iterate(), kept to avoid reallocating
+  LbfgsState st_;
+  // The iteration in progress: direction, its slope, step, trial count; and scratch vectors
+  // kept to avoid reallocating.
+  std::vector<double> d_, alpha_, x_new_, g_new_;
+  double slope_ = 0, step_ = 0;
+  int trial_ = 0;
 };
 
 // Runs up to max_iterations; returns the final objective value and leaves the solution in x.

@@ -97,3 +97,52 @@ TEST(lbfgs_resumed_from_saved_state_takes_the_same_steps) {
   }
   CHECK(refused);
 }
+
+TEST(lbfgs_driven_by_the_caller_takes_the_same_steps_bit_for_bit) {
+  // Rosenbrock from a start whose first steps need line-search halvings.
+  auto rosenbrock = [](const std::vector<double>& x, std::vector<double>& g) {
+    double a = 1 - x[0], b = x[1] - x[0] * x[0];
+    g[0] = -2 * a - 400 * x[0] * b;
+    g[1] = 200 * b;
+    return a * a + 100 * b * b;
+  };
+  LbfgsOptions opt;
+  opt.memory = 3;
+  Lbfgs own(rosenbrock, {-1.2, 1.0}, opt);
+  std::vector<double> g0(2);
+  const double f0 = rosenbrock({-1.2, 1.0}, g0);
+  Lbfgs driven({-1.2, 1.0}, f0, g0, opt);
+  int retries = 0;
+  for (int it = 0; it < 30; ++it) {
+    const bool more = own.Iterate();
+    bool driven_more = false;
+    if (driven.BeginIteration()) {
+      Lbfgs::Trial t;
+      do {
+        t = driven.EndTrial(rosenbrock(driven.trial_point(), driven.trial_gradient()));
+        if (t == Lbfgs::Trial::kRetry) ++retries;
+      } while (t == Lbfgs::Trial::kRetry);
+      driven_more = t == Lbfgs::Trial::kAccepted && !driven.converged();
+    }
+    CHECK(more == driven_more);
+    CHECK(driven.x() == own.x());
+    CHECK(driven.value() == own.value());
+    CHECK(driven.evaluations() == own.evaluations());
+    if (!more) break;
+  }
+  CHECK(retries > 0);  // the halving path was taken
+  // Its state saved and restored without an objective continues the same way.
+  ByteWriter w;
+  driven.SaveState(w);
+  ByteReader r(w.bytes().data(), w.bytes().size());
+  Lbfgs restored(Objective(), r, opt);
+  CHECK(restored.state().x == driven.state().x);
+  CHECK(restored.state().history == driven.state().history);
+  bool refused = false;
+  try {
+    restored.Iterate();  // no objective to call
+  } catch (const std::logic_error&) {
+    refused = true;
+  }
+  CHECK(refused);
+}
