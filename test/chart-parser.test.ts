@@ -132,6 +132,20 @@ describe('chart parser', () => {
     expect(objectives[3]).toBeLessThan(objectives[0]);
   }, 60_000);
 
+  it('the CRF trained on 2 threads is the same bytes in every run (AdaGrad and L-BFGS)', async () => {
+    // Per-thread gradients over fixed sentence sets (ParallelForFixed): the same sums each run.
+    for (const optimizer of ['adagrad', 'lbfgs'] as const) {
+      const bytes: Buffer[] = [];
+      for (let run = 0; run < 2; run++) {
+        const m = await ChartParserModel.train(train.slice(0, 150), { crf: true, optimizer, epochs: 2, threads: 2 });
+        const file = tmp.file(`det-${optimizer}-${run}.model`);
+        m.save(file);
+        bytes.push(readFileSync(file));
+      }
+      expect(bytes[1].equals(bytes[0])).toBe(true);
+    }
+  }, 120_000);
+
   it('iterate averaging: the model kept is the pass scored on dev (the mean weights), not the raw last iterate', async () => {
     const run = async (average: boolean) => {
       const passes: number[] = [];

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { conllevalCorpus } from '../lib/eval/conlleval.js';
 import { readConllSync } from '../lib/io/conll.js';
@@ -60,6 +61,22 @@ describeWithData(['conll2000'], 'taggers on a slice of CoNLL-2000', () => {
     const maxent = await Tagger.train(train.slice(0, 600), { algo: 'maxent', order: 2, columns, label: 'chunk', epochs: 25, threads: 2 });
     expect(chunkF1(gold, await maxent.tag(test))).toBeGreaterThan(82);
     trained.maxent = maxent;
+  });
+
+  it('L-BFGS training on 2 threads gives the same model bytes every run (CRF and maxent)', async () => {
+    // Each thread sums the gradient of a fixed set of sentences (ParallelForFixed), so the
+    // summation order, and so every weight, is the same in every run with this thread count.
+    for (const algo of ['crf', 'maxent'] as const) {
+      const bytes: Buffer[] = [];
+      for (let run = 0; run < 3; run++) {
+        const t = await Tagger.train(train.slice(0, 1500), { algo, columns, label: 'chunk', epochs: 12, threads: 2 });
+        const file = tmp.file(`det-${algo}-${run}.model`);
+        t.save(file);
+        bytes.push(readFileSync(file));
+      }
+      expect(bytes[1].equals(bytes[0])).toBe(true);
+      expect(bytes[2].equals(bytes[0])).toBe(true);
+    }
   });
 
   it('k-best: best first, first equals Viterbi, CRF probabilities of all sequences sum to 1', async () => {

@@ -15,7 +15,7 @@ double LoglinearObjective(const RerankData& data, const std::vector<int64_t>& be
   const int T = ResolveThreads(threads);
   std::vector<std::vector<double>> part(T, std::vector<double>(n, 0.0));
   std::vector<double> loss_part(T, 0.0);
-  ParallelFor(S, T, 256, [&](std::size_t b, std::size_t e, int t) {
+  ParallelForFixed(S, T, 256, [&](std::size_t b, std::size_t e, int t) {
     std::vector<double>& g = part[t];
     std::vector<double> F;
     for (std::size_t i = b; i < e; ++i) {

@@ -19,7 +19,7 @@ double CrfTrainer::ShardObjective(const std::vector<double>& theta, int32_t firs
   std::vector<double> values(threads_, 0.0);
   // The same per-thread sums as FullObjective (one thread: the same order, the same bits).
   std::mutex install;
-  ParallelFor(static_cast<size_t>(last - first), threads_, 4, [&](size_t begin, size_t end, int t) {
+  ParallelForFixed(static_cast<size_t>(last - first), threads_, 4, [&](size_t begin, size_t end, int t) {
     SentenceFeatureIds record;
     for (size_t q = begin; q < end; ++q) {
       const int32_t s = first + static_cast<int32_t>(q);

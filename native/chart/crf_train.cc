@@ -293,7 +293,7 @@ double CrfTrainer::FullObjective(std::vector<double>& grad, const std::atomic<bo
   std::vector<double> values(threads_, 0.0);
   // Each sentence is visited by one thread: it may install its own cache entry at once.
   std::mutex install;
-  ParallelFor(corpus_.size(), threads_, 4, [&](size_t begin, size_t end, int t) {
+  ParallelForFixed(corpus_.size(), threads_, 4, [&](size_t begin, size_t end, int t) {
     SentenceFeatureIds record;
     for (size_t s = begin; s < end; ++s) {
       record.edge_offsets.clear();
@@ -427,7 +427,7 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
     }, cancel);
     // A batch may hold a sentence twice: recorded ids are installed after the batch.
     for (auto& r : records) r.edge_offsets.clear();
-    ParallelFor(batch.size(), threads_, 1, [&](size_t begin, size_t end, int t) {
+    ParallelForFixed(batch.size(), threads_, 1, [&](size_t begin, size_t end, int t) {
       for (size_t b = begin; b < end; ++b) objective[b] = SentenceTerm(batch[b], charts_[t], grads_[t].data(), &records[b]);
     }, cancel);
     for (size_t b = 0; b < batch.size(); ++b) Install(batch[b], records[b]);

@@ -1,12 +1,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "core/bits.h"
@@ -41,6 +43,20 @@ TEST(parallel_for_covers_every_index_once) {
     });
     for (auto& h : hits) CHECK(h.load() == 1);
   }
+}
+
+TEST(parallel_for_fixed_gives_chunk_k_to_thread_k_mod_threads) {
+  // Thread 0 is slow on its first chunk: a shared counter would hand its later chunks to
+  // thread 1, so per-thread sums would differ from run to run; the fixed schedule does not.
+  const int threads = ResolveThreads(2);
+  std::vector<std::atomic<int>> owner(40);
+  for (auto& o : owner) o = -1;
+  ParallelForFixed(owner.size() * 3, threads, 3, [&](std::size_t b, std::size_t e, int thread) {
+    if (b == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(e - b == 3);
+    owner[b / 3] = thread;
+  });
+  for (std::size_t k = 0; k < owner.size(); ++k) CHECK(owner[k].load() == static_cast<int>(k % threads));
 }
 
 TEST(parallel_for_rethrows_worker_exceptions) {

@@ -17,9 +17,12 @@ int ResolveThreads(int requested) {
   return requested > 0 ? std::min(requested, cores) : cores;
 }
 
-void ParallelFor(std::size_t n, int threads, std::size_t grain,
-                 const std::function<void(std::size_t, std::size_t, int)>& body,
-                 const std::atomic<bool>* cancel) {
+namespace {
+
+// The loop of both: a thread takes the next chunk from a shared counter (`fixed` false) or
+// its own chunks t, t + threads, ... (`fixed` true).
+void RunChunks(std::size_t n, int threads, std::size_t grain, bool fixed,
+               const std::function<void(std::size_t, std::size_t, int)>& body, const std::atomic<bool>* cancel) {
   if (n == 0) return;
   grain = std::max<std::size_t>(grain, 1);
   threads = ResolveThreads(threads);
@@ -32,10 +35,13 @@ void ParallelFor(std::size_t n, int threads, std::size_t grain,
   std::mutex error_mutex;
 
   auto worker = [&](int thread_index) {
+    std::size_t own = static_cast<std::size_t>(thread_index) * grain;
+    const std::size_t stride = static_cast<std::size_t>(threads) * grain;
     for (;;) {
       if (failed.load(std::memory_order_relaxed)) return;
       if (cancel && cancel->load(std::memory_order_relaxed)) return;
-      std::size_t begin = next.fetch_add(grain, std::memory_order_relaxed);
+      std::size_t begin = fixed ? own : next.fetch_add(grain, std::memory_order_relaxed);
+      own += stride;
       if (begin >= n) return;
       std::size_t end = std::min(n, begin + grain);
       try {
@@ -60,6 +66,20 @@ void ParallelFor(std::size_t n, int threads, std::size_t grain,
   }
   if (first_error) std::rethrow_exception(first_error);
   if (cancel && cancel->load()) throw Cancelled();
+}
+
+}  // namespace
+
+void ParallelFor(std::size_t n, int threads, std::size_t grain,
+                 const std::function<void(std::size_t, std::size_t, int)>& body,
+                 const std::atomic<bool>* cancel) {
+  RunChunks(n, threads, grain, false, body, cancel);
+}
+
+void ParallelForFixed(std::size_t n, int threads, std::size_t grain,
+                      const std::function<void(std::size_t, std::size_t, int)>& body,
+                      const std::atomic<bool>* cancel) {
+  RunChunks(n, threads, grain, true, body, cancel);
 }
 
 }  // namespace structrank

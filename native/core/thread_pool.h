@@ -22,4 +22,12 @@ void ParallelFor(std::size_t n, int threads, std::size_t grain,
                  const std::function<void(std::size_t, std::size_t, int)>& body,
                  const std::atomic<bool>* cancel = nullptr);
 
+// As ParallelFor, but chunk k always runs on thread k mod threads, in order: what each
+// thread accumulates into its own buffer is the same in every run, so a reduction over
+// per-thread sums (a gradient) gives the same bits for a given thread count. The price is
+// no load balancing beyond the round-robin of many small chunks.
+void ParallelForFixed(std::size_t n, int threads, std::size_t grain,
+                      const std::function<void(std::size_t, std::size_t, int)>& body,
+                      const std::atomic<bool>* cancel = nullptr);
+
 }  // namespace structrank

@@ -74,7 +74,7 @@ bool TagSuffixTrainer::ScoreSentence(int32_t begin, int32_t end, double* out, in
   if (static_cast<int>(thread_sums_.size()) < workers) thread_sums_.resize(workers);
   for (int t = 0; t < workers; ++t) thread_sums_[t].assign(q.size(), 0.0);
   // Each worker adds its share of the support into its own node sums; q is only read.
-  ParallelFor(n, workers, 8, [&](std::size_t lo, std::size_t hi, int thread) {
+  ParallelForFixed(n, workers, 8, [&](std::size_t lo, std::size_t hi, int thread) {
     TagSuffixScratch& scratch = TagSuffixScratch::ForThisThread();
     double* sums = thread_sums_[thread].data();
     for (std::size_t k = lo; k < hi; ++k) {

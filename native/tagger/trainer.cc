@@ -112,7 +112,7 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
     b.start.assign(lat.start_state.size(), 0.0);
     decoders.emplace_back(lat);
   }
-  ParallelFor(
+  ParallelForFixed(
       static_cast<std::size_t>(corpus.sentences()), nthreads, 64,
       [&](std::size_t first, std::size_t last, int thread) {
         ObjectiveScratch& b = buffers[thread];
@@ -177,7 +177,7 @@ double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, con
   const int nthreads = ResolveThreads(threads);
   std::vector<ObjectiveScratch> buffers(nthreads);
   for (auto& b : buffers) b.grad.assign(w.size(), 0.0);
-  ParallelFor(
+  ParallelForFixed(
       static_cast<std::size_t>(corpus.sentences()), nthreads, 64,
       [&](std::size_t first, std::size_t last, int thread) {
         ObjectiveScratch& b = buffers[thread];
