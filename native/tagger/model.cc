@@ -52,10 +52,9 @@ TaggerCorpus TaggerModel::BuildCorpus(std::string_view text, std::string_view la
       keys.emplace_back(i, key);
       is_edge.push_back(edge);
     });
-    if (!grow) {
-      // Lookups miss the cache; issuing all of a sentence's prefetches first overlaps them.
-      for (auto& kv : keys) attributes.Prefetch(kv.second);
-    }
+    // Lookups and inserts miss the cache; issuing all of a sentence's prefetches first
+    // overlaps them (a hint only: a table that grows meanwhile just misses again).
+    for (auto& kv : keys) attributes.Prefetch(kv.second);
     for (std::size_t k = 0; k < keys.size(); ++k) {
       auto [i, key] = keys[k];
       int32_t id = grow ? attributes.Insert(key) : attributes.Find(key);
