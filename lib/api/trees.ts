@@ -23,5 +23,5 @@ export {
   loadHeadRules, headRulePreset, headTableFromJson, headTableToJson, headCoverage, HEAD_RULE_PRESETS, HEAD_COVERAGE_WARNING,
   type HeadTable, type HeadTableJson, type HeadCoverage,
 } from '../trees/head-rules.js';
-export { learnHeadRules, learnPunctuationTags, learnConjunctionTags, learnClosedClassTags } from '../trees/learn-heads.js';
+export { learnHeadRules, learnPunctuationTags, learnConjunctionTags, learnClosedClassTags, learnTagClasses, type TagClasses } from '../trees/learn-heads.js';
 export { learnTreeClasses, type TreeClasses } from '../trees/tree-classes.js';

@@ -78,6 +78,22 @@ export function learnClosedClassTags(trees: Iterable<Tree>, punctuation: Readonl
   return out;
 }
 
+/** The tag classes of a treebank that head rules and tree classes are both learned from. */
+export interface TagClasses {
+  /** learnPunctuationTags */
+  punctuation: ReadonlySet<string>;
+  /** learnConjunctionTags */
+  conjunctions: ReadonlySet<string>;
+  /** learnClosedClassTags */
+  closed: ReadonlySet<string>;
+}
+
+/** Punctuation, conjunction and closed-class tags, learned once for everything that needs them. */
+export function learnTagClasses(trees: readonly Tree[]): TagClasses {
+  const punctuation = learnPunctuationTags(trees);
+  return { punctuation, conjunctions: learnConjunctionTags(trees, punctuation), closed: learnClosedClassTags(trees, punctuation) };
+}
+
 /**
  * For each phrase label, how often each tag is the lexical head of its nodes under `table`,
  * over the nodes `counted` accepts (default: every phrase node). One bottom-up pass: each
@@ -164,12 +180,10 @@ function withProjections(parent: string, words: readonly string[], phrases: read
  * headed by its first conjunct, and a table without a coordination entry gets the learned
  * conjunctions (with the learned punctuation as `skip`).
  */
-export function learnHeadRules(trees: readonly Tree[], table?: HeadTable, options: { minCount?: number } = {}): HeadTable {
+export function learnHeadRules(trees: readonly Tree[], table?: HeadTable, options: { minCount?: number; tagClasses?: TagClasses } = {}): HeadTable {
   const minCount = options.minCount ?? 5;
   const base = table ?? { name: 'learned', rules: {}, otherwise: 'left' as const };
-  const punctuation = learnPunctuationTags(trees);
-  const conjunctions = learnConjunctionTags(trees, punctuation);
-  const closed = learnClosedClassTags(trees, punctuation);
+  const { punctuation, conjunctions, closed } = options.tagClasses ?? learnTagClasses(trees);
   const perLabel = new Map<string, { count: number; coordinated: number; lexical: number; children: Map<string, ChildStats> }>();
   forPhrases(trees, (n) => {
     const label = basicCategory(n.label);

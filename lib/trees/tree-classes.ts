@@ -18,7 +18,7 @@
  * the classes learned at training time.
  */
 import { headRulePreset, type HeadTable } from './head-rules.js';
-import { headTagCounts, learnClosedClassTags, learnConjunctionTags, learnHeadRules, learnPunctuationTags } from './learn-heads.js';
+import { headTagCounts, learnHeadRules, learnTagClasses, type TagClasses } from './learn-heads.js';
 import { headChildIndex } from './heads.js';
 import type { Tree } from './tree.js';
 import { basicCategory, ROOT_LABELS } from './transforms.js';
@@ -56,10 +56,8 @@ function addHeadTags(
   return added;
 }
 
-export function learnTreeClasses(trees: readonly Tree[], table: HeadTable): TreeClasses {
-  const punctuation = learnPunctuationTags(trees);
-  const closed = learnClosedClassTags(trees, punctuation);
-  const conjunctions = learnConjunctionTags(trees, punctuation);
+export function learnTreeClasses(trees: readonly Tree[], table: HeadTable, tagClasses: TagClasses = learnTagClasses(trees)): TreeClasses {
+  const { punctuation, closed, conjunctions } = tagClasses;
   // Verb-like: the heads of clauses, the label of most sentences.
   const topLabels = new Map<string, number>();
   for (const t of trees) {
@@ -125,6 +123,7 @@ export function learnTreeClasses(trees: readonly Tree[], table: HeadTable): Tree
  * features (lib/rerank/tree-settings.ts) and the parser's verb features read.
  */
 export function learnTreebankClasses(trees: readonly Tree[], given: HeadTable = headRulePreset('collins')): { table: HeadTable; classes: TreeClasses } {
-  const table = learnHeadRules(trees, given);
-  return { table, classes: learnTreeClasses(trees, table) };
+  const tagClasses = learnTagClasses(trees);
+  const table = learnHeadRules(trees, given, { tagClasses });
+  return { table, classes: learnTreeClasses(trees, table, tagClasses) };
 }
