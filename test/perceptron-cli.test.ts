@@ -71,7 +71,10 @@ describe('structrank train-reranker --method perceptron / rerank', () => {
     expect(runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'rbf', '--train', treesFile, '--model', model]).status).toBe(2);
     const normTree = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'tree', '--normalize', '--train', treesFile, '--model', model]);
     expect(normTree.status).toBe(2);
-    expect(normTree.stderr).toMatch(/--normalize applies to the tagging kernel/);
+    expect(normTree.stderr).toMatch(/--normalize: normalization applies to the tagging kernel only \(kernel 'tree'\)/);
+    const linearFeatures = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'linear', '--feature-weight', '1', '--train', treesFile, '--model', model]);
+    expect(linearFeatures.status).toBe(2);
+    expect(linearFeatures.stderr).toMatch(/--feature-weight: reranking features are added to the tree or tagging kernel/);
     const tagsWithTree = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'tree', '--train', tagsFile, '--model', model]);
     expect(tagsWithTree.status).toBe(1);
     expect(tagsWithTree.stderr).toMatch(/tree kernel needs tree candidates/);

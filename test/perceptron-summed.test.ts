@@ -110,8 +110,11 @@ describe('kernel perceptrons plus reranking features', () => {
   });
 
   it('refuses features outside the tree kernel, negative weights and parameter mixing', async () => {
-    await expect(PerceptronReranker.train(tags, { kernel: 'linear', featureWeight: 1 })).rejects.toThrow(/featureWeight applies to the tree and tagging kernels/);
+    await expect(PerceptronReranker.train(tags, { kernel: 'linear', featureWeight: 1 })).rejects.toThrow(/featureWeight: reranking features are added to the tree or tagging kernel/);
     await expect(PerceptronReranker.train(trees, { kernel: 'tree', featureWeight: -1 })).rejects.toThrow(/featureWeight must be >= 0/);
+    // The same rule as the pipeline config's and the CLI's (options/rerank.ts).
+    await expect(PerceptronReranker.train(trees, { kernel: 'tree', wordFeature: 'caps' })).rejects.toThrow(/wordFeature: a word feature \(Sim2\) needs the tagging kernel \(kernel 'tree'\)/);
+    await expect(PerceptronReranker.train(trees, { kernel: 'tree', normalize: true })).rejects.toThrow(/normalize: normalization applies to the tagging kernel only/);
     const mixing = async (): Promise<{ last: Float64Array; averaged: Float64Array }> => ({ last: new Float64Array(0), averaged: new Float64Array(0) });
     await expect(PerceptronReranker.train(trees, { kernel: 'tree', featureWeight: 1, mixing })).rejects.toThrow(/parameter mixing has no reranking features/);
     expect(() => validatePipelineConfig({ task: 'tag', data: { train: 'a', dev: 'b', test: 'c' }, rerankers: [{ type: 'perceptron', kernel: 'linear', featureWeight: [1] }] }, 'cfg.json'))

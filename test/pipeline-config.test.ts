@@ -52,8 +52,11 @@ describe('pipeline config', () => {
     expect(error({ ...minimal, rerankers: [{ type: 'perceptron', kernel: 'tags' }] })).toBe("pipeline.json: rerankers[0].kernel: the 'tags' kernel needs task 'tag'");
     expect(error({ ...minimal, rerankers: [{ type: 'boost' }, { type: 'boost' }] })).toMatch(/rerankers\[1\]\.name: 'boosting' is used twice/);
     expect(error({ ...minimal, extra: true })).toBe("pipeline.json: unknown field 'extra'");
-    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', wordFeature: 'caps' }] })).toBe('pipeline.json: rerankers[0].wordFeature: a word feature (Sim2) needs the tagging kernel');
-    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', normalize: true }] })).toBe('pipeline.json: rerankers[0].normalize: normalization applies to the tagging kernel');
+    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', wordFeature: 'caps' }] })).toBe("pipeline.json: rerankers[0].wordFeature: a word feature (Sim2) needs the tagging kernel (kernel 'tree')");
+    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', normalize: true }] })).toBe("pipeline.json: rerankers[0].normalize: normalization applies to the tagging kernel only (kernel 'tree')");
+    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', kernel: 'linear', featureWeight: [0, 1] }] })).toBe(
+      "pipeline.json: rerankers[0].featureWeight: reranking features are added to the tree or tagging kernel (the linear kernel's features are its own)",
+    );
     expect(error(rr({ type: 'perceptron', normalize: 'yes' }))).toBe('pipeline.json: rerankers[1].normalize: expected true or false');
     expect(error(rr({ type: 'perceptron', wordFeature: 'case' }))).toBe("pipeline.json: rerankers[1].wordFeature: expected 'none', 'caps', 'digits', 'suffix2', 'suffix3' or 'shape'");
   });

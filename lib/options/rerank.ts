@@ -52,6 +52,24 @@ export const linearRerankerFields = {
 export const PERCEPTRON_KERNELS = ['tree', 'tags', 'linear'] as const;
 export const WORD_FEATURES = ['none', 'caps', 'digits', 'suffix2', 'suffix3', 'shape'] as const;
 
+/**
+ * The perceptron options a kernel does not take, and why: the one rule behind the API's
+ * error and the pipeline config's (which names the field's path). Undefined when all fit.
+ */
+export function perceptronKernelConflict(
+  kernel: (typeof PERCEPTRON_KERNELS)[number],
+  o: { normalize?: boolean; wordFeature?: string; featureWeight?: number },
+): { field: 'normalize' | 'wordFeature' | 'featureWeight'; message: string } | undefined {
+  if (o.normalize && kernel !== 'tags') return { field: 'normalize', message: `normalization applies to the tagging kernel only (kernel '${kernel}')` };
+  if (o.wordFeature !== undefined && o.wordFeature !== 'none' && kernel !== 'tags') {
+    return { field: 'wordFeature', message: `a word feature (Sim2) needs the tagging kernel (kernel '${kernel}')` };
+  }
+  if ((o.featureWeight ?? 0) > 0 && kernel === 'linear') {
+    return { field: 'featureWeight', message: "reranking features are added to the tree or tagging kernel (the linear kernel's features are its own)" };
+  }
+  return undefined;
+}
+
 /** The kernel perceptron (`train-reranker --method perceptron`). */
 export const perceptronFields = {
   kernel: option(z.enum(PERCEPTRON_KERNELS).optional(), 'kernel (default: tree for tree candidates, tags for tag candidates)'),

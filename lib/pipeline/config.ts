@@ -15,7 +15,7 @@ import { defOf, descriptionOf } from '../options/field.js';
 import { CRF_DEFAULTS, PARSER_DEFAULTS } from '../options/parser.js';
 import { SCORE_KINDS } from '../eval/score.js';
 import { TAGGER_C2, TAGGER_DEFAULTS, taggerFields } from '../options/tagger.js';
-import { BOOST_EPS, FEATURE_CUTOFF, LOGLINEAR_C, PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, RERANK_ROUNDS, WORD_FEATURES } from '../options/rerank.js';
+import { BOOST_EPS, FEATURE_CUTOFF, LOGLINEAR_C, PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, RERANK_ROUNDS, WORD_FEATURES, perceptronKernelConflict } from '../options/rerank.js';
 
 /** CoNLL columns when the config names none. */
 const DEFAULT_COLUMNS = ['word', 'pos', 'tag'];
@@ -225,12 +225,9 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
       if (c.task === 'parse' && rr.kernel === 'tags') fail(`rerankers[${i}].kernel`, "the 'tags' kernel needs task 'tag'");
       if (c.task === 'tag' && rr.kernel === 'tree') fail(`rerankers[${i}].kernel`, "the 'tree' kernel needs task 'parse'");
     }
-    const tagging = (rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags')) === 'tags';
-    if (rr.wordFeature !== 'none' && !tagging) fail(`rerankers[${i}].wordFeature`, 'a word feature (Sim2) needs the tagging kernel');
-    if (rr.normalize && !tagging) fail(`rerankers[${i}].normalize`, 'normalization applies to the tagging kernel');
-    if (rr.featureWeight.some((w) => w > 0) && rr.kernel === 'linear') {
-      fail(`rerankers[${i}].featureWeight`, 'reranking features are added to the tree or tagging kernel (the linear kernel has its own)');
-    }
+    const kernel = rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags');
+    const conflict = perceptronKernelConflict(kernel, { normalize: rr.normalize, wordFeature: rr.wordFeature, featureWeight: Math.max(...rr.featureWeight) });
+    if (conflict) fail(`rerankers[${i}].${conflict.field}`, conflict.message);
   });
   const names = new Set<string>();
   const rerankers = c.rerankers.map((rr, i) => {

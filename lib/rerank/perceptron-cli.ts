@@ -5,7 +5,8 @@
  */
 import { cliSignal } from '../cli/signal.js';
 import type { OptionValues } from '../options/field.js';
-import type { perceptronFields } from '../options/rerank.js';
+import { perceptronFields, perceptronKernelConflict } from '../options/rerank.js';
+import { flagOf } from '../cli/options.js';
 import { UsageError } from '../errors.js';
 import { listKind, readNbestSync, requireSameKind } from '../io/nbest.js';
 import { Progress, TrainProgressBar } from '../progress.js';
@@ -81,7 +82,9 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
     mixing: mixingOf(cmd, values),
   };
   if (options.sim2 > 0 && options.wordFeature === 'none') throw new UsageError(`${cmd}: --sim2 needs --word-feature`);
-  if (options.normalize && kernel !== undefined && kernel !== 'tags') throw new UsageError(`${cmd}: --normalize applies to the tagging kernel (--kernel tags)`);
+  // With --kernel given, a conflict is a usage error before any input is read.
+  const conflict = kernel !== undefined ? perceptronKernelConflict(kernel, options) : undefined;
+  if (conflict) throw new UsageError(`${cmd}: --${flagOf(conflict.field, perceptronFields[conflict.field])}: ${conflict.message}`);
 
   const train = readNbestSync(trainFile);
   const dev = values.dev ? readNbestSync(values.dev) : undefined;

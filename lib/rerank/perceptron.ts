@@ -4,7 +4,7 @@
  * optionally combined with the base model as beta * L(x) L(y) + K(x, y); last, averaged or
  * voted prediction; T epochs with seeded shuffling; k chunks trained in parallel.
  */
-import { PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA } from '../options/rerank.js';
+import { PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, perceptronKernelConflict } from '../options/rerank.js';
 import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
@@ -228,11 +228,11 @@ export class PerceptronReranker {
       normalize: options.normalize ?? false,
       featureSource,
     };
-    if (settings.normalize && kernel !== 'tags') throw optionError(`normalize applies to the tagging kernel only (kernel '${kernel}')`);
     if (!(settings.lambda > 0 && settings.lambda <= 1)) throw optionError(`lambda must be in (0, 1], got ${settings.lambda}`);
     const featureWeight = options.featureWeight ?? 0;
     if (!(Number.isFinite(featureWeight) && featureWeight >= 0)) throw optionError(`featureWeight must be >= 0, got ${featureWeight}`);
-    if (featureWeight > 0 && kernel === 'linear') throw optionError("featureWeight applies to the tree and tagging kernels (the linear kernel's features are its own)");
+    const conflict = perceptronKernelConflict(kernel, { normalize: settings.normalize, wordFeature: settings.wordFeature, featureWeight });
+    if (conflict) throw optionError(`${conflict.field}: ${conflict.message}`);
     let dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
     const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary, score: options.score });
     let treeSettings: TreeSettings | undefined;
