@@ -13,7 +13,7 @@ export interface CommandEntry {
 const entry = (summary: string, load: () => Promise<{ default: Command }>): CommandEntry => ({ summary, load: async () => (await load()).default });
 
 export const commands: Record<string, CommandEntry> = {
-  info: entry('show the native addon, its modules and the default thread count', () => import('./info.js')),
+  info: entry("show the native addon (modules, default threads), or with --model a model file's kind and contents", () => import('./info.js')),
   demo: entry('run the parsing reranking pipeline on the embedded GUM data and write an HTML report', () => import('./demo.js')),
   pipeline: entry('jackknifed n-best candidates, rerankers tuned on dev, test evaluation and an HTML report', () => import('./pipeline.js')),
   'kernel trees': entry('Gram matrix of the subset-tree kernel between treebank files', () => import('./kernel-trees.js')),
