@@ -60,10 +60,8 @@ class NativeLbfgs : public ErrorMappingWrap<NativeLbfgs> {
          InstanceMethod("trialPoint", &NativeLbfgs::TrialPoint),
          InstanceMethod("endTrial", &NativeLbfgs::EndTrial),
          InstanceMethod("point", &NativeLbfgs::Point),
-         InstanceMethod("value", &NativeLbfgs::FValue),
+         InstanceMethod("value", &NativeLbfgs::PointValue),
          InstanceMethod("converged", &NativeLbfgs::Converged),
-         InstanceMethod("iterations", &NativeLbfgs::Iterations),
-         InstanceMethod("evaluations", &NativeLbfgs::Evaluations),
          InstanceMethod("state", &NativeLbfgs::State)});
     SaveConstructor(env, "NativeLbfgs", cls);
     exports.Set("NativeLbfgs", cls);
@@ -132,10 +130,8 @@ class NativeLbfgs : public ErrorMappingWrap<NativeLbfgs> {
   }
 
   Napi::Value Point(const Napi::CallbackInfo& info) { return ToFloat64Array(info.Env(), lbfgs_->x()); }
-  Napi::Value FValue(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), lbfgs_->value()); }
+  Napi::Value PointValue(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), lbfgs_->value()); }
   Napi::Value Converged(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), lbfgs_->converged()); }
-  Napi::Value Iterations(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), lbfgs_->iterations()); }
-  Napi::Value Evaluations(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), lbfgs_->evaluations()); }
 
   // state() -> everything the next iteration depends on (new NativeLbfgs({state}) continues).
   Napi::Value State(const Napi::CallbackInfo& info) {
