@@ -120,42 +120,106 @@ bool Lbfgs::BeginIteration() {
   if (st_.converged) return false;
   const std::size_t n = st_.x.size();
   const int m = options_.memory;
-
-  // Two-loop recursion: d = -H g.
+  const int K = st_.stored;
   std::vector<double>& d = d_;
-  d = st_.g;
+  d.resize(n);
+  x_new_.resize(n);
+  g_new_.resize(n);
   alpha_.assign(m, 0.0);
-  for (int k = 0; k < st_.stored; ++k) {
-    int j = (st_.next - 1 - k + m) % m;
-    alpha_[j] = st_.rho[j] * Dot(st_.s[j], d);
-    const std::vector<double>& yj = st_.y[j];
-    for (std::size_t i = 0; i < n; ++i) d[i] -= alpha_[j] * yj[i];
-  }
-  if (st_.stored > 0) {
-    int j = (st_.next - 1 + m) % m;
-    double gamma = Dot(st_.s[j], st_.y[j]) / Dot(st_.y[j], st_.y[j]);
-    for (double& v : d) v *= gamma;
-  }
-  for (int k = st_.stored - 1; k >= 0; --k) {
-    int j = (st_.next - 1 - k + m) % m;
-    double beta = st_.rho[j] * Dot(st_.y[j], d);
-    const std::vector<double>& sj = st_.s[j];
-    for (std::size_t i = 0; i < n; ++i) d[i] += sj[i] * (alpha_[j] - beta);
-  }
-  for (double& v : d) v = -v;
+  const double* g = st_.g.data();
+  const double* x = st_.x.data();
+  double* dd = d.data();
+  double* xn = x_new_.data();
+  // Pair k of the recursion, newest (k = 0) to oldest.
+  auto pair = [&](int k) { return (st_.next - 1 - k + m) % m; };
 
-  slope_ = Dot(st_.g, d);
+  // Two-loop recursion, d = -H g, in 2K + 1 passes over the vectors instead of about 5K:
+  // each pass ends one step and takes the next step's dot product on the values it has
+  // just written. Every sum runs over i in order, so the results are those of the plain
+  // loops (and of the optimizer before this layout) bit for bit; the recursion is
+  // memory-bound, and the passes are what it costs.
+  slope_ = 0;
+  if (K == 0) {
+    for (std::size_t i = 0; i < n; ++i) {
+      dd[i] = -g[i];
+      slope_ += g[i] * dd[i];
+    }
+  } else {
+    int j = pair(0);
+    double acc = 0, sy = 0, yy = 0;
+    {
+      const double* sj = st_.s[j].data();
+      const double* yj = st_.y[j].data();
+      for (std::size_t i = 0; i < n; ++i) {
+        dd[i] = g[i];
+        acc += sj[i] * dd[i];
+        sy += sj[i] * yj[i];
+        yy += yj[i] * yj[i];
+      }
+    }
+    const double gamma = sy / yy;  // the newest pair's scaling of the initial Hessian
+    alpha_[j] = st_.rho[j] * acc;
+    // First loop: d -= alpha_k y_k, then alpha_{k+1} = rho s_{k+1}.d; after the last step,
+    // d *= gamma and the second loop's first dot, y_{K-1}.d.
+    for (int k = 0; k < K; ++k) {
+      j = pair(k);
+      const double a = alpha_[j];
+      const double* yj = st_.y[j].data();
+      acc = 0;
+      if (k + 1 < K) {
+        const double* sn = st_.s[pair(k + 1)].data();
+        for (std::size_t i = 0; i < n; ++i) {
+          dd[i] -= a * yj[i];
+          acc += sn[i] * dd[i];
+        }
+        alpha_[pair(k + 1)] = st_.rho[pair(k + 1)] * acc;
+      } else {
+        for (std::size_t i = 0; i < n; ++i) {
+          dd[i] -= a * yj[i];
+          dd[i] *= gamma;
+          acc += yj[i] * dd[i];
+        }
+      }
+    }
+    // Second loop, oldest to newest: d += s_k (alpha_k - beta_k), then beta of the next;
+    // after the newest, d = -d, the slope g.d and the unit step's trial point.
+    double beta = st_.rho[pair(K - 1)] * acc;
+    for (int k = K - 1; k >= 0; --k) {
+      j = pair(k);
+      const double c = alpha_[j] - beta;
+      const double* sj = st_.s[j].data();
+      if (k > 0) {
+        const double* yn = st_.y[pair(k - 1)].data();
+        acc = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          dd[i] += sj[i] * c;
+          acc += yn[i] * dd[i];
+        }
+        beta = st_.rho[pair(k - 1)] * acc;
+      } else {
+        for (std::size_t i = 0; i < n; ++i) {
+          dd[i] += sj[i] * c;
+          dd[i] = -dd[i];
+          slope_ += g[i] * dd[i];
+          xn[i] = x[i] + 1.0 * dd[i];
+        }
+      }
+    }
+  }
   if (slope_ >= 0) {  // not a descent direction: restart from steepest descent
-    for (std::size_t i = 0; i < n; ++i) d[i] = -st_.g[i];
+    for (std::size_t i = 0; i < n; ++i) dd[i] = -g[i];
     slope_ = -Dot(st_.g, st_.g);
     st_.stored = 0;
   }
-  // First iteration: a unit-length step; afterwards the quasi-Newton step of 1.
-  step_ = st_.stored == 0 ? 1.0 / std::max(1.0, std::sqrt(-slope_)) : 1.0;
+  // First iteration: a unit-length step; afterwards the quasi-Newton step of 1 (whose trial
+  // point the last pass above already wrote).
   trial_ = 0;
-  x_new_.resize(n);
-  g_new_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) x_new_[i] = st_.x[i] + step_ * d[i];
+  if (st_.stored == 0) {
+    step_ = 1.0 / std::max(1.0, std::sqrt(-slope_));
+    for (std::size_t i = 0; i < n; ++i) xn[i] = x[i] + step_ * dd[i];
+  } else {
+    step_ = 1.0;
+  }
   return true;
 }
 
@@ -172,18 +236,25 @@ Lbfgs::Trial Lbfgs::EndTrial(double f_new) {
     return Trial::kRetry;
   }
 
-  // Store the correction pair when the curvature condition holds (keeps H positive definite).
+  // The correction pair, its three products and the new point's two norms in one pass.
   const int m = options_.memory;
   std::vector<double>& s = st_.s[st_.next];
   std::vector<double>& y = st_.y[st_.next];
-  s.resize(st_.x.size());
-  y.resize(st_.x.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
+  const std::size_t n = st_.x.size();
+  s.resize(n);
+  y.resize(n);
+  double sy = 0, ss = 0, yy = 0, gg = 0, xx = 0;
+  for (std::size_t i = 0; i < n; ++i) {
     s[i] = x_new_[i] - st_.x[i];
     y[i] = g_new_[i] - st_.g[i];
+    sy += s[i] * y[i];
+    ss += s[i] * s[i];
+    yy += y[i] * y[i];
+    gg += g_new_[i] * g_new_[i];
+    xx += x_new_[i] * x_new_[i];
   }
-  double sy = Dot(s, y);
-  if (sy > 1e-12 * std::sqrt(Dot(s, s) * Dot(y, y))) {
+  // Store the pair when the curvature condition holds (keeps H positive definite).
+  if (sy > 1e-12 * std::sqrt(ss * yy)) {
     st_.rho[st_.next] = 1.0 / sy;
     st_.next = (st_.next + 1) % m;
     st_.stored = std::min(st_.stored + 1, m);
@@ -193,12 +264,12 @@ Lbfgs::Trial Lbfgs::EndTrial(double f_new) {
   st_.f = f_new;
   ++st_.iterations;
   st_.history.push_back(st_.f);
-  CheckConverged();
+  CheckConverged(std::sqrt(gg), std::sqrt(xx));
   return Trial::kAccepted;
 }
 
-void Lbfgs::CheckConverged() {
-  if (GradientSmall(st_, options_)) {
+void Lbfgs::CheckConverged(double gradient_norm, double x_norm) {
+  if (gradient_norm <= options_.gradient_tolerance * std::max(1.0, x_norm)) {
     st_.converged = true;
   } else if (options_.past > 0 && static_cast<int>(st_.history.size()) > options_.past) {
     double past = st_.history[st_.history.size() - 1 - options_.past];

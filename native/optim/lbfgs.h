@@ -75,7 +75,7 @@ class Lbfgs {
   int evaluations() const { return st_.evaluations; }
 
  private:
-  void CheckConverged();  // the tests on the gradient norm, then on the history
+  void CheckConverged(double gradient_norm, double x_norm);  // the tests on |g|, then on the history
 
   Objective objective_;
   LbfgsOptions options_;
