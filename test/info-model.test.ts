@@ -38,6 +38,25 @@ describe('structrank info --model', () => {
     expect(p.info.binaryRules).toBeGreaterThan(0);
   }, 60_000);
 
+  it('describes every kind of the fixture models (written by an earlier build)', () => {
+    const dir = join(repoRoot, 'test', 'fixtures', 'models');
+    const kinds: Record<string, string> = {
+      'parser-crf.model': 'chart-parser', 'tagger-maxent.model': 'tagger', 'reranker-boost.model': 'reranker',
+      'reranker-loglinear.model': 'reranker', 'perceptron-tree.model': 'perceptron-reranker', 'perceptron-linear.model': 'perceptron-reranker',
+    };
+    for (const [file, kind] of Object.entries(kinds)) {
+      const r = runCli(['info', '--model', join(dir, file), '--json']);
+      expect(r.status).toBe(0);
+      const m = JSON.parse(r.stdout) as { kind: string; info?: Record<string, unknown> };
+      expect(m.kind).toBe(kind);
+      expect(Object.keys(m.info ?? {}).length).toBeGreaterThan(3);
+    }
+    // A feature table is a container file but no model: its kind, without an info block.
+    const table = runCli(['info', '--model', join(dir, 'features.bin')]);
+    expect(table.status).toBe(0);
+    expect(table.stdout.trim()).toMatch(/features\.bin: rerank-features file \(format \d+\), \d+ bytes$/);
+  });
+
   it('a file that is not a model is one error line naming it; without --model the addon is shown', () => {
     const bogus = tmp.file('bogus.model');
     writeFileSync(bogus, 'not a model\n');

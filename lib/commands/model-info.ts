@@ -43,7 +43,7 @@ export async function modelFileInfo(file: string): Promise<ModelFileInfo> {
 
 /** The description as `key: value` lines. */
 export function formatModelFileInfo(m: ModelFileInfo): string {
-  const lines = [`${m.file}: ${m.kind} model (format ${m.kindVersion}), ${m.bytes} bytes`];
+  const lines = [`${m.file}: ${m.kind} ${m.info ? 'model' : 'file'} (format ${m.kindVersion}), ${m.bytes} bytes`];
   for (const [key, value] of Object.entries(m.info ?? {})) {
     if (key === 'kind') continue;
     const shown = Array.isArray(value) ? value.join(', ') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
