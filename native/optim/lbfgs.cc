@@ -13,8 +13,9 @@ double Dot(const std::vector<double>& a, const std::vector<double>& b) {
   return s;
 }
 
-bool GradientSmall(const LbfgsState& st, const LbfgsOptions& o) {
-  return std::sqrt(Dot(st.g, st.g)) <= o.gradient_tolerance * std::max(1.0, std::sqrt(Dot(st.x, st.x)));
+// The gradient test of convergence: |g| <= tol * max(1, |x|).
+bool GradientSmall(double gradient_norm, double x_norm, const LbfgsOptions& o) {
+  return gradient_norm <= o.gradient_tolerance * std::max(1.0, x_norm);
 }
 
 LbfgsState Fresh(std::vector<double> x0, double f0, std::vector<double> g0, const LbfgsOptions& o) {
@@ -28,7 +29,7 @@ LbfgsState Fresh(std::vector<double> x0, double f0, std::vector<double> g0, cons
   st.s.assign(o.memory, {});
   st.y.assign(o.memory, {});
   st.rho.assign(o.memory, 0);
-  st.converged = GradientSmall(st, o);
+  st.converged = GradientSmall(std::sqrt(Dot(st.g, st.g)), std::sqrt(Dot(st.x, st.x)), o);
   return st;
 }
 }  // namespace
@@ -269,7 +270,7 @@ Lbfgs::Trial Lbfgs::EndTrial(double f_new) {
 }
 
 void Lbfgs::CheckConverged(double gradient_norm, double x_norm) {
-  if (gradient_norm <= options_.gradient_tolerance * std::max(1.0, x_norm)) {
+  if (GradientSmall(gradient_norm, x_norm, options_)) {
     st_.converged = true;
   } else if (options_.past > 0 && static_cast<int>(st_.history.size()) > options_.past) {
     double past = st_.history[st_.history.size() - 1 - options_.past];
