@@ -52,12 +52,6 @@ std::vector<int64_t> ToOffsets(Napi::Env env, const Napi::Value& v, const char* 
   return out;
 }
 
-std::vector<double> ToDoubles(Napi::Env env, const Napi::Value& v, const char* what) {
-  Expect(v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env,
-         std::string(what) + " as a Float64Array");
-  return ToVector<double>(v.As<Napi::Float64Array>());
-}
-
 Napi::Value OffsetsToJs(Napi::Env env, const std::vector<int64_t>& v) {
   Napi::Float64Array out = Napi::Float64Array::New(env, v.size());
   for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<double>(v[i]);
@@ -93,9 +87,9 @@ BoostModel BoostModelFromJs(Napi::Env env, const Napi::Object& o) {
   Napi::Value f = o.Get("features");
   Expect(f.IsTypedArray() && f.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env, "features as an Int32Array");
   m.features = ToVector<int32_t>(f.As<Napi::Int32Array>());
-  m.deltas = ToDoubles(env, o.Get("deltas"), "deltas");
+  m.deltas = ToDoubles(o.Get("deltas"), "deltas");
   Napi::Value losses = o.Get("losses");
-  m.losses = losses.IsTypedArray() ? ToDoubles(env, losses, "losses") : std::vector<double>(m.features.size(), 0.0);
+  m.losses = losses.IsTypedArray() ? ToDoubles(losses, "losses") : std::vector<double>(m.features.size(), 0.0);
   Napi::Value costs = o.Get("costs");
   m.costs = costs.IsTypedArray() ? ToOffsets(env, costs, "costs") : std::vector<int64_t>(m.features.size(), 0);
   // Validate through the byte round trip, which checks sizes and ids.
@@ -134,8 +128,8 @@ class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
     int threads = info.Length() >= 2 && info[1].IsNumber() ? info[1].As<Napi::Number>().Int32Value() : 0;
     RerankData& d = *data_;
     d.sentence_ptr = ToOffsets(env, o.Get("sentencePtr"), "sentencePtr");
-    d.logprob = ToDoubles(env, o.Get("logprob"), "logprob");
-    if (o.Get("score").IsTypedArray()) d.score = ToDoubles(env, o.Get("score"), "score");
+    d.logprob = ToDoubles(o.Get("logprob"), "logprob");
+    if (o.Get("score").IsTypedArray()) d.score = ToDoubles(o.Get("score"), "score");
     d.features.row_ptr = ToOffsets(env, o.Get("rowPtr"), "rowPtr");
     Napi::Value cols = o.Get("cols");
     Expect(cols.IsTypedArray() && cols.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env, "cols as an Int32Array");
@@ -401,7 +395,7 @@ Napi::Value RerankScores(const Napi::CallbackInfo& info) {
   auto data = RerankDataWrap::From(env, info[0]);
   Expect(info.Length() >= 3 && info[1].IsNumber(), env, "a0 as a number");
   double a0 = info[1].As<Napi::Number>().DoubleValue();
-  std::vector<double> w = ToDoubles(env, info[2], "weights");
+  std::vector<double> w = ToDoubles(info[2], "weights");
   int threads = info.Length() >= 4 && info[3].IsNumber() ? info[3].As<Napi::Number>().Int32Value() : 0;
   std::vector<double> F = CandidateScores(*data, a0, w, threads);
   std::vector<int64_t> chosen = ChooseCandidates(*data, F);

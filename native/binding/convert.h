@@ -36,6 +36,13 @@ inline void Expect(bool ok, Napi::Env env, const std::string& what) {
   if (!ok) throw Napi::TypeError::New(env, "expected " + what);
 }
 
+// A Float64Array's values; a TypeError naming `what` for anything else.
+inline std::vector<double> ToDoubles(const Napi::Value& v, const char* what) {
+  Expect(v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, v.Env(),
+         std::string(what) + " as a Float64Array");
+  return ToVector<double>(v.As<Napi::Float64Array>());
+}
+
 // A JS array of strings as std::strings; throws a TypeError naming `what` otherwise.
 inline std::vector<std::string> StringArray(const Napi::Value& v, const char* what) {
   Expect(v.IsArray(), v.Env(), what);

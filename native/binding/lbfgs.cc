@@ -15,12 +15,6 @@ namespace structrank::binding {
 
 namespace {
 
-std::vector<double> Doubles(const Napi::Value& v, const char* what) {
-  Expect(v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, v.Env(),
-         std::string(what) + " as a Float64Array");
-  return ToVector<double>(v.As<Napi::Float64Array>());
-}
-
 LbfgsOptions ReadOptions(const Napi::Value& v) {
   LbfgsOptions o;
   if (!v.IsObject()) return o;
@@ -39,7 +33,7 @@ std::vector<std::vector<double>> VectorList(const Napi::Value& v, const char* wh
   Expect(v.IsArray(), v.Env(), std::string(what) + " as an array");
   Napi::Array a = v.As<Napi::Array>();
   std::vector<std::vector<double>> out(a.Length());
-  for (uint32_t i = 0; i < a.Length(); ++i) out[i] = Doubles(a.Get(i), what);
+  for (uint32_t i = 0; i < a.Length(); ++i) out[i] = ToDoubles(a.Get(i), what);
   return out;
 }
 
@@ -78,22 +72,22 @@ class NativeLbfgs : public ErrorMappingWrap<NativeLbfgs> {
       Expect(o.Get("state").IsObject(), env, "state as an object");
       Napi::Object s = o.Get("state").As<Napi::Object>();
       LbfgsState st;
-      st.x = Doubles(s.Get("x"), "state.x");
-      st.g = Doubles(s.Get("g"), "state.g");
+      st.x = ToDoubles(s.Get("x"), "state.x");
+      st.g = ToDoubles(s.Get("g"), "state.g");
       st.f = s.Get("f").ToNumber().DoubleValue();
       st.s = VectorList(s.Get("s"), "state.s");
       st.y = VectorList(s.Get("y"), "state.y");
-      st.rho = Doubles(s.Get("rho"), "state.rho");
+      st.rho = ToDoubles(s.Get("rho"), "state.rho");
       st.stored = s.Get("stored").ToNumber().Int32Value();
       st.next = s.Get("next").ToNumber().Int32Value();
       st.iterations = s.Get("iterations").ToNumber().Int32Value();
       st.evaluations = s.Get("evaluations").ToNumber().Int32Value();
       st.converged = s.Get("converged").ToBoolean();
-      st.history = Doubles(s.Get("history"), "state.history");
+      st.history = ToDoubles(s.Get("history"), "state.history");
       lbfgs_.emplace(Objective(), std::move(st), options);
     } else {
       Expect(o.Get("f").IsNumber(), env, "f as a number");
-      lbfgs_.emplace(Doubles(o.Get("x"), "x"), o.Get("f").As<Napi::Number>().DoubleValue(), Doubles(o.Get("g"), "g"), options);
+      lbfgs_.emplace(ToDoubles(o.Get("x"), "x"), o.Get("f").As<Napi::Number>().DoubleValue(), ToDoubles(o.Get("g"), "g"), options);
     }
   } catch (const Napi::Error&) {
     throw;
