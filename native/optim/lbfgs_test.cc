@@ -6,6 +6,14 @@
 
 using namespace structrank;
 
+// f(x) = (1 - x0)^2 + 100 (x1 - x0^2)^2, its minimum at (1, 1); with its gradient.
+static double Rosenbrock(const std::vector<double>& x, std::vector<double>& g) {
+  double a = 1 - x[0], b = x[1] - x[0] * x[0];
+  g[0] = -2 * a - 400 * x[0] * b;
+  g[1] = 200 * b;
+  return a * a + 100 * b * b;
+}
+
 TEST(lbfgs_minimizes_an_ill_conditioned_quadratic) {
   // f(x) = sum_i c_i (x_i - i)^2 with condition number 1000.
   const int n = 20;
@@ -28,12 +36,7 @@ TEST(lbfgs_minimizes_an_ill_conditioned_quadratic) {
 }
 
 TEST(lbfgs_minimizes_rosenbrock) {
-  Objective f = [](const std::vector<double>& x, std::vector<double>& g) {
-    double a = 1 - x[0], b = x[1] - x[0] * x[0];
-    g[0] = -2 * a - 400 * x[0] * b;
-    g[1] = 200 * b;
-    return a * a + 100 * b * b;
-  };
+  Objective f = Rosenbrock;
   std::vector<double> x{-1.2, 1.0};
   LbfgsOptions opt;
   opt.gradient_tolerance = 1e-9;
@@ -62,10 +65,7 @@ TEST(lbfgs_resumed_from_saved_state_takes_the_same_steps) {
   int evaluations = 0;
   Objective f = [&](const std::vector<double>& x, std::vector<double>& g) {
     ++evaluations;
-    double a = 1 - x[0], b = x[1] - x[0] * x[0];
-    g[0] = -2 * a - 400 * x[0] * b;
-    g[1] = 200 * b;
-    return a * a + 100 * b * b;
+    return Rosenbrock(x, g);
   };
   LbfgsOptions opt;
   opt.memory = 3;
@@ -100,17 +100,11 @@ TEST(lbfgs_resumed_from_saved_state_takes_the_same_steps) {
 
 TEST(lbfgs_driven_by_the_caller_takes_the_same_steps_bit_for_bit) {
   // Rosenbrock from a start whose first steps need line-search halvings.
-  auto rosenbrock = [](const std::vector<double>& x, std::vector<double>& g) {
-    double a = 1 - x[0], b = x[1] - x[0] * x[0];
-    g[0] = -2 * a - 400 * x[0] * b;
-    g[1] = 200 * b;
-    return a * a + 100 * b * b;
-  };
   LbfgsOptions opt;
   opt.memory = 3;
-  Lbfgs own(rosenbrock, {-1.2, 1.0}, opt);
+  Lbfgs own(Rosenbrock, {-1.2, 1.0}, opt);
   std::vector<double> g0(2);
-  const double f0 = rosenbrock({-1.2, 1.0}, g0);
+  const double f0 = Rosenbrock({-1.2, 1.0}, g0);
   Lbfgs driven({-1.2, 1.0}, f0, g0, opt);
   int retries = 0;
   for (int it = 0; it < 30; ++it) {
@@ -119,7 +113,7 @@ TEST(lbfgs_driven_by_the_caller_takes_the_same_steps_bit_for_bit) {
     if (driven.BeginIteration()) {
       Lbfgs::Trial t;
       do {
-        t = driven.EndTrial(rosenbrock(driven.trial_point(), driven.trial_gradient()));
+        t = driven.EndTrial(Rosenbrock(driven.trial_point(), driven.trial_gradient()));
         if (t == Lbfgs::Trial::kRetry) ++retries;
       } while (t == Lbfgs::Trial::kRetry);
       driven_more = t == Lbfgs::Trial::kAccepted && !driven.converged();
