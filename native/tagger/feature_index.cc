@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/simd.h"
+#include "tagger/chain.h"
 
 namespace structrank {
 
@@ -21,13 +22,73 @@ struct Rows {
   int32_t L;
 };
 
+#if defined(__GNUC__)  // GCC and clang: vector extensions
+// Eight doubles: one AVX-512 register (two AVX2 ones, four SSE2 ones in the other clones).
+// Loaded and stored with memcpy: the slots are 8-byte aligned only.
+typedef double Lanes __attribute__((vector_size(64)));
+#define SR_HAS_LANES 1
+
+// A token's dense attributes, rows of W = 8 V slots (pads 0): summed in registers, the L
+// scores stored once.
+template <int V>
+inline __attribute__((always_inline)) int64_t SumDense(int64_t k, int64_t dense_end, const uint32_t* first,
+                                                       const double* SR_RESTRICT pack, int32_t L,
+                                                       double* SR_RESTRICT sc) {
+  Lanes acc[V];
+  for (int v = 0; v < V; ++v) acc[v] = Lanes{};
+  for (; k < dense_end; ++k) {
+    const double* x = pack + 2 * std::size_t{first[k]};
+    for (int v = 0; v < V; ++v) {
+      Lanes t;
+      std::memcpy(&t, x + 8 * v, sizeof t);
+      acc[v] += t;
+    }
+  }
+  double row[8 * V];
+  std::memcpy(row, acc, sizeof row);
+  std::memcpy(sc, row, sizeof(double) * L);
+  return k;
+}
+
+// The gradient rows of a token's dense attributes += its L marginals (pads += 0).
+template <int V>
+inline __attribute__((always_inline)) int64_t AddDense(int64_t k, int64_t dense_end, const uint32_t* first,
+                                                       const double* SR_RESTRICT mi, int32_t L,
+                                                       double* SR_RESTRICT pack) {
+  double row[8 * V] = {};
+  std::memcpy(row, mi, sizeof(double) * L);
+  Lanes m[V];
+  std::memcpy(m, row, sizeof row);
+  for (; k < dense_end; ++k) {
+    double* g = pack + 2 * std::size_t{first[k]} + 8 * V;
+    for (int v = 0; v < V; ++v) {
+      Lanes t;
+      std::memcpy(&t, g + 8 * v, sizeof t);
+      t += m[v];
+      std::memcpy(g + 8 * v, &t, sizeof t);
+    }
+  }
+  return k;
+}
+#endif
+
 SR_VECTOR_CLONES void SumScores(const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT pack,
                                 double* SR_RESTRICT score) {
-  const int32_t L = r.L;
+  const int32_t L = r.L, W = PadLanes(L);
   for (int64_t t = begin; t < end; ++t) {
     double* SR_RESTRICT sc = score + (t - begin) * L;
     int64_t k = r.row_ptr[t];
-    for (const int64_t dense_end = k + r.dense[t]; k < dense_end; ++k) {
+    const int64_t dense_end = k + r.dense[t];
+#ifdef SR_HAS_LANES
+    switch (W) {
+      case 8: k = SumDense<1>(k, dense_end, r.first, pack, L, sc); break;
+      case 16: k = SumDense<2>(k, dense_end, r.first, pack, L, sc); break;
+      case 24: k = SumDense<3>(k, dense_end, r.first, pack, L, sc); break;
+      case 32: k = SumDense<4>(k, dense_end, r.first, pack, L, sc); break;
+      default: break;
+    }
+#endif
+    for (; k < dense_end; ++k) {
       const double* SR_RESTRICT x = pack + 2 * std::size_t{r.first[k]};  // the weights
       for (int32_t y = 0; y < L; ++y) sc[y] += x[y];
     }
@@ -42,12 +103,22 @@ SR_VECTOR_CLONES void SumScores(const Rows& r, int64_t begin, int64_t end, const
 
 SR_VECTOR_CLONES void AddMarginals(const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT m,
                                    double* SR_RESTRICT pack) {
-  const int32_t L = r.L;
+  const int32_t L = r.L, W = PadLanes(L);
   for (int64_t t = begin; t < end; ++t) {
     const double* SR_RESTRICT mi = m + (t - begin) * L;
     int64_t k = r.row_ptr[t];
-    for (const int64_t dense_end = k + r.dense[t]; k < dense_end; ++k) {
-      double* SR_RESTRICT g = pack + 2 * std::size_t{r.first[k]} + L;  // the gradient, after the weights
+    const int64_t dense_end = k + r.dense[t];
+#ifdef SR_HAS_LANES
+    switch (W) {
+      case 8: k = AddDense<1>(k, dense_end, r.first, mi, L, pack); break;
+      case 16: k = AddDense<2>(k, dense_end, r.first, mi, L, pack); break;
+      case 24: k = AddDense<3>(k, dense_end, r.first, mi, L, pack); break;
+      case 32: k = AddDense<4>(k, dense_end, r.first, mi, L, pack); break;
+      default: break;
+    }
+#endif
+    for (; k < dense_end; ++k) {
+      double* SR_RESTRICT g = pack + 2 * std::size_t{r.first[k]} + W;  // the gradient, after the weights
       for (int32_t y = 0; y < L; ++y) g[y] += mi[y];
     }
     for (; k < r.row_ptr[t + 1]; ++k) {
@@ -62,9 +133,9 @@ SR_VECTOR_CLONES void AddMarginals(const Rows& r, int64_t begin, int64_t end, co
 }  // namespace
 
 bool FeatureIndex::Fits(const TaggerModel& model) {
-  // Dense attributes take L slots: at most L per feature.
-  const int64_t L = model.num_labels();
-  return L < 256 && model.num_node_features() < (int64_t{1} << 32) / std::max<int64_t>(1, L);
+  // Dense attributes take W slots: at most W per feature.
+  const int64_t W = PadLanes(model.num_labels());
+  return W < 256 && model.num_node_features() < (int64_t{1} << 32) / std::max<int64_t>(1, W);
 }
 
 FeatureIndex FeatureIndex::For(const TaggerModel& model, const TaggerCorpus& corpus, int32_t dense_min,
@@ -88,7 +159,7 @@ FeatureIndex FeatureIndex::For(const TaggerModel& model, const TaggerCorpus& cor
   uint32_t at = 0;
   for (int32_t a : order) {
     const int64_t k = model.attr_offset[a + 1] - model.attr_offset[a];
-    x.span[a] = Span{at, static_cast<uint32_t>(k >= dense_min ? x.L : k)};
+    x.span[a] = Span{at, static_cast<uint32_t>(k >= dense_min ? PadLanes(x.L) : k)};
     at += x.span[a].n;
   }
   x.label.assign(at, 0);

@@ -1,9 +1,10 @@
 // The CRF training loops' own layout of the node-feature weights ("slots"), and of the
 // training corpus's attribute occurrences. Attribute a owns n = span[a].n slots from
 // span[a].first:
-//   - dense: an attribute with at least `dense_min` features gets L slots, label y in slot
-//     first + y (a label it has no feature for holds 0, and its gradient is dropped), so a
-//     token's scores and gradient are one contiguous vector add per such attribute;
+//   - dense: an attribute with at least `dense_min` features gets W = PadLanes(L) slots,
+//     label y in slot first + y (a label it has no feature for, and the W - L pads, hold 0,
+//     and their gradient is dropped), so a token's scores and gradient are whole vector
+//     registers per such attribute: its dense rows are summed in registers and stored once;
 //   - sparse: the others get one slot per feature, in the model's order, with its label.
 // Frequent attributes pair with many labels: on conll2000's chunk template 8 features are
 // visited per attribute occurrence on average, and the scattered one-label-at-a-time adds
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tagger/chain.h"
 #include "tagger/model.h"
 
 namespace structrank {
@@ -40,8 +42,8 @@ struct FeatureIndex {
   // At least this many features make an attribute dense (measured on conll2000: bench/peers).
   static constexpr int32_t kDenseMin = 6;
 
-  // False when the model does not fit (256 labels or more, 2^32 slots or more): the callers
-  // then use the model's own tables.
+  // False when the model does not fit (a padded dense row of 256 slots or more, 2^32 slots
+  // or more): the callers then use the model's own tables.
   static bool Fits(const TaggerModel& model);
   // The layout for `corpus`: attributes ordered by their number of occurrences in it, most
   // first (ties by id), or by id.
@@ -53,7 +55,7 @@ struct FeatureIndex {
   // gradient sums, so that the gradient pass of a sentence finds its lines where the
   // emission pass brought them into the cache.
   std::size_t pack_size() const { return 2 * size(); }
-  bool Dense(int32_t a) const { return static_cast<int32_t>(span[a].n) == L; }
+  bool Dense(int32_t a) const { return static_cast<int32_t>(span[a].n) == PadLanes(L); }
   // Built for this corpus (the same number of tokens and occurrences).
   bool Indexes(const TaggerCorpus& corpus) const;
 

@@ -280,9 +280,11 @@ TaggerCorpus DenseFirst(const TaggerCorpus& c, const FeatureIndex& index) {
 // The slot layouts (every attribute dense, only full ones, the default; by attribute id and
 // most frequent first) give the CRF objective and gradient of the model's own loops to the
 // last bit on 1 thread, where the model's loops see each token's dense attributes first as
-// the index's loops do; within 1e-12 in the corpus's own order and on 3 threads.
+// the index's loops do; within 1e-12 in the corpus's own order and on 3 threads. Label
+// counts for dense rows of 1 to 4 vector registers (W = 8 .. 32), one of exactly 8, and
+// one beyond them (the plain loops).
 TEST(crf_objective_is_the_same_in_every_slot_layout) {
-  for (int L : {3, 9, 23}) {
+  for (int L : {3, 8, 9, 23, 30, 40}) {
     Fixture fx = MixedDensityFixture(L, 40, {1, 7, 12, 30, 4, 19, 25}, 5 + L);
     const TaggerModel& m = fx.model;
     ChainLattice lat = ChainLattice::For(m);
