@@ -20,6 +20,14 @@ describe('model file container', () => {
     expect(readdirSync(tmp.dir).filter((n) => n.includes('.tmp-'))).toEqual([]);
   });
 
+  it('writes in parts the bytes encodeModel gives as one buffer', () => {
+    for (const options of [{}, { alignPayload: true }]) {
+      const f = tmp.file('parts.bin');
+      saveModel(f, model, options);
+      expect(readFileSync(f).equals(encodeModel(model, options))).toBe(true);
+    }
+  });
+
   it('starts the payload at a multiple of 8 bytes when asked, whatever the metadata', () => {
     for (let n = 0; n < 10; n++) {
       const m = { ...model, meta: { labels: ['x'.repeat(n)] } };

@@ -35,7 +35,11 @@ export interface EncodeOptions {
   alignPayload?: boolean;
 }
 
-export function encodeModel(model: ModelFile, options: EncodeOptions = {}): Buffer {
+/**
+ * The file's bytes as consecutive parts, the digest last: the payload is not copied, so
+ * writing a model needs no second buffer of its size.
+ */
+function modelFileParts(model: ModelFile, options: EncodeOptions): Uint8Array[] {
   const kind = Buffer.from(model.kind, 'utf8');
   let metaText = JSON.stringify(model.meta ?? null);
   if (options.alignPayload) {
@@ -53,9 +57,15 @@ export function encodeModel(model: ModelFile, options: EncodeOptions = {}): Buff
   mid.writeUInt32LE(meta.length, 4);
   const payloadLength = Buffer.alloc(8);
   payloadLength.writeBigUInt64LE(BigInt(model.payload.length));
-  const body = Buffer.concat([head, kind, mid, meta, payloadLength, model.payload]);
-  const digest = createHash('sha256').update(body).digest();
-  return Buffer.concat([body, digest]);
+  const parts: Uint8Array[] = [head, kind, mid, meta, payloadLength, model.payload];
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  parts.push(hash.digest());
+  return parts;
+}
+
+export function encodeModel(model: ModelFile, options: EncodeOptions = {}): Buffer {
+  return Buffer.concat(modelFileParts(model, options));
 }
 
 export function decodeModel<Meta = unknown>(bytes: Buffer, file = '<buffer>', expectKind?: string): ModelFile<Meta> {
@@ -102,12 +112,13 @@ export function decodeModel<Meta = unknown>(bytes: Buffer, file = '<buffer>', ex
   return { kind, kindVersion, meta, payload: new Uint8Array(body.buffer, body.byteOffset + pos, payloadLength) };
 }
 
-/** Writes bytes atomically: temp file in the same folder, fsync, rename. */
-export function writeFileAtomic(file: string, bytes: Uint8Array): void {
+/** Writes bytes (or consecutive parts of them) atomically: temp file in the same folder, fsync, rename. */
+export function writeFileAtomic(file: string, bytes: Uint8Array | readonly Uint8Array[]): void {
+  const parts = bytes instanceof Uint8Array ? [bytes] : bytes;
   if (isDeviceOrPipe(file)) {
     // /dev/null, a pipe: written in place (a rename would replace the device with a file).
     try {
-      writeFileSync(file, bytes);
+      writeFileSync(file, Buffer.concat(parts));
     } catch (err) {
       throw new IoError(file, `cannot write model: ${(err as Error).message}`, { cause: err });
     }
@@ -117,8 +128,10 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
   let fd: number | undefined;
   try {
     fd = openSync(temp, 'w');
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+    for (const part of parts) {
+      let offset = 0;
+      while (offset < part.length) offset += writeSync(fd, part, offset);
+    }
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
@@ -135,7 +148,7 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
 }
 
 export function saveModel(file: string, model: ModelFile, options: EncodeOptions = {}): void {
-  writeFileAtomic(file, encodeModel(model, options));
+  writeFileAtomic(file, modelFileParts(model, options));
 }
 
 /** Reads a model file; a file of another kind than `expectKind` is a ModelKindError. */
