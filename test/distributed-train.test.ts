@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tagger, type ExternalTrainer, type TaggerTrainingSpec, type TokenRows } from '../lib/tagger/tagger.js';
-import { crfGradientTrainer, localExecutor, sentenceRanges, type GradientStats } from '../lib/distributed/gradient.js';
+import { crfGradientTrainer, localExecutor, queueExecutor, sentenceRanges, type GradientStats } from '../lib/distributed/gradient.js';
+import { ArtifactStore } from '../lib/distributed/store.js';
 import { mixingTrainer, mixingWeights } from '../lib/distributed/mixing.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
@@ -205,6 +206,20 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
     await sleep(300); // the workers' logs, read while this test waited in spawnSync
     const jobs = cluster.workers.map((w) => (w.output().match(/done train\.crf-gradient/g) ?? []).length);
     expect(jobs[0] + jobs[1]).toBeGreaterThanOrEqual(3 * 13);
+  });
+
+  it('an evaluation ends when the queue reports its jobs done, not at the next poll of the store', async () => {
+    // Polls 10 minutes apart: the run can only finish in time if the queue's events wake it.
+    const local = await Tagger.train(train, { ...base, algo: 'crf', epochs: 4 });
+    const stats: GradientStats = { evaluations: 0, seconds: 0, bytesMoved: 0 };
+    const remote = await Tagger.train(train, {
+      ...base,
+      algo: 'crf',
+      epochs: 4,
+      external: async (spec) => crfGradientTrainer(spec, await queueExecutor(spec, 2, { redis: cluster.redis.url, store: new ArtifactStore(store), pollMs: 600_000 }), stats),
+    });
+    expect(stats.evaluations).toBeGreaterThan(4);
+    expect(maxRelativeDifference(weightsOf(local), weightsOf(remote))).toBeLessThanOrEqual(TOLERANCE);
   });
 
   it('train-tagger --algo perceptron --redis --mix-shards 3 equals --mix-shards 3 in process, bit for bit', async () => {

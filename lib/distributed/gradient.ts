@@ -15,7 +15,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { shardTrainingHandle, type ExternalTrainer, type ShardTrainingHandle, type TaggerTrainingSpec } from '../tagger/tagger.js';
 import { checkRedisUrl, connectRedis } from './connection.js';
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import { QUEUE_NAME } from './connection.js';
 import { flowParentId, runFlow, type FlowStep } from './flow.js';
 import type { JobEnv, JobOutcome, JobKind } from './jobs.js';
@@ -196,12 +196,14 @@ export interface ExecutorTimings {
 /**
  * The shards as queue jobs: weights and results travel through the store. `spec` is stored
  * as JSON for the workers (a tagger's, a parser's with `gradientKind` 'train.parser-gradient',
- * or a perceptron reranker's with `epochKind` 'train.reranker-epoch').
+ * or a perceptron reranker's with `epochKind` 'train.reranker-epoch'). An evaluation ends
+ * when the queue reports its last job done; `pollMs` (default 50) is how often the store is
+ * checked without such a report.
  */
 export async function queueExecutor(
   spec: { sentences: number },
   shards: number,
-  o: { redis: string; store: ArtifactStore; signal?: AbortSignal; log?: (line: string) => void; gradientKind?: JobKind; epochKind?: JobKind },
+  o: { redis: string; store: ArtifactStore; signal?: AbortSignal; log?: (line: string) => void; gradientKind?: JobKind; epochKind?: JobKind; pollMs?: number },
 ): Promise<ShardExecutor> {
   const connection: Redis = await connectRedis(o.redis, 'client');
   const { store } = o;
@@ -211,6 +213,12 @@ export async function queueExecutor(
   const timings: ExecutorTimings = { putWeights: 0, flow: 0, slowestJob: 0, readResults: 0 };
   const since = (t0: number): number => (performance.now() - t0) / 1000;
   const queue = new Queue(QUEUE_NAME, { connection });
+  // The queue's events on a connection of their own (BullMQ reads them with a blocking
+  // command): an evaluation ends when its last job does, not at the next poll. Only a wake-up:
+  // a lost connection is reported by the main one, and the polls go on without events.
+  const events = new QueueEvents(QUEUE_NAME, { connection: { ...connection.options, maxRetriesPerRequest: null } });
+  events.on('error', () => {});
+  await events.waitUntilReady();
   // This run's weight blobs are its own (vector-blob.ts): another run's equal weights are
   // another blob, so discarding ours never takes theirs.
   const owner = randomBytes(4).readUInt32LE(0);
@@ -240,7 +248,7 @@ export async function queueExecutor(
       return { id, kind, payload: { step: id, ...payload } };
     });
     t0 = performance.now();
-    await runFlow(connection, store, steps, { name: kind, redisUrl: o.redis, signal: o.signal, log, pollMs: 5 });
+    await runFlow(connection, store, steps, { name: kind, redisUrl: o.redis, signal: o.signal, log, pollMs: o.pollMs ?? 50, events });
     timings.flow += since(t0);
     t0 = performance.now();
     const manifests = steps.map((s) => store.readManifest(s.id) as StepManifest);
@@ -270,6 +278,7 @@ export async function queueExecutor(
     },
     async close() {
       await tidy();
+      await events.close();
       await queue.close();
       connection.disconnect();
     },
