@@ -208,19 +208,13 @@ TrainingInput TrainingInputFrom(const Napi::Value& candidates, const Napi::Objec
   return in;
 }
 
-std::vector<double> DenseCoefficients(const Napi::Value& v, const char* what) {
-  Expect(v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, v.Env(),
-         std::string(what) + ": Float64Array");
-  return ToVector<double>(v.As<Napi::Float64Array>());
-}
-
 // perceptronMixingEpoch(train, options, start, first, last, cancelFlag) -> Promise<{last,
 // averaged, mistakes, steps}>: one parameter-mixing epoch over sentences [first, last).
 Napi::Value MixingEpoch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object opts = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
   const TrainingInput in = TrainingInputFrom(info[0], opts);
-  auto start = std::make_shared<std::vector<double>>(DenseCoefficients(info[2], "start coefficients"));
+  auto start = std::make_shared<std::vector<double>>(ToDoubles(info[2], "start coefficients"));
   Expect(info[3].IsNumber() && info[4].IsNumber(), env, "first, last: sentence numbers");
   const int64_t first = info[3].As<Napi::Number>().Int64Value(), last = info[4].As<Napi::Number>().Int64Value();
   auto cancel = CancelFlag::From(info[5]);
@@ -254,7 +248,7 @@ Napi::Value FromCoefficients(const Napi::CallbackInfo& info) {
   const double beta = OptionalDouble(opts, "beta", 0);
   const double base_weight = OptionalDouble(opts, "baseWeight", 0);
   auto model = std::make_shared<RerankerModel>(RerankerModel::FromCoefficients(
-      *bank, set, beta, base_weight, DenseCoefficients(info[2], "last"), DenseCoefficients(info[3], "averaged")));
+      *bank, set, beta, base_weight, ToDoubles(info[2], "last"), ToDoubles(info[3], "averaged")));
   return PerceptronModel::Wrap(env, std::move(model));
 }
 
