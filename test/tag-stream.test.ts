@@ -91,6 +91,21 @@ describe('streaming tag', () => {
     for (const block of [5, 1 << 20]) expect(await streamed(tabs, block, 'tab')).toBe(ref.text);
   });
 
+  it('writes a block\'s output into the buffer it is given when it fits, else into a new one', () => {
+    const block = Buffer.from(rowsText(corpus(5, 3).map((s) => s.map((r) => r.slice(0, 2))), ' ') + '\n\n');
+    const fresh = tagger.tagColumnBlock(block, true, -1, 'whitespace', 1);
+    const into = Buffer.alloc(fresh.output.length + 10, 0x7e);
+    const reused = tagger.tagColumnBlock(block, true, -1, 'whitespace', 1, into);
+    expect(reused.output.buffer).toBe(into.buffer);
+    expect(reused.output.byteOffset).toBe(into.byteOffset);
+    expect(Buffer.from(reused.output).equals(Buffer.from(fresh.output))).toBe(true);
+    expect(into[fresh.output.length]).toBe(0x7e); // nothing written past the output
+    const small = Buffer.alloc(fresh.output.length - 1);
+    const grown = tagger.tagColumnBlock(block, true, -1, 'whitespace', 1, small);
+    expect(grown.output.buffer).not.toBe(small.buffer);
+    expect(Buffer.from(grown.output).equals(Buffer.from(fresh.output))).toBe(true);
+  });
+
   it('labels agree with Tagger.tagSentences', async () => {
     const test = corpus(40, 5);
     const input = tmp.file('plain.txt', rowsText(test, ' ') + '\n');

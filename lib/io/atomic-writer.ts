@@ -223,6 +223,22 @@ export class AtomicFile {
     }
   }
 
+  /**
+   * Writes bytes and resolves once they are written out (not only queued), so the caller may
+   * fill the same buffer again: a streaming writer's way to make no garbage per block.
+   */
+  async writeOut(bytes: Uint8Array): Promise<void> {
+    const stream = this.stream;
+    if (stream === undefined) return new Promise((resolve, reject) => process.stdout.write(bytes, (err) => (err ? reject(err) : resolve())));
+    try {
+      if (this.error) throw this.error;
+      await new Promise<void>((resolve, reject) => stream.write(bytes, (err) => (err ? reject(err) : resolve())));
+    } catch (error) {
+      await this.discard();
+      throw new IoError(this.file, `cannot write: ${(error as Error).message}`);
+    }
+  }
+
   /** Flushes the temp file and renames it to the target; on failure removes it. */
   async commit(): Promise<void> {
     if (this.stream === undefined) return;

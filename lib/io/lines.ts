@@ -220,9 +220,10 @@ export function* readLinesSync(file: string): Generator<Line> {
 /**
  * An input's raw bytes in chunks of up to `chunkBytes` (1 MiB), for readers that split lines
  * themselves (natively): regular files are read synchronously, pipes and `-` as streams.
- * No line splitting, BOM removal or UTF-8 check here.
+ * No line splitting, BOM removal or UTF-8 check here. With `borrow`, a regular file's chunks
+ * are views of one buffer, valid only until the next chunk is asked for (no copy per chunk).
  */
-export async function* readChunks(file: string, chunkBytes = CHUNK): AsyncGenerator<Buffer> {
+export async function* readChunks(file: string, chunkBytes = CHUNK, borrow = false): AsyncGenerator<Buffer> {
   if (isStream(file)) {
     const stream = file === STDIN && !spooled.has(file) ? process.stdin : createReadStream(openPath(file), { highWaterMark: chunkBytes });
     try {
@@ -240,7 +241,7 @@ export async function* readChunks(file: string, chunkBytes = CHUNK): AsyncGenera
     for (;;) {
       const n = readChunk(file, input.fd, buffer);
       if (n === 0) break;
-      yield Buffer.from(buffer.subarray(0, n));
+      yield borrow ? buffer.subarray(0, n) : Buffer.from(buffer.subarray(0, n));
     }
   } finally {
     input.close();

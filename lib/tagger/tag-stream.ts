@@ -36,60 +36,71 @@ export function widthError(input: string, line: number, width: number, found: nu
 const NEWLINE = 0x0a;
 /**
  * Bytes read at a time. Each block's native work (fields, attribute rows, output) takes about
- * 15x its size, on whichever pool thread runs it, and the C allocator keeps such memory per
- * thread: 256 KiB keeps the process near its model's size where 1 MiB blocks grew it by ~100 MB.
+ * 15x its size, and the C allocator keeps that memory: 64 KiB blocks add about 2 MB to the
+ * model's process, 256 KiB ones 6 MB (1 MiB ones grew it by ~100 MB), for 3% more CPU than
+ * 256 KiB (docs/benchmarks.md, tagging).
  */
-export const BLOCK_BYTES = 1 << 18;
+export const BLOCK_BYTES = 1 << 16;
 
 /** Tags `input` into `out`; the output is written to a temp file and renamed when complete. */
 export async function tagStream(tagger: Tagger, options: TagStreamOptions): Promise<void> {
   const { input, separator, threads, signal } = options;
+  const blockBytes = options.blockBytes ?? BLOCK_BYTES;
   const out = options.out !== undefined ? await AtomicFile.open(options.out) : await AtomicFile.open('-');
   let width = -1;
   let linesBefore = 0;
-  let carry: Buffer = Buffer.alloc(0);
+  // The bytes read and not yet tagged are buf[0, have); the output of a block goes to `written`.
+  // Both are reused from block to block (grown when a block needs more), so a stream of any
+  // length leaves no garbage behind it: the process stays at the model plus these buffers.
+  let buf = Buffer.alloc(2 * blockBytes);
+  let have = 0;
+  let written = Buffer.alloc(2 * blockBytes);
   let first = true;
   let sawBytes = false;
-  const run = async (block: Buffer, final: boolean): Promise<void> => {
+  const run = async (block: Buffer, final: boolean): Promise<number> => {
     if (!isUtf8(block)) throw invalidUtf8(input, block, linesBefore);
-    // Blocks are tagged synchronously; a cancel request is seen between blocks.
     if (signal?.aborted) throw new AbortError();
-    const r = tagger.tagColumnBlock(block, final, width, separator, threads);
+    const r = tagger.tagColumnBlock(block, final, width, separator, threads, written);
     if (r.errorLine > 0) {
       const line = linesBefore + r.errorLine;
       throw r.errorKind === 1 ? firstWidthError(input, line, tagger, r.errorFound) : widthError(input, line, r.width, r.errorFound);
     }
     width = r.width;
     linesBefore += r.lines;
-    if (r.output.length > 0) await out.write(r.output);
-    carry = block.subarray(r.consumed);
+    if (r.output.length > 0) await out.writeOut(r.output);
+    if (r.output.length > written.length) written = Buffer.alloc(2 * r.output.length);
+    return r.consumed;
+  };
+  const append = (bytes: Uint8Array): void => {
+    if (have + bytes.length > buf.length) {
+      const grown = Buffer.alloc(2 * (have + bytes.length));
+      buf.copy(grown, 0, 0, have);
+      buf = grown;
+    }
+    buf.set(bytes, have);
+    have += bytes.length;
   };
   try {
-    for await (const chunk of readChunks(input, options.blockBytes ?? BLOCK_BYTES)) {
-      let data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+    for await (const chunk of readChunks(input, blockBytes, true)) {
+      append(chunk);
       if (first) {
-        // A byte-order mark is dropped; its bytes may come in more than one chunk.
-        if (data.length < 3) {
-          carry = data;
-          continue;
+        if (have < 3) continue;
+        if (startsWithBom(buf.subarray(0, have))) {
+          buf.copy(buf, 0, 3, have);
+          have -= 3;
         }
-        if (startsWithBom(data)) data = data.subarray(3);
         first = false;
       }
-      if (data.length > 0) sawBytes = true;
-      const lastNewline = data.lastIndexOf(NEWLINE);
-      if (lastNewline < 0) {
-        carry = data;
-        continue;
-      }
-      const rest = data.subarray(lastNewline + 1);
-      await run(data.subarray(0, lastNewline + 1), false);
-      // What run() left (an unfinished sentence) comes before the bytes after the last newline.
-      carry = carry.length > 0 ? Buffer.concat([carry, rest]) : Buffer.from(rest);
+      if (have > 0) sawBytes = true;
+      const lastNewline = buf.lastIndexOf(NEWLINE, have - 1);
+      if (lastNewline < 0) continue;
+      const consumed = await run(buf.subarray(0, lastNewline + 1), false);
+      buf.copy(buf, 0, consumed, have);
+      have -= consumed;
     }
-    if (!sawBytes && carry.length === 0) throw new InputError(input, undefined, 'empty file');
-    if (carry.length > 0 && carry[carry.length - 1] !== NEWLINE) carry = Buffer.concat([carry, Buffer.from([NEWLINE])]);
-    await run(carry, true);
+    if (!sawBytes && have === 0) throw new InputError(input, undefined, 'empty file');
+    if (have > 0 && buf[have - 1] !== NEWLINE) append(Buffer.from([NEWLINE]));
+    await run(buf.subarray(0, have), true);
     await out.commit();
   } catch (err) {
     await out.discard();

@@ -34,7 +34,7 @@ interface NativeTaggerHandle {
   shardGradient(w: Float64Array, first: number, last: number, threads: number, startWeights: boolean, flag: CancelFlagHandle): Promise<{ loss: number; gradient: Float64Array }>;
   shardPerceptronEpoch(w: Float64Array, first: number, last: number, seed: number, startWeights: boolean, flag: CancelFlagHandle): Promise<{ mistakes: number; weights: Float64Array; averaged: Float64Array }>;
   tag(text: string, threads: number): Int32Array;
-  tagColumns(block: Uint8Array, final: boolean, width: number, layout: ColumnLayout, threads: number): ColumnBlockResult;
+  tagColumns(block: Uint8Array, final: boolean, width: number, layout: ColumnLayout, threads: number, into?: Uint8Array): ColumnBlockResult;
   tagAsync(text: string, threads: number, flag: CancelFlagHandle): Promise<Int32Array>;
   tagNbest(text: string, k: number): { counts: Int32Array; labels: Int32Array; scores: Float64Array };
   tagNbestAsync(text: string, k: number, threads: number, flag: CancelFlagHandle): Promise<{ counts: Int32Array; labels: Int32Array; scores: Float64Array }>;
@@ -525,10 +525,11 @@ export class Tagger {
    * Tags a block of CoNLL column text (whole lines, valid UTF-8) without leaving native code:
    * the `tag` command's streaming path (lib/tagger/tag-stream.ts). Without `final`, lines after
    * the block's last sentence end are left unconsumed for the next block. Synchronous: keep
-   * blocks small (a quarter MiB is a few milliseconds of work).
+   * blocks small (a quarter MiB is a few milliseconds of work). The output is written at the
+   * start of `into` (and is a view of it) when it fits there, else into a new array.
    * @internal
    */
-  tagColumnBlock(block: Uint8Array, final: boolean, width: number, separator: 'whitespace' | 'tab', threads = 0): ColumnBlockResult {
+  tagColumnBlock(block: Uint8Array, final: boolean, width: number, separator: 'whitespace' | 'tab', threads = 0, into?: Uint8Array): ColumnBlockResult {
     const { columns, inputColumns } = this.meta;
     const layout: ColumnLayout = {
       inputColumns: inputColumns.length,
@@ -536,7 +537,7 @@ export class Tagger {
       fullIndex: Int32Array.from(inputColumns.map((c) => columns.indexOf(c))),
       tab: separator === 'tab',
     };
-    return this.handle.tagColumns(block, final, width, layout, threads);
+    return this.handle.tagColumns(block, final, width, layout, threads, into);
   }
 
   /** `tag` on the JS thread, on one core: cheap for a few sentences. */

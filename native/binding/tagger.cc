@@ -537,8 +537,10 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   }
 
   // tagColumns(block: Uint8Array, final, width, {inputColumns, allColumns, fullIndex: Int32Array, tab},
-  //            threads) -> {output: Uint8Array, consumed, lines, width, errorLine, errorFound,
-  //            errorKind}: column text tagged as the tag command writes it (tagger/column_tagging.h).
+  //            threads, into?: Uint8Array) -> {output: Uint8Array, consumed, lines, width, errorLine,
+  //            errorFound, errorKind}: column text tagged as the tag command writes it
+  //            (tagger/column_tagging.h). The output is a view of the start of `into` when it
+  //            fits there, else a new array: a stream reusing one buffer leaves no garbage per block.
   // Synchronous on purpose: blocks are small (lib/tagger/tag-stream.ts), and work done on the
   // JS thread reuses one allocator arena instead of growing one per pool thread.
   Napi::Value TagColumnsSync(const Napi::CallbackInfo& info) {
@@ -564,7 +566,14 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     int threads = info.Length() > 4 && info[4].IsNumber() ? info[4].As<Napi::Number>().Int32Value() : 0;
     ColumnTagResult result = TagColumns(*model_, block, final, width, layout, threads, nullptr);
     Napi::Object out = Napi::Object::New(env);
-    Napi::Uint8Array text = Napi::Uint8Array::New(env, result.output.size());
+    Napi::Uint8Array text;
+    if (info.Length() > 5 && info[5].IsTypedArray() && info[5].As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array &&
+        info[5].As<Napi::Uint8Array>().ByteLength() >= result.output.size()) {
+      Napi::Uint8Array into = info[5].As<Napi::Uint8Array>();
+      text = Napi::Uint8Array::New(env, result.output.size(), into.ArrayBuffer(), into.ByteOffset());
+    } else {
+      text = Napi::Uint8Array::New(env, result.output.size());
+    }
     std::copy(result.output.begin(), result.output.end(), text.Data());
     out.Set("output", text);
     out.Set("consumed", Napi::Number::New(env, static_cast<double>(result.consumed)));
