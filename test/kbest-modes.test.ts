@@ -5,6 +5,7 @@ import { bracketingKey, selectKbest, tagOnlyVariantShare } from '../lib/trees/kb
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
 import { chartParserBase } from '../lib/pipeline/adapters/parser.js';
 import type { PipelineSentence } from '../lib/pipeline/components.js';
+import { validatePipelineConfig, type ParserBaseConfig } from '../lib/pipeline/config.js';
 
 const cand = (text: string, logprob: number): { tree: Tree; logprob: number } => ({ tree: parseTree(text), logprob });
 
@@ -122,6 +123,24 @@ describe('k-best modes on a small grammar, against every parse', () => {
       for (const c of s.candidates) expect(tags(parseTree(c.tree as string)).join(' ')).toBe(first);
     });
     for (const s of variants.all) expect(s.candidates.length).toBeLessThanOrEqual(4);
+  });
+
+  it('a pipeline config that names no mode gets lists over bracketings with tags summed', async () => {
+    const data = { train: 'train.mrg', dev: 'dev.mrg', test: 'test.mrg' };
+    const config = validatePipelineConfig({ task: 'parse', data, rerankers: [{ type: 'boost' }] }, 'p.json', '/');
+    const options = config.base as ParserBaseConfig;
+    expect(options.kbest).toBe('sum');
+    const named = validatePipelineConfig({ task: 'parse', data, base: { kbest: 'all' }, rerankers: [{ type: 'boost' }] }, 'p.json', '/');
+    expect((named.base as ParserBaseConfig).kbest).toBe('all');
+    const sentences: PipelineSentence[] = treebank.map((t, i) => ({ id: String(i), tokens: sentenceWords(t), gold: formatTree(t) }));
+    const producer = await chartParserBase({ ...options, markov: 1, rareThreshold: 1 }).train(sentences, { threads: 1, seed: 1 });
+    const lists = await producer.nbest(sentences.slice(0, 3), 4, { threads: 1, seed: 1 });
+    const [pool] = await ChartParserModel.train(treebank, { markov: 1, rareThreshold: 1, threads: 1 }).then((m) => m.parseNbest([sentences[0].tokens], 20, { threads: 1 }));
+    expect(lists[0].candidates.map((c) => c.tree)).toEqual(selectKbest(pool.candidates, 4, 'sum').map((c) => formatTree(c.tree)));
+    for (const s of lists) {
+      const keys = s.candidates.map((c) => bracketingKey(parseTree(c.tree as string)));
+      expect(new Set(keys).size).toBe(keys.length);
+    }
   });
 });
 

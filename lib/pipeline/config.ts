@@ -7,7 +7,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { HEAD_RULE_PRESETS } from '../trees/head-rules.js';
-import { KBEST_TAG_MODES } from '../trees/kbest-modes.js';
+import { KBEST_TAG_MODES, PIPELINE_KBEST_MODE } from '../trees/kbest-modes.js';
 import { MAX_NBEST } from '../io/nbest.js';
 import { InputError } from '../errors.js';
 import { readTextFile } from '../io/lines.js';
@@ -61,8 +61,8 @@ export const parserBaseSchema = z.strictObject({
   crf: z.boolean({ error: 'expected true or false' }).default(false).describe('train the CRF-CFG on top of the PCFG (default false: the generative PCFG)'),
   epochs: positiveInt('epochs').default(CRF_DEFAULTS.epochs).describe('CRF passes over the training data'),
   rareThreshold: nonNegativeInt('count').default(PARSER_DEFAULTS.rareThreshold).describe('words seen at most this often also train the unknown-word signatures'),
-  kbest: z.enum(KBEST_TAG_MODES, { error: "expected 'all', 'max', 'sum' or 'fixed'" }).optional()
-    .describe("which k-best list: 'all' (the k best trees, default), 'max' (k distinct bracketings, each with its best tags), 'sum' (k distinct bracketings, tag variants summed), 'fixed' (the k best trees with the 1-best tags)"),
+  kbest: z.enum(KBEST_TAG_MODES, { error: "expected 'all', 'max', 'sum' or 'fixed'" }).default(PIPELINE_KBEST_MODE)
+    .describe(`which k-best list: 'all' (the k best trees), 'max' (k distinct bracketings, each with its best tags), 'sum' (k distinct bracketings, tag variants summed), 'fixed' (the k best trees with the 1-best tags); default '${PIPELINE_KBEST_MODE}', the best on our dev sets`),
   pool: positiveInt('candidates').max(MAX_NBEST).optional()
     .describe(`trees parsed per sentence before 'kbest' keeps nbest of them (default nbest for 'all', else 5 x nbest, at most ${MAX_NBEST}); when larger than nbest, every mode's list is also written beside the main one (nbest.<mode>.jsonl, dev.<mode>.jsonl, test.<mode>.jsonl)`),
 });

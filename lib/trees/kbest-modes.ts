@@ -22,6 +22,14 @@ import { bracketText, type Tree } from './tree.js';
 export const KBEST_TAG_MODES = ['all', 'max', 'sum', 'fixed'] as const;
 export type KbestTagMode = (typeof KBEST_TAG_MODES)[number];
 
+/**
+ * The reranking pipeline's lists (`base.kbest`): tags summed. On the dev sets of ptb-sample,
+ * GUM (the demo's data) and floresta-pt they gave a higher oracle than plain k-best and, for
+ * most rerankers, a higher reranked F1 (docs/reranking.md, "k-best modes in the pipeline").
+ * `parse --nbest` keeps plain k-best ('all'): there K best trees is what is asked for.
+ */
+export const PIPELINE_KBEST_MODE: KbestTagMode = 'sum';
+
 export interface ScoredTree {
   tree: Tree;
   logprob: number;

@@ -27,7 +27,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         // The CRF's passes resume in a retried job (the PCFG is counted in one pass).
         ...(options.crf ? ctx.checkpoints?.(`train ${name}`) : {}),
       }, stepRun(ctx, `train ${name}`));
-      const mode: KbestTagMode = options.kbest ?? 'all';
+      const mode: KbestTagMode = options.kbest;
       const poolSize = (k: number): number => options.pool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k));
       // Parses a pool of trees per sentence and keeps k of them by each mode asked for.
       const lists = async (test: PipelineSentence[], k: number, modes: readonly KbestTagMode[], c: StepContext): Promise<Record<string, NbestSentence[]>> => {
