@@ -183,7 +183,9 @@ function tag(peers: Peers): void {
     'CRFsuite reads its pre-expanded attribute file; structrank reads the CoNLL columns and extracts the features itself.');
   const ourModel = join(PEERS_DIR, 'tag.structrank.model');
   const theirModel = join(PEERS_DIR, 'tag.crfsuite.model');
-  if (!existsSync(ourModel)) measure(process.execPath, ['bench/peers/structrank-run.mjs', 'learn', 'crf', '30', String(cores), '1', 'structrank', ourModel]);
+  // Trained again every run (a few seconds): a model kept from an older build would be in its
+  // older file format, which loads by conversion and would not measure this build's loading.
+  measure(process.execPath, ['bench/peers/structrank-run.mjs', 'learn', 'crf', '30', String(cores), '1', 'structrank', ourModel]);
   if (peers.crfsuite && !existsSync(theirModel)) measure(peers.crfsuite, ['learn', 'lbfgs', theirModel, join(dataDir, 'train.crfsuite'), 'max_iterations=30']);
   const x10 = (src: string, dst: string): string => {
     const text = readFileSync(src, 'utf8');

@@ -71,11 +71,22 @@ describe('model fixtures written by an earlier build', () => {
       expect(devWords.map((w) => tagger.tagSync([w.map((word) => [word])])[0])).toEqual(expected.taggers[name]);
       expectSameBytes(v2, (file) => tagger.save(file));
     }
-    // The format-1 file converts to exactly these bytes.
-    const old = Tagger.loadSync(fixture(`${name}.model`));
-    const file = tmp.file(`converted-${name}.model`);
-    old.save(file);
-    expect(readFileSync(file).equals(readFileSync(fixture(v2)))).toBe(true);
+  });
+
+  it.each(['tagger-perceptron', 'tagger-crf', 'tagger-maxent'])('%s in format 3 loads in place, tags as when written, re-saves byte for byte; formats 1 and 2 convert to it', async (name) => {
+    const v3 = `tagger-v3/${name}.model`;
+    expect(formatVersion(readFileSync(fixture(v3)))).toBe('3');
+    for (const tagger of [await Tagger.load(fixture(v3)), Tagger.loadSync(fixture(v3))]) {
+      expect(devWords.map((w) => tagger.tagSync([w.map((word) => [word])])[0])).toEqual(expected.taggers[name]);
+      expectSameBytes(v3, (file) => tagger.save(file));
+    }
+    // The format-1 and format-2 files convert to exactly these bytes.
+    for (const older of [`${name}.model`, `tagger-v2/${name}.model`]) {
+      const file = tmp.file(`converted-${older.replace(/\//g, '-')}`);
+      Tagger.loadSync(fixture(older)).save(file);
+      expect(readFileSync(file).equals(readFileSync(fixture(v3))), older).toBe(true);
+    }
+    expect(readFileSync(fixture(v3)).length).toBeLessThan(readFileSync(fixture(`tagger-v2/${name}.model`)).length);
   });
 
   it.each(['parser-pcfg', 'parser-crf'])('%s loads, parses as when written, re-saves byte for byte', async (name) => {

@@ -83,12 +83,12 @@ void AttributeTable::UseSlots(FlatArray<Slot> slots, int32_t count) {
     const std::size_t i = (start + step) & mask;
     const Slot& s = slots[i];
     if (s.key == 0) {
-      if (s.id != -1 || s.unused != 0) bad();
+      if (s.id != -1) bad();
       run = 0;
       continue;
     }
     ++run;
-    if (s.id < 0 || s.id >= count || seen[s.id] || s.unused != 0) bad();
+    if (s.id < 0 || s.id >= count || seen[s.id]) bad();
     seen[s.id] = true;
     if (((i - (s.key & mask)) & mask) >= run) bad();
   }

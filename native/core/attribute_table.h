@@ -10,17 +10,20 @@ namespace structrank {
 
 // Open-addressing map from 64-bit attribute keys to dense ids (linear probing; keys are
 // hashes already, so a key's low bits are its home slot; 0 is no key). Its slot
-// table is stored as such in version-2 model files and used in place when a model loads, so
-// loading hashes nothing; the id -> key list is then derived only when needed (saving,
-// growing the table).
+// table is stored as such in model files (tagger payload version 3) and used in place when a
+// model loads, so loading hashes nothing; the id -> key list is then derived only when
+// needed (saving, growing the table).
 class AttributeTable {
  public:
+  // 12 bytes, 4-byte aligned: no padding after the id, which was a quarter of a tagger
+  // model file's table (the table is most of such a file).
+#pragma pack(push, 4)
   struct Slot {
-    uint64_t key;        // 0 = empty
-    int32_t id;          // -1 when empty
-    int32_t unused = 0;  // explicit, so the record has the same bytes in memory and in files
+    uint64_t key;  // 0 = empty
+    int32_t id;    // -1 when empty
   };
-  static_assert(sizeof(Slot) == 16, "a slot is 16 bytes in model files");
+#pragma pack(pop)
+  static_assert(sizeof(Slot) == 12 && alignof(Slot) == 4, "a slot is 12 bytes in model files");
 
   int32_t Find(uint64_t key) const {  // the key's id, -1 if absent
     if (slots_.empty()) return -1;

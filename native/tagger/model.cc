@@ -281,8 +281,11 @@ void TaggerModel::EdgeScores(const TaggerCorpus& corpus, int64_t sentence, const
 
 namespace {
 
-// Payload version 2 starts with this word ("TGR2"); version 1 starts with the algorithm (0-2).
+// Payload versions 2 and 3 start with these words ("TGR2", "TGR3"); version 1 starts with
+// the algorithm (0-2). Version 3 stores the attribute slots as 12-byte records (key, id),
+// version 2 as 16-byte ones (key, id, 4 zero bytes).
 constexpr uint32_t kPayloadV2 = 0x32524754;
+constexpr uint32_t kPayloadV3 = 0x33524754;
 
 // Arrays start at a multiple of 8 bytes from the payload start (the model file puts the
 // payload itself at a multiple of 8), so a loaded model can use them where they lie.
@@ -321,39 +324,42 @@ FlatArray<T> GetArray(ByteReader& r, const std::shared_ptr<const void>& keep) {
 
 using Slot = AttributeTable::Slot;
 
-void PutSlots(ByteWriter& w, const FlatArray<Slot>& slots) {
+// `record` bytes per slot: 12 (version 3) or 16 (version 2, 4 zero bytes after the id).
+void PutSlots(ByteWriter& w, const FlatArray<Slot>& slots, std::size_t record) {
   w.Put<uint64_t>(slots.size());
   PadTo8(w);
   for (const Slot& s : slots) {
     w.Put<uint64_t>(s.key);
     w.Put<int32_t>(s.id);
-    w.Put<int32_t>(0);
+    if (record == 16) w.Put<int32_t>(0);
   }
 }
 
-FlatArray<Slot> GetSlots(ByteReader& r, const std::shared_ptr<const void>& keep) {
+FlatArray<Slot> GetSlots(ByteReader& r, const std::shared_ptr<const void>& keep, std::size_t record) {
   const uint64_t n = r.Get<uint64_t>();
   SkipPadding(r);
   const uint8_t* at = r.current();
-  if (n > std::numeric_limits<std::size_t>::max() / sizeof(Slot)) throw ModelError("model payload is truncated");
-  r.Skip(n * sizeof(Slot));
-  if (keep && byte_order::kHostIsLittleEndian && reinterpret_cast<std::uintptr_t>(at) % alignof(Slot) == 0) {
+  if (n > std::numeric_limits<std::size_t>::max() / record) throw ModelError("model payload is truncated");
+  r.Skip(n * record);
+  if (record == sizeof(Slot) && keep && byte_order::kHostIsLittleEndian &&
+      reinterpret_cast<std::uintptr_t>(at) % alignof(Slot) == 0) {
     return FlatArray<Slot>::View(reinterpret_cast<const Slot*>(at), n, keep);
   }
-  ByteReader again(at, n * sizeof(Slot));
+  ByteReader again(at, n * record);
   std::vector<Slot> slots(n);
   for (Slot& s : slots) {
     s.key = again.Get<uint64_t>();
     s.id = again.Get<int32_t>();
-    s.unused = again.Get<int32_t>();
+    if (record == 16 && again.Get<int32_t>() != 0) throw InputError("model payload: bad attribute slot table");
   }
   return FlatArray<Slot>(std::move(slots));
 }
 
 }  // namespace
 
-void TaggerModel::Serialize(ByteWriter& w) const {
-  w.Put<uint32_t>(kPayloadV2);
+void TaggerModel::Serialize(ByteWriter& w, int version) const {
+  if (version != 2 && version != 3) throw InputError("tagger payload version must be 2 or 3");
+  w.Put<uint32_t>(version == 3 ? kPayloadV3 : kPayloadV2);
   w.Put<int32_t>(static_cast<int32_t>(algorithm));
   w.Put<int32_t>(order);
   w.Put<int32_t>(beam);
@@ -367,7 +373,7 @@ void TaggerModel::Serialize(ByteWriter& w) const {
   AttributeTable table;
   table.Rebuild(attributes.keys());
   w.Put<int32_t>(table.size());
-  PutSlots(w, table.slots());
+  PutSlots(w, table.slots(), version == 3 ? sizeof(Slot) : 16);
   PutArray(w, attr_offset);
   PutArray(w, feature_label);
   PutArray(w, edge_offset);
@@ -378,7 +384,8 @@ void TaggerModel::Serialize(ByteWriter& w) const {
 TaggerModel TaggerModel::Deserialize(ByteReader& r, std::shared_ptr<const void> keep) {
   TaggerModel m;
   const int32_t first = r.Get<int32_t>();
-  const bool v2 = static_cast<uint32_t>(first) == kPayloadV2;
+  const bool v3 = static_cast<uint32_t>(first) == kPayloadV3;
+  const bool v2 = v3 || static_cast<uint32_t>(first) == kPayloadV2;  // versions 2 and 3: laid out alike
   const int32_t algo = v2 ? r.Get<int32_t>() : first;
   if (algo < 0 || algo > 2) throw InputError("model payload: unknown tagger algorithm");
   m.algorithm = static_cast<TaggerAlgorithm>(algo);
@@ -397,7 +404,7 @@ TaggerModel TaggerModel::Deserialize(ByteReader& r, std::shared_ptr<const void> 
     if (has_tagsets > 1) throw InputError("model payload: bad tag dictionary flag");
     if (has_tagsets) m.config.DeserializeTagSets(r);
     const int32_t count = r.Get<int32_t>();
-    m.attributes.UseSlots(GetSlots(r, keep), count);
+    m.attributes.UseSlots(GetSlots(r, keep, v3 ? sizeof(Slot) : 16), count);
     m.attr_offset = GetArray<int64_t>(r, keep);
     m.feature_label = GetArray<int32_t>(r, keep);
     m.edge_offset = GetArray<int64_t>(r, keep);

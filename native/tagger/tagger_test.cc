@@ -609,7 +609,7 @@ TEST(model_round_trip_and_corruption) {
       TaggerModel m = TaggerModel::Deserialize(placed, keep);
       CHECK(SameModel(m, fx.model));
       CHECK(m.weights.is_view() == (shift == 0 && byte_order::kHostIsLittleEndian));
-      CHECK(m.attributes.slots().is_view() == (shift == 0 && byte_order::kHostIsLittleEndian));
+      CHECK(m.attributes.slots().is_view() == byte_order::kHostIsLittleEndian);  // 12-byte records: 4-byte aligned is enough
       CHECK(m.attributes.Find(1005) == 5);
       // A change to a loaded model copies the viewed array, never the bytes it views.
       m.weights.Edit([](std::vector<double>& v) { v[0] += 1; });
@@ -622,8 +622,9 @@ TEST(model_round_trip_and_corruption) {
   }
 }
 
-// A small model built without random numbers, so its format-2 bytes are known: the same on
-// every host (scripts/big-endian-check.sh runs this on s390x), and read back on each.
+// A small model built without random numbers, so its payload bytes are known: the same on
+// every host (scripts/big-endian-check.sh runs this on s390x), and read back on each; in
+// version 3 (12-byte slots) and in version 2 (16-byte slots, the bytes older builds wrote).
 TEST(model_payload_bytes_are_the_same_on_every_host) {
   TaggerModel m;
   m.order = 1;
@@ -641,17 +642,38 @@ TEST(model_payload_bytes_are_the_same_on_every_host) {
   std::vector<double> w(m.num_weights());
   for (std::size_t k = 0; k < w.size(); ++k) w[k] = 0.25 * static_cast<double>(k) - 1.5;
   m.weights = w;
-  ByteWriter out;
+  auto fnv = [](const std::vector<uint8_t>& bytes) {
+    uint64_t h = 14695981039346656037ull;  // FNV-1a over the payload
+    for (uint8_t b : bytes) h = (h ^ b) * 1099511628211ull;
+    return h;
+  };
+  ByteWriter out, old;
   m.Serialize(out);
-  const std::vector<uint8_t>& bytes = out.bytes();
-  uint64_t h = 14695981039346656037ull;  // FNV-1a over the payload
-  for (uint8_t b : bytes) h = (h ^ b) * 1099511628211ull;
-  CHECK(bytes.size() == 16736);  // 1024 hash slots of 16 bytes are most of it
-  CHECK(h == 10248670460898507694ull);
-  ByteReader r(bytes.data(), bytes.size());
-  TaggerModel back = TaggerModel::Deserialize(r);
-  CHECK(SameModel(back, m));
-  CHECK(back.attributes.Find(0x9E3779B97F4A7C15ull * 3) == 2);
+  m.Serialize(old, 2);
+  CHECK(out.bytes().size() == 12640);  // 1024 hash slots of 12 bytes are most of it
+  CHECK(fnv(out.bytes()) == 8661986481337270937ull);
+  CHECK(old.bytes().size() == 16736);  // of 16 bytes
+  CHECK(fnv(old.bytes()) == 10248670460898507694ull);
+  for (ByteWriter* w : {&out, &old}) {
+    ByteReader r(w->bytes().data(), w->bytes().size());
+    TaggerModel back = TaggerModel::Deserialize(r);
+    CHECK(SameModel(back, m));
+    CHECK(back.attributes.Find(0x9E3779B97F4A7C15ull * 3) == 2);
+    ByteWriter again;
+    back.Serialize(again);
+    CHECK(again.bytes() == out.bytes());  // read in either version, written in version 3
+  }
+  std::vector<uint8_t> bad = old.bytes();  // a version-2 slot's padding must be zero
+  const uint8_t empty_slot[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0};  // key 0, id -1, padding
+  for (std::size_t k = 0; k + 16 <= bad.size(); k += 8) {
+    if (std::memcmp(&bad[k], empty_slot, 16) == 0) {
+      bad[k + 12] = 1;
+      break;
+    }
+  }
+  CHECK(bad != old.bytes());
+  ByteReader r(bad.data(), bad.size());
+  CHECK_THROWS(TaggerModel::Deserialize(r));
 }
 
 TEST(attribute_slot_tables_are_checked) {
