@@ -106,6 +106,18 @@ describe('streaming tag', () => {
     expect(Buffer.from(grown.output).equals(Buffer.from(fresh.output))).toBe(true);
   });
 
+  it('an empty file, or one of only a byte-order mark, is one error naming it; blocks may end anywhere', async () => {
+    for (const [name, text] of [['empty.txt', ''], ['bom.txt', '\ufeff']] as const) {
+      const input = tmp.file(name, text);
+      await expect(tagStream(tagger, { input, out: tmp.file(`${name}.out`), separator: 'whitespace', threads: 1, blockBytes: 8 })).rejects.toThrow(new RegExp(`${name.replace('.', '\\.')}: empty file`));
+    }
+    // Blocks that end exactly at a sentence's end, or inside one, or in a line: every way the
+    // reused buffer can be left between blocks.
+    const input = tmp.file('exact.txt', 'the DT\ncat NN\n\nthe DT\ncat NN\n\n');
+    const ref = inMemory(input);
+    for (const block of [1, 2, 7, 8, 15, 16]) expect(await streamed(input, block)).toBe(ref.text);
+  });
+
   it('labels agree with Tagger.tagSentences', async () => {
     const test = corpus(40, 5);
     const input = tmp.file('plain.txt', rowsText(test, ' ') + '\n');

@@ -59,6 +59,7 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
   let sawBytes = false;
   const run = async (block: Buffer, final: boolean): Promise<number> => {
     if (!isUtf8(block)) throw invalidUtf8(input, block, linesBefore);
+    // Blocks are tagged synchronously; a cancel request is seen between blocks.
     if (signal?.aborted) throw new AbortError();
     const r = tagger.tagColumnBlock(block, final, width, separator, threads, written);
     if (r.errorLine > 0) {
@@ -84,6 +85,7 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
     for await (const chunk of readChunks(input, blockBytes, true)) {
       append(chunk);
       if (first) {
+        // A byte-order mark is dropped; its bytes may come in more than one chunk.
         if (have < 3) continue;
         if (startsWithBom(buf.subarray(0, have))) {
           buf.copy(buf, 0, 3, have);
@@ -92,9 +94,11 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
         first = false;
       }
       if (have > 0) sawBytes = true;
-      const lastNewline = buf.lastIndexOf(NEWLINE, have - 1);
+      // (lastIndexOf with -1 would search the stale bytes after `have`.)
+      const lastNewline = have > 0 ? buf.lastIndexOf(NEWLINE, have - 1) : -1;
       if (lastNewline < 0) continue;
       const consumed = await run(buf.subarray(0, lastNewline + 1), false);
+      // What run() left (an unfinished sentence) and the bytes after the last newline move to the front.
       buf.copy(buf, 0, consumed, have);
       have -= consumed;
     }
