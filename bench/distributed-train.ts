@@ -9,7 +9,9 @@
  *   trajectory up to summation order); the time per iteration is measured from the end of
  *   the first iteration (which includes building the corpus) to the last. Also the bytes
  *   moved per objective evaluation (the weights to each worker, a gradient back from each).
- *   BENCH_CRF_ITERS (default 10), BENCH_CRF_TRAIN (sentences, default all).
+ *   BENCH_CRF_ITERS (default 10), BENCH_CRF_TRAIN (sentences, default all), BENCH_CRF_COPIES
+ *   (the training set that many times over, default 1: how the overhead falls as the work per
+ *   evaluation grows and the weights stay the same).
  * mixing: accuracy of the perceptron chunker on conll2000 trained by iterative parameter
  *   mixing (in process; as jobs it gives the same model, see test/distributed-train.test.ts)
  *   against the single-machine perceptron, at the same epochs (BENCH_MIX_EPOCHS, default 10),
@@ -62,9 +64,10 @@ async function timedTraining(train: TokenRows[], options: TaggerTrainOptions): P
 export async function crfTrainingOverhead(redis: TestRedis): Promise<void> {
   const iterations = Number(process.env.BENCH_CRF_ITERS ?? 10);
   const all = read('train.txt');
-  const train = all.slice(0, Number(process.env.BENCH_CRF_TRAIN ?? all.length));
+  const copies = Number(process.env.BENCH_CRF_COPIES ?? 1);
+  const train = Array.from({ length: copies }, () => all.slice(0, Number(process.env.BENCH_CRF_TRAIN ?? all.length))).flat();
   const options: TaggerTrainOptions = { ...chunker, algo: 'crf', templates: 'chunk', epochs: iterations, patience: 0 };
-  console.log(`CRF chunker, conll2000: ${train.length} sentences, ${iterations} L-BFGS iterations; load average ${load()}`);
+  console.log(`CRF chunker, conll2000: ${train.length} sentences${copies > 1 ? ` (the training set ${copies} times: the same weights, ${copies} times the gradient work)` : ''}, ${iterations} L-BFGS iterations; load average ${load()}`);
   const local = await timedTraining(train, { ...options, threads: 2 });
   console.log(`  one process, 2 threads: ${(local.perIteration * 1000).toFixed(0)} ms per iteration`);
   const single = await timedTraining(train, { ...options, threads: 1 });
