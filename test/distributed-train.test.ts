@@ -5,7 +5,7 @@
  * in-process mixing's model exactly (same shards, same order).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tagger, type ExternalTrainer, type TaggerTrainingSpec, type TokenRows } from '../lib/tagger/tagger.js';
 import { crfGradientTrainer, localExecutor, queueExecutor, sentenceRanges, type GradientStats } from '../lib/distributed/gradient.js';
@@ -171,6 +171,30 @@ describe('vector blobs (weights, gradients, epoch weights): dense or sparse, los
     expect(a.equals(b)).toBe(false);
     expect(Buffer.from(decodeVector(a).buffer).equals(Buffer.from(decodeVector(b).buffer))).toBe(true);
     expect(encodeVector(v, 7).equals(encodeVector(v, 7))).toBe(true);
+  });
+});
+
+describe.skipIf(skip)('Redis lost during distributed training', () => {
+  it('the coordinator stops with one clear line within seconds', async () => {
+    const doomed = await startRedis();
+    const store = join(tmp.dir, 'store-lost');
+    const worker = await startWorkerProcess(doomed.url, store);
+    const train = tmp.file('lost-train.txt', tinyNerCorpus(150, 11));
+    const run = startCli(['train-tagger', '--algo', 'crf', '--train', train, '--columns', 'word,pos,ne', '--label', 'ne', '--template', 'ner', '--threads', '1',
+      '--epochs', '500', '--model', join(tmp.dir, 'lost.model'), '--redis', doomed.url, '--store', store, '--gradient-shards', '2']);
+    try {
+      await worker.waitFor(/done train\.crf-gradient/);
+      await doomed.stop();
+      const timer = setTimeout(() => run.proc.kill('SIGKILL'), 60_000);
+      const code = await run.exited();
+      clearTimeout(timer);
+      expect(code, run.output()).toBe(1);
+      expect(run.output().trim().split('\n').pop()).toMatch(new RegExp(`^structrank: redis://127\\.0\\.0\\.1:${doomed.port}/?: cannot reach Redis: the connection was lost during the run`));
+      expect(existsSync(join(tmp.dir, 'lost.model'))).toBe(false);
+    } finally {
+      await run.kill('SIGKILL');
+      await worker.kill('SIGKILL');
+    }
   });
 });
 

@@ -21,6 +21,15 @@ export class RedisUnavailable extends InputError {
   }
 }
 
+/**
+ * An error met while talking to Redis, as the one line to show: RedisUnavailable when the
+ * connection is down (the server gone for longer than the client's reconnects), else as it is.
+ */
+export function lostConnection(url: string, connection: Redis, err: unknown): unknown {
+  if (err instanceof InputError || (err as Error)?.name === 'AbortError' || connection.status === 'ready') return err;
+  return new RedisUnavailable(url, `the connection was lost during the run (${(err as Error)?.message ?? String(err)})`);
+}
+
 /** The URL without its password, for messages and logs. */
 export function redactUrl(url: string): string {
   try {

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { FlowProducer, Queue, type Job, type QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { InputError, throwIfAborted } from '../errors.js';
-import { QUEUE_NAME, RedisUnavailable } from './connection.js';
+import { lostConnection, QUEUE_NAME } from './connection.js';
 import type { JobKind } from './jobs.js';
 import type { ArtifactStore } from './store.js';
 
@@ -92,10 +92,7 @@ export async function runFlow(connection: Redis, store: ArtifactStore, steps: Fl
     await waitFor(store, queue, parentId, all, options);
   } catch (err) {
     // Redis gone for longer than the client's reconnects: one clear line, not a stack.
-    if (!(err instanceof InputError) && (err as Error)?.name !== 'AbortError' && connection.status !== 'ready') {
-      throw new RedisUnavailable(options.redisUrl, `the connection was lost during the run (${(err as Error)?.message ?? String(err)})`);
-    }
-    throw err;
+    throw lostConnection(options.redisUrl, connection, err);
   } finally {
     await flow.close();
     await queue.close();

@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { shardTrainingHandle, type ExternalTrainer, type ShardTrainingHandle, type TaggerTrainingSpec } from '../tagger/tagger.js';
-import { checkRedisUrl, connectRedis } from './connection.js';
+import { checkRedisUrl, connectRedis, lostConnection } from './connection.js';
 import { Queue, QueueEvents } from 'bullmq';
 import { QUEUE_NAME } from './connection.js';
 import { flowParentId, runFlow, type FlowStep } from './flow.js';
@@ -237,6 +237,13 @@ export async function queueExecutor(
     if (!line.startsWith('queued ')) o.log?.(line);
   };
   const run = async (kind: JobKind, weights: Float64Array, seed: number | undefined): Promise<Float64Array[]> => {
+    try {
+      return await evaluate(kind, weights, seed);
+    } catch (err) {
+      throw lostConnection(o.redis, connection, err);
+    }
+  };
+  const evaluate = async (kind: JobKind, weights: Float64Array, seed: number | undefined): Promise<Float64Array[]> => {
     let t0 = performance.now();
     const wBytes = encodeVector(weights, owner);
     const wHash = store.put(wBytes);
@@ -277,10 +284,18 @@ export async function queueExecutor(
       return (await run(o.epochKind ?? 'train.perceptron-epoch', w, seed)).map((r) => ({ mistakes: r[0], weights: r.subarray(1, 1 + n), averaged: r.subarray(1 + n) }));
     },
     async close() {
-      await tidy();
-      await events.close();
-      await queue.close();
-      connection.disconnect();
+      try {
+        // Only while Redis answers: after a lost connection the run has failed already, and
+        // the leftovers are another run's to remove.
+        if (connection.status === 'ready') await tidy();
+      } finally {
+        // With the server gone, close() would wait for it: started (which stops the events'
+        // reading loop and drops its connection), not awaited.
+        const closing = events.close().catch(() => {});
+        if (connection.status === 'ready') await closing;
+        await queue.close();
+        connection.disconnect();
+      }
     },
   };
 }
