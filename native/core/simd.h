@@ -12,6 +12,13 @@
 #define SR_VECTOR_CLONES
 #endif
 
+#if defined(__GNUC__)  // GCC and clang: vector extensions
+// Eight doubles: one AVX-512 register (two AVX2 ones, four SSE2 ones in the other clones).
+// Load and store them with memcpy: the rows they are used on are 8-byte aligned only.
+typedef double Lanes __attribute__((vector_size(64)));
+#define SR_HAS_LANES 1
+#endif
+
 // The pointer is the only way to reach its data in this function: lets the compiler keep
 // values in vector registers across stores (GCC, clang and MSVC all spell it __restrict).
 #define SR_RESTRICT __restrict

@@ -14,12 +14,7 @@ namespace structrank {
 
 namespace {
 
-#if defined(__GNUC__)  // GCC and clang: vector extensions
-// Eight doubles, one AVX-512 register (two AVX2 ones, four SSE2 ones in the other clones).
-// Loaded and stored with memcpy: the rows are 8-byte aligned only.
-typedef double Lanes __attribute__((vector_size(64)));
-#define SR_HAS_LANES 1
-
+#ifdef SR_HAS_LANES  // core/simd.h
 // The steps for rows of V * 8 doubles (V <= 4): the row being summed stays in registers
 // across the loop over labels instead of being loaded and stored for every label.
 template <int V>

@@ -22,12 +22,7 @@ struct Rows {
   int32_t L;
 };
 
-#if defined(__GNUC__)  // GCC and clang: vector extensions
-// Eight doubles: one AVX-512 register (two AVX2 ones, four SSE2 ones in the other clones).
-// Loaded and stored with memcpy: the slots are 8-byte aligned only.
-typedef double Lanes __attribute__((vector_size(64)));
-#define SR_HAS_LANES 1
-
+#ifdef SR_HAS_LANES  // core/simd.h
 // A token's dense attributes, rows of W = 8 V slots (pads 0): summed in registers, the L
 // scores stored once.
 template <int V>
