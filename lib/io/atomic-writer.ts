@@ -213,14 +213,11 @@ export class AtomicFile {
   }
 
   async write(text: string | Uint8Array): Promise<void> {
-    if (this.stream === undefined) return writeStdout(text);
-    try {
-      if (this.error) throw this.error;
-      if (!this.stream.write(text)) await once(this.stream, 'drain');
-    } catch (error) {
-      await this.discard();
-      throw new IoError(this.file, `cannot write: ${(error as Error).message}`);
-    }
+    const stream = this.stream;
+    if (stream === undefined) return writeStdout(text);
+    await this.writing(async () => {
+      if (!stream.write(text)) await once(stream, 'drain');
+    });
   }
 
   /**
@@ -230,24 +227,26 @@ export class AtomicFile {
   async writeOut(bytes: Uint8Array): Promise<void> {
     const stream = this.stream;
     if (stream === undefined) return new Promise((resolve, reject) => process.stdout.write(bytes, (err) => (err ? reject(err) : resolve())));
-    try {
-      if (this.error) throw this.error;
-      await new Promise<void>((resolve, reject) => stream.write(bytes, (err) => (err ? reject(err) : resolve())));
-    } catch (error) {
-      await this.discard();
-      throw new IoError(this.file, `cannot write: ${(error as Error).message}`);
-    }
+    await this.writing(() => new Promise<void>((resolve, reject) => stream.write(bytes, (err) => (err ? reject(err) : resolve()))));
   }
 
   /** Flushes the temp file and renames it to the target; on failure removes it. */
   async commit(): Promise<void> {
-    if (this.stream === undefined) return;
-    try {
-      if (this.error) throw this.error;
-      this.stream.end();
-      await once(this.stream, 'finish');
+    const stream = this.stream;
+    if (stream === undefined) return;
+    await this.writing(async () => {
+      stream.end();
+      await once(stream, 'finish');
       if (!this.direct) renameSync(this.temp, this.file);
       pendingTemps.delete(this.temp);
+    });
+  }
+
+  /** Runs `step` unless the stream has failed; a failure removes the temp file and names the target. */
+  private async writing(step: () => Promise<void>): Promise<void> {
+    try {
+      if (this.error) throw this.error;
+      await step();
     } catch (error) {
       await this.discard();
       throw new IoError(this.file, `cannot write: ${(error as Error).message}`);
