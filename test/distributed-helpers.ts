@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, expect, onTestFinished } from 'vitest';
 import { repoRoot } from './helpers.js';
 
 export const hasRedisServer = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
@@ -158,6 +158,18 @@ export interface CliProcess {
   /** Resolves with the exit code (or the signal name). */
   exited(): Promise<number | string>;
   kill(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/**
+ * Once the Redis on `port` is stopped: `run` (a coordinator) exits with 1 within a minute, its
+ * last line the one clear error, not a stack or a hang.
+ */
+export async function expectLostRedisExit(run: CliProcess, port: number): Promise<void> {
+  const timer = setTimeout(() => run.proc.kill('SIGKILL'), 60_000);
+  const code = await run.exited();
+  clearTimeout(timer);
+  expect(code, run.output()).toBe(1);
+  expect(run.output().trim().split('\n').pop()).toMatch(new RegExp(`^structrank: redis://127\\.0\\.0\\.1:${port}/?: cannot reach Redis: the connection was lost during the run`));
 }
 
 export function startCli(args: string[], cwd = repoRoot): CliProcess {

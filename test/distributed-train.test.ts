@@ -16,7 +16,7 @@ import { repoRoot, runCli, tempDir } from './helpers.js';
 import { formatNbestLine } from '../lib/io/nbest.js';
 import { decodeVector, encodeVector } from '../lib/distributed/vector-blob.js';
 import { randomFeatureNbest } from './perceptron-helpers.js';
-import { failedJobLines, redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
+import { expectLostRedisExit, failedJobLines, redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();
@@ -185,11 +185,7 @@ describe.skipIf(skip)('Redis lost during distributed training', () => {
     try {
       await worker.waitFor(/done train\.crf-gradient/);
       await doomed.stop();
-      const timer = setTimeout(() => run.proc.kill('SIGKILL'), 60_000);
-      const code = await run.exited();
-      clearTimeout(timer);
-      expect(code, run.output()).toBe(1);
-      expect(run.output().trim().split('\n').pop()).toMatch(new RegExp(`^structrank: redis://127\\.0\\.0\\.1:${doomed.port}/?: cannot reach Redis: the connection was lost during the run`));
+      await expectLostRedisExit(run, doomed.port);
       expect(existsSync(join(tmp.dir, 'lost.model'))).toBe(false);
     } finally {
       await run.kill('SIGKILL');
