@@ -55,6 +55,15 @@ function isNewer(now: string, was: string): boolean {
   return false;
 }
 
+/** A tagger fixture in format `version`, loaded both ways: tags as when written, re-saves byte for byte. */
+async function expectTaggerFixture(name: string, tagger: string, version: string): Promise<void> {
+  expect(formatVersion(readFileSync(fixture(name)))).toBe(version);
+  for (const loaded of [await Tagger.load(fixture(name)), Tagger.loadSync(fixture(name))]) {
+    expect(devWords.map((w) => loaded.tagSync([w.map((word) => [word])])[0])).toEqual(expected.taggers[tagger]);
+    expectSameBytes(name, (file) => loaded.save(file));
+  }
+}
+
 const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 describe('model fixtures written by an earlier build', () => {
@@ -65,21 +74,12 @@ describe('model fixtures written by an earlier build', () => {
   });
 
   it.each(['tagger-perceptron', 'tagger-crf', 'tagger-maxent'])('%s in format 2 loads in place, tags as when written, re-saves byte for byte', async (name) => {
-    const v2 = `tagger-v2/${name}.model`;
-    expect(formatVersion(readFileSync(fixture(v2)))).toBe('2');
-    for (const tagger of [await Tagger.load(fixture(v2)), Tagger.loadSync(fixture(v2))]) {
-      expect(devWords.map((w) => tagger.tagSync([w.map((word) => [word])])[0])).toEqual(expected.taggers[name]);
-      expectSameBytes(v2, (file) => tagger.save(file));
-    }
+    await expectTaggerFixture(`tagger-v2/${name}.model`, name, '2');
   });
 
   it.each(['tagger-perceptron', 'tagger-crf', 'tagger-maxent'])('%s in format 3 loads in place, tags as when written, re-saves byte for byte; formats 1 and 2 convert to it', async (name) => {
     const v3 = `tagger-v3/${name}.model`;
-    expect(formatVersion(readFileSync(fixture(v3)))).toBe('3');
-    for (const tagger of [await Tagger.load(fixture(v3)), Tagger.loadSync(fixture(v3))]) {
-      expect(devWords.map((w) => tagger.tagSync([w.map((word) => [word])])[0])).toEqual(expected.taggers[name]);
-      expectSameBytes(v3, (file) => tagger.save(file));
-    }
+    await expectTaggerFixture(v3, name, '3');
     // The format-1 and format-2 files convert to exactly these bytes.
     for (const older of [`${name}.model`, `tagger-v2/${name}.model`]) {
       const file = tmp.file(`converted-${older.replace(/\//g, '-')}`);
