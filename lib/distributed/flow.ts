@@ -16,7 +16,6 @@ import type { ArtifactStore } from './store.js';
 /** Retries for a job that fails for a passing reason (a permanent failure is not retried). */
 const ATTEMPTS = 3;
 
-
 /** A job failed for good: its step and message, as the worker left it. */
 export class JobFailed extends InputError {
   constructor(
