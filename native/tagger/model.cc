@@ -286,6 +286,8 @@ namespace {
 // version 2 as 16-byte ones (key, id, 4 zero bytes).
 constexpr uint32_t kPayloadV2 = 0x32524754;
 constexpr uint32_t kPayloadV3 = 0x33524754;
+// A version-2 slot record: the 12 bytes of a Slot, then 4 zero bytes.
+constexpr std::size_t kSlotBytesV2 = 16;
 
 // Arrays start at a multiple of 8 bytes from the payload start (the model file puts the
 // payload itself at a multiple of 8), so a loaded model can use them where they lie.
@@ -324,14 +326,14 @@ FlatArray<T> GetArray(ByteReader& r, const std::shared_ptr<const void>& keep) {
 
 using Slot = AttributeTable::Slot;
 
-// `record` bytes per slot: 12 (version 3) or 16 (version 2, 4 zero bytes after the id).
+// `record` bytes per slot: sizeof(Slot) (version 3) or kSlotBytesV2.
 void PutSlots(ByteWriter& w, const FlatArray<Slot>& slots, std::size_t record) {
   w.Put<uint64_t>(slots.size());
   PadTo8(w);
   for (const Slot& s : slots) {
     w.Put<uint64_t>(s.key);
     w.Put<int32_t>(s.id);
-    if (record == 16) w.Put<int32_t>(0);
+    if (record == kSlotBytesV2) w.Put<int32_t>(0);
   }
 }
 
@@ -350,7 +352,7 @@ FlatArray<Slot> GetSlots(ByteReader& r, const std::shared_ptr<const void>& keep,
   for (Slot& s : slots) {
     s.key = again.Get<uint64_t>();
     s.id = again.Get<int32_t>();
-    if (record == 16 && again.Get<int32_t>() != 0) throw InputError("model payload: bad attribute slot table");
+    if (record == kSlotBytesV2 && again.Get<int32_t>() != 0) throw InputError("model payload: bad attribute slot table");
   }
   return FlatArray<Slot>(std::move(slots));
 }
@@ -373,7 +375,7 @@ void TaggerModel::Serialize(ByteWriter& w, int version) const {
   AttributeTable table;
   table.Rebuild(attributes.keys());
   w.Put<int32_t>(table.size());
-  PutSlots(w, table.slots(), version == 3 ? sizeof(Slot) : 16);
+  PutSlots(w, table.slots(), version == 3 ? sizeof(Slot) : kSlotBytesV2);
   PutArray(w, attr_offset);
   PutArray(w, feature_label);
   PutArray(w, edge_offset);
@@ -385,8 +387,8 @@ TaggerModel TaggerModel::Deserialize(ByteReader& r, std::shared_ptr<const void> 
   TaggerModel m;
   const int32_t first = r.Get<int32_t>();
   const bool v3 = static_cast<uint32_t>(first) == kPayloadV3;
-  const bool v2 = v3 || static_cast<uint32_t>(first) == kPayloadV2;  // versions 2 and 3: laid out alike
-  const int32_t algo = v2 ? r.Get<int32_t>() : first;
+  const bool aligned = v3 || static_cast<uint32_t>(first) == kPayloadV2;  // versions 2 and 3: laid out alike
+  const int32_t algo = aligned ? r.Get<int32_t>() : first;
   if (algo < 0 || algo > 2) throw InputError("model payload: unknown tagger algorithm");
   m.algorithm = static_cast<TaggerAlgorithm>(algo);
   m.order = r.Get<int32_t>();
@@ -399,12 +401,12 @@ TaggerModel TaggerModel::Deserialize(ByteReader& r, std::shared_ptr<const void> 
     std::string name = r.GetString();
     if (m.labels.Intern(name) != static_cast<int32_t>(k)) throw InputError("model payload: duplicate label");
   }
-  if (v2) {
+  if (aligned) {
     const uint8_t has_tagsets = r.Get<uint8_t>();
     if (has_tagsets > 1) throw InputError("model payload: bad tag dictionary flag");
     if (has_tagsets) m.config.DeserializeTagSets(r);
     const int32_t count = r.Get<int32_t>();
-    m.attributes.UseSlots(GetSlots(r, keep, v3 ? sizeof(Slot) : 16), count);
+    m.attributes.UseSlots(GetSlots(r, keep, v3 ? sizeof(Slot) : kSlotBytesV2), count);
     m.attr_offset = GetArray<int64_t>(r, keep);
     m.feature_label = GetArray<int32_t>(r, keep);
     m.edge_offset = GetArray<int64_t>(r, keep);
