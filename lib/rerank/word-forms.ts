@@ -1,16 +1,27 @@
 /** Word forms the reranking features read, in any script: shapes and suffixes. */
+import { native } from '../native.js';
+
+interface WordsAddon {
+  wordShape(word: string): string;
+}
+
+/** Shapes already computed: a reranker asks for the same words in every candidate. */
+const shapes = new Map<string, string>();
+const MAX_CACHED_SHAPES = 1 << 20;
 
 /**
- * The word's shape in any script: runs of upper-case letters become X, of lower-case x, of
+ * The word's shape in any script, the one definition the parser and the taggers use too
+ * (`native/core/word_signature.h`): runs of upper-case letters become X, of lower-case x, of
  * caseless letters (CJK, Arabic, Devanagari, ...) L, of digits d; combining marks stay with
  * their letter; other characters are kept ("São" -> "Xx", "Москва" -> "Xx", "東京" -> "L").
  */
 export function wordShape(w: string): string {
-  return w
-    .replace(/(?:[\p{Lu}\p{Lt}]\p{M}*)+/gu, 'X')
-    .replace(/(?:\p{Ll}\p{M}*)+/gu, 'x')
-    .replace(/(?:[\p{Lo}\p{Lm}]\p{M}*)+/gu, 'L')
-    .replace(/\p{Nd}+/gu, 'd');
+  let shape = shapes.get(w);
+  if (shape === undefined) {
+    shape = native<WordsAddon>().wordShape(w);
+    if (shapes.size < MAX_CACHED_SHAPES) shapes.set(w, shape);
+  }
+  return shape;
 }
 
 /** The last n characters (code points, so a character outside the BMP is never cut in two). */

@@ -125,16 +125,11 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
     for (int i = 0; i < n_; ++i) {
       const std::string& text = tokens[i].text;
       rep_word_[i + 1] = word_key_[i];
-      rep_shape_[i + 1] = StringHash("s:" + WordShape(text, 6));
+      rep_shape_[i + 1] = StringHash("s:" + WordShape(text, ShapeRuns::kClassRuns, 6));
       size_t at = 0;
       const uint32_t cp = text.empty() ? ' ' : NextCodepoint(text, at);
-      switch (ClassOf(cp)) {
-        case CharClass::kUpper: shape_symbol_[i] = 'X'; break;
-        case CharClass::kLower: shape_symbol_[i] = 'x'; break;
-        case CharClass::kLetter: shape_symbol_[i] = 'L'; break;
-        case CharClass::kDigit: shape_symbol_[i] = 'd'; break;
-        default: shape_symbol_[i] = cp < 0x80 ? static_cast<char>(cp) : 'p'; break;
-      }
+      const char symbol = ShapeSymbol(cp);
+      shape_symbol_[i] = symbol != 0 ? symbol : cp < 0x80 ? static_cast<char>(cp) : 'p';
     }
   }
 }

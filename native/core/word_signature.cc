@@ -123,35 +123,69 @@ size_t Utf8Length(std::string_view word) {
   return n;
 }
 
-std::string WordShape(std::string_view word, size_t max_len) {
+bool IsCombiningMark(uint32_t cp) {
+  return (cp >= 0x300 && cp <= 0x36F) || (cp >= 0x1AB0 && cp <= 0x1AFF) || (cp >= 0x1DC0 && cp <= 0x1DFF) ||
+         (cp >= 0x20D0 && cp <= 0x20FF) || (cp >= 0xFE20 && cp <= 0xFE2F);
+}
+
+char ShapeSymbol(uint32_t cp) {
+  switch (ClassOf(cp)) {
+    case CharClass::kUpper: return 'X';
+    case CharClass::kLower: return 'x';
+    case CharClass::kLetter: return 'L';
+    case CharClass::kDigit: return 'd';
+    case CharClass::kSpace: return '_';
+    default: return 0;
+  }
+}
+
+std::string WordShape(std::string_view word, ShapeRuns runs, size_t max_len) {
   std::string out;
-  char last = 0;
-  int run = 0;
+  uint32_t last = 0;  // the previous character's key: its symbol above Unicode's range, or itself
   size_t symbols = 0;
   for (size_t at = 0; at < word.size();) {
     const uint32_t cp = NextCodepoint(word, at);
-    char sym;
-    std::string literal;
-    switch (ClassOf(cp)) {
-      case CharClass::kUpper: sym = 'X'; break;
-      case CharClass::kLower: sym = 'x'; break;
-      case CharClass::kLetter: sym = 'L'; break;
-      case CharClass::kDigit: sym = 'd'; break;
-      case CharClass::kSpace: sym = '_'; break;
-      default: sym = 0; AppendUtf8(cp, literal); break;
-    }
-    if (sym != 0) {
-      run = sym == last ? run + 1 : 1;
-      last = sym;
-      if (run > 1) continue;  // a run of one class is one symbol
-      out += sym;
-    } else {
-      last = 0;
-      out += literal;
-    }
+    if (IsCombiningMark(cp) && !out.empty()) continue;
+    const char sym = ShapeSymbol(cp);
+    const uint32_t key = sym != 0 ? 0x110000u + static_cast<unsigned char>(sym) : cp;
+    const bool merge = key == last && (runs == ShapeRuns::kAllRuns || (runs == ShapeRuns::kClassRuns && sym != 0));
+    last = key;
+    if (merge) continue;
+    if (sym != 0) out += sym;
+    else AppendUtf8(cp, out);
     if (max_len > 0 && ++symbols >= max_len) break;
   }
   return out;
+}
+
+std::string_view FirstCodepoints(std::string_view word, size_t n) {
+  size_t end = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (end >= word.size()) return {};
+    NextCodepoint(word, end);
+  }
+  return word.substr(0, end);
+}
+
+std::string_view LastCodepoints(std::string_view word, size_t n) {
+  size_t start = word.size();
+  for (size_t k = 0; k < n; ++k) {
+    if (start == 0) return {};
+    --start;
+    while (start > 0 && (static_cast<unsigned char>(word[start]) & 0xC0) == 0x80) --start;
+  }
+  return word.substr(start);
+}
+
+bool StartsUpper(std::string_view word) {
+  size_t at = 0;
+  return !word.empty() && ClassOf(NextCodepoint(word, at)) == CharClass::kUpper;
+}
+
+bool HasDigit(std::string_view word) {
+  for (size_t at = 0; at < word.size();)
+    if (ClassOf(NextCodepoint(word, at)) == CharClass::kDigit) return true;
+  return false;
 }
 
 void SuffixSet::Learn(const std::vector<std::pair<std::string, double>>& word_counts, const Options& options) {

@@ -25,10 +25,29 @@ std::string LowerUtf8(std::string_view word);
 // Number of code points.
 size_t Utf8Length(std::string_view word);
 
-// The word's shape: X upper, x lower, L caseless letter, d digit, _ space, any other
-// character as itself; a run of one class is one symbol: "McDonald" -> "XxXx",
-// "1,234.5" -> "d,d.d", "Émile" -> "Xx". At most max_len symbols (0 = no limit).
-std::string WordShape(std::string_view word, size_t max_len = 0);
+// A combining mark (accents of decomposed text): it belongs to the character before it.
+bool IsCombiningMark(uint32_t cp);
+// A code point's shape symbol: 'X' upper, 'x' lower, 'L' caseless letter, 'd' digit, '_'
+// space; 0 for any other character, which a shape writes as itself.
+char ShapeSymbol(uint32_t cp);
+
+// How a shape writes runs of one symbol. kEach: every character ("McCain-22" ->
+// "XxXxxx-dd"); kClassRuns: a run of one letter or digit class once ("XxXx-d"); kAllRuns:
+// also a run of one other character once ("..." -> ".", which kClassRuns keeps).
+enum class ShapeRuns : uint8_t { kEach, kClassRuns, kAllRuns };
+
+// The word's shape, the one definition every feature set uses (parser, taggers, tagging
+// kernels, rerankers): "McDonald" -> "XxXx", "1,234.5" -> "d,d.d", "Émile" -> "Xx",
+// "東京" -> "L". Combining marks stay with their character. At most max_len symbols (0 = no
+// limit).
+std::string WordShape(std::string_view word, ShapeRuns runs = ShapeRuns::kClassRuns, size_t max_len = 0);
+
+// The first / last n code points of the word, or "" when it has fewer.
+std::string_view FirstCodepoints(std::string_view word, size_t n);
+std::string_view LastCodepoints(std::string_view word, size_t n);
+// Whether the first code point is an upper-case letter; whether any code point is a digit.
+bool StartsUpper(std::string_view word);
+bool HasDigit(std::string_view word);
 
 // Suffixes (1 .. max_len code points, lowercased) seen on at least min_types distinct
 // words, learned from (word, count) pairs; only words of at most max_count tokens vote,

@@ -12,8 +12,32 @@ TEST(word_shape_is_unicode_aware) {
   CHECK(WordShape("Москва") == "Xx");
   CHECK(WordShape("東京") == "L");
   CHECK(WordShape("co-op") == "x-x");
-  CHECK(WordShape("ABCdef", 1) == "X");
+  CHECK(WordShape("ABCdef", ShapeRuns::kClassRuns, 1) == "X");
   CHECK(WordShape("") == "");
+}
+
+TEST(word_shape_runs_and_combining_marks) {
+  CHECK(WordShape("McCain-22", ShapeRuns::kEach) == "XxXxxx-dd");
+  CHECK(WordShape("McCain-22", ShapeRuns::kClassRuns) == "XxXx-d");
+  CHECK(WordShape("...", ShapeRuns::kClassRuns) == "...");
+  CHECK(WordShape("...", ShapeRuns::kAllRuns) == ".");
+  CHECK(WordShape("«Olá»", ShapeRuns::kAllRuns) == "«Xx»");  // other characters as themselves
+  CHECK(WordShape("nai\u0308ve") == "x");                    // a decomposed diaeresis
+  CHECK(WordShape("S\u0303ao", ShapeRuns::kEach) == "Xxx");
+  CHECK(WordShape("नमस्ते") == "L");                           // vowel signs and virama
+  CHECK(WordShape("٣٤") == "d");
+  CHECK(WordShape("_ ", ShapeRuns::kAllRuns) == "__");         // the literal and the space symbol differ
+  CHECK(ShapeSymbol('A') == 'X' && ShapeSymbol(',') == 0);
+}
+
+TEST(affixes_count_code_points) {
+  CHECK(FirstCodepoints("éxito", 2) == "éx");
+  CHECK(LastCodepoints("ação", 2) == "ão");
+  CHECK(LastCodepoints("ão", 2) == "ão");
+  CHECK(LastCodepoints("ã", 2).empty());
+  CHECK(FirstCodepoints("a", 2).empty());
+  CHECK(StartsUpper("Ñandú") && !StartsUpper("ñandú") && !StartsUpper(""));
+  CHECK(HasDigit("x٣") && !HasDigit("abc"));
 }
 
 TEST(lowercase_covers_latin_greek_cyrillic) {

@@ -166,6 +166,16 @@ TEST(word_features) {
   CHECK(WordClass(WordFeature::kSuffix3, "Running") == "ing");
   CHECK(WordClass(WordFeature::kSuffix3, "ing") == "");
   CHECK(WordClass(WordFeature::kShape, "McDonald-2") == "XxXx-d");
+  CHECK(WordClass(WordFeature::kShape, "...") == ".");
+  // Any script: Greek and Cyrillic capitals, Arabic-Indic digits, suffixes by character.
+  CHECK(WordClass(WordFeature::kCaps, "Ávila") == "Cap");
+  CHECK(WordClass(WordFeature::kCaps, "Москва") == "Cap");
+  CHECK(WordClass(WordFeature::kCaps, "東京") == "");
+  CHECK(WordClass(WordFeature::kDigits, "٣٤") == "Digit");
+  CHECK(WordClass(WordFeature::kSuffix2, "AÇÃO") == "ão");
+  CHECK(WordClass(WordFeature::kSuffix3, "AÇÃO") == "ção");  // four characters: old code took bytes
+  CHECK(WordClass(WordFeature::kSuffix3, "ção") == "");
+  CHECK(WordClass(WordFeature::kShape, "São-Paulo") == "Xx-Xx");
   CHECK_THROWS(WordFeatureByName("bogus"));
 }
 

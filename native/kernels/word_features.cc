@@ -1,6 +1,7 @@
 #include "kernels/word_features.h"
 
 #include "core/errors.h"
+#include "core/word_signature.h"
 
 namespace structrank {
 
@@ -24,37 +25,20 @@ const char* WordFeatureName(WordFeature f) {
   }
 }
 
-namespace {
-bool Upper(char c) { return c >= 'A' && c <= 'Z'; }
-bool Lower(char c) { return c >= 'a' && c <= 'z'; }
-bool Digit(char c) { return c >= '0' && c <= '9'; }
-}  // namespace
-
 std::string WordClass(WordFeature f, std::string_view w) {
   switch (f) {
     case WordFeature::kCaps:
-      return !w.empty() && Upper(w[0]) ? "Cap" : "";
+      return StartsUpper(w) ? "Cap" : "";
     case WordFeature::kDigits:
-      for (char c : w)
-        if (Digit(c)) return "Digit";
-      return "";
+      return HasDigit(w) ? "Digit" : "";
     case WordFeature::kSuffix2:
     case WordFeature::kSuffix3: {
-      std::size_t k = f == WordFeature::kSuffix2 ? 2 : 3;
-      if (w.size() < k + 1) return "";
-      std::string s(w.substr(w.size() - k));
-      for (char& c : s)
-        if (Upper(c)) c = static_cast<char>(c - 'A' + 'a');
-      return s;
+      const std::size_t k = f == WordFeature::kSuffix2 ? 2 : 3;
+      if (Utf8Length(w) < k + 1) return "";
+      return LowerUtf8(LastCodepoints(w, k));
     }
-    case WordFeature::kShape: {
-      std::string s;
-      for (char c : w) {
-        char m = Upper(c) ? 'X' : Lower(c) ? 'x' : Digit(c) ? 'd' : c;
-        if (s.empty() || s.back() != m) s.push_back(m);
-      }
-      return s;
-    }
+    case WordFeature::kShape:
+      return WordShape(w, ShapeRuns::kAllRuns);
     default:
       return "";
   }

@@ -13,10 +13,10 @@ enum class WordFeature { kNone, kCaps, kDigits, kSuffix2, kSuffix3, kShape };
 WordFeature WordFeatureByName(std::string_view name);
 const char* WordFeatureName(WordFeature f);
 
-// caps: "Cap" when the first character is an ASCII capital letter;
-// digits: "Digit" when the word contains an ASCII digit;
-// suffix2 / suffix3: the last 2 / 3 bytes lower-cased (words of at least 3 / 4 bytes);
-// shape: characters mapped to X (upper), x (lower), d (digit), kept otherwise, runs collapsed.
+// In any script (core/word_signature.h): caps: "Cap" when the first character is an
+// upper-case letter; digits: "Digit" when the word has a digit; suffix2 / suffix3: the last
+// 2 / 3 characters lower-cased (words of at least 3 / 4 characters); shape: the word's shape
+// with every run written once.
 std::string WordClass(WordFeature f, std::string_view word);
 
 }  // namespace structrank

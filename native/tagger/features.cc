@@ -32,54 +32,7 @@ inline uint64_t Finish(uint64_t h) {  // murmur3 finalizer: spreads bits for the
   return h == 0 ? 1 : h;
 }
 
-// Length in bytes of the UTF-8 sequence starting with byte c.
-inline int SequenceLength(unsigned char c) {
-  if (c < 0x80) return 1;
-  if ((c >> 5) == 6) return 2;
-  if ((c >> 4) == 14) return 3;
-  if ((c >> 3) == 30) return 4;
-  return 1;
-}
-
-// Classifies the code point at s[pos] (Unicode-aware: core/word_signature.h knows case for
-// Latin, Greek, Cyrillic, Armenian; other letters are caseless).
-enum TokenClass { kUpper, kLower, kCaseless, kDigit, kOther };
-inline TokenClass Classify(std::string_view s, std::size_t pos) {
-  std::size_t at = pos;
-  switch (ClassOf(NextCodepoint(s, at))) {
-    case CharClass::kUpper: return kUpper;
-    case CharClass::kLower: return kLower;
-    case CharClass::kLetter: return kCaseless;
-    case CharClass::kDigit: return kDigit;
-    default: return kOther;
-  }
-}
-
 }  // namespace
-
-std::string LowerCase(std::string_view s) { return LowerUtf8(s); }
-
-std::string WordShape(std::string_view s, bool collapse) {
-  std::string out;
-  char last = 0;
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t next = i;
-    NextCodepoint(s, next);
-    const std::size_t len = next - i;
-    char c;
-    switch (Classify(s, i)) {
-      case kUpper: c = 'X'; break;
-      case kLower: c = 'x'; break;
-      case kDigit: c = 'd'; break;
-      case kCaseless: c = 'L'; break;
-      default: c = len == 1 ? s[i] : '~';
-    }
-    if (!collapse || c != last) out.push_back(c);
-    last = c;
-    i = next;
-  }
-  return out;
-}
 
 FeatureConfig FeatureConfig::FromInts(const int32_t* data, std::size_t size, int32_t num_columns) {
   FeatureConfig config;
@@ -195,7 +148,7 @@ FeatureConfig::TagSets FeatureConfig::BuildTagSets(const std::vector<SentenceFie
     if (skip_fold >= 0 && static_cast<int32_t>(s % static_cast<std::size_t>(folds)) == skip_fold) continue;
     for (int32_t i = 0; i < sentences[s].length && i < labels[s].length; ++i) {
       for (int32_t c : columns) {
-        std::string key = std::to_string(c) + '\t' + LowerCase(sentences[s].fields[static_cast<std::size_t>(i) * num_columns + c]);
+        std::string key = std::to_string(c) + '\t' + LowerUtf8(sentences[s].fields[static_cast<std::size_t>(i) * num_columns + c]);
         auto& entry = seen[key];
         ++entry.first;
         entry.second.emplace(labels[s].fields[i]);
@@ -259,67 +212,49 @@ bool FeatureExtractor::Key(const SentenceFields& s, int32_t i, int32_t t, uint64
         h = HashBytes(h, v);
         break;
       case AtomKind::kLower:
-        h = HashBytes(h, LowerCase(v));
+        h = HashBytes(h, LowerUtf8(v));
         break;
       case AtomKind::kPrefix:
       case AtomKind::kSuffix: {
         // Code points, not bytes; a word shorter than n gives no feature.
         const int32_t n = atom.param;
         if (n <= 0) return false;
-        if (atom.kind == AtomKind::kPrefix) {
-          std::size_t end = 0;
-          int32_t count = 0;
-          while (count < n && end < v.size()) {
-            end += SequenceLength(static_cast<unsigned char>(v[end]));
-            ++count;
-          }
-          if (count < n || end > v.size()) return false;
-          h = HashBytes(h, v.substr(0, end));
-        } else {
-          std::size_t start = v.size();
-          int32_t count = 0;
-          while (count < n && start > 0) {
-            --start;
-            while (start > 0 && (static_cast<unsigned char>(v[start]) & 0xC0) == 0x80) --start;
-            ++count;
-          }
-          if (count < n) return false;
-          h = HashBytes(h, v.substr(start));
-        }
+        const std::string_view affix = atom.kind == AtomKind::kPrefix ? FirstCodepoints(v, static_cast<std::size_t>(n))
+                                                                      : LastCodepoints(v, static_cast<std::size_t>(n));
+        if (affix.empty()) return false;
+        h = HashBytes(h, affix);
         break;
       }
       case AtomKind::kShape:
-        h = HashBytes(h, WordShape(v, false));
+        h = HashBytes(h, WordShape(v, ShapeRuns::kEach));
         break;
       case AtomKind::kShortShape:
-        h = HashBytes(h, WordShape(v, true));
+        h = HashBytes(h, WordShape(v, ShapeRuns::kAllRuns));
         break;
       case AtomKind::kInitCap:
-        if (v.empty() || Classify(v, 0) != kUpper) return false;
+        if (!StartsUpper(v)) return false;
         break;
       case AtomKind::kAllCap: {
         bool any = false;
-        for (std::size_t p = 0; p < v.size(); p += SequenceLength(static_cast<unsigned char>(v[p]))) {
-          TokenClass c = Classify(v, p);
-          if (c == kLower) return false;
-          if (c == kUpper) any = true;
+        for (std::size_t at = 0; at < v.size();) {
+          const CharClass c = ClassOf(NextCodepoint(v, at));
+          if (c == CharClass::kLower) return false;
+          if (c == CharClass::kUpper) any = true;
         }
         if (!any) return false;
         break;
       }
-      case AtomKind::kHasDigit: {
-        bool any = false;
-        for (char c : v) any |= (c >= '0' && c <= '9');
-        if (!any) return false;
+      case AtomKind::kHasDigit:
+        if (!HasDigit(v)) return false;
         break;
-      }
       case AtomKind::kHasHyphen:
         if (v.find('-') == std::string_view::npos) return false;
         break;
       case AtomKind::kAllDigit: {
         if (v.empty()) return false;
-        for (char c : v) {
-          if (!((c >= '0' && c <= '9') || c == '.' || c == ',')) return false;
+        for (std::size_t at = 0; at < v.size();) {
+          const uint32_t cp = NextCodepoint(v, at);
+          if (!(ClassOf(cp) == CharClass::kDigit || cp == '.' || cp == ',')) return false;
         }
         break;
       }
@@ -338,7 +273,7 @@ bool FeatureExtractor::Key(const SentenceFields& s, int32_t i, int32_t t, uint64
       case AtomKind::kTagSet: {
         buffer_ = std::to_string(atom.column);
         buffer_.push_back('\t');
-        buffer_ += LowerCase(v);
+        buffer_ += LowerUtf8(v);
         auto it = tagsets_->find(buffer_);
         if (it == tagsets_->end() || it->second.count < std::max<int32_t>(atom.param, 1)) {
           h = HashBytes(h ^ 0xA5, "<rare>");

@@ -114,8 +114,4 @@ class FeatureExtractor {
 // sentence. The views point into `text`.
 std::vector<SentenceFields> SplitSentences(std::string_view text, int32_t num_columns);
 
-// Lowercase, shape and UTF-8 helpers (exposed for tests).
-std::string LowerCase(std::string_view s);
-std::string WordShape(std::string_view s, bool collapse);
-
 }  // namespace structrank

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/test_harness.h"
+#include "core/word_signature.h"
 #include "tagger/chain.h"
 #include "tagger/training_columns.h"
 #include "tagger/features.h"
@@ -416,9 +417,9 @@ TEST(perceptron_update_on_the_man_bit_the_dog) {
 }
 
 TEST(feature_atoms_lowercase_shape_affixes) {
-  CHECK(LowerCase("McCAIN-É") == "mccain-é");
-  CHECK(WordShape("McCain-2", false) == "XxXxxx-d");
-  CHECK(WordShape("McCain-22", true) == "XxXx-d");
+  CHECK(LowerUtf8("McCAIN-É") == "mccain-é");
+  CHECK(WordShape("McCain-2", ShapeRuns::kEach) == "XxXxxx-d");
+  CHECK(WordShape("McCain-22", ShapeRuns::kAllRuns) == "XxXx-d");
   // prefix2 and suffix2 of a UTF-8 word count code points.
   int32_t ints[] = {2, 1, static_cast<int32_t>(AtomKind::kPrefix), 0, 0, 2, 1, static_cast<int32_t>(AtomKind::kSuffix), 0, 0, 2};
   FeatureConfig c = FeatureConfig::FromInts(ints, 11, 1);
@@ -442,14 +443,14 @@ TEST(feature_atoms_lowercase_shape_affixes) {
 
 // Word atoms in any script: Portuguese, Greek, Cyrillic, CJK (caseless letters are L).
 TEST(feature_atoms_are_unicode_aware) {
-  CHECK(LowerCase("AÇÃO") == "ação");
-  CHECK(WordShape("São-Paulo2", true) == "Xx-Xxd");
-  CHECK(LowerCase("ΑΘΗΝΑ") == "αθηνα");
-  CHECK(WordShape("Αθήνα", false) == "Xxxxx");
-  CHECK(LowerCase("МОСКВА") == "москва");
-  CHECK(WordShape("Москва-3", true) == "Xx-d");
-  CHECK(LowerCase("東京") == "東京");
-  CHECK(WordShape("東京2020", true) == "Ld");
+  CHECK(LowerUtf8("AÇÃO") == "ação");
+  CHECK(WordShape("São-Paulo2", ShapeRuns::kAllRuns) == "Xx-Xxd");
+  CHECK(LowerUtf8("ΑΘΗΝΑ") == "αθηνα");
+  CHECK(WordShape("Αθήνα", ShapeRuns::kEach) == "Xxxxx");
+  CHECK(LowerUtf8("МОСКВА") == "москва");
+  CHECK(WordShape("Москва-3", ShapeRuns::kAllRuns) == "Xx-d");
+  CHECK(LowerUtf8("東京") == "東京");
+  CHECK(WordShape("東京2020", ShapeRuns::kAllRuns) == "Ld");
   // initcap and allcap see Greek and Cyrillic capitals.
   int32_t ints[] = {2, 1, static_cast<int32_t>(AtomKind::kInitCap), 0, 0, 0, 1, static_cast<int32_t>(AtomKind::kAllCap), 0, 0, 0};
   FeatureConfig c = FeatureConfig::FromInts(ints, 11, 1);
