@@ -16,17 +16,6 @@ export const HEAD_MARK = '~';
 /** Index of the head child (default: Collins' head rules, lib/trees/heads.ts). */
 export type HeadFinder = (t: Tree) => number;
 
-const VP_HEADS = ['TO', 'VBD', 'VBN', 'MD', 'VBZ', 'VB', 'VBG', 'VBP', 'VP', 'ADJP', 'NN', 'NNS', 'NP'];
-
-/** Collins' VP head rule: left to right, the first child in priority order. */
-export function vpHeadChild(t: Tree): number {
-  for (const cat of VP_HEADS) {
-    const i = t.children.findIndex((c) => baseLabel(c.label) === cat);
-    if (i >= 0) return i;
-  }
-  return 0;
-}
-
 export interface AnnotateOptions {
   /** Annotate parents (default true). */
   parent?: boolean;
