@@ -3,6 +3,7 @@
  */
 import { evalbCorpus, evalbSentence } from '../eval/evalb.js';
 import type { Tree } from '../trees/tree.js';
+import { ROOT_LABELS } from '../trees/transforms.js';
 import type { ChartParserModel } from './chart-parser.js';
 import { treeWords } from './input.js';
 
@@ -25,12 +26,10 @@ export function f1Of(c: BracketCounts): { precision: number; recall: number; f1:
   return { precision, recall, f1 };
 }
 
-const WRAPPERS = new Set(['', 'ROOT', 'TOP']);
-
 /** `parsed` (under a ROOT wrapper) with the wrapper `like` has: same label, or none. */
 export function rewrap(parsed: Tree, like: Tree): Tree {
   const inner = parsed.children.length === 1 ? parsed.children[0] : parsed;
-  if (like.word === undefined && WRAPPERS.has(like.label) && like.children.length === 1) return { label: like.label, children: [inner] };
+  if (like.word === undefined && ROOT_LABELS.has(like.label) && like.children.length === 1) return { label: like.label, children: [inner] };
   return inner;
 }
 

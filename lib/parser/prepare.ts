@@ -4,6 +4,7 @@
  * chains, annotate, binarize; restore = debinarize, deannotate, expand chains, wrap.
  */
 import type { Tree } from '../trees/tree.js';
+import { ROOT_LABELS } from '../trees/transforms.js';
 import { annotate, deannotate, type AnnotateOptions } from './annotate.js';
 import { binarize, debinarize, type MarkovOrder } from './binarize.js';
 import { collapseUnaryChains, expandUnaryChains, removeEmptyElements, stripPhraseFunctionTags, stripRoot } from './standard-transforms.js';
@@ -23,7 +24,7 @@ export function prepareTree(t: Tree, options: GrammarOptions = {}): Tree | undef
   if (!cleaned) return undefined;
   let top = stripRoot(cleaned);
   // A wrapper with several children becomes a plain S-like node that the grammar can read.
-  if (top.label === '' || top.label === 'ROOT' || top.label === 'TOP') top = { label: 'S', children: top.children };
+  if (ROOT_LABELS.has(top.label)) top = { label: 'S', children: top.children };
   return binarize(annotate(collapseUnaryChains(top), options), options.markov ?? 2);
 }
 
