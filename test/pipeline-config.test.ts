@@ -34,6 +34,13 @@ describe('pipeline config', () => {
     expect(t.rerankers[0]).toMatchObject({ name: 'tagging-kernel perceptron', lambda: [0.5], beta: [0.2], mode: 'voted', wordFeature: 'none', normalize: false });
   });
 
+  it("takes a perceptron's default lambda from its kernel, as structrank rerank does", () => {
+    const tag = { task: 'tag', data: { train: 'a', dev: 'b', test: 'c', columns: ['word', 'pos', 'ne'] } };
+    const lambdas = (config: object): unknown[] => validatePipelineConfig(config, 'p.json', '/d').rerankers.map((r) => (r.type === 'perceptron' ? r.lambda : undefined));
+    expect(lambdas({ ...tag, rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'p2', lambda: 0.3 }] })).toEqual([[0.5], [0.3]]);
+    expect(lambdas({ ...minimal, rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'lin', kernel: 'linear' }] })).toEqual([[0.4], [0.4]]);
+  });
+
   it('a bad config gives one clear error naming the field', () => {
     const rr = (r: object) => ({ ...minimal, rerankers: [{ type: 'boost' }, r] });
     expect(error(rr({ type: 'perceptron', lambda: 'x' }))).toBe('pipeline.json: rerankers[1].lambda: expected a number or a list of numbers');

@@ -14,6 +14,7 @@ import { readTextFile } from '../io/lines.js';
 import { defOf, descriptionOf } from '../options/field.js';
 import { CRF_DEFAULTS, PARSER_DEFAULTS } from '../options/parser.js';
 import { SCORE_KINDS } from '../eval/score.js';
+import type { PerceptronKernel } from '../rerank/perceptron-data.js';
 import { TAGGER_C2, TAGGER_DEFAULTS, taggerFields } from '../options/tagger.js';
 import { BOOST_EPS, FEATURE_CUTOFF, LOGLINEAR_C, PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, RERANK_ROUNDS, WORD_FEATURES, perceptronKernelConflict } from '../options/rerank.js';
 
@@ -102,7 +103,8 @@ const perceptronSchema = z.strictObject({
   name: z.string().optional().describe('name in the results table (default: from the kernel)'),
   kernel: z.enum(['tree', 'tags', 'linear'], { error: "expected 'tree', 'tags' or 'linear'" }).optional()
     .describe("'tree' (parsing), 'tags' (tagging) or 'linear' (the reranking features); default: from the task"),
-  lambda: grid('lambda', (n) => n > 0 && n <= 1, ' in (0, 1]').default([PERCEPTRON_LAMBDA.tree]).describe('kernel decay values tried on dev; 0 < lambda <= 1'),
+  lambda: grid('lambda', (n) => n > 0 && n <= 1, ' in (0, 1]').optional()
+    .describe(`kernel decay values tried on dev; 0 < lambda <= 1 (default ${PERCEPTRON_LAMBDA.tree} for the tree kernel, ${PERCEPTRON_LAMBDA.tags} for the tagging kernel, as in 'structrank rerank')`),
   beta: grid('beta', (n) => Number.isFinite(n), '').default([0.2]).describe('weights of the base-model term beta L(x) L(y) tried on dev'),
   baseWeight: grid('baseWeight', (n) => n >= 0, ' >= 0').default([0]).describe('fixed base-model priors g (every hypothesis adds g L(x)) tried on dev'),
   featureWeight: grid('featureWeight', (n) => n >= 0, ' >= 0').default([0])
@@ -152,7 +154,8 @@ export const pipelineConfigSchema = z.strictObject({
 export type PipelineConfigInput = z.input<typeof pipelineConfigSchema>;
 export type RerankerConfig = z.output<typeof rerankerSchema>;
 export type BoostConfig = z.output<typeof boostSchema>;
-export type PerceptronConfig = z.output<typeof perceptronSchema>;
+/** A perceptron entry once validated: `lambda` filled in from the kernel when not given. */
+export type PerceptronConfig = Omit<z.output<typeof perceptronSchema>, 'lambda'> & { lambda: number[] };
 export type LoglinearConfig = z.output<typeof loglinearSchema>;
 export type ParserBaseConfig = z.output<typeof parserBaseSchema>;
 export type TaggerBaseConfig = z.output<typeof taggerBaseSchema>;
@@ -225,7 +228,7 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
       if (c.task === 'parse' && rr.kernel === 'tags') fail(`rerankers[${i}].kernel`, "the 'tags' kernel needs task 'tag'");
       if (c.task === 'tag' && rr.kernel === 'tree') fail(`rerankers[${i}].kernel`, "the 'tree' kernel needs task 'parse'");
     }
-    const kernel = rr.kernel ?? (c.task === 'parse' ? 'tree' : 'tags');
+    const kernel = perceptronKernel(rr, c.task);
     const conflict = perceptronKernelConflict(kernel, { normalize: rr.normalize, wordFeature: rr.wordFeature, featureWeight: Math.max(...rr.featureWeight) });
     if (conflict) fail(`rerankers[${i}].${conflict.field}`, conflict.message);
   });
@@ -234,8 +237,9 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     const name = rr.name ?? defaultRerankerName(rr, c.task);
     if (names.has(name)) fail(`rerankers[${i}].name`, `'${name}' is used twice (give each reranker a distinct name)`);
     names.add(name);
-    if (!(rr.headRules in HEAD_RULE_PRESETS)) return { ...rr, name, headRules: at(rr.headRules) };
-    return { ...rr, name };
+    const filled = rr.type === 'perceptron' && rr.lambda === undefined ? { ...rr, lambda: [PERCEPTRON_LAMBDA[perceptronKernel(rr, c.task) === 'tags' ? 'tags' : 'tree']] } : rr;
+    if (!(filled.headRules in HEAD_RULE_PRESETS)) return { ...filled, name, headRules: at(filled.headRules) };
+    return { ...filled, name };
   });
   const output = at(c.output);
   return {
@@ -248,10 +252,15 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   };
 }
 
+/** A perceptron entry's kernel: the one it names, else the task's own (trees or tag sequences). */
+export function perceptronKernel(r: { kernel?: PerceptronKernel }, task: 'parse' | 'tag'): PerceptronKernel {
+  return r.kernel ?? (task === 'parse' ? 'tree' : 'tags');
+}
+
 export function defaultRerankerName(r: RerankerConfig, task: 'parse' | 'tag'): string {
   if (r.type === 'boost') return 'boosting';
   if (r.type === 'loglinear') return 'log-linear';
-  const kernel = r.kernel ?? (task === 'parse' ? 'tree' : 'tags');
+  const kernel = perceptronKernel(r, task);
   return kernel === 'linear' ? 'perceptron' : `${kernel === 'tree' ? 'tree' : 'tagging'}-kernel perceptron`;
 }
 

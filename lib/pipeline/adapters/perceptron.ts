@@ -5,9 +5,9 @@
  * highest summed dev Score wins.
  */
 import { stepRun } from './progress.js';
-import { PerceptronReranker, type PerceptronKernel } from '../../rerank/perceptron.js';
+import { PerceptronReranker } from '../../rerank/perceptron.js';
 import { type CandidateSet, type Curve, type Reranker, type StepContext, type TrainedReranker } from '../components.js';
-import type { PerceptronConfig } from '../config.js';
+import { perceptronKernel, type PerceptronConfig } from '../config.js';
 import { loadHeadRules } from '../../trees/head-rules.js';
 
 function summedScore(set: CandidateSet, chosen: ArrayLike<number>): number {
@@ -17,7 +17,7 @@ function summedScore(set: CandidateSet, chosen: ArrayLike<number>): number {
 }
 
 export function perceptronReranker(config: PerceptronConfig & { name: string }, task: 'parse' | 'tag'): Reranker {
-  const kernel: PerceptronKernel = config.kernel ?? (task === 'parse' ? 'tree' : 'tags');
+  const kernel = perceptronKernel(config, task);
   return {
     name: config.name,
     async train(train: CandidateSet, dev: CandidateSet, ctx: StepContext): Promise<TrainedReranker> {
