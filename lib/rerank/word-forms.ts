@@ -5,9 +5,12 @@ interface WordsAddon {
   wordShape(word: string): string;
 }
 
-/** Shapes already computed: a reranker asks for the same words in every candidate. */
+/**
+ * Shapes already computed: a reranker asks for the same words in every candidate. Emptied
+ * when full, so a long process over a large vocabulary keeps only its recent words.
+ */
 const shapes = new Map<string, string>();
-const MAX_CACHED_SHAPES = 1 << 20;
+const MAX_CACHED_SHAPES = 1 << 16;
 
 /**
  * The word's shape in any script, the one definition the parser and the taggers use too
@@ -19,7 +22,8 @@ export function wordShape(w: string): string {
   let shape = shapes.get(w);
   if (shape === undefined) {
     shape = native<WordsAddon>().wordShape(w);
-    if (shapes.size < MAX_CACHED_SHAPES) shapes.set(w, shape);
+    if (shapes.size >= MAX_CACHED_SHAPES) shapes.clear();
+    shapes.set(w, shape);
   }
   return shape;
 }
