@@ -182,6 +182,16 @@ bool StartsUpper(std::string_view word) {
   return !word.empty() && ClassOf(NextCodepoint(word, at)) == CharClass::kUpper;
 }
 
+namespace {
+bool IsDash(uint32_t cp) { return cp == '-' || (cp >= 0x2010 && cp <= 0x2014); }
+}  // namespace
+
+bool HasDash(std::string_view word) {
+  for (size_t at = 0; at < word.size();)
+    if (IsDash(NextCodepoint(word, at))) return true;
+  return false;
+}
+
 bool HasDigit(std::string_view word) {
   for (size_t at = 0; at < word.size();)
     if (ClassOf(NextCodepoint(word, at)) == CharClass::kDigit) return true;
@@ -255,7 +265,7 @@ std::string UnknownSignature(std::string_view word, bool sentence_initial, const
     has_lower |= c == CharClass::kLower;
     has_caseless |= c == CharClass::kLetter;
     has_digit |= c == CharClass::kDigit;
-    has_dash |= cp == '-' || cp == 0x2010 || cp == 0x2011 || cp == 0x2013 || cp == 0x2014;
+    has_dash |= IsDash(cp);
     all_punct &= c == CharClass::kPunct;
   }
   std::string sig = "UNK";

@@ -45,9 +45,11 @@ std::string WordShape(std::string_view word, ShapeRuns runs = ShapeRuns::kClassR
 // The first / last n code points of the word, or "" when it has fewer.
 std::string_view FirstCodepoints(std::string_view word, size_t n);
 std::string_view LastCodepoints(std::string_view word, size_t n);
-// Whether the first code point is an upper-case letter; whether any code point is a digit.
+// Whether the first code point is an upper-case letter; whether any code point is a digit;
+// whether any is a hyphen or dash (ASCII '-', U+2010-U+2014).
 bool StartsUpper(std::string_view word);
 bool HasDigit(std::string_view word);
+bool HasDash(std::string_view word);
 
 // Suffixes (1 .. max_len code points, lowercased) seen on at least min_types distinct
 // words, learned from (word, count) pairs; only words of at most max_count tokens vote,

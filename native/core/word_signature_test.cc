@@ -38,6 +38,7 @@ TEST(affixes_count_code_points) {
   CHECK(FirstCodepoints("a", 2).empty());
   CHECK(StartsUpper("Ñandú") && !StartsUpper("ñandú") && !StartsUpper(""));
   CHECK(HasDigit("x٣") && !HasDigit("abc"));
+  CHECK(HasDash("co-op") && HasDash("1914–1918") && !HasDash("abc"));
 }
 
 TEST(lowercase_covers_latin_greek_cyrillic) {

@@ -248,7 +248,7 @@ bool FeatureExtractor::Key(const SentenceFields& s, int32_t i, int32_t t, uint64
         if (!HasDigit(v)) return false;
         break;
       case AtomKind::kHasHyphen:
-        if (v.find('-') == std::string_view::npos) return false;
+        if (!HasDash(v)) return false;
         break;
       case AtomKind::kAllDigit: {
         if (v.empty()) return false;
