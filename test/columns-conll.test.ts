@@ -137,7 +137,7 @@ describe('CoNLL-U', () => {
     expect(s[0].line).toBe(1);
     expect(s[0].comments).toEqual(['sent_id = s1', "text = I don't know"]);
     expect(s[0].tokens.map((t) => t.form)).toEqual(['I', 'do', "n't", 'know']);
-    expect(s[0].tokens[1]).toEqual({ id: 2, form: 'do', lemma: 'do', upos: 'AUX', xpos: 'VBP', feats: '_', head: 4, deprel: 'aux', deps: '_', misc: '_' });
+    expect(s[0].tokens[1]).toEqual({ id: 2, form: 'do', lemma: 'do', upos: 'AUX', xpos: 'VBP', feats: '_', head: 4, deprel: 'aux', deps: '_', misc: '_', line: 5 });
     expect(s[0].multiwords).toEqual([{ first: 2, last: 3, form: "don't", misc: 'SpaceAfter=No', line: 4 }]);
     expect(s[0].emptyNodes).toBe(1);
     expect(s[1]).toMatchObject({ line: 10, emptyNodes: 0 });

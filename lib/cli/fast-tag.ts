@@ -7,6 +7,7 @@
  * the same options, checks and messages.
  */
 import { reportRunError } from './report.js';
+import { columnFormatOf } from '../io/conllu.js';
 
 const FLAGS = new Set(['--model', '--input', '--out', '--separator', '--threads']);
 
@@ -22,6 +23,7 @@ export function plainTagOptions(argv: readonly string[]): Map<string, string> | 
     values.set(flag, value);
   }
   if (!values.has('--model') || !values.has('--input')) return undefined;
+  if (columnFormatOf(values.get('--input') as string) === 'conllu') return undefined;
   const separator = values.get('--separator');
   if (separator !== undefined && separator !== 'whitespace' && separator !== 'tab') return undefined;
   const threads = values.get('--threads');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
-import { optionalFile, requiredFile, threads } from '../options/common.js';
+import { columnFormat, optionalFile, requiredFile, threads } from '../options/common.js';
 import { shardFields } from '../options/distributed.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
@@ -11,6 +11,8 @@ import { readLines, readLinesSync, type Line } from '../io/lines.js';
 import { formatNbestLine, MAX_NBEST, type NbestSentence } from '../io/nbest.js';
 import { Tagger } from '../tagger/tagger.js';
 import { firstWidthError, tagStream, widthError } from '../tagger/tag-stream.js';
+import { tagConllu } from '../tagger/tag-conllu.js';
+import { columnFormatOf } from '../io/conllu.js';
 import { resolveThreads } from '../native.js';
 
 interface Pending {
@@ -30,7 +32,8 @@ function isRegularFile(file: string): boolean {
 
 const options = {
   model: requiredFile('model from train-tagger', 'M'),
-  input: requiredFile("CoNLL file with the model's input columns, or all its training columns"),
+  input: requiredFile("CoNLL file with the model's input columns, or all its training columns; or a CoNLL-U file"),
+  format: columnFormat,
   out: optionalFile('output file (default: stdout): every input line with the predicted label appended'),
   nbest: option(z.number().int().min(1).optional(), 'also write the K best tag sequences of each sentence (CRF: exact log-probabilities; maxent: beam; perceptron: scores)', { value: 'K' }),
   outNbest: optionalFile('the n-best JSON Lines file: {"id", "tokens", "candidates": [{"tags", "logprob"}], "gold"?}', 'F.jsonl'),
@@ -43,14 +46,23 @@ const command = defineCommand({
   description: `Tags a CoNLL column file with a model from train-tagger. Writes every input line (blank lines
 kept) with the predicted label appended as a new last column, so conlleval-style scoring works
 on the output directly. Input lines have the model's input columns, or all its training
-columns (the gold label is then kept and written to the n-best file as "gold").`,
+columns (the gold label is then kept and written to the n-best file as "gold").
+
+A CoNLL-U file (--format conllu, the default for *.conllu files) is written back as CoNLL-U:
+every line kept, the prediction in the label's field (upos, xpos, ...) of each word line, or
+in MISC as label=TAG for a label that is no CoNLL-U field.`,
   options,
   examples: [
     'structrank tag --model chunker.model --input test.conll --out test.tagged',
     'structrank tag --model ner.model --input dev.conll --out dev.tagged --nbest 20 --out-nbest dev.nbest.jsonl',
+    'structrank tag --model upos.model --input en_ewt-ud-test.conllu --out test.tagged.conllu',
   ],
   async run(values, { given }) {
+    const format = columnFormatOf(values.input, values.format);
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
+    if (format === 'conllu' && (values.redis !== undefined || values.store !== undefined)) {
+      throw new UsageError('tag: --redis/--store shard CoNLL column files; tag CoNLL-U input without them');
+    }
     if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/shards.js')).runSharded('tag', values, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('tag: --shard-size needs --redis and --store');
     const cmd = 'tag';
@@ -63,6 +75,7 @@ columns (the gold label is then kept and written to the n-best file as "gold").`
     const threads = resolveThreads(values.threads);
     const tagger = await Tagger.load(modelFile);
     const signal = cliSignal();
+    if (format === 'conllu') return void (await tagConllu(tagger, { input, out: values.out, nbest, outNbest: values.outNbest, threads, signal }));
     // Without n-best lists, lines are split, tagged and written in native code, block by block.
     if (nbest === 0) return void (await tagStream(tagger, { input, out: values.out, separator, threads, signal }));
     const { columns, inputColumns, label } = tagger.meta;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
-import { checkpointFields, json, optionalFile, requiredFile } from '../options/common.js';
+import { checkpointFields, columnFormat, json, optionalFile, requiredFile } from '../options/common.js';
 import { taggerFields, usesLbfgs } from '../options/tagger.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
-import { readConlluSync, type ConlluToken } from '../io/conllu.js';
+import { columnFormatOf, conlluField, CONLLU_FIELD_NAMES, readConlluSync, type ConlluField } from '../io/conllu.js';
 import { isQuiet, TrainProgressBar } from '../progress.js';
 import { Tagger } from '../tagger/tagger.js';
 import { isTrainingColumns, readTrainingColumns, type TrainingColumns } from '../tagger/training-columns.js';
@@ -18,16 +18,11 @@ import { resolveThreads } from '../native.js';
 import { trainFields } from '../options/distributed.js';
 import { distributedTrainer } from '../distributed/train-tagger.js';
 
-type ConlluField = 'form' | 'lemma' | 'upos' | 'xpos' | 'feats' | 'deprel';
-const CONLLU_FIELDS: readonly string[] = ['form', 'lemma', 'upos', 'xpos', 'feats', 'deprel'];
-
 /** A --columns name in CoNLL-U mode: a CoNLL-U field, with `word` for `form`. */
-function conlluField(cmd: string, name: string): ConlluField & keyof ConlluToken {
-  const field = name === 'word' ? 'form' : name;
-  if (!CONLLU_FIELDS.includes(field)) {
-    throw new UsageError(`${cmd}: with CoNLL-U input, --columns names fields among word (= form), lemma, upos, xpos, feats, deprel; got '${name}'`);
-  }
-  return field as ConlluField;
+function fieldOf(cmd: string, name: string): ConlluField {
+  const field = conlluField(name);
+  if (field === undefined) throw new UsageError(`${cmd}: with CoNLL-U input, --columns names fields among ${CONLLU_FIELD_NAMES}; got '${name}'`);
+  return field;
 }
 
 const { algo, ...trainingFields } = taggerFields;
@@ -47,7 +42,7 @@ const options = {
   ),
   clusterClasses: option(z.number().int().min(2).default(128), 'number of classes of --cluster-text', { value: 'N' }),
   separator: option(z.enum(['whitespace', 'tab']).default('whitespace'), 'column separator'),
-  format: option(z.enum(['conll', 'conllu']).optional(), 'input format (default: conllu for *.conllu files, else conll)'),
+  format: columnFormat,
   ...checkpointFields,
   json: option(json, 'print the model summary as JSON'),
   ...trainFields,
@@ -90,8 +85,8 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
     const threads = resolveThreads(values.threads);
     if (sgdWarmup > 0 && !(algo === 'crf' && optimizer === 'lbfgs')) throw new UsageError(`${cmd}: --sgd-warmup applies to --algo crf with --optimizer lbfgs`);
 
-    const format = values.format ?? (trainFile.endsWith('.conllu') ? 'conllu' : 'conll');
-    const fields = format === 'conllu' ? columns.map((c) => conlluField(cmd, c)) : [];
+    const format = columnFormatOf(trainFile, values.format);
+    const fields = format === 'conllu' ? columns.map((c) => fieldOf(cmd, c)) : [];
     const readOptions = { separator, columns: columns.length };
     const read = (file: string): string[][][] =>
       format === 'conllu'

@@ -6,10 +6,22 @@
 import { InputError } from '../errors.js';
 import { ConllAssembler, type ConllSentence } from '../io/conll.js';
 import { readLines } from '../io/lines.js';
+import { readConllu, type ConlluField } from '../io/conllu.js';
 
 /** A sentence and whether a blank line follows it (conlleval treats that line as a boundary). */
 export interface EvalSentence extends ConllSentence {
   blankAfter: boolean;
+  /** Each row's line, where rows are not consecutive lines (CoNLL-U); else `line + i`. */
+  rowLines?: number[];
+}
+
+const rowLine = (s: EvalSentence, i: number): number => s.rowLines?.[i] ?? s.line + i;
+
+/** Streams a CoNLL-U file's sentences as rows of (form, one field's value), for scoring that field. */
+export async function* readConlluField(file: string, field: ConlluField): AsyncGenerator<EvalSentence> {
+  for await (const s of readConllu(file)) {
+    yield { rows: s.tokens.map((t) => [t.form, t[field]]), line: s.line, blankAfter: true, rowLines: s.tokens.map((t) => t.line) };
+  }
 }
 
 /** Streams a CoNLL file's sentences, requiring at least `minColumns` columns per token line. */
@@ -44,8 +56,17 @@ export interface AlignedSentence {
  * both files have a word column before the tag, the same words.
  */
 export async function* alignedConll(goldFile: string, testFile: string): AsyncGenerator<AlignedSentence> {
-  const goldIt = readConllTokens(goldFile)[Symbol.asyncIterator]();
-  const testIt = readConllTokens(testFile)[Symbol.asyncIterator]();
+  yield* alignedSentences(goldFile, testFile, readConllTokens);
+}
+
+/** Walks two CoNLL-U files together: rows of (form, `field`), aligned as alignedConll requires. */
+export async function* alignedConllu(goldFile: string, testFile: string, field: ConlluField): AsyncGenerator<AlignedSentence> {
+  yield* alignedSentences(goldFile, testFile, (file) => readConlluField(file, field));
+}
+
+async function* alignedSentences(goldFile: string, testFile: string, read: (file: string) => AsyncGenerator<EvalSentence>): AsyncGenerator<AlignedSentence> {
+  const goldIt = read(goldFile)[Symbol.asyncIterator]();
+  const testIt = read(testFile)[Symbol.asyncIterator]();
   try {
     for (;;) {
       const [g, t] = await Promise.all([goldIt.next(), testIt.next()]);
@@ -64,13 +85,13 @@ export async function* alignedConll(goldFile: string, testFile: string): AsyncGe
         const gr = gold.rows[i];
         const tr = test.rows[i];
         if (gr.length > 1 && tr.length > 1 && gr[0] !== tr[0]) {
-          throw new InputError(testFile, test.line + i, `token '${tr[0]}' does not match the gold token '${gr[0]}' (${goldFile}:${gold.line + i}); the files are not aligned`);
+          throw new InputError(testFile, rowLine(test, i), `token '${tr[0]}' does not match the gold token '${gr[0]}' (${goldFile}:${rowLine(gold, i)}); the files are not aligned`);
         }
       }
       if (gold.rows.length !== test.rows.length) {
         throw new InputError(
           testFile,
-          test.line + n,
+          n < test.rows.length ? rowLine(test, n) : rowLine(test, n - 1) + 1,
           `sentence has ${test.rows.length} tokens but the gold sentence (${goldFile}:${gold.line}) has ${gold.rows.length}; the files are not aligned`,
         );
       }

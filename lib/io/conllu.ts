@@ -18,6 +18,8 @@ export interface ConlluToken {
   deprel: string;
   deps: string;
   misc: string;
+  /** The word line's number in the file. */
+  line: number;
 }
 
 /** A multiword token line, e.g. `3-4  don't`: spans syntactic words first..last. */
@@ -42,6 +44,27 @@ export interface ConlluSentence {
   /** Line of the sentence's first line (comment or word). */
   line: number;
 }
+
+/** The two column formats of tagging files: CoNLL columns and CoNLL-U. */
+export type ColumnFormat = 'conll' | 'conllu';
+
+/** A file's format: the one given, else CoNLL-U for `*.conllu` files, else CoNLL columns. */
+export function columnFormatOf(file: string, given?: ColumnFormat): ColumnFormat {
+  return given ?? (file.endsWith('.conllu') ? 'conllu' : 'conll');
+}
+
+/** The CoNLL-U fields a tagger can read or predict, by their column in a word line. */
+export const CONLLU_FIELDS = { form: 1, lemma: 2, upos: 3, xpos: 4, feats: 5, deprel: 7 } as const;
+export type ConlluField = keyof typeof CONLLU_FIELDS;
+
+/** A column name as a CoNLL-U field (`word` is `form`), or undefined for other names. */
+export function conlluField(name: string): ConlluField | undefined {
+  const field = name === 'word' ? 'form' : name;
+  return Object.hasOwn(CONLLU_FIELDS, field) ? (field as ConlluField) : undefined;
+}
+
+/** The field names for messages: "word (= form), lemma, upos, xpos, feats, deprel". */
+export const CONLLU_FIELD_NAMES = `word (= form), ${Object.keys(CONLLU_FIELDS).slice(1).join(', ')}`;
 
 const INTEGER = /^[1-9][0-9]*$/;
 const RANGE = /^([1-9][0-9]*)-([1-9][0-9]*)$/;
@@ -95,6 +118,7 @@ export class ConlluAssembler {
         deprel: fields[7],
         deps: fields[8],
         misc: fields[9],
+        line: line.number,
       });
       return undefined;
     }

@@ -30,3 +30,6 @@ export const checkpointFields = {
     { value: 'F' },
   ),
 };
+
+/** The column format of tagging input (lib/io/conllu.ts columnFormatOf). */
+export const columnFormat = option(z.enum(['conll', 'conllu']).optional(), 'input format (default: conllu for *.conllu files, else conll)');
