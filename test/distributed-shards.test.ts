@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { splitParseInput, splitTagInput, shiftNbestIds } from '../lib/distributed/shards.js';
+import { splitConlluInput, splitParseInput, splitTagInput, shiftNbestIds } from '../lib/distributed/shards.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
 import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
@@ -29,6 +29,18 @@ describe('sentence shards', () => {
     expect(parts.map((s) => s.idOffset)).toEqual([0, 1, 3]); // text ids are line numbers
     expect(shiftNbestIds('{"id":"s1","tokens":[]}\n{"id":"s2","tokens":[]}\n', 5)).toBe('{"id":"s6","tokens":[]}\n{"id":"s7","tokens":[]}\n');
     expect(() => splitTagInput(tmp.file('cut-bad.txt', 'a A O\n\nb B\n'), 1, 'whitespace')).toThrow(/cut-bad\.txt:3: expected 3 columns, found 2/);
+  });
+
+  it('cut CoNLL-U after a sentence\'s blank line, its comments staying with it', () => {
+    const w = (id: string, form: string): string => `${id}\t${form}\t_\t_\t_\t_\t_\t_\t_\t_`;
+    const text = ['# sent_id = 1', w('1', 'a'), '', '# sent_id = 2', w('1', 'b'), w('1.1', 'e'), '', '', '# sent_id = 3', w('1-2', 'cd'), w('1', 'c'), w('2', 'd')].join('\n') + '\n';
+    const file = tmp.file('cut.conllu', text);
+    const shards = splitConlluInput(file, 1);
+    expect(shards.map((s) => s.text).join('')).toBe(text);
+    expect(shards.map((s) => s.idOffset)).toEqual([0, 1, 2]);
+    expect(shards.map((s) => s.lines[0])).toEqual([1, 4, 8]); // the second blank line opens the third shard
+    expect(shards[1].text.startsWith('# sent_id = 2\n')).toBe(true);
+    expect(splitConlluInput(file, 2).map((s) => s.idOffset)).toEqual([0, 2]);
   });
 });
 
@@ -129,5 +141,40 @@ describe.skipIf(skip)('parse and tag in shards on Redis (2 worker processes)', (
     const doneShards = (): number => cluster.workers.map((w) => w.output().match(/done shard tag-shard/g)?.length ?? 0).reduce((a, b) => a + b);
     for (let i = 0; i < 100 && doneShards() < 8; i++) await new Promise((r) => setTimeout(r, 50));
     expect(doneShards()).toBe(8);
+  });
+
+  it('tag: CoNLL-U in and out, 1-best and n-best, byte-identical to a local run; its errors at the input\'s lines', () => {
+    // The NER corpus as CoNLL-U: words in FORM, tags in XPOS, entities into MISC (ne is no field).
+    const toConllu = (conll: string): string =>
+      conll
+        .trim()
+        .split('\n\n')
+        .map((s, k) => [`# sent_id = ${k + 1}`, ...s.split('\n').map((l, i) => { const [word, pos] = l.split(' '); return [i + 1, word, '_', '_', pos, '_', '_', '_', '_', '_'].join('\t'); })].join('\n'))
+        .join('\n\n') + '\n';
+    const train = tmp.file('ner-train.conll', tinyNerCorpus(80, 1));
+    // A second blank line before sentence 11, where the third shard starts.
+    const test = tmp.file('ner-test.conllu', toConllu(tinyNerCorpus(37, 2)).replace('\n\n# sent_id = 11\n', '\n\n\n# sent_id = 11\n'));
+    const model = join(tmp.dir, 'tagger-u.model');
+    const t = runCli(['train-tagger', '--algo', 'crf', '--train', train, '--columns', 'word,xpos,ne', '--label', 'ne', '--model', model, '--epochs', '10', '--threads', '1']);
+    expect(t.status, t.stderr).toBe(0);
+    const run = (where: string, extra: string[]): ReturnType<typeof runCli> =>
+      runCli(['tag', '--model', model, '--input', test, '--out', join(tmp.dir, `u.${where}`), '--nbest', '4', '--out-nbest', join(tmp.dir, `u.${where}.jsonl`), ...extra]);
+    const local = run('local', ['--threads', '1']);
+    expect(local.status, local.stderr).toBe(0);
+    const remote = run('remote', ['--shard-size', '5', ...queue()]);
+    expect(remote.status, remote.stderr).toBe(0);
+    expect(remote.stderr).toMatch(/tag: 8 shard\(s\) of up to 5 sentences/);
+    expect(readFileSync(join(tmp.dir, 'u.remote'), 'utf8')).toBe(readFileSync(join(tmp.dir, 'u.local'), 'utf8'));
+    expect(readFileSync(join(tmp.dir, 'u.local'), 'utf8')).toMatch(/\tne=[A-Z-]+\n/);
+    expect(readFileSync(join(tmp.dir, 'u.remote.jsonl'), 'utf8')).toBe(readFileSync(join(tmp.dir, 'u.local.jsonl'), 'utf8'));
+    // A bad line in the sixth shard: the message names the input file's line, as locally.
+    const lines = readFileSync(test, 'utf8').split('\n');
+    const at = lines.findIndex((l, i) => i > lines.length * 0.7 && /^[0-9]/.test(l));
+    lines[at] = lines[at].split('\t').slice(0, 8).join('\t');
+    const bad = tmp.file('bad-u.conllu', lines.join('\n'));
+    const badLocal = runCli(['tag', '--model', model, '--input', bad, '--out', join(tmp.dir, 'u.bad-local')]);
+    const badRemote = runCli(['tag', '--model', model, '--input', bad, '--out', join(tmp.dir, 'u.bad-remote'), '--shard-size', '5', ...queue()]);
+    expect(badLocal.stderr.trim()).toBe(`structrank: ${bad}:${at + 1}: expected 10 tab-separated columns, found 8`);
+    expect(badRemote.stderr.trim().split('\n').pop()).toBe(badLocal.stderr.trim());
   });
 });

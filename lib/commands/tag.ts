@@ -60,9 +60,6 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
   async run(values, { given }) {
     const format = columnFormatOf(values.input, values.format);
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
-    if (format === 'conllu' && (values.redis !== undefined || values.store !== undefined)) {
-      throw new UsageError('tag: --redis/--store shard CoNLL column files; tag CoNLL-U input without them');
-    }
     if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/shards.js')).runSharded('tag', values, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('tag: --shard-size needs --redis and --store');
     const cmd = 'tag';

@@ -73,6 +73,7 @@ export const shardPayload = z.strictObject({
     nbest: z.number().int().positive().optional(),
     /** tag */
     separator: z.enum(['whitespace', 'tab']).optional(),
+    format: z.enum(['conll', 'conllu']).optional(),
     /** parse */
     pcfg: z.boolean().optional(),
     beam: z.number().positive().optional(),

@@ -16,6 +16,7 @@ import { InputError, UsageError } from '../errors.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { readFileHead, readLinesSync } from '../io/lines.js';
 import { readTreebankSync } from '../io/treebank.js';
+import { columnFormatOf, type ColumnFormat } from '../io/conllu.js';
 import { formatTree } from '../trees/tree.js';
 import { z } from 'zod';
 import { checkRedisUrl, connectRedis } from './connection.js';
@@ -85,6 +86,24 @@ export function splitTagInput(file: string, size: number, separator: 'whitespace
   }));
 }
 
+/**
+ * CoNLL-U input for `tag`: shards end at the blank line after a sentence, so a sentence's
+ * comments stay with it; the n-best ids count sentences. The lines are checked by the
+ * workers' reader, whose errors name the input file's lines.
+ */
+export function splitConlluInput(file: string, size: number): Shard[] {
+  const lines = [...readLinesSync(file)];
+  if (lines.length === 0) throw new InputError(file, undefined, 'empty file');
+  const blank = (i: number): boolean => i >= lines.length || lines[i].text.trim() === '';
+  // A sentence ends at its last line before a blank line (or the end); comments are not word lines.
+  const ends = (i: number): number => (!blank(i) && !lines[i].text.startsWith('#') && blank(i + 1) ? 1 : 0);
+  return cutLines(lines, size, blank, ends).map((c) => ({
+    text: lines.slice(c.from, c.to).map((l) => `${l.text}\n`).join(''),
+    idOffset: c.before,
+    lines: lines.slice(c.from, c.to).map((l) => l.number),
+  }));
+}
+
 /** `parse` input: a treebank (shards of whole trees, one per line) or text (one sentence per line). */
 export function splitParseInput(file: string, size: number): Shard[] {
   const head = readFileHead(file, 4096).toString('utf8').replace(/^\uFEFF/, '').trimStart();
@@ -148,7 +167,7 @@ export async function runShard(p: ShardPayload, env: JobEnv): Promise<JobOutcome
       threads: env.threads,
       nbest: o.nbest,
       outNbest: o.nbest !== undefined ? nbest : undefined,
-      ...(p.command === 'tag' ? { separator: o.separator } : { pcfg: o.pcfg, beam: o.beam, maxLength: o.maxLength }),
+      ...(p.command === 'tag' ? { separator: o.separator, format: o.format } : { pcfg: o.pcfg, beam: o.beam, maxLength: o.maxLength }),
     });
     try {
       const code = (await command.run(values, { positionals: [], given: new Set() })) ?? 0;
@@ -215,6 +234,7 @@ export interface ShardedValues {
   shardSize: number;
   /** tag */
   separator?: 'whitespace' | 'tab';
+  format?: ColumnFormat;
   /** parse */
   pcfg?: boolean;
   beam?: number;
@@ -232,8 +252,10 @@ export async function runSharded(command: 'parse' | 'tag', values: ShardedValues
   const outFile = values.out;
   if ((nbest !== undefined) !== (values.outNbest !== undefined)) throw new UsageError(`${command}: --nbest and --out-nbest go together`);
   const options: ShardPayload['options'] = { nbest };
-  if (command === 'tag') options.separator = values.separator ?? 'whitespace';
-  else {
+  if (command === 'tag') {
+    options.separator = values.separator ?? 'whitespace';
+    if (columnFormatOf(values.input, values.format) === 'conllu') options.format = 'conllu';
+  } else {
     if (values.pcfg) options.pcfg = true;
     if (values.beam !== undefined && Number.isFinite(values.beam)) options.beam = values.beam;
     if (values.maxLength !== undefined) options.maxLength = values.maxLength;
@@ -243,7 +265,8 @@ export async function runSharded(command: 'parse' | 'tag', values: ShardedValues
 
   const store = new ArtifactStore(values.store as string);
   const model = await store.putFile(modelFile);
-  const shards = command === 'tag' ? splitTagInput(inputFile, size, options.separator ?? 'whitespace') : splitParseInput(inputFile, size);
+  const shards =
+    command === 'parse' ? splitParseInput(inputFile, size) : options.format === 'conllu' ? splitConlluInput(inputFile, size) : splitTagInput(inputFile, size, options.separator ?? 'whitespace');
   const steps = shards.map((s, i) => {
     const input = store.put(s.text);
     const payload: Omit<ShardPayload, 'step'> = { command, model, input, idOffset: s.idOffset, options };
