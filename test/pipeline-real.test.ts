@@ -67,4 +67,36 @@ describe('pipeline with the real components, tiny settings', () => {
     expect(again.steps.every((s) => s.cached)).toBe(true);
     expect(again.systems.map((s) => s.testF1)).toEqual(r.systems.map((s) => s.testF1));
   });
+
+  it('tagging CoNLL-U data: the results of the same sentences as CoNLL columns', async () => {
+    // The NER corpus with its POS tags as XPOS and its entity tags as UPOS, in both formats.
+    const conllu = (conll: string): string =>
+      conll
+        .trim()
+        .split('\n\n')
+        .map((s, k) => [`# sent_id = ${k + 1}`, ...s.split('\n').map((l, i) => { const [w, pos, ne] = l.split(' '); return [i + 1, w, '_', ne, pos, '_', '_', '_', '_', '_'].join('\t'); })].join('\n'))
+        .join('\n\n') + '\n';
+    const sets = { train: tinyNerCorpus(40, 4), dev: tinyNerCorpus(12, 5), test: tinyNerCorpus(12, 6) };
+    const run = async (format: 'conll' | 'conllu'): Promise<number[]> => {
+      const file = (name: keyof typeof sets): string => tmp.file(`${name}.${format}`, format === 'conll' ? sets[name] : conllu(sets[name]));
+      const config = validatePipelineConfig({
+        task: 'tag',
+        data: { train: file('train'), dev: file('dev'), test: file('test'), columns: ['word', 'xpos', 'upos'], label: 'upos' },
+        folds: 2,
+        nbest: 3,
+        base: { algo: 'crf', epochs: 3, optimizer: 'sgd' },
+        rerankers: [{ type: 'boost', rounds: 20, eps: [0.05], cutoff: 1 }],
+        threads: 1,
+        output: join(tmp.dir, `tag-${format}`),
+      }, 'test', tmp.dir);
+      expect(config.data.format).toBe(format);
+      return (await runPipeline(config)).systems.map((s) => s.testF1);
+    };
+    const fromColumns = await run('conll');
+    expect(fromColumns[0]).toBeGreaterThan(50); // base F1, in percent
+    expect(await run('conllu')).toEqual(fromColumns);
+    expect(() => validatePipelineConfig({ task: 'tag', data: { train: 'a.conllu', dev: 'b', test: 'c', columns: ['word', 'pos'] } }, 'p.json', '/d')).toThrow(
+      "p.json: data.columns: with format 'conllu' the columns name fields among word (= form), lemma, upos, xpos, feats, deprel; got 'pos'",
+    );
+  });
 });

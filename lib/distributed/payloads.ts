@@ -13,7 +13,7 @@ const option = z.union([z.string().max(200), z.number(), z.boolean()]);
 
 /** The pipeline's data options that decide what a step sees (lib/pipeline/config.ts, dataKey). */
 const dataOptions = z.strictObject({
-  format: z.enum(['trees', 'conll']),
+  format: z.enum(['trees', 'conll', 'conllu']),
   columns: z.array(z.string().max(100)).min(2).max(100),
   label: z.string().max(100),
   trainLimit: z.number().int().positive().optional(),

@@ -14,6 +14,7 @@ import { readTextFile } from '../io/lines.js';
 import { defOf, descriptionOf } from '../options/field.js';
 import { CRF_DEFAULTS, PARSER_DEFAULTS } from '../options/parser.js';
 import { SCORE_KINDS } from '../eval/score.js';
+import { columnFormatOf, conlluField, CONLLU_FIELD_NAMES, type ColumnFormat } from '../io/conllu.js';
 import type { PerceptronKernel } from '../rerank/perceptron-data.js';
 import { TAGGER_C2, TAGGER_DEFAULTS, taggerFields } from '../options/tagger.js';
 import { BOOST_EPS, FEATURE_CUTOFF, LOGLINEAR_C, PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, RERANK_ROUNDS, WORD_FEATURES, perceptronKernelConflict } from '../options/rerank.js';
@@ -45,8 +46,8 @@ export const dataSchema = z.strictObject({
   train: z.string({ error: 'expected a file path' }).min(1).describe('training file: reranker training candidates come from it by jackknifing'),
   dev: z.string({ error: 'expected a file path' }).min(1).describe('dev file: hyper-parameters (eps and N; lambda and beta; C) are chosen on it'),
   test: z.string({ error: 'expected a file path' }).min(1).describe('test file: the final evaluation'),
-  format: z.enum(['trees', 'conll'], { error: "expected 'trees' or 'conll'" }).optional()
-    .describe("'trees' (bracketed treebank, task parse) or 'conll' (columns, task tag); default: from the task"),
+  format: z.enum(['trees', 'conll', 'conllu'], { error: "expected 'trees', 'conll' or 'conllu'" }).optional()
+    .describe("'trees' (bracketed treebank, task parse), 'conll' (columns, task tag) or 'conllu' (CoNLL-U, task tag: columns name its fields, word = FORM); default: from the task, conllu for a *.conllu training file"),
   columns: z.array(z.string({ error: 'expected a column name' }), { error: 'expected a list of column names' }).min(2).optional()
     .describe(`CoNLL column names, e.g. ["word", "pos", "ne"] (default ${JSON.stringify(DEFAULT_COLUMNS)})`),
   label: z.string({ error: 'expected a column name' }).optional().describe('the CoNLL column to predict (default: the last column)'),
@@ -162,7 +163,7 @@ export type TaggerBaseConfig = z.output<typeof taggerBaseSchema>;
 
 /** A validated config with every default filled in and paths resolved. */
 export interface PipelineConfig extends Omit<z.output<typeof pipelineConfigSchema>, 'base' | 'data' | 'cache'> {
-  data: z.output<typeof dataSchema> & { format: 'trees' | 'conll'; columns: string[]; label: string };
+  data: z.output<typeof dataSchema> & { format: 'trees' | ColumnFormat; columns: string[]; label: string };
   base: ParserBaseConfig | TaggerBaseConfig;
   cache: string;
 }
@@ -205,13 +206,17 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   const c = r.data;
   const dir = baseDir ?? dirname(resolve(file));
   const at = (p: string): string => (isAbsolute(p) ? p : resolve(dir, p));
-  const format = c.data.format ?? (c.task === 'parse' ? 'trees' : 'conll');
+  const format = c.data.format ?? (c.task === 'parse' ? 'trees' : columnFormatOf(c.data.train));
   const fail = (path: string, problem: string): never => {
     throw new InputError(file, undefined, `${path}: ${problem}`);
   };
   if (c.task === 'parse' && format !== 'trees') fail('data.format', "task 'parse' needs format 'trees'");
-  if (c.task === 'tag' && format !== 'conll') fail('data.format', "task 'tag' needs format 'conll'");
+  if (c.task === 'tag' && format === 'trees') fail('data.format', "task 'tag' needs format 'conll' or 'conllu'");
   const columns = c.data.columns ?? DEFAULT_COLUMNS;
+  if (format === 'conllu') {
+    const other = columns.find((name) => conlluField(name) === undefined);
+    if (other !== undefined) fail('data.columns', `with format 'conllu' the columns name fields among ${CONLLU_FIELD_NAMES}; got '${other}'`);
+  }
   const label = c.data.label ?? columns[columns.length - 1];
   if (c.task === 'tag' && !columns.includes(label)) fail('data.label', `'${label}' is not one of data.columns (${columns.join(', ')})`);
   const rawBase = (value as { base?: unknown }).base ?? {};

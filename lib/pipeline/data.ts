@@ -4,6 +4,7 @@
  */
 import { InputError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
+import { conlluField, readConlluSync, type ColumnFormat, type ConlluField } from '../io/conllu.js';
 import { readTreesSync } from '../io/treebank.js';
 import { formatTree, preterminals } from '../trees/tree.js';
 import type { PipelineSentence } from './components.js';
@@ -27,18 +28,27 @@ function readTreeSentences(file: string, prefix: string): PipelineSentence[] {
   return out;
 }
 
-function readTagSentences(file: string, prefix: string, columns: string[], label: string): PipelineSentence[] {
+/** The token rows of a tagging file: CoNLL columns, or the named fields of CoNLL-U words. */
+function readTagRows(file: string, format: ColumnFormat, columns: string[]): { rows: string[][]; line: number }[] {
+  if (format === 'conllu') {
+    const fields = columns.map((name) => conlluField(name) as ConlluField); // checked by the config
+    return readConlluSync(file).map((s) => ({ rows: s.tokens.map((t) => fields.map((f) => t[f])), line: s.line }));
+  }
+  return readConllSync(file, { columns: columns.length }).map((s) => {
+    if (s.rows.some((r) => r.length !== columns.length)) throw new InputError(file, s.line, `expected ${columns.length} columns (${columns.join(', ')})`);
+    return s;
+  });
+}
+
+function readTagSentences(file: string, prefix: string, format: ColumnFormat, columns: string[], label: string): PipelineSentence[] {
   const wordIndex = Math.max(0, columns.indexOf('word'));
   const labelIndex = columns.indexOf(label);
-  return readConllSync(file, { columns: columns.length }).map((s, i) => {
-    if (s.rows.some((r) => r.length !== columns.length)) throw new InputError(file, s.line, `expected ${columns.length} columns (${columns.join(', ')})`);
-    return {
-      id: `${prefix}${i + 1}`,
-      tokens: s.rows.map((r) => r[wordIndex]),
-      gold: s.rows.map((r) => r[labelIndex]),
-      rows: s.rows,
-    };
-  });
+  return readTagRows(file, format, columns).map((s, i) => ({
+    id: `${prefix}${i + 1}`,
+    tokens: s.rows.map((r) => r[wordIndex]),
+    gold: s.rows.map((r) => r[labelIndex]),
+    rows: s.rows,
+  }));
 }
 
 function limit(sentences: PipelineSentence[], maxLength: number | undefined, count: number | undefined): PipelineSentence[] {
@@ -49,7 +59,7 @@ function limit(sentences: PipelineSentence[], maxLength: number | undefined, cou
 export function readDataSets(config: PipelineConfig): DataSets {
   const d = config.data;
   const read = (file: string, prefix: string): PipelineSentence[] =>
-    config.task === 'parse' ? readTreeSentences(file, prefix) : readTagSentences(file, prefix, d.columns, d.label);
+    config.task === 'parse' || d.format === 'trees' ? readTreeSentences(file, prefix) : readTagSentences(file, prefix, d.format, d.columns, d.label);
   const sets = {
     train: limit(read(d.train, 'train.'), d.maxLength, d.trainLimit),
     dev: limit(read(d.dev, 'dev.'), d.maxLength, d.devLimit),
