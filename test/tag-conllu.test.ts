@@ -93,6 +93,13 @@ describe('tag and eval tags on CoNLL-U files', () => {
     expect(r.stdout.split('\n').map((l) => l.split('\t')[9])).toEqual(['SpaceAfter=No|ne=B-PER', 'ne=O', undefined, undefined]);
   });
 
+  it('refuses to train on a field the treebank leaves empty', () => {
+    const empty = tmp.file('no-xpos.conllu', corpus(0, 5).replace(/\tX(DET|NOUN|VERB|PUNCT)\t/g, '\t_\t'));
+    const r = runCli(['train-tagger', '--algo', 'perceptron', '--train', empty, '--columns', 'word,xpos', '--label', 'xpos', '--model', tmp.file('no.model')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe(`structrank: ${empty}: every token's xpos is '_' ('_' marks a field with no value in CoNLL-U): a tagger needs at least two labels`);
+  });
+
   it('refuses, in one line, a model reading a column CoNLL-U does not have, and bad lines', () => {
     const conll = tmp.file('chunk.conll', 'He PRP B-NP\nruns VBZ B-VP\n\n'.repeat(20));
     const chunk = tmp.file('chunk.model');

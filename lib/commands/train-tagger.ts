@@ -10,7 +10,7 @@ import { columnFormatOf, conlluField, CONLLU_FIELD_NAMES, readConlluSync, type C
 import { isQuiet, TrainProgressBar } from '../progress.js';
 import { Tagger } from '../tagger/tagger.js';
 import { isTrainingColumns, readTrainingColumns, type TrainingColumns } from '../tagger/training-columns.js';
-import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, tokenLabels, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
+import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, labelCounts, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
 import { readLinesSync } from '../io/lines.js';
 import { clusterWords, type WordClusters } from '../tagger/word-clusters.js';
@@ -102,7 +102,7 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
     if (dev !== undefined && dev.length === 0) throw new InputError(values.dev as string, undefined, 'no sentences in file');
     if (templates === undefined) {
       const labelIndex = columns.indexOf(label);
-      const choice = chooseDefaultTemplate(isTrainingColumns(train) ? train.labelCounts : tokenLabels(train, labelIndex), columns.filter((c) => c !== label));
+      const choice = chooseDefaultTemplate(isTrainingColumns(train) ? train.labelCounts : labelCounts(train, labelIndex), columns.filter((c) => c !== label));
       if (!context.given.has('--order')) order = choice.order;
       // On stdout with the result line (not with --json): stderr is for progress and errors.
       if (!isQuiet() && !values.json) console.log(`train-tagger: templates '${choice.name}', order ${order} (${choice.reason}); choose others with --template, --order`);
@@ -134,6 +134,7 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       order,
       templates,
       templatesFile: typeof templates === 'string' ? undefined : values.templates,
+      trainFile,
       clusters: computed ?? clusters,
       epochs: values.epochs,
       optimizer,

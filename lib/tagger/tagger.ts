@@ -97,6 +97,8 @@ export interface TaggerTrainOptions {
   templates?: DefaultTemplateName | TemplateSet;
   /** The file the templates were read from, named in template errors (default `<templates>`). */
   templatesFile?: string;
+  /** The file the training sentences were read from, named in data errors (default `<train>`; a TrainingColumns names its own). */
+  trainFile?: string;
   /** `word<TAB>cluster` file for cluster templates, or clusters computed by clusterWords (word-clusters.ts). */
   clusters?: string | WordClusters;
   /** Epochs (perceptron, SGD) or L-BFGS iterations (CRF L-BFGS, maxent). */
@@ -296,7 +298,7 @@ export class Tagger {
     options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value, devMetric: p.dev?.name }));
     // Loaded here, not at the top: tagging with a saved model needs none of them (and the
     // option schemas' library costs a tagging process more start-up time than its model).
-    const [{ looksLikeChunkTags, scoreTags }, { formatClusters }, { checkOptions }, { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs }, { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, readClusters, tokenLabels }] =
+    const [{ looksLikeChunkTags, scoreTags }, { formatClusters }, { checkOptions }, { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs }, { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, readClusters, labelCounts }] =
       await Promise.all([import('./dev-score.js'), import('./word-clusters.js'), import('../options/field.js'), import('../options/tagger.js'), import('./templates.js')]);
     const { algo, columns, label } = options;
     if (!ALGORITHMS.includes(algo)) throw optionError(`unknown algorithm '${algo}'`);
@@ -311,7 +313,13 @@ export class Tagger {
       throw optionError(`${fromFile.file} was read with columns [${fromFile.columns.join(', ')}] and label '${fromFile.label}', not [${columns.join(', ')}] and '${label}'`);
     }
     const rows = fromFile ? undefined : (train as TokenRows[]);
-    const choice = options.templates === undefined ? chooseDefaultTemplate(fromFile ? fromFile.labelCounts : tokenLabels(rows as TokenRows[], labelIndex), inputColumns) : undefined;
+    const labels = fromFile ? fromFile.labelCounts : labelCounts(rows as TokenRows[], labelIndex);
+    if (labels.size === 1) {
+      const [only] = labels.keys();
+      const unset = only === '_' ? " ('_' marks a field with no value in CoNLL-U)" : '';
+      throw new InputError(fromFile?.file ?? options.trainFile ?? '<train>', undefined, `every token's ${label} is '${only}'${unset}: a tagger needs at least two labels`);
+    }
+    const choice = options.templates === undefined ? chooseDefaultTemplate(labels, inputColumns) : undefined;
     const order = options.order ?? choice?.order ?? TAGGER_DEFAULTS.order;
     const set = typeof options.templates === 'string'
       ? DEFAULT_TEMPLATES[options.templates]
@@ -329,7 +337,7 @@ export class Tagger {
       clusters,
     });
     const inputIdx = inputColumns.map((c) => columns.indexOf(c));
-    if ((fromFile ? fromFile.sentences : (rows as TokenRows[]).length) === 0) throw new InputError(fromFile?.file ?? '<train>', undefined, 'no training sentences');
+    if ((fromFile ? fromFile.sentences : (rows as TokenRows[]).length) === 0) throw new InputError(fromFile?.file ?? options.trainFile ?? '<train>', undefined, 'no training sentences');
     // The encoded text is as large as the corpus, and building it in JS leaves as much again
     // for the garbage collector: only a checkpoint's fingerprint and workers (external) need
     // it; otherwise native code reads the rows themselves.

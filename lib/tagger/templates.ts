@@ -161,9 +161,11 @@ export interface TemplateChoice {
   reason: string;
 }
 
-/** Every token's label: column `labelIndex` of each row (what chooseDefaultTemplate reads). */
-export function* tokenLabels(sentences: Iterable<readonly (readonly string[])[]>, labelIndex: number): Generator<string> {
-  for (const s of sentences) for (const row of s) yield row[labelIndex];
+/** How many tokens have each label (column `labelIndex` of each row): what chooseDefaultTemplate reads. */
+export function labelCounts(sentences: Iterable<readonly (readonly string[])[]>, labelIndex: number): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const s of sentences) for (const row of s) counts.set(row[labelIndex], (counts.get(row[labelIndex]) ?? 0) + 1);
+  return counts;
 }
 
 /**
