@@ -53,6 +53,39 @@ bool Alternating(uint32_t cp) {
 }
 // Latin-1 and Latin Extended-A have a few odd-parity stretches (U+0139-U+0148, U+0179-U+017E).
 bool OddUpper(uint32_t cp) { return (cp >= 0x139 && cp <= 0x148) || (cp >= 0x179 && cp <= 0x17E); }
+
+// Greek Extended (U+1F00-U+1FFF: polytonic Greek, e.g. the Ancient Greek treebanks). In the
+// rows 1F00-1F6F and 1F80-1FAF a letter's first eight code points are lower case and the
+// next eight their capitals; the row 1FB0-1FFF pairs its capitals by the table below.
+struct GreekCapital {
+  uint32_t upper, lower;
+};
+constexpr GreekCapital kGreekCapitals[] = {
+    {0x1FB8, 0x1FB0}, {0x1FB9, 0x1FB1}, {0x1FBA, 0x1F70}, {0x1FBB, 0x1F71}, {0x1FBC, 0x1FB3},
+    {0x1FC8, 0x1F72}, {0x1FC9, 0x1F73}, {0x1FCA, 0x1F74}, {0x1FCB, 0x1F75}, {0x1FCC, 0x1FC3},
+    {0x1FD8, 0x1FD0}, {0x1FD9, 0x1FD1}, {0x1FDA, 0x1F76}, {0x1FDB, 0x1F77},
+    {0x1FE8, 0x1FE0}, {0x1FE9, 0x1FE1}, {0x1FEA, 0x1F7A}, {0x1FEB, 0x1F7B}, {0x1FEC, 0x1FE5},
+    {0x1FF8, 0x1F78}, {0x1FF9, 0x1F79}, {0x1FFA, 0x1F7C}, {0x1FFB, 0x1F7D}, {0x1FFC, 0x1FF3},
+};
+bool GreekPaired(uint32_t cp) { return (cp >= 0x1F00 && cp <= 0x1F6F) || (cp >= 0x1F80 && cp <= 0x1FAF); }
+CharClass GreekExtendedClass(uint32_t cp) {
+  if (GreekPaired(cp)) return (cp & 0xF) < 8 ? CharClass::kLower : CharClass::kUpper;
+  if (cp >= 0x1F70 && cp <= 0x1F7F) return CharClass::kLower;
+  for (const auto& c : kGreekCapitals)
+    if (c.upper == cp) return CharClass::kUpper;
+  // The spacing accents and breathings of the last row are symbols.
+  if (cp == 0x1FBD || (cp >= 0x1FBF && cp <= 0x1FC1) || (cp >= 0x1FCD && cp <= 0x1FCF) || (cp >= 0x1FDD && cp <= 0x1FDF) ||
+      (cp >= 0x1FED && cp <= 0x1FEF) || cp >= 0x1FFD)
+    return CharClass::kPunct;
+  return CharClass::kLower;
+}
+// The lower case of a capital of Greek Extended.
+uint32_t GreekExtendedLower(uint32_t cp) {
+  if (GreekPaired(cp)) return cp - 8;
+  for (const auto& c : kGreekCapitals)
+    if (c.upper == cp) return c.lower;
+  return cp;
+}
 }  // namespace
 
 CharClass ClassOf(uint32_t cp) {
@@ -83,11 +116,15 @@ CharClass ClassOf(uint32_t cp) {
   if (cp >= 0x531 && cp <= 0x556) return CharClass::kUpper;                         // Armenian
   if (cp >= 0x561 && cp <= 0x587) return CharClass::kLower;
   if (cp >= 0x10A0 && cp <= 0x10C5) return CharClass::kUpper;                       // Georgian
+  if (cp >= 0x1F00 && cp <= 0x1FFF) return GreekExtendedClass(cp);
+  if (cp >= 0xFF21 && cp <= 0xFF3A) return CharClass::kUpper;                       // fullwidth Latin
+  if (cp >= 0xFF41 && cp <= 0xFF5A) return CharClass::kLower;
   if ((cp >= 0x660 && cp <= 0x669) || (cp >= 0x6F0 && cp <= 0x6F9) || (cp >= 0x966 && cp <= 0x96F) ||
       (cp >= 0xFF10 && cp <= 0xFF19))
     return CharClass::kDigit;
   if ((cp >= 0x2000 && cp <= 0x206F) || (cp >= 0x20A0 && cp <= 0x20CF) || (cp >= 0x2190 && cp <= 0x2BFF) ||
-      (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+      (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) ||
+      (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
       cp == 0x55D || cp == 0x589 || cp == 0x60C || cp == 0x61B || cp == 0x61F || cp == 0x6D4 || cp == 0x964 ||
       cp == 0x965 || cp == 0x5BE || cp == 0x5C0 || cp == 0x5C3 || cp == 0xFFFD)
     return cp >= 0x2000 && cp <= 0x200B ? CharClass::kSpace : CharClass::kPunct;
@@ -107,6 +144,8 @@ uint32_t LowerCodepoint(uint32_t cp) {
   if (cp >= 0x400 && cp <= 0x40F) return cp + 80;
   if (cp >= 0x410 && cp <= 0x42F) return cp + 32;
   if (cp >= 0x531 && cp <= 0x556) return cp + 48;
+  if (cp >= 0x1F00 && cp <= 0x1FFF) return GreekExtendedLower(cp);
+  if (cp >= 0xFF21 && cp <= 0xFF3A) return cp + 32;
   return cp;
 }
 

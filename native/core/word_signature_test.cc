@@ -30,6 +30,18 @@ TEST(word_shape_runs_and_combining_marks) {
   CHECK(ShapeSymbol('A') == 'X' && ShapeSymbol(',') == 0);
 }
 
+// Polytonic Greek (Greek Extended, the Ancient Greek treebanks) and fullwidth Latin have case.
+TEST(greek_extended_and_fullwidth_letters_have_case) {
+  CHECK(WordShape("Ἀθῆναι") == "Xx");
+  CHECK(LowerUtf8("ἈΘῆΝΑΙ") == "ἀθῆναι");
+  CHECK(LowerUtf8("ᾼῸὩ") == "ᾳὸὡ");
+  CHECK(StartsUpper("Ὅμηρος") && !StartsUpper("ὅμηρος"));
+  CHECK(WordShape("ῥ᾽") == "x᾽");  // a spacing breathing is a symbol
+  CHECK(WordShape("ＡＢＣ１２") == "Xd");
+  CHECK(LowerUtf8("ＡＢＣ") == "ａｂｃ");
+  CHECK(WordShape("：") == "：");
+}
+
 TEST(affixes_count_code_points) {
   CHECK(FirstCodepoints("éxito", 2) == "éx");
   CHECK(LastCodepoints("ação", 2) == "ão");
