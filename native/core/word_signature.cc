@@ -45,46 +45,30 @@ void AppendUtf8(uint32_t cp, std::string& out) {
 }
 
 namespace {
-// Bicameral blocks where upper and lower case alternate (even = upper): Latin Extended-A/B
-// (most of it), Cyrillic supplement, Latin Extended Additional, Greek extended is left out.
-bool Alternating(uint32_t cp) {
-  return (cp >= 0x100 && cp <= 0x17F && cp != 0x130 && cp != 0x131 && cp != 0x138 && cp != 0x149) ||
-         (cp >= 0x460 && cp <= 0x4FF && cp != 0x482 && (cp < 0x483 || cp > 0x489)) || (cp >= 0x1E00 && cp <= 0x1EFF);
-}
-// Latin-1 and Latin Extended-A have a few odd-parity stretches (U+0139-U+0148, U+0179-U+017E).
-bool OddUpper(uint32_t cp) { return (cp >= 0x139 && cp <= 0x148) || (cp >= 0x179 && cp <= 0x17E); }
+struct CaseRange {
+  uint32_t first, last;
+  int32_t lower_delta;  // a capital's simple lower case minus the capital (0: none)
+  uint8_t cls;          // CharClass
+};
+#include "core/unicode_case.inc"
 
-// Greek Extended (U+1F00-U+1FFF: polytonic Greek, e.g. the Ancient Greek treebanks). In the
-// rows 1F00-1F6F and 1F80-1FAF a letter's first eight code points are lower case and the
-// next eight their capitals; the row 1FB0-1FFF pairs its capitals by the table below.
-struct GreekCapital {
-  uint32_t upper, lower;
-};
-constexpr GreekCapital kGreekCapitals[] = {
-    {0x1FB8, 0x1FB0}, {0x1FB9, 0x1FB1}, {0x1FBA, 0x1F70}, {0x1FBB, 0x1F71}, {0x1FBC, 0x1FB3},
-    {0x1FC8, 0x1F72}, {0x1FC9, 0x1F73}, {0x1FCA, 0x1F74}, {0x1FCB, 0x1F75}, {0x1FCC, 0x1FC3},
-    {0x1FD8, 0x1FD0}, {0x1FD9, 0x1FD1}, {0x1FDA, 0x1F76}, {0x1FDB, 0x1F77},
-    {0x1FE8, 0x1FE0}, {0x1FE9, 0x1FE1}, {0x1FEA, 0x1F7A}, {0x1FEB, 0x1F7B}, {0x1FEC, 0x1FE5},
-    {0x1FF8, 0x1F78}, {0x1FF9, 0x1F79}, {0x1FFA, 0x1F7C}, {0x1FFB, 0x1F7D}, {0x1FFC, 0x1FF3},
-};
-bool GreekPaired(uint32_t cp) { return (cp >= 0x1F00 && cp <= 0x1F6F) || (cp >= 0x1F80 && cp <= 0x1FAF); }
-CharClass GreekExtendedClass(uint32_t cp) {
-  if (GreekPaired(cp)) return (cp & 0xF) < 8 ? CharClass::kLower : CharClass::kUpper;
-  if (cp >= 0x1F70 && cp <= 0x1F7F) return CharClass::kLower;
-  for (const auto& c : kGreekCapitals)
-    if (c.upper == cp) return CharClass::kUpper;
-  // The spacing accents and breathings of the last row are symbols.
-  if (cp == 0x1FBD || (cp >= 0x1FBF && cp <= 0x1FC1) || (cp >= 0x1FCD && cp <= 0x1FCF) || (cp >= 0x1FDD && cp <= 0x1FDF) ||
-      (cp >= 0x1FED && cp <= 0x1FEF) || cp >= 0x1FFD)
-    return CharClass::kPunct;
-  return CharClass::kLower;
+// The case or digit range holding cp (from U+0100 up), or null.
+const CaseRange* FindCaseRange(uint32_t cp) {
+  const CaseRange* end = kCaseRanges + sizeof(kCaseRanges) / sizeof(kCaseRanges[0]);
+  const CaseRange* r = std::upper_bound(kCaseRanges, end, cp, [](uint32_t c, const CaseRange& x) { return c < x.first; });
+  return r != kCaseRanges && cp <= (r - 1)->last ? r - 1 : nullptr;
 }
-// The lower case of a capital of Greek Extended.
-uint32_t GreekExtendedLower(uint32_t cp) {
-  if (GreekPaired(cp)) return cp - 8;
-  for (const auto& c : kGreekCapitals)
-    if (c.upper == cp) return c.lower;
-  return cp;
+
+// Punctuation and symbol blocks (the rest of what is neither a cased letter nor a digit
+// counts as a caseless letter).
+bool PunctuationBlock(uint32_t cp) {
+  return (cp >= 0x2000 && cp <= 0x206F) || (cp >= 0x20A0 && cp <= 0x20CF) || (cp >= 0x2190 && cp <= 0x2BFF) ||
+         (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) ||
+         (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+         cp == 0x387 || cp == 0x55D || cp == 0x589 || cp == 0x60C || cp == 0x61B || cp == 0x61F || cp == 0x6D4 ||
+         cp == 0x964 || cp == 0x965 || cp == 0x5BE || cp == 0x5C0 || cp == 0x5C3 || cp == 0xFFFD ||
+         cp == 0x1FBD || (cp >= 0x1FBF && cp <= 0x1FC1) || (cp >= 0x1FCD && cp <= 0x1FCF) || (cp >= 0x1FDD && cp <= 0x1FDF) ||
+         (cp >= 0x1FED && cp <= 0x1FEF) || (cp >= 0x1FFD && cp <= 0x1FFE);  // Greek spacing accents
 }
 }  // namespace
 
@@ -97,56 +81,22 @@ CharClass ClassOf(uint32_t cp) {
     if (cp < 0x20 || cp == 0x7F) return CharClass::kOther;
     return CharClass::kPunct;
   }
+  // Latin-1: the ordinal indicators ª and º count as lower case (as in "1ª", "nº").
   if (cp < 0xC0) return cp == 0xAA || cp == 0xB5 || cp == 0xBA ? CharClass::kLower : cp == 0xA0 ? CharClass::kSpace : CharClass::kPunct;
   if (cp <= 0xFF) {
     if (cp == 0xD7 || cp == 0xF7) return CharClass::kPunct;
     return cp <= 0xDE ? CharClass::kUpper : CharClass::kLower;
   }
-  if (Alternating(cp)) {
-    const bool even = (cp & 1) == 0;
-    return (OddUpper(cp) ? !even : even) ? CharClass::kUpper : CharClass::kLower;
-  }
-  if (cp >= 0x180 && cp <= 0x24F) return CharClass::kLetter;                        // rest of Latin Extended-B
-  if (cp >= 0x250 && cp <= 0x2AF) return CharClass::kLower;                         // IPA
-  if (cp >= 0x391 && cp <= 0x3AB) return cp == 0x3A2 ? CharClass::kLetter : CharClass::kUpper;  // Greek
-  if (cp >= 0x386 && cp <= 0x38F) return cp == 0x387 ? CharClass::kPunct : CharClass::kUpper;
-  if (cp >= 0x3AC && cp <= 0x3CE) return CharClass::kLower;
-  if (cp >= 0x400 && cp <= 0x42F) return CharClass::kUpper;                         // Cyrillic
-  if (cp >= 0x430 && cp <= 0x45F) return CharClass::kLower;
-  if (cp >= 0x531 && cp <= 0x556) return CharClass::kUpper;                         // Armenian
-  if (cp >= 0x561 && cp <= 0x587) return CharClass::kLower;
-  if (cp >= 0x10A0 && cp <= 0x10C5) return CharClass::kUpper;                       // Georgian
-  if (cp >= 0x1F00 && cp <= 0x1FFF) return GreekExtendedClass(cp);
-  if (cp >= 0xFF21 && cp <= 0xFF3A) return CharClass::kUpper;                       // fullwidth Latin
-  if (cp >= 0xFF41 && cp <= 0xFF5A) return CharClass::kLower;
-  if ((cp >= 0x660 && cp <= 0x669) || (cp >= 0x6F0 && cp <= 0x6F9) || (cp >= 0x966 && cp <= 0x96F) ||
-      (cp >= 0xFF10 && cp <= 0xFF19))
-    return CharClass::kDigit;
-  if ((cp >= 0x2000 && cp <= 0x206F) || (cp >= 0x20A0 && cp <= 0x20CF) || (cp >= 0x2190 && cp <= 0x2BFF) ||
-      (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) ||
-      (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
-      cp == 0x55D || cp == 0x589 || cp == 0x60C || cp == 0x61B || cp == 0x61F || cp == 0x6D4 || cp == 0x964 ||
-      cp == 0x965 || cp == 0x5BE || cp == 0x5C0 || cp == 0x5C3 || cp == 0xFFFD)
-    return cp >= 0x2000 && cp <= 0x200B ? CharClass::kSpace : CharClass::kPunct;
+  if (const CaseRange* r = FindCaseRange(cp)) return static_cast<CharClass>(r->cls);
+  if (PunctuationBlock(cp)) return cp >= 0x2000 && cp <= 0x200B ? CharClass::kSpace : CharClass::kPunct;
   return CharClass::kLetter;
 }
 
 uint32_t LowerCodepoint(uint32_t cp) {
-  if (ClassOf(cp) != CharClass::kUpper) return cp;
-  if (cp < 0x80) return cp + 32;
-  if (cp <= 0xDE) return cp + 32;
-  if (Alternating(cp)) return cp + 1;
-  if (cp >= 0x391 && cp <= 0x3AB) return cp + 32;
-  if (cp == 0x386) return 0x3AC;
-  if (cp >= 0x388 && cp <= 0x38A) return cp + 37;
-  if (cp == 0x38C) return 0x3CC;
-  if (cp == 0x38E || cp == 0x38F) return cp + 63;
-  if (cp >= 0x400 && cp <= 0x40F) return cp + 80;
-  if (cp >= 0x410 && cp <= 0x42F) return cp + 32;
-  if (cp >= 0x531 && cp <= 0x556) return cp + 48;
-  if (cp >= 0x1F00 && cp <= 0x1FFF) return GreekExtendedLower(cp);
-  if (cp >= 0xFF21 && cp <= 0xFF3A) return cp + 32;
-  return cp;
+  if (cp < 0x80) return cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
+  if (cp <= 0xFF) return cp >= 0xC0 && cp <= 0xDE && cp != 0xD7 ? cp + 32 : cp;
+  const CaseRange* r = FindCaseRange(cp);
+  return r != nullptr ? static_cast<uint32_t>(static_cast<int64_t>(cp) + r->lower_delta) : cp;
 }
 
 std::string LowerUtf8(std::string_view word) {

@@ -1,6 +1,6 @@
-// Unicode-aware word shapes and unknown-word signatures for any language. Letters are
-// classified from UTF-8 code points (case for Latin, Greek, Cyrillic, Armenian and the
-// other bicameral blocks below; every other letter is caseless), and the suffixes that a
+// Unicode-aware word shapes and unknown-word signatures for any language. Case and decimal
+// digits follow Unicode in every script (core/unicode_case.inc, generated from Unicode's
+// tables by scripts/unicode-tables.mjs); every other letter is caseless. The suffixes that a
 // signature may carry are chosen from training words, not from a list for one language.
 #pragma once
 #include <cstdint>
@@ -19,7 +19,7 @@ enum class CharClass : uint8_t { kUpper, kLower, kLetter, kDigit, kPunct, kSpace
 uint32_t NextCodepoint(std::string_view s, size_t& at);
 void AppendUtf8(uint32_t cp, std::string& out);
 CharClass ClassOf(uint32_t cp);
-// Simple (one-to-one) lowercasing of the bicameral blocks ClassOf knows.
+// Simple (one-to-one) lowercasing: Unicode's, where it is one code point.
 uint32_t LowerCodepoint(uint32_t cp);
 std::string LowerUtf8(std::string_view word);
 // Number of code points.

@@ -42,6 +42,18 @@ TEST(greek_extended_and_fullwidth_letters_have_case) {
   CHECK(WordShape("：") == "：");
 }
 
+// Case and digits come from Unicode's tables in every script (core/unicode_case.inc).
+TEST(case_and_digits_follow_unicode) {
+  CHECK(LowerUtf8("ȘTEFAN ȚARĂ") == "ștefan țară");  // Romanian comma-below letters
+  CHECK(WordShape("Ơn") == "Xx");                     // Vietnamese horn letters
+  CHECK(LowerUtf8("ƏLİ") == "əlİ");                  // Azerbaijani schwa; İ lowers to two code points, so stays
+  CHECK(WordShape("๒๕๖๗") == "d");                    // Thai digits
+  CHECK(WordShape("১২") == "d");                      // Bengali digits
+  CHECK(LowerUtf8("Ⴀ") == "ⴀ");                       // Georgian Asomtavruli
+  CHECK(LowerUtf8("𐐀") == "𐐨");                      // Deseret, outside the BMP
+  CHECK(WordShape("ʔ") == "L");                       // the glottal stop is a caseless letter
+}
+
 TEST(affixes_count_code_points) {
   CHECK(FirstCodepoints("éxito", 2) == "éx");
   CHECK(LastCodepoints("ação", 2) == "ão");
