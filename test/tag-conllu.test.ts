@@ -97,6 +97,7 @@ describe('tag and eval tags on CoNLL-U files', () => {
     const empty = tmp.file('no-xpos.conllu', corpus(0, 5).replace(/\tX(DET|NOUN|VERB|PUNCT)\t/g, '\t_\t'));
     const r = runCli(['train-tagger', '--algo', 'perceptron', '--train', empty, '--columns', 'word,xpos', '--label', 'xpos', '--model', tmp.file('no.model')]);
     expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
     expect(r.stderr.trim()).toBe(`structrank: ${empty}: every token's xpos is '_' ('_' marks a field with no value in CoNLL-U): a tagger needs at least two labels`);
   });
 

@@ -100,9 +100,10 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
     if ((isTrainingColumns(train) ? train.sentences : train.length) === 0) throw new InputError(trainFile, undefined, 'no sentences in file');
     const dev = values.dev !== undefined ? read(values.dev) : undefined;
     if (dev !== undefined && dev.length === 0) throw new InputError(values.dev as string, undefined, 'no sentences in file');
-    if (templates === undefined) {
-      const labelIndex = columns.indexOf(label);
-      const choice = chooseDefaultTemplate(isTrainingColumns(train) ? train.labelCounts : labelCounts(train, labelIndex), columns.filter((c) => c !== label));
+    const labels = isTrainingColumns(train) ? train.labelCounts : labelCounts(train, columns.indexOf(label));
+    // One label: Tagger.train says why it cannot train, without a template line before it.
+    if (templates === undefined && labels.size > 1) {
+      const choice = chooseDefaultTemplate(labels, columns.filter((c) => c !== label));
       if (!context.given.has('--order')) order = choice.order;
       // On stdout with the result line (not with --json): stderr is for progress and errors.
       if (!isQuiet() && !values.json) console.log(`train-tagger: templates '${choice.name}', order ${order} (${choice.reason}); choose others with --template, --order`);
