@@ -45,30 +45,18 @@ void AppendUtf8(uint32_t cp, std::string& out) {
 }
 
 namespace {
-struct CaseRange {
+struct ClassRange {
   uint32_t first, last;
   int32_t lower_delta;  // a capital's simple lower case minus the capital (0: none)
   uint8_t cls;          // CharClass
 };
-#include "core/unicode_case.inc"
+#include "core/unicode_classes.inc"
 
-// The case or digit range holding cp (from U+0100 up), or null.
-const CaseRange* FindCaseRange(uint32_t cp) {
-  const CaseRange* end = kCaseRanges + sizeof(kCaseRanges) / sizeof(kCaseRanges[0]);
-  const CaseRange* r = std::upper_bound(kCaseRanges, end, cp, [](uint32_t c, const CaseRange& x) { return c < x.first; });
-  return r != kCaseRanges && cp <= (r - 1)->last ? r - 1 : nullptr;
-}
-
-// Punctuation and symbol blocks (the rest of what is neither a cased letter nor a digit
-// counts as a caseless letter).
-bool PunctuationBlock(uint32_t cp) {
-  return (cp >= 0x2000 && cp <= 0x206F) || (cp >= 0x20A0 && cp <= 0x20CF) || (cp >= 0x2190 && cp <= 0x2BFF) ||
-         (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) ||
-         (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
-         cp == 0x387 || cp == 0x55D || cp == 0x589 || cp == 0x60C || cp == 0x61B || cp == 0x61F || cp == 0x6D4 ||
-         cp == 0x964 || cp == 0x965 || cp == 0x5BE || cp == 0x5C0 || cp == 0x5C3 || cp == 0xFFFD ||
-         cp == 0x1FBD || (cp >= 0x1FBF && cp <= 0x1FC1) || (cp >= 0x1FCD && cp <= 0x1FCF) || (cp >= 0x1FDD && cp <= 0x1FDF) ||
-         (cp >= 0x1FED && cp <= 0x1FEF) || (cp >= 0x1FFD && cp <= 0x1FFE);  // Greek spacing accents
+// The range holding cp (from U+0100 up), or null for a caseless letter.
+const ClassRange* FindClassRange(uint32_t cp) {
+  const ClassRange* end = kClassRanges + sizeof(kClassRanges) / sizeof(kClassRanges[0]);
+  const ClassRange* r = std::upper_bound(kClassRanges, end, cp, [](uint32_t c, const ClassRange& x) { return c < x.first; });
+  return r != kClassRanges && cp <= (r - 1)->last ? r - 1 : nullptr;
 }
 }  // namespace
 
@@ -87,15 +75,14 @@ CharClass ClassOf(uint32_t cp) {
     if (cp == 0xD7 || cp == 0xF7) return CharClass::kPunct;
     return cp <= 0xDE ? CharClass::kUpper : CharClass::kLower;
   }
-  if (const CaseRange* r = FindCaseRange(cp)) return static_cast<CharClass>(r->cls);
-  if (PunctuationBlock(cp)) return cp >= 0x2000 && cp <= 0x200B ? CharClass::kSpace : CharClass::kPunct;
-  return CharClass::kLetter;
+  const ClassRange* r = FindClassRange(cp);
+  return r != nullptr ? static_cast<CharClass>(r->cls) : CharClass::kLetter;
 }
 
 uint32_t LowerCodepoint(uint32_t cp) {
   if (cp < 0x80) return cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
   if (cp <= 0xFF) return cp >= 0xC0 && cp <= 0xDE && cp != 0xD7 ? cp + 32 : cp;
-  const CaseRange* r = FindCaseRange(cp);
+  const ClassRange* r = FindClassRange(cp);
   return r != nullptr ? static_cast<uint32_t>(static_cast<int64_t>(cp) + r->lower_delta) : cp;
 }
 

@@ -1,7 +1,8 @@
-// Unicode-aware word shapes and unknown-word signatures for any language. Case and decimal
-// digits follow Unicode in every script (core/unicode_case.inc, generated from Unicode's
-// tables by scripts/unicode-tables.mjs); every other letter is caseless. The suffixes that a
-// signature may carry are chosen from training words, not from a list for one language.
+// Unicode-aware word shapes and unknown-word signatures for any language. Character classes
+// (case, digits, spaces, punctuation and symbols) follow Unicode in every script
+// (core/unicode_classes.inc, generated from Unicode's tables by scripts/unicode-tables.mjs);
+// letters without case, marks and format characters are caseless letters. The suffixes that
+// a signature may carry are chosen from training words, not from a list for one language.
 #pragma once
 #include <cstdint>
 #include <string>

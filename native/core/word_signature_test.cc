@@ -42,7 +42,7 @@ TEST(greek_extended_and_fullwidth_letters_have_case) {
   CHECK(WordShape("：") == "：");
 }
 
-// Case and digits come from Unicode's tables in every script (core/unicode_case.inc).
+// Character classes come from Unicode's tables in every script (core/unicode_classes.inc).
 TEST(case_and_digits_follow_unicode) {
   CHECK(LowerUtf8("ȘTEFAN ȚARĂ") == "ștefan țară");  // Romanian comma-below letters
   CHECK(WordShape("Ơn") == "Xx");                     // Vietnamese horn letters
@@ -52,6 +52,10 @@ TEST(case_and_digits_follow_unicode) {
   CHECK(LowerUtf8("Ⴀ") == "ⴀ");                       // Georgian Asomtavruli
   CHECK(LowerUtf8("𐐀") == "𐐨");                      // Deseret, outside the BMP
   CHECK(WordShape("ʔ") == "L");                       // the glottal stop is a caseless letter
+  CHECK(WordShape("ሰላም።") == "L።");                   // Ethiopic full stop: punctuation
+  CHECK(WordShape("מה״ס") == "L״L");                  // Hebrew gershayim
+  CHECK(WordShape("می‌خواهم") == "L");                 // a zero-width non-joiner inside a Persian word
+  CHECK(WordShape("ok😀") == "x😀");                   // a symbol, not a letter
 }
 
 TEST(affixes_count_code_points) {
