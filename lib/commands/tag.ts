@@ -58,7 +58,6 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
     'structrank tag --model upos.model --input en_ewt-ud-test.conllu --out test.tagged.conllu',
   ],
   async run(values, { given }) {
-    const format = columnFormatOf(values.input, values.format);
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
     if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/shards.js')).runSharded('tag', values, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('tag: --shard-size needs --redis and --store');
@@ -72,7 +71,7 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
     const threads = resolveThreads(values.threads);
     const tagger = await Tagger.load(modelFile);
     const signal = cliSignal();
-    if (format === 'conllu') return void (await tagConllu(tagger, { input, out: values.out, nbest, outNbest: values.outNbest, threads, signal }));
+    if (columnFormatOf(input, values.format) === 'conllu') return void (await tagConllu(tagger, { input, out: values.out, nbest, outNbest: values.outNbest, threads, signal }));
     // Without n-best lists, lines are split, tagged and written in native code, block by block.
     if (nbest === 0) return void (await tagStream(tagger, { input, out: values.out, separator, threads, signal }));
     const { columns, inputColumns, label } = tagger.meta;

@@ -63,13 +63,22 @@ export function conlluField(name: string): ConlluField | undefined {
   return Object.hasOwn(CONLLU_FIELDS, field) ? (field as ConlluField) : undefined;
 }
 
+/** The column of MISC, where annotation without a field of its own goes (`name=value|...`). */
+export const CONLLU_MISC_COLUMN = 9;
+
 /** The field names for messages: "word (= form), lemma, upos, xpos, feats, deprel". */
 export const CONLLU_FIELD_NAMES = `word (= form), ${Object.keys(CONLLU_FIELDS).slice(1).join(', ')}`;
 
 const INTEGER = /^[1-9][0-9]*$/;
+const WORD_LINE = /^[1-9][0-9]*\t/;
 const RANGE = /^([1-9][0-9]*)-([1-9][0-9]*)$/;
 const DECIMAL = /^[0-9]+\.[1-9][0-9]*$/;
 const SENT_ID = /^#\s*sent_id\s*=\s*(.*)$/;
+
+/** Whether a line is a syntactic word's (an integer ID; not a multiword range, an empty node or a comment). */
+export function isConlluWordLine(line: string): boolean {
+  return WORD_LINE.test(line);
+}
 
 /** Assembles sentences from lines; shared by the sync and async readers. */
 export class ConlluAssembler {

@@ -7,7 +7,7 @@
  */
 import { UsageError } from '../errors.js';
 import { AtomicFile } from '../io/atomic-writer.js';
-import { CONLLU_FIELDS, CONLLU_FIELD_NAMES, ConlluAssembler, conlluField, type ConlluField, type ConlluSentence } from '../io/conllu.js';
+import { CONLLU_FIELDS, CONLLU_FIELD_NAMES, CONLLU_MISC_COLUMN, ConlluAssembler, conlluField, isConlluWordLine, type ConlluField, type ConlluSentence } from '../io/conllu.js';
 import { readLines } from '../io/lines.js';
 import { formatNbestLine, type NbestSentence } from '../io/nbest.js';
 import type { Tagger } from './tagger.js';
@@ -25,7 +25,6 @@ export interface TagConlluOptions {
 
 /** Sentences tagged at a time. */
 const BATCH = 500;
-const MISC = 9;
 
 interface Pending {
   lines: string[];
@@ -48,8 +47,8 @@ function withLabel(line: string, tag: string, labelField: ConlluField | undefine
   const fields = line.split('\t');
   if (labelField !== undefined) fields[CONLLU_FIELDS[labelField]] = tag;
   else {
-    const misc = fields[MISC] === '_' ? [] : fields[MISC].split('|').filter((a) => !a.startsWith(`${labelName}=`));
-    fields[MISC] = [...misc, `${labelName}=${tag}`].join('|');
+    const misc = fields[CONLLU_MISC_COLUMN] === '_' ? [] : fields[CONLLU_MISC_COLUMN].split('|').filter((a) => !a.startsWith(`${labelName}=`));
+    fields[CONLLU_MISC_COLUMN] = [...misc, `${labelName}=${tag}`].join('|');
   }
   return fields.join('\t');
 }
@@ -61,7 +60,6 @@ export async function tagConllu(tagger: Tagger, options: TagConlluOptions): Prom
   const layout = conlluLayout(tagger);
   const labelName = tagger.meta.label;
   const rowsOf = (s: ConlluSentence): string[][] => s.tokens.map((t) => layout.inputs.map((f) => t[f]));
-  const isWordLine = (line: string): boolean => /^[1-9][0-9]*\t/.test(line);
 
   const out = await AtomicFile.open(options.out ?? '-');
   let nbestOut: AtomicFile | undefined;
@@ -80,7 +78,7 @@ export async function tagConllu(tagger: Tagger, options: TagConlluOptions): Prom
     const text: string[] = [];
     batch.forEach((p, s) => {
       let i = 0;
-      for (const line of p.lines) text.push(isWordLine(line) ? withLabel(line, tags[s][i++], layout.label, labelName) : line);
+      for (const line of p.lines) text.push(isConlluWordLine(line) ? withLabel(line, tags[s][i++], layout.label, labelName) : line);
     });
     await out.write(`${text.join('\n')}\n`);
     if (nbestOut) {
