@@ -95,9 +95,9 @@ the column named 'word' (or 'form'), else the first. CoNLL-U files (--format con
 default for *.conllu gold files) are scored on the field --tag names (default upos), their
 FORMs being the words; a --train file is then CoNLL-U too.`,
   options: {
-    gold: requiredFile('CoNLL file with the gold tags', 'G'),
-    test: requiredFile('CoNLL file with the predicted tags, aligned token by token with G', 'T'),
-    train: optionalFile('CoNLL training file: its words (first column) form the known vocabulary'),
+    gold: requiredFile('CoNLL or CoNLL-U file with the gold tags', 'G'),
+    test: requiredFile('the same format with the predicted tags, aligned token by token with G', 'T'),
+    train: optionalFile("training file in G's format: its words (the first column, or the FORMs) form the known vocabulary"),
     columns: option(z.string().optional(), 'names of the columns of G, T and F (e.g. word,pos,chunk); every line must have them', { value: 'L' }),
     tag: option(z.string().optional(), 'which named column holds the tag (default: the last column; CoNLL-U: the field, default upos)', { value: 'NAME' }),
     format: columnFormat,
