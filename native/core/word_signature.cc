@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "core/errors.h"
 
@@ -58,6 +59,18 @@ const ClassRange* FindClassRange(uint32_t cp) {
   const ClassRange* r = std::upper_bound(kClassRanges, end, cp, [](uint32_t c, const ClassRange& x) { return c < x.first; });
   return r != kClassRanges && cp <= (r - 1)->last ? r - 1 : nullptr;
 }
+
+// The classes of the Basic Multilingual Plane, one byte each (64 KiB, built once): every
+// script's text is classified without a search; only capitals search, for their lower case.
+const uint8_t* BmpClasses() {
+  static const std::vector<uint8_t> table = [] {
+    std::vector<uint8_t> t(0x10000, static_cast<uint8_t>(CharClass::kLetter));
+    for (const ClassRange& r : kClassRanges)
+      for (uint32_t cp = r.first; cp <= r.last && cp < 0x10000; ++cp) t[cp] = r.cls;
+    return t;
+  }();
+  return table.data();
+}
 }  // namespace
 
 CharClass ClassOf(uint32_t cp) {
@@ -75,6 +88,7 @@ CharClass ClassOf(uint32_t cp) {
     if (cp == 0xD7 || cp == 0xF7) return CharClass::kPunct;
     return cp <= 0xDE ? CharClass::kUpper : CharClass::kLower;
   }
+  if (cp < 0x10000) return static_cast<CharClass>(BmpClasses()[cp]);
   const ClassRange* r = FindClassRange(cp);
   return r != nullptr ? static_cast<CharClass>(r->cls) : CharClass::kLetter;
 }
@@ -82,6 +96,7 @@ CharClass ClassOf(uint32_t cp) {
 uint32_t LowerCodepoint(uint32_t cp) {
   if (cp < 0x80) return cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
   if (cp <= 0xFF) return cp >= 0xC0 && cp <= 0xDE && cp != 0xD7 ? cp + 32 : cp;
+  if (ClassOf(cp) != CharClass::kUpper) return cp;
   const ClassRange* r = FindClassRange(cp);
   return r != nullptr ? static_cast<uint32_t>(static_cast<int64_t>(cp) + r->lower_delta) : cp;
 }
