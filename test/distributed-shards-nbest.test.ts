@@ -114,11 +114,14 @@ describe.skipIf(skip)('rerank, features and kernel in shards on Redis (2 worker 
     const b = tmp.file('b.mrg', readFileSync(join(gum, 'test.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 9).join('\n') + '\n');
     const ca = tmp.file('a.conll', tinyNerCorpus(17, 3));
     const cb = tmp.file('b.conll', tinyNerCorpus(6, 4));
+    // The same kind of sentences as CoNLL-U: the words' POS in XPOS.
+    const ua = tmp.file('a.conllu', tinyNerCorpus(17, 5).trim().split('\n\n').map((sent, k) => [`# sent_id = ${k + 1}`, ...sent.split('\n').map((l, i) => { const [word, pos] = l.split(' '); return [i + 1, word, '_', '_', pos, '_', '_', '_', '_', '_'].join('\t'); })].join('\n')).join('\n\n') + '\n');
     const runs: string[][] = [
       ['kernel', 'trees', '--lambda', '0.4', '--normalize', a],
       ['kernel', 'trees', '--lambda', '0.4', '--depth', '2', '--json', a, b],
       ['kernel', 'tags', '--lambda', '0.5', '--columns', 'word,pos,tag', '--sim2', 'caps', '--normalize', ca],
       ['kernel', 'tags', '--lambda', '0.5', '--columns', 'word,pos,tag', ca, cb],
+      ['kernel', 'tags', '--lambda', '0.5', '--tag', 'xpos', '--sim2', 'shape', '--normalize', ua],
     ];
     for (const args of runs) {
       const local = runCli([...args, '--threads', '1']);

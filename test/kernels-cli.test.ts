@@ -71,6 +71,19 @@ describe('structrank kernel tags', () => {
     const sim = runCli(['kernel', 'tags', '--lambda', '0.5', '--sim2', 'nope', a]);
     expect(sim.status).toBe(2);
   });
+  it('reads CoNLL-U: the FORMs and the field --tag names, the matrix of the same sentences as columns', () => {
+    const w = (id: number, form: string, upos: string, xpos: string): string => [id, form, '_', upos, xpos, '_', '_', '_', '_', '_'].join('\t');
+    const u = tmp.file('a.conllu', ['# sent_id = 1', w(1, 'The', 'DET', 'DT'), w(2, 'dog', 'NOUN', 'NN'), '', '# sent_id = 2', '1-2\tAcat\t_\t_\t_\t_\t_\t_\t_\t_', w(1, 'A', 'DET', 'DT'), w(2, 'cat', 'NOUN', 'NN'), w(3, 'ran', 'VERB', 'VBD'), ''].join('\n'));
+    for (const [field, sim2] of [['xpos', []], ['upos', ['--sim2', 'caps']]] as const) {
+      const columns = runCli(['kernel', 'tags', '--lambda', '0.5', '--columns', 'word,tag,chunk', ...sim2, ...(field === 'upos' ? [tmp.file('up.conll', 'The DET B-NP\ndog NOUN I-NP\n\nA DET B-NP\ncat NOUN I-NP\nran VERB B-VP\n')] : [a])]);
+      const conllu = runCli(['kernel', 'tags', '--lambda', '0.5', '--tag', field, ...sim2, u]);
+      expect(conllu.stderr).toBe('');
+      expect(conllu.stdout).toBe(columns.stdout);
+    }
+    expect(runCli(['kernel', 'tags', '--lambda', '0.5', '--columns', 'word,tag', u]).stderr).toMatch(/^structrank: kernel tags: --columns names CoNLL columns; with CoNLL-U files, --tag names/);
+    expect(runCli(['kernel', 'tags', '--lambda', '0.5', '--tag', 'form', u]).stderr).toMatch(/^structrank: kernel tags: --tag names a CoNLL-U field among lemma, upos, xpos, feats, deprel; got 'form'/);
+    expect(runCli(['kernel', 'tags', '--lambda', '0.5', '--tag', 'upos', a]).stderr).toMatch(/^structrank: kernel tags: --tag names a CoNLL-U field; CoNLL files/);
+  });
 });
 
 describe('structrank kernel trees --strip', () => {

@@ -1,15 +1,34 @@
 import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
-import { InputError, UsageError } from '../errors.js';
-import { readConllSync } from '../io/conll.js';
-import { SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
+import { UsageError } from '../errors.js';
+import { columnFormatOf, conlluField, type ColumnFormat } from '../io/conllu.js';
+import { readSequenceFile, type SequenceFileOptions } from '../kernels/sequence-files.js';
+import { columnFormat } from '../options/common.js';
+import { builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
 import { gramAsync } from '../kernels/kernel.js';
 import { kernelFields, rethrowNative } from './kernel-output.js';
 import { printMatrix } from './kernel-print.js';
 import { resolveThreads } from '../native.js';
 import { kernelShardFields } from '../options/distributed.js';
 import { cliSignal } from '../cli/signal.js';
+
+/** The input options of `kernel tags`, checked: CoNLL columns naming word and tag, or a CoNLL-U tag field. */
+export function sequenceFileOptions(values: { columns: string; format?: ColumnFormat; tag?: string }, given: ReadonlySet<string>, firstFile: string): SequenceFileOptions {
+  const format = columnFormatOf(firstFile, values.format);
+  const columns = values.columns.split(',').map((c) => c.trim());
+  if (format === 'conllu') {
+    if (given.has('--columns')) throw new UsageError("kernel tags: --columns names CoNLL columns; with CoNLL-U files, --tag names the tags' field");
+    const tagField = conlluField(values.tag ?? 'upos');
+    if (tagField === undefined || tagField === 'form') throw new UsageError(`kernel tags: --tag names a CoNLL-U field among lemma, upos, xpos, feats, deprel; got '${values.tag}'`);
+    return { format, columns, tagField };
+  }
+  if (values.tag !== undefined) throw new UsageError('kernel tags: --tag names a CoNLL-U field; CoNLL files name their tag column in --columns');
+  if (!columns.includes('word') || !columns.includes('tag')) {
+    throw new UsageError(`kernel tags: --columns must name a 'word' and a 'tag' column, got '${values.columns}'`);
+  }
+  return { format, columns, tagField: 'upos' };
+}
 
 const command = defineCommand({
   description: `Prints the tagging-kernel Gram matrix of the sentences of A against those of B (or of A
@@ -20,6 +39,8 @@ Sim2 = 1 when both words have the same class under the word feature F.`,
     lambda: kernelFields.lambda,
     sim2: option(z.enum(builtinWordFeatures as readonly [BuiltinWordFeature, ...BuiltinWordFeature[]]).optional(), 'word feature of the Sim2 term', { value: 'F' }),
     columns: option(z.string().default('word,pos,tag'), 'names of the CoNLL columns in order; the columns named word and tag are used', { value: 'LIST' }),
+    format: columnFormat,
+    tag: option(z.string().optional(), 'CoNLL-U: the field holding the tags (default upos); the FORMs are the words', { value: 'FIELD' }),
     normalize: kernelFields.normalize,
     plain: kernelFields.plain,
     threads: kernelFields.threads,
@@ -27,26 +48,22 @@ Sim2 = 1 when both words have the same class under the word feature F.`,
     ...kernelShardFields,
   },
   arguments: '[A.conll] [B.conll]',
-  examples: ['structrank kernel tags --lambda 0.5 a.conll', 'structrank kernel tags --lambda 0.5 --sim2 caps --columns word,pos,tag a.conll b.conll --json'],
+  examples: [
+    'structrank kernel tags --lambda 0.5 a.conll',
+    'structrank kernel tags --lambda 0.5 --sim2 caps --columns word,pos,tag a.conll b.conll --json',
+    'structrank kernel tags --lambda 0.5 --tag upos a.conllu b.conllu',
+  ],
   async run(values, { positionals, given }) {
     const { lambda, sim2 } = values;
     const threads = resolveThreads(values.threads);
-    const columns = values.columns.split(',').map((c) => c.trim());
-    if (!columns.includes('word') || !columns.includes('tag')) {
-      throw new UsageError(`kernel tags: --columns must name a 'word' and a 'tag' column, got '${values.columns}'`);
-    }
-    if (positionals.length < 1 || positionals.length > 2) throw new UsageError('kernel tags: expected one or two CoNLL files');
+    if (positionals.length < 1 || positionals.length > 2) throw new UsageError('kernel tags: expected one or two CoNLL or CoNLL-U files');
+    const files = { ...sequenceFileOptions(values, given, positionals[0]), wordFeature: sim2 };
     // --redis/--store: row blocks as jobs on a queue (lib/distributed/kernel-shards.ts, docs/scaling.md).
-    if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/kernel-shards.js')).runKernelSharded('tags', positionals, values, cliSignal());
+    if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/kernel-shards.js')).runKernelSharded('tags', positionals, { ...values, files }, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('kernel tags: --shard-size needs --redis and --store');
     const banks = positionals.map((file) => {
-      const sentences = readConllSync(file, { columns: columns.length });
-      // As kernel trees: a file of blank lines has nothing to compare (it printed an empty matrix).
-      if (sentences.length === 0) throw new InputError(file, undefined, 'no sentences in file');
-      return SequenceBank.fromConll(sentences, columns, {
-        source: file,
-        wordFeature: sim2,
-      });
+      const read = readSequenceFile(file, file, files);
+      return read.bank(0, read.size);
     });
     const a = banks[0];
     const b = banks[1];

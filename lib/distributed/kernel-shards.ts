@@ -10,10 +10,10 @@
  */
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import { readConllSync } from '../io/conll.js';
 import { readTreebankSync } from '../io/treebank.js';
 import { gramAsync } from '../kernels/kernel.js';
-import { SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
+import { type SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
+import { readSequenceFile, type SequenceFileOptions } from '../kernels/sequence-files.js';
 import { TreeBank } from '../kernels/tree-bank.js';
 import { printMatrix } from '../commands/kernel-print.js';
 import type { JobEnv, JobOutcome } from './jobs.js';
@@ -40,11 +40,8 @@ function loadItems(kind: 'trees' | 'tags', file: string, source: string, o: Opti
       },
     };
   }
-  const columns = o.columns ?? [];
   const sim2 = parsePayload('kernel-strip', z.enum(builtinWordFeatures as readonly [BuiltinWordFeature, ...BuiltinWordFeature[]]).optional(), o.sim2);
-  const sentences = readConllSync(file, { columns: columns.length });
-  if (sentences.length === 0) throw new InputError(source, undefined, 'no sentences in file');
-  return { size: sentences.length, bank: (from, to) => SequenceBank.fromConll(sentences.slice(from, to), columns, { source, wordFeature: sim2 }) };
+  return readSequenceFile(file, source, { format: o.format ?? 'conll', columns: o.columns ?? [], tagField: o.tagField ?? 'upos', wordFeature: sim2 });
 }
 
 const gramOptions = (o: Options, threads: number, signal?: AbortSignal) => ({ lambda: o.lambda, depth: o.depth, sim2: o.sim2 !== undefined, normalize: o.normalize, plain: o.plain, threads, signal });
@@ -97,8 +94,9 @@ export interface KernelShardValues {
   json?: boolean;
   depth?: number;
   strip?: boolean;
-  columns?: string;
   sim2?: string;
+  /** tags: the input files' format and columns or tag field (kernel-tags.ts sequenceFileOptions) */
+  files?: SequenceFileOptions;
   redis?: string;
   store?: string;
   shardSize: number;
@@ -113,7 +111,9 @@ export async function runKernelSharded(kind: 'trees' | 'tags', files: string[], 
     if (values.depth !== undefined) options.depth = values.depth;
     if (values.strip) options.strip = true;
   } else {
-    options.columns = (values.columns ?? 'word,pos,tag').split(',').map((c) => c.trim());
+    const files = values.files as SequenceFileOptions;
+    if (files.format === 'conllu') Object.assign(options, { format: 'conllu', tagField: files.tagField });
+    else options.columns = files.columns;
     if (values.sim2 !== undefined) options.sim2 = values.sim2;
   }
   // Read and build here as the local command does: its errors, at its files and lines.

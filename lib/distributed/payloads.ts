@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { formatPath, rerankerSchema } from '../pipeline/config.js';
+import { CONLLU_FIELDS, type ConlluField } from '../io/conllu.js';
 import { HASH_PATTERN, STEP_ID_PATTERN } from './store.js';
 
 const hash = z.string().regex(HASH_PATTERN, { message: 'expected a SHA-256 naming an artifact in the store (paths are refused)' });
@@ -141,6 +142,8 @@ export const kernelStripPayload = z.strictObject({
     /** tags */
     columns: z.array(z.string().max(100)).min(2).max(100).optional(),
     sim2: z.string().max(50).optional(),
+    format: z.enum(['conll', 'conllu']).optional(),
+    tagField: z.enum(Object.keys(CONLLU_FIELDS) as [ConlluField, ...ConlluField[]]).optional(),
   }),
 });
 export type KernelStripPayload = z.output<typeof kernelStripPayload>;

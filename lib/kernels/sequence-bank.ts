@@ -4,6 +4,7 @@
  */
 import { InputError, UsageError } from '../errors.js';
 import { columnIndex, type ConllSentence } from '../io/conll.js';
+import type { ConlluField, ConlluSentence } from '../io/conllu.js';
 import { native } from '../native.js';
 import type { KernelsAddon, NativeSequenceBank } from './native-kernels.js';
 import { IntBuffer, SymbolTable } from './symbols.js';
@@ -116,6 +117,12 @@ export class SequenceBank {
     }
     const seqs = sentences.map((s) => ({ words: s.rows.map((r) => r[w]), tags: s.rows.map((r) => r[t]) }));
     return SequenceBank.fromSequences(seqs, { ...options, source, lines: sentences.map((s) => s.line) });
+  }
+
+  /** From CoNLL-U sentences: the FORMs are the words, the field `tagField` the tags. */
+  static fromConllu(sentences: readonly ConlluSentence[], tagField: ConlluField, options: SequenceBankOptions = {}): SequenceBank {
+    const seqs = sentences.map((s) => ({ words: s.tokens.map((t) => t.form), tags: s.tokens.map((t) => t[tagField]) }));
+    return SequenceBank.fromSequences(seqs, { ...options, source: options.source ?? '<conllu>', lines: sentences.map((s) => s.line) });
   }
 
   get bytes(): number {
