@@ -6,6 +6,7 @@ import { formatTree, preterminals, words, type Tree } from '../lib/trees/tree.js
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
 import { evaluateParser } from '../lib/parser/evaluate.js';
 import { treeWords } from '../lib/parser/input.js';
+import { escapeLabel, unescapeLabel } from '../lib/parser/label-escape.js';
 import { runCli, tempDir } from './helpers.js';
 
 // A hand-made treebank in a non-Penn scheme where `pp`, `vp` and `?` label both single words
@@ -71,6 +72,30 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
       expect(back.map((p) => formatTree(p.tree))).toEqual(parses.map((p) => formatTree(p.tree)));
     });
   }
+
+  // The French Treebank's P+D, the Arabic Treebank's DET+NOUN, and the other characters state
+  // names use (^ ~ @, and % that escapes them): labels come back as they were.
+  for (const crf of [false, true]) {
+    it(`keeps labels with +, ^, ~, @ and % as the treebank has them (${crf ? 'CRF' : 'PCFG'})`, async () => {
+      const reserved = readTreesSync(tmp.file('reserved.mrg', [
+        '( (SENT (NP (DET le) (NC chat)) (VN (V dort)) (PP (P+D du) (NP (NC jardin))) (PONCT .)))',
+        '( (SENT (NP (DET+NOUN alkitab) (NC x)) (VN (V mange)) (PP (P+D au) (NP (NC parc))) (PONCT .)))',
+        '( (SENT (NP^X (N~C x)) (VN (V y)) (@AP (%2BA z)) (PONCT .)))',
+      ].join('\n') + '\n'));
+      const model = await ChartParserModel.train(reserved, { crf, epochs: 3, threads: 1 });
+      const parses = await model.parse(reserved.map((t) => treeWords(t)), { threads: 1 });
+      expect(parses.map((p) => formatTree(p.tree).replace(/^\(ROOT /, '( '))).toEqual(reserved.map((t) => formatTree(t)));
+    });
+  }
+
+  it('escapes and unescapes the reserved characters exactly', () => {
+    for (const label of ['P+D', 'DET+NOUN+CASE_DEF_GEN', 'NP^X', 'N~C', '@AP', '%2BA', '100%', 'PRP$', '-LRB-', 'v-fin']) {
+      expect(unescapeLabel(escapeLabel(label))).toBe(label);
+      expect(escapeLabel(label)).not.toMatch(/[+^~@]/);
+    }
+    expect(escapeLabel('PRP$')).toBe('PRP$'); // most labels as they are
+    expect(unescapeLabel('%41')).toBe('%41'); // only the reserved characters' escapes are read
+  });
 
   it('trains and parses through the CLI', () => {
     const model = join(tmp.dir, 'cli.model');

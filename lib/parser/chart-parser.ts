@@ -25,6 +25,7 @@ import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
 import { cleanTree, prepareTree, restoreTree } from './prepare.js';
+import { escapeLabel } from './label-escape.js';
 import { readClustersSync, type WordClusters } from './clusters.js';
 import { baseCategory, buildSymbolTable, decodeTree, encodeTree, symbolKey, symbolTableFromLabels, verbFlags, type SymbolTable } from './symbols.js';
 import { learnTreebankClasses } from '../trees/tree-classes.js';
@@ -416,7 +417,7 @@ function buildTraining(trees: Tree[], options: ParserTrainOptions): {
   const relaxWeight = options.relaxWeight ?? 0.01;
   if (!(relaxWeight > 0 && relaxWeight < 1)) throw optionError('relaxWeight must be in (0, 1)');
   const handle = addon.ChartParser.buildPcfg(
-    { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: verbFlags(table, options.verbFeatures ? learnedVerbTags(trees) : []) },
+    { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: verbFlags(table, options.verbFeatures ? learnedVerbTags(trees).map(escapeLabel) : []) },
     text,
     offsets,
     Int32Array.from(pairs),

@@ -1,11 +1,13 @@
 /**
  * From treebank trees to the parser's binarized, annotated trees and back:
- * prepare = strip function tags from phrases (POS tags stay whole), remove empties, strip the root wrapper, collapse unary
- * chains, annotate, binarize; restore = debinarize, deannotate, expand chains, wrap.
+ * prepare = strip function tags from phrases (POS tags stay whole), remove empties, strip the root wrapper, escape the
+ * characters state names use (label-escape.ts), collapse unary chains, annotate, binarize; restore = debinarize,
+ * deannotate, expand chains, unescape, wrap.
  */
 import type { Tree } from '../trees/tree.js';
 import { ROOT_LABELS } from '../trees/transforms.js';
 import { annotate, deannotate, type AnnotateOptions } from './annotate.js';
+import { escapeTreeLabels, unescapeTreeLabels } from './label-escape.js';
 import { binarize, debinarize, type MarkovOrder } from './binarize.js';
 import { collapseUnaryChains, expandUnaryChains, removeEmptyElements, stripPhraseFunctionTags, stripRoot } from './standard-transforms.js';
 
@@ -25,10 +27,10 @@ export function prepareTree(t: Tree, options: GrammarOptions = {}): Tree | undef
   let top = stripRoot(cleaned);
   // A wrapper with several children becomes a plain S-like node that the grammar can read.
   if (ROOT_LABELS.has(top.label)) top = { label: 'S', children: top.children };
-  return binarize(annotate(collapseUnaryChains(top), options), options.markov ?? 2);
+  return binarize(annotate(collapseUnaryChains(escapeTreeLabels(top)), options), options.markov ?? 2);
 }
 
 /** A parser output tree (binarized, annotated, no wrapper) as a plain PTB tree under `rootLabel`. */
 export function restoreTree(t: Tree, rootLabel = 'ROOT'): Tree {
-  return { label: rootLabel, children: [expandUnaryChains(deannotate(debinarize(t)))] };
+  return { label: rootLabel, children: [unescapeTreeLabels(expandUnaryChains(deannotate(debinarize(t))))] };
 }
