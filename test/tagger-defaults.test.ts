@@ -24,6 +24,27 @@ describe('the default template adapts to the label set', () => {
     expect(chooseDefaultTemplate(['DT', 'NN', 'VBZ', 'B-X'], ['word'])).toMatchObject({ name: 'pos' });
   });
 
+  it('default sets use every input column the user gives, not only word and pos', async () => {
+    // XPOS decided by the UPOS column alone (the words are shared by both): a default set that
+    // ignored upos could not tell the tags apart.
+    const words = ['run', 'walk', 'set', 'cut', 'fly'];
+    const sentences = Array.from({ length: 60 }, (_, k) =>
+      Array.from({ length: 6 }, (_, i) => {
+        const upos = (k * 7 + i * 3) % 5 < 2 ? 'NOUN' : 'VERB';
+        return [words[(k + i) % 5], upos, upos === 'NOUN' ? 'NN' : 'VB'];
+      }),
+    );
+    const tagger = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'upos', 'xpos'], label: 'xpos', epochs: 3, threads: 1 });
+    expect(tagger.meta.templates).toContainEqual(['upos[0]']);
+    expect(tagger.meta.templates).toContainEqual(['upos[-1]', 'upos[0]']);
+    const rows = sentences.slice(0, 10).map((s) => s.map((r) => [r[0], r[1]]));
+    const tags = await tagger.tag(rows);
+    expect(tags).toEqual(sentences.slice(0, 10).map((s) => s.map((r) => r[2])));
+    // A named or explicit set is used as given.
+    const explicit = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'upos', 'xpos'], label: 'xpos', templates: [['word[0]']], epochs: 1, threads: 1 });
+    expect(explicit.meta.templates).toEqual([['word[0]']]);
+  });
+
   it('Tagger.train without templates records the choice and uses that set', async () => {
     const sentences = [
       [['Juan', 'NP', 'B-PER'], ['vive', 'VMI', 'O'], ['en', 'SPS', 'O'], ['Madrid', 'NP', 'B-LOC'], ['.', 'Fp', 'O']],

@@ -153,6 +153,17 @@ const NER: TemplateSet = [
 
 export const DEFAULT_TEMPLATES: Record<DefaultTemplateName, TemplateSet> = { pos: POS, chunk: CHUNK, ner: NER };
 
+/**
+ * A default set with the input columns it never names added, so that no column the user
+ * gives is ignored (a lemma, a second tag set such as UPOS beside XPOS, CoNLL-2003's chunk
+ * column beside its POS): each in a window of -1..1 and its two bigrams.
+ */
+export function withOtherColumns(set: TemplateSet, inputColumns: readonly string[]): TemplateSet {
+  const named = new Set(set.flatMap((t) => t.map((atom) => parseAtom(atom, '<templates>').column)));
+  const others = inputColumns.filter((c) => !named.has(c));
+  return [...set, ...others.flatMap((c) => [...window(c, -1, 1), [`${c}[-1]`, `${c}[0]`], [`${c}[0]`, `${c}[1]`]])];
+}
+
 export interface TemplateChoice {
   name: DefaultTemplateName;
   /** The label order that goes with it: 2 for entities (label trigrams: +0.6 F1 on esp.testa), else 1. */
