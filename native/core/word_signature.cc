@@ -94,9 +94,8 @@ CharClass ClassOf(uint32_t cp) {
 }
 
 uint32_t LowerCodepoint(uint32_t cp) {
-  if (cp < 0x80) return cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
-  if (cp <= 0xFF) return cp >= 0xC0 && cp <= 0xDE && cp != 0xD7 ? cp + 32 : cp;
   if (ClassOf(cp) != CharClass::kUpper) return cp;
+  if (cp <= 0xFF) return cp + 32;  // A-Z and À-Þ
   const ClassRange* r = FindClassRange(cp);
   return r != nullptr ? static_cast<uint32_t>(static_cast<int64_t>(cp) + r->lower_delta) : cp;
 }
