@@ -4,7 +4,7 @@ import { option } from '../options/field.js';
 import { columnFormat, json, optionalFile, requiredFile } from '../options/common.js';
 import { InputError, UsageError } from '../errors.js';
 import { alignedConll, alignedConllu } from '../eval/aligned.js';
-import { columnFormatOf, conlluField, CONLLU_FIELDS, readConllu, type ColumnFormat, type ConlluField } from '../io/conllu.js';
+import { columnFormatOf, conlluTagField, CONLLU_TAG_FIELD_NAMES, readConllu, type ColumnFormat, type ConlluField } from '../io/conllu.js';
 import { TagCounter, formatTagAccuracy, type TagAccuracy } from '../eval/tags.js';
 import { parseColumns, readConll, type ColumnLayout } from '../io/conll.js';
 
@@ -43,12 +43,10 @@ export async function readVocabulary(file: string, layout?: ColumnLayout): Promi
   return known;
 }
 
-const TAG_FIELDS = Object.keys(CONLLU_FIELDS).filter((f) => f !== 'form').join(', ');
-
 /** The CoNLL-U field `eval tags --tag` names (default upos). */
 function scoredField(tag: string | undefined): ConlluField {
-  const field = conlluField(tag ?? 'upos');
-  if (field === undefined || field === 'form') throw new UsageError(`eval tags: with CoNLL-U files, --tag names a field among ${TAG_FIELDS}; got '${tag}'`);
+  const field = conlluTagField(tag);
+  if (field === undefined) throw new UsageError(`eval tags: with CoNLL-U files, --tag names a field among ${CONLLU_TAG_FIELD_NAMES}; got '${tag}'`);
   return field;
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineCommand } from '../cli/command.js';
 import { option } from '../options/field.js';
 import { UsageError } from '../errors.js';
-import { columnFormatOf, conlluField, type ColumnFormat } from '../io/conllu.js';
+import { columnFormatOf, conlluTagField, CONLLU_TAG_FIELD_NAMES, type ColumnFormat } from '../io/conllu.js';
 import { readSequenceFile, type SequenceFileOptions } from '../kernels/sequence-files.js';
 import { columnFormat } from '../options/common.js';
 import { builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
@@ -19,8 +19,8 @@ export function sequenceFileOptions(values: { columns: string; format?: ColumnFo
   const columns = values.columns.split(',').map((c) => c.trim());
   if (format === 'conllu') {
     if (given.has('--columns')) throw new UsageError("kernel tags: --columns names CoNLL columns; with CoNLL-U files, --tag names the tags' field");
-    const tagField = conlluField(values.tag ?? 'upos');
-    if (tagField === undefined || tagField === 'form') throw new UsageError(`kernel tags: --tag names a CoNLL-U field among lemma, upos, xpos, feats, deprel; got '${values.tag}'`);
+    const tagField = conlluTagField(values.tag);
+    if (tagField === undefined) throw new UsageError(`kernel tags: --tag names a CoNLL-U field among ${CONLLU_TAG_FIELD_NAMES}; got '${values.tag}'`);
     return { format, columns, tagField };
   }
   if (values.tag !== undefined) throw new UsageError('kernel tags: --tag names a CoNLL-U field; CoNLL files name their tag column in --columns');

@@ -63,6 +63,15 @@ export function conlluField(name: string): ConlluField | undefined {
   return Object.hasOwn(CONLLU_FIELDS, field) ? (field as ConlluField) : undefined;
 }
 
+/** The fields that can hold the tags a scorer or kernel reads (every field but FORM), for messages. */
+export const CONLLU_TAG_FIELD_NAMES = Object.keys(CONLLU_FIELDS).filter((f) => f !== 'form').join(', ');
+
+/** The field `--tag` names (default upos), or undefined when it names no field or FORM. */
+export function conlluTagField(name: string | undefined): Exclude<ConlluField, 'form'> | undefined {
+  const field = conlluField(name ?? 'upos');
+  return field === 'form' ? undefined : field;
+}
+
 /** The column of MISC, where annotation without a field of its own goes (`name=value|...`). */
 export const CONLLU_MISC_COLUMN = 9;
 
