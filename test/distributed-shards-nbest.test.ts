@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { mergeShardTables, splitNbestInput } from '../lib/distributed/nbest-shards.js';
 import { buildFeatureTable, selectFeatures, type SentenceFeatureNames } from '../lib/rerank/feature-table.js';
 import { perturbedNbest } from './boost-fixture.js';
-import { tinyNerCorpus } from './pipeline-fakes.js';
+import { asConllu, tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
 import { Queue } from 'bullmq';
 import { QUEUE_NAME } from '../lib/distributed/connection.js';
@@ -115,7 +115,7 @@ describe.skipIf(skip)('rerank, features and kernel in shards on Redis (2 worker 
     const ca = tmp.file('a.conll', tinyNerCorpus(17, 3));
     const cb = tmp.file('b.conll', tinyNerCorpus(6, 4));
     // The same kind of sentences as CoNLL-U: the words' POS in XPOS.
-    const ua = tmp.file('a.conllu', tinyNerCorpus(17, 5).trim().split('\n\n').map((sent, k) => [`# sent_id = ${k + 1}`, ...sent.split('\n').map((l, i) => { const [word, pos] = l.split(' '); return [i + 1, word, '_', '_', pos, '_', '_', '_', '_', '_'].join('\t'); })].join('\n')).join('\n\n') + '\n');
+    const ua = tmp.file('a.conllu', asConllu(tinyNerCorpus(17, 5)));
     const runs: string[][] = [
       ['kernel', 'trees', '--lambda', '0.4', '--normalize', a],
       ['kernel', 'trees', '--lambda', '0.4', '--depth', '2', '--json', a, b],

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { splitConlluInput, splitParseInput, splitTagInput, shiftNbestIds } from '../lib/distributed/shards.js';
-import { tinyNerCorpus } from './pipeline-fakes.js';
+import { asConllu, tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
 import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
 
@@ -144,16 +144,10 @@ describe.skipIf(skip)('parse and tag in shards on Redis (2 worker processes)', (
   });
 
   it('tag: CoNLL-U in and out, 1-best and n-best, byte-identical to a local run; its errors at the input\'s lines', () => {
-    // The NER corpus as CoNLL-U: words in FORM, tags in XPOS, entities into MISC (ne is no field).
-    const toConllu = (conll: string): string =>
-      conll
-        .trim()
-        .split('\n\n')
-        .map((s, k) => [`# sent_id = ${k + 1}`, ...s.split('\n').map((l, i) => { const [word, pos] = l.split(' '); return [i + 1, word, '_', '_', pos, '_', '_', '_', '_', '_'].join('\t'); })].join('\n'))
-        .join('\n\n') + '\n';
+    // The NER corpus as CoNLL-U: words in FORM, tags in XPOS; the tagger writes entities into MISC (ne is no field).
     const train = tmp.file('ner-train.conll', tinyNerCorpus(80, 1));
     // A second blank line before sentence 11, where the third shard starts.
-    const test = tmp.file('ner-test.conllu', toConllu(tinyNerCorpus(37, 2)).replace('\n\n# sent_id = 11\n', '\n\n\n# sent_id = 11\n'));
+    const test = tmp.file('ner-test.conllu', asConllu(tinyNerCorpus(37, 2)).replace('\n\n# sent_id = 11\n', '\n\n\n# sent_id = 11\n'));
     const model = join(tmp.dir, 'tagger-u.model');
     const t = runCli(['train-tagger', '--algo', 'crf', '--train', train, '--columns', 'word,xpos,ne', '--label', 'ne', '--model', model, '--epochs', '10', '--threads', '1']);
     expect(t.status, t.stderr).toBe(0);

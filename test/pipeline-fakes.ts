@@ -30,6 +30,21 @@ export function tinyNerCorpus(sentences: number, seed: number): string {
   return out.join('\n\n') + '\n';
 }
 
+/**
+ * tinyNerCorpus text as CoNLL-U: a `# sent_id` comment per sentence, the word as FORM, the POS
+ * as XPOS, and the entity tag as UPOS when `entitiesAsUpos` (else UPOS is `_`).
+ */
+export function asConllu(conll: string, entitiesAsUpos = false): string {
+  const sentence = (s: string, k: number): string[] => [
+    `# sent_id = ${k + 1}`,
+    ...s.split('\n').map((l, i) => {
+      const [word, pos, ne] = l.split(' ');
+      return [i + 1, word, '_', entitiesAsUpos ? ne : '_', pos, '_', '_', '_', '_', '_'].join('\t');
+    }),
+  ];
+  return conll.trim().split('\n\n').map((s, k) => sentence(s, k).join('\n')).join('\n\n') + '\n';
+}
+
 export interface FakeCalls {
   trains: number;
   nbests: number;

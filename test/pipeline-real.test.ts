@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { validatePipelineConfig } from '../lib/pipeline/config.js';
 import { runPipeline } from '../lib/pipeline/run.js';
-import { tinyNerCorpus } from './pipeline-fakes.js';
+import { asConllu, tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -70,15 +70,9 @@ describe('pipeline with the real components, tiny settings', () => {
 
   it('tagging CoNLL-U data: the results of the same sentences as CoNLL columns', async () => {
     // The NER corpus with its POS tags as XPOS and its entity tags as UPOS, in both formats.
-    const conllu = (conll: string): string =>
-      conll
-        .trim()
-        .split('\n\n')
-        .map((s, k) => [`# sent_id = ${k + 1}`, ...s.split('\n').map((l, i) => { const [w, pos, ne] = l.split(' '); return [i + 1, w, '_', ne, pos, '_', '_', '_', '_', '_'].join('\t'); })].join('\n'))
-        .join('\n\n') + '\n';
     const sets = { train: tinyNerCorpus(40, 4), dev: tinyNerCorpus(12, 5), test: tinyNerCorpus(12, 6) };
     const run = async (format: 'conll' | 'conllu'): Promise<number[]> => {
-      const file = (name: keyof typeof sets): string => tmp.file(`${name}.${format}`, format === 'conll' ? sets[name] : conllu(sets[name]));
+      const file = (name: keyof typeof sets): string => tmp.file(`${name}.${format}`, format === 'conll' ? sets[name] : asConllu(sets[name], true));
       const config = validatePipelineConfig({
         task: 'tag',
         data: { train: file('train'), dev: file('dev'), test: file('test'), columns: ['word', 'xpos', 'upos'], label: 'upos' },
