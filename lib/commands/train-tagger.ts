@@ -6,7 +6,7 @@ import { taggerFields, usesLbfgs } from '../options/tagger.js';
 import { cliSignal } from '../cli/signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
-import { columnFormatOf, conlluField, CONLLU_FIELD_NAMES, readConlluSync, type ConlluField } from '../io/conllu.js';
+import { columnFormatOf, conlluField, conlluRows, CONLLU_FIELD_NAMES, readConlluSync, type ConlluField } from '../io/conllu.js';
 import { isQuiet, TrainProgressBar } from '../progress.js';
 import { Tagger } from '../tagger/tagger.js';
 import { isTrainingColumns, readTrainingColumns, type TrainingColumns } from '../tagger/training-columns.js';
@@ -90,7 +90,7 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
     const readOptions = { separator, columns: columns.length };
     const read = (file: string): string[][][] =>
       format === 'conllu'
-        ? readConlluSync(file).map((s) => s.tokens.map((t) => fields.map((f) => t[f])))
+        ? readConlluSync(file).map((s) => conlluRows(s, fields))
         : readConllSync(file, readOptions).map((s) => s.rows);
     // A CoNLL file is read natively (no JS string per token) unless clusters are computed
     // from its words.

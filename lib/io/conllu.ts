@@ -63,6 +63,11 @@ export function conlluField(name: string): ConlluField | undefined {
   return Object.hasOwn(CONLLU_FIELDS, field) ? (field as ConlluField) : undefined;
 }
 
+/** A sentence as token rows of the given fields, as a tagger reads CoNLL columns. */
+export function conlluRows(s: ConlluSentence, fields: readonly ConlluField[]): string[][] {
+  return s.tokens.map((t) => fields.map((f) => t[f]));
+}
+
 /** The fields that can hold the tags a scorer or kernel reads (every field but FORM), for messages. */
 export const CONLLU_TAG_FIELD_NAMES = Object.keys(CONLLU_FIELDS).filter((f) => f !== 'form').join(', ');
 

@@ -4,7 +4,7 @@
  */
 import { InputError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
-import { conlluField, readConlluSync, type ColumnFormat, type ConlluField } from '../io/conllu.js';
+import { conlluField, conlluRows, readConlluSync, type ColumnFormat, type ConlluField } from '../io/conllu.js';
 import { readTreesSync } from '../io/treebank.js';
 import { formatTree, preterminals } from '../trees/tree.js';
 import type { PipelineSentence } from './components.js';
@@ -32,7 +32,7 @@ function readTreeSentences(file: string, prefix: string): PipelineSentence[] {
 function readTagRows(file: string, format: ColumnFormat, columns: string[]): { rows: string[][]; line: number }[] {
   if (format === 'conllu') {
     const fields = columns.map((name) => conlluField(name) as ConlluField); // checked by the config
-    return readConlluSync(file).map((s) => ({ rows: s.tokens.map((t) => fields.map((f) => t[f])), line: s.line }));
+    return readConlluSync(file).map((s) => ({ rows: conlluRows(s, fields), line: s.line }));
   }
   return readConllSync(file, { columns: columns.length }).map((s) => {
     if (s.rows.some((r) => r.length !== columns.length)) throw new InputError(file, s.line, `expected ${columns.length} columns (${columns.join(', ')})`);

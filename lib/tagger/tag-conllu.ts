@@ -7,7 +7,7 @@
  */
 import { UsageError } from '../errors.js';
 import { AtomicFile } from '../io/atomic-writer.js';
-import { CONLLU_FIELDS, CONLLU_FIELD_NAMES, CONLLU_MISC_COLUMN, ConlluAssembler, conlluField, isConlluWordLine, type ConlluField, type ConlluSentence } from '../io/conllu.js';
+import { CONLLU_FIELDS, CONLLU_FIELD_NAMES, CONLLU_MISC_COLUMN, ConlluAssembler, conlluField, conlluRows, isConlluWordLine, type ConlluField, type ConlluSentence } from '../io/conllu.js';
 import { readLines } from '../io/lines.js';
 import { formatNbestLine, type NbestSentence } from '../io/nbest.js';
 import type { Tagger } from './tagger.js';
@@ -59,7 +59,7 @@ export async function tagConllu(tagger: Tagger, options: TagConlluOptions): Prom
   const nbest = options.outNbest !== undefined ? (options.nbest ?? 0) : 0;
   const layout = conlluLayout(tagger);
   const labelName = tagger.meta.label;
-  const rowsOf = (s: ConlluSentence): string[][] => s.tokens.map((t) => layout.inputs.map((f) => t[f]));
+  const rowsOf = (s: ConlluSentence): string[][] => conlluRows(s, layout.inputs);
 
   const out = await AtomicFile.open(options.out ?? '-');
   let nbestOut: AtomicFile | undefined;
