@@ -31,6 +31,17 @@ describe('line reader', () => {
     }).rejects.toThrow(/bad\.txt:3: invalid UTF-8/);
   });
 
+  it('says which byte is bad and how to convert Latin-1 and UTF-16 files', () => {
+    // "España" in Latin-1: 0xf1 is the fifth byte of the line.
+    const latin1 = tmp.file('latin1.txt', Buffer.concat([Buffer.from('ok\n'), Buffer.from('España O\n', 'latin1')]));
+    expect(() => [...readLinesSync(latin1)]).toThrow(/latin1\.txt:2: invalid UTF-8 \(byte 0xf1 at byte 5 of the line\); structrank reads UTF-8: convert a Latin-1 file with 'iconv -f ISO-8859-1 -t UTF-8'$/);
+    // A sequence cut short at the end of the line is named by its first byte.
+    const cut = tmp.file('cut.txt', Buffer.concat([Buffer.from('ab'), Buffer.from([0xe2, 0x82]), Buffer.from('\n')]));
+    expect(() => [...readLinesSync(cut)]).toThrow(/cut\.txt:1: invalid UTF-8 \(byte 0xe2 at byte 3 of the line\)/);
+    const utf16 = tmp.file('le.txt', Buffer.from('\ufeffword O\n', 'utf16le'));
+    expect(() => [...readLinesSync(utf16)]).toThrow(/le\.txt:1: invalid UTF-8: the file looks like UTF-16/);
+  });
+
   it('reports a missing file', () => {
     expect(() => [...readLinesSync(tmp.dir + '/nope.txt')]).toThrow(/nope\.txt: no such file/);
   });

@@ -410,7 +410,7 @@ describe('robustness sweep: byte-order marks in small files', () => {
       expect(readClusters(dir.file('clusters.txt', `${BOM}the\t0101\ndog\t0110\n`))).toBe('the\t0101\ndog\t0110');
       // A UTF-16 file (as "Unicode" in Windows editors) is refused as such, not echoed as garbage JSON.
       const utf16 = dir.file('u16.json', Buffer.from(`${BOM}{"base": "chunk"}`, 'utf16le'));
-      expect(() => readTemplateConfig(utf16)).toThrow(/u16\.json:1: invalid UTF-8$/);
+      expect(() => readTemplateConfig(utf16)).toThrow(/u16\.json:1: invalid UTF-8: the file looks like UTF-16; structrank reads UTF-8 \(convert with 'iconv -f UTF-16 -t UTF-8'\)$/);
       const r = runCli(['train-tagger', '--algo', 'perceptron', '--train', dir.file('train.conll', conll), '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '1',
         '--template', dir.file('t2.json', `${BOM}{"base": "chunk"}`), '--model', join(dir.dir, 'm.model'), '--threads', '1']);
       expect(r.stderr).not.toMatch(/structrank:/);

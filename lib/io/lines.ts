@@ -154,17 +154,45 @@ export function startsWithBom(bytes: Uint8Array): boolean {
   return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 
-/** The error for a block of whole lines that is not valid UTF-8: names the first bad line. */
+/**
+ * The error for a block of whole lines that is not valid UTF-8: names the first bad line and
+ * byte, and says how to convert the two encodings such files usually are (UTF-16 from
+ * Windows editors; Latin-1, as the original CoNLL-2002 and CoNLL-2003 files are).
+ */
 export function invalidUtf8(file: string, block: Buffer, linesBefore: number): InputError {
   let start = 0;
   let line = linesBefore;
+  let end: number;
   for (;;) {
-    const end = block.indexOf(NEWLINE, start);
+    end = block.indexOf(NEWLINE, start);
     line++;
     if (end < 0 || !isUtf8(block.subarray(start, end))) break;
     start = end + 1;
   }
-  return new InputError(file, line, 'invalid UTF-8');
+  const bytes = block.subarray(start, end < 0 ? block.length : end);
+  if (linesBefore === 0 && start === 0 && looksUtf16(bytes)) {
+    return new InputError(file, line, "invalid UTF-8: the file looks like UTF-16; structrank reads UTF-8 (convert with 'iconv -f UTF-16 -t UTF-8')");
+  }
+  const at = firstInvalidUtf8Byte(bytes);
+  const byte = bytes[at].toString(16).padStart(2, '0');
+  return new InputError(file, line, `invalid UTF-8 (byte 0x${byte} at byte ${at + 1} of the line); structrank reads UTF-8: convert a Latin-1 file with 'iconv -f ISO-8859-1 -t UTF-8'`);
+}
+
+/** Whether bytes begin with a UTF-16 byte-order mark (FF FE or FE FF). */
+function looksUtf16(bytes: Buffer): boolean {
+  return bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+}
+
+/** Offset of the first byte that cannot start or continue a UTF-8 sequence (bytes must hold one). */
+function firstInvalidUtf8Byte(bytes: Buffer): number {
+  let at = 0;
+  while (at < bytes.length) {
+    const b = bytes[at];
+    const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (length === 0 || !isUtf8(bytes.subarray(at, at + length))) return at;
+    at += length;
+  }
+  return Math.max(0, bytes.length - 1);
 }
 
 /** The IoError for a file that cannot be opened or read, naming it. */
