@@ -41,6 +41,13 @@ describe('pipeline config', () => {
     expect(lambdas({ ...minimal, rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'lin', kernel: 'linear' }] })).toEqual([[0.4], [0.4]]);
   });
 
+  it('lets dev choose between the kernel alone and the kernel with the reranking features, except for the linear kernel', () => {
+    const tag = { task: 'tag', data: { train: 'a', dev: 'b', test: 'c', columns: ['word', 'pos', 'ne'] } };
+    const weights = (config: object): unknown[] => validatePipelineConfig(config, 'p.json', '/d').rerankers.map((r) => (r.type === 'perceptron' ? r.featureWeight : undefined));
+    expect(weights({ ...minimal, rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'lin', kernel: 'linear' }] })).toEqual([[0, 1], [0]]);
+    expect(weights({ ...tag, rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'alone', featureWeight: 0 }] })).toEqual([[0, 1], [0]]);
+  });
+
   it('a bad config gives one clear error naming the field', () => {
     const rr = (r: object) => ({ ...minimal, rerankers: [{ type: 'boost' }, r] });
     expect(error(rr({ type: 'perceptron', lambda: 'x' }))).toBe('pipeline.json: rerankers[1].lambda: expected a number or a list of numbers');

@@ -19,6 +19,12 @@ export const LOGLINEAR_C = 1;
 export const FEATURE_CUTOFF = 5;
 /** Kernel decay lambda by kernel. */
 export const PERCEPTRON_LAMBDA = { tree: 0.4, tags: 0.5 } as const;
+/**
+ * Weights w of the reranking features (K + w Phi . Phi) the pipeline's tree and tagging kernel
+ * perceptrons try on dev: dev chose w = 1 over the kernel alone on every list set measured
+ * (docs/reranking.md, "The features in the pipeline's default grid").
+ */
+export const PIPELINE_FEATURE_WEIGHTS: readonly number[] = [0, 1];
 
 const numberList = (check: z.ZodNumber) => z.array(check).min(1);
 

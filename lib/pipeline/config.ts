@@ -17,7 +17,7 @@ import { SCORE_KINDS } from '../eval/score.js';
 import { columnFormatOf, conlluField, CONLLU_FIELD_NAMES, type ColumnFormat } from '../io/conllu.js';
 import type { PerceptronKernel } from '../rerank/perceptron-data.js';
 import { TAGGER_C2, TAGGER_DEFAULTS, taggerFields } from '../options/tagger.js';
-import { BOOST_EPS, FEATURE_CUTOFF, LOGLINEAR_C, PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, RERANK_ROUNDS, WORD_FEATURES, perceptronKernelConflict } from '../options/rerank.js';
+import { BOOST_EPS, FEATURE_CUTOFF, LOGLINEAR_C, PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, PIPELINE_FEATURE_WEIGHTS, RERANK_ROUNDS, WORD_FEATURES, perceptronKernelConflict } from '../options/rerank.js';
 
 /** CoNLL columns when the config names none. */
 const DEFAULT_COLUMNS = ['word', 'pos', 'tag'];
@@ -108,8 +108,8 @@ const perceptronSchema = z.strictObject({
     .describe(`kernel decay values tried on dev; 0 < lambda <= 1 (default ${PERCEPTRON_LAMBDA.tree} for the tree kernel, ${PERCEPTRON_LAMBDA.tags} for the tagging kernel, as in 'structrank rerank')`),
   beta: grid('beta', (n) => Number.isFinite(n), '').default([0.2]).describe('weights of the base-model term beta L(x) L(y) tried on dev'),
   baseWeight: grid('baseWeight', (n) => n >= 0, ' >= 0').default([0]).describe('fixed base-model priors g (every hypothesis adds g L(x)) tried on dev'),
-  featureWeight: grid('featureWeight', (n) => n >= 0, ' >= 0').default([0])
-    .describe("tree or tagging kernel: weights w of the reranking features boosting uses, K + w Phi(x) . Phi(y), tried on dev (0: the kernel alone)"),
+  featureWeight: grid('featureWeight', (n) => n >= 0, ' >= 0').optional()
+    .describe(`tree or tagging kernel: weights w of the reranking features boosting uses, K + w Phi(x) . Phi(y), tried on dev (0: the kernel alone; default [${PIPELINE_FEATURE_WEIGHTS.join(', ')}], for the linear kernel [0])`),
   headRules: headRulesField,
   epochs: positiveInt('epochs').default(PERCEPTRON_DEFAULTS.epochs as number).describe('passes over the training data'),
   mode: z.enum(['voted', 'averaged', 'last'], { error: "expected 'voted', 'averaged' or 'last'" }).default('voted').describe('prediction: voted, averaged or last'),
@@ -155,8 +155,8 @@ export const pipelineConfigSchema = z.strictObject({
 export type PipelineConfigInput = z.input<typeof pipelineConfigSchema>;
 export type RerankerConfig = z.output<typeof rerankerSchema>;
 export type BoostConfig = z.output<typeof boostSchema>;
-/** A perceptron entry once validated: `lambda` filled in from the kernel when not given. */
-export type PerceptronConfig = Omit<z.output<typeof perceptronSchema>, 'lambda'> & { lambda: number[] };
+/** A perceptron entry once validated: `lambda` and `featureWeight` filled in from the kernel when not given. */
+export type PerceptronConfig = Omit<z.output<typeof perceptronSchema>, 'lambda' | 'featureWeight'> & { lambda: number[]; featureWeight: number[] };
 export type LoglinearConfig = z.output<typeof loglinearSchema>;
 export type ParserBaseConfig = z.output<typeof parserBaseSchema>;
 export type TaggerBaseConfig = z.output<typeof taggerBaseSchema>;
@@ -234,7 +234,7 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
       if (c.task === 'tag' && rr.kernel === 'tree') fail(`rerankers[${i}].kernel`, "the 'tree' kernel needs task 'parse'");
     }
     const kernel = perceptronKernel(rr, c.task);
-    const conflict = perceptronKernelConflict(kernel, { normalize: rr.normalize, wordFeature: rr.wordFeature, featureWeight: Math.max(...rr.featureWeight) });
+    const conflict = perceptronKernelConflict(kernel, { normalize: rr.normalize, wordFeature: rr.wordFeature, featureWeight: Math.max(...(rr.featureWeight ?? [0])) });
     if (conflict) fail(`rerankers[${i}].${conflict.field}`, conflict.message);
   });
   const names = new Set<string>();
@@ -242,7 +242,7 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     const name = rr.name ?? defaultRerankerName(rr, c.task);
     if (names.has(name)) fail(`rerankers[${i}].name`, `'${name}' is used twice (give each reranker a distinct name)`);
     names.add(name);
-    const filled = rr.type === 'perceptron' && rr.lambda === undefined ? { ...rr, lambda: [PERCEPTRON_LAMBDA[perceptronKernel(rr, c.task) === 'tags' ? 'tags' : 'tree']] } : rr;
+    const filled = rr.type === 'perceptron' ? withKernelDefaults(rr, perceptronKernel(rr, c.task)) : rr;
     if (!(filled.headRules in HEAD_RULE_PRESETS)) return { ...filled, name, headRules: at(filled.headRules) };
     return { ...filled, name };
   });
@@ -254,6 +254,15 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     data: { ...c.data, train: at(c.data.train), dev: at(c.data.dev), test: at(c.data.test), format, columns, label },
     output,
     cache: c.cache !== undefined ? at(c.cache) : resolve(output, 'cache'),
+  };
+}
+
+/** A perceptron entry with the defaults that depend on its kernel filled in: lambda, and the feature weights tried. */
+function withKernelDefaults(rr: z.output<typeof perceptronSchema>, kernel: PerceptronKernel): PerceptronConfig {
+  return {
+    ...rr,
+    lambda: rr.lambda ?? [PERCEPTRON_LAMBDA[kernel === 'tags' ? 'tags' : 'tree']],
+    featureWeight: rr.featureWeight ?? (kernel === 'linear' ? [0] : [...PIPELINE_FEATURE_WEIGHTS]),
   };
 }
 
