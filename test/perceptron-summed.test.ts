@@ -6,7 +6,8 @@ import { PerceptronReranker } from '../lib/rerank/perceptron.js';
 import { validatePipelineConfig } from '../lib/pipeline/config.js';
 import { sentenceFeatures } from '../lib/rerank/nbest-features.js';
 import { FeatureDictionary } from '../lib/rerank/perceptron-features.js';
-import { RowCollector } from '../lib/rerank/perceptron-summed.js';
+import { RowCollector, summedFeatureRows, summedFeatureRowsSync, trainingFeatureRows } from '../lib/rerank/perceptron-summed.js';
+import { candidateFeatureIds } from '../lib/rerank/candidate-feature-ids.js';
 import { learnListSettings } from '../lib/rerank/tree-settings.js';
 import { repoRoot, tempDir } from './helpers.js';
 
@@ -107,6 +108,31 @@ describe('kernel perceptrons plus reranking features', () => {
     features.forEach((f, i) => c.add(i, f));
     expect(Math.max(...c.build().cols)).toBeLessThan(10);
     expect(frozen.size).toBe(10);
+  });
+
+  it('takes the rows from the extraction the other rerankers share, numbered as if extracted alone', async () => {
+    for (const [list, settings] of [[trees, learnListSettings(trees)?.settings], [tags, undefined]] as const) {
+      // Another list interns the same names first, in another order: the shared ids differ from the perceptron's.
+      const reversed = [...list].reverse();
+      await candidateFeatureIds(reversed, settings, { file: '<reversed>', threads: 1 });
+      const shared = await candidateFeatureIds(list, settings, { file: '<list>', threads: 1 });
+      expect(await candidateFeatureIds(list, settings, { file: '<list>', threads: 1, treeFeatures: 'always' })).toBe(shared);
+      const alone = new FeatureDictionary();
+      const expected = summedFeatureRowsSync(list, settings, alone);
+      const { dictionary, rows } = await trainingFeatureRows(list, settings, { file: '<list>', threads: 1 });
+      expect(dictionary.names).toEqual(alone.names);
+      expect([...rows.cols]).toEqual([...expected.cols]);
+      expect([...rows.rowPtr]).toEqual([...expected.rowPtr]);
+      expect(shared.cols.length).toBe(expected.cols.length);
+      // A frozen dictionary (choosing on dev and test) drops the names it has not seen.
+      const frozen = new FeatureDictionary(alone.names.filter((_, i) => i % 3 === 0));
+      frozen.frozen = true;
+      const sync = summedFeatureRowsSync(list, settings, frozen);
+      const fromShared = await summedFeatureRows(list, settings, frozen, { file: '<list>', threads: 1 });
+      expect([...fromShared.cols]).toEqual([...sync.cols]);
+      expect([...fromShared.rowPtr]).toEqual([...sync.rowPtr]);
+      expect(sync.cols.length).toBeLessThan(expected.cols.length);
+    }
   });
 
   it('refuses features outside the tree kernel, negative weights and parameter mixing', async () => {

@@ -9,7 +9,7 @@
  */
 import type { NbestSentence } from '../io/nbest.js';
 import { IntBuffer } from '../kernels/symbols.js';
-import { extractSentences } from './extract.js';
+import { candidateFeatureIds, featureIdCount, featureName, type CandidateFeatureIds } from './candidate-feature-ids.js';
 import type { SentenceFeatureNames } from './feature-table.js';
 import { sentenceFeatures } from './nbest-features.js';
 import { FeatureDictionary } from './perceptron-features.js';
@@ -78,7 +78,9 @@ function withTagFeatures(sentences: readonly NbestSentence[]): readonly NbestSen
 /**
  * Binary feature rows of every candidate, ids from `dictionary` (a frozen one drops unseen
  * names); off the JS thread with `threads` > 1. `settings`: the trees' head rules and classes
- * (undefined for tag sequences).
+ * (undefined for tag sequences). The names come from the process's shared extraction
+ * (candidate-feature-ids.ts), so a pipeline extracts a list's features once for boosting, the
+ * log-linear reranker and the perceptron; the rows equal `summedFeatureRowsSync`'s.
  */
 export async function summedFeatureRows(
   sentences: readonly NbestSentence[],
@@ -86,43 +88,46 @@ export async function summedFeatureRows(
   dictionary: FeatureDictionary,
   options: { file: string; threads?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
 ): Promise<NativeFeatureRows> {
-  const rows = new RowCollector(sentences.length, dictionary);
-  await extractSentences(options.file, withTagFeatures(sentences), {
-    settings,
-    treeFeatures: 'always',
-    threads: options.threads,
-    signal: options.signal,
-    onProgress: options.onProgress,
-    batchSize: 10,
-    onSentence: (i, features) => rows.add(i, features),
-  });
-  return rows.build();
+  const shared = await candidateFeatureIds(sentences, settings, { ...options, threads: options.threads ?? 0, treeFeatures: 'always' });
+  return inDictionary(shared, dictionary);
 }
 
 /**
- * Training lists' features with their own dictionary, extracted once per sentences and
- * settings: a grid of weights (the pipeline's) trains on the same rows. Neither is changed
- * by training (a model keeps a compacted copy of the dictionary).
+ * Shared rows renumbered by `dictionary`: an open one numbers new names in sentence,
+ * candidate and feature order, as RowCollector does, so the ids do not depend on which
+ * reranker extracted the list first.
  */
-const trainingCache = new WeakMap<readonly NbestSentence[], Map<string, Promise<{ dictionary: FeatureDictionary; rows: NativeFeatureRows }>>>();
+function inDictionary(shared: CandidateFeatureIds, dictionary: FeatureDictionary): NativeFeatureRows {
+  const unseen = -2;
+  const local = new Int32Array(featureIdCount()).fill(unseen);
+  const cols = new Int32Array(shared.cols.length);
+  const rowPtr = new Float64Array(shared.rowPtr.length);
+  let n = 0;
+  for (let c = 0; c + 1 < shared.rowPtr.length; c++) {
+    for (let k = shared.rowPtr[c]; k < shared.rowPtr[c + 1]; k++) {
+      const global = shared.cols[k];
+      let id = local[global];
+      if (id === unseen) id = local[global] = dictionary.id(featureName(global));
+      if (id >= 0) cols[n++] = id;
+    }
+    rowPtr[c + 1] = n;
+  }
+  return { rowPtr, cols: n === cols.length ? cols : cols.slice(0, n) };
+}
 
-export function trainingFeatureRows(
+/**
+ * Training lists' features with a dictionary of their own. The extraction is shared (a grid
+ * of weights, and the pipeline's other rerankers, use the same); the renumbering is cheap
+ * beside training and is not kept, so a list's features are held once.
+ */
+export async function trainingFeatureRows(
   sentences: readonly NbestSentence[],
   settings: TreeSettings | undefined,
   options: { file: string; threads?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
 ): Promise<{ dictionary: FeatureDictionary; rows: NativeFeatureRows }> {
-  let bySettings = trainingCache.get(sentences);
-  if (!bySettings) trainingCache.set(sentences, (bySettings = new Map()));
-  const key = settings ? JSON.stringify(settings) : 'tags';
-  let p = bySettings.get(key);
-  if (!p) {
-    const dictionary = new FeatureDictionary();
-    p = summedFeatureRows(sentences, settings, dictionary, options).then((rows) => ({ dictionary, rows }));
-    // A failed or cancelled extraction is not kept.
-    p.catch(() => bySettings.delete(key));
-    bySettings.set(key, p);
-  }
-  return p;
+  const dictionary = new FeatureDictionary();
+  const rows = await summedFeatureRows(sentences, settings, dictionary, options);
+  return { dictionary, rows };
 }
 
 /** `summedFeatureRows` on the JS thread. */

@@ -9,43 +9,23 @@ import {
   boostPrefixCurve, boostWeights, chosenScore, rerankScores, trainBoost,
   type BoostModelData, type RerankDataHandle,
 } from '../../rerank/boost.js';
-import { extractSentences } from '../../rerank/extract.js';
+import { candidateFeatureIds, featureIdCount, featureName, type CandidateFeatureIds } from '../../rerank/candidate-feature-ids.js';
 import type { FeatureTable } from '../../rerank/feature-table.js';
 import { tableData } from '../../rerank/table-data.js';
-import { IntBuffer } from '../../kernels/symbols.js';
 import type { CandidateSet, Curve, Reranker, StepContext, TrainedReranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig } from '../config.js';
-import { withTagSequenceFeatures } from '../../rerank/tag-features.js';
 import { boostCheckpointing, loglinearCheckpointed, rerankCheckpoints, type RerankCheckpoints } from '../../rerank/trainers.js';
 import type { CheckpointTrainer } from '../../io/checkpoint.js';
 import { describeTreeSettings, learnTreeSettings, type TreeSettings } from '../../rerank/tree-settings.js';
 import { loadHeadRules } from '../../trees/head-rules.js';
 import { parseTree } from '../../trees/bracket-parser.js';
 
-/**
- * Feature names interned once per process: a name seen on thousands of candidates is one
- * string and one id. Holding every candidate's names as strings cost the demo gigabytes.
- */
-const featureIds = new Map<string, number>();
-
-/**
- * The features of a candidate set as a CSR of interned ids: per candidate its distinct ids
- * in the order the extractor produced them (the order decides the dictionary's order).
- */
-interface SetFeatures {
+/** The features of a candidate set: interned ids per candidate (candidate-feature-ids.ts), its sentence ids and Scores. */
+interface SetFeatures extends CandidateFeatureIds {
   ids: string[];
-  sentencePtr: Int32Array;
-  rowPtr: Float64Array;
-  cols: Int32Array;
-  logprob: Float64Array;
   score: Float64Array;
 }
 
-/**
- * Keyed by a set's sentences, not the set: a set rescored with another Score kind (evaluate.ts
- * `rescoreSet`) shares its sentences, so its features and settings are not computed again.
- */
-const featureCache = new WeakMap<readonly NbestSentence[], Map<TreeSettings | undefined, Promise<Omit<SetFeatures, 'score'>>>>();
 const settingsCache = new WeakMap<readonly NbestSentence[], Map<string, TreeSettings | undefined>>();
 
 /** Head rules and word classes learned from a training set's gold trees (undefined for tag candidates). */
@@ -68,67 +48,13 @@ export function treeSettingsFor(train: CandidateSet, headRules: string, ctx: Ste
 
 /** Interned features of every candidate (scores are the pipeline's Score(x)); trees use `settings`. */
 export async function candidateFeatures(set: CandidateSet, ctx: StepContext, settings?: TreeSettings): Promise<SetFeatures> {
-  const features = await sentenceFeatureRows(set.sentences, ctx, settings);
-  return { ...features, score: Float64Array.from(set.scores.flat()) };
-}
-
-/** The interned features of the candidates of `sentences`, extracted once per sentences and settings. */
-function sentenceFeatureRows(sentencesIn: readonly NbestSentence[], ctx: StepContext, settings?: TreeSettings): Promise<Omit<SetFeatures, 'score'>> {
-  let bySettings = featureCache.get(sentencesIn);
-  if (!bySettings) featureCache.set(sentencesIn, (bySettings = new Map()));
-  let p = bySettings.get(settings);
-  if (!p) {
-    p = (async () => {
-      // Tag candidates carry their features; trees get SPEC section 7 features in extractSentences.
-      const sentences = withTagSequenceFeatures(sentencesIn);
-      // Sentences arrive in any order: keep each one's ids, then lay them out in order.
-      const rows: Int32Array[][] = new Array(sentences.length);
-      const logprobs: Float64Array[] = new Array(sentences.length);
-      const row = new IntBuffer();
-      const seen = new Set<number>();
-      await extractSentences('<candidates>', sentences, {
-        settings,
-        threads: ctx.threads,
-        signal: ctx.signal,
-        batchSize: 10,
-        onProgress: (done) => ctx.progress?.('reranking features', done, sentences.length),
-        // Interned at once: the names of a few sentences at a time are garbage, not all of them.
-        onSentence: (i, features) => {
-          rows[i] = features.candidates.map((cand) => {
-            row.length = 0;
-            seen.clear();
-            for (const name of cand.names) {
-              let id = featureIds.get(name);
-              if (id === undefined) featureIds.set(name, (id = featureIds.size));
-              if (!seen.has(id)) {
-                seen.add(id);
-                row.push(id);
-              }
-            }
-            return row.toArray();
-          });
-          logprobs[i] = Float64Array.from(features.candidates, (cand) => cand.logprob);
-        },
-      });
-      const total = sentencesIn.reduce((a, s) => a + s.candidates.length, 0);
-      const sentencePtr = new Int32Array(sentencesIn.length + 1);
-      const rowPtr = new Float64Array(total + 1);
-      const logprob = new Float64Array(total);
-      const cols = new IntBuffer();
-      let c = 0;
-      rows.forEach((candidates, i) => {
-        candidates.forEach((ids, j) => {
-          for (const id of ids) cols.push(id);
-          logprob[c] = logprobs[i][j];
-          rowPtr[++c] = cols.length;
-        });
-        sentencePtr[i + 1] = c;
-      });
-      return { ids: sentencesIn.map((s) => s.id), sentencePtr, rowPtr, cols: cols.toArray(), logprob };
-    })();
-    bySettings.set(settings, p);
-  }
-  return p;
+  const features = await candidateFeatureIds(set.sentences, settings, {
+    file: '<candidates>',
+    threads: ctx.threads,
+    signal: ctx.signal,
+    onProgress: (done) => ctx.progress?.('reranking features', done, set.sentences.length),
+  });
+  return { ...features, ids: set.sentences.map((s) => s.id), score: Float64Array.from(set.scores.flat()) };
 }
 
 /**
@@ -156,7 +82,7 @@ function selectIds(f: SetFeatures, cutoff: number): number[] {
 
 /** A feature table of `f` over the dictionary `selected` (ids outside it are dropped), as buildFeatureTable makes it. */
 function tableOver(f: SetFeatures, selected: readonly number[], names: string[]): FeatureTable {
-  const position = new Int32Array(featureIds.size).fill(-1);
+  const position = new Int32Array(featureIdCount()).fill(-1);
   selected.forEach((id, at) => (position[id] = at));
   const rowPtr = new Float64Array(f.rowPtr.length);
   const cols = new Int32Array(f.cols.length);
@@ -182,9 +108,7 @@ interface Problem {
 async function problem(train: CandidateSet, cutoff: number, headRules: string, ctx: StepContext): Promise<Problem> {
   const settings = treeSettingsFor(train, headRules, ctx);
   const selected = selectIds(await candidateFeatures(train, ctx, settings), Math.max(1, cutoff));
-  const byId: string[] = [];
-  for (const [name, id] of featureIds) byId[id] = name;
-  const dictionary = selected.map((id) => byId[id]);
+  const dictionary = selected.map(featureName);
   ctx.log?.(`  ${dictionary.length} features seen on candidates of >= ${Math.max(1, cutoff)} training sentences`);
   const handles = new Map<CandidateSet, RerankDataHandle>();
   return {
@@ -207,9 +131,7 @@ async function problem(train: CandidateSet, cutoff: number, headRules: string, c
 export async function featureTables(train: CandidateSet, sets: readonly CandidateSet[], cutoff: number, headRules: string, ctx: StepContext): Promise<FeatureTable[]> {
   const settings = treeSettingsFor(train, headRules, ctx);
   const selected = selectIds(await candidateFeatures(train, ctx, settings), Math.max(1, cutoff));
-  const byId: string[] = [];
-  for (const [name, id] of featureIds) byId[id] = name;
-  const dictionary = selected.map((id) => byId[id]);
+  const dictionary = selected.map(featureName);
   return Promise.all(sets.map(async (set) => tableOver(await candidateFeatures(set, ctx, settings), selected, dictionary)));
 }
 

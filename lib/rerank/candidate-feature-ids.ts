@@ -1,0 +1,142 @@
+/**
+ * The reranking features of every candidate of an n-best list as interned ids, extracted once
+ * per list and tree settings and shared by every reranker of the process: boosting and the
+ * log-linear reranker (lib/pipeline/adapters/linear.ts) and the features a kernel perceptron
+ * adds to its kernel (perceptron-summed.ts). Feature names are interned once per process: a
+ * name seen on thousands of candidates is one string and one id (holding every candidate's
+ * names as strings cost the demo gigabytes).
+ */
+import type { NbestSentence } from '../io/nbest.js';
+import { IntBuffer } from '../kernels/symbols.js';
+import { extractSentences } from './extract.js';
+import { withTagSequenceFeatures } from './tag-features.js';
+import type { TreeSettings } from './tree-settings.js';
+
+/** A list's features as a CSR of interned ids. */
+export interface CandidateFeatureIds {
+  /** The candidates of sentence i are sentencePtr[i] .. sentencePtr[i + 1] - 1. */
+  sentencePtr: Int32Array;
+  /** The features of candidate c are cols[rowPtr[c] .. rowPtr[c + 1] - 1]: distinct ids in the order the extractor named them. */
+  rowPtr: Float64Array;
+  cols: Int32Array;
+  logprob: Float64Array;
+}
+
+export interface FeatureIdOptions {
+  /** Names the list in error messages. */
+  file: string;
+  threads: number;
+  signal?: AbortSignal;
+  onProgress?: (done: number) => void;
+  /** Tree features also for candidates that carry their own `features` (ExtractOptions.treeFeatures). */
+  treeFeatures?: 'auto' | 'always';
+}
+
+const idOf = new Map<string, number>();
+const names: string[] = [];
+
+/** The name of an interned feature id. */
+export function featureName(id: number): string {
+  return names[id];
+}
+
+/** Number of feature names interned so far (every id is below it). */
+export function featureIdCount(): number {
+  return names.length;
+}
+
+/** The id of a feature name, interning it. */
+function intern(name: string): number {
+  let id = idOf.get(name);
+  if (id === undefined) {
+    id = names.length;
+    idOf.set(name, id);
+    names.push(name);
+  }
+  return id;
+}
+
+/**
+ * Keyed by the list's sentences (a set rescored with another Score kind shares them), then by
+ * the settings' content: the perceptron learns its own, equal, settings object.
+ */
+const cache = new WeakMap<readonly NbestSentence[], Map<string, Promise<CandidateFeatureIds>>>();
+
+/**
+ * 'always' only differs from 'auto' for a candidate with both a tree and its own features;
+ * lists without one share the extraction.
+ */
+function extractionKey(sentences: readonly NbestSentence[], settings: TreeSettings | undefined, mode: 'auto' | 'always'): string {
+  const differs = mode === 'always' && sentences.some((s) => s.candidates.some((c) => c.tree !== undefined && c.features !== undefined));
+  return `${differs ? 'always' : 'auto'} ${settings ? JSON.stringify(settings) : '-'}`;
+}
+
+/** The interned features of every candidate of `sentences` (trees with `settings`), extracted once per list and settings. */
+export function candidateFeatureIds(sentences: readonly NbestSentence[], settings: TreeSettings | undefined, options: FeatureIdOptions): Promise<CandidateFeatureIds> {
+  let byKey = cache.get(sentences);
+  if (!byKey) cache.set(sentences, (byKey = new Map()));
+  const mode = options.treeFeatures ?? 'auto';
+  const key = extractionKey(sentences, settings, mode);
+  let p = byKey.get(key);
+  if (!p) {
+    p = extract(sentences, settings, mode, options);
+    // A failed or cancelled extraction is not kept.
+    const keyed = byKey;
+    p.catch(() => keyed.delete(key));
+    byKey.set(key, p);
+  }
+  return p;
+}
+
+async function extract(sentencesIn: readonly NbestSentence[], settings: TreeSettings | undefined, mode: 'auto' | 'always', options: FeatureIdOptions): Promise<CandidateFeatureIds> {
+  // Tag candidates carry their features; trees get SPEC section 7 features in extractSentences.
+  const sentences = withTagSequenceFeatures(sentencesIn);
+  // Sentences arrive in any order: keep each one's rows, then lay them out in order.
+  const rows: Int32Array[][] = new Array(sentences.length);
+  const logprobs: Float64Array[] = new Array(sentences.length);
+  const row = new IntBuffer();
+  const seen = new Set<number>();
+  await extractSentences(options.file, sentences, {
+    settings,
+    treeFeatures: mode,
+    threads: options.threads,
+    signal: options.signal,
+    batchSize: 10,
+    onProgress: options.onProgress,
+    // Interned at once: the names of a few sentences at a time are garbage, not all of them.
+    onSentence: (i, features) => {
+      rows[i] = features.candidates.map((cand) => {
+        row.length = 0;
+        seen.clear();
+        for (const name of cand.names) {
+          const id = intern(name);
+          if (!seen.has(id)) {
+            seen.add(id);
+            row.push(id);
+          }
+        }
+        return row.toArray();
+      });
+      logprobs[i] = Float64Array.from(features.candidates, (cand) => cand.logprob);
+    },
+  });
+  const total = sentencesIn.reduce((a, s) => a + s.candidates.length, 0);
+  let size = 0;
+  for (const candidates of rows) for (const ids of candidates) size += ids.length;
+  const sentencePtr = new Int32Array(sentencesIn.length + 1);
+  const rowPtr = new Float64Array(total + 1);
+  const logprob = new Float64Array(total);
+  const cols = new Int32Array(size);
+  let c = 0;
+  let n = 0;
+  rows.forEach((candidates, i) => {
+    candidates.forEach((ids, j) => {
+      cols.set(ids, n);
+      n += ids.length;
+      logprob[c] = logprobs[i][j];
+      rowPtr[++c] = n;
+    });
+    sentencePtr[i + 1] = c;
+  });
+  return { sentencePtr, rowPtr, cols, logprob };
+}
