@@ -53,7 +53,7 @@ export function learnTreeSettings(trees: readonly Tree[], table: HeadTable = hea
   if (coverage.percent < HEAD_COVERAGE_WARNING) {
     const top = coverage.missing.slice(0, 8).map(([l, n]) => `${l} (${n})`).join(', ');
     warning = `head rules '${table.name}' cover ${coverage.percent.toFixed(1)}% of the training phrases (under ${HEAD_COVERAGE_WARNING}%): ` +
-      `heads of the others are learned from the treebank; uncovered labels: ${top}. Give a table for this scheme with --head-rules FILE.`;
+      `heads of the others are learned from the treebank; uncovered labels: ${top}. A head table for this scheme (--head-rules FILE; "headRules" in a pipeline config) takes their place.`;
   }
   return { settings: { headRules: headTableToJson(full), classes }, coverage, warning };
 }
