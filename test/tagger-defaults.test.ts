@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readConllSync } from '../lib/io/conll.js';
 import { readConlluSync } from '../lib/io/conllu.js';
 import { Tagger } from '../lib/tagger/tagger.js';
-import { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES } from '../lib/tagger/templates.js';
+import { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, defaultTemplateSet, EDGE_TEMPLATE_MAX_LABELS } from '../lib/tagger/templates.js';
 import { clusterWords, formatClusters } from '../lib/tagger/word-clusters.js';
 import { dataFile } from './helpers.js';
 
@@ -43,6 +43,25 @@ describe('the default template adapts to the label set', () => {
     // A named or explicit set is used as given.
     const explicit = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'upos', 'xpos'], label: 'xpos', templates: [['word[0]']], epochs: 1, threads: 1 });
     expect(explicit.meta.templates).toEqual([['word[0]']]);
+  });
+
+  it('leaves out the edge templates (L^2 per token) for more than EDGE_TEMPLATE_MAX_LABELS labels', async () => {
+    const edge = (set: readonly (readonly string[])[]): number => set.filter((t) => t.includes('prevtag')).length;
+    expect(edge(DEFAULT_TEMPLATES.pos)).toBeGreaterThan(0);
+    expect(edge(defaultTemplateSet(DEFAULT_TEMPLATES.pos, ['word'], EDGE_TEMPLATE_MAX_LABELS))).toBe(edge(DEFAULT_TEMPLATES.pos));
+    const large = defaultTemplateSet(DEFAULT_TEMPLATES.pos, ['word', 'upos'], EDGE_TEMPLATE_MAX_LABELS + 1);
+    expect(edge(large)).toBe(0);
+    expect(large.length).toBe(DEFAULT_TEMPLATES.pos.length - edge(DEFAULT_TEMPLATES.pos) + 5);
+    const many = Array.from({ length: EDGE_TEMPLATE_MAX_LABELS + 1 }, (_, i) => `T${i}`);
+    expect(chooseDefaultTemplate(many, ['word']).reason).toMatch(/65 labels, not chunk tags; no previous-label edge templates above 64 labels/);
+    expect(chooseDefaultTemplate(many.slice(1), ['word']).reason).not.toMatch(/edge/);
+    // Tagger.train applies it to the default set and keeps what it dropped out of the model.
+    const sentences = Array.from({ length: 20 }, (_, k) => many.map((tag, i) => [`w${(i + k) % many.length}`, tag]));
+    const tagger = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'tag'], label: 'tag', epochs: 1, threads: 1 });
+    expect(tagger.meta.templateChoice?.name).toBe('pos');
+    expect(edge(tagger.meta.templates)).toBe(0);
+    const explicit = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'tag'], label: 'tag', templates: [['word[0]', 'prevtag']], epochs: 1, threads: 1 });
+    expect(edge(explicit.meta.templates)).toBe(1);
   });
 
   it('Tagger.train without templates records the choice and uses that set', async () => {

@@ -298,7 +298,7 @@ export class Tagger {
     options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value, devMetric: p.dev?.name }));
     // Loaded here, not at the top: tagging with a saved model needs none of them (and the
     // option schemas' library costs a tagging process more start-up time than its model).
-    const [{ looksLikeChunkTags, scoreTags }, { formatClusters }, { checkOptions }, { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs }, { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, readClusters, labelCounts, withOtherColumns }] =
+    const [{ looksLikeChunkTags, scoreTags }, { formatClusters }, { checkOptions }, { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs }, { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, defaultTemplateSet, readClusters, labelCounts }] =
       await Promise.all([import('./dev-score.js'), import('./word-clusters.js'), import('../options/field.js'), import('../options/tagger.js'), import('./templates.js')]);
     const { algo, columns, label } = options;
     if (!ALGORITHMS.includes(algo)) throw optionError(`unknown algorithm '${algo}'`);
@@ -325,7 +325,7 @@ export class Tagger {
       ? DEFAULT_TEMPLATES[options.templates]
       : options.templates ?? DEFAULT_TEMPLATES[(choice as TemplateChoice).name];
     if (named === undefined) throw optionError(`unknown template set '${String(options.templates)}'`);
-    const set = fromDefault ? withOtherColumns(named, inputColumns) : named;
+    const set = fromDefault ? defaultTemplateSet(named, inputColumns, labels.size) : named;
     const clusters = typeof options.clusters === 'string' ? readClusters(options.clusters) : options.clusters ? formatClusters(options.clusters) : undefined;
     const compiled = compileTemplates(set, inputColumns, { dropMissing: fromDefault, haveClusters: clusters !== undefined, where: options.templatesFile });
     const { NativeTagger } = native<TaggerAddon>();

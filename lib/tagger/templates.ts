@@ -164,6 +164,20 @@ export function withOtherColumns(set: TemplateSet, inputColumns: readonly string
   return [...set, ...others.flatMap((c) => [...window(c, -1, 1), [`${c}[-1]`, `${c}[0]`], [`${c}[0]`, `${c}[1]`]])];
 }
 
+/**
+ * Above this many labels the default sets leave out their edge templates (`prevtag`): an
+ * edge attribute scores every (previous label, label) pair at every token, L^2 work per
+ * token against L for the rest (CRF on UD EWT with UPOS+FEATS as labels, 321 of them: 24.5 s
+ * per L-BFGS iteration with them, 2.1 s without; tagging.md, *Default templates*).
+ */
+export const EDGE_TEMPLATE_MAX_LABELS = 64;
+
+/** A default set for `labelCount` labels and the given input columns (withOtherColumns; no edge templates above EDGE_TEMPLATE_MAX_LABELS). */
+export function defaultTemplateSet(set: TemplateSet, inputColumns: readonly string[], labelCount: number): TemplateSet {
+  const kept = labelCount > EDGE_TEMPLATE_MAX_LABELS ? set.filter((t) => !t.includes('prevtag')) : set;
+  return withOtherColumns(kept, inputColumns);
+}
+
 export interface TemplateChoice {
   name: DefaultTemplateName;
   /** The label order that goes with it: 2 for entities (label trigrams: +0.6 F1 on esp.testa), else 1. */
@@ -201,7 +215,10 @@ export function chooseDefaultTemplate(labels: Iterable<string> | ReadonlyMap<str
     if (l === 'O') outside += n;
     distinct.add(l);
   }
-  if (!looksLikeChunkTags(distinct)) return { name: 'pos', order: 1, reason: `per-token labels (${distinct.size} labels, not chunk tags)` };
+  if (!looksLikeChunkTags(distinct)) {
+    const edges = distinct.size > EDGE_TEMPLATE_MAX_LABELS ? `; no previous-label edge templates above ${EDGE_TEMPLATE_MAX_LABELS} labels` : '';
+    return { name: 'pos', order: 1, reason: `per-token labels (${distinct.size} labels, not chunk tags${edges})` };
+  }
   const share = tokens === 0 ? 0 : (100 * outside) / tokens;
   if (share >= 50) return { name: 'ner', order: 2, reason: `entity-like chunk tags: ${share.toFixed(0)}% of tokens are O; label order 2` };
   if (!inputColumns.includes('pos')) return { name: 'ner', order: 1, reason: `phrase-like chunk tags (${share.toFixed(0)}% O) but no 'pos' column` };
