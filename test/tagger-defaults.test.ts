@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readConllSync } from '../lib/io/conll.js';
 import { readConlluSync } from '../lib/io/conllu.js';
 import { Tagger } from '../lib/tagger/tagger.js';
-import { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, defaultTemplateSet, EDGE_TEMPLATE_MAX_LABELS } from '../lib/tagger/templates.js';
+import { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, defaultTemplateSet, EDGE_TEMPLATE_MAX_LABELS, ORDER2_MAX_LABELS } from '../lib/tagger/templates.js';
 import { clusterWords, formatClusters } from '../lib/tagger/word-clusters.js';
 import { dataFile } from './helpers.js';
 
@@ -14,6 +14,13 @@ describe('the default template adapts to the label set', () => {
     // Entities: most tokens are O.
     const ner = ['B-PER', 'I-PER', 'O', 'O', 'O', 'B-LOC', 'O', 'O', 'O', 'O'];
     expect(chooseDefaultTemplate(ner, ['word', 'pos'])).toMatchObject({ name: 'ner', order: 2 });
+    // Many entity labels (OntoNotes-style): order 2 would cost L^3 per token, so order 1.
+    const types = Array.from({ length: 10 }, (_, i) => `T${i}`);
+    const manyTypes = [...types.flatMap((t) => [`B-${t}`, `I-${t}`]), ...Array.from({ length: 30 }, () => 'O')];
+    expect(new Set(manyTypes).size).toBe(ORDER2_MAX_LABELS + 1);
+    expect(chooseDefaultTemplate(manyTypes, ['word'])).toMatchObject({ name: 'ner', order: 1 });
+    expect(chooseDefaultTemplate(manyTypes, ['word']).reason).toMatch(/label order 1, as order 2 costs L\^3 per token above 20 labels \(21 here\)/);
+    expect(chooseDefaultTemplate(manyTypes.filter((l) => l !== 'I-T9'), ['word'])).toMatchObject({ order: 2 });
     // Chunks: most tokens are inside a chunk.
     const chunk = ['B-NP', 'I-NP', 'B-VP', 'B-NP', 'I-NP', 'O', 'B-PP', 'B-NP'];
     expect(chooseDefaultTemplate(chunk, ['word', 'pos'])).toMatchObject({ name: 'chunk', order: 1 });
