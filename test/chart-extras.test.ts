@@ -4,7 +4,7 @@ import { formatTree, preterminals, words, type Tree } from '../lib/trees/tree.js
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
 import { readClustersSync } from '../lib/parser/clusters.js';
-import { PCFG_SHAPE_BACKOFF } from '../lib/options/parser.js';
+import { CRF_DEFAULTS, PCFG_RARE_THRESHOLD, PCFG_SHAPE_BACKOFF } from '../lib/options/parser.js';
 import { InputError } from '../lib/errors.js';
 import { runCli, tempDir } from './helpers.js';
 
@@ -50,8 +50,9 @@ describe('chart parser extras', () => {
   it('word clusters: reads the file, gives unknown words the tags of their cluster, and are kept in the model', async () => {
     const file = tmp.file('clusters.txt', 'barked\t0101\nslept\t0100\nzorps\t0101\t17\n\ndog\t1100\n');
     expect(readClustersSync(file)).toEqual({ words: ['barked', 'slept', 'zorps', 'dog'], clusters: ['0101', '0100', '0101', '1100'] });
-    const plain = await ChartParserModel.train(trees(clusterable), { threads: 1 });
-    const withClusters = await ChartParserModel.train(trees(clusterable), { clusters: file, threads: 1 });
+    // Rare words are the hapaxes here (the PCFG's default counts every word of this tiny treebank as rare).
+    const plain = await ChartParserModel.train(trees(clusterable), { rareThreshold: 1, threads: 1 });
+    const withClusters = await ChartParserModel.train(trees(clusterable), { clusters: file, rareThreshold: 1, threads: 1 });
     expect(withClusters.info().clusterWords).toBe(4);
     // "zorps" is unknown; its signature was seen only with NNS, its cluster with VBD.
     const sentence = [['the', 'dog', 'zorps']];
@@ -77,10 +78,15 @@ describe('chart parser extras', () => {
     const crf = await ChartParserModel.train(trees(clusterable), { crf: true, epochs: 1, batch: 2, threads: 1 });
     expect(pcfg.info().shapeBackoff).toBe(PCFG_SHAPE_BACKOFF);
     expect(crf.info().shapeBackoff).toBe(0);
+    // Rare words: the PCFG's default, the CRF's 1, or what is asked for.
+    expect(pcfg.info().rareThreshold).toBe(PCFG_RARE_THRESHOLD);
+    expect(crf.info().rareThreshold).toBe(CRF_DEFAULTS.rareThreshold);
     const saved = tmp.file('backoff.model');
     pcfg.save(saved);
     const back = await ChartParserModel.load(saved);
     expect(back.info().shapeBackoff).toBe(PCFG_SHAPE_BACKOFF);
+    expect(back.info().rareThreshold).toBe(PCFG_RARE_THRESHOLD);
+    expect((await ChartParserModel.train(trees(clusterable), { rareThreshold: 2, threads: 1 })).info().rareThreshold).toBe(2);
     // Kept in the model file: an unknown word parses the same after the round trip.
     const sentence = [['the', 'dog', 'zorps']];
     expect((await back.parse(sentence, { threads: 1 }))[0].logprob).toBeCloseTo((await pcfg.parse(sentence, { threads: 1 }))[0].logprob, 9);

@@ -19,10 +19,17 @@ export const DEFAULT_MAX_PARSE_LENGTH = 300;
 export const PCFG_SHAPE_BACKOFF = 50;
 
 /**
+ * The PCFG's rare words: words seen at most this often also train the unknown-word model
+ * and may take the tags of their signature (chosen on the three dev treebanks, docs/parsing.md
+ * "Rare words"). The CRF parser keeps 1, with which its figures were measured.
+ */
+export const PCFG_RARE_THRESHOLD = 20;
+
+/**
  * The CRF-CFG's own defaults: surface span features over a small grammar (Markov order 0,
  * no parent annotation, no head rules), AdaGrad, coarse-to-fine pruning by the PCFG.
  */
-export const CRF_DEFAULTS = { markov: 0, parent: false, vpHeadTag: false, epochs: 10, eta0: 0.1, prune: 1e-4, surfaceBits: 22, average: true, decode: 'mbr' } as const;
+export const CRF_DEFAULTS = { markov: 0, parent: false, vpHeadTag: false, epochs: 10, eta0: 0.1, prune: 1e-4, surfaceBits: 22, average: true, decode: 'mbr', rareThreshold: 1 } as const;
 
 /** How the CRF picks its 1-best tree: the most probable one, or the one with the most expected correct nodes. */
 export const PARSER_DECODES = ['viterbi', 'mbr'] as const;
@@ -43,7 +50,7 @@ export const parserTrainFields = {
   surfaceBits: option(z.number().int().min(0).max(30).default(CRF_DEFAULTS.surfaceBits), 'CRF surface span features hashed into 2^N weights (0 = none)', { value: 'N' }),
   decode: option(z.enum(PARSER_DECODES).default(CRF_DEFAULTS.decode), "CRF 1-best: the Viterbi tree or the max-expected-recall tree of the posteriors (mbr); stored in the model as the parse default"),
   beam: option(z.number().gt(0).default(Number.POSITIVE_INFINITY), 'CRF chart prefilter when --prune is 0: PCFG max-marginal beam in nats (none = exact)'),
-  rareThreshold: option(z.number().int().min(0).default(1), 'words seen at most N times also get signature tags', { flag: 'rare' }),
+  rareThreshold: option(z.number().int().min(0).optional(), `words seen at most N times also get signature tags (default ${PCFG_RARE_THRESHOLD} for the PCFG, ${CRF_DEFAULTS.rareThreshold} with --crf)`, { flag: 'rare' }),
   clusters: option(z.string().min(1).optional(), "word clusters, 'word<TAB>cluster' per line: CRF lexicon features and cluster tags for rare words (kept in the model)", { value: 'F' }),
   relax: option(z.boolean().default(false), 'grammar relaxation: add each rule with the other parent annotations of its parent'),
   verbFeatures: option(z.boolean().default(false), 'CRF: rule x word features of binary rules with a verb-like tag child (the tags learned from the treebank)'),
@@ -67,5 +74,5 @@ export const parseFields = {
 
 /** The defaults ChartParserModel.train falls back on. */
 export const PARSER_DEFAULTS = defaultsOf(parserTrainFields) as {
-  epochs: number; batch: number; eta0: number; sigma2: number; beam: number; rareThreshold: number; featureCacheMB: number; threads: number;
+  epochs: number; batch: number; eta0: number; sigma2: number; beam: number; featureCacheMB: number; threads: number;
 };

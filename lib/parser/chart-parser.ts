@@ -7,7 +7,7 @@ import { InputError, ModelFileError, inModelFile, optionError } from '../errors.
 import { checkNbestK } from '../io/nbest.js';
 import { reporter, withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions } from '../options/field.js';
-import { CRF_DEFAULTS, PARSER_DECODES, PARSER_DEFAULTS, PCFG_SHAPE_BACKOFF, parserTrainFields } from '../options/parser.js';
+import { CRF_DEFAULTS, PARSER_DECODES, PARSER_DEFAULTS, PCFG_RARE_THRESHOLD, PCFG_SHAPE_BACKOFF, parserTrainFields } from '../options/parser.js';
 
 /** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
 const CRF_CHECKED = {
@@ -103,6 +103,8 @@ export interface ChartParserInfo {
    * and models saved before it do).
    */
   shapeBackoff: number;
+  /** Words seen at most this often trained the unknown-word model (PCFG_RARE_THRESHOLD for a PCFG, 1 for the CRF by default). */
+  rareThreshold: number;
 }
 
 export interface ParserTrainProgress {
@@ -422,7 +424,7 @@ function buildTraining(trees: Tree[], options: ParserTrainOptions): {
     offsets,
     Int32Array.from(pairs),
     treeOffsets,
-    options.rareThreshold ?? PARSER_DEFAULTS.rareThreshold,
+    options.rareThreshold ?? (crf ? CRF_DEFAULTS.rareThreshold : PCFG_RARE_THRESHOLD),
     {
       relax: options.relax ? 1 : 0,
       relaxWeight,

@@ -12,7 +12,7 @@ import { MAX_NBEST } from '../io/nbest.js';
 import { InputError } from '../errors.js';
 import { readTextFile } from '../io/lines.js';
 import { defOf, descriptionOf } from '../options/field.js';
-import { CRF_DEFAULTS, PARSER_DEFAULTS } from '../options/parser.js';
+import { CRF_DEFAULTS, PCFG_RARE_THRESHOLD } from '../options/parser.js';
 import { SCORE_KINDS } from '../eval/score.js';
 import { columnFormatOf, conlluField, CONLLU_FIELD_NAMES, type ColumnFormat } from '../io/conllu.js';
 import type { PerceptronKernel } from '../rerank/perceptron-data.js';
@@ -62,7 +62,7 @@ export const parserBaseSchema = z.strictObject({
     .describe(`horizontal Markov order of the parser's binarization (default: the parser's own, 2 for the PCFG, ${CRF_DEFAULTS.markov} for the CRF)`),
   crf: z.boolean({ error: 'expected true or false' }).default(false).describe('train the CRF-CFG on top of the PCFG (default false: the generative PCFG)'),
   epochs: positiveInt('epochs').default(CRF_DEFAULTS.epochs).describe('CRF passes over the training data'),
-  rareThreshold: nonNegativeInt('count').default(PARSER_DEFAULTS.rareThreshold).describe('words seen at most this often also train the unknown-word signatures'),
+  rareThreshold: nonNegativeInt('count').optional().describe(`words seen at most this often also train the unknown-word signatures (default ${PCFG_RARE_THRESHOLD} for the PCFG, ${CRF_DEFAULTS.rareThreshold} for the CRF)`),
   kbest: z.enum(KBEST_TAG_MODES, { error: "expected 'all', 'max', 'sum' or 'fixed'" }).default(PIPELINE_KBEST_MODE)
     .describe(`which k-best list: 'all' (the k best trees), 'max' (k distinct bracketings, each with its best tags), 'sum' (k distinct bracketings, tag variants summed), 'fixed' (the k best trees with the 1-best tags); default '${PIPELINE_KBEST_MODE}', the best on our dev sets`),
   pool: positiveInt('candidates').max(MAX_NBEST).optional()
