@@ -67,7 +67,7 @@ describe('CRF parser, L-BFGS over shard gradients, in process', () => {
     const b = weightsOf(sharded);
     expect(maxRelativeDifference(a, b)).toBeLessThanOrEqual(TOLERANCE);
     // Training moved the weights: the test compares trained models, not two starting points.
-    const standStill: ParserExternalTrainer = { step: async (w) => ({ loss: 0, converged: true, weights: w }), saveState: () => new Uint8Array(), loadState: () => new Float64Array(), close: async () => {} };
+    const standStill: ParserExternalTrainer = { step: async (w) => ({ loss: 0, converged: true, weights: w() }), saveState: () => new Uint8Array(), loadState: () => new Float64Array(), close: async () => {} };
     const start = weightsOf(await ChartParserModel.train(trees, { ...base, epochs: 1, external: async () => standStill }));
     expect(maxRelativeDifference(a, start)).toBeGreaterThan(1e-3);
     const pa = await parses(local);

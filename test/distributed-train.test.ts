@@ -14,7 +14,7 @@ import { mixingTrainer, mixingWeights } from '../lib/distributed/mixing.js';
 import { tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
 import { formatNbestLine } from '../lib/io/nbest.js';
-import { decodeVector, encodeVector } from '../lib/distributed/vector-blob.js';
+import { decodeVector, encodeVector, encodeVectorParts } from '../lib/distributed/vector-blob.js';
 import { randomFeatureNbest } from './perceptron-helpers.js';
 import { expectLostRedisExit, failedJobLines, redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
 
@@ -143,6 +143,7 @@ describe('distributed training without Redis', () => {
 });
 
 describe('vector blobs (weights, gradients, epoch weights): dense or sparse, lossless', () => {
+  const bytesOf = (v: Float64Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
   it('round-trips every value bit for bit, -0 included, and picks the smaller form', () => {
     const sparse = new Float64Array(1000);
     sparse[3] = 1.5;
@@ -151,9 +152,19 @@ describe('vector blobs (weights, gradients, epoch weights): dense or sparse, los
     const dense = Float64Array.from({ length: 50 }, (_, k) => (k % 3 === 0 ? 0 : Math.sin(k)));
     for (const v of [sparse, dense, new Float64Array(0), new Float64Array(7)]) {
       const blob = encodeVector(v);
-      const back = decodeVector(blob);
-      expect(back.length).toBe(v.length);
-      expect(Buffer.from(back.buffer).equals(Buffer.from(v.buffer))).toBe(true);
+      // At an 8-byte aligned offset (a file read whole: the values are used in place) and at
+      // an odd one (a pooled Buffer: copied).
+      for (const shift of [0, 3]) {
+        const at = Buffer.alloc(blob.length + 8);
+        blob.copy(at, shift);
+        const back = decodeVector(at.subarray(shift, shift + blob.length));
+        expect(back.length).toBe(v.length);
+        expect(bytesOf(back).equals(bytesOf(v))).toBe(true);
+      }
+      expect(Buffer.concat(encodeVectorParts(v)).equals(blob)).toBe(true);
+      // Pieces encode as the vector they make one after another, dense or sparse alike.
+      const cut = Math.floor(v.length / 3);
+      expect(encodeVector([v.subarray(0, cut), new Float64Array(0), v.subarray(cut)]).equals(blob)).toBe(true);
     }
     expect(Object.is(decodeVector(encodeVector(sparse))[500], -0)).toBe(true);
     expect(encodeVector(sparse).length).toBe(16 + 16 + 3 * 8); // 3 nonzeros: indices padded to 8 bytes
@@ -169,7 +180,7 @@ describe('vector blobs (weights, gradients, epoch weights): dense or sparse, los
     const a = encodeVector(v, 1);
     const b = encodeVector(v, 0xffffffff);
     expect(a.equals(b)).toBe(false);
-    expect(Buffer.from(decodeVector(a).buffer).equals(Buffer.from(decodeVector(b).buffer))).toBe(true);
+    expect(bytesOf(decodeVector(a)).equals(bytesOf(decodeVector(b)))).toBe(true);
     expect(encodeVector(v, 7).equals(encodeVector(v, 7))).toBe(true);
   });
 });

@@ -62,6 +62,10 @@ describe('artifact store', () => {
     expect(hash).toBe('5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03');
     expect(store.get(hash).toString()).toBe('hello\n');
     expect(store.put('hello\n')).toBe(hash);
+    // Pieces are stored as their bytes one after another: the same blob.
+    const pieces = store.put([Buffer.from('to be '), Buffer.alloc(0), Buffer.from('written\n')]);
+    expect(pieces).toBe(store.put('to be written\n'));
+    expect(store.get(pieces).toString()).toBe('to be written\n');
     writeFileSync(store.blobPath(hash), 'hellO\n');
     expect(() => store.get(hash)).toThrow(/corrupt/);
     expect(() => store.blobPath('../../etc/passwd')).toThrow(/refused/);

@@ -49,6 +49,13 @@ export interface FlowOptions {
    * fallback). Gradient evaluations use it: short flows, run back to back.
    */
   events?: QueueEvents;
+  /**
+   * The queue and flow producer on `connection`, when the caller keeps them open for many
+   * flows (gradient evaluations: making them anew cost a few ms per evaluation).
+   */
+  clients?: { queue: Queue; flow: FlowProducer };
+  /** Called once for each step this wait sees finish, as soon as it sees it (not for steps done before the flow). */
+  onStepDone?: (step: string) => void;
 }
 
 /** The id of a flow's parent job: the flow's name and a hash of all its step ids. */
@@ -65,8 +72,8 @@ export async function runFlow(connection: Redis, store: ArtifactStore, steps: Fl
   const all = steps.map((s) => s.id);
   const missing = steps.filter((s) => store.readManifest(s.id) === undefined);
   if (missing.length === 0) return;
-  const queue = new Queue(QUEUE_NAME, { connection });
-  const flow = new FlowProducer({ connection });
+  const queue = options.clients?.queue ?? new Queue(QUEUE_NAME, { connection });
+  const flow = options.clients?.flow ?? new FlowProducer({ connection });
   try {
     const parentId = flowParentId(options.name, all);
     const old = await queue.getJob(parentId);
@@ -93,8 +100,10 @@ export async function runFlow(connection: Redis, store: ArtifactStore, steps: Fl
     // Redis gone for longer than the client's reconnects: one clear line, not a stack.
     throw lostConnection(options.redisUrl, connection, err);
   } finally {
-    await flow.close();
-    await queue.close();
+    if (!options.clients) {
+      await flow.close();
+      await queue.close();
+    }
   }
 }
 
@@ -123,7 +132,9 @@ async function waitFor(store: ArtifactStore, queue: Queue, parentId: string, all
     for (;;) {
       throwIfAborted(options.signal);
       const seenBefore = seen;
+      const before = pending;
       pending = pending.filter((id) => store.readManifest(id) === undefined);
+      if (options.onStepDone && pending.length < before.length) for (const id of before) if (!pending.includes(id)) options.onStepDone(id);
       const done = all.length - pending.length;
       if (options.progress && Date.now() - lastCount > 2000) {
         lastCount = Date.now();

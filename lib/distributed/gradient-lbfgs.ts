@@ -9,7 +9,10 @@
 import { native } from '../native.js';
 import { decodeState, encodeState, type StateParts } from './state-bytes.js';
 
-/** f(x) and its gradient. */
+/**
+ * f(x) and its gradient. x is the optimizer's buffer, rewritten for the next trial, and the
+ * gradient is copied once the promise resolves: neither may be kept past that.
+ */
 export type AsyncObjective = (x: Float64Array) => Promise<{ value: number; gradient: Float64Array }>;
 
 export interface LbfgsSettings {
@@ -42,7 +45,8 @@ interface NativeLbfgsState {
 
 interface NativeLbfgsHandle {
   beginIteration(): boolean;
-  trialPoint(): Float64Array;
+  /** The point to evaluate, copied into `into` when it has the right size. */
+  trialPoint(into?: Float64Array): Float64Array;
   /** 0: retry at the moved trial point; 1: accepted; 2: no decrease found (converged). */
   endTrial(value: number, gradient: Float64Array): 0 | 1 | 2;
   point(): Float64Array;
@@ -56,6 +60,9 @@ interface LbfgsAddon {
 }
 
 export class AsyncLbfgs {
+  /** Every trial point is copied into this one buffer: the objective must not keep it. */
+  private trial: Float64Array | undefined;
+
   private constructor(
     private readonly objective: AsyncObjective,
     private readonly handle: NativeLbfgsHandle,
@@ -120,7 +127,8 @@ export class AsyncLbfgs {
   async iterate(): Promise<boolean> {
     if (!this.handle.beginIteration()) return false;
     for (;;) {
-      const r = await this.objective(this.handle.trialPoint());
+      this.trial = this.handle.trialPoint(this.trial);
+      const r = await this.objective(this.trial);
       const outcome = this.handle.endTrial(r.value, r.gradient);
       if (outcome === 1) return !this.handle.converged();
       if (outcome === 2) return false;

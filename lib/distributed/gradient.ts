@@ -15,13 +15,13 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { shardTrainingHandle, type ExternalTrainer, type ShardTrainingHandle, type TaggerTrainingSpec } from '../tagger/tagger.js';
 import { checkRedisUrl, connectRedis, lostConnection, QUEUE_NAME } from './connection.js';
-import { Queue, QueueEvents } from 'bullmq';
+import { FlowProducer, Queue, QueueEvents } from 'bullmq';
 import { flowParentId, runFlow, type FlowStep } from './flow.js';
 import type { JobEnv, JobOutcome, JobKind } from './jobs.js';
 import { parsePayload } from './payloads.js';
 import { HASH_PATTERN, STEP_ID_PATTERN, type ArtifactStore, type StepManifest } from './store.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';
-import { decodeVector, encodeVector } from './vector-blob.js';
+import { decodeVector, encodeVectorParts } from './vector-blob.js';
 import { UsageError } from '../errors.js';
 
 /** [first, last) sentence ranges of `shards` near-equal shards, in order. */
@@ -120,7 +120,7 @@ function trainingHandle(store: ArtifactStore, specHash: string): ShardTrainingHa
   return h;
 }
 
-async function runShardJob(p: TrainShardPayload, env: JobEnv, compute: (h: ShardTrainingHandle, w: Float64Array) => Promise<Float64Array>): Promise<JobOutcome> {
+async function runShardJob(p: TrainShardPayload, env: JobEnv, compute: (h: ShardTrainingHandle, w: Float64Array) => Promise<Float64Array[]>): Promise<JobOutcome> {
   return runWeightsJob(p, env, (w) => compute(trainingHandle(env.store, p.spec), w));
 }
 
@@ -143,16 +143,17 @@ function ownerTag(step: string): number {
 
 /**
  * A shard job's frame: done before -> its manifest; else the result of `compute` at the
- * payload's weights, stored dense or sparse (vector-blob.ts). `compute` must not change the
- * weights it is given: the next shard on this worker reads the same vector.
+ * payload's weights (one vector, or pieces of one), stored dense or sparse (vector-blob.ts).
+ * `compute` must not change the weights it is given: the next shard on this worker reads the
+ * same vector.
  */
-export async function runWeightsJob(p: TrainShardPayload, env: JobEnv, compute: (w: Float64Array) => Promise<Float64Array>): Promise<JobOutcome> {
+export async function runWeightsJob(p: TrainShardPayload, env: JobEnv, compute: (w: Float64Array) => Promise<Float64Array | Float64Array[]>): Promise<JobOutcome> {
   const done = env.store.readManifest(p.step);
   if (done) return { step: p.step, cached: true, files: done.files };
   const t0 = Date.now();
   const weights = weightsOf(env.store, p.weights);
   const out = await compute(weights.values);
-  const files = { result: env.store.put(encodeVector(out, ownerTag(p.step))) };
+  const files = { result: env.store.put(encodeVectorParts(out, ownerTag(p.step))) };
   env.store.writeManifest({ step: p.step, files, seconds: (Date.now() - t0) / 1000, weightsRead: weights.read });
   return { step: p.step, cached: false, files };
 }
@@ -161,10 +162,7 @@ export async function runWeightsJob(p: TrainShardPayload, env: JobEnv, compute: 
 export function runCrfGradientJob(p: TrainShardPayload, env: JobEnv): Promise<JobOutcome> {
   return runShardJob(p, env, async (h, w) => {
     const r = await h.gradient(w, p.first, p.last, env.threads, env.signal);
-    const out = new Float64Array(r.gradient.length + 1);
-    out[0] = r.loss;
-    out.set(r.gradient, 1);
-    return out;
+    return [Float64Array.of(r.loss), r.gradient];
   });
 }
 
@@ -172,11 +170,7 @@ export function runCrfGradientJob(p: TrainShardPayload, env: JobEnv): Promise<Jo
 export function runPerceptronEpochJob(p: TrainShardPayload, env: JobEnv): Promise<JobOutcome> {
   return runShardJob(p, env, async (h, w) => {
     const r = await h.perceptronEpoch(w, p.first, p.last, p.seed ?? 0, env.signal);
-    const out = new Float64Array(2 * r.weights.length + 1);
-    out[0] = r.mistakes;
-    out.set(r.weights, 1);
-    out.set(r.averaged, 1 + r.weights.length);
-    return out;
+    return [Float64Array.of(r.mistakes), r.weights, r.averaged];
   });
 }
 
@@ -212,6 +206,7 @@ export async function queueExecutor(
   const timings: ExecutorTimings = { putWeights: 0, flow: 0, slowestJob: 0, readResults: 0 };
   const since = (t0: number): number => (performance.now() - t0) / 1000;
   const queue = new Queue(QUEUE_NAME, { connection });
+  const flow = new FlowProducer({ connection });
   // The queue's events on a connection of their own (BullMQ reads them with a blocking
   // command): an evaluation ends when its last job does, not at the next poll. Only a wake-up:
   // a lost connection is reported by the main one, and the polls go on without events.
@@ -221,15 +216,18 @@ export async function queueExecutor(
   // This run's weight blobs are its own (vector-blob.ts): another run's equal weights are
   // another blob, so discarding ours never takes theirs.
   const owner = randomBytes(4).readUInt32LE(0);
-  // The previous evaluation's artifacts, removed once its flow's parent job (which checks
-  // that they exist) has run or been taken off the queue: nothing reads them after that.
-  let previous: { steps: string[]; weights: string; parent: string } | undefined;
-  const tidy = async (): Promise<void> => {
-    if (!previous) return;
-    await retireParent(queue, previous.parent);
-    for (const s of previous.steps) store.discardStep(s);
-    store.discard(previous.weights);
-    previous = undefined;
+  // An evaluation's artifacts are removed once its flow's parent job (which checks that they
+  // exist) has run or been taken off the queue: nothing reads them after that. That waits for
+  // a worker and Redis, so it runs during the next evaluation's jobs, not before its start;
+  // an evaluation waits only for the previous removal (whose error it then reports).
+  let retiring: Promise<void> = Promise.resolve();
+  const retire = (done: { steps: string[]; weights: string; parent: string }): void => {
+    retiring = (async () => {
+      await retireParent(queue, done.parent);
+      for (const s of done.steps) store.discardStep(s);
+      store.discard(done.weights);
+    })();
+    retiring.catch(() => {}); // reported by the next await of `retiring`, not as unhandled
   };
   // One line per evaluation would drown the progress bar: only the notes about workers.
   const log = (line: string): void => {
@@ -244,8 +242,9 @@ export async function queueExecutor(
   };
   const evaluate = async (kind: JobKind, weights: Float64Array, seed: number | undefined): Promise<Float64Array[]> => {
     let t0 = performance.now();
-    const wBytes = encodeVector(weights, owner);
-    const wHash = store.put(wBytes);
+    const wBlob = encodeVectorParts(weights, owner);
+    const wHash = store.put(wBlob);
+    const wBytes = wBlob.reduce((n, piece) => n + piece.length, 0);
     timings.putWeights += since(t0);
     const steps: FlowStep[] = ranges.map(([first, last]) => {
       const payload = { spec: specHash, weights: wHash, first, last, ...(seed !== undefined ? { seed } : {}) };
@@ -253,20 +252,30 @@ export async function queueExecutor(
       const id = `${kind}-${key}`;
       return { id, kind, payload: { step: id, ...payload } };
     });
+    // Each result is read (and its hash checked) as soon as its job is seen done, while the
+    // other shards still compute.
+    const blobs: Buffer[] = [];
+    const manifests: StepManifest[] = [];
+    let reading = 0;
+    const read = (k: number): void => {
+      const r0 = performance.now();
+      manifests[k] = store.readManifest(steps[k].id) as StepManifest;
+      blobs[k] = store.get(manifests[k].files.result);
+      reading += since(r0);
+    };
+    const onStepDone = (id: string): void => read(steps.findIndex((s) => s.id === id));
     t0 = performance.now();
-    await runFlow(connection, store, steps, { name: kind, redisUrl: o.redis, signal: o.signal, log, pollMs: o.pollMs ?? 50, events });
-    timings.flow += since(t0);
-    t0 = performance.now();
-    const manifests = steps.map((s) => store.readManifest(s.id) as StepManifest);
-    const blobs = manifests.map((m) => store.get(m.files.result));
+    await runFlow(connection, store, steps, { name: kind, redisUrl: o.redis, signal: o.signal, log, pollMs: o.pollMs ?? 50, events, clients: { queue, flow }, onStepDone });
+    timings.flow += since(t0) - reading;
+    steps.forEach((_, k) => blobs[k] === undefined && read(k)); // done before this flow (a resumed run)
     const results = blobs.map((b) => decodeVector(b));
-    timings.readResults += since(t0);
+    timings.readResults += reading;
     timings.slowestJob += Math.max(...manifests.map((m) => m.seconds));
     // The weights as the workers read them (once per worker and evaluation), and each
     // result blob written once and read once.
-    bytes += manifests.reduce((n, m) => n + (m.weightsRead ?? wBytes.length), 0) + blobs.reduce((n, b) => n + b.length, 0);
-    await tidy();
-    previous = { steps: steps.map((s) => s.id), weights: wHash, parent: flowParentId(kind, steps.map((s) => s.id)) };
+    bytes += manifests.reduce((n, m) => n + (m.weightsRead ?? wBytes), 0) + blobs.reduce((n, b) => n + b.length, 0);
+    await retiring;
+    retire({ steps: steps.map((s) => s.id), weights: wHash, parent: flowParentId(kind, steps.map((s) => s.id)) });
     return results;
   };
   return {
@@ -286,12 +295,13 @@ export async function queueExecutor(
       try {
         // Only while Redis answers: after a lost connection the run has failed already, and
         // the leftovers are another run's to remove.
-        if (connection.status === 'ready') await tidy();
+        if (connection.status === 'ready') await retiring;
       } finally {
         // With the server gone, close() would wait for it: started (which stops the events'
         // reading loop and drops its connection), not awaited.
         const closing = events.close().catch(() => {});
         if (connection.status === 'ready') await closing;
+        await flow.close();
         await queue.close();
         connection.disconnect();
       }
@@ -328,26 +338,38 @@ export interface GradientStats {
   bytesMoved: number;
 }
 
+/** g = 2 c2 x; returns c2 |x|^2. */
+function setPrior(g: Float64Array, x: Float64Array, c2: number): number {
+  let value = 0;
+  for (let k = 0; k < x.length; k++) {
+    value += c2 * x[k] * x[k];
+    g[k] = 2 * c2 * x[k];
+  }
+  return value;
+}
+
+/** g += shard. */
+function addInto(g: Float64Array, shard: Float64Array): void {
+  for (let k = 0; k < g.length; k++) g[k] += shard[k];
+}
+
 /**
  * The CRF's L-BFGS iterations with the gradient summed over shards. Sums as the native
  * objective does: the prior c2 |w|^2 first, then the shards' terms in shard order.
  */
 export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: ShardExecutor, stats?: GradientStats): ExternalTrainer {
   let lbfgs: AsyncLbfgs | undefined;
+  let gradient = new Float64Array(0); // reused: the optimizer copies it (AsyncObjective)
   const objective = async (x: Float64Array): Promise<{ value: number; gradient: Float64Array }> => {
     const t0 = Date.now();
     const parts = await executor.crfGradients(x);
     const c2 = spec.c2;
+    const n = x.length;
     let value = 0;
-    const gradient = new Float64Array(x.length);
-    const shards = parts.map((p) => p.gradient);
-    // One pass: each weight's prior term, then the shards' terms in shard order.
-    for (let k = 0; k < x.length; k++) {
-      value += c2 * x[k] * x[k];
-      let g = 2 * c2 * x[k];
-      for (const shard of shards) g += shard[k];
-      gradient[k] = g;
-    }
+    if (gradient.length !== n) gradient = new Float64Array(n);
+    // Each weight's prior term, then the shards' terms in shard order (the local sum's order).
+    value += setPrior(gradient, x, c2);
+    for (const p of parts) addInto(gradient, p.gradient);
     for (const p of parts) value += p.loss;
     if (stats) {
       stats.evaluations++;
@@ -358,7 +380,7 @@ export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: ShardExec
   };
   return {
     async step(initial) {
-      lbfgs ??= await AsyncLbfgs.start(objective, initial);
+      lbfgs ??= await AsyncLbfgs.start(objective, initial());
       const more = await lbfgs.iterate();
       return { loss: lbfgs.value, converged: !more, weights: lbfgs.weights };
     },

@@ -49,7 +49,7 @@ export function mixingTrainer(spec: TaggerTrainingSpec, executor: ShardExecutor,
   let round = 0;
   return {
     async step(initial) {
-      w ??= Float64Array.from(initial);
+      w ??= Float64Array.from(initial());
       const parts: PerceptronShardResult[] = await executor.perceptronEpochs(w, roundSeed(spec.seed, round));
       const mu = mixingWeights(parts, weighting);
       w = mix(parts.map((p) => p.weights), mu);

@@ -80,10 +80,7 @@ function shardHandle(env: JobEnv, specHash: string): ParserShardHandle {
 export function runParserGradientJob(p: TrainShardPayload, env: JobEnv): Promise<JobOutcome> {
   return runWeightsJob(p, env, async (w) => {
     const r = await shardHandle(env, p.spec).gradient(w, p.first, p.last, env.signal);
-    const out = new Float64Array(r.gradient.length + 1);
-    out[0] = r.loss;
-    out.set(r.gradient, 1);
-    return out;
+    return [Float64Array.of(r.loss), r.gradient];
   });
 }
 
@@ -114,12 +111,13 @@ export function parserGradientTrainer(spec: ParserTrainingSpec, executor: Gradie
   let lbfgs: AsyncLbfgs | undefined;
   let mean: Float64Array | undefined;
   const sigma2 = spec.sigma2;
+  let gradient = new Float64Array(0); // reused: the optimizer copies it (AsyncObjective)
   const objective = async (x: Float64Array): Promise<{ value: number; gradient: Float64Array }> => {
     const t0 = Date.now();
     const parts = await executor.crfGradients(x);
     let value = 0;
     for (const p of parts) value += p.loss;
-    const gradient = new Float64Array(x.length);
+    if (gradient.length !== x.length) gradient = new Float64Array(x.length);
     for (let f = 0; f < x.length; f++) {
       const d = mean ? x[f] - mean[f] : x[f];
       value += (d * d) / (2 * sigma2);
@@ -137,8 +135,9 @@ export function parserGradientTrainer(spec: ParserTrainingSpec, executor: Gradie
   return {
     async step(initial) {
       if (!lbfgs) {
-        if (spec.priorAtStart) mean = Float64Array.from(initial);
-        lbfgs = await AsyncLbfgs.start(objective, initial, PARSER_LBFGS);
+        const x0 = initial();
+        if (spec.priorAtStart) mean = Float64Array.from(x0);
+        lbfgs = await AsyncLbfgs.start(objective, x0, PARSER_LBFGS);
       }
       const more = await lbfgs.iterate();
       return { loss: lbfgs.value / spec.sentences, converged: !more, weights: lbfgs.weights };

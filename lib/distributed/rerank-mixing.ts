@@ -118,10 +118,6 @@ export function runRerankerEpochJob(p: TrainShardPayload, env: JobEnv): Promise<
   return runWeightsJob(p, env, async (w) => {
     const { spec, candidates } = candidatesOf(env.store, p.spec);
     const r = await mixingEpoch(candidates, spec.options, w, { first: p.first, last: p.last, seed: p.seed ?? 0, threads: env.threads }, env.signal);
-    const out = new Float64Array(2 * r.last.length + 1);
-    out[0] = r.mistakes;
-    out.set(r.last, 1);
-    out.set(r.averaged, 1 + r.last.length);
-    return out;
+    return [Float64Array.of(r.mistakes), r.last, r.averaged];
   });
 }

@@ -7,7 +7,7 @@
  * its presence means the step is done. Nothing here reads or writes outside the store's root.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -32,6 +32,18 @@ export class StoreRefusal extends InputError {
   constructor(store: string, what: string) {
     super(store, undefined, `refused: ${what} is not inside the artifact store`);
     this.name = 'StoreRefusal';
+  }
+}
+
+/** Writes pieces one after another into a new file. */
+function writePieces(file: string, pieces: readonly Buffer[]): void {
+  const fd = openSync(file, 'w');
+  try {
+    for (const piece of pieces) {
+      for (let at = 0; at < piece.length; ) at += writeSync(fd, piece, at, piece.length - at);
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -64,10 +76,11 @@ export class ArtifactStore {
     return this.inside(join('steps', `${step}.json`));
   }
 
-  /** Writes bytes under a unique temporary name in the store, then renames it into place. */
-  private writeAtomic(target: string, bytes: Buffer | string): void {
+  /** Writes bytes (or pieces, in order) under a unique temporary name in the store, then renames it into place. */
+  private writeAtomic(target: string, bytes: Buffer | string | readonly Buffer[]): void {
     const temp = this.inside(join('tmp', `${randomBytes(8).toString('hex')}.part`));
-    writeFileSync(temp, bytes);
+    if (Array.isArray(bytes)) writePieces(temp, bytes as readonly Buffer[]);
+    else writeFileSync(temp, bytes as Buffer | string);
     try {
       mkdirSync(join(target, '..'), { recursive: true });
       renameSync(temp, target);
@@ -77,12 +90,17 @@ export class ArtifactStore {
     }
   }
 
-  /** Stores bytes; returns their SHA-256 (the same bytes stored twice are one blob). */
-  put(bytes: Buffer | string): string {
-    const buffer = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
-    const hash = createHash('sha256').update(buffer).digest('hex');
+  /**
+   * Stores bytes, or the bytes of pieces one after another; returns their SHA-256 (the same
+   * bytes stored twice are one blob).
+   */
+  put(bytes: Buffer | string | readonly Buffer[]): string {
+    const pieces = typeof bytes === 'string' ? [Buffer.from(bytes, 'utf8')] : Array.isArray(bytes) ? (bytes as readonly Buffer[]) : [bytes as Buffer];
+    const sha = createHash('sha256');
+    for (const piece of pieces) sha.update(piece);
+    const hash = sha.digest('hex');
     const target = this.blobPath(hash);
-    if (!existsSync(target)) this.writeAtomic(target, buffer);
+    if (!existsSync(target)) this.writeAtomic(target, pieces);
     return hash;
   }
 

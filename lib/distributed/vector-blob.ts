@@ -23,31 +23,48 @@ const HEADER = 16;
 
 const isPositiveZero = (v: number): boolean => Object.is(v, 0);
 
-export function encodeVector(values: Float64Array, owner = 0): Buffer {
-  const n = values.length;
+/**
+ * The blob of the vector made of `values` one after another (a result is [loss, gradient...]),
+ * as pieces to write one after another: dense values are not copied (a copy of 3.4 MB, most
+ * of it page faults on fresh memory, cost about 2 ms per evaluation).
+ */
+export function encodeVectorParts(values: Float64Array | readonly Float64Array[], owner = 0): Buffer[] {
+  const pieces = values instanceof Float64Array ? [values] : values;
+  let n = 0;
   let m = 0;
-  for (let k = 0; k < n; k++) if (!isPositiveZero(values[k])) m++;
+  for (const piece of pieces) {
+    n += piece.length;
+    for (let k = 0; k < piece.length; k++) if (!isPositiveZero(piece[k])) m++;
+  }
   const indexBytes = (m * 4 + 7) & ~7;
   const sparse = indexBytes + m * 8 < n * 8;
-  const out = Buffer.alloc(HEADER + (sparse ? indexBytes + m * 8 : n * 8));
-  out.writeUInt32LE(sparse ? SPARSE : DENSE, 0);
-  out.writeUInt32LE(n, 4);
-  out.writeUInt32LE(sparse ? m : n, 8);
-  out.writeUInt32LE(owner >>> 0, 12);
-  if (!sparse) {
-    Buffer.from(values.buffer, values.byteOffset, values.byteLength).copy(out, HEADER);
-    return out;
-  }
+  const header = Buffer.alloc(HEADER);
+  header.writeUInt32LE(sparse ? SPARSE : DENSE, 0);
+  header.writeUInt32LE(n, 4);
+  header.writeUInt32LE(sparse ? m : n, 8);
+  header.writeUInt32LE(owner >>> 0, 12);
+  if (!sparse) return [header, ...pieces.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength))];
+  const body = Buffer.alloc(indexBytes + m * 8);
   const index = new Uint32Array(m);
   const stored = new Float64Array(m);
-  for (let k = 0, j = 0; k < n; k++) {
-    if (isPositiveZero(values[k])) continue;
-    index[j] = k;
-    stored[j++] = values[k];
+  let j = 0;
+  let at = 0;
+  for (const piece of pieces) {
+    for (let k = 0; k < piece.length; k++) {
+      if (isPositiveZero(piece[k])) continue;
+      index[j] = at + k;
+      stored[j++] = piece[k];
+    }
+    at += piece.length;
   }
-  Buffer.from(index.buffer).copy(out, HEADER);
-  Buffer.from(stored.buffer).copy(out, HEADER + indexBytes);
-  return out;
+  Buffer.from(index.buffer).copy(body, 0);
+  Buffer.from(stored.buffer).copy(body, indexBytes);
+  return [header, body];
+}
+
+/** The blob in one buffer. */
+export function encodeVector(values: Float64Array | readonly Float64Array[], owner = 0): Buffer {
+  return Buffer.concat(encodeVectorParts(values, owner));
 }
 
 export function decodeVector(bytes: Buffer): Float64Array {
@@ -58,12 +75,17 @@ export function decodeVector(bytes: Buffer): Float64Array {
   const magic = bytes.readUInt32LE(0);
   const n = bytes.readUInt32LE(4);
   const m = bytes.readUInt32LE(8);
-  const out = new Float64Array(n);
   if (magic === DENSE) {
     if (m !== n || bytes.length !== HEADER + n * 8) fail('of the wrong size');
+    // A file read whole starts its own buffer, so its values are 8-byte aligned and are used
+    // where they lie; a pooled Buffer's offset need not be, and is copied.
+    const at = bytes.byteOffset + HEADER;
+    if (at % 8 === 0) return new Float64Array(bytes.buffer, at, n);
+    const out = new Float64Array(n);
     new Uint8Array(out.buffer).set(bytes.subarray(HEADER));
     return out;
   }
+  const out = new Float64Array(n);
   if (magic !== SPARSE) fail('of an unknown kind');
   const indexBytes = (m * 4 + 7) & ~7;
   if (m > n || bytes.length !== HEADER + indexBytes + m * 8) fail('of the wrong size');

@@ -258,7 +258,8 @@ export interface ParserTrainingSpec {
 
 /** L-BFGS iterations run elsewhere: each returns the weights after it and the objective per sentence. */
 export interface ParserExternalTrainer {
-  step(initial: Float64Array): Promise<{ loss: number; converged: boolean; weights: Float64Array }>;
+  /** One step; `initial` gives the weights to start from (asked for on the first step only). */
+  step(initial: () => Float64Array): Promise<{ loss: number; converged: boolean; weights: Float64Array }>;
   /** The coordinator's optimizer state after the last step, for a training checkpoint. */
   saveState(): Uint8Array;
   /** Continues from `saveState`'s bytes; returns the weights reached. */
@@ -550,7 +551,7 @@ export class ChartParserModel {
       // One L-BFGS iteration elsewhere; the weights it arrives at are set here (dev, saving).
       const externalStep = async (make: NonNullable<ParserTrainOptions['external']>): Promise<{ objective: number; keptFraction: number; cacheBytes: number; cachedSentences: number }> => {
         external ??= await make(spec());
-        const e = await external.step(handle.crfWeights());
+        const e = await external.step(() => handle.crfWeights());
         handle.setCrfWeights(e.weights);
         return { objective: e.loss, keptFraction: 1, cacheBytes: 0, cachedSentences: 0 };
       };

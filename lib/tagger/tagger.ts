@@ -161,7 +161,8 @@ export interface TaggerTrainingSpec {
 
 /** Training steps run elsewhere: each returns the weights to tag with after it. */
 export interface ExternalTrainer {
-  step(initial: Float64Array): Promise<{ loss: number; converged: boolean; weights: Float64Array }>;
+  /** One step; `initial` gives the weights to start from (asked for on the first step only). */
+  step(initial: () => Float64Array): Promise<{ loss: number; converged: boolean; weights: Float64Array }>;
   /** The coordinator's optimizer state after the last step, for a training checkpoint. */
   saveState(): Uint8Array;
   /** Continues from `saveState`'s bytes; returns the weights to tag with. */
@@ -454,7 +455,7 @@ export class Tagger {
         let r: { loss: number; steps: number; converged: boolean };
         if (options.external && step >= externalFrom) {
           external ??= await options.external(trainingSpec());
-          const e = await external.step(handle.weights());
+          const e = await external.step(() => handle.weights());
           handle.setWeights(e.weights);
           r = { loss: e.loss, steps: step + 1, converged: e.converged };
         } else r = await handle.trainSteps(1, flag);

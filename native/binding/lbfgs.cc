@@ -101,8 +101,19 @@ class NativeLbfgs : public ErrorMappingWrap<NativeLbfgs> {
     return Napi::Boolean::New(info.Env(), lbfgs_->BeginIteration());
   }
 
+  // trialPoint(into?) -> the point, copied into `into` when it is a Float64Array of the right
+  // size (one buffer reused for every trial: a fresh one costs its page faults each time).
   Napi::Value TrialPoint(const Napi::CallbackInfo& info) {
-    return ToFloat64Array(info.Env(), lbfgs_->trial_point());
+    const std::vector<double>& x = lbfgs_->trial_point();
+    if (info.Length() >= 1 && info[0].IsTypedArray() &&
+        info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array) {
+      Napi::Float64Array into = info[0].As<Napi::Float64Array>();
+      if (into.ElementLength() == x.size()) {
+        std::copy(x.begin(), x.end(), into.Data());
+        return into;
+      }
+    }
+    return ToFloat64Array(info.Env(), x);
   }
 
   // endTrial(f, gradient) -> 0 retry (trialPoint() moved), 1 accepted, 2 failed (no decrease).
