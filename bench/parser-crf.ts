@@ -7,7 +7,8 @@
  * SAVE=file writes the model for `structrank parse` + `structrank eval parse` on test.
  * Env (defaults = the library's CRF defaults): H (Markov order), V (vertical order: 1 = no
  * parent annotation, 2 = parent annotation), BITS (surface hash bits), PRUNE (coarse-to-fine threshold), OPT
- * (adagrad | sgd), DECODE (viterbi | mbr), ETA, SIGMA2, AVG (1 = iterate averaging), EPOCHS, BATCH, THREADS (2), NTRAIN / NDEV (first N trees).
+ * (adagrad | sgd), DECODE (viterbi | mbr), ETA, SIGMA2, AVG (1 = iterate averaging), EPOCHS, BATCH, THREADS (2), NTRAIN / NDEV (first N trees),
+ * RARE (words seen at most N times also get signature tags).
  * CPU seconds are reported because the machine is shared: wall times are noisy.
  */
 import { join, resolve, dirname } from 'node:path';
@@ -42,6 +43,7 @@ const model = await ChartParserModel.train(train, {
   eta0: num('ETA', CRF_DEFAULTS.eta0),
   average: env.AVG !== undefined ? env.AVG === '1' : CRF_DEFAULTS.average,
   sigma2: num('SIGMA2', 1),
+  rareThreshold: num('RARE', CRF_DEFAULTS.rareThreshold),
   epochs: num('EPOCHS', CRF_DEFAULTS.epochs),
   batch: num('BATCH', 20),
   threads: num('THREADS', 2),
