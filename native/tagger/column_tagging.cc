@@ -8,9 +8,8 @@
 
 namespace structrank {
 
-int JsSpaceLength(const char* p, const char* end) {
+int JsSpaceLengthNonAscii(const char* p, const char* end) {
   const auto c = static_cast<unsigned char>(p[0]);
-  if (c == ' ' || (c >= 9 && c <= 13)) return 1;
   if (c < 0xC2) return 0;
   const auto b1 = end - p >= 2 ? static_cast<unsigned char>(p[1]) : 0;
   if (c == 0xC2) return b1 == 0xA0 ? 2 : 0;  // U+00A0

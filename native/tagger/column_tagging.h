@@ -40,7 +40,14 @@ ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, boo
                            const ColumnLayout& layout, int threads, const std::atomic<bool>* cancel = nullptr);
 
 // Length in bytes of the JavaScript whitespace character (\s) starting at p (< end), or 0.
-int JsSpaceLength(const char* p, const char* end);
+// Inline for ASCII (called for every byte of the input); other bytes go to the table of
+// Unicode spaces.
+int JsSpaceLengthNonAscii(const char* p, const char* end);
+inline int JsSpaceLength(const char* p, const char* end) {
+  const auto c = static_cast<unsigned char>(*p);
+  if (c < 0x80) return c == ' ' || (c >= 9 && c <= 13) ? 1 : 0;
+  return JsSpaceLengthNonAscii(p, end);
+}
 // A CoNLL line as lib/io/conll.ts reads it (`line` without its '\n' or '\r\n'): blank (only
 // JavaScript \s), a -DOCSTART- marker, or a token line. `fields` holds the line's fields
 // (single tabs if `tab`, else runs of \s after trimming) unless it is blank.

@@ -74,32 +74,35 @@ TaggerCorpus TaggerModel::BuildCorpus(std::string_view text, std::string_view la
 
 namespace {
 
-// Looks up one sentence's attributes: rows[i] and edge_rows[i] for token i.
+// Looks up one sentence's attributes and appends one row per token to `rows` and
+// `edge_rows` (the extractor gives the keys in token order).
 struct SentenceLookup {
+  struct TokenKey {
+    int32_t token;
+    bool edge;
+    uint64_t key;
+  };
   FeatureExtractor extractor;
-  std::vector<std::vector<int32_t>> rows, edge_rows;
-  std::vector<std::pair<int32_t, uint64_t>> keys;
-  std::vector<bool> is_edge;
+  std::vector<TokenKey> keys;
 
   explicit SentenceLookup(const FeatureConfig& config) : extractor(config) {}
-  void Run(const SentenceFields& sent, const AttributeTable& attributes) {
-    rows.resize(sent.length);
-    edge_rows.resize(sent.length);
-    for (int32_t i = 0; i < sent.length; ++i) {
-      rows[i].clear();
-      edge_rows[i].clear();
-    }
+  void Run(const SentenceFields& sent, const AttributeTable& attributes, CsrMatrix& rows, CsrMatrix& edge_rows) {
     keys.clear();
-    is_edge.clear();
-    extractor.Extract(sent, [&](int32_t i, uint64_t key, bool edge) {
-      keys.emplace_back(i, key);
-      is_edge.push_back(edge);
-    });
-    // Lookups miss the cache; issuing all of a sentence's prefetches first overlaps them.
-    for (auto& kv : keys) attributes.Prefetch(kv.second);
-    for (std::size_t k = 0; k < keys.size(); ++k) {
-      int32_t id = attributes.Find(keys[k].second);
-      if (id >= 0) (is_edge[k] ? edge_rows : rows)[keys[k].first].push_back(id);
+    extractor.Extract(sent, [&](int32_t i, uint64_t key, bool edge) { keys.push_back({i, edge, key}); });
+    // Lookups miss the cache: each slot is fetched kAhead lookups before it is read (enough
+    // to overlap the misses, few enough that the lines are still in L1 when read).
+    constexpr std::size_t kAhead = 16;
+    const std::size_t n = keys.size();
+    for (std::size_t k = 0; k < n && k < kAhead; ++k) attributes.Prefetch(keys[k].key);
+    std::size_t k = 0;
+    for (int32_t i = 0; i < sent.length; ++i) {
+      for (; k < n && keys[k].token == i; ++k) {
+        if (k + kAhead < n) attributes.Prefetch(keys[k + kAhead].key);
+        const int32_t id = attributes.Find(keys[k].key);
+        if (id >= 0) (keys[k].edge ? edge_rows : rows).cols.push_back(id);
+      }
+      rows.row_ptr.push_back(rows.nnz());
+      edge_rows.row_ptr.push_back(edge_rows.nnz());
     }
   }
 };
@@ -114,20 +117,13 @@ TaggerCorpus TaggerModel::LookupSentences(const std::vector<SentenceFields>& sen
                                           const std::atomic<bool>* cancel) const {
   const std::size_t S = sentences.size();
   TaggerCorpus corpus;
-  auto append = [&](const SentenceLookup& look, int32_t n) {
-    for (int32_t i = 0; i < n; ++i) {
-      corpus.attributes.AddRow(look.rows[i].data(), nullptr, static_cast<int64_t>(look.rows[i].size()));
-      corpus.edge_attributes.AddRow(look.edge_rows[i].data(), nullptr, static_cast<int64_t>(look.edge_rows[i].size()));
-      corpus.labels.push_back(-1);
-    }
-    corpus.sentence_start.push_back(corpus.sentence_start.back() + n);
-  };
   if (ResolveThreads(threads) == 1 || S < 256) {
     SentenceLookup look(config);
     for (std::size_t s = 0; s < S; ++s) {
       if (cancel && (s & 1023) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();
-      look.Run(sentences[s], attributes);
-      append(look, sentences[s].length);
+      look.Run(sentences[s], attributes, corpus.attributes, corpus.edge_attributes);
+      corpus.labels.insert(corpus.labels.end(), static_cast<std::size_t>(sentences[s].length), -1);
+      corpus.sentence_start.push_back(corpus.sentence_start.back() + sentences[s].length);
     }
     return corpus;
   }
@@ -142,14 +138,7 @@ TaggerCorpus TaggerModel::LookupSentences(const std::vector<SentenceFields>& sen
       [&](std::size_t first, std::size_t last, int) {
         SentenceLookup look(config);
         TaggerCorpus& part = pieces[first / kGrain].part;
-        for (std::size_t s = first; s < last; ++s) {
-          look.Run(sentences[s], attributes);
-          for (int32_t i = 0; i < sentences[s].length; ++i) {
-            part.attributes.AddRow(look.rows[i].data(), nullptr, static_cast<int64_t>(look.rows[i].size()));
-            part.edge_attributes.AddRow(look.edge_rows[i].data(), nullptr,
-                                        static_cast<int64_t>(look.edge_rows[i].size()));
-          }
-        }
+        for (std::size_t s = first; s < last; ++s) look.Run(sentences[s], attributes, part.attributes, part.edge_attributes);
       },
       cancel);
   auto concat = [](CsrMatrix& dst, const CsrMatrix& src) {
