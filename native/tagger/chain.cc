@@ -37,6 +37,62 @@ void ViterbiStep1(int32_t L, const double* SR_RESTRICT prev, const double* SR_RE
   for (int32_t s = 0; s < L; ++s) cur[s] += em[s];
 }
 
+// The same step for at most W labels, with from_to's rows padded to W entries: W is known
+// when compiling, so the running maxima stay in registers and every row is whole vectors
+// (with 23 labels the loop above ran a scalar remainder of 7 labels for every p). The
+// padding lanes are computed and dropped.
+template <int W>
+inline __attribute__((always_inline)) void ViterbiStep1Padded(int32_t L, const double* SR_RESTRICT prev,
+                                                             const double* SR_RESTRICT from_to,
+                                                             const double* SR_RESTRICT em, double* SR_RESTRICT cur,
+                                                             int32_t* SR_RESTRICT bp) {
+  double best[W];
+  int32_t arg[W];
+  for (int s = 0; s < W; ++s) {
+    best[s] = prev[0] + from_to[s];
+    arg[s] = 0;
+  }
+  for (int32_t p = 1; p < L; ++p) {
+    const double a = prev[p];
+    const double* t = from_to + static_cast<std::size_t>(p) * W;
+    for (int s = 0; s < W; ++s) {
+      const double v = a + t[s];
+      const bool better = v > best[s];
+      best[s] = better ? v : best[s];
+      arg[s] = better ? p : arg[s];
+    }
+  }
+  for (int32_t s = 0; s < L; ++s) {
+    cur[s] = best[s] + em[s];
+    bp[s] = arg[s];
+  }
+}
+
+#define SR_VITERBI_PADDED(W)                                                                                \
+  SR_VECTOR_CLONES void ViterbiStep1Padded##W(int32_t L, const double* SR_RESTRICT prev,                    \
+                                              const double* SR_RESTRICT from_to, const double* SR_RESTRICT em, \
+                                              double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp) {           \
+    ViterbiStep1Padded<W>(L, prev, from_to, em, cur, bp);                                                   \
+  }
+SR_VITERBI_PADDED(8)
+SR_VITERBI_PADDED(16)
+SR_VITERBI_PADDED(24)
+SR_VITERBI_PADDED(32)
+#undef SR_VITERBI_PADDED
+
+// Row width of from_to for L labels: padded to a multiple of 8 up to 32, else L.
+int32_t FromToStride(int32_t L) { return L <= 32 ? (L + 7) / 8 * 8 : L; }
+
+void ViterbiStep1Any(int32_t L, const double* prev, const double* from_to, const double* em, double* cur, int32_t* bp) {
+  switch (FromToStride(L)) {
+    case 8: return ViterbiStep1Padded8(L, prev, from_to, em, cur, bp);
+    case 16: return ViterbiStep1Padded16(L, prev, from_to, em, cur, bp);
+    case 24: return ViterbiStep1Padded24(L, prev, from_to, em, cur, bp);
+    case 32: return ViterbiStep1Padded32(L, prev, from_to, em, cur, bp);
+    default: return ViterbiStep1(L, prev, from_to, em, cur, bp);
+  }
+}
+
 }  // namespace
 
 ChainLattice ChainLattice::For(const TaggerModel& model) {
@@ -181,11 +237,12 @@ double ChainDecoder::Viterbi(int32_t n, const double* emissions, const ChainScor
     }
     if (lat_.order == 1) {  // dense: edges into s are from 0..L-1 in order, es[s * L + p]
       if (i == 1) {
-        from_to_.resize(static_cast<std::size_t>(L) * L);
+        const int32_t W = FromToStride(L);
+        from_to_.assign(static_cast<std::size_t>(L) * W, 0.0);
         for (int32_t s = 0; s < L; ++s)
-          for (int32_t p = 0; p < L; ++p) from_to_[static_cast<std::size_t>(p) * L + s] = es[static_cast<std::size_t>(s) * L + p];
+          for (int32_t p = 0; p < L; ++p) from_to_[static_cast<std::size_t>(p) * W + s] = es[static_cast<std::size_t>(s) * L + p];
       }
-      ViterbiStep1(L, prev, from_to_.data(), em, cur, bp);
+      ViterbiStep1Any(L, prev, from_to_.data(), em, cur, bp);
       continue;
     }
     for (int32_t s = 0; s < S; ++s) {

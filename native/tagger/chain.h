@@ -87,7 +87,7 @@ class ChainDecoder {
   double ForwardBackward1(int32_t n, const double* emissions, const ChainScores& sc, double* label_marginals,
                           double* edge_expect, double* start_expect);
   std::vector<double> a_, b_, z_, e_, start_exp_, edge_exp_, edge_pad_, edge_from_pad_, pair_sum_, u_;
-  std::vector<double> from_to_;  // Viterbi, order 1: the edge scores as [from][to]
+  std::vector<double> from_to_;  // Viterbi, order 1: the edge scores as [from][to], rows padded (chain.cc)
   std::vector<int32_t> back_, states_;
   const double* delta_ = nullptr;
   std::vector<double> pair_marg_, pair_exp_;

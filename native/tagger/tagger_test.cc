@@ -506,8 +506,10 @@ double RowByRowViterbi(const ChainLattice& lat, const ChainScores& sc, int32_t n
   return best;
 }
 
+// Label counts on both sides of each padded width (8, 16, 24, 32) and past them (the
+// unpadded step).
 TEST(first_order_viterbi_equals_the_row_by_row_loop) {
-  for (int L : {1, 2, 5, 22, 23}) {
+  for (int L : {1, 2, 5, 8, 9, 16, 17, 22, 23, 24, 25, 32, 33, 40}) {
     for (bool ties : {false, true}) {
       Fixture fx = RandomFixture(L, 1, {1, 2, 9, 30}, 40 + L, false);
       // Small integer weights: many equal path scores, so tie-breaking is exercised.
