@@ -95,10 +95,22 @@ class FeatureExtractor {
   void UseTagSets(const FeatureConfig::TagSets* tagsets) { tagsets_ = tagsets ? tagsets : &config_.tagsets; }
   template <typename Emit>
   void Extract(const SentenceFields& s, Emit&& emit) {
+    // Keys are computed template by template over the sentence, then given token by token:
+    // one template's keys at consecutive tokens take the same branches, so the CPU runs the
+    // next key's hash chain while the current one waits on its multiplies.
+    const std::size_t T = config_.templates.size();
+    keys_.resize(T * static_cast<std::size_t>(s.length));
+    found_.resize(keys_.size());
+    for (std::size_t t = 0; t < T; ++t) {
+      for (int32_t i = 0; i < s.length; ++i) {
+        const std::size_t at = static_cast<std::size_t>(i) * T + t;
+        found_[at] = Key(s, i, static_cast<int32_t>(t), keys_[at]);
+      }
+    }
     for (int32_t i = 0; i < s.length; ++i) {
-      for (std::size_t t = 0; t < config_.templates.size(); ++t) {
-        uint64_t key;
-        if (Key(s, i, static_cast<int32_t>(t), key)) emit(i, key, config_.templates[t].edge);
+      for (std::size_t t = 0; t < T; ++t) {
+        const std::size_t at = static_cast<std::size_t>(i) * T + t;
+        if (found_[at]) emit(i, keys_[at], config_.templates[t].edge);
       }
     }
   }
@@ -108,6 +120,8 @@ class FeatureExtractor {
   const FeatureConfig& config_;
   const FeatureConfig::TagSets* tagsets_;
   std::string buffer_;
+  std::vector<uint64_t> keys_;  // [token * templates + template]
+  std::vector<uint8_t> found_;
 };
 
 // Parses text of token lines (fields separated by tabs) with a blank line after each
