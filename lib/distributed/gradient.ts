@@ -267,7 +267,8 @@ export async function queueExecutor(
     t0 = performance.now();
     await runFlow(connection, store, steps, { name: kind, redisUrl: o.redis, signal: o.signal, log, pollMs: o.pollMs ?? 50, events, clients: { queue, flow }, onStepDone });
     timings.flow += since(t0) - reading;
-    steps.forEach((_, k) => blobs[k] === undefined && read(k)); // done before this flow (a resumed run)
+    // Steps done before this flow (a resumed run) were not reported.
+    for (let k = 0; k < steps.length; k++) if (blobs[k] === undefined) read(k);
     const results = blobs.map((b) => decodeVector(b));
     timings.readResults += reading;
     timings.slowestJob += Math.max(...manifests.map((m) => m.seconds));
