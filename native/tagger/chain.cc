@@ -12,50 +12,33 @@ namespace structrank {
 namespace {
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-// One first-order Viterbi step: cur[s] = max over p of (prev[p] + from_to[p * L + s]), the
-// first p reaching it in bp[s], then + em[s]. Walking p in the outer loop makes the inner
+// One first-order Viterbi step: cur[s] = max over p of (prev[p] + from_to[p * width + s]),
+// the first p reaching it in bp[s], then + em[s]. Walking p in the outer loop makes the inner
 // loop run across labels s with no chain of dependent comparisons (it vectorizes); every
 // label still sees p = 0, 1, ... in order with the same sums and strict comparisons, so the
 // scores and the tie-breaking are those of the row-by-row loop.
-SR_VECTOR_CLONES
-void ViterbiStep1(int32_t L, const double* SR_RESTRICT prev, const double* SR_RESTRICT from_to,
-                  const double* SR_RESTRICT em, double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp) {
-  for (int32_t s = 0; s < L; ++s) {
-    cur[s] = prev[0] + from_to[s];
-    bp[s] = 0;
-  }
-  for (int32_t p = 1; p < L; ++p) {
-    const double a = prev[p];
-    const double* t = from_to + static_cast<std::size_t>(p) * L;
-    for (int32_t s = 0; s < L; ++s) {
-      const double v = a + t[s];
-      const bool better = v > cur[s];
-      cur[s] = better ? v : cur[s];
-      bp[s] = better ? p : bp[s];
-    }
-  }
-  for (int32_t s = 0; s < L; ++s) cur[s] += em[s];
-}
-
-// The same step for at most W labels, with from_to's rows padded to W entries: W is known
-// when compiling, so the running maxima stay in registers and every row is whole vectors
-// (with 23 labels the loop above ran a scalar remainder of 7 labels for every p). The
-// padding lanes are computed and dropped.
+// W > 0: at most W labels, from_to's rows padded to W entries. W is known when compiling, so
+// the running maxima stay in registers and every row is whole vectors (with 23 labels the
+// unpadded loop ran a scalar remainder of 7 labels for every p); the padding lanes are
+// computed and dropped. W = 0: rows of L entries, the maxima kept in cur and bp.
 template <int W>
-inline __attribute__((always_inline)) void ViterbiStep1Padded(int32_t L, const double* SR_RESTRICT prev,
-                                                             const double* SR_RESTRICT from_to,
-                                                             const double* SR_RESTRICT em, double* SR_RESTRICT cur,
-                                                             int32_t* SR_RESTRICT bp) {
-  double best[W];
-  int32_t arg[W];
-  for (int s = 0; s < W; ++s) {
+inline __attribute__((always_inline)) void ViterbiStep1(int32_t L, const double* SR_RESTRICT prev,
+                                                       const double* SR_RESTRICT from_to,
+                                                       const double* SR_RESTRICT em, double* SR_RESTRICT cur,
+                                                       int32_t* SR_RESTRICT bp) {
+  const int32_t width = W > 0 ? W : L;
+  double kept_best[W > 0 ? W : 1];
+  int32_t kept_arg[W > 0 ? W : 1];
+  double* best = W > 0 ? kept_best : cur;
+  int32_t* arg = W > 0 ? kept_arg : bp;
+  for (int32_t s = 0; s < width; ++s) {
     best[s] = prev[0] + from_to[s];
     arg[s] = 0;
   }
   for (int32_t p = 1; p < L; ++p) {
     const double a = prev[p];
-    const double* t = from_to + static_cast<std::size_t>(p) * W;
-    for (int s = 0; s < W; ++s) {
+    const double* t = from_to + static_cast<std::size_t>(p) * width;
+    for (int32_t s = 0; s < width; ++s) {
       const double v = a + t[s];
       const bool better = v > best[s];
       best[s] = better ? v : best[s];
@@ -68,28 +51,29 @@ inline __attribute__((always_inline)) void ViterbiStep1Padded(int32_t L, const d
   }
 }
 
-#define SR_VITERBI_PADDED(W)                                                                                \
-  SR_VECTOR_CLONES void ViterbiStep1Padded##W(int32_t L, const double* SR_RESTRICT prev,                    \
-                                              const double* SR_RESTRICT from_to, const double* SR_RESTRICT em, \
-                                              double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp) {           \
-    ViterbiStep1Padded<W>(L, prev, from_to, em, cur, bp);                                                   \
+#define SR_VITERBI_STEP(W)                                                                                \
+  SR_VECTOR_CLONES void ViterbiStep1Width##W(int32_t L, const double* SR_RESTRICT prev,                   \
+                                             const double* SR_RESTRICT from_to, const double* SR_RESTRICT em, \
+                                             double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp) {          \
+    ViterbiStep1<W>(L, prev, from_to, em, cur, bp);                                                       \
   }
-SR_VITERBI_PADDED(8)
-SR_VITERBI_PADDED(16)
-SR_VITERBI_PADDED(24)
-SR_VITERBI_PADDED(32)
-#undef SR_VITERBI_PADDED
+SR_VITERBI_STEP(0)
+SR_VITERBI_STEP(8)
+SR_VITERBI_STEP(16)
+SR_VITERBI_STEP(24)
+SR_VITERBI_STEP(32)
+#undef SR_VITERBI_STEP
 
 // Row width of from_to for L labels: padded to a multiple of 8 up to 32, else L.
 int32_t FromToStride(int32_t L) { return L <= 32 ? (L + 7) / 8 * 8 : L; }
 
 void ViterbiStep1Any(int32_t L, const double* prev, const double* from_to, const double* em, double* cur, int32_t* bp) {
   switch (FromToStride(L)) {
-    case 8: return ViterbiStep1Padded8(L, prev, from_to, em, cur, bp);
-    case 16: return ViterbiStep1Padded16(L, prev, from_to, em, cur, bp);
-    case 24: return ViterbiStep1Padded24(L, prev, from_to, em, cur, bp);
-    case 32: return ViterbiStep1Padded32(L, prev, from_to, em, cur, bp);
-    default: return ViterbiStep1(L, prev, from_to, em, cur, bp);
+    case 8: return ViterbiStep1Width8(L, prev, from_to, em, cur, bp);
+    case 16: return ViterbiStep1Width16(L, prev, from_to, em, cur, bp);
+    case 24: return ViterbiStep1Width24(L, prev, from_to, em, cur, bp);
+    case 32: return ViterbiStep1Width32(L, prev, from_to, em, cur, bp);
+    default: return ViterbiStep1Width0(L, prev, from_to, em, cur, bp);
   }
 }
 
