@@ -132,9 +132,11 @@ async function waitFor(store: ArtifactStore, queue: Queue, parentId: string, all
     for (;;) {
       throwIfAborted(options.signal);
       const seenBefore = seen;
-      const before = pending;
-      pending = pending.filter((id) => store.readManifest(id) === undefined);
-      if (options.onStepDone && pending.length < before.length) for (const id of before) if (!pending.includes(id)) options.onStepDone(id);
+      pending = pending.filter((id) => {
+        if (store.readManifest(id) === undefined) return true;
+        options.onStepDone?.(id);
+        return false;
+      });
       const done = all.length - pending.length;
       if (options.progress && Date.now() - lastCount > 2000) {
         lastCount = Date.now();
