@@ -54,7 +54,7 @@ export { evalbFiles } from './eval/parse-files.js';
 export { conllevalCorpus, type ConllevalReport } from './eval/conlleval.js';
 export { chunkSpans, type TagScheme, type ChunkSpan } from './eval/spans.js';
 export { tagAccuracy, type TagAccuracy } from './eval/tags.js';
-export { evalChunkFiles } from './commands/eval-chunks.js';
+export { evalChunkFiles } from './eval/chunk-files.js';
 
 // Kernels.
 export { TreeBank, SequenceBank, kernel, gram, gramAsync, type Bank } from './kernels/index.js';

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { main, commandHelp, type CliOutput } from '../lib/cli/program.js';
-import { parseOptions, optionRows } from '../lib/cli/options.js';
+import { parseOptions, optionRows } from '../lib/commands/options.js';
 import { acceptedValues, checkOptions, option } from '../lib/options/field.js';
 import { taggerFields } from '../lib/options/tagger.js';
 import { Tagger } from '../lib/tagger/tagger.js';

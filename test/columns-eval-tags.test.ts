@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { evalTagFiles } from '../lib/commands/eval-tags.js';
+import { evalTagFiles } from '../lib/eval/tag-files.js';
 import { tagAccuracy } from '../lib/eval/tags.js';
 import { parseColumns } from '../lib/io/conll.js';
 import { dataFile, describeWithData, runCli, tempDir } from './helpers.js';

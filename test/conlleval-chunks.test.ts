@@ -9,7 +9,7 @@ import {
   type ChunkScheme,
   type ChunkSpan,
 } from '../lib/eval/conlleval.js';
-import { evalChunkFiles } from '../lib/commands/eval-chunks.js';
+import { evalChunkFiles } from '../lib/eval/chunk-files.js';
 import { readConllSync } from '../lib/io/conll.js';
 import { dataFile, itWithData, runCli, tempDir } from './helpers.js';
 

@@ -27,5 +27,5 @@ export { chunkSpans, splitTag, detectTagScheme, isChunkTag, TAG_SCHEMES, type Ta
 export { f1, candidateScore, f1GoldScore, scoreFunction, SCORE_KINDS, addCounts, treeCounts, tagCounts, tagScoring, type MatchCounts, type ScoreKind, type TaskScoring } from '../eval/score.js';
 export { TagCounter, tagAccuracy, formatTagAccuracy, type TagAccuracy, type TaggedSentence } from '../eval/tags.js';
 export { alignedConll, readConllTokens, type AlignedSentence, type EvalSentence } from '../eval/aligned.js';
-export { evalChunkFiles } from '../commands/eval-chunks.js';
-export { evalTagFiles, readVocabulary, type EvalTagsOptions } from '../commands/eval-tags.js';
+export { evalChunkFiles } from '../eval/chunk-files.js';
+export { evalTagFiles, readVocabulary, type EvalTagsOptions } from '../eval/tag-files.js';

@@ -20,8 +20,9 @@ export {
   COLLINS_HEAD_RULES, headChildIndex, annotateHeads, type HeadedTree, type HeadRule, type HeadDirection, type HeadOptions,
 } from '../trees/heads.js';
 export {
-  loadHeadRules, headRulePreset, headTableFromJson, headTableToJson, headCoverage, HEAD_RULE_PRESETS, HEAD_COVERAGE_WARNING,
+  headRulePreset, headTableFromJson, headTableToJson, headCoverage, HEAD_RULE_PRESETS, HEAD_COVERAGE_WARNING,
   type HeadTable, type HeadTableJson, type HeadCoverage,
 } from '../trees/head-rules.js';
+export { loadHeadRules } from '../io/head-rules-file.js';
 export { learnHeadRules, learnPunctuationTags, learnConjunctionTags, learnClosedClassTags, learnTagClasses, type TagClasses } from '../trees/learn-heads.js';
 export { learnTreeClasses, type TreeClasses } from '../trees/tree-classes.js';

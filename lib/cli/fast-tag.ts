@@ -40,7 +40,7 @@ export async function fastTag(argv: readonly string[]): Promise<number | undefin
       import('../tagger/tagger.js'),
       import('../tagger/tag-stream.js'),
       import('../native.js'),
-      import('./signal.js'),
+      import('../commands/signal.js'),
     ]);
     const tagger = Tagger.loadSync(values.get('--model') as string);
     await tagStream(tagger, {

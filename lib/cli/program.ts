@@ -11,8 +11,8 @@ import { commands, groups } from '../commands/index.js';
 import { EXIT_CODES, UsageError } from '../errors.js';
 import { reportRunError } from './report.js';
 import { Progress, setQuiet } from '../progress.js';
-import type { Command } from './command.js';
-import { addOptions, checkArgs, givenFlags, optionRows, parseOptions, valueFlags, type OptionFields } from './options.js';
+import type { Command } from '../commands/command.js';
+import { addOptions, checkArgs, givenFlags, optionRows, parseOptions, valueFlags, type OptionFields } from '../commands/options.js';
 import { quiet } from '../options/common.js';
 
 export const VERSION = '0.1.0';

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { commands } from '../commands/index.js';
 import { pipelineConfigSchema, parserBaseSchema, rerankerSchema, taggerBaseSchema } from '../pipeline/config.js';
-import { defaultOf, descriptionOf, optionRows } from './options.js';
+import { defaultOf, descriptionOf, optionRows } from '../commands/options.js';
 import { allOptions, usageLine } from './program.js';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');

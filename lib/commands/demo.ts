@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { json, threads } from '../options/common.js';
-import { cliSignal } from '../cli/signal.js';
+import { cliSignal } from './signal.js';
 import { runAndReport, unavailableMessage } from '../pipeline/cli.js';
 import { demoConfig, DEMO_SIZES } from '../pipeline/demo.js';
 import { resolveThreads } from '../native.js';

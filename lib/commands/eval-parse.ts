@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { json, optionalFile, requiredFile } from '../options/common.js';
 import { COLLINS_PARAMS, DEFAULT_CUTOFF } from '../eval/evalb.js';

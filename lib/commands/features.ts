@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { json, requiredFile, threads } from '../options/common.js';
 import { linearRerankerFields } from '../options/rerank.js';
-import { cliSignal } from '../cli/signal.js';
+import { cliSignal } from './signal.js';
 import { buildFeatureTable, saveFeatureTable, selectFeatures } from '../rerank/feature-table.js';
 import { loadSentenceFeatures } from '../rerank/inputs.js';
 import { checkOutputPath } from '../io/atomic-writer.js';

@@ -2,7 +2,7 @@
  * The CLI's command table: each command's one-line summary and its module, loaded lazily
  * so start-up stays fast. Two-word commands ('eval parse') are keys with a space.
  */
-import type { Command } from '../cli/command.js';
+import type { Command } from './command.js';
 
 export interface CommandEntry {
   /** One line for the command list. */

@@ -1,4 +1,4 @@
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { json, optionalFile } from '../options/common.js';
 import { option } from '../options/field.js';
 import { native } from '../native.js';

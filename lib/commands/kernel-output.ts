@@ -1,4 +1,4 @@
-/** Shared by `kernel trees` and `kernel tags`: their options and native error naming (printing: kernel-print.ts). */
+/** Shared by `kernel trees` and `kernel tags`: their options and native error naming (printing: lib/kernels/print-matrix.ts). */
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { option } from '../options/field.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { UsageError } from '../errors.js';
 import { columnFormatOf, conlluTagField, CONLLU_TAG_FIELD_NAMES, type ColumnFormat } from '../io/conllu.js';
@@ -8,10 +8,10 @@ import { columnFormat } from '../options/common.js';
 import { builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
 import { gramAsync } from '../kernels/kernel.js';
 import { kernelFields, rethrowNative } from './kernel-output.js';
-import { printMatrix } from './kernel-print.js';
+import { printMatrix } from '../kernels/print-matrix.js';
 import { resolveThreads } from '../native.js';
 import { kernelShardFields } from '../options/distributed.js';
-import { cliSignal } from '../cli/signal.js';
+import { cliSignal } from './signal.js';
 
 /** The input options of `kernel tags`, checked: CoNLL columns naming word and tag, or a CoNLL-U tag field. */
 export function sequenceFileOptions(values: { columns: string; format?: ColumnFormat; tag?: string }, given: ReadonlySet<string>, firstFile: string): SequenceFileOptions {

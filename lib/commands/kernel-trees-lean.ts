@@ -8,7 +8,7 @@
  * as usual, so usage and error messages have one source (lib/commands/kernel-trees.ts).
  */
 import { resolveThreads } from '../native.js';
-import { printMatrix } from './kernel-print.js';
+import { printMatrix } from '../kernels/print-matrix.js';
 import { kernelTreesMatrix, type KernelTreesSettings } from './kernel-trees-run.js';
 
 const PLAIN_NUMBER = /^(\d+(\.\d*)?|\.\d+)$/;

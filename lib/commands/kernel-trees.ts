@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { UsageError } from '../errors.js';
 import { kernelTreesMatrix } from './kernel-trees-run.js';
 import { kernelFields, rethrowNative } from './kernel-output.js';
-import { printMatrix } from './kernel-print.js';
+import { printMatrix } from '../kernels/print-matrix.js';
 import { resolveThreads } from '../native.js';
 import { kernelShardFields } from '../options/distributed.js';
-import { cliSignal } from '../cli/signal.js';
+import { cliSignal } from './signal.js';
 
 const command = defineCommand({
   description: `Prints the subset-tree kernel Gram matrix of the trees of A against those of B (or of A

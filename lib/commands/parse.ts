@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { optionalFile, requiredFile } from '../options/common.js';
 import { parseFields } from '../options/parser.js';
@@ -14,7 +14,7 @@ import { formatTree, type Tree } from '../trees/tree.js';
 import { MAX_NBEST, writeNbest, type NbestSentence } from '../io/nbest.js';
 import { KBEST_TAG_MODES, selectKbest } from '../trees/kbest-modes.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
-import { cliSignal } from '../cli/signal.js';
+import { cliSignal } from './signal.js';
 
 const command = defineCommand({
   description: `Parses a treebank's words (gold tags and brackets are ignored) or tokenized text, one

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { UsageError } from '../errors.js';
 import { option } from '../options/field.js';
 import { json, optionalFile } from '../options/common.js';
-import { cliSignal } from '../cli/signal.js';
+import { cliSignal } from './signal.js';
 import { pipelineJsonSchema, readPipelineConfig } from '../pipeline/config.js';
 import { progressBars, runAndReport, unavailableMessage } from '../pipeline/cli.js';
 import { resolveThreads } from '../native.js';

@@ -1,4 +1,4 @@
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { json } from '../options/common.js';
 import { redis } from '../options/distributed.js';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { columnFormat, optionalFile, requiredFile, threads } from '../options/common.js';
 import { shardFields } from '../options/distributed.js';
-import { cliSignal } from '../cli/signal.js';
+import { cliSignal } from './signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { statSync } from 'node:fs';
 import { AtomicFile } from '../io/atomic-writer.js';

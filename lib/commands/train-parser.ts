@@ -1,4 +1,4 @@
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { checkpointFields, json, optionalFile, requiredFile } from '../options/common.js';
 import { parserTrainFields } from '../options/parser.js';

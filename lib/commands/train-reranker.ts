@@ -1,20 +1,20 @@
 import { z } from 'zod';
-import { defineCommand } from '../cli/command.js';
-import { flagOf } from '../cli/options.js';
+import { defineCommand } from './command.js';
+import { flagOf } from './options.js';
 import { option } from '../options/field.js';
 import { checkpointFields, json, optionalFile, requiredFile } from '../options/common.js';
 import { linearRerankerFields, perceptronFields } from '../options/rerank.js';
 import { trainFields } from '../options/distributed.js';
-import { cliSignal } from '../cli/signal.js';
+import { cliSignal } from './signal.js';
 import { UsageError } from '../errors.js';
 import { listKind, requireSameKind } from '../io/nbest.js';
 import { buildFeatureTable, selectFeatures } from '../rerank/feature-table.js';
 import { loadSentenceFeatures, requireScores, tableData } from '../rerank/inputs.js';
 import { saveReranker } from '../rerank/reranker.js';
 import { rerankerTrainers } from '../rerank/trainers.js';
-import { trainPerceptronCli } from '../rerank/perceptron-cli.js';
+import { trainPerceptronCli } from './rerank-perceptron.js';
 import { checkOutputPath } from '../io/atomic-writer.js';
-import { loadHeadRules } from '../trees/head-rules.js';
+import { loadHeadRules } from '../io/head-rules-file.js';
 import { resolveThreads } from '../native.js';
 
 const METHODS = [...Object.keys(rerankerTrainers), 'perceptron'];

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { checkpointFields, columnFormat, json, optionalFile, requiredFile } from '../options/common.js';
 import { taggerFields, usesLbfgs } from '../options/tagger.js';
-import { cliSignal } from '../cli/signal.js';
+import { cliSignal } from './signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
 import { columnFormatOf, conlluField, conlluRows, CONLLU_FIELD_NAMES, readConlluSync, type ConlluField } from '../io/conllu.js';

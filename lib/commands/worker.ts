@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCommand } from '../cli/command.js';
+import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { threads } from '../options/common.js';
 import { redis, store } from '../options/distributed.js';

@@ -15,7 +15,7 @@ import { gramAsync } from '../kernels/kernel.js';
 import { type SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from '../kernels/sequence-bank.js';
 import { readSequenceFile, type SequenceFileOptions } from '../kernels/sequence-files.js';
 import { TreeBank } from '../kernels/tree-bank.js';
-import { printMatrix } from '../commands/kernel-print.js';
+import { printMatrix } from '../kernels/print-matrix.js';
 import type { JobEnv, JobOutcome } from './jobs.js';
 import { parsePayload, type KernelStripPayload } from './payloads.js';
 import { queueOptions, runShardSteps, shardStep } from './shards.js';

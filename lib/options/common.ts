@@ -1,4 +1,4 @@
-/** Option fields shared by many commands and trainers (see lib/cli/options.ts). */
+/** Option fields shared by many commands and trainers (see lib/commands/options.ts). */
 import { z } from 'zod';
 import { option } from './field.js';
 

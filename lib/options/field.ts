@@ -2,7 +2,7 @@
  * One option field: a zod schema with its type, range, default and a one-line description,
  * plus, apart from zod's global registry (so it stays out of JSON Schemas), how it is
  * spelled on the command line. Trainers, commands and the pipeline config declare their
- * options with `option()`; lib/cli/options.ts turns them into flags, --help and docs.
+ * options with `option()`; lib/commands/options.ts turns them into flags, --help and docs.
  */
 import { z } from 'zod';
 

@@ -22,7 +22,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
-import { readTextFile } from '../io/lines.js';
 import type { Tree } from './tree.js';
 import { basicCategory, ROOT_LABELS } from './transforms.js';
 
@@ -133,19 +132,6 @@ export function headRulePreset(name: string): HeadTable {
     presetCache.set(name, table);
   }
   return table;
-}
-
-/** A preset name or a JSON file. */
-export function loadHeadRules(nameOrFile: string): HeadTable {
-  if (nameOrFile in HEAD_RULE_PRESETS) return headRulePreset(nameOrFile);
-  const text = readTextFile(nameOrFile);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new InputError(nameOrFile, undefined, `head rules: not valid JSON: ${(err as Error).message}`);
-  }
-  return headTableFromJson(json, nameOrFile);
 }
 
 /** Phrase nodes (two or more children) whose label the table has rules for, of all phrase nodes. */

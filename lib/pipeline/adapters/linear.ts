@@ -17,7 +17,7 @@ import type { BoostConfig, LoglinearConfig } from '../config.js';
 import { boostCheckpointing, loglinearCheckpointed, rerankCheckpoints, type RerankCheckpoints } from '../../rerank/trainers.js';
 import type { CheckpointTrainer } from '../../io/checkpoint.js';
 import { describeTreeSettings, learnTreeSettings, type TreeSettings } from '../../rerank/tree-settings.js';
-import { loadHeadRules } from '../../trees/head-rules.js';
+import { loadHeadRules } from '../../io/head-rules-file.js';
 import { parseTree } from '../../trees/bracket-parser.js';
 
 /** The features of a candidate set: interned ids per candidate (candidate-feature-ids.ts), its sentence ids and Scores. */

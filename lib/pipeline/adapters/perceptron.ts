@@ -8,7 +8,7 @@ import { stepRun } from './progress.js';
 import { PerceptronReranker } from '../../rerank/perceptron.js';
 import { type CandidateSet, type Curve, type Reranker, type StepContext, type TrainedReranker } from '../components.js';
 import { perceptronKernel, type PerceptronConfig } from '../config.js';
-import { loadHeadRules } from '../../trees/head-rules.js';
+import { loadHeadRules } from '../../io/head-rules-file.js';
 
 function summedScore(set: CandidateSet, chosen: ArrayLike<number>): number {
   let sum = 0;

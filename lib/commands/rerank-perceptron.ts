@@ -3,21 +3,21 @@
  * `structrank rerank` for perceptron models. The command modules stay thin and dispatch
  * here, so other reranking methods plug in beside it.
  */
-import { cliSignal } from '../cli/signal.js';
+import { cliSignal } from './signal.js';
 import type { OptionValues } from '../options/field.js';
 import { perceptronFields, perceptronKernelConflict } from '../options/rerank.js';
-import { flagOf } from '../cli/options.js';
+import { flagOf } from './options.js';
 import { UsageError } from '../errors.js';
 import { listKind, readNbestSync, requireSameKind } from '../io/nbest.js';
 import { Progress, TrainProgressBar } from '../progress.js';
-import { formatChosen, PerceptronReranker, type PerceptronPrediction, type PerceptronTrainOptions, type RerankEvaluation } from './perceptron.js';
+import { formatChosen, PerceptronReranker, type PerceptronPrediction, type PerceptronTrainOptions, type RerankEvaluation } from '../rerank/perceptron.js';
 import { distributedTarget } from '../distributed/gradient.js';
 import type { MixWeighting } from '../distributed/mixing.js';
 import { rerankerMixing } from '../distributed/rerank-mixing.js';
 import { ArtifactStore } from '../distributed/store.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { resolveThreads } from '../native.js';
-import { loadHeadRules } from '../trees/head-rules.js';
+import { loadHeadRules } from '../io/head-rules-file.js';
 
 function predictionFlag(values: { voted?: boolean; averaged?: boolean; last?: boolean }): PerceptronPrediction | undefined {
   const set = (['voted', 'averaged', 'last'] as const).filter((k) => values[k]);

@@ -1,7 +1,7 @@
 /** Matrix printing for the kernel commands (kept free of the option machinery: the lean `kernel trees` path loads it). */
 import { once } from 'node:events';
 import { native } from '../native.js';
-import type { KernelsAddon } from '../kernels/native-kernels.js';
+import type { KernelsAddon } from './native-kernels.js';
 
 /**
  * Prints a row-major matrix as JSON {"rows": [...]} or as space-separated lines, streamed
