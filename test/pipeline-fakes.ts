@@ -5,8 +5,7 @@
  * ambiguous and the previous word decides their tag.
  */
 import type { NbestSentence } from '../lib/io/nbest.js';
-import type { BaseModel, CandidateSet, PipelineSentence, Reranker, StepContext } from '../lib/pipeline/components.js';
-import type { ComponentFactory } from '../lib/pipeline/run.js';
+import type { BaseModel, CandidateSet, ComponentFactory, PipelineSentence, Reranker, StepContext } from '../lib/pipeline/components.js';
 import { corpusF1, scoreSet } from '../lib/pipeline/evaluate.js';
 import { rng } from './perturb.js';
 

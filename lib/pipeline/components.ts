@@ -5,6 +5,7 @@
  * to the real parser, tagger and rerankers live in lib/pipeline/adapters/.
  */
 import type { NbestSentence } from '../io/nbest.js';
+import type { PipelineConfig, RerankerConfig } from './config.js';
 
 /** One sentence of the data: its words and its gold analysis. */
 export interface PipelineSentence {
@@ -82,6 +83,12 @@ export interface Reranker {
   readonly name: string;
   /** Trains on the (jackknifed) training candidates, choosing hyper-parameters on dev. */
   train(train: CandidateSet, dev: CandidateSet, ctx: StepContext): Promise<TrainedReranker>;
+}
+
+/** Builds the components a config asks for (the real adapters by default). */
+export interface ComponentFactory {
+  base(config: PipelineConfig): BaseModel;
+  reranker(config: RerankerConfig & { name: string }, pipeline: PipelineConfig): Reranker;
 }
 
 /** Raised when a component the config asks for is not part of this build yet. */

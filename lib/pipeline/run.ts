@@ -17,19 +17,13 @@ import { resolveThreads } from '../native.js';
 import { formatSeconds } from '../progress.js';
 import { StepCache } from './step-cache.js';
 import { candidateSteps, inProcess, produceCandidates, produceRerankerResult, TREE_COUNTS_FILE, type CandidateExecutor, type RerankerResult } from './candidates.js';
-import type { BaseModel, Curve, Reranker, StepContext } from './components.js';
+import type { ComponentFactory, Curve, Reranker, StepContext } from './components.js';
 import { ComponentUnavailable } from './components.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
 import { readDataSets, type DataSets } from './data.js';
 import {
   baseChoice, bucketLabel, corpusF1, decodeTreeCounts, f1ByLength, LENGTH_BUCKETS, oracleChoice, relativeErrorReduction, scoreSet, type ScoredSet,
 } from './evaluate.js';
-
-/** Builds the components a config asks for (the real adapters by default). */
-export interface ComponentFactory {
-  base(config: PipelineConfig): BaseModel;
-  reranker(config: RerankerConfig & { name: string }, pipeline: PipelineConfig): Reranker;
-}
 
 export interface SystemResult {
   name: string;

@@ -4,9 +4,8 @@
  * kernel perceptron rerankers (lib/rerank/perceptron.ts). A part that cannot run in this
  * build raises ComponentUnavailable naming the step it would run.
  */
-import type { BaseModel, Reranker } from '../components.js';
+import type { BaseModel, ComponentFactory, Reranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig, ParserBaseConfig, PerceptronConfig, PipelineConfig, RerankerConfig, TaggerBaseConfig } from '../config.js';
-import type { ComponentFactory } from '../run.js';
 import { chartParserBase } from './parser.js';
 import { taggerBase } from './tagger.js';
 import { boostReranker, loglinearReranker } from './linear.js';
