@@ -609,8 +609,8 @@ export class ChartParserModel {
           };
           if (options.dev && options.dev.length > 0) {
             const current = new ChartParserModel(handle, table, meta);
-            const { evaluateParser } = await import('./evaluate.js');
-            const r = await evaluateParser(current, options.dev, { threads: options.threads ?? 0 });
+            const { scoreParses } = await import('./score-parses.js');
+            const r = await scoreParses((sentences, o) => current.parse(sentences, o), options.dev, { threads: options.threads ?? 0 });
             report.devF1 = r.f1;
             report.best = best === undefined || r.f1 > best.f1;
             // Keep the best pass: its weights as bytes (restored after the last pass).
