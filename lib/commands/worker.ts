@@ -5,6 +5,14 @@ import { threads } from '../options/common.js';
 import { redis, store } from '../options/distributed.js';
 import { checkRedisUrl } from '../distributed/connection.js';
 import { startWorker } from '../distributed/worker.js';
+import type { ShardCommands } from '../distributed/job-env.js';
+
+/** The commands the worker's shard jobs run, handed to the distributed runtime (which imports none). */
+const shardCommands: ShardCommands = {
+  parse: async () => (await import('./parse.js')).default,
+  tag: async () => (await import('./tag.js')).default,
+  rerank: async () => (await import('./rerank.js')).default,
+};
 
 const command = defineCommand({
   description: `Runs queued jobs (pipeline steps; parse, tag, rerank, features and kernel shards)
@@ -26,7 +34,7 @@ its lock expires.`,
     const log = (line: string): void => {
       process.stderr.write(`${new Date().toISOString()} ${line}\n`);
     };
-    const running = await startWorker({ redis: redisUrl, store: values.store, threads: values.threads, concurrency, lockMs: lockSeconds * 1000, log });
+    const running = await startWorker({ redis: redisUrl, store: values.store, threads: values.threads, concurrency, lockMs: lockSeconds * 1000, log, commands: shardCommands });
     await new Promise<void>((resolveStop) => {
       const stop = (signal: NodeJS.Signals): void => {
         process.off('SIGINT', stop);

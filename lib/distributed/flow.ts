@@ -10,7 +10,7 @@ import { FlowProducer, Queue, type Job, type QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { InputError, throwIfAborted } from '../errors.js';
 import { lostConnection, QUEUE_NAME } from './connection.js';
-import type { JobKind } from './jobs.js';
+import type { JobKind } from './job-env.js';
 import type { ArtifactStore } from './store.js';
 
 /** Retries for a job that fails for a passing reason (a permanent failure is not retried). */

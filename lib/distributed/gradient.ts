@@ -17,7 +17,7 @@ import { shardTrainingHandle, type ExternalTrainer, type ShardTrainingHandle, ty
 import { checkRedisUrl, connectRedis, lostConnection, QUEUE_NAME } from './connection.js';
 import { FlowProducer, Queue, QueueEvents } from 'bullmq';
 import { flowParentId, runFlow, type FlowStep } from './flow.js';
-import type { JobEnv, JobOutcome, JobKind } from './jobs.js';
+import type { JobEnv, JobOutcome, JobKind } from './job-env.js';
 import { parsePayload } from './payloads.js';
 import { HASH_PATTERN, STEP_ID_PATTERN, type ArtifactStore, type StepManifest } from './store.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';

@@ -22,25 +22,8 @@ import { runShard } from './shards.js';
 import { runCrfGradientJob, runPerceptronEpochJob, trainShardPayload } from './gradient.js';
 import { runParserGradientJob } from './parser-gradient.js';
 import { runRerankerEpochJob } from './rerank-mixing.js';
-import type { ArtifactStore, StepManifest } from './store.js';
-
-/** What a job body gets from the worker that runs it. */
-export interface JobEnv {
-  store: ArtifactStore;
-  /** Threads for native work (0 = all cores). */
-  threads: number;
-  signal?: AbortSignal;
-  log: (line: string) => void;
-  progress?: StepContext['progress'];
-}
-
-/** What a job returns (stored by BullMQ as the job's return value). */
-export interface JobOutcome {
-  step?: string;
-  /** True when the step's outputs were already in the store. */
-  cached?: boolean;
-  files?: Record<string, string>;
-}
+import type { StepManifest } from './store.js';
+import type { JobEnv, JobKind, JobOutcome } from './job-env.js';
 
 interface JobDefinition<S extends z.ZodType> {
   schema: S;
@@ -185,9 +168,7 @@ export const jobs = {
   'train.reranker-epoch': define({ schema: trainShardPayload, run: runRerankerEpochJob }),
   /** `train-parser --crf --lbfgs --redis` (parser-gradient.ts): one shard's CRF parser gradient. */
   'train.parser-gradient': define({ schema: trainShardPayload, run: runParserGradientJob }),
-};
-
-export type JobKind = keyof typeof jobs;
+} satisfies Record<JobKind, JobDefinition<z.ZodType>>;
 
 export function isJobKind(name: string): name is JobKind {
   return Object.prototype.hasOwnProperty.call(jobs, name);

@@ -16,7 +16,7 @@ import { type SequenceBank, builtinWordFeatures, type BuiltinWordFeature } from 
 import { readSequenceFile, type SequenceFileOptions } from '../kernels/sequence-files.js';
 import { TreeBank } from '../kernels/tree-bank.js';
 import { printMatrix } from '../kernels/print-matrix.js';
-import type { JobEnv, JobOutcome } from './jobs.js';
+import type { JobEnv, JobOutcome } from './job-env.js';
 import { parsePayload, type KernelStripPayload } from './payloads.js';
 import { queueOptions, runShardSteps, shardStep } from './shards.js';
 import { ArtifactStore } from './store.js';

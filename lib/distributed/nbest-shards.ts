@@ -21,7 +21,7 @@ import { readNbestSync } from '../io/nbest.js';
 import { tagScoring } from '../eval/score.js';
 import { buildFeatureTable, loadFeatureTable, saveFeatureTable, selectFeatures, type FeatureTable } from '../rerank/feature-table.js';
 import { isContainerFile, loadSentenceFeatures } from '../rerank/inputs.js';
-import type { JobEnv, JobOutcome } from './jobs.js';
+import type { JobEnv, JobOutcome } from './job-env.js';
 import type { NbestShardPayload } from './payloads.js';
 import { queueOptions, runShardSteps, shardStep, type Shard } from './shards.js';
 import { ArtifactStore } from './store.js';
@@ -71,8 +71,7 @@ export async function runNbestShard(p: NbestShardPayload, env: JobEnv): Promise<
       if (p.command === 'rerank') {
         if (p.model === undefined) throw new InputError('<payload>', undefined, 'a rerank shard needs its model');
         out = join(dir, o.conll ? 'out.conll' : 'out.txt');
-        const { commands } = await import('../commands/index.js');
-        const command = await commands.rerank.load();
+        const command = await env.commands.rerank();
         const given = new Set<string>();
         if (o.rounds !== undefined) given.add('--rounds');
         for (const flag of ['voted', 'averaged', 'last'] as const) if (o[flag]) given.add(`--${flag}`);

@@ -19,7 +19,7 @@ import { parserTrainFields } from '../options/parser.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';
 import { decodeState, encodeState } from './state-bytes.js';
 import { distributedTarget, queueExecutor, runWeightsJob, sentenceRanges, type CrfShardResult, type GradientStats, type ShardExecutor, type TrainShardPayload } from './gradient.js';
-import type { JobEnv, JobOutcome } from './jobs.js';
+import type { JobEnv, JobOutcome } from './job-env.js';
 import { parsePayload } from './payloads.js';
 import { ArtifactStore } from './store.js';
 

@@ -16,7 +16,7 @@ import type { PerceptronTrainOptions } from '../rerank/perceptron.js';
 import type { NativeCandidateSpec } from '../rerank/perceptron-native.js';
 import { PERCEPTRON_KERNELS } from '../options/rerank.js';
 import { queueExecutor, runWeightsJob, sentenceRanges, type PerceptronShardResult, type ShardExecutor, type TrainShardPayload } from './gradient.js';
-import type { JobEnv, JobOutcome } from './jobs.js';
+import type { JobEnv, JobOutcome } from './job-env.js';
 import { mix, mixingWeights, roundSeed, type MixWeighting } from './mixing.js';
 import { parsePayload } from './payloads.js';
 import type { ArtifactStore } from './store.js';

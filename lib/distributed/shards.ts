@@ -21,7 +21,7 @@ import { formatTree } from '../trees/tree.js';
 import { z } from 'zod';
 import { checkRedisUrl, connectRedis } from './connection.js';
 import { JobFailed, runFlow, type FlowStep } from './flow.js';
-import type { JobEnv, JobOutcome } from './jobs.js';
+import type { JobEnv, JobOutcome } from './job-env.js';
 import type { ShardPayload } from './payloads.js';
 import { ArtifactStore, type StepManifest } from './store.js';
 import { Progress } from '../progress.js';
@@ -157,8 +157,7 @@ export async function runShard(p: ShardPayload, env: JobEnv): Promise<JobOutcome
     const out = join(dir, 'out.txt');
     const nbest = join(dir, 'nbest.jsonl');
     const o = p.options;
-    const { commands } = await import('../commands/index.js');
-    const command = await commands[p.command].load();
+    const command = await env.commands[p.command]();
     // The command's own validation and defaults, as on the command line.
     const values = z.object(command.options).parse({
       model: env.store.verifiedPath(p.model),

@@ -9,7 +9,8 @@ import { hostname } from 'node:os';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { InputError, UsageError } from '../errors.js';
 import { connectRedis, QUEUE_NAME, redactUrl } from './connection.js';
-import { runJob, type JobOutcome } from './jobs.js';
+import { runJob } from './jobs.js';
+import type { JobOutcome, ShardCommands } from './job-env.js';
 import { PayloadError } from './payloads.js';
 import { ArtifactStore } from './store.js';
 
@@ -26,6 +27,8 @@ export interface WorkerOptions {
    */
   lockMs?: number;
   log?: (line: string) => void;
+  /** The commands shard jobs run (lib/commands/worker.ts hands them over). */
+  commands: ShardCommands;
 }
 
 export interface RunningWorker {
@@ -52,7 +55,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     const t0 = Date.now();
     log(`start ${job.name} ${job.id} (attempt ${job.attemptsMade + 1})`);
     try {
-      const out = await runJob(job.name, job.data, { store, threads: options.threads, signal, log: (line) => log(`  ${line}`) });
+      const out = await runJob(job.name, job.data, { store, threads: options.threads, signal, log: (line) => log(`  ${line}`), commands: options.commands });
       log(`done ${job.name} ${job.id}${out.cached ? ' (already in the store)' : ''} in ${((Date.now() - t0) / 1000).toFixed(2)} s`);
       return out;
     } catch (err) {
