@@ -2,6 +2,7 @@
 // few of our own. `npx eslint .` in CI (.ci/run, "surface checks").
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './scripts/eslint-layers.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'build/**', 'build-*/**', 'prebuilds/**', 'node_modules/**', 'coverage/**', 'structrank-demo/**', 'structrank-pipeline/**', 'bench/.peers/**'] },
@@ -29,5 +30,11 @@ export default tseslint.config(
       'no-regex-spaces': 'off',
       'no-useless-assignment': 'off',
     },
+  },
+  // lib/ is layered (scripts/layers.mjs): no import of a higher layer, no circle of files.
+  {
+    files: ['lib/**/*.ts'],
+    plugins: { layers },
+    rules: { 'layers/no-upward-import': 'error', 'layers/no-cycle': 'error' },
   },
 );
