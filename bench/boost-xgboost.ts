@@ -5,7 +5,7 @@
  *     real n-best lists from the cache of a `structrank pipeline` run (its jackknifed train
  *     folds' nbest.jsonl, dev.jsonl and test.jsonl; e.g. ptb-sample 20-best of the PCFG chart
  *     parser, bench/ptb20-pipeline.json), features as the pipeline extracts them (tree features
- *     of SPEC section 7, count cutoff 5 on train);
+ *     of Collins & Koo (2005), count cutoff 5 on train);
  *   npx tsx bench/boost-xgboost.ts --synthetic 3600
  *     timing scale only: train, dev and test are cut from one synthetic problem (one hidden
  *     model); its "% of oracle Score" is not an accuracy result.

@@ -1,7 +1,7 @@
 /**
  * Boosting reranker benchmark (issue 5). Run: npx tsx bench/boost.ts [--sentences 36000]
  *   [--rounds 100000] [--naive-rounds 1000] [--threads 0] [--xgboost nbest-train.jsonl,nbest-test.jsonl]
- * a. seed 002's shape (36,000 sentences, ~27 candidates each, 500,000 Zipf features, a few
+ * a. the shape of Collins & Koo (2005)'s data (36,000 sentences, ~27 candidates each, 500,000 Zipf features, a few
  *    hundred active per candidate): time and peak RSS of `rounds` sparse rounds, Savings.
  * b. sparse vs naive (figure 4 vs figure 3) wall clock over the first `naive-rounds` rounds;
  *    the naive algorithm is the in-run baseline.
@@ -59,7 +59,7 @@ const full = values['skip-full'] ? undefined : await trainBoost(data, {
 const tFull = (performance.now() - t1) / 1000;
 if (full) {
   console.log(`a. ${full.stats.rounds} sparse rounds: ${tFull.toFixed(1)} s wall, ${(cpu() - c1).toFixed(1)} s CPU (set-up ${initSeconds.toFixed(1)} s), peak RSS ${peakMb().toFixed(0)} MB, ` +
-    `Work = ${full.stats.work.toFixed(1)} passes, Savings = ${full.stats.savings.toFixed(0)}  (seed 002: 100,000 rounds in 3-4 h, Work 37.1, Savings 2,692)`);
+    `Work = ${full.stats.work.toFixed(1)} passes, Savings = ${full.stats.savings.toFixed(0)}  (Collins & Koo 2005: 100,000 rounds in 3-4 h, Work 37.1, Savings 2,692)`);
 }
 
 // b. sparse vs naive, first naiveRounds rounds
@@ -83,7 +83,7 @@ console.log(`b. first ${naiveRounds} rounds: naive ${naive.seconds.toFixed(1)} s
   `${(naive.cpuSeconds / sparse.cpuSeconds).toFixed(0)}x CPU; same features picked: ${same}`);
 }
 
-// c. LogLoss feature selection (seed 002 section 4.6) against sparse ExpLoss, per round.
+// c. LogLoss feature selection (Collins & Koo 2005, section 4.6) against sparse ExpLoss, per round.
 const loglossRounds = Number(values['logloss-rounds']);
 if (loglossRounds > 0) {
   const perRound = async (method: 'sparse' | 'logloss', n: number): Promise<number> => {
@@ -94,5 +94,5 @@ if (loglossRounds > 0) {
   const ll = await perRound('logloss', loglossRounds);
   const sp = await perRound('sparse', loglossRounds);
   console.log(`c. first ${loglossRounds} rounds, CPU s per round: LogLoss selection ${ll.toFixed(2)}, sparse ExpLoss ${sp.toFixed(4)} (${(ll / sp).toFixed(0)}x; ` +
-    `over 100,000 sparse rounds the mean is ${full ? ((tFull / full.stats.rounds) * 1000).toFixed(2) + ' ms wall' : 'n/a'})  (seed 002: LogLoss ~85x slower)`);
+    `over 100,000 sparse rounds the mean is ${full ? ((tFull / full.stats.rounds) * 1000).toFixed(2) + ' ms wall' : 'n/a'})  (Collins & Koo 2005: LogLoss ~85x slower)`);
 }

@@ -6,7 +6,7 @@
  * and all threads; k-best oracle F1 at k = 1, 10, 50 on test <= 40. Then the CRF-CFG and
  * the PCFG trained on the same trees (training trees of <= CRF_MAX_LEN words, same grammar):
  * F1, training time per pass, peak memory; and the F1 effect of PCFG-beam prefiltering.
- * PEERS.md has only seed 004's own figures (WSJ15, 2007 hardware): printed for reference.
+ * PEERS.md has only Finkel, Kleeman & Manning (2008)'s own figures (WSJ15, 2007 hardware): printed for reference.
  * Shared 2-core machine: timings are noisy.
  */
 import { join, resolve, dirname } from 'node:path';
@@ -69,7 +69,7 @@ async function oracle(model: ChartParserModel, test: Tree[], ks: number[]): Prom
 }
 
 console.log(`chart parser benchmark: ${threads} threads; shared 2-core machine (timings noisy)`);
-console.log('PEERS.md (seed 004, WSJ15, one 2007 Opteron core): 12 min/pass rules-only, 35 min/pass all features; 90.9 F1');
+console.log('PEERS.md (Finkel, Kleeman & Manning 2008, WSJ15, one 2007 Opteron core): 12 min/pass rules-only, 35 min/pass all features; 90.9 F1');
 for (const name of datasets) {
   const dir = dataDir(name);
   const train = readTreesSync(join(dir, 'train.mrg'));

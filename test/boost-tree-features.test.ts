@@ -33,7 +33,7 @@ const has = (...names: string[]): void => {
 };
 const byPrefix = (prefix: string): string[] => [...counts.keys()].filter((k) => k.startsWith(prefix)).sort();
 
-describe('parse-tree reranking features (SPEC section 7)', () => {
+describe('parse-tree reranking features (Collins & Koo 2005)', () => {
   it('rules mark the head child and skip the root wrapper', () => {
     expect(byPrefix('Rule:')).toEqual(['Rule:NP>DT NN*', 'Rule:PP>IN* NP', 'Rule:S>NP VP* .', 'Rule:VP>VBD* NP PP']);
     expect(counts.get('Rule:NP>DT NN*')).toBe(3);

@@ -318,7 +318,7 @@ function score(gold: EvalbInput, test: EvalbInput, c: Compiled, withLabels: bool
 }
 
 /**
- * The reranking score of a parse (SPEC section 1): F1 (0..100, EVALB brackets) times the
+ * The reranking score of a parse (the per-sentence Score, docs/pipeline.md): F1 (0..100, EVALB brackets) times the
  * number of gold brackets; 0 when the sentence cannot be scored (word or length mismatch,
  * empty test). Strip a trivial root from both trees first (stripRoot) if the root bracket
  * should not count.

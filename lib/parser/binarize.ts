@@ -2,7 +2,7 @@
  * Right-branching markovized binarization and its inverse. A node X with children
  * C1 ... Cn (n > 2) becomes X -> C1 @X|C1 ; @X|C1 -> C2 @X|C1 ... ; the last active state
  * has the two last children. Each active state remembers X (fully annotated), the first
- * child's base label and, at order 2, the previous sibling's: `@X|C1|C2` (seed 004 section 5).
+ * child's base label and, at order 2, the previous sibling's: `@X|C1|C2` (Finkel, Kleeman & Manning 2008, section 5).
  * Active states start with `@`; debinarize splices them into their parent.
  */
 import type { Tree } from '../trees/tree.js';

@@ -164,7 +164,7 @@ export interface ParserTrainOptions {
    */
   clusters?: string | WordClusters;
   /**
-   * Grammar relaxation (seed 004): add X^Q -> alpha for every seen X^P -> alpha and every
+   * Grammar relaxation (Finkel, Kleeman & Manning 2008): add X^Q -> alpha for every seen X^P -> alpha and every
    * other parent annotation Q of X; the PCFG interpolates each rule of X^Q with the
    * parent-pooled estimate, weight `relaxWeight` (default 0.01). Default false.
    */

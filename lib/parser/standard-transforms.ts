@@ -1,7 +1,7 @@
 /**
  * The standard transforms as the parser uses them (lib/trees/transforms.ts), plus the one
  * parser-specific step: unary chains lose repeated states (NP -> NP -> x becomes NP -> x)
- * before they are collapsed, so a collapsed chain never repeats a state (SPEC section 9).
+ * before they are collapsed, so a collapsed chain never repeats a state.
  * Chains are collapsed from the top node down and stop above POS tags: `S+VP` over x.
  */
 import type { Tree } from '../trees/tree.js';

@@ -53,7 +53,7 @@ export interface BaseModel {
   train(sentences: PipelineSentence[], ctx: StepContext): Promise<NbestProducer>;
 }
 
-/** N-best lists with Score(x) of every candidate (SPEC section 1). */
+/** N-best lists with Score(x) of every candidate (the per-sentence Score, docs/pipeline.md). */
 export interface CandidateSet {
   sentences: NbestSentence[];
   /** scores[i][j] = Score(x_{i,j}) against the gold. */

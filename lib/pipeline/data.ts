@@ -71,7 +71,7 @@ export function readDataSets(config: PipelineConfig): DataSets {
   return sets;
 }
 
-/** Fold f of k: the contiguous chunk [f n / k, (f + 1) n / k) (seed 000 and 002 jackknife in chunks). */
+/** Fold f of k: the contiguous chunk [f n / k, (f + 1) n / k) (Collins & Duffy 2002a and Collins & Koo 2005 jackknife in chunks). */
 export function foldRange(n: number, k: number, f: number): [number, number] {
   return [Math.floor((f * n) / k), Math.floor(((f + 1) * n) / k)];
 }

@@ -1,7 +1,7 @@
 /**
  * Reports of a pipeline run: the results table as text (for the terminal) and a
  * self-contained HTML page with the table, the boosting learning curve (dev score against
- * rounds, like seed 002's figure 5) and F1 by sentence length, both as inline SVG.
+ * rounds, like figure 5 of Collins & Koo 2005) and F1 by sentence length, both as inline SVG.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -220,7 +220,7 @@ ${rows}
 </table>
 <p>Relative error reduction = (F<sub>reranker</sub> - F<sub>base</sub>) / (100 - F<sub>base</sub>). The oracle always picks the
 candidate with the highest score: it bounds what reranking can reach.</p>
-${curves ? `<h2>Learning curve</h2>\n<figure>\n${curves}\n<figcaption>Summed dev Score after N rounds (seed 002, figure 5); the dashed line is the N chosen on dev.</figcaption>\n</figure>` : ''}
+${curves ? `<h2>Learning curve</h2>\n<figure>\n${curves}\n<figcaption>Summed dev Score after N rounds (Collins &amp; Koo 2005, figure 5); the dashed line is the N chosen on dev.</figcaption>\n</figure>` : ''}
 <h2>By sentence length</h2>
 <figure>
 ${byLength}

@@ -1,5 +1,5 @@
 /**
- * The reranking pipeline (seeds 000 and 002): jackknifed candidates for train (k folds, each
+ * The reranking pipeline (Collins & Duffy 2002a; Collins & Koo 2005): jackknifed candidates for train (k folds, each
  * produced by a base model trained on the other folds), dev and test candidates from a base
  * model trained on all of train, the selected rerankers trained on the jackknifed candidates
  * with their hyper-parameters chosen on dev, and the test evaluation: base F1, oracle F1,

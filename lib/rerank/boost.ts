@@ -1,6 +1,6 @@
 /**
- * The boosting reranker (seed 002, SPEC section 6) and the log-linear reranker (SPEC
- * section 5) over n-best lists held natively as typed arrays.
+ * The boosting reranker (Collins & Koo 2005) and the log-linear reranker (Collins 2005,
+ * lecture notes) over n-best lists held natively as typed arrays.
  *
  *   const data = rerankData({ sentencePtr, logprob, score, rowPtr, cols, numFeatures });
  *   const { model } = await trainBoost(data, { rounds: 100_000, eps: 0.001 });
@@ -47,7 +47,7 @@ export interface BoostModelData {
   a0: number;
   eps: number;
   weighting: 'score' | 'uniform';
-  /** T of SPEC section 6 (sum of |B+| + |B-| over pairs). */
+  /** T of Collins & Koo (2005): the sum of |B+| + |B-| over pairs. */
   totalCost: number;
   initialLoss: number;
   /** N chosen on dev; -1 = all rounds. */
@@ -111,7 +111,7 @@ export function rerankData(arrays: RerankArrays, threads = 0): RerankDataHandle 
   return new (addon().RerankData)(arrays, threads);
 }
 
-/** A seeded random problem with seed 002's shape (defaults: 36,000 sentences, 500,000 features). */
+/** A seeded random problem shaped like the data of Collins & Koo (2005) (defaults: 36,000 sentences, 500,000 features). */
 export function syntheticRerankData(options: SyntheticOptions = {}): Promise<RerankDataHandle> {
   return addon().RerankData.synthetic(options);
 }
@@ -206,7 +206,7 @@ export function boostWeights(model: BoostModelData, n = model.chosenRounds): Flo
   return w;
 }
 
-/** Work(n) = sum_{t<=n} C_t / T and Savings(n) = n / Work(n) (SPEC section 6). */
+/** Work(n) = sum_{t<=n} C_t / T and Savings(n) = n / Work(n) (Collins & Koo 2005). */
 export function boostWork(model: BoostModelData, n = model.features.length): { work: number; savings: number } {
   const rounds = Math.min(n, model.features.length);
   let sum = 0;

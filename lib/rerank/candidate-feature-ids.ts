@@ -89,7 +89,7 @@ export function candidateFeatureIds(sentences: readonly NbestSentence[], setting
 }
 
 async function extract(sentencesIn: readonly NbestSentence[], settings: TreeSettings | undefined, mode: 'auto' | 'always', options: FeatureIdOptions): Promise<CandidateFeatureIds> {
-  // Tag candidates carry their features; trees get SPEC section 7 features in extractSentences.
+  // Tag candidates carry their features; trees get the parse-tree features of Collins & Koo (2005) in extractSentences.
   const sentences = withTagSequenceFeatures(sentencesIn);
   // Sentences arrive in any order: keep each one's rows, then lay them out in order.
   const rows: Int32Array[][] = new Array(sentences.length);

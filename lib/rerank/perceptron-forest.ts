@@ -1,7 +1,7 @@
 /**
  * The scoring function of a dual tree-kernel perceptron for any weighted forest:
  * G(x) = sum_s coef_s K(T_s, x), evaluated per support tree or, compressed, through the
- * DAG of shared subtrees (seed 001 section 5). Both give the same scores (to rounding);
+ * DAG of shared subtrees (Collins & Duffy 2002b, section 5). Both give the same scores (to rounding);
  * the compressed form does the work once per distinct subtree.
  */
 import { PERCEPTRON_LAMBDA } from '../options/rerank.js';

@@ -1,5 +1,5 @@
 /**
- * Perceptron rerankers for n-best lists (seeds 000/001): the primal ranking perceptron over
+ * Perceptron rerankers for n-best lists (Collins & Duffy 2002a, 2002b): the primal ranking perceptron over
  * explicit features and the dual (kernel) perceptron over tree, tagging or linear kernels,
  * optionally combined with the base model as beta * L(x) L(y) + K(x, y); last, averaged or
  * voted prediction; T epochs with seeded shuffling; k chunks trained in parallel.

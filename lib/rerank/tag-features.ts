@@ -1,6 +1,6 @@
 /**
  * Reranking features of a tag sequence (for boosting and the log-linear model on tagging
- * n-best lists, seed 000's NER experiment): tag n-grams, tags with the word, its shape and
+ * n-best lists, the NER experiment of Collins & Duffy 2002a): tag n-grams, tags with the word, its shape and
  * suffix and the neighbouring words, and whole entities (IOB chunks) with their words, length
  * and context. Counts become threshold features as for trees.
  */

@@ -1,6 +1,6 @@
 // perceptronForestScores(support, coef, query, compressed, threads, cancel): the scoring
 // function of a dual tree-kernel model, sum_s coef_s K(T_s, x), for any weighted forest,
-// either per support tree or through the shared-subtree DAG (seed 001 section 5).
+// either per support tree or through the shared-subtree DAG (Collins & Duffy 2002b, section 5).
 #include <napi.h>
 
 #include <chrono>

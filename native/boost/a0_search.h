@@ -1,4 +1,4 @@
-// The a_0 search of seed 002 section 4.4: the grid 0.001, 0.002, ..., 10 minimizing
+// The a_0 search of Collins & Koo (2005), section 4.4: the grid 0.001, 0.002, ..., 10 minimizing
 // ExpLoss(a_0) = sum_p S_p exp(-a_0 * (L(x_{i,1}) - L(x_{i,j}))) with all other a_k = 0.
 #pragma once
 #include <cstdint>

@@ -1,5 +1,5 @@
 // A trained boosting reranker: a_0 and every round's (k*, delta*, loss, cost), so that any
-// prefix of N rounds is a model of its own (seed 002: N is chosen on development data).
+// prefix of N rounds is a model of its own (Collins & Koo 2005: N is chosen on development data).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -22,7 +22,7 @@ struct BoostModel {
   int64_t chosen_rounds = -1;     // N picked on dev (-1: all)
 
   int64_t rounds() const { return static_cast<int64_t>(features.size()); }
-  // Work(n) = sum_{t<=n} C_t / T and Savings(n) = n / Work(n) (SPEC section 6).
+  // Work(n) = sum_{t<=n} C_t / T and Savings(n) = n / Work(n) (Collins & Koo 2005).
   double Work(int64_t n) const;
   double Savings(int64_t n) const;
   // Dense a_1..a_m after the first n rounds.

@@ -1,4 +1,4 @@
-// ExpLoss feature selection (seed 002 section 4.4-4.5): each round picks
+// ExpLoss feature selection (Collins & Koo 2005, sections 4.4-4.5): each round picks
 //   k* = argmax_k (sqrt(W+_k) - sqrt(W-_k))^2   (= argmin BestLoss(k))
 // and adds delta* = 0.5 log((W+ + eps Z) / (W- + eps Z)) to a_{k*}.
 // The sparse algorithm (figure 4) keeps margins and W+/W- and revisits only the pairs in

@@ -1,4 +1,4 @@
-// LogLoss feature selection (seed 002 section 4.6), the slow alternative to ExpLoss
+// LogLoss feature selection (Collins & Koo 2005, section 4.6), the slow alternative to ExpLoss
 // boosting: the same greedy loop, but each feature's best update BestWt(k) minimizes
 //   LogLoss(a + d e_k) = sum_i -log P(x_{i,1}) (+ C (a_k + d)^2)
 // by a 1-D safeguarded Newton search, so every round visits every feature's candidates.

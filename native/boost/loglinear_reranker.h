@@ -1,4 +1,4 @@
-// The log-linear (MaxEnt) reranker of SPEC section 5: minimizes
+// The log-linear (MaxEnt) reranker (Collins 2005, lecture notes): minimizes
 //   -sum_i log P(x_{i,1} | s_i) + C sum_{k>=1} a_k^2,  P = softmax over the sentence's F(x),
 // over a_0 (unpenalized) and every feature weight, by L-BFGS (the shared native/optim
 // optimizer); gradients on all cores.

@@ -1,4 +1,4 @@
-// The pair structures of seed 002 section 4.5, as int32 arrays in CSR form:
+// The pair structures of Collins & Koo (2005), section 4.5, as int32 arrays in CSR form:
 //   pair p = (i, j), j a competitor of the best candidate x_{i,1};
 //   B+_p (features on x_{i,1} only) then B-_p (on x_{i,j} only) in pair_features;
 //   A+_k / A-_k (pairs where feature k is in B+ / B-) as inverted lists, pair ids ascending.
@@ -23,7 +23,7 @@ struct PairProblem {
   std::vector<int32_t> plus_pairs, minus_pairs;
 
   int64_t pairs() const { return static_cast<int64_t>(weight.size()); }
-  // T of SPEC section 6: sum over pairs of |B+| + |B-|.
+  // T of Collins & Koo (2005): sum over pairs of |B+| + |B-|.
   int64_t total_cost() const { return static_cast<int64_t>(pair_features.size()); }
   int64_t PairCost(int64_t p) const { return pair_ptr[p + 1] - pair_ptr[p]; }
 };

@@ -1,4 +1,4 @@
-// A seeded random reranking problem with seed 002's shape, for tests and benchmarks:
+// A seeded random reranking problem shaped like the data of Collins & Koo (2005), for tests and benchmarks:
 // Zipf-distributed feature frequencies; candidates of one sentence share a core of
 // features and differ in a few, as parse trees of one sentence do; a hidden linear
 // model makes some features predictive of Score, and L(x) is a noisy view of it.

@@ -41,7 +41,7 @@ struct SymbolInfo {
 
 struct PcfgOptions {
   int rare_threshold = 1;
-  // Grammar relaxation (seed 004): for every rule X^P -> alpha, add X^Q -> alpha for every
+  // Grammar relaxation (Finkel, Kleeman & Manning 2008): for every rule X^P -> alpha, add X^Q -> alpha for every
   // other state X^Q of the same relaxation group; every rule of X^Q then scores
   // (1 - relax_weight) P_ML(alpha | X^Q) + relax_weight P_ML(alpha | X^*), the second term
   // pooled over all parent annotations of X.

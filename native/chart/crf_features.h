@@ -1,4 +1,4 @@
-// Features of the CRF-CFG (SPEC section 9) and the per-sentence scorer built from them.
+// Features of the CRF-CFG (Finkel, Kleeman & Manning 2008) and the per-sentence scorer built from them.
 // Rule features are dense blocks indexed by rule id (the rule; rule x span-length bucket;
 // rule x heavy, i.e. the span ends the sentence; rule x child span-length buckets; unary
 // and root rules alike). Word features are sparse, kept only if seen in a gold tree:
@@ -73,7 +73,7 @@ struct CrfWeights {
   int64_t sparse_begin = 0;
   std::vector<double> theta;
   AttributeTable sparse;  // key -> sparse feature id; its weight is theta[sparse_begin + id]
-  // Verb-lexicalized rule features (SPEC 9: a binary rule with a verb-tag child, x that
+  // Verb-lexicalized rule features (Finkel, Kleeman & Manning 2008, table 1: a binary rule with a verb-tag child, x that
   // verb's lowercased word); verb_words holds the hashes of the words they exist for, so
   // the scorer looks features up only at those positions.
   bool verb_features = false;

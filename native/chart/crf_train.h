@@ -1,5 +1,5 @@
 // Training the CRF-CFG: conditional log-likelihood with an L2 prior, by SGD over batches
-// drawn with replacement (SPEC section 9), batch gradients computed across threads.
+// drawn with replacement (as Finkel, Kleeman & Manning 2008 train), batch gradients computed across threads.
 // Each training sentence is prefiltered once: a PCFG Viterbi inside-outside pass keeps the
 // chart entries that can be part of a complete parse (and, with a finite beam, only those
 // whose max-marginal is within `beam` of the best parse); the gold tree's entries are always

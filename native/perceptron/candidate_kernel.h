@@ -33,7 +33,7 @@ class LinearKernel : public CandidateKernel {
 };
 
 // K'(x, y) = beta * L(x) * L(y) + K(x, y): the base model's log-probability as one more
-// feature (seed 000 section 6).
+// feature (Collins & Duffy 2002a, section 6).
 class CombinedKernel : public CandidateKernel {
  public:
   CombinedKernel(const CandidateKernel* inner, double beta, const double* left_logprob,

@@ -1,7 +1,7 @@
-// Ranking perceptron training (seed 000 figure 1): the primal form over sparse features
+// Ranking perceptron training (Collins & Duffy 2002a, figure 1): the primal form over sparse features
 // and the dual form over any CandidateKernel. Both make the same decisions and return the
 // same PerceptronRun; T epochs with seeded shuffling; the examples split into k chunks
-// trained in parallel (seed 000 section 6.1), whose hypotheses are later voted together.
+// trained in parallel (Collins & Duffy 2002a, section 6.1), whose hypotheses are later voted together.
 #pragma once
 #include <atomic>
 #include <cstdint>

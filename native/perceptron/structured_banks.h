@@ -22,7 +22,7 @@ class TreeCandidateBank : public CandidateBank {
   std::unique_ptr<CandidateKernel> KernelWith(const CandidateBank& right) const override;
   void Save(ByteWriter& out) const override;
   static std::unique_ptr<TreeCandidateBank> Load(ByteReader& in);
-  // The shared-subtree DAG of the support forest (seed 001 section 5).
+  // The shared-subtree DAG of the support forest (Collins & Duffy 2002b, section 5).
   std::unique_ptr<CandidateScorer> CompressedScorer(const std::vector<double>& coef,
                                                     const CandidateBank& query) const override;
   // Kernel values against every support tree from one DAG pass (voted prediction).

@@ -1,4 +1,4 @@
-// The compressed dual tree-kernel model of seed 001 section 5. A dual model scores
+// The compressed dual tree-kernel model of Collins & Duffy (2002b), section 5. A dual model scores
 //   G(x) = sum_s c_s K(T_s, x) = sum_s c_s sum_{n in T_s} sum_{m in x} Delta(n, m),
 // and Delta(n, m) depends only on the subtree rooted at n. Merging equal subtrees of all
 // support trees (hash-consing bottom-up) gives a DAG whose node u stands for one distinct

@@ -378,7 +378,7 @@ TEST(crf_objective_refuses_an_index_of_another_corpus) {
 }
 
 TEST(perceptron_update_on_the_man_bit_the_dog) {
-  // Seed 003's example: gold the/DT man/NN bit/VBD the/DT dog/NN, guess has bit/NN.
+  // The example of Collins (2005), lecture notes: gold the/DT man/NN bit/VBD the/DT dog/NN, guess has bit/NN.
   // Features: word/tag pairs and tag bigrams. Update: +<NN,VBD> +<VBD,DT> +<VBD->bit>,
   // -<NN,NN> -<NN,DT> -<NN->bit>; nothing else changes.
   TaggerModel m;

@@ -1,6 +1,6 @@
 /**
- * Boosting (seed 002) and the log-linear reranker (lib/rerank) behind the pipeline's
- * Reranker interface. Features: SPEC section 7 parse-tree features for trees, tag-sequence
+ * Boosting (Collins & Koo 2005) and the log-linear reranker (lib/rerank) behind the pipeline's
+ * Reranker interface. Features: the parse-tree features of Collins & Koo (2005) for trees, tag-sequence
  * features (tag-features.ts) for tags; extracted once per candidate set on worker threads
  * and shared by every reranker of the run; the count cutoff is taken on the training set.
  */
