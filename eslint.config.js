@@ -37,4 +37,12 @@ export default tseslint.config(
     plugins: { layers },
     rules: { 'layers/no-upward-import': 'error', 'layers/no-cycle': 'error' },
   },
+  // Every error lib/ throws is one of the family in lib/errors.ts (docs/errors.md): a class and a code.
+  {
+    files: ['lib/**/*.ts'],
+    ignores: ['lib/errors.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='Error']", message: 'throw a class of lib/errors.ts (docs/errors.md), not a plain Error' }],
+    },
+  },
 );

@@ -6,6 +6,7 @@
  * by the summation order of the gradient.
  */
 
+import { ModelFileError } from '../errors.js';
 import { native } from '../native.js';
 import { decodeState, encodeState, type StateParts } from './state-bytes.js';
 
@@ -104,7 +105,7 @@ export class AsyncLbfgs {
     const m = o.memory;
     const n = vectors[0]?.length ?? 0;
     if (h.memory !== m || vectors.length !== 3 + 2 * m || vectors.some((v, i) => v.length !== (i === 2 ? m : n))) {
-      throw new Error('checkpoint: the L-BFGS state does not fit these settings');
+      throw new ModelFileError('', 'checkpoint: the L-BFGS state does not fit these settings');
     }
     const state: NativeLbfgsState = {
       x: vectors[0], g: vectors[1], rho: vectors[2], s: vectors.slice(3, 3 + m), y: vectors.slice(3 + m),

@@ -22,7 +22,7 @@ import { parsePayload } from './payloads.js';
 import { HASH_PATTERN, STEP_ID_PATTERN, type ArtifactStore, type StepManifest } from './store.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';
 import { decodeVector, encodeVectorParts } from './vector-blob.js';
-import { UsageError } from '../errors.js';
+import { InternalError, UsageError } from '../errors.js';
 
 /** [first, last) sentence ranges of `shards` near-equal shards, in order. */
 export function sentenceRanges(sentences: number, shards: number): [number, number][] {
@@ -386,7 +386,7 @@ export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: ShardExec
       return { loss: lbfgs.value, converged: !more, weights: lbfgs.weights };
     },
     saveState() {
-      if (!lbfgs) throw new Error('no L-BFGS state before the first distributed step');
+      if (!lbfgs) throw new InternalError('no L-BFGS state before the first distributed step');
       return lbfgs.saveState();
     },
     loadState(bytes) {

@@ -23,6 +23,7 @@ import { runCrfGradientJob, runPerceptronEpochJob, trainShardPayload } from './g
 import { runParserGradientJob } from './parser-gradient.js';
 import { runRerankerEpochJob } from './rerank-mixing.js';
 import type { StepManifest } from './store.js';
+import { InputError } from '../errors.js';
 import type { JobEnv, JobKind, JobOutcome } from './job-env.js';
 
 interface JobDefinition<S extends z.ZodType> {
@@ -151,7 +152,7 @@ export const jobs = {
     schema: collectPayload,
     async run(p, env) {
       const missing = p.steps.filter((s) => env.store.readManifest(s) === undefined);
-      if (missing.length > 0) throw new Error(`steps finished without outputs in the store: ${missing.join(', ')}`);
+      if (missing.length > 0) throw new InputError(env.store.root, undefined, `steps finished without outputs in the store: ${missing.join(', ')}`);
       return {};
     },
   }),

@@ -14,6 +14,7 @@ import type { ExternalTrainer, TaggerTrainingSpec } from '../tagger/tagger.js';
 import type { PerceptronShardResult, ShardExecutor } from './gradient.js';
 import type { MIX_WEIGHTINGS } from '../options/distributed.js';
 import { decodeState, encodeState } from './state-bytes.js';
+import { InternalError, ModelFileError } from '../errors.js';
 
 export type MixWeighting = (typeof MIX_WEIGHTINGS)[number];
 
@@ -60,13 +61,13 @@ export function mixingTrainer(spec: TaggerTrainingSpec, executor: ShardExecutor,
       return { loss: parts.reduce((n, p) => n + p.mistakes, 0), converged: false, weights: modelWeights(averagedSum, round) };
     },
     saveState() {
-      if (!w || !averagedSum) throw new Error('no mixing state before the first round');
+      if (!w || !averagedSum) throw new InternalError('no mixing state before the first round');
       return encodeState('mixing', { header: { round, shards: executor.shards, weighting }, vectors: [w, averagedSum] });
     },
     loadState(bytes) {
       const { header, vectors } = decodeState('mixing', bytes);
       if (header.shards !== executor.shards || header.weighting !== weighting) {
-        throw new Error(`checkpoint: written with ${String(header.shards)} mixing shards weighted '${String(header.weighting)}', not ${executor.shards} '${weighting}'`);
+        throw new ModelFileError('', `checkpoint: written with ${String(header.shards)} mixing shards weighted '${String(header.weighting)}', not ${executor.shards} '${weighting}'`);
       }
       [w, averagedSum] = vectors;
       round = header.round as number;

@@ -14,7 +14,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../errors.js';
+import { InputError, InternalError } from '../errors.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { readLinesSync } from '../io/lines.js';
 import { readNbestSync } from '../io/nbest.js';
@@ -89,7 +89,7 @@ export async function runNbestShard(p: NbestShardPayload, env: JobEnv): Promise<
           json: true,
         });
         const code = (await command.run(values, { positionals: [], given })) ?? 0;
-        if (code !== 0) throw new Error(`rerank exited with code ${code}`);
+        if (code !== 0) throw new InternalError(`rerank exited with code ${code}`);
       } else {
         const { features } = await loadSentenceFeatures(input, { threads: env.threads, signal: env.signal, treeFeatures: o.treeFeatures === false ? 'never' : 'auto', scoring: o.scoring });
         out = join(dir, 'features.bin');

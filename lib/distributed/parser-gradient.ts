@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import { parserShardHandle, type ParserExternalTrainer, type ParserShardHandle, type ParserTrainingSpec, type ParserTrainOptions } from '../parser/chart-parser.js';
 import type { Tree } from '../trees/tree.js';
-import { UsageError } from '../errors.js';
+import { InternalError, UsageError } from '../errors.js';
 import { parserTrainFields } from '../options/parser.js';
 import { AsyncLbfgs } from './gradient-lbfgs.js';
 import { decodeState, encodeState } from './state-bytes.js';
@@ -144,7 +144,7 @@ export function parserGradientTrainer(spec: ParserTrainingSpec, executor: Gradie
     },
     // The L-BFGS state and, after its vectors, the prior's mean (the starting weights).
     saveState() {
-      if (!lbfgs) throw new Error('no L-BFGS state before the first distributed step');
+      if (!lbfgs) throw new InternalError('no L-BFGS state before the first distributed step');
       const p = lbfgs.saveParts();
       return encodeState('parser-lbfgs', { header: { ...p.header, priorMean: mean !== undefined }, vectors: [...p.vectors, ...(mean ? [mean] : [])] });
     },

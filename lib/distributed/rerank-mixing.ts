@@ -19,6 +19,7 @@ import { queueExecutor, runWeightsJob, sentenceRanges, type PerceptronShardResul
 import type { JobEnv, JobOutcome } from './job-env.js';
 import { mix, mixingWeights, roundSeed, type MixWeighting } from './mixing.js';
 import { parsePayload } from './payloads.js';
+import { InternalError } from '../errors.js';
 import type { ArtifactStore } from './store.js';
 
 /** The shards' epochs one after another in this process (`--mix-shards` without --redis). */
@@ -27,7 +28,7 @@ export function localRerankerExecutor(spec: RerankerMixingSpec, candidates: Nati
   return {
     shards: ranges.length,
     bytesMoved: 0,
-    crfGradients: () => Promise.reject(new Error('a perceptron reranker has no gradient')),
+    crfGradients: () => Promise.reject(new InternalError('a perceptron reranker has no gradient')),
     async perceptronEpochs(w, seed) {
       const out: PerceptronShardResult[] = [];
       for (const [first, last] of ranges) {

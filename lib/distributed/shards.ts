@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { InputError, UsageError } from '../errors.js';
+import { InputError, InternalError, UsageError } from '../errors.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { readFileHead, readLinesSync } from '../io/lines.js';
 import { readTreebankSync } from '../io/treebank.js';
@@ -170,7 +170,7 @@ export async function runShard(p: ShardPayload, env: JobEnv): Promise<JobOutcome
     });
     try {
       const code = (await command.run(values, { positionals: [], given: new Set() })) ?? 0;
-      if (code !== 0) throw new Error(`${p.command} exited with code ${code}`);
+      if (code !== 0) throw new InternalError(`${p.command} exited with code ${code}`);
     } catch (err) {
       // Name the shard's lines so the coordinator can map them to the input file's.
       if (err instanceof InputError && err.file === input) throw new InputError('<shard>', err.line, err.problem);

@@ -4,6 +4,8 @@
  * Layout: u32 header length (LE), the header (UTF-8), zero padding to 8 bytes, the vectors
  * one after another (their lengths are in the header).
  */
+import { ModelFileError } from '../errors.js';
+
 export interface StateParts {
   header: Record<string, unknown>;
   vectors: Float64Array[];
@@ -24,10 +26,10 @@ export function encodeState(kind: string, parts: StateParts): Uint8Array {
   return out;
 }
 
-/** The parts of a state `encodeState(kind, ...)` wrote; an Error for anything else. */
+/** The parts of a state `encodeState(kind, ...)` wrote; a ModelFileError naming no file (the caller's checkpoint) for anything else. */
 export function decodeState(kind: string, bytes: Uint8Array): StateParts {
   const fail = (why: string): never => {
-    throw new Error(`checkpoint: the distributed trainer's state ${why}`);
+    throw new ModelFileError('', `checkpoint: the distributed trainer's state ${why}`);
   };
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (b.length < 4) fail('is truncated');

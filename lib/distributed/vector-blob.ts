@@ -17,6 +17,8 @@
  * run discards its blobs once summed, which must never remove a blob another step still
  * names (a shard with no perceptron updates returns the very weights it was sent).
  */
+import { InputError } from '../errors.js';
+
 const DENSE = 0x31445653; // "SVD1"
 const SPARSE = 0x31535653; // "SVS1"
 const HEADER = 16;
@@ -69,7 +71,7 @@ export function encodeVector(values: Float64Array | readonly Float64Array[], own
 
 export function decodeVector(bytes: Buffer): Float64Array {
   const fail = (why: string): never => {
-    throw new Error(`a weight or result blob ${why}`);
+    throw new InputError('', undefined, `a weight or result blob ${why}`);
   };
   if (bytes.length < HEADER) fail('shorter than its header');
   const magic = bytes.readUInt32LE(0);

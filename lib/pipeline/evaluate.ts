@@ -9,13 +9,14 @@ import type { NbestSentence } from '../io/nbest.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import { addCounts, candidateScore, f1, scoreFunction, tagCounts, tagScoring, treeCounts, type MatchCounts, type ScoreKind, type TaskScoring } from '../eval/score.js';
 import type { CandidateSet } from './components.js';
+import { InputError } from '../errors.js';
 import { baseIndex, oracleIndex } from '../rerank/candidate-order.js';
 
 export type { MatchCounts } from '../eval/score.js';
 
 /** Counts of every candidate of a sentence against its gold (tags: scored by `scoring`, detected from this sentence's gold when omitted). */
 export function candidateCounts(s: NbestSentence, scoring?: Exclude<TaskScoring, 'trees'>): MatchCounts[] {
-  if (s.gold === undefined) throw new Error(`sentence ${s.id} has no gold analysis`);
+  if (s.gold === undefined) throw new InputError('', undefined, `sentence ${s.id} has no gold analysis`);
   if (typeof s.gold === 'string') {
     const gold = parseTree(s.gold);
     return s.candidates.map((c) => treeCounts(gold, c.tree === undefined ? undefined : parseTree(c.tree)));

@@ -12,6 +12,7 @@ import { formatNbestLine, NbestParser, type NbestSentence } from '../io/nbest.js
 import { native, withCancelFlag } from '../native.js';
 import { buildCandidates, type KernelSettings } from './perceptron-data.js';
 import { FeatureDictionary } from './perceptron-features.js';
+import { InternalError } from '../errors.js';
 import type { NativeCandidateSpec, PerceptronAddon } from './perceptron-native.js';
 
 /** The options an epoch's decisions depend on (plus the round's seed, given per epoch). */
@@ -54,7 +55,7 @@ export function mixingCandidates(spec: RerankerMixingSpec): NativeCandidateSpec 
     const s = parser.push({ text, number: i + 1 });
     if (s) sentences.push(s);
   });
-  if (sentences.length !== spec.sentences) throw new Error(`mixing spec: ${sentences.length} n-best lists, expected ${spec.sentences}`);
+  if (sentences.length !== spec.sentences) throw new InternalError(`mixing spec: ${sentences.length} n-best lists, expected ${spec.sentences}`);
   const dictionary = spec.settings.kernel === 'linear' ? new FeatureDictionary() : undefined;
   return buildCandidates(sentences, spec.settings, { file: spec.file, withScores: true, dictionary }).spec;
 }

@@ -12,6 +12,7 @@
  * classes x (distinct neighbours of the word), not classes^2 per word.
  */
 
+import { throwIfAborted } from '../errors.js';
 import type { WordClusters } from '../parser/clusters.js';
 
 /** Words and their bit strings (a prefix is the cluster one level up the merge tree): the parser's cluster type. */
@@ -86,7 +87,7 @@ export function clusterWords(sentences: Iterable<readonly string[]>, options: Cl
   for (let pass = 0; pass < passes; pass++) {
     let moved = 0;
     for (let w = 0; w < V; w++) {
-      if ((w & 1023) === 0 && options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
+      if ((w & 1023) === 0) throwIfAborted(options.signal);
       // Class counts of w's neighbours (w itself apart).
       touched.length = 0;
       let self = 0;
