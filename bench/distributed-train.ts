@@ -46,7 +46,7 @@ import { ChartParserModel, type ParserTrainOptions } from '../lib/parser/chart-p
 import { treeWords } from '../lib/parser/input.js';
 import { parserGradientTrainer } from '../lib/distributed/parser-gradient.js';
 import { PerceptronReranker, type PerceptronKernel, type PerceptronTrainOptions } from '../lib/rerank/perceptron.js';
-import { dataFile } from '../test/helpers.js';
+import { dataFile } from '../test-support/shared-data.js';
 import { startRedis, startWorkerProcess, type TestRedis } from '../test/distributed-helpers.js';
 
 const read = (name: string): TokenRows[] => readConllSync(dataFile('conll2000', name), { columns: 3 }).map((s) => s.rows);

@@ -34,7 +34,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { QUEUE_NAME } from '../lib/distributed/connection.js';
-import { dataFile, repoRoot } from '../test/helpers.js';
+import { dataFile, repoRoot } from '../test-support/shared-data.js';
 import { startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from '../test/distributed-helpers.js';
 import { crfTrainingOverhead } from './distributed-train.js';
 

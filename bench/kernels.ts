@@ -18,7 +18,7 @@ import { TreeBank, unwrapTree } from '../lib/kernels/tree-bank.js';
 import { SequenceBank } from '../lib/kernels/sequence-bank.js';
 import { gram, type Bank } from '../lib/kernels/kernel.js';
 import { formatTree } from '../lib/trees/tree.js';
-import { dataFile } from '../test/helpers.js';
+import { dataFile } from '../test-support/shared-data.js';
 
 const PEER = {
   name: 'SVM-Light-TK 1.5',

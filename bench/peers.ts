@@ -27,7 +27,7 @@ import { readConllSync } from '../lib/io/conll.js';
 import { scoreTags } from '../lib/tagger/dev-score.js';
 import type { TokenRows } from '../lib/tagger/tagger.js';
 import { DEFAULT_TEMPLATES } from '../lib/tagger/templates.js';
-import { dataFile } from '../test/helpers.js';
+import { dataFile } from '../test-support/shared-data.js';
 import { writeAttributeFiles } from './peers/features.js';
 import { ensurePeers, PEERS_DIR, type Peers } from './peers/install.js';
 import { measure as measureProcess, type Measure } from './peers/process-time.js';

@@ -28,7 +28,7 @@ import { join, resolve } from 'node:path';
 import { readConllSync } from '../lib/io/conll.js';
 import { Tagger } from '../lib/tagger/tagger.js';
 import { DEFAULT_TEMPLATES } from '../lib/tagger/templates.js';
-import { dataFile } from '../test/helpers.js';
+import { dataFile } from '../test-support/shared-data.js';
 import { writeAttributeFiles } from './peers/features.js';
 import { ensurePeers, PEERS_DIR } from './peers/install.js';
 

@@ -13,7 +13,7 @@ import { readTreesSync } from '../lib/io/treebank.js';
 import { PerceptronReranker } from '../lib/rerank/perceptron.js';
 import { dualTreeScores } from '../lib/rerank/perceptron-forest.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
-import { dataFile } from '../test/helpers.js';
+import { dataFile } from '../test-support/shared-data.js';
 import { prepareGold, syntheticNbest } from './nbest-synthetic.js';
 import type { NbestSentence } from '../lib/io/nbest.js';
 import { type ChartParserModel, trainParser } from '../lib/parser/chart-parser.js';

@@ -11,7 +11,7 @@ import { readConllSync } from '../lib/io/conll.js';
 import type { NbestSentence } from '../lib/io/nbest.js';
 import { PerceptronReranker } from '../lib/rerank/perceptron.js';
 import { Tagger } from '../lib/tagger/tagger.js';
-import { dataFile } from '../test/helpers.js';
+import { dataFile } from '../test-support/shared-data.js';
 
 const nTrain = Number(process.env.BENCH_TRAIN ?? 3000);
 const nDev = Number(process.env.BENCH_DEV ?? 500);

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { readConllSync } from '../lib/io/conll.js';
 import { scoreTags } from '../lib/tagger/dev-score.js';
 import { Tagger, type TaggerTrainOptions, type TokenRows } from '../lib/tagger/tagger.js';
-import { dataFile } from '../test/helpers.js';
+import { dataFile } from '../test-support/shared-data.js';
 
 interface Result {
   task: string;
