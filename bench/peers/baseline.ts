@@ -37,12 +37,10 @@ export interface Baseline {
   runner: string;
 }
 
-/** Runs one build step; its output is shown only when it fails. */
+/** Runs one build step, its output on stderr (node-gyp names each file it compiles: progress). */
 function step(cmd: string, args: string[], cwd: string): boolean {
   console.error(`peers: baseline: ${cmd} ${args.join(' ')} (in ${cwd})`);
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0) console.error(`${r.stdout ?? ''}${r.stderr ?? ''}`.slice(-4000));
-  return r.status === 0;
+  return spawnSync(cmd, args, { cwd, stdio: ['ignore', 2, 'inherit'] }).status === 0;
 }
 
 /** Finds or builds the baseline for `ref`; undefined (with the reason on stderr) when it cannot. */
