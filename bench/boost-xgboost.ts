@@ -30,6 +30,9 @@ import { type FeatureTable } from '../lib/rerank/feature-table.js';
 import { libsvmLines } from '../lib/rerank/libsvm.js';
 import { tableData } from '../lib/rerank/table-data.js';
 import { BOOST_EPS } from '../lib/options/rerank.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const { values } = parseArgs({
   options: {

@@ -10,6 +10,9 @@
  */
 import { parseArgs } from 'node:util';
 import { syntheticRerankData, trainBoost } from '../lib/rerank/boost.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const { values } = parseArgs({
   options: {

@@ -14,6 +14,9 @@ import { formatTree, words } from '../lib/trees/tree.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
 import { readConllu } from '../lib/io/conllu.js';
 import { evalChunkFiles } from '../lib/eval/chunk-files.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const data = process.env.STRUCTRANK_SHARED_DATA ?? resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data');
 const dir = mkdtempSync(join(tmpdir(), 'structrank-bench-'));

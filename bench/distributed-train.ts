@@ -48,6 +48,9 @@ import { parserGradientTrainer } from '../lib/distributed/parser-gradient.js';
 import { PerceptronReranker, type PerceptronKernel, type PerceptronTrainOptions } from '../lib/rerank/perceptron.js';
 import { dataFile } from '../test-support/shared-data.js';
 import { startRedis, startWorkerProcess, type TestRedis } from '../test/distributed-helpers.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const read = (name: string): TokenRows[] => readConllSync(dataFile('conll2000', name), { columns: 3 }).map((s) => s.rows);
 const chunker = { columns: ['word', 'pos', 'chunk'], label: 'chunk' };

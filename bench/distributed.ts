@@ -37,6 +37,9 @@ import { QUEUE_NAME } from '../lib/distributed/connection.js';
 import { dataFile, repoRoot } from '../test-support/shared-data.js';
 import { startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from '../test/distributed-helpers.js';
 import { crfTrainingOverhead } from './distributed-train.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const ms = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;

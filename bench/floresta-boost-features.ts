@@ -13,6 +13,9 @@ import { corpusF1, rescoreSet, scoreSet } from '../lib/pipeline/evaluate.js';
 import { boostPrefixCurve, boostWeights, rerankScores, trainBoost } from '../lib/rerank/boost.js';
 import { tableData } from '../lib/rerank/table-data.js';
 import { FEATURE_CUTOFF } from '../lib/options/rerank.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const [trainFiles, devFile] = process.argv.slice(2);
 if (devFile === undefined) {

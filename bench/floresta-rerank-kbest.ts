@@ -12,6 +12,9 @@ import { baseChoice, corpusF1, oracleChoice, scoreSet } from '../lib/pipeline/ev
 import { KBEST_TAG_MODES } from '../lib/trees/kbest-modes.js';
 import { tagOnlyVariantShare } from '../lib/trees/kbest-modes.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const stems = process.argv.slice(2);
 if (stems.length === 0) {

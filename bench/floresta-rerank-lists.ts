@@ -13,6 +13,9 @@ import { readNbestSync } from '../lib/io/nbest.js';
 import { realComponents } from '../lib/pipeline/adapters/index.js';
 import { validatePipelineConfig } from '../lib/pipeline/config.js';
 import { baseChoice, corpusF1, oracleChoice, relativeErrorReduction, rescoreSet, scoreSet } from '../lib/pipeline/evaluate.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const [trainFiles, devFile, testFile] = process.argv.slice(2);
 if (testFile === undefined) {

@@ -19,6 +19,9 @@ import { SequenceBank } from '../lib/kernels/sequence-bank.js';
 import { gram, type Bank } from '../lib/kernels/kernel.js';
 import { formatTree } from '../lib/trees/tree.js';
 import { dataFile } from '../test-support/shared-data.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const PEER = {
   name: 'SVM-Light-TK 1.5',

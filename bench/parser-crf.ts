@@ -18,6 +18,9 @@ import { ChartParserModel, CRF_DEFAULTS, type ParserTrainSummary } from '../lib/
 import type { MarkovOrder } from '../lib/parser/binarize.js';
 import { evaluateParser } from '../lib/parser/evaluate.js';
 import { treeWords } from '../lib/parser/input.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const env = process.env;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

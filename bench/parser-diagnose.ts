@@ -15,6 +15,9 @@ import { tagAccuracy, formatTagAccuracy } from '../lib/eval/tags.js';
 import { preterminals } from '../lib/trees/tree.js';
 import { rewrap } from '../lib/parser/evaluate.js';
 import { treeWords } from '../lib/parser/input.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const env = process.env;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

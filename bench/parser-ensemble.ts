@@ -15,6 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { evalbCorpus } from '../lib/eval/evalb.js';
 import { measure } from './peers/process-time.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const env = process.env;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

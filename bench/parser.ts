@@ -18,6 +18,9 @@ import { rewrap } from '../lib/parser/evaluate.js';
 import { treeWords } from '../lib/parser/input.js';
 import type { Tree } from '../lib/trees/tree.js';
 import { defaultThreads } from '../lib/native.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 /** The CRF these tables were measured with (before the surface-feature defaults). */
 const LEGACY_CRF = { markov: 2, vpHeadTag: true, surfaceBits: 0, prune: 0, optimizer: 'sgd', verbFeatures: true } as const;

@@ -1,6 +1,6 @@
 /**
  * structrank and its peers in the same run, on the same data with the same features:
- *   npm run bench -- peers [crf|ap|tag|kernel ...] [--reps N] [--iters N] [--threads 1,2]
+ *   npm run bench -- peers [crf|ap|tag|kernel ...] [--reps N] [--iters N] [--threads 1,2] [--baseline REF|none]
  * Installs what is missing (bench/peers/install.ts), then for each workload runs every peer
  * and structrank interleaved (peer, structrank, structrank, peer, ...) and prints CPU seconds
  * (user + sys, from getrusage of the child), max RSS, quality and the ratio
@@ -16,6 +16,9 @@
  *             the last - at the end of the first) / (iterations - 1), which leaves out file
  *             reading and set-up on both sides), or perceptron epochs;
  *   threads   CRFsuite has one; structrank runs with 1 and with all cores.
+ * Regression guard (crf, ap): the build of --baseline REF (default: the last release,
+ * bench/peers/baseline.ts) runs interleaved with today's, 1 thread, and the ratio of their
+ * per-iteration CPU is printed; today's more than 10% slower is flagged REGRESSION.
  * SVM-Light-TK and Wapiti (the CRF toolkit) cannot be had here (in no registry reachable;
  * Debian's `wapiti` is an unrelated web scanner): their PEERS.md figures are printed beside
  * ours and labelled so.
@@ -30,6 +33,8 @@ import { DEFAULT_TEMPLATES } from '../lib/tagger/templates.js';
 import { dataFile } from '../test-support/shared-data.js';
 import { writeAttributeFiles } from './peers/features.js';
 import { ensurePeers, PEERS_DIR, type Peers } from './peers/install.js';
+import { defaultBaselineRef, ensureBaseline, REGRESSION_TOLERANCE, type Baseline } from './peers/baseline.js';
+import { processorLine } from './processor.js';
 import { measure as measureProcess, type Measure } from './peers/process-time.js';
 
 /** A command's whole-process cost (bench/peers/process-time.ts), its time report in PEERS_DIR. */
@@ -55,6 +60,7 @@ const reps = Number(flag('reps', '2'));
 const iters = Number(flag('iters', '30'));
 const cores = availableParallelism();
 const threadList = flag('threads', `1,${cores}`).split(',').map(Number).filter((t, i, a) => a.indexOf(t) === i);
+const baselineRef = flag('baseline', '');
 const workloads = args.length > 0 ? args : ['crf', 'ap', 'tag', 'kernel'];
 
 const cli = resolve('dist/cli.js');
@@ -65,6 +71,13 @@ function header(): void {
   console.log(`# structrank vs peers, ${new Date().toISOString()}`);
   console.log(`machine: ${cores} cores; load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ` +
     `${reps} interleaved repetitions per tool, the best CPU figure kept (ranges in the tables)`);
+  console.log(processorLine());
+}
+
+let baseline: Baseline | undefined | null = null; // null: not looked for yet
+function findBaseline(): Baseline | undefined {
+  if (baseline === null) baseline = baselineRef === 'none' ? undefined : ensureBaseline(baselineRef || defaultBaselineRef());
+  return baseline;
 }
 
 const goldOf = (s: TokenRows[]): string[][] => s.map((r) => r.map((t) => t[2]));
@@ -128,6 +141,8 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
   const crfsuiteName = 'CRFsuite 0.12 (1 thread)';
   const ours = (threads: number, objective: string): string => `structrank, ${threads} thread${threads > 1 ? 's' : ''}${algo === 'crf' ? `, ${objective} objective` : ''}`;
   const objectives = algo === 'crf' ? ['structrank', 'crfsuite'] : ['structrank'];
+  const base = findBaseline();
+  const baseName = base ? `structrank ${base.ref} (baseline build), 1 thread${algo === 'crf' ? ', structrank objective' : ''}` : '';
   for (let r = 0; r < reps; r++) {
     const order: (() => void)[] = [];
     if (peers.crfsuite) {
@@ -144,6 +159,9 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
         order.push(() => add(name, measure(process.execPath, ['bench/peers/structrank-run.mjs', 'learn', algo === 'crf' ? 'crf' : 'perceptron', String(n), String(threads), String(c2), objective, model(name)])));
       }
     }
+    if (base) {
+      order.push(() => add(baseName, measure(process.execPath, [base.runner, 'learn', algo === 'crf' ? 'crf' : 'perceptron', String(n), '1', String(c2), 'structrank', model(baseName)])));
+    }
     // Interleave: odd repetitions run in reverse order.
     (r % 2 === 0 ? order : order.reverse()).forEach((f) => f());
   }
@@ -151,12 +169,16 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
   const quality: Record<string, string> = {};
   for (const name of Object.keys(runs)) {
     const out = join(PEERS_DIR, 'out.txt');
+    if (name === baseName) {
+      quality[name] = '-'; // its model format may be older than today's reader
+      continue;
+    }
     if (name.startsWith('CRFsuite')) measure(peers.crfsuite!, ['tag', model(name), join(dataDir, 'test.crfsuite'), out]);
     else structrankTag(model(name), dataFile('conll2000', 'test.txt'), out);
     quality[name] = f1Of(out, test);
   }
   const perIter = (name: string): number[] => runs[name].map((m) => m.json?.perIteration ?? NaN);
-  const base = runs[crfsuiteName] ? Math.min(...perIter(crfsuiteName)) : NaN;
+  const best1 = runs[crfsuiteName] ? Math.min(...perIter(crfsuiteName)) : NaN;
   const mid = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const baseMedian = runs[crfsuiteName] ? mid(perIter(crfsuiteName)) : NaN;
   const baseTotal = runs[crfsuiteName] ? best(runs[crfsuiteName]).cpu : NaN;
@@ -164,7 +186,7 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
     const b = best(runs[name]);
     const pi = perIter(name);
     const tot = runs[name].map((m) => m.cpu);
-    const ratio = name === crfsuiteName ? '1.00x' : Number.isNaN(pi[0]) ? '-' : `${(base / Math.min(...pi)).toFixed(2)}x`;
+    const ratio = name === crfsuiteName ? '1.00x' : Number.isNaN(pi[0]) ? '-' : `${(best1 / Math.min(...pi)).toFixed(2)}x`;
     const medianRatio = name === crfsuiteName ? '1.00x' : Number.isNaN(pi[0]) ? '-' : `${(baseMedian / mid(pi)).toFixed(2)}x`;
     rows.push({ cells: [name, Number.isNaN(pi[0]) ? '-' : range(pi, 3), ratio, Number.isNaN(pi[0]) ? '-' : mid(pi).toFixed(3), medianRatio, range(tot, 1), `${(baseTotal / b.cpu).toFixed(2)}x`, b.rssMb.toFixed(0), quality[name]] });
   }
@@ -174,6 +196,17 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
     ? 'Wapiti (the CRF toolkit) is in no registry reachable here (Debian\'s `wapiti` package is an unrelated web scanner), so it is not run; ' +
       'PEERS.md, same machine type, same template: L-BFGS pure L2, 50 iterations, 2 threads: 79.7 s wall, 923 MB, F1 93.49.'
     : 'Whole-process CPU includes reading the training file: CRFsuite its pre-expanded attribute file, structrank the CoNLL columns plus its own feature extraction.');
+  if (base && runs[baseName] && runs[ours(1, 'structrank')]) regressionGuard(base, mid(perIter(baseName)), mid(perIter(ours(1, 'structrank'))), unit);
+}
+
+/** Today's build against the baseline's, median CPU per iteration, one line: the guard. */
+function regressionGuard(base: Baseline, then: number, now: number, unit: string): void {
+  const slower = now / then - 1;
+  const verdict = slower > REGRESSION_TOLERANCE
+    ? `REGRESSION: today's build is ${(100 * slower).toFixed(0)}% slower per ${unit} than ${base.ref} on this processor (tolerance ${100 * REGRESSION_TOLERANCE}%)`
+    : `ok (within ${100 * REGRESSION_TOLERANCE}% or faster)`;
+  console.log(`Regression guard, 1 thread, median CPU s per ${unit}: ${base.ref} (${base.commit.slice(0, 12)}) ${then.toFixed(3)}, ` +
+    `today ${now.toFixed(3)}: ratio ${base.ref} / today ${(then / now).toFixed(2)}x; ${verdict}`);
 }
 
 function tag(peers: Peers): void {

@@ -31,6 +31,7 @@ import { DEFAULT_TEMPLATES } from '../lib/tagger/templates.js';
 import { dataFile } from '../test-support/shared-data.js';
 import { writeAttributeFiles } from './peers/features.js';
 import { ensurePeers, PEERS_DIR } from './peers/install.js';
+import { processorLine } from './processor.js';
 
 const EPOCHS = 10;
 const columns = ['word', 'pos', 'chunk'];
@@ -100,6 +101,7 @@ if (process.argv[2] === '--child') {
   const ourTrain = ours.map((m) => m.train);
   const ourTrainSave = ours.map((m) => m.train + m.save);
   console.log(`# averaged perceptron, CoNLL-2000 chunking train, ${EPOCHS} epochs, 1 thread, input reading excluded on both sides (${new Date().toISOString()})`);
+  console.log(processorLine());
   console.log(`Held equal: the CRF++ chunk template; ${attributes} attribute strings in CRFsuite's file, ${ours[0].attributes} attributes in structrank's model; ${EPOCHS} epochs; one thread.`);
   console.log(`${reps} alternating repetitions per tool; CPU seconds, median (range); load average ${loadStart.map((x) => x.toFixed(2)).join(' ')} at start, ${loadavg().map((x) => x.toFixed(2)).join(' ')} at end.\n`);
   const ratio = (xs: number[]): string => `${(median(theirTrain) / median(xs)).toFixed(2)}x`;

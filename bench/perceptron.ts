@@ -19,6 +19,9 @@ import type { NbestSentence } from '../lib/io/nbest.js';
 import { type ChartParserModel, trainParser } from '../lib/parser/chart-parser.js';
 import { stripRoot } from '../lib/trees/transforms.js';
 import { formatTree, words, type Tree } from '../lib/trees/tree.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const nTrain = Number(process.env.BENCH_TRAIN ?? 600);
 const nSupport = Number(process.env.BENCH_SUPPORT ?? 6000);

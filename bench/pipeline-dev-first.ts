@@ -13,6 +13,9 @@ import { progressBars } from '../lib/pipeline/cli.js';
 import { formatResultsTable } from '../lib/pipeline/report.js';
 import { runPipeline } from '../lib/pipeline/run.js';
 import type { StepResult } from '../lib/pipeline/step-cache.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const file = process.argv[2];
 if (file === undefined) {

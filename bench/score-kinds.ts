@@ -9,6 +9,9 @@
  */
 import { readNbestSync } from '../lib/io/nbest.js';
 import { baseChoice, corpusF1, oracleChoice, rescoreSet, scoreSet } from '../lib/pipeline/evaluate.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const files = process.argv.slice(2);
 if (files.length === 0) {

@@ -12,6 +12,9 @@ import type { NbestSentence } from '../lib/io/nbest.js';
 import { PerceptronReranker } from '../lib/rerank/perceptron.js';
 import { Tagger } from '../lib/tagger/tagger.js';
 import { dataFile } from '../test-support/shared-data.js';
+import { processorLine } from './processor.js';
+
+console.log(processorLine());
 
 const nTrain = Number(process.env.BENCH_TRAIN ?? 3000);
 const nDev = Number(process.env.BENCH_DEV ?? 500);

@@ -13,6 +13,7 @@ import { readConllSync } from '../lib/io/conll.js';
 import { scoreTags } from '../lib/tagger/dev-score.js';
 import { Tagger, type TaggerTrainOptions, type TokenRows } from '../lib/tagger/tagger.js';
 import { dataFile } from '../test-support/shared-data.js';
+import { processorLine } from './processor.js';
 
 interface Result {
   task: string;
@@ -166,6 +167,7 @@ async function main(): Promise<void> {
     return;
   }
   const self = fileURLToPath(import.meta.url);
+  console.log(processorLine());
   console.log('| task | score | train wall s | train CPU s | peak RSS MB | peer (PEERS.md) | notes |');
   console.log('|---|---|---|---|---|---|---|');
   for (const name of Object.keys(tasks)) {

@@ -15,8 +15,17 @@ export interface CancelFlagHandle {
   isCancelled(): boolean;
 }
 
+/** The vector variant of the hot loops (native/core/simd.h): run, supported, and why. */
+export interface SimdInfo {
+  active: 'portable' | 'avx2' | 'avx512';
+  supported: string[];
+  description: string;
+}
+
 export interface CoreAddon {
-  nativeInfo(): { abi: number; defaultThreads: number; modules: string[] };
+  nativeInfo(): { abi: number; defaultThreads: number; modules: string[]; simd: SimdInfo };
+  /** Tests: run `variant` from now on in this process; false when the CPU lacks it. */
+  forceSimd(variant: 'portable' | 'avx2' | 'avx512'): boolean;
   CancelFlag: new () => CancelFlagHandle;
 }
 

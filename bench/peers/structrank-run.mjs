@@ -11,8 +11,9 @@
  */
 import { readConllSync } from '../../dist/io/conll.js';
 import { Tagger } from '../../dist/tagger/tagger.js';
-import { readTrainingColumns } from '../../dist/tagger/training-columns.js';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const cpu = () => {
   const c = process.cpuUsage();
@@ -25,9 +26,11 @@ const data = process.env.STRUCTRANK_SHARED_DATA ?? resolve('..', 'shared', 'data
 const t0 = cpu();
 const trainFile = resolve(data, 'conll2000', 'train.txt');
 const columns = ['word', 'pos', 'chunk'];
-const train = process.env.STRUCTRANK_READ === 'rows'
+// A baseline build (bench/peers/baseline.ts) may predate the native reader: rows then.
+const columnsReader = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist/tagger/training-columns.js');
+const train = process.env.STRUCTRANK_READ === 'rows' || !existsSync(columnsReader)
   ? readConllSync(trainFile).map((s) => s.rows)
-  : await readTrainingColumns(trainFile, { columns, label: 'chunk' });
+  : await (await import('../../dist/tagger/training-columns.js')).readTrainingColumns(trainFile, { columns, label: 'chunk' });
 const t1 = cpu();
 let first = 0;
 let last = 0;

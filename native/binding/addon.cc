@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "binding/registry.h"
+#include "core/simd.h"
 #include "core/thread_pool.h"
 
 namespace structrank::binding {
@@ -47,7 +48,29 @@ Napi::Value NativeInfo(const Napi::CallbackInfo& info) {
   uint32_t i = 0;
   for (const auto& m : Modules()) names.Set(i++, Napi::String::New(env, m.name));
   out.Set("modules", names);
+  // The vector variant the hot loops run (core/simd.h), for benchmarks and tests.
+  Napi::Object simd = Napi::Object::New(env);
+  simd.Set("active", Napi::String::New(env, SimdName(SimdActive())));
+  Napi::Array supported = Napi::Array::New(env);
+  uint32_t n = 0;
+  for (SimdLevel l : {SimdLevel::kPortable, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+    if (SimdSupported(l)) supported.Set(n++, Napi::String::New(env, SimdName(l)));
+  }
+  simd.Set("supported", supported);
+  simd.Set("description", Napi::String::New(env, SimdDescription()));
+  out.Set("simd", simd);
   return out;
+}
+
+// forceSimd(name): tests run every variant in one process; false when the CPU lacks it.
+Napi::Value ForceSimd(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsString()) throw Napi::TypeError::New(env, "forceSimd: expected portable, avx2 or avx512");
+  const std::string name = info[0].As<Napi::String>();
+  for (SimdLevel l : {SimdLevel::kPortable, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+    if (name == SimdName(l)) return Napi::Boolean::New(env, SimdForce(l));
+  }
+  throw Napi::TypeError::New(env, "forceSimd: expected portable, avx2 or avx512, got " + name);
 }
 
 // setErrorFactory(fn): fn(kind, message) builds the JS error for a native exception
@@ -61,6 +84,7 @@ Napi::Value SetErrorFactory(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   env.SetInstanceData(new AddonData());
   exports.Set("nativeInfo", Napi::Function::New(env, NativeInfo, "nativeInfo"));
+  exports.Set("forceSimd", Napi::Function::New(env, ForceSimd, "forceSimd"));
   exports.Set("setErrorFactory", Napi::Function::New(env, SetErrorFactory, "setErrorFactory"));
   for (const auto& m : Modules()) m.init(env, exports);
   return exports;

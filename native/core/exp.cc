@@ -51,12 +51,16 @@ inline double ExpInRange(double x) {
 // A NaN fails every comparison and stays NaN.
 inline double Clamp(double x) { return std::min(std::max(x, kLowest), kHighest); }
 
-}  // namespace
-
-SR_VECTOR_CLONES void ExpArray(double* x, std::size_t n) {
+// The loops vectorize to the register width of each variant (core/simd.h): N unused.
+template <int N>
+SR_ALWAYS_INLINE void ExpArrayBody(double* x, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] = Clamp(x[i]);
   for (std::size_t i = 0; i < n; ++i) x[i] = ExpInRange(x[i]);
 }
+
+}  // namespace
+
+SR_SIMD_DISPATCH(ExpArray, (double* x, std::size_t n), (x, n))
 
 double Exp(double x) { return ExpInRange(Clamp(x)); }
 

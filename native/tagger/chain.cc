@@ -22,10 +22,8 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 // unpadded loop ran a scalar remainder of 7 labels for every p); the padding lanes are
 // computed and dropped. W = 0: rows of L entries, the maxima kept in cur and bp.
 template <int W>
-inline __attribute__((always_inline)) void ViterbiStep1(int32_t L, const double* SR_RESTRICT prev,
-                                                       const double* SR_RESTRICT from_to,
-                                                       const double* SR_RESTRICT em, double* SR_RESTRICT cur,
-                                                       int32_t* SR_RESTRICT bp) {
+SR_ALWAYS_INLINE void ViterbiStep1(int32_t L, const double* SR_RESTRICT prev, const double* SR_RESTRICT from_to,
+                                   const double* SR_RESTRICT em, double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp) {
   const int32_t width = W > 0 ? W : L;
   double kept_best[W > 0 ? W : 1];
   int32_t kept_arg[W > 0 ? W : 1];
@@ -51,31 +49,27 @@ inline __attribute__((always_inline)) void ViterbiStep1(int32_t L, const double*
   }
 }
 
-#define SR_VITERBI_STEP(W)                                                                                \
-  SR_VECTOR_CLONES void ViterbiStep1Width##W(int32_t L, const double* SR_RESTRICT prev,                   \
-                                             const double* SR_RESTRICT from_to, const double* SR_RESTRICT em, \
-                                             double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp) {          \
-    ViterbiStep1<W>(L, prev, from_to, em, cur, bp);                                                       \
-  }
-SR_VITERBI_STEP(0)
-SR_VITERBI_STEP(8)
-SR_VITERBI_STEP(16)
-SR_VITERBI_STEP(24)
-SR_VITERBI_STEP(32)
-#undef SR_VITERBI_STEP
-
 // Row width of from_to for L labels: padded to a multiple of 8 up to 32, else L.
 int32_t FromToStride(int32_t L) { return L <= 32 ? (L + 7) / 8 * 8 : L; }
 
-void ViterbiStep1Any(int32_t L, const double* prev, const double* from_to, const double* em, double* cur, int32_t* bp) {
+// The loops above vectorize to the register width of each variant (core/simd.h): N unused.
+template <int N>
+SR_ALWAYS_INLINE void ViterbiStep1AnyBody(int32_t L, const double* SR_RESTRICT prev,
+                                          const double* SR_RESTRICT from_to, const double* SR_RESTRICT em,
+                                          double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp) {
   switch (FromToStride(L)) {
-    case 8: return ViterbiStep1Width8(L, prev, from_to, em, cur, bp);
-    case 16: return ViterbiStep1Width16(L, prev, from_to, em, cur, bp);
-    case 24: return ViterbiStep1Width24(L, prev, from_to, em, cur, bp);
-    case 32: return ViterbiStep1Width32(L, prev, from_to, em, cur, bp);
-    default: return ViterbiStep1Width0(L, prev, from_to, em, cur, bp);
+    case 8: return ViterbiStep1<8>(L, prev, from_to, em, cur, bp);
+    case 16: return ViterbiStep1<16>(L, prev, from_to, em, cur, bp);
+    case 24: return ViterbiStep1<24>(L, prev, from_to, em, cur, bp);
+    case 32: return ViterbiStep1<32>(L, prev, from_to, em, cur, bp);
+    default: return ViterbiStep1<0>(L, prev, from_to, em, cur, bp);
   }
 }
+
+SR_SIMD_DISPATCH(ViterbiStep1Any,
+                 (int32_t L, const double* SR_RESTRICT prev, const double* SR_RESTRICT from_to,
+                  const double* SR_RESTRICT em, double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp),
+                 (L, prev, from_to, em, cur, bp))
 
 }  // namespace
 

@@ -15,74 +15,72 @@ namespace structrank {
 namespace {
 
 #ifdef SR_HAS_LANES  // core/simd.h
-// The steps for rows of V * 8 doubles (V <= 4): the row being summed stays in registers
-// across the loop over labels instead of being loaded and stored for every label.
-template <int V>
-inline __attribute__((always_inline)) void ForwardRows(int32_t L, const double* SR_RESTRICT prev,
-                                                       const double* SR_RESTRICT t_from,
-                                                       const double* SR_RESTRICT ei, double* SR_RESTRICT cur) {
-  constexpr int32_t W = 8 * V;
-  Lanes acc[V];
-  for (int v = 0; v < V; ++v) acc[v] = Lanes{};
+// The steps for rows of W = R N doubles (W <= 32), N doubles per register: the row being
+// summed stays in R registers across the loop over labels.
+template <int N, int W>
+SR_ALWAYS_INLINE void ForwardRows(int32_t L, const double* SR_RESTRICT prev, const double* SR_RESTRICT t_from,
+                                  const double* SR_RESTRICT ei, double* SR_RESTRICT cur) {
+  constexpr int R = W / N;
+  Vec<N> acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = Vec<N>{};
   for (int32_t p = 0; p < L; ++p) {
     const double a = prev[p];
-    for (int v = 0; v < V; ++v) {
-      Lanes t;
-      std::memcpy(&t, t_from + static_cast<std::size_t>(p) * W + 8 * v, sizeof t);
-      acc[v] += a * t;
+    for (int r = 0; r < R; ++r) {
+      Vec<N> t;
+      std::memcpy(&t, t_from + static_cast<std::size_t>(p) * W + N * r, sizeof t);
+      acc[r] += a * t;
     }
   }
-  for (int v = 0; v < V; ++v) {
-    Lanes e;
-    std::memcpy(&e, ei + 8 * v, sizeof e);
-    acc[v] *= e;
-    std::memcpy(cur + 8 * v, &acc[v], sizeof acc[v]);
+  for (int r = 0; r < R; ++r) {
+    Vec<N> e;
+    std::memcpy(&e, ei + N * r, sizeof e);
+    acc[r] *= e;
+    std::memcpy(cur + N * r, &acc[r], sizeof acc[r]);
   }
 }
 
-template <int V>
-inline __attribute__((always_inline)) void BackwardRows(int32_t L, const double* SR_RESTRICT beta,
-                                                        const double* SR_RESTRICT ei, double inv,
-                                                        const double* SR_RESTRICT T, const double* SR_RESTRICT ap,
-                                                        double* SR_RESTRICT prev, double* SR_RESTRICT pair,
-                                                        double* SR_RESTRICT u) {
-  constexpr int32_t W = 8 * V;
-  Lanes to_prev[V], alpha[V];
-  for (int v = 0; v < V; ++v) {
-    Lanes b, e;
-    std::memcpy(&b, beta + 8 * v, sizeof b);
-    std::memcpy(&e, ei + 8 * v, sizeof e);
+template <int N, int W>
+SR_ALWAYS_INLINE void BackwardRows(int32_t L, const double* SR_RESTRICT beta, const double* SR_RESTRICT ei,
+                                   double inv, const double* SR_RESTRICT T, const double* SR_RESTRICT ap,
+                                   double* SR_RESTRICT prev, double* SR_RESTRICT pair, double* SR_RESTRICT u) {
+  constexpr int R = W / N;
+  Vec<N> to_prev[R], alpha[R];
+  for (int r = 0; r < R; ++r) {
+    Vec<N> b, e;
+    std::memcpy(&b, beta + N * r, sizeof b);
+    std::memcpy(&e, ei + N * r, sizeof e);
     b = b * e * inv;
-    std::memcpy(u + 8 * v, &b, sizeof b);
-    to_prev[v] = Lanes{};
-    std::memcpy(&alpha[v], ap + 8 * v, sizeof alpha[v]);
+    std::memcpy(u + N * r, &b, sizeof b);
+    to_prev[r] = Vec<N>{};
+    std::memcpy(&alpha[r], ap + N * r, sizeof alpha[r]);
   }
   for (int32_t s = 0; s < L; ++s) {
     const double t = u[s];
-    for (int v = 0; v < V; ++v) {
-      const std::size_t at = static_cast<std::size_t>(s) * W + 8 * v;
-      Lanes ts, ps;
+    for (int r = 0; r < R; ++r) {
+      const std::size_t at = static_cast<std::size_t>(s) * W + N * r;
+      Vec<N> ts, ps;
       std::memcpy(&ts, T + at, sizeof ts);
       std::memcpy(&ps, pair + at, sizeof ps);
-      to_prev[v] += ts * t;
-      ps += alpha[v] * t;
+      to_prev[r] += ts * t;
+      ps += alpha[r] * t;
       std::memcpy(pair + at, &ps, sizeof ps);
     }
   }
-  for (int v = 0; v < V; ++v) std::memcpy(prev + 8 * v, &to_prev[v], sizeof to_prev[v]);
+  for (int r = 0; r < R; ++r) std::memcpy(prev + N * r, &to_prev[r], sizeof to_prev[r]);
 }
 #endif
 
 // cur[c] = e[c] * sum_p prev[p] T_from[p][c], p < L, c < W.
-SR_VECTOR_CLONES void ForwardStep(int32_t L, int32_t W, const double* SR_RESTRICT prev,
-                                  const double* SR_RESTRICT t_from, const double* SR_RESTRICT ei,
-                                  double* SR_RESTRICT cur) {
+template <int N>
+SR_ALWAYS_INLINE void ForwardStepBody(int32_t L, int32_t W, const double* SR_RESTRICT prev,
+                                      const double* SR_RESTRICT t_from, const double* SR_RESTRICT ei,
+                                      double* SR_RESTRICT cur) {
 #ifdef SR_HAS_LANES
   switch (W) {
-    case 8: return ForwardRows<1>(L, prev, t_from, ei, cur);
-    case 16: return ForwardRows<2>(L, prev, t_from, ei, cur);
-    case 24: return ForwardRows<3>(L, prev, t_from, ei, cur);
-    case 32: return ForwardRows<4>(L, prev, t_from, ei, cur);
+    case 8: return ForwardRows<N, 8>(L, prev, t_from, ei, cur);
+    case 16: return ForwardRows<N, 16>(L, prev, t_from, ei, cur);
+    case 24: return ForwardRows<N, 24>(L, prev, t_from, ei, cur);
+    case 32: return ForwardRows<N, 32>(L, prev, t_from, ei, cur);
     default: break;
   }
 #endif
@@ -100,16 +98,17 @@ SR_VECTOR_CLONES void ForwardStep(int32_t L, int32_t W, const double* SR_RESTRIC
 // From position i to i - 1: u[s] = beta_i[s] e_i[s] / z_i; beta_{i-1}[p] = sum_s T[s][p] u[s];
 // and pair[s][p] += alpha_{i-1}[p] u[s] (the edge expectations before their factor
 // T[s][p], applied once per sentence).
-SR_VECTOR_CLONES void BackwardStep(int32_t L, int32_t W, const double* SR_RESTRICT beta,
-                                   const double* SR_RESTRICT ei, double inv, const double* SR_RESTRICT T,
-                                   const double* SR_RESTRICT ap, double* SR_RESTRICT prev,
-                                   double* SR_RESTRICT pair, double* SR_RESTRICT u) {
+template <int N>
+SR_ALWAYS_INLINE void BackwardStepBody(int32_t L, int32_t W, const double* SR_RESTRICT beta,
+                                       const double* SR_RESTRICT ei, double inv, const double* SR_RESTRICT T,
+                                       const double* SR_RESTRICT ap, double* SR_RESTRICT prev,
+                                       double* SR_RESTRICT pair, double* SR_RESTRICT u) {
 #ifdef SR_HAS_LANES
   switch (W) {
-    case 8: return BackwardRows<1>(L, beta, ei, inv, T, ap, prev, pair, u);
-    case 16: return BackwardRows<2>(L, beta, ei, inv, T, ap, prev, pair, u);
-    case 24: return BackwardRows<3>(L, beta, ei, inv, T, ap, prev, pair, u);
-    case 32: return BackwardRows<4>(L, beta, ei, inv, T, ap, prev, pair, u);
+    case 8: return BackwardRows<N, 8>(L, beta, ei, inv, T, ap, prev, pair, u);
+    case 16: return BackwardRows<N, 16>(L, beta, ei, inv, T, ap, prev, pair, u);
+    case 24: return BackwardRows<N, 24>(L, beta, ei, inv, T, ap, prev, pair, u);
+    case 32: return BackwardRows<N, 32>(L, beta, ei, inv, T, ap, prev, pair, u);
     default: break;
   }
 #endif
@@ -125,6 +124,16 @@ SR_VECTOR_CLONES void BackwardStep(int32_t L, int32_t W, const double* SR_RESTRI
     }
   }
 }
+
+SR_SIMD_DISPATCH(ForwardStep,
+                 (int32_t L, int32_t W, const double* SR_RESTRICT prev, const double* SR_RESTRICT t_from,
+                  const double* SR_RESTRICT ei, double* SR_RESTRICT cur),
+                 (L, W, prev, t_from, ei, cur))
+SR_SIMD_DISPATCH(BackwardStep,
+                 (int32_t L, int32_t W, const double* SR_RESTRICT beta, const double* SR_RESTRICT ei, double inv,
+                  const double* SR_RESTRICT T, const double* SR_RESTRICT ap, double* SR_RESTRICT prev,
+                  double* SR_RESTRICT pair, double* SR_RESTRICT u),
+                 (L, W, beta, ei, inv, T, ap, prev, pair, u))
 
 }  // namespace
 

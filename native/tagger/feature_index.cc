@@ -23,52 +23,53 @@ struct Rows {
 };
 
 #ifdef SR_HAS_LANES  // core/simd.h
-// A token's dense attributes, rows of W = 8 V slots (pads 0): summed in registers, the L
+// A token's dense attributes, rows of W = R N slots (pads 0): summed in R registers, the L
 // scores stored once.
-template <int V>
-inline __attribute__((always_inline)) int64_t SumDense(int64_t k, int64_t dense_end, const uint32_t* first,
-                                                       const double* SR_RESTRICT pack, int32_t L,
-                                                       double* SR_RESTRICT sc) {
-  Lanes acc[V];
-  for (int v = 0; v < V; ++v) acc[v] = Lanes{};
+template <int N, int W>
+SR_ALWAYS_INLINE int64_t SumDense(int64_t k, int64_t dense_end, const uint32_t* first,
+                                  const double* SR_RESTRICT pack, int32_t L, double* SR_RESTRICT sc) {
+  constexpr int R = W / N;
+  Vec<N> acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = Vec<N>{};
   for (; k < dense_end; ++k) {
     const double* x = pack + 2 * std::size_t{first[k]};
-    for (int v = 0; v < V; ++v) {
-      Lanes t;
-      std::memcpy(&t, x + 8 * v, sizeof t);
-      acc[v] += t;
+    for (int r = 0; r < R; ++r) {
+      Vec<N> t;
+      std::memcpy(&t, x + N * r, sizeof t);
+      acc[r] += t;
     }
   }
-  double row[8 * V];
+  double row[W];
   std::memcpy(row, acc, sizeof row);
   std::memcpy(sc, row, sizeof(double) * L);
   return k;
 }
 
 // The gradient rows of a token's dense attributes += its L marginals (pads += 0).
-template <int V>
-inline __attribute__((always_inline)) int64_t AddDense(int64_t k, int64_t dense_end, const uint32_t* first,
-                                                       const double* SR_RESTRICT mi, int32_t L,
-                                                       double* SR_RESTRICT pack) {
-  double row[8 * V] = {};
+template <int N, int W>
+SR_ALWAYS_INLINE int64_t AddDense(int64_t k, int64_t dense_end, const uint32_t* first,
+                                  const double* SR_RESTRICT mi, int32_t L, double* SR_RESTRICT pack) {
+  constexpr int R = W / N;
+  double row[W] = {};
   std::memcpy(row, mi, sizeof(double) * L);
-  Lanes m[V];
+  Vec<N> m[R];
   std::memcpy(m, row, sizeof row);
   for (; k < dense_end; ++k) {
-    double* g = pack + 2 * std::size_t{first[k]} + 8 * V;
-    for (int v = 0; v < V; ++v) {
-      Lanes t;
-      std::memcpy(&t, g + 8 * v, sizeof t);
-      t += m[v];
-      std::memcpy(g + 8 * v, &t, sizeof t);
+    double* g = pack + 2 * std::size_t{first[k]} + W;
+    for (int r = 0; r < R; ++r) {
+      Vec<N> t;
+      std::memcpy(&t, g + N * r, sizeof t);
+      t += m[r];
+      std::memcpy(g + N * r, &t, sizeof t);
     }
   }
   return k;
 }
 #endif
 
-SR_VECTOR_CLONES void SumScores(const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT pack,
-                                double* SR_RESTRICT score) {
+template <int N>
+SR_ALWAYS_INLINE void SumScoresBody(const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT pack,
+                                    double* SR_RESTRICT score) {
   const int32_t L = r.L, W = PadLanes(L);
   for (int64_t t = begin; t < end; ++t) {
     double* SR_RESTRICT sc = score + (t - begin) * L;
@@ -76,10 +77,10 @@ SR_VECTOR_CLONES void SumScores(const Rows& r, int64_t begin, int64_t end, const
     const int64_t dense_end = k + r.dense[t];
 #ifdef SR_HAS_LANES
     switch (W) {
-      case 8: k = SumDense<1>(k, dense_end, r.first, pack, L, sc); break;
-      case 16: k = SumDense<2>(k, dense_end, r.first, pack, L, sc); break;
-      case 24: k = SumDense<3>(k, dense_end, r.first, pack, L, sc); break;
-      case 32: k = SumDense<4>(k, dense_end, r.first, pack, L, sc); break;
+      case 8: k = SumDense<N, 8>(k, dense_end, r.first, pack, L, sc); break;
+      case 16: k = SumDense<N, 16>(k, dense_end, r.first, pack, L, sc); break;
+      case 24: k = SumDense<N, 24>(k, dense_end, r.first, pack, L, sc); break;
+      case 32: k = SumDense<N, 32>(k, dense_end, r.first, pack, L, sc); break;
       default: break;
     }
 #endif
@@ -96,8 +97,9 @@ SR_VECTOR_CLONES void SumScores(const Rows& r, int64_t begin, int64_t end, const
   }
 }
 
-SR_VECTOR_CLONES void AddMarginals(const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT m,
-                                   double* SR_RESTRICT pack) {
+template <int N>
+SR_ALWAYS_INLINE void AddMarginalsBody(const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT m,
+                                       double* SR_RESTRICT pack) {
   const int32_t L = r.L, W = PadLanes(L);
   for (int64_t t = begin; t < end; ++t) {
     const double* SR_RESTRICT mi = m + (t - begin) * L;
@@ -105,10 +107,10 @@ SR_VECTOR_CLONES void AddMarginals(const Rows& r, int64_t begin, int64_t end, co
     const int64_t dense_end = k + r.dense[t];
 #ifdef SR_HAS_LANES
     switch (W) {
-      case 8: k = AddDense<1>(k, dense_end, r.first, mi, L, pack); break;
-      case 16: k = AddDense<2>(k, dense_end, r.first, mi, L, pack); break;
-      case 24: k = AddDense<3>(k, dense_end, r.first, mi, L, pack); break;
-      case 32: k = AddDense<4>(k, dense_end, r.first, mi, L, pack); break;
+      case 8: k = AddDense<N, 8>(k, dense_end, r.first, mi, L, pack); break;
+      case 16: k = AddDense<N, 16>(k, dense_end, r.first, mi, L, pack); break;
+      case 24: k = AddDense<N, 24>(k, dense_end, r.first, mi, L, pack); break;
+      case 32: k = AddDense<N, 32>(k, dense_end, r.first, mi, L, pack); break;
       default: break;
     }
 #endif
@@ -124,6 +126,13 @@ SR_VECTOR_CLONES void AddMarginals(const Rows& r, int64_t begin, int64_t end, co
     }
   }
 }
+
+SR_SIMD_DISPATCH(SumScores,
+                 (const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT pack, double* SR_RESTRICT score),
+                 (r, begin, end, pack, score))
+SR_SIMD_DISPATCH(AddMarginals,
+                 (const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT m, double* SR_RESTRICT pack),
+                 (r, begin, end, m, pack))
 
 }  // namespace
 

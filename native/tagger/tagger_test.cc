@@ -3,12 +3,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <vector>
 
+#include "core/exp.h"
+#include "core/simd.h"
 #include "core/test_harness.h"
 #include "core/word_signature.h"
 #include "tagger/chain.h"
@@ -563,6 +566,71 @@ TEST(first_order_forward_backward_equals_the_generic_loop) {
       }
     }
   }
+}
+
+// Every vector variant (core/simd.h) against the portable one, on label counts on both sides
+// of each padded width and past them: the CRF objective and gradient, forward-backward's log Z
+// and marginals, Viterbi's score and path, and e^x, all to the last bit. A variant this CPU
+// cannot run is skipped, and says so.
+TEST(every_simd_variant_gives_the_portable_bits) {
+  const SimdLevel kept = SimdActive();
+  struct Result {
+    std::vector<double> objective, gradient, chain, exp;
+    std::vector<int32_t> paths;
+  };
+  auto run = [](SimdLevel level) {
+    CHECK(SimdForce(level));
+    CHECK(SimdActive() == level);
+    Result r;
+    for (int L : {3, 8, 9, 16, 23, 30, 33, 40}) {
+      Fixture fx = MixedDensityFixture(L, 40, {1, 7, 12, 30, 4, 19, 25}, 90 + L);
+      const TaggerModel& m = fx.model;
+      ChainLattice lat = ChainLattice::For(m);
+      const std::vector<double> w = m.weights.ToVector();
+      std::vector<double> grad(w.size());
+      const FeatureIndex index = FeatureIndex::For(m, fx.corpus);
+      r.objective.push_back(CrfObjective(m, lat, fx.corpus, w, grad, 0.7, 1, nullptr, true, &index));
+      r.gradient.insert(r.gradient.end(), grad.begin(), grad.end());
+      ChainScores sc;
+      sc.Compute(lat, m.weights.data(), 1.0, true);
+      ChainDecoder dec(lat);
+      for (int64_t s = 0; s < fx.corpus.sentences(); ++s) {
+        const int32_t n = static_cast<int32_t>(fx.corpus.sentence_start[s + 1] - fx.corpus.sentence_start[s]);
+        const std::size_t nL = static_cast<std::size_t>(n) * L;
+        std::vector<double> em(nL), marg(nL), edge(lat.num_edges(), 0.0), start(L, 0.0);
+        m.Emissions(fx.corpus, s, m.weights.data(), em.data());
+        r.chain.push_back(dec.ForwardBackward(n, em.data(), sc, marg.data(), edge.data(), start.data()));
+        r.chain.insert(r.chain.end(), marg.begin(), marg.end());
+        r.chain.insert(r.chain.end(), edge.begin(), edge.end());
+        r.chain.insert(r.chain.end(), start.begin(), start.end());
+        std::vector<int32_t> path(n);
+        r.chain.push_back(dec.Viterbi(n, em.data(), sc, path.data()));
+        r.paths.insert(r.paths.end(), path.begin(), path.end());
+      }
+    }
+    for (int i = 0; i < 203; ++i) r.exp.push_back(-720.0 + 7.19 * i);  // a tail past whole vectors
+    ExpArray(r.exp.data(), r.exp.size());
+    return r;
+  };
+  const Result want = run(SimdLevel::kPortable);
+  int compared = 0;
+  for (SimdLevel level : {SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+    if (!SimdSupported(level)) {
+      std::cout << "  every_simd_variant_gives_the_portable_bits: " << SimdName(level)
+                << " skipped: this CPU (or this build) cannot run it\n";
+      CHECK(!SimdForce(level));
+      continue;
+    }
+    const Result got = run(level);
+    CHECK(got.objective == want.objective);
+    CHECK(got.gradient == want.gradient);
+    CHECK(got.chain == want.chain);
+    CHECK(got.paths == want.paths);
+    CHECK(got.exp == want.exp);
+    ++compared;
+  }
+  CHECK(compared > 0 || !SimdSupported(SimdLevel::kAvx2));
+  CHECK(SimdForce(kept));
 }
 
 template <typename T>
