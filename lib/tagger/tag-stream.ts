@@ -20,6 +20,8 @@ export interface TagStreamOptions {
   signal?: AbortSignal;
   /** Bytes read at a time (default BLOCK_BYTES; tests use small blocks to cross sentences). */
   blockBytes?: number;
+  /** Called after each block is tagged, with the input bytes tagged so far (for progress lines). */
+  onBlock?: (bytes: number) => void;
 }
 
 /** The error for a first token line that has neither the model's input columns nor all its columns. */
@@ -49,6 +51,7 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
   const out = options.out !== undefined ? await AtomicFile.open(options.out) : await AtomicFile.open('-');
   let width = -1;
   let linesBefore = 0;
+  let tagged = 0;
   // The bytes read and not yet tagged are buf[0, have); the output of a block goes to `written`.
   // Both are reused from block to block (grown when a block needs more), so a stream of any
   // length leaves no garbage behind it: the process stays at the model plus these buffers.
@@ -68,6 +71,8 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
     }
     width = r.width;
     linesBefore += r.lines;
+    tagged += r.consumed;
+    options.onBlock?.(tagged);
     if (r.output.length > 0) await out.writeOut(r.output);
     if (r.output.length > written.length) written = Buffer.alloc(2 * r.output.length);
     return r.consumed;
