@@ -14,6 +14,7 @@ import { Progress, setQuiet } from '../progress.js';
 import type { Command } from './command.js';
 import { addOptions, checkArgs, givenFlags, optionRows, parseOptions, valueFlags, type OptionFields } from './options.js';
 import { quiet } from '../options/common.js';
+import { releaseAllLocks } from '../io/folder-lock.js';
 
 export const VERSION = '0.1.0';
 
@@ -100,8 +101,13 @@ function configure(node: Commander, target: Target, done: (code: number) => void
     const raw = node.opts();
     const values = parseOptions(name, command.options, raw);
     if (parseOptions(name, globalOptions, raw).quiet) setQuiet(true);
-    const code = await command.run(values, { positionals: node.args, given: new Set(givenFlags(command.options, raw, node)) });
-    done(code ?? 0);
+    try {
+      const code = await command.run(values, { positionals: node.args, given: new Set(givenFlags(command.options, raw, node)) });
+      done(code ?? 0);
+    } finally {
+      // The output files' locks (lib/io/outputs.ts) end with the command, also in-process.
+      releaseAllLocks();
+    }
   });
 }
 

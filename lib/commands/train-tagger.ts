@@ -11,7 +11,7 @@ import { isQuiet, TrainProgressBar } from '../progress.js';
 import { Tagger } from '../tagger/tagger.js';
 import { isTrainingColumns, readTrainingColumns, type TrainingColumns } from '../tagger/training-columns.js';
 import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, labelCounts, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
-import { checkOutputPath } from '../io/atomic-writer.js';
+import { claimOutputs } from '../cli/claim.js';
 import { readLinesSync } from '../io/lines.js';
 import { clusterWords, type WordClusters } from '../tagger/word-clusters.js';
 import { resolveThreads } from '../native.js';
@@ -67,7 +67,8 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
     const label = values.label;
     if (!columns.includes(label)) throw new UsageError(`${cmd}: --label '${label}' is not among --columns`);
     const modelFile = values.model;
-    checkOutputPath(modelFile);
+    // --checkpoint and --resume may name the same file: a resumed run goes on checkpointing there.
+    claimOutputs(cmd, { '--train': trainFile, '--dev': values.dev, '--clusters': values.clusters, '--templates': values.templates, '--cluster-text': values.clusterText === 'train' ? undefined : values.clusterText }, { '--model': modelFile, '--checkpoint': values.checkpoint });
     const { optimizer, separator } = values;
     let order = values.order;
     let templates: DefaultTemplateName | TemplateSet | undefined;
