@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * Progress lines for long jobs: items done, elapsed time, rate, ETA and a free-form status
  * (loss, dev score). On a terminal a cli-progress bar redraws the line in place; otherwise

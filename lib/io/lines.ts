@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * Streaming line reading with file/line positions and UTF-8 validation. Files are read in
  * 1 MiB chunks; a corpus is never held as one string. Small whole files (configs, models)
