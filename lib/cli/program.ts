@@ -168,7 +168,12 @@ export async function main(argv: string[], out: CliOutput = processOutput): Prom
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return 0;
       if (!target) {
-        out.error(`structrank: ${commanderMessage(err)}\nrun 'structrank --help' for the list of commands\n`);
+        // In a group ('eval pars'), the unknown command and the suggestion are the group's two words.
+        const group = groups[argv[0]] !== undefined && err.code === 'commander.unknownCommand' ? argv[0] : undefined;
+        const message = group === undefined
+          ? commanderMessage(err)
+          : commanderMessage(err).replace(/^unknown command '([^']*)'/, `unknown command '${group} $1'`).replace(/\(did you mean ([^?]+)\?\)/, `(did you mean '${group} $1'?)`);
+        out.error(`structrank: ${message}\nrun 'structrank ${group === undefined ? '' : `${group} `}--help' for the list of commands\n`);
         return EXIT_CODES.ERR_STRUCTRANK_USAGE;
       }
       return reportError(new UsageError(`${target.name}: ${commanderMessage(err)}`), target, out);

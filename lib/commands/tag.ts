@@ -162,7 +162,7 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
       }
       if (width === undefined) {
         width = fields.length;
-        if (width !== inputColumns.length && width < columns.length) {
+        if (width !== inputColumns.length && width !== columns.length) {
           throw firstWidthError(input, line.number, tagger, width);
         }
       } else if (fields.length !== width) {

@@ -5,10 +5,9 @@
  * sentence that crosses into the next one, whatever the size of the input. Imports no option
  * schemas, so the `tag` command can run it straight from the command line (lib/cli/fast-tag.ts).
  */
-import { isUtf8 } from 'node:buffer';
 import { AbortError, InputError } from '../errors.js';
 import { AtomicFile } from '../io/atomic-writer.js';
-import { invalidUtf8, readChunks, startsWithBom } from '../io/lines.js';
+import { invalidUtf8, isText, readChunks, startsWithBom } from '../io/lines.js';
 import type { Tagger } from './tagger.js';
 
 export interface TagStreamOptions {
@@ -61,7 +60,7 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
   let first = true;
   let sawBytes = false;
   const run = async (block: Buffer, final: boolean): Promise<number> => {
-    if (!isUtf8(block)) throw invalidUtf8(input, block, linesBefore);
+    if (!isText(block)) throw invalidUtf8(input, block, linesBefore);
     // Blocks are tagged synchronously; a cancel request is seen between blocks.
     if (signal?.aborted) throw new AbortError();
     const r = tagger.tagColumnBlock(block, final, width, separator, threads, written);
