@@ -180,7 +180,7 @@ export function parseOptions<F extends OptionFields>(command: string, fields: F,
       // What is allowed: the choices, else the numeric range ('integer >= 1').
       const choices = choicesOf(schema);
       const allowed = choices ? englishList(choices) : rangeOf(schema).text;
-      throw new UsageError(`${command}: invalid value for ${flag}: '${String(given)}'${allowed ? ` (${kindOf(schema) === 'numberList' ? 'a list of numbers, each ' : ''}${allowed})` : ''}`);
+      throw new UsageError(`${command}: invalid value for ${flag}: '${String(given)}'${allowed ? ` (${kindOf(schema) === 'numberList' ? 'a list, each ' : ''}${allowed})` : ''}`);
     }
     out[name] = r.data;
   }

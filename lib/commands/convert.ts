@@ -75,13 +75,15 @@ const command = defineCommand({
 column files (conll), CoNLL-U (conllu) and tokenized text (text: one sentence per line,
 tokens separated by spaces, as parse reads it).
 
-  trees  -> conll, conllu, text   the overt words and their part-of-speech tags (columns
-                                  word,pos; CoNLL-U: FORM and XPOS); -NONE- elements dropped
-  conllu -> conll, text           the fields named by --columns (default word,upos) of every
-                                  syntactic word; comments, multiword ranges, empty nodes dropped
-  conll  -> conllu, text          --columns names the file's columns: word goes to FORM, the
-                                  names of CoNLL-U fields (lemma, upos, xpos, feats, deprel; pos
-                                  = xpos) to theirs, other columns are dropped; HEAD and DEPS '_'
+trees to conll, conllu or text: the overt words and their part-of-speech tags (columns
+word,pos; in CoNLL-U, FORM and XPOS); -NONE- elements are dropped.
+
+conllu to conll or text: the fields named by --columns (default word,upos) of every syntactic
+word; comments, multiword ranges and empty nodes are dropped.
+
+conll to conllu or text: --columns names the file's columns; word goes to FORM, the names of
+CoNLL-U fields (lemma, upos, xpos, feats, deprel; pos = xpos) to theirs, other columns are
+dropped; HEAD and DEPS are '_'.
 
 Trees cannot be made from columns (they have no brackets). The output is written whole or
 not at all; bad input is an error naming the file and line.`,

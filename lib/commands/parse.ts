@@ -25,7 +25,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
   options: {
     model: requiredFile('model from train-parser', 'M'),
     input: requiredFile('bracketed trees (their words are parsed) or tokenized text, one sentence per line'),
-    out: option(z.string().min(1).default('-'), "one tree per input sentence, in order, with exactly the input's words (default: stdout)", { value: 'F' }),
+    out: option(z.string().min(1).default('-'), "one tree per input sentence, in order, with exactly the input's words (- = standard output)", { value: 'F' }),
     nbest: option(z.number().int().min(1).optional(), 'also write the K best parses of each sentence (exact k-best)', { value: 'K' }),
     outNbest: optionalFile('JSON Lines n-best file (needs --nbest)', 'F.jsonl'),
     kbestTags: option(z.enum(KBEST_TAG_MODES).default('all'), "which K-best list: 'all' (the K best trees), 'max' (K distinct bracketings, each with its best tags), 'sum' (K distinct bracketings, their tag variants summed), 'fixed' (the K best trees with the 1-best tags)", { value: 'all|max|sum|fixed' }),
