@@ -62,7 +62,7 @@ describe('typo suggestions', () => {
     const r = await cli('train-taggr', '--algo', 'crf');
     expect(r.status).toBe(2);
     expect(r.stderr).toBe("structrank: unknown command 'train-taggr' (did you mean train-tagger?)\nrun 'structrank --help' for the list of commands\n");
-    expect((await cli('eval', 'prase')).stderr).toMatch(/^structrank: unknown command 'prase' \(did you mean parse\?\)/);
+    expect((await cli('eval', 'prase')).stderr).toMatch(/^structrank: unknown command 'eval prase' \(did you mean 'eval parse'\?\)/);
     expect((await cli('evl', 'parse')).stderr).toMatch(/did you mean eval\?/);
   });
 
@@ -84,13 +84,13 @@ describe('validation from the option declarations', () => {
   it('names the flag and the bad value; enums list their values', async () => {
     const epochs = await cli('train-parser', '--train', 'x.mrg', '--model', 'x.model', '--epochs', '0');
     expect(epochs.status).toBe(2);
-    expect(epochs.stderr.split('\n')[0]).toBe("structrank: train-parser: invalid value for --epochs: '0'");
+    expect(epochs.stderr.split('\n')[0]).toBe("structrank: train-parser: invalid value for --epochs: '0' (integer >= 1)");
     const algo = await cli('train-tagger', '--algo', 'svm', '--train', 't', '--columns', 'a,b', '--label', 'b', '--model', 'm');
     expect(algo.stderr.split('\n')[0]).toBe("structrank: train-tagger: invalid value for --algo: 'svm' (maxent, perceptron or crf)");
     const missing = await cli('tag', '--input', 'x');
     expect(missing.stderr.split('\n')[0]).toBe('structrank: tag: missing required option --model');
     const list = await cli('train-reranker', '--method', 'boost', '--train', 't', '--model', 'm', '--eps', '0.1,-1');
-    expect(list.stderr.split('\n')[0]).toBe("structrank: train-reranker: invalid value for --eps: '0.1,-1'");
+    expect(list.stderr.split('\n')[0]).toBe("structrank: train-reranker: invalid value for --eps: '0.1,-1' (a list, each number >= 0)");
     const other = await cli('train-reranker', '--method', 'perceptron', '--train', 't', '--model', 'm', '--eps', '0.1');
     expect(other.stderr.split('\n')[0]).toBe('structrank: train-reranker: --eps does not apply to --method perceptron');
   });
@@ -102,7 +102,7 @@ describe('validation from the option declarations', () => {
     const half = await cli('parse', '--model', 'm', '--input', 'x', '--out', 'y', '--redis', 'redis://127.0.0.1:1');
     expect(half.stderr.split('\n')[0]).toBe('structrank: parse: --redis and --store go together');
     const classes = await cli('train-tagger', '--algo', 'crf', '--train', 't', '--columns', 'a,b', '--label', 'b', '--model', 'm', '--cluster-text', 'train', '--cluster-classes', '1');
-    expect(classes.stderr.split('\n')[0]).toBe("structrank: train-tagger: invalid value for --cluster-classes: '1'");
+    expect(classes.stderr.split('\n')[0]).toBe("structrank: train-tagger: invalid value for --cluster-classes: '1' (integer >= 2)");
     const heads = await cli('train-reranker', '--method', 'perceptron', '--train', 't', '--model', 'm', '--head-rules', 'collins');
     expect(heads.stderr.split('\n')[0]).toBe('structrank: train-reranker: --head-rules applies to --method perceptron only with --feature-weight');
   });
@@ -116,8 +116,8 @@ describe('validation from the option declarations', () => {
     };
     expect(parseOptions('x', fields, { model: 'm', verbFeatures: true })).toEqual({ epochs: 10, eps: [0.5], verbFeatures: true, model: 'm' });
     expect(parseOptions('x', fields, { model: 'm', epochs: '3', eps: '0.1,0.2', verbFeatures: false })).toEqual({ epochs: 3, eps: [0.1, 0.2], verbFeatures: false, model: 'm' });
-    expect(() => parseOptions('x', fields, { model: 'm', epochs: '1.5' })).toThrow("x: invalid value for --epochs: '1.5'");
-    expect(() => parseOptions('x', fields, { model: 'm', epochs: ' ' })).toThrow("x: invalid value for --epochs: ' '");
+    expect(() => parseOptions('x', fields, { model: 'm', epochs: '1.5' })).toThrow("x: invalid value for --epochs: '1.5' (integer >= 1)");
+    expect(() => parseOptions('x', fields, { model: 'm', epochs: ' ' })).toThrow("x: invalid value for --epochs: ' ' (integer >= 1)");
     expect(() => parseOptions('x', fields, {})).toThrow('x: missing required option --model');
     expect(optionRows(fields).map((r) => r.flag)).toEqual(['--epochs', '--eps', '--no-verb-features', '--model']);
     expect(optionRows(fields)[0]).toMatchObject({ type: 'integer >= 1', default: '10', required: false });

@@ -78,11 +78,12 @@ describe('progress lines when stderr is not a terminal', () => {
     expect(quiet.stderr).toBe('');
   });
 
-  it('train-parser writes one line per epoch of CRF training', () => {
+  it('train-parser writes one line per epoch of CRF training, and progress lines with done/total, rate and objective', () => {
     const mrg = tmp.file('train.mrg', trees.slice(0, 40).join('\n') + '\n');
     const r = runCli(['train-parser', '--train', mrg, '--model', tmp.file('p.model'), '--crf', '--epochs', '2', '--threads', '1']);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr.split('\n').filter((l) => /^train-parser .* \d\/2 {2}elapsed .*objective/.test(l))).toHaveLength(2);
+    expect(r.stderr.split('\n').filter((l) => /^train-parser: pass \d\/2: .*objective/.test(l))).toHaveLength(2);
+    expect(r.stderr.split('\n').filter((l) => /^train-parser {2}\[[#-]+\] \d+\/\d+ {2}elapsed \d+s {2}[\d.]+k? (steps|sentences)\/s .*objective/.test(l)).length).toBeGreaterThanOrEqual(2);
   });
 });
 

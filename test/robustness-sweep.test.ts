@@ -210,9 +210,9 @@ describe('robustness sweep: negative option values', () => {
   it('a negative number is checked like any other value (was a three-line "argument is ambiguous" message)', () => {
     tmp.file('x.mrg', trees);
     const cases: Array<[string[], RegExp]> = [
-      [['train-parser', '--train', 'x.mrg', '--model', 'x.model', '--crf', '--epochs', '-1'], /^structrank: train-parser: invalid value for --epochs: '-1'$/],
-      [['kernel', 'trees', '--lambda', '-0.5', 'x.mrg'], /^structrank: kernel trees: invalid value for --lambda: '-0\.5'$/],
-      [['parse', '--model', 'x.model', '--input', 'x.mrg', '--out', 'x.out', '--nbest', '-3', '--out-nbest', 'x.jsonl'], /^structrank: parse: invalid value for --nbest: '-3'$/],
+      [['train-parser', '--train', 'x.mrg', '--model', 'x.model', '--crf', '--epochs', '-1'], /^structrank: train-parser: invalid value for --epochs: '-1' \(integer >= 1\)$/],
+      [['kernel', 'trees', '--lambda', '-0.5', 'x.mrg'], /^structrank: kernel trees: invalid value for --lambda: '-0\.5' \(number > 0 and <= 1\)$/],
+      [['parse', '--model', 'x.model', '--input', 'x.mrg', '--out', 'x.out', '--nbest', '-3', '--out-nbest', 'x.jsonl'], /^structrank: parse: invalid value for --nbest: '-3' \(integer >= 1\)$/],
     ];
     for (const [args, message] of cases) {
       const r = runCli(args, { cwd: tmp.dir });
@@ -229,9 +229,9 @@ describe('robustness sweep: negative option values', () => {
     const tree = '(ROOT (S (NP (PRP He)) (VP (VBZ runs))))';
     const list = tmp.file('blank.nbest.jsonl', `${JSON.stringify({ id: '1', tokens: ['He', 'runs'], candidates: [{ tree, logprob: -1 }, { tree: '(ROOT (NP (NN He) (NN runs)))', logprob: -2 }], gold: tree })}\n`);
     const cases: Array<[string[], RegExp]> = [
-      [['eval', 'parse', '--gold', gold, '--test', gold, '--cutoff', ''], /^structrank: eval parse: invalid value for --cutoff: ''$/],
-      [['eval', 'parse', '--gold', gold, '--test', gold, '--cutoff', ' '], /^structrank: eval parse: invalid value for --cutoff: ' '$/],
-      [['train-reranker', '--method', 'boost', '--train', list, '--model', 'x.model', '--cutoff', '1', '--eps', '0.1,'], /^structrank: train-reranker: invalid value for --eps: '0\.1,'$/],
+      [['eval', 'parse', '--gold', gold, '--test', gold, '--cutoff', ''], /^structrank: eval parse: invalid value for --cutoff: '' \(integer >= 0\)$/],
+      [['eval', 'parse', '--gold', gold, '--test', gold, '--cutoff', ' '], /^structrank: eval parse: invalid value for --cutoff: ' ' \(integer >= 0\)$/],
+      [['train-reranker', '--method', 'boost', '--train', list, '--model', 'x.model', '--cutoff', '1', '--eps', '0.1,'], /^structrank: train-reranker: invalid value for --eps: '0\.1,' \(a list, each number >= 0\)$/],
     ];
     for (const [args, message] of cases) {
       const r = runCli(args, { cwd: tmp.dir });

@@ -35,23 +35,34 @@ export function plainTagOptions(argv: readonly string[]): Map<string, string> | 
 export async function fastTag(argv: readonly string[]): Promise<number | undefined> {
   const values = plainTagOptions(argv);
   if (values === undefined) return undefined;
+  let releaseLocks: (() => void) | undefined;
   try {
-    const [{ Tagger }, { tagStream }, { resolveThreads }, { cliSignal }] = await Promise.all([
+    const [{ Tagger }, { tagStream }, { resolveThreads }, { cliSignal }, { claimOutputs }, { releaseAllLocks }, { fileProgress }] = await Promise.all([
       import('../tagger/tagger.js'),
       import('../tagger/tag-stream.js'),
       import('../native.js'),
       import('../commands/signal.js'),
+      import('../commands/claim.js'),
+      import('../io/folder-lock.js'),
+      import('../progress.js'),
     ]);
+    releaseLocks = releaseAllLocks;
+    claimOutputs('tag', { '--model': values.get('--model'), '--input': values.get('--input') }, { '--out': values.get('--out') });
     const tagger = Tagger.loadSync(values.get('--model') as string);
+    const progress = fileProgress('tag', values.get('--input') as string);
     await tagStream(tagger, {
+      onBlock: progress.onBytes,
       input: values.get('--input') as string,
       out: values.get('--out'),
       separator: (values.get('--separator') ?? 'whitespace') as 'whitespace' | 'tab',
       threads: resolveThreads(Number(values.get('--threads') ?? '0')),
       signal: cliSignal(),
     });
+    progress.finish();
     return 0;
   } catch (err) {
     return reportRunError(err, (s) => process.stderr.write(s));
+  } finally {
+    releaseLocks?.();
   }
 }

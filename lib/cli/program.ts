@@ -14,6 +14,7 @@ import { Progress, setQuiet } from '../progress.js';
 import type { Command } from '../commands/command.js';
 import { addOptions, checkArgs, givenFlags, optionRows, parseOptions, valueFlags, type OptionFields } from '../commands/options.js';
 import { quiet } from '../options/common.js';
+import { releaseAllLocks } from '../io/folder-lock.js';
 
 export const VERSION = '0.1.0';
 
@@ -100,8 +101,13 @@ function configure(node: Commander, target: Target, done: (code: number) => void
     const raw = node.opts();
     const values = parseOptions(name, command.options, raw);
     if (parseOptions(name, globalOptions, raw).quiet) setQuiet(true);
-    const code = await command.run(values, { positionals: node.args, given: new Set(givenFlags(command.options, raw, node)) });
-    done(code ?? 0);
+    try {
+      const code = await command.run(values, { positionals: node.args, given: new Set(givenFlags(command.options, raw, node)) });
+      done(code ?? 0);
+    } finally {
+      // The output files' locks (lib/io/outputs.ts) end with the command, also in-process.
+      releaseAllLocks();
+    }
   });
 }
 
@@ -162,7 +168,12 @@ export async function main(argv: string[], out: CliOutput = processOutput): Prom
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return 0;
       if (!target) {
-        out.error(`structrank: ${commanderMessage(err)}\nrun 'structrank --help' for the list of commands\n`);
+        // In a group ('eval pars'), the unknown command and the suggestion are the group's two words.
+        const group = groups[argv[0]] !== undefined && err.code === 'commander.unknownCommand' ? argv[0] : undefined;
+        const message = group === undefined
+          ? commanderMessage(err)
+          : commanderMessage(err).replace(/^unknown command '([^']*)'/, `unknown command '${group} $1'`).replace(/\(did you mean ([^?]+)\?\)/, `(did you mean '${group} $1'?)`);
+        out.error(`structrank: ${message}\nrun 'structrank ${group === undefined ? '' : `${group} `}--help' for the list of commands\n`);
         return EXIT_CODES.ERR_STRUCTRANK_USAGE;
       }
       return reportError(new UsageError(`${target.name}: ${commanderMessage(err)}`), target, out);

@@ -23,7 +23,7 @@ prints the test table and writes report.html into structrank-demo/ under the cur
     const s = DEMO_SIZES;
     // With --json, stdout holds the results alone.
     const say = values.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
-    say(`structrank demo: parsing reranking on data/gum-open (GUM, CC BY), sized for < 10 minutes on 2 cores:`);
+    say(`structrank demo: parsing reranking on data/gum-open (GUM, CC BY), about 200 CPU seconds (bench/demo-time.ts):`);
     say(`  sentences of at most ${s.maxLength} words; train: the first ${s.trainLimit}, jackknifed in ${s.folds} folds; dev: ${s.devLimit}; test: up to ${s.testLimit}`);
     say(`  ${s.nbest}-best lists from the PCFG chart parser; rerankers: ${config.rerankers.map((r) => r.name).join(', ')}`);
     say(`  writing into ${config.output} (cached steps there are reused)\n`);

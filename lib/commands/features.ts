@@ -6,7 +6,7 @@ import { linearRerankerFields } from '../options/rerank.js';
 import { cliSignal } from './signal.js';
 import { buildFeatureTable, saveFeatureTable, selectFeatures } from '../rerank/feature-table.js';
 import { loadSentenceFeatures } from '../rerank/inputs.js';
-import { checkOutputPath } from '../io/atomic-writer.js';
+import { claimOutputs } from './claim.js';
 import { resolveThreads } from '../native.js';
 import { nbestShardFields } from '../options/distributed.js';
 import { UsageError } from '../errors.js';
@@ -31,7 +31,7 @@ candidate of at least --cutoff different sentences. Writes a checksummed binary 
   async run(values, { given }) {
     const { input, out } = values;
     const threads = resolveThreads(values.threads);
-    checkOutputPath(out);
+    claimOutputs('features', { '--input': input }, { '--out': out });
     const save = (table: FeatureTable): void => saveTable(table, values);
     // --redis/--store: extraction in shards on a queue (lib/distributed/nbest-shards.ts, docs/scaling.md).
     if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/nbest-shards.js')).runFeaturesSharded(values, save, cliSignal());

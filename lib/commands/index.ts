@@ -18,6 +18,7 @@ export const commands: Record<string, CommandEntry> = {
   pipeline: entry('jackknifed n-best candidates, rerankers tuned on dev, test evaluation and an HTML report', () => import('./pipeline.js')),
   'kernel trees': entry('Gram matrix of the subset-tree kernel between treebank files', () => import('./kernel-trees.js')),
   'kernel tags': entry('Gram matrix of the tagging kernel between CoNLL files', () => import('./kernel-tags.js')),
+  convert: entry('convert corpora: treebank to CoNLL columns (word, POS), CoNLL-U to CoNLL columns, CoNLL to CoNLL-U, any to text', () => import('./convert.js')),
   'train-tagger': entry('train a perceptron, CRF or maxent sequence tagger', () => import('./train-tagger.js')),
   tag: entry('tag a CoNLL file with a trained tagger (optionally k-best)', () => import('./tag.js')),
   'train-parser': entry('train the chart parser: a PCFG, or with --crf the CRF-CFG of Finkel et al. (2008)', () => import('./train-parser.js')),

@@ -177,8 +177,10 @@ export function parseOptions<F extends OptionFields>(command: string, fields: F,
     if (given === undefined && !schema.safeParse(undefined).success) throw new UsageError(`${command}: missing required option ${flag}`);
     const r = schema.safeParse(coerce(kindOf(schema), given));
     if (!r.success) {
+      // What is allowed: the choices, else the numeric range ('integer >= 1').
       const choices = choicesOf(schema);
-      throw new UsageError(`${command}: invalid value for ${flag}: '${String(given)}'${choices ? ` (${englishList(choices)})` : ''}`);
+      const allowed = choices ? englishList(choices) : rangeOf(schema).text;
+      throw new UsageError(`${command}: invalid value for ${flag}: '${String(given)}'${allowed ? ` (${kindOf(schema) === 'numberList' ? 'a list, each ' : ''}${allowed})` : ''}`);
     }
     out[name] = r.data;
   }

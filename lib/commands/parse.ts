@@ -13,7 +13,8 @@ import { resolveThreads } from '../native.js';
 import { formatTree, type Tree } from '../trees/tree.js';
 import { MAX_NBEST, writeNbest, type NbestSentence } from '../io/nbest.js';
 import { KBEST_TAG_MODES, selectKbest } from '../trees/kbest-modes.js';
-import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
+import { writeTextAtomic } from '../io/atomic-writer.js';
+import { claimOutputs } from './claim.js';
 import { cliSignal } from './signal.js';
 
 const command = defineCommand({
@@ -24,7 +25,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
   options: {
     model: requiredFile('model from train-parser', 'M'),
     input: requiredFile('bracketed trees (their words are parsed) or tokenized text, one sentence per line'),
-    out: requiredFile("one tree per input sentence, in order, with exactly the input's words"),
+    out: option(z.string().min(1).default('-'), "one tree per input sentence, in order, with exactly the input's words (- = standard output)", { value: 'F' }),
     nbest: option(z.number().int().min(1).optional(), 'also write the K best parses of each sentence (exact k-best)', { value: 'K' }),
     outNbest: optionalFile('JSON Lines n-best file (needs --nbest)', 'F.jsonl'),
     kbestTags: option(z.enum(KBEST_TAG_MODES).default('all'), "which K-best list: 'all' (the K best trees), 'max' (K distinct bracketings, each with its best tags), 'sum' (K distinct bracketings, their tag variants summed), 'fixed' (the K best trees with the 1-best tags)", { value: 'all|max|sum|fixed' }),
@@ -40,6 +41,8 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     'structrank parse --model crf.model --ensemble crf-markov1.model --input test.mrg --out test.parsed',
   ],
   async run(values, { given }) {
+    const ensembleFiles = Object.fromEntries((values.ensemble ?? []).map((file, i) => [`--ensemble[${i + 1}]`, file]));
+    claimOutputs('parse', { '--model': values.model, '--input': values.input, ...ensembleFiles }, { '--out': values.out, '--out-nbest': values.outNbest });
     if (values.ensemble !== undefined && (values.nbest !== undefined || values.redis !== undefined)) throw new UsageError('parse: --ensemble parses the 1-best in this process (no --nbest, no --redis)');
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
     if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/shards.js')).runSharded('parse', values, cliSignal());
@@ -53,8 +56,6 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     const mode = values.kbestTags;
     const pool = Math.max(k, values.kbestPool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k)));
     const threads = resolveThreads(values.threads);
-    checkOutputPath(outFile);
-    if (values.outNbest) checkOutputPath(values.outNbest);
     const signal = cliSignal(); // before the model loads: Ctrl-C from the start stops cleanly
     const model = await ChartParserModel.load(modelFile);
     const ensemble = await Promise.all((values.ensemble ?? []).map((file) => ChartParserModel.load(file)));

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineCommand } from './command.js';
+import { join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
+import { checkOutputs } from '../io/outputs.js';
 import { option } from '../options/field.js';
 import { json, optionalFile } from '../options/common.js';
 import { cliSignal } from './signal.js';
@@ -20,6 +22,22 @@ async function queuedExecutor(config: PipelineConfig, redis: string, store: stri
     if (!isQuiet()) process.stderr.write(`${line}\n`);
   };
   return new QueuedCandidates(config, { redis, store, signal, log, progress: progressBars() });
+}
+
+/**
+ * The pipeline writes results.json, report.html and its step cache into the output folder:
+ * none of them may be an input (the config, a data file, a head-rule file).
+ */
+function checkPipelineOutputs(file: string, config: PipelineConfig): void {
+  const inputs: Record<string, string | undefined> = { '--config': file, 'data.train': config.data.train, 'data.dev': config.data.dev, 'data.test': config.data.test };
+  config.rerankers.forEach((r, i) => {
+    if ('headRules' in r && typeof r.headRules === 'string') inputs[`rerankers[${i}].headRules`] = r.headRules;
+  });
+  checkOutputs('pipeline', inputs, { 'results.json': join(config.output, 'results.json'), 'report.html': join(config.output, 'report.html') }, { writable: false });
+  const cache = resolve(config.cache) + sep;
+  for (const [name, input] of Object.entries(inputs)) {
+    if (input !== undefined && resolve(input).startsWith(cache)) throw new UsageError(`pipeline: ${name} ${input} is inside the step cache ${config.cache}, which the pipeline rewrites; move it out`);
+  }
 }
 
 const command = defineCommand({
@@ -53,10 +71,10 @@ resumes. Writes <output>/results.json and <output>/report.html.`,
     const config = readPipelineConfig(file);
     if (values.threads !== undefined) config.threads = resolveThreads(values.threads);
     if (values.output !== undefined) {
-      const { resolve } = await import('node:path');
       config.output = resolve(values.output);
       config.cache = resolve(config.output, 'cache');
     }
+    checkPipelineOutputs(file, config);
     if ((values.redis === undefined) !== (values.store === undefined)) throw new UsageError('pipeline: --redis and --store go together');
     const signal = cliSignal();
     const executor = values.redis !== undefined

@@ -9,7 +9,7 @@ import { perceptronFields, perceptronKernelConflict } from '../options/rerank.js
 import { flagOf } from './options.js';
 import { UsageError } from '../errors.js';
 import { listKind, readNbestSync, requireSameKind } from '../io/nbest.js';
-import { Progress, TrainProgressBar } from '../progress.js';
+import { Progress, progressInterval, TrainProgressBar } from '../progress.js';
 import { formatChosen, PerceptronReranker, type PerceptronPrediction, type PerceptronTrainOptions, type RerankEvaluation } from '../rerank/perceptron.js';
 import { distributedTarget } from '../distributed/gradient.js';
 import type { MixWeighting } from '../distributed/mixing.js';
@@ -91,7 +91,7 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
   // Checked before training: the dev evaluation would only fail after the model is saved.
   if (values.dev) requireSameKind(values.dev, listKind(dev), trainFile, listKind(train));
   // Examples are not epochs: off a terminal no line per example (a bar on one).
-  const progress = new TrainProgressBar('train', { lossName: 'mistakes', log: false, phase: 'example' });
+  const progress = new TrainProgressBar('train', { lossName: 'mistakes', logEvery: progressInterval(), phase: 'example' });
   const started = Date.now();
   const reranker = await PerceptronReranker.train(train, options, { onProgress: progress.onProgress });
   const info = reranker.info();

@@ -14,7 +14,8 @@ import { evalbCorpus } from '../eval/evalb.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import { stripRoot } from '../trees/transforms.js';
 import { loadModel } from '../io/model-file.js';
-import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
+import { writeTextAtomic } from '../io/atomic-writer.js';
+import { claimOutputs } from './claim.js';
 import { nbestKind, nbestKindName } from '../io/nbest.js';
 import { rerankPerceptronCli } from './rerank-perceptron.js';
 import { resolveThreads } from '../native.js';
@@ -48,6 +49,7 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
   optionGroups: { 'perceptron models:': Object.keys(perceptronOnly) },
   examples: ['structrank rerank --model boost.model --input test.nbest.jsonl --out test.best.mrg', 'structrank rerank --model perceptron.model --input test.nbest.jsonl --out test.best.conll --voted'],
   async run(values, { given }) {
+    claimOutputs('rerank', { '--model': values.model, '--input': values.input }, { '--out': values.out });
     // --redis/--store: shards of the n-best file on a queue (lib/distributed/nbest-shards.ts, docs/scaling.md).
     if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/nbest-shards.js')).runRerankSharded(values, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('rerank: --shard-size needs --redis and --store');
@@ -61,7 +63,6 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
     const model = loadReranker(values.model);
     const { input, out } = values;
     const threads = resolveThreads(values.threads);
-    checkOutputPath(out);
     if (isContainerFile(input)) throw new InputError(input, undefined, 'rerank needs the n-best file itself (it writes the chosen candidates)');
     let weights = model.weights;
     if (values.rounds !== undefined) {

@@ -4,6 +4,7 @@
  * Ctrl-C exits at once.
  */
 import { removePendingTempFiles } from '../io/atomic-writer.js';
+import { releaseAllLocks } from '../io/folder-lock.js';
 
 const controller = new AbortController();
 let installed = false;
@@ -14,8 +15,9 @@ export function cliSignal(): AbortSignal {
     const onSignal = (signal: NodeJS.Signals): void => {
       if (controller.signal.aborted) {
         // Not process.exit: it waits for native work still running on the thread pool. Drop
-        // the temp files, then let the signal's default action end the process at once.
+        // the temp files and output locks, then let the signal's default action end the process at once.
         removePendingTempFiles();
+        releaseAllLocks();
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
         process.kill(process.pid, signal);
@@ -28,4 +30,13 @@ export function cliSignal(): AbortSignal {
     process.on('SIGTERM', onSignal);
   }
   return controller.signal;
+}
+
+/**
+ * Lets a Ctrl-C that arrived during synchronous work reach its handler: the event loop runs
+ * its timers, then polls (where signals are read), then its check phase.
+ */
+export async function deliverPendingSignals(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  await new Promise((resolve) => setImmediate(resolve));
 }

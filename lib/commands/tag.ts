@@ -7,6 +7,7 @@ import { cliSignal } from './signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { statSync } from 'node:fs';
 import { AtomicFile } from '../io/atomic-writer.js';
+import { claimOutputs } from './claim.js';
 import { readLines, readLinesSync, type Line } from '../io/lines.js';
 import { formatNbestLine, MAX_NBEST, type NbestSentence } from '../io/nbest.js';
 import { Tagger } from '../tagger/tagger.js';
@@ -14,6 +15,7 @@ import { firstWidthError, tagStream, widthError } from '../tagger/tag-stream.js'
 import { tagConllu } from '../tagger/tag-conllu.js';
 import { columnFormatOf } from '../io/conllu.js';
 import { resolveThreads } from '../native.js';
+import { fileProgress, Progress, progressInterval } from '../progress.js';
 
 interface Pending {
   lines: string[];
@@ -58,6 +60,7 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
     'structrank tag --model upos.model --input en_ewt-ud-test.conllu --out test.tagged.conllu',
   ],
   async run(values, { given }) {
+    claimOutputs('tag', { '--model': values.model, '--input': values.input }, { '--out': values.out, '--out-nbest': values.outNbest });
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
     if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/shards.js')).runSharded('tag', values, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('tag: --shard-size needs --redis and --store');
@@ -73,7 +76,13 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
     const signal = cliSignal();
     if (columnFormatOf(input, values.format) === 'conllu') return void (await tagConllu(tagger, { input, out: values.out, nbest, outNbest: values.outNbest, threads, signal }));
     // Without n-best lists, lines are split, tagged and written in native code, block by block.
-    if (nbest === 0) return void (await tagStream(tagger, { input, out: values.out, separator, threads, signal }));
+    if (nbest === 0) {
+      const progress = fileProgress('tag', input);
+      await tagStream(tagger, { input, out: values.out, separator, threads, signal, onBlock: progress.onBytes });
+      progress.finish();
+      return;
+    }
+    const progress = new Progress({ label: 'tag', unit: 'sentences', logEvery: progressInterval() });
     const { columns, inputColumns, label } = tagger.meta;
     const goldIndex = columns.indexOf(label);
     const wordIndex = (width: number): number => (width === inputColumns.length ? 0 : columns.indexOf(inputColumns[0]));
@@ -117,6 +126,7 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
         }
       }
       await write(out, text.length > 0 ? text.join('\n') + '\n' : '');
+      progress.tick(sentences.length);
       if (nbestOut) {
         const lists = await tagger.tagNbest(sentences.map((p) => p.rows), nbest, { threads, signal });
         const json: string[] = [];
@@ -152,7 +162,7 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
       }
       if (width === undefined) {
         width = fields.length;
-        if (width !== inputColumns.length && width < columns.length) {
+        if (width !== inputColumns.length && width !== columns.length) {
           throw firstWidthError(input, line.number, tagger, width);
         }
       } else if (fields.length !== width) {
@@ -180,6 +190,7 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
       await flush();
       await out?.commit();
       await nbestOut?.commit();
+      progress.finish();
     } catch (err) {
       await out?.discard();
       await nbestOut?.discard();

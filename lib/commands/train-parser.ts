@@ -9,8 +9,9 @@ import { ChartParserModel, CRF_DEFAULTS, type ParserTrainSummary } from '../pars
 import { evaluateParser } from '../parser/evaluate.js';
 import { TrainProgressBar } from '../progress.js';
 import { resolveThreads } from '../native.js';
-import { checkOutputPath } from '../io/atomic-writer.js';
-import { UsageError } from '../errors.js';
+import { claimOutputs } from './claim.js';
+import { throwIfAborted, UsageError } from '../errors.js';
+import { cliSignal, deliverPendingSignals } from './signal.js';
 
 const command = defineCommand({
   description: `Reads bracketed trees, trains the grammar (and with --crf the CRF weights), prints a
@@ -32,7 +33,7 @@ the EVALB F1 of the trained model.`,
   async run(values) {
     const train = values.train;
     const modelFile = values.model;
-    checkOutputPath(modelFile);
+    claimOutputs('train-parser', { '--train': train, '--dev': values.dev, '--clusters': values.clusters }, { '--model': modelFile, '--checkpoint': values.checkpoint });
     const { maxLength } = values;
     const crf = values.crf;
     const markov = values.markov ?? (crf ? CRF_DEFAULTS.markov : 2);
@@ -42,6 +43,8 @@ the EVALB F1 of the trained model.`,
     }
     // Checked before the trees are read: a refused combination costs nothing.
     const external = distributedParserTrainer('train-parser', values);
+    // Ctrl-C: "stopping", the pass in progress stops at its next check, "cancelled", exit 130; the model file is not touched.
+    const signal = cliSignal();
     const threads = resolveThreads(values.threads);
     let trees = readTreesSync(train);
     if (maxLength > 0) {
@@ -51,7 +54,8 @@ the EVALB F1 of the trained model.`,
     // Read --dev before training: a bad dev file must fail before the model is written.
     const devTrees = values.dev ? readTreesSync(values.dev) : undefined;
     const { epochs } = values;
-    const progress = new TrainProgressBar('train-parser', crf ? { total: epochs, unit: 'epochs', phase: 'step', lossName: 'objective', logAfter: 0 } : { logAfter: 0 });
+    // Every event the trainer reports: the trees counted, then the CRF's steps or sentences (rate, ETA, objective).
+    const progress = new TrainProgressBar('train-parser', { lossName: 'objective', logAfter: 0 });
     const start = Date.now();
     const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
     const model = await ChartParserModel.train(trees, {
@@ -74,6 +78,7 @@ the EVALB F1 of the trained model.`,
       verbFeatures: values.verbFeatures,
       featureCacheMB: values.featureCacheMB,
       threads,
+      signal,
       checkpoint: values.checkpoint,
       resume: values.resume,
       ...(external ? { external } : {}),
@@ -87,6 +92,9 @@ the EVALB F1 of the trained model.`,
         ),
     }, { onProgress: progress.onProgress });
     progress.finish();
+    // A Ctrl-C during synchronous work (reading, PCFG counting) stops the run before the model is written.
+    await deliverPendingSignals();
+    throwIfAborted(signal);
     if (crf && summary.surfaceGoldFeatures > 0) {
       console.error(
         `train-parser: ${summary.surfaceGoldFeatures} surface features in the gold trees, ${(100 * summary.surfaceCollisionRate).toFixed(2)}% share a hash slot` +

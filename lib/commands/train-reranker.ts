@@ -13,7 +13,7 @@ import { loadSentenceFeatures, requireScores, tableData } from '../rerank/inputs
 import { saveReranker } from '../rerank/reranker.js';
 import { rerankerTrainers } from '../rerank/trainers.js';
 import { trainPerceptronCli } from './rerank-perceptron.js';
-import { checkOutputPath } from '../io/atomic-writer.js';
+import { claimOutputs } from './claim.js';
 import { loadHeadRules } from '../io/head-rules-file.js';
 import { resolveThreads } from '../native.js';
 
@@ -65,10 +65,10 @@ printed, with a warning under 90%.`,
     if (perceptron && given.has('--head-rules') && !(values.featureWeight > 0)) {
       throw new UsageError('train-reranker: --head-rules applies to --method perceptron only with --feature-weight');
     }
+    claimOutputs('train-reranker', { '--train': values.train, '--dev': values.dev, '--head-rules': values.headRules }, { '--model': values.model, '--checkpoint': values.checkpoint });
     if (perceptron) return trainPerceptronCli(values);
     const trainFile = values.train;
     const modelFile = values.model;
-    checkOutputPath(modelFile);
     const { weighting, cutoff, rounds, devStep } = values;
     const threads = resolveThreads(values.threads);
     const signal = cliSignal();

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * The artifact store: a directory every host sees (a local folder, an NFS mount). Blobs are
  * content-addressed (`blobs/<2 hex>/<sha256>`), written to a temporary file and renamed into

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * A weight vector sent to the shards, or a shard's result (a gradient, a perceptron epoch's
  * weights), as a store blob: dense (8 bytes per value) or sparse (4-byte index + 8-byte value

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * Typed arrays to and from the little-endian bytes model payloads store. Every platform we
  * ship is little-endian, where these are plain copies; a big-endian host swaps each element,

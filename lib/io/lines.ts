@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * Streaming line reading with file/line positions and UTF-8 validation. Files are read in
  * 1 MiB chunks; a corpus is never held as one string. Small whole files (configs, models)
@@ -132,7 +133,7 @@ class LineSplitter {
 
   /** `block` holds whole lines, each ending in \n. */
   private emit(block: Buffer, out: Line[]): void {
-    if (!isUtf8(block)) this.reportInvalidUtf8(block);
+    if (!isText(block)) this.reportInvalidUtf8(block);
     const text = block.toString('utf8');
     let start = 0;
     for (;;) {
@@ -154,10 +155,16 @@ export function startsWithBom(bytes: Uint8Array): boolean {
   return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 
+/** Whether bytes can be text: valid UTF-8 without NUL bytes (which no text file holds, and binary files do). */
+export function isText(bytes: Uint8Array): boolean {
+  return isUtf8(bytes) && bytes.indexOf(0) < 0;
+}
+
 /**
- * The error for a block of whole lines that is not valid UTF-8: names the first bad line and
- * byte, and says how to convert the two encodings such files usually are (UTF-16 from
- * Windows editors; Latin-1, as the original CoNLL-2002 and CoNLL-2003 files are).
+ * The error for a block of whole lines that is not text (isText): names the first bad line and
+ * byte. A NUL byte means a binary file (a model, an archive) where text was expected; other
+ * bytes that are not UTF-8 get how to convert the two encodings such files usually are (UTF-16
+ * from Windows editors; Latin-1, as the original CoNLL-2002 and CoNLL-2003 files are).
  */
 export function invalidUtf8(file: string, block: Buffer, linesBefore: number): InputError {
   let start = 0;
@@ -166,11 +173,16 @@ export function invalidUtf8(file: string, block: Buffer, linesBefore: number): I
   for (;;) {
     end = block.indexOf(NEWLINE, start);
     line++;
-    if (end < 0 || !isUtf8(block.subarray(start, end))) break;
+    if (end < 0 || !isText(block.subarray(start, end))) break;
     start = end + 1;
   }
   const bytes = block.subarray(start, end < 0 ? block.length : end);
-  if (linesBefore === 0 && start === 0 && looksUtf16(bytes)) {
+  const nul = bytes.indexOf(0);
+  const utf16 = linesBefore === 0 && start === 0 && looksUtf16(bytes);
+  if (nul >= 0 && !utf16 && (isUtf8(bytes.subarray(0, nul)) || firstInvalidUtf8Byte(bytes) >= nul)) {
+    return new InputError(file, line, `not a text file: a NUL byte at byte ${nul + 1} of the line (a binary file, such as a model, given where text is read?)`);
+  }
+  if (utf16) {
     return new InputError(file, line, "invalid UTF-8: the file looks like UTF-16; structrank reads UTF-8 (convert with 'iconv -f UTF-16 -t UTF-8')");
   }
   const at = firstInvalidUtf8Byte(bytes);
@@ -317,7 +329,7 @@ export async function readWholeFileAsync(file: string): Promise<Buffer> {
  */
 export function readTextFile(file: string): string {
   const bytes = readWholeFile(file);
-  if (!isUtf8(bytes)) {
+  if (!isText(bytes)) {
     // The line splitter reports the line of the first bad byte.
     const splitter = new LineSplitter(file);
     const lines: Line[] = [];

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * The model file container shared by every trainer. Layout (little-endian):
  *   magic "SRNKMDL\0" | u32 container version | u32 kind length | kind (UTF-8)

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /** The part of the native addon that lib/kernels uses (native/binding/kernels.cc). */
 import type { CancelFlagHandle } from '../native.js';
 

@@ -6,7 +6,7 @@
 import { readFileHead } from '../io/lines.js';
 import { InputError } from '../errors.js';
 import { readNbestSync, type NbestSentence } from '../io/nbest.js';
-import { Progress } from '../progress.js';
+import { Progress, progressInterval } from '../progress.js';
 import { requireScores, tableData } from './table-data.js';
 import { extractSentences, type ExtractRunOptions } from './extract.js';
 import { buildFeatureTable, loadFeatureTable, tableToNames, type SentenceFeatureNames } from './feature-table.js';
@@ -43,8 +43,8 @@ export async function loadSentenceFeatures(file: string, loadOptions: LoadOption
     if (learned.warning) learn.log?.(`warning: ${learned.warning}`);
     options.settings = learned.settings;
   }
-  // Sentences are not passes: off a terminal no line per sentence (a bar on one).
-  const bar = new Progress({ label: `features ${file}`, total: sentences.length, unit: 'sentences', log: false });
+  // Sentences are not passes: off a terminal a line every progressInterval() (a bar on one).
+  const bar = new Progress({ label: `features ${file}`, total: sentences.length, unit: 'sentences', logEvery: progressInterval() });
   const features = await extractSentences(file, sentences, { ...options, onProgress: (n) => bar.update(n) });
   bar.finish();
   return { sentences, features, settings: options.settings };

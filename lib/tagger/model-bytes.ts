@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * A tagger model file read straight into native memory (NativeTagger.sharedBytes), which the
  * loaded model then uses in place: its weights, feature tables and attribute hash table are

@@ -5,10 +5,9 @@
  * sentence that crosses into the next one, whatever the size of the input. Imports no option
  * schemas, so the `tag` command can run it straight from the command line (lib/cli/fast-tag.ts).
  */
-import { isUtf8 } from 'node:buffer';
 import { AbortError, InputError } from '../errors.js';
 import { AtomicFile } from '../io/atomic-writer.js';
-import { invalidUtf8, readChunks, startsWithBom } from '../io/lines.js';
+import { invalidUtf8, isText, readChunks, startsWithBom } from '../io/lines.js';
 import type { Tagger } from './tagger.js';
 
 export interface TagStreamOptions {
@@ -20,6 +19,8 @@ export interface TagStreamOptions {
   signal?: AbortSignal;
   /** Bytes read at a time (default BLOCK_BYTES; tests use small blocks to cross sentences). */
   blockBytes?: number;
+  /** Called after each block is tagged, with the input bytes tagged so far (for progress lines). */
+  onBlock?: (bytes: number) => void;
 }
 
 /** The error for a first token line that has neither the model's input columns nor all its columns. */
@@ -49,6 +50,7 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
   const out = options.out !== undefined ? await AtomicFile.open(options.out) : await AtomicFile.open('-');
   let width = -1;
   let linesBefore = 0;
+  let tagged = 0;
   // The bytes read and not yet tagged are buf[0, have); the output of a block goes to `written`.
   // Both are reused from block to block (grown when a block needs more), so a stream of any
   // length leaves no garbage behind it: the process stays at the model plus these buffers.
@@ -58,7 +60,7 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
   let first = true;
   let sawBytes = false;
   const run = async (block: Buffer, final: boolean): Promise<number> => {
-    if (!isUtf8(block)) throw invalidUtf8(input, block, linesBefore);
+    if (!isText(block)) throw invalidUtf8(input, block, linesBefore);
     // Blocks are tagged synchronously; a cancel request is seen between blocks.
     if (signal?.aborted) throw new AbortError();
     const r = tagger.tagColumnBlock(block, final, width, separator, threads, written);
@@ -68,6 +70,8 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
     }
     width = r.width;
     linesBefore += r.lines;
+    tagged += r.consumed;
+    options.onBlock?.(tagged);
     if (r.output.length > 0) await out.writeOut(r.output);
     if (r.output.length > written.length) written = Buffer.alloc(2 * r.output.length);
     return r.consumed;

@@ -122,7 +122,7 @@ ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, boo
     SplitFields(block.substr(line.start, line.length), layout.tab, fields);
     const int32_t found = static_cast<int32_t>(fields.size());
     if (result.width < 0) {
-      if (found != C && found < layout.all_columns) {
+      if (found != C && found != layout.all_columns) {
         result.error_line = static_cast<int64_t>(k) + 1;
         result.error_found = found;
         result.error_kind = 1;
