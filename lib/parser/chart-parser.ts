@@ -149,6 +149,8 @@ export interface ParserTrainSummary {
   surfaceCollisionRate: number;
   bestEpoch?: number;
   bestDevF1?: number;
+  /** CRF weights left non-zero by the weight floor (set when the floor is above 0). */
+  nonZeroWeights?: number;
 }
 
 export interface ParserTrainOptions {
@@ -222,6 +224,12 @@ export interface ParserTrainOptions {
   batch?: number;
   eta0?: number;
   sigma2?: number;
+  /**
+   * After training, CRF weights of magnitude below this are set to zero (default
+   * CRF_DEFAULTS.weightFloor; 0 keeps every weight). Model files store only non-zero weights:
+   * most of a hashed surface table ends near zero, touched by a step or two in a pass.
+   */
+  weightFloor?: number;
   /** PCFG max-marginal beam (nats) for the CRF's chart prefilter; Infinity = exact boolean pass. */
   beam?: number;
   /** Center the L2 prior at the PCFG weights the CRF starts from (default true), else at 0. */
@@ -547,12 +555,15 @@ export class ChartParserModel {
       const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(sentences / batch));
       const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
       const progressEvery = options.progressEvery ?? PARSER_PROGRESS_EVERY_MS;
+      const weightFloor = options.weightFloor ?? CRF_DEFAULTS.weightFloor;
+      if (!(weightFloor >= 0)) throw optionError('weightFloor must be a non-negative number');
       if (!(progressEvery > 0)) throw optionError('progressEvery must be a positive number of milliseconds');
       let best: { f1: number; epoch: number; bytes: Uint8Array } | undefined;
       let firstEpoch = 1;
-      // Checkpoints: everything that shapes the model but the pass count (and threads, the
-      // feature cache, callbacks), with the training and dev trees.
-      const { epochs: _e, threads: _t, featureCacheMB: _f, signal: _s, onProgress: _p, progressEvery: _v, onPass: _o, summary: _y, dev: _d, checkpoint: _c, resume: _r, external: _x, ...shaping } = options;
+      // Checkpoints: everything that shapes the model but the pass count, the weight floor
+      // applied after the last pass (and threads, the feature cache, callbacks), with the
+      // training and dev trees.
+      const { epochs: _e, threads: _t, featureCacheMB: _f, signal: _s, onProgress: _p, progressEvery: _v, weightFloor: _w, onPass: _o, summary: _y, dev: _d, checkpoint: _c, resume: _r, external: _x, ...shaping } = options;
       if (options.external && !lbfgs) throw new InputError('<options>', undefined, 'CRF parser training spread over workers takes L-BFGS');
       let external: ParserExternalTrainer | undefined;
       const spec = (): ParserTrainingSpec => {
@@ -663,6 +674,16 @@ export class ChartParserModel {
         summary.bestEpoch = best.epoch;
         summary.bestDevF1 = best.f1;
         if (best.epoch !== epochs) handle = native<ChartAddon>().ChartParser.deserialize(best.bytes);
+      }
+      if (weightFloor > 0) {
+        const w = handle.crfWeights();
+        let kept = 0;
+        for (let i = 0; i < w.length; i++) {
+          if (Math.abs(w[i]) < weightFloor) w[i] = 0;
+          else kept++;
+        }
+        handle.setCrfWeights(w);
+        summary.nonZeroWeights = kept;
       }
       if (options.summary) Object.assign(options.summary, summary);
     }
