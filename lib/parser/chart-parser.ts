@@ -531,9 +531,12 @@ export class ChartParserModel {
    */
   static async train(trees: Tree[], options: ParserTrainOptions = {}, run?: TrainRun): Promise<ChartParserModel> {
     const reportPcfg = reporter(run?.onProgress);
-    // The common event counts training sentences over the whole run (a pass = every sentence once).
+    // The common event counts steps over the run; inside a group of steps, the pass's
+    // fraction of sentences done moves it on (fractional steps, one event a second).
     options = withRun(options, run, (p: ParserTrainProgress) => ({
-      phase: 'sentence', done: (p.epoch - 1) * p.sentencesPerEpoch + p.sentences, total: p.epochs * p.sentencesPerEpoch,
+      phase: 'step',
+      done: (p.epoch - 1 + Math.max(p.step / p.stepsPerEpoch, p.sentences / p.sentencesPerEpoch)) * p.stepsPerEpoch,
+      total: p.epochs * p.stepsPerEpoch,
       ...(Number.isFinite(p.objective) ? { loss: p.objective } : {}),
     }));
     const crf = options.crf ?? false;
