@@ -29,7 +29,7 @@ export const PCFG_RARE_THRESHOLD = 20;
  * The CRF-CFG's own defaults: surface span features over a small grammar (Markov order 0,
  * no parent annotation, no head rules), AdaGrad, coarse-to-fine pruning by the PCFG.
  */
-export const CRF_DEFAULTS = { markov: 0, parent: false, vpHeadTag: false, epochs: 10, eta0: 0.1, prune: 1e-4, surfaceBits: 22, average: true, decode: 'mbr', rareThreshold: 1 } as const;
+export const CRF_DEFAULTS = { markov: 0, parent: false, vpHeadTag: false, epochs: 10, eta0: 0.1, prune: 1e-4, surfaceBits: 22, average: true, decode: 'mbr', rareThreshold: 1, weightFloor: 0.01 } as const;
 
 /** How the CRF picks its 1-best tree: the most probable one, or the one with the most expected correct nodes. */
 export const PARSER_DECODES = ['viterbi', 'mbr'] as const;

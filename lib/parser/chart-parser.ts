@@ -38,6 +38,9 @@ export const CHART_MODEL_KIND = 'chart-parser';
  * annotation, no head rules), hashed surface features, AdaGrad, coarse-to-fine pruning.
  */
 export { CRF_DEFAULTS };
+
+/** Default milliseconds between in-pass progress events of CRF training (a line every 30 s needs far fewer). */
+export const PARSER_PROGRESS_EVERY_MS = 1000;
 const CHART_MODEL_VERSION = 1;
 
 interface NativeParseResult {
@@ -51,6 +54,7 @@ interface NativeParseResult {
 interface NativeChartParser {
   startCrf(options: Record<string, number>): { weights: number; sparseFeatures: number; surfaceGoldFeatures: number; surfaceCollisionRate: number };
   crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number; cacheBytes: number; cachedSentences: number }>;
+  crfProgress(): number;
   crfState(): Uint8Array;
   loadCrfState(bytes: Uint8Array): void;
   crfAverage(op: 'reset' | 'swap'): void;
@@ -112,7 +116,10 @@ export interface ParserTrainProgress {
   epochs: number;
   step: number;
   stepsPerEpoch: number;
-  /** Mean negative conditional log-likelihood per sentence over the last steps. */
+  /** Training sentences done in this pass (their objective computed, the prefilter included), of `sentencesPerEpoch`. */
+  sentences: number;
+  sentencesPerEpoch: number;
+  /** Mean negative conditional log-likelihood per sentence over the last steps (NaN before the pass's first steps end). */
   objective: number;
   /** Fraction of chart entries kept by the prefilter. */
   keptFraction: number;
@@ -142,6 +149,8 @@ export interface ParserTrainSummary {
   surfaceCollisionRate: number;
   bestEpoch?: number;
   bestDevF1?: number;
+  /** CRF weights left non-zero by the weight floor (set when the floor is above 0). */
+  nonZeroWeights?: number;
 }
 
 export interface ParserTrainOptions {
@@ -215,6 +224,12 @@ export interface ParserTrainOptions {
   batch?: number;
   eta0?: number;
   sigma2?: number;
+  /**
+   * After training, CRF weights of magnitude below this are set to zero (default
+   * CRF_DEFAULTS.weightFloor; 0 keeps every weight). Model files store only non-zero weights:
+   * most of a hashed surface table ends near zero, touched by a step or two in a pass.
+   */
+  weightFloor?: number;
   /** PCFG max-marginal beam (nats) for the CRF's chart prefilter; Infinity = exact boolean pass. */
   beam?: number;
   /** Center the L2 prior at the PCFG weights the CRF starts from (default true), else at 0. */
@@ -227,7 +242,13 @@ export interface ParserTrainOptions {
   threads?: number;
   seed?: number;
   signal?: AbortSignal;
+  /**
+   * Called after each group of steps (about 20 per pass) and, while a group runs, every
+   * `progressEvery` ms with the sentences done so far in the pass.
+   */
   onProgress?: (p: ParserTrainProgress) => void;
+  /** Milliseconds between progress events inside a group of CRF steps (default PARSER_PROGRESS_EVERY_MS). */
+  progressEvery?: number;
   /** CRF: write a training checkpoint here after every pass (lib/io/checkpoint.ts). */
   checkpoint?: string;
   /** CRF: continue from this checkpoint (same trees and options; `epochs` may be larger). */
@@ -241,7 +262,7 @@ export interface ParserTrainOptions {
 }
 
 /** The options that shape a CRF parser's model and objective, as plain data (no files, no callbacks). */
-export type ParserSpecOptions = Omit<ParserTrainOptions, 'clusters' | 'dev' | 'onPass' | 'summary' | 'signal' | 'onProgress' | 'checkpoint' | 'resume' | 'external' | 'epochs' | 'threads' | 'featureCacheMB'> & {
+export type ParserSpecOptions = Omit<ParserTrainOptions, 'clusters' | 'dev' | 'onPass' | 'summary' | 'signal' | 'onProgress' | 'progressEvery' | 'checkpoint' | 'resume' | 'external' | 'epochs' | 'threads' | 'featureCacheMB'> & {
   clusters?: WordClusters;
 };
 
@@ -510,8 +531,13 @@ export class ChartParserModel {
    */
   static async train(trees: Tree[], options: ParserTrainOptions = {}, run?: TrainRun): Promise<ChartParserModel> {
     const reportPcfg = reporter(run?.onProgress);
+    // The common event counts steps over the run; inside a group of steps, the pass's
+    // fraction of sentences done moves it on (fractional steps, one event a second).
     options = withRun(options, run, (p: ParserTrainProgress) => ({
-      phase: 'step', done: (p.epoch - 1) * p.stepsPerEpoch + p.step, total: p.epochs * p.stepsPerEpoch, loss: p.objective,
+      phase: 'step',
+      done: (p.epoch - 1 + Math.max(p.step / p.stepsPerEpoch, p.sentences / p.sentencesPerEpoch)) * p.stepsPerEpoch,
+      total: p.epochs * p.stepsPerEpoch,
+      ...(Number.isFinite(p.objective) ? { loss: p.objective } : {}),
     }));
     const crf = options.crf ?? false;
     if (!crf && (options.checkpoint !== undefined || options.resume !== undefined)) {
@@ -531,11 +557,16 @@ export class ChartParserModel {
       const average = !lbfgs && (options.average ?? CRF_DEFAULTS.average);
       const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(sentences / batch));
       const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
+      const progressEvery = options.progressEvery ?? PARSER_PROGRESS_EVERY_MS;
+      const weightFloor = options.weightFloor ?? CRF_DEFAULTS.weightFloor;
+      if (!(weightFloor >= 0)) throw optionError('weightFloor must be a non-negative number');
+      if (!(progressEvery > 0)) throw optionError('progressEvery must be a positive number of milliseconds');
       let best: { f1: number; epoch: number; bytes: Uint8Array } | undefined;
       let firstEpoch = 1;
-      // Checkpoints: everything that shapes the model but the pass count (and threads, the
-      // feature cache, callbacks), with the training and dev trees.
-      const { epochs: _e, threads: _t, featureCacheMB: _f, signal: _s, onProgress: _p, onPass: _o, summary: _y, dev: _d, checkpoint: _c, resume: _r, external: _x, ...shaping } = options;
+      // Checkpoints: everything that shapes the model but the pass count, the weight floor
+      // applied after the last pass (and threads, the feature cache, callbacks), with the
+      // training and dev trees.
+      const { epochs: _e, threads: _t, featureCacheMB: _f, signal: _s, onProgress: _p, progressEvery: _v, weightFloor: _w, onPass: _o, summary: _y, dev: _d, checkpoint: _c, resume: _r, external: _x, ...shaping } = options;
       if (options.external && !lbfgs) throw new InputError('<options>', undefined, 'CRF parser training spread over workers takes L-BFGS');
       let external: ParserExternalTrainer | undefined;
       const spec = (): ParserTrainingSpec => {
@@ -587,18 +618,34 @@ export class ChartParserModel {
           let objective = 0;
           let objectiveSteps = 0;
           if (average) handle.crfAverage('reset');
-          for (let step = 0; step < stepsPerEpoch; ) {
-            const n = Math.min(chunk, stepsPerEpoch - step);
-            const r = options.external
-              ? await externalStep(options.external)
-              : await withCancelFlag(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
-            step += n;
-            objective += r.objective * n;
-            objectiveSteps += n;
+          // Sentences done in the pass: the native trainer's count of sentence objectives (read
+          // while a group of steps runs); workers of a distributed run count their own.
+          const passStart = options.external ? 0 : handle.crfProgress();
+          let step = 0;
+          let last = { objective: Number.NaN, keptFraction: 1, cacheBytes: 0, cachedSentences: 0 };
+          const reportSteps = (): void => {
+            const done = options.external ? (step === stepsPerEpoch ? sentences : 0) : Math.min(sentences, handle.crfProgress() - passStart);
             options.onProgress?.({
-              epoch, epochs, step, stepsPerEpoch, objective: r.objective, keptFraction: r.keptFraction,
-              featureCacheBytes: r.cacheBytes, cachedSentences: r.cachedSentences,
+              epoch, epochs, step, stepsPerEpoch, sentences: done, sentencesPerEpoch: sentences, objective: last.objective,
+              keptFraction: last.keptFraction, featureCacheBytes: last.cacheBytes, cachedSentences: last.cachedSentences,
             });
+          };
+          const timer = options.onProgress && !options.external ? setInterval(reportSteps, progressEvery) : undefined;
+          timer?.unref();
+          try {
+            while (step < stepsPerEpoch) {
+              const n = Math.min(chunk, stepsPerEpoch - step);
+              const r = options.external
+                ? await externalStep(options.external)
+                : await withCancelFlag(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
+              step += n;
+              objective += r.objective * n;
+              objectiveSteps += n;
+              last = r;
+              reportSteps();
+            }
+          } finally {
+            clearInterval(timer);
           }
           // The pass's mean iterate stays swapped in for dev, the kept bytes and, after the
           // last pass, the model (the next pass's reset swaps the raw iterate back).
@@ -630,6 +677,16 @@ export class ChartParserModel {
         summary.bestEpoch = best.epoch;
         summary.bestDevF1 = best.f1;
         if (best.epoch !== epochs) handle = native<ChartAddon>().ChartParser.deserialize(best.bytes);
+      }
+      if (weightFloor > 0) {
+        const w = handle.crfWeights();
+        let kept = 0;
+        for (let i = 0; i < w.length; i++) {
+          if (Math.abs(w[i]) < weightFloor) w[i] = 0;
+          else kept++;
+        }
+        handle.setCrfWeights(w);
+        summary.nonZeroWeights = kept;
       }
       if (options.summary) Object.assign(options.summary, summary);
     }

@@ -48,6 +48,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
                                       StaticMethod("deserialize", &ChartParser::Deserialize),
                                       InstanceMethod("startCrf", &ChartParser::StartCrf),
                                       InstanceMethod("crfSteps", &ChartParser::CrfSteps),
+                                      InstanceMethod("crfProgress", &ChartParser::CrfProgress),
                                       InstanceMethod("crfState", &ChartParser::CrfState),
                                       InstanceMethod("loadCrfState", &ChartParser::LoadCrfState),
                                       InstanceMethod("crfAverage", &ChartParser::CrfAverage),
@@ -201,6 +202,14 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
           out.Set("steps", Napi::Number::New(e, static_cast<double>(trainer->steps_done())));
           return out;
         });
+  }
+
+  // crfProgress() -> sentence objectives computed so far (all crfSteps calls): read on the
+  // JS thread while a crfSteps job runs, for progress lines inside a pass.
+  Napi::Value CrfProgress(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!training_ || !training_->trainer) throw Napi::Error::New(env, "call startCrf first");
+    return Napi::Number::New(env, static_cast<double>(training_->trainer->sentences_evaluated()));
   }
 
   // crfState() -> Uint8Array: the CRF trainer's state, for a training checkpoint.

@@ -16,8 +16,8 @@ namespace {
 // Version 2 appends the optional extras (verb tags, word clusters, verb features);
 // version 3 writes the CRF's surface hash bits before its weights and appends the
 // lexicon's signature scheme (learned suffixes); version 4 appends the shape back-off of
-// the unknown-word model.
-constexpr uint32_t kPayloadVersion = 4;
+// the unknown-word model; version 5 stores only the CRF's non-zero weights (most of a hashed surface table is empty).
+constexpr uint32_t kPayloadVersion = 5;
 }
 
 std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
@@ -384,7 +384,7 @@ std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t 
   if (m->use_crf) {
     const int32_t bits = version >= 3 ? in.Get<int32_t>() : 0;
     if (bits < 0 || bits > 30) throw InputError("chart model: bad surface hash size");
-    m->crf = CrfWeights::Read(in, m->grammar, bits);
+    m->crf = CrfWeights::Read(in, m->grammar, bits, version >= 5);
   }
   if (version >= 2) {
     m->grammar.is_verb = in.GetVector<uint8_t>();

@@ -650,7 +650,23 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
   std::vector<GoldItems> gold;
   auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
   InitCrf(*m, t.corpus, gold);
-  auto bytes = m->Serialize();
+  // Versions before 5 stored every CRF weight: today's payload with the weights rewritten so.
+  std::vector<uint8_t> bytes;
+  {
+    const std::vector<uint8_t> v5 = m->Serialize();
+    ByteWriter head, nonzero, dense;
+    m->grammar.Write(head);
+    m->lexicon.Write(head);
+    head.PutVector(m->binary_logp), head.PutVector(m->unary_logp), head.PutVector(m->root_logp);
+    m->crf.Write(nonzero);
+    m->crf.Write(dense, false);
+    const size_t at = 4 + head.bytes().size() + 1 + 4;  // version, ..., CRF flag, surface bits
+    bytes.assign(v5.begin(), v5.begin() + static_cast<std::ptrdiff_t>(at));
+    bytes.insert(bytes.end(), dense.bytes().begin(), dense.bytes().end());
+    bytes.insert(bytes.end(), v5.begin() + static_cast<std::ptrdiff_t>(at + nonzero.bytes().size()), v5.end());
+    bytes[0] = 4;
+    CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.theta == m->crf.theta);
+  }
   // The version 2 extras of a model without verb flags, clusters or verb features.
   ByteWriter extras;
   extras.PutVector(std::vector<uint8_t>{});
@@ -837,6 +853,39 @@ TEST(chart_crf_surface_gradient_equals_finite_differences) {
   auto back = ChartModel::Deserialize(bytes.data(), bytes.size());
   CHECK(back->crf.surface_bits == 9);
   CHECK_NEAR(CrfSentenceObjective(*back, tokens, gold[0], ch, nullptr), CrfSentenceObjective(*m, tokens, gold[0], ch, nullptr), 1e-12);
+}
+
+TEST(chart_crf_weights_store_only_non_zero_values) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 16);  // 65,536 surface slots, a few set below
+  std::vector<double>& theta = m->crf.theta;
+  const int64_t s0 = m->crf.surface_begin;
+  for (int64_t f : {s0, s0 + 1, s0 + 127, s0 + 128, s0 + 300, s0 + 16383, s0 + 16384, s0 + 65535}) theta[f] = 0.25 * static_cast<double>(f % 7) - 0.8;
+  theta[s0 + 5] = -0.0;  // a negative zero is a zero
+  ByteWriter sparse, dense;
+  m->crf.Write(sparse);
+  m->crf.Write(dense, false);
+  CHECK(sparse.bytes().size() * 20 < dense.bytes().size());
+  auto bytes = m->Serialize();
+  auto back = ChartModel::Deserialize(bytes.data(), bytes.size());
+  CHECK(back->crf.theta.size() == theta.size());
+  for (size_t f = 0; f < theta.size(); ++f) CHECK(back->crf.theta[f] == theta[f]);
+  // Re-serialized: the same bytes.
+  CHECK(back->Serialize() == bytes);
+  // A damaged gap stream or size is an error, not a crash.
+  ByteWriter head;
+  m->grammar.Write(head);
+  m->lexicon.Write(head);
+  head.PutVector(m->binary_logp), head.PutVector(m->unary_logp), head.PutVector(m->root_logp);
+  const size_t at = 4 + head.bytes().size() + 1 + 4;
+  std::vector<uint8_t> bad = bytes;
+  bad[at] ^= 0x40;  // the weights' count
+  CHECK_THROWS(ChartModel::Deserialize(bad.data(), bad.size()));
+  bad = bytes;
+  bad[at + 16] = 0xff;  // the first gap never ends or runs past the end
+  CHECK_THROWS(ChartModel::Deserialize(bad.data(), bad.size()));
 }
 
 TEST(chart_coarse_to_fine_off_or_loose_equals_exhaustive) {

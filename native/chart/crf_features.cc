@@ -36,8 +36,73 @@ int32_t CrfWeights::AddSparse(uint64_t key) {
   return static_cast<int32_t>(sparse_begin + id);
 }
 
-void CrfWeights::Write(ByteWriter& out) const {
-  out.PutVector(theta);
+namespace {
+
+// Sparse weight vectors: the positions of the non-zero weights as LEB128 gaps (each from
+// the one after the previous non-zero), then their values. Hashed surface tables are
+// mostly zeros on small treebanks; dense rule blocks cost about one byte per position more.
+void PutNonZero(ByteWriter& out, const std::vector<double>& v) {
+  std::vector<uint8_t> gaps;
+  std::vector<double> values;
+  uint64_t next = 0;
+  for (uint64_t i = 0; i < v.size(); ++i) {
+    if (v[i] == 0) continue;
+    for (uint64_t gap = i - next; ; gap >>= 7) {
+      const uint8_t low = static_cast<uint8_t>(gap & 0x7f);
+      if (gap < 0x80) {
+        gaps.push_back(low);
+        break;
+      }
+      gaps.push_back(static_cast<uint8_t>(low | 0x80));
+    }
+    values.push_back(v[i]);
+    next = i + 1;
+  }
+  out.Put<uint64_t>(v.size());
+  out.PutVector(gaps);
+  out.PutVector(values);
+}
+
+// The stored form of PutNonZero, expanded by Expand once its size is checked.
+struct NonZero {
+  uint64_t size = 0;
+  std::vector<uint8_t> gaps;
+  std::vector<double> values;
+  static NonZero Get(ByteReader& in) {
+    NonZero z;
+    z.size = in.Get<uint64_t>();
+    z.gaps = in.GetVector<uint8_t>();
+    z.values = in.GetVector<double>();
+    return z;
+  }
+  std::vector<double> Expand() const;
+};
+
+std::vector<double> NonZero::Expand() const {
+  std::vector<double> v(size, 0.0);
+  uint64_t next = 0;
+  size_t at = 0;
+  for (double value : values) {
+    uint64_t gap = 0;
+    for (int shift = 0;; shift += 7) {
+      if (at >= gaps.size() || shift > 56) throw InputError("chart model: bad sparse CRF weights");
+      const uint8_t b = gaps[at++];
+      gap |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
+    if (gap >= size - next) throw InputError("chart model: bad sparse CRF weights");
+    v[next + gap] = value;
+    next += gap + 1;
+  }
+  if (at != gaps.size()) throw InputError("chart model: bad sparse CRF weights");
+  return v;
+}
+
+}  // namespace
+
+void CrfWeights::Write(ByteWriter& out, bool nonzero_only) const {
+  if (nonzero_only) PutNonZero(out, theta);
+  else out.PutVector(theta);
   // (key, index into theta) pairs sorted by key.
   const std::vector<uint64_t> by_id = sparse.keys();
   std::vector<std::pair<uint64_t, int32_t>> entries;
@@ -51,14 +116,21 @@ void CrfWeights::Write(ByteWriter& out) const {
   out.PutVector(ids);
 }
 
-CrfWeights CrfWeights::Read(ByteReader& in, const Grammar& g, int surface_bits) {
+CrfWeights CrfWeights::Read(ByteReader& in, const Grammar& g, int surface_bits, bool nonzero_only) {
   CrfWeights w;
   w.surface_bits = surface_bits;
   w.Layout(g);
   const int64_t dense = w.sparse_begin;
-  w.theta = in.GetVector<double>();
+  NonZero stored;
+  if (nonzero_only) stored = NonZero::Get(in);
+  else w.theta = in.GetVector<double>();
   auto keys = in.GetVector<uint64_t>();
   auto ids = in.GetVector<int32_t>();
+  if (nonzero_only) {
+    // The size is checked against the keys before it is allocated.
+    if (stored.size != static_cast<uint64_t>(dense) + keys.size()) throw InputError("chart model: CRF weights do not match the grammar");
+    w.theta = stored.Expand();
+  }
   if (keys.size() != ids.size() || static_cast<int64_t>(w.theta.size()) != dense + static_cast<int64_t>(keys.size()))
     throw InputError("chart model: CRF weights do not match the grammar");
   // Each index into theta's sparse block exactly once; the table's ids are those positions.

@@ -90,8 +90,10 @@ struct CrfWeights {
   int64_t SurfaceSlot(uint64_t templ, uint64_t conj, uint64_t value) const {
     return surface_begin + static_cast<int64_t>(FeatureKey(templ, conj, value) & ((1ULL << surface_bits) - 1));
   }
-  void Write(ByteWriter& out) const;
-  static CrfWeights Read(ByteReader& in, const Grammar& g, int surface_bits = 0);
+  // `nonzero_only` false: every weight, as payload versions before 5 stored them (for tests).
+  void Write(ByteWriter& out, bool nonzero_only = true) const;
+  // `nonzero_only`: the weights as Write stores them (payload version 5); before, every weight.
+  static CrfWeights Read(ByteReader& in, const Grammar& g, int surface_bits = 0, bool nonzero_only = true);
 };
 
 // The resolved sparse feature ids of one sentence (lookups that found nothing dropped), in

@@ -284,6 +284,7 @@ double CrfTrainer::SentenceTerm(int32_t s, Chart& ch, double* grad, SentenceFeat
   }
   for (int32_t e : c.keep_pre) ch.mask_pre[e] = 0;
   for (int32_t e : c.keep_post) ch.mask_post[e] = 0;
+  sentences_evaluated_.fetch_add(1, std::memory_order_relaxed);
   return value;
 }
 

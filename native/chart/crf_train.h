@@ -84,6 +84,9 @@ class CrfTrainer {
   // Bytes held by the feature-id cache, and how many sentences it covers.
   int64_t feature_cache_bytes() const { return cache_bytes_; }
   int64_t feature_cache_sentences() const { return cache_sentences_; }
+  // Sentence objectives computed so far over all calls (prefilter included): safe to read
+  // from another thread while Steps or LbfgsSteps runs, for progress inside a pass.
+  int64_t sentences_evaluated() const { return sentences_evaluated_.load(std::memory_order_relaxed); }
 
  private:
   struct Cached {
@@ -127,6 +130,7 @@ class CrfTrainer {
   const std::atomic<bool>* lbfgs_cancel_ = nullptr;
   std::atomic<int64_t> kept_entries_{0}, total_entries_{0};
   std::atomic<int64_t> cache_bytes_{0}, cache_sentences_{0};
+  std::atomic<int64_t> sentences_evaluated_{0};
 };
 
 }  // namespace structrank
