@@ -46,13 +46,22 @@ describeWithData(['conll2000'], 'taggers on a slice of CoNLL-2000', () => {
     trained.crf = t;
   });
 
-  it('reports every L-BFGS iteration and scores dev every evalEvery steps and at the end', async () => {
+  it('reports every L-BFGS iteration and scores dev once, on the final model', async () => {
     const seen: string[] = [];
     await Tagger.train(train.slice(0, 200), {
       algo: 'crf', columns, label: 'chunk', epochs: 7, evalEvery: 3, dev: test.slice(0, 50), patience: 0, threads: 2,
       onProgress: (p) => seen.push(`${p.step}${p.dev ? '+dev' : ''}`),
     });
-    expect(seen).toEqual(['1', '2', '3+dev', '4', '5', '6+dev', '7+dev']);
+    expect(seen).toEqual(['1', '2', '3', '4', '5', '6', '7+dev']);
+  });
+
+  it('SGD scores dev every evalEvery epochs and at the end', async () => {
+    const seen: string[] = [];
+    await Tagger.train(train.slice(0, 200), {
+      algo: 'crf', optimizer: 'sgd', columns, label: 'chunk', epochs: 5, evalEvery: 2, dev: test.slice(0, 50), patience: 0, threads: 2,
+      onProgress: (p) => seen.push(`${p.step}${p.dev ? '+dev' : ''}`),
+    });
+    expect(seen).toEqual(['1', '2+dev', '3', '4+dev', '5+dev']);
   });
 
   it('CRF by L-BFGS and second-order maxent train', async () => {

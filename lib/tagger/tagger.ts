@@ -121,11 +121,16 @@ export interface TaggerTrainOptions {
   beam?: number;
   threads?: number;
   seed?: number;
-  /** Dev sentences (same layout as training) for per-epoch scores and early stopping. */
+  /**
+   * Dev sentences (same layout as training). Perceptron, maxent and SGD: scored every
+   * `evalEvery` epochs, the best model kept, early stopping by `patience`. L-BFGS: training goes
+   * to convergence or `epochs` and dev scores the final model (an iterate before convergence
+   * is not a regularized model).
+   */
   dev?: TokenRows[];
-  /** Evaluate the dev set every this many steps (default 1, L-BFGS 10), and after the last. */
+  /** Evaluate the dev set every this many epochs (default 1), and after the last; not used with L-BFGS. */
   evalEvery?: number;
-  /** Stop after this many evaluations without a dev improvement (default 3; 0 = never). */
+  /** Stop after this many evaluations without a dev improvement (default 3; 0 = never); not used with L-BFGS. */
   patience?: number;
   /** Write a training checkpoint to this file after every epoch / iteration (lib/io/checkpoint.ts). */
   checkpoint?: string;
@@ -433,10 +438,17 @@ export class Tagger {
       bad = cp.state.bad;
       stopped = cp.state.stopped;
     }
+    // With L-BFGS dev chooses no iterate: one before convergence is not a regularized model, and
+    // dev-best iterates scored lower on held-out data than the run to convergence or the cap
+    // (docs/design/tagger-templates.md). The run goes on; dev scores the final model.
+    const devChooses = !lbfgs;
     const evaluate = async (): Promise<DevScore> => {
       const guess = await tagger.tag(dev as TokenRows[], { threads: options.threads, signal: options.signal });
       const devScore = scoreTags(devGold as string[][], guess, chunked);
-      if (best === undefined || devScore.value > best.value) {
+      if (!devChooses) {
+        best = devScore;
+        bestStep = step;
+      } else if (best === undefined || devScore.value > best.value) {
         best = devScore;
         bestStep = step;
         bad = 0;
@@ -449,7 +461,7 @@ export class Tagger {
     const externalFrom = algo === 'crf' && lbfgs ? options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup : algo === 'perceptron' ? 0 : Infinity;
     try {
       // Resumed at the end of a run that did not end on an evaluation: the one after the last step.
-      if (step >= total && !stopped && dev && devGold && step % evalEvery !== 0) await evaluate();
+      if (step >= total && !stopped && dev && devGold && (!devChooses || step % evalEvery !== 0)) await evaluate();
       while (step < total && !stopped) {
         // One step at a time, so progress is reported after every epoch / iteration.
         let r: { loss: number; steps: number; converged: boolean };
@@ -463,19 +475,19 @@ export class Tagger {
         let devScore: DevScore | undefined;
         // The regular evaluations are part of the run's state; the extra one after the last
         // step is not (a longer run would not make it), so the checkpoint is written between.
-        const regular = step % evalEvery === 0 || r.converged;
+        const regular = devChooses && (step % evalEvery === 0 || r.converged);
         if (dev && devGold && regular) devScore = await evaluate();
-        stopped = r.converged || (dev !== undefined && patience > 0 && bad >= patience);
+        stopped = r.converged || (devChooses && dev !== undefined && patience > 0 && bad >= patience);
         if (options.checkpoint !== undefined && checkpointOptions && fingerprint) {
           const state: TaggerCheckpointState = { best: best ?? null, bestStep, bad, stopped };
           const sections = { trainer: handle.trainerState(), ...(external ? { external: external.saveState() } : {}) };
           saveCheckpoint(options.checkpoint, { trainer: 'tagger', step, fingerprint, options: checkpointOptions, state, sections });
         }
-        if (dev && devGold && !regular && step >= total) devScore = await evaluate();
+        if (dev && devGold && !regular && (step >= total || stopped)) devScore = await evaluate();
         options.onProgress?.({ step, total, loss: r.loss, dev: devScore, best });
       }
-      if (best !== undefined) handle.restore();
-      meta.trainedSteps = best !== undefined ? (bestStep as number) : step;
+      if (devChooses && best !== undefined) handle.restore();
+      meta.trainedSteps = devChooses && best !== undefined ? (bestStep as number) : step;
       meta.dev = best;
     } finally {
       dispose();
