@@ -13,15 +13,15 @@ export const DEFAULT_MAX_PARSE_LENGTH = 300;
 /**
  * The PCFG's unknown-word model: P(tag | signature) is smoothed towards P(tag | the signature
  * without its learned suffix) with this many pseudo-counts (chosen on the three dev
- * treebanks, docs/reranking.md "Unknown-word signatures"). The CRF parser keeps the older estimate (0), with which
+ * treebanks, docs/design/parser-defaults.md "The PCFG's unknown words"). The CRF parser keeps the older estimate (0), with which
  * its figures were measured.
  */
 export const PCFG_SHAPE_BACKOFF = 50;
 
 /**
  * The PCFG's rare words: words seen at most this often also train the unknown-word model
- * and may take the tags of their signature (chosen on the three dev treebanks, docs/parsing.md
- * "Rare words"). The CRF parser keeps 1, with which its figures were measured.
+ * and may take the tags of their signature (chosen on the three dev treebanks, docs/design/parser-defaults.md
+ * "The PCFG's unknown words"). The CRF parser keeps 1, with which its figures were measured.
  */
 export const PCFG_RARE_THRESHOLD = 20;
 

@@ -22,7 +22,7 @@ export const PERCEPTRON_LAMBDA = { tree: 0.4, tags: 0.5 } as const;
 /**
  * Weights w of the reranking features (K + w Phi . Phi) the pipeline's tree and tagging kernel
  * perceptrons try on dev: dev chose w = 1 over the kernel alone on every list set measured
- * (docs/reranking.md, "The features in the pipeline's default grid").
+ * (docs/design/reranking-defaults.md, "The kernel perceptron tries the reranking features").
  */
 export const PIPELINE_FEATURE_WEIGHTS: readonly number[] = [0, 1];
 

@@ -161,7 +161,7 @@ export interface ParserTrainOptions {
   /**
    * VP head-tag annotation (the PTB's `VP` label, Collins' head rules; default true; CRF:
    * false). A scheme without `VP` gets none: the same annotation on the verb phrases learned
-   * from Floresta was worse on its dev set (docs/parsing.md).
+   * from Floresta was worse on its dev set (docs/design/parser-defaults.md, "Options that stay off").
    */
   vpHeadTag?: boolean;
   /** Words seen at most this often also get signature tags (default 1). */

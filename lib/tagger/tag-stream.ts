@@ -39,7 +39,7 @@ const NEWLINE = 0x0a;
  * Bytes read at a time. Each block's native work (fields, attribute rows, output) takes about
  * 15x its size, and the C allocator keeps that memory: 64 KiB blocks add about 2 MB to the
  * model's process, 256 KiB ones 6 MB (1 MiB ones grew it by ~100 MB), for 3% more CPU than
- * 256 KiB (docs/benchmarks.md, tagging).
+ * 256 KiB (docs/design/tagger-speed.md, "The `tag` process").
  */
 export const BLOCK_BYTES = 1 << 16;
 

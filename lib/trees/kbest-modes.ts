@@ -25,7 +25,7 @@ export type KbestTagMode = (typeof KBEST_TAG_MODES)[number];
 /**
  * The reranking pipeline's lists (`base.kbest`): tags summed. On the dev sets of ptb-sample,
  * GUM (the demo's data) and floresta-pt they gave a higher oracle than plain k-best and, for
- * most rerankers, a higher reranked F1 (docs/reranking.md, "k-best modes in the pipeline").
+ * most rerankers, a higher reranked F1 (docs/design/reranking-defaults.md, "k-best lists over bracketings, tags summed").
  * `parse --nbest` keeps plain k-best ('all'): there K best trees is what is asked for.
  */
 export const PIPELINE_KBEST_MODE: KbestTagMode = 'sum';

@@ -63,7 +63,7 @@ constexpr int32_t kFallbackLabel = -1;
 
 // The parse-time coarse pass keeps, per cell, the entries within this many nats of the cell's
 // best: on both dev treebanks the same F1 as the exact pass (to 0.01), and the floresta-pt
-// ensemble 16% faster, its long sentences' charts being the costliest (docs/parsing.md).
+// ensemble 16% faster, its long sentences' charts being the costliest (docs/design/parser-speed.md).
 constexpr double kCoarseBeam = 15;
 
 class ChartModel {

@@ -22,7 +22,7 @@ struct EnsembleMember {
 };
 
 // The posterior a category needs under the first member to stay in another member's chart
-// (chosen on the dev sets of ptb-sample and floresta-pt: docs/parsing.md).
+// (chosen on the dev sets of ptb-sample and floresta-pt: docs/design/parser-defaults.md, "Ensembles").
 constexpr double kEnsembleMemberPrune = 1e-3;
 
 // The ensemble's 1-best for every sentence of `corpus`. prune: the first member's coarse

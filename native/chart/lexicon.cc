@@ -114,7 +114,7 @@ void Lexicon::Finish() {
   options.max_count = std::max(2, rare_threshold);
   options.min_types = 10;
   // Few classes: P(tag | signature) is learned from hapaxes, and spreading them over many
-  // suffix classes lost F1 on every dev treebank (docs/reranking.md, "unknown-word signatures").
+  // suffix classes lost F1 on every dev treebank (docs/design/parser-defaults.md, "The PCFG's unknown words").
   options.max_suffixes = 30;
   suffixes.Learn(counts, options);
   learned_signatures = true;

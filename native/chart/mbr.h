@@ -19,7 +19,7 @@
 
 namespace structrank {
 
-// The unary cost of the parse default (chosen on dev, docs/parsing.md).
+// The unary cost of the parse default (chosen on dev, docs/design/parser-defaults.md).
 constexpr double kMbrUnaryCost = 0.5;
 
 // Expected bracket counts of one sentence, dense by cell * B + base category (the decode

@@ -2,7 +2,7 @@
 // takes (the input columns of each token on one line, tab-separated, a blank line after each
 // sentence) and the parallel label text. Lines are split exactly as lib/io/conll.ts splits
 // them, so training from a file needs no JavaScript string per token: on conll2000 those
-// rows held about 70 MB of the training process (docs/benchmarks.md).
+// rows held about 70 MB of the training process (docs/design/tagger-speed.md).
 #pragma once
 #include <cstdint>
 #include <string>
