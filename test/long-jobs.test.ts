@@ -92,6 +92,8 @@ describe('long jobs say where they are off a terminal', () => {
     await waitFor(() => /^train-parser: pass 1\/1/m.test(child.stderr()) || /^structrank:/m.test(child.stderr()), 600_000);
     const before = child.stderr().split(/^train-parser: pass 1\/1/m)[0];
     expect(before.split('\n').filter((l) => /^train-parser {2}\[[#-]+\] \d+\/\d+ {2}elapsed \d+s {2}[\d.]+k? (steps|sentences)\/s/.test(l)).length, child.stderr()).toBeGreaterThanOrEqual(1);
+    // Inside the pass: the sentences done of the pass's total and their rate.
+    expect(before, child.stderr()).toMatch(/ pass 1\/1: \d+\/\d+ sentences, [\d.]+ sentences\/s$/m);
     expect(await child.done, child.stderr()).toBe(0);
   }, 600_000);
 

@@ -5,7 +5,7 @@ import { parserTrainFields } from '../options/parser.js';
 import { parserTrainDistributedFields } from '../options/distributed.js';
 import { distributedParserTrainer } from '../distributed/parser-gradient.js';
 import { readTreesSync } from '../io/treebank.js';
-import { ChartParserModel, CRF_DEFAULTS, type ParserTrainSummary } from '../parser/chart-parser.js';
+import { ChartParserModel, CRF_DEFAULTS, type ParserTrainProgress, type ParserTrainSummary } from '../parser/chart-parser.js';
 import { evaluateParser } from '../parser/evaluate.js';
 import { TrainProgressBar } from '../progress.js';
 import { resolveThreads } from '../native.js';
@@ -57,6 +57,15 @@ the EVALB F1 of the trained model.`,
     // Every event the trainer reports: the trees counted, then the CRF's steps or sentences (rate, ETA, objective).
     const progress = new TrainProgressBar('train-parser', { lossName: 'objective', logAfter: 0 });
     const start = Date.now();
+    // The CRF's lines also name the sentences done in the pass and their rate.
+    let sentences: string | undefined;
+    let pass = { epoch: 0, start };
+    const onSentences = (p: ParserTrainProgress): void => {
+      if (p.epoch !== pass.epoch) pass = { epoch: p.epoch, start: Date.now() };
+      const seconds = (Date.now() - pass.start) / 1000;
+      const rate = seconds > 0 ? `, ${(p.sentences / seconds).toFixed(1)} sentences/s` : '';
+      sentences = `pass ${p.epoch}/${p.epochs}: ${p.sentences}/${p.sentencesPerEpoch} sentences${rate}`;
+    };
     const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
     const model = await ChartParserModel.train(trees, {
       markov,
@@ -84,13 +93,14 @@ the EVALB F1 of the trained model.`,
       ...(external ? { external } : {}),
       ...(devTrees && crf ? { dev: devTrees } : {}),
       summary,
+      onProgress: onSentences,
       // One line per pass whether or not stderr is a terminal.
       onPass: (r) =>
         console.error(
           `train-parser: pass ${r.epoch}/${r.epochs}: ${r.seconds.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} CPU s), objective ${r.objective.toFixed(4)}` +
             (r.devF1 !== undefined ? `, dev F1 ${r.devF1.toFixed(2)}${r.best ? ' (best so far)' : ''}` : ''),
         ),
-    }, { onProgress: progress.onProgress });
+    }, { onProgress: (e) => progress.onProgress(e, e.phase === 'step' ? sentences : undefined) });
     progress.finish();
     // A Ctrl-C during synchronous work (reading, PCFG counting) stops the run before the model is written.
     await deliverPendingSignals();
