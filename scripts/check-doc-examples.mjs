@@ -129,8 +129,14 @@ function helpReader(root) {
         const at = text.indexOf('Options:');
         if (r.status !== 0 || at < 0 || !text.startsWith(`Usage: structrank ${key}`)) cache.set(key, null);
         else {
+          // Only the names that start an option line, in Options: and the groups after it up to
+          // Examples: (not the flags that descriptions or examples mention).
           const names = new Set(['-h', '--help']);
-          for (const m of text.slice(at).matchAll(/(?:^|[\s,])(--?[a-zA-Z0-9][\w-]*)/gm)) names.add(m[1]);
+          for (const l of text.slice(at).split('\n').slice(1)) {
+            if (/^Examples:/.test(l)) break;
+            const m = /^ {2}(?:(-\w),\s+)?(--[\w-]+)/.exec(l); // descriptions wrap deeper
+            if (m) { if (m[1]) names.add(m[1]); names.add(m[2]); }
+          }
           cache.set(key, names);
         }
       }
