@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const setup = /<!-- consumer-setup -->\s*```sh\n([\s\S]*?)```/.exec(readme);
+const setup = /<!-- consumer-setup -->\s*(?:<!--[^>]*-->\s*)?```sh\n([\s\S]*?)```/.exec(readme);
 const example = /```ts\n([\s\S]*?)```/.exec(readme);
 if (!setup || !example) {
   console.error('README.md needs a ```sh block after <!-- consumer-setup --> and a ```ts block');
