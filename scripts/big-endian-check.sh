@@ -22,6 +22,6 @@ qemu-s390x "$out/core_test"
 # golden-bytes check of a small payload and load models by copying their arrays there.
 s390x-linux-gnu-g++ -std=c++17 -O1 -Wall -Wextra -Wpedantic -Werror -static -pthread -Inative \
   native/tagger/*.cc native/optim/lbfgs.cc native/core/test_main.cc native/core/csr.cc native/core/interner.cc \
-  native/core/thread_pool.cc native/core/word_signature.cc native/core/exp.cc native/core/attribute_table.cc \
+  native/core/thread_pool.cc native/core/word_signature.cc native/core/exp.cc native/core/attribute_table.cc native/core/simd.cc \
   -o "$out/tagger_test"
 qemu-s390x "$out/tagger_test"
