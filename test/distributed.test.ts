@@ -34,6 +34,7 @@ function writeConfig(name: string, only?: { train: string; rerankers: [] }): str
     data: { train: only?.train ?? join(gum, 'train.mrg'), dev: join(gum, 'dev.mrg'), test: join(gum, 'test.mrg'), maxLength: 15, trainLimit: 90, devLimit: 12, testLimit: 12 },
     folds: 3,
     nbest: 4,
+    base: { crf: false },
     rerankers: only?.rerankers ?? [{ type: 'boost', rounds: 30, eps: [0.01], cutoff: 1 }, { type: 'loglinear', l2: [1, 10], iterations: 20, cutoff: 1 }],
     threads: 1,
     output: join(tmp.dir, name),

@@ -16,6 +16,7 @@ describe('pipeline with the real components, tiny settings', () => {
       data: { train: join(gum, 'train.mrg'), dev: join(gum, 'dev.mrg'), test: join(gum, 'test.mrg'), maxLength: 12, trainLimit: 60, devLimit: 15, testLimit: 15 },
       folds: 2,
       nbest: 5,
+      base: { crf: false },
       rerankers: [
         { type: 'boost', rounds: 50, eps: [0.001, 0.01], cutoff: 1 },
         { type: 'loglinear', l2: [1], iterations: 30, cutoff: 1 },
@@ -38,6 +39,23 @@ describe('pipeline with the real components, tiny settings', () => {
     const again = await runPipeline(config);
     expect(again.steps.every((s) => s.cached)).toBe(true);
     expect(again.systems.map((s) => s.testF1)).toEqual(r.systems.map((s) => s.testF1));
+  });
+
+  it('parsing with the default base: the jackknifed CRF parser', async () => {
+    const data = { train: join(gum, 'train.mrg'), dev: join(gum, 'dev.mrg'), test: join(gum, 'test.mrg'), maxLength: 12, trainLimit: 60, devLimit: 15, testLimit: 15 };
+    const config = validatePipelineConfig({
+      task: 'parse', data, folds: 2, nbest: 4, base: { epochs: 2 },
+      rerankers: [{ type: 'boost', rounds: 30, eps: [0.01], cutoff: 1 }],
+      threads: 2, output: join(tmp.dir, 'parse-crf'),
+    }, 'test', tmp.dir);
+    expect((config.base as { crf: boolean }).crf).toBe(true);
+    const r = await runPipeline(config);
+    expect(r.systems.map((s) => s.name)).toEqual(['base (CRF-CFG chart parser)', 'oracle', 'boosting']);
+    const [base, oracle, boost] = r.systems;
+    expect(base.testF1).toBeGreaterThan(20);
+    expect(oracle.testF1).toBeGreaterThanOrEqual(base.testF1);
+    expect(boost.testF1).toBeLessThanOrEqual(oracle.testF1 + 1e-9);
+    expect(r.sizes.averageCandidates).toBeGreaterThan(1);
   });
 
   it('tagging: CRF tagger k-best, boosting and log-linear over tag-sequence features, tagging-kernel perceptron', async () => {

@@ -60,7 +60,7 @@ export const dataSchema = z.strictObject({
 export const parserBaseSchema = z.strictObject({
   markov: z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'expected 0, 1 or 2' }).optional()
     .describe(`horizontal Markov order of the parser's binarization (default: the parser's own, 2 for the PCFG, ${CRF_DEFAULTS.markov} for the CRF)`),
-  crf: z.boolean({ error: 'expected true or false' }).default(false).describe('train the CRF-CFG on top of the PCFG (default false: the generative PCFG)'),
+  crf: z.boolean({ error: 'expected true or false' }).default(true).describe('the CRF-CFG chart parser (default true); false: the generative PCFG, faster to train and about 6 F1 lower'),
   epochs: positiveInt('epochs').default(CRF_DEFAULTS.epochs).describe('CRF passes over the training data'),
   rareThreshold: nonNegativeInt('count').optional().describe(`words seen at most this often also train the unknown-word signatures (default ${PCFG_RARE_THRESHOLD} for the PCFG, ${CRF_DEFAULTS.rareThreshold} for the CRF)`),
   kbest: z.enum(KBEST_TAG_MODES, { error: "expected 'all', 'max', 'sum' or 'fixed'" }).default(PIPELINE_KBEST_MODE)
