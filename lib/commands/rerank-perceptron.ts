@@ -15,7 +15,7 @@ import { distributedTarget } from '../distributed/gradient.js';
 import type { MixWeighting } from '../distributed/mixing.js';
 import { rerankerMixing } from '../distributed/rerank-mixing.js';
 import { ArtifactStore } from '../distributed/store.js';
-import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
+import { writeTextAtomic } from '../io/atomic-writer.js';
 import { resolveThreads } from '../native.js';
 import { loadHeadRules } from '../io/head-rules-file.js';
 
@@ -52,7 +52,6 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
   const cmd = 'train-reranker';
   const trainFile = values.train;
   const modelFile = values.model;
-  checkOutputPath(modelFile);
   const { kernel, wordFeature } = values;
   const sim2 = values.sim2 ?? (wordFeature !== 'none' ? 0.5 : 0);
   const options = {
@@ -149,7 +148,6 @@ export interface PerceptronRerankCli {
 
 export async function rerankPerceptronCli(values: PerceptronRerankCli): Promise<number> {
   const { model: modelFile, input, out } = values;
-  checkOutputPath(out);
   const threads = resolveThreads(values.threads);
   const prediction = predictionFlag(values);
   const reranker = await PerceptronReranker.load(modelFile);

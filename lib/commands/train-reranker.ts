@@ -10,14 +10,14 @@ import { UsageError } from '../errors.js';
 import { listKind, requireSameKind } from '../io/nbest.js';
 import { buildFeatureTable, selectFeatures } from '../rerank/feature-table.js';
 import { loadSentenceFeatures, requireScores, tableData } from '../rerank/inputs.js';
-import { saveReranker } from '../rerank/reranker.js';
-import { rerankerTrainers } from '../rerank/trainers.js';
+import { linearTrainers } from '../rerank/trainers.js';
+import { trainLinearReranker } from '../rerank/linear-reranker.js';
 import { trainPerceptronCli } from './rerank-perceptron.js';
 import { claimOutputs } from './claim.js';
 import { loadHeadRules } from '../io/head-rules-file.js';
 import { resolveThreads } from '../native.js';
 
-const METHODS = [...Object.keys(rerankerTrainers), 'perceptron'];
+const METHODS = [...Object.keys(linearTrainers), 'perceptron'];
 // Both methods take --threads; the other options apply to one side only.
 // --threads and --head-rules apply to every method (the perceptron's with --feature-weight).
 const { threads, headRules, ...linearOnly } = linearRerankerFields;
@@ -58,8 +58,7 @@ printed, with a warning under 90%.`,
   async run(values, { given }) {
     const method = values.method;
     const perceptron = method === 'perceptron';
-    const trainer = rerankerTrainers[method];
-    if (!trainer && !perceptron) throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${METHODS.join(', ')})`);
+    if (linearTrainers[method] === undefined && !perceptron) throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${METHODS.join(', ')})`);
     const wrong = Object.entries(perceptron ? linearOnly : perceptronOnly).map(([name, field]) => `--${flagOf(name, field)}`).find((f) => given.has(f));
     if (wrong !== undefined) throw new UsageError(`train-reranker: ${wrong} does not apply to --method ${method}`);
     if (perceptron && given.has('--head-rules') && !(values.featureWeight > 0)) {
@@ -92,16 +91,13 @@ printed, with a warning under 90%.`,
       requireScores(values.dev, devTable);
       dev = tableData(devTable, threads);
     }
-    const model = await trainer({
-      train: tableData(trainTable, threads), dev, dictionary,
-      options: { rounds, eps: values.eps, l2: values.l2, weighting, devStep, threads, signal, checkpoint: values.checkpoint, resume: values.resume },
+    const problem = { train: tableData(trainTable, threads), dev, dictionary, trainSentences: trainTable.ids.length, candidates: kind, treeSettings: settings };
+    const { reranker } = await trainLinearReranker(problem, {
+      method: method as 'boost' | 'logloss' | 'loglinear', cutoff,
+      rounds, eps: values.eps, l2: values.l2, weighting, devStep, threads, signal, checkpoint: values.checkpoint, resume: values.resume,
     });
-    model.info.cutoff = cutoff;
-    model.info.trainSentences = trainTable.ids.length;
-    model.info.features = dictionary.length;
-    if (kind) model.info.candidates = kind;
-    if (settings && kind === 'trees') model.treeSettings = settings;
-    saveReranker(modelFile, model);
+    const model = reranker.model;
+    reranker.save(modelFile);
     if (values.json) {
       for (const line of learnedLines) console.error(line);
       console.log(JSON.stringify({ method, model: modelFile, features: model.names.length, info: model.info }));

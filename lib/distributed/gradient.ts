@@ -1,10 +1,10 @@
 /**
  * CRF training by synchronous data parallelism. The training sentences are cut into shards;
  * at every point the optimizer asks about, each shard's objective and gradient are computed
- * (by queue jobs, or in this process) at the same weights, and the coordinator adds the L2
- * prior and the shards' sums in shard order and takes the L-BFGS step (gradient-lbfgs.ts,
- * the native optimizer's arithmetic). The model equals local training's up to the order in
- * which the per-sentence gradients are summed.
+ * (by queue jobs, or in this process) at the same weights, and the sharded L-BFGS coordinator
+ * (lbfgs-coordinator.ts) adds the L2 prior and the shards' sums in shard order and takes the
+ * step. The model equals local training's up to the order in which the per-sentence
+ * gradients are summed.
  *
  * A worker builds the coordinator's whole training corpus once (the features are the whole
  * corpus's; the spec is a blob in the store) and keeps it for the next job of the same run;
@@ -20,9 +20,10 @@ import { flowParentId, runFlow, type FlowStep } from './flow.js';
 import type { JobEnv, JobOutcome, JobKind } from './job-env.js';
 import { parsePayload } from './payloads.js';
 import { HASH_PATTERN, STEP_ID_PATTERN, type ArtifactStore, type StepManifest } from './store.js';
-import { AsyncLbfgs } from './gradient-lbfgs.js';
+import { shardedLbfgs, type CrfShardResult, type GradientExecutor, type GradientStats, type ShardObjective } from './lbfgs-coordinator.js';
 import { decodeVector, encodeVectorParts } from './vector-blob.js';
-import { InternalError, UsageError } from '../errors.js';
+import type { PerceptronShardResult, ShardEpochs } from './mixing.js';
+import { UsageError } from '../errors.js';
 
 /** [first, last) sentence ranges of `shards` near-equal shards, in order. */
 export function sentenceRanges(sentences: number, shards: number): [number, number][] {
@@ -32,44 +33,32 @@ export function sentenceRanges(sentences: number, shards: number): [number, numb
   return out;
 }
 
+/** The shards' computations one after another in this process, in shard order. */
+export async function inShardOrder<T>(ranges: readonly [number, number][], compute: (first: number, last: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (const [first, last] of ranges) out.push(await compute(first, last));
+  return out;
+}
+
 // ---- what a shard computes: the same native calls in a worker or in this process ----
 
-export interface CrfShardResult {
-  loss: number;
-  gradient: Float64Array;
-}
-export interface PerceptronShardResult {
-  mistakes: number;
-  weights: Float64Array;
-  averaged: Float64Array;
-}
+export type { CrfShardResult, GradientExecutor, GradientStats, PerceptronShardResult };
 
-/** Runs one computation per shard at given weights; results in shard order. */
-export interface ShardExecutor {
-  readonly shards: number;
-  crfGradients(weights: Float64Array): Promise<CrfShardResult[]>;
-  perceptronEpochs(weights: Float64Array, seed: number): Promise<PerceptronShardResult[]>;
-  /** Bytes of weights and results moved between coordinator and workers so far. */
-  readonly bytesMoved: number;
+/** Runs one computation per shard at given weights (a gradient or a perceptron epoch); results in shard order. */
+export interface ShardExecutor extends GradientExecutor, ShardEpochs {
   /** Queue runs only: where the time of the evaluations so far went. */
   readonly timings?: ExecutorTimings;
-  close(): Promise<void>;
 }
 
 /** The shards computed one after another in this process (`--mix-shards` without --redis, tests). */
 export function localExecutor(spec: TaggerTrainingSpec, shards: number, threads: number, signal?: AbortSignal): ShardExecutor {
   const handle = shardTrainingHandle(spec);
   const ranges = sentenceRanges(spec.sentences, shards);
-  const all = async <T>(f: (r: [number, number]) => Promise<T>): Promise<T[]> => {
-    const out: T[] = [];
-    for (const r of ranges) out.push(await f(r));
-    return out;
-  };
   return {
     shards: ranges.length,
     bytesMoved: 0,
-    crfGradients: (w) => all(([a, b]) => handle.gradient(w, a, b, threads, signal)),
-    perceptronEpochs: (w, seed) => all(([a, b]) => handle.perceptronEpoch(w, a, b, seed, signal)),
+    crfGradients: (w) => inShardOrder(ranges, (a, b) => handle.gradient(w, a, b, threads, signal)),
+    perceptronEpochs: (w, seed) => inShardOrder(ranges, (a, b) => handle.perceptronEpoch(w, a, b, seed, signal)),
     close: async () => {},
   };
 }
@@ -331,14 +320,6 @@ async function retireParent(queue: Queue, id: string): Promise<void> {
   }
 }
 
-/** Per-evaluation figures of a distributed run, for logs and bench/distributed.ts. */
-export interface GradientStats {
-  evaluations: number;
-  /** Wall time of the evaluations (shards' work, queue round trips, transfers, summing). */
-  seconds: number;
-  bytesMoved: number;
-}
-
 /** g = 2 c2 x; returns c2 |x|^2. */
 function setPrior(g: Float64Array, x: Float64Array, c2: number): number {
   let value = 0;
@@ -355,46 +336,26 @@ function addInto(g: Float64Array, shard: Float64Array): void {
 }
 
 /**
- * The CRF's L-BFGS iterations with the gradient summed over shards. Sums as the native
- * objective does: the prior c2 |w|^2 first, then the shards' terms in shard order.
+ * The CRF tagger's objective over shards. Sums as the native objective does: the prior
+ * c2 |w|^2 first, then the shards' terms in shard order.
  */
-export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: ShardExecutor, stats?: GradientStats): ExternalTrainer {
-  let lbfgs: AsyncLbfgs | undefined;
-  let gradient = new Float64Array(0); // reused: the optimizer copies it (AsyncObjective)
-  const objective = async (x: Float64Array): Promise<{ value: number; gradient: Float64Array }> => {
-    const t0 = Date.now();
-    const parts = await executor.crfGradients(x);
-    const c2 = spec.c2;
-    const n = x.length;
-    let value = 0;
-    if (gradient.length !== n) gradient = new Float64Array(n);
-    // Each weight's prior term, then the shards' terms in shard order (the local sum's order).
-    value += setPrior(gradient, x, c2);
-    for (const p of parts) addInto(gradient, p.gradient);
-    for (const p of parts) value += p.loss;
-    if (stats) {
-      stats.evaluations++;
-      stats.seconds += (Date.now() - t0) / 1000;
-      stats.bytesMoved = executor.bytesMoved;
-    }
-    return { value, gradient };
-  };
+export function crfShardObjective(spec: Pick<TaggerTrainingSpec, 'c2'>): ShardObjective {
   return {
-    async step(initial) {
-      lbfgs ??= await AsyncLbfgs.start(objective, initial());
-      const more = await lbfgs.iterate();
-      return { loss: lbfgs.value, converged: !more, weights: lbfgs.weights };
+    stateKind: 'lbfgs',
+    sum(x, parts, gradient) {
+      let value = 0;
+      // Each weight's prior term, then the shards' terms in shard order (the local sum's order).
+      value += setPrior(gradient, x, spec.c2);
+      for (const p of parts) addInto(gradient, p.gradient);
+      for (const p of parts) value += p.loss;
+      return value;
     },
-    saveState() {
-      if (!lbfgs) throw new InternalError('no L-BFGS state before the first distributed step');
-      return lbfgs.saveState();
-    },
-    loadState(bytes) {
-      lbfgs = AsyncLbfgs.restore(objective, bytes);
-      return lbfgs.weights;
-    },
-    close: () => executor.close(),
   };
+}
+
+/** The CRF tagger's L-BFGS iterations with the gradient summed over shards. */
+export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: GradientExecutor, stats?: GradientStats): ExternalTrainer {
+  return shardedLbfgs(crfShardObjective(spec), executor, stats);
 }
 
 /** The `--redis/--store` pair of a trainer, checked; undefined for a local run. */

@@ -2,8 +2,9 @@
  * CRF parser training by synchronous data parallelism (`train-parser --crf --lbfgs --redis`).
  * Full-batch L-BFGS is the natural distributed form of the parser's objective: at every point
  * L-BFGS asks about, each sentence shard's objective and gradient are computed by a job at
- * the same weights, and the coordinator adds them in shard order, then the prior, as the
- * native CrfTrainer::FullObjective does, and takes the step with the same L-BFGS (memory 10).
+ * the same weights, and the sharded L-BFGS coordinator (lbfgs-coordinator.ts) adds them in
+ * shard order, then the prior, as the native CrfTrainer::FullObjective does, and takes the
+ * step with the same L-BFGS (memory 10).
  * The model equals local training's up to the order in which per-sentence gradients are
  * summed (one shard and one thread: the same order, the same bytes).
  *
@@ -14,11 +15,10 @@
 import { z } from 'zod';
 import { parserShardHandle, type ParserExternalTrainer, type ParserShardHandle, type ParserTrainingSpec, type ParserTrainOptions } from '../parser/chart-parser.js';
 import type { Tree } from '../trees/tree.js';
-import { InternalError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { parserTrainFields } from '../options/parser.js';
-import { AsyncLbfgs } from './gradient-lbfgs.js';
-import { decodeState, encodeState } from './state-bytes.js';
-import { distributedTarget, queueExecutor, runWeightsJob, sentenceRanges, type CrfShardResult, type GradientStats, type ShardExecutor, type TrainShardPayload } from './gradient.js';
+import { distributedTarget, queueExecutor, inShardOrder, runWeightsJob, sentenceRanges, type TrainShardPayload } from './gradient.js';
+import { shardedLbfgs, type GradientExecutor, type GradientStats, type ShardObjective } from './lbfgs-coordinator.js';
 import type { JobEnv, JobOutcome } from './job-env.js';
 import { parsePayload } from './payloads.js';
 import { ArtifactStore } from './store.js';
@@ -26,8 +26,7 @@ import { ArtifactStore } from './store.js';
 /** The parser's L-BFGS settings (native CrfTrainer::LbfgsSettings: memory 10, the rest default). */
 const PARSER_LBFGS = { memory: 10 };
 
-/** What the gradient trainer needs of an executor. */
-export type GradientExecutor = Pick<ShardExecutor, 'shards' | 'crfGradients' | 'bytesMoved' | 'close'>;
+export type { GradientExecutor };
 
 // ---- the spec blob, checked before a worker builds anything from it ----
 
@@ -93,69 +92,48 @@ export function localParserExecutor(spec: ParserTrainingSpec, shards: number, th
   return {
     shards: ranges.length,
     bytesMoved: 0,
-    async crfGradients(w) {
-      const out: CrfShardResult[] = [];
-      for (const [a, b] of ranges) out.push(await handle.gradient(w, a, b, signal));
-      return out;
-    },
+    crfGradients: (w) => inShardOrder(ranges, (a, b) => handle.gradient(w, a, b, signal)),
     close: async () => {},
   };
 }
 
 /**
- * L-BFGS iterations over the shards' summed objective. Sums as FullObjective: the shards'
- * losses and gradients in shard order, then the Gaussian prior (mean: the starting weights,
- * or 0), feature by feature.
+ * The CRF parser's objective over shards. Sums as FullObjective: the shards' losses and
+ * gradients in shard order, then the Gaussian prior (mean: the starting weights, or 0),
+ * feature by feature. A checkpoint keeps the prior's mean after the L-BFGS vectors.
  */
-export function parserGradientTrainer(spec: ParserTrainingSpec, executor: GradientExecutor, stats?: GradientStats): ParserExternalTrainer {
-  let lbfgs: AsyncLbfgs | undefined;
+export function parserShardObjective(spec: Pick<ParserTrainingSpec, 'sigma2' | 'priorAtStart' | 'sentences'>): ShardObjective {
   let mean: Float64Array | undefined;
   const sigma2 = spec.sigma2;
-  let gradient = new Float64Array(0); // reused: the optimizer copies it (AsyncObjective)
-  const objective = async (x: Float64Array): Promise<{ value: number; gradient: Float64Array }> => {
-    const t0 = Date.now();
-    const parts = await executor.crfGradients(x);
-    let value = 0;
-    for (const p of parts) value += p.loss;
-    if (gradient.length !== x.length) gradient = new Float64Array(x.length);
-    for (let f = 0; f < x.length; f++) {
-      const d = mean ? x[f] - mean[f] : x[f];
-      value += (d * d) / (2 * sigma2);
-      let g = d / sigma2;
-      for (const p of parts) g += p.gradient[f];
-      gradient[f] = g;
-    }
-    if (stats) {
-      stats.evaluations++;
-      stats.seconds += (Date.now() - t0) / 1000;
-      stats.bytesMoved = executor.bytesMoved;
-    }
-    return { value, gradient };
-  };
   return {
-    async step(initial) {
-      if (!lbfgs) {
-        const x0 = initial();
-        if (spec.priorAtStart) mean = Float64Array.from(x0);
-        lbfgs = await AsyncLbfgs.start(objective, x0, PARSER_LBFGS);
+    stateKind: 'parser-lbfgs',
+    lbfgs: PARSER_LBFGS,
+    start(x0) {
+      if (spec.priorAtStart) mean = Float64Array.from(x0);
+    },
+    sum(x, parts, gradient) {
+      let value = 0;
+      for (const p of parts) value += p.loss;
+      for (let f = 0; f < x.length; f++) {
+        const d = mean ? x[f] - mean[f] : x[f];
+        value += (d * d) / (2 * sigma2);
+        let g = d / sigma2;
+        for (const p of parts) g += p.gradient[f];
+        gradient[f] = g;
       }
-      const more = await lbfgs.iterate();
-      return { loss: lbfgs.value / spec.sentences, converged: !more, weights: lbfgs.weights };
+      return value;
     },
-    // The L-BFGS state and, after its vectors, the prior's mean (the starting weights).
-    saveState() {
-      if (!lbfgs) throw new InternalError('no L-BFGS state before the first distributed step');
-      const p = lbfgs.saveParts();
-      return encodeState('parser-lbfgs', { header: { ...p.header, priorMean: mean !== undefined }, vectors: [...p.vectors, ...(mean ? [mean] : [])] });
-    },
-    loadState(bytes) {
-      const p = decodeState('parser-lbfgs', bytes);
+    loss: (value) => value / spec.sentences,
+    saveExtra: () => ({ header: { priorMean: mean !== undefined }, vectors: mean ? [mean] : [] }),
+    loadExtra(p) {
       mean = p.header.priorMean === true ? p.vectors.pop() : undefined;
-      lbfgs = AsyncLbfgs.fromParts(objective, p, PARSER_LBFGS);
-      return lbfgs.weights;
     },
-    close: () => executor.close(),
   };
+}
+
+/** L-BFGS iterations over the shards' summed parser objective. */
+export function parserGradientTrainer(spec: ParserTrainingSpec, executor: GradientExecutor, stats?: GradientStats): ParserExternalTrainer {
+  return shardedLbfgs(parserShardObjective(spec), executor, stats);
 }
 
 export interface DistributedParserValues {

@@ -1,10 +1,9 @@
 /**
- * Iterative parameter mixing for the perceptron rerankers (McDonald, Hall & Mann 2010), as
- * for the perceptron tagger (mixing.ts): the training n-best lists are cut into shards;
- * every round each shard runs one perceptron epoch over its lists from the mixed
- * coefficients, and the coordinator mixes the shards' final coefficients, uniformly or by
- * their share of the round's updates. The model's averaged prediction is the mean over the
- * rounds of the mixed epoch-averaged coefficients; its last prediction the final mix.
+ * The kernel perceptron rerankers' side of parameter mixing (the rounds are mixing.ts's, as
+ * for the perceptron tagger): the training n-best lists are cut into shards, and a shard's
+ * epoch is one native perceptron epoch over its lists from the mixed coefficients. The
+ * model's averaged prediction is the mean over the rounds of the mixed epoch-averaged
+ * coefficients; its last prediction the final mix.
  *
  * The shards run as queue jobs (`train.reranker-epoch`) or one after another in this
  * process: the same native epochs on the same inputs, mixed by the same code, so both give
@@ -15,50 +14,24 @@ import { mixingCandidates, mixingEpoch, type RerankerMixingSpec } from '../reran
 import type { PerceptronTrainOptions } from '../rerank/perceptron.js';
 import type { NativeCandidateSpec } from '../rerank/perceptron-native.js';
 import { PERCEPTRON_KERNELS } from '../options/rerank.js';
-import { queueExecutor, runWeightsJob, sentenceRanges, type PerceptronShardResult, type ShardExecutor, type TrainShardPayload } from './gradient.js';
+import { queueExecutor, inShardOrder, runWeightsJob, sentenceRanges, type TrainShardPayload } from './gradient.js';
 import type { JobEnv, JobOutcome } from './job-env.js';
-import { mix, mixingWeights, roundSeed, type MixWeighting } from './mixing.js';
+import { mixRounds, type MixWeighting, type ShardEpochs } from './mixing.js';
 import { parsePayload } from './payloads.js';
-import { InternalError } from '../errors.js';
 import type { ArtifactStore } from './store.js';
 
 /** The shards' epochs one after another in this process (`--mix-shards` without --redis). */
-export function localRerankerExecutor(spec: RerankerMixingSpec, candidates: NativeCandidateSpec, shards: number, threads: number, signal?: AbortSignal): ShardExecutor {
+export function localRerankerExecutor(spec: RerankerMixingSpec, candidates: NativeCandidateSpec, shards: number, threads: number, signal?: AbortSignal): ShardEpochs {
   const ranges = sentenceRanges(spec.sentences, shards);
   return {
     shards: ranges.length,
-    bytesMoved: 0,
-    crfGradients: () => Promise.reject(new InternalError('a perceptron reranker has no gradient')),
-    async perceptronEpochs(w, seed) {
-      const out: PerceptronShardResult[] = [];
-      for (const [first, last] of ranges) {
+    perceptronEpochs: (w, seed) =>
+      inShardOrder(ranges, async (first, last) => {
         const r = await mixingEpoch(candidates, spec.options, w, { first, last, seed, threads }, signal);
-        out.push({ mistakes: r.mistakes, weights: r.last, averaged: r.averaged });
-      }
-      return out;
-    },
+        return { mistakes: r.mistakes, weights: r.last, averaged: r.averaged };
+      }),
     close: async () => {},
   };
-}
-
-/** `epochs` rounds of mixing from zero coefficients; the model's last and averaged coefficients. */
-export async function mixRerankerRounds(executor: ShardExecutor, candidates: number, epochs: number, seed: number, weighting: MixWeighting): Promise<{ last: Float64Array; averaged: Float64Array }> {
-  let w: Float64Array = new Float64Array(candidates);
-  const averagedSum = new Float64Array(candidates);
-  try {
-    for (let round = 0; round < epochs; round++) {
-      const parts = await executor.perceptronEpochs(w, roundSeed(seed, round));
-      const mu = mixingWeights(parts, weighting);
-      w = mix(parts.map((p) => p.weights), mu);
-      const averaged = mix(parts.map((p) => p.averaged), mu);
-      for (let k = 0; k < candidates; k++) averagedSum[k] += averaged[k];
-    }
-  } finally {
-    await executor.close();
-  }
-  const averaged = new Float64Array(candidates);
-  for (let k = 0; k < candidates; k++) averaged[k] = averagedSum[k] / epochs;
-  return { last: w, averaged };
 }
 
 export interface RerankerMixingValues {
@@ -77,7 +50,7 @@ export function rerankerMixing(v: RerankerMixingValues): NonNullable<PerceptronT
     const executor = v.queue
       ? await queueExecutor(spec, v.shards, { ...v.queue, signal: v.signal, epochKind: 'train.reranker-epoch' })
       : localRerankerExecutor(spec, candidates, v.shards, v.threads, v.signal);
-    return mixRerankerRounds(executor, candidates.logprobs.length, epochs, v.seed, v.weighting);
+    return mixRounds(executor, candidates.logprobs.length, epochs, v.seed, v.weighting);
   };
 }
 

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { InputError, InternalError, UsageError } from '../errors.js';
-import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
+import { writeTextAtomic } from '../io/atomic-writer.js';
 import { readFileHead, readLinesSync } from '../io/lines.js';
 import { readTreebankSync } from '../io/treebank.js';
 import { columnFormatOf, type ColumnFormat } from '../io/conllu.js';
@@ -259,8 +259,7 @@ export async function runSharded(command: 'parse' | 'tag', values: ShardedValues
     if (values.beam !== undefined && Number.isFinite(values.beam)) options.beam = values.beam;
     if (values.maxLength !== undefined) options.maxLength = values.maxLength;
   }
-  checkOutputPath(outFile);
-  if (values.outNbest) checkOutputPath(values.outNbest);
+  // The outputs were checked and locked by the command's claimOutputs.
 
   const store = new ArtifactStore(values.store as string);
   const model = await store.putFile(modelFile);

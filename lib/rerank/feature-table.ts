@@ -34,24 +34,71 @@ export interface FeatureTable {
   cutoff: number;
 }
 
+/**
+ * The count cutoff, the one rule every reranker dictionary is built by: the features seen on a
+ * candidate of >= cutoff distinct sentences, in order of first appearance. `visit(i, see)`
+ * calls `see` with every feature of every candidate of sentence i.
+ */
+export function featuresOverCutoff<K>(sentences: number, visit: (i: number, see: (feature: K) => void) => void, cutoff: number): K[] {
+  const seen = new Map<K, { sentences: number; last: number }>();
+  for (let i = 0; i < sentences; i++) {
+    visit(i, (feature) => {
+      const e = seen.get(feature);
+      if (e === undefined) seen.set(feature, { sentences: 1, last: i });
+      else if (e.last !== i) {
+        e.sentences++;
+        e.last = i;
+      }
+    });
+  }
+  const out: K[] = [];
+  for (const [feature, e] of seen) if (e.sentences >= cutoff) out.push(feature);
+  return out;
+}
+
 /** Names seen on a candidate of >= cutoff distinct sentences, in order of first appearance. */
 export function selectFeatures(sentences: readonly SentenceFeatureNames[], cutoff: number): string[] {
-  const seen = new Map<string, { sentences: number; last: number }>();
-  sentences.forEach((s, i) => {
-    for (const c of s.candidates) {
-      for (const name of c.names) {
-        const e = seen.get(name);
-        if (e === undefined) seen.set(name, { sentences: 1, last: i });
-        else if (e.last !== i) {
-          e.sentences++;
-          e.last = i;
-        }
-      }
+  return featuresOverCutoff<string>(sentences.length, (i, see) => {
+    for (const c of sentences[i].candidates) for (const name of c.names) see(name);
+  }, cutoff);
+}
+
+/** Interned feature ids per candidate (as lib/rerank/candidate-feature-ids.ts gives them). */
+export interface FeatureIdRows {
+  sentencePtr: ArrayLike<number>;
+  rowPtr: ArrayLike<number>;
+  cols: Int32Array;
+}
+
+/** selectFeatures over interned ids: the ids seen on candidates of >= cutoff distinct sentences. */
+export function selectFeatureIds(f: FeatureIdRows, cutoff: number): number[] {
+  return featuresOverCutoff<number>(f.sentencePtr.length - 1, (i, see) => {
+    for (let c = f.sentencePtr[i]; c < f.sentencePtr[i + 1]; c++) for (let k = f.rowPtr[c]; k < f.rowPtr[c + 1]; k++) see(f.cols[k]);
+  }, cutoff);
+}
+
+/**
+ * buildFeatureTable over interned ids: the table of `f` over the dictionary `selected` (ids,
+ * named `names`; other ids are dropped). The ids of a candidate must be distinct.
+ */
+export function buildIdFeatureTable(f: FeatureIdRows & { ids: string[]; logprob: Float64Array; score: Float64Array }, selected: readonly number[], names: string[]): FeatureTable {
+  let size = 0;
+  for (const id of selected) size = Math.max(size, id + 1);
+  const position = new Int32Array(size).fill(-1);
+  selected.forEach((id, at) => (position[id] = at));
+  const rowPtr = new Float64Array(f.rowPtr.length);
+  const cols = new Int32Array(f.cols.length);
+  let n = 0;
+  for (let c = 0; c + 1 < f.rowPtr.length; c++) {
+    const start = n;
+    for (let k = f.rowPtr[c]; k < f.rowPtr[c + 1]; k++) {
+      const at = f.cols[k] < position.length ? position[f.cols[k]] : -1;
+      if (at >= 0) cols[n++] = at;
     }
-  });
-  const out: string[] = [];
-  for (const [name, e] of seen) if (e.sentences >= cutoff) out.push(name);
-  return out;
+    cols.subarray(start, n).sort();
+    rowPtr[c + 1] = n;
+  }
+  return { names, ids: f.ids, sentencePtr: Float64Array.from(f.sentencePtr), rowPtr, cols: cols.slice(0, n), logprob: f.logprob, score: f.score, cutoff: 0 };
 }
 
 /** Builds a table over `dictionary` (feature names absent from it are dropped). */

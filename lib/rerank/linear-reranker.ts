@@ -1,11 +1,13 @@
 /**
  * Boosting, LogLoss selection and the log-linear reranker with the same verbs as the other
  * model families: `await LinearReranker.train(nbest, options, run)`, `rerank`, `save`,
- * `LinearReranker.load`, `info`. A thin facade over what `train-reranker` and `rerank` do:
- * features of every candidate (the candidates' own `features`, else the tree templates),
- * the count cutoff, the feature table, one of `rerankerTrainers`, the compact model file.
+ * `LinearReranker.load`, `info`. The one path every linear reranker is trained by:
+ * `LinearReranker.train` (the API), `train-reranker` (features from files or a feature
+ * table) and the pipeline's reranker steps (interned features) build the native problems
+ * over one dictionary (the count cutoff of feature-table.ts) and call `trainLinearReranker`,
+ * which runs one of `linearTrainers` and makes the model.
  */
-import type { NbestSentence } from '../io/nbest.js';
+import { listKind, type NbestKind, type NbestSentence } from '../io/nbest.js';
 import { InputError, optionError } from '../errors.js';
 import { FEATURE_CUTOFF } from '../options/rerank.js';
 import { withRun, type TrainProgress, type TrainRun } from '../train-progress.js';
@@ -15,7 +17,9 @@ import { buildFeatureTable, selectFeatures } from './feature-table.js';
 import type { ExtractOptions } from './nbest-features.js';
 import { loadReranker, loadRerankerAsync, saveReranker, type RerankerModel } from './reranker.js';
 import { tableData } from './table-data.js';
-import { rerankerTrainers, type RerankerTrainOptions } from './trainers.js';
+import { linearTrainers, type RerankerTrainOptions, type TrainedLinear, type TrainerKnobs } from './trainers.js';
+import type { RerankDataHandle } from './boost.js';
+import type { TreeSettings } from './tree-settings.js';
 
 /** Options of `LinearReranker.train`. */
 export interface LinearTrainOptions extends Omit<RerankerTrainOptions, 'progress'> {
@@ -39,6 +43,43 @@ export interface LinearRerankOptions {
   signal?: AbortSignal;
 }
 
+/** What training a linear reranker needs: the native problems over one feature dictionary. */
+export interface LinearProblem {
+  train: RerankDataHandle;
+  dev?: RerankDataHandle;
+  /** Feature id -> name (the count cutoff applied on the training set). */
+  dictionary: readonly string[];
+  trainSentences: number;
+  /** What the candidates are (recorded in the model's info; unknown for a feature table). */
+  candidates?: NbestKind;
+  /** The tree features' head rules and word classes: kept in a tree model, so that reranking extracts as training did. */
+  treeSettings?: TreeSettings;
+}
+
+/** The training options of `trainLinearReranker`: the method, the cutoff the dictionary was made with, the trainer's options. */
+export type LinearTrainSettings = Omit<LinearTrainOptions, 'dev' | 'extract'> & Pick<RerankerTrainOptions, 'progress'>;
+
+let wrap: (model: RerankerModel) => LinearReranker;
+
+/**
+ * Trains a linear reranker on a problem (`settings.method`, default boost); the model's info
+ * records the cutoff, the training sentences and the dictionary's size. `trained` keeps a0 and
+ * the dense weights over the problem's dictionary, for data built over that dictionary.
+ */
+export async function trainLinearReranker(problem: LinearProblem, settings: LinearTrainSettings, knobs?: TrainerKnobs): Promise<{ reranker: LinearReranker; trained: TrainedLinear }> {
+  const { method = 'boost', cutoff = FEATURE_CUTOFF, ...options } = settings;
+  const trainer = linearTrainers[method];
+  if (trainer === undefined) throw optionError(`unknown method '${String(method)}' (boost, logloss or loglinear)`);
+  const { train, dev, dictionary } = problem;
+  const trained = await trainer({ train, dev, dictionary, options }, knobs);
+  trained.model.info.cutoff = cutoff;
+  trained.model.info.trainSentences = problem.trainSentences;
+  trained.model.info.features = dictionary.length;
+  if (problem.candidates) trained.model.info.candidates = problem.candidates;
+  if (problem.treeSettings && problem.candidates === 'trees') trained.model.treeSettings = problem.treeSettings;
+  return { reranker: wrap(trained.model), trained };
+}
+
 /**
  * A linear reranker over sparse features: boosting (Collins & Koo), LogLoss selection or a
  * log-linear model.
@@ -52,14 +93,17 @@ export interface LinearRerankOptions {
  * ```
  */
 export class LinearReranker {
+  static {
+    wrap = (model) => new LinearReranker(model);
+  }
+
   private constructor(readonly model: RerankerModel) {}
 
   /** Trains on n-best lists with gold; `run` gives cancellation and the common progress event. */
   static async train(sentences: readonly NbestSentence[], options: LinearTrainOptions = {}, run?: TrainRun): Promise<LinearReranker> {
     const o = withRun(options, run, (p: TrainProgress) => p);
     const method = o.method ?? 'boost';
-    const trainer = rerankerTrainers[method];
-    if (trainer === undefined) throw optionError(`unknown method '${String(method)}' (boost, logloss or loglinear)`);
+    if (linearTrainers[method] === undefined) throw optionError(`unknown method '${String(method)}' (boost, logloss or loglinear)`);
     const cutoff = o.cutoff ?? FEATURE_CUTOFF;
     const threads = o.threads ?? 0;
     const extract = { ...o.extract, threads, signal: o.signal };
@@ -68,19 +112,16 @@ export class LinearReranker {
     const table = buildFeatureTable(features, dictionary, cutoff);
     if (table.score.some((v) => Number.isNaN(v))) throw new InputError('<train>', undefined, 'every training sentence needs a gold analysis');
     const dev = o.dev ? tableData(buildFeatureTable(await extractSentences('<dev>', o.dev, extract), dictionary), threads) : undefined;
-    const { method: _m, cutoff: _c, dev: _d, extract: _e, ...trainOptions } = o;
-    void _m, void _c, void _d, void _e;
-    const model = await trainer({ train: tableData(table, threads), dev, dictionary, options: { ...trainOptions, progress: false } });
-    model.info.cutoff = cutoff;
-    model.info.trainSentences = table.ids.length;
-    model.info.features = dictionary.length;
-    return new LinearReranker(model);
+    const { dev: _d, extract: _e, ...settings } = o;
+    void _d, void _e;
+    const problem = { train: tableData(table, threads), dev, dictionary, trainSentences: table.ids.length, candidates: listKind(sentences), treeSettings: o.extract?.settings };
+    return (await trainLinearReranker(problem, { ...settings, method, cutoff, progress: false })).reranker;
   }
 
   /** The chosen candidate of each sentence, computed on native threads. */
   async rerank(sentences: readonly NbestSentence[], options: LinearRerankOptions = {}): Promise<Int32Array> {
     const threads = options.threads ?? 0;
-    const features = await extractSentences('<n-best>', sentences, { threads, signal: options.signal });
+    const features = await extractSentences('<n-best>', sentences, { threads, signal: options.signal, settings: this.model.treeSettings });
     const data = tableData(buildFeatureTable(features, this.model.names), threads);
     return Int32Array.from(rerankScores(data, this.model.a0, this.model.weights, threads).chosen);
   }

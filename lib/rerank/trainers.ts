@@ -6,7 +6,7 @@
 import { TrainProgressBar } from '../progress.js';
 import { rateStamp, type TrainProgress } from '../train-progress.js';
 import {
-  boostWeights, boostWork, chooseRoundsOnDev, chosenScore, trainBoost, trainLoglinear,
+  boostPrefixCurve, boostWeights, boostWork, chooseRoundsOnDev, chosenScore, trainBoost, trainLoglinear,
   type BoostModelData, type LoglinearModelData, type RerankDataHandle, type TrainBoostOptions,
 } from './boost.js';
 import { compactReranker, type RerankerModel } from './reranker.js';
@@ -44,6 +44,36 @@ export interface RerankerTrainInput {
 }
 
 export type RerankerTrainer = (input: RerankerTrainInput) => Promise<RerankerModel>;
+
+/** What a caller inside the package may set beside the options (the pipeline's reranker steps). */
+export interface TrainerKnobs {
+  /** Boosting rounds per native call between progress reports and checkpoints. */
+  chunk?: number;
+  /** The rounds at which dev chooses N, given the rounds trained (default: every `devStep`). */
+  devRounds?: (rounds: number) => number[];
+  /** The checkpoints to keep, instead of the ones `options.checkpoint`/`resume` name. */
+  checkpoints?: RerankCheckpoints;
+  /** Progress of one setting (e.g. `eps=0.001`), beside `options.onProgress`. */
+  onSettingProgress?: (setting: string, p: TrainProgress) => void;
+  /** One line per setting trained: what it reached on dev. */
+  log?: (line: string) => void;
+}
+
+/** A dev curve of one setting: summed dev Score against rounds. */
+export interface DevCurve {
+  label: string;
+  x: number[];
+  y: number[];
+}
+
+/** A trained linear reranker: the compact model, and a0 with the dense weights over the training dictionary. */
+export interface TrainedLinear {
+  model: RerankerModel;
+  a0: number;
+  dense: Float64Array;
+  /** Boosting with dev data: one curve per eps. */
+  curves: DevCurve[];
+}
 
 /**
  * Checkpoints of the linear rerankers: one binary section per setting tried (per eps of
@@ -129,24 +159,34 @@ export async function loglinearCheckpointed(
   return r;
 }
 
-async function selection(method: 'sparse' | 'logloss', name: string, input: RerankerTrainInput): Promise<RerankerModel> {
+/** The first round count of `x` with the highest dev Score. */
+function firstBest(x: readonly number[], y: ArrayLike<number>): { rounds: number; score: number } {
+  let at = 0;
+  for (let i = 1; i < y.length; i++) if (y[i] > y[at]) at = i;
+  return { rounds: x[at], score: y[at] };
+}
+
+async function selection(method: 'sparse' | 'logloss', name: string, input: RerankerTrainInput, knobs: TrainerKnobs = {}): Promise<TrainedLinear> {
   const { train, dev, dictionary, options } = input;
   const rounds = options.rounds ?? RERANK_ROUNDS[method === 'logloss' ? 'logloss' : 'boost'];
   const epsList = method === 'logloss' ? [0] : (options.eps ?? [BOOST_EPS]);
   let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
-  const saved = checkpoints('boost-reranker', input, {
+  const curves: DevCurve[] = [];
+  const saved = knobs.checkpoints ?? checkpoints('boost-reranker', input, {
     method, eps: epsList, weighting: options.weighting ?? 'score', devStep: options.devStep ?? null, ...(method === 'logloss' ? { l2: options.l2?.[0] ?? null } : {}),
   });
   for (const [index, eps] of epsList.entries()) {
     const stamp = rateStamp();
-    const bar = new TrainProgressBar(`${name}${epsList.length > 1 ? ` eps=${eps}` : ''}`);
+    const setting = `${name}${epsList.length > 1 ? ` eps=${eps}` : ''}`;
+    const bar = new TrainProgressBar(setting);
     const { model } = await trainBoost(train, {
       rounds, method, eps, weighting: options.weighting, l2: options.l2?.[0], threads: options.threads, signal: options.signal, dev,
-      chunk: method === 'logloss' ? 10 : 1000,
+      chunk: knobs.chunk ?? (method === 'logloss' ? 10 : 1000),
       ...boostCheckpointing(saved, `rounds:${index}`),
       onProgress: (s) => {
         const event = stamp({ phase: 'round', done: s.rounds, total: rounds, loss: s.loss, devScore: s.devScore });
         options.onProgress?.(event);
+        knobs.onSettingProgress?.(`eps=${eps}`, event);
         if (options.progress === false) return;
         bar.onProgress(event, method === 'sparse' ? `Work ${s.work.toFixed(2)}  Savings ${s.savings.toFixed(0)}` : undefined);
       },
@@ -155,9 +195,20 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
     let n = model.features.length;
     let score = NaN;
     if (dev) {
-      const pick = chooseRoundsOnDev(dev, model, options.devStep ?? Math.max(1, Math.ceil(model.features.length / 200)), options.threads);
+      let pick: { rounds: number; score: number };
+      if (knobs.devRounds) {
+        const x = knobs.devRounds(model.features.length);
+        const y = Array.from(boostPrefixCurve(dev, model, x, options.threads));
+        curves.push({ label: `eps=${eps}`, x, y });
+        pick = firstBest(x, y);
+      } else {
+        const c = chooseRoundsOnDev(dev, model, options.devStep ?? Math.max(1, Math.ceil(model.features.length / 200)), options.threads);
+        curves.push({ label: `eps=${eps}`, x: c.checkpoints, y: Array.from(c.curve) });
+        pick = c;
+      }
       n = pick.rounds;
       score = pick.score;
+      knobs.log?.(`eps=${eps}: ${model.features.length} rounds; best dev Score ${score.toFixed(1)} after ${n} rounds`);
     }
     if (!best || score > best.score) best = { model, n, score, eps };
   }
@@ -170,13 +221,13 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
   };
   if (method === 'sparse') Object.assign(info, { eps: b.eps, weighting: b.model.weighting, work: w.work, savings: w.savings });
   if (dev) info.devScore = b.score;
-  return compactReranker(name, b.model.a0, dictionary, dense, b.model, info);
+  return { model: compactReranker(name, b.model.a0, dictionary, dense, b.model, info), a0: b.model.a0, dense, curves };
 }
 
-const loglinear: RerankerTrainer = async ({ train, dev, dictionary, options }) => {
+async function loglinear({ train, dev, dictionary, options }: RerankerTrainInput, knobs: TrainerKnobs = {}): Promise<TrainedLinear> {
   const l2s = options.l2 ?? [LOGLINEAR_C];
   let best: { a0: number; weights: Float64Array; score: number; l2: number; objective: number; iterations: number } | undefined;
-  const saved = checkpoints('loglinear-reranker', { train, dev, dictionary, options }, { l2: l2s });
+  const saved = knobs.checkpoints ?? checkpoints('loglinear-reranker', { train, dev, dictionary, options }, { l2: l2s });
   for (const [index, l2] of l2s.entries()) {
     const maxIterations = options.rounds ?? RERANK_ROUNDS.loglinear;
     const stamp = rateStamp();
@@ -184,22 +235,29 @@ const loglinear: RerankerTrainer = async ({ train, dev, dictionary, options }) =
     const onIteration = (iteration: number, objective: number): void => {
       const event = stamp({ phase: 'iteration', done: iteration, total: maxIterations, loss: objective });
       options.onProgress?.(event);
+      knobs.onSettingProgress?.(`C=${l2}`, event);
       if (options.progress !== false) bar.onProgress(event);
     };
     const common = { l2, threads: options.threads, signal: options.signal, onIteration };
     const r = await loglinearCheckpointed(train, common, maxIterations, saved, `lbfgs:${index}`);
     const score = dev ? chosenScore(dev, r.a0, r.weights, options.threads) : NaN;
     if (options.progress !== false) bar.finish(`objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations${dev ? `  dev ${score.toFixed(1)}` : ''}`);
+    knobs.log?.(`C=${l2}: objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations${dev ? `; dev Score ${score.toFixed(1)}` : ''}`);
     if (!best || score > best.score) best = { ...r, score, l2 };
   }
   const b = best as NonNullable<typeof best>;
   const info: RerankerModel['info'] = { l2: b.l2, objective: b.objective, iterations: b.iterations };
   if (dev) info.devScore = b.score;
-  return compactReranker('loglinear', b.a0, dictionary, b.weights, undefined, info);
-};
+  return { model: compactReranker('loglinear', b.a0, dictionary, b.weights, undefined, info), a0: b.a0, dense: b.weights, curves: [] };
+}
 
-export const rerankerTrainers: Record<string, RerankerTrainer> = {
-  boost: (input) => selection('sparse', 'boost', input),
-  logloss: (input) => selection('logloss', 'logloss', input),
+/** The methods by name, with the knobs and the dense weights (LinearReranker's training). */
+export const linearTrainers: Record<string, (input: RerankerTrainInput, knobs?: TrainerKnobs) => Promise<TrainedLinear>> = {
+  boost: (input, knobs) => selection('sparse', 'boost', input, knobs),
+  logloss: (input, knobs) => selection('logloss', 'logloss', input, knobs),
   loglinear,
 };
+
+export const rerankerTrainers: Record<string, RerankerTrainer> = Object.fromEntries(
+  Object.entries(linearTrainers).map(([method, train]) => [method, async (input: RerankerTrainInput) => (await train(input)).model]),
+);

@@ -1,20 +1,22 @@
 /**
- * Boosting (Collins & Koo 2005) and the log-linear reranker (lib/rerank) behind the pipeline's
- * Reranker interface. Features: the parse-tree features of Collins & Koo (2005) for trees, tag-sequence
- * features (tag-features.ts) for tags; extracted once per candidate set on worker threads
- * and shared by every reranker of the run; the count cutoff is taken on the training set.
+ * Boosting (Collins & Koo 2005) and the log-linear reranker behind the pipeline's Reranker
+ * interface: the problems built from the pipeline's features, then the one training path of
+ * the linear rerankers (trainLinearReranker, lib/rerank/linear-reranker.ts). Features: the
+ * parse-tree features of Collins & Koo (2005) for trees, tag-sequence features
+ * (tag-features.ts) for tags; extracted once per candidate set on worker threads, interned,
+ * and shared by every reranker of the run; the count cutoff (feature-table.ts) is taken on
+ * the training set.
  */
 import type { NbestSentence } from '../../io/nbest.js';
-import {
-  boostPrefixCurve, boostWeights, chosenScore, rerankScores, trainBoost,
-  type BoostModelData, type RerankDataHandle,
-} from '../../rerank/boost.js';
-import { candidateFeatureIds, featureIdCount, featureName, type CandidateFeatureIds } from '../../rerank/candidate-feature-ids.js';
-import type { FeatureTable } from '../../rerank/feature-table.js';
+import { rerankScores, type RerankDataHandle } from '../../rerank/boost.js';
+import { candidateFeatureIds, featureName, type CandidateFeatureIds } from '../../rerank/candidate-feature-ids.js';
+import { buildIdFeatureTable, selectFeatureIds, type FeatureTable } from '../../rerank/feature-table.js';
 import { tableData } from '../../rerank/table-data.js';
-import type { CandidateSet, Curve, Reranker, StepContext, TrainedReranker } from '../components.js';
+import { trainLinearReranker, type LinearTrainSettings } from '../../rerank/linear-reranker.js';
+import type { CandidateSet, Reranker, StepContext, TrainedReranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig } from '../config.js';
-import { boostCheckpointing, loglinearCheckpointed, rerankCheckpoints, type RerankCheckpoints } from '../../rerank/trainers.js';
+import { rerankCheckpoints, type RerankCheckpoints, type TrainerKnobs } from '../../rerank/trainers.js';
+import { stepRun } from './progress.js';
 import type { CheckpointTrainer } from '../../io/checkpoint.js';
 import { describeTreeSettings, learnTreeSettings, type TreeSettings } from '../../rerank/tree-settings.js';
 import { loadHeadRules } from '../../io/head-rules-file.js';
@@ -57,48 +59,6 @@ export async function candidateFeatures(set: CandidateSet, ctx: StepContext, set
   return { ...features, ids: set.sentences.map((s) => s.id), score: Float64Array.from(set.scores.flat()) };
 }
 
-/**
- * The ids seen on candidates of at least `cutoff` different sentences, in the order they are
- * first seen (as selectFeatures in rerank/feature-table.ts orders names).
- */
-function selectIds(f: SetFeatures, cutoff: number): number[] {
-  const sentences = new Map<number, { count: number; last: number }>();
-  for (let i = 0; i + 1 < f.sentencePtr.length; i++) {
-    for (let c = f.sentencePtr[i]; c < f.sentencePtr[i + 1]; c++) {
-      for (let k = f.rowPtr[c]; k < f.rowPtr[c + 1]; k++) {
-        const e = sentences.get(f.cols[k]);
-        if (e === undefined) sentences.set(f.cols[k], { count: 1, last: i });
-        else if (e.last !== i) {
-          e.count++;
-          e.last = i;
-        }
-      }
-    }
-  }
-  const out: number[] = [];
-  for (const [id, e] of sentences) if (e.count >= cutoff) out.push(id);
-  return out;
-}
-
-/** A feature table of `f` over the dictionary `selected` (ids outside it are dropped), as buildFeatureTable makes it. */
-function tableOver(f: SetFeatures, selected: readonly number[], names: string[]): FeatureTable {
-  const position = new Int32Array(featureIdCount()).fill(-1);
-  selected.forEach((id, at) => (position[id] = at));
-  const rowPtr = new Float64Array(f.rowPtr.length);
-  const cols = new Int32Array(f.cols.length);
-  let n = 0;
-  for (let c = 0; c + 1 < f.rowPtr.length; c++) {
-    const start = n;
-    for (let k = f.rowPtr[c]; k < f.rowPtr[c + 1]; k++) {
-      const at = f.cols[k] < position.length ? position[f.cols[k]] : -1;
-      if (at >= 0) cols[n++] = at;
-    }
-    cols.subarray(start, n).sort();
-    rowPtr[c + 1] = n;
-  }
-  return { names, ids: f.ids, sentencePtr: Float64Array.from(f.sentencePtr), rowPtr, cols: cols.slice(0, n), logprob: f.logprob, score: f.score, cutoff: 0 };
-}
-
 interface Problem {
   dictionary: string[];
   data: (set: CandidateSet) => Promise<RerankDataHandle>;
@@ -107,7 +67,7 @@ interface Problem {
 /** The native problems of a training set's dictionary (cutoff on train), for any set. */
 async function problem(train: CandidateSet, cutoff: number, headRules: string, ctx: StepContext): Promise<Problem> {
   const settings = treeSettingsFor(train, headRules, ctx);
-  const selected = selectIds(await candidateFeatures(train, ctx, settings), Math.max(1, cutoff));
+  const selected = selectFeatureIds(await candidateFeatures(train, ctx, settings), Math.max(1, cutoff));
   const dictionary = selected.map(featureName);
   ctx.log?.(`  ${dictionary.length} features seen on candidates of >= ${Math.max(1, cutoff)} training sentences`);
   const handles = new Map<CandidateSet, RerankDataHandle>();
@@ -116,7 +76,7 @@ async function problem(train: CandidateSet, cutoff: number, headRules: string, c
     async data(set) {
       let h = handles.get(set);
       if (!h) {
-        h = tableData(tableOver(await candidateFeatures(set, ctx, settings), selected, dictionary), ctx.threads);
+        h = tableData(buildIdFeatureTable(await candidateFeatures(set, ctx, settings), selected, dictionary), ctx.threads);
         handles.set(set, h);
       }
       return h;
@@ -130,9 +90,9 @@ async function problem(train: CandidateSet, cutoff: number, headRules: string, c
  */
 export async function featureTables(train: CandidateSet, sets: readonly CandidateSet[], cutoff: number, headRules: string, ctx: StepContext): Promise<FeatureTable[]> {
   const settings = treeSettingsFor(train, headRules, ctx);
-  const selected = selectIds(await candidateFeatures(train, ctx, settings), Math.max(1, cutoff));
+  const selected = selectFeatureIds(await candidateFeatures(train, ctx, settings), Math.max(1, cutoff));
   const dictionary = selected.map(featureName);
-  return Promise.all(sets.map(async (set) => tableOver(await candidateFeatures(set, ctx, settings), selected, dictionary)));
+  return Promise.all(sets.map(async (set) => buildIdFeatureTable(await candidateFeatures(set, ctx, settings), selected, dictionary)));
 }
 
 /** The problem of a training set, with its train and dev data. */
@@ -165,68 +125,57 @@ function choices(chosen: Float64Array): number[] {
   return Array.from(chosen, (c) => (c >= 0 ? c : 0));
 }
 
-export function boostReranker(config: BoostConfig & { name: string }): Reranker {
+/**
+ * A linear reranker step: trained by trainLinearReranker on the training set's problem, with
+ * N (and eps, or C) chosen on dev; it chooses with the dense weights over the training dictionary.
+ */
+function linearStep(name: string, config: { cutoff: number; headRules: string }, settings: LinearTrainSettings, knobs: Omit<TrainerKnobs, 'checkpoints'> & { checkpoints: (ctx: StepContext, trainData: RerankDataHandle, dictionary: readonly string[]) => RerankCheckpoints | undefined },
+  selected: (info: Record<string, number | string | boolean>, features: number) => Record<string, number | string>): Reranker {
   return {
-    name: config.name,
+    name,
     async train(train, dev, ctx): Promise<TrainedReranker> {
       const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, config.headRules, ctx);
-      let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
-      const curves: Curve[] = [];
-      // A job retried after its worker died continues each eps setting from its last chunk of rounds.
-      const saved = stepCheckpoints(ctx, config.name, 'boost-reranker', trainData, p.dictionary, { method: 'sparse', eps: config.eps, weighting: config.weighting ?? 'score' });
-      for (const [index, eps] of config.eps.entries()) {
-        const { model } = await trainBoost(trainData, {
-          rounds: config.rounds, eps, weighting: config.weighting, threads: ctx.threads, signal: ctx.signal, chunk: 500,
-          ...boostCheckpointing(saved, `rounds:${index}`),
-          onProgress: (s) => ctx.progress?.(`${config.name} eps=${eps}`, s.rounds, config.rounds, `loss ${s.loss.toPrecision(6)}`),
-        });
-        const x = checkpoints(model.features.length);
-        const y = Array.from(boostPrefixCurve(devData, model, x, ctx.threads));
-        let at = 0;
-        for (let i = 1; i < y.length; i++) if (y[i] > y[at]) at = i;
-        const pick = { rounds: x[at], score: y[at] };
-        curves.push({ label: `eps=${eps}`, x, y });
-        ctx.log?.(`  eps=${eps}: ${model.features.length} rounds; best dev Score ${pick.score.toFixed(1)} after ${pick.rounds} rounds`);
-        if (!best || pick.score > best.score) best = { model, n: pick.rounds, score: pick.score, eps };
-      }
-      const b = best as NonNullable<typeof best>;
-      const weights = boostWeights(b.model, b.n);
+      const { trained } = await trainLinearReranker(
+        { train: trainData, dev: devData, dictionary: p.dictionary, trainSentences: train.sentences.length },
+        { ...settings, threads: ctx.threads, signal: ctx.signal, progress: false },
+        {
+          ...knobs,
+          // A job retried after its worker died continues each setting from its last checkpoint.
+          checkpoints: knobs.checkpoints(ctx, trainData, p.dictionary),
+          onSettingProgress: (setting, e) => stepRun(ctx, `${name} ${setting}`).onProgress?.(e),
+          log: (line) => ctx.log?.(`  ${line}`),
+        },
+      );
+      const { a0, dense, curves } = trained;
       return {
-        selected: { eps: b.eps, rounds: b.n, a0: +b.model.a0.toFixed(3), features: p.dictionary.length },
-        curves,
-        curveAxis: 'rounds',
+        selected: selected(trained.model.info, p.dictionary.length),
+        ...(curves.length > 0 ? { curves, curveAxis: 'rounds' } : {}),
         async choose(set) {
-          return choices(rerankScores(await p.data(set), b.model.a0, weights, ctx.threads).chosen);
+          return choices(rerankScores(await p.data(set), a0, dense, ctx.threads).chosen);
         },
       };
     },
   };
 }
 
-export function loglinearReranker(config: LoglinearConfig & { name: string }): Reranker {
-  return {
-    name: config.name,
-    async train(train, dev, ctx): Promise<TrainedReranker> {
-      const { p, trainData, devData } = await trainAndDev(train, dev, config.cutoff, config.headRules, ctx);
-      let best: { a0: number; weights: Float64Array; score: number; l2: number } | undefined;
-      const ys: number[] = [];
-      const saved = stepCheckpoints(ctx, config.name, 'loglinear-reranker', trainData, p.dictionary, { l2: config.l2 });
-      for (const [i, l2] of config.l2.entries()) {
-        ctx.progress?.(`${config.name}`, i, config.l2.length, `C=${l2}`);
-        const r = await loglinearCheckpointed(trainData, { l2, threads: ctx.threads, signal: ctx.signal }, config.iterations, saved, `lbfgs:${i}`);
-        const score = chosenScore(devData, r.a0, r.weights, ctx.threads);
-        ys.push(score);
-        ctx.log?.(`  C=${l2}: objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations; dev Score ${score.toFixed(1)}`);
-        if (!best || score > best.score) best = { a0: r.a0, weights: r.weights, score, l2 };
-      }
-      ctx.progress?.(`${config.name}`, config.l2.length, config.l2.length);
-      const b = best as NonNullable<typeof best>;
-      return {
-        selected: { C: b.l2, features: p.dictionary.length },
-        async choose(set) {
-          return choices(rerankScores(await p.data(set), b.a0, b.weights, ctx.threads).chosen);
-        },
-      };
+export function boostReranker(config: BoostConfig & { name: string }): Reranker {
+  return linearStep(
+    config.name, config,
+    { method: 'boost', rounds: config.rounds, eps: config.eps, weighting: config.weighting },
+    {
+      chunk: 500,
+      devRounds: checkpoints,
+      checkpoints: (ctx, trainData, dictionary) => stepCheckpoints(ctx, config.name, 'boost-reranker', trainData, dictionary, { method: 'sparse', eps: config.eps, weighting: config.weighting ?? 'score' }),
     },
-  };
+    (info, features) => ({ eps: info.eps as number, rounds: info.rounds as number, a0: +(info.a0 as number).toFixed(3), features }),
+  );
+}
+
+export function loglinearReranker(config: LoglinearConfig & { name: string }): Reranker {
+  return linearStep(
+    config.name, config,
+    { method: 'loglinear', rounds: config.iterations, l2: config.l2 },
+    { checkpoints: (ctx, trainData, dictionary) => stepCheckpoints(ctx, config.name, 'loglinear-reranker', trainData, dictionary, { l2: config.l2 }) },
+    (info, features) => ({ C: info.l2 as number, features }),
+  );
 }
