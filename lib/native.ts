@@ -54,7 +54,7 @@ export function native<T = CoreAddon>(): T & CoreAddon {
  * ```
  */
 export function defaultThreads(): number {
-  return native().nativeInfo().defaultThreads;
+  return resolveThreads(undefined);
 }
 
 let threadNoticeShown = false;
@@ -63,7 +63,9 @@ let threadNoticeShown = false;
  * The thread count to use for a requested `--threads` (0 or undefined: all cores). More
  * threads than cores only cost memory (per-thread charts, gradients) and time, so a larger
  * request is capped at the core count, with a one-line notice (once per process) through
- * `notice`; the native side applies the same cap for API callers.
+ * `notice`. The one place a thread count is resolved: commands and API methods call it on
+ * what they were given, and the addon takes only its result (a count >= 1; anything else is
+ * a TypeError, native/binding/options.h).
  */
 export function resolveThreads(requested: number | undefined, notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): number {
   const cores = availableParallelism();

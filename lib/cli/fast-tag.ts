@@ -3,8 +3,9 @@
  * the command line, without loading the command tree and its option schemas (commander and
  * zod cost a tagging process about as much CPU as tagging the CoNLL-2000 test set). It only
  * recognizes that plain form; anything else (other options, `--flag=value`, --help, a value
- * it would have to validate) returns undefined and the full command line handles it, with
- * the same options, checks and messages.
+ * the schema rejects) returns undefined and the full command line handles it, with the same
+ * options, checks and messages. A `--threads` value is checked by its option schema
+ * (lib/options/common.ts), loaded only when the flag is given.
  */
 import { reportRunError } from './report.js';
 import { columnFormatOf } from '../io/conllu.js';
@@ -26,8 +27,6 @@ export function plainTagOptions(argv: readonly string[]): Map<string, string> | 
   if (columnFormatOf(values.get('--input') as string) === 'conllu') return undefined;
   const separator = values.get('--separator');
   if (separator !== undefined && separator !== 'whitespace' && separator !== 'tab') return undefined;
-  const threads = values.get('--threads');
-  if (threads !== undefined && !/^[0-9]{1,4}$/.test(threads)) return undefined;
   return values;
 }
 
@@ -35,6 +34,13 @@ export function plainTagOptions(argv: readonly string[]): Map<string, string> | 
 export async function fastTag(argv: readonly string[]): Promise<number | undefined> {
   const values = plainTagOptions(argv);
   if (values === undefined) return undefined;
+  const threadsText = values.get('--threads');
+  let threads: number | undefined;
+  if (threadsText !== undefined) {
+    const parsed = (await import('../options/common.js')).threads.safeParse(threadsText.trim() === '' ? Number.NaN : Number(threadsText));
+    if (!parsed.success) return undefined;
+    threads = parsed.data;
+  }
   let releaseLocks: (() => void) | undefined;
   try {
     const [{ Tagger }, { tagStream }, { resolveThreads }, { cliSignal }, { claimOutputs }, { releaseAllLocks }, { fileProgress }] = await Promise.all([
@@ -55,7 +61,7 @@ export async function fastTag(argv: readonly string[]): Promise<number | undefin
       input: values.get('--input') as string,
       out: values.get('--out'),
       separator: (values.get('--separator') ?? 'whitespace') as 'whitespace' | 'tab',
-      threads: resolveThreads(Number(values.get('--threads') ?? '0')),
+      threads: resolveThreads(threads),
       signal: cliSignal(),
     });
     progress.finish();

@@ -46,7 +46,7 @@ export function leanKernelTreesArgs(args: readonly string[]): { files: string[];
       normalize: seen.has('--normalize'),
       strip: seen.has('--strip'),
       plain: seen.has('--plain'),
-      threads: resolveThreads(Number(seen.get('--threads') ?? 0)),
+      threads: resolveThreads(seen.get('--threads') as number | undefined),
     },
   };
 }

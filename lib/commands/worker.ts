@@ -5,6 +5,7 @@ import { threads } from '../options/common.js';
 import { redis, store } from '../options/distributed.js';
 import { checkRedisUrl } from '../distributed/connection.js';
 import { startWorker } from '../distributed/worker.js';
+import { resolveThreads } from '../native.js';
 import type { ShardCommands } from '../distributed/job-env.js';
 
 /** The commands the worker's shard jobs run, handed to the distributed runtime (which imports none). */
@@ -34,7 +35,7 @@ its lock expires.`,
     const log = (line: string): void => {
       process.stderr.write(`${new Date().toISOString()} ${line}\n`);
     };
-    const running = await startWorker({ redis: redisUrl, store: values.store, threads: values.threads, concurrency, lockMs: lockSeconds * 1000, log, commands: shardCommands });
+    const running = await startWorker({ redis: redisUrl, store: values.store, threads: resolveThreads(values.threads), concurrency, lockMs: lockSeconds * 1000, log, commands: shardCommands });
     await new Promise<void>((resolveStop) => {
       const stop = (signal: NodeJS.Signals): void => {
         process.off('SIGINT', stop);

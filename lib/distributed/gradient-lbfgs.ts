@@ -8,6 +8,7 @@
 
 import { ModelFileError } from '../errors.js';
 import { native } from '../native.js';
+import { LBFGS_DEFAULTS, type LbfgsSettings } from '../options/lbfgs.js';
 import { decodeState, encodeState, type StateParts } from './state-bytes.js';
 
 /**
@@ -16,17 +17,7 @@ import { decodeState, encodeState, type StateParts } from './state-bytes.js';
  */
 export type AsyncObjective = (x: Float64Array) => Promise<{ value: number; gradient: Float64Array }>;
 
-export interface LbfgsSettings {
-  memory: number;
-  gradientTolerance: number;
-  delta: number;
-  past: number;
-  maxLinesearch: number;
-  armijo: number;
-}
-
-/** native/optim/lbfgs.h's LbfgsOptions defaults (the trainers use them, memory 6). */
-export const LBFGS_DEFAULTS: LbfgsSettings = { memory: 6, gradientTolerance: 1e-5, delta: 1e-6, past: 10, maxLinesearch: 40, armijo: 1e-4 };
+export { LBFGS_DEFAULTS, type LbfgsSettings };
 
 /** native/optim/lbfgs.h's LbfgsState, as the binding gives it. */
 interface NativeLbfgsState {

@@ -8,7 +8,7 @@
  * or (1 + Sim1/2 + Sim2/2) (1 + lambda Delta(next)) with `sim2`.
  * Every entry is `beta * L(x) * L(y) + K(x, y)`, K normalized when `normalize`.
  */
-import { withCancelFlag } from '../native.js';
+import { resolveThreads, withCancelFlag } from '../native.js';
 import type { NativeKernelOptions } from './native-kernels.js';
 import { SequenceBank } from './sequence-bank.js';
 import { TreeBank } from './tree-bank.js';
@@ -66,9 +66,8 @@ function checkIndex(i: number, bank: Bank, which: string): void {
 }
 
 function checkThreads(threads: number | undefined): number {
-  if (threads === undefined) return 0;
-  if (!Number.isInteger(threads) || threads < 0) throw new UsageError(`kernel: threads must be a non-negative integer, got ${threads}`);
-  return threads;
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 0)) throw new UsageError(`kernel: threads must be a non-negative integer, got ${threads}`);
+  return resolveThreads(threads);
 }
 
 /** Checks options and converts them to the native form (also used by lib/rerank). */
@@ -77,7 +76,8 @@ export function nativeOptions(a: Bank, b: Bank, o: TreeKernelOptions & SequenceK
   if (typeof o.lambda !== 'number' || !(o.lambda > 0 && o.lambda <= 1)) {
     throw new UsageError(`kernel: lambda must be a number in (0, 1], got ${String(o.lambda)}`);
   }
-  const out: NativeKernelOptions = { lambda: o.lambda, normalize: !!o.normalize, plain: !!o.plain };
+  const beta = o.beta ?? 0;
+  const out: NativeKernelOptions = { lambda: o.lambda, normalize: !!o.normalize, plain: !!o.plain, sim2: false, beta };
   if (o.depth !== undefined) {
     if (!(a instanceof TreeBank)) throw new UsageError('kernel: depth applies to tree kernels only');
     if (!Number.isInteger(o.depth) || o.depth < 1) throw new UsageError(`kernel: depth must be a positive integer, got ${o.depth}`);
@@ -90,7 +90,6 @@ export function nativeOptions(a: Bank, b: Bank, o: TreeKernelOptions & SequenceK
     }
     out.sim2 = true;
   }
-  const beta = o.beta ?? 0;
   if (!Number.isFinite(beta)) throw new UsageError(`kernel: beta must be a finite number, got ${beta}`);
   if (beta !== 0) {
     const la = o.logprobs?.a ?? a.logprobs;
@@ -99,7 +98,6 @@ export function nativeOptions(a: Bank, b: Bank, o: TreeKernelOptions & SequenceK
     if (la.length !== a.size || lb.length !== b.size) {
       throw new UsageError(`kernel: logprobs need ${a.size} and ${b.size} entries, got ${la.length} and ${lb.length}`);
     }
-    out.beta = beta;
     out.logprobA = Float64Array.from(la);
     out.logprobB = Float64Array.from(lb);
   }

@@ -2,14 +2,16 @@
 /** The part of the native addon that lib/kernels uses (native/binding/kernels.cc). */
 import type { CancelFlagHandle } from '../native.js';
 
-/** Options as the native side reads them. */
+/** Options as the native side reads them: every field but the optional-by-meaning ones given. */
 export interface NativeKernelOptions {
   lambda: number;
+  /** Tree kernels: count fragments up to this depth (absent: every depth). */
   depth?: number;
-  normalize?: boolean;
-  beta?: number;
-  plain?: boolean;
-  sim2?: boolean;
+  normalize: boolean;
+  beta: number;
+  plain: boolean;
+  sim2: boolean;
+  /** With beta != 0: the log-probabilities of each bank's items. */
   logprobA?: Float64Array;
   logprobB?: Float64Array;
 }

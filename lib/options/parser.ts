@@ -31,6 +31,12 @@ export const PCFG_RARE_THRESHOLD = 20;
  */
 export const CRF_DEFAULTS = { markov: 0, parent: false, vpHeadTag: false, epochs: 10, eta0: 0.1, prune: 1e-4, surfaceBits: 22, average: true, decode: 'mbr', rareThreshold: 1, weightFloor: 0.01 } as const;
 
+/**
+ * CRF trainer settings that are not command-line options: the SGD gain schedule (tau 0: the
+ * gain halves after 5 passes) and the seed of batch sampling.
+ */
+export const CRF_TRAINER_SETTINGS = { tau: 0, seed: 1 } as const;
+
 /** How the CRF picks its 1-best tree: the most probable one, or the one with the most expected correct nodes. */
 export const PARSER_DECODES = ['viterbi', 'mbr'] as const;
 export type ParserDecode = (typeof PARSER_DECODES)[number];

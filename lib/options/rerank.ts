@@ -17,6 +17,11 @@ export const RERANK_ROUNDS = { boost: 100_000, logloss: 1000, loglinear: 200 } a
 export const LOGLINEAR_C = 1;
 /** Features seen on candidates of fewer training sentences are dropped. */
 export const FEATURE_CUTOFF = 5;
+/**
+ * The shape of the seeded synthetic reranking problem (syntheticRerankData, for benchmarks and
+ * tests): the size of Collins & Koo's (2005) data, a Zipf law over features.
+ */
+export const SYNTHETIC_RERANK_DEFAULTS = { sentences: 36_000, candidatesPerSentence: 27, features: 500_000, sharedPerSentence: 250, privatePerCandidate: 20, zipfExponent: 1, seed: 1 } as const;
 /** Kernel decay lambda by kernel. */
 export const PERCEPTRON_LAMBDA = { tree: 0.4, tags: 0.5 } as const;
 /**

@@ -7,7 +7,7 @@ import { InputError, ModelFileError, inModelFile, optionError } from '../errors.
 import { checkNbestK } from '../io/nbest.js';
 import { reporter, withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions } from '../options/field.js';
-import { CRF_DEFAULTS, PARSER_DECODES, PARSER_DEFAULTS, PCFG_RARE_THRESHOLD, PCFG_SHAPE_BACKOFF, parserTrainFields } from '../options/parser.js';
+import { CRF_DEFAULTS, CRF_TRAINER_SETTINGS, PARSER_DECODES, PARSER_DEFAULTS, PCFG_RARE_THRESHOLD, PCFG_SHAPE_BACKOFF, parserTrainFields } from '../options/parser.js';
 
 /** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
 const CRF_CHECKED = {
@@ -21,7 +21,7 @@ const CRF_CHECKED = {
 };
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
-import { native, withCancelFlag, type CancelFlagHandle } from '../native.js';
+import { native, resolveThreads, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
 import { cleanTree, prepareTree, restoreTree } from './prepare.js';
@@ -52,7 +52,7 @@ interface NativeParseResult {
 }
 
 interface NativeChartParser {
-  startCrf(options: Record<string, number>): { weights: number; sparseFeatures: number; surfaceGoldFeatures: number; surfaceCollisionRate: number };
+  startCrf(options: Record<'batch' | 'eta0' | 'tau' | 'sigma2' | 'beam' | 'threads' | 'seed' | 'priorAtPcfg' | 'verbFeatures' | 'featureCacheMB' | 'surfaceBits' | 'prune' | 'adagrad' | 'average', number>): { weights: number; sparseFeatures: number; surfaceGoldFeatures: number; surfaceCollisionRate: number };
   crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number; cacheBytes: number; cachedSentences: number }>;
   crfProgress(): number;
   crfState(): Uint8Array;
@@ -466,10 +466,11 @@ function buildTraining(trees: Tree[], options: ParserTrainOptions): {
   const started = handle.startCrf({
     batch,
     eta0: options.eta0 ?? CRF_DEFAULTS.eta0,
+    tau: CRF_TRAINER_SETTINGS.tau,
     sigma2: options.sigma2 ?? PARSER_DEFAULTS.sigma2,
     beam: options.beam ?? PARSER_DEFAULTS.beam,
-    threads: options.threads ?? PARSER_DEFAULTS.threads,
-    seed: options.seed ?? 1,
+    threads: resolveThreads(options.threads),
+    seed: options.seed ?? CRF_TRAINER_SETTINGS.seed,
     priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
     verbFeatures: options.verbFeatures ? 1 : 0,
     featureCacheMB: options.featureCacheMB ?? PARSER_DEFAULTS.featureCacheMB,
@@ -657,7 +658,7 @@ export class ChartParserModel {
           if (options.dev && options.dev.length > 0) {
             const current = new ChartParserModel(handle, table, meta);
             const { scoreParses } = await import('./score-parses.js');
-            const r = await scoreParses((sentences, o) => current.parse(sentences, o), options.dev, { threads: options.threads ?? 0 });
+            const r = await scoreParses((sentences, o) => current.parse(sentences, o), options.dev, { threads: options.threads });
             report.devF1 = r.f1;
             report.best = best === undefined || r.f1 > best.f1;
             // Keep the best pass: its weights as bytes (restored after the last pass).
@@ -729,12 +730,12 @@ export class ChartParserModel {
             ensemble.map((m) => categoryMap(m.table, this.table, true)),
             text,
             offsets,
-            options.threads ?? 0,
+            resolveThreads(options.threads),
             flag,
             maxLength,
             prune,
           )
-        : this.handle.parse(text, offsets, k, options.threads ?? 0, flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY, maxLength, prune, decode === 'mbr' && k === 1),
+        : this.handle.parse(text, offsets, k, resolveThreads(options.threads), flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY, maxLength, prune, decode === 'mbr' && k === 1),
     );
     const rootLabel = options.rootLabel ?? 'ROOT';
     return sentences.map((words, s) => {

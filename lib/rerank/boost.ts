@@ -6,8 +6,8 @@
  *   const { model } = await trainBoost(data, { rounds: 100_000, eps: 0.001 });
  *   const curve = boostPrefixCurve(dev, model, [1000, 2000, 5000]);
  */
-import { BOOST_EPS, LOGLINEAR_C, LOGLOSS_L2, RERANK_ROUNDS } from '../options/rerank.js';
-import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
+import { BOOST_EPS, LOGLINEAR_C, LOGLOSS_L2, RERANK_ROUNDS, SYNTHETIC_RERANK_DEFAULTS } from '../options/rerank.js';
+import { cancelFlagFor, native, resolveThreads, type CancelFlagHandle } from '../native.js';
 
 /** An n-best problem as CSR arrays: sentence i owns candidates [sentencePtr[i], sentencePtr[i+1]). */
 export interface RerankArrays {
@@ -76,18 +76,29 @@ interface BoostTrainerHandle {
   stats(): BoostStats;
 }
 
+/** The boosting trainer's options as the binding reads them: every field given (a0 <= 0: search a_0). */
+interface NativeBoostOptions {
+  method: BoostMethod;
+  eps: number;
+  weighting: 'score' | 'uniform';
+  l2: number;
+  a0: number;
+  threads: number;
+  resume?: Uint8Array;
+}
+
 export interface BoostAddon {
-  RerankData: (new (arrays: RerankArrays, threads?: number) => RerankDataHandle) & {
-    synthetic(options: SyntheticOptions): Promise<RerankDataHandle>;
+  RerankData: (new (arrays: RerankArrays, threads: number) => RerankDataHandle) & {
+    synthetic(options: Required<SyntheticOptions>): Promise<RerankDataHandle>;
   };
-  BoostTrainer: new (data: RerankDataHandle, options: object) => BoostTrainerHandle;
-  boostPrefixCurve(dev: RerankDataHandle, model: BoostModelData, checkpoints: Float64Array, threads?: number): Float64Array;
+  BoostTrainer: new (data: RerankDataHandle, options: NativeBoostOptions) => BoostTrainerHandle;
+  boostPrefixCurve(dev: RerankDataHandle, model: BoostModelData, checkpoints: Float64Array, threads: number): Float64Array;
   boostModelBytes(model: BoostModelData): Uint8Array;
   boostModelFromBytes(bytes: Uint8Array): BoostModelData;
-  rerankScores(data: RerankDataHandle, a0: number, weights: Float64Array, threads?: number): { scores: Float64Array; chosen: Float64Array };
+  rerankScores(data: RerankDataHandle, a0: number, weights: Float64Array, threads: number): { scores: Float64Array; chosen: Float64Array };
   trainLoglinear(
     data: RerankDataHandle,
-    options: { l2?: number; maxIterations?: number; threads?: number; resume?: Uint8Array; saveState?: boolean },
+    options: { l2: number; maxIterations: number; threads: number; resume?: Uint8Array; saveState?: boolean },
     cancel?: CancelFlagHandle,
     progress?: Float64Array,
   ): Promise<LoglinearModelData>;
@@ -107,13 +118,13 @@ export interface LoglinearModelData {
 const addon = (): BoostAddon => native<BoostAddon>();
 
 /** Copies the arrays into native memory (rows are sorted and de-duplicated). */
-export function rerankData(arrays: RerankArrays, threads = 0): RerankDataHandle {
-  return new (addon().RerankData)(arrays, threads);
+export function rerankData(arrays: RerankArrays, threads?: number): RerankDataHandle {
+  return new (addon().RerankData)(arrays, resolveThreads(threads));
 }
 
 /** A seeded random problem shaped like the data of Collins & Koo (2005) (defaults: 36,000 sentences, 500,000 features). */
 export function syntheticRerankData(options: SyntheticOptions = {}): Promise<RerankDataHandle> {
-  return addon().RerankData.synthetic(options);
+  return addon().RerankData.synthetic({ ...SYNTHETIC_RERANK_DEFAULTS, ...options, threads: resolveThreads(options.threads) });
 }
 
 export type BoostMethod = 'sparse' | 'naive' | 'logloss';
@@ -149,7 +160,7 @@ export async function trainBoost(data: RerankDataHandle, options: TrainBoostOpti
     weighting: options.weighting ?? 'score',
     l2: options.l2 ?? LOGLOSS_L2,
     a0: options.a0 ?? -1,
-    threads: options.threads ?? 0,
+    threads: resolveThreads(options.threads),
     ...(options.resume ? { resume: encodeBoostModel(options.resume) } : {}),
   });
   const { flag, dispose } = cancelFlagFor(options.signal);
@@ -167,7 +178,7 @@ export async function trainBoost(data: RerankDataHandle, options: TrainBoostOpti
         // The dev score replays every round so far: refresh it at most every 3 s (and at the end).
         const last = r.done < want || stats.rounds >= options.rounds;
         if (options.dev && (last || performance.now() - devAt > 3000)) {
-          devScore = boostPrefixCurve(options.dev, trainer.model(), [r.rounds], options.threads ?? 0)[0];
+          devScore = boostPrefixCurve(options.dev, trainer.model(), [r.rounds], options.threads)[0];
           devAt = performance.now();
         }
         options.onProgress({ ...stats, devScore });
@@ -182,12 +193,12 @@ export async function trainBoost(data: RerankDataHandle, options: TrainBoostOpti
 }
 
 /** Summed dev Score after the first N rounds, for each N of `checkpoints` (ascending). */
-export function boostPrefixCurve(dev: RerankDataHandle, model: BoostModelData, checkpoints: readonly number[], threads = 0): Float64Array {
-  return addon().boostPrefixCurve(dev, model, Float64Array.from(checkpoints), threads);
+export function boostPrefixCurve(dev: RerankDataHandle, model: BoostModelData, checkpoints: readonly number[], threads?: number): Float64Array {
+  return addon().boostPrefixCurve(dev, model, Float64Array.from(checkpoints), resolveThreads(threads));
 }
 
 /** Picks N maximizing the summed dev Score over 0, step, 2 step, ..., rounds (first best wins). */
-export function chooseRoundsOnDev(dev: RerankDataHandle, model: BoostModelData, step = 1000, threads = 0): { rounds: number; score: number; checkpoints: number[]; curve: Float64Array } {
+export function chooseRoundsOnDev(dev: RerankDataHandle, model: BoostModelData, step = 1000, threads?: number): { rounds: number; score: number; checkpoints: number[]; curve: Float64Array } {
   const total = model.features.length;
   const checkpoints: number[] = [];
   for (let n = 0; n < total; n += Math.max(1, step)) checkpoints.push(n);
@@ -216,12 +227,12 @@ export function boostWork(model: BoostModelData, n = model.features.length): { w
 }
 
 /** F(x) = a0 L(x) + sum_k w_k h_k(x) for every candidate, and each sentence's argmax (index within the sentence). */
-export function rerankScores(data: RerankDataHandle, a0: number, weights: Float64Array, threads = 0): { scores: Float64Array; chosen: Float64Array } {
-  return addon().rerankScores(data, a0, weights, threads);
+export function rerankScores(data: RerankDataHandle, a0: number, weights: Float64Array, threads?: number): { scores: Float64Array; chosen: Float64Array } {
+  return addon().rerankScores(data, a0, weights, resolveThreads(threads));
 }
 
 /** Summed Score of each sentence's argmax candidate. */
-export function chosenScore(data: RerankDataHandle, a0: number, weights: Float64Array, threads = 0): number {
+export function chosenScore(data: RerankDataHandle, a0: number, weights: Float64Array, threads?: number): number {
   const { chosen } = rerankScores(data, a0, weights, threads);
   const { sentencePtr, score } = data.arrays();
   let sum = 0;
@@ -260,7 +271,7 @@ export async function trainLoglinear(
     const maxIterations = options.maxIterations ?? RERANK_ROUNDS.loglinear;
     const result = await addon().trainLoglinear(
       data,
-      { l2: options.l2 ?? LOGLINEAR_C, maxIterations, threads: options.threads ?? 0, resume: options.resume, saveState: options.saveState },
+      { l2: options.l2 ?? LOGLINEAR_C, maxIterations, threads: resolveThreads(options.threads), resume: options.resume, saveState: options.saveState },
       flag,
       progress,
     );

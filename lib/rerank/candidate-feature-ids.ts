@@ -25,7 +25,7 @@ export interface CandidateFeatureIds {
 export interface FeatureIdOptions {
   /** Names the list in error messages. */
   file: string;
-  threads: number;
+  threads?: number;
   signal?: AbortSignal;
   onProgress?: (done: number) => void;
   /** Tree features also for candidates that carry their own `features` (ExtractOptions.treeFeatures). */

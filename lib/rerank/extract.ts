@@ -4,10 +4,10 @@
  * e.g. when running from TypeScript sources).
  */
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AbortError, InputError } from '../errors.js';
+import { resolveThreads } from '../native.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { sentenceFeatures, type ExtractOptions } from './nbest-features.js';
 import { tagScoring } from '../eval/score.js';
@@ -38,11 +38,11 @@ function rethrow(file: string, s: NbestSentence | undefined, err: { message: str
  * core, as each worker is a whole V8 instance (tens of MB): --threads 100000 started one per batch.
  */
 export function extractionWorkers(threads: number, batches: number): number {
-  return Math.max(1, Math.min(threads, batches, availableParallelism()));
+  return Math.max(1, Math.min(resolveThreads(threads), batches));
 }
 
 export async function extractSentences(file: string, sentences: readonly NbestSentence[], options: ExtractRunOptions = {}): Promise<SentenceFeatureNames[]> {
-  const threads = Math.max(1, options.threads && options.threads > 0 ? options.threads : availableParallelism());
+  const threads = resolveThreads(options.threads);
   const workerUrl = new URL('./feature-worker.js', import.meta.url);
   const { threads: _t, signal, onProgress, batchSize, onSentence, ...extract } = options;
   void _t;

@@ -9,6 +9,7 @@
  */
 import { listKind, type NbestKind, type NbestSentence } from '../io/nbest.js';
 import { InputError, optionError } from '../errors.js';
+import { resolveThreads } from '../native.js';
 import { FEATURE_CUTOFF } from '../options/rerank.js';
 import { withRun, type TrainProgress, type TrainRun } from '../train-progress.js';
 import { rerankScores } from './boost.js';
@@ -105,7 +106,7 @@ export class LinearReranker {
     const method = o.method ?? 'boost';
     if (linearTrainers[method] === undefined) throw optionError(`unknown method '${String(method)}' (boost, logloss or loglinear)`);
     const cutoff = o.cutoff ?? FEATURE_CUTOFF;
-    const threads = o.threads ?? 0;
+    const threads = resolveThreads(o.threads);
     const extract = { ...o.extract, threads, signal: o.signal };
     const features = await extractSentences('<train>', sentences, extract);
     const dictionary = selectFeatures(features, cutoff);
@@ -120,7 +121,7 @@ export class LinearReranker {
 
   /** The chosen candidate of each sentence, computed on native threads. */
   async rerank(sentences: readonly NbestSentence[], options: LinearRerankOptions = {}): Promise<Int32Array> {
-    const threads = options.threads ?? 0;
+    const threads = resolveThreads(options.threads);
     const features = await extractSentences('<n-best>', sentences, { threads, signal: options.signal, settings: this.model.treeSettings });
     const data = tableData(buildFeatureTable(features, this.model.names), threads);
     return Int32Array.from(rerankScores(data, this.model.a0, this.model.weights, threads).chosen);

@@ -5,7 +5,7 @@
  * the compressed form does the work once per distinct subtree.
  */
 import { PERCEPTRON_LAMBDA } from '../options/rerank.js';
-import { cancelFlagFor, native } from '../native.js';
+import { cancelFlagFor, native, resolveThreads } from '../native.js';
 import type { Tree } from '../trees/tree.js';
 import { encodeTrees } from './perceptron-data.js';
 import type { NativeCandidateSpec } from './perceptron-native.js';
@@ -54,7 +54,7 @@ export async function dualTreeScores(
       Float64Array.from(coef),
       spec(query, lambda),
       options.compressed ?? true,
-      options.threads ?? 0,
+      resolveThreads(options.threads),
       flag,
     );
   } finally {

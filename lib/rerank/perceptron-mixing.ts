@@ -9,7 +9,7 @@
  * W = sum_c coef[c] Phi(c). Averaging such coefficients is averaging the weight vectors.
  */
 import { formatNbestLine, NbestParser, type NbestSentence } from '../io/nbest.js';
-import { native, withCancelFlag } from '../native.js';
+import { native, resolveThreads, withCancelFlag } from '../native.js';
 import { buildCandidates, type KernelSettings } from './perceptron-data.js';
 import { FeatureDictionary } from './perceptron-features.js';
 import { InternalError } from '../errors.js';
@@ -70,6 +70,6 @@ export function mixingEpoch(
 ): Promise<MixingEpochResult> {
   const addon = native<PerceptronAddon>();
   return withCancelFlag(signal, (flag) =>
-    addon.perceptronMixingEpoch(candidates, { ...options, seed: range.seed, threads: range.threads }, start, range.first, range.last, flag),
+    addon.perceptronMixingEpoch(candidates, { ...options, seed: range.seed, threads: resolveThreads(range.threads) }, start, range.first, range.last, flag),
   );
 }

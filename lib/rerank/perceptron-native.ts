@@ -50,19 +50,24 @@ export interface NativeCandidateSpec {
   tags?: NativeTaggedSequences;
 }
 
-export interface NativePerceptronOptions {
-  epochs?: number;
-  chunks?: number;
-  seed?: number;
-  shuffle?: boolean;
-  threads?: number;
-  cacheMB?: number;
-  beta?: number;
-  baseWeight?: number;
-  primal?: boolean;
-  /** Tree kernel: train against a growing DAG of the support trees (default true). */
-  compressed?: boolean;
-  /** Continue from runBytes() of a run of the first `resumeEpochs` epochs (a checkpoint). */
+/** A mixing epoch's options as the binding reads them: every field given (lib/options/rerank.ts). */
+export interface NativeMixingOptions {
+  seed: number;
+  shuffle: boolean;
+  threads: number;
+  cacheMB: number;
+  beta: number;
+  baseWeight: number;
+  primal: boolean;
+}
+
+/** perceptronTrain's options: a mixing epoch's and the run's shape. */
+export interface NativePerceptronOptions extends NativeMixingOptions {
+  epochs: number;
+  chunks: number;
+  /** Tree kernel: train against a growing DAG of the support trees. */
+  compressed: boolean;
+  /** Continue from runBytes() of a run of the first `resumeEpochs` epochs (a checkpoint); both or neither. */
   resume?: Uint8Array;
   resumeEpochs?: number;
 }
@@ -113,7 +118,7 @@ export interface PerceptronAddon {
   /** One parameter-mixing epoch over sentences [first, last) from dense start coefficients. */
   perceptronMixingEpoch(
     spec: NativeCandidateSpec,
-    options: NativePerceptronOptions,
+    options: NativeMixingOptions,
     start: Float64Array,
     first: number,
     last: number,

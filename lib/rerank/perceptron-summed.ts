@@ -88,7 +88,7 @@ export async function summedFeatureRows(
   dictionary: FeatureDictionary,
   options: { file: string; threads?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
 ): Promise<NativeFeatureRows> {
-  const shared = await candidateFeatureIds(sentences, settings, { ...options, threads: options.threads ?? 0, treeFeatures: 'always' });
+  const shared = await candidateFeatureIds(sentences, settings, { ...options, treeFeatures: 'always' });
   return inDictionary(shared, dictionary);
 }
 

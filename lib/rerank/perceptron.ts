@@ -10,7 +10,7 @@ import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
 import type { NbestSentence } from '../io/nbest.js';
-import { native, withCancelFlag } from '../native.js';
+import { native, resolveThreads, withCancelFlag } from '../native.js';
 import { formatTree } from '../trees/tree.js';
 import {
   allHaveFeatures,
@@ -270,7 +270,7 @@ export class PerceptronReranker {
           chunks,
           seed,
           shuffle: options.shuffle ?? PERCEPTRON_DEFAULTS.shuffle,
-          threads: options.threads ?? 0,
+          threads: resolveThreads(options.threads),
           cacheMB: options.cacheMB ?? PERCEPTRON_DEFAULTS.cacheMB,
           beta: options.beta ?? PERCEPTRON_DEFAULTS.beta,
           baseWeight: options.baseWeight ?? PERCEPTRON_DEFAULTS.baseWeight,
@@ -384,7 +384,7 @@ export class PerceptronReranker {
   async choose(sentences: readonly NbestSentence[] | PreparedCandidates, options: ChooseOptions = {}): Promise<{ chosen: Int32Array; scores: Float64Array }> {
     const prepared = Array.isArray(sentences) ? await this.prepareAsync(sentences as readonly NbestSentence[], options) : (sentences as PreparedCandidates);
     const mode = MODES[options.prediction ?? this.meta.prediction];
-    return withCancelFlag(options.signal, (flag) => this.handle.choose(prepared.spec, mode, options.threads ?? 0, options.compressed ?? true, flag));
+    return withCancelFlag(options.signal, (flag) => this.handle.choose(prepared.spec, mode, resolveThreads(options.threads), options.compressed ?? true, flag));
   }
 
   /** The chosen candidate of each sentence, off the JS thread and cancellable: `choose` without the scores. */

@@ -10,7 +10,8 @@ import { withRun, type TrainRun } from '../train-progress.js';
 import { decodeModel, saveModel, type ModelFile } from '../io/model-file.js';
 import { readModelBytes, readModelBytesAsync } from './model-bytes.js';
 import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
-import { cancelFlagFor, native, type CancelFlagHandle } from '../native.js';
+import { cancelFlagFor, native, resolveThreads, type CancelFlagHandle } from '../native.js';
+import { LBFGS_DEFAULTS } from '../options/lbfgs.js';
 import type { DevScore } from './dev-score.js';
 import type { WordClusters } from './word-clusters.js';
 import type { TemplateChoice, DefaultTemplateName, TemplateSet } from './templates.js';
@@ -22,7 +23,7 @@ const ALGORITHMS: TaggerAlgorithm[] = ['perceptron', 'crf', 'maxent'];
 interface NativeTaggerHandle {
   buildTraining(text: string | Uint8Array, labels: string | Uint8Array): { sentences: number; tokens: number; attributes: number; features: number };
   buildTrainingRows(sentences: TokenRows[], inputIdx: Int32Array, labelIndex: number): { sentences: number; tokens: number; attributes: number; features: number };
-  createTrainer(options: { optimizer: number; c2: number; eta0: number; threads: number; seed: number; sgdWarmup: number; startWeights: boolean }): void;
+  createTrainer(options: { optimizer: number; c2: number; eta0: number; threads: number; seed: number; memory: number; sgdWarmup: number; startWeights: boolean }): void;
   trainSteps(n: number, flag: CancelFlagHandle): Promise<{ loss: number; steps: number; converged: boolean }>;
   snapshot(): void;
   restore(): void;
@@ -366,8 +367,9 @@ export class Tagger {
       optimizer: options.optimizer === 'sgd' ? 1 : 0,
       c2: options.c2 ?? TAGGER_C2[algo],
       eta0: options.eta0 ?? TAGGER_DEFAULTS.eta0,
-      threads: options.threads ?? TAGGER_DEFAULTS.threads,
+      threads: resolveThreads(options.threads),
       seed: options.seed ?? TAGGER_DEFAULTS.seed,
+      memory: LBFGS_DEFAULTS.memory,
       sgdWarmup: options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup,
       startWeights: options.startWeights ?? true,
     });
@@ -536,7 +538,7 @@ export class Tagger {
   async tag(sentences: TokenRows[], options: TagOptions = {}): Promise<string[][]> {
     const { flag, dispose } = cancelFlagFor(options.signal);
     try {
-      const ids = await this.handle.tagAsync(this.encodeInput(sentences), options.threads ?? 0, flag);
+      const ids = await this.handle.tagAsync(this.encodeInput(sentences), resolveThreads(options.threads), flag);
       return this.split(ids, sentences);
     } finally {
       dispose();
@@ -559,7 +561,7 @@ export class Tagger {
       fullIndex: Int32Array.from(inputColumns.map((c) => columns.indexOf(c))),
       tab: separator === 'tab',
     };
-    return this.handle.tagColumns(block, final, width, layout, threads, into);
+    return this.handle.tagColumns(block, final, width, layout, resolveThreads(threads), into);
   }
 
   /** `tag` on the JS thread, on one core: cheap for a few sentences. */
@@ -575,7 +577,7 @@ export class Tagger {
     const nonEmpty = sentences.filter((s) => s.length > 0);
     const { flag, dispose } = cancelFlagFor(options.signal);
     try {
-      return this.splitNbest(sentences, await this.handle.tagNbestAsync(this.encodeInput(nonEmpty), k, options.threads ?? 0, flag));
+      return this.splitNbest(sentences, await this.handle.tagNbestAsync(this.encodeInput(nonEmpty), k, resolveThreads(options.threads), flag));
     } finally {
       dispose();
     }

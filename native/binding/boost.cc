@@ -10,6 +10,7 @@
 #include "binding/async.h"
 #include "binding/cancel_flag.h"
 #include "binding/convert.h"
+#include "binding/options.h"
 #include "binding/registry.h"
 #include "boost/a0_search.h"
 #include "boost/exp_loss_booster.h"
@@ -76,22 +77,19 @@ Napi::Object BoostModelToJs(Napi::Env env, const BoostModel& m) {
 
 BoostModel BoostModelFromJs(Napi::Env env, const Napi::Object& o) {
   BoostModel m;
-  m.num_features = OptionalInt(o, "numFeatures", 0);
-  m.a0 = OptionalDouble(o, "a0", 0);
-  m.eps = OptionalDouble(o, "eps", 0);
-  Napi::Value w = o.Get("weighting");
-  m.weighting = w.IsString() && w.As<Napi::String>().Utf8Value() == "uniform" ? 1 : 0;
-  m.total_cost = static_cast<int64_t>(OptionalDouble(o, "totalCost", 0));
-  m.initial_loss = OptionalDouble(o, "initialLoss", 0);
-  m.chosen_rounds = static_cast<int64_t>(OptionalDouble(o, "chosenRounds", -1));
+  m.num_features = RequiredInt(o, "numFeatures");
+  m.a0 = RequiredDouble(o, "a0");
+  m.eps = RequiredDouble(o, "eps");
+  m.weighting = RequiredString(o, "weighting") == "uniform" ? 1 : 0;
+  m.total_cost = RequiredInt64(o, "totalCost");
+  m.initial_loss = RequiredDouble(o, "initialLoss");
+  m.chosen_rounds = RequiredInt64(o, "chosenRounds");
   Napi::Value f = o.Get("features");
   Expect(f.IsTypedArray() && f.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env, "features as an Int32Array");
   m.features = ToVector<int32_t>(f.As<Napi::Int32Array>());
   m.deltas = ToDoubles(o.Get("deltas"), "deltas");
-  Napi::Value losses = o.Get("losses");
-  m.losses = losses.IsTypedArray() ? ToDoubles(losses, "losses") : std::vector<double>(m.features.size(), 0.0);
-  Napi::Value costs = o.Get("costs");
-  m.costs = costs.IsTypedArray() ? ToOffsets(env, costs, "costs") : std::vector<int64_t>(m.features.size(), 0);
+  m.losses = ToDoubles(o.Get("losses"), "losses");
+  m.costs = ToOffsets(env, o.Get("costs"), "costs");
   // Validate through the byte round trip, which checks sizes and ids.
   ByteWriter wr;
   m.Serialize(wr);
@@ -118,14 +116,14 @@ class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
     exports.Set("RerankData", cls);
   }
 
-  // new RerankData({sentencePtr, logprob, score?, rowPtr, cols, numFeatures}, threads?)
+  // new RerankData({sentencePtr, logprob, score?, rowPtr, cols, numFeatures}, threads)
   explicit RerankDataWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<RerankDataWrap>(info) {
     Napi::Env env = info.Env();
     data_ = std::make_shared<RerankData>();
     if (info.Length() >= 1 && info[0].IsExternal()) return;  // filled by Synthetic
     Expect(info.Length() >= 1 && info[0].IsObject(), env, "a data object");
     Napi::Object o = info[0].As<Napi::Object>();
-    int threads = info.Length() >= 2 && info[1].IsNumber() ? info[1].As<Napi::Number>().Int32Value() : 0;
+    int threads = ThreadsArgument(info, 1);
     RerankData& d = *data_;
     d.sentence_ptr = ToOffsets(env, o.Get("sentencePtr"), "sentencePtr");
     d.logprob = ToDoubles(o.Get("logprob"), "logprob");
@@ -134,7 +132,7 @@ class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
     Napi::Value cols = o.Get("cols");
     Expect(cols.IsTypedArray() && cols.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env, "cols as an Int32Array");
     d.features.cols = ToVector<int32_t>(cols.As<Napi::Int32Array>());
-    d.num_features = OptionalInt(o, "numFeatures", 0);
+    d.num_features = RequiredInt(o, "numFeatures");
     if (d.features.row_ptr.empty() || d.features.row_ptr.back() != static_cast<int64_t>(d.features.cols.size()) ||
         d.features.row_ptr[0] != 0)
       throw Napi::Error::New(env, "rowPtr does not match cols");
@@ -182,14 +180,14 @@ class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
     Expect(info.Length() >= 1 && info[0].IsObject(), env, "synthetic options");
     Napi::Object o = info[0].As<Napi::Object>();
     SyntheticOptions opt;
-    opt.sentences = static_cast<int64_t>(OptionalDouble(o, "sentences", static_cast<double>(opt.sentences)));
-    opt.candidates_per_sentence = OptionalInt(o, "candidatesPerSentence", opt.candidates_per_sentence);
-    opt.features = OptionalInt(o, "features", opt.features);
-    opt.shared_per_sentence = OptionalInt(o, "sharedPerSentence", opt.shared_per_sentence);
-    opt.private_per_candidate = OptionalInt(o, "privatePerCandidate", opt.private_per_candidate);
-    opt.zipf_exponent = OptionalDouble(o, "zipfExponent", opt.zipf_exponent);
-    opt.seed = static_cast<uint64_t>(OptionalDouble(o, "seed", 1));
-    opt.threads = OptionalInt(o, "threads", 0);
+    opt.sentences = RequiredInt64(o, "sentences");
+    opt.candidates_per_sentence = RequiredInt(o, "candidatesPerSentence");
+    opt.features = RequiredInt(o, "features");
+    opt.shared_per_sentence = RequiredInt(o, "sharedPerSentence");
+    opt.private_per_candidate = RequiredInt(o, "privatePerCandidate");
+    opt.zipf_exponent = RequiredDouble(o, "zipfExponent");
+    opt.seed = static_cast<uint64_t>(RequiredInt64(o, "seed"));
+    opt.threads = RequiredThreads(o);
     if (opt.sentences < 0 || opt.candidates_per_sentence < 1 || opt.features < 1)
       throw Napi::RangeError::New(env, "synthetic: sentences >= 0, candidatesPerSentence >= 1, features >= 1");
     auto result = std::make_shared<RerankData>();
@@ -224,19 +222,17 @@ class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
     state_->data = RerankDataWrap::From(env, info[0]);
     Expect(info.Length() >= 2 && info[1].IsObject(), env, "trainer options");
     Napi::Object o = info[1].As<Napi::Object>();
-    std::string method = o.Get("method").IsString() ? o.Get("method").As<Napi::String>().Utf8Value() : "sparse";
+    std::string method = RequiredString(o, "method");
     if (method != "sparse" && method != "naive" && method != "logloss")
       throw Napi::RangeError::New(env, "method must be 'sparse', 'naive' or 'logloss'");
     state_->method = method;
-    // The TypeScript trainer owns the defaults of eps and l2 (lib/options/rerank.ts).
-    Expect(o.Get("eps").IsNumber() && o.Get("l2").IsNumber(), env, "numbers eps and l2 in the trainer options");
-    state_->eps = o.Get("eps").As<Napi::Number>().DoubleValue();
-    state_->l2 = o.Get("l2").As<Napi::Number>().DoubleValue();
-    state_->threads = OptionalInt(o, "threads", 0);
-    state_->a0 = OptionalDouble(o, "a0", -1);
-    Napi::Value w = o.Get("weighting");
-    state_->weighting = w.IsString() && w.As<Napi::String>().Utf8Value() == "uniform" ? PairWeighting::kUniform
-                                                                                       : PairWeighting::kScoreDifference;
+    state_->eps = RequiredDouble(o, "eps");
+    state_->l2 = RequiredDouble(o, "l2");
+    state_->threads = RequiredThreads(o);
+    state_->a0 = RequiredDouble(o, "a0");  // <= 0: search a_0
+    const std::string weighting = RequiredString(o, "weighting");
+    if (weighting != "score" && weighting != "uniform") throw Napi::RangeError::New(env, "weighting must be 'score' or 'uniform'");
+    state_->weighting = weighting == "uniform" ? PairWeighting::kUniform : PairWeighting::kScoreDifference;
     if (state_->data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
     // resume: the rounds of a checkpoint (boostModelBytes), replayed by init().
     Napi::Value resume = o.Get("resume");
@@ -363,7 +359,7 @@ Napi::Value BoostPrefixCurveJs(const Napi::CallbackInfo& info) {
   std::vector<int64_t> checkpoints = ToOffsets(env, info[2], "checkpoints");
   for (std::size_t i = 1; i < checkpoints.size(); ++i)
     if (checkpoints[i] < checkpoints[i - 1]) throw Napi::RangeError::New(env, "checkpoints must ascend");
-  int threads = info.Length() >= 4 && info[3].IsNumber() ? info[3].As<Napi::Number>().Int32Value() : 0;
+  int threads = ThreadsArgument(info, 3);
   if (dev->score.empty()) throw Napi::Error::New(env, "dev data needs scores");
   return ToFloat64Array(env, BoostPrefixCurve(*dev, m, checkpoints, threads));
 }
@@ -396,7 +392,7 @@ Napi::Value RerankScores(const Napi::CallbackInfo& info) {
   Expect(info.Length() >= 3 && info[1].IsNumber(), env, "a0 as a number");
   double a0 = info[1].As<Napi::Number>().DoubleValue();
   std::vector<double> w = ToDoubles(info[2], "weights");
-  int threads = info.Length() >= 4 && info[3].IsNumber() ? info[3].As<Napi::Number>().Int32Value() : 0;
+  int threads = ThreadsArgument(info, 3);
   std::vector<double> F = CandidateScores(*data, a0, w, threads);
   std::vector<int64_t> chosen = ChooseCandidates(*data, F);
   for (int64_t i = 0; i < data->sentences(); ++i)
@@ -413,9 +409,9 @@ Napi::Value TrainLoglinearJs(const Napi::CallbackInfo& info) {
   auto data = RerankDataWrap::From(env, info[0]);
   Expect(info.Length() >= 2 && info[1].IsObject(), env, "options");
   Napi::Object o = info[1].As<Napi::Object>();
-  double l2 = OptionalDouble(o, "l2", 1.0);
-  int threads = OptionalInt(o, "threads", 0);
-  const int max_iterations = OptionalInt(o, "maxIterations", 200);
+  double l2 = RequiredDouble(o, "l2");
+  int threads = RequiredThreads(o);
+  const int max_iterations = RequiredInt(o, "maxIterations");
   if (data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
   // resume: an L-BFGS state from a previous call's result.state (a checkpoint); with
   // saveState the result carries the state to resume from.

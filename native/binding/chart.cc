@@ -9,6 +9,7 @@
 #include "binding/async.h"
 #include "binding/cancel_flag.h"
 #include "binding/convert.h"
+#include "binding/options.h"
 #include "binding/registry.h"
 #include "chart/chart_model.h"
 #include "chart/crf_train.h"
@@ -105,12 +106,14 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     std::vector<int32_t> tree_offsets = ToVector<int32_t>(info[4].As<Napi::Int32Array>());
     PcfgOptions options;
     options.rare_threshold = info[5].As<Napi::Number>().Int32Value();
-    if (info.Length() > 6 && info[6].IsObject()) {
+    Expect(info.Length() > 6 && info[6].IsObject(), env, "grammar options {relax, relaxWeight, shapeBackoff, clusterWords?, clusterIds?}");
+    {
       Napi::Object o = info[6].As<Napi::Object>();
-      options.relax = OptionalInt(o, "relax", 0) != 0;
-      options.relax_weight = OptionalDouble(o, "relaxWeight", options.relax_weight);
-      options.shape_backoff = OptionalDouble(o, "shapeBackoff", 0);
+      options.relax = RequiredInt(o, "relax") != 0;
+      options.relax_weight = RequiredDouble(o, "relaxWeight");
+      options.shape_backoff = RequiredDouble(o, "shapeBackoff");
       if (!(options.shape_backoff >= 0)) throw InputError("chart grammar: the shape back-off must be >= 0");
+      // Optional by meaning: without them the grammar has no word clusters.
       if (o.Get("clusterWords").IsString() && o.Get("clusterIds").IsString()) {
         options.cluster_words = SplitLines(o.Get("clusterWords").As<Napi::String>().Utf8Value());
         options.cluster_ids = SplitLines(o.Get("clusterIds").As<Napi::String>().Utf8Value());
@@ -132,28 +135,31 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     return Wrap(env, model);
   }
 
-  // startCrf({batch, eta0, tau, sigma2, beam, threads, seed})
+  // startCrf({batch, eta0, tau, sigma2, beam, threads, seed, priorAtPcfg, featureCacheMB, prune,
+  //           adagrad, average, surfaceBits, verbFeatures}): every field given (lib/options/parser.ts).
   Napi::Value StartCrf(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!training_) throw Napi::Error::New(env, "this parser has no training data (build it with buildPcfg)");
-    Napi::Object o = info.Length() > 0 && info[0].IsObject() ? info[0].As<Napi::Object>() : Napi::Object::New(env);
+    Expect(info.Length() > 0 && info[0].IsObject(), env, "CRF training options");
+    Napi::Object o = info[0].As<Napi::Object>();
     CrfTrainOptions opt;
-    opt.batch = OptionalInt(o, "batch", opt.batch);
-    opt.eta0 = OptionalDouble(o, "eta0", opt.eta0);
-    opt.tau = OptionalDouble(o, "tau", opt.tau);
-    opt.sigma2 = OptionalDouble(o, "sigma2", opt.sigma2);
-    opt.beam = OptionalDouble(o, "beam", opt.beam);
-    opt.threads = OptionalInt(o, "threads", 0);
-    opt.seed = static_cast<uint64_t>(OptionalInt(o, "seed", 1));
-    opt.prior_at_pcfg = OptionalInt(o, "priorAtPcfg", 1) != 0;
-    opt.feature_cache_mb = OptionalDouble(o, "featureCacheMB", opt.feature_cache_mb);
-    opt.prune = OptionalDouble(o, "prune", 0);
-    opt.adagrad = OptionalInt(o, "adagrad", 0) != 0;
-    opt.average = OptionalInt(o, "average", 0) != 0;
-    const int surface_bits = OptionalInt(o, "surfaceBits", 0);
+    opt.batch = RequiredInt(o, "batch");
+    opt.eta0 = RequiredDouble(o, "eta0");
+    opt.tau = RequiredDouble(o, "tau");
+    opt.sigma2 = RequiredDouble(o, "sigma2");
+    opt.beam = RequiredDouble(o, "beam");
+    opt.threads = RequiredThreads(o);
+    opt.seed = static_cast<uint64_t>(RequiredInt64(o, "seed"));
+    opt.prior_at_pcfg = RequiredInt(o, "priorAtPcfg") != 0;
+    opt.feature_cache_mb = RequiredDouble(o, "featureCacheMB");
+    opt.prune = RequiredDouble(o, "prune");
+    opt.adagrad = RequiredInt(o, "adagrad") != 0;
+    opt.average = RequiredInt(o, "average") != 0;
+    const int verb_features = RequiredInt(o, "verbFeatures");
+    const int surface_bits = RequiredInt(o, "surfaceBits");
     if (surface_bits < 0 || surface_bits > 30) throw Napi::RangeError::New(env, "surfaceBits must be in 0..30");
     if (!(opt.prune >= 0 && opt.prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
-    InitCrf(*model_, training_->corpus, training_->gold, OptionalInt(o, "verbFeatures", 0) != 0, surface_bits);
+    InitCrf(*model_, training_->corpus, training_->gold, verb_features != 0, surface_bits);
     training_->trainer = std::make_shared<CrfTrainer>(*model_, training_->corpus, training_->gold, opt);
     Napi::Object out = Napi::Object::New(env);
     out.Set("weights", Napi::Number::New(env, static_cast<double>(model_->crf.theta.size())));
@@ -282,19 +288,20 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
   Napi::Value Parse(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Corpus corpus = CorpusFrom(env, info[0], info[1]);
-    Expect(info.Length() >= 4 && info[2].IsNumber() && info[3].IsNumber(), env, "k and threads");
+    Expect(info.Length() >= 10 && info[2].IsNumber() && info[6].IsNumber() && info[7].IsNumber() && info[8].IsNumber(), env,
+           "(tokens, offsets, k, threads, flag, forcePcfg, beam, maxLength, prune, mbr)");
     const int k = info[2].As<Napi::Number>().Int32Value();
     if (k < 1) throw Napi::RangeError::New(env, "k must be at least 1");
-    const int threads = info[3].As<Napi::Number>().Int32Value();
+    const int threads = ThreadsArgument(info, 3);
     auto cancel = CancelFlag::From(info.Length() > 4 ? info[4] : env.Undefined());
-    const bool force_pcfg = info.Length() > 5 && info[5].ToBoolean().Value();
-    const double beam = info.Length() > 6 && info[6].IsNumber() ? info[6].As<Napi::Number>().DoubleValue() : INFINITY;
+    const bool force_pcfg = info[5].ToBoolean().Value();
+    const double beam = info[6].As<Napi::Number>().DoubleValue();
     if (!(beam > 0)) throw Napi::RangeError::New(env, "beam must be positive");
-    const int max_length = info.Length() > 7 && info[7].IsNumber() ? info[7].As<Napi::Number>().Int32Value() : 0;
+    const int max_length = info[7].As<Napi::Number>().Int32Value();
     if (max_length < 0) throw Napi::RangeError::New(env, "maxLength must not be negative");
-    const double prune = info.Length() > 8 && info[8].IsNumber() ? info[8].As<Napi::Number>().DoubleValue() : 0;
+    const double prune = info[8].As<Napi::Number>().DoubleValue();
     if (!(prune >= 0 && prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
-    const bool mbr = info.Length() > 9 && info[9].ToBoolean().Value();
+    const bool mbr = info[9].ToBoolean().Value();
     auto model = model_;
     auto corpus_ptr = std::make_shared<Corpus>(std::move(corpus));
     auto result = std::make_shared<std::vector<SentenceParse>>();
@@ -335,7 +342,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
   //   base category or tag `id` (-1: none).
   Napi::Value ParseEnsemble(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    Expect(info.Length() >= 9 && info[0].IsArray() && info[1].IsArray() && info[2].IsArray() && info[5].IsNumber(), env,
+    Expect(info.Length() >= 9 && info[0].IsArray() && info[1].IsArray() && info[2].IsArray() && info[7].IsNumber() && info[8].IsNumber(), env,
            "(others, baseMaps, tagMaps, tokens, offsets, threads, flag, maxLength, prune)");
     Napi::Array others = info[0].As<Napi::Array>(), base_maps = info[1].As<Napi::Array>(), tag_maps = info[2].As<Napi::Array>();
     if (base_maps.Length() != others.Length() || tag_maps.Length() != others.Length())
@@ -358,10 +365,10 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
       members->push_back(std::move(member));
     }
     auto corpus = std::make_shared<Corpus>(CorpusFrom(env, info[3], info[4]));
-    const int threads = info[5].As<Napi::Number>().Int32Value();
+    const int threads = ThreadsArgument(info, 5);
     auto cancel = CancelFlag::From(info[6]);
-    const int max_length = info[7].IsNumber() ? info[7].As<Napi::Number>().Int32Value() : 0;
-    const double prune = info[8].IsNumber() ? info[8].As<Napi::Number>().DoubleValue() : 0;
+    const int max_length = info[7].As<Napi::Number>().Int32Value();
+    const double prune = info[8].As<Napi::Number>().DoubleValue();
     if (!(prune >= 0 && prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
     auto model = model_;
     auto result = std::make_shared<std::vector<SentenceParse>>();

@@ -56,14 +56,4 @@ inline std::vector<std::string> StringArray(const Napi::Value& v, const char* wh
   return out;
 }
 
-inline int OptionalInt(const Napi::Object& options, const char* key, int fallback) {
-  Napi::Value v = options.Get(key);
-  return v.IsNumber() ? v.As<Napi::Number>().Int32Value() : fallback;
-}
-
-inline double OptionalDouble(const Napi::Object& options, const char* key, double fallback) {
-  Napi::Value v = options.Get(key);
-  return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : fallback;
-}
-
 }  // namespace structrank::binding

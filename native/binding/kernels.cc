@@ -13,6 +13,7 @@
 #include "binding/cancel_flag.h"
 #include "binding/kernels.h"
 #include "binding/convert.h"
+#include "binding/options.h"
 #include "binding/registry.h"
 #include "core/errors.h"
 #include "kernels/bracket_reader.h"
@@ -52,13 +53,13 @@ std::vector<double> DoubleArray(const Napi::Object& o, const char* key) {
 
 CommonOptions ReadCommon(const Napi::Value& value, std::size_t rows, std::size_t cols) {
   CommonOptions c;
-  if (!value.IsObject()) return c;
+  Expect(value.IsObject(), value.Env(), "kernel options {lambda, normalize, plain, beta, ...}");
   Napi::Object o = value.As<Napi::Object>();
-  c.lambda = OptionalDouble(o, "lambda", c.lambda);
+  c.lambda = RequiredDouble(o, "lambda");
   if (!(c.lambda > 0 && c.lambda <= 1)) throw InputError("lambda must be in (0, 1], got " + std::to_string(c.lambda));
-  c.normalize = o.Get("normalize").ToBoolean();
-  c.plain = o.Get("plain").ToBoolean();
-  c.beta = OptionalDouble(o, "beta", 0);
+  c.normalize = RequiredBool(o, "normalize");
+  c.plain = RequiredBool(o, "plain");
+  c.beta = RequiredDouble(o, "beta");
   c.logprob_a = DoubleArray(o, "logprobA");
   c.logprob_b = DoubleArray(o, "logprobB");
   if (c.beta != 0) {
@@ -120,7 +121,7 @@ Napi::Value RowMethod(Wrap* self, const Napi::CallbackInfo& info, bool async) {
   double i = info[0].As<Napi::Number>().DoubleValue();
   if (i < 0) throw InputError("index must be a non-negative integer");
   auto job = self->MakeJob(Wrap::FromValue(info[1]), info[2]);
-  int threads = info[3].IsNumber() ? info[3].As<Napi::Number>().Int32Value() : 0;
+  int threads = ThreadsArgument(info, 3);
   if (!async) return ToFloat64Array(env, KernelRow(job->kernel, static_cast<std::size_t>(i), threads));
   auto cancel = CancelFlag::From(info[4]);
   auto out = std::make_shared<std::vector<double>>();
@@ -135,7 +136,7 @@ Napi::Value GramMethod(Wrap* self, const Napi::CallbackInfo& info, bool async) {
   bool same = info.Length() < 1 || info[0].IsNull() || info[0].IsUndefined();
   auto job = self->MakeJob(same ? self : Wrap::FromValue(info[0]), info[1]);
   job->kernel.same_bank = same;
-  int threads = info[2].IsNumber() ? info[2].As<Napi::Number>().Int32Value() : 0;
+  int threads = ThreadsArgument(info, 2);
   if (!async) return ToFloat64Array(env, GramMatrix(job->kernel, threads));
   auto cancel = CancelFlag::From(info[3]);
   auto out = std::make_shared<std::vector<double>>();
@@ -199,8 +200,9 @@ class TreeBankWrap : public ErrorMappingWrap<TreeBankWrap> {
     if (other->vocabulary() != bank_->vocabulary()) throw InputError("mismatched handles: tree banks use different vocabularies");
     auto job = std::make_shared<Job>();
     job->options = ReadCommon(options, bank_->size(), other->size());
+    // Optional by meaning: without `depth` fragments of every depth count (0 inside the core).
     int depth = 0;
-    if (options.IsObject()) depth = OptionalInt(options.As<Napi::Object>(), "depth", 0);
+    if (!options.As<Napi::Object>().Get("depth").IsUndefined()) depth = RequiredInt(options.As<Napi::Object>(), "depth");
     if (depth < 0) throw InputError("depth must be a positive integer");
     const TreeBank* a = bank_.get();
     const TreeBank* b = other.get();
@@ -293,7 +295,7 @@ class SequenceBankWrap : public ErrorMappingWrap<SequenceBankWrap> {
     job->options = ReadCommon(options, bank_->size(), other->size());
     TagKernelWeights w;
     w.lambda = job->options.lambda;
-    bool sim2 = options.IsObject() && options.As<Napi::Object>().Get("sim2").ToBoolean();
+    bool sim2 = RequiredBool(options.As<Napi::Object>(), "sim2");
     if (sim2) {
       if (bank_->feature_name() == "none" || other->feature_name() != bank_->feature_name())
         throw InputError("mismatched handles: sim2 needs both banks built with the same word feature (have '" +

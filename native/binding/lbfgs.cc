@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "binding/convert.h"
+#include "binding/options.h"
 #include "binding/errors.h"
 #include "binding/registry.h"
 #include "core/errors.h"
@@ -16,15 +17,16 @@ namespace structrank::binding {
 namespace {
 
 LbfgsOptions ReadOptions(const Napi::Value& v) {
-  LbfgsOptions o;
-  if (!v.IsObject()) return o;
+  // Every setting given (lib/options/lbfgs.ts LBFGS_DEFAULTS): no second set of defaults here.
+  Expect(v.IsObject(), v.Env(), "L-BFGS settings {memory, gradientTolerance, delta, past, maxLinesearch, armijo}");
   Napi::Object obj = v.As<Napi::Object>();
-  o.memory = OptionalInt(obj, "memory", o.memory);
-  o.gradient_tolerance = OptionalDouble(obj, "gradientTolerance", o.gradient_tolerance);
-  o.delta = OptionalDouble(obj, "delta", o.delta);
-  o.past = OptionalInt(obj, "past", o.past);
-  o.max_linesearch = OptionalInt(obj, "maxLinesearch", o.max_linesearch);
-  o.armijo = OptionalDouble(obj, "armijo", o.armijo);
+  LbfgsOptions o;
+  o.memory = RequiredInt(obj, "memory");
+  o.gradient_tolerance = RequiredDouble(obj, "gradientTolerance");
+  o.delta = RequiredDouble(obj, "delta");
+  o.past = RequiredInt(obj, "past");
+  o.max_linesearch = RequiredInt(obj, "maxLinesearch");
+  o.armijo = RequiredDouble(obj, "armijo");
   if (o.memory < 1 || o.max_linesearch < 1 || o.past < 0) throw InputError("L-BFGS: bad settings");
   return o;
 }

@@ -10,6 +10,7 @@
 #include "binding/async.h"
 #include "binding/cancel_flag.h"
 #include "binding/convert.h"
+#include "binding/options.h"
 #include "binding/registry.h"
 #include "core/errors.h"
 #include "perceptron/candidate_bank.h"
@@ -81,10 +82,11 @@ class PerceptronModel : public ErrorMappingWrap<PerceptronModel> {
     Napi::Object spec = info[0].As<Napi::Object>();
     auto set = std::make_shared<RankingSet>(RankingSetFrom(spec, false));
     std::shared_ptr<CandidateBank> bank = MakeCandidateBank(spec);
-    const int mode = info[1].IsNumber() ? info[1].As<Napi::Number>().Int32Value() : 0;
+    Expect(info[1].IsNumber() && info[3].IsBoolean(), env, "(query, mode, threads, compressed, cancelFlag)");
+    const int mode = info[1].As<Napi::Number>().Int32Value();
     Expect(mode >= 0 && mode <= 2, env, "mode 0 (last), 1 (averaged) or 2 (voted)");
-    const int threads = info[2].IsNumber() ? info[2].As<Napi::Number>().Int32Value() : 0;
-    const bool compressed = info[3].IsBoolean() ? info[3].As<Napi::Boolean>().Value() : true;
+    const int threads = ThreadsArgument(info, 2);
+    const bool compressed = info[3].As<Napi::Boolean>().Value();
     auto cancel = CancelFlag::From(info[4]);
     auto model = model_;
     auto chosen = std::make_shared<std::vector<int32_t>>();
@@ -164,26 +166,23 @@ class PerceptronModel : public ErrorMappingWrap<PerceptronModel> {
   std::shared_ptr<RerankerModel> model_;
 };
 
-// The options shaping training (perceptronTrain's and a mixing epoch's).
-PerceptronOptions TrainOptionsFrom(const Napi::Object& opts) {
+// The options shaping training: a mixing epoch's {seed, threads, cacheMB, shuffle, baseWeight},
+// and with `whole_run` (perceptronTrain) also {epochs, chunks, compressed}. Every field given
+// (lib/options/rerank.ts perceptronFields).
+PerceptronOptions TrainOptionsFrom(const Napi::Object& opts, bool whole_run) {
   PerceptronOptions options;
-  options.epochs = OptionalInt(opts, "epochs", 1);
-  options.chunks = OptionalInt(opts, "chunks", 1);
-  options.seed = static_cast<uint64_t>(OptionalDouble(opts, "seed", 1));
-  options.threads = OptionalInt(opts, "threads", 0);
-  options.cache_bytes = static_cast<int64_t>(OptionalDouble(opts, "cacheMB", 512) * 1048576.0);
-  Napi::Value shuffle = opts.Get("shuffle");
-  options.shuffle = shuffle.IsBoolean() ? shuffle.As<Napi::Boolean>().Value() : true;
-  Napi::Value compressed = opts.Get("compressed");
-  options.compressed = compressed.IsBoolean() ? compressed.As<Napi::Boolean>().Value() : true;
-  options.base_weight = OptionalDouble(opts, "baseWeight", 0);
+  if (whole_run) {
+    options.epochs = RequiredInt(opts, "epochs");
+    options.chunks = RequiredInt(opts, "chunks");
+    options.compressed = RequiredBool(opts, "compressed");
+  }
+  options.seed = static_cast<uint64_t>(RequiredInt64(opts, "seed"));
+  options.threads = RequiredThreads(opts);
+  options.cache_bytes = static_cast<int64_t>(RequiredDouble(opts, "cacheMB") * 1048576.0);
+  options.shuffle = RequiredBool(opts, "shuffle");
+  options.base_weight = RequiredDouble(opts, "baseWeight");
   if (!std::isfinite(options.base_weight)) throw InputError("perceptron: baseWeight must be a finite number");
   return options;
-}
-
-bool PrimalFrom(const Napi::Object& opts) {
-  Napi::Value primal = opts.Get("primal");
-  return primal.IsBoolean() && primal.As<Napi::Boolean>().Value();
 }
 
 // What perceptronTrain and a mixing epoch both read from their first two arguments: the
@@ -196,15 +195,15 @@ struct TrainingInput {
   bool primal = false;
 };
 
-TrainingInput TrainingInputFrom(const Napi::Value& candidates, const Napi::Object& opts) {
+TrainingInput TrainingInputFrom(const Napi::Value& candidates, const Napi::Object& opts, bool whole_run) {
   Expect(candidates.IsObject(), candidates.Env(), "training candidates object");
   Napi::Object spec = candidates.As<Napi::Object>();
   TrainingInput in;
   in.set = std::make_shared<RankingSet>(RankingSetFrom(spec, true));
   in.bank = MakeCandidateBank(spec);
-  in.options = TrainOptionsFrom(opts);
-  in.beta = OptionalDouble(opts, "beta", 0);
-  in.primal = PrimalFrom(opts);
+  in.options = TrainOptionsFrom(opts, whole_run);
+  in.beta = RequiredDouble(opts, "beta");
+  in.primal = RequiredBool(opts, "primal");
   return in;
 }
 
@@ -212,8 +211,8 @@ TrainingInput TrainingInputFrom(const Napi::Value& candidates, const Napi::Objec
 // averaged, mistakes, steps}>: one parameter-mixing epoch over sentences [first, last).
 Napi::Value MixingEpoch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Napi::Object opts = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
-  const TrainingInput in = TrainingInputFrom(info[0], opts);
+  Expect(info[1].IsObject(), env, "mixing epoch options");
+  const TrainingInput in = TrainingInputFrom(info[0], info[1].As<Napi::Object>(), false);
   auto start = std::make_shared<std::vector<double>>(ToDoubles(info[2], "start coefficients"));
   Expect(info[3].IsNumber() && info[4].IsNumber(), env, "first, last: sentence numbers");
   const int64_t first = info[3].As<Napi::Number>().Int64Value(), last = info[4].As<Napi::Number>().Int64Value();
@@ -244,9 +243,10 @@ Napi::Value FromCoefficients(const Napi::CallbackInfo& info) {
   Napi::Object spec = info[0].As<Napi::Object>();
   RankingSet set = RankingSetFrom(spec, false);
   std::shared_ptr<CandidateBank> bank = MakeCandidateBank(spec);
-  Napi::Object opts = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
-  const double beta = OptionalDouble(opts, "beta", 0);
-  const double base_weight = OptionalDouble(opts, "baseWeight", 0);
+  Expect(info[1].IsObject(), env, "options {beta, baseWeight}");
+  Napi::Object opts = info[1].As<Napi::Object>();
+  const double beta = RequiredDouble(opts, "beta");
+  const double base_weight = RequiredDouble(opts, "baseWeight");
   auto model = std::make_shared<RerankerModel>(RerankerModel::FromCoefficients(
       *bank, set, beta, base_weight, ToDoubles(info[2], "last"), ToDoubles(info[3], "averaged")));
   return PerceptronModel::Wrap(env, std::move(model));
@@ -255,8 +255,9 @@ Napi::Value FromCoefficients(const Napi::CallbackInfo& info) {
 // perceptronTrain(train, options, cancelFlag, onProgress?)
 Napi::Value Train(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Napi::Object opts = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
-  TrainingInput in = TrainingInputFrom(info[0], opts);
+  Expect(info[1].IsObject(), env, "perceptron training options");
+  Napi::Object opts = info[1].As<Napi::Object>();
+  TrainingInput in = TrainingInputFrom(info[0], opts, true);
   auto cancel = CancelFlag::From(info[2]);
   in.options.cancel = cancel.get();
   // resume: runBytes() of the first resumeEpochs epochs (a checkpoint), continued here.
@@ -268,7 +269,7 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
     resume = std::make_shared<PerceptronRun>(PerceptronRun::Load(r));
     if (!r.AtEnd()) throw ModelError("perceptron checkpoint has trailing bytes");
     in.options.resume = resume.get();
-    in.options.resume_epochs = OptionalInt(opts, "resumeEpochs", 0);
+    in.options.resume_epochs = RequiredInt(opts, "resumeEpochs");
   }
 
   std::shared_ptr<Napi::ThreadSafeFunction> progress;

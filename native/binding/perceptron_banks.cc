@@ -3,6 +3,7 @@
 #include <string>
 
 #include "binding/convert.h"
+#include "binding/options.h"
 #include "perceptron/linear_sum_bank.h"
 #include "perceptron/structured_banks.h"
 
@@ -44,7 +45,7 @@ std::unique_ptr<CandidateBank> TreeBankFrom(const Napi::Object& o) {
   t.word = Ints(o, "word");
   t.arity = Ints(o, "arity");
   t.tree_size = Ints(o, "sizes");
-  return std::make_unique<TreeCandidateBank>(std::move(t), OptionalDouble(o, "lambda", 0.4));
+  return std::make_unique<TreeCandidateBank>(std::move(t), RequiredDouble(o, "lambda"));
 }
 
 std::unique_ptr<CandidateBank> TagBankFrom(const Napi::Object& o) {
@@ -54,12 +55,11 @@ std::unique_ptr<CandidateBank> TagBankFrom(const Napi::Object& o) {
   s.word = Ints(o, "word");
   s.length = Ints(o, "lengths");
   TagKernelWeights w;
-  w.lambda = OptionalDouble(o, "lambda", 0.5);
-  w.sim1 = OptionalDouble(o, "sim1", 1.0);
-  w.sim2 = OptionalDouble(o, "sim2", 0.0);
-  Napi::Value f = o.Get("wordFeature");
-  std::string feature = f.IsString() ? f.As<Napi::String>().Utf8Value() : "none";
-  const bool normalize = o.Get("normalize").ToBoolean().Value();
+  w.lambda = RequiredDouble(o, "lambda");
+  w.sim1 = RequiredDouble(o, "sim1");
+  w.sim2 = RequiredDouble(o, "sim2");
+  std::string feature = RequiredString(o, "wordFeature");
+  const bool normalize = RequiredBool(o, "normalize");
   return std::make_unique<TagCandidateBank>(std::move(s), w, std::move(feature), normalize);
 }
 

@@ -9,6 +9,7 @@
 #include "binding/async.h"
 #include "binding/cancel_flag.h"
 #include "binding/convert.h"
+#include "binding/options.h"
 #include "binding/perceptron_banks.h"
 #include "binding/registry.h"
 #include "core/errors.h"
@@ -31,7 +32,7 @@ Napi::Value ForestScores(const Napi::CallbackInfo& info) {
   auto coef = std::make_shared<std::vector<double>>(ToVector<double>(info[1].As<Napi::Float64Array>()));
   if (static_cast<int64_t>(coef->size()) != support->size()) throw InputError("one coefficient per support tree expected");
   const bool compressed = info[3].ToBoolean();
-  const int threads = info[4].IsNumber() ? info[4].As<Napi::Number>().Int32Value() : 0;
+  const int threads = ThreadsArgument(info, 4);
   auto cancel = CancelFlag::From(info[5]);
   struct Result {
     std::vector<double> scores;

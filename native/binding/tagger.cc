@@ -19,6 +19,7 @@
 #include "binding/async.h"
 #include "binding/cancel_flag.h"
 #include "binding/convert.h"
+#include "binding/options.h"
 #include "binding/registry.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
@@ -131,14 +132,14 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     model_ = std::make_shared<TaggerModel>();
     if (info.Length() == 0 || !info[0].IsObject()) return;
     Napi::Object o = info[0].As<Napi::Object>();
-    int algo = OptionalInt(o, "algorithm", 1);
+    int algo = RequiredInt(o, "algorithm");
     if (algo < 0 || algo > 2) throw InputError("unknown tagger algorithm");
     model_->algorithm = static_cast<TaggerAlgorithm>(algo);
-    model_->order = OptionalInt(o, "order", 1);
+    model_->order = RequiredInt(o, "order");
     if (model_->order != 1 && model_->order != 2) throw InputError("order must be 1 or 2");
-    model_->beam = OptionalInt(o, "beam", 8);
+    model_->beam = RequiredInt(o, "beam");
     if (model_->beam < 1) throw InputError("beam must be at least 1");
-    int columns = OptionalInt(o, "numColumns", 1);
+    int columns = RequiredInt(o, "numColumns");
     if (columns < 1) throw InputError("numColumns must be at least 1");
     Napi::Value t = o.Get("templates");
     Expect(t.IsTypedArray() && t.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env,
@@ -264,20 +265,21 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     return out;
   }
 
-  // createTrainer({optimizer: 0 lbfgs | 1 sgd, c2, eta0, threads, seed})
+  // createTrainer({optimizer: 0 lbfgs | 1 sgd, c2, eta0, threads, seed, memory, sgdWarmup, startWeights})
   Napi::Value CreateTrainer(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!corpus_) throw InputError("buildTraining must come before createTrainer");
-    Napi::Object o = info.Length() > 0 && info[0].IsObject() ? info[0].As<Napi::Object>() : Napi::Object::New(env);
+    Expect(info.Length() > 0 && info[0].IsObject(), env, "trainer options");
+    Napi::Object o = info[0].As<Napi::Object>();
     TrainOptions opt;
-    opt.optimizer = static_cast<CrfOptimizer>(OptionalInt(o, "optimizer", 0) == 1 ? 1 : 0);
-    opt.c2 = OptionalDouble(o, "c2", 1.0);
-    opt.eta0 = OptionalDouble(o, "eta0", 0.1);
-    opt.threads = OptionalInt(o, "threads", 0);
-    opt.seed = static_cast<uint64_t>(OptionalInt(o, "seed", 1));
-    opt.lbfgs_memory = OptionalInt(o, "memory", 6);
-    opt.sgd_warmup = OptionalInt(o, "sgdWarmup", 0);
-    if (o.Has("startWeights")) opt.start_weights = o.Get("startWeights").ToBoolean();
+    opt.optimizer = static_cast<CrfOptimizer>(RequiredInt(o, "optimizer") == 1 ? 1 : 0);
+    opt.c2 = RequiredDouble(o, "c2");
+    opt.eta0 = RequiredDouble(o, "eta0");
+    opt.threads = RequiredThreads(o);
+    opt.seed = static_cast<uint64_t>(RequiredInt64(o, "seed"));
+    opt.lbfgs_memory = RequiredInt(o, "memory");
+    opt.sgd_warmup = RequiredInt(o, "sgdWarmup");
+    opt.start_weights = RequiredBool(o, "startWeights");
     if (!(opt.c2 >= 0) || !(opt.eta0 > 0) || opt.lbfgs_memory < 1 || opt.sgd_warmup < 0) throw InputError("bad training options");
     trainer_ = std::make_shared<TaggerTrainer>(*model_, *corpus_, opt);
     return env.Undefined();
@@ -437,7 +439,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     const int64_t first = info[1].As<Napi::Number>().Int64Value(), last = info[2].As<Napi::Number>().Int64Value();
     auto corpus = Slice(first, last);
     auto index = ShardIndex(first, last);
-    int threads = info[3].As<Napi::Number>().Int32Value();
+    int threads = ThreadsArgument(info, 3);
     bool start_weights = info[4].ToBoolean();
     auto cancel = CancelFlag::From(info.Length() > 5 ? info[5] : env.Undefined());
     auto model = model_;
@@ -494,9 +496,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   }
 
   // Decodes every sentence of `text` with up to `threads` threads; labels per token.
-  static std::vector<int32_t> TagText(const TaggerModel& model, const std::string& text, int threads,
+  static std::vector<int32_t> TagText(const TaggerModel& model, const std::string& text, int nthreads,
                                       const std::atomic<bool>* cancel) {
-    int nthreads = ResolveThreads(threads);
     TaggerCorpus corpus = model.LookupCorpus(text, nthreads, cancel);
     std::vector<int32_t> out(corpus.tokens(), 0);
     std::vector<std::unique_ptr<SentenceTagger>> taggers(nthreads);
@@ -517,7 +518,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     Napi::Env env = info.Env();
     RequireTrained();
     Expect(info.Length() >= 1 && info[0].IsString(), env, "text string");
-    int threads = info.Length() > 1 && info[1].IsNumber() ? info[1].As<Napi::Number>().Int32Value() : 1;
+    int threads = ThreadsArgument(info, 1);
     return ToInt32Array(env, TagText(*model_, info[0].As<Napi::String>().Utf8Value(), threads, nullptr));
   }
 
@@ -526,7 +527,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     Napi::Env env = info.Env();
     RequireTrained();
     Expect(info.Length() >= 1 && info[0].IsString(), env, "text string");
-    int threads = info.Length() > 1 && info[1].IsNumber() ? info[1].As<Napi::Number>().Int32Value() : 0;
+    int threads = ThreadsArgument(info, 1);
     auto cancel = CancelFlag::From(info.Length() > 2 ? info[2] : env.Undefined());
     auto text = std::make_shared<std::string>(info[0].As<Napi::String>().Utf8Value());
     auto model = model_;
@@ -547,23 +548,23 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     Napi::Env env = info.Env();
     RequireTrained();
     Expect(info.Length() >= 4 && info[0].IsTypedArray() && info[1].IsBoolean() && info[2].IsNumber() && info[3].IsObject(),
-           env, "(block, final, width, layout, threads?)");
+           env, "(block, final, width, layout, threads)");
     Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
     std::string_view block(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
     bool final = info[1].As<Napi::Boolean>().Value();
     int32_t width = info[2].As<Napi::Number>().Int32Value();
     Napi::Object o = info[3].As<Napi::Object>();
     ColumnLayout layout;
-    layout.input_columns = OptionalInt(o, "inputColumns", 1);
-    layout.all_columns = OptionalInt(o, "allColumns", 2);
-    layout.tab = o.Get("tab").ToBoolean();
+    layout.input_columns = RequiredInt(o, "inputColumns");
+    layout.all_columns = RequiredInt(o, "allColumns");
+    layout.tab = RequiredBool(o, "tab");
     Napi::Value idx = o.Get("fullIndex");
     Expect(idx.IsTypedArray() && idx.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env, "layout.fullIndex to be an Int32Array");
     layout.full_index = ToVector<int32_t>(idx.As<Napi::Int32Array>());
     for (int32_t c : layout.full_index) {
       if (c < 0 || c >= layout.all_columns) throw InputError("layout.fullIndex out of range");
     }
-    int threads = info.Length() > 4 && info[4].IsNumber() ? info[4].As<Napi::Number>().Int32Value() : 0;
+    int threads = ThreadsArgument(info, 4);
     ColumnTagResult result = TagColumns(*model_, block, final, width, layout, threads, nullptr);
     Napi::Object out = Napi::Object::New(env);
     Napi::Uint8Array text;
@@ -603,18 +604,17 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   Napi::Value TagNbestAsync(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     RequireTrained();
-    Expect(info.Length() >= 2 && info[0].IsString() && info[1].IsNumber(), env, "(text, k, threads?, flag?)");
+    Expect(info.Length() >= 2 && info[0].IsString() && info[1].IsNumber(), env, "(text, k, threads, flag?)");
     int k = info[1].As<Napi::Number>().Int32Value();
     if (k < 1) throw InputError("k must be at least 1");
-    int threads = info.Length() > 2 && info[2].IsNumber() ? info[2].As<Napi::Number>().Int32Value() : 0;
+    int threads = ThreadsArgument(info, 2);
     auto cancel = CancelFlag::From(info.Length() > 3 ? info[3] : env.Undefined());
     auto text = std::make_shared<std::string>(info[0].As<Napi::String>().Utf8Value());
     auto model = model_;
     auto lists = std::make_shared<std::vector<std::vector<Candidate>>>();
     return RunAsync(
         env,
-        [model, text, k, threads, cancel, lists]() {
-          int nthreads = ResolveThreads(threads);
+        [model, text, k, nthreads = threads, cancel, lists]() {
           TaggerCorpus corpus = model->LookupCorpus(*text, nthreads, cancel.get());
           lists->resize(corpus.sentences());
           std::vector<std::unique_ptr<SentenceTagger>> taggers(nthreads);
