@@ -5,7 +5,7 @@ import { parserTrainFields } from '../options/parser.js';
 import { parserTrainDistributedFields } from '../options/distributed.js';
 import { distributedParserTrainer } from '../distributed/parser-gradient.js';
 import { readTreesSync } from '../io/treebank.js';
-import { ChartParserModel, CRF_DEFAULTS, type ParserTrainProgress, type ParserTrainSummary } from '../parser/chart-parser.js';
+import { ChartParserModel, parserGrammar, type ParserTrainProgress, type ParserTrainSummary } from '../parser/chart-parser.js';
 import { evaluateParser } from '../parser/evaluate.js';
 import { TrainProgressBar } from '../progress.js';
 import { resolveThreads } from '../native.js';
@@ -36,7 +36,8 @@ the EVALB F1 of the trained model.`,
     claimOutputs('train-parser', { '--train': train, '--dev': values.dev, '--clusters': values.clusters }, { '--model': modelFile, '--checkpoint': values.checkpoint });
     const { maxLength } = values;
     const crf = values.crf;
-    const markov = values.markov ?? (crf ? CRF_DEFAULTS.markov : 2);
+    // The grammar the model trains with: the PCFG's or the CRF's defaults under what was given.
+    const grammar = parserGrammar(crf, { markov: values.markov, parent: values.parent });
     if (values.sgd && values.lbfgs) throw new UsageError('train-parser: --sgd and --lbfgs exclude each other');
     if (!crf && (values.checkpoint !== undefined || values.resume !== undefined)) {
       throw new UsageError('train-parser: --checkpoint and --resume apply to --crf training (the PCFG is counted in one pass)');
@@ -68,11 +69,12 @@ the EVALB F1 of the trained model.`,
     };
     const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
     const model = await ChartParserModel.train(trees, {
-      markov,
+      markov: grammar.markov,
       crf,
-      ...(crf ? { parent: values.parent ?? CRF_DEFAULTS.parent, vpHeadTag: CRF_DEFAULTS.vpHeadTag } : values.parent !== undefined ? { parent: values.parent } : {}),
+      ...(crf ? { parent: grammar.parent, vpHeadTag: grammar.vpHeadTag } : values.parent !== undefined ? { parent: values.parent } : {}),
       optimizer: values.lbfgs ? 'lbfgs' : values.sgd ? 'sgd' : 'adagrad',
       epochs,
+      patience: values.patience,
       batch: values.batch,
       eta0: values.eta0,
       average: values.average,

@@ -4,7 +4,7 @@
  * description.
  */
 import { z } from 'zod';
-import { defaultsOf, option } from './field.js';
+import { option } from './field.js';
 import { threads } from './common.js';
 
 /** Longer sentences are not chart-parsed by default: 300 words take seconds, 3,000 an hour and tens of GB. */
@@ -48,6 +48,7 @@ export const parserTrainFields = {
   markov: option(z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(), 'binarization order (default 2; 0 with --crf)', { value: '0|1|2' }),
   parent: option(z.boolean().optional(), 'parent annotation on every state (default: on for the PCFG, off with --crf, where it makes a different ensemble member: parse --ensemble)'),
   epochs: option(z.number().int().min(1).default(CRF_DEFAULTS.epochs), 'CRF passes over the data (or L-BFGS iterations); the best pass on --dev is kept', { value: 'E' }),
+  patience: option(z.number().int().min(0).default(0), 'CRF with --dev: stop after N passes without a dev F1 improvement (0 = never)', { value: 'N' }),
   average: option(z.boolean().default(CRF_DEFAULTS.average), "CRF (AdaGrad/SGD): keep each pass's last iterate instead of the mean of the pass's iterates (the default)"),
   batch: option(z.number().int().min(1).default(20), 'CRF batch size, drawn with replacement', { value: 'B' }),
   eta0: option(z.number().gt(0).default(CRF_DEFAULTS.eta0), 'AdaGrad step, or the initial SGD gain'),
@@ -78,7 +79,3 @@ export const parseFields = {
   threads,
 };
 
-/** The defaults ChartParserModel.train falls back on. */
-export const PARSER_DEFAULTS = defaultsOf(parserTrainFields) as {
-  epochs: number; batch: number; eta0: number; sigma2: number; beam: number; featureCacheMB: number; threads: number;
-};

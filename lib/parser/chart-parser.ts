@@ -7,7 +7,7 @@ import { InputError, ModelFileError, inModelFile, optionError } from '../errors.
 import { checkNbestK } from '../io/nbest.js';
 import { reporter, withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions } from '../options/field.js';
-import { CRF_DEFAULTS, CRF_TRAINER_SETTINGS, PARSER_DECODES, PARSER_DEFAULTS, PCFG_RARE_THRESHOLD, PCFG_SHAPE_BACKOFF, parserTrainFields } from '../options/parser.js';
+import { CRF_DEFAULTS, CRF_TRAINER_SETTINGS, PARSER_DECODES, PCFG_RARE_THRESHOLD, PCFG_SHAPE_BACKOFF, parserTrainFields } from '../options/parser.js';
 
 /** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
 const CRF_CHECKED = {
@@ -15,12 +15,14 @@ const CRF_CHECKED = {
   eta0: parserTrainFields.eta0,
   sigma2: parserTrainFields.sigma2,
   epochs: parserTrainFields.epochs,
+  patience: parserTrainFields.patience,
   featureCacheMB: parserTrainFields.featureCacheMB,
   prune: parserTrainFields.prune,
   surfaceBits: parserTrainFields.surfaceBits,
 };
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
-import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
+import { runTraining, type DevValue, type ExternalTrainer, type Trainer } from '../training/loop.js';
+import { fillDefaults, withDefaults } from '../training/options.js';
 import { native, resolveThreads, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
@@ -208,6 +210,8 @@ export interface ParserTrainOptions {
   decode?: 'viterbi' | 'mbr';
   /** Evaluated after each CRF pass; the best pass's weights are kept. */
   dev?: Tree[];
+  /** CRF with `dev`: stop after this many passes without a dev F1 improvement (default 0 = never). */
+  patience?: number;
   /** Called after each CRF pass. */
   onPass?: (r: ParserPassReport) => void;
   /** Filled in after training. */
@@ -262,7 +266,7 @@ export interface ParserTrainOptions {
 }
 
 /** The options that shape a CRF parser's model and objective, as plain data (no files, no callbacks). */
-export type ParserSpecOptions = Omit<ParserTrainOptions, 'clusters' | 'dev' | 'onPass' | 'summary' | 'signal' | 'onProgress' | 'progressEvery' | 'checkpoint' | 'resume' | 'external' | 'epochs' | 'threads' | 'featureCacheMB'> & {
+export type ParserSpecOptions = Omit<ParserTrainOptions, 'clusters' | 'dev' | 'patience' | 'onPass' | 'summary' | 'signal' | 'onProgress' | 'progressEvery' | 'checkpoint' | 'resume' | 'external' | 'epochs' | 'threads' | 'featureCacheMB'> & {
   clusters?: WordClusters;
 };
 
@@ -277,16 +281,8 @@ export interface ParserTrainingSpec {
   priorAtStart: boolean;
 }
 
-/** L-BFGS iterations run elsewhere: each returns the weights after it and the objective per sentence. */
-export interface ParserExternalTrainer {
-  /** One step; `initial` gives the weights to start from (asked for on the first step only). */
-  step(initial: () => Float64Array): Promise<{ loss: number; converged: boolean; weights: Float64Array }>;
-  /** The coordinator's optimizer state after the last step, for a training checkpoint. */
-  saveState(): Uint8Array;
-  /** Continues from `saveState`'s bytes; returns the weights reached. */
-  loadState(bytes: Uint8Array): Float64Array;
-  close(): Promise<void>;
-}
+/** L-BFGS iterations run elsewhere (lib/training/loop.ts): each returns the weights after it and the objective per sentence. */
+export type ParserExternalTrainer = ExternalTrainer;
 
 /** A worker's copy of a CRF parser training: objective and gradient of sentences [first, last). */
 export interface ParserShardHandle {
@@ -295,7 +291,7 @@ export interface ParserShardHandle {
 
 /** Builds the model of a training spec as ChartParserModel.train does (threads: the shards' native threads). */
 export function parserShardHandle(spec: ParserTrainingSpec, threads: number): ParserShardHandle {
-  const { handle } = buildTraining(spec.trees, { ...spec.options, crf: true, optimizer: 'lbfgs', threads });
+  const { handle } = buildTraining(spec.trees, completeParserOptions({ ...spec.options, crf: true, optimizer: 'lbfgs', threads }));
   return { gradient: (w, first, last, signal) => withCancelFlag(signal, (flag) => handle.crfShardGradient(w, first, last, flag)) };
 }
 
@@ -397,25 +393,147 @@ function learnedVerbTags(trees: readonly Tree[]): string[] {
   return learnTreebankClasses(trees.map(cleanTree).filter((t): t is Tree => t !== undefined)).classes.verbTags;
 }
 
+/** The API's training options with no command-line field (lib/options/parser.ts), and their defaults. */
+const API_TRAIN_DEFAULTS = { optimizer: 'adagrad', relaxWeight: 0.01, seed: CRF_TRAINER_SETTINGS.seed, priorAtPcfg: true, progressEvery: PARSER_PROGRESS_EVERY_MS } as const;
+
+/** The grammar's defaults: the PCFG's, and the CRF's own (CRF_DEFAULTS). */
+const PCFG_GRAMMAR = { markov: 2, parent: true, vpHeadTag: true, rareThreshold: PCFG_RARE_THRESHOLD, weightFloor: 0 } as const;
+const CRF_GRAMMAR = { markov: CRF_DEFAULTS.markov, parent: CRF_DEFAULTS.parent, vpHeadTag: CRF_DEFAULTS.vpHeadTag, rareThreshold: CRF_DEFAULTS.rareThreshold, weightFloor: CRF_DEFAULTS.weightFloor } as const;
+
+/** The declared training fields the API shares with `train-parser` (their defaults, their checks). */
+const { crf: crfField, epochs, average, batch, eta0, sigma2, prune, surfaceBits, decode, beam, relax, verbFeatures, featureCacheMB, threads, patience } = parserTrainFields;
+const SHARED_FIELDS = { crf: crfField, epochs, average, batch, eta0, sigma2, prune, surfaceBits, decode, beam, relax, verbFeatures, featureCacheMB, threads, patience };
+
+/** ParserTrainOptions with every option that has a default filled in. */
+type CompleteParserOptions = ParserTrainOptions &
+  Required<Pick<ParserTrainOptions, keyof typeof API_TRAIN_DEFAULTS | keyof typeof PCFG_GRAMMAR | keyof typeof SHARED_FIELDS>>;
+
+/** The grammar options a run trains with: those given, else the PCFG's or (with `crf`) the CRF's defaults. */
+export function parserGrammar(crf: boolean, given: { markov?: MarkovOrder; parent?: boolean; vpHeadTag?: boolean }): { markov: MarkovOrder; parent: boolean; vpHeadTag: boolean } {
+  const { markov, parent, vpHeadTag } = fillDefaults(crf ? CRF_GRAMMAR : PCFG_GRAMMAR, given);
+  return { markov, parent, vpHeadTag };
+}
+
+/** The given options completed once: the declared fields' defaults, the PCFG's or the CRF's grammar, the API's own. */
+function completeParserOptions(given: ParserTrainOptions): CompleteParserOptions {
+  const declared = withDefaults(SHARED_FIELDS, given);
+  return fillDefaults({ ...API_TRAIN_DEFAULTS, ...(declared.crf ? CRF_GRAMMAR : PCFG_GRAMMAR) }, declared) as CompleteParserOptions;
+}
+
+/**
+ * The CRF's side of the training loop: a step is a pass over the training sentences (in
+ * groups of steps with progress events between), dev is the EVALB F1, and the best pass is
+ * kept as model bytes.
+ */
+function crfTrainer(
+  start: NativeChartParser,
+  modelOf: (handle: NativeChartParser) => ChartParserModel,
+  sentences: number,
+  options: CompleteParserOptions,
+  spec: () => ParserTrainingSpec,
+): { trainer: Trainer<DevValue>; handle: () => NativeChartParser; lastPass: () => Pick<ParserPassReport, 'seconds' | 'cpuSeconds' | 'objective'> } {
+  let handle = start;
+  const epochs = options.epochs;
+  const lbfgs = options.optimizer === 'lbfgs';
+  const average = !lbfgs && options.average;
+  const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(sentences / options.batch));
+  const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
+  let bestBytes: Uint8Array | undefined;
+  let last: Pick<ParserPassReport, 'seconds' | 'cpuSeconds' | 'objective'> = { seconds: 0, cpuSeconds: 0, objective: Number.NaN };
+  const dev = options.dev;
+  const make = options.external;
+  const trainer: Trainer<DevValue> = {
+    async step({ done, externalStep }) {
+      const epoch = done + 1;
+      const wall = Date.now();
+      const cpu = process.cpuUsage();
+      let objective = 0;
+      let objectiveSteps = 0;
+      if (average) handle.crfAverage('reset');
+      // Sentences done in the pass: the native trainer's count of sentence objectives (read
+      // while a group of steps runs); workers of a distributed run count their own.
+      const passStart = externalStep ? 0 : handle.crfProgress();
+      let step = 0;
+      let latest = { objective: Number.NaN, keptFraction: 1, cacheBytes: 0, cachedSentences: 0 };
+      const reportSteps = (): void => {
+        const sentencesDone = externalStep ? (step === stepsPerEpoch ? sentences : 0) : Math.min(sentences, handle.crfProgress() - passStart);
+        options.onProgress?.({
+          epoch, epochs, step, stepsPerEpoch, sentences: sentencesDone, sentencesPerEpoch: sentences, objective: latest.objective,
+          keptFraction: latest.keptFraction, featureCacheBytes: latest.cacheBytes, cachedSentences: latest.cachedSentences,
+        });
+      };
+      const timer = options.onProgress && !externalStep ? setInterval(reportSteps, options.progressEvery) : undefined;
+      timer?.unref();
+      try {
+        while (step < stepsPerEpoch) {
+          const n = Math.min(chunk, stepsPerEpoch - step);
+          // One L-BFGS iteration elsewhere: the weights it arrives at are set here (dev, saving).
+          const r = externalStep
+            ? { objective: (await externalStep()).loss, keptFraction: 1, cacheBytes: 0, cachedSentences: 0 }
+            : await withCancelFlag(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
+          step += n;
+          objective += r.objective * n;
+          objectiveSteps += n;
+          latest = r;
+          reportSteps();
+        }
+      } finally {
+        clearInterval(timer);
+      }
+      // The pass's mean iterate stays swapped in for dev, the kept bytes and, after the
+      // last pass, the model (the next pass's reset swaps the raw iterate back).
+      if (average) handle.crfAverage('swap');
+      const used = process.cpuUsage(cpu);
+      last = { seconds: (Date.now() - wall) / 1000, cpuSeconds: (used.user + used.system) / 1e6, objective: objective / objectiveSteps };
+      return { done: epoch, loss: last.objective };
+    },
+    ...(dev && dev.length > 0
+      ? {
+          devScore: async () => {
+            const current = modelOf(handle);
+            const { scoreParses } = await import('./score-parses.js');
+            return { value: (await scoreParses((s, o) => current.parse(s, o), dev, { threads: options.threads })).f1 };
+          },
+        }
+      : {}),
+    // The best pass's weights as bytes (put back after the last pass unless it is the best).
+    snapshot: () => {
+      bestBytes = handle.serialize();
+    },
+    restore: (bestStep, done) => {
+      if (bestStep !== done && bestBytes) handle = native<ChartAddon>().ChartParser.deserialize(bestBytes);
+    },
+    sections: () => ({ trainer: handle.crfState(), ...(bestBytes ? { best: bestBytes } : {}) }),
+    loadSections: (sections) => {
+      handle.loadCrfState(sections.trainer ?? new Uint8Array());
+      bestBytes = sections.best;
+    },
+    // The checkpoint keeps the best pass and its F1; every pass is scored, so the passes
+    // since it are the evaluations without an improvement.
+    saveState: (s): ParserCheckpointState => ({ best: s.best ? { f1: s.best.value, epoch: s.bestStep } : null }),
+    loadState: (json, step, sections) => {
+      const best = (json as ParserCheckpointState | null)?.best;
+      return best && sections.best ? { best: { value: best.f1 }, bestStep: best.epoch, bad: step - best.epoch, stopped: false } : { best: undefined, bestStep: 0, bad: 0, stopped: false };
+    },
+    ...(make ? { external: { start: () => make(spec()), weights: () => handle.crfWeights(), setWeights: (w: Float64Array) => handle.setCrfWeights(w) } } : {}),
+  };
+  return { trainer, handle: () => handle, lastPass: () => last };
+}
+
 /**
  * The grammar of a training run and, with `crf`, the CRF's features and starting weights:
  * shared by ChartParserModel.train and a worker's shard handle, so both build the same model.
  */
-function buildTraining(trees: Tree[], options: ParserTrainOptions): {
+function buildTraining(trees: Tree[], options: CompleteParserOptions): {
   handle: NativeChartParser;
   table: SymbolTable;
   meta: ChartMeta;
   sentences: number;
   started?: ReturnType<NativeChartParser['startCrf']>;
 } {
-  const crf = options.crf ?? false;
-  const markov = options.markov ?? (crf ? CRF_DEFAULTS.markov : 2);
+  const { crf, markov } = options;
   if (markov !== 0 && markov !== 1 && markov !== 2) throw optionError('markov order must be 0, 1 or 2');
-  const grammarOptions = {
-    markov,
-    parent: options.parent ?? (crf ? CRF_DEFAULTS.parent : true),
-    vpHeadTag: options.vpHeadTag ?? (crf ? CRF_DEFAULTS.vpHeadTag : true),
-  };
+  const grammarOptions = { markov, parent: options.parent, vpHeadTag: options.vpHeadTag };
   const prepared: Tree[] = [];
   for (const t of trees) {
     const p = prepareTree(t, grammarOptions);
@@ -438,7 +556,7 @@ function buildTraining(trees: Tree[], options: ParserTrainOptions): {
       if (w === '' || w.includes('\n')) throw optionError(`clusters: bad entry ${JSON.stringify(w)}`);
     }
   }
-  const relaxWeight = options.relaxWeight ?? 0.01;
+  const { relaxWeight } = options;
   if (!(relaxWeight > 0 && relaxWeight < 1)) throw optionError('relaxWeight must be in (0, 1)');
   const handle = addon.ChartParser.buildPcfg(
     { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: verbFlags(table, options.verbFeatures ? learnedVerbTags(trees).map(escapeLabel) : []) },
@@ -446,7 +564,7 @@ function buildTraining(trees: Tree[], options: ParserTrainOptions): {
     offsets,
     Int32Array.from(pairs),
     treeOffsets,
-    options.rareThreshold ?? (crf ? CRF_DEFAULTS.rareThreshold : PCFG_RARE_THRESHOLD),
+    options.rareThreshold,
     {
       relax: options.relax ? 1 : 0,
       relaxWeight,
@@ -456,32 +574,30 @@ function buildTraining(trees: Tree[], options: ParserTrainOptions): {
   );
   const meta: ChartMeta = { labels: table.labels, isTag: Array.from(table.isTag), ...grammarOptions, crf: false };
   if (!crf) return { handle, table, meta, sentences: prepared.length };
-  const batch = options.batch ?? PARSER_DEFAULTS.batch;
   // NaN or non-positive step sizes and priors would train NaN weights without a word.
   checkOptions(CRF_CHECKED, options, (message) => optionError(message));
   if (options.beam !== undefined && !(options.beam > 0)) throw optionError('beam must be a positive number');
-  const surfaceBits = options.surfaceBits ?? CRF_DEFAULTS.surfaceBits;
-  const prune = options.prune ?? CRF_DEFAULTS.prune;
-  if (options.optimizer !== undefined && !['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw optionError("optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
+  const { surfaceBits, prune } = options;
+  if (!['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw optionError("optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
   const started = handle.startCrf({
-    batch,
-    eta0: options.eta0 ?? CRF_DEFAULTS.eta0,
+    batch: options.batch,
+    eta0: options.eta0,
     tau: CRF_TRAINER_SETTINGS.tau,
-    sigma2: options.sigma2 ?? PARSER_DEFAULTS.sigma2,
-    beam: options.beam ?? PARSER_DEFAULTS.beam,
+    sigma2: options.sigma2,
+    beam: options.beam,
     threads: resolveThreads(options.threads),
-    seed: options.seed ?? CRF_TRAINER_SETTINGS.seed,
-    priorAtPcfg: options.priorAtPcfg === false ? 0 : 1,
+    seed: options.seed,
+    priorAtPcfg: options.priorAtPcfg ? 1 : 0,
     verbFeatures: options.verbFeatures ? 1 : 0,
-    featureCacheMB: options.featureCacheMB ?? PARSER_DEFAULTS.featureCacheMB,
+    featureCacheMB: options.featureCacheMB,
     surfaceBits,
     prune,
-    adagrad: (options.optimizer ?? 'adagrad') === 'adagrad' ? 1 : 0,
-    average: options.optimizer !== 'lbfgs' && (options.average ?? CRF_DEFAULTS.average) ? 1 : 0,
+    adagrad: options.optimizer === 'adagrad' ? 1 : 0,
+    average: options.optimizer !== 'lbfgs' && options.average ? 1 : 0,
   });
   meta.crf = true;
   if (prune > 0) meta.prune = prune;
-  const decode = options.decode ?? CRF_DEFAULTS.decode;
+  const { decode } = options;
   if (!PARSER_DECODES.includes(decode)) throw optionError("decode must be 'viterbi' or 'mbr'");
   if (decode !== 'viterbi') meta.decode = decode;
   return { handle, table, meta, sentences: prepared.length, started };
@@ -540,157 +656,67 @@ export class ChartParserModel {
       total: p.epochs * p.stepsPerEpoch,
       ...(Number.isFinite(p.objective) ? { loss: p.objective } : {}),
     }));
-    const crf = options.crf ?? false;
-    if (!crf && (options.checkpoint !== undefined || options.resume !== undefined)) {
+    const opts = completeParserOptions(options);
+    if (!opts.crf && (opts.checkpoint !== undefined || opts.resume !== undefined)) {
       throw new InputError('<options>', undefined, 'checkpoints are for CRF training: the PCFG is counted from the trees in one pass, with nothing to continue');
     }
-    const built = buildTraining(trees, options);
-    let handle = built.handle;
+    const built = buildTraining(trees, opts);
     const { table, meta, sentences } = built;
     // The PCFG is counted in one pass: one event when its trees are read.
     reportPcfg?.({ phase: 'tree', done: sentences, total: sentences });
-    if (crf && built.started) {
-      const started = built.started;
-      const batch = options.batch ?? PARSER_DEFAULTS.batch;
-      const summary: ParserTrainSummary = { surfaceGoldFeatures: started.surfaceGoldFeatures, surfaceCollisionRate: started.surfaceCollisionRate };
-      const epochs = options.epochs ?? CRF_DEFAULTS.epochs;
-      const lbfgs = options.optimizer === 'lbfgs';
-      const average = !lbfgs && (options.average ?? CRF_DEFAULTS.average);
-      const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(sentences / batch));
-      const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
-      const progressEvery = options.progressEvery ?? PARSER_PROGRESS_EVERY_MS;
-      const weightFloor = options.weightFloor ?? CRF_DEFAULTS.weightFloor;
-      if (!(weightFloor >= 0)) throw optionError('weightFloor must be a non-negative number');
-      if (!(progressEvery > 0)) throw optionError('progressEvery must be a positive number of milliseconds');
-      let best: { f1: number; epoch: number; bytes: Uint8Array } | undefined;
-      let firstEpoch = 1;
-      // Checkpoints: everything that shapes the model but the pass count, the weight floor
-      // applied after the last pass (and threads, the feature cache, callbacks), with the
-      // training and dev trees.
-      const { epochs: _e, threads: _t, featureCacheMB: _f, signal: _s, onProgress: _p, progressEvery: _v, weightFloor: _w, onPass: _o, summary: _y, dev: _d, checkpoint: _c, resume: _r, external: _x, ...shaping } = options;
-      if (options.external && !lbfgs) throw new InputError('<options>', undefined, 'CRF parser training spread over workers takes L-BFGS');
-      let external: ParserExternalTrainer | undefined;
-      const spec = (): ParserTrainingSpec => {
-        const { clusters, beam, ...rest } = shaping;
-        return {
-          trees,
-          options: { ...rest, ...(Number.isFinite(beam ?? Infinity) ? { beam } : {}), ...(clusters !== undefined ? { clusters: typeof clusters === 'string' ? readClustersSync(clusters) : clusters } : {}) },
-          sentences,
-          sigma2: options.sigma2 ?? PARSER_DEFAULTS.sigma2,
-          priorAtStart: options.priorAtPcfg !== false,
-        };
+    if (!opts.crf || !built.started) return new ChartParserModel(built.handle, table, meta);
+    if (!(opts.weightFloor >= 0)) throw optionError('weightFloor must be a non-negative number');
+    if (!(opts.progressEvery > 0)) throw optionError('progressEvery must be a positive number of milliseconds');
+    if (opts.external && opts.optimizer !== 'lbfgs') throw new InputError('<options>', undefined, 'CRF parser training spread over workers takes L-BFGS');
+    const summary: ParserTrainSummary = { surfaceGoldFeatures: built.started.surfaceGoldFeatures, surfaceCollisionRate: built.started.surfaceCollisionRate };
+    // Checkpoints: everything that shapes the model but the pass count, the weight floor
+    // applied after the last pass and patience (and threads, the feature cache, callbacks),
+    // as given, with the training and dev trees.
+    const { epochs: _e, threads: _t, featureCacheMB: _f, signal: _s, onProgress: _p, progressEvery: _v, weightFloor: _w, onPass: _o, summary: _y, dev: _d, checkpoint: _c, resume: _r, external: _x, patience: _n, ...shaping } = options;
+    // What a worker needs to build the same model (distributed L-BFGS).
+    const spec = (): ParserTrainingSpec => {
+      const { clusters, beam, ...rest } = shaping;
+      return {
+        trees,
+        options: { ...rest, ...(Number.isFinite(beam ?? Infinity) ? { beam } : {}), ...(clusters !== undefined ? { clusters: typeof clusters === 'string' ? readClustersSync(clusters) : clusters } : {}) },
+        sentences,
+        sigma2: opts.sigma2,
+        priorAtStart: opts.priorAtPcfg,
       };
-      // One L-BFGS iteration elsewhere; the weights it arrives at are set here (dev, saving).
-      const externalStep = async (make: NonNullable<ParserTrainOptions['external']>): Promise<{ objective: number; keptFraction: number; cacheBytes: number; cachedSentences: number }> => {
-        external ??= await make(spec());
-        const e = await external.step(() => handle.crfWeights());
-        handle.setCrfWeights(e.weights);
-        return { objective: e.loss, keptFraction: 1, cacheBytes: 0, cachedSentences: 0 };
-      };
-      // Distributed: the optimizer state is the coordinator's, so local and distributed checkpoints do not mix.
-      const checkpointOptions = options.external ? { ...shaping, distributed: true } : shaping;
-      const fingerprint = options.checkpoint !== undefined || options.resume !== undefined
-        ? fingerprintOf([JSON.stringify(checkpointOptions), ...trees.map((t) => formatTree(t)), '', ...(options.dev ?? []).map((t) => formatTree(t))])
-        : '';
-      if (options.resume !== undefined) {
-        const cp = loadCheckpoint<ParserCheckpointState>(options.resume, 'crf-parser', { fingerprint, options: checkpointOptions });
-        if (cp.step > epochs) throw new ModelFileError(options.resume, `checkpoint has ${cp.step} passes, more than the ${epochs} asked for`);
-        try {
-          handle.loadCrfState(cp.sections.trainer ?? new Uint8Array());
-        } catch (err) {
-          throw inModelFile(err, options.resume);
-        }
-        if (options.external && cp.sections.external) {
-          external = await options.external(spec());
-          try {
-            handle.setCrfWeights(external.loadState(cp.sections.external));
-          } catch (err) {
-            await external.close();
-            throw inModelFile(err, options.resume);
-          }
-        }
-        if (cp.state.best && cp.sections.best) best = { ...cp.state.best, bytes: cp.sections.best };
-        firstEpoch = cp.step + 1;
-      }
-      try {
-        for (let epoch = firstEpoch; epoch <= epochs; epoch++) {
-          const wall = Date.now();
-          const cpu = process.cpuUsage();
-          let objective = 0;
-          let objectiveSteps = 0;
-          if (average) handle.crfAverage('reset');
-          // Sentences done in the pass: the native trainer's count of sentence objectives (read
-          // while a group of steps runs); workers of a distributed run count their own.
-          const passStart = options.external ? 0 : handle.crfProgress();
-          let step = 0;
-          let last = { objective: Number.NaN, keptFraction: 1, cacheBytes: 0, cachedSentences: 0 };
-          const reportSteps = (): void => {
-            const done = options.external ? (step === stepsPerEpoch ? sentences : 0) : Math.min(sentences, handle.crfProgress() - passStart);
-            options.onProgress?.({
-              epoch, epochs, step, stepsPerEpoch, sentences: done, sentencesPerEpoch: sentences, objective: last.objective,
-              keptFraction: last.keptFraction, featureCacheBytes: last.cacheBytes, cachedSentences: last.cachedSentences,
-            });
-          };
-          const timer = options.onProgress && !options.external ? setInterval(reportSteps, progressEvery) : undefined;
-          timer?.unref();
-          try {
-            while (step < stepsPerEpoch) {
-              const n = Math.min(chunk, stepsPerEpoch - step);
-              const r = options.external
-                ? await externalStep(options.external)
-                : await withCancelFlag(options.signal, (flag) => handle.crfSteps(n, flag, lbfgs));
-              step += n;
-              objective += r.objective * n;
-              objectiveSteps += n;
-              last = r;
-              reportSteps();
-            }
-          } finally {
-            clearInterval(timer);
-          }
-          // The pass's mean iterate stays swapped in for dev, the kept bytes and, after the
-          // last pass, the model (the next pass's reset swaps the raw iterate back).
-          if (average) handle.crfAverage('swap');
-          const used = process.cpuUsage(cpu);
-          const report: ParserPassReport = {
-            epoch, epochs, seconds: (Date.now() - wall) / 1000, cpuSeconds: (used.user + used.system) / 1e6, objective: objective / objectiveSteps,
-          };
-          if (options.dev && options.dev.length > 0) {
-            const current = new ChartParserModel(handle, table, meta);
-            const { scoreParses } = await import('./score-parses.js');
-            const r = await scoreParses((sentences, o) => current.parse(sentences, o), options.dev, { threads: options.threads });
-            report.devF1 = r.f1;
-            report.best = best === undefined || r.f1 > best.f1;
-            // Keep the best pass: its weights as bytes (restored after the last pass).
-            if (report.best) best = { f1: r.f1, epoch, bytes: handle.serialize() };
-          }
-          if (options.checkpoint !== undefined) {
-            const state: ParserCheckpointState = { best: best ? { f1: best.f1, epoch: best.epoch } : null };
-            const sections = { trainer: handle.crfState(), ...(best ? { best: best.bytes } : {}), ...(external ? { external: external.saveState() } : {}) };
-            saveCheckpoint(options.checkpoint, { trainer: 'crf-parser', step: epoch, fingerprint, options: checkpointOptions, state, sections });
-          }
-          options.onPass?.(report);
-        }
-      } finally {
-        await external?.close();
-      }
-      if (best) {
-        summary.bestEpoch = best.epoch;
-        summary.bestDevF1 = best.f1;
-        if (best.epoch !== epochs) handle = native<ChartAddon>().ChartParser.deserialize(best.bytes);
-      }
-      if (weightFloor > 0) {
-        const w = handle.crfWeights();
-        let kept = 0;
-        for (let i = 0; i < w.length; i++) {
-          if (Math.abs(w[i]) < weightFloor) w[i] = 0;
-          else kept++;
-        }
-        handle.setCrfWeights(w);
-        summary.nonZeroWeights = kept;
-      }
-      if (options.summary) Object.assign(options.summary, summary);
+    };
+    // Distributed: the optimizer state is the coordinator's, so local and distributed checkpoints do not mix.
+    const checkpointOptions = opts.external ? { ...shaping, distributed: true } : shaping;
+    const crf = crfTrainer(built.handle, (h) => new ChartParserModel(h, table, meta), sentences, opts, spec);
+    const result = await runTraining(crf.trainer, {
+      total: opts.epochs,
+      patience: opts.patience,
+      signal: opts.signal,
+      checkpoint: {
+        trainer: 'crf-parser',
+        file: opts.checkpoint,
+        resume: opts.resume,
+        options: checkpointOptions,
+        fingerprint: () => [JSON.stringify(checkpointOptions), ...trees.map((t) => formatTree(t)), '', ...(opts.dev ?? []).map((t) => formatTree(t))],
+        refuseLonger: 'passes',
+      },
+      onStep: (e) => opts.onPass?.({ epoch: e.done, epochs: opts.epochs, ...crf.lastPass(), ...(e.dev ? { devF1: e.dev.value, best: e.improved } : {}) }),
+    });
+    if (result.best) {
+      summary.bestEpoch = result.bestStep;
+      summary.bestDevF1 = result.best.value;
     }
+    const handle = crf.handle();
+    if (opts.weightFloor > 0) {
+      const w = handle.crfWeights();
+      let kept = 0;
+      for (let i = 0; i < w.length; i++) {
+        if (Math.abs(w[i]) < opts.weightFloor) w[i] = 0;
+        else kept++;
+      }
+      handle.setCrfWeights(w);
+      summary.nonZeroWeights = kept;
+    }
+    if (opts.summary) Object.assign(opts.summary, summary);
     return new ChartParserModel(handle, table, meta);
   }
 

@@ -4,11 +4,12 @@
  * optionally combined with the base model as beta * L(x) L(y) + K(x, y); last, averaged or
  * voted prediction; T epochs with seeded shuffling; k chunks trained in parallel.
  */
-import { PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, perceptronKernelConflict } from '../options/rerank.js';
+import { PERCEPTRON_LAMBDA, perceptronFields, perceptronKernelConflict } from '../options/rerank.js';
 import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { withRun, type TrainRun } from '../train-progress.js';
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
-import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
+import { runTraining, type Trainer } from '../training/loop.js';
+import { fillDefaults, withDefaults } from '../training/options.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { native, resolveThreads, withCancelFlag } from '../native.js';
 import { formatTree } from '../trees/tree.js';
@@ -186,6 +187,13 @@ export interface RerankEvaluation {
   chosen: Int32Array;
 }
 
+/** The declared fields the API shares with `train-reranker --method perceptron` (lib/options/rerank.ts): their defaults. */
+const { epochs, chunks, seed, shuffle, beta, baseWeight, featureWeight, wordFeature, normalize, cacheMB, threads } = perceptronFields;
+const SHARED_FIELDS = { epochs, chunks, seed, shuffle, beta, baseWeight, featureWeight, wordFeature, normalize, cacheMB, threads };
+
+/** The API's options with no command-line field of the same name, and their defaults. */
+const API_TRAIN_DEFAULTS = { prediction: 'averaged', primal: true, compressed: true, sim1: 1, sim2: 0 } as const;
+
 function addon(): PerceptronAddon {
   return native<PerceptronAddon>();
 }
@@ -213,55 +221,52 @@ export class PerceptronReranker {
   static async train(sentences: readonly NbestSentence[], options: PerceptronTrainOptions = {}, run?: TrainRun): Promise<PerceptronReranker> {
     options = withRun(options, run, (p: PerceptronProgress) =>
       p.phase === 'features' ? { phase: 'sentence', done: p.done, total: p.total } : { phase: 'example', done: p.done, total: p.total, loss: p.mistakes });
-    const file = options.file ?? '<n-best>';
+    const opts = fillDefaults(API_TRAIN_DEFAULTS, withDefaults(SHARED_FIELDS, options));
+    const file = opts.file ?? '<n-best>';
     if (sentences.length === 0) throw new InputError(file, undefined, 'no training sentences');
     const task = taskOf(sentences);
-    const kernel = options.kernel ?? (task === 'trees' ? 'tree' : 'tags');
+    const kernel = opts.kernel ?? (task === 'trees' ? 'tree' : 'tags');
     const featureSource =
-      kernel !== 'linear' ? undefined : options.featureSource === 'file' || options.featureSource === 'builtin' ? options.featureSource : allHaveFeatures(sentences) ? 'file' : 'builtin';
+      kernel !== 'linear' ? undefined : opts.featureSource === 'file' || opts.featureSource === 'builtin' ? opts.featureSource : allHaveFeatures(sentences) ? 'file' : 'builtin';
     const settings: KernelSettings = {
       kernel,
-      lambda: options.lambda ?? PERCEPTRON_LAMBDA[kernel === 'tags' ? 'tags' : 'tree'],
-      sim1: options.sim1 ?? 1,
-      sim2: options.sim2 ?? 0,
-      wordFeature: options.wordFeature ?? PERCEPTRON_DEFAULTS.wordFeature,
-      normalize: options.normalize ?? false,
+      lambda: opts.lambda ?? PERCEPTRON_LAMBDA[kernel === 'tags' ? 'tags' : 'tree'],
+      sim1: opts.sim1,
+      sim2: opts.sim2,
+      wordFeature: opts.wordFeature,
+      normalize: opts.normalize,
       featureSource,
     };
     if (!(settings.lambda > 0 && settings.lambda <= 1)) throw optionError(`lambda must be in (0, 1], got ${settings.lambda}`);
-    const featureWeight = options.featureWeight ?? 0;
+    const { featureWeight, epochs, chunks, seed } = opts;
     if (!(Number.isFinite(featureWeight) && featureWeight >= 0)) throw optionError(`featureWeight must be >= 0, got ${featureWeight}`);
     const conflict = perceptronKernelConflict(kernel, { normalize: settings.normalize, wordFeature: settings.wordFeature, featureWeight });
     if (conflict) throw optionError(`${conflict.field}: ${conflict.message}`);
+    const primal = kernel === 'linear' && opts.primal;
+    if (opts.mixing) {
+      const refused = opts.prediction === 'voted' ? 'voted prediction' : featureWeight > 0 ? 'reranking features added to the tree kernel' : chunks > 1 ? 'chunks' : opts.checkpoint !== undefined || opts.resume !== undefined ? 'checkpoints' : undefined;
+      if (refused !== undefined) throw optionError(`parameter mixing has no ${refused} (a mixed model is one set of real coefficients)`);
+    }
     let dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
-    const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary, score: options.score });
+    const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary, score: opts.score });
     let treeSettings: TreeSettings | undefined;
     if (featureWeight > 0) {
       // Training lists have gold (their Scores need it), so trees always give settings.
-      if (kernel === 'tree') treeSettings = (learnListSettings(sentences, options.headRules, file) ?? learnTreeSettings([], options.headRules)).settings;
-      const onExtracted = options.onProgress && ((done: number): void => options.onProgress?.({ phase: 'features', done, total: sentences.length, mistakes: 0 }));
-      const extracted = await trainingFeatureRows(sentences, treeSettings, { file, threads: options.threads, signal: options.signal, onProgress: onExtracted });
+      if (kernel === 'tree') treeSettings = (learnListSettings(sentences, opts.headRules, file) ?? learnTreeSettings([], opts.headRules)).settings;
+      const onExtracted = opts.onProgress && ((done: number): void => opts.onProgress?.({ phase: 'features', done, total: sentences.length, mistakes: 0 }));
+      const extracted = await trainingFeatureRows(sentences, treeSettings, { file, threads: opts.threads, signal: opts.signal, onProgress: onExtracted });
       dictionary = extracted.dictionary;
       built.spec.features = extracted.rows;
       built.spec.featureWeight = featureWeight;
     }
-    const epochs = options.epochs ?? PERCEPTRON_DEFAULTS.epochs;
-    const chunks = options.chunks ?? PERCEPTRON_DEFAULTS.chunks;
-    const seed = options.seed ?? PERCEPTRON_DEFAULTS.seed;
     let finished = false;
     // Everything that shapes the decisions except the epoch count (not threads, the cache,
     // or `compressed`, which make the same decisions): a checkpoint resumes only with these.
-    const shaping = { settings, ...(featureWeight > 0 ? { featureWeight, treeSettings } : {}), chunks, seed, shuffle: options.shuffle ?? true, beta: options.beta ?? 0, baseWeight: options.baseWeight ?? 0, primal: kernel === 'linear' && (options.primal ?? true), ...(options.score === 'f1' ? { score: options.score } : {}) };
-    const fingerprint = options.checkpoint !== undefined || options.resume !== undefined ? fingerprintOf([JSON.stringify(shaping), JSON.stringify(sentences)]) : '';
+    const shaping = { settings, ...(featureWeight > 0 ? { featureWeight, treeSettings } : {}), chunks, seed, shuffle: opts.shuffle, beta: opts.beta, baseWeight: opts.baseWeight, primal, ...(opts.score === 'f1' ? { score: opts.score } : {}) };
+    // Epochs done and the native run state they left (from a checkpoint, or the last epoch when checkpointing).
     let doneEpochs = 0;
     let saved: Uint8Array | undefined;
-    if (options.resume !== undefined) {
-      const cp = loadCheckpoint(options.resume, 'perceptron-reranker', { fingerprint, options: shaping });
-      if (cp.step > epochs) throw new ModelFileError(options.resume, `checkpoint has ${cp.step} epochs, more than the ${epochs} asked for`);
-      doneEpochs = cp.step;
-      saved = cp.sections.run;
-    }
-    const trainTo = (upTo: number): Promise<NativePerceptronModel> => withCancelFlag(options.signal, (flag) =>
+    const trainTo = (upTo: number): Promise<NativePerceptronModel> => withCancelFlag(opts.signal, (flag) =>
       addon().perceptronTrain(
         built.spec,
         {
@@ -269,46 +274,70 @@ export class PerceptronReranker {
           epochs: upTo,
           chunks,
           seed,
-          shuffle: options.shuffle ?? PERCEPTRON_DEFAULTS.shuffle,
-          threads: resolveThreads(options.threads),
-          cacheMB: options.cacheMB ?? PERCEPTRON_DEFAULTS.cacheMB,
-          beta: options.beta ?? PERCEPTRON_DEFAULTS.beta,
-          baseWeight: options.baseWeight ?? PERCEPTRON_DEFAULTS.baseWeight,
-          primal: kernel === 'linear' && (options.primal ?? true),
-          compressed: options.compressed ?? true,
+          shuffle: opts.shuffle,
+          threads: resolveThreads(opts.threads),
+          cacheMB: opts.cacheMB,
+          beta: opts.beta,
+          baseWeight: opts.baseWeight,
+          primal,
+          compressed: opts.compressed,
         },
         flag,
-        options.onProgress
+        opts.onProgress
           ? (done, total, mistakes) => {
-              if (!finished) options.onProgress?.({ done, total, mistakes });
+              if (!finished) opts.onProgress?.({ done, total, mistakes });
             }
           : undefined,
       ),
     );
     let handle: NativePerceptronModel | undefined;
-    if (options.mixing) {
-      const refused = options.prediction === 'voted' ? 'voted prediction' : featureWeight > 0 ? 'reranking features added to the tree kernel' : chunks > 1 ? 'chunks' : options.checkpoint !== undefined || options.resume !== undefined ? 'checkpoints' : undefined;
-      if (refused !== undefined) throw optionError(`parameter mixing has no ${refused} (a mixed model is one set of real coefficients)`);
-      const mixingOptions = { shuffle: options.shuffle ?? PERCEPTRON_DEFAULTS.shuffle, beta: options.beta ?? PERCEPTRON_DEFAULTS.beta, baseWeight: options.baseWeight ?? PERCEPTRON_DEFAULTS.baseWeight, primal: shaping.primal, cacheMB: options.cacheMB ?? PERCEPTRON_DEFAULTS.cacheMB };
-      const spec = rerankerMixingSpec(sentences, file, settings, mixingOptions);
-      const { last, averaged } = await options.mixing(spec, built.spec, epochs);
-      handle = addon().perceptronFromCoefficients(built.spec, { beta: mixingOptions.beta, baseWeight: mixingOptions.baseWeight }, last, averaged);
-    }
-    if (options.checkpoint !== undefined && !handle) {
-      // An epoch per call, each continuing the previous one, and a checkpoint after each.
-      for (let e = doneEpochs + 1; e <= epochs; e++) {
-        handle = await trainTo(e);
-        saved = handle.runBytes();
-        doneEpochs = e;
-        saveCheckpoint(options.checkpoint, { trainer: 'perceptron-reranker', step: e, fingerprint, options: shaping, state: null, sections: { run: saved } });
-      }
-    }
+    const mixing = opts.mixing;
+    // With checkpoints an epoch per call, each continuing the previous one; else all epochs in one.
+    const trainer: Trainer = {
+      step: async ({ until }) => {
+        if (mixing) {
+          const mixingOptions = { shuffle: opts.shuffle, beta: opts.beta, baseWeight: opts.baseWeight, primal, cacheMB: opts.cacheMB };
+          const spec = rerankerMixingSpec(sentences, file, settings, mixingOptions);
+          const { last, averaged } = await mixing(spec, built.spec, epochs);
+          handle = addon().perceptronFromCoefficients(built.spec, { beta: mixingOptions.beta, baseWeight: mixingOptions.baseWeight }, last, averaged);
+          return { done: epochs, loss: handle.info().mistakes };
+        }
+        handle = await trainTo(until);
+        if (opts.checkpoint !== undefined) {
+          saved = handle.runBytes();
+          doneEpochs = until;
+        }
+        return { done: until, loss: handle.info().mistakes };
+      },
+      sections: (): Record<string, Uint8Array> => (saved ? { run: saved } : {}),
+      loadSections: (sections) => {
+        saved = sections.run;
+      },
+      saveState: () => null,
+      loadState: (_json, step) => {
+        doneEpochs = step;
+        return { best: undefined, bestStep: 0, bad: 0, stopped: false };
+      },
+    };
+    await runTraining(trainer, {
+      total: epochs,
+      signal: opts.signal,
+      checkpoint: {
+        trainer: 'perceptron-reranker',
+        file: opts.checkpoint,
+        resume: opts.resume,
+        options: shaping,
+        fingerprint: () => [JSON.stringify(shaping), JSON.stringify(sentences)],
+        refuseLonger: 'epochs',
+      },
+    });
+    // Resumed from a checkpoint of all the epochs: the model is that state's.
     handle ??= await trainTo(epochs);
     // Progress calls still queued on the event loop would arrive after the end: drop them
     // and report the final state once.
     finished = true;
     const final = handle.info();
-    options.onProgress?.({ done: final.steps, total: final.steps, mistakes: final.mistakes });
+    opts.onProgress?.({ done: final.steps, total: final.steps, mistakes: final.mistakes });
     let modelDictionary: FeatureDictionary | undefined;
     if (dictionary) {
       const old = handle.compactFeatures();
@@ -318,10 +347,10 @@ export class PerceptronReranker {
     const meta: PerceptronMeta = {
       task,
       kernel,
-      prediction: options.prediction ?? 'averaged',
+      prediction: opts.prediction,
       lambda: settings.lambda,
-      beta: options.beta ?? PERCEPTRON_DEFAULTS.beta,
-      baseWeight: options.baseWeight ?? PERCEPTRON_DEFAULTS.baseWeight,
+      beta: opts.beta,
+      baseWeight: opts.baseWeight,
       sim1: settings.sim1,
       sim2: settings.sim2,
       wordFeature: settings.wordFeature,

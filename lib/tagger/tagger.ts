@@ -9,7 +9,7 @@ import { checkNbestK } from '../io/nbest.js';
 import { withRun, type TrainRun } from '../train-progress.js';
 import { decodeModel, saveModel, type ModelFile } from '../io/model-file.js';
 import { readModelBytes, readModelBytesAsync } from './model-bytes.js';
-import { fingerprintOf, loadCheckpoint, saveCheckpoint } from '../io/checkpoint.js';
+import { runTraining, type ExternalTrainer, type Trainer } from '../training/loop.js';
 import { cancelFlagFor, native, resolveThreads, type CancelFlagHandle } from '../native.js';
 import { LBFGS_DEFAULTS } from '../options/lbfgs.js';
 import type { DevScore } from './dev-score.js';
@@ -165,16 +165,8 @@ export interface TaggerTrainingSpec {
   seed: number;
 }
 
-/** Training steps run elsewhere: each returns the weights to tag with after it. */
-export interface ExternalTrainer {
-  /** One step; `initial` gives the weights to start from (asked for on the first step only). */
-  step(initial: () => Float64Array): Promise<{ loss: number; converged: boolean; weights: Float64Array }>;
-  /** The coordinator's optimizer state after the last step, for a training checkpoint. */
-  saveState(): Uint8Array;
-  /** Continues from `saveState`'s bytes; returns the weights to tag with. */
-  loadState(bytes: Uint8Array): Float64Array;
-  close(): Promise<void>;
-}
+/** Training steps run elsewhere (lib/training/loop.ts): each returns the weights to tag with after it. */
+export type { ExternalTrainer };
 
 /** A worker's copy of the training corpus: shard computations on sentences [first, last). */
 export interface ShardTrainingHandle {
@@ -206,15 +198,6 @@ export function shardTrainingHandle(spec: TaggerTrainingSpec): ShardTrainingHand
     gradient: (w, first, last, threads, signal) => withFlag(signal, (flag) => handle.shardGradient(w, first, last, threads, spec.startWeights, flag)),
     perceptronEpoch: (w, first, last, seed, signal) => withFlag(signal, (flag) => handle.shardPerceptronEpoch(w, first, last, seed, spec.startWeights, flag)),
   };
-}
-
-/** The tagger trainer's bookkeeping in a checkpoint, beside the native trainer state. */
-interface TaggerCheckpointState {
-  best: DevScore | null;
-  bestStep: number;
-  bad: number;
-  /** Training had stopped (converged or out of patience): resuming trains no further. */
-  stopped: boolean;
 }
 
 export interface TaggerMeta {
@@ -305,8 +288,8 @@ export class Tagger {
     options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value, devMetric: p.dev?.name }));
     // Loaded here, not at the top: tagging with a saved model needs none of them (and the
     // option schemas' library costs a tagging process more start-up time than its model).
-    const [{ looksLikeChunkTags, scoreTags }, { formatClusters }, { checkOptions }, { TAGGER_C2, TAGGER_DEFAULTS, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs }, { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, defaultTemplateSet, readClusters, labelCounts }] =
-      await Promise.all([import('./dev-score.js'), import('./word-clusters.js'), import('../options/field.js'), import('../options/tagger.js'), import('./templates.js')]);
+    const [{ looksLikeChunkTags, scoreTags }, { formatClusters }, { checkOptions }, { withDefaults }, { TAGGER_C2, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs }, { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, defaultTemplateSet, readClusters, labelCounts }] =
+      await Promise.all([import('./dev-score.js'), import('./word-clusters.js'), import('../options/field.js'), import('../training/options.js'), import('../options/tagger.js'), import('./templates.js')]);
     const { algo, columns, label } = options;
     if (!ALGORITHMS.includes(algo)) throw optionError(`unknown algorithm '${algo}'`);
     const labelIndex = columns.indexOf(label);
@@ -327,29 +310,37 @@ export class Tagger {
       throw new InputError(fromFile?.file ?? options.trainFile ?? '<train>', undefined, `every token's ${label} is '${only}'${unset}: a tagger needs at least two labels`);
     }
     const choice = options.templates === undefined ? chooseDefaultTemplate(labels, inputColumns) : undefined;
-    const order = options.order ?? choice?.order ?? TAGGER_DEFAULTS.order;
-    const named = typeof options.templates === 'string'
-      ? DEFAULT_TEMPLATES[options.templates]
-      : options.templates ?? DEFAULT_TEMPLATES[(choice as TemplateChoice).name];
-    if (named === undefined) throw optionError(`unknown template set '${String(options.templates)}'`);
+    // The options complete: the order the chosen templates want when none was given, then the
+    // fields' defaults; those whose default depends on the algorithm are resolved here.
+    const opts = withDefaults(taggerHyperFields, { ...options, order: options.order ?? choice?.order });
+    const lbfgs = usesLbfgs(algo, opts.optimizer);
+    const c2 = opts.c2 ?? TAGGER_C2[algo];
+    const total = opts.epochs ?? TAGGER_EPOCHS[lbfgs ? 'lbfgs' : 'passes'];
+    const evalEvery = Math.max(1, opts.evalEvery ?? TAGGER_EVAL_EVERY[lbfgs ? 'lbfgs' : 'passes']);
+    const startWeights = opts.startWeights !== false;
+    const { order } = opts;
+    const named = typeof opts.templates === 'string'
+      ? DEFAULT_TEMPLATES[opts.templates]
+      : opts.templates ?? DEFAULT_TEMPLATES[(choice as TemplateChoice).name];
+    if (named === undefined) throw optionError(`unknown template set '${String(opts.templates)}'`);
     const set = fromDefault ? defaultTemplateSet(named, inputColumns, labels.size) : named;
-    const clusters = typeof options.clusters === 'string' ? readClusters(options.clusters) : options.clusters ? formatClusters(options.clusters) : undefined;
-    const compiled = compileTemplates(set, inputColumns, { dropMissing: fromDefault, haveClusters: clusters !== undefined, where: options.templatesFile });
+    const clusters = typeof opts.clusters === 'string' ? readClusters(opts.clusters) : opts.clusters ? formatClusters(opts.clusters) : undefined;
+    const compiled = compileTemplates(set, inputColumns, { dropMissing: fromDefault, haveClusters: clusters !== undefined, where: opts.templatesFile });
     const { NativeTagger } = native<TaggerAddon>();
     const handle = new NativeTagger({
       algorithm: ALGORITHMS.indexOf(algo),
       order,
-      beam: options.beam ?? TAGGER_DEFAULTS.beam,
+      beam: opts.beam,
       numColumns: inputColumns.length,
       templates: compiled.ints,
       clusters,
     });
     const inputIdx = inputColumns.map((c) => columns.indexOf(c));
-    if ((fromFile ? fromFile.sentences : (rows as TokenRows[]).length) === 0) throw new InputError(fromFile?.file ?? options.trainFile ?? '<train>', undefined, 'no training sentences');
+    if ((fromFile ? fromFile.sentences : (rows as TokenRows[]).length) === 0) throw new InputError(fromFile?.file ?? opts.trainFile ?? '<train>', undefined, 'no training sentences');
     // The encoded text is as large as the corpus, and building it in JS leaves as much again
     // for the garbage collector: only a checkpoint's fingerprint and workers (external) need
     // it; otherwise native code reads the rows themselves.
-    const needText = options.checkpoint !== undefined || options.resume !== undefined || options.external !== undefined;
+    const needText = opts.checkpoint !== undefined || opts.resume !== undefined || opts.external !== undefined;
     let encoded: { text: string; labels?: string } | undefined;
     let built: { sentences: number; tokens: number; attributes: number; features: number };
     if (fromFile) {
@@ -362,138 +353,89 @@ export class Tagger {
       checkRows(rows as TokenRows[], columns.length, [...inputIdx, labelIndex]);
       built = handle.buildTrainingRows(rows as TokenRows[], Int32Array.from(inputIdx), labelIndex);
     }
-    const lbfgs = usesLbfgs(algo, options.optimizer);
     handle.createTrainer({
-      optimizer: options.optimizer === 'sgd' ? 1 : 0,
-      c2: options.c2 ?? TAGGER_C2[algo],
-      eta0: options.eta0 ?? TAGGER_DEFAULTS.eta0,
-      threads: resolveThreads(options.threads),
-      seed: options.seed ?? TAGGER_DEFAULTS.seed,
+      optimizer: opts.optimizer === 'sgd' ? 1 : 0,
+      c2,
+      eta0: opts.eta0,
+      threads: resolveThreads(opts.threads),
       memory: LBFGS_DEFAULTS.memory,
-      sgdWarmup: options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup,
-      startWeights: options.startWeights ?? true,
+      seed: opts.seed,
+      sgdWarmup: opts.sgdWarmup,
+      startWeights,
     });
     const meta: TaggerMeta = { algo, columns, label, inputColumns, order, templates: compiled.templates, trainedSteps: 0, ...(choice ? { templateChoice: choice } : {}) };
     const tagger = new Tagger(handle, meta);
-    const total = options.epochs ?? TAGGER_EPOCHS[lbfgs ? 'lbfgs' : 'passes'];
-    const evalEvery = Math.max(1, options.evalEvery ?? TAGGER_EVAL_EVERY[lbfgs ? 'lbfgs' : 'passes']);
-    const patience = options.patience ?? TAGGER_DEFAULTS.patience;
-    const dev = options.dev;
+    const dev = opts.dev;
     const devGold = dev?.map((s) => s.map((r) => r[labelIndex]));
     const chunked = devGold !== undefined && looksLikeChunkTags(tagger.labels);
-    let best: DevScore | undefined;
-    let bestStep = 0;
-    let bad = 0;
-    let step = 0;
-    let stopped = false;
     // Everything that shapes the model except the step count (and threads): a checkpoint
     // resumes only with the same values and data.
-    const checkpointOptions = options.checkpoint !== undefined || options.resume !== undefined
-      ? {
-          algo, columns, label, order, templates: compiled.templates, clusters: clusters ?? null, optimizer: options.optimizer ?? TAGGER_DEFAULTS.optimizer,
-          c2: options.c2 ?? TAGGER_C2[algo], eta0: options.eta0 ?? TAGGER_DEFAULTS.eta0, beam: options.beam ?? TAGGER_DEFAULTS.beam,
-          seed: options.seed ?? TAGGER_DEFAULTS.seed, sgdWarmup: options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup, startWeights: options.startWeights ?? true,
-          evalEvery, patience,
-          // Training spread over shards: its optimizer state is the coordinator's (the
-          // `external` section), so a local checkpoint and a distributed one do not mix.
-          ...(options.external ? { distributed: true } : {}),
-        }
-      : undefined;
-    const fingerprint = checkpointOptions && encoded && fingerprintOf((function* (enc: { text: string; labels?: string }) {
+    const checkpointOptions = {
+      algo, columns, label, order, templates: compiled.templates, clusters: clusters ?? null, optimizer: opts.optimizer,
+      c2, eta0: opts.eta0, beam: opts.beam, seed: opts.seed, sgdWarmup: opts.sgdWarmup, startWeights,
+      evalEvery, patience: opts.patience,
+      // Training spread over shards: its optimizer state is the coordinator's (the
+      // `external` section), so a local checkpoint and a distributed one do not mix.
+      ...(opts.external ? { distributed: true } : {}),
+    };
+    const external = opts.external;
+    const fingerprint = function* (): Iterable<string> {
+      const text = encoded;
+      // Past the fingerprint only workers building their copy need the text.
+      if (!external) encoded = undefined;
       yield JSON.stringify(checkpointOptions);
-      yield enc.text;
-      yield enc.labels ?? '';
+      yield text?.text ?? '';
+      yield text?.labels ?? '';
       if (dev) {
         const d = encode(dev, columns.length, inputIdx, labelIndex);
         yield d.text;
         yield d.labels ?? '';
       }
-    })(encoded));
-    const startWeights = options.startWeights ?? true;
+    };
     // What a worker needs to build the same corpus (distributed training).
     const trainingSpec = (): TaggerTrainingSpec => ({
-      algorithm: algo, order, beam: options.beam ?? TAGGER_DEFAULTS.beam, numColumns: inputColumns.length, templates: [...compiled.ints], clusters,
-      text: encoded?.text ?? '', labels: encoded?.labels ?? '', sentences: built.sentences, startWeights, c2: options.c2 ?? TAGGER_C2[algo], seed: options.seed ?? TAGGER_DEFAULTS.seed,
+      algorithm: algo, order, beam: opts.beam, numColumns: inputColumns.length, templates: [...compiled.ints], clusters,
+      text: encoded?.text ?? '', labels: encoded?.labels ?? '', sentences: built.sentences, startWeights, c2, seed: opts.seed,
     });
-    if (!options.external) encoded = undefined;  // only workers building their copy need it
-    let external: ExternalTrainer | undefined;
-    if (options.resume !== undefined && checkpointOptions && fingerprint) {
-      const cp = loadCheckpoint<TaggerCheckpointState>(options.resume, 'tagger', { fingerprint, options: checkpointOptions });
-      try {
-        handle.loadTrainerState(cp.sections.trainer ?? new Uint8Array());
-      } catch (err) {
-        throw inModelFile(err, options.resume);
-      }
-      step = cp.step;
-      // Distributed steps had begun: their coordinator's state, and the weights it gave.
-      if (options.external && cp.sections.external) {
-        external = await options.external(trainingSpec());
-        try {
-          handle.setWeights(external.loadState(cp.sections.external));
-        } catch (err) {
-          await external.close();
-          throw inModelFile(err, options.resume);
-        }
-      }
-      best = cp.state.best ?? undefined;
-      bestStep = cp.state.bestStep;
-      bad = cp.state.bad;
-      stopped = cp.state.stopped;
-    }
-    // With L-BFGS dev chooses no iterate: one before convergence is not a regularized model, and
-    // dev-best iterates scored lower on held-out data than the run to convergence or the cap
-    // (docs/design/tagger-templates.md). The run goes on; dev scores the final model.
-    const devChooses = !lbfgs;
-    const evaluate = async (): Promise<DevScore> => {
-      const guess = await tagger.tag(dev as TokenRows[], { threads: options.threads, signal: options.signal });
-      const devScore = scoreTags(devGold as string[][], guess, chunked);
-      if (!devChooses) {
-        best = devScore;
-        bestStep = step;
-      } else if (best === undefined || devScore.value > best.value) {
-        best = devScore;
-        bestStep = step;
-        bad = 0;
-        handle.snapshot();
-      } else bad++;
-      return devScore;
-    };
-    const { flag, dispose } = cancelFlagFor(options.signal);
     // CRF: the L-BFGS iterations after any SGD warm-up; perceptron: every epoch.
-    const externalFrom = algo === 'crf' && lbfgs ? options.sgdWarmup ?? TAGGER_DEFAULTS.sgdWarmup : algo === 'perceptron' ? 0 : Infinity;
-    try {
-      // Resumed at the end of a run that did not end on an evaluation: the one after the last step.
-      if (step >= total && !stopped && dev && devGold && (!devChooses || step % evalEvery !== 0)) await evaluate();
-      while (step < total && !stopped) {
-        // One step at a time, so progress is reported after every epoch / iteration.
-        let r: { loss: number; steps: number; converged: boolean };
-        if (options.external && step >= externalFrom) {
-          external ??= await options.external(trainingSpec());
-          const e = await external.step(() => handle.weights());
-          handle.setWeights(e.weights);
-          r = { loss: e.loss, steps: step + 1, converged: e.converged };
-        } else r = await handle.trainSteps(1, flag);
-        step = r.steps;
-        let devScore: DevScore | undefined;
-        // The regular evaluations are part of the run's state; the extra one after the last
-        // step is not (a longer run would not make it), so the checkpoint is written between.
-        const regular = devChooses && (step % evalEvery === 0 || r.converged);
-        if (dev && devGold && regular) devScore = await evaluate();
-        stopped = r.converged || (devChooses && dev !== undefined && patience > 0 && bad >= patience);
-        if (options.checkpoint !== undefined && checkpointOptions && fingerprint) {
-          const state: TaggerCheckpointState = { best: best ?? null, bestStep, bad, stopped };
-          const sections = { trainer: handle.trainerState(), ...(external ? { external: external.saveState() } : {}) };
-          saveCheckpoint(options.checkpoint, { trainer: 'tagger', step, fingerprint, options: checkpointOptions, state, sections });
+    const externalFrom = algo === 'crf' && lbfgs ? opts.sgdWarmup : algo === 'perceptron' ? 0 : Infinity;
+    const { flag, dispose } = cancelFlagFor(opts.signal);
+    const trainer: Trainer<DevScore> = {
+      // One step at a time, so progress is reported after every epoch / iteration.
+      step: async ({ done, externalStep }) => {
+        if (externalStep && done >= externalFrom) {
+          const e = await externalStep();
+          return { done: done + 1, loss: e.loss, converged: e.converged };
         }
-        if (dev && devGold && !regular && (step >= total || stopped)) devScore = await evaluate();
-        options.onProgress?.({ step, total, loss: r.loss, dev: devScore, best });
-      }
-      if (devChooses && best !== undefined) handle.restore();
-      meta.trainedSteps = devChooses && best !== undefined ? (bestStep as number) : step;
-      meta.dev = best;
+        const r = await handle.trainSteps(1, flag);
+        return { done: r.steps, loss: r.loss, converged: r.converged };
+      },
+      ...(dev && devGold
+        ? { devScore: async () => scoreTags(devGold, await tagger.tag(dev, { threads: opts.threads, signal: opts.signal }), chunked) }
+        : {}),
+      snapshot: () => handle.snapshot(),
+      restore: () => handle.restore(),
+      sections: () => ({ trainer: handle.trainerState() }),
+      loadSections: (sections) => handle.loadTrainerState(sections.trainer ?? new Uint8Array()),
+      ...(external ? { external: { start: () => external(trainingSpec()), weights: () => handle.weights(), setWeights: (w: Float64Array) => handle.setWeights(w) } } : {}),
+    };
+    try {
+      // With L-BFGS dev chooses no iterate: one before convergence is not a regularized model, and
+      // dev-best iterates scored lower on held-out data than the run to convergence or the cap
+      // (docs/design/tagger-templates.md). The run goes on; dev scores the final model.
+      const result = await runTraining(trainer, {
+        total,
+        evalEvery,
+        devChooses: !lbfgs,
+        patience: opts.patience,
+        signal: opts.signal,
+        checkpoint: { trainer: 'tagger', file: opts.checkpoint, resume: opts.resume, options: checkpointOptions, fingerprint },
+        onStep: (e) => opts.onProgress?.({ step: e.done, total, loss: e.loss, dev: e.dev, best: e.best }),
+      });
+      meta.trainedSteps = !lbfgs && result.best !== undefined ? result.bestStep : result.done;
+      meta.dev = result.best;
     } finally {
       dispose();
-      await external?.close();
       handle.releaseTraining();
     }
     return tagger;
