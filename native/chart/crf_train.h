@@ -110,6 +110,11 @@ class CrfTrainer {
   // cancel flag of the current LbfgsSteps call.
   Objective LbfgsObjective();
   static LbfgsOptions LbfgsSettings();
+  // The batch's gradient of weight f with the prior's term, summed over threads (the
+  // threads' entries zeroed); then the AdaGrad step over all weights, the iterates added to
+  // `sum` when averaging.
+  double TakeGradient(size_t f, double prior);
+  void AdagradUpdate(double prior, double* sum);
 
   ChartModel& m_;
   Corpus corpus_;
@@ -123,6 +128,7 @@ class CrfTrainer {
   std::vector<std::vector<double>> grads_;
   std::vector<double> prior_mean_;
   std::vector<double> adagrad_;  // sums of squared gradients
+  bool grads_clean_ = false;  // every entry of grads_ is zero (Steps' update leaves them so)
   std::vector<double> average_sum_;  // sum of the iterates since ResetAverage (or the mean, while swapped in)
   int64_t average_count_ = 0;
   bool average_swapped_ = false;
