@@ -51,6 +51,30 @@ int32_t FindUnary(const Grammar& g, int32_t p, int32_t c) {
   return -1;
 }
 
+// The batch's gradient of a weight plus the prior's term, c (theta - mean), summed over the
+// threads' gradients, whose entries it zeroes (those that are not zero already).
+class BatchGradient {
+ public:
+  BatchGradient(std::vector<std::vector<double>>& grads, double prior, const double* theta, const std::vector<double>& mean)
+      : prior_(prior), theta_(theta), mean_(mean.empty() ? nullptr : mean.data()) {
+    for (auto& g : grads) grads_.push_back(g.data());
+  }
+  double operator()(size_t f) {
+    double gsum = prior_ * (mean_ ? theta_[f] - mean_[f] : theta_[f]);
+    for (double* g : grads_) {
+      const double x = g[f];
+      if (x != 0) gsum += x, g[f] = 0;
+    }
+    return gsum;
+  }
+
+ private:
+  double prior_;
+  const double* theta_;
+  const double* mean_;
+  std::vector<double*> grads_;
+};
+
 }  // namespace
 
 double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold, Chart& ch,
@@ -454,8 +478,9 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
     } else {
       const double eta = opt_.eta0 * opt_.tau / (opt_.tau + static_cast<double>(k_));
       double* theta = m_.crf.theta.data();
+      BatchGradient take(grads_, prior, theta, prior_mean_);
       for (size_t f = 0; f < dim; ++f) {
-        theta[f] -= eta * TakeGradient(f, prior);
+        theta[f] -= eta * take(f);
         if (sum) sum[f] += theta[f];
       }
     }
@@ -468,29 +493,19 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
   return sentences ? objective_sum / sentences : 0.0;
 }
 
-double CrfTrainer::TakeGradient(size_t f, double prior) {
-  const double* mean = prior_mean_.empty() ? nullptr : prior_mean_.data();
-  const double theta = m_.crf.theta[f];
-  double gsum = prior * (mean ? theta - mean[f] : theta);
-  for (auto& gvec : grads_) {
-    const double g = gvec[f];
-    if (g != 0) gsum += g, gvec[f] = 0;
-  }
-  return gsum;
-}
-
 void CrfTrainer::AdagradUpdate(double prior, double* sum) {
   const size_t dim = m_.crf.theta.size();
   double* theta = m_.crf.theta.data();
   double* ada = adagrad_.data();
   const double eta = opt_.eta0;
+  BatchGradient take(grads_, prior, theta, prior_mean_);
   size_t f = 0;
 #if defined(__SSE2__)
   // Two weights at a time: the square root and the division dominate this loop, and the
   // packed instructions round exactly as the scalar ones (the same weights, bit for bit).
   const __m128d eta2 = _mm_set1_pd(eta), zero = _mm_setzero_pd();
   for (; f + 2 <= dim; f += 2) {
-    const __m128d gsum = _mm_set_pd(TakeGradient(f + 1, prior), TakeGradient(f, prior));
+    const __m128d gsum = _mm_set_pd(take(f + 1), take(f));
     const __m128d moves = _mm_cmpneq_pd(gsum, zero);
     __m128d t = _mm_loadu_pd(theta + f);
     if (_mm_movemask_pd(moves)) {
@@ -506,7 +521,7 @@ void CrfTrainer::AdagradUpdate(double prior, double* sum) {
   }
 #endif
   for (; f < dim; ++f) {
-    const double gsum = TakeGradient(f, prior);
+    const double gsum = take(f);
     if (gsum != 0) {
       ada[f] += gsum * gsum;
       theta[f] -= eta * gsum / std::sqrt(ada[f]);

@@ -110,10 +110,8 @@ class CrfTrainer {
   // cancel flag of the current LbfgsSteps call.
   Objective LbfgsObjective();
   static LbfgsOptions LbfgsSettings();
-  // The batch's gradient of weight f with the prior's term, summed over threads (the
-  // threads' entries zeroed); then the AdaGrad step over all weights, the iterates added to
-  // `sum` when averaging.
-  double TakeGradient(size_t f, double prior);
+  // The AdaGrad step over all weights from the batch's gradients (zeroing them), the
+  // iterates added to `sum` when averaging.
   void AdagradUpdate(double prior, double* sum);
 
   ChartModel& m_;
