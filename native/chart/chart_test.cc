@@ -975,6 +975,55 @@ TEST(chart_crf_iterate_average_is_the_mean_of_the_iterates) {
   CHECK(m->crf.theta.size() == raw.size());
 }
 
+// The AdaGrad batch update (two weights at a time where SSE2 is there, the rest one by one)
+// is the formula, bit for bit: gsum = c (theta - mean) + gradient, A += gsum^2,
+// theta -= eta0 gsum / sqrt(A) where gsum != 0, and the running sum of the iterates. The
+// gradient of each batch (one sentence, drawn as the trainer draws it) comes from a second
+// trainer's ShardObjective, the same code path.
+TEST(chart_crf_adagrad_update_is_the_formula_bit_for_bit) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  auto probe = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);
+  InitCrf(*m, t.corpus, gold, false, 9);
+  InitCrf(*probe, t.corpus, gold, false, 9);
+  CrfTrainOptions opt;
+  opt.batch = 1;
+  opt.threads = 1;
+  opt.adagrad = true;
+  opt.average = true;
+  opt.sigma2 = 0.1;
+  CrfTrainer trainer(*m, t.corpus, gold, opt), shard(*probe, t.corpus, gold, opt);
+  const size_t dim = m->crf.theta.size();
+  const std::vector<double> mean = m->crf.theta;  // the prior's mean: the starting point
+  std::vector<double> theta = mean, ada(dim, 0.0), sum(dim, 0.0), grad;
+  const double c = 1.0 / t.corpus.size() / opt.sigma2;
+  std::mt19937_64 rng(opt.seed);
+  trainer.ResetAverage();
+  const int steps = 12;
+  for (int step = 0; step < steps; ++step) {
+    std::uniform_int_distribution<int32_t> pick(0, t.corpus.size() - 1);
+    const int32_t s = pick(rng);
+    shard.ShardObjective(theta, s, s + 1, grad, nullptr);
+    for (size_t f = 0; f < dim; ++f) {
+      double gsum = c * (theta[f] - mean[f]);
+      gsum += grad[f];
+      if (gsum != 0) {
+        ada[f] += gsum * gsum;
+        theta[f] -= opt.eta0 * gsum / std::sqrt(ada[f]);
+      }
+      sum[f] += theta[f];
+    }
+    trainer.Steps(1, nullptr);
+    CHECK(m->crf.theta == theta);
+  }
+  trainer.SwapAverage();
+  for (size_t f = 0; f < dim; ++f) CHECK(m->crf.theta[f] == sum[f] / steps);
+  size_t moved = 0;
+  for (size_t f = 0; f < dim; ++f) moved += theta[f] != mean[f];
+  CHECK(moved > 10);
+}
+
 namespace {
 
 // A tree's nodes in KBest's pre-order form: tags as (i, i + 1, tag symbol, 0), other nodes

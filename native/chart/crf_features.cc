@@ -281,12 +281,44 @@ double CrfSentence::ComputeSurface(int edge, int p, int32_t rule, bool unary) co
   return v;
 }
 
+namespace {
+
+// Adds into the hashed surface gradient, whose slots are random reads of a table larger
+// than the caches: each add is queued with its slot prefetched, and the queue runs (in
+// order: the same sums, bit for bit) once it holds enough adds for the misses to overlap.
+class ScatterAdds {
+ public:
+  explicit ScatterAdds(double* grad) : grad_(grad) {}
+  ~ScatterAdds() { Run(); }
+  void Add(int64_t slot, double value) {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(grad_ + slot, 1);
+#endif
+    slot_[count_] = slot, value_[count_] = value;
+    if (++count_ == kQueue) Run();
+  }
+  void Run() {
+    for (int q = 0; q < count_; ++q) grad_[slot_[q]] += value_[q];
+    count_ = 0;
+  }
+
+ private:
+  static constexpr int kQueue = 32;
+  double* grad_;
+  int count_ = 0;
+  int64_t slot_[kQueue];
+  double value_[kQueue];
+};
+
+}  // namespace
+
 void CrfSentence::FlushSurface(double* grad) {
   const CrfWeights& w = *w_;
   const Grammar& g = *g_;
   const size_t R = g.binary.size(), U = static_cast<size_t>(U_), S = static_cast<size_t>(g.num_symbols);
   std::vector<double> parent(S);
   SurfaceKey keys[4];
+  ScatterAdds adds(grad);
   for (Edge edge : {Edge::kLeft, Edge::kRight, Edge::kSplit}) {
     const std::vector<double>& bin = edge == Edge::kLeft ? mass_left_ : edge == Edge::kRight ? mass_right_ : mass_split_;
     const std::vector<double>* un = edge == Edge::kLeft ? &mass_uleft_ : edge == Edge::kRight ? &mass_uright_ : nullptr;
@@ -302,7 +334,7 @@ void CrfSentence::FlushSurface(double* grad) {
         if (m == 0) continue;
         any = true;
         parent[g.binary[r].parent] += m;
-        for (const auto& k : keys) grad[w.SurfaceSlot(k.templ, r, k.value)] += m;
+        for (const auto& k : keys) adds.Add(w.SurfaceSlot(k.templ, r, k.value), m);
       }
       if (un) {
         const double* urow = &(*un)[p * U];
@@ -311,13 +343,13 @@ void CrfSentence::FlushSurface(double* grad) {
           if (m == 0) continue;
           any = true;
           parent[g.unary[u].parent] += m;
-          for (const auto& k : keys) grad[w.SurfaceSlot(k.templ, kConjUnary + u, k.value)] += m;
+          for (const auto& k : keys) adds.Add(w.SurfaceSlot(k.templ, kConjUnary + u, k.value), m);
         }
       }
       if (!any) continue;
       for (size_t x = 0; x < S; ++x)
         if (parent[x] != 0)
-          for (const auto& k : keys) grad[w.SurfaceSlot(k.templ, kConjParent + x, k.value)] += parent[x];
+          for (const auto& k : keys) adds.Add(w.SurfaceSlot(k.templ, kConjParent + x, k.value), parent[x]);
     }
   }
 }

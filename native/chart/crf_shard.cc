@@ -15,6 +15,7 @@ double CrfTrainer::ShardObjective(const std::vector<double>& theta, int32_t firs
   if (theta.size() != dim) throw InputError("chart CRF shard: the weights do not fit this model");
   if (first < 0 || last > corpus_.size() || first >= last) throw InputError("chart CRF shard: bad sentence range");
   m_.crf.theta = theta;
+  grads_clean_ = false;
   for (auto& gvec : grads_) gvec.assign(dim, 0.0);
   std::vector<double> values(threads_, 0.0);
   // The same per-thread sums as FullObjective (one thread: the same order, the same bits).

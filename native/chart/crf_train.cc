@@ -8,6 +8,10 @@
 #include <string>
 #include <unordered_set>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/errors.h"
 #include "core/thread_pool.h"
 
@@ -46,6 +50,30 @@ int32_t FindUnary(const Grammar& g, int32_t p, int32_t c) {
     if (g.unary[g.unary_by_child[q]].parent == p) return g.unary_by_child[q];
   return -1;
 }
+
+// The batch's gradient of a weight plus the prior's term, c (theta - mean), summed over the
+// threads' gradients, whose entries it zeroes (those that are not zero already).
+class BatchGradient {
+ public:
+  BatchGradient(std::vector<std::vector<double>>& grads, double prior, const double* theta, const std::vector<double>& mean)
+      : prior_(prior), theta_(theta), mean_(mean.empty() ? nullptr : mean.data()) {
+    for (auto& g : grads) grads_.push_back(g.data());
+  }
+  double operator()(size_t f) {
+    double gsum = prior_ * (mean_ ? theta_[f] - mean_[f] : theta_[f]);
+    for (double* g : grads_) {
+      const double x = g[f];
+      if (x != 0) gsum += x, g[f] = 0;
+    }
+    return gsum;
+  }
+
+ private:
+  double prior_;
+  const double* theta_;
+  const double* mean_;
+  std::vector<double*> grads_;
+};
 
 }  // namespace
 
@@ -290,6 +318,7 @@ double CrfTrainer::SentenceTerm(int32_t s, Chart& ch, double* grad, SentenceFeat
 
 double CrfTrainer::FullObjective(std::vector<double>& grad, const std::atomic<bool>* cancel) {
   const size_t dim = m_.crf.theta.size();
+  grads_clean_ = false;
   for (auto& gvec : grads_) gvec.assign(dim, 0.0);
   std::vector<double> values(threads_, 0.0);
   // Each sentence is visited by one thread: it may install its own cache entry at once.
@@ -416,7 +445,11 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
     if (cancel && cancel->load()) throw Cancelled();
     std::uniform_int_distribution<int32_t> pick(0, D - 1);
     for (auto& s : batch) s = pick(rng_);
-    for (auto& gvec : grads_) gvec.assign(dim, 0.0);
+    // The update below leaves the gradients zero; anything else (a first step, a cancelled
+    // batch, the full-batch objective) starts from a fill.
+    if (!grads_clean_)
+      for (auto& gvec : grads_) gvec.assign(dim, 0.0);
+    grads_clean_ = false;
     // Prefilter new sentences first, each once (a batch may draw a sentence twice).
     std::vector<int32_t> fresh;
     for (int32_t s : batch)
@@ -432,32 +465,69 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
       for (size_t b = begin; b < end; ++b) objective[b] = SentenceTerm(batch[b], charts_[t], grads_[t].data(), &records[b]);
     }, cancel);
     for (size_t b = 0; b < batch.size(); ++b) Install(batch[b], records[b]);
-    // theta -= eta_k * (gradient + (b / |D|) * theta / sigma^2)
-    const double eta = opt_.eta0 * opt_.tau / (opt_.tau + static_cast<double>(k_));
+    // theta -= eta_k * (gradient + (b / |D|) * (theta - mean) / sigma^2), or the AdaGrad
+    // step on the same sum. One pass over the weights does the step, the running sum of the
+    // iterates and the zeroing of the gradient entries that are not zero (the next batch
+    // starts from a zero gradient without a separate fill of every entry).
     const double prior = static_cast<double>(opt_.batch) / D / opt_.sigma2;
-    double* theta = m_.crf.theta.data();
-    const double* mean = prior_mean_.empty() ? nullptr : prior_mean_.data();
     if (opt_.adagrad && adagrad_.size() != dim) adagrad_.assign(dim, 0.0);
-    for (size_t f = 0; f < dim; ++f) {
-      double gsum = prior * (mean ? theta[f] - mean[f] : theta[f]);
-      for (const auto& gvec : grads_) gsum += gvec[f];
-      if (!opt_.adagrad) {
-        theta[f] -= eta * gsum;
-      } else if (gsum != 0) {
-        adagrad_[f] += gsum * gsum;
-        theta[f] -= opt_.eta0 * gsum / std::sqrt(adagrad_[f]);
+    if (opt_.average && average_sum_.size() != dim) average_sum_.assign(dim, 0.0), average_count_ = 0;
+    double* sum = opt_.average ? average_sum_.data() : nullptr;
+    if (opt_.adagrad) {
+      AdagradUpdate(prior, sum);
+    } else {
+      const double eta = opt_.eta0 * opt_.tau / (opt_.tau + static_cast<double>(k_));
+      double* theta = m_.crf.theta.data();
+      BatchGradient take(grads_, prior, theta, prior_mean_);
+      for (size_t f = 0; f < dim; ++f) {
+        theta[f] -= eta * take(f);
+        if (sum) sum[f] += theta[f];
       }
     }
-    if (opt_.average) {
-      if (average_sum_.size() != dim) average_sum_.assign(dim, 0.0), average_count_ = 0;
-      for (size_t f = 0; f < dim; ++f) average_sum_[f] += theta[f];
-      ++average_count_;
-    }
+    grads_clean_ = true;
+    if (opt_.average) ++average_count_;
     ++k_;
     for (double o : objective) objective_sum += o;
     sentences += static_cast<int64_t>(batch.size());
   }
   return sentences ? objective_sum / sentences : 0.0;
+}
+
+void CrfTrainer::AdagradUpdate(double prior, double* sum) {
+  const size_t dim = m_.crf.theta.size();
+  double* theta = m_.crf.theta.data();
+  double* ada = adagrad_.data();
+  const double eta = opt_.eta0;
+  BatchGradient take(grads_, prior, theta, prior_mean_);
+  size_t f = 0;
+#if defined(__SSE2__)
+  // Two weights at a time: the square root and the division dominate this loop, and the
+  // packed instructions round exactly as the scalar ones (the same weights, bit for bit).
+  const __m128d eta2 = _mm_set1_pd(eta), zero = _mm_setzero_pd();
+  for (; f + 2 <= dim; f += 2) {
+    const __m128d gsum = _mm_set_pd(take(f + 1), take(f));
+    const __m128d moves = _mm_cmpneq_pd(gsum, zero);
+    __m128d t = _mm_loadu_pd(theta + f);
+    if (_mm_movemask_pd(moves)) {
+      const __m128d a_old = _mm_loadu_pd(ada + f);
+      const __m128d a = _mm_add_pd(a_old, _mm_mul_pd(gsum, gsum));
+      const __m128d stepped = _mm_sub_pd(t, _mm_div_pd(_mm_mul_pd(eta2, gsum), _mm_sqrt_pd(a)));
+      // Where gsum is 0 the weight and its sum stay (the step there would be 0 / 0).
+      t = _mm_or_pd(_mm_and_pd(moves, stepped), _mm_andnot_pd(moves, t));
+      _mm_storeu_pd(ada + f, _mm_or_pd(_mm_and_pd(moves, a), _mm_andnot_pd(moves, a_old)));
+      _mm_storeu_pd(theta + f, t);
+    }
+    if (sum) _mm_storeu_pd(sum + f, _mm_add_pd(_mm_loadu_pd(sum + f), t));
+  }
+#endif
+  for (; f < dim; ++f) {
+    const double gsum = take(f);
+    if (gsum != 0) {
+      ada[f] += gsum * gsum;
+      theta[f] -= eta * gsum / std::sqrt(ada[f]);
+    }
+    if (sum) sum[f] += theta[f];
+  }
 }
 
 void CrfTrainer::ResetAverage() {

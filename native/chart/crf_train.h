@@ -110,6 +110,9 @@ class CrfTrainer {
   // cancel flag of the current LbfgsSteps call.
   Objective LbfgsObjective();
   static LbfgsOptions LbfgsSettings();
+  // The AdaGrad step over all weights from the batch's gradients (zeroing them), the
+  // iterates added to `sum` when averaging.
+  void AdagradUpdate(double prior, double* sum);
 
   ChartModel& m_;
   Corpus corpus_;
@@ -123,6 +126,7 @@ class CrfTrainer {
   std::vector<std::vector<double>> grads_;
   std::vector<double> prior_mean_;
   std::vector<double> adagrad_;  // sums of squared gradients
+  bool grads_clean_ = false;  // every entry of grads_ is zero (Steps' update leaves them so)
   std::vector<double> average_sum_;  // sum of the iterates since ResetAverage (or the mean, while swapped in)
   int64_t average_count_ = 0;
   bool average_swapped_ = false;
