@@ -125,7 +125,7 @@ describe('train-parser and Ctrl-C', () => {
     const before = digest(model);
     const child = start(['train-parser', '--crf', '--train', gum('train.mrg'), '--threads', '1', '--model', model]);
     // Once CRF training runs (its progress lines follow the trees line).
-    await waitFor(() => /^train-parser {2}\[[#-]+\] \d+\/\d+ .*(steps|sentences)\/s/m.test(child.stderr()), 300_000);
+    await waitFor(() => /^train-parser {2}\[[#-]+\] \d+(\.\d+)?\/\d+ .*(steps|sentences)\/s/m.test(child.stderr()), 300_000);
     child.kill('SIGINT');
     expect(await child.done, child.stderr()).toBe(130);
     expect(child.stderr()).toMatch(/structrank: stopping \(press Ctrl-C again to exit at once\)\n(.*\n)*structrank: cancelled\n$/);
