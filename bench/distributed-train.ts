@@ -47,7 +47,7 @@ import { treeWords } from '../lib/parser/input.js';
 import { parserGradientTrainer } from '../lib/distributed/parser-gradient.js';
 import { PerceptronReranker, type PerceptronKernel, type PerceptronTrainOptions } from '../lib/rerank/perceptron.js';
 import { dataFile } from '../test-support/shared-data.js';
-import { startRedis, startWorkerProcess, type TestRedis } from '../test/distributed-helpers.js';
+import { startRedis, startWorkerProcess, type TestRedis } from '../test-support/distributed.js';
 import { processorLine } from './processor.js';
 
 console.log(processorLine());

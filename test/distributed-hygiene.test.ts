@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot, tempDir } from './helpers.js';
-import { skipWithoutRedis } from './distributed-helpers.js';
+import { skipWithoutRedis } from '../test-support/distributed.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();

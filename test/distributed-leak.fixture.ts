@@ -7,7 +7,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { redisWithTwoWorkers, startRedis, startWorkerProcess } from './distributed-helpers.js';
+import { redisWithTwoWorkers, startRedis, startWorkerProcess } from '../test-support/distributed.js';
 
 const pidsFile = process.env.LEAK_PIDS_FILE ?? '';
 const store = process.env.LEAK_STORE ?? join(tmpdir(), `structrank-leak-store-${process.pid}`);

@@ -14,7 +14,7 @@ import { readTreesSync } from '../lib/io/treebank.js';
 import { treeWords } from '../lib/parser/input.js';
 import { formatTree, type Tree } from '../lib/trees/tree.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
-import { failedJobLines, redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
+import { failedJobLines, redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from '../test-support/distributed.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();

@@ -14,7 +14,7 @@ import { repoRoot, runCli, tempDir } from './helpers.js';
 import { Queue } from 'bullmq';
 import { QUEUE_NAME } from '../lib/distributed/connection.js';
 import type { QueueStatus } from '../lib/distributed/status.js';
-import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess } from './distributed-helpers.js';
+import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess } from '../test-support/distributed.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { splitConlluInput, splitParseInput, splitTagInput, shiftNbestIds } from '../lib/distributed/shards.js';
 import { asConllu, tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
-import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
+import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from '../test-support/distributed.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();

@@ -16,7 +16,7 @@ import { repoRoot, runCli, tempDir } from './helpers.js';
 import { formatNbestLine } from '../lib/io/nbest.js';
 import { decodeVector, encodeVector, encodeVectorParts } from '../lib/distributed/vector-blob.js';
 import { randomFeatureNbest } from './perceptron-helpers.js';
-import { expectLostRedisExit, failedJobLines, redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from './distributed-helpers.js';
+import { expectLostRedisExit, failedJobLines, redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from '../test-support/distributed.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();

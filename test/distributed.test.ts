@@ -17,7 +17,7 @@ import type { CandidatesPayload } from '../lib/distributed/payloads.js';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { formatTree } from '../lib/trees/tree.js';
 import { repoRoot, runCli, tempDir } from './helpers.js';
-import { expectLostRedisExit, freePort, skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from './distributed-helpers.js';
+import { expectLostRedisExit, freePort, skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from '../test-support/distributed.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();

@@ -10,7 +10,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, onTestFinished } from 'vitest';
-import { repoRoot } from './helpers.js';
+import { repoRoot } from './shared-data.js';
 
 export const hasRedisServer = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
 
