@@ -31,7 +31,7 @@ describe('layers of lib/', () => {
       'io/reads-command.ts:2 layers/no-upward-import',
     ]);
     const io = results.find((r) => r.filePath.endsWith(join('io', 'reads-command.ts')));
-    expect(io?.messages.find((m) => m.ruleId === 'layers/no-upward-import')?.message).toBe("layer 'io' may not import '../../commands/run.js' (layer 'commands'): lib/ imports only downwards (scripts/layers.mjs)");
+    expect(io?.messages.find((m) => m.ruleId === 'layers/no-upward-import')?.message).toBe("layer 'io' may not import '../commands/run.js' (layer 'commands'): lib/ imports only downwards (scripts/layers.mjs)");
   });
 
   it('the graph check fails on the fixture and names what is wrong', () => {
