@@ -13,7 +13,7 @@
  *   (the training set that many times over, default 1: how the overhead falls as the work per
  *   evaluation grows and the weights stay the same).
  * mixing: accuracy of the perceptron chunker on conll2000 trained by iterative parameter
- *   mixing (in process; as jobs it gives the same model, see test/distributed-train.test.ts)
+ *   mixing (in process; as jobs it gives the same model, see test/distributed/distributed-train.test.ts)
  *   against the single-machine perceptron, at the same epochs (BENCH_MIX_EPOCHS, default 10),
  *   no early stopping: chunk F1 on dev and test.
  * parser: the CRF parser (`--crf --lbfgs`) on ptb-sample trees of at most BENCH_PARSER_MAXLEN
@@ -47,7 +47,7 @@ import { treeWords } from '../lib/parser/input.js';
 import { parserGradientTrainer } from '../lib/distributed/parser-gradient.js';
 import { PerceptronReranker, type PerceptronKernel, type PerceptronTrainOptions } from '../lib/rerank/perceptron.js';
 import { dataFile } from '../test-support/shared-data.js';
-import { startRedis, startWorkerProcess, type TestRedis } from '../test/distributed-helpers.js';
+import { startRedis, startWorkerProcess, type TestRedis } from '../test-support/distributed.js';
 import { processorLine } from './processor.js';
 
 console.log(processorLine());

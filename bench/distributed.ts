@@ -35,7 +35,7 @@ import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { QUEUE_NAME } from '../lib/distributed/connection.js';
 import { dataFile, repoRoot } from '../test-support/shared-data.js';
-import { startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from '../test/distributed-helpers.js';
+import { startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from '../test-support/distributed.js';
 import { crfTrainingOverhead } from './distributed-train.js';
 import { processorLine } from './processor.js';
 

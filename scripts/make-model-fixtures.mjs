@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes the model fixtures in test/fixtures/models/: one small model of every kind, trained
 // on data/gum-open with the CLI of the current build, plus what each one predicts on held-out
-// input (expected.json). test/model-fixtures.test.ts loads them, checks the predictions, and
+// input (expected.json). test/e2e/model-fixtures.test.ts loads them, checks the predictions, and
 // byte-compares a re-save. Run it only to ADD fixtures for a new format version: existing
 // files must stay as they are, since they prove that old model files keep loading.
 // Usage: npm run build:ts && node scripts/make-model-fixtures.mjs [--out test/fixtures/models]

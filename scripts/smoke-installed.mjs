@@ -87,7 +87,7 @@ try {
       if (!resave) fail(`no loader for fixture ${name}`);
       const out = join(dir, `resaved-${basename(name)}-${count}`);
       resave(join(fixtures, name), out);
-      // The rule of test/model-fixtures.test.ts: byte for byte while the format version is
+      // The rule of test/e2e/model-fixtures.test.ts: byte for byte while the format version is
       // unchanged; a file of an older version re-saves in the newer one, which must load again.
       const [was, now] = [formatVersion(readFileSync(join(fixtures, name))), formatVersion(readFileSync(out))];
       if (was === now) {

@@ -1,0 +1,265 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { readTreesSync } from '../../lib/io/treebank.js';
+import { formatTree, words, type Tree } from '../../lib/trees/tree.js';
+import { parseTree } from '../../lib/trees/bracket-parser.js';
+import { ChartParserModel, type ParserTrainSummary } from '../../lib/parser/chart-parser.js';
+import { evaluateParser, rewrap } from '../../lib/parser/evaluate.js';
+import { evalbCorpus } from '../../lib/eval/evalb.js';
+import { treeWords } from '../../lib/parser/input.js';
+import { join } from 'node:path';
+import { repoRoot, runCli, tempDir } from '../helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+// The shipped GUM trees, so the parser is tested on every checkout; from 4 words on, as
+// headings such as "Introduction ." have a single parse.
+const short = (file: string, max: number, limit: number): Tree[] =>
+  readTreesSync(join(repoRoot, 'data', 'gum-open', file)).filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= max).slice(0, limit);
+
+let pcfg: ChartParserModel;
+let crf: ChartParserModel;
+const train = short('train.mrg', 12, 400);
+const dev = short('dev.mrg', 12, 40);
+
+beforeAll(async () => {
+  pcfg = await ChartParserModel.train(train, { threads: 2 });
+  crf = await ChartParserModel.train(train, { crf: true, epochs: 2, threads: 2 });
+}, 120_000);
+
+describe('chart parser', () => {
+  it('parses every sentence with exactly its words, and beats a trivial score', async () => {
+    const sentences = dev.map((t) => treeWords(t));
+    const parses = await pcfg.parse(sentences, { threads: 2 });
+    expect(parses).toHaveLength(sentences.length);
+    parses.forEach((p, i) => expect(words(p.tree)).toEqual(sentences[i]));
+    const r = await evaluateParser(pcfg, dev, { threads: 2 });
+    expect(r.f1).toBeGreaterThan(50);
+  });
+
+  it('returns distinct k-best trees in non-increasing log-probability, the first equal to the 1-best', async () => {
+    const sentences = dev.slice(0, 8).map((t) => treeWords(t));
+    const one = await pcfg.parse(sentences, { threads: 2 });
+    const nbest = await pcfg.parseNbest(sentences, 20, { threads: 2 });
+    nbest.forEach((s, i) => {
+      expect(s.candidates.length).toBeGreaterThan(1);
+      expect(formatTree(s.candidates[0].tree)).toBe(formatTree(one[i].tree));
+      expect(s.candidates[0].logprob).toBeCloseTo(one[i].logprob, 9);
+      const keys = s.candidates.map((c) => formatTree(c.tree));
+      expect(new Set(keys).size).toBe(keys.length);
+      for (let c = 1; c < s.candidates.length; c++) expect(s.candidates[c].logprob).toBeLessThanOrEqual(s.candidates[c - 1].logprob + 1e-9);
+    });
+  });
+
+  it('parse-time beam: a wide beam gives the exact parses, a narrow one still parses every sentence', async () => {
+    const sentences = dev.slice(0, 10).map((t) => treeWords(t));
+    const exact = await pcfg.parse(sentences, { threads: 2 });
+    const wide = await pcfg.parse(sentences, { threads: 2, beam: 1000 });
+    expect(wide.map((p) => formatTree(p.tree))).toEqual(exact.map((p) => formatTree(p.tree)));
+    const narrow = await pcfg.parse(sentences, { threads: 2, beam: 2 });
+    narrow.forEach((p, i) => {
+      expect(words(p.tree)).toEqual(sentences[i]);
+      expect(p.logprob).toBeLessThanOrEqual(exact[i].logprob + 1e-9);
+    });
+  });
+
+  it('CRF log-probabilities are conditional (k-best mass <= 1) and its parses keep the words', async () => {
+    expect(crf.isCrf).toBe(true);
+    const sentences = dev.slice(0, 6).map((t) => treeWords(t));
+    const nbest = await crf.parseNbest(sentences, 30, { threads: 2 });
+    nbest.forEach((s, i) => {
+      const mass = s.candidates.reduce((a, c) => a + Math.exp(c.logprob), 0);
+      expect(mass).toBeLessThanOrEqual(1 + 1e-6);
+      expect(mass).toBeGreaterThan(0);
+      expect(words(s.candidates[0].tree)).toEqual(sentences[i]);
+    });
+    const r = await evaluateParser(crf, dev, { threads: 2 });
+    expect(r.f1).toBeGreaterThan(50);
+  });
+
+  it('MBR decoding: keeps the words, scores at most the Viterbi tree, k-best stays Viterbi; stored as the parse default', async () => {
+    const sentences = dev.slice(0, 40).map((t) => treeWords(t));
+    const viterbi = await crf.parse(sentences, { threads: 2, decode: 'viterbi' });
+    const mbr = await crf.parse(sentences, { threads: 2 });  // the default
+    expect((await crf.parse(sentences, { threads: 2, decode: 'mbr' })).map((p) => formatTree(p.tree))).toEqual(mbr.map((p) => formatTree(p.tree)));
+    expect(mbr.some((p, i) => formatTree(p.tree) !== formatTree(viterbi[i].tree))).toBe(true);
+    mbr.forEach((p, i) => {
+      expect(words(p.tree)).toEqual(sentences[i]);
+      expect(p.logprob).toBeLessThanOrEqual(viterbi[i].logprob + 1e-9);
+    });
+    const one = await crf.parseNbest(sentences, 1, { threads: 2, decode: 'mbr' });
+    expect(one.map((s) => formatTree(s.candidates[0].tree))).toEqual(mbr.map((p) => formatTree(p.tree)));
+    const kbest = await crf.parseNbest(sentences, 3, { threads: 2, decode: 'mbr' });
+    expect(kbest.map((s) => formatTree(s.candidates[0].tree))).toEqual(viterbi.map((p) => formatTree(p.tree)));
+    // A model trained with decode 'mbr' parses with it by default, after a save and load too.
+    const m = await ChartParserModel.train(train.slice(0, 100), { crf: true, epochs: 1, threads: 2, decode: 'mbr' });
+    const file = tmp.file('mbr.model');
+    m.save(file);
+    const back = await ChartParserModel.load(file);
+    const explicit = (await m.parse(sentences, { threads: 2, decode: 'mbr' })).map((p) => formatTree(p.tree));
+    expect((await back.parse(sentences, { threads: 2 })).map((p) => formatTree(p.tree))).toEqual(explicit);
+    const plain = (await m.parse(sentences, { threads: 2, decode: 'viterbi' })).map((p) => formatTree(p.tree));
+    expect((await back.parse(sentences, { threads: 2, decode: 'viterbi' })).map((p) => formatTree(p.tree))).toEqual(plain);
+  });
+
+  it('an ensemble with itself is the MBR parse; with a Markov-1 CRF it parses every sentence; it refuses what it cannot mean', async () => {
+    const sentences = dev.map((t) => treeWords(t));
+    const alone = await crf.parse(sentences, { threads: 2, decode: 'mbr' });
+    // The mean of equal posteriors is those posteriors, bit for bit: the same trees and scores.
+    for (const ensemble of [[crf], [crf, crf]]) {
+      const same = await crf.parse(sentences, { threads: 2, decode: 'mbr', ensemble });
+      expect(same.map((p) => formatTree(p.tree))).toEqual(alone.map((p) => formatTree(p.tree)));
+      expect(same.map((p) => p.logprob)).toEqual(alone.map((p) => p.logprob));
+    }
+    const markov1 = await ChartParserModel.train(train, { crf: true, markov: 1, epochs: 2, threads: 2 });
+    expect(markov1.info().symbols).not.toBe(crf.info().symbols);
+    const mixed = await crf.parse(sentences, { threads: 2, decode: 'mbr', ensemble: [markov1] });
+    mixed.forEach((p, i) => expect(words(p.tree)).toEqual(sentences[i]));
+    const f1 = (parses: { tree: Tree }[]): number => evalbCorpus(dev.map((t, i) => [t, rewrap(parses[i].tree, t)] as const)).all.f1;
+    const own = await markov1.parse(sentences, { threads: 2, decode: 'mbr' });
+    expect(f1(mixed)).toBeGreaterThan(Math.min(f1(alone), f1(own)) - 3);
+    await expect(crf.parse(sentences, { ensemble: [pcfg] })).rejects.toThrow(/every parser must be a CRF/);
+    await expect(crf.parseNbest(sentences, 3, { ensemble: [markov1] })).rejects.toThrow(/1-best/);
+    await expect(crf.parse(sentences, { decode: 'viterbi', ensemble: [markov1] })).rejects.toThrow(/mbr/);
+  }, 120_000);
+
+  it('trains the CRF with L-BFGS as an option, lowering the objective', async () => {
+    const objectives: number[] = [];
+    const m = await ChartParserModel.train(train.slice(0, 100), { crf: true, optimizer: 'lbfgs', epochs: 4, threads: 2, onProgress: (p) => p.step === p.stepsPerEpoch && objectives.push(p.objective) });
+    expect(m.isCrf).toBe(true);
+    expect(objectives).toHaveLength(4);
+    expect(objectives[3]).toBeLessThan(objectives[0]);
+  }, 60_000);
+
+  it('the CRF trained on 2 threads is the same bytes in every run (AdaGrad and L-BFGS)', async () => {
+    // Per-thread gradients over fixed sentence sets (ParallelForFixed): the same sums each run.
+    for (const optimizer of ['adagrad', 'lbfgs'] as const) {
+      const bytes: Buffer[] = [];
+      for (let run = 0; run < 2; run++) {
+        const m = await ChartParserModel.train(train.slice(0, 150), { crf: true, optimizer, epochs: 2, threads: 2 });
+        const file = tmp.file(`det-${optimizer}-${run}.model`);
+        m.save(file);
+        bytes.push(readFileSync(file));
+      }
+      expect(bytes[1].equals(bytes[0])).toBe(true);
+    }
+  }, 120_000);
+
+  it('iterate averaging: the model kept is the pass scored on dev (the mean weights), not the raw last iterate', async () => {
+    const run = async (average: boolean) => {
+      const passes: number[] = [];
+      const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
+      const m = await ChartParserModel.train(train.slice(0, 150), { crf: true, average, epochs: 2, threads: 1, dev, summary, onPass: (r) => passes.push(r.devF1 ?? NaN) });
+      return { m, passes, summary };
+    };
+    const avg = await run(true);
+    const raw = await run(false);
+    expect(avg.passes).toHaveLength(2);
+    // The returned model is the one whose dev F1 was reported for the kept pass.
+    expect((await evaluateParser(avg.m, dev, { threads: 1 })).f1).toBeCloseTo(avg.summary.bestDevF1 ?? NaN, 10);
+    // Same iterates, different model: the mean of pass 1's iterates is not its last one.
+    expect(avg.passes[0]).not.toBe(raw.passes[0]);
+  }, 120_000);
+
+  it('parses unknown words, and gives uncoverable sentences the flat X fallback', async () => {
+    const [p] = await pcfg.parse([['The', 'blorf', 'zingled', 'quuxly', '.']], { threads: 1 });
+    expect(p.fallback).toBe(false);
+    expect(words(p.tree)).toEqual(['The', 'blorf', 'zingled', 'quuxly', '.']);
+    const tiny = await ChartParserModel.train([parseTree('(ROOT (NP (NN dog)))')], { threads: 1 });
+    const [f] = await tiny.parse([['dog', 'dog']], { threads: 1 });
+    expect(f.fallback).toBe(true);
+    expect(formatTree(f.tree)).toBe('(ROOT (X (NN dog) (NN dog)))');
+  });
+
+  it('gives sentences longer than maxLength the flat fallback without a chart, and leaves the others alone', async () => {
+    const sentences = dev.slice(0, 6).map((t) => treeWords(t));
+    const limit = Math.min(...sentences.map((w) => w.length));
+    const exact = await pcfg.parseNbest(sentences, 3, { threads: 2 });
+    const limited = await pcfg.parseNbest(sentences, 3, { threads: 2, maxLength: limit });
+    let skipped = 0;
+    sentences.forEach((w, i) => {
+      const r = limited[i];
+      if (w.length > limit) {
+        skipped++;
+        expect(r.fallback).toBe(true);
+        expect(r.candidates).toHaveLength(1);
+        const tree = r.candidates[0].tree;
+        expect(tree.children).toHaveLength(1);
+        expect(tree.children[0].label).toBe('X');
+        expect(tree.children[0].children.every((c) => c.word !== undefined)).toBe(true);
+        expect(words(tree)).toEqual(w);
+      } else {
+        expect(r.candidates.map((c) => formatTree(c.tree))).toEqual(exact[i].candidates.map((c) => formatTree(c.tree)));
+      }
+    });
+    expect(skipped).toBeGreaterThan(0);
+    expect(skipped).toBeLessThan(sentences.length);
+    await expect(pcfg.parse([['a']], { maxLength: -1 })).rejects.toThrow(/maxLength/);
+    await expect(pcfg.parse([['a']], { maxLength: 1.5 })).rejects.toThrow(/maxLength/);
+  });
+
+  it('saves and loads models (same parses), and refuses corrupt files', async () => {
+    const file = tmp.file('crf.model');
+    crf.save(file);
+    const back = await ChartParserModel.load(file);
+    const sentences = dev.slice(0, 5).map((t) => treeWords(t));
+    const a = await crf.parseNbest(sentences, 5, { threads: 1 });
+    const b = await back.parseNbest(sentences, 5, { threads: 1 });
+    expect(b.map((s) => s.candidates.map((c) => formatTree(c.tree)))).toEqual(a.map((s) => s.candidates.map((c) => formatTree(c.tree))));
+    const bytes = readFileSync(file);
+    const bad = tmp.file('bad.model');
+    writeFileSync(bad, bytes.subarray(0, bytes.length - 100));
+    await expect(ChartParserModel.load(bad)).rejects.toThrow(/truncated|corrupted/);
+    await expect(ChartParserModel.load(tmp.file('none.model'))).rejects.toThrow(/no such file/);
+  });
+
+  it('rejects bad input', async () => {
+    await expect(pcfg.parse([[]])).rejects.toThrow(/empty sentence/);
+    await expect(pcfg.parseNbest([['a']], 0)).rejects.toThrow(/positive integer/);
+    await expect(ChartParserModel.train([])).rejects.toThrow(/no training trees/);
+  });
+});
+
+describe('chart parser CLI', () => {
+  it('trains, parses trees and text with n-best output, and reports bad usage', () => {
+    const trainFile = tmp.file('train.mrg', train.map((t) => formatTree(t)).join('\n') + '\n');
+    const devFile = tmp.file('dev.mrg', dev.map((t) => formatTree(t)).join('\n') + '\n');
+    const model = tmp.file('cli.model');
+    const r = runCli(['train-parser', '--train', trainFile, '--dev', devFile, '--model', model, '--threads', '2']);
+    expect(r.stderr + r.stdout).toMatch(/dev: F1/);
+    expect(r.status).toBe(0);
+    const out = tmp.file('out.mrg');
+    const nb = tmp.file('nbest.jsonl');
+    const p = runCli(['parse', '--model', model, '--input', devFile, '--out', out, '--nbest', '5', '--out-nbest', nb, '--threads', '2']);
+    expect(p.status).toBe(0);
+    const trees = readFileSync(out, 'utf8').trim().split('\n');
+    expect(trees).toHaveLength(dev.length);
+    trees.forEach((line, i) => expect(words(parseTree(line))).toEqual(treeWords(dev[i])));
+    const lines = readFileSync(nb, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; tokens: string[]; candidates: { tree: string; logprob: number }[]; gold: string });
+    expect(lines).toHaveLength(dev.length);
+    expect(lines[0].candidates.length).toBeGreaterThan(1);
+    expect(lines[0].candidates[0].tree).toBe(trees[0]);
+    expect(typeof lines[0].gold).toBe('string');
+    const text = tmp.file('text.txt', 'The dog barked .\n\nIt rained .\n');
+    const outText = tmp.file('text.out');
+    expect(runCli(['parse', '--model', model, '--input', text, '--out', outText]).status).toBe(0);
+    expect(readFileSync(outText, 'utf8').trim().split('\n')).toHaveLength(2);
+    const long = tmp.file('long.txt', 'The dog barked .\nIt rained on the old town all day .\n');
+    const outLong = tmp.file('long.out');
+    const lim = runCli(['parse', '--model', model, '--input', long, '--out', outLong, '--max-length', '5']);
+    expect(lim.status).toBe(0);
+    expect(lim.stderr).toMatch(/1 sentence\(s\) longer than --max-length 5 words got the flat fallback/);
+    const [first, second] = readFileSync(outLong, 'utf8').trim().split('\n');
+    expect(first).not.toMatch(/\(X /);
+    expect(second).toMatch(/^\(ROOT \(X (\([^()]+\) ?)+\)\)$/);
+    expect(words(parseTree(second))).toEqual(['It', 'rained', 'on', 'the', 'old', 'town', 'all', 'day', '.']);
+    expect(runCli(['parse', '--model', model, '--input', long, '--out', outLong, '--max-length', '0']).stderr).not.toMatch(/max-length/);
+    expect(runCli(['parse', '--model', model, '--input', long, '--out', outLong, '--max-length', 'x']).status).toBe(2);
+    const bad = runCli(['parse', '--model', model, '--input', text, '--out', outText, '--nbest', '5']);
+    expect(bad.status).toBe(2);
+    const missing = runCli(['parse', '--model', tmp.file('missing.model'), '--input', text, '--out', outText]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/missing\.model: no such file/);
+  }, 120_000);
+});

@@ -1,0 +1,194 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { formatTree, preterminals, words, type Tree } from '../../lib/trees/tree.js';
+import { parseTree } from '../../lib/trees/bracket-parser.js';
+import { ChartParserModel } from '../../lib/parser/chart-parser.js';
+import { readClustersSync } from '../../lib/parser/clusters.js';
+import { CRF_DEFAULTS, PCFG_RARE_THRESHOLD, PCFG_SHAPE_BACKOFF } from '../../lib/options/parser.js';
+import { InputError } from '../../lib/errors.js';
+import { runCli, tempDir } from '../helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const trees = (lines: string[]): Tree[] => lines.map((l) => parseTree(l));
+
+// NP^S -> DT NN and NP^VP -> PRP are seen; "it barked" needs NP^S -> PRP (relaxed).
+const relaxable = [
+  '(ROOT (S (NP (DT the) (NN dog)) (VP (VBD saw) (NP (PRP it)))))',
+  '(ROOT (S (NP (DT the) (NN cat)) (VP (VBD barked))))',
+];
+
+// Every word seen twice except the rare "cats" (NNS, signature -LC-s) and "cat".
+const clusterable = [
+  '(ROOT (S (NP (DT the) (NN dog)) (VP (VBD barked))))',
+  '(ROOT (S (NP (DT the) (NN dog)) (VP (VBD barked))))',
+  '(ROOT (S (NP (DT the) (NNS cats)) (VP (VBD slept))))',
+  '(ROOT (S (NP (DT the) (NN cat)) (VP (VBD slept))))',
+];
+
+describe('chart parser extras', () => {
+  it('grammar relaxation: adds the parent variants of rules, so a sentence needing one parses', async () => {
+    const plain = await ChartParserModel.train(trees(relaxable), { threads: 1 });
+    const relaxed = await ChartParserModel.train(trees(relaxable), { relax: true, threads: 1 });
+    const a = plain.info();
+    const b = relaxed.info();
+    expect([a.binaryRules, a.unaryRules, a.relaxedBinaryRules]).toEqual([3, 2, 0]);
+    expect([b.binaryRules, b.unaryRules, b.relaxedBinaryRules, b.relaxedUnaryRules]).toEqual([4, 3, 1, 1]);
+    const [without] = await plain.parse([['it', 'barked']], { threads: 1 });
+    expect(without.fallback).toBe(true);
+    const [withRelax] = await relaxed.parse([['it', 'barked']], { threads: 1 });
+    expect(withRelax.fallback).toBe(false);
+    expect(formatTree(withRelax.tree)).toBe('(ROOT (S (NP (PRP it)) (VP (VBD barked))))');
+    // The relaxed rule NP^S -> PRP has the small smoothed probability 0.01 * 1/3.
+    expect(withRelax.logprob).toBeLessThan(Math.log(0.01 / 3) + 1e-9);
+    // The CRF trains over the relaxed grammar and keeps the relaxed parse.
+    const crf = await ChartParserModel.train(trees(relaxable), { relax: true, crf: true, epochs: 3, batch: 2, threads: 1 });
+    expect((await crf.parse([['it', 'barked']], { threads: 1 }))[0].fallback).toBe(false);
+  });
+
+  it('word clusters: reads the file, gives unknown words the tags of their cluster, and are kept in the model', async () => {
+    const file = tmp.file('clusters.txt', 'barked\t0101\nslept\t0100\nzorps\t0101\t17\n\ndog\t1100\n');
+    expect(readClustersSync(file)).toEqual({ words: ['barked', 'slept', 'zorps', 'dog'], clusters: ['0101', '0100', '0101', '1100'] });
+    // Rare words are the hapaxes here (the PCFG's default counts every word of this tiny treebank as rare).
+    const plain = await ChartParserModel.train(trees(clusterable), { rareThreshold: 1, threads: 1 });
+    const withClusters = await ChartParserModel.train(trees(clusterable), { clusters: file, rareThreshold: 1, threads: 1 });
+    expect(withClusters.info().clusterWords).toBe(4);
+    // "zorps" is unknown; its signature was seen only with NNS, its cluster with VBD.
+    const sentence = [['the', 'dog', 'zorps']];
+    const [p0] = await plain.parse(sentence, { threads: 1 });
+    const [p1] = await withClusters.parse(sentence, { threads: 1 });
+    expect(preterminals(p1.tree).map((t) => t.label)).toEqual(['DT', 'NN', 'VBD']);
+    // Without clusters VBD is reachable only through the every-tag retry (1e-3 penalty).
+    expect(p1.logprob).toBeGreaterThan(p0.logprob + 2);
+    const saved = tmp.file('clusters.model');
+    withClusters.save(saved);
+    const back = await ChartParserModel.load(saved);
+    expect(back.info().clusterWords).toBe(4);
+    const [p2] = await back.parse(sentence, { threads: 1 });
+    expect(p2.logprob).toBeCloseTo(p1.logprob, 9);
+    // CRF lexicon features over clusters: more sparse weights than without.
+    const crfPlain = await ChartParserModel.train(trees(clusterable), { crf: true, epochs: 1, batch: 2, threads: 1 });
+    const crfClusters = await ChartParserModel.train(trees(clusterable), { clusters: file, crf: true, epochs: 1, batch: 2, threads: 1 });
+    expect(crfClusters.info().weights).toBeGreaterThan(crfPlain.info().weights);
+  });
+
+  it('unknown words: the PCFG backs P(tag | signature) off to the suffix-less shape, the CRF keeps the prior', async () => {
+    const pcfg = await ChartParserModel.train(trees(clusterable), { threads: 1 });
+    const crf = await ChartParserModel.train(trees(clusterable), { crf: true, epochs: 1, batch: 2, threads: 1 });
+    expect(pcfg.info().shapeBackoff).toBe(PCFG_SHAPE_BACKOFF);
+    expect(crf.info().shapeBackoff).toBe(0);
+    // Rare words: the PCFG's default, the CRF's 1, or what is asked for.
+    expect(pcfg.info().rareThreshold).toBe(PCFG_RARE_THRESHOLD);
+    expect(crf.info().rareThreshold).toBe(CRF_DEFAULTS.rareThreshold);
+    const saved = tmp.file('backoff.model');
+    pcfg.save(saved);
+    const back = await ChartParserModel.load(saved);
+    expect(back.info().shapeBackoff).toBe(PCFG_SHAPE_BACKOFF);
+    expect(back.info().rareThreshold).toBe(PCFG_RARE_THRESHOLD);
+    expect((await ChartParserModel.train(trees(clusterable), { rareThreshold: 2, threads: 1 })).info().rareThreshold).toBe(2);
+    // Kept in the model file: an unknown word parses the same after the round trip.
+    const sentence = [['the', 'dog', 'zorps']];
+    expect((await back.parse(sentence, { threads: 1 }))[0].logprob).toBeCloseTo((await pcfg.parse(sentence, { threads: 1 }))[0].logprob, 9);
+  });
+
+  it('word clusters: malformed lines are InputErrors naming the file and line', () => {
+    const bad = tmp.file('bad-clusters.txt', 'dog\t0101\ncat 0100\n');
+    expect(() => readClustersSync(bad)).toThrow(InputError);
+    expect(() => readClustersSync(bad)).toThrow(/bad-clusters\.txt:2: expected 'word<TAB>cluster'/);
+    const twice = tmp.file('twice-clusters.txt', 'dog\t0101\ndog\t0100\n');
+    expect(() => readClustersSync(twice)).toThrow(/twice-clusters\.txt:2: word 'dog' already has cluster '0101'/);
+    const empty = tmp.file('empty-clusters.txt', 'dog\t\n');
+    expect(() => readClustersSync(empty)).toThrow(/empty-clusters\.txt:1: /);
+  });
+
+  it('verb-lexicalized rule features: off by default, on when asked, saved with the model', async () => {
+    const data = trees([...relaxable, ...clusterable]);
+    const off = await ChartParserModel.train(data, { crf: true, epochs: 1, batch: 2, threads: 1 });
+    const on = await ChartParserModel.train(data, { crf: true, epochs: 1, batch: 2, threads: 1, verbFeatures: true });
+    expect(off.info().verbFeatures).toBe(false);
+    expect(on.info().verbFeatures).toBe(true);
+    // One feature per (rule, verb) seen: VP -> VBD NP with "saw" (the unary VP -> VBD has rule x word already).
+    expect(on.info().weights).toBe(off.info().weights + 1);
+    const saved = tmp.file('verb.model');
+    on.save(saved);
+    const back = await ChartParserModel.load(saved);
+    expect(back.info().verbFeatures).toBe(true);
+    const sentence = [['the', 'cat', 'saw', 'it']];
+    const [a] = await on.parse(sentence, { threads: 1 });
+    const [b] = await back.parse(sentence, { threads: 1 });
+    expect(formatTree(b.tree)).toBe(formatTree(a.tree));
+    expect(b.logprob).toBeCloseTo(a.logprob, 9);
+  });
+});
+
+// A Floresta-style scheme (no Penn label or tag): finite verbs head the clauses, and the verb
+// chains vp (auxiliary + infinitive, or a gerund + participle) are headed by their first verb.
+const floresta: string[] = [];
+for (let k = 0; k < 24; k++) {
+  floresta.push(`( (fcl (pron-pers ele) (v-fin v${k}) (np (art a) (n m${k})) (. .)))`);
+  const chain = k % 3 === 2 ? '(v-ger estando) (v-pcp feito)' : `(v-fin ${['pode', 'vai'][k % 3]}) (v-inf i${k})`;
+  floresta.push(`( (fcl (np (art a) (n p${k})) (vp ${chain}) (pp (prp em) (np (n q${k}))) (. .)))`);
+}
+
+describe('chart parser on a scheme without Penn labels', () => {
+  it('verb-lexicalized rule features come from the learned verb tags (v-fin), not VB*', async () => {
+    const off = await ChartParserModel.train(trees(floresta), { crf: true, epochs: 1, batch: 4, threads: 1 });
+    const on = await ChartParserModel.train(trees(floresta), { crf: true, epochs: 1, batch: 4, threads: 1, verbFeatures: true });
+    // One weight per (binary rule, verb word) pair seen with a verb-like child; with VB* there were none.
+    expect(on.info().weights).toBeGreaterThan(off.info().weights);
+  });
+});
+
+describe('chart parser CRF feature-id cache', () => {
+  it('caches every trained sentence under the cap and trains exactly as without it', async () => {
+    const data = trees([...relaxable, ...clusterable]);
+    let cached = 0;
+    let bytes = 0;
+    const sentence = [['the', 'dog', 'saw', 'it']];
+    const a = await ChartParserModel.train(data, {
+      crf: true, epochs: 3, batch: 2, threads: 1,
+      onProgress: (p) => ((cached = p.cachedSentences), (bytes = p.featureCacheBytes)),
+    });
+    expect(cached).toBeGreaterThan(0);
+    expect(bytes).toBeGreaterThan(0);
+    const b = await ChartParserModel.train(data, {
+      crf: true, epochs: 3, batch: 2, threads: 1, featureCacheMB: 0,
+      onProgress: (p) => ((cached = p.cachedSentences), (bytes = p.featureCacheBytes)),
+    });
+    expect(cached).toBe(0);
+    expect(bytes).toBe(0);
+    expect(Buffer.from(b.toBytes()).equals(Buffer.from(a.toBytes()))).toBe(true);
+    expect((await b.parse(sentence))[0].logprob).toBe((await a.parse(sentence))[0].logprob);
+  });
+});
+
+describe('chart parser extras CLI', () => {
+  it('train-parser --clusters --relax --verb-features, then parse with the model alone', () => {
+    const trainFile = tmp.file('extras.mrg', [...relaxable, ...clusterable].join('\n') + '\n');
+    const clusters = tmp.file('cli-clusters.txt', 'barked\t0101\nzorps\t0101\n');
+    const model = tmp.file('extras.model');
+    const r = runCli(['train-parser', '--train', trainFile, '--model', model, '--crf', '--epochs', '2', '--batch', '2',
+      '--clusters', clusters, '--relax', '--verb-features', '--feature-cache-mb', '16', '--threads', '1']);
+    expect(r.stderr).toMatch(/from relaxation/);
+    expect(r.stderr).toMatch(/2 cluster words/);
+    expect(r.status).toBe(0);
+    expect(ChartParserModel.loadSync(model).info()).toMatchObject({ crf: true, verbFeatures: true, clusterWords: 2 });
+    const input = tmp.file('extras.txt', 'it barked\nthe dog zorps\n');
+    const out = tmp.file('extras.out');
+    const p = runCli(['parse', '--model', model, '--input', input, '--out', out]);
+    expect(p.status).toBe(0);
+    const parsed = readFileSync(out, 'utf8').trim().split('\n').map((l) => parseTree(l));
+    expect(parsed.map((t) => words(t))).toEqual([['it', 'barked'], ['the', 'dog', 'zorps']]);
+    expect(formatTree(parsed[0])).toBe('(ROOT (S (NP (PRP it)) (VP (VBD barked))))');
+    const badClusters = tmp.file('cli-bad-clusters.txt', 'barked\t0101\nzorps\n');
+    const bad = runCli(['train-parser', '--train', trainFile, '--model', model, '--clusters', badClusters]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/cli-bad-clusters\.txt:2: expected 'word<TAB>cluster'/);
+    expect(bad.stderr).not.toMatch(/    at /);
+    // Verb features are off unless asked for.
+    const noVerbs = runCli(['train-parser', '--train', trainFile, '--model', model, '--crf', '--epochs', '1', '--threads', '1']);
+    expect(noVerbs.status).toBe(0);
+    expect(ChartParserModel.loadSync(model).info().verbFeatures).toBe(false);
+  }, 60_000);
+});

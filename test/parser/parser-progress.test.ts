@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { readTreesSync } from '../../lib/io/treebank.js';
+import { ChartParserModel, type ParserTrainProgress } from '../../lib/parser/chart-parser.js';
+import { treeWords } from '../../lib/parser/input.js';
+import type { TrainProgress } from '../../lib/train-progress.js';
+import { repoRoot } from '../helpers.js';
+
+const train = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg'))
+  .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 12)
+  .slice(0, 60);
+
+describe('CRF parser training progress inside a pass', () => {
+  it('reports sentences done/total rising within each pass, and the run-wide event with them', async () => {
+    const own: ParserTrainProgress[] = [];
+    const common: TrainProgress[] = [];
+    await ChartParserModel.train(
+      train,
+      { crf: true, epochs: 2, batch: 5, threads: 1, progressEvery: 1, onProgress: (p) => own.push(p) },
+      { onProgress: (e) => common.push(e) },
+    );
+    const sentences = own[0].sentencesPerEpoch;
+    expect(sentences).toBe(train.length);
+    for (const epoch of [1, 2]) {
+      const pass = own.filter((p) => p.epoch === epoch);
+      // 12 steps of 5 sentences: an event after each group of steps (chunk 1) at least.
+      expect(pass.length).toBeGreaterThanOrEqual(12);
+      const inside = pass.filter((p) => p.sentences > 0 && p.sentences < sentences);
+      expect(inside.length).toBeGreaterThan(5);
+      for (let i = 1; i < pass.length; i++) expect(pass[i].sentences).toBeGreaterThanOrEqual(pass[i - 1].sentences);
+      expect(pass[pass.length - 1].sentences).toBe(sentences);
+      expect(pass[pass.length - 1].step).toBe(pass[0].stepsPerEpoch);
+    }
+    // The common event: steps over the run, moved on inside a group by the sentences done.
+    const steps = own[0].stepsPerEpoch;
+    const crf = common.filter((e) => e.phase === 'step');
+    expect(crf.length).toBe(own.length);
+    for (const e of crf) expect(e.total).toBe(2 * steps);
+    for (let i = 1; i < crf.length; i++) expect(crf[i].done).toBeGreaterThanOrEqual(crf[i - 1].done);
+    expect(crf[crf.length - 1].done).toBe(2 * steps);
+    expect(crf.some((e) => e.done > 0 && e.done < steps)).toBe(true);
+    expect(crf[crf.length - 1].rate).toBeGreaterThan(0);
+    expect(crf[crf.length - 1].loss).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('L-BFGS: an iteration ends with every sentence done', async () => {
+    const own: ParserTrainProgress[] = [];
+    await ChartParserModel.train(train, { crf: true, optimizer: 'lbfgs', epochs: 2, threads: 1, progressEvery: 1, onProgress: (p) => own.push(p) });
+    const ends = own.filter((p) => p.step === p.stepsPerEpoch);
+    expect(ends.map((p) => p.sentences)).toEqual([train.length, train.length]);
+    for (const p of own) expect(p.sentences).toBeLessThanOrEqual(train.length);
+  }, 60_000);
+
+  it('rejects a non-positive reporting interval', async () => {
+    await expect(ChartParserModel.train(train.slice(0, 5), { crf: true, epochs: 1, progressEvery: 0 })).rejects.toThrow(/progressEvery/);
+  });
+});
