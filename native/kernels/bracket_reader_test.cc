@@ -1,5 +1,5 @@
 // The native bracket reader: pre-order arrays, symbol order, unwrapping, whitespace and
-// the malformed inputs it must decline (test/kernels-tree-loader.test.ts compares it with
+// the malformed inputs it must decline (test/kernels/kernels-tree-loader.test.ts compares it with
 // the JS reader on files).
 #include <string>
 #include <vector>

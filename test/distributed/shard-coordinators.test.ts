@@ -4,8 +4,8 @@
  * with known answers, and a checkpoint in the middle giving the uninterrupted run.
  */
 import { describe, expect, it } from 'vitest';
-import { shardedLbfgs, type CrfShardResult, type GradientExecutor, type ShardObjective } from '../lib/distributed/lbfgs-coordinator.js';
-import { mixingTrainer, mixRounds, ParameterMixing, roundSeed, type PerceptronShardResult, type ShardEpochs } from '../lib/distributed/mixing.js';
+import { shardedLbfgs, type CrfShardResult, type GradientExecutor, type ShardObjective } from '../../lib/distributed/lbfgs-coordinator.js';
+import { mixingTrainer, mixRounds, ParameterMixing, roundSeed, type PerceptronShardResult, type ShardEpochs } from '../../lib/distributed/mixing.js';
 
 /** Shard k's loss: sum_f (x_f - c_k,f)^2, so the summed minimum (no prior) is the mean of the c_k. */
 function quadraticShards(centres: number[][]): GradientExecutor & { evaluations: number } {

@@ -7,15 +7,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LinearReranker, type LinearTrainOptions } from '../lib/rerank/linear-reranker.js';
-import { learnListSettings } from '../lib/rerank/tree-settings.js';
-import { loadHeadRules } from '../lib/io/head-rules-file.js';
-import { readNbestSync } from '../lib/io/nbest.js';
-import { scoreSet } from '../lib/pipeline/evaluate.js';
-import { rerankerSchema, type BoostConfig, type LoglinearConfig } from '../lib/pipeline/config.js';
-import { boostReranker, loglinearReranker } from '../lib/pipeline/adapters/linear.js';
+import { LinearReranker, type LinearTrainOptions } from '../../lib/rerank/linear-reranker.js';
+import { learnListSettings } from '../../lib/rerank/tree-settings.js';
+import { loadHeadRules } from '../../lib/io/head-rules-file.js';
+import { readNbestSync } from '../../lib/io/nbest.js';
+import { scoreSet } from '../../lib/pipeline/evaluate.js';
+import { rerankerSchema, type BoostConfig, type LoglinearConfig } from '../../lib/pipeline/config.js';
+import { boostReranker, loglinearReranker } from '../../lib/pipeline/adapters/linear.js';
 import { perturbedNbest } from './boost-fixture.js';
-import { repoRoot, runCli, tempDir } from './helpers.js';
+import { repoRoot, runCli, tempDir } from '../helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
