@@ -5,21 +5,49 @@ import tseslint from 'typescript-eslint';
 import layers from './scripts/eslint-layers.mjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'build/**', 'build-*/**', 'prebuilds/**', 'node_modules/**', 'coverage/**', 'structrank-demo/**', 'structrank-pipeline/**', 'bench/.peers/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'build/**',
+      'build-*/**',
+      'prebuilds/**',
+      'node_modules/**',
+      'coverage/**',
+      'structrank-demo/**',
+      'structrank-pipeline/**',
+      'bench/.peers/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     languageOptions: {
       globals: {
-        process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', AbortController: 'readonly',
-        AbortSignal: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
-        setImmediate: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', performance: 'readonly', structuredClone: 'readonly',
-        queueMicrotask: 'readonly', NodeJS: 'readonly',
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+        performance: 'readonly',
+        structuredClone: 'readonly',
+        queueMicrotask: 'readonly',
+        NodeJS: 'readonly',
       },
     },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       eqeqeq: ['error', 'always'],
       'no-var': 'error',
@@ -42,7 +70,13 @@ export default tseslint.config(
     files: ['lib/**/*.ts'],
     ignores: ['lib/errors.ts'],
     rules: {
-      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='Error']", message: 'throw a class of lib/errors.ts (docs/errors.md), not a plain Error' }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Error']",
+          message: 'throw a class of lib/errors.ts (docs/errors.md), not a plain Error',
+        },
+      ],
     },
   },
 );

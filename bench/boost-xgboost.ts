@@ -25,7 +25,14 @@ import { parseArgs } from 'node:util';
 import { readNbestSync, type NbestSentence } from '../lib/io/nbest.js';
 import { featureTables } from '../lib/pipeline/adapters/linear.js';
 import { corpusF1, scoreSet, type ScoredSet } from '../lib/pipeline/evaluate.js';
-import { boostPrefixCurve, boostWeights, rerankScores, syntheticRerankData, trainBoost, type RerankDataHandle } from '../lib/rerank/boost.js';
+import {
+  boostPrefixCurve,
+  boostWeights,
+  rerankScores,
+  syntheticRerankData,
+  trainBoost,
+  type RerankDataHandle,
+} from '../lib/rerank/boost.js';
 import { type FeatureTable } from '../lib/rerank/feature-table.js';
 import { libsvmLines } from '../lib/rerank/libsvm.js';
 import { tableData } from '../lib/rerank/table-data.js';
@@ -36,15 +43,24 @@ console.log(processorLine());
 
 const { values } = parseArgs({
   options: {
-    pipeline: { type: 'string' }, synthetic: { type: 'string' },
-    rounds: { type: 'string', default: '5000' }, eps: { type: 'string', default: `0.001,${BOOST_EPS},0.005` },
-    'xgb-rounds': { type: 'string', default: '200' }, 'xgb-depth': { type: 'string', default: '4,6' },
-    'xgb-eta': { type: 'string', default: '0.1,0.3' }, 'xgb-objective': { type: 'string', default: 'rank:pairwise,rank:ndcg' },
-    threads: { type: 'string', default: '1' }, cutoff: { type: 'string', default: '5' },
+    pipeline: { type: 'string' },
+    synthetic: { type: 'string' },
+    rounds: { type: 'string', default: '5000' },
+    eps: { type: 'string', default: `0.001,${BOOST_EPS},0.005` },
+    'xgb-rounds': { type: 'string', default: '200' },
+    'xgb-depth': { type: 'string', default: '4,6' },
+    'xgb-eta': { type: 'string', default: '0.1,0.3' },
+    'xgb-objective': { type: 'string', default: 'rank:pairwise,rank:ndcg' },
+    threads: { type: 'string', default: '1' },
+    cutoff: { type: 'string', default: '5' },
   },
 });
 const threads = Number(values.threads);
-const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter(Boolean);
+const list = (s: string): string[] =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 const outDir = join('bench', 'out', 'xgboost');
 mkdirSync(outDir, { recursive: true });
 const cpu = (): number => {
@@ -65,10 +81,14 @@ function sliceTable(t: FeatureTable, from: number, to: number): FeatureTable {
   const c1 = t.sentencePtr[to];
   const r0 = t.rowPtr[c0];
   return {
-    names: t.names, ids: t.ids.slice(from, to), cutoff: t.cutoff,
+    names: t.names,
+    ids: t.ids.slice(from, to),
+    cutoff: t.cutoff,
     sentencePtr: Float64Array.from(t.sentencePtr.subarray(from, to + 1), (x) => x - c0),
     rowPtr: Float64Array.from(t.rowPtr.subarray(c0, c1 + 1), (x) => x - r0),
-    cols: t.cols.slice(r0, t.rowPtr[c1]), logprob: t.logprob.slice(c0, c1), score: t.score.slice(c0, c1),
+    cols: t.cols.slice(r0, t.rowPtr[c1]),
+    logprob: t.logprob.slice(c0, c1),
+    score: t.score.slice(c0, c1),
   };
 }
 
@@ -97,7 +117,9 @@ function pipelineLists(dir: string): { train: string[]; dev: string; test: strin
   };
   walk(dir);
   if (found['dev.jsonl'].length !== 1 || found['test.jsonl'].length !== 1 || found['nbest.jsonl'].length === 0) {
-    throw new Error(`${dir}: expected the train folds' nbest.jsonl and one dev.jsonl and test.jsonl (one pipeline run's cache); found ${JSON.stringify(found)}`);
+    throw new Error(
+      `${dir}: expected the train folds' nbest.jsonl and one dev.jsonl and test.jsonl (one pipeline run's cache); found ${JSON.stringify(found)}`,
+    );
   }
   return { train: found['nbest.jsonl'].sort(), dev: found['dev.jsonl'][0], test: found['test.jsonl'][0] };
 }
@@ -105,11 +127,25 @@ function pipelineLists(dir: string): { train: string[]; dev: string; test: strin
 async function realSplits(dir: string): Promise<Record<'train' | 'dev' | 'test', Split>> {
   const files = pipelineLists(dir);
   const read = (fs: string[]): NbestSentence[] => fs.flatMap((f) => readNbestSync(f));
-  const sets: Record<string, ScoredSet> = { train: scoreSet(read(files.train)), dev: scoreSet(read([files.dev])), test: scoreSet(read([files.test])) };
+  const sets: Record<string, ScoredSet> = {
+    train: scoreSet(read(files.train)),
+    dev: scoreSet(read([files.dev])),
+    test: scoreSet(read([files.test])),
+  };
   const ctx = { threads, seed: 1 };
-  const [train, dev, test] = await featureTables(sets.train, [sets.train, sets.dev, sets.test], Number(values.cutoff), 'collins', ctx);
+  const [train, dev, test] = await featureTables(
+    sets.train,
+    [sets.train, sets.dev, sets.test],
+    Number(values.cutoff),
+    'collins',
+    ctx,
+  );
   const tables = { train, dev, test };
-  const split = (k: 'train' | 'dev' | 'test'): Split => ({ table: tables[k], data: tableData(tables[k], threads), quality: (chosen) => corpusF1(sets[k], chosen) });
+  const split = (k: 'train' | 'dev' | 'test'): Split => ({
+    table: tables[k],
+    data: tableData(tables[k], threads),
+    quality: (chosen) => corpusF1(sets[k], chosen),
+  });
   console.log(`lists: ${files.train.length} train folds, ${dir}`);
   return { train: split('train'), dev: split('dev'), test: split('test') };
 }
@@ -118,8 +154,14 @@ async function syntheticSplits(n: number): Promise<Record<'train' | 'dev' | 'tes
   const d = await syntheticRerankData({ sentences: Math.round(n * 1.4), seed: 1, threads });
   const a = d.arrays();
   const all: FeatureTable = {
-    names: Array.from({ length: a.numFeatures }, (_, k) => `f${k}`), ids: Array.from({ length: d.sentences }, (_, i) => String(i)),
-    sentencePtr: Float64Array.from(a.sentencePtr), rowPtr: Float64Array.from(a.rowPtr), cols: a.cols, logprob: a.logprob, score: a.score, cutoff: 0,
+    names: Array.from({ length: a.numFeatures }, (_, k) => `f${k}`),
+    ids: Array.from({ length: d.sentences }, (_, i) => String(i)),
+    sentencePtr: Float64Array.from(a.sentencePtr),
+    rowPtr: Float64Array.from(a.rowPtr),
+    cols: a.cols,
+    logprob: a.logprob,
+    score: a.score,
+    cutoff: 0,
   };
   const split = (from: number, to: number): Split => {
     const table = sliceTable(all, from, to);
@@ -128,12 +170,22 @@ async function syntheticSplits(n: number): Promise<Record<'train' | 'dev' | 'tes
   return { train: split(0, n), dev: split(n, Math.round(n * 1.2)), test: split(Math.round(n * 1.2), d.sentences) };
 }
 
-const splits = values.pipeline ? await realSplits(values.pipeline) : values.synthetic ? await syntheticSplits(Number(values.synthetic)) : undefined;
+const splits = values.pipeline
+  ? await realSplits(values.pipeline)
+  : values.synthetic
+    ? await syntheticSplits(Number(values.synthetic))
+    : undefined;
 if (!splits) throw new Error('give --pipeline DIR (a structrank pipeline output folder) or --synthetic N');
 const qualityName = values.pipeline ? 'F1' : '% of oracle Score (synthetic: timing only)';
 const { train, dev, test } = splits;
-console.log(`# boosting vs XGBoost, ${new Date().toISOString()}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${threads} thread(s)`);
-console.log(`train ${train.table.ids.length} sentences / ${train.table.logprob.length} candidates / ${train.table.names.length} features; dev ${dev.table.ids.length}; test ${test.table.ids.length}`);
+console.log(
+  `# boosting vs XGBoost, ${new Date().toISOString()}; load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}; ${threads} thread(s)`,
+);
+console.log(
+  `train ${train.table.ids.length} sentences / ${train.table.logprob.length} candidates / ${train.table.names.length} features; dev ${dev.table.ids.length}; test ${test.table.ids.length}`,
+);
 const baseTest = test.quality(test.table.ids.map(() => 0));
 const oracleTest = test.quality(argmax(test.table, (c) => test.table.score[c]));
 
@@ -151,7 +203,9 @@ for (const eps of list(values.eps).map(Number)) {
   const curve = boostPrefixCurve(dev.data, model, checkpoints, threads);
   let best = 0;
   for (let i = 1; i < curve.length; i++) if (curve[i] > curve[best]) best = i;
-  console.log(`structrank eps ${eps}: ${model.features.length} rounds in ${used.toFixed(1)} CPU s; best on dev at N = ${checkpoints[best]}`);
+  console.log(
+    `structrank eps ${eps}: ${model.features.length} rounds in ${used.toFixed(1)} CPU s; best on dev at N = ${checkpoints[best]}`,
+  );
   if (curve[best] > ours.devScore) {
     const w = boostWeights(model, checkpoints[best]);
     const chosen = Array.from(rerankScores(test.data, model.a0, w, threads).chosen);
@@ -186,7 +240,14 @@ function xgboost(args: string[]): number {
   return u + s;
 }
 const predict = (conf: string, model: string, data: string, trees: number): number[] => {
-  xgboost([conf, 'task=pred', `model_in=${model}`, `test:data=${data}?format=libsvm`, `name_pred=${file('pred.txt')}`, `ntree_limit=${trees}`]);
+  xgboost([
+    conf,
+    'task=pred',
+    `model_in=${model}`,
+    `test:data=${data}?format=libsvm`,
+    `name_pred=${file('pred.txt')}`,
+    `ntree_limit=${trees}`,
+  ]);
   return readFileSync(file('pred.txt'), 'utf8').trim().split('\n').map(Number);
 };
 const xgbRounds = Number(values['xgb-rounds']);
@@ -202,10 +263,22 @@ for (const objective of list(values['xgb-objective'])) {
     for (const eta of list(values['xgb-eta'])) {
       const conf = file('train.conf');
       const model = file('xgb.model');
-      writeFileSync(conf, [
-        'booster = gbtree', `objective = ${objective}`, `eta = ${eta}`, `max_depth = ${depth}`, `num_round = ${xgbRounds}`,
-        `nthread = ${threads}`, 'tree_method = hist', `data = "${trainFile}?format=libsvm"`, `model_out = "${model}"`, 'silent = 1', '',
-      ].join('\n'));
+      writeFileSync(
+        conf,
+        [
+          'booster = gbtree',
+          `objective = ${objective}`,
+          `eta = ${eta}`,
+          `max_depth = ${depth}`,
+          `num_round = ${xgbRounds}`,
+          `nthread = ${threads}`,
+          'tree_method = hist',
+          `data = "${trainFile}?format=libsvm"`,
+          `model_out = "${model}"`,
+          'silent = 1',
+          '',
+        ].join('\n'),
+      );
       const used = xgboost([conf]);
       theirsCpuTotal += used;
       let best = { score: -Infinity, trees: 0 };
@@ -215,7 +288,9 @@ for (const objective of list(values['xgb-objective'])) {
         if (score > best.score) best = { score, trees };
       }
       const setting = `${objective}, depth ${depth}, eta ${eta}, ${best.trees} trees`;
-      console.log(`XGBoost ${objective} depth ${depth} eta ${eta}: ${xgbRounds} trees in ${used.toFixed(1)} CPU s; best on dev: ${best.trees} trees (${best.score.toFixed(2)})`);
+      console.log(
+        `XGBoost ${objective} depth ${depth} eta ${eta}: ${xgbRounds} trees in ${used.toFixed(1)} CPU s; best on dev: ${best.trees} trees (${best.score.toFixed(2)})`,
+      );
       if (best.score > theirs.devScore) {
         const pred = predict(conf, model, testFile, best.trees);
         theirs = { devScore: best.score, setting, cpu: used, test: test.quality(argmax(test.table, (c) => pred[c])) };
@@ -224,10 +299,20 @@ for (const objective of list(values['xgb-objective'])) {
   }
 }
 
-console.log(`\n| system (setting chosen on dev) | test ${qualityName} | training CPU s of the chosen setting | CPU s of the whole dev search |`);
+console.log(
+  `\n| system (setting chosen on dev) | test ${qualityName} | training CPU s of the chosen setting | CPU s of the whole dev search |`,
+);
 console.log('|---|---|---|---|');
 console.log(`| base (first candidate) | ${baseTest.toFixed(2)} | - | - |`);
 console.log(`| oracle | ${oracleTest.toFixed(2)} | - | - |`);
-console.log(`| structrank boosting, eps ${ours.eps}, N = ${ours.n} of ${rounds} rounds | ${ours.test.toFixed(2)} | ${ours.cpu.toFixed(1)} (all ${rounds} rounds) | ${oursCpuTotal.toFixed(1)} |`);
-console.log(`| XGBoost ${theirs.setting} | ${theirs.test.toFixed(2)} | ${theirs.cpu.toFixed(1)} (all ${xgbRounds} trees) | ${theirsCpuTotal.toFixed(1)} |`);
-console.log(`CPU ratio XGBoost / structrank: ${(theirs.cpu / ours.cpu).toFixed(1)}x for the chosen settings, ${(theirsCpuTotal / oursCpuTotal).toFixed(1)}x for the searches. Load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}.`);
+console.log(
+  `| structrank boosting, eps ${ours.eps}, N = ${ours.n} of ${rounds} rounds | ${ours.test.toFixed(2)} | ${ours.cpu.toFixed(1)} (all ${rounds} rounds) | ${oursCpuTotal.toFixed(1)} |`,
+);
+console.log(
+  `| XGBoost ${theirs.setting} | ${theirs.test.toFixed(2)} | ${theirs.cpu.toFixed(1)} (all ${xgbRounds} trees) | ${theirsCpuTotal.toFixed(1)} |`,
+);
+console.log(
+  `CPU ratio XGBoost / structrank: ${(theirs.cpu / ours.cpu).toFixed(1)}x for the chosen settings, ${(theirsCpuTotal / oursCpuTotal).toFixed(1)}x for the searches. Load average at the end ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}.`,
+);

@@ -34,8 +34,10 @@ const peakMb = (): number => process.resourceUsage().maxRSS / 1024;
 const t0 = performance.now();
 const data = await syntheticRerankData({ sentences, seed: Number(values.seed), threads });
 const tGen = (performance.now() - t0) / 1000;
-console.log(`synthetic: ${data.sentences} sentences, ${data.candidates} candidates, ${data.numFeatures} features, ` +
-  `${(data.nnz / data.candidates).toFixed(0)} active per candidate, generated in ${tGen.toFixed(1)} s`);
+console.log(
+  `synthetic: ${data.sentences} sentences, ${data.candidates} candidates, ${data.numFeatures} features, ` +
+    `${(data.nnz / data.candidates).toFixed(0)} active per candidate, generated in ${tGen.toFixed(1)} s`,
+);
 
 // CPU seconds of this process (the machine is shared: wall clock alone is noisy).
 const cpu = (): number => {
@@ -47,43 +49,60 @@ const cpu = (): number => {
 const t1 = performance.now();
 const c1 = cpu();
 let initSeconds = 0;
-const full = values['skip-full'] ? undefined : await trainBoost(data, {
-  rounds,
-  method: 'sparse',
-  threads,
-  chunk: 5000,
-  onProgress: (s) => {
-    if (s.rounds === 0) {
-      initSeconds = (performance.now() - t1) / 1000;
-      console.log(`  pairs ${s.pairs}, T = ${s.totalCost}, a0 = ${s.a0.toFixed(3)}, set-up ${initSeconds.toFixed(1)} s`);
-    } else if (s.rounds % 20000 === 0) console.log(`  ${s.rounds} rounds  ${((performance.now() - t1) / 1000).toFixed(1)} s  loss ${s.loss.toPrecision(6)}  Work ${s.work.toFixed(2)}  Savings ${s.savings.toFixed(0)}`);
-  },
-});
+const full = values['skip-full']
+  ? undefined
+  : await trainBoost(data, {
+      rounds,
+      method: 'sparse',
+      threads,
+      chunk: 5000,
+      onProgress: (s) => {
+        if (s.rounds === 0) {
+          initSeconds = (performance.now() - t1) / 1000;
+          console.log(
+            `  pairs ${s.pairs}, T = ${s.totalCost}, a0 = ${s.a0.toFixed(3)}, set-up ${initSeconds.toFixed(1)} s`,
+          );
+        } else if (s.rounds % 20000 === 0)
+          console.log(
+            `  ${s.rounds} rounds  ${((performance.now() - t1) / 1000).toFixed(1)} s  loss ${s.loss.toPrecision(6)}  Work ${s.work.toFixed(2)}  Savings ${s.savings.toFixed(0)}`,
+          );
+      },
+    });
 const tFull = (performance.now() - t1) / 1000;
 if (full) {
-  console.log(`a. ${full.stats.rounds} sparse rounds: ${tFull.toFixed(1)} s wall, ${(cpu() - c1).toFixed(1)} s CPU (set-up ${initSeconds.toFixed(1)} s), peak RSS ${peakMb().toFixed(0)} MB, ` +
-    `Work = ${full.stats.work.toFixed(1)} passes, Savings = ${full.stats.savings.toFixed(0)}  (Collins & Koo 2005: 100,000 rounds in 3-4 h, Work 37.1, Savings 2,692)`);
+  console.log(
+    `a. ${full.stats.rounds} sparse rounds: ${tFull.toFixed(1)} s wall, ${(cpu() - c1).toFixed(1)} s CPU (set-up ${initSeconds.toFixed(1)} s), peak RSS ${peakMb().toFixed(0)} MB, ` +
+      `Work = ${full.stats.work.toFixed(1)} passes, Savings = ${full.stats.savings.toFixed(0)}  (Collins & Koo 2005: 100,000 rounds in 3-4 h, Work 37.1, Savings 2,692)`,
+  );
 }
 
 // b. sparse vs naive, first naiveRounds rounds
-const timeRounds = async (method: 'sparse' | 'naive'): Promise<{ seconds: number; cpuSeconds: number; features: Int32Array }> => {
+const timeRounds = async (
+  method: 'sparse' | 'naive',
+): Promise<{ seconds: number; cpuSeconds: number; features: Int32Array }> => {
   let start = 0;
   let startCpu = 0;
   const r = await trainBoost(data, {
-    rounds: naiveRounds, method, threads, chunk: 100,
+    rounds: naiveRounds,
+    method,
+    threads,
+    chunk: 100,
     onProgress: (s) => {
-      if (s.rounds === 0) (start = performance.now()), (startCpu = cpu());
+      if (s.rounds === 0) ((start = performance.now()), (startCpu = cpu()));
     },
   });
   return { seconds: (performance.now() - start) / 1000, cpuSeconds: cpu() - startCpu, features: r.model.features };
 };
 if (naiveRounds > 0) {
-const sparse = await timeRounds('sparse');
-const naive = await timeRounds('naive');
-const same = sparse.features.length === naive.features.length && sparse.features.every((k, i) => k === naive.features[i]);
-console.log(`b. first ${naiveRounds} rounds: naive ${naive.seconds.toFixed(1)} s wall / ${naive.cpuSeconds.toFixed(1)} s CPU (baseline), ` +
-  `sparse ${sparse.seconds.toFixed(2)} s wall / ${sparse.cpuSeconds.toFixed(2)} s CPU, speed-up ${(naive.seconds / sparse.seconds).toFixed(0)}x wall, ` +
-  `${(naive.cpuSeconds / sparse.cpuSeconds).toFixed(0)}x CPU; same features picked: ${same}`);
+  const sparse = await timeRounds('sparse');
+  const naive = await timeRounds('naive');
+  const same =
+    sparse.features.length === naive.features.length && sparse.features.every((k, i) => k === naive.features[i]);
+  console.log(
+    `b. first ${naiveRounds} rounds: naive ${naive.seconds.toFixed(1)} s wall / ${naive.cpuSeconds.toFixed(1)} s CPU (baseline), ` +
+      `sparse ${sparse.seconds.toFixed(2)} s wall / ${sparse.cpuSeconds.toFixed(2)} s CPU, speed-up ${(naive.seconds / sparse.seconds).toFixed(0)}x wall, ` +
+      `${(naive.cpuSeconds / sparse.cpuSeconds).toFixed(0)}x CPU; same features picked: ${same}`,
+  );
 }
 
 // c. LogLoss feature selection (Collins & Koo 2005, section 4.6) against sparse ExpLoss, per round.
@@ -91,11 +110,21 @@ const loglossRounds = Number(values['logloss-rounds']);
 if (loglossRounds > 0) {
   const perRound = async (method: 'sparse' | 'logloss', n: number): Promise<number> => {
     let startCpu = 0;
-    const r = await trainBoost(data, { rounds: n, method, threads, chunk: n, onProgress: (s) => { if (s.rounds === 0) startCpu = cpu(); } });
+    const r = await trainBoost(data, {
+      rounds: n,
+      method,
+      threads,
+      chunk: n,
+      onProgress: (s) => {
+        if (s.rounds === 0) startCpu = cpu();
+      },
+    });
     return (cpu() - startCpu) / Math.max(1, r.model.features.length);
   };
   const ll = await perRound('logloss', loglossRounds);
   const sp = await perRound('sparse', loglossRounds);
-  console.log(`c. first ${loglossRounds} rounds, CPU s per round: LogLoss selection ${ll.toFixed(2)}, sparse ExpLoss ${sp.toFixed(4)} (${(ll / sp).toFixed(0)}x; ` +
-    `over 100,000 sparse rounds the mean is ${full ? ((tFull / full.stats.rounds) * 1000).toFixed(2) + ' ms wall' : 'n/a'})  (Collins & Koo 2005: LogLoss ~85x slower)`);
+  console.log(
+    `c. first ${loglossRounds} rounds, CPU s per round: LogLoss selection ${ll.toFixed(2)}, sparse ExpLoss ${sp.toFixed(4)} (${(ll / sp).toFixed(0)}x; ` +
+      `over 100,000 sparse rounds the mean is ${full ? ((tFull / full.stats.rounds) * 1000).toFixed(2) + ' ms wall' : 'n/a'})  (Collins & Koo 2005: LogLoss ~85x slower)`,
+  );
 }

@@ -18,7 +18,8 @@ import { processorLine } from './processor.js';
 
 console.log(processorLine());
 
-const data = process.env.STRUCTRANK_SHARED_DATA ?? resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data');
+const data =
+  process.env.STRUCTRANK_SHARED_DATA ?? resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data');
 const dir = mkdtempSync(join(tmpdir(), 'structrank-bench-'));
 
 async function time<T>(f: () => Promise<T>): Promise<[T, number]> {
@@ -31,7 +32,9 @@ try {
   // n-best: 2,000 ptb-sample sentences x 50 candidates (built in a function so they can be collected)
   const nbest = join(dir, 'bench.jsonl');
   await (async () => {
-    const trees = readTreebankSync(join(data, 'ptb-sample', 'train.mrg')).slice(0, 2000).map((p) => p.tree);
+    const trees = readTreebankSync(join(data, 'ptb-sample', 'train.mrg'))
+      .slice(0, 2000)
+      .map((p) => p.tree);
     const sentences: NbestSentence[] = trees.map((t, i) => ({
       id: `s${i}`,
       tokens: words(t),
@@ -42,25 +45,29 @@ try {
     await writeNbest(nbest, sentences);
   })();
   // Each measured twice, the second run reported (the first warms the JIT and the page cache).
-  const baseline = () => time(async () => {
-    let n = 0;
-    for (const line of readFileSync(nbest, 'utf8').split('\n')) {
-      if (line === '') continue;
-      const o = JSON.parse(line) as { candidates: { tree: string }[] };
-      for (const c of o.candidates) n += parseTree(c.tree).children.length;
-    }
-    return n;
-  });
-  const reader = () => time(async () => {
-    let n = 0;
-    for await (const s of readNbest(nbest)) n += s.candidates.length;
-    return n;
-  });
+  const baseline = () =>
+    time(async () => {
+      let n = 0;
+      for (const line of readFileSync(nbest, 'utf8').split('\n')) {
+        if (line === '') continue;
+        const o = JSON.parse(line) as { candidates: { tree: string }[] };
+        for (const c of o.candidates) n += parseTree(c.tree).children.length;
+      }
+      return n;
+    });
+  const reader = () =>
+    time(async () => {
+      let n = 0;
+      for await (const s of readNbest(nbest)) n += s.candidates.length;
+      return n;
+    });
   await baseline();
   await reader();
   const [, base] = await baseline();
   const [count, fast] = await reader();
-  console.log(`n-best read: ${count} tree candidates in ${fast.toFixed(2)} s (${Math.round(count / fast)}/s); JSON.parse + parseTree baseline ${base.toFixed(2)} s; ratio ${(base / fast).toFixed(1)}x`);
+  console.log(
+    `n-best read: ${count} tree candidates in ${fast.toFixed(2)} s (${Math.round(count / fast)}/s); JSON.parse + parseTree baseline ${base.toFixed(2)} s; ratio ${(base / fast).toFixed(1)}x`,
+  );
 
   const [words_, conllu] = await time(async () => {
     let n = 0;
@@ -71,7 +78,9 @@ try {
 
   const test = join(data, 'conll2000', 'test.txt');
   const [report, chunks] = await time(() => evalChunkFiles({ gold: test, test }));
-  console.log(`eval chunks: ${report.overall.tokens} tokens in ${chunks.toFixed(2)} s (${Math.round(report.overall.tokens / chunks)}/s)`);
+  console.log(
+    `eval chunks: ${report.overall.tokens} tokens in ${chunks.toFixed(2)} s (${Math.round(report.overall.tokens / chunks)}/s)`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

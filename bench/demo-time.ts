@@ -28,10 +28,25 @@ function processor(): string {
 
 const output = mkdtempSync(join(tmpdir(), 'structrank-demo-time-'));
 const load0 = loadavg();
-const r = spawnSync('/usr/bin/time', ['-f', 'TIME %U %S %e %M', process.execPath, join(root, 'dist', 'cli.js'), 'demo', '--threads', String(threads), '--output', output, '--json'], {
-  encoding: 'utf8',
-  maxBuffer: 64 << 20,
-});
+const r = spawnSync(
+  '/usr/bin/time',
+  [
+    '-f',
+    'TIME %U %S %e %M',
+    process.execPath,
+    join(root, 'dist', 'cli.js'),
+    'demo',
+    '--threads',
+    String(threads),
+    '--output',
+    output,
+    '--json',
+  ],
+  {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  },
+);
 const load1 = loadavg();
 rmSync(output, { recursive: true, force: true });
 const m = /^TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)$/m.exec(r.stderr);
@@ -42,6 +57,10 @@ if (r.status !== 0 || !m) {
 const [user, sys, wall, rssKb] = m.slice(1).map(Number);
 const cpu = user + sys;
 console.log(`structrank demo --threads ${threads}, cold (fresh output folder)`);
-console.log(`  CPU ${cpu.toFixed(0)} s (user ${user.toFixed(0)} + sys ${sys.toFixed(0)}), wall ${wall.toFixed(0)} s, parallelism ${(cpu / wall).toFixed(2)} of ${threads}`);
-console.log(`  peak RSS ${(rssKb / 1024 / 1024).toFixed(2)} GB; load average ${load0[0].toFixed(1)} before, ${load1[0].toFixed(1)} after`);
+console.log(
+  `  CPU ${cpu.toFixed(0)} s (user ${user.toFixed(0)} + sys ${sys.toFixed(0)}), wall ${wall.toFixed(0)} s, parallelism ${(cpu / wall).toFixed(2)} of ${threads}`,
+);
+console.log(
+  `  peak RSS ${(rssKb / 1024 / 1024).toFixed(2)} GB; load average ${load0[0].toFixed(1)} before, ${load1[0].toFixed(1)} after`,
+);
 console.log(`  processor: ${processor()}`);

@@ -36,7 +36,14 @@ import { tmpdir } from 'node:os';
 import { readConllSync } from '../lib/io/conll.js';
 import { Tagger, type TaggerTrainOptions, type TokenRows } from '../lib/tagger/tagger.js';
 import { scoreTags } from '../lib/tagger/dev-score.js';
-import { crfGradientTrainer, localExecutor, queueExecutor, type ExecutorTimings, type GradientStats, type ShardExecutor } from '../lib/distributed/gradient.js';
+import {
+  crfGradientTrainer,
+  localExecutor,
+  queueExecutor,
+  type ExecutorTimings,
+  type GradientStats,
+  type ShardExecutor,
+} from '../lib/distributed/gradient.js';
 import { mixingTrainer, type MixWeighting } from '../lib/distributed/mixing.js';
 import { ArtifactStore } from '../lib/distributed/store.js';
 import { rerankerMixing } from '../lib/distributed/rerank-mixing.js';
@@ -52,12 +59,19 @@ import { processorLine } from './processor.js';
 
 console.log(processorLine());
 
-const read = (name: string): TokenRows[] => readConllSync(dataFile('conll2000', name), { columns: 3 }).map((s) => s.rows);
+const read = (name: string): TokenRows[] =>
+  readConllSync(dataFile('conll2000', name), { columns: 3 }).map((s) => s.rows);
 const chunker = { columns: ['word', 'pos', 'chunk'], label: 'chunk' };
-const load = (): string => loadavg().map((x) => x.toFixed(1)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 
 /** Seconds per iteration after the first, from the progress events. */
-async function timedTraining(train: TokenRows[], options: TaggerTrainOptions): Promise<{ perIteration: number; iterations: number; tagger: Tagger }> {
+async function timedTraining(
+  train: TokenRows[],
+  options: TaggerTrainOptions,
+): Promise<{ perIteration: number; iterations: number; tagger: Tagger }> {
   const marks: number[] = [];
   const tagger = await Tagger.train(train, { ...options, onProgress: () => marks.push(performance.now()) });
   const n = marks.length;
@@ -68,13 +82,19 @@ export async function crfTrainingOverhead(redis: TestRedis): Promise<void> {
   const iterations = Number(process.env.BENCH_CRF_ITERS ?? 10);
   const all = read('train.txt');
   const copies = Number(process.env.BENCH_CRF_COPIES ?? 1);
-  const train = Array.from({ length: copies }, () => all.slice(0, Number(process.env.BENCH_CRF_TRAIN ?? all.length))).flat();
+  const train = Array.from({ length: copies }, () =>
+    all.slice(0, Number(process.env.BENCH_CRF_TRAIN ?? all.length)),
+  ).flat();
   const options: TaggerTrainOptions = { ...chunker, algo: 'crf', templates: 'chunk', epochs: iterations, patience: 0 };
-  console.log(`CRF chunker, conll2000: ${train.length} sentences${copies > 1 ? ` (the training set ${copies} times: the same weights, ${copies} times the gradient work)` : ''}, ${iterations} L-BFGS iterations; load average ${load()}`);
+  console.log(
+    `CRF chunker, conll2000: ${train.length} sentences${copies > 1 ? ` (the training set ${copies} times: the same weights, ${copies} times the gradient work)` : ''}, ${iterations} L-BFGS iterations; load average ${load()}`,
+  );
   const local = await timedTraining(train, { ...options, threads: 2 });
   console.log(`  one process, 2 threads: ${(local.perIteration * 1000).toFixed(0)} ms per iteration`);
   const single = await timedTraining(train, { ...options, threads: 1 });
-  console.log(`  one process, 1 thread: ${(single.perIteration * 1000).toFixed(0)} ms per iteration (a shard's job computes about half of this)`);
+  console.log(
+    `  one process, 1 thread: ${(single.perIteration * 1000).toFixed(0)} ms per iteration (a shard's job computes about half of this)`,
+  );
 
   const dir = mkdtempSync(join(tmpdir(), 'structrank-bench-crf-'));
   const workers = [await startWorkerProcess(redis.url, dir), await startWorkerProcess(redis.url, dir)];
@@ -114,16 +134,27 @@ export async function crfTrainingOverhead(redis: TestRedis): Promise<void> {
     });
     const evaluations = stats.evaluations - evaluationsAtFirst;
     const perEvaluation = stats.bytesMoved / stats.evaluations;
-    console.log(`  2 worker processes x 1 thread (2 shards): ${(remote.perIteration * 1000).toFixed(0)} ms per iteration (${(evaluations / Math.max(1, remote.iterations - 1)).toFixed(2)} evaluations per iteration)`);
+    console.log(
+      `  2 worker processes x 1 thread (2 shards): ${(remote.perIteration * 1000).toFixed(0)} ms per iteration (${(evaluations / Math.max(1, remote.iterations - 1)).toFixed(2)} evaluations per iteration)`,
+    );
     console.log(`  overhead: ${((remote.perIteration / local.perIteration - 1) * 100).toFixed(1)}% per iteration`);
-    console.log(`  ${features} weights: ${(perEvaluation / 1e6).toFixed(2)} MB moved per evaluation (weights to 2 workers, 2 gradients back), ${((perEvaluation * stats.evaluations) / remote.iterations / 1e6).toFixed(2)} MB per iteration`);
+    console.log(
+      `  ${features} weights: ${(perEvaluation / 1e6).toFixed(2)} MB moved per evaluation (weights to 2 workers, 2 gradients back), ${((perEvaluation * stats.evaluations) / remote.iterations / 1e6).toFixed(2)} MB per iteration`,
+    );
     const end = executorRef?.timings;
     if (end && atFirst && evaluations > 0) {
       const t0 = atFirst.timings;
-      const t = { putWeights: end.putWeights - t0.putWeights, flow: end.flow - t0.flow, slowestJob: end.slowestJob - t0.slowestJob, readResults: end.readResults - t0.readResults };
+      const t = {
+        putWeights: end.putWeights - t0.putWeights,
+        flow: end.flow - t0.flow,
+        slowestJob: end.slowestJob - t0.slowestJob,
+        readResults: end.readResults - t0.readResults,
+      };
       const seconds = stats.seconds - atFirst.seconds;
       const per = (x: number): string => `${((x / evaluations) * 1000).toFixed(0)} ms`;
-      console.log(`  per evaluation (the ${evaluations} after the first iteration): wall ${per(seconds)}; store the weights ${per(t.putWeights)}; queue flow ${per(t.flow)}, of which the slowest job body ${per(t.slowestJob)} (read weights, gradient, store it) and queue round trip + waiting ${per(t.flow - t.slowestJob)}; read the results ${per(t.readResults)}; add the prior and the gradients ${per(seconds - t.putWeights - t.flow - t.readResults)}`);
+      console.log(
+        `  per evaluation (the ${evaluations} after the first iteration): wall ${per(seconds)}; store the weights ${per(t.putWeights)}; queue flow ${per(t.flow)}, of which the slowest job body ${per(t.slowestJob)} (read weights, gradient, store it) and queue round trip + waiting ${per(t.flow - t.slowestJob)}; read the results ${per(t.readResults)}; add the prior and the gradients ${per(seconds - t.putWeights - t.flow - t.readResults)}`,
+      );
     }
     console.log(`  load average after: ${load()}`);
   } finally {
@@ -138,18 +169,30 @@ export async function mixingAccuracy(): Promise<void> {
   const dev = read('dev.txt');
   const test = read('test.txt');
   const options: TaggerTrainOptions = { ...chunker, algo: 'perceptron', templates: 'chunk', epochs, threads: 1 };
-  const f1 = async (t: Tagger, set: TokenRows[]): Promise<number> => scoreTags(set.map((s) => s.map((r) => r[2])), await t.tag(set, { threads: 1 }), true).value;
-  console.log(`perceptron chunker, conll2000: ${train.length} training sentences, ${epochs} epochs, no early stopping; load average ${load()}`);
+  const f1 = async (t: Tagger, set: TokenRows[]): Promise<number> =>
+    scoreTags(
+      set.map((s) => s.map((r) => r[2])),
+      await t.tag(set, { threads: 1 }),
+      true,
+    ).value;
+  console.log(
+    `perceptron chunker, conll2000: ${train.length} training sentences, ${epochs} epochs, no early stopping; load average ${load()}`,
+  );
   const report = async (name: string, o: TaggerTrainOptions): Promise<void> => {
     const t0 = performance.now();
     const t = await Tagger.train(train, o);
     const s = (performance.now() - t0) / 1000;
-    console.log(`  ${name}: dev F1 ${(await f1(t, dev)).toFixed(2)}, test F1 ${(await f1(t, test)).toFixed(2)} (${s.toFixed(1)} s)`);
+    console.log(
+      `  ${name}: dev F1 ${(await f1(t, dev)).toFixed(2)}, test F1 ${(await f1(t, test)).toFixed(2)} (${s.toFixed(1)} s)`,
+    );
   };
   await report('single machine', options);
   for (const shards of [2, 4, 8]) {
     for (const weighting of ['uniform', 'updates'] as MixWeighting[]) {
-      await report(`mixing, ${shards} shards, ${weighting}`, { ...options, external: async (spec) => mixingTrainer(spec, localExecutor(spec, shards, 1), weighting) });
+      await report(`mixing, ${shards} shards, ${weighting}`, {
+        ...options,
+        external: async (spec) => mixingTrainer(spec, localExecutor(spec, shards, 1), weighting),
+      });
     }
   }
 }
@@ -166,26 +209,35 @@ export async function rerankMixingAccuracy(): Promise<void> {
   const dev = readNbestSync(file('BENCH_RERANK_DEV'));
   const test = readNbestSync(file('BENCH_RERANK_TEST'));
   const options: PerceptronTrainOptions = { kernel, epochs, threads: 1, prediction: 'averaged' };
-  console.log(`perceptron reranker (${kernel} kernel, averaged), ${train.length} training lists, ${epochs} epochs; load average ${load()}`);
+  console.log(
+    `perceptron reranker (${kernel} kernel, averaged), ${train.length} training lists, ${epochs} epochs; load average ${load()}`,
+  );
   const report = async (name: string, o: PerceptronTrainOptions): Promise<void> => {
     const t0 = process.cpuUsage();
     const r = await PerceptronReranker.train(train, o);
     const cpu = process.cpuUsage(t0);
     const d = await r.evaluate(dev, { threads: 1 });
     const t = await r.evaluate(test, { threads: 1 });
-    console.log(`  ${name}: dev F1 ${d.f1.toFixed(2)} (base ${d.baselineF1.toFixed(2)}), test F1 ${t.f1.toFixed(2)} (base ${t.baselineF1.toFixed(2)}); training ${((cpu.user + cpu.system) / 1e6).toFixed(1)} CPU s`);
+    console.log(
+      `  ${name}: dev F1 ${d.f1.toFixed(2)} (base ${d.baselineF1.toFixed(2)}), test F1 ${t.f1.toFixed(2)} (base ${t.baselineF1.toFixed(2)}); training ${((cpu.user + cpu.system) / 1e6).toFixed(1)} CPU s`,
+    );
   };
   await report('single machine', options);
   for (const shards of [2, 4, 8]) {
     for (const weighting of ['uniform', 'updates'] as MixWeighting[]) {
-      await report(`mixing, ${shards} shards, ${weighting}`, { ...options, mixing: rerankerMixing({ shards, weighting, seed: 1, threads: 1 }) });
+      await report(`mixing, ${shards} shards, ${weighting}`, {
+        ...options,
+        mixing: rerankerMixing({ shards, weighting, seed: 1, threads: 1 }),
+      });
     }
   }
 }
 
 /** User + system CPU seconds of a process, from /proc (Linux). */
 function processCpuSeconds(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks
 }
 
@@ -194,7 +246,9 @@ export async function parserCrfBytes(redis: TestRedis): Promise<void> {
   const iterations = Number(process.env.BENCH_PARSER_ITERS ?? 3);
   const trees = readTreesSync(dataFile('ptb-sample', 'train.mrg')).filter((t) => treeWords(t).length <= maxLength);
   const options: ParserTrainOptions = { crf: true, optimizer: 'lbfgs', threads: 1, epochs: iterations };
-  console.log(`CRF parser, ptb-sample: ${trees.length} trees <= ${maxLength} words, ${iterations} L-BFGS iterations; load average ${load()}`);
+  console.log(
+    `CRF parser, ptb-sample: ${trees.length} trees <= ${maxLength} words, ${iterations} L-BFGS iterations; load average ${load()}`,
+  );
   let cpu = process.cpuUsage();
   const local = await ChartParserModel.train(trees, options);
   cpu = process.cpuUsage(cpu);
@@ -207,7 +261,16 @@ export async function parserCrfBytes(redis: TestRedis): Promise<void> {
     cpu = process.cpuUsage();
     const remote = await ChartParserModel.train(trees, {
       ...options,
-      external: async (spec) => parserGradientTrainer(spec, await queueExecutor(spec, 2, { redis: redis.url, store: new ArtifactStore(dir), gradientKind: 'train.parser-gradient' }), stats),
+      external: async (spec) =>
+        parserGradientTrainer(
+          spec,
+          await queueExecutor(spec, 2, {
+            redis: redis.url,
+            store: new ArtifactStore(dir),
+            gradientKind: 'train.parser-gradient',
+          }),
+          stats,
+        ),
     });
     cpu = process.cpuUsage(cpu);
     const workerCpu = workers.map((w, i) => processCpuSeconds(w.proc.pid) - before[i]);
@@ -217,8 +280,12 @@ export async function parserCrfBytes(redis: TestRedis): Promise<void> {
     for (let k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]) / (1 + Math.abs(a[k])));
     const dense = 2 * 8 * a.length + 2 * 8 * (a.length + 1);
     const per = stats.bytesMoved / stats.evaluations;
-    console.log(`  2 worker processes x 1 thread (2 shards): coordinator ${((cpu.user + cpu.system) / 1e6).toFixed(1)} CPU s, workers ${workerCpu.map((x) => x.toFixed(1)).join(' + ')} CPU s; ${stats.evaluations} evaluations`);
-    console.log(`  ${a.length} weights: ${(per / 1e6).toFixed(1)} MB moved per evaluation (dense form: ${(dense / 1e6).toFixed(1)} MB); largest |a - b| / (1 + |a|) = ${worst.toExponential(1)}`);
+    console.log(
+      `  2 worker processes x 1 thread (2 shards): coordinator ${((cpu.user + cpu.system) / 1e6).toFixed(1)} CPU s, workers ${workerCpu.map((x) => x.toFixed(1)).join(' + ')} CPU s; ${stats.evaluations} evaluations`,
+    );
+    console.log(
+      `  ${a.length} weights: ${(per / 1e6).toFixed(1)} MB moved per evaluation (dense form: ${(dense / 1e6).toFixed(1)} MB); largest |a - b| / (1 + |a|) = ${worst.toExponential(1)}`,
+    );
     console.log(`  load average after: ${load()}`);
   } finally {
     for (const w of workers) await w.kill('SIGTERM');

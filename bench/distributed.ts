@@ -35,7 +35,13 @@ import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { QUEUE_NAME } from '../lib/distributed/connection.js';
 import { dataFile, repoRoot } from '../test-support/shared-data.js';
-import { startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from '../test-support/distributed.js';
+import {
+  startCli,
+  startRedis,
+  startWorkerProcess,
+  type CliProcess,
+  type TestRedis,
+} from '../test-support/distributed.js';
 import { crfTrainingOverhead } from './distributed-train.js';
 import { processorLine } from './processor.js';
 
@@ -43,7 +49,10 @@ console.log(processorLine());
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const ms = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;
-const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 /** CPU seconds (user + system) a live process has used, from /proc (Linux; 0 elsewhere). */
 function processCpu(pid: number | undefined): number {
@@ -90,8 +99,12 @@ async function benchOverhead(ctx: Context): Promise<void> {
     const batch = await queue.addBulk(Array.from({ length: 500 }, (_, i) => ({ name: 'empty', data: { n: i } })));
     for (const job of batch) await job.waitUntilFinished(events);
     const bulk = ms(t0) / 500;
-    console.log(`overhead: empty job, one at a time: ${serial.toFixed(2)} ms per job (${nJobs} jobs, 1 worker process)`);
-    console.log(`overhead: empty jobs, 500 queued at once: ${bulk.toFixed(2)} ms per job (throughput ${(1000 / bulk).toFixed(0)} jobs/s)`);
+    console.log(
+      `overhead: empty job, one at a time: ${serial.toFixed(2)} ms per job (${nJobs} jobs, 1 worker process)`,
+    );
+    console.log(
+      `overhead: empty jobs, 500 queued at once: ${bulk.toFixed(2)} ms per job (throughput ${(1000 / bulk).toFixed(0)} jobs/s)`,
+    );
   } finally {
     await events.close();
     await queue.obliterate({ force: true });
@@ -111,14 +124,31 @@ interface RunTimes {
 }
 
 /** One pipeline run's candidate steps on `workers` worker processes of 1 thread. */
-async function jackknifeRun(ctx: Context, redis: TestRedis, config: string, workers: number, run: number): Promise<RunTimes> {
+async function jackknifeRun(
+  ctx: Context,
+  redis: TestRedis,
+  config: string,
+  workers: number,
+  run: number,
+): Promise<RunTimes> {
   const store = join(ctx.dir, `store-${workers}-${run}`);
   const procs: CliProcess[] = [];
   for (let i = 0; i < workers; i++) procs.push(await startWorkerProcess(redis.url, store));
   const cpu0 = procs.map((p) => processCpu(p.proc.pid));
   const m0 = machineCpu();
   const t0 = process.hrtime.bigint();
-  const coordinator = startCli(['pipeline', '--config', config, '--output', join(ctx.dir, `out-${workers}-${run}`), '--redis', redis.url, '--store', store, '--quiet']);
+  const coordinator = startCli([
+    'pipeline',
+    '--config',
+    config,
+    '--output',
+    join(ctx.dir, `out-${workers}-${run}`),
+    '--redis',
+    redis.url,
+    '--store',
+    store,
+    '--quiet',
+  ]);
   // /proc of the coordinator is gone once it exits: keep its last reading.
   let coordinatorCpu = 0;
   const poll = setInterval(() => (coordinatorCpu = Math.max(coordinatorCpu, processCpu(coordinator.proc.pid))), 50);
@@ -142,37 +172,66 @@ async function benchJackknife(ctx: Context): Promise<void> {
   const config = join(ctx.dir, 'pipeline.json');
   // Dev and test of one sentence each: the dev-test job (the base model on all of train) is
   // then small beside the k fold jobs, and the run measures the jackknife itself.
-  writeFileSync(config, JSON.stringify({
-    task: 'parse',
-    data: { train: dataFile('ptb-sample', 'train.mrg'), dev: dataFile('ptb-sample', 'dev.mrg'), test: dataFile('ptb-sample', 'test.mrg'), maxLength, trainLimit: nTrain, devLimit: 1, testLimit: 1 },
-    folds,
-    nbest: 10,
-    // Plain 10-best (no larger pool), as scaling.md's figures were measured.
-    base: { kbest: 'all' },
-    rerankers: [],
-    threads: 1,
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      task: 'parse',
+      data: {
+        train: dataFile('ptb-sample', 'train.mrg'),
+        dev: dataFile('ptb-sample', 'dev.mrg'),
+        test: dataFile('ptb-sample', 'test.mrg'),
+        maxLength,
+        trainLimit: nTrain,
+        devLimit: 1,
+        testLimit: 1,
+      },
+      folds,
+      nbest: 10,
+      // Plain 10-best (no larger pool), as scaling.md's figures were measured.
+      base: { kbest: 'all' },
+      rerankers: [],
+      threads: 1,
+    }),
+  );
   const best: Record<number, RunTimes> = {};
   const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
   for (let r = 0; r < repeat; r++) {
     for (const workers of [1, 2]) {
       const t = await jackknifeRun(ctx, redis, config, workers, r);
       const ours = sum(t.workerCpu) + t.coordinatorCpu;
-      console.log(`jackknife: ${folds} folds, ${nTrain} ptb-sample sentences <= ${maxLength} words, PCFG 10-best, ${workers} worker(s) x 1 thread: ` +
-        `${t.wall.toFixed(1)} s wall; CPU s: workers ${t.workerCpu.map((c) => c.toFixed(1)).join(' + ')}, coordinator ${t.coordinatorCpu.toFixed(1)}; ` +
-        `machine busy ${(t.machineBusy / t.wall).toFixed(2)} cores, of which other processes ${Math.max(0, (t.machineBusy - ours) / t.wall).toFixed(2)}; load average ${load()}`);
+      console.log(
+        `jackknife: ${folds} folds, ${nTrain} ptb-sample sentences <= ${maxLength} words, PCFG 10-best, ${workers} worker(s) x 1 thread: ` +
+          `${t.wall.toFixed(1)} s wall; CPU s: workers ${t.workerCpu.map((c) => c.toFixed(1)).join(' + ')}, coordinator ${t.coordinatorCpu.toFixed(1)}; ` +
+          `machine busy ${(t.machineBusy / t.wall).toFixed(2)} cores, of which other processes ${Math.max(0, (t.machineBusy - ours) / t.wall).toFixed(2)}; load average ${load()}`,
+      );
       if (best[workers] === undefined || t.wall < best[workers].wall) best[workers] = t;
     }
   }
-  console.log(`jackknife: speed-up, 2 workers over 1: ${(best[1].wall / best[2].wall).toFixed(2)}x wall (goal >= 1.8; meaningful only on an otherwise idle machine)`);
+  console.log(
+    `jackknife: speed-up, 2 workers over 1: ${(best[1].wall / best[2].wall).toFixed(2)}x wall (goal >= 1.8; meaningful only on an otherwise idle machine)`,
+  );
   // What the CPU seconds allow when nothing else runs: the coordinator's work, then the busier worker.
-  const cpuModel = (best[1].coordinatorCpu + sum(best[1].workerCpu)) / (best[2].coordinatorCpu + Math.max(...best[2].workerCpu));
-  console.log(`jackknife: CPU-time bound on an idle machine (coordinator + all jobs over coordinator + the busier worker): ${cpuModel.toFixed(2)}x`);
+  const cpuModel =
+    (best[1].coordinatorCpu + sum(best[1].workerCpu)) / (best[2].coordinatorCpu + Math.max(...best[2].workerCpu));
+  console.log(
+    `jackknife: CPU-time bound on an idle machine (coordinator + all jobs over coordinator + the busier worker): ${cpuModel.toFixed(2)}x`,
+  );
 }
 
 /** Wall and CPU seconds of a CLI command (GNU time), failing loudly. */
 function timedCli(args: string[]): { wall: number; cpu: number; stdout: string } {
-  const r = spawnSync('/usr/bin/time', ['-f', '@@time %U %S %e', process.execPath, `--max-old-space-size=${env('BENCH_HEAP_MB', 8192)}`, join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync(
+    '/usr/bin/time',
+    [
+      '-f',
+      '@@time %U %S %e',
+      process.execPath,
+      `--max-old-space-size=${env('BENCH_HEAP_MB', 8192)}`,
+      join(repoRoot, 'dist', 'cli.js'),
+      ...args,
+    ],
+    { encoding: 'utf8', maxBuffer: 1 << 26 },
+  );
   if (r.status !== 0) throw new Error(`${args.join(' ')} failed:\n${r.stderr}`);
   const m = /@@time (\S+) (\S+) (\S+)/.exec(r.stderr);
   if (!m) throw new Error(`no timing from /usr/bin/time:\n${r.stderr}`);
@@ -186,19 +245,44 @@ async function benchBoost(ctx: Context): Promise<void> {
   const cache = join(run, 'cache');
   const steps = (): string[] => (existsSync(cache) ? readdirSync(cache) : []);
   if (!steps().some((s) => s.startsWith('dev-test-') && !s.endsWith('.partial'))) {
-    console.log(`boost: making the 20-best lists: structrank pipeline --config bench/ptb20-pipeline.json --output ${run}`);
+    console.log(
+      `boost: making the 20-best lists: structrank pipeline --config bench/ptb20-pipeline.json --output ${run}`,
+    );
     timedCli(['pipeline', '--config', join(repoRoot, 'bench', 'ptb20-pipeline.json'), '--output', run, '--quiet']);
   }
-  const folds = steps().filter((s) => /^train-fold\d+of\d+-/.test(s) && !s.endsWith('.partial')).sort();
+  const folds = steps()
+    .filter((s) => /^train-fold\d+of\d+-/.test(s) && !s.endsWith('.partial'))
+    .sort();
   const devTest = steps().find((s) => s.startsWith('dev-test-') && !s.endsWith('.partial')) as string;
   const train = join(ctx.dir, 'ptb20-train.jsonl');
   writeFileSync(train, folds.map((f) => readFileSync(join(cache, f, 'nbest.jsonl'), 'utf8')).join(''));
   const dev = join(cache, devTest, 'dev.jsonl');
   // train-reranker extracts the features itself (the tree templates, count cutoff 5), then boosts.
-  const b = timedCli(['train-reranker', '--method', 'boost', '--train', train, '--dev', dev, '--cutoff', '5', '--rounds', String(rounds), '--eps', '0.0025', '--model', join(ctx.dir, 'boost.model'), '--threads', '1', '--quiet']);
+  const b = timedCli([
+    'train-reranker',
+    '--method',
+    'boost',
+    '--train',
+    train,
+    '--dev',
+    dev,
+    '--cutoff',
+    '5',
+    '--rounds',
+    String(rounds),
+    '--eps',
+    '0.0025',
+    '--model',
+    join(ctx.dir, 'boost.model'),
+    '--threads',
+    '1',
+    '--quiet',
+  ]);
   console.log(`boost: ${b.stdout.trim()}`);
-  console.log(`boost: train-reranker --method boost on ${folds.length} folds' 20-best lists, ${rounds} rounds, eps 0.0025, 1 thread, features included: ` +
-    `${b.wall.toFixed(1)} s wall, ${b.cpu.toFixed(1)} CPU s (load average ${load()})`);
+  console.log(
+    `boost: train-reranker --method boost on ${folds.length} folds' 20-best lists, ${rounds} rounds, eps 0.0025, 1 thread, features included: ` +
+      `${b.wall.toFixed(1)} s wall, ${b.cpu.toFixed(1)} CPU s (load average ${load()})`,
+  );
 }
 
 const sections: Record<string, (ctx: Context) => Promise<void>> = {
@@ -209,7 +293,8 @@ const sections: Record<string, (ctx: Context) => Promise<void>> = {
   crf: async (ctx) => crfTrainingOverhead(await ctx.redis()),
 };
 const wanted = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(sections);
-for (const name of wanted) if (!(name in sections)) throw new Error(`unknown section '${name}' (have: ${Object.keys(sections).join(', ')})`);
+for (const name of wanted)
+  if (!(name in sections)) throw new Error(`unknown section '${name}' (have: ${Object.keys(sections).join(', ')})`);
 
 const dir = mkdtempSync(join(tmpdir(), 'structrank-bench-dist-'));
 let redis: TestRedis | undefined;

@@ -35,8 +35,15 @@ let at = 0;
 for (let i = 1; i < y.length; i++) if (y[i] > y[at]) at = i;
 const weights = boostWeights(model, x[at]);
 const devData = tableData(devTable, 1);
-const devF1 = (n: number): string => corpusF1(dev, Array.from(rerankScores(devData, model.a0, boostWeights(model, n), 1).chosen, (c) => (c >= 0 ? c : 0))).toFixed(2);
-const others = (process.env.ROUNDS_F1 ?? '').split(',').filter((v) => v !== '').map(Number);
+const devF1 = (n: number): string =>
+  corpusF1(
+    dev,
+    Array.from(rerankScores(devData, model.a0, boostWeights(model, n), 1).chosen, (c) => (c >= 0 ? c : 0)),
+  ).toFixed(2);
+const others = (process.env.ROUNDS_F1 ?? '')
+  .split(',')
+  .filter((v) => v !== '')
+  .map(Number);
 console.log(`dev F1 after ${[x[at], ...others].map((n) => `${n} rounds: ${devF1(n)}`).join(', ')}`);
 const names = trainTable.names;
 
@@ -54,12 +61,17 @@ names.forEach((name, f) => {
   }
 });
 const totalWeight = [...byTemplate.values()].reduce((s, e) => s + e.weight, 0);
-console.log(`eps ${eps}: ${model.features.length} rounds trained, ${x[at]} chosen on dev; a0 ${model.a0.toFixed(3)}; ${names.length} features in the dictionary, ${[...byTemplate.values()].reduce((s, e) => s + e.used, 0)} with a weight`);
+console.log(
+  `eps ${eps}: ${model.features.length} rounds trained, ${x[at]} chosen on dev; a0 ${model.a0.toFixed(3)}; ${names.length} features in the dictionary, ${[...byTemplate.values()].reduce((s, e) => s + e.used, 0)} with a weight`,
+);
 console.log('| template | features | with a weight | share of the summed abs weight |');
 console.log('|---|---|---|---|');
 for (const [t, e] of [...byTemplate].sort((a, b) => b[1].weight - a[1].weight)) {
   console.log(`| ${t} | ${e.features} | ${e.used} | ${((100 * e.weight) / totalWeight).toFixed(1)}% |`);
 }
-const heaviest = [...weights.keys()].filter((f) => weights[f] !== 0).sort((a, b) => Math.abs(weights[b]) - Math.abs(weights[a])).slice(0, 25);
+const heaviest = [...weights.keys()]
+  .filter((f) => weights[f] !== 0)
+  .sort((a, b) => Math.abs(weights[b]) - Math.abs(weights[a]))
+  .slice(0, 25);
 console.log('\nheaviest features:');
 for (const f of heaviest) console.log(`  ${weights[f] > 0 ? '+' : ''}${weights[f].toFixed(3)}  ${names[f]}`);

@@ -32,7 +32,9 @@ for (const stem of stems) {
     let variants = 0;
     let candidates = 0;
     for (const s of sentences) {
-      const share = tagOnlyVariantShare(s.candidates.map((c) => ({ tree: parseTree(c.tree as string), logprob: c.logprob })));
+      const share = tagOnlyVariantShare(
+        s.candidates.map((c) => ({ tree: parseTree(c.tree as string), logprob: c.logprob })),
+      );
       variants += share.variants;
       candidates += share.candidates;
     }

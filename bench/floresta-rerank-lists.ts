@@ -12,19 +12,33 @@
 import { readNbestSync } from '../lib/io/nbest.js';
 import { realComponents } from '../lib/pipeline/adapters/index.js';
 import { validatePipelineConfig } from '../lib/pipeline/config.js';
-import { baseChoice, corpusF1, oracleChoice, relativeErrorReduction, rescoreSet, scoreSet } from '../lib/pipeline/evaluate.js';
+import {
+  baseChoice,
+  corpusF1,
+  oracleChoice,
+  relativeErrorReduction,
+  rescoreSet,
+  scoreSet,
+} from '../lib/pipeline/evaluate.js';
 import { processorLine } from './processor.js';
 
 console.log(processorLine());
 
 const [trainFiles, devFile, testFile] = process.argv.slice(2);
 if (testFile === undefined) {
-  console.error('usage: RERANKER=<json> npx tsx bench/floresta-rerank-lists.ts train.jsonl[,more] dev.jsonl test.jsonl');
+  console.error(
+    'usage: RERANKER=<json> npx tsx bench/floresta-rerank-lists.ts train.jsonl[,more] dev.jsonl test.jsonl',
+  );
   process.exit(2);
 }
 const entries: unknown = JSON.parse(process.env.RERANKER ?? '{"type":"boost"}');
 const config = validatePipelineConfig(
-  { task: 'parse', data: { train: trainFiles, dev: devFile, test: testFile }, threads: 1, rerankers: Array.isArray(entries) ? entries : [entries] },
+  {
+    task: 'parse',
+    data: { train: trainFiles, dev: devFile, test: testFile },
+    threads: 1,
+    rerankers: Array.isArray(entries) ? entries : [entries],
+  },
   'RERANKER',
 );
 const scored = {
@@ -43,8 +57,16 @@ for (const rc of config.rerankers as Array<(typeof config.rerankers)[number] & {
   const cpu = process.cpuUsage(cpu0);
   const base = corpusF1(test, baseChoice(test));
   const f1 = corpusF1(test, chosenTest);
-  console.log(`${rc.name}${rc.score ? ` (score ${rc.score})` : ''}: ${train.sentences.length} training lists, ${dev.sentences.length} dev, ${test.sentences.length} test`);
-  console.log(`  dev F1: base ${corpusF1(dev, baseChoice(dev)).toFixed(2)}, oracle ${corpusF1(dev, oracleChoice(dev)).toFixed(2)}, reranked ${corpusF1(dev, chosenDev).toFixed(2)}`);
-  console.log(`  test F1: base ${base.toFixed(2)}, oracle ${corpusF1(test, oracleChoice(test)).toFixed(2)}, reranked ${f1.toFixed(2)}: ${relativeErrorReduction(f1, base).toFixed(2)}% relative error reduction`);
-  console.log(`  chosen on dev: ${JSON.stringify(model.selected)}; ${((cpu.user + cpu.system) / 1e6).toFixed(1)} CPU s (features included when first extracted)`);
+  console.log(
+    `${rc.name}${rc.score ? ` (score ${rc.score})` : ''}: ${train.sentences.length} training lists, ${dev.sentences.length} dev, ${test.sentences.length} test`,
+  );
+  console.log(
+    `  dev F1: base ${corpusF1(dev, baseChoice(dev)).toFixed(2)}, oracle ${corpusF1(dev, oracleChoice(dev)).toFixed(2)}, reranked ${corpusF1(dev, chosenDev).toFixed(2)}`,
+  );
+  console.log(
+    `  test F1: base ${base.toFixed(2)}, oracle ${corpusF1(test, oracleChoice(test)).toFixed(2)}, reranked ${f1.toFixed(2)}: ${relativeErrorReduction(f1, base).toFixed(2)}% relative error reduction`,
+  );
+  console.log(
+    `  chosen on dev: ${JSON.stringify(model.selected)}; ${((cpu.user + cpu.system) / 1e6).toFixed(1)} CPU s (features included when first extracted)`,
+  );
 }

@@ -26,7 +26,10 @@ console.log(processorLine());
 const PEER = {
   name: 'SVM-Light-TK 1.5',
   evalsPerCpuSecond: { 500: [0.52e6, 0.81e6], 1000: [0.5e6, 0.5e6] } as Record<number, [number, number]>,
-  sums: { 500: ['503912.2589', '8440.717282'], 1000: ['2064624.455', '33632.79297'] } as Record<number, [string, string]>,
+  sums: { 500: ['503912.2589', '8440.717282'], 1000: ['2064624.455', '33632.79297'] } as Record<
+    number,
+    [string, string]
+  >,
   loadUsPerTree: '31-36',
   /** Whole process: load 500 trees + one Gram, CPU s and max RSS (C harness around the library). */
   wholeProcess500: [0.18, 0.2] as [number, number],
@@ -73,7 +76,11 @@ function pairSum(g: Float64Array, n: number): number {
 
 const M = (x: number): string => `${(x / 1e6).toFixed(2)} M`;
 
-function measure(bank: Bank, n: number, options: { lambda: number }): { fast: Timing; plain: Timing; two: Timing; evals: number } {
+function measure(
+  bank: Bank,
+  n: number,
+  options: { lambda: number },
+): { fast: Timing; plain: Timing; two: Timing; evals: number } {
   const evals = (n * (n + 1)) / 2;
   const fast = best(3, () => gram(bank, { ...options, threads: 1 }));
   const plain = best(1, () => gram(bank, { ...options, threads: 1, plain: true }));
@@ -82,7 +89,14 @@ function measure(bank: Bank, n: number, options: { lambda: number }): { fast: Ti
 }
 
 const rows: string[] = [];
-function report(kind: string, n: number, bank: Bank, loadUs: number, m: ReturnType<typeof measure>, peer?: [number, number]): void {
+function report(
+  kind: string,
+  n: number,
+  bank: Bank,
+  loadUs: number,
+  m: ReturnType<typeof measure>,
+  peer?: [number, number],
+): void {
   const fastCpu = m.evals / m.fast.cpu;
   const fastWall = m.evals / m.fast.wall;
   const plainCpu = m.evals / m.plain.cpu;
@@ -92,10 +106,14 @@ function report(kind: string, n: number, bank: Bank, loadUs: number, m: ReturnTy
   const cpuRatio = m.two.cpu / m.fast.cpu;
   const peerText = peer ? `${M(peer[0])}${peer[1] !== peer[0] ? `-${M(peer[1])}` : ''}` : 'n/a';
   const vsPeer = peer ? `${(fastCpu / peer[1]).toFixed(1)}x-${(fastCpu / peer[0]).toFixed(1)}x` : 'n/a';
-  console.log(`${kind} ${n}: fast 1 thread ${M(fastWall)} evals/s wall, ${M(fastCpu)} evals/CPU s; plain 1 thread ${M(plainCpu)} evals/CPU s` +
-    ` (fast/plain ${(fastCpu / plainCpu).toFixed(1)}x); 2 threads ${M(twoWall)}/s (${(twoWall / fastWall).toFixed(2)}x of 1 thread, CPU time ${cpuRatio.toFixed(2)}x of 1 thread);` +
-    ` peer ${peerText} -> ${vsPeer}; ${(bank.handle.bytes() / n).toFixed(0)} bytes/item; load ${loadUs.toFixed(1)} us/item`);
-  rows.push(`| ${kind} | ${n} | ${M(fastCpu)} | ${M(fastWall)} | ${peerText} | ${vsPeer} | ${M(plainCpu)} | ${(fastCpu / plainCpu).toFixed(1)}x | ${(twoWall / fastWall).toFixed(2)}x | ${cpuRatio.toFixed(2)}x | ${(bank.handle.bytes() / n).toFixed(0)} | ${loadUs.toFixed(1)} |`);
+  console.log(
+    `${kind} ${n}: fast 1 thread ${M(fastWall)} evals/s wall, ${M(fastCpu)} evals/CPU s; plain 1 thread ${M(plainCpu)} evals/CPU s` +
+      ` (fast/plain ${(fastCpu / plainCpu).toFixed(1)}x); 2 threads ${M(twoWall)}/s (${(twoWall / fastWall).toFixed(2)}x of 1 thread, CPU time ${cpuRatio.toFixed(2)}x of 1 thread);` +
+      ` peer ${peerText} -> ${vsPeer}; ${(bank.handle.bytes() / n).toFixed(0)} bytes/item; load ${loadUs.toFixed(1)} us/item`,
+  );
+  rows.push(
+    `| ${kind} | ${n} | ${M(fastCpu)} | ${M(fastWall)} | ${peerText} | ${vsPeer} | ${M(plainCpu)} | ${(fastCpu / plainCpu).toFixed(1)}x | ${(twoWall / fastWall).toFixed(2)}x | ${cpuRatio.toFixed(2)}x | ${(bank.handle.bytes() / n).toFixed(0)} | ${loadUs.toFixed(1)} |`,
+  );
 }
 
 // ---- trees ----
@@ -117,17 +135,26 @@ for (const n of wholeOnly ? [500] : [500, 1000]) {
   // The JS path it replaced: lines, tree objects, then the bank.
   const jsLoad = median(3, () => {
     const parsed = readTreebankSync(file);
-    TreeBank.fromTrees(parsed.map((p) => p.tree), { source: file, lines: parsed.map((p) => p.line) });
+    TreeBank.fromTrees(
+      parsed.map((p) => p.tree),
+      { source: file, lines: parsed.map((p) => p.line) },
+    );
   });
   const b = bank as TreeBank;
-  loadRows.push(`| ${n} | ${((load.cpu * 1e6) / n).toFixed(1)} | ${((jsLoad.cpu * 1e6) / n).toFixed(1)} | ${PEER.loadUsPerTree} (PEERS.md, not run here) |`);
-  console.log(`trees ${n}: load (file bytes -> bank, native reader) ${((load.cpu * 1e6) / n).toFixed(1)} CPU us/tree; the JS reader + fromTrees ${((jsLoad.cpu * 1e6) / n).toFixed(1)} us/tree; SVM-Light-TK ${PEER.loadUsPerTree} us (PEERS.md)`);
+  loadRows.push(
+    `| ${n} | ${((load.cpu * 1e6) / n).toFixed(1)} | ${((jsLoad.cpu * 1e6) / n).toFixed(1)} | ${PEER.loadUsPerTree} (PEERS.md, not run here) |`,
+  );
+  console.log(
+    `trees ${n}: load (file bytes -> bank, native reader) ${((load.cpu * 1e6) / n).toFixed(1)} CPU us/tree; the JS reader + fromTrees ${((jsLoad.cpu * 1e6) / n).toFixed(1)} us/tree; SVM-Light-TK ${PEER.loadUsPerTree} us (PEERS.md)`,
+  );
   if (n === 500) wholeProcess(file, n);
   if (wholeOnly) continue;
   const sum = pairSum(gram(b, { lambda: 0.4 }), n).toPrecision(10);
   const norm = pairSum(gram(b, { lambda: 0.4, normalize: true }), n).toPrecision(10);
   const [peerSum, peerNorm] = PEER.sums[n];
-  console.log(`trees ${n}: sum ${sum} (PEERS ${peerSum}: ${sum === peerSum ? 'OK' : 'MISMATCH'}), normalized ${norm} (PEERS ${peerNorm}: ${norm === peerNorm ? 'OK' : 'MISMATCH'})`);
+  console.log(
+    `trees ${n}: sum ${sum} (PEERS ${peerSum}: ${sum === peerSum ? 'OK' : 'MISMATCH'}), normalized ${norm} (PEERS ${peerNorm}: ${norm === peerNorm ? 'OK' : 'MISMATCH'})`,
+  );
   report('trees', n, b, (load.cpu * 1e6) / n, measure(b, n, { lambda: 0.4 }), PEER.evalsPerCpuSecond[n]);
 }
 
@@ -139,7 +166,9 @@ for (const n of wholeOnly ? [500] : [500, 1000]) {
 function wholeProcess(file: string, n: number): void {
   const run = (args: string[]): { cpu: number; rss: number } => {
     const timeFile = join(tmp, 'time.txt');
-    const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...args], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     if (r.status !== 0) throw new Error(`${args.join(' ')} failed`);
     const [u, sys, m] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
     return { cpu: u + sys, rss: m / 1024 };
@@ -155,12 +184,22 @@ function wholeProcess(file: string, n: number): void {
   const o = med(ours.map((x) => x.cpu));
   const z = med(bare.map((x) => x.cpu));
   const [lo, hi] = PEER.wholeProcess500;
-  console.log(`\nWhole process, \`structrank kernel trees --lambda 0.4 --threads 1\` on ${n} trees (stdout to /dev/null), ${reps} runs, median CPU s (range); load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}:`);
+  console.log(
+    `\nWhole process, \`structrank kernel trees --lambda 0.4 --threads 1\` on ${n} trees (stdout to /dev/null), ${reps} runs, median CPU s (range); load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}:`,
+  );
   console.log('| process | CPU s | max RSS MB | SVM-Light-TK CPU s / this |');
   console.log('|---|---|---|---|');
-  console.log(`| SVM-Light-TK 1.5, load + one Gram (PEERS.md, not run here) | ${lo.toFixed(2)}-${hi.toFixed(2)} | ${PEER.wholeRssMb} | 1.00x |`);
-  console.log(`| structrank kernel trees | ${o.toFixed(3)} (${Math.min(...ours.map((x) => x.cpu)).toFixed(2)}-${Math.max(...ours.map((x) => x.cpu)).toFixed(2)}) | ${med(ours.map((x) => x.rss)).toFixed(0)} | ${(lo / o).toFixed(2)}-${(hi / o).toFixed(2)}x |`);
-  console.log(`| node -e 0 (Node start-up alone) | ${z.toFixed(3)} (${Math.min(...bare.map((x) => x.cpu)).toFixed(2)}-${Math.max(...bare.map((x) => x.cpu)).toFixed(2)}) | ${med(bare.map((x) => x.rss)).toFixed(0)} | ${(lo / z).toFixed(2)}-${(hi / z).toFixed(2)}x |\n`);
+  console.log(
+    `| SVM-Light-TK 1.5, load + one Gram (PEERS.md, not run here) | ${lo.toFixed(2)}-${hi.toFixed(2)} | ${PEER.wholeRssMb} | 1.00x |`,
+  );
+  console.log(
+    `| structrank kernel trees | ${o.toFixed(3)} (${Math.min(...ours.map((x) => x.cpu)).toFixed(2)}-${Math.max(...ours.map((x) => x.cpu)).toFixed(2)}) | ${med(ours.map((x) => x.rss)).toFixed(0)} | ${(lo / o).toFixed(2)}-${(hi / o).toFixed(2)}x |`,
+  );
+  console.log(
+    `| node -e 0 (Node start-up alone) | ${z.toFixed(3)} (${Math.min(...bare.map((x) => x.cpu)).toFixed(2)}-${Math.max(...bare.map((x) => x.cpu)).toFixed(2)}) | ${med(bare.map((x) => x.rss)).toFixed(0)} | ${(lo / z).toFixed(2)}-${(hi / z).toFixed(2)}x |\n`,
+  );
 }
 
 // ---- tag sequences ----
@@ -179,7 +218,9 @@ for (const n of [500, 1000]) {
   report('tags', n, b, (load.cpu * 1e6) / n, measure(b, n, { lambda: 0.5 }));
 }
 
-console.log('\n| kind | items | fast, 1 thread, evals/CPU s | fast, 1 thread, evals/s wall | SVM-Light-TK evals/CPU s | ours vs peer | plain, 1 thread, evals/CPU s | fast / plain | 2 threads / 1 (wall) | 2 threads / 1 (CPU time) | bytes per item | load, CPU us per item |');
+console.log(
+  '\n| kind | items | fast, 1 thread, evals/CPU s | fast, 1 thread, evals/s wall | SVM-Light-TK evals/CPU s | ours vs peer | plain, 1 thread, evals/CPU s | fast / plain | 2 threads / 1 (wall) | 2 threads / 1 (CPU time) | bytes per item | load, CPU us per item |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 console.log('\n| trees | load, native reader, CPU us per tree | load, JS reader + fromTrees | SVM-Light-TK |');

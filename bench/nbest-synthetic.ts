@@ -65,7 +65,10 @@ export function prepareGold(t: Tree): Tree | undefined {
   return clean ? stripRoot(stripFunctionTags(clean)) : undefined;
 }
 
-export function syntheticNbest(golds: readonly Tree[], options: { candidates?: number; goldRate?: number; seed?: number } = {}): NbestSentence[] {
+export function syntheticNbest(
+  golds: readonly Tree[],
+  options: { candidates?: number; goldRate?: number; seed?: number } = {},
+): NbestSentence[] {
   const n = options.candidates ?? 10;
   const goldRate = options.goldRate ?? 0.6;
   const rand = rng(options.seed ?? 1);

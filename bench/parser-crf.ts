@@ -69,5 +69,7 @@ const c0 = process.cpuUsage();
 const r = await evaluateParser(model, dev, { threads: 1 });
 const c = process.cpuUsage(c0);
 const seconds = (c.user + c.system) / 1e6;
-console.log(`dev F1 ${r.f1.toFixed(2)} (${r.sentences} sentences, ${r.fallbacks} fallbacks); 1 thread: ${(r.sentences / seconds).toFixed(1)} sentences per CPU s`);
+console.log(
+  `dev F1 ${r.f1.toFixed(2)} (${r.sentences} sentences, ${r.fallbacks} fallbacks); 1 thread: ${(r.sentences / seconds).toFixed(1)} sentences per CPU s`,
+);
 if (env.SAVE) model.save(env.SAVE);

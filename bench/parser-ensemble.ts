@@ -40,8 +40,23 @@ interface Run {
 
 function parse(extra: string[]): Run {
   const out = join(work, 'out.mrg');
-  const { cpu, rssMb } = measure(process.execPath, [join(root, 'dist', 'cli.js'), 'parse', '--model', models[0], ...extra,
-    '--input', gold, '--out', out, '--threads', '1'], { timeFile: join(work, 'time.txt') });
+  const { cpu, rssMb } = measure(
+    process.execPath,
+    [
+      join(root, 'dist', 'cli.js'),
+      'parse',
+      '--model',
+      models[0],
+      ...extra,
+      '--input',
+      gold,
+      '--out',
+      out,
+      '--threads',
+      '1',
+    ],
+    { timeFile: join(work, 'time.txt') },
+  );
   const parsed = readTreesSync(out);
   const report = evalbCorpus(golds.map((g, i) => [g, parsed[i]] as const));
   return { cpu, rssMb, f1: { cutoff: report.cutoff.f1, all: report.all.f1 } };
@@ -50,7 +65,9 @@ function parse(extra: string[]): Run {
 const line = (name: string, r: Run): string =>
   `${name}: ${r.cpu.toFixed(2)} CPU s, ${(sentences / r.cpu).toFixed(1)} sentences per CPU s, ${r.rssMb.toFixed(0)} MB, F1 ${r.f1.cutoff.toFixed(2)} / ${r.f1.all.toFixed(2)}`;
 
-console.log(`${ds} ${set}: ${sentences} sentences; single ${models[0]}, ensemble + ${models.slice(1).join(', ')}; ${reps} repetitions`);
+console.log(
+  `${ds} ${set}: ${sentences} sentences; single ${models[0]}, ensemble + ${models.slice(1).join(', ')}; ${reps} repetitions`,
+);
 const ratios: number[] = [];
 try {
   for (let rep = 1; rep <= reps; rep++) {
@@ -58,7 +75,9 @@ try {
     const ensemble = parse(['--ensemble', models.slice(1).join(',')]);
     ratios.push(ensemble.cpu / single.cpu);
     console.log(`rep ${rep}  ${line('single', single)}`);
-    console.log(`rep ${rep}  ${line('ensemble', ensemble)}  (${(ensemble.cpu / single.cpu).toFixed(2)}x the single model's CPU)`);
+    console.log(
+      `rep ${rep}  ${line('ensemble', ensemble)}  (${(ensemble.cpu / single.cpu).toFixed(2)}x the single model's CPU)`,
+    );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

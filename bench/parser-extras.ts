@@ -27,7 +27,14 @@ import { processorLine } from './processor.js';
 console.log(processorLine());
 
 /** The CRF these tables were measured with (before the surface-feature defaults). */
-const LEGACY_CRF = { markov: 2, vpHeadTag: true, surfaceBits: 0, prune: 0, optimizer: 'sgd', verbFeatures: true } as const;
+const LEGACY_CRF = {
+  markov: 2,
+  vpHeadTag: true,
+  surfaceBits: 0,
+  prune: 0,
+  optimizer: 'sgd',
+  verbFeatures: true,
+} as const;
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shared = process.env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
@@ -37,7 +44,8 @@ const threads = defaultThreads();
 const epochs = Number(process.env.CRF_EPOCHS ?? 6);
 const variants = (process.env.VARIANTS ?? 'base,verb,clusters,relax').split(',');
 const cacheMB = Number(process.env.FEATURE_CACHE_MB ?? 1024);
-const prefilterBeam = process.env.PREFILTER_BEAM === 'inf' ? Number.POSITIVE_INFINITY : Number(process.env.PREFILTER_BEAM ?? 6);
+const prefilterBeam =
+  process.env.PREFILTER_BEAM === 'inf' ? Number.POSITIVE_INFINITY : Number(process.env.PREFILTER_BEAM ?? 6);
 const len = (t: Tree): number => treeWords(t).length;
 const f = (x: number): string => x.toFixed(2);
 
@@ -55,7 +63,8 @@ function deriveClusters(): string {
       m.set(p.label, (m.get(p.label) ?? 0) + 1);
       tagCounts.set(p.word as string, m);
     }
-  const argmax = (m: Map<string, number>): string => [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0][0];
+  const argmax = (m: Map<string, number>): string =>
+    [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0][0];
   const major = new Map<string, string>();
   for (const [w, m] of tagCounts) major.set(w, argmax(m));
   const left = new Map<string, Map<string, number>>();
@@ -68,8 +77,8 @@ function deriveClusters(): string {
   for (const t of [...train, ...dev, ...test]) {
     const ws = treeWords(t);
     ws.forEach((w, i) => {
-      bump(left, w, i === 0 ? '<s>' : major.get(ws[i - 1]) ?? 'UNK');
-      bump(right, w, i === ws.length - 1 ? '</s>' : major.get(ws[i + 1]) ?? 'UNK');
+      bump(left, w, i === 0 ? '<s>' : (major.get(ws[i - 1]) ?? 'UNK'));
+      bump(right, w, i === ws.length - 1 ? '</s>' : (major.get(ws[i + 1]) ?? 'UNK'));
     });
   }
   const lines: string[] = [];
@@ -82,26 +91,43 @@ function deriveClusters(): string {
   return file;
 }
 
-async function score(model: ChartParserModel, pcfg = false): Promise<{ f15: number; f40: number; all: number; rate: number; fallback: number }> {
+async function score(
+  model: ChartParserModel,
+  pcfg = false,
+): Promise<{ f15: number; f40: number; all: number; rate: number; fallback: number }> {
   const t0 = performance.now();
-  const parses = await model.parse(test.map((t) => treeWords(t)), { threads, pcfg });
+  const parses = await model.parse(
+    test.map((t) => treeWords(t)),
+    { threads, pcfg },
+  );
   const rate = test.length / ((performance.now() - t0) / 1000);
   const pairs = test.map((t, i) => [t, rewrap(parses[i].tree, t)] as const);
   const pick = (max: number): number => evalbCorpus(pairs.filter(([g]) => len(g) <= max)).all.f1;
   return { f15: pick(15), f40: pick(40), all: pick(Infinity), rate, fallback: parses.filter((p) => p.fallback).length };
 }
 
-console.log(`chart parser extras: ${dataset}, ${sub.length} training trees <= 25 words, ${test.length} test; prefilter beam ${prefilterBeam}; ${threads} threads; shared 2-core machine under load`);
+console.log(
+  `chart parser extras: ${dataset}, ${sub.length} training trees <= 25 words, ${test.length} test; prefilter beam ${prefilterBeam}; ${threads} threads; shared 2-core machine under load`,
+);
 const clusterFile = variants.includes('clusters') || variants.includes('all') ? deriveClusters() : undefined;
 for (const v of variants) {
   const extra: ParserTrainOptions =
-    v === 'verb' ? { verbFeatures: true } : v === 'clusters' ? { clusters: clusterFile, verbFeatures: false } : v === 'relax' ? { relax: true, verbFeatures: false }
-      : v === 'all' ? { verbFeatures: true, clusters: clusterFile, relax: true } : { verbFeatures: false };
+    v === 'verb'
+      ? { verbFeatures: true }
+      : v === 'clusters'
+        ? { clusters: clusterFile, verbFeatures: false }
+        : v === 'relax'
+          ? { relax: true, verbFeatures: false }
+          : v === 'all'
+            ? { verbFeatures: true, clusters: clusterFile, relax: true }
+            : { verbFeatures: false };
   let t0 = performance.now();
   const pcfg = await ChartParserModel.train(sub, { ...extra, threads });
   const ps = await score(pcfg);
   const info = pcfg.info();
-  console.log(`\n[${v}] PCFG: ${info.binaryRules}+${info.unaryRules} rules (relaxed ${info.relaxedBinaryRules}+${info.relaxedUnaryRules}); F1 <=15 ${f(ps.f15)} <=40 ${f(ps.f40)} all ${f(ps.all)}; ${ps.rate.toFixed(1)} sent/s; ${ps.fallback} flat fallbacks`);
+  console.log(
+    `\n[${v}] PCFG: ${info.binaryRules}+${info.unaryRules} rules (relaxed ${info.relaxedBinaryRules}+${info.relaxedUnaryRules}); F1 <=15 ${f(ps.f15)} <=40 ${f(ps.f40)} all ${f(ps.all)}; ${ps.rate.toFixed(1)} sent/s; ${ps.fallback} flat fallbacks`,
+  );
   t0 = performance.now();
   let last = t0;
   let lastCpu = process.cpuUsage();
@@ -109,7 +135,14 @@ for (const v of variants) {
   const cpu: number[] = [];
   let cache = '';
   const crf = await ChartParserModel.train(sub, {
-    ...LEGACY_CRF, ...extra, crf: true, epochs, eta0: 0.03, beam: prefilterBeam, threads, featureCacheMB: cacheMB,
+    ...LEGACY_CRF,
+    ...extra,
+    crf: true,
+    epochs,
+    eta0: 0.03,
+    beam: prefilterBeam,
+    threads,
+    featureCacheMB: cacheMB,
     onProgress: (p) => {
       cache = `feature-id cache ${(p.featureCacheBytes / 1048576).toFixed(0)} MB for ${p.cachedSentences} sentences`;
       if (p.step === p.stepsPerEpoch) {
@@ -123,6 +156,8 @@ for (const v of variants) {
     },
   });
   const cs = await score(crf);
-  console.log(`[${v}] CRF: ${crf.info().weights} weights; F1 <=15 ${f(cs.f15)} <=40 ${f(cs.f40)} all ${f(cs.all)}; pass 1 ${passes[0].toFixed(1)} s, later ${(passes.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, passes.length - 1)).toFixed(1)} s wall, ${(cpu.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, cpu.length - 1)).toFixed(1)} s CPU; ${cache}; parse ${cs.rate.toFixed(1)} sent/s; ${cs.fallback} flat fallbacks; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+  console.log(
+    `[${v}] CRF: ${crf.info().weights} weights; F1 <=15 ${f(cs.f15)} <=40 ${f(cs.f40)} all ${f(cs.all)}; pass 1 ${passes[0].toFixed(1)} s, later ${(passes.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, passes.length - 1)).toFixed(1)} s wall, ${(cpu.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, cpu.length - 1)).toFixed(1)} s CPU; ${cache}; parse ${cs.rate.toFixed(1)} sent/s; ${cs.fallback} flat fallbacks; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`,
+  );
 }
 if (clusterFile) rmSync(dirname(clusterFile), { recursive: true, force: true });

@@ -59,7 +59,10 @@ const flag = (name: string, fallback: string): string => {
 const reps = Number(flag('reps', '2'));
 const iters = Number(flag('iters', '30'));
 const cores = availableParallelism();
-const threadList = flag('threads', `1,${cores}`).split(',').map(Number).filter((t, i, a) => a.indexOf(t) === i);
+const threadList = flag('threads', `1,${cores}`)
+  .split(',')
+  .map(Number)
+  .filter((t, i, a) => a.indexOf(t) === i);
 const baselineRef = flag('baseline', '');
 const workloads = args.length > 0 ? args : ['crf', 'ap', 'tag', 'kernel'];
 
@@ -69,14 +72,18 @@ const dataDir = join(PEERS_DIR, 'data');
 
 function header(): void {
   console.log(`# structrank vs peers, ${new Date().toISOString()}`);
-  console.log(`machine: ${cores} cores; load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ` +
-    `${reps} interleaved repetitions per tool, the best CPU figure kept (ranges in the tables)`);
+  console.log(
+    `machine: ${cores} cores; load average at start ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; ` + `${reps} interleaved repetitions per tool, the best CPU figure kept (ranges in the tables)`,
+  );
   console.log(processorLine());
 }
 
 let baseline: Baseline | undefined | null = null; // null: not looked for yet
 function findBaseline(): Baseline | undefined {
-  if (baseline === null) baseline = baselineRef === 'none' ? undefined : ensureBaseline(baselineRef || defaultBaselineRef());
+  if (baseline === null)
+    baseline = baselineRef === 'none' ? undefined : ensureBaseline(baselineRef || defaultBaselineRef());
   return baseline;
 }
 
@@ -128,10 +135,16 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
   const { test, attributes } = prepareChunkData();
   const n = algo === 'crf' ? iters : 10;
   const c2 = 1;
-  console.log(`\n## ${algo === 'crf' ? `CRF, L-BFGS, L2 c2 = ${c2}, ${n} iterations` : 'averaged perceptron, 10 epochs'}, CoNLL-2000 chunking`);
-  console.log(`Held equal: ${attributes} attributes from the chunk template (the same strings for every tool), ` +
-    `${n} ${algo === 'crf' ? 'iterations' : 'epochs'}, per-iteration CPU leaves out reading and set-up on both sides. ` +
-    (algo === 'crf' ? 'CRFsuite: lbfgs, c2=1, max_iterations, no convergence test (delta=0, epsilon=0); structrank: c2=1, objective as stated.' : 'CRFsuite: averaged-perceptron, max_iterations=10; structrank: perceptron, 10 epochs.'));
+  console.log(
+    `\n## ${algo === 'crf' ? `CRF, L-BFGS, L2 c2 = ${c2}, ${n} iterations` : 'averaged perceptron, 10 epochs'}, CoNLL-2000 chunking`,
+  );
+  console.log(
+    `Held equal: ${attributes} attributes from the chunk template (the same strings for every tool), ` +
+      `${n} ${algo === 'crf' ? 'iterations' : 'epochs'}, per-iteration CPU leaves out reading and set-up on both sides. ` +
+      (algo === 'crf'
+        ? 'CRFsuite: lbfgs, c2=1, max_iterations, no convergence test (delta=0, epsilon=0); structrank: c2=1, objective as stated.'
+        : 'CRFsuite: averaged-perceptron, max_iterations=10; structrank: perceptron, 10 epochs.'),
+  );
   const rows: Row[] = [];
   const runs: Record<string, Measure[]> = {};
   const add = (name: string, m: Measure): void => {
@@ -139,28 +152,74 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
   };
   const model = (name: string): string => join(PEERS_DIR, `model.${name.replace(/\W+/g, '_')}`);
   const crfsuiteName = 'CRFsuite 0.12 (1 thread)';
-  const ours = (threads: number, objective: string): string => `structrank, ${threads} thread${threads > 1 ? 's' : ''}${algo === 'crf' ? `, ${objective} objective` : ''}`;
+  const ours = (threads: number, objective: string): string =>
+    `structrank, ${threads} thread${threads > 1 ? 's' : ''}${algo === 'crf' ? `, ${objective} objective` : ''}`;
   const objectives = algo === 'crf' ? ['structrank', 'crfsuite'] : ['structrank'];
   const base = findBaseline();
-  const baseName = base ? `structrank ${base.ref} (baseline build), 1 thread${algo === 'crf' ? ', structrank objective' : ''}` : '';
+  const baseName = base
+    ? `structrank ${base.ref} (baseline build), 1 thread${algo === 'crf' ? ', structrank objective' : ''}`
+    : '';
   for (let r = 0; r < reps; r++) {
     const order: (() => void)[] = [];
     if (peers.crfsuite) {
       order.push(() => {
-        const params = algo === 'crf'
-          ? ['lbfgs', model(crfsuiteName), join(dataDir, 'train.crfsuite'), `c2=${c2}`, `max_iterations=${n}`, 'delta=0', 'epsilon=0']
-          : ['averaged-perceptron', model(crfsuiteName), join(dataDir, 'train.crfsuite'), `max_iterations=${n}`, 'epsilon=0'];
+        const params =
+          algo === 'crf'
+            ? [
+                'lbfgs',
+                model(crfsuiteName),
+                join(dataDir, 'train.crfsuite'),
+                `c2=${c2}`,
+                `max_iterations=${n}`,
+                'delta=0',
+                'epsilon=0',
+              ]
+            : [
+                'averaged-perceptron',
+                model(crfsuiteName),
+                join(dataDir, 'train.crfsuite'),
+                `max_iterations=${n}`,
+                'epsilon=0',
+              ];
         add(crfsuiteName, measure(peers.crfsuite!, ['learn', ...params]));
       });
     }
     for (const threads of threadList) {
       for (const objective of objectives) {
         const name = ours(threads, objective);
-        order.push(() => add(name, measure(process.execPath, ['bench/peers/structrank-run.mjs', 'learn', algo === 'crf' ? 'crf' : 'perceptron', String(n), String(threads), String(c2), objective, model(name)])));
+        order.push(() =>
+          add(
+            name,
+            measure(process.execPath, [
+              'bench/peers/structrank-run.mjs',
+              'learn',
+              algo === 'crf' ? 'crf' : 'perceptron',
+              String(n),
+              String(threads),
+              String(c2),
+              objective,
+              model(name),
+            ]),
+          ),
+        );
       }
     }
     if (base) {
-      order.push(() => add(baseName, measure(process.execPath, [base.runner, 'learn', algo === 'crf' ? 'crf' : 'perceptron', String(n), '1', String(c2), 'structrank', model(baseName)])));
+      order.push(() =>
+        add(
+          baseName,
+          measure(process.execPath, [
+            base.runner,
+            'learn',
+            algo === 'crf' ? 'crf' : 'perceptron',
+            String(n),
+            '1',
+            String(c2),
+            'structrank',
+            model(baseName),
+          ]),
+        ),
+      );
     }
     // Interleave: odd repetitions run in reverse order.
     (r % 2 === 0 ? order : order.reverse()).forEach((f) => f());
@@ -173,7 +232,8 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
       quality[name] = '-'; // its model format may be older than today's reader
       continue;
     }
-    if (name.startsWith('CRFsuite')) measure(peers.crfsuite!, ['tag', model(name), join(dataDir, 'test.crfsuite'), out]);
+    if (name.startsWith('CRFsuite'))
+      measure(peers.crfsuite!, ['tag', model(name), join(dataDir, 'test.crfsuite'), out]);
     else structrankTag(model(name), dataFile('conll2000', 'test.txt'), out);
     quality[name] = f1Of(out, test);
   }
@@ -186,40 +246,87 @@ function crf(peers: Peers, algo: 'crf' | 'ap'): void {
     const b = best(runs[name]);
     const pi = perIter(name);
     const tot = runs[name].map((m) => m.cpu);
-    const ratio = name === crfsuiteName ? '1.00x' : Number.isNaN(pi[0]) ? '-' : `${(best1 / Math.min(...pi)).toFixed(2)}x`;
-    const medianRatio = name === crfsuiteName ? '1.00x' : Number.isNaN(pi[0]) ? '-' : `${(baseMedian / mid(pi)).toFixed(2)}x`;
-    rows.push({ cells: [name, Number.isNaN(pi[0]) ? '-' : range(pi, 3), ratio, Number.isNaN(pi[0]) ? '-' : mid(pi).toFixed(3), medianRatio, range(tot, 1), `${(baseTotal / b.cpu).toFixed(2)}x`, b.rssMb.toFixed(0), quality[name]] });
+    const ratio =
+      name === crfsuiteName ? '1.00x' : Number.isNaN(pi[0]) ? '-' : `${(best1 / Math.min(...pi)).toFixed(2)}x`;
+    const medianRatio =
+      name === crfsuiteName ? '1.00x' : Number.isNaN(pi[0]) ? '-' : `${(baseMedian / mid(pi)).toFixed(2)}x`;
+    rows.push({
+      cells: [
+        name,
+        Number.isNaN(pi[0]) ? '-' : range(pi, 3),
+        ratio,
+        Number.isNaN(pi[0]) ? '-' : mid(pi).toFixed(3),
+        medianRatio,
+        range(tot, 1),
+        `${(baseTotal / b.cpu).toFixed(2)}x`,
+        b.rssMb.toFixed(0),
+        quality[name],
+      ],
+    });
   }
   const unit = algo === 'crf' ? 'iteration' : 'epoch';
-  table([`tool`, `CPU s per ${unit}`, 'ratio (CRFsuite / tool, best)', `median CPU s per ${unit}`, 'ratio of medians', 'whole process CPU s', 'ratio', 'max RSS MB', 'test F1'], rows);
-  console.log(algo === 'crf'
-    ? 'Wapiti (the CRF toolkit) is in no registry reachable here (Debian\'s `wapiti` package is an unrelated web scanner), so it is not run; ' +
-      'PEERS.md, same machine type, same template: L-BFGS pure L2, 50 iterations, 2 threads: 79.7 s wall, 923 MB, F1 93.49.'
-    : 'Whole-process CPU includes reading the training file: CRFsuite its pre-expanded attribute file, structrank the CoNLL columns plus its own feature extraction.');
-  if (base && runs[baseName] && runs[ours(1, 'structrank')]) regressionGuard(base, mid(perIter(baseName)), mid(perIter(ours(1, 'structrank'))), unit);
+  table(
+    [
+      `tool`,
+      `CPU s per ${unit}`,
+      'ratio (CRFsuite / tool, best)',
+      `median CPU s per ${unit}`,
+      'ratio of medians',
+      'whole process CPU s',
+      'ratio',
+      'max RSS MB',
+      'test F1',
+    ],
+    rows,
+  );
+  console.log(
+    algo === 'crf'
+      ? "Wapiti (the CRF toolkit) is in no registry reachable here (Debian's `wapiti` package is an unrelated web scanner), so it is not run; " +
+          'PEERS.md, same machine type, same template: L-BFGS pure L2, 50 iterations, 2 threads: 79.7 s wall, 923 MB, F1 93.49.'
+      : 'Whole-process CPU includes reading the training file: CRFsuite its pre-expanded attribute file, structrank the CoNLL columns plus its own feature extraction.',
+  );
+  if (base && runs[baseName] && runs[ours(1, 'structrank')])
+    regressionGuard(base, mid(perIter(baseName)), mid(perIter(ours(1, 'structrank'))), unit);
 }
 
 /** Today's build against the baseline's, median CPU per iteration, one line: the guard. */
 function regressionGuard(base: Baseline, then: number, now: number, unit: string): void {
   const slower = now / then - 1;
-  const verdict = slower > REGRESSION_TOLERANCE
-    ? `REGRESSION: today's build is ${(100 * slower).toFixed(0)}% slower per ${unit} than ${base.ref} on this processor (tolerance ${100 * REGRESSION_TOLERANCE}%)`
-    : `ok (within ${100 * REGRESSION_TOLERANCE}% or faster)`;
-  console.log(`Regression guard, 1 thread, median CPU s per ${unit}: ${base.ref} (${base.commit.slice(0, 12)}) ${then.toFixed(3)}, ` +
-    `today ${now.toFixed(3)}: ratio ${base.ref} / today ${(then / now).toFixed(2)}x; ${verdict}`);
+  const verdict =
+    slower > REGRESSION_TOLERANCE
+      ? `REGRESSION: today's build is ${(100 * slower).toFixed(0)}% slower per ${unit} than ${base.ref} on this processor (tolerance ${100 * REGRESSION_TOLERANCE}%)`
+      : `ok (within ${100 * REGRESSION_TOLERANCE}% or faster)`;
+  console.log(
+    `Regression guard, 1 thread, median CPU s per ${unit}: ${base.ref} (${base.commit.slice(0, 12)}) ${then.toFixed(3)}, ` +
+      `today ${now.toFixed(3)}: ratio ${base.ref} / today ${(then / now).toFixed(2)}x; ${verdict}`,
+  );
 }
 
 function tag(peers: Peers): void {
   const { test } = prepareChunkData();
-  console.log('\n## Tagging conll2000 test (47,377 tokens, and x10), whole process: start-up, model load, reading, tagging, writing');
-  console.log('Held equal: a first-order CRF over the same chunk-template attributes (models from a 30-iteration L-BFGS run), 1 thread, Viterbi output to a file. ' +
-    'CRFsuite reads its pre-expanded attribute file; structrank reads the CoNLL columns and extracts the features itself.');
+  console.log(
+    '\n## Tagging conll2000 test (47,377 tokens, and x10), whole process: start-up, model load, reading, tagging, writing',
+  );
+  console.log(
+    'Held equal: a first-order CRF over the same chunk-template attributes (models from a 30-iteration L-BFGS run), 1 thread, Viterbi output to a file. ' +
+      'CRFsuite reads its pre-expanded attribute file; structrank reads the CoNLL columns and extracts the features itself.',
+  );
   const ourModel = join(PEERS_DIR, 'tag.structrank.model');
   const theirModel = join(PEERS_DIR, 'tag.crfsuite.model');
   // Trained again every run (a few seconds): a model kept from an older build would be in its
   // older file format, which loads by conversion and would not measure this build's loading.
-  measure(process.execPath, ['bench/peers/structrank-run.mjs', 'learn', 'crf', '30', String(cores), '1', 'structrank', ourModel]);
-  if (peers.crfsuite && !existsSync(theirModel)) measure(peers.crfsuite, ['learn', 'lbfgs', theirModel, join(dataDir, 'train.crfsuite'), 'max_iterations=30']);
+  measure(process.execPath, [
+    'bench/peers/structrank-run.mjs',
+    'learn',
+    'crf',
+    '30',
+    String(cores),
+    '1',
+    'structrank',
+    ourModel,
+  ]);
+  if (peers.crfsuite && !existsSync(theirModel))
+    measure(peers.crfsuite, ['learn', 'lbfgs', theirModel, join(dataDir, 'train.crfsuite'), 'max_iterations=30']);
   const x10 = (src: string, dst: string): string => {
     const text = readFileSync(src, 'utf8');
     writeFileSync(dst, text.repeat(10));
@@ -227,7 +334,11 @@ function tag(peers: Peers): void {
   };
   const inputs = {
     x1: { ours: dataFile('conll2000', 'test.txt'), theirs: join(dataDir, 'test.crfsuite'), tokens: 47377 },
-    x10: { ours: x10(dataFile('conll2000', 'test.txt'), join(dataDir, 'test10.txt')), theirs: x10(join(dataDir, 'test.crfsuite'), join(dataDir, 'test10.crfsuite')), tokens: 473770 },
+    x10: {
+      ours: x10(dataFile('conll2000', 'test.txt'), join(dataDir, 'test10.txt')),
+      theirs: x10(join(dataDir, 'test.crfsuite'), join(dataDir, 'test10.crfsuite')),
+      tokens: 473770,
+    },
   };
   const rows: Row[] = [];
   for (const [size, input] of Object.entries(inputs)) {
@@ -236,8 +347,15 @@ function tag(peers: Peers): void {
     const out = join(PEERS_DIR, 'out.txt');
     for (let r = 0; r < reps; r++) {
       const a = (): void => void ours.push(structrankTag(ourModel, input.ours, out));
-      const b = (): void => void (peers.crfsuite && theirs.push(measure(peers.crfsuite, ['tag', theirModel, input.theirs, out])));
-      if (r % 2 === 0) { a(); b(); } else { b(); a(); }
+      const b = (): void =>
+        void (peers.crfsuite && theirs.push(measure(peers.crfsuite, ['tag', theirModel, input.theirs, out])));
+      if (r % 2 === 0) {
+        a();
+        b();
+      } else {
+        b();
+        a();
+      }
     }
     const o = median(ours);
     let f1 = '-';
@@ -249,34 +367,96 @@ function tag(peers: Peers): void {
     const ourF1 = size === 'x1' ? f1Of(out, test) : '-';
     if (theirs.length > 0) {
       const t = median(theirs);
-      rows.push({ cells: [`CRFsuite, test ${size}`, `${t.cpu.toFixed(2)} (${range(theirs.map((m) => m.cpu))})`, `${(input.tokens / t.cpu / 1e3).toFixed(0)}k`, t.rssMb.toFixed(0), '1.00x', f1] });
-      rows.push({ cells: [`structrank, test ${size}`, `${o.cpu.toFixed(2)} (${range(ours.map((m) => m.cpu))})`, `${(input.tokens / o.cpu / 1e3).toFixed(0)}k`, o.rssMb.toFixed(0), `${(t.cpu / o.cpu).toFixed(2)}x`, ourF1] });
+      rows.push({
+        cells: [
+          `CRFsuite, test ${size}`,
+          `${t.cpu.toFixed(2)} (${range(theirs.map((m) => m.cpu))})`,
+          `${(input.tokens / t.cpu / 1e3).toFixed(0)}k`,
+          t.rssMb.toFixed(0),
+          '1.00x',
+          f1,
+        ],
+      });
+      rows.push({
+        cells: [
+          `structrank, test ${size}`,
+          `${o.cpu.toFixed(2)} (${range(ours.map((m) => m.cpu))})`,
+          `${(input.tokens / o.cpu / 1e3).toFixed(0)}k`,
+          o.rssMb.toFixed(0),
+          `${(t.cpu / o.cpu).toFixed(2)}x`,
+          ourF1,
+        ],
+      });
     } else {
-      rows.push({ cells: [`structrank, test ${size}`, `${o.cpu.toFixed(2)} (${range(ours.map((m) => m.cpu))})`, `${(input.tokens / o.cpu / 1e3).toFixed(0)}k`, o.rssMb.toFixed(0), 'CRFsuite missing', ourF1] });
+      rows.push({
+        cells: [
+          `structrank, test ${size}`,
+          `${o.cpu.toFixed(2)} (${range(ours.map((m) => m.cpu))})`,
+          `${(input.tokens / o.cpu / 1e3).toFixed(0)}k`,
+          o.rssMb.toFixed(0),
+          'CRFsuite missing',
+          ourF1,
+        ],
+      });
     }
   }
-  table(['tool', 'CPU s, median (range)', 'tokens per CPU s (median)', 'max RSS MB (median run)', 'ratio (CRFsuite / structrank)', 'test F1'], rows);
+  table(
+    [
+      'tool',
+      'CPU s, median (range)',
+      'tokens per CPU s (median)',
+      'max RSS MB (median run)',
+      'ratio (CRFsuite / structrank)',
+      'test F1',
+    ],
+    rows,
+  );
   // structrank's x1 process by phase (bench/peers/tag-phases.mjs), medians over the repetitions.
-  const phases = Array.from({ length: reps }, () => measure(process.execPath, ['bench/peers/tag-phases.mjs', ourModel, inputs.x1.ours, join(PEERS_DIR, 'out.txt')]).json!);
-  const mid = (k: string): string => [...phases.map((p) => p[k])].sort((a, b) => a - b)[Math.floor(phases.length / 2)].toFixed(1);
-  console.log(`\nstructrank, test x1, CPU ms by phase (median of ${reps}): Node start-up ${mid('startup')}, imports and addon ${mid('imports')}, ` +
-    `model load ${mid('load')}, reading + tagging + writing ${mid('tag')}; max RSS ${mid('maxRssMb')} MB`);
+  const phases = Array.from(
+    { length: reps },
+    () =>
+      measure(process.execPath, ['bench/peers/tag-phases.mjs', ourModel, inputs.x1.ours, join(PEERS_DIR, 'out.txt')])
+        .json!,
+  );
+  const mid = (k: string): string =>
+    [...phases.map((p) => p[k])].sort((a, b) => a - b)[Math.floor(phases.length / 2)].toFixed(1);
+  console.log(
+    `\nstructrank, test x1, CPU ms by phase (median of ${reps}): Node start-up ${mid('startup')}, imports and addon ${mid('imports')}, ` +
+      `model load ${mid('load')}, reading + tagging + writing ${mid('tag')}; max RSS ${mid('maxRssMb')} MB`,
+  );
 }
 
 function kernel(): void {
-  console.log('\n## Subset-tree kernel, first 500 trees of ptb-sample train.mrg, lambda 0.4, whole process (`structrank kernel trees`), 1 thread');
-  console.log('SVM-Light-TK is not in any registry reachable here, so it is not run: its figures are the ones measured on this machine type ' +
-    'with a C harness around the SVM-Light-TK 1.5 library (PEERS.md): whole process 0.18-0.20 CPU s, 8-9 MB; loading a tree 31-36 us; Gram only 0.144-0.151 s.');
+  console.log(
+    '\n## Subset-tree kernel, first 500 trees of ptb-sample train.mrg, lambda 0.4, whole process (`structrank kernel trees`), 1 thread',
+  );
+  console.log(
+    'SVM-Light-TK is not in any registry reachable here, so it is not run: its figures are the ones measured on this machine type ' +
+      'with a C harness around the SVM-Light-TK 1.5 library (PEERS.md): whole process 0.18-0.20 CPU s, 8-9 MB; loading a tree 31-36 us; Gram only 0.144-0.151 s.',
+  );
   const trees = join(PEERS_DIR, 'trees500.mrg');
   if (!existsSync(trees)) writeFileSync(trees, firstTrees(500).join('\n') + '\n');
   const out = join(PEERS_DIR, 'gram.txt');
   const ms: Measure[] = [];
-  for (let r = 0; r < reps; r++) ms.push(measure(process.execPath, [cli, 'kernel', 'trees', '--lambda', '0.4', '--threads', '1', trees], { stdout: out }));
+  for (let r = 0; r < reps; r++)
+    ms.push(
+      measure(process.execPath, [cli, 'kernel', 'trees', '--lambda', '0.4', '--threads', '1', trees], { stdout: out }),
+    );
   const b = best(ms);
-  table(['tool', 'CPU s', 'max RSS MB', 'ratio (SVM-Light-TK 0.18-0.20 s / structrank)'], [
-    { cells: ['SVM-Light-TK 1.5 (PEERS.md, not run here)', '0.18-0.20', '8-9', '1.00x'] },
-    { cells: ['structrank', range(ms.map((m) => m.cpu)), b.rssMb.toFixed(0), `${(0.18 / b.cpu).toFixed(2)}-${(0.2 / b.cpu).toFixed(2)}x`] },
-  ]);
+  table(
+    ['tool', 'CPU s', 'max RSS MB', 'ratio (SVM-Light-TK 0.18-0.20 s / structrank)'],
+    [
+      { cells: ['SVM-Light-TK 1.5 (PEERS.md, not run here)', '0.18-0.20', '8-9', '1.00x'] },
+      {
+        cells: [
+          'structrank',
+          range(ms.map((m) => m.cpu)),
+          b.rssMb.toFixed(0),
+          `${(0.18 / b.cpu).toFixed(2)}-${(0.2 / b.cpu).toFixed(2)}x`,
+        ],
+      },
+    ],
+  );
 }
 
 /** The first n trees of ptb-sample train.mrg with the outer unlabeled bracket removed. */
@@ -304,7 +484,9 @@ function firstTrees(n: number): string[] {
 
 header();
 const peers = ensurePeers();
-console.log(`peers: CRFsuite ${peers.crfsuite ? 'built from npm crfsuite@1.0.1 sources' : 'MISSING'}; XGBoost ${peers.xgboost ?? 'MISSING'}`);
+console.log(
+  `peers: CRFsuite ${peers.crfsuite ? 'built from npm crfsuite@1.0.1 sources' : 'MISSING'}; XGBoost ${peers.xgboost ?? 'MISSING'}`,
+);
 for (const w of workloads) {
   if (w === 'crf') crf(peers, 'crf');
   else if (w === 'ap') crf(peers, 'ap');
@@ -312,4 +494,8 @@ for (const w of workloads) {
   else if (w === 'kernel') kernel();
   else throw new Error(`unknown workload ${w}; workloads: crf, ap, tag, kernel`);
 }
-console.log(`\nload average at the end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `\nload average at the end: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);

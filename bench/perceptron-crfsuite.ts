@@ -49,7 +49,12 @@ if (process.argv[2] === '--child') {
   let epochs = 0;
   const t0 = cpu();
   const tagger = await Tagger.train(train, {
-    algo: 'perceptron', columns, label: 'chunk', templates: 'chunk', epochs: EPOCHS, threads: 1,
+    algo: 'perceptron',
+    columns,
+    label: 'chunk',
+    templates: 'chunk',
+    epochs: EPOCHS,
+    threads: 1,
     onProgress: () => {
       last = cpu();
       if (++epochs === 1) first = last;
@@ -79,8 +84,27 @@ if (process.argv[2] === '--child') {
   };
   const theirs: Record<string, number>[] = [];
   const ours: Record<string, number>[] = [];
-  const runTheirs = (): void => void theirs.push(json(peers.crfsuite!, ['learn', 'averaged-perceptron', join(PEERS_DIR, 'model.ap.crfsuite'), trainFile, `max_iterations=${EPOCHS}`, 'epsilon=0']));
-  const runOurs = (): void => void ours.push(json(process.execPath, ['--import', 'tsx', resolve('bench/perceptron-crfsuite.ts'), '--child', join(PEERS_DIR, 'model.ap.structrank')]));
+  const runTheirs = (): void =>
+    void theirs.push(
+      json(peers.crfsuite!, [
+        'learn',
+        'averaged-perceptron',
+        join(PEERS_DIR, 'model.ap.crfsuite'),
+        trainFile,
+        `max_iterations=${EPOCHS}`,
+        'epsilon=0',
+      ]),
+    );
+  const runOurs = (): void =>
+    void ours.push(
+      json(process.execPath, [
+        '--import',
+        'tsx',
+        resolve('bench/perceptron-crfsuite.ts'),
+        '--child',
+        join(PEERS_DIR, 'model.ap.structrank'),
+      ]),
+    );
   const loadStart = loadavg();
   for (let r = 0; r < reps; r++) {
     if (r % 2 === 0) {
@@ -95,25 +119,45 @@ if (process.argv[2] === '--child') {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
-  const show = (xs: number[]): string => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`;
+  const show = (xs: number[]): string =>
+    `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`;
   const theirTrain = theirs.map((m) => m.train);
   const theirRead = theirs.map((m) => m.read);
   const ourTrain = ours.map((m) => m.train);
   const ourTrainSave = ours.map((m) => m.train + m.save);
-  console.log(`# averaged perceptron, CoNLL-2000 chunking train, ${EPOCHS} epochs, 1 thread, input reading excluded on both sides (${new Date().toISOString()})`);
+  console.log(
+    `# averaged perceptron, CoNLL-2000 chunking train, ${EPOCHS} epochs, 1 thread, input reading excluded on both sides (${new Date().toISOString()})`,
+  );
   console.log(processorLine());
-  console.log(`Held equal: the CRF++ chunk template; ${attributes} attribute strings in CRFsuite's file, ${ours[0].attributes} attributes in structrank's model; ${EPOCHS} epochs; one thread.`);
-  console.log(`${reps} alternating repetitions per tool; CPU seconds, median (range); load average ${loadStart.map((x) => x.toFixed(2)).join(' ')} at start, ${loadavg().map((x) => x.toFixed(2)).join(' ')} at end.\n`);
+  console.log(
+    `Held equal: the CRF++ chunk template; ${attributes} attribute strings in CRFsuite's file, ${ours[0].attributes} attributes in structrank's model; ${EPOCHS} epochs; one thread.`,
+  );
+  console.log(
+    `${reps} alternating repetitions per tool; CPU seconds, median (range); load average ${loadStart.map((x) => x.toFixed(2)).join(' ')} at start, ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} at end.\n`,
+  );
   const ratio = (xs: number[]): string => `${(median(theirTrain) / median(xs)).toFixed(2)}x`;
   console.log('| tool: timed part | CPU s, median (range) | ratio (CRFsuite / this) |');
   console.log('|---|---|---|');
   console.log(`| CRFsuite 0.12: reading the attribute file (not compared) | ${show(theirRead)} | - |`);
-  console.log(`| CRFsuite 0.12: trainer->train (feature generation, ${EPOCHS} epochs, writing the model) | ${show(theirTrain)} | 1.00x |`);
-  console.log(`| structrank: Tagger.train (attributes from the columns, ${EPOCHS} epochs) | ${show(ourTrain)} | **${ratio(ourTrain)}** |`);
-  console.log(`| structrank: Tagger.train + save (the model written, as in CRFsuite's call) | ${show(ourTrainSave)} | ${ratio(ourTrainSave)} |`);
+  console.log(
+    `| CRFsuite 0.12: trainer->train (feature generation, ${EPOCHS} epochs, writing the model) | ${show(theirTrain)} | 1.00x |`,
+  );
+  console.log(
+    `| structrank: Tagger.train (attributes from the columns, ${EPOCHS} epochs) | ${show(ourTrain)} | **${ratio(ourTrain)}** |`,
+  );
+  console.log(
+    `| structrank: Tagger.train + save (the model written, as in CRFsuite's call) | ${show(ourTrainSave)} | ${ratio(ourTrainSave)} |`,
+  );
   const theirEpoch = theirs.map((m) => m.perIteration);
   const ourEpoch = ours.map((m) => m.perIteration);
-  const show3 = (xs: number[]): string => `${median(xs).toFixed(3)} (${Math.min(...xs).toFixed(3)}-${Math.max(...xs).toFixed(3)})`;
-  console.log(`| CRFsuite 0.12: one epoch (CPU at the end of the last - of the first, / ${EPOCHS - 1}) | ${show3(theirEpoch)} | 1.00x |`);
-  console.log(`| structrank: one epoch (the same way) | ${show3(ourEpoch)} | ${(median(theirEpoch) / median(ourEpoch)).toFixed(2)}x |`);
+  const show3 = (xs: number[]): string =>
+    `${median(xs).toFixed(3)} (${Math.min(...xs).toFixed(3)}-${Math.max(...xs).toFixed(3)})`;
+  console.log(
+    `| CRFsuite 0.12: one epoch (CPU at the end of the last - of the first, / ${EPOCHS - 1}) | ${show3(theirEpoch)} | 1.00x |`,
+  );
+  console.log(
+    `| structrank: one epoch (the same way) | ${show3(ourEpoch)} | ${(median(theirEpoch) / median(ourEpoch)).toFixed(2)}x |`,
+  );
 }

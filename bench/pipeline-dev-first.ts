@@ -31,5 +31,9 @@ const devFirst: CandidateExecutor = {
     return out;
   },
 };
-const results = await runPipeline(readPipelineConfig(file), { executor: devFirst, log: (line) => console.error(line), progress: progressBars() });
+const results = await runPipeline(readPipelineConfig(file), {
+  executor: devFirst,
+  log: (line) => console.error(line),
+  progress: progressBars(),
+});
 console.log(formatResultsTable(results));

@@ -20,7 +20,19 @@ export interface Processor {
   cores: number;
 }
 
-const SIMD_FLAGS = ['sse2', 'sse4_2', 'avx', 'avx2', 'fma', 'avx512f', 'avx512dq', 'avx512bw', 'avx512vl', 'asimd', 'sve'];
+const SIMD_FLAGS = [
+  'sse2',
+  'sse4_2',
+  'avx',
+  'avx2',
+  'fma',
+  'avx512f',
+  'avx512dq',
+  'avx512bw',
+  'avx512vl',
+  'asimd',
+  'sve',
+];
 
 /** The first processor block of /proc/cpuinfo as key -> value ('' off Linux). */
 function cpuinfo(): Map<string, string> {
@@ -69,6 +81,8 @@ export function processor(): Processor {
 
 /** One header line: `processor: AMD EPYC (AuthenticAMD, family 25 model 1 ...); SIMD ...; variant ...`. */
 export function processorLine(p: Processor = processor()): string {
-  return `processor: ${p.model} (${p.vendor}, ${p.family}), ${p.cores} cores; SIMD ${p.simd.join(' ') || 'none listed'}; ` +
-    `structrank's vector variant ${p.variant}`;
+  return (
+    `processor: ${p.model} (${p.vendor}, ${p.family}), ${p.cores} cores; SIMD ${p.simd.join(' ') || 'none listed'}; ` +
+    `structrank's vector variant ${p.variant}`
+  );
 }

@@ -18,7 +18,9 @@ if (files.length === 0) {
   console.error('usage: npx tsx bench/score-kinds.ts <list.jsonl> ...');
   process.exit(2);
 }
-console.log('| list | sentences | without gold brackets/entities | candidates with another count than the gold | oracle differs | base F1 | oracle F1 (errors / f1) |');
+console.log(
+  '| list | sentences | without gold brackets/entities | candidates with another count than the gold | oracle differs | base F1 | oracle F1 (errors / f1) |',
+);
 console.log('|---|---|---|---|---|---|---|');
 for (const file of files) {
   const errors = scoreSet(readNbestSync(file));

@@ -52,6 +52,7 @@ const results = await runPipeline(config, {
 });
 console.log(formatResultsTable(results));
 for (const s of results.systems) {
-  if (s.kind === 'reranker') console.log(`${s.name}: ${s.testF1.toFixed(2)} F1 (${s.errorReduction?.toFixed(1)}% relative error reduction)`);
+  if (s.kind === 'reranker')
+    console.log(`${s.name}: ${s.testF1.toFixed(2)} F1 (${s.errorReduction?.toFixed(1)}% relative error reduction)`);
 }
 console.log(`report: ${await writeReport(output, results, 'structrank example pipeline')}`);

@@ -199,7 +199,8 @@ export function nativeError(kind: NativeErrorKind, message: string): StructrankE
  * loaders to rethrow; the class decides, never the message.
  */
 export function inModelFile(err: unknown, file: string): unknown {
-  if (err instanceof ModelFileError && !(err instanceof ModelKindError) && err.file === '') return new ModelFileError(file, err.problem);
+  if (err instanceof ModelFileError && !(err instanceof ModelKindError) && err.file === '')
+    return new ModelFileError(file, err.problem);
   return err;
 }
 

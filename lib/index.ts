@@ -22,22 +22,51 @@
 
 // Errors: one family with stable codes (docs/errors.md).
 export {
-  StructrankError, InputError, ModelFileError, ModelKindError, IoError, UsageError, AbortError, InternalError,
+  StructrankError,
+  InputError,
+  ModelFileError,
+  ModelKindError,
+  IoError,
+  UsageError,
+  AbortError,
+  InternalError,
   type StructrankErrorCode,
 } from './errors.js';
 
 // Models: the same verbs for every family.
 export {
-  Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TaggerInfo, type TagOptions, type TagCandidate, type TokenRows,
+  Tagger,
+  type TaggerAlgorithm,
+  type TaggerTrainOptions,
+  type TaggerMeta,
+  type TaggerInfo,
+  type TagOptions,
+  type TagCandidate,
+  type TokenRows,
 } from './tagger/tagger.js';
 export { readTrainingColumns, type TrainingColumns } from './tagger/training-columns.js';
 export {
-  ChartParserModel, type ParserTrainOptions, type ParseOptions, type ParsedSentence, type ParsedNbest, type ChartParserInfo,
+  ChartParserModel,
+  type ParserTrainOptions,
+  type ParseOptions,
+  type ParsedSentence,
+  type ParsedNbest,
+  type ChartParserInfo,
 } from './parser/chart-parser.js';
 export {
-  PerceptronReranker, type PerceptronTrainOptions, type PerceptronKernel, type PerceptronInfo, type ChooseOptions, type RerankEvaluation,
+  PerceptronReranker,
+  type PerceptronTrainOptions,
+  type PerceptronKernel,
+  type PerceptronInfo,
+  type ChooseOptions,
+  type RerankEvaluation,
 } from './rerank/perceptron.js';
-export { LinearReranker, type LinearTrainOptions, type LinearRerankOptions, type LinearRerankerInfo } from './rerank/linear-reranker.js';
+export {
+  LinearReranker,
+  type LinearTrainOptions,
+  type LinearRerankOptions,
+  type LinearRerankerInfo,
+} from './rerank/linear-reranker.js';
 export { type TrainProgress, type TrainRun } from './train-progress.js';
 
 // Data.
@@ -61,7 +90,12 @@ export { TreeBank, SequenceBank, kernel, gram, gramAsync, type Bank } from './ke
 
 // The reranking pipeline.
 export { runPipeline, type PipelineResults, type RunPipelineOptions } from './pipeline/run.js';
-export { readPipelineConfig, validatePipelineConfig, type PipelineConfig, type PipelineConfigInput } from './pipeline/config.js';
+export {
+  readPipelineConfig,
+  validatePipelineConfig,
+  type PipelineConfig,
+  type PipelineConfigInput,
+} from './pipeline/config.js';
 export { formatResultsTable, writeReport } from './pipeline/report.js';
 
 // Threads.

@@ -67,7 +67,10 @@ let threadNoticeShown = false;
  * what they were given, and the addon takes only its result (a count >= 1; anything else is
  * a TypeError, native/binding/options.h).
  */
-export function resolveThreads(requested: number | undefined, notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): number {
+export function resolveThreads(
+  requested: number | undefined,
+  notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): number {
   const cores = availableParallelism();
   if (!requested || requested <= 0) return cores;
   if (requested <= cores) return requested;
@@ -95,7 +98,10 @@ export function cancelFlagFor(signal: AbortSignal | undefined): { flag: CancelFl
  * Runs a native job with a cancel flag tied to `signal`. Rejects with AbortError at once if
  * the signal has already fired, and turns the native side's abort into the same AbortError.
  */
-export async function withCancelFlag<T>(signal: AbortSignal | undefined, job: (flag: CancelFlagHandle) => Promise<T>): Promise<T> {
+export async function withCancelFlag<T>(
+  signal: AbortSignal | undefined,
+  job: (flag: CancelFlagHandle) => Promise<T>,
+): Promise<T> {
   if (signal?.aborted) throw new AbortError();
   const { flag, dispose } = cancelFlagFor(signal);
   try {

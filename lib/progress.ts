@@ -85,16 +85,26 @@ export class Progress {
     this.start = options.startedAt ?? Date.now();
     this.stream = options.stream ?? process.stderr;
     if (this.stream.isTTY && !quiet) {
-      this.bar = new TerminalBar({ stream: this.stream, format: () => this.line(), fps: 10, hideCursor: false, linewrap: false, gracefulExit: false });
+      this.bar = new TerminalBar({
+        stream: this.stream,
+        format: () => this.line(),
+        fps: 10,
+        hideCursor: false,
+        linewrap: false,
+        gracefulExit: false,
+      });
       this.bar.start(options.total ?? 0, 0);
       Progress.running.add(this);
     } else if (!quiet && options.log !== false) {
       const interval = progressInterval();
-      this.heartbeat = setInterval(() => {
-        if (quiet || Date.now() - this.lastLine() < interval) return;
-        this.loggedUnits = Math.max(this.loggedUnits, Math.floor(this.done));
-        this.logLine();
-      }, Math.min(interval, 1000));
+      this.heartbeat = setInterval(
+        () => {
+          if (quiet || Date.now() - this.lastLine() < interval) return;
+          this.loggedUnits = Math.max(this.loggedUnits, Math.floor(this.done));
+          this.logLine();
+        },
+        Math.min(interval, 1000),
+      );
       this.heartbeat.unref();
       Progress.running.add(this);
     }
@@ -169,7 +179,8 @@ export class Progress {
     } else parts.push(done);
     parts.push(`elapsed ${formatSeconds(seconds)}`);
     parts.push(`${formatRate(rate)} ${unit}/s`);
-    if (total !== undefined && total > 0 && rate > 0 && this.done < total) parts.push(`ETA ${formatSeconds((total - this.done) / rate)}`);
+    if (total !== undefined && total > 0 && rate > 0 && this.done < total)
+      parts.push(`ETA ${formatSeconds((total - this.done) / rate)}`);
     if (this.status) parts.push(this.status);
     return parts.join('  ');
   }
@@ -233,7 +244,13 @@ export class TrainProgressBar {
     }
     this.phase = e.phase;
     const scale = units !== undefined && e.total !== undefined && e.total > 0 ? units / e.total : 1;
-    this.progress ??= new Progress({ unit: `${e.phase}s`, startedAt: this.startedAt, ...rest, label: this.label, total: units ?? e.total });
+    this.progress ??= new Progress({
+      unit: `${e.phase}s`,
+      startedAt: this.startedAt,
+      ...rest,
+      label: this.label,
+      total: units ?? e.total,
+    });
     const status = trainStatus(e, lossName);
     this.progress.update(e.done * scale, detail ? (status ? `${status}  ${detail}` : detail) : status, e.rate * scale);
   };
@@ -252,8 +269,13 @@ function formatRate(r: number): string {
 export function formatSeconds(s: number): string {
   if (!Number.isFinite(s)) return '?';
   if (s < 60) return `${s.toFixed(0)}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${Math.floor(s % 60).toString().padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60).toString().padStart(2, '0')}m`;
+  if (s < 3600)
+    return `${Math.floor(s / 60)}m${Math.floor(s % 60)
+      .toString()
+      .padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)
+    .toString()
+    .padStart(2, '0')}m`;
 }
 
 /**

@@ -55,7 +55,8 @@ export function withRun<P, O extends { signal?: AbortSignal; onProgress?: (p: P)
   const start = Date.now();
   const own = options.onProgress;
   const report = run.onProgress;
-  const signal = options.signal && run.signal ? AbortSignal.any([options.signal, run.signal]) : (options.signal ?? run.signal);
+  const signal =
+    options.signal && run.signal ? AbortSignal.any([options.signal, run.signal]) : (options.signal ?? run.signal);
   return {
     ...options,
     signal,
@@ -80,7 +81,9 @@ export function rateStamp(): (e: Omit<TrainProgress, 'rate'>) => TrainProgress {
 }
 
 /** A progress callback that adds the rate (units per second since this call) to each event. */
-export function reporter(onProgress: ((p: TrainProgress) => void) | undefined): ((e: Omit<TrainProgress, 'rate'>) => void) | undefined {
+export function reporter(
+  onProgress: ((p: TrainProgress) => void) | undefined,
+): ((e: Omit<TrainProgress, 'rate'>) => void) | undefined {
   if (onProgress === undefined) return undefined;
   const stamp = rateStamp();
   return (e) => onProgress(stamp(e));

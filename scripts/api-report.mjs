@@ -45,7 +45,9 @@ for (const [subpath, target] of Object.entries(pkg.exports)) {
   });
   const result = Extractor.invoke(config, { localBuild: !check, showVerboseMessages: false });
   if (check && result.apiReportChanged) {
-    console.error(`etc/api/${name}.api.md is stale: run \`npm run build:ts && node scripts/api-report.mjs\` and commit it`);
+    console.error(
+      `etc/api/${name}.api.md is stale: run \`npm run build:ts && node scripts/api-report.mjs\` and commit it`,
+    );
     failed++;
   } else if (!result.succeeded && !result.apiReportChanged) {
     console.error(`API Extractor failed on ${target.types} (${result.errorCount} errors)`);

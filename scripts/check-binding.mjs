@@ -20,15 +20,32 @@ if (!existsSync(join(nodeHeaders, 'node_api.h'))) {
 const require = createRequire(import.meta.url);
 const addonApi = require('node-addon-api').include_dir.replace(/^"|"$/g, '');
 const { execFileSync } = await import('node:child_process');
-const sources = execFileSync(process.execPath, ['native/sources.mjs', 'binding', '--lines'], { encoding: 'utf8' }).trim().split('\n');
-const flags = ['-fsyntax-only', '-std=c++17', '-Wall', '-Wextra', '-Wpedantic', '-Werror', `-I${nodeHeaders}`, `-I${addonApi}`, '-Inative',
-  '-DNAPI_VERSION=8', '-DNAPI_CPP_EXCEPTIONS', '-DNODE_ADDON_API_CPP_EXCEPTIONS_ALL', '-DNODE_ADDON_API_DISABLE_DEPRECATED'];
+const sources = execFileSync(process.execPath, ['native/sources.mjs', 'binding', '--lines'], { encoding: 'utf8' })
+  .trim()
+  .split('\n');
+const flags = [
+  '-fsyntax-only',
+  '-std=c++17',
+  '-Wall',
+  '-Wextra',
+  '-Wpedantic',
+  '-Werror',
+  `-I${nodeHeaders}`,
+  `-I${addonApi}`,
+  '-Inative',
+  '-DNAPI_VERSION=8',
+  '-DNAPI_CPP_EXCEPTIONS',
+  '-DNODE_ADDON_API_CPP_EXCEPTIONS_ALL',
+  '-DNODE_ADDON_API_DISABLE_DEPRECATED',
+];
 
 let failed = 0;
 const queue = [...sources];
 const worker = async () => {
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    const code = await new Promise((resolve) => spawn(compiler, [...flags, file], { stdio: 'inherit' }).on('close', resolve));
+    const code = await new Promise((resolve) =>
+      spawn(compiler, [...flags, file], { stdio: 'inherit' }).on('close', resolve),
+    );
     if (code !== 0) failed++;
   }
 };

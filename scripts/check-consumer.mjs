@@ -26,13 +26,24 @@ if (!setup || !example) {
   process.exit(1);
 }
 const work = mkdtempSync(join(tmpdir(), 'structrank-consumer-'));
-const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-const typescripts = { 'ts5': 'typescript@5', 'ts-newest': 'typescript@latest' };
+const npm = (args, cwd) =>
+  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+const typescripts = { ts5: 'typescript@5', 'ts-newest': 'typescript@latest' };
 
 try {
   let tarball = process.argv[2] ? resolve(process.argv[2]) : undefined;
   if (tarball === undefined) {
-    const name = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop();
+    const name = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .pop();
     tarball = join(work, name);
   }
 
@@ -40,12 +51,23 @@ try {
   const project = join(work, 'project');
   mkdirSync(project);
   npm(['init', '-y'], project);
-  const lines = setup[1].split('\n').map((l) => l.replace(/#.*$/, '').trim()).filter((l) => l !== '');
+  const lines = setup[1]
+    .split('\n')
+    .map((l) => l.replace(/#.*$/, '').trim())
+    .filter((l) => l !== '');
   for (const line of lines) {
     const words = line.split(/\s+/);
     if (words[0] !== 'npm') throw new Error(`README setup line is not an npm command: ${line}`);
     if (words[1] === 'init') continue;
-    const args = words.slice(1).flatMap((w) => (w === 'structrank' ? [tarball] : w === 'typescript' ? Object.entries(typescripts).map(([alias, spec]) => `${alias}@npm:${spec}`) : [w]));
+    const args = words
+      .slice(1)
+      .flatMap((w) =>
+        w === 'structrank'
+          ? [tarball]
+          : w === 'typescript'
+            ? Object.entries(typescripts).map(([alias, spec]) => `${alias}@npm:${spec}`)
+            : [w],
+      );
     if (args[0] === 'install' || args[0] === 'i') args.push('--ignore-scripts');
     console.log(`$ npm ${args.join(' ')}`);
     npm(args, project);
@@ -55,8 +77,21 @@ try {
   for (const [alias] of Object.entries(typescripts)) {
     const tsc = join(project, 'node_modules', alias, 'bin', 'tsc');
     const version = execFileSync(process.execPath, [tsc, '--version'], { encoding: 'utf8' }).trim();
-    for (const [module, resolution] of [['nodenext', 'nodenext'], ['preserve', 'bundler']]) {
-      const config = { compilerOptions: { strict: true, module, moduleResolution: resolution, target: 'es2022', noEmit: true, skipLibCheck: false }, files: ['example.ts'] };
+    for (const [module, resolution] of [
+      ['nodenext', 'nodenext'],
+      ['preserve', 'bundler'],
+    ]) {
+      const config = {
+        compilerOptions: {
+          strict: true,
+          module,
+          moduleResolution: resolution,
+          target: 'es2022',
+          noEmit: true,
+          skipLibCheck: false,
+        },
+        files: ['example.ts'],
+      };
       writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(config, null, 2));
       execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, stdio: 'inherit' });
       console.log(`types: ${version}, strict, module ${module}, moduleResolution ${resolution}: no errors`);
@@ -69,7 +104,14 @@ try {
   mkdirSync(cjs);
   npm(['init', '-y'], cjs);
   npm(['install', tarball, '--ignore-scripts'], cjs);
-  const out = execFileSync(process.execPath, ['-e', "const s = require('structrank'); const t = require('structrank/trees'); console.log(typeof s.Tagger, typeof t.words)"], { cwd: cjs, encoding: 'utf8' }).trim();
+  const out = execFileSync(
+    process.execPath,
+    [
+      '-e',
+      "const s = require('structrank'); const t = require('structrank/trees'); console.log(typeof s.Tagger, typeof t.words)",
+    ],
+    { cwd: cjs, encoding: 'utf8' },
+  ).trim();
   if (out !== 'function function') throw new Error(`require('structrank') in a CommonJS project gave: ${out}`);
   console.log(`CommonJS project (npm init -y): require('structrank') works on Node ${process.versions.node}`);
   console.log(`consumer check passed (${readdirSync(join(project, 'node_modules')).length} packages installed)`);

@@ -22,7 +22,17 @@
 // Needs `npm run build:ts` and the addon first. Prints the blocks run, type-checked and skipped,
 // and the CPU seconds taken (this process and its children).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +49,8 @@ export function extractBlocks(text, file) {
     if (/^<!-- end:/.test(lines[i])) generated = false;
     const open = /^```(sh|ts)\s*$/.exec(lines[i]);
     if (!open) {
-      if (/^```/.test(lines[i])) { // another fenced block: step over it
+      if (/^```/.test(lines[i])) {
+        // another fenced block: step over it
         for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++);
       }
       continue;
@@ -86,7 +97,10 @@ export function structrankCommands(code) {
     const line = raw.replace(/(^|\s)#.*$/, '');
     for (const part of line.split(/&&|\|\||;|\|/)) {
       const assign = /^\s*([A-Z_][A-Z0-9_]*)=("([^"]*)"|'([^']*)'|(\S*))\s*$/.exec(part);
-      if (assign) { vars[assign[1]] = assign[3] ?? assign[4] ?? assign[5]; continue; }
+      if (assign) {
+        vars[assign[1]] = assign[3] ?? assign[4] ?? assign[5];
+        continue;
+      }
       const expanded = part.replace(/\$\{?([A-Z_][A-Z0-9_]*)\}?/g, (_, n) => vars[n] ?? '');
       let words = shellWords(expanded).filter((w) => !/^[<>]/.test(w));
       while (words.length && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) words = words.slice(1); // VAR=x cmd
@@ -107,7 +121,10 @@ export function checkFlags(code, cli) {
     const command = words.slice(0, n);
     if (command.length === 0 || command.some((w) => w.startsWith('-'))) continue; // `structrank --help`
     const options = cli.options(command);
-    if (!options) { problems.push(`unknown command 'structrank ${command.join(' ')}' in: ${line}`); continue; }
+    if (!options) {
+      problems.push(`unknown command 'structrank ${command.join(' ')}' in: ${line}`);
+      continue;
+    }
     for (const w of words.slice(n)) {
       if (!w.startsWith('-') || w === '-' || w === '--') continue;
       const name = w.split('=')[0];
@@ -124,7 +141,9 @@ function helpReader(root) {
     options(command) {
       const key = command.join(' ');
       if (!cache.has(key)) {
-        const r = spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), ...command, '--help'], { encoding: 'utf8' });
+        const r = spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), ...command, '--help'], {
+          encoding: 'utf8',
+        });
         const text = r.stdout ?? '';
         const at = text.indexOf('Options:');
         if (r.status !== 0 || at < 0 || !text.startsWith(`Usage: structrank ${key}`)) cache.set(key, null);
@@ -135,7 +154,10 @@ function helpReader(root) {
           for (const l of text.slice(at).split('\n').slice(1)) {
             if (/^Examples:/.test(l)) break;
             const m = /^ {2}(?:(-\w),\s+)?(--[\w-]+)/.exec(l); // descriptions wrap deeper
-            if (m) { if (m[1]) names.add(m[1]); names.add(m[2]); }
+            if (m) {
+              if (m[1]) names.add(m[1]);
+              names.add(m[2]);
+            }
           }
           cache.set(key, names);
         }
@@ -164,10 +186,17 @@ export function checkDocs({ root, files, log = console.log, timeoutMs = 600_000 
   const hasShared = existsSync(join(shared, 'data'));
   const scratch = mkdtempSync(join(tmpdir(), 'structrank-docs-'));
   const where = (b) => `${relative(root, b.file)}:${b.line}`;
-  const fail = (b, what) => { report.failures.push(`${where(b)}: ${what}`); log(`FAIL ${where(b)}: ${what}`); };
+  const fail = (b, what) => {
+    report.failures.push(`${where(b)}: ${what}`);
+    log(`FAIL ${where(b)}: ${what}`);
+  };
   try {
     mkdirSync(join(scratch, 'bin'));
-    writeFileSync(join(scratch, 'bin', 'structrank'), `#!/bin/sh\nexec "${process.execPath}" "${join(root, 'dist', 'cli.js')}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      join(scratch, 'bin', 'structrank'),
+      `#!/bin/sh\nexec "${process.execPath}" "${join(root, 'dist', 'cli.js')}" "$@"\n`,
+      { mode: 0o755 },
+    );
     if (hasShared) symlinkSync(realpathSync(shared), join(scratch, 'shared'), 'dir');
     const consumer = (dir) => {
       mkdirSync(join(dir, 'node_modules'), { recursive: true });
@@ -181,19 +210,33 @@ export function checkDocs({ root, files, log = console.log, timeoutMs = 600_000 
     consumer(tsDir);
     const tsFiles = new Map();
     const typeFailed = new Set();
-    for (const { blocks } of pages) for (const b of blocks) {
-      if (b.lang !== 'ts' || b.marker?.needs) continue;
-      const name = `${basename(b.file, '.md')}-${b.line}.ts`;
-      writeFileSync(join(tsDir, name), `${b.marker?.prelude ? b.marker.prelude + '\n' : ''}${b.code}\nexport {};\n`);
-      tsFiles.set(name, b);
-    }
+    for (const { blocks } of pages)
+      for (const b of blocks) {
+        if (b.lang !== 'ts' || b.marker?.needs) continue;
+        const name = `${basename(b.file, '.md')}-${b.line}.ts`;
+        writeFileSync(join(tsDir, name), `${b.marker?.prelude ? b.marker.prelude + '\n' : ''}${b.code}\nexport {};\n`);
+        tsFiles.set(name, b);
+      }
     if (tsFiles.size) {
-      writeFileSync(join(tsDir, 'tsconfig.json'), JSON.stringify({
-        compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', noEmit: true,
-          types: ['node'], typeRoots: [join(root, 'node_modules', '@types')] },
-        files: [...tsFiles.keys()],
-      }));
-      const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: tsDir, encoding: 'utf8' });
+      writeFileSync(
+        join(tsDir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            target: 'ES2022',
+            noEmit: true,
+            types: ['node'],
+            typeRoots: [join(root, 'node_modules', '@types')],
+          },
+          files: [...tsFiles.keys()],
+        }),
+      );
+      const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], {
+        cwd: tsDir,
+        encoding: 'utf8',
+      });
       const errors = new Map();
       for (const l of (tsc.stdout + tsc.stderr).split('\n')) {
         const m = /^([\w.-]+\.ts)\(\d+,\d+\): error/.exec(l);
@@ -201,8 +244,10 @@ export function checkDocs({ root, files, log = console.log, timeoutMs = 600_000 
       }
       if (tsc.status !== 0 && errors.size === 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
       for (const [name, b] of tsFiles) {
-        if (errors.has(name)) { fail(b, `type errors:\n  ${errors.get(name).join('\n  ')}`); typeFailed.add(b); }
-        else report.typed.push(where(b));
+        if (errors.has(name)) {
+          fail(b, `type errors:\n  ${errors.get(name).join('\n  ')}`);
+          typeFailed.add(b);
+        } else report.typed.push(where(b));
       }
     }
 
@@ -213,7 +258,10 @@ export function checkDocs({ root, files, log = console.log, timeoutMs = 600_000 
       const dir = join(scratch, basename(file, '.md'));
       consumer(dir);
       for (const b of blocks) {
-        if (b.marker?.needs) { report.skipped.push(`${where(b)} (${b.lang}, not checked): ${b.marker.reason}`); continue; }
+        if (b.marker?.needs) {
+          report.skipped.push(`${where(b)} (${b.lang}, not checked): ${b.marker.reason}`);
+          continue;
+        }
         if (b.lang === 'sh' && (b.marker || b.generated)) {
           const problems = checkFlags(b.code, cli);
           for (const p of problems) fail(b, p);
@@ -221,25 +269,52 @@ export function checkDocs({ root, files, log = console.log, timeoutMs = 600_000 
           report.skipped.push(`${where(b)} (sh, options checked against --help): ${why}`);
           continue;
         }
-        if (b.marker) { report.skipped.push(`${where(b)} (ts, ${typeFailed.has(b) ? 'type errors' : 'type-checked'}): ${b.marker.reason}`); continue; }
+        if (b.marker) {
+          report.skipped.push(
+            `${where(b)} (ts, ${typeFailed.has(b) ? 'type errors' : 'type-checked'}): ${b.marker.reason}`,
+          );
+          continue;
+        }
         if (typeFailed.has(b)) continue; // failed already; running it would say the same again
         if (/\.\.\/shared\/data/.test(b.code) && !hasShared) {
           if (process.env.CI) fail(b, `needs ../shared/data, which is missing (${shared})`);
           else report.skipped.push(`${where(b)} (${b.lang}): needs shared data: ${join(shared, 'data')} is missing`);
           continue;
         }
-        if (b.lang === 'sh') { // options first: a clearer error than the command's own
+        if (b.lang === 'sh') {
+          // options first: a clearer error than the command's own
           const problems = checkFlags(b.code, cli);
-          if (problems.length) { problems.forEach((p) => fail(b, p)); continue; }
+          if (problems.length) {
+            problems.forEach((p) => fail(b, p));
+            continue;
+          }
         }
         const t0 = cpuSeconds();
-        const r = b.lang === 'sh'
-          ? spawnSync('bash', ['-e', '-o', 'pipefail', '-c', b.code], { cwd: dir, env, encoding: 'utf8', timeout: timeoutMs })
-          : (writeFileSync(join(dir, `example-${b.line}.ts`), b.code + '\nexport {};\n'),
-            spawnSync(process.execPath, [tsx, `example-${b.line}.ts`], { cwd: dir, env, encoding: 'utf8', timeout: timeoutMs }));
+        const r =
+          b.lang === 'sh'
+            ? spawnSync('bash', ['-e', '-o', 'pipefail', '-c', b.code], {
+                cwd: dir,
+                env,
+                encoding: 'utf8',
+                timeout: timeoutMs,
+              })
+            : (writeFileSync(join(dir, `example-${b.line}.ts`), b.code + '\nexport {};\n'),
+              spawnSync(process.execPath, [tsx, `example-${b.line}.ts`], {
+                cwd: dir,
+                env,
+                encoding: 'utf8',
+                timeout: timeoutMs,
+              }));
         const cpu = (cpuSeconds() - t0).toFixed(1);
-        if (r.status !== 0) fail(b, `exit ${r.status ?? r.signal}${r.error ? ` (${r.error.message})` : ''}:\n${(r.stderr ?? '').split('\n').slice(-15).join('\n')}`);
-        else { report.run.push(`${where(b)} (${b.lang}, ${cpu} CPU s)`); log(`ran ${where(b)} (${b.lang}, ${cpu} CPU s)`); }
+        if (r.status !== 0)
+          fail(
+            b,
+            `exit ${r.status ?? r.signal}${r.error ? ` (${r.error.message})` : ''}:\n${(r.stderr ?? '').split('\n').slice(-15).join('\n')}`,
+          );
+        else {
+          report.run.push(`${where(b)} (${b.lang}, ${cpu} CPU s)`);
+          log(`ran ${where(b)} (${b.lang}, ${cpu} CPU s)`);
+        }
       }
     }
   } finally {
@@ -252,18 +327,36 @@ function main() {
   const args = process.argv.slice(2);
   let root = resolve(here, '..');
   const at = args.indexOf('--root');
-  if (at >= 0) { root = resolve(args[at + 1]); args.splice(at, 2); }
-  const files = args.length ? args.map((f) => resolve(f))
-    : [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => join(root, 'docs', f))];
+  if (at >= 0) {
+    root = resolve(args[at + 1]);
+    args.splice(at, 2);
+  }
+  const files = args.length
+    ? args.map((f) => resolve(f))
+    : [
+        join(root, 'README.md'),
+        ...readdirSync(join(root, 'docs'))
+          .filter((f) => f.endsWith('.md'))
+          .sort()
+          .map((f) => join(root, 'docs', f)),
+      ];
   const t0 = cpuSeconds();
   const r = checkDocs({ root, files });
-  const list = (title, items) => { console.log(`\n${title} (${items.length}):`); for (const i of items) console.log(`  ${i}`); };
+  const list = (title, items) => {
+    console.log(`\n${title} (${items.length}):`);
+    for (const i of items) console.log(`  ${i}`);
+  };
   list('run', r.run);
   list('type-checked', r.typed);
   list('skipped', r.skipped);
-  console.log(`\ndoc examples: ${r.run.length} run, ${r.typed.length} type-checked, ${r.skipped.length} skipped, ${r.failures.length} failed; ${(cpuSeconds() - t0).toFixed(1)} CPU s`);
+  console.log(
+    `\ndoc examples: ${r.run.length} run, ${r.typed.length} type-checked, ${r.skipped.length} skipped, ${r.failures.length} failed; ${(cpuSeconds() - t0).toFixed(1)} CPU s`,
+  );
   if (r.failures.length) {
-    list('FAILED', r.failures.map((f) => f.split('\n')[0]));
+    list(
+      'FAILED',
+      r.failures.map((f) => f.split('\n')[0]),
+    );
     process.exit(1);
   }
 }

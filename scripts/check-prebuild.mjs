@@ -10,7 +10,8 @@ import { spawnSync } from 'node:child_process';
 const root = resolve('.');
 const dir = mkdtempSync(join(tmpdir(), 'structrank-prebuild-'));
 try {
-  for (const entry of ['package.json', 'dist', 'prebuilds']) cpSync(join(root, entry), join(dir, entry), { recursive: true });
+  for (const entry of ['package.json', 'dist', 'prebuilds'])
+    cpSync(join(root, entry), join(dir, entry), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const require = createRequire(join(root, 'package.json'));
   const loaded = require('node-gyp-build').path(dir);

@@ -24,9 +24,26 @@ try {
   writeFileSync(join(dir, 'example.ts'), block[1]);
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   // The consumer brings @types/node (README: "TypeScript consumers need @types/node").
-  const common = ['--strict', '--target', 'ES2022', '--skipLibCheck', 'false', '--types', 'node', '--typeRoots', join(root, 'node_modules', '@types')];
-  execFileSync(process.execPath, [tsc, ...common, '--module', 'esnext', '--moduleResolution', 'bundler', '--noEmit', 'example.ts'], { cwd: dir, stdio: 'inherit' });
-  execFileSync(process.execPath, [tsc, ...common, '--module', 'node16', '--moduleResolution', 'node16', 'example.ts'], { cwd: dir, stdio: 'inherit' });
+  const common = [
+    '--strict',
+    '--target',
+    'ES2022',
+    '--skipLibCheck',
+    'false',
+    '--types',
+    'node',
+    '--typeRoots',
+    join(root, 'node_modules', '@types'),
+  ];
+  execFileSync(
+    process.execPath,
+    [tsc, ...common, '--module', 'esnext', '--moduleResolution', 'bundler', '--noEmit', 'example.ts'],
+    { cwd: dir, stdio: 'inherit' },
+  );
+  execFileSync(process.execPath, [tsc, ...common, '--module', 'node16', '--moduleResolution', 'node16', 'example.ts'], {
+    cwd: dir,
+    stdio: 'inherit',
+  });
   const out = execFileSync(process.execPath, ['example.js'], { cwd: dir, encoding: 'utf8' });
   process.stdout.write(out);
   if (out.trim() === '') throw new Error('the README example printed nothing');

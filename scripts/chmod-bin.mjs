@@ -5,6 +5,6 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 
 const { bin } = JSON.parse(readFileSync('package.json', 'utf8'));
-for (const file of Object.values(typeof bin === 'string' ? { bin } : bin ?? {})) {
+for (const file of Object.values(typeof bin === 'string' ? { bin } : (bin ?? {}))) {
   chmodSync(file, statSync(file).mode | 0o111);
 }

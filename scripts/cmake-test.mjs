@@ -15,7 +15,12 @@ const clang = process.argv.includes('--clang');
 const dir = clang ? 'build-cmake-clang' : sanitize ? 'build-cmake-asan' : 'build-cmake';
 const extra = [];
 if (strict) extra.push('-DSTRUCTRANK_STRICT=ON');
-if (clang) extra.push('-DCMAKE_CXX_COMPILER=clang++', '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1');
+if (clang)
+  extra.push(
+    '-DCMAKE_CXX_COMPILER=clang++',
+    '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
+    '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1',
+  );
 const jobs = String(Math.max(1, availableParallelism()));
 // ctest keeps every test's full output here, passing tests included.
 const log = join(dir, 'Testing', 'Temporary', 'LastTest.log');
@@ -26,7 +31,14 @@ const steps = [
 ];
 let status = 0;
 for (const [cmd, args] of steps) {
-  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' } });
+  const r = spawnSync(cmd, args, {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1',
+      UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
+    },
+  });
   status = r.status ?? 1;
   if (status !== 0 && cmd !== 'ctest') process.exit(status);
 }

@@ -12,12 +12,17 @@ import { circles, importGraph } from './import-graph.mjs';
 import { layerOf, mayImport } from './layers.mjs';
 
 const defaultRoot = join(dirname(fileURLToPath(import.meta.url)), '..', 'lib');
-const rootOption = { type: 'array', items: [{ type: 'object', properties: { root: { type: 'string' } }, additionalProperties: false }] };
+const rootOption = {
+  type: 'array',
+  items: [{ type: 'object', properties: { root: { type: 'string' } }, additionalProperties: false }],
+};
 
 /** The path of an import relative to `root` ('io/lines.ts'), or undefined outside it. */
 function targetOf(root, file, spec) {
   if (!spec.startsWith('.')) return undefined;
-  const path = relative(root, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))).split(sep).join('/');
+  const path = relative(root, resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
+    .split(sep)
+    .join('/');
   return path.startsWith('..') ? undefined : path;
 }
 
@@ -43,7 +48,10 @@ const noUpwardImport = {
     type: 'problem',
     docs: { description: 'lib/ imports only from its own layer and the layers below (scripts/layers.mjs)' },
     schema: rootOption,
-    messages: { upward: "layer '{{from}}' may not import '{{spec}}' (layer '{{to}}'): lib/ imports only downwards (scripts/layers.mjs)" },
+    messages: {
+      upward:
+        "layer '{{from}}' may not import '{{spec}}' (layer '{{to}}'): lib/ imports only downwards (scripts/layers.mjs)",
+    },
   },
   create(context) {
     const root = resolve(context.options[0]?.root ?? defaultRoot);
@@ -53,7 +61,8 @@ const noUpwardImport = {
     return onImports((node, spec) => {
       const target = targetOf(root, file, spec);
       const to = target === undefined ? undefined : layerOf(target);
-      if (to !== undefined && !mayImport(from, to)) context.report({ node, messageId: 'upward', data: { from: from.name, to: to.name, spec } });
+      if (to !== undefined && !mayImport(from, to))
+        context.report({ node, messageId: 'upward', data: { from: from.name, to: to.name, spec } });
     });
   },
 };
@@ -86,9 +95,13 @@ const noCycle = {
     if (circle === undefined) return {};
     return onImports((node, spec) => {
       const target = targetOf(root, file, spec);
-      if (target !== undefined && circle.includes(target)) context.report({ node, messageId: 'cycle', data: { spec, files: circle.join(', ') } });
+      if (target !== undefined && circle.includes(target))
+        context.report({ node, messageId: 'cycle', data: { spec, files: circle.join(', ') } });
     });
   },
 };
 
-export default { meta: { name: 'structrank-layers' }, rules: { 'no-upward-import': noUpwardImport, 'no-cycle': noCycle } };
+export default {
+  meta: { name: 'structrank-layers' },
+  rules: { 'no-upward-import': noUpwardImport, 'no-cycle': noCycle },
+};

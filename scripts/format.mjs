@@ -8,10 +8,14 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const check = process.argv.includes('--check');
 
-const prettier = spawnSync('npx', ['--no-install', 'prettier', check ? '--check' : '--write', '--log-level', 'warn', '.'], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const prettier = spawnSync(
+  'npx',
+  ['--no-install', 'prettier', check ? '--check' : '--write', '--log-level', 'warn', '.'],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 
 const cppFiles = execFileSync('git', ['ls-files', 'native/*.cc', 'native/*.h'], { cwd: root, encoding: 'utf8' })
   .split('\n')

@@ -30,12 +30,25 @@ function importsOf(file) {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const found = [];
   const visit = (node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       const typeOnly = ts.isImportDeclaration(node) ? Boolean(node.importClause?.isTypeOnly) : node.isTypeOnly;
       found.push({ spec: node.moduleSpecifier.text, kind: typeOnly ? 'type' : 'static' });
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       found.push({ spec: node.arguments[0].text, kind: 'dynamic' });
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       found.push({ spec: node.argument.literal.text, kind: 'type' });
     }
     ts.forEachChild(node, visit);
@@ -45,12 +58,16 @@ function importsOf(file) {
 }
 
 export function importGraph(root) {
-  const files = listTs(root).map((f) => relative(root, f).split(sep).join('/')).sort();
+  const files = listTs(root)
+    .map((f) => relative(root, f).split(sep).join('/'))
+    .sort();
   const known = new Set(files);
   const edges = new Map(files.map((f) => [f, []]));
   for (const file of files) {
     for (const { spec, kind } of importsOf(join(root, file))) {
-      const target = relative(root, resolve(root, dirname(file), spec.replace(/\.js$/, '.ts'))).split(sep).join('/');
+      const target = relative(root, resolve(root, dirname(file), spec.replace(/\.js$/, '.ts')))
+        .split(sep)
+        .join('/');
       if (known.has(target)) edges.get(file).push({ to: target, kind });
     }
   }
@@ -60,18 +77,31 @@ export function importGraph(root) {
 /** Strongly connected components with more than one file, or a file importing itself (Tarjan). */
 export function circles({ files, edges }) {
   let next = 0;
-  const index = new Map(), low = new Map(), stack = [], onStack = new Set(), out = [];
+  const index = new Map(),
+    low = new Map(),
+    stack = [],
+    onStack = new Set(),
+    out = [];
   const connect = (v) => {
-    index.set(v, next); low.set(v, next); next++;
-    stack.push(v); onStack.add(v);
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
     for (const { to } of edges.get(v)) {
-      if (!index.has(to)) { connect(to); low.set(v, Math.min(low.get(v), low.get(to))); }
-      else if (onStack.has(to)) low.set(v, Math.min(low.get(v), index.get(to)));
+      if (!index.has(to)) {
+        connect(to);
+        low.set(v, Math.min(low.get(v), low.get(to)));
+      } else if (onStack.has(to)) low.set(v, Math.min(low.get(v), index.get(to)));
     }
     if (low.get(v) === index.get(v)) {
       const component = [];
       let w;
-      do { w = stack.pop(); onStack.delete(w); component.push(w); } while (w !== v);
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
       if (component.length > 1 || edges.get(v).some((e) => e.to === v)) out.push(component.sort());
     }
   };
@@ -106,7 +136,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`circles: ${found.length} (${found.reduce((n, c) => n + c.length, 0)} files in them)`);
   for (const c of found) console.log(`  circle of ${c.length}: ${c.join(' ')}`);
   console.log(`upward imports: ${upward.length}`);
-  for (const u of upward) console.log(`  ${u.from} (${u.fromLayer}) -> ${u.to} (${u.toLayer})${u.kind === 'static' ? '' : ` [${u.kind}]`}`);
+  for (const u of upward)
+    console.log(`  ${u.from} (${u.fromLayer}) -> ${u.to} (${u.toLayer})${u.kind === 'static' ? '' : ` [${u.kind}]`}`);
   if (unplaced.length > 0) console.log(`files in no layer: ${unplaced.length}\n  ${unplaced.join('\n  ')}`);
   if (args.includes('--check') && (found.length > 0 || upward.length > 0 || unplaced.length > 0)) process.exitCode = 1;
 }

@@ -15,13 +15,23 @@ const outIndex = process.argv.indexOf('--out');
 const out = resolve(outIndex > 0 ? process.argv[outIndex + 1] : join(root, 'test', 'fixtures', 'models'));
 // The root entry point and the subpaths the fixtures need (words, tags, n-best and reranker files).
 const sr = {};
-for (const entry of ['index.js', 'api/trees.js', 'api/formats.js', 'api/rerank.js', 'rerank/table-data.js', 'rerank/boost.js']) Object.assign(sr, await import(join(root, 'dist', entry)));
+for (const entry of [
+  'index.js',
+  'api/trees.js',
+  'api/formats.js',
+  'api/rerank.js',
+  'rerank/table-data.js',
+  'rerank/boost.js',
+])
+  Object.assign(sr, await import(join(root, 'dist', entry)));
 const scratch = join(tmpdir(), `structrank-fixtures-${process.pid}`);
 mkdirSync(scratch, { recursive: true });
 mkdirSync(out, { recursive: true });
 
 const cli = (...args) => {
-  const r = spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), ...args, '--threads', '1'], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), ...args, '--threads', '1'], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`structrank ${args.join(' ')} failed:\n${r.stderr}`);
 };
 
@@ -29,35 +39,190 @@ const cli = (...args) => {
 // model stays a few hundred kilobytes at most.
 const gum = join(root, 'data', 'gum-open');
 const trainTrees = sr.readTreesSync(join(gum, 'train.mrg')).slice(0, 25);
-const devTrees = sr.readTreesSync(join(gum, 'dev.mrg')).filter((t) => sr.words(t).length <= 20).slice(0, 8);
+const devTrees = sr
+  .readTreesSync(join(gum, 'dev.mrg'))
+  .filter((t) => sr.words(t).length <= 20)
+  .slice(0, 8);
 const writeTrees = (file, trees) => writeFileSync(file, trees.map((t) => sr.formatTree(t)).join('\n') + '\n');
 const writeTagged = (file, trees) =>
-  writeFileSync(file, trees.map((t) => sr.words(t).map((w, i) => `${w} ${sr.tags(t)[i]}`).join('\n') + '\n').join('\n'));
+  writeFileSync(
+    file,
+    trees
+      .map(
+        (t) =>
+          sr
+            .words(t)
+            .map((w, i) => `${w} ${sr.tags(t)[i]}`)
+            .join('\n') + '\n',
+      )
+      .join('\n'),
+  );
 writeTrees(join(scratch, 'train.mrg'), trainTrees);
 writeTagged(join(scratch, 'train.conll'), trainTrees);
 writeTrees(join(out, 'dev.mrg'), devTrees);
 // Tagger templates: a few of each atom kind the payload stores (word functions, shapes, the
 // ambiguity-class dictionary `tags`, an edge template), to keep the models small.
 const templates = join(scratch, 'templates.json');
-writeFileSync(templates, JSON.stringify({ templates: [['bias'], ['lower(word)[-1]'], ['lower(word)'], ['lower(word)[1]'], ['suffix3(word)'], ['shape(word)'], ['tags(word)'], ['initcap(word)', 'prevtag']] }));
+writeFileSync(
+  templates,
+  JSON.stringify({
+    templates: [
+      ['bias'],
+      ['lower(word)[-1]'],
+      ['lower(word)'],
+      ['lower(word)[1]'],
+      ['suffix3(word)'],
+      ['shape(word)'],
+      ['tags(word)'],
+      ['initcap(word)', 'prevtag'],
+    ],
+  }),
+);
 
 const model = (name) => join(out, name);
 // Taggers: each algorithm, order 2 for the CRF.
-cli('train-tagger', '--algo', 'perceptron', '--train', join(scratch, 'train.conll'), '--columns', 'word,pos', '--label', 'pos', '--template', templates, '--epochs', '3', '--model', model('tagger-perceptron.model'));
-cli('train-tagger', '--algo', 'crf', '--order', '2', '--train', join(scratch, 'train.conll'), '--columns', 'word,pos', '--label', 'pos', '--template', templates, '--epochs', '15', '--model', model('tagger-crf.model'));
-cli('train-tagger', '--algo', 'maxent', '--train', join(scratch, 'train.conll'), '--columns', 'word,pos', '--label', 'pos', '--template', templates, '--epochs', '15', '--model', model('tagger-maxent.model'));
+cli(
+  'train-tagger',
+  '--algo',
+  'perceptron',
+  '--train',
+  join(scratch, 'train.conll'),
+  '--columns',
+  'word,pos',
+  '--label',
+  'pos',
+  '--template',
+  templates,
+  '--epochs',
+  '3',
+  '--model',
+  model('tagger-perceptron.model'),
+);
+cli(
+  'train-tagger',
+  '--algo',
+  'crf',
+  '--order',
+  '2',
+  '--train',
+  join(scratch, 'train.conll'),
+  '--columns',
+  'word,pos',
+  '--label',
+  'pos',
+  '--template',
+  templates,
+  '--epochs',
+  '15',
+  '--model',
+  model('tagger-crf.model'),
+);
+cli(
+  'train-tagger',
+  '--algo',
+  'maxent',
+  '--train',
+  join(scratch, 'train.conll'),
+  '--columns',
+  'word,pos',
+  '--label',
+  'pos',
+  '--template',
+  templates,
+  '--epochs',
+  '15',
+  '--model',
+  model('tagger-maxent.model'),
+);
 // Chart parsers: the PCFG and the CRF-CFG.
 cli('train-parser', '--train', join(scratch, 'train.mrg'), '--model', model('parser-pcfg.model'));
-cli('train-parser', '--train', join(scratch, 'train.mrg'), '--crf', '--epochs', '2', '--surface-bits', '12', '--model', model('parser-crf.model'));
+cli(
+  'train-parser',
+  '--train',
+  join(scratch, 'train.mrg'),
+  '--crf',
+  '--epochs',
+  '2',
+  '--surface-bits',
+  '12',
+  '--model',
+  model('parser-crf.model'),
+);
 // N-best lists from the PCFG: training lists for the rerankers (scratch), dev lists (kept).
-cli('parse', '--model', model('parser-pcfg.model'), '--input', join(scratch, 'train.mrg'), '--out', join(scratch, 'train.parsed'), '--nbest', '4', '--out-nbest', join(scratch, 'train.nbest.jsonl'));
-cli('parse', '--model', model('parser-pcfg.model'), '--input', join(out, 'dev.mrg'), '--out', join(scratch, 'dev.parsed'), '--nbest', '4', '--out-nbest', join(out, 'dev.nbest.jsonl'));
+cli(
+  'parse',
+  '--model',
+  model('parser-pcfg.model'),
+  '--input',
+  join(scratch, 'train.mrg'),
+  '--out',
+  join(scratch, 'train.parsed'),
+  '--nbest',
+  '4',
+  '--out-nbest',
+  join(scratch, 'train.nbest.jsonl'),
+);
+cli(
+  'parse',
+  '--model',
+  model('parser-pcfg.model'),
+  '--input',
+  join(out, 'dev.mrg'),
+  '--out',
+  join(scratch, 'dev.parsed'),
+  '--nbest',
+  '4',
+  '--out-nbest',
+  join(out, 'dev.nbest.jsonl'),
+);
 // Feature table and rerankers.
 cli('features', '--input', join(scratch, 'train.nbest.jsonl'), '--out', model('features.bin'), '--cutoff', '2');
-cli('train-reranker', '--method', 'boost', '--train', model('features.bin'), '--rounds', '40', '--model', model('reranker-boost.model'));
-cli('train-reranker', '--method', 'loglinear', '--train', model('features.bin'), '--rounds', '30', '--model', model('reranker-loglinear.model'));
-cli('train-reranker', '--method', 'perceptron', '--kernel', 'tree', '--train', join(scratch, 'train.nbest.jsonl'), '--model', model('perceptron-tree.model'));
-cli('train-reranker', '--method', 'perceptron', '--kernel', 'linear', '--features', 'builtin', '--train', join(scratch, 'train.nbest.jsonl'), '--model', model('perceptron-linear.model'));
+cli(
+  'train-reranker',
+  '--method',
+  'boost',
+  '--train',
+  model('features.bin'),
+  '--rounds',
+  '40',
+  '--model',
+  model('reranker-boost.model'),
+);
+cli(
+  'train-reranker',
+  '--method',
+  'loglinear',
+  '--train',
+  model('features.bin'),
+  '--rounds',
+  '30',
+  '--model',
+  model('reranker-loglinear.model'),
+);
+cli(
+  'train-reranker',
+  '--method',
+  'perceptron',
+  '--kernel',
+  'tree',
+  '--train',
+  join(scratch, 'train.nbest.jsonl'),
+  '--model',
+  model('perceptron-tree.model'),
+);
+cli(
+  'train-reranker',
+  '--method',
+  'perceptron',
+  '--kernel',
+  'linear',
+  '--features',
+  'builtin',
+  '--train',
+  join(scratch, 'train.nbest.jsonl'),
+  '--model',
+  model('perceptron-linear.model'),
+);
 
 // What each model predicts on the dev sentences, recorded now and checked by the test.
 const devWords = devTrees.map((t) => sr.words(t));

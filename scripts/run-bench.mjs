@@ -3,7 +3,10 @@
 import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-const names = readdirSync('bench').filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
+const names = readdirSync('bench')
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.slice(0, -3))
+  .sort();
 const [name, ...args] = process.argv.slice(2);
 if (!name || !names.includes(name)) {
   console.log(`usage: npm run bench -- <name> [args]\nbenchmarks: ${names.join(', ')}`);

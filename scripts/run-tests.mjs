@@ -12,7 +12,7 @@ rmSync(results, { force: true });
 const run = spawnSync(
   'npx',
   ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)],
-  { stdio: 'inherit', shell: process.platform === 'win32' },  // npx is npx.cmd on Windows
+  { stdio: 'inherit', shell: process.platform === 'win32' }, // npx is npx.cmd on Windows
 );
 if (!existsSync(results)) {
   console.log('0 passed, 1 failed');
@@ -40,7 +40,9 @@ for (const file of summary.testResults) {
 }
 const onCi = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 for (const [line, seen] of missingData) {
-  console.log(`${onCi ? 'FAILED (CI=true)' : 'skipped'} ${seen.groups} test group${seen.groups === 1 ? '' : 's'}: ${line}`);
+  console.log(
+    `${onCi ? 'FAILED (CI=true)' : 'skipped'} ${seen.groups} test group${seen.groups === 1 ? '' : 's'}: ${line}`,
+  );
 }
 // On CI a data skip is a failure, also where a stand-in was skipped instead of failing.
 const ciFailures = onCi ? [...missingData.values()].reduce((a, b) => a + b.notFailed, 0) : 0;

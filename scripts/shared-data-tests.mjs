@@ -7,18 +7,22 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 
-const DATA_USE = /\b(dataFile|hasData|describeWithData|itWithData|sharedData|missingDataLine)\b|shared[/\\]data|STRUCTRANK_SHARED_DATA/;
+const DATA_USE =
+  /\b(dataFile|hasData|describeWithData|itWithData|sharedData|missingDataLine)\b|shared[/\\]data|STRUCTRANK_SHARED_DATA/;
 // test/ has a folder per lib/ folder; test/fixtures holds data, not tests or helpers.
-const tsFiles = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-  const path = posix.join(dir, entry.name);
-  if (entry.isDirectory()) return path === 'test/fixtures' ? [] : tsFiles(path);
-  return entry.name.endsWith('.ts') ? [path] : [];
-});
+const tsFiles = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = posix.join(dir, entry.name);
+    if (entry.isDirectory()) return path === 'test/fixtures' ? [] : tsFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
 const files = [...tsFiles('test'), ...tsFiles('test-support')];
 const source = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
 // Relative imports of test helpers ('../kernels/kernels-helpers.js' -> test/kernels/kernels-helpers.ts).
-const importsOf = (file, text) => [...text.matchAll(/from '(\.\.?\/[\w./-]+?)(?:\.js|\.ts)?'/g)]
-  .map((m) => `${posix.join(posix.dirname(file), m[1])}.ts`);
+const importsOf = (file, text) =>
+  [...text.matchAll(/from '(\.\.?\/[\w./-]+?)(?:\.js|\.ts)?'/g)].map(
+    (m) => `${posix.join(posix.dirname(file), m[1])}.ts`,
+  );
 
 const uses = new Map();
 function usesData(file, seen = new Set()) {

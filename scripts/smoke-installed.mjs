@@ -30,8 +30,15 @@ if (!binary.startsWith(join(pkgDir, 'prebuilds'))) fail(`addon does not come fro
 
 // Bare specifiers, resolved through the installed package's `exports` (this script must sit
 // in the folder that holds node_modules/).
-const sr = { ...(await import('structrank')), ...(await import('structrank/trees')), ...(await import('structrank/rerank')), ...(await import('structrank/formats')) };
-console.log(`${process.platform}-${process.arch} node ${process.versions.node}: ${binary.slice(pkgDir.length + 1)}, default threads ${sr.defaultThreads()}`);
+const sr = {
+  ...(await import('structrank')),
+  ...(await import('structrank/trees')),
+  ...(await import('structrank/rerank')),
+  ...(await import('structrank/formats')),
+};
+console.log(
+  `${process.platform}-${process.arch} node ${process.versions.node}: ${binary.slice(pkgDir.length + 1)}, default threads ${sr.defaultThreads()}`,
+);
 
 // A tiny treebank shipped with the package (data/gum-open is redistributable).
 const trees = sr.readTreesSync(join(pkgDir, 'data', 'gum-open', 'train.mrg')).slice(0, 60);
@@ -43,17 +50,25 @@ const rows = trees.map((t) => {
   const p = sr.tags(t);
   return w.map((word, i) => [word, p[i]]);
 });
-const tagger = await sr.Tagger.train(rows, { algo: 'perceptron', columns: ['word', 'pos'], label: 'pos', epochs: 3, threads: 1 });
+const tagger = await sr.Tagger.train(rows, {
+  algo: 'perceptron',
+  columns: ['word', 'pos'],
+  label: 'pos',
+  epochs: 3,
+  threads: 1,
+});
 const sentence = rows[0];
 const [tagged] = await tagger.tag([sentence.map(([word]) => [word])]);
 const correct = tagged.filter((tag, i) => tag === sentence[i][1]).length;
-if (tagged.length !== sentence.length || correct < sentence.length / 2) fail(`tagger got ${correct}/${sentence.length} on a training sentence`);
+if (tagged.length !== sentence.length || correct < sentence.length / 2)
+  fail(`tagger got ${correct}/${sentence.length} on a training sentence`);
 console.log(`tagger: ${correct}/${sentence.length} tags right on a training sentence`);
 
 // Chart parser (PCFG): parse a training sentence, expect a real tree over the same words.
 const parser = await sr.ChartParserModel.train(trees, { threads: 1 });
 const [parsed] = await parser.parse([sentence.map(([word]) => word)], { threads: 1 });
-if (parsed.fallback || sr.words(parsed.tree).join(' ') !== sentence.map(([w]) => w).join(' ')) fail('parser returned no tree over the sentence');
+if (parsed.fallback || sr.words(parsed.tree).join(' ') !== sentence.map(([w]) => w).join(' '))
+  fail('parser returned no tree over the sentence');
 console.log(`parser: ${sr.formatTree(parsed.tree).slice(0, 70)}...`);
 
 // Tree kernel: K(x, x) > K(x, y) > 0 for normalized kernels on different trees.
@@ -82,7 +97,9 @@ try {
     let count = 0;
     let upgraded = 0;
     // Subfolders hold fixtures of newer format versions (e.g. parser-v3/).
-    for (const name of readdirSync(fixtures, { recursive: true }).filter((n) => /\.(model|bin)$/.test(n)).sort()) {
+    for (const name of readdirSync(fixtures, { recursive: true })
+      .filter((n) => /\.(model|bin)$/.test(n))
+      .sort()) {
       const resave = resavers.find(([pattern]) => pattern.test(basename(name)))?.[1];
       if (!resave) fail(`no loader for fixture ${name}`);
       const out = join(dir, `resaved-${basename(name)}-${count}`);
@@ -91,7 +108,8 @@ try {
       // unchanged; a file of an older version re-saves in the newer one, which must load again.
       const [was, now] = [formatVersion(readFileSync(join(fixtures, name))), formatVersion(readFileSync(out))];
       if (was === now) {
-        if (!readFileSync(out).equals(readFileSync(join(fixtures, name)))) fail(`fixture ${name}: re-save on ${process.arch} differs`);
+        if (!readFileSync(out).equals(readFileSync(join(fixtures, name))))
+          fail(`fixture ${name}: re-save on ${process.arch} differs`);
       } else {
         if (!isNewer(now, was)) fail(`fixture ${name}: format version went from ${was} to ${now}`);
         resave(out, join(dir, `again-${basename(name)}-${count}`));
@@ -100,7 +118,9 @@ try {
       count++;
     }
     if (count < 5) fail(`only ${count} fixtures in ${fixtures}`);
-    console.log(`model fixtures: ${count} files load; ${count - upgraded} re-save byte for byte, ${upgraded} in a newer format version that loads again, on ${process.platform}-${process.arch}`);
+    console.log(
+      `model fixtures: ${count} files load; ${count - upgraded} re-save byte for byte, ${upgraded} in a newer format version that loads again, on ${process.platform}-${process.arch}`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -115,6 +135,7 @@ function formatVersion(bytes) {
 
 function isNewer(now, was) {
   const [a, b] = [now.split('.').map(Number), was.split('.').map(Number)];
-  for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  for (let i = 0; i < Math.max(a.length, b.length); i++)
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
   return false;
 }

@@ -17,7 +17,10 @@ export const hasRedisServer = spawnSync('redis-server', ['--version'], { encodin
 /** Call at the top of a distributed test file: true when the tests must be skipped. */
 export function skipWithoutRedis(): boolean {
   if (hasRedisServer) return false;
-  if (process.env.CI === 'true') throw new Error('redis-server is not installed, but CI=true needs the distributed tests to run (.ci/run installs it)');
+  if (process.env.CI === 'true')
+    throw new Error(
+      'redis-server is not installed, but CI=true needs the distributed tests to run (.ci/run installs it)',
+    );
   console.log('distributed tests skipped: redis-server is not installed (apt-get install redis-server)');
   return true;
 }
@@ -116,13 +119,33 @@ function listening(port: number): Promise<boolean> {
  * Starts redis-server on 127.0.0.1 with no persistence in a temporary folder. With `tls`
  * (certificate, key, CA files) it serves TLS only, and the URL is rediss://.
  */
-export async function startRedis(extra: string[] = [], tls?: { cert: string; key: string; ca: string }): Promise<TestRedis> {
+export async function startRedis(
+  extra: string[] = [],
+  tls?: { cert: string; key: string; ca: string },
+): Promise<TestRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'structrank-redis-'));
   const ports = tls
-    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.cert, '--tls-key-file', tls.key, '--tls-ca-cert-file', tls.ca, '--tls-auth-clients', 'no']
+    ? [
+        '--port',
+        '0',
+        '--tls-port',
+        String(port),
+        '--tls-cert-file',
+        tls.cert,
+        '--tls-key-file',
+        tls.key,
+        '--tls-ca-cert-file',
+        tls.ca,
+        '--tls-auth-clients',
+        'no',
+      ]
     : ['--port', String(port)];
-  const proc = spawn('redis-server', [...ports, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' });
+  const proc = spawn(
+    'redis-server',
+    [...ports, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra],
+    { stdio: 'ignore' },
+  );
   const stop = async (signal: NodeJS.Signals): Promise<void> => {
     if (proc.exitCode === null && proc.signalCode === null) {
       const exited = new Promise((r) => proc.once('exit', r));
@@ -169,11 +192,17 @@ export async function expectLostRedisExit(run: CliProcess, port: number): Promis
   const code = await run.exited();
   clearTimeout(timer);
   expect(code, run.output()).toBe(1);
-  expect(run.output().trim().split('\n').pop()).toMatch(new RegExp(`^structrank: redis://127\\.0\\.0\\.1:${port}/?: cannot reach Redis: the connection was lost during the run`));
+  expect(run.output().trim().split('\n').pop()).toMatch(
+    new RegExp(
+      `^structrank: redis://127\\.0\\.0\\.1:${port}/?: cannot reach Redis: the connection was lost during the run`,
+    ),
+  );
 }
 
 export function startCli(args: string[], cwd = repoRoot): CliProcess {
-  const proc = track(spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const proc = track(
+    spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   let text = '';
   proc.stdout?.on('data', (b: Buffer) => (text += b.toString()));
   proc.stderr?.on('data', (b: Buffer) => (text += b.toString()));
@@ -185,7 +214,8 @@ export function startCli(args: string[], cwd = repoRoot): CliProcess {
     async waitFor(pattern, timeoutMs = 60_000, from = 0) {
       const t0 = Date.now();
       while (!pattern.test(text.slice(from))) {
-        if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`process exited before ${pattern}:\n${text}`);
+        if (proc.exitCode !== null || proc.signalCode !== null)
+          throw new Error(`process exited before ${pattern}:\n${text}`);
         if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${pattern}:\n${text}`);
         await sleep(20);
       }
@@ -235,7 +265,12 @@ export async function startWorkerProcess(redis: string, store: string, extra: st
 
 /** The workers' log lines that report a failed job: asserted empty, so a failure shows its message. */
 export function failedJobLines(workers: CliProcess[]): string[] {
-  return workers.flatMap((w) => w.output().split('\n').filter((line) => /^\S+ failed /.test(line)));
+  return workers.flatMap((w) =>
+    w
+      .output()
+      .split('\n')
+      .filter((line) => /^\S+ failed /.test(line)),
+  );
 }
 
 /**

@@ -6,7 +6,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  AbortError, InputError, IoError, ModelFileError, ModelKindError, StructrankError, Tagger, UsageError, readTreesSync,
+  AbortError,
+  InputError,
+  IoError,
+  ModelFileError,
+  ModelKindError,
+  StructrankError,
+  Tagger,
+  UsageError,
+  readTreesSync,
 } from 'structrank';
 import { parseColumns } from 'structrank/formats';
 import { decodeBoostModel, rerankData } from 'structrank/rerank';
@@ -20,8 +28,15 @@ const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
 const rows = [
-  [['The', 'DT', 'O'], ['Madrid', 'NNP', 'B-LOC'], ['club', 'NN', 'O']],
-  [['Ana', 'NNP', 'B-PER'], ['runs', 'VBZ', 'O']],
+  [
+    ['The', 'DT', 'O'],
+    ['Madrid', 'NNP', 'B-LOC'],
+    ['club', 'NN', 'O'],
+  ],
+  [
+    ['Ana', 'NNP', 'B-PER'],
+    ['runs', 'VBZ', 'O'],
+  ],
 ];
 
 async function caught(run: () => unknown): Promise<unknown> {
@@ -53,7 +68,13 @@ describe('every error code from a real bad input', () => {
   });
 
   it('ERR_STRUCTRANK_MODEL and ERR_STRUCTRANK_MODEL_KIND: a truncated model, a model of another kind', async () => {
-    const tagger = await Tagger.train(rows, { algo: 'perceptron', columns: ['word', 'pos', 'ne'], label: 'ne', epochs: 2, threads: 1 });
+    const tagger = await Tagger.train(rows, {
+      algo: 'perceptron',
+      columns: ['word', 'pos', 'ne'],
+      label: 'ne',
+      epochs: 2,
+      threads: 1,
+    });
     const file = tmp.file('t.model');
     tagger.save(file);
     const bytes = readFileSync(file);
@@ -61,7 +82,10 @@ describe('every error code from a real bad input', () => {
     const bad = await caught(() => Tagger.load(truncated));
     expect(bad).toBeInstanceOf(ModelFileError);
     expect((bad as ModelFileError).code).toBe('ERR_STRUCTRANK_MODEL');
-    const other = tmp.file('other.model', encodeModel({ kind: 'chart-parser', kindVersion: 1, meta: {}, payload: new Uint8Array(4) }));
+    const other = tmp.file(
+      'other.model',
+      encodeModel({ kind: 'chart-parser', kindVersion: 1, meta: {}, payload: new Uint8Array(4) }),
+    );
     const kind = await caught(() => Tagger.load(other));
     expect(kind).toBeInstanceOf(ModelKindError);
     expect(kind).toMatchObject({ code: 'ERR_STRUCTRANK_MODEL_KIND', expected: 'tagger', found: 'chart-parser' });
@@ -75,7 +99,9 @@ describe('every error code from a real bad input', () => {
   });
 
   it('ABORT_ERR: a training stopped by its signal', async () => {
-    const err = await caught(() => Tagger.train(rows, { algo: 'crf', columns: ['word', 'pos', 'ne'], label: 'ne', signal: AbortSignal.abort() }));
+    const err = await caught(() =>
+      Tagger.train(rows, { algo: 'crf', columns: ['word', 'pos', 'ne'], label: 'ne', signal: AbortSignal.abort() }),
+    );
     expect(err).toBeInstanceOf(AbortError);
     expect((err as AbortError).code).toBe('ABORT_ERR');
   });
@@ -84,8 +110,12 @@ describe('every error code from a real bad input', () => {
     const err = (() => {
       try {
         rerankData({
-          sentencePtr: new Float64Array([0, 2]), logprob: new Float64Array([0, 0]), score: new Float64Array([1]),
-          rowPtr: new Float64Array([0, 0, 0]), cols: new Int32Array(0), numFeatures: 1,
+          sentencePtr: new Float64Array([0, 2]),
+          logprob: new Float64Array([0, 0]),
+          score: new Float64Array([1]),
+          rowPtr: new Float64Array([0, 0, 0]),
+          cols: new Int32Array(0),
+          numFeatures: 1,
         });
       } catch (e) {
         return e;
@@ -103,10 +133,23 @@ describe('every error code from a real bad input', () => {
 
 describe('synchronous native calls throw by kind too (the binding maps every method, not only promises)', () => {
   it('a tagger model whose payload the core rejects: ModelFileError naming the file, sync and async', async () => {
-    const file = tmp.file('bad-payload.model', encodeModel({
-      kind: 'tagger', kindVersion: 1, meta: { algo: 'crf', columns: ['word', 'ne'], label: 'ne', inputColumns: ['word'], order: 1, templates: [], trainedSteps: 0 },
-      payload: new Uint8Array([7, 0, 0]),
-    }));
+    const file = tmp.file(
+      'bad-payload.model',
+      encodeModel({
+        kind: 'tagger',
+        kindVersion: 1,
+        meta: {
+          algo: 'crf',
+          columns: ['word', 'ne'],
+          label: 'ne',
+          inputColumns: ['word'],
+          order: 1,
+          templates: [],
+          trainedSteps: 0,
+        },
+        payload: new Uint8Array([7, 0, 0]),
+      }),
+    );
     const sync = await caught(() => Tagger.loadSync(file));
     expect(sync).toBeInstanceOf(ModelFileError);
     expect(sync).toMatchObject({ code: 'ERR_STRUCTRANK_MODEL', file });
@@ -131,12 +174,16 @@ describe('synchronous native calls throw by kind too (the binding maps every met
 
   it('no TypeScript code re-classifies a native error by its message', () => {
     const offenders: string[] = [];
-    for (const file of readdirSync(join(repoRoot, 'lib'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+    for (const file of readdirSync(join(repoRoot, 'lib'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.ts'),
+    )) {
       const text = readFileSync(join(repoRoot, 'lib', file), 'utf8');
       // Building a family error out of a caught error's message (`new ModelFileError(file, (err as Error).message)`).
-      if (/new (?:ModelFileError|ModelKindError|AbortError|InternalError)\([^;]*?\.message\)/.test(text)) offenders.push(file);
+      if (/new (?:ModelFileError|ModelKindError|AbortError|InternalError)\([^;]*?\.message\)/.test(text))
+        offenders.push(file);
       // Testing a caught error's message: `err.message.includes(...)`, `/.../.test((err as Error).message)`.
-      if (/\b(?:err|error|e)(?: as Error\))?\??\.message\.(?:includes|startsWith|endsWith|match)\(/.test(text)) offenders.push(file);
+      if (/\b(?:err|error|e)(?: as Error\))?\??\.message\.(?:includes|startsWith|endsWith|match)\(/.test(text))
+        offenders.push(file);
       if (/\.test\(\(?(?:err|error|e)\b[^)]*\)?\.message\)/.test(text)) offenders.push(file);
     }
     expect(offenders).toEqual([]);
@@ -154,8 +201,13 @@ describe('the CLI maps codes to exit codes', () => {
     r = runCli(['eval', 'parse', '--no-such-flag']);
     expect(r.status).toBe(2);
     expect(EXIT_CODES).toEqual({
-      ERR_STRUCTRANK_INPUT: 1, ERR_STRUCTRANK_MODEL: 1, ERR_STRUCTRANK_MODEL_KIND: 1, ERR_STRUCTRANK_IO: 1,
-      ERR_STRUCTRANK_USAGE: 2, ABORT_ERR: 130, ERR_STRUCTRANK_INTERNAL: 70,
+      ERR_STRUCTRANK_INPUT: 1,
+      ERR_STRUCTRANK_MODEL: 1,
+      ERR_STRUCTRANK_MODEL_KIND: 1,
+      ERR_STRUCTRANK_IO: 1,
+      ERR_STRUCTRANK_USAGE: 2,
+      ABORT_ERR: 130,
+      ERR_STRUCTRANK_INTERNAL: 70,
     });
   });
 });

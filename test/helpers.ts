@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { missingDataLine, repoRoot, type SharedDataSet } from '../test-support/shared-data.js';
 
-export { repoRoot, sharedData, dataFile, NEEDS_DATA, hasData, missingDataLine, type SharedDataSet } from '../test-support/shared-data.js';
+export {
+  repoRoot,
+  sharedData,
+  dataFile,
+  NEEDS_DATA,
+  hasData,
+  missingDataLine,
+  type SharedDataSet,
+} from '../test-support/shared-data.js';
 
 /** True on CI, where every test must run: a missing data set fails instead of skipping. */
 const onCi = /^(1|true|yes)$/i.test(process.env.CI ?? '');
@@ -54,7 +62,11 @@ export function runCli(args: string[], options: { cwd?: string; input?: string }
 }
 
 /** A fresh temporary folder, removed by the returned cleanup function. */
-export function tempDir(): { dir: string; file: (name: string, content?: string | Buffer) => string; cleanup: () => void } {
+export function tempDir(): {
+  dir: string;
+  file: (name: string, content?: string | Buffer) => string;
+  cleanup: () => void;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'structrank-test-'));
   return {
     dir,

@@ -15,7 +15,14 @@ interface TaggerCtorAddon {
   NativeTagger: new (options: object) => unknown;
 }
 
-const small = { ...SYNTHETIC_RERANK_DEFAULTS, sentences: 20, features: 50, sharedPerSentence: 5, privatePerCandidate: 2, candidatesPerSentence: 4 };
+const small = {
+  ...SYNTHETIC_RERANK_DEFAULTS,
+  sentences: 20,
+  features: 50,
+  sharedPerSentence: 5,
+  privatePerCandidate: 2,
+  candidatesPerSentence: 4,
+};
 const lbfgsStart = { x: new Float64Array([1, 2]), f: 5, g: new Float64Array([2, 4]) };
 const templates = new Int32Array([1, 0, 0, 0]);
 
@@ -33,35 +40,51 @@ describe('native option objects', () => {
     const { RerankData } = native<BoostAddon>();
     const { features: _f, ...noFeatures } = small;
     void _f;
-    const err = thrown(() => RerankData.synthetic({ ...noFeatures, threads: 1 } as Parameters<typeof RerankData.synthetic>[0]));
+    const err = thrown(() =>
+      RerankData.synthetic({ ...noFeatures, threads: 1 } as Parameters<typeof RerankData.synthetic>[0]),
+    );
     expect(err).toBeInstanceOf(TypeError);
     expect((err as Error).message).toBe("missing option 'features': expected an integer");
 
     const { armijo: _a, ...noArmijo } = LBFGS_DEFAULTS;
     void _a;
     const { NativeLbfgs } = native<LbfgsAddon>();
-    expect(() => new NativeLbfgs(lbfgsStart, noArmijo)).toThrow(new TypeError("missing option 'armijo': expected a number"));
+    expect(() => new NativeLbfgs(lbfgsStart, noArmijo)).toThrow(
+      new TypeError("missing option 'armijo': expected a number"),
+    );
 
     const { NativeTagger } = native<TaggerCtorAddon>();
-    expect(() => new NativeTagger({ algorithm: 0, order: 1, numColumns: 1, templates })).toThrow(new TypeError("missing option 'beam': expected an integer"));
+    expect(() => new NativeTagger({ algorithm: 0, order: 1, numColumns: 1, templates })).toThrow(
+      new TypeError("missing option 'beam': expected an integer"),
+    );
   });
 
   it('names a field of the wrong type', () => {
     const { NativeLbfgs } = native<LbfgsAddon>();
-    expect(() => new NativeLbfgs(lbfgsStart, { ...LBFGS_DEFAULTS, memory: '6' })).toThrow(new TypeError("bad option 'memory': expected an integer"));
-    expect(() => new NativeLbfgs(lbfgsStart, { ...LBFGS_DEFAULTS, memory: 6.5 })).toThrow(new TypeError("bad option 'memory': expected an integer"));
+    expect(() => new NativeLbfgs(lbfgsStart, { ...LBFGS_DEFAULTS, memory: '6' })).toThrow(
+      new TypeError("bad option 'memory': expected an integer"),
+    );
+    expect(() => new NativeLbfgs(lbfgsStart, { ...LBFGS_DEFAULTS, memory: 6.5 })).toThrow(
+      new TypeError("bad option 'memory': expected an integer"),
+    );
   });
 
   it('takes thread counts only as resolveThreads returns them', async () => {
     const { RerankData } = native<BoostAddon>();
-    expect(() => RerankData.synthetic({ ...small, threads: 0 })).toThrow(/bad option 'threads': expected a thread count >= 1/);
+    expect(() => RerankData.synthetic({ ...small, threads: 0 })).toThrow(
+      /bad option 'threads': expected a thread count >= 1/,
+    );
     const data = await syntheticRerankData(small);
     const addon = native<BoostAddon>();
     expect(() => addon.rerankScores(data, 1, new Float64Array(data.numFeatures), 0)).toThrow(/bad threads argument/);
-    expect(() => (addon.rerankScores as (...a: unknown[]) => unknown)(data, 1, new Float64Array(data.numFeatures))).toThrow(/missing threads argument/);
+    expect(() =>
+      (addon.rerankScores as (...a: unknown[]) => unknown)(data, 1, new Float64Array(data.numFeatures)),
+    ).toThrow(/missing threads argument/);
     // The API resolves an absent or 0 request to the cores, once, in lib/native.ts.
     expect(resolveThreads(undefined)).toBeGreaterThanOrEqual(1);
-    expect(addon.rerankScores(data, 1, new Float64Array(data.numFeatures), resolveThreads(0)).chosen).toHaveLength(data.sentences);
+    expect(addon.rerankScores(data, 1, new Float64Array(data.numFeatures), resolveThreads(0)).chosen).toHaveLength(
+      data.sentences,
+    );
     const arrays = data.arrays();
     expect(rerankData(arrays).candidates).toBe(data.candidates);
   });

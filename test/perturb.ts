@@ -28,7 +28,17 @@ const RELABEL: Record<string, string[]> = {
   SBAR: ['S', 'PP'],
   ADJP: ['ADVP', 'NP'],
 };
-const TAG_ERRORS: Record<string, string> = { NN: 'NNS', NNS: 'NN', NNP: 'NN', VBD: 'VBN', VBN: 'VBD', JJ: 'NN', IN: 'RP', RB: 'IN', DT: 'PDT' };
+const TAG_ERRORS: Record<string, string> = {
+  NN: 'NNS',
+  NNS: 'NN',
+  NNP: 'NN',
+  VBD: 'VBN',
+  VBN: 'VBD',
+  JJ: 'NN',
+  IN: 'RP',
+  RB: 'IN',
+  DT: 'PDT',
+};
 
 export function perturb(gold: Tree, random: () => number): string {
   const r = random();
@@ -49,14 +59,23 @@ export function perturb(gold: Tree, random: () => number): string {
     // Group two adjacent children into a new bracket.
     if (children.length > 2 && random() < 0.15) {
       const i = Math.floor(random() * (children.length - 1));
-      children = [...children.slice(0, i), { label: pick(['NP', 'VP', 'X', 'S']), children: children.slice(i, i + 2) }, ...children.slice(i + 2)];
+      children = [
+        ...children.slice(0, i),
+        { label: pick(['NP', 'VP', 'X', 'S']), children: children.slice(i, i + 2) },
+        ...children.slice(i + 2),
+      ];
     }
     // Move the first child of a phrase into its left sibling phrase: crossing brackets.
     for (let i = 0; i + 1 < children.length; i++) {
       const a = children[i];
       const b = children[i + 1];
       if (a.word === undefined && b.word === undefined && b.children.length > 1 && random() < 0.08) {
-        children = [...children.slice(0, i), { label: a.label, children: [...a.children, b.children[0]] }, { label: b.label, children: b.children.slice(1) }, ...children.slice(i + 2)];
+        children = [
+          ...children.slice(0, i),
+          { label: a.label, children: [...a.children, b.children[0]] },
+          { label: b.label, children: b.children.slice(1) },
+          ...children.slice(i + 2),
+        ];
       }
     }
     let label = n.label;
@@ -71,7 +90,8 @@ export function perturb(gold: Tree, random: () => number): string {
   const edited = edit(gold);
   if (edited.length === 0) return '';
   let text = edited.map(formatTree).join(' ');
-  if (gold.label === '' && edited.length === 1 && random() < 0.1) text = formatTree(edited[0].children.length === 1 && edited[0].label === '' ? edited[0].children[0] : edited[0]);
+  if (gold.label === '' && edited.length === 1 && random() < 0.1)
+    text = formatTree(edited[0].children.length === 1 && edited[0].label === '' ? edited[0].children[0] : edited[0]);
   return text;
 }
 

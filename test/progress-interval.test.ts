@@ -8,7 +8,10 @@ import { Progress, PROGRESS_INTERVAL_MS, progressInterval, TrainProgressBar } fr
 
 function sink() {
   const lines: { at: number; text: string }[] = [];
-  const stream = { isTTY: false, write: (s: string) => lines.push({ at: Date.now(), text: s }) } as unknown as NodeJS.WriteStream;
+  const stream = {
+    isTTY: false,
+    write: (s: string) => lines.push({ at: Date.now(), text: s }),
+  } as unknown as NodeJS.WriteStream;
   return { stream, lines };
 }
 
@@ -40,7 +43,9 @@ describe('plain progress lines at least every interval', () => {
       p.update(s / 100);
     }
     expect(lines.map((l) => l.at)).toEqual([30_000, 60_000, 90_000]);
-    expect(lines[0].text).toMatch(/^train {2}\[#?-+\] 0\.(29|30)\/10 {2}elapsed 30s {2}0\.010 epochs\/s {2}ETA 16m\d\ds\n$/);
+    expect(lines[0].text).toMatch(
+      /^train {2}\[#?-+\] 0\.(29|30)\/10 {2}elapsed 30s {2}0\.010 epochs\/s {2}ETA 16m\d\ds\n$/,
+    );
     p.finish();
   });
 
@@ -86,7 +91,11 @@ describe('plain progress lines at least every interval', () => {
     expect(text[0]).toMatch(/^train-parser {2}\[#{20}\] 800\/800 {2}elapsed 0s/);
     const sentences = lines.slice(1);
     expect(sentences.length).toBeGreaterThanOrEqual(3);
-    for (const l of sentences) expect(l.text).toMatch(/^train-parser {2}\[#?-+\] \d+\/8000 {2}elapsed \d+s {2}16\.0 sentences\/s {2}ETA \dm\d\ds {2}objective 12\.5000\n$/);
-    for (let i = 1; i < sentences.length; i++) expect(sentences[i].at - sentences[i - 1].at).toBeLessThanOrEqual(10_000);
+    for (const l of sentences)
+      expect(l.text).toMatch(
+        /^train-parser {2}\[#?-+\] \d+\/8000 {2}elapsed \d+s {2}16\.0 sentences\/s {2}ETA \dm\d\ds {2}objective 12\.5000\n$/,
+      );
+    for (let i = 1; i < sentences.length; i++)
+      expect(sentences[i].at - sentences[i - 1].at).toBeLessThanOrEqual(10_000);
   });
 });

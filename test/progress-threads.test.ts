@@ -16,10 +16,18 @@ function logStream(): { stream: NodeJS.WriteStream; lines: () => string[] } {
   return { stream, lines: () => text.split('\n').filter(Boolean) };
 }
 
-const trees = readFileSync(join(repoRoot, 'data', 'gum-open', 'dev.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 60);
-const conll = trees
-  .map((t) => [...t.matchAll(/\(([^\s()]+) ([^\s()]+)\)/g)].map((m) => `${m[2]} ${m[1]} ${m[1].startsWith('N') ? 'B-NP' : 'O'}`).join('\n'))
-  .join('\n\n') + '\n';
+const trees = readFileSync(join(repoRoot, 'data', 'gum-open', 'dev.mrg'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .slice(0, 60);
+const conll =
+  trees
+    .map((t) =>
+      [...t.matchAll(/\(([^\s()]+) ([^\s()]+)\)/g)]
+        .map((m) => `${m[2]} ${m[1]} ${m[1].startsWith('N') ? 'B-NP' : 'O'}`)
+        .join('\n'),
+    )
+    .join('\n\n') + '\n';
 let train: string;
 beforeAll(() => {
   train = tmp.file('train.conll', conll);
@@ -32,7 +40,9 @@ describe('progress lines when stderr is not a terminal', () => {
     for (let step = 1; step <= 16; step++) p.update(step / 4, `loss ${20 - step}`);
     p.finish();
     expect(lines()).toHaveLength(4);
-    expect(lines()[0]).toMatch(/^train {2}\[#####-+\] 1\/4 {2}elapsed \d+s {2}[\d.]+ epochs\/s {2}(ETA \d+s {2})?loss 16$/);
+    expect(lines()[0]).toMatch(
+      /^train {2}\[#####-+\] 1\/4 {2}elapsed \d+s {2}[\d.]+ epochs\/s {2}(ETA \d+s {2})?loss 16$/,
+    );
     expect(lines()[3]).toMatch(/4\/4 .*loss 4$/);
   });
 
@@ -68,7 +78,21 @@ describe('progress lines when stderr is not a terminal', () => {
 
   it('train-tagger writes one line per epoch to a non-terminal stderr, nothing with --quiet', () => {
     const model = tmp.file('t.model');
-    const args = ['train-tagger', '--algo', 'perceptron', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '3', '--model', model];
+    const args = [
+      'train-tagger',
+      '--algo',
+      'perceptron',
+      '--train',
+      train,
+      '--columns',
+      'word,pos,chunk',
+      '--label',
+      'chunk',
+      '--epochs',
+      '3',
+      '--model',
+      model,
+    ];
     const r = runCli(args);
     expect(r.status, r.stderr).toBe(0);
     const epochLines = r.stderr.split('\n').filter((l) => /^train-tagger perceptron .* \d\/3 {2}elapsed/.test(l));
@@ -80,10 +104,27 @@ describe('progress lines when stderr is not a terminal', () => {
 
   it('train-parser writes one line per epoch of CRF training, and progress lines with done/total, rate and objective', () => {
     const mrg = tmp.file('train.mrg', trees.slice(0, 40).join('\n') + '\n');
-    const r = runCli(['train-parser', '--train', mrg, '--model', tmp.file('p.model'), '--crf', '--epochs', '2', '--threads', '1']);
+    const r = runCli([
+      'train-parser',
+      '--train',
+      mrg,
+      '--model',
+      tmp.file('p.model'),
+      '--crf',
+      '--epochs',
+      '2',
+      '--threads',
+      '1',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr.split('\n').filter((l) => /^train-parser: pass \d\/2: .*objective/.test(l))).toHaveLength(2);
-    expect(r.stderr.split('\n').filter((l) => /^train-parser {2}\[[#-]+\] \d+\/\d+ {2}elapsed \d+s {2}[\d.]+k? (steps|sentences)\/s .*objective/.test(l)).length).toBeGreaterThanOrEqual(2);
+    expect(
+      r.stderr
+        .split('\n')
+        .filter((l) =>
+          /^train-parser {2}\[[#-]+\] \d+\/\d+ {2}elapsed \d+s {2}[\d.]+k? (steps|sentences)\/s .*objective/.test(l),
+        ).length,
+    ).toBeGreaterThanOrEqual(2);
   });
 });
 
@@ -94,13 +135,32 @@ describe('--threads above the core count', () => {
     const notices: string[] = [];
     expect(resolveThreads(cores + 5, (l) => notices.push(l))).toBe(cores);
     expect(resolveThreads(100000, (l) => notices.push(l))).toBe(cores);
-    expect(notices).toEqual([`structrank: --threads ${cores + 5} is more than the ${cores} cores here; using ${cores}`]);
+    expect(notices).toEqual([
+      `structrank: --threads ${cores + 5} is more than the ${cores} cores here; using ${cores}`,
+    ]);
     expect(resolveThreads(0)).toBe(cores);
     expect(resolveThreads(1)).toBe(1);
   });
 
   it('the CLI says so in one line and runs', () => {
-    const r = runCli(['train-tagger', '--algo', 'perceptron', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '1', '--model', tmp.file('t2.model'), '--threads', '100000', '--quiet']);
+    const r = runCli([
+      'train-tagger',
+      '--algo',
+      'perceptron',
+      '--train',
+      train,
+      '--columns',
+      'word,pos,chunk',
+      '--label',
+      'chunk',
+      '--epochs',
+      '1',
+      '--model',
+      tmp.file('t2.model'),
+      '--threads',
+      '100000',
+      '--quiet',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe(`structrank: --threads 100000 is more than the ${cores} cores here; using ${cores}\n`);
   });

@@ -50,7 +50,14 @@ async function runAll(variant: 'portable' | 'avx2' | 'avx512'): Promise<{ models
     const train = corpus(300, labels, labels);
     const test = corpus(60, labels, 1000 + labels);
     for (const algo of ['crf', 'perceptron'] as const) {
-      const t = await Tagger.train(train, { algo, columns, label: 'chunk', templates: 'chunk', epochs: algo === 'crf' ? 8 : 3, threads: 1 });
+      const t = await Tagger.train(train, {
+        algo,
+        columns,
+        label: 'chunk',
+        templates: 'chunk',
+        epochs: algo === 'crf' ? 8 : 3,
+        threads: 1,
+      });
       const file = tmp.file(`${variant}-${algo}-${labels}.model`);
       t.save(file);
       models.push(readFileSync(file));
@@ -69,12 +76,16 @@ describe('vector variants of the native loops', () => {
 
   for (const variant of ['avx2', 'avx512'] as const) {
     const supported = info.supported.includes(variant);
-    it.skipIf(!supported)(`${variant} gives the portable model bytes and tags${supported ? '' : ` (skipped: this CPU lacks ${variant})`}`, async () => {
-      const got = await runAll(variant);
-      expect(portable).toBeDefined();
-      for (let i = 0; i < got.models.length; i++) expect(got.models[i].equals(portable!.models[i])).toBe(true);
-      expect(got.tags).toEqual(portable!.tags);
-    }, 120_000);
+    it.skipIf(!supported)(
+      `${variant} gives the portable model bytes and tags${supported ? '' : ` (skipped: this CPU lacks ${variant})`}`,
+      async () => {
+        const got = await runAll(variant);
+        expect(portable).toBeDefined();
+        for (let i = 0; i < got.models.length; i++) expect(got.models[i].equals(portable!.models[i])).toBe(true);
+        expect(got.tags).toEqual(portable!.tags);
+      },
+      120_000,
+    );
   }
 
   it('refuses a variant the CPU lacks and names unknown ones', () => {
@@ -87,14 +98,21 @@ describe('vector variants of the native loops', () => {
   /** nativeInfo().simd of a fresh process with STRUCTRANK_SIMD set. */
   const fresh = (value: string): { active: string; description: string } => {
     const script = `const i = require('node-gyp-build')(${JSON.stringify(repoRoot)}).nativeInfo().simd; console.log(JSON.stringify(i));`;
-    const r = spawnSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, STRUCTRANK_SIMD: value } });
+    const r = spawnSync(process.execPath, ['-e', script], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      env: { ...process.env, STRUCTRANK_SIMD: value },
+    });
     expect(r.status).toBe(0);
     return JSON.parse(r.stdout) as { active: string; description: string };
   };
 
   it('STRUCTRANK_SIMD forces a supported variant, and ignores others with the reason', () => {
     const best = info.supported[info.supported.length - 1];
-    expect(fresh('portable')).toMatchObject({ active: 'portable', description: expect.stringMatching(/forced by STRUCTRANK_SIMD=portable/) });
+    expect(fresh('portable')).toMatchObject({
+      active: 'portable',
+      description: expect.stringMatching(/forced by STRUCTRANK_SIMD=portable/),
+    });
     expect(fresh('auto').active).toBe(best);
     const unknown = fresh('sse9');
     expect(unknown.active).toBe(best);

@@ -52,13 +52,18 @@ export function ensureBaseline(ref: string): Baseline | undefined {
   }
   const dir = join(PEERS_DIR, `baseline-${commit.slice(0, 12)}`);
   const runner = join(dir, 'bench', 'peers', 'structrank-run.mjs');
-  const ready = (): boolean => existsSync(join(dir, 'build', 'Release', 'structrank.node')) && existsSync(join(dir, 'dist', 'tagger', 'tagger.js'));
+  const ready = (): boolean =>
+    existsSync(join(dir, 'build', 'Release', 'structrank.node')) &&
+    existsSync(join(dir, 'dist', 'tagger', 'tagger.js'));
   if (!ready()) {
     console.error(`peers: baseline: building ${ref} (${commit.slice(0, 12)}) into ${dir}, once (a few minutes)`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    const archive = spawnSync('sh', ['-c', `git archive ${commit} | tar -x -C "${dir}"`], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const built = archive.status === 0 &&
+    const archive = spawnSync('sh', ['-c', `git archive ${commit} | tar -x -C "${dir}"`], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const built =
+      archive.status === 0 &&
       (symlinkSync(resolve('node_modules'), join(dir, 'node_modules')), true) &&
       step('npx', ['node-gyp', 'rebuild'], dir) &&
       step('npx', ['tsc', '-p', 'tsconfig.build.json'], dir);

@@ -11,14 +11,22 @@ import { Tagger } from '../../dist/tagger/tagger.js';
 import { resolve } from 'node:path';
 
 const mb = (x) => (x / 1048576).toFixed(0);
-const now = () => `RSS ${mb(process.memoryUsage().rss)} MB, JS heap ${mb(process.memoryUsage().heapUsed)} MB, max RSS ${mb(process.resourceUsage().maxRSS * 1024)} MB`;
+const now = () =>
+  `RSS ${mb(process.memoryUsage().rss)} MB, JS heap ${mb(process.memoryUsage().heapUsed)} MB, max RSS ${mb(process.resourceUsage().maxRSS * 1024)} MB`;
 console.log(`start: ${now()}`);
-const train = readConllSync(process.argv[3] ?? resolve(process.env.STRUCTRANK_SHARED_DATA ?? '../shared/data', 'conll2000', 'train.txt')).map((s) => s.rows);
+const train = readConllSync(
+  process.argv[3] ?? resolve(process.env.STRUCTRANK_SHARED_DATA ?? '../shared/data', 'conll2000', 'train.txt'),
+).map((s) => s.rows);
 console.log(`rows read: ${now()}`);
 let step = 0;
 await Tagger.train(train, {
-  algo: 'crf', columns: ['word', 'pos', 'chunk'], label: 'chunk', templates: 'chunk',
-  epochs: Number(process.argv[2] ?? 8), c2: 1, threads: 1,
+  algo: 'crf',
+  columns: ['word', 'pos', 'chunk'],
+  label: 'chunk',
+  templates: 'chunk',
+  epochs: Number(process.argv[2] ?? 8),
+  c2: 1,
+  threads: 1,
   onProgress: () => console.log(`iteration ${++step}: ${now()}`),
 });
 console.log(`trained: ${now()}`);

@@ -19,7 +19,8 @@ function parseTemplates(templates: TemplateSet, columns: string[]): Atom[][] {
     t.map((atom) => {
       const m = /^(\w+)\[(-?\d+)\]$/.exec(atom) ?? /^(\w+)$/.exec(atom);
       const column = m ? columns.indexOf(m[1]) : -1;
-      if (!m || column < 0) throw new Error(`bench/peers/features: only plain column atoms are supported, not '${atom}'`);
+      if (!m || column < 0)
+        throw new Error(`bench/peers/features: only plain column atoms are supported, not '${atom}'`);
       return { column, offset: m[2] === undefined ? 0 : Number(m[2]) };
     }),
   );
@@ -43,7 +44,10 @@ function attributes(sentence: TokenRows, atoms: Atom[][]): string[][] {
 
 /** Writes CRFsuite's attribute-file format: `label<TAB>attr<TAB>...`, a blank line between sentences. */
 export function writeAttributeFiles(
-  sentences: TokenRows[], templates: TemplateSet, columns: string[], labelIndex: number,
+  sentences: TokenRows[],
+  templates: TemplateSet,
+  columns: string[],
+  labelIndex: number,
   file: string,
 ): { attributes: number; tokens: number } {
   const atoms = parseTemplates(templates, columns);

@@ -38,7 +38,9 @@ function aptInstall(pkgs: string[]): void {
     return;
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = (): boolean => spawnSync('apt-get', ['install', '-y', '-qq', ...pkgs], { stdio: ['ignore', 'ignore', 'inherit'], env }).status === 0;
+  const install = (): boolean =>
+    spawnSync('apt-get', ['install', '-y', '-qq', ...pkgs], { stdio: ['ignore', 'ignore', 'inherit'], env }).status ===
+    0;
   console.error(`peers: apt-get install ${pkgs.join(' ')}`);
   if (!install()) {
     spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
@@ -59,16 +61,26 @@ function buildCrfsuite(): string | undefined {
   const crf = join(src, 'crfsuite/lib/crf/src');
   const sources = [
     join(src, 'liblbfgs/lib/lbfgs.c'),
-    ...readdirSync(crf).filter((f) => f.endsWith('.c')).map((f) => join(crf, f)),
+    ...readdirSync(crf)
+      .filter((f) => f.endsWith('.c'))
+      .map((f) => join(crf, f)),
     join(src, 'crfsuite/lib/cqdb/src/cqdb.c'),
     join(src, 'crfsuite/lib/cqdb/src/lookup3.c'),
     resolve('bench/peers/crfsuite-harness.c'),
   ];
   // -O3 with SSE2 vector arithmetic in L-BFGS, as CRFsuite's own release build.
   const ok = run('gcc', [
-    '-O3', '-DUSE_SSE', '-DHAVE_EMMINTRIN_H', '-w',
-    `-I${join(src, 'liblbfgs/include')}`, `-I${join(src, 'crfsuite/include')}`, `-I${join(src, 'crfsuite/lib/cqdb/include')}`,
-    ...sources, '-lm', '-o', bin,
+    '-O3',
+    '-DUSE_SSE',
+    '-DHAVE_EMMINTRIN_H',
+    '-w',
+    `-I${join(src, 'liblbfgs/include')}`,
+    `-I${join(src, 'crfsuite/include')}`,
+    `-I${join(src, 'crfsuite/lib/cqdb/include')}`,
+    ...sources,
+    '-lm',
+    '-o',
+    bin,
   ]);
   return ok ? bin : undefined;
 }

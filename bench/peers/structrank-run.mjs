@@ -21,16 +21,20 @@ const cpu = () => {
 };
 
 const [mode, algo, iters, threads, c2, objective, model] = process.argv.slice(2);
-if (mode !== 'learn' || !model) throw new Error('usage: structrank-run.mjs learn ALGO ITERS THREADS C2 OBJECTIVE MODEL');
+if (mode !== 'learn' || !model)
+  throw new Error('usage: structrank-run.mjs learn ALGO ITERS THREADS C2 OBJECTIVE MODEL');
 const data = process.env.STRUCTRANK_SHARED_DATA ?? resolve('..', 'shared', 'data');
 const t0 = cpu();
 const trainFile = resolve(data, 'conll2000', 'train.txt');
 const columns = ['word', 'pos', 'chunk'];
 // A baseline build (bench/peers/baseline.ts) may predate the native reader: rows then.
 const columnsReader = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist/tagger/training-columns.js');
-const train = process.env.STRUCTRANK_READ === 'rows' || !existsSync(columnsReader)
-  ? readConllSync(trainFile).map((s) => s.rows)
-  : await (await import('../../dist/tagger/training-columns.js')).readTrainingColumns(trainFile, { columns, label: 'chunk' });
+const train =
+  process.env.STRUCTRANK_READ === 'rows' || !existsSync(columnsReader)
+    ? readConllSync(trainFile).map((s) => s.rows)
+    : await (
+        await import('../../dist/tagger/training-columns.js')
+      ).readTrainingColumns(trainFile, { columns, label: 'chunk' });
 const t1 = cpu();
 let first = 0;
 let last = 0;
@@ -52,7 +56,13 @@ const tagger = await Tagger.train(train, {
 const t2 = cpu();
 tagger.save(model);
 const info = tagger.info();
-console.log(JSON.stringify({
-  read: t1 - t0, train: t2 - t1, iterations: steps, perIteration: steps > 1 ? (last - first) / (steps - 1) : 0,
-  attributes: info.attributes, features: info.features,
-}));
+console.log(
+  JSON.stringify({
+    read: t1 - t0,
+    train: t2 - t1,
+    iterations: steps,
+    perIteration: steps > 1 ? (last - first) / (steps - 1) : 0,
+    attributes: info.attributes,
+    features: info.features,
+  }),
+);

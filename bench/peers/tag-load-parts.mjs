@@ -24,4 +24,13 @@ const decode = cpu() - t;
 t = cpu();
 NativeTagger.deserialize(model.payload);
 const built = cpu() - t;
-console.log(JSON.stringify({ version: model.kindVersion, mb: bytes.length / 1e6, read, decode, native: built, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+console.log(
+  JSON.stringify({
+    version: model.kindVersion,
+    mb: bytes.length / 1e6,
+    read,
+    decode,
+    native: built,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+  }),
+);

@@ -21,4 +21,12 @@ const tagger = Tagger.loadSync(model);
 const loaded = cpu();
 await tagStream(tagger, { input, out, separator: 'whitespace', threads: 1 });
 const tagged = cpu();
-console.log(JSON.stringify({ startup: start, imports: imported - start, load: loaded - imported, tag: tagged - loaded, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+console.log(
+  JSON.stringify({
+    startup: start,
+    imports: imported - start,
+    load: loaded - imported,
+    tag: tagged - loaded,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+  }),
+);

@@ -12,12 +12,43 @@
  */
 export { readLines, readLinesSync, type Line } from '../io/lines.js';
 export {
-  readConll, readConllSync, writeConll, columnIndex, parseColumns, checkColumnCount,
-  type ConllSentence, type ConllReadOptions, type ColumnLayout, type ConllWriteOptions,
+  readConll,
+  readConllSync,
+  writeConll,
+  columnIndex,
+  parseColumns,
+  checkColumnCount,
+  type ConllSentence,
+  type ConllReadOptions,
+  type ColumnLayout,
+  type ConllWriteOptions,
 } from '../io/conll.js';
-export { readConllu, readConlluSync, type ConlluSentence, type ConlluToken, type ConlluMultiword } from '../io/conllu.js';
 export {
-  readNbest, readNbestSync, writeNbest, formatNbestLine, nbestKind, type NbestCandidate, type NbestSentence, type NbestKind,
+  readConllu,
+  readConlluSync,
+  type ConlluSentence,
+  type ConlluToken,
+  type ConlluMultiword,
+} from '../io/conllu.js';
+export {
+  readNbest,
+  readNbestSync,
+  writeNbest,
+  formatNbestLine,
+  nbestKind,
+  type NbestCandidate,
+  type NbestSentence,
+  type NbestKind,
 } from '../io/nbest.js';
-export { saveModel, loadModel, loadModelAsync, modelKind, encodeModel, decodeModel, writeFileAtomic, type ModelFile, type EncodeOptions } from '../io/model-file.js';
+export {
+  saveModel,
+  loadModel,
+  loadModelAsync,
+  modelKind,
+  encodeModel,
+  decodeModel,
+  writeFileAtomic,
+  type ModelFile,
+  type EncodeOptions,
+} from '../io/model-file.js';
 export { writeTextAtomic } from '../io/atomic-writer.js';

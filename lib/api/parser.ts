@@ -12,7 +12,12 @@
  * @packageDocumentation
  */
 export {
-  ChartParserModel, type ParserTrainOptions, type ParseOptions, type ParsedSentence, type ParsedNbest, type ChartParserInfo,
+  ChartParserModel,
+  type ParserTrainOptions,
+  type ParseOptions,
+  type ParsedSentence,
+  type ParsedNbest,
+  type ChartParserInfo,
   type ParserTrainProgress,
 } from '../parser/chart-parser.js';
 export { prepareTree, restoreTree, type GrammarOptions } from '../parser/prepare.js';

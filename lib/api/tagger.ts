@@ -13,12 +13,27 @@
  * @packageDocumentation
  */
 export {
-  Tagger, type TaggerAlgorithm, type TaggerTrainOptions, type TaggerMeta, type TaggerInfo, type TagOptions, type TagCandidate, type TrainProgress as TaggerProgress,
+  Tagger,
+  type TaggerAlgorithm,
+  type TaggerTrainOptions,
+  type TaggerMeta,
+  type TaggerInfo,
+  type TagOptions,
+  type TagCandidate,
+  type TrainProgress as TaggerProgress,
   type TokenRows,
 } from '../tagger/tagger.js';
 export {
-  compileTemplates, readTemplateConfig, resolveTemplateConfig, readClusters, DEFAULT_TEMPLATES, chooseDefaultTemplate,
-  type TemplateConfig, type TemplateSet, type DefaultTemplateName, type TemplateChoice,
+  compileTemplates,
+  readTemplateConfig,
+  resolveTemplateConfig,
+  readClusters,
+  DEFAULT_TEMPLATES,
+  chooseDefaultTemplate,
+  type TemplateConfig,
+  type TemplateSet,
+  type DefaultTemplateName,
+  type TemplateChoice,
 } from '../tagger/templates.js';
 export { clusterWords, formatClusters, type ClusterOptions } from '../tagger/word-clusters.js';
 export { readTrainingColumns, type TrainingColumns } from '../tagger/training-columns.js';

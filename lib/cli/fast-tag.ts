@@ -37,13 +37,23 @@ export async function fastTag(argv: readonly string[]): Promise<number | undefin
   const threadsText = values.get('--threads');
   let threads: number | undefined;
   if (threadsText !== undefined) {
-    const parsed = (await import('../options/common.js')).threads.safeParse(threadsText.trim() === '' ? Number.NaN : Number(threadsText));
+    const parsed = (await import('../options/common.js')).threads.safeParse(
+      threadsText.trim() === '' ? Number.NaN : Number(threadsText),
+    );
     if (!parsed.success) return undefined;
     threads = parsed.data;
   }
   let releaseLocks: (() => void) | undefined;
   try {
-    const [{ Tagger }, { tagStream }, { resolveThreads }, { cliSignal }, { claimOutputs }, { releaseAllLocks }, { fileProgress }] = await Promise.all([
+    const [
+      { Tagger },
+      { tagStream },
+      { resolveThreads },
+      { cliSignal },
+      { claimOutputs },
+      { releaseAllLocks },
+      { fileProgress },
+    ] = await Promise.all([
       import('../tagger/tagger.js'),
       import('../tagger/tag-stream.js'),
       import('../native.js'),
@@ -53,7 +63,11 @@ export async function fastTag(argv: readonly string[]): Promise<number | undefin
       import('../progress.js'),
     ]);
     releaseLocks = releaseAllLocks;
-    claimOutputs('tag', { '--model': values.get('--model'), '--input': values.get('--input') }, { '--out': values.get('--out') });
+    claimOutputs(
+      'tag',
+      { '--model': values.get('--model'), '--input': values.get('--input') },
+      { '--out': values.get('--out') },
+    );
     const tagger = Tagger.loadSync(values.get('--model') as string);
     const progress = fileProgress('tag', values.get('--input') as string);
     await tagStream(tagger, {

@@ -12,12 +12,19 @@ import { EXIT_CODES, UsageError } from '../errors.js';
 import { reportRunError } from './report.js';
 import { Progress, setQuiet } from '../progress.js';
 import type { Command } from '../commands/command.js';
-import { addOptions, checkArgs, givenFlags, optionRows, parseOptions, valueFlags, type OptionFields } from '../commands/options.js';
+import {
+  addOptions,
+  checkArgs,
+  givenFlags,
+  optionRows,
+  parseOptions,
+  valueFlags,
+  type OptionFields,
+} from '../commands/options.js';
 import { quiet } from '../options/common.js';
 import { releaseAllLocks } from '../io/folder-lock.js';
 
 export const VERSION = '0.1.0';
-
 
 /** Options every command takes, besides its own. */
 export const globalOptions = { quiet };
@@ -93,7 +100,12 @@ function configure(node: Commander, target: Target, done: (code: number) => void
   const { name, command } = target;
   addOptions(node, allOptions(command), command.optionGroups);
   node
-    .usage(usageLine(name, command).split(' ').slice(1 + name.split(' ').length).join(' '))
+    .usage(
+      usageLine(name, command)
+        .split(' ')
+        .slice(1 + name.split(' ').length)
+        .join(' '),
+    )
     .description(`${commands[name].summary}\n\n${paragraphs(command.description)}`)
     .addHelpText('after', examplesText(command));
   if (command.arguments !== undefined) node.arguments(command.arguments);
@@ -102,7 +114,10 @@ function configure(node: Commander, target: Target, done: (code: number) => void
     const values = parseOptions(name, command.options, raw);
     if (parseOptions(name, globalOptions, raw).quiet) setQuiet(true);
     try {
-      const code = await command.run(values, { positionals: node.args, given: new Set(givenFlags(command.options, raw, node)) });
+      const code = await command.run(values, {
+        positionals: node.args,
+        given: new Set(givenFlags(command.options, raw, node)),
+      });
       done(code ?? 0);
     } finally {
       // The output files' locks (lib/io/outputs.ts) end with the command, also in-process.
@@ -151,8 +166,15 @@ export async function main(argv: string[], out: CliOutput = processOutput): Prom
   const found = findTarget(argv);
   let target: Target | undefined;
   if (found) target = { name: found.name, command: await commands[found.name].load() };
-  else if (groups[argv[0]] !== undefined && (argv.length === 1 || argv[1].startsWith('-')) && !argv.includes('--help') && !argv.includes('-h')) {
-    const subs = Object.keys(commands).filter((k) => k.startsWith(`${argv[0]} `)).map((k) => k.split(' ')[1]);
+  else if (
+    groups[argv[0]] !== undefined &&
+    (argv.length === 1 || argv[1].startsWith('-')) &&
+    !argv.includes('--help') &&
+    !argv.includes('-h')
+  ) {
+    const subs = Object.keys(commands)
+      .filter((k) => k.startsWith(`${argv[0]} `))
+      .map((k) => k.split(' ')[1]);
     out.error(`structrank: '${argv[0]}' needs one of: ${subs.join(', ')}\n`);
     return EXIT_CODES.ERR_STRUCTRANK_USAGE;
   }
@@ -170,10 +192,15 @@ export async function main(argv: string[], out: CliOutput = processOutput): Prom
       if (!target) {
         // In a group ('eval pars'), the unknown command and the suggestion are the group's two words.
         const group = groups[argv[0]] !== undefined && err.code === 'commander.unknownCommand' ? argv[0] : undefined;
-        const message = group === undefined
-          ? commanderMessage(err)
-          : commanderMessage(err).replace(/^unknown command '([^']*)'/, `unknown command '${group} $1'`).replace(/\(did you mean ([^?]+)\?\)/, `(did you mean '${group} $1'?)`);
-        out.error(`structrank: ${message}\nrun 'structrank ${group === undefined ? '' : `${group} `}--help' for the list of commands\n`);
+        const message =
+          group === undefined
+            ? commanderMessage(err)
+            : commanderMessage(err)
+                .replace(/^unknown command '([^']*)'/, `unknown command '${group} $1'`)
+                .replace(/\(did you mean ([^?]+)\?\)/, `(did you mean '${group} $1'?)`);
+        out.error(
+          `structrank: ${message}\nrun 'structrank ${group === undefined ? '' : `${group} `}--help' for the list of commands\n`,
+        );
         return EXIT_CODES.ERR_STRUCTRANK_USAGE;
       }
       return reportError(new UsageError(`${target.name}: ${commanderMessage(err)}`), target, out);

@@ -31,15 +31,25 @@ export async function commandOptions(): Promise<string> {
     const command = await entry.load();
     out.push(`### \`structrank ${name}\``, '', `${entry.summary}.`, '', '```sh', usageLine(name, command), '```', '');
     const groups = Object.entries(command.optionGroups ?? {});
-    const ungrouped = optionRows(allOptions(command)).filter((r) => !groups.some(([, names]) => names.includes(r.name)));
-    const sections: Array<[string, typeof ungrouped]> = [['', ungrouped], ...groups.map(([title, names]): [string, typeof ungrouped] => [title, optionRows(command.options).filter((r) => names.includes(r.name))])];
+    const ungrouped = optionRows(allOptions(command)).filter(
+      (r) => !groups.some(([, names]) => names.includes(r.name)),
+    );
+    const sections: Array<[string, typeof ungrouped]> = [
+      ['', ungrouped],
+      ...groups.map(([title, names]): [string, typeof ungrouped] => [
+        title,
+        optionRows(command.options).filter((r) => names.includes(r.name)),
+      ]),
+    ];
     for (const [title, rows] of sections) {
       if (rows.length === 0) continue;
       if (title !== '') out.push(`${title.replace(/:$/, '')}:`, '');
       out.push('| option | type | default | description |', '|---|---|---|---|');
       for (const r of rows) {
         const dflt = r.required ? 'required' : r.default !== undefined ? code(r.default) : '';
-        out.push(`| ${code(r.value !== undefined ? `${r.flag} ${r.value}` : r.flag)} | ${prose(r.type)} | ${dflt} | ${prose(r.description)} |`);
+        out.push(
+          `| ${code(r.value !== undefined ? `${r.flag} ${r.value}` : r.flag)} | ${prose(r.type)} | ${dflt} | ${prose(r.description)} |`,
+        );
       }
       out.push('');
     }
@@ -83,7 +93,11 @@ export function pipelineConfigTables(): string {
   };
   const { base: _base, rerankers: _rerankers, ...top } = pipelineConfigSchema.shape;
   const parts = [
-    table('Top level (`rerankers` is a list of the reranker objects below; default: boosting and log-linear):', top as Shape, ''),
+    table(
+      'Top level (`rerankers` is a list of the reranker objects below; default: boosting and log-linear):',
+      top as Shape,
+      '',
+    ),
     table('`base` for task `parse` (the chart parser):', parserBaseSchema.shape as Shape, 'base.'),
     table('`base` for task `tag` (the tagger):', taggerBaseSchema.shape as Shape, 'base.'),
   ];

@@ -31,12 +31,18 @@ const CONLLU_ORDER: readonly ConlluField[] = ['form', 'lemma', 'upos', 'xpos', '
 function parseColumnNames(spec: string | undefined): string[] | undefined {
   if (spec === undefined) return undefined;
   const names = spec.split(',').map((c) => c.trim());
-  if (names.some((c) => c === '') || new Set(names).size !== names.length) throw new UsageError('convert: --columns must be distinct non-empty names');
+  if (names.some((c) => c === '') || new Set(names).size !== names.length)
+    throw new UsageError('convert: --columns must be distinct non-empty names');
   return names;
 }
 
 /** The input's sentences as rows of `columns` (the treebank's, the chosen CoNLL-U fields, or the CoNLL file's). */
-async function* sentencesOf(from: Format, input: string, columns: string[], separator: 'whitespace' | 'tab'): AsyncGenerator<Sentence> {
+async function* sentencesOf(
+  from: Format,
+  input: string,
+  columns: string[],
+  separator: 'whitespace' | 'tab',
+): AsyncGenerator<Sentence> {
   if (from === 'trees') {
     for await (const { tree, line } of readTreebank(input)) {
       const rows: string[][] = [];
@@ -66,7 +72,11 @@ async function* sentencesOf(from: Format, input: string, columns: string[], sepa
 function checkField(input: string, line: number, value: string, separator: 'whitespace' | 'tab'): void {
   if (value === '') throw new InputError(input, line, 'empty field');
   if (separator === 'tab' ? value.includes('\t') : /\s/.test(value)) {
-    throw new InputError(input, line, `'${value}' contains ${separator === 'tab' ? 'a tab' : 'whitespace'}: it cannot be one column of the output${separator === 'tab' ? '' : ' (use --separator tab)'}`);
+    throw new InputError(
+      input,
+      line,
+      `'${value}' contains ${separator === 'tab' ? 'a tab' : 'whitespace'}: it cannot be one column of the output${separator === 'tab' ? '' : ' (use --separator tab)'}`,
+    );
   }
 }
 
@@ -92,8 +102,15 @@ not at all; bad input is an error naming the file and line.`,
     to: option(z.enum(['conll', 'conllu', 'text']), 'the output format'),
     input: requiredFile('the corpus to convert (- = standard input)'),
     out: option(z.string().min(1).default('-'), 'the output file (- = standard output)', { value: 'F' }),
-    columns: option(z.string().optional(), "conll input: the names of its columns (required); conllu input: the fields to write among word (= form), lemma, upos, xpos, feats, deprel (default word,upos)", { value: 'A,B,...' }),
-    separator: option(z.enum(['whitespace', 'tab']).default('whitespace'), 'column separator of CoNLL input and output (whitespace: written as one space)'),
+    columns: option(
+      z.string().optional(),
+      'conll input: the names of its columns (required); conllu input: the fields to write among word (= form), lemma, upos, xpos, feats, deprel (default word,upos)',
+      { value: 'A,B,...' },
+    ),
+    separator: option(
+      z.enum(['whitespace', 'tab']).default('whitespace'),
+      'column separator of CoNLL input and output (whitespace: written as one space)',
+    ),
   },
   examples: [
     'structrank convert --from trees --to conll --input data/gum-open/train.mrg --out gum-train.conll',
@@ -107,16 +124,22 @@ not at all; bad input is an error naming the file and line.`,
     if (from === to) throw new UsageError(`convert: --from and --to are both ${from}`);
     let columns = parseColumnNames(values.columns);
     if (from === 'trees') {
-      if (columns !== undefined) throw new UsageError('convert: --columns does not apply to --from trees (its columns are word,pos)');
+      if (columns !== undefined)
+        throw new UsageError('convert: --columns does not apply to --from trees (its columns are word,pos)');
       columns = TREE_COLUMNS;
     } else if (from === 'conllu') {
       columns ??= ['word', 'upos'];
       const bad = columns.find((c) => conlluField(c) === undefined);
-      if (bad !== undefined) throw new UsageError(`convert: with --from conllu, --columns names fields among ${CONLLU_FIELD_NAMES}; got '${bad}'`);
-    } else if (columns === undefined) throw new UsageError('convert: --from conll needs --columns (the names of its columns, e.g. word,pos)');
+      if (bad !== undefined)
+        throw new UsageError(
+          `convert: with --from conllu, --columns names fields among ${CONLLU_FIELD_NAMES}; got '${bad}'`,
+        );
+    } else if (columns === undefined)
+      throw new UsageError('convert: --from conll needs --columns (the names of its columns, e.g. word,pos)');
     const names = columns;
     const wordIndex = names.findIndex((c) => conlluField(c) === 'form');
-    if ((to === 'text' || to === 'conllu') && wordIndex < 0) throw new UsageError(`convert: --to ${to} needs a word column among --columns`);
+    if ((to === 'text' || to === 'conllu') && wordIndex < 0)
+      throw new UsageError(`convert: --to ${to} needs a word column among --columns`);
     // CoNLL-U: each of its fields from the column of that name, '_' where none.
     const fieldColumns = CONLLU_ORDER.map((f) => names.findIndex((c) => fieldOfColumn(c) === f));
     const sep = separator === 'tab' ? '\t' : ' ';

@@ -14,7 +14,9 @@ prints the test table and writes report.html into structrank-demo/ under the cur
 (or --output). Rerunning reuses the finished steps cached there.`,
   options: {
     threads,
-    output: option(z.string().min(1).optional(), 'output folder (default structrank-demo under the current folder)', { value: 'DIR' }),
+    output: option(z.string().min(1).optional(), 'output folder (default structrank-demo under the current folder)', {
+      value: 'DIR',
+    }),
     json: option(json, 'print the results as JSON instead of the table (the plan lines go to stderr)'),
   },
   examples: ['structrank demo', 'structrank demo --threads 2 --output /tmp/demo'],
@@ -23,9 +25,15 @@ prints the test table and writes report.html into structrank-demo/ under the cur
     const s = DEMO_SIZES;
     // With --json, stdout holds the results alone.
     const say = values.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
-    say(`structrank demo: parsing reranking on data/gum-open (GUM, CC BY), about 200 CPU seconds (bench/demo-time.ts):`);
-    say(`  sentences of at most ${s.maxLength} words; train: the first ${s.trainLimit}, jackknifed in ${s.folds} folds; dev: ${s.devLimit}; test: up to ${s.testLimit}`);
-    say(`  ${s.nbest}-best lists from the PCFG chart parser; rerankers: ${config.rerankers.map((r) => r.name).join(', ')}`);
+    say(
+      `structrank demo: parsing reranking on data/gum-open (GUM, CC BY), about 200 CPU seconds (bench/demo-time.ts):`,
+    );
+    say(
+      `  sentences of at most ${s.maxLength} words; train: the first ${s.trainLimit}, jackknifed in ${s.folds} folds; dev: ${s.devLimit}; test: up to ${s.testLimit}`,
+    );
+    say(
+      `  ${s.nbest}-best lists from the PCFG chart parser; rerankers: ${config.rerankers.map((r) => r.name).join(', ')}`,
+    );
     say(`  writing into ${config.output} (cached steps there are reused)\n`);
     try {
       await runAndReport(config, cliSignal(), 'structrank demo: reranking parses of GUM', values.json);

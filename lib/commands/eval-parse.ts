@@ -16,14 +16,27 @@ skipped, however many there are. A malformed tree, or files with different numbe
 trees, is refused with an error naming the file and line.`,
   options: {
     gold: requiredFile('gold treebank (bracketed; one tree per line or spread over lines)', 'G'),
-    test: requiredFile('parser output, aligned with G; a blank line or () / (()) is a failed parse (skipped, as EVALB does)', 'T'),
-    cutoff: option(z.number().int().min(0).optional(), `length cutoff of the second summary (default ${DEFAULT_CUTOFF}, or the --params file's)`, { value: 'N' }),
+    test: requiredFile(
+      'parser output, aligned with G; a blank line or () / (()) is a failed parse (skipped, as EVALB does)',
+      'T',
+    ),
+    cutoff: option(
+      z.number().int().min(0).optional(),
+      `length cutoff of the second summary (default ${DEFAULT_CUTOFF}, or the --params file's)`,
+      { value: 'N' },
+    ),
     json: option(json, 'print {"all": S, "cutoff": S, "byLabel": {...}}'),
     verbose: option(z.boolean().default(false), "print EVALB's per-sentence lines before the summary"),
     params: optionalFile('an EVALB parameter file instead of COLLINS.prm', 'P'),
-    ignoreBlankLines: option(z.boolean().default(false), 'blank lines in T separate trees rather than mark failed parses'),
+    ignoreBlankLines: option(
+      z.boolean().default(false),
+      'blank lines in T separate trees rather than mark failed parses',
+    ),
   },
-  examples: ['structrank eval parse --gold test.mrg --test test.parsed', 'structrank eval parse --gold test.mrg --test test.parsed --params COLLINS.prm --verbose'],
+  examples: [
+    'structrank eval parse --gold test.mrg --test test.parsed',
+    'structrank eval parse --gold test.mrg --test test.parsed --params COLLINS.prm --verbose',
+  ],
   async run(values) {
     const { gold, test } = values;
     const prm = values.params !== undefined ? readEvalbParams(values.params) : undefined;
@@ -38,7 +51,9 @@ trees, is refused with an error naming the file and line.`,
         if (verbose) console.log(formatSentenceLine(index, s));
         if (s.status !== 'ok') {
           const kind = s.status === 'skipped-empty' ? 'skipped' : 'error';
-          console.error(`structrank: eval parse: sentence ${index} (${gold}:${goldLine}, ${test}:${testLine}): ${kind}: ${s.message}`);
+          console.error(
+            `structrank: eval parse: sentence ${index} (${gold}:${goldLine}, ${test}:${testLine}): ${kind}: ${s.message}`,
+          );
         }
       },
     });

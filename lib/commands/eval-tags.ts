@@ -18,9 +18,19 @@ FORMs being the words; a --train file is then CoNLL-U too.`,
   options: {
     gold: requiredFile('CoNLL or CoNLL-U file with the gold tags', 'G'),
     test: requiredFile('the same format with the predicted tags, aligned token by token with G', 'T'),
-    train: optionalFile("training file in G's format: its words (the first column, or the FORMs) form the known vocabulary"),
-    columns: option(z.string().optional(), 'names of the columns of G, T and F (e.g. word,pos,chunk); every line must have them', { value: 'L' }),
-    tag: option(z.string().optional(), 'which named column holds the tag (default: the last column; CoNLL-U: the field, default upos)', { value: 'NAME' }),
+    train: optionalFile(
+      "training file in G's format: its words (the first column, or the FORMs) form the known vocabulary",
+    ),
+    columns: option(
+      z.string().optional(),
+      'names of the columns of G, T and F (e.g. word,pos,chunk); every line must have them',
+      { value: 'L' },
+    ),
+    tag: option(
+      z.string().optional(),
+      'which named column holds the tag (default: the last column; CoNLL-U: the field, default upos)',
+      { value: 'NAME' },
+    ),
     format: columnFormat,
     json: option(json, 'print {tokens, correct, accuracy, unknownTokens, unknownCorrect, unknownAccuracy}'),
   },
@@ -32,7 +42,10 @@ FORMs being the words; a --train file is then CoNLL-U too.`,
   async run(values) {
     const { gold, test } = values;
     const format = columnFormatOf(gold, values.format);
-    if (format === 'conllu' && values.columns !== undefined) throw new UsageError('eval tags: --columns names CoNLL columns; CoNLL-U files have their own (--tag names the field)');
+    if (format === 'conllu' && values.columns !== undefined)
+      throw new UsageError(
+        'eval tags: --columns names CoNLL columns; CoNLL-U files have their own (--tag names the field)',
+      );
     const columns = values.columns !== undefined ? parseColumns(values.columns) : undefined;
     if (format === 'conll' && values.tag !== undefined && columns === undefined) {
       throw new UsageError('eval tags: --tag needs --columns to name the columns');

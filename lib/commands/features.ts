@@ -27,17 +27,23 @@ candidate of at least --cutoff different sentences. Writes a checksummed binary 
     json: option(json, 'print the table summary as JSON'),
     ...nbestShardFields,
   },
-  examples: ['structrank features --input train.nbest.jsonl --out train.feats --cutoff 5', 'structrank features --input big.nbest.jsonl --out big.feats --redis redis://queue-host:6379 --store /mnt/shared/store'],
+  examples: [
+    'structrank features --input train.nbest.jsonl --out train.feats --cutoff 5',
+    'structrank features --input big.nbest.jsonl --out big.feats --redis redis://queue-host:6379 --store /mnt/shared/store',
+  ],
   async run(values, { given }) {
     const { input, out } = values;
     const threads = resolveThreads(values.threads);
     claimOutputs('features', { '--input': input }, { '--out': out });
     const save = (table: FeatureTable): void => saveTable(table, values);
     // --redis/--store: extraction in shards on a queue (lib/distributed/nbest-shards.ts, docs/scaling.md).
-    if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/nbest-shards.js')).runFeaturesSharded(values, save, cliSignal());
+    if (values.redis !== undefined || values.store !== undefined)
+      return (await import('../distributed/nbest-shards.js')).runFeaturesSharded(values, save, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('features: --shard-size needs --redis and --store');
     const { features } = await loadSentenceFeatures(input, {
-      threads, signal: cliSignal(), treeFeatures: values.treeFeatures ? 'auto' : 'never',
+      threads,
+      signal: cliSignal(),
+      treeFeatures: values.treeFeatures ? 'auto' : 'never',
     });
     save(buildFeatureTable(features, selectFeatures(features, values.cutoff), values.cutoff));
   },
@@ -49,10 +55,21 @@ function saveTable(table: FeatureTable, values: { out: string; cutoff: number; j
   saveFeatureTable(out, table);
   const perCandidate = table.cols.length / Math.max(1, table.logprob.length);
   if (values.json) {
-    console.log(JSON.stringify({ out, sentences: table.ids.length, candidates: table.logprob.length, features: table.names.length, cutoff, activePerCandidate: perCandidate }));
+    console.log(
+      JSON.stringify({
+        out,
+        sentences: table.ids.length,
+        candidates: table.logprob.length,
+        features: table.names.length,
+        cutoff,
+        activePerCandidate: perCandidate,
+      }),
+    );
     return;
   }
-  console.log(`${table.ids.length} sentences, ${table.logprob.length} candidates, ${table.names.length} features (cutoff ${cutoff}), ` +
-    `${perCandidate.toFixed(1)} active per candidate -> ${out}`);
+  console.log(
+    `${table.ids.length} sentences, ${table.logprob.length} candidates, ${table.names.length} features (cutoff ${cutoff}), ` +
+      `${perCandidate.toFixed(1)} active per candidate -> ${out}`,
+  );
 }
 export default command;

@@ -20,7 +20,10 @@ const command = defineCommand({
     }
     const info = native().nativeInfo();
     if (values.json) console.log(JSON.stringify(info));
-    else console.log(`native addon: N-API ${info.abi}; modules: ${info.modules.join(', ')}; default threads: ${info.defaultThreads}`);
+    else
+      console.log(
+        `native addon: N-API ${info.abi}; modules: ${info.modules.join(', ')}; default threads: ${info.defaultThreads}`,
+      );
   },
 });
 export default command;

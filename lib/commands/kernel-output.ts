@@ -18,7 +18,8 @@ export async function rethrowNative<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (err instanceof InputError && err.file === '' && err.code === 'ERR_STRUCTRANK_INPUT') throw new InputError('kernel', undefined, err.problem);
+    if (err instanceof InputError && err.file === '' && err.code === 'ERR_STRUCTRANK_INPUT')
+      throw new InputError('kernel', undefined, err.problem);
     throw err;
   }
 }

@@ -20,7 +20,9 @@ const VALUES: Record<string, (x: number) => boolean> = {
 };
 
 /** The settings and files of `args` (after 'kernel trees'), or undefined when the full CLI must handle them. */
-export function leanKernelTreesArgs(args: readonly string[]): { files: string[]; settings: KernelTreesSettings; json: boolean } | undefined {
+export function leanKernelTreesArgs(
+  args: readonly string[],
+): { files: string[]; settings: KernelTreesSettings; json: boolean } | undefined {
   const seen = new Map<string, number | true>();
   const files: string[] = [];
   for (let i = 0; i < args.length; i++) {

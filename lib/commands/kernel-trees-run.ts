@@ -13,10 +13,19 @@ export interface KernelTreesSettings {
 }
 
 /** Reads the treebank files (one or two) and computes the Gram matrix of A against B, or of A against itself. */
-export async function kernelTreesMatrix(files: readonly string[], s: KernelTreesSettings): Promise<{ matrix: Float64Array; cols: number }> {
+export async function kernelTreesMatrix(
+  files: readonly string[],
+  s: KernelTreesSettings,
+): Promise<{ matrix: Float64Array; cols: number }> {
   const banks = files.map((file) => TreeBank.fromFile(file, { strip: s.strip }));
   const a = banks[0];
   const b = banks[1];
-  const matrix = await gramAsync(a, b ?? null, { lambda: s.lambda, depth: s.depth, normalize: s.normalize, plain: s.plain, threads: s.threads });
+  const matrix = await gramAsync(a, b ?? null, {
+    lambda: s.lambda,
+    depth: s.depth,
+    normalize: s.normalize,
+    plain: s.plain,
+    threads: s.threads,
+  });
   return { matrix, cols: (b ?? a).size };
 }

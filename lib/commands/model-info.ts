@@ -46,7 +46,11 @@ export function formatModelFileInfo(m: ModelFileInfo): string {
   const lines = [`${m.file}: ${m.kind} ${m.info ? 'model' : 'file'} (format ${m.kindVersion}), ${m.bytes} bytes`];
   for (const [key, value] of Object.entries(m.info ?? {})) {
     if (key === 'kind') continue;
-    const shown = Array.isArray(value) ? value.join(', ') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+    const shown = Array.isArray(value)
+      ? value.join(', ')
+      : typeof value === 'object' && value !== null
+        ? JSON.stringify(value)
+        : String(value);
     lines.push(`  ${key}: ${shown}`);
   }
   return lines.join('\n');

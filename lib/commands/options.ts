@@ -12,7 +12,15 @@
 import { Option, type Command as Commander } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { baseOf, cliMeta, defaultOf, defOf, descriptionOf, type OptionFields, type OptionValues } from '../options/field.js';
+import {
+  baseOf,
+  cliMeta,
+  defaultOf,
+  defOf,
+  descriptionOf,
+  type OptionFields,
+  type OptionValues,
+} from '../options/field.js';
 
 export { defaultOf, descriptionOf, option, type OptionFields, type OptionValues } from '../options/field.js';
 
@@ -32,7 +40,8 @@ function kindOf(schema: z.ZodType): Kind {
 export function choicesOf(schema: z.ZodType): string[] | undefined {
   const d = defOf(baseOf(schema));
   if (d.type === 'enum' && d.entries) return Object.values(d.entries).map(String);
-  if (d.type === 'union' && d.options?.every((o) => defOf(o).type === 'literal')) return d.options.map((o) => String(defOf(o).values?.[0]));
+  if (d.type === 'union' && d.options?.every((o) => defOf(o).type === 'literal'))
+    return d.options.map((o) => String(defOf(o).values?.[0]));
   return undefined;
 }
 
@@ -102,7 +111,17 @@ export function optionRows(fields: OptionFields): OptionRow[] {
     const dflt = defaultOf(schema);
     const choices = choicesOf(schema);
     const range = rangeOf(schema).text;
-    const type = choices ? `one of ${choices.join(', ')}` : kind === 'boolean' ? 'flag' : kind === 'numberList' ? `list of ${range}` : kind === 'stringList' ? 'list' : kind === 'number' ? range : 'text';
+    const type = choices
+      ? `one of ${choices.join(', ')}`
+      : kind === 'boolean'
+        ? 'flag'
+        : kind === 'numberList'
+          ? `list of ${range}`
+          : kind === 'stringList'
+            ? 'list'
+            : kind === 'number'
+              ? range
+              : 'text';
     rows.push({
       name,
       flag: `--${flagOf(name, schema)}`,
@@ -119,7 +138,9 @@ export function optionRows(fields: OptionFields): OptionRow[] {
 /** Declares the fields as commander options (for parsing and --help). */
 export function addOptions(command: Commander, fields: OptionFields, groups: Record<string, string[]> = {}): void {
   for (const row of optionRows(fields)) {
-    const extras = [row.required ? 'required' : '', row.default !== undefined ? `default ${row.default}` : ''].filter((t) => t !== '');
+    const extras = [row.required ? 'required' : '', row.default !== undefined ? `default ${row.default}` : ''].filter(
+      (t) => t !== '',
+    );
     const text = `${row.description}${extras.length > 0 ? ` (${extras.join('; ')})` : ''}`;
     const opt = new Option(row.value === undefined ? row.flag : `${row.flag} <${row.value}>`, text);
     const group = Object.entries(groups).find(([, names]) => names.includes(row.name));
@@ -130,7 +151,11 @@ export function addOptions(command: Commander, fields: OptionFields, groups: Rec
 
 /** Options that take a value, by flag: for the ambiguity check of `checkArgs`. */
 export function valueFlags(fields: OptionFields): Set<string> {
-  return new Set(optionRows(fields).filter((r) => r.value !== undefined).map((r) => r.flag));
+  return new Set(
+    optionRows(fields)
+      .filter((r) => r.value !== undefined)
+      .map((r) => r.flag),
+  );
 }
 
 /**
@@ -169,18 +194,25 @@ function englishList(items: readonly string[]): string {
  * name) against the fields, and returns them typed with the defaults filled in. A missing
  * required option or a bad value is a UsageError naming the flag.
  */
-export function parseOptions<F extends OptionFields>(command: string, fields: F, raw: Record<string, unknown>): OptionValues<F> {
+export function parseOptions<F extends OptionFields>(
+  command: string,
+  fields: F,
+  raw: Record<string, unknown>,
+): OptionValues<F> {
   const out: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(fields)) {
     const flag = `--${flagOf(name, schema)}`;
     const given = raw[commanderKey(flagOf(name, schema))];
-    if (given === undefined && !schema.safeParse(undefined).success) throw new UsageError(`${command}: missing required option ${flag}`);
+    if (given === undefined && !schema.safeParse(undefined).success)
+      throw new UsageError(`${command}: missing required option ${flag}`);
     const r = schema.safeParse(coerce(kindOf(schema), given));
     if (!r.success) {
       // What is allowed: the choices, else the numeric range ('integer >= 1').
       const choices = choicesOf(schema);
       const allowed = choices ? englishList(choices) : rangeOf(schema).text;
-      throw new UsageError(`${command}: invalid value for ${flag}: '${String(given)}'${allowed ? ` (${kindOf(schema) === 'numberList' ? 'a list, each ' : ''}${allowed})` : ''}`);
+      throw new UsageError(
+        `${command}: invalid value for ${flag}: '${String(given)}'${allowed ? ` (${kindOf(schema) === 'numberList' ? 'a list, each ' : ''}${allowed})` : ''}`,
+      );
     }
     out[name] = r.data;
   }

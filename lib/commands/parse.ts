@@ -25,12 +25,30 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
   options: {
     model: requiredFile('model from train-parser', 'M'),
     input: requiredFile('bracketed trees (their words are parsed) or tokenized text, one sentence per line'),
-    out: option(z.string().min(1).default('-'), "one tree per input sentence, in order, with exactly the input's words (- = standard output)", { value: 'F' }),
-    nbest: option(z.number().int().min(1).optional(), 'also write the K best parses of each sentence (exact k-best)', { value: 'K' }),
+    out: option(
+      z.string().min(1).default('-'),
+      "one tree per input sentence, in order, with exactly the input's words (- = standard output)",
+      { value: 'F' },
+    ),
+    nbest: option(z.number().int().min(1).optional(), 'also write the K best parses of each sentence (exact k-best)', {
+      value: 'K',
+    }),
     outNbest: optionalFile('JSON Lines n-best file (needs --nbest)', 'F.jsonl'),
-    kbestTags: option(z.enum(KBEST_TAG_MODES).default('all'), "which K-best list: 'all' (the K best trees), 'max' (K distinct bracketings, each with its best tags), 'sum' (K distinct bracketings, their tag variants summed), 'fixed' (the K best trees with the 1-best tags)", { value: 'all|max|sum|fixed' }),
-    kbestPool: option(z.number().int().min(1).max(MAX_NBEST).optional(), `trees parsed per sentence before --kbest-tags keeps K of them (default K for 'all', else 5 K, at most ${MAX_NBEST})`, { value: 'P' }),
-    ensemble: option(z.array(z.string().min(1)).min(1).optional(), "CRF models trained on the same treebank: each sentence's tree is the MBR tree of the mean of their posteriors and --model's (1-best only)", { value: 'M[,M...]' }),
+    kbestTags: option(
+      z.enum(KBEST_TAG_MODES).default('all'),
+      "which K-best list: 'all' (the K best trees), 'max' (K distinct bracketings, each with its best tags), 'sum' (K distinct bracketings, their tag variants summed), 'fixed' (the K best trees with the 1-best tags)",
+      { value: 'all|max|sum|fixed' },
+    ),
+    kbestPool: option(
+      z.number().int().min(1).max(MAX_NBEST).optional(),
+      `trees parsed per sentence before --kbest-tags keeps K of them (default K for 'all', else 5 K, at most ${MAX_NBEST})`,
+      { value: 'P' },
+    ),
+    ensemble: option(
+      z.array(z.string().min(1)).min(1).optional(),
+      "CRF models trained on the same treebank: each sentence's tree is the MBR tree of the mean of their posteriors and --model's (1-best only)",
+      { value: 'M[,M...]' },
+    ),
     ...parseFields,
     ...shardFields,
   },
@@ -42,17 +60,26 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
   ],
   async run(values, { given }) {
     const ensembleFiles = Object.fromEntries((values.ensemble ?? []).map((file, i) => [`--ensemble[${i + 1}]`, file]));
-    claimOutputs('parse', { '--model': values.model, '--input': values.input, ...ensembleFiles }, { '--out': values.out, '--out-nbest': values.outNbest });
-    if (values.ensemble !== undefined && (values.nbest !== undefined || values.redis !== undefined)) throw new UsageError('parse: --ensemble parses the 1-best in this process (no --nbest, no --redis)');
+    claimOutputs(
+      'parse',
+      { '--model': values.model, '--input': values.input, ...ensembleFiles },
+      { '--out': values.out, '--out-nbest': values.outNbest },
+    );
+    if (values.ensemble !== undefined && (values.nbest !== undefined || values.redis !== undefined))
+      throw new UsageError('parse: --ensemble parses the 1-best in this process (no --nbest, no --redis)');
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
-    if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/shards.js')).runSharded('parse', values, cliSignal());
+    if (values.redis !== undefined || values.store !== undefined)
+      return (await import('../distributed/shards.js')).runSharded('parse', values, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('parse: --shard-size needs --redis and --store');
     const { model: modelFile, input: inputFile, out: outFile, beam, maxLength, prune } = values;
     const k = values.nbest ?? 1;
     if (k > MAX_NBEST) throw new UsageError(`parse: --nbest is at most ${MAX_NBEST}, not ${k}`);
-    if (values.nbest !== undefined && values.outNbest === undefined) throw new UsageError('parse: --nbest needs --out-nbest F');
-    if (values.outNbest !== undefined && values.nbest === undefined) throw new UsageError('parse: --out-nbest needs --nbest K');
-    if ((given.has('--kbest-tags') || given.has('--kbest-pool')) && values.nbest === undefined) throw new UsageError('parse: --kbest-tags and --kbest-pool need --nbest K');
+    if (values.nbest !== undefined && values.outNbest === undefined)
+      throw new UsageError('parse: --nbest needs --out-nbest F');
+    if (values.outNbest !== undefined && values.nbest === undefined)
+      throw new UsageError('parse: --out-nbest needs --nbest K');
+    if ((given.has('--kbest-tags') || given.has('--kbest-pool')) && values.nbest === undefined)
+      throw new UsageError('parse: --kbest-tags and --kbest-pool need --nbest K');
     const mode = values.kbestTags;
     const pool = Math.max(k, values.kbestPool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k)));
     const threads = resolveThreads(values.threads);
@@ -70,7 +97,16 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     for (let start = 0; start < n; start += chunk) {
       const end = Math.min(n, start + chunk);
       const sentences = input.sentences.slice(start, end);
-      const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, { threads, pcfg: values.pcfg, beam, maxLength, signal, ...(prune !== undefined ? { prune } : {}), ...(values.decode !== undefined ? { decode: values.decode } : {}), ...(ensemble.length > 0 ? { ensemble } : {}) });
+      const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, {
+        threads,
+        pcfg: values.pcfg,
+        beam,
+        maxLength,
+        signal,
+        ...(prune !== undefined ? { prune } : {}),
+        ...(values.decode !== undefined ? { decode: values.decode } : {}),
+        ...(ensemble.length > 0 ? { ensemble } : {}),
+      });
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? rewrap(t, input.shapes[s]) : t);
@@ -95,10 +131,19 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
       progress.update(end);
     }
     progress.finish();
-    await writeTextAtomic(outFile, trees.map((t) => t + '\n'));
+    await writeTextAtomic(
+      outFile,
+      trees.map((t) => t + '\n'),
+    );
     if (values.outNbest) await writeNbest(values.outNbest, nbestOut);
-    if (fallbacks > 0) console.error(`parse: ${fallbacks} sentence(s) not covered by the grammar got the flat fallback (X over the best tags)`);
-    if (tooLong > 0) console.error(`parse: ${tooLong} sentence(s) longer than --max-length ${maxLength} words got the flat fallback (X over the best tags)`);
+    if (fallbacks > 0)
+      console.error(
+        `parse: ${fallbacks} sentence(s) not covered by the grammar got the flat fallback (X over the best tags)`,
+      );
+    if (tooLong > 0)
+      console.error(
+        `parse: ${tooLong} sentence(s) longer than --max-length ${maxLength} words got the flat fallback (X over the best tags)`,
+      );
   },
 });
 export default command;

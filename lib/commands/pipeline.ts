@@ -29,14 +29,27 @@ async function queuedExecutor(config: PipelineConfig, redis: string, store: stri
  * none of them may be an input (the config, a data file, a head-rule file).
  */
 function checkPipelineOutputs(file: string, config: PipelineConfig): void {
-  const inputs: Record<string, string | undefined> = { '--config': file, 'data.train': config.data.train, 'data.dev': config.data.dev, 'data.test': config.data.test };
+  const inputs: Record<string, string | undefined> = {
+    '--config': file,
+    'data.train': config.data.train,
+    'data.dev': config.data.dev,
+    'data.test': config.data.test,
+  };
   config.rerankers.forEach((r, i) => {
     if ('headRules' in r && typeof r.headRules === 'string') inputs[`rerankers[${i}].headRules`] = r.headRules;
   });
-  checkOutputs('pipeline', inputs, { 'results.json': join(config.output, 'results.json'), 'report.html': join(config.output, 'report.html') }, { writable: false });
+  checkOutputs(
+    'pipeline',
+    inputs,
+    { 'results.json': join(config.output, 'results.json'), 'report.html': join(config.output, 'report.html') },
+    { writable: false },
+  );
   const cache = resolve(config.cache) + sep;
   for (const [name, input] of Object.entries(inputs)) {
-    if (input !== undefined && resolve(input).startsWith(cache)) throw new UsageError(`pipeline: ${name} ${input} is inside the step cache ${config.cache}, which the pipeline rewrites; move it out`);
+    if (input !== undefined && resolve(input).startsWith(cache))
+      throw new UsageError(
+        `pipeline: ${name} ${input} is inside the step cache ${config.cache}, which the pipeline rewrites; move it out`,
+      );
   }
 }
 
@@ -49,11 +62,17 @@ cached under a content hash in <output>/cache: a rerun skips finished steps, a k
 resumes. Writes <output>/results.json and <output>/report.html.`,
   options: {
     config: optionalFile('the pipeline config (JSON); required unless --schema', 'FILE'),
-    threads: option(z.number().int().min(0).optional(), "worker threads (default: the config's; 0 = all cores)", { value: 'N' }),
+    threads: option(z.number().int().min(0).optional(), "worker threads (default: the config's; 0 = all cores)", {
+      value: 'N',
+    }),
     output: option(z.string().min(1).optional(), "overrides the config's output folder", { value: 'DIR' }),
     schema: option(z.boolean().default(false), "print the config's JSON Schema and exit"),
     json: option(json, 'print the results (as in results.json, plus the report path) as JSON instead of the table'),
-    redis: option(redis.optional(), "run the jackknife folds, dev/test candidates and rerankers as jobs on this Redis queue ('structrank worker' runs them; see docs/scaling.md)", { value: 'URL' }),
+    redis: option(
+      redis.optional(),
+      "run the jackknife folds, dev/test candidates and rerankers as jobs on this Redis queue ('structrank worker' runs them; see docs/scaling.md)",
+      { value: 'URL' },
+    ),
     store: option(store.optional(), 'the artifact store shared with the workers (needs --redis)', { value: 'DIR' }),
   },
   examples: [
@@ -75,11 +94,13 @@ resumes. Writes <output>/results.json and <output>/report.html.`,
       config.cache = resolve(config.output, 'cache');
     }
     checkPipelineOutputs(file, config);
-    if ((values.redis === undefined) !== (values.store === undefined)) throw new UsageError('pipeline: --redis and --store go together');
+    if ((values.redis === undefined) !== (values.store === undefined))
+      throw new UsageError('pipeline: --redis and --store go together');
     const signal = cliSignal();
-    const executor = values.redis !== undefined
-      ? await queuedExecutor(config, checkRedisUrl('pipeline', values.redis), values.store as string, signal)
-      : undefined;
+    const executor =
+      values.redis !== undefined
+        ? await queuedExecutor(config, checkRedisUrl('pipeline', values.redis), values.store as string, signal)
+        : undefined;
     try {
       await runAndReport(config, signal, `structrank pipeline: ${file}`, values.json, executor);
     } catch (err) {

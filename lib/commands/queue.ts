@@ -9,7 +9,10 @@ const command = defineCommand({
   description: 'Counts the jobs waiting, active, done and failed per step on a Redis queue, and the workers alive.',
   options: {
     redis,
-    json: option(json, 'print the counts as JSON: {queue, steps: {<kind>: {waiting, active, done, failed}}, total, workers}'),
+    json: option(
+      json,
+      'print the counts as JSON: {queue, steps: {<kind>: {waiting, active, done, failed}}, total, workers}',
+    ),
   },
   examples: ['structrank queue status --redis redis://queue-host:6379'],
   async run(values) {

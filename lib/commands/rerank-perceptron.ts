@@ -10,7 +10,13 @@ import { flagOf } from './options.js';
 import { UsageError } from '../errors.js';
 import { listKind, readNbestSync, requireSameKind } from '../io/nbest.js';
 import { Progress, progressInterval, TrainProgressBar } from '../progress.js';
-import { formatChosen, PerceptronReranker, type PerceptronPrediction, type PerceptronTrainOptions, type RerankEvaluation } from '../rerank/perceptron.js';
+import {
+  formatChosen,
+  PerceptronReranker,
+  type PerceptronPrediction,
+  type PerceptronTrainOptions,
+  type RerankEvaluation,
+} from '../rerank/perceptron.js';
 import { distributedTarget } from '../distributed/gradient.js';
 import type { MixWeighting } from '../distributed/mixing.js';
 import { rerankerMixing } from '../distributed/rerank-mixing.js';
@@ -19,7 +25,11 @@ import { writeTextAtomic } from '../io/atomic-writer.js';
 import { resolveThreads } from '../native.js';
 import { loadHeadRules } from '../io/head-rules-file.js';
 
-function predictionFlag(values: { voted?: boolean; averaged?: boolean; last?: boolean }): PerceptronPrediction | undefined {
+function predictionFlag(values: {
+  voted?: boolean;
+  averaged?: boolean;
+  last?: boolean;
+}): PerceptronPrediction | undefined {
   const set = (['voted', 'averaged', 'last'] as const).filter((k) => values[k]);
   if (set.length > 1) throw new UsageError('choose one of --voted, --averaged, --last');
   return set[0];
@@ -62,7 +72,9 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
     lambda: values.lambda,
     beta: values.beta,
     baseWeight: values.baseWeight,
-    ...(values.featureWeight > 0 ? { featureWeight: values.featureWeight, headRules: loadHeadRules(values.headRules) } : {}),
+    ...(values.featureWeight > 0
+      ? { featureWeight: values.featureWeight, headRules: loadHeadRules(values.headRules) }
+      : {}),
     sim1: sim2 > 0 ? 0.5 : 1,
     sim2,
     wordFeature,
@@ -83,24 +95,43 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
   if (options.sim2 > 0 && options.wordFeature === 'none') throw new UsageError(`${cmd}: --sim2 needs --word-feature`);
   // With --kernel given, a conflict is a usage error before any input is read.
   const conflict = kernel !== undefined ? perceptronKernelConflict(kernel, options) : undefined;
-  if (conflict) throw new UsageError(`${cmd}: --${flagOf(conflict.field, perceptronFields[conflict.field])}: ${conflict.message}`);
+  if (conflict)
+    throw new UsageError(`${cmd}: --${flagOf(conflict.field, perceptronFields[conflict.field])}: ${conflict.message}`);
 
   const train = readNbestSync(trainFile);
   const dev = values.dev ? readNbestSync(values.dev) : undefined;
   // Checked before training: the dev evaluation would only fail after the model is saved.
   if (values.dev) requireSameKind(values.dev, listKind(dev), trainFile, listKind(train));
   // Examples are not epochs: off a terminal no line per example (a bar on one).
-  const progress = new TrainProgressBar('train', { lossName: 'mistakes', logEvery: progressInterval(), phase: 'example' });
+  const progress = new TrainProgressBar('train', {
+    lossName: 'mistakes',
+    logEvery: progressInterval(),
+    phase: 'example',
+  });
   const started = Date.now();
   const reranker = await PerceptronReranker.train(train, options, { onProgress: progress.onProgress });
   const info = reranker.info();
   progress.finish(`mistakes ${info.mistakes}`);
   const seconds = (Date.now() - started) / 1000;
   reranker.save(modelFile);
-  const e = dev ? await reranker.evaluate(dev, { threads: options.threads, signal: options.signal, file: values.dev }) : undefined;
+  const e = dev
+    ? await reranker.evaluate(dev, { threads: options.threads, signal: options.signal, file: values.dev })
+    : undefined;
   if (values.json) {
-    const devScore = e ? { metric: metricName(reranker), value: e.f1, base: e.baselineF1, oracle: e.oracleF1, sentences: e.sentences } : undefined;
-    console.log(JSON.stringify({ method: 'perceptron', model: modelFile, sentences: train.length, seconds, ...info, kernel: reranker.meta.kernel, dev: devScore }));
+    const devScore = e
+      ? { metric: metricName(reranker), value: e.f1, base: e.baselineF1, oracle: e.oracleF1, sentences: e.sentences }
+      : undefined;
+    console.log(
+      JSON.stringify({
+        method: 'perceptron',
+        model: modelFile,
+        sentences: train.length,
+        seconds,
+        ...info,
+        kernel: reranker.meta.kernel,
+        dev: devScore,
+      }),
+    );
     return 0;
   }
   // A mixed model is coefficients, not a record of steps and mistakes.
@@ -108,7 +139,9 @@ export async function trainPerceptronCli(values: PerceptronTrainCli): Promise<nu
     ? `parameter mixing over ${values.mixShards ?? DEFAULT_MIX_SHARDS} shards (${values.mixWeighting ?? 'uniform'}), ${info.support} support candidates`
     : `${info.steps} steps, ${info.mistakes} mistakes, ${info.support} support candidates, ${info.chunks} chunk(s)`;
   const plus = reranker.meta.featureWeight ? ` plus reranking features (weight ${reranker.meta.featureWeight})` : '';
-  console.log(`trained ${reranker.meta.kernel}-kernel perceptron${plus} on ${train.length} sentences in ${seconds.toFixed(1)}s: ${how}; model ${modelFile}`);
+  console.log(
+    `trained ${reranker.meta.kernel}-kernel perceptron${plus} on ${train.length} sentences in ${seconds.toFixed(1)}s: ${how}; model ${modelFile}`,
+  );
   if (e) console.log(report(`dev (${reranker.meta.prediction})`, e, metricName(reranker)));
   return 0;
 }
@@ -170,7 +203,14 @@ export async function rerankPerceptronCli(values: PerceptronRerankCli): Promise<
   // With --out - the chosen candidates are standard output: the summary goes to stderr.
   const say = out === '-' ? console.error : console.log;
   if (values.json) {
-    const score = evaluation ? { metric: metricName(reranker), reranked: evaluation.f1, base: evaluation.baselineF1, oracle: evaluation.oracleF1 } : undefined;
+    const score = evaluation
+      ? {
+          metric: metricName(reranker),
+          reranked: evaluation.f1,
+          base: evaluation.baselineF1,
+          oracle: evaluation.oracleF1,
+        }
+      : undefined;
     say(JSON.stringify({ sentences: sentences.length, candidates, method: 'perceptron', out, seconds, score }));
     return 0;
   }

@@ -39,38 +39,57 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
   options: {
     model: requiredFile('model from train-reranker', 'M'),
     input: requiredFile('n-best file (JSON Lines)', 'nbest.jsonl'),
-    out: requiredFile('the chosen candidates: trees, or token<TAB>tag lines for tags or a .conll name', 'best.mrg|best.conll'),
-    rounds: option(z.number().int().min(0).optional(), 'boosting / LogLoss model: use its first N rounds instead of the N chosen on dev', { value: 'N' }),
+    out: requiredFile(
+      'the chosen candidates: trees, or token<TAB>tag lines for tags or a .conll name',
+      'best.mrg|best.conll',
+    ),
+    rounds: option(
+      z.number().int().min(0).optional(),
+      'boosting / LogLoss model: use its first N rounds instead of the N chosen on dev',
+      { value: 'N' },
+    ),
     ...perceptronOnly,
     threads,
     json: option(json, 'print the counts and scores as JSON'),
     ...nbestShardFields,
   },
   optionGroups: { 'perceptron models:': Object.keys(perceptronOnly) },
-  examples: ['structrank rerank --model boost.model --input test.nbest.jsonl --out test.best.mrg', 'structrank rerank --model perceptron.model --input test.nbest.jsonl --out test.best.conll --voted'],
+  examples: [
+    'structrank rerank --model boost.model --input test.nbest.jsonl --out test.best.mrg',
+    'structrank rerank --model perceptron.model --input test.nbest.jsonl --out test.best.conll --voted',
+  ],
   async run(values, { given }) {
     claimOutputs('rerank', { '--model': values.model, '--input': values.input }, { '--out': values.out });
     // --redis/--store: shards of the n-best file on a queue (lib/distributed/nbest-shards.ts, docs/scaling.md).
-    if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/nbest-shards.js')).runRerankSharded(values, cliSignal());
+    if (values.redis !== undefined || values.store !== undefined)
+      return (await import('../distributed/nbest-shards.js')).runRerankSharded(values, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('rerank: --shard-size needs --redis and --store');
     // The model file says which reranker it is; perceptron models have their own options.
     if (loadModel(values.model).kind === 'perceptron-reranker') {
       if (given.has('--rounds')) throw new UsageError('rerank: --rounds applies to boosting and LogLoss models');
       return rerankPerceptronCli(values);
     }
-    const wrong = Object.entries(perceptronOnly).map(([name, field]) => `--${flagOf(name, field)}`).find((f) => given.has(f));
+    const wrong = Object.entries(perceptronOnly)
+      .map(([name, field]) => `--${flagOf(name, field)}`)
+      .find((f) => given.has(f));
     if (wrong !== undefined) throw new UsageError(`rerank: ${wrong} applies to perceptron models`);
     const model = loadReranker(values.model);
     const { input, out } = values;
     const threads = resolveThreads(values.threads);
-    if (isContainerFile(input)) throw new InputError(input, undefined, 'rerank needs the n-best file itself (it writes the chosen candidates)');
+    if (isContainerFile(input))
+      throw new InputError(input, undefined, 'rerank needs the n-best file itself (it writes the chosen candidates)');
     let weights = model.weights;
     if (values.rounds !== undefined) {
-      if (!model.rounds) throw new UsageError(`rerank: --rounds needs a boosting or LogLoss model (this one is '${model.method}')`);
+      if (!model.rounds)
+        throw new UsageError(`rerank: --rounds needs a boosting or LogLoss model (this one is '${model.method}')`);
       weights = boostWeights(model.rounds, values.rounds);
     }
     // Trees get the head rules and word classes learned at training (legacy models: Collins / PTB).
-    const { sentences, features } = await loadSentenceFeatures(input, { threads, signal: cliSignal(), settings: model.treeSettings });
+    const { sentences, features } = await loadSentenceFeatures(input, {
+      threads,
+      signal: cliSignal(),
+      settings: model.treeSettings,
+    });
     const list = sentences ?? [];
     const kind = model.info.candidates;
     if (list.length > 0 && (kind === 'trees' || kind === 'tags') && nbestKind(list[0]) !== kind) {
@@ -81,7 +100,9 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
     const { chosen } = rerankScores(data, model.a0, weights, threads);
     const asConll = out.endsWith('.conll') || list[0]?.candidates[0]?.tags !== undefined;
     const lines: string[] = [];
-    let base = 0, reranked = 0, oracle = 0;
+    let base = 0,
+      reranked = 0,
+      oracle = 0;
     const picks = { base: [] as number[], reranked: [] as number[], oracle: [] as number[] };
     const scored = table.score.every((v) => !Number.isNaN(v));
     list.forEach((s, i) => {
@@ -106,20 +127,43 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
     });
     await writeTextAtomic(out, [lines.join('\n') + (lines.length ? '\n' : '')]);
     const f1 = (pick: number[]): number =>
-      evalbCorpus(list.map((s, i) => [stripRoot(parseTree(s.gold as string)), stripRoot(parseTree(s.candidates[pick[i]].tree as string))] as const)).all.f1;
+      evalbCorpus(
+        list.map(
+          (s, i) =>
+            [
+              stripRoot(parseTree(s.gold as string)),
+              stripRoot(parseTree(s.candidates[pick[i]].tree as string)),
+            ] as const,
+        ),
+      ).all.f1;
     // With --out - the chosen candidates are standard output: the summary goes to stderr.
     const say = out === '-' ? console.error : console.log;
     if (values.json) {
       const score = scored ? { base, reranked, oracle } : undefined;
-      const evalbF1 = scored && !asConll ? { base: f1(picks.base), reranked: f1(picks.reranked), oracle: f1(picks.oracle) } : undefined;
-      say(JSON.stringify({ sentences: list.length, method: model.method, features: model.names.length, out, score, evalbF1 }));
+      const evalbF1 =
+        scored && !asConll
+          ? { base: f1(picks.base), reranked: f1(picks.reranked), oracle: f1(picks.oracle) }
+          : undefined;
+      say(
+        JSON.stringify({
+          sentences: list.length,
+          method: model.method,
+          features: model.names.length,
+          out,
+          score,
+          evalbF1,
+        }),
+      );
       return;
     }
     say(`reranked ${list.length} sentences with ${model.method} (${model.names.length} features) -> ${out}`);
-    if (scored) say(`summed Score: base ${base.toFixed(2)}, reranked ${reranked.toFixed(2)}, oracle ${oracle.toFixed(2)}`);
+    if (scored)
+      say(`summed Score: base ${base.toFixed(2)}, reranked ${reranked.toFixed(2)}, oracle ${oracle.toFixed(2)}`);
     if (scored && !asConll) {
       // EVALB F1 (trivial roots stripped from gold and candidates alike).
-      say(`EVALB F1: base ${f1(picks.base).toFixed(2)}, reranked ${f1(picks.reranked).toFixed(2)}, oracle ${f1(picks.oracle).toFixed(2)}`);
+      say(
+        `EVALB F1: base ${f1(picks.base).toFixed(2)}, reranked ${f1(picks.reranked).toFixed(2)}, oracle ${f1(picks.oracle).toFixed(2)}`,
+      );
     }
   },
 });

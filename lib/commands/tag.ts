@@ -37,8 +37,15 @@ const options = {
   input: requiredFile("CoNLL file with the model's input columns, or all its training columns; or a CoNLL-U file"),
   format: columnFormat,
   out: optionalFile('output file (default: stdout): every input line with the predicted label appended'),
-  nbest: option(z.number().int().min(1).optional(), 'also write the K best tag sequences of each sentence (CRF: exact log-probabilities; maxent: beam; perceptron: scores)', { value: 'K' }),
-  outNbest: optionalFile('the n-best JSON Lines file: {"id", "tokens", "candidates": [{"tags", "logprob"}], "gold"?}', 'F.jsonl'),
+  nbest: option(
+    z.number().int().min(1).optional(),
+    'also write the K best tag sequences of each sentence (CRF: exact log-probabilities; maxent: beam; perceptron: scores)',
+    { value: 'K' },
+  ),
+  outNbest: optionalFile(
+    'the n-best JSON Lines file: {"id", "tokens", "candidates": [{"tags", "logprob"}], "gold"?}',
+    'F.jsonl',
+  ),
   separator: option(z.enum(['whitespace', 'tab']).default('whitespace'), 'column separator'),
   threads,
   ...shardFields,
@@ -60,21 +67,35 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
     'structrank tag --model upos.model --input en_ewt-ud-test.conllu --out test.tagged.conllu',
   ],
   async run(values, { given }) {
-    claimOutputs('tag', { '--model': values.model, '--input': values.input }, { '--out': values.out, '--out-nbest': values.outNbest });
+    claimOutputs(
+      'tag',
+      { '--model': values.model, '--input': values.input },
+      { '--out': values.out, '--out-nbest': values.outNbest },
+    );
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
-    if (values.redis !== undefined || values.store !== undefined) return (await import('../distributed/shards.js')).runSharded('tag', values, cliSignal());
+    if (values.redis !== undefined || values.store !== undefined)
+      return (await import('../distributed/shards.js')).runSharded('tag', values, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('tag: --shard-size needs --redis and --store');
     const cmd = 'tag';
     const modelFile = values.model;
     const input = values.input;
     const nbest = values.nbest ?? 0;
     if (nbest > MAX_NBEST) throw new UsageError(`${cmd}: --nbest is at most ${MAX_NBEST}, not ${nbest}`);
-    if ((nbest > 0) !== (values.outNbest !== undefined)) throw new UsageError(`${cmd}: --nbest and --out-nbest go together`);
+    if (nbest > 0 !== (values.outNbest !== undefined))
+      throw new UsageError(`${cmd}: --nbest and --out-nbest go together`);
     const { separator } = values;
     const threads = resolveThreads(values.threads);
     const tagger = await Tagger.load(modelFile);
     const signal = cliSignal();
-    if (columnFormatOf(input, values.format) === 'conllu') return void (await tagConllu(tagger, { input, out: values.out, nbest, outNbest: values.outNbest, threads, signal }));
+    if (columnFormatOf(input, values.format) === 'conllu')
+      return void (await tagConllu(tagger, {
+        input,
+        out: values.out,
+        nbest,
+        outNbest: values.outNbest,
+        threads,
+        signal,
+      }));
     // Without n-best lists, lines are split, tagged and written in native code, block by block.
     if (nbest === 0) {
       const progress = fileProgress('tag', input);
@@ -110,7 +131,10 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
     let current: Pending = { lines: [], rows: [] };
     const flush = async (): Promise<void> => {
       const sentences = batch.filter((p) => p.rows.length > 0);
-      const tags = await tagger.tag(sentences.map((p) => p.rows), { threads, signal });
+      const tags = await tagger.tag(
+        sentences.map((p) => p.rows),
+        { threads, signal },
+      );
       const text: string[] = [];
       let k = 0;
       for (const p of batch) {
@@ -128,11 +152,20 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
       await write(out, text.length > 0 ? text.join('\n') + '\n' : '');
       progress.tick(sentences.length);
       if (nbestOut) {
-        const lists = await tagger.tagNbest(sentences.map((p) => p.rows), nbest, { threads, signal });
+        const lists = await tagger.tagNbest(
+          sentences.map((p) => p.rows),
+          nbest,
+          { threads, signal },
+        );
         const json: string[] = [];
         sentences.forEach((p, s) => {
           const w = wordIndex(p.rows[0].length);
-          const record: NbestSentence = { id: `s${++sentenceId}`, tokens: p.rows.map((r) => r[w]), candidates: lists[s], line: 0 };
+          const record: NbestSentence = {
+            id: `s${++sentenceId}`,
+            tokens: p.rows.map((r) => r[w]),
+            candidates: lists[s],
+            line: 0,
+          };
           if (p.rows[0].length >= columns.length) record.gold = p.rows.map((r) => r[goldIndex]);
           json.push(formatNbestLine(record));
         });

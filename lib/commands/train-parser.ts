@@ -5,7 +5,12 @@ import { parserTrainFields } from '../options/parser.js';
 import { parserTrainDistributedFields } from '../options/distributed.js';
 import { distributedParserTrainer } from '../distributed/parser-gradient.js';
 import { readTreesSync } from '../io/treebank.js';
-import { ChartParserModel, parserGrammar, type ParserTrainProgress, type ParserTrainSummary } from '../parser/chart-parser.js';
+import {
+  ChartParserModel,
+  parserGrammar,
+  type ParserTrainProgress,
+  type ParserTrainSummary,
+} from '../parser/chart-parser.js';
 import { evaluateParser } from '../parser/evaluate.js';
 import { TrainProgressBar } from '../progress.js';
 import { resolveThreads } from '../native.js';
@@ -33,14 +38,20 @@ the EVALB F1 of the trained model.`,
   async run(values) {
     const train = values.train;
     const modelFile = values.model;
-    claimOutputs('train-parser', { '--train': train, '--dev': values.dev, '--clusters': values.clusters }, { '--model': modelFile, '--checkpoint': values.checkpoint });
+    claimOutputs(
+      'train-parser',
+      { '--train': train, '--dev': values.dev, '--clusters': values.clusters },
+      { '--model': modelFile, '--checkpoint': values.checkpoint },
+    );
     const { maxLength } = values;
     const crf = values.crf;
     // The grammar the model trains with: the PCFG's or the CRF's defaults under what was given.
     const grammar = parserGrammar(crf, { markov: values.markov, parent: values.parent });
     if (values.sgd && values.lbfgs) throw new UsageError('train-parser: --sgd and --lbfgs exclude each other');
     if (!crf && (values.checkpoint !== undefined || values.resume !== undefined)) {
-      throw new UsageError('train-parser: --checkpoint and --resume apply to --crf training (the PCFG is counted in one pass)');
+      throw new UsageError(
+        'train-parser: --checkpoint and --resume apply to --crf training (the PCFG is counted in one pass)',
+      );
     }
     // Checked before the trees are read: a refused combination costs nothing.
     const external = distributedParserTrainer('train-parser', values);
@@ -68,41 +79,49 @@ the EVALB F1 of the trained model.`,
       sentences = `pass ${p.epoch}/${p.epochs}: ${p.sentences}/${p.sentencesPerEpoch} sentences${rate}`;
     };
     const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
-    const model = await ChartParserModel.train(trees, {
-      markov: grammar.markov,
-      crf,
-      ...(crf ? { parent: grammar.parent, vpHeadTag: grammar.vpHeadTag } : values.parent !== undefined ? { parent: values.parent } : {}),
-      optimizer: values.lbfgs ? 'lbfgs' : values.sgd ? 'sgd' : 'adagrad',
-      epochs,
-      patience: values.patience,
-      batch: values.batch,
-      eta0: values.eta0,
-      average: values.average,
-      sigma2: values.sigma2,
-      beam: values.beam,
-      prune: values.prune,
-      decode: values.decode,
-      surfaceBits: values.surfaceBits,
-      rareThreshold: values.rareThreshold,
-      ...(values.clusters !== undefined ? { clusters: values.clusters } : {}),
-      relax: values.relax,
-      verbFeatures: values.verbFeatures,
-      featureCacheMB: values.featureCacheMB,
-      threads,
-      signal,
-      checkpoint: values.checkpoint,
-      resume: values.resume,
-      ...(external ? { external } : {}),
-      ...(devTrees && crf ? { dev: devTrees } : {}),
-      summary,
-      onProgress: onSentences,
-      // One line per pass whether or not stderr is a terminal.
-      onPass: (r) =>
-        console.error(
-          `train-parser: pass ${r.epoch}/${r.epochs}: ${r.seconds.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} CPU s), objective ${r.objective.toFixed(4)}` +
-            (r.devF1 !== undefined ? `, dev F1 ${r.devF1.toFixed(2)}${r.best ? ' (best so far)' : ''}` : ''),
-        ),
-    }, { onProgress: (e) => progress.onProgress(e, e.phase === 'step' ? sentences : undefined) });
+    const model = await ChartParserModel.train(
+      trees,
+      {
+        markov: grammar.markov,
+        crf,
+        ...(crf
+          ? { parent: grammar.parent, vpHeadTag: grammar.vpHeadTag }
+          : values.parent !== undefined
+            ? { parent: values.parent }
+            : {}),
+        optimizer: values.lbfgs ? 'lbfgs' : values.sgd ? 'sgd' : 'adagrad',
+        epochs,
+        patience: values.patience,
+        batch: values.batch,
+        eta0: values.eta0,
+        average: values.average,
+        sigma2: values.sigma2,
+        beam: values.beam,
+        prune: values.prune,
+        decode: values.decode,
+        surfaceBits: values.surfaceBits,
+        rareThreshold: values.rareThreshold,
+        ...(values.clusters !== undefined ? { clusters: values.clusters } : {}),
+        relax: values.relax,
+        verbFeatures: values.verbFeatures,
+        featureCacheMB: values.featureCacheMB,
+        threads,
+        signal,
+        checkpoint: values.checkpoint,
+        resume: values.resume,
+        ...(external ? { external } : {}),
+        ...(devTrees && crf ? { dev: devTrees } : {}),
+        summary,
+        onProgress: onSentences,
+        // One line per pass whether or not stderr is a terminal.
+        onPass: (r) =>
+          console.error(
+            `train-parser: pass ${r.epoch}/${r.epochs}: ${r.seconds.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} CPU s), objective ${r.objective.toFixed(4)}` +
+              (r.devF1 !== undefined ? `, dev F1 ${r.devF1.toFixed(2)}${r.best ? ' (best so far)' : ''}` : ''),
+          ),
+      },
+      { onProgress: (e) => progress.onProgress(e, e.phase === 'step' ? sentences : undefined) },
+    );
     progress.finish();
     // A Ctrl-C during synchronous work (reading, PCFG counting) stops the run before the model is written.
     await deliverPendingSignals();
@@ -110,7 +129,9 @@ the EVALB F1 of the trained model.`,
     if (crf && summary.surfaceGoldFeatures > 0) {
       console.error(
         `train-parser: ${summary.surfaceGoldFeatures} surface features in the gold trees, ${(100 * summary.surfaceCollisionRate).toFixed(2)}% share a hash slot` +
-          (summary.bestEpoch !== undefined ? `; kept pass ${summary.bestEpoch} (dev F1 ${summary.bestDevF1?.toFixed(2)})` : ''),
+          (summary.bestEpoch !== undefined
+            ? `; kept pass ${summary.bestEpoch} (dev F1 ${summary.bestDevF1?.toFixed(2)})`
+            : ''),
       );
     }
     model.save(modelFile);
@@ -124,9 +145,13 @@ the EVALB F1 of the trained model.`,
     const r = devTrees ? await evaluateParser(model, devTrees, { threads }) : undefined;
     if (values.json) {
       const dev = r ? { f1: r.f1, precision: r.precision, recall: r.recall, sentences: r.sentences } : undefined;
-      console.log(JSON.stringify({ model: modelFile, trees: trees.length, ...info, seconds: (Date.now() - start) / 1000, dev }));
+      console.log(
+        JSON.stringify({ model: modelFile, trees: trees.length, ...info, seconds: (Date.now() - start) / 1000, dev }),
+      );
     } else if (r) {
-      console.log(`dev: F1 ${r.f1.toFixed(2)} (P ${r.precision.toFixed(2)}, R ${r.recall.toFixed(2)}) on ${r.sentences} sentences`);
+      console.log(
+        `dev: F1 ${r.f1.toFixed(2)} (P ${r.precision.toFixed(2)}, R ${r.recall.toFixed(2)}) on ${r.sentences} sentences`,
+      );
     }
   },
 });

@@ -23,7 +23,10 @@ const METHODS = [...Object.keys(linearTrainers), 'perceptron'];
 const { threads, headRules, ...linearOnly } = linearRerankerFields;
 // Parameter mixing of the perceptron (in process or as jobs): train-tagger's fields less the CRF's.
 const { gradientShards: _crfOnly, ...mixingFields } = trainFields;
-const perceptronOnly: Omit<typeof perceptronFields, 'threads'> & typeof mixingFields = { ...perceptronFields, ...mixingFields };
+const perceptronOnly: Omit<typeof perceptronFields, 'threads'> & typeof mixingFields = {
+  ...perceptronFields,
+  ...mixingFields,
+};
 delete (perceptronOnly as Partial<typeof perceptronFields>).threads;
 
 const command = defineCommand({
@@ -39,8 +42,14 @@ of --head-rules (format: docs/trees-and-evalb.md); its coverage of the training 
 printed, with a warning under 90%.`,
   options: {
     method: option(z.string(), 'the reranker to train', { value: METHODS.join('|') }),
-    train: requiredFile('training n-best lists (JSON Lines) or a feature table from `features`', 'nbest.jsonl|feats.bin'),
-    dev: optionalFile('dev n-best lists or feature table: chooses N rounds, eps and C (perceptron: reports dev F1)', 'nbest.jsonl|feats.bin'),
+    train: requiredFile(
+      'training n-best lists (JSON Lines) or a feature table from `features`',
+      'nbest.jsonl|feats.bin',
+    ),
+    dev: optionalFile(
+      'dev n-best lists or feature table: chooses N rounds, eps and C (perceptron: reports dev F1)',
+      'nbest.jsonl|feats.bin',
+    ),
     model: requiredFile('model file to write', 'M'),
     ...linearOnly,
     ...perceptronOnly,
@@ -49,7 +58,10 @@ printed, with a warning under 90%.`,
     ...checkpointFields,
     json: option(json, 'print the model summary (and the dev score) as JSON'),
   },
-  optionGroups: { 'boost, logloss and loglinear options:': Object.keys(linearOnly), 'perceptron options:': Object.keys(perceptronOnly) },
+  optionGroups: {
+    'boost, logloss and loglinear options:': Object.keys(linearOnly),
+    'perceptron options:': Object.keys(perceptronOnly),
+  },
   examples: [
     'structrank train-reranker --method boost --train train.nbest.jsonl --dev dev.nbest.jsonl --model boost.model --rounds 20000 --eps 0.001,0.0025',
     'structrank train-reranker --method loglinear --train train.feats --dev dev.feats --model loglinear.model --l2 1,10',
@@ -58,13 +70,20 @@ printed, with a warning under 90%.`,
   async run(values, { given }) {
     const method = values.method;
     const perceptron = method === 'perceptron';
-    if (linearTrainers[method] === undefined && !perceptron) throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${METHODS.join(', ')})`);
-    const wrong = Object.entries(perceptron ? linearOnly : perceptronOnly).map(([name, field]) => `--${flagOf(name, field)}`).find((f) => given.has(f));
+    if (linearTrainers[method] === undefined && !perceptron)
+      throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${METHODS.join(', ')})`);
+    const wrong = Object.entries(perceptron ? linearOnly : perceptronOnly)
+      .map(([name, field]) => `--${flagOf(name, field)}`)
+      .find((f) => given.has(f));
     if (wrong !== undefined) throw new UsageError(`train-reranker: ${wrong} does not apply to --method ${method}`);
     if (perceptron && given.has('--head-rules') && !(values.featureWeight > 0)) {
       throw new UsageError('train-reranker: --head-rules applies to --method perceptron only with --feature-weight');
     }
-    claimOutputs('train-reranker', { '--train': values.train, '--dev': values.dev, '--head-rules': values.headRules }, { '--model': values.model, '--checkpoint': values.checkpoint });
+    claimOutputs(
+      'train-reranker',
+      { '--train': values.train, '--dev': values.dev, '--head-rules': values.headRules },
+      { '--model': values.model, '--checkpoint': values.checkpoint },
+    );
     if (perceptron) return trainPerceptronCli(values);
     const trainFile = values.train;
     const modelFile = values.model;
@@ -76,7 +95,11 @@ printed, with a warning under 90%.`,
     // The learned head rules' coverage and its warning are printed after training, so that an
     // error stays the only line of a failed run.
     const learnedLines: string[] = [];
-    const train = await loadSentenceFeatures(trainFile, { threads, signal, learn: { table, log: (line) => learnedLines.push(line) } });
+    const train = await loadSentenceFeatures(trainFile, {
+      threads,
+      signal,
+      learn: { table, log: (line) => learnedLines.push(line) },
+    });
     const settings = train.settings;
     const dictionary = selectFeatures(train.features, cutoff);
     const trainTable = buildFeatureTable(train.features, dictionary, cutoff);
@@ -91,10 +114,26 @@ printed, with a warning under 90%.`,
       requireScores(values.dev, devTable);
       dev = tableData(devTable, threads);
     }
-    const problem = { train: tableData(trainTable, threads), dev, dictionary, trainSentences: trainTable.ids.length, candidates: kind, treeSettings: settings };
+    const problem = {
+      train: tableData(trainTable, threads),
+      dev,
+      dictionary,
+      trainSentences: trainTable.ids.length,
+      candidates: kind,
+      treeSettings: settings,
+    };
     const { reranker } = await trainLinearReranker(problem, {
-      method: method as 'boost' | 'logloss' | 'loglinear', cutoff,
-      rounds, eps: values.eps, l2: values.l2, weighting, devStep, threads, signal, checkpoint: values.checkpoint, resume: values.resume,
+      method: method as 'boost' | 'logloss' | 'loglinear',
+      cutoff,
+      rounds,
+      eps: values.eps,
+      l2: values.l2,
+      weighting,
+      devStep,
+      threads,
+      signal,
+      checkpoint: values.checkpoint,
+      resume: values.resume,
     });
     const model = reranker.model;
     reranker.save(modelFile);

@@ -6,11 +6,25 @@ import { taggerFields, usesLbfgs } from '../options/tagger.js';
 import { cliSignal } from './signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { readConllSync } from '../io/conll.js';
-import { columnFormatOf, conlluField, conlluRows, CONLLU_FIELD_NAMES, readConlluSync, type ConlluField } from '../io/conllu.js';
+import {
+  columnFormatOf,
+  conlluField,
+  conlluRows,
+  CONLLU_FIELD_NAMES,
+  readConlluSync,
+  type ConlluField,
+} from '../io/conllu.js';
 import { isQuiet, TrainProgressBar } from '../progress.js';
 import { Tagger } from '../tagger/tagger.js';
 import { isTrainingColumns, readTrainingColumns, type TrainingColumns } from '../tagger/training-columns.js';
-import { chooseDefaultTemplate, DEFAULT_TEMPLATES, readTemplateConfig, labelCounts, type DefaultTemplateName, type TemplateSet } from '../tagger/templates.js';
+import {
+  chooseDefaultTemplate,
+  DEFAULT_TEMPLATES,
+  readTemplateConfig,
+  labelCounts,
+  type DefaultTemplateName,
+  type TemplateSet,
+} from '../tagger/templates.js';
 import { claimOutputs } from './claim.js';
 import { readLinesSync } from '../io/lines.js';
 import { clusterWords, type WordClusters } from '../tagger/word-clusters.js';
@@ -21,7 +35,10 @@ import { distributedTrainer } from '../distributed/train-tagger.js';
 /** A --columns name in CoNLL-U mode: a CoNLL-U field, with `word` for `form`. */
 function fieldOf(cmd: string, name: string): ConlluField {
   const field = conlluField(name);
-  if (field === undefined) throw new UsageError(`${cmd}: with CoNLL-U input, --columns names fields among ${CONLLU_FIELD_NAMES}; got '${name}'`);
+  if (field === undefined)
+    throw new UsageError(
+      `${cmd}: with CoNLL-U input, --columns names fields among ${CONLLU_FIELD_NAMES}; got '${name}'`,
+    );
   return field;
 }
 
@@ -30,8 +47,14 @@ const { algo, ...trainingFields } = taggerFields;
 const options = {
   algo,
   train: requiredFile('training file: CoNLL columns, or CoNLL-U (--format conllu)'),
-  dev: optionalFile('development file: the perceptron and SGD score it every --eval-every epochs and keep the best model; L-BFGS (CRF, maxent) trains to convergence or --epochs and scores the final model'),
-  columns: option(z.string(), "names of the file's columns (CoNLL-U: fields among word, lemma, upos, xpos, feats, deprel)", { value: 'word,pos,...' }),
+  dev: optionalFile(
+    'development file: the perceptron and SGD score it every --eval-every epochs and keep the best model; L-BFGS (CRF, maxent) trains to convergence or --epochs and scores the final model',
+  ),
+  columns: option(
+    z.string(),
+    "names of the file's columns (CoNLL-U: fields among word, lemma, upos, xpos, feats, deprel)",
+    { value: 'word,pos,...' },
+  ),
   label: option(z.string(), 'the column to predict', { value: 'NAME' }),
   model: requiredFile('model file to write', 'M'),
   ...trainingFields,
@@ -63,12 +86,23 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
     const algo = values.algo;
     const trainFile = values.train;
     const columns = values.columns.split(',').map((c) => c.trim());
-    if (columns.some((c) => c === '') || new Set(columns).size !== columns.length) throw new UsageError(`${cmd}: --columns must be distinct non-empty names`);
+    if (columns.some((c) => c === '') || new Set(columns).size !== columns.length)
+      throw new UsageError(`${cmd}: --columns must be distinct non-empty names`);
     const label = values.label;
     if (!columns.includes(label)) throw new UsageError(`${cmd}: --label '${label}' is not among --columns`);
     const modelFile = values.model;
     // --checkpoint and --resume may name the same file: a resumed run goes on checkpointing there.
-    claimOutputs(cmd, { '--train': trainFile, '--dev': values.dev, '--clusters': values.clusters, '--templates': values.templates, '--cluster-text': values.clusterText === 'train' ? undefined : values.clusterText }, { '--model': modelFile, '--checkpoint': values.checkpoint });
+    claimOutputs(
+      cmd,
+      {
+        '--train': trainFile,
+        '--dev': values.dev,
+        '--clusters': values.clusters,
+        '--templates': values.templates,
+        '--cluster-text': values.clusterText === 'train' ? undefined : values.clusterText,
+      },
+      { '--model': modelFile, '--checkpoint': values.checkpoint },
+    );
     const { optimizer, separator } = values;
     let order = values.order;
     let templates: DefaultTemplateName | TemplateSet | undefined;
@@ -84,7 +118,8 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
     const lbfgs = usesLbfgs(algo, optimizer);
     const { c2, eta0, beam, sgdWarmup, patience, seed } = values;
     const threads = resolveThreads(values.threads);
-    if (sgdWarmup > 0 && !(algo === 'crf' && optimizer === 'lbfgs')) throw new UsageError(`${cmd}: --sgd-warmup applies to --algo crf with --optimizer lbfgs`);
+    if (sgdWarmup > 0 && !(algo === 'crf' && optimizer === 'lbfgs'))
+      throw new UsageError(`${cmd}: --sgd-warmup applies to --algo crf with --optimizer lbfgs`);
 
     const format = columnFormatOf(trainFile, values.format);
     const fields = format === 'conllu' ? columns.map((c) => fieldOf(cmd, c)) : [];
@@ -95,24 +130,35 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
         : readConllSync(file, readOptions).map((s) => s.rows);
     // A CoNLL file is read natively (no JS string per token) unless clusters are computed
     // from its words.
-    const train: string[][][] | TrainingColumns = format === 'conll' && values.clusterText === undefined
-      ? await readTrainingColumns(trainFile, { columns, label, separator })
-      : read(trainFile);
-    if ((isTrainingColumns(train) ? train.sentences : train.length) === 0) throw new InputError(trainFile, undefined, 'no sentences in file');
+    const train: string[][][] | TrainingColumns =
+      format === 'conll' && values.clusterText === undefined
+        ? await readTrainingColumns(trainFile, { columns, label, separator })
+        : read(trainFile);
+    if ((isTrainingColumns(train) ? train.sentences : train.length) === 0)
+      throw new InputError(trainFile, undefined, 'no sentences in file');
     const dev = values.dev !== undefined ? read(values.dev) : undefined;
     // With L-BFGS dev chooses no iterate (Tagger.train): the options that steer the choice are refused.
     const devChooses = !lbfgs;
     if (!devChooses && (context.given.has('--eval-every') || context.given.has('--patience'))) {
-      throw new UsageError(`${cmd}: --eval-every and --patience apply when --dev chooses the model (perceptron, CRF with SGD); with L-BFGS (CRF, maxent), --dev scores the final model`);
+      throw new UsageError(
+        `${cmd}: --eval-every and --patience apply when --dev chooses the model (perceptron, CRF with SGD); with L-BFGS (CRF, maxent), --dev scores the final model`,
+      );
     }
-    if (dev !== undefined && dev.length === 0) throw new InputError(values.dev as string, undefined, 'no sentences in file');
+    if (dev !== undefined && dev.length === 0)
+      throw new InputError(values.dev as string, undefined, 'no sentences in file');
     const labels = isTrainingColumns(train) ? train.labelCounts : labelCounts(train, columns.indexOf(label));
     // One label: Tagger.train says why it cannot train, without a template line before it.
     if (templates === undefined && labels.size > 1) {
-      const choice = chooseDefaultTemplate(labels, columns.filter((c) => c !== label));
+      const choice = chooseDefaultTemplate(
+        labels,
+        columns.filter((c) => c !== label),
+      );
       if (!context.given.has('--order')) order = choice.order;
       // On stdout with the result line (not with --json): stderr is for progress and errors.
-      if (!isQuiet() && !values.json) console.log(`train-tagger: templates '${choice.name}', order ${order} (${choice.reason}); choose others with --template, --order`);
+      if (!isQuiet() && !values.json)
+        console.log(
+          `train-tagger: templates '${choice.name}', order ${order} (${choice.reason}); choose others with --template, --order`,
+        );
       templates = choice.name;
     }
     let computed: WordClusters | undefined;
@@ -129,45 +175,71 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       }
       const t0 = Date.now();
       computed = clusterWords(text, { classes, signal: cliSignal() });
-      if (!isQuiet() && !values.json) console.log(`train-tagger: ${computed.words.length} words in ${classes} clusters in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      if (!isQuiet() && !values.json)
+        console.log(
+          `train-tagger: ${computed.words.length} words in ${classes} clusters in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+        );
     }
     const external = distributedTrainer(cmd, { ...values, algo, optimizer, threads, signal: cliSignal() });
-    const progress = new TrainProgressBar(`train-tagger ${algo}`, { unit: lbfgs ? 'iterations' : 'epochs', log: true, logEvery: 0, logAfter: 0 });
+    const progress = new TrainProgressBar(`train-tagger ${algo}`, {
+      unit: lbfgs ? 'iterations' : 'epochs',
+      log: true,
+      logEvery: 0,
+      logAfter: 0,
+    });
     const start = Date.now();
-    const tagger = await Tagger.train(train, {
-      algo,
-      columns,
-      label,
-      order,
-      templates,
-      templatesFile: typeof templates === 'string' ? undefined : values.templates,
-      trainFile,
-      clusters: computed ?? clusters,
-      epochs: values.epochs,
-      optimizer,
-      c2,
-      eta0,
-      sgdWarmup,
-      beam,
-      threads,
-      seed,
-      dev,
-      evalEvery: values.evalEvery,
-      patience,
-      checkpoint: values.checkpoint,
-      resume: values.resume,
-      signal: cliSignal(),
-      external,
-    }, { onProgress: progress.onProgress });
+    const tagger = await Tagger.train(
+      train,
+      {
+        algo,
+        columns,
+        label,
+        order,
+        templates,
+        templatesFile: typeof templates === 'string' ? undefined : values.templates,
+        trainFile,
+        clusters: computed ?? clusters,
+        epochs: values.epochs,
+        optimizer,
+        c2,
+        eta0,
+        sgdWarmup,
+        beam,
+        threads,
+        seed,
+        dev,
+        evalEvery: values.evalEvery,
+        patience,
+        checkpoint: values.checkpoint,
+        resume: values.resume,
+        signal: cliSignal(),
+        external,
+      },
+      { onProgress: progress.onProgress },
+    );
     if (process.stderr.isTTY) progress.finish();
     tagger.save(modelFile);
     const info = tagger.info();
-    const devNote = tagger.meta.dev ? `, dev ${tagger.meta.dev.name} ${tagger.meta.dev.value.toFixed(2)} ${devChooses ? 'at step' : 'of the final model, step'} ${tagger.meta.trainedSteps}` : '';
+    const devNote = tagger.meta.dev
+      ? `, dev ${tagger.meta.dev.name} ${tagger.meta.dev.value.toFixed(2)} ${devChooses ? 'at step' : 'of the final model, step'} ${tagger.meta.trainedSteps}`
+      : '';
     if (values.json) {
-      console.log(JSON.stringify({ model: modelFile, ...info, algo, order, seconds: (Date.now() - start) / 1000, dev: tagger.meta.dev, trainedSteps: tagger.meta.trainedSteps }));
+      console.log(
+        JSON.stringify({
+          model: modelFile,
+          ...info,
+          algo,
+          order,
+          seconds: (Date.now() - start) / 1000,
+          dev: tagger.meta.dev,
+          trainedSteps: tagger.meta.trainedSteps,
+        }),
+      );
       return;
     }
-    console.log(`${modelFile}: ${algo} order ${order}, ${info.labels} labels, ${info.attributes} attributes, ${info.features} features, trained in ${((Date.now() - start) / 1000).toFixed(1)} s${devNote}`);
+    console.log(
+      `${modelFile}: ${algo} order ${order}, ${info.labels} labels, ${info.attributes} attributes, ${info.features} features, trained in ${((Date.now() - start) / 1000).toFixed(1)} s${devNote}`,
+    );
   },
 });
 export default command;

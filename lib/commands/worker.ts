@@ -26,7 +26,11 @@ its lock expires.`,
     store,
     threads: option(threads, 'threads per job (0 = all cores)'),
     concurrency: option(z.number().int().min(1).default(1), 'jobs run at the same time', { value: 'N' }),
-    lockSeconds: option(z.number().int().min(1).default(30), "a job's lock; a dead worker's job is retried this long after its last renewal", { value: 'S' }),
+    lockSeconds: option(
+      z.number().int().min(1).default(30),
+      "a job's lock; a dead worker's job is retried this long after its last renewal",
+      { value: 'S' },
+    ),
   },
   examples: ['structrank worker --redis redis://queue-host:6379 --store /mnt/shared/store --concurrency 2'],
   async run(values) {
@@ -35,7 +39,15 @@ its lock expires.`,
     const log = (line: string): void => {
       process.stderr.write(`${new Date().toISOString()} ${line}\n`);
     };
-    const running = await startWorker({ redis: redisUrl, store: values.store, threads: resolveThreads(values.threads), concurrency, lockMs: lockSeconds * 1000, log, commands: shardCommands });
+    const running = await startWorker({
+      redis: redisUrl,
+      store: values.store,
+      threads: resolveThreads(values.threads),
+      concurrency,
+      lockMs: lockSeconds * 1000,
+      log,
+      commands: shardCommands,
+    });
     await new Promise<void>((resolveStop) => {
       const stop = (signal: NodeJS.Signals): void => {
         process.off('SIGINT', stop);

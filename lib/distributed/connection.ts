@@ -27,7 +27,10 @@ export class RedisUnavailable extends InputError {
  */
 export function lostConnection(url: string, connection: Redis, err: unknown): unknown {
   if (err instanceof InputError || (err as Error)?.name === 'AbortError' || connection.status === 'ready') return err;
-  return new RedisUnavailable(url, `the connection was lost during the run (${(err as Error)?.message ?? String(err)})`);
+  return new RedisUnavailable(
+    url,
+    `the connection was lost during the run (${(err as Error)?.message ?? String(err)})`,
+  );
 }
 
 /** The URL without its password, for messages and logs. */
@@ -49,7 +52,8 @@ export function checkRedisUrl(command: string, url: string): string {
   } catch {
     throw new UsageError(`${command}: --redis expects a URL such as redis://127.0.0.1:6379, got '${url}'`);
   }
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new UsageError(`${command}: --redis expects a redis:// or rediss:// URL, got '${redactUrl(url)}'`);
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
+    throw new UsageError(`${command}: --redis expects a redis:// or rediss:// URL, got '${redactUrl(url)}'`);
   if (u.hostname === '') throw new UsageError(`${command}: --redis URL has no host: '${redactUrl(url)}'`);
   return url;
 }
@@ -60,7 +64,12 @@ function baseOptions(): RedisOptions {
 
 /** Connects once, with no retries, and pings; throws RedisUnavailable when that fails. */
 export async function probeRedis(url: string): Promise<void> {
-  const client = new Redis(url, { ...baseOptions(), maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const client = new Redis(url, {
+    ...baseOptions(),
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   let lastError: Error | undefined;
   client.on('error', (err: Error) => {
     lastError = err;
@@ -80,7 +89,11 @@ export async function probeRedis(url: string): Promise<void> {
  * (maxRetriesPerRequest null, which BullMQ requires); a coordinator gives up after a few
  * seconds of lost connection so it reports the problem instead of waiting for ever.
  */
-export async function connectRedis(url: string, role: 'worker' | 'client', onError?: (err: Error) => void): Promise<Redis> {
+export async function connectRedis(
+  url: string,
+  role: 'worker' | 'client',
+  onError?: (err: Error) => void,
+): Promise<Redis> {
   await probeRedis(url);
   const client = new Redis(url, {
     ...baseOptions(),

@@ -67,7 +67,12 @@ export function flowParentId(name: string, steps: string[]): string {
  * Queues the steps not yet in the store as children of one parent and waits until all of
  * `steps` have manifests.
  */
-export async function runFlow(connection: Redis, store: ArtifactStore, steps: FlowStep[], options: FlowOptions): Promise<void> {
+export async function runFlow(
+  connection: Redis,
+  store: ArtifactStore,
+  steps: FlowStep[],
+  options: FlowOptions,
+): Promise<void> {
   const log = options.log ?? (() => {});
   const all = steps.map((s) => s.id);
   const missing = steps.filter((s) => store.readManifest(s.id) === undefined);
@@ -91,7 +96,14 @@ export async function runFlow(connection: Redis, store: ArtifactStore, steps: Fl
         name: m.kind,
         queueName: QUEUE_NAME,
         data: m.payload,
-        opts: { jobId: m.id, attempts: ATTEMPTS, backoff: { type: 'fixed', delay: 1000 }, failParentOnFailure: true, removeOnComplete: 1000, removeOnFail: 1000 },
+        opts: {
+          jobId: m.id,
+          attempts: ATTEMPTS,
+          backoff: { type: 'fixed', delay: 1000 },
+          failParentOnFailure: true,
+          removeOnComplete: 1000,
+          removeOnFail: 1000,
+        },
       })),
     });
     log(`queued ${missing.length} ${options.name} job(s) on ${QUEUE_NAME} (flow ${parentId})`);
@@ -107,7 +119,13 @@ export async function runFlow(connection: Redis, store: ArtifactStore, steps: Fl
   }
 }
 
-async function waitFor(store: ArtifactStore, queue: Queue, parentId: string, all: string[], options: FlowOptions): Promise<void> {
+async function waitFor(
+  store: ArtifactStore,
+  queue: Queue,
+  parentId: string,
+  all: string[],
+  options: FlowOptions,
+): Promise<void> {
   const log = options.log ?? (() => {});
   const pollMs = options.pollMs ?? 250;
   let lastNote = 0;
@@ -142,7 +160,12 @@ async function waitFor(store: ArtifactStore, queue: Queue, parentId: string, all
         lastCount = Date.now();
         workers = await queue.getWorkersCount();
       }
-      options.progress?.('jobs', done, all.length, workers === undefined ? undefined : `${workers} worker(s) on the queue`);
+      options.progress?.(
+        'jobs',
+        done,
+        all.length,
+        workers === undefined ? undefined : `${workers} worker(s) on the queue`,
+      );
       if (done === all.length) return;
       const parent: Job | undefined = await queue.getJob(parentId);
       const state = parent ? await parent.getState() : 'unknown';
@@ -155,7 +178,10 @@ async function waitFor(store: ArtifactStore, queue: Queue, parentId: string, all
       }
       if (Date.now() - lastNote > 15_000) {
         lastNote = Date.now();
-        if ((await queue.getWorkersCount()) === 0) log(`waiting for workers: none is connected to the queue (start one with 'structrank worker --redis URL --store DIR')`);
+        if ((await queue.getWorkersCount()) === 0)
+          log(
+            `waiting for workers: none is connected to the queue (start one with 'structrank worker --redis URL --store DIR')`,
+          );
       }
       if (seen === seenBefore) {
         await new Promise<void>((resolve) => {

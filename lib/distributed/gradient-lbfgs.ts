@@ -48,7 +48,10 @@ interface NativeLbfgsHandle {
 }
 
 interface LbfgsAddon {
-  NativeLbfgs: new (start: { x: Float64Array; f: number; g: Float64Array } | { state: NativeLbfgsState }, settings: LbfgsSettings) => NativeLbfgsHandle;
+  NativeLbfgs: new (
+    start: { x: Float64Array; f: number; g: Float64Array } | { state: NativeLbfgsState },
+    settings: LbfgsSettings,
+  ) => NativeLbfgsHandle;
 }
 
 export class AsyncLbfgs {
@@ -62,7 +65,11 @@ export class AsyncLbfgs {
   ) {}
 
   /** Evaluates the objective at x0 (as the native constructor does). */
-  static async start(objective: AsyncObjective, x0: Float64Array, settings: Partial<LbfgsSettings> = {}): Promise<AsyncLbfgs> {
+  static async start(
+    objective: AsyncObjective,
+    x0: Float64Array,
+    settings: Partial<LbfgsSettings> = {},
+  ): Promise<AsyncLbfgs> {
     const o = { ...LBFGS_DEFAULTS, ...settings };
     const x = Float64Array.from(x0);
     const r = await objective(x);
@@ -81,7 +88,16 @@ export class AsyncLbfgs {
     // Pair slots not yet written come back empty; the checkpoint keeps them as zeros.
     const full = (v: Float64Array): Float64Array => (v.length === x.length ? v : new Float64Array(x.length));
     return {
-      header: { f, stored, next, history: Array.from(history), converged, iterations, evaluations, memory: this.settings.memory },
+      header: {
+        f,
+        stored,
+        next,
+        history: Array.from(history),
+        converged,
+        iterations,
+        evaluations,
+        memory: this.settings.memory,
+      },
       vectors: [x, g, rho, ...s.map(full), ...y.map(full)],
     };
   }
@@ -91,7 +107,11 @@ export class AsyncLbfgs {
     return AsyncLbfgs.fromParts(objective, decodeState('lbfgs', bytes), settings);
   }
 
-  static fromParts(objective: AsyncObjective, { header: h, vectors }: StateParts, settings: Partial<LbfgsSettings> = {}): AsyncLbfgs {
+  static fromParts(
+    objective: AsyncObjective,
+    { header: h, vectors }: StateParts,
+    settings: Partial<LbfgsSettings> = {},
+  ): AsyncLbfgs {
     const o = { ...LBFGS_DEFAULTS, ...settings };
     const m = o.memory;
     const n = vectors[0]?.length ?? 0;
@@ -99,9 +119,18 @@ export class AsyncLbfgs {
       throw new ModelFileError('', 'checkpoint: the L-BFGS state does not fit these settings');
     }
     const state: NativeLbfgsState = {
-      x: vectors[0], g: vectors[1], rho: vectors[2], s: vectors.slice(3, 3 + m), y: vectors.slice(3 + m),
-      f: h.f as number, stored: h.stored as number, next: h.next as number, iterations: h.iterations as number,
-      evaluations: h.evaluations as number, converged: h.converged as boolean, history: Float64Array.from(h.history as number[]),
+      x: vectors[0],
+      g: vectors[1],
+      rho: vectors[2],
+      s: vectors.slice(3, 3 + m),
+      y: vectors.slice(3 + m),
+      f: h.f as number,
+      stored: h.stored as number,
+      next: h.next as number,
+      iterations: h.iterations as number,
+      evaluations: h.evaluations as number,
+      converged: h.converged as boolean,
+      history: Float64Array.from(h.history as number[]),
     };
     const { NativeLbfgs } = native<LbfgsAddon>();
     return new AsyncLbfgs(objective, new NativeLbfgs({ state }, o), o);

@@ -13,14 +13,25 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { shardTrainingHandle, type ExternalTrainer, type ShardTrainingHandle, type TaggerTrainingSpec } from '../tagger/tagger.js';
+import {
+  shardTrainingHandle,
+  type ExternalTrainer,
+  type ShardTrainingHandle,
+  type TaggerTrainingSpec,
+} from '../tagger/tagger.js';
 import { checkRedisUrl, connectRedis, lostConnection, QUEUE_NAME } from './connection.js';
 import { FlowProducer, Queue, QueueEvents } from 'bullmq';
 import { flowParentId, runFlow, type FlowStep } from './flow.js';
 import type { JobEnv, JobOutcome, JobKind } from './job-env.js';
 import { parsePayload } from './payloads.js';
 import { HASH_PATTERN, STEP_ID_PATTERN, type ArtifactStore, type StepManifest } from './store.js';
-import { shardedLbfgs, type CrfShardResult, type GradientExecutor, type GradientStats, type ShardObjective } from './lbfgs-coordinator.js';
+import {
+  shardedLbfgs,
+  type CrfShardResult,
+  type GradientExecutor,
+  type GradientStats,
+  type ShardObjective,
+} from './lbfgs-coordinator.js';
 import { decodeVector, encodeVectorParts } from './vector-blob.js';
 import type { PerceptronShardResult, ShardEpochs } from './mixing.js';
 import { UsageError } from '../errors.js';
@@ -34,7 +45,10 @@ export function sentenceRanges(sentences: number, shards: number): [number, numb
 }
 
 /** The shards' computations one after another in this process, in shard order. */
-export async function inShardOrder<T>(ranges: readonly [number, number][], compute: (first: number, last: number) => Promise<T>): Promise<T[]> {
+export async function inShardOrder<T>(
+  ranges: readonly [number, number][],
+  compute: (first: number, last: number) => Promise<T>,
+): Promise<T[]> {
   const out: T[] = [];
   for (const [first, last] of ranges) out.push(await compute(first, last));
   return out;
@@ -51,7 +65,12 @@ export interface ShardExecutor extends GradientExecutor, ShardEpochs {
 }
 
 /** The shards computed one after another in this process (`--mix-shards` without --redis, tests). */
-export function localExecutor(spec: TaggerTrainingSpec, shards: number, threads: number, signal?: AbortSignal): ShardExecutor {
+export function localExecutor(
+  spec: TaggerTrainingSpec,
+  shards: number,
+  threads: number,
+  signal?: AbortSignal,
+): ShardExecutor {
   const handle = shardTrainingHandle(spec);
   const ranges = sentenceRanges(spec.sentences, shards);
   return {
@@ -65,7 +84,9 @@ export function localExecutor(spec: TaggerTrainingSpec, shards: number, threads:
 
 // ---- the jobs ----
 
-const hash = z.string().regex(HASH_PATTERN, { message: 'expected a SHA-256 naming an artifact in the store (paths are refused)' });
+const hash = z
+  .string()
+  .regex(HASH_PATTERN, { message: 'expected a SHA-256 naming an artifact in the store (paths are refused)' });
 const stepId = z.string().regex(STEP_ID_PATTERN, { message: 'expected a step id' });
 
 /** One shard's work at one point: the run's spec and the weights, by hash; sentences [first, last). */
@@ -109,7 +130,11 @@ function trainingHandle(store: ArtifactStore, specHash: string): ShardTrainingHa
   return h;
 }
 
-async function runShardJob(p: TrainShardPayload, env: JobEnv, compute: (h: ShardTrainingHandle, w: Float64Array) => Promise<Float64Array[]>): Promise<JobOutcome> {
+async function runShardJob(
+  p: TrainShardPayload,
+  env: JobEnv,
+  compute: (h: ShardTrainingHandle, w: Float64Array) => Promise<Float64Array[]>,
+): Promise<JobOutcome> {
   return runWeightsJob(p, env, (w) => compute(trainingHandle(env.store, p.spec), w));
 }
 
@@ -136,7 +161,11 @@ function ownerTag(step: string): number {
  * `compute` must not change the weights it is given: the next shard on this worker reads the
  * same vector.
  */
-export async function runWeightsJob(p: TrainShardPayload, env: JobEnv, compute: (w: Float64Array) => Promise<Float64Array | Float64Array[]>): Promise<JobOutcome> {
+export async function runWeightsJob(
+  p: TrainShardPayload,
+  env: JobEnv,
+  compute: (w: Float64Array) => Promise<Float64Array | Float64Array[]>,
+): Promise<JobOutcome> {
   const done = env.store.readManifest(p.step);
   if (done) return { step: p.step, cached: true, files: done.files };
   const t0 = Date.now();
@@ -185,7 +214,15 @@ export interface ExecutorTimings {
 export async function queueExecutor(
   spec: { sentences: number },
   shards: number,
-  o: { redis: string; store: ArtifactStore; signal?: AbortSignal; log?: (line: string) => void; gradientKind?: JobKind; epochKind?: JobKind; pollMs?: number },
+  o: {
+    redis: string;
+    store: ArtifactStore;
+    signal?: AbortSignal;
+    log?: (line: string) => void;
+    gradientKind?: JobKind;
+    epochKind?: JobKind;
+    pollMs?: number;
+  },
 ): Promise<ShardExecutor> {
   const connection: Redis = await connectRedis(o.redis, 'client');
   const { store } = o;
@@ -237,7 +274,10 @@ export async function queueExecutor(
     timings.putWeights += since(t0);
     const steps: FlowStep[] = ranges.map(([first, last]) => {
       const payload = { spec: specHash, weights: wHash, first, last, ...(seed !== undefined ? { seed } : {}) };
-      const key = createHash('sha256').update(`${kind}\n${JSON.stringify(payload)}`).digest('hex').slice(0, 24);
+      const key = createHash('sha256')
+        .update(`${kind}\n${JSON.stringify(payload)}`)
+        .digest('hex')
+        .slice(0, 24);
       const id = `${kind}-${key}`;
       return { id, kind, payload: { step: id, ...payload } };
     });
@@ -254,7 +294,16 @@ export async function queueExecutor(
     };
     const onStepDone = (id: string): void => read(steps.findIndex((s) => s.id === id));
     t0 = performance.now();
-    await runFlow(connection, store, steps, { name: kind, redisUrl: o.redis, signal: o.signal, log, pollMs: o.pollMs ?? 50, events, clients: { queue, flow }, onStepDone });
+    await runFlow(connection, store, steps, {
+      name: kind,
+      redisUrl: o.redis,
+      signal: o.signal,
+      log,
+      pollMs: o.pollMs ?? 50,
+      events,
+      clients: { queue, flow },
+      onStepDone,
+    });
     timings.flow += since(t0) - reading;
     // Steps done before this flow (a resumed run) were not reported.
     for (let k = 0; k < steps.length; k++) if (blobs[k] === undefined) read(k);
@@ -265,7 +314,14 @@ export async function queueExecutor(
     // result blob written once and read once.
     bytes += manifests.reduce((n, m) => n + (m.weightsRead ?? wBytes), 0) + blobs.reduce((n, b) => n + b.length, 0);
     await retiring;
-    retire({ steps: steps.map((s) => s.id), weights: wHash, parent: flowParentId(kind, steps.map((s) => s.id)) });
+    retire({
+      steps: steps.map((s) => s.id),
+      weights: wHash,
+      parent: flowParentId(
+        kind,
+        steps.map((s) => s.id),
+      ),
+    });
     return results;
   };
   return {
@@ -275,11 +331,18 @@ export async function queueExecutor(
     },
     timings,
     async crfGradients(w) {
-      return (await run(o.gradientKind ?? 'train.crf-gradient', w, undefined)).map((r) => ({ loss: r[0], gradient: r.subarray(1) }));
+      return (await run(o.gradientKind ?? 'train.crf-gradient', w, undefined)).map((r) => ({
+        loss: r[0],
+        gradient: r.subarray(1),
+      }));
     },
     async perceptronEpochs(w, seed) {
       const n = w.length;
-      return (await run(o.epochKind ?? 'train.perceptron-epoch', w, seed)).map((r) => ({ mistakes: r[0], weights: r.subarray(1, 1 + n), averaged: r.subarray(1 + n) }));
+      return (await run(o.epochKind ?? 'train.perceptron-epoch', w, seed)).map((r) => ({
+        mistakes: r[0],
+        weights: r.subarray(1, 1 + n),
+        averaged: r.subarray(1 + n),
+      }));
     },
     async close() {
       try {
@@ -354,13 +417,21 @@ export function crfShardObjective(spec: Pick<TaggerTrainingSpec, 'c2'>): ShardOb
 }
 
 /** The CRF tagger's L-BFGS iterations with the gradient summed over shards. */
-export function crfGradientTrainer(spec: TaggerTrainingSpec, executor: GradientExecutor, stats?: GradientStats): ExternalTrainer {
+export function crfGradientTrainer(
+  spec: TaggerTrainingSpec,
+  executor: GradientExecutor,
+  stats?: GradientStats,
+): ExternalTrainer {
   return shardedLbfgs(crfShardObjective(spec), executor, stats);
 }
 
 /** The `--redis/--store` pair of a trainer, checked; undefined for a local run. */
-export function distributedTarget(command: string, values: { redis?: string; store?: string }): { redis: string; store: string } | undefined {
+export function distributedTarget(
+  command: string,
+  values: { redis?: string; store?: string },
+): { redis: string; store: string } | undefined {
   if (values.redis === undefined && values.store === undefined) return undefined;
-  if (values.redis === undefined || values.store === undefined) throw new UsageError(`${command}: --redis and --store go together`);
+  if (values.redis === undefined || values.store === undefined)
+    throw new UsageError(`${command}: --redis and --store go together`);
   return { redis: checkRedisUrl(command, values.redis), store: values.store };
 }

@@ -23,7 +23,10 @@ export type JobKind =
 /** A command as a shard job runs it: its options and its run, as on the command line (lib/commands/). */
 export interface ShardCommand {
   options: OptionFields;
-  run(values: OptionValues<OptionFields>, context: { positionals: string[]; given: ReadonlySet<string> }): Promise<number | void>;
+  run(
+    values: OptionValues<OptionFields>,
+    context: { positionals: string[]; given: ReadonlySet<string> },
+  ): Promise<number | void>;
 }
 
 /**

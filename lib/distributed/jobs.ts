@@ -15,7 +15,19 @@ import { validatePipelineConfig, type PipelineConfig, type RerankerConfig } from
 import { readDataSets, type DataSets } from '../pipeline/data.js';
 import { scoreSet } from '../pipeline/evaluate.js';
 import { readNbestSync } from '../io/nbest.js';
-import { candidatesPayload, collectPayload, emptyPayload, kernelStripPayload, nbestShardPayload, parsePayload, PayloadError, rerankerPayload, shardPayload, type CandidatesPayload, type RerankerPayload } from './payloads.js';
+import {
+  candidatesPayload,
+  collectPayload,
+  emptyPayload,
+  kernelStripPayload,
+  nbestShardPayload,
+  parsePayload,
+  PayloadError,
+  rerankerPayload,
+  shardPayload,
+  type CandidatesPayload,
+  type RerankerPayload,
+} from './payloads.js';
 import { runKernelStrip } from './kernel-shards.js';
 import { runNbestShard } from './nbest-shards.js';
 import { runShard } from './shards.js';
@@ -38,7 +50,10 @@ const define = <S extends z.ZodType>(d: JobDefinition<S>): JobDefinition<S> => d
  * worker sees: a job retried after its worker was killed resumes each trainer from its last
  * epoch or iteration instead of from the start. Removed once the step's manifest is written.
  */
-function storeCheckpoints(env: JobEnv, step: string): { checkpoints: NonNullable<StepContext['checkpoints']>; remove: () => void } {
+function storeCheckpoints(
+  env: JobEnv,
+  step: string,
+): { checkpoints: NonNullable<StepContext['checkpoints']>; remove: () => void } {
   const dir = env.store.inside(join('checkpoints', step));
   return {
     checkpoints: (label) => {
@@ -101,7 +116,14 @@ async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutc
   const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
   const saved = storeCheckpoints(env, p.step);
   try {
-    const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress, checkpoints: saved.checkpoints };
+    const ctx: StepContext = {
+      signal: env.signal,
+      threads: env.threads,
+      seed: p.seed,
+      log: env.log,
+      progress: env.progress,
+      checkpoints: saved.checkpoints,
+    };
     await produceCandidates({ name: p.step, options: {}, fold: p.fold }, config, data, base, dir, ctx);
     const files: Record<string, string> = {};
     for (const name of candidateFiles(p.fold, p.task)) files[name] = env.store.put(readFileSync(join(dir, name)));
@@ -120,12 +142,23 @@ async function runReranker(p: RerankerPayload, env: JobEnv): Promise<JobOutcome>
   const done = env.store.readManifest(p.step);
   if (done) return { step: p.step, cached: true, files: done.files };
   const read = (hash: string) => readNbestSync(env.store.verifiedPath(hash));
-  const sets = { train: scoreSet(p.inputs.folds.flatMap(read)), dev: scoreSet(read(p.inputs.dev)), test: scoreSet(read(p.inputs.test)) };
+  const sets = {
+    train: scoreSet(p.inputs.folds.flatMap(read)),
+    dev: scoreSet(read(p.inputs.dev)),
+    test: scoreSet(read(p.inputs.test)),
+  };
   const rc = p.reranker as RerankerConfig & { name: string };
   const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
   const saved = storeCheckpoints(env, p.step);
   try {
-    const ctx: StepContext = { signal: env.signal, threads: env.threads, seed: p.seed, log: env.log, progress: env.progress, checkpoints: saved.checkpoints };
+    const ctx: StepContext = {
+      signal: env.signal,
+      threads: env.threads,
+      seed: p.seed,
+      log: env.log,
+      progress: env.progress,
+      checkpoints: saved.checkpoints,
+    };
     try {
       const reranker = realComponents.reranker(rc, { task: p.task } as PipelineConfig);
       await produceRerankerResult({ name: p.step, options: {}, config: rc, inputs: [] }, reranker, sets, dir, ctx);
@@ -152,7 +185,12 @@ export const jobs = {
     schema: collectPayload,
     async run(p, env) {
       const missing = p.steps.filter((s) => env.store.readManifest(s) === undefined);
-      if (missing.length > 0) throw new InputError(env.store.root, undefined, `steps finished without outputs in the store: ${missing.join(', ')}`);
+      if (missing.length > 0)
+        throw new InputError(
+          env.store.root,
+          undefined,
+          `steps finished without outputs in the store: ${missing.join(', ')}`,
+        );
       return {};
     },
   }),

@@ -36,22 +36,43 @@ function loadItems(kind: 'trees' | 'tags', file: string, source: string, o: Opti
       size: parsed.length,
       bank: (from, to) => {
         const part = parsed.slice(from, to);
-        return TreeBank.fromTrees(part.map((p) => p.tree), { source, lines: part.map((p) => p.line), strip: !!o.strip });
+        return TreeBank.fromTrees(
+          part.map((p) => p.tree),
+          { source, lines: part.map((p) => p.line), strip: !!o.strip },
+        );
       },
     };
   }
-  const sim2 = parsePayload('kernel-strip', z.enum(builtinWordFeatures as readonly [BuiltinWordFeature, ...BuiltinWordFeature[]]).optional(), o.sim2);
-  return readSequenceFile(file, source, { format: o.format ?? 'conll', columns: o.columns ?? [], tagField: o.tagField ?? 'upos', wordFeature: sim2 });
+  const sim2 = parsePayload(
+    'kernel-strip',
+    z.enum(builtinWordFeatures as readonly [BuiltinWordFeature, ...BuiltinWordFeature[]]).optional(),
+    o.sim2,
+  );
+  return readSequenceFile(file, source, {
+    format: o.format ?? 'conll',
+    columns: o.columns ?? [],
+    tagField: o.tagField ?? 'upos',
+    wordFeature: sim2,
+  });
 }
 
-const gramOptions = (o: Options, threads: number, signal?: AbortSignal) => ({ lambda: o.lambda, depth: o.depth, sim2: o.sim2 !== undefined, normalize: o.normalize, plain: o.plain, threads, signal });
+const gramOptions = (o: Options, threads: number, signal?: AbortSignal) => ({
+  lambda: o.lambda,
+  depth: o.depth,
+  sim2: o.sim2 !== undefined,
+  normalize: o.normalize,
+  plain: o.plain,
+  threads,
+  signal,
+});
 
 /** Job body: the rows [from, to) (for A against A, their columns from `from` on). */
 export async function runKernelStrip(p: KernelStripPayload, env: JobEnv): Promise<JobOutcome> {
   const done = env.store.readManifest(p.step);
   if (done) return { step: p.step, cached: true, files: done.files };
   const a = loadItems(p.kind, env.store.verifiedPath(p.a), 'A', p.options);
-  if (p.to > a.size || p.from >= p.to) throw new InputError('<payload>', undefined, `rows ${p.from}-${p.to} outside the ${a.size} items of A`);
+  if (p.to > a.size || p.from >= p.to)
+    throw new InputError('<payload>', undefined, `rows ${p.from}-${p.to} outside the ${a.size} items of A`);
   const block = a.bank(p.from, p.to);
   const options = gramOptions(p.options, env.threads, env.signal) as Parameters<typeof gramAsync>[2] & object;
   let strip: Float64Array;
@@ -103,7 +124,12 @@ export interface KernelShardValues {
 }
 
 /** The coordinator of `kernel trees|tags --redis --store`: row blocks as jobs, one matrix printed. */
-export async function runKernelSharded(kind: 'trees' | 'tags', files: string[], values: KernelShardValues, signal?: AbortSignal): Promise<number> {
+export async function runKernelSharded(
+  kind: 'trees' | 'tags',
+  files: string[],
+  values: KernelShardValues,
+  signal?: AbortSignal,
+): Promise<number> {
   const command = `kernel ${kind}`;
   const q = queueOptions(command, values);
   const options: Options = { lambda: values.lambda, normalize: !!values.normalize, plain: !!values.plain };
@@ -127,7 +153,9 @@ export async function runKernelSharded(kind: 'trees' | 'tags', files: string[], 
   const size = values.shardSize;
   const blocks: [number, number][] = [];
   for (let from = 0; from < n; from += size) blocks.push([from, Math.min(n, from + size)]);
-  const steps = blocks.map(([from, to], i) => shardStep('kernel-strip', `kernel-${kind}`, i, blocks.length, { kind, a, ...(b ? { b } : {}), from, to, options }));
+  const steps = blocks.map(([from, to], i) =>
+    shardStep('kernel-strip', `kernel-${kind}`, i, blocks.length, { kind, a, ...(b ? { b } : {}), from, to, options }),
+  );
   process.stderr.write(`${command}: ${blocks.length} block(s) of up to ${size} rows\n`);
   const manifests = await runShardSteps(command, q.redis, store, steps, { signal, input: files[0], shards: [] });
   const matrix = new Float64Array(n * cols);
@@ -135,7 +163,8 @@ export async function runKernelSharded(kind: 'trees' | 'tags', files: string[], 
     const [from, to] = blocks[k];
     const strip = fromLittleEndian(store.get(m.files.out));
     const width = b ? cols : n - from;
-    for (let r = 0; r < to - from; r++) matrix.set(strip.subarray(r * width, (r + 1) * width), (from + r) * cols + (cols - width));
+    for (let r = 0; r < to - from; r++)
+      matrix.set(strip.subarray(r * width, (r + 1) * width), (from + r) * cols + (cols - width));
   });
   if (!b) for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) matrix[i * cols + j] = matrix[j * cols + i];
   await printMatrix(matrix, cols, !!values.json);

@@ -64,7 +64,11 @@ export interface ShardedTrainer {
 }
 
 /** L-BFGS iterations over `objective` summed over `executor`'s shards. */
-export function shardedLbfgs(objective: ShardObjective, executor: GradientExecutor, stats?: GradientStats): ShardedTrainer {
+export function shardedLbfgs(
+  objective: ShardObjective,
+  executor: GradientExecutor,
+  stats?: GradientStats,
+): ShardedTrainer {
   let lbfgs: AsyncLbfgs | undefined;
   let gradient = new Float64Array(0); // reused: the optimizer copies it (AsyncObjective)
   const evaluate = async (x: Float64Array): Promise<{ value: number; gradient: Float64Array }> => {
@@ -87,13 +91,20 @@ export function shardedLbfgs(objective: ShardObjective, executor: GradientExecut
         lbfgs = await AsyncLbfgs.start(evaluate, x0, objective.lbfgs);
       }
       const more = await lbfgs.iterate();
-      return { loss: objective.loss ? objective.loss(lbfgs.value) : lbfgs.value, converged: !more, weights: lbfgs.weights };
+      return {
+        loss: objective.loss ? objective.loss(lbfgs.value) : lbfgs.value,
+        converged: !more,
+        weights: lbfgs.weights,
+      };
     },
     saveState() {
       if (!lbfgs) throw new InternalError('no L-BFGS state before the first distributed step');
       const p = lbfgs.saveParts();
       const extra = objective.saveExtra?.() ?? { header: {}, vectors: [] };
-      return encodeState(objective.stateKind, { header: { ...p.header, ...extra.header }, vectors: [...p.vectors, ...extra.vectors] });
+      return encodeState(objective.stateKind, {
+        header: { ...p.header, ...extra.header },
+        vectors: [...p.vectors, ...extra.vectors],
+      });
     },
     loadState(bytes) {
       const p = decodeState(objective.stateKind, bytes);

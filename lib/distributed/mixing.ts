@@ -69,8 +69,14 @@ export class ParameterMixing {
     this.weights ??= Float64Array.from(initial());
     const parts = await this.epochs.perceptronEpochs(this.weights, roundSeed(this.seed, this.rounds));
     const mu = mixingWeights(parts, this.weighting);
-    this.weights = mix(parts.map((p) => p.weights), mu);
-    const averaged = mix(parts.map((p) => p.averaged), mu);
+    this.weights = mix(
+      parts.map((p) => p.weights),
+      mu,
+    );
+    const averaged = mix(
+      parts.map((p) => p.averaged),
+      mu,
+    );
     this.rounds++;
     if (this.averagedSum === undefined) this.averagedSum = averaged;
     else for (let k = 0; k < averaged.length; k++) this.averagedSum[k] += averaged[k];
@@ -88,14 +94,20 @@ export class ParameterMixing {
   /** The state after the last round, for a training checkpoint. */
   saveState(): Uint8Array {
     if (!this.weights || !this.averagedSum) throw new InternalError('no mixing state before the first round');
-    return encodeState('mixing', { header: { round: this.rounds, shards: this.epochs.shards, weighting: this.weighting }, vectors: [this.weights, this.averagedSum] });
+    return encodeState('mixing', {
+      header: { round: this.rounds, shards: this.epochs.shards, weighting: this.weighting },
+      vectors: [this.weights, this.averagedSum],
+    });
   }
 
   /** Continues from `saveState`'s bytes (same shards and weighting). */
   loadState(bytes: Uint8Array): void {
     const { header, vectors } = decodeState('mixing', bytes);
     if (header.shards !== this.epochs.shards || header.weighting !== this.weighting) {
-      throw new ModelFileError('', `checkpoint: written with ${String(header.shards)} mixing shards weighted '${String(header.weighting)}', not ${this.epochs.shards} '${this.weighting}'`);
+      throw new ModelFileError(
+        '',
+        `checkpoint: written with ${String(header.shards)} mixing shards weighted '${String(header.weighting)}', not ${this.epochs.shards} '${this.weighting}'`,
+      );
     }
     [this.weights, this.averagedSum] = vectors;
     this.rounds = header.round as number;
@@ -103,7 +115,11 @@ export class ParameterMixing {
 }
 
 /** The perceptron tagger's mixing rounds as Tagger.train's `external` steps (the model tagged with: the averaged weights). */
-export function mixingTrainer(spec: TaggerTrainingSpec, executor: ShardEpochs, weighting: MixWeighting): ExternalTrainer {
+export function mixingTrainer(
+  spec: TaggerTrainingSpec,
+  executor: ShardEpochs,
+  weighting: MixWeighting,
+): ExternalTrainer {
   const mixing = new ParameterMixing(executor, weighting, spec.seed);
   return {
     async step(initial) {
@@ -120,7 +136,13 @@ export function mixingTrainer(spec: TaggerTrainingSpec, executor: ShardEpochs, w
 }
 
 /** `rounds` rounds of mixing from zero weights of length `size`, then the executor closed: the last mix and the averaged weights. */
-export async function mixRounds(executor: ShardEpochs, size: number, rounds: number, seed: number, weighting: MixWeighting): Promise<{ last: Float64Array; averaged: Float64Array }> {
+export async function mixRounds(
+  executor: ShardEpochs,
+  size: number,
+  rounds: number,
+  seed: number,
+  weighting: MixWeighting,
+): Promise<{ last: Float64Array; averaged: Float64Array }> {
   const mixing = new ParameterMixing(executor, weighting, seed);
   try {
     for (let round = 0; round < rounds; round++) await mixing.round(() => new Float64Array(size));

@@ -19,7 +19,13 @@ import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { readLinesSync } from '../io/lines.js';
 import { readNbestSync } from '../io/nbest.js';
 import { tagScoring } from '../eval/score.js';
-import { buildFeatureTable, loadFeatureTable, saveFeatureTable, selectFeatures, type FeatureTable } from '../rerank/feature-table.js';
+import {
+  buildFeatureTable,
+  loadFeatureTable,
+  saveFeatureTable,
+  selectFeatures,
+  type FeatureTable,
+} from '../rerank/feature-table.js';
 import { isContainerFile, loadSentenceFeatures } from '../rerank/inputs.js';
 import type { JobEnv, JobOutcome } from './job-env.js';
 import type { NbestShardPayload } from './payloads.js';
@@ -91,7 +97,12 @@ export async function runNbestShard(p: NbestShardPayload, env: JobEnv): Promise<
         const code = (await command.run(values, { positionals: [], given })) ?? 0;
         if (code !== 0) throw new InternalError(`rerank exited with code ${code}`);
       } else {
-        const { features } = await loadSentenceFeatures(input, { threads: env.threads, signal: env.signal, treeFeatures: o.treeFeatures === false ? 'never' : 'auto', scoring: o.scoring });
+        const { features } = await loadSentenceFeatures(input, {
+          threads: env.threads,
+          signal: env.signal,
+          treeFeatures: o.treeFeatures === false ? 'never' : 'auto',
+          scoring: o.scoring,
+        });
         out = join(dir, 'features.bin');
         saveFeatureTable(out, buildFeatureTable(features, selectFeatures(features, 1), 1));
       }
@@ -116,7 +127,12 @@ interface QueueValues {
 }
 
 /** Checks the whole n-best file, stores its shards and runs them; returns the shards' outputs. */
-async function runNbestShards(command: 'rerank' | 'features', values: QueueValues, payload: (store: ArtifactStore) => Promise<Omit<NbestShardPayload, 'step' | 'input' | 'command'>>, signal?: AbortSignal): Promise<{ parts: Buffer[]; sentences: number }> {
+async function runNbestShards(
+  command: 'rerank' | 'features',
+  values: QueueValues,
+  payload: (store: ArtifactStore) => Promise<Omit<NbestShardPayload, 'step' | 'input' | 'command'>>,
+  signal?: AbortSignal,
+): Promise<{ parts: Buffer[]; sentences: number }> {
   const q = queueOptions(command, values);
   const file = values.input;
   if (isContainerFile(file)) throw new InputError(file, undefined, `a sharded ${command} needs the n-best file itself`);
@@ -128,7 +144,9 @@ async function runNbestShards(command: 'rerank' | 'features', values: QueueValue
   const common = await payload(store);
   if (command === 'features' && golds.length > 0) common.options.scoring = tagScoring(golds);
   const shards = splitNbestInput(file, values.shardSize);
-  const steps = shards.map((s, i) => shardStep('nbest-shard', command, i, shards.length, { command, input: store.put(s.text), ...common }));
+  const steps = shards.map((s, i) =>
+    shardStep('nbest-shard', command, i, shards.length, { command, input: store.put(s.text), ...common }),
+  );
   process.stderr.write(`${command}: ${shards.length} shard(s) of up to ${values.shardSize} sentences\n`);
   const manifests = await runShardSteps(command, q.redis, store, steps, { signal, input: file, shards });
   return { parts: manifests.map((m) => store.get(m.files.out)), sentences: sentences.length };
@@ -153,11 +171,21 @@ export async function runRerankSharded(values: RerankShardValues, signal?: Abort
     values,
     async (store) => ({
       model: await store.putFile(values.model),
-      options: { conll: values.out.endsWith('.conll'), rounds: values.rounds, voted: values.voted, averaged: values.averaged, last: values.last, compress: values.compress },
+      options: {
+        conll: values.out.endsWith('.conll'),
+        rounds: values.rounds,
+        voted: values.voted,
+        averaged: values.averaged,
+        last: values.last,
+        compress: values.compress,
+      },
     }),
     signal,
   );
-  await writeTextAtomic(values.out, parts.map((b) => b.toString('utf8')));
+  await writeTextAtomic(
+    values.out,
+    parts.map((b) => b.toString('utf8')),
+  );
   const say = values.out === '-' ? console.error : console.log;
   // The local run's Score and EVALB lines need every candidate's score: eval-parse / eval-tags give them from the output.
   say(`reranked ${sentences} sentences in ${parts.length} shard(s) -> ${values.out}`);
@@ -242,9 +270,18 @@ export function mergeShardTables(count: number, load: (shard: number) => Feature
 }
 
 /** The coordinator of `features --redis --store`: the shards' tables merged into the local run's table. */
-export async function runFeaturesSharded(values: QueueValues & { treeFeatures: boolean; out: string; cutoff: number }, save: (table: FeatureTable) => void, signal?: AbortSignal): Promise<number> {
+export async function runFeaturesSharded(
+  values: QueueValues & { treeFeatures: boolean; out: string; cutoff: number },
+  save: (table: FeatureTable) => void,
+  signal?: AbortSignal,
+): Promise<number> {
   checkOutputPath(values.out);
-  const { parts } = await runNbestShards('features', values, async () => ({ options: { treeFeatures: values.treeFeatures } }), signal);
+  const { parts } = await runNbestShards(
+    'features',
+    values,
+    async () => ({ options: { treeFeatures: values.treeFeatures } }),
+    signal,
+  );
   const dir = mkdtempSync(join(new ArtifactStore(values.store as string).inside('tmp'), 'features-'));
   try {
     const files = parts.map((bytes, i) => {

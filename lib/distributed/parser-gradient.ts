@@ -13,11 +13,24 @@
  * as Float64 blobs through the store (gradient.ts).
  */
 import { z } from 'zod';
-import { parserShardHandle, type ParserExternalTrainer, type ParserShardHandle, type ParserTrainingSpec, type ParserTrainOptions } from '../parser/chart-parser.js';
+import {
+  parserShardHandle,
+  type ParserExternalTrainer,
+  type ParserShardHandle,
+  type ParserTrainingSpec,
+  type ParserTrainOptions,
+} from '../parser/chart-parser.js';
 import type { Tree } from '../trees/tree.js';
 import { UsageError } from '../errors.js';
 import { parserTrainFields } from '../options/parser.js';
-import { distributedTarget, queueExecutor, inShardOrder, runWeightsJob, sentenceRanges, type TrainShardPayload } from './gradient.js';
+import {
+  distributedTarget,
+  queueExecutor,
+  inShardOrder,
+  runWeightsJob,
+  sentenceRanges,
+  type TrainShardPayload,
+} from './gradient.js';
 import { shardedLbfgs, type GradientExecutor, type GradientStats, type ShardObjective } from './lbfgs-coordinator.js';
 import type { JobEnv, JobOutcome } from './job-env.js';
 import { parsePayload } from './payloads.js';
@@ -37,9 +50,18 @@ const treeSchema: z.ZodType<Tree> = z.lazy(() =>
 // optional, never filled with its CLI default (the coordinator sends what it was given), so an
 // option declared there is accepted here too. File and run options stay out (clusters travel
 // as data; epochs, threads and the cache are the coordinator's).
-const { clusters: _file, threads: _threads, epochs: _epochs, featureCacheMB: _cache, ...modelFields } = parserTrainFields;
+const {
+  clusters: _file,
+  threads: _threads,
+  epochs: _epochs,
+  featureCacheMB: _cache,
+  ...modelFields
+} = parserTrainFields;
 const specOptionFields = Object.fromEntries(
-  Object.entries(modelFields).map(([name, field]) => [name, (field instanceof z.ZodDefault ? field.unwrap() : field).optional()]),
+  Object.entries(modelFields).map(([name, field]) => [
+    name,
+    (field instanceof z.ZodDefault ? field.unwrap() : field).optional(),
+  ]),
 );
 const specSchema = z.strictObject({
   trees: z.array(treeSchema).min(1),
@@ -67,7 +89,11 @@ function shardHandle(env: JobEnv, specHash: string): ParserShardHandle {
   const key = `${specHash}/${env.threads}`;
   let h = trainings.get(key);
   if (h === undefined) {
-    const spec = parsePayload('parser training spec', specSchema, JSON.parse(env.store.get(specHash).toString('utf8'))) as ParserTrainingSpec;
+    const spec = parsePayload(
+      'parser training spec',
+      specSchema,
+      JSON.parse(env.store.get(specHash).toString('utf8')),
+    ) as ParserTrainingSpec;
     h = parserShardHandle(spec, env.threads);
     trainings.set(key, h);
     while (trainings.size > 2) trainings.delete(trainings.keys().next().value as string);
@@ -86,7 +112,12 @@ export function runParserGradientJob(p: TrainShardPayload, env: JobEnv): Promise
 // ---- the coordinator side ----
 
 /** The shards computed one after another in this process (tests, and trying shard counts). */
-export function localParserExecutor(spec: ParserTrainingSpec, shards: number, threads: number, signal?: AbortSignal): GradientExecutor {
+export function localParserExecutor(
+  spec: ParserTrainingSpec,
+  shards: number,
+  threads: number,
+  signal?: AbortSignal,
+): GradientExecutor {
   const handle = parserShardHandle(spec, threads);
   const ranges = sentenceRanges(spec.sentences, shards);
   return {
@@ -102,7 +133,9 @@ export function localParserExecutor(spec: ParserTrainingSpec, shards: number, th
  * gradients in shard order, then the Gaussian prior (mean: the starting weights, or 0),
  * feature by feature. A checkpoint keeps the prior's mean after the L-BFGS vectors.
  */
-export function parserShardObjective(spec: Pick<ParserTrainingSpec, 'sigma2' | 'priorAtStart' | 'sentences'>): ShardObjective {
+export function parserShardObjective(
+  spec: Pick<ParserTrainingSpec, 'sigma2' | 'priorAtStart' | 'sentences'>,
+): ShardObjective {
   let mean: Float64Array | undefined;
   const sigma2 = spec.sigma2;
   return {
@@ -132,7 +165,11 @@ export function parserShardObjective(spec: Pick<ParserTrainingSpec, 'sigma2' | '
 }
 
 /** L-BFGS iterations over the shards' summed parser objective. */
-export function parserGradientTrainer(spec: ParserTrainingSpec, executor: GradientExecutor, stats?: GradientStats): ParserExternalTrainer {
+export function parserGradientTrainer(
+  spec: ParserTrainingSpec,
+  executor: GradientExecutor,
+  stats?: GradientStats,
+): ParserExternalTrainer {
   return shardedLbfgs(parserShardObjective(spec), executor, stats);
 }
 
@@ -150,11 +187,22 @@ export function distributedParserTrainer(command: string, v: DistributedParserVa
   const target = distributedTarget(command, v);
   if (target === undefined) return undefined;
   if (!v.crf || !v.lbfgs) {
-    throw new UsageError(`${command}: --redis trains the CRF with full-batch L-BFGS (--crf --lbfgs: shard gradients summed each evaluation); AdaGrad and SGD step after every batch of sentences and stay on one machine`);
+    throw new UsageError(
+      `${command}: --redis trains the CRF with full-batch L-BFGS (--crf --lbfgs: shard gradients summed each evaluation); AdaGrad and SGD step after every batch of sentences and stay on one machine`,
+    );
   }
   const log = (line: string): void => {
     process.stderr.write(`${line}\n`);
   };
   return async (spec) =>
-    parserGradientTrainer(spec, await queueExecutor(spec, v.gradientShards, { redis: target.redis, store: new ArtifactStore(target.store), signal: v.signal, log, gradientKind: 'train.parser-gradient' }));
+    parserGradientTrainer(
+      spec,
+      await queueExecutor(spec, v.gradientShards, {
+        redis: target.redis,
+        store: new ArtifactStore(target.store),
+        signal: v.signal,
+        log,
+        gradientKind: 'train.parser-gradient',
+      }),
+    );
 }

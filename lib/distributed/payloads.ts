@@ -8,8 +8,12 @@ import { formatPath, rerankerSchema } from '../pipeline/config.js';
 import { CONLLU_FIELDS, type ConlluField } from '../io/conllu.js';
 import { HASH_PATTERN, STEP_ID_PATTERN } from './store.js';
 
-const hash = z.string().regex(HASH_PATTERN, { message: 'expected a SHA-256 naming an artifact in the store (paths are refused)' });
-const stepId = z.string().regex(STEP_ID_PATTERN, { message: 'expected a step id (letters, digits, . _ -; paths are refused)' });
+const hash = z
+  .string()
+  .regex(HASH_PATTERN, { message: 'expected a SHA-256 naming an artifact in the store (paths are refused)' });
+const stepId = z
+  .string()
+  .regex(STEP_ID_PATTERN, { message: 'expected a step id (letters, digits, . _ -; paths are refused)' });
 const option = z.union([z.string().max(200), z.number(), z.boolean()]);
 
 /** The pipeline's data options that decide what a step sees (lib/pipeline/config.ts, dataKey). */

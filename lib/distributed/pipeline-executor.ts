@@ -42,11 +42,20 @@ export class QueuedCandidates implements CandidateExecutor {
   private payload(step: CandidateStep, id: string, inputs: CandidatesPayload['inputs']): CandidatesPayload {
     const d = this.config.data;
     const base: Record<string, string | number | boolean> = {};
-    for (const [k, v] of Object.entries(this.config.base)) if (v !== undefined) base[k] = v as string | number | boolean;
+    for (const [k, v] of Object.entries(this.config.base))
+      if (v !== undefined) base[k] = v as string | number | boolean;
     return {
       step: id,
       task: this.config.task,
-      data: { format: d.format, columns: d.columns, label: d.label, trainLimit: d.trainLimit, devLimit: d.devLimit, testLimit: d.testLimit, maxLength: d.maxLength },
+      data: {
+        format: d.format,
+        columns: d.columns,
+        label: d.label,
+        trainLimit: d.trainLimit,
+        devLimit: d.devLimit,
+        testLimit: d.testLimit,
+        maxLength: d.maxLength,
+      },
       inputs,
       base,
       nbest: this.config.nbest,
@@ -71,7 +80,11 @@ export class QueuedCandidates implements CandidateExecutor {
     const log = this.options.log ?? (() => {});
     const store = new ArtifactStore(this.options.store);
     const [train, dev, test] = inputFiles;
-    const inputs = { train: await store.putFile(train), dev: await store.putFile(dev), test: await store.putFile(test) };
+    const inputs = {
+      train: await store.putFile(train),
+      dev: await store.putFile(dev),
+      test: await store.putFile(test),
+    };
     const planned = await Promise.all(
       steps.map(async (step) => {
         const id = `${step.name}-${await stepKey(step.name, step.options, inputFiles)}`;
@@ -79,12 +92,23 @@ export class QueuedCandidates implements CandidateExecutor {
       }),
     );
     const isLocal = (dir: string): boolean => existsSync(dir) && statSync(dir).isDirectory();
-    const cachedBefore = new Set(planned.filter((p) => isLocal(p.dir) || store.readManifest(p.id) !== undefined).map((p) => p.id));
+    const cachedBefore = new Set(
+      planned.filter((p) => isLocal(p.dir) || store.readManifest(p.id) !== undefined).map((p) => p.id),
+    );
     const missing = planned.filter((p) => !cachedBefore.has(p.id));
     if (missing.length > 0) {
       this.connection ??= await connectRedis(this.options.redis, 'client');
-      const queued = planned.filter((p) => !isLocal(p.dir)).map((p) => ({ id: p.id, kind: 'pipeline.candidates' as const, payload: this.payload(p.step, p.id, inputs) }));
-      await runFlow(this.connection, store, queued, { name: 'candidates', redisUrl: this.options.redis, signal: this.options.signal, log, progress: this.options.progress, pollMs: this.options.pollMs });
+      const queued = planned
+        .filter((p) => !isLocal(p.dir))
+        .map((p) => ({ id: p.id, kind: 'pipeline.candidates' as const, payload: this.payload(p.step, p.id, inputs) }));
+      await runFlow(this.connection, store, queued, {
+        name: 'candidates',
+        redisUrl: this.options.redis,
+        signal: this.options.signal,
+        log,
+        progress: this.options.progress,
+        pollMs: this.options.pollMs,
+      });
     }
     return planned.map((p) => {
       if (!isLocal(p.dir)) this.materialize(store, p.id, p.dir);
@@ -111,15 +135,26 @@ export class QueuedCandidates implements CandidateExecutor {
     const queued = remote.map((p) => {
       const files = p.step.inputs.map((f) => hashes.get(f) as string);
       const payload: RerankerPayload = {
-        step: p.id, task: this.config.task, reranker: p.step.config, seed: this.config.seed,
+        step: p.id,
+        task: this.config.task,
+        reranker: p.step.config,
+        seed: this.config.seed,
         inputs: { folds: files.slice(0, -2), dev: files[files.length - 2], test: files[files.length - 1] },
       };
       return { id: p.id, kind: 'pipeline.reranker' as const, payload };
     });
     this.connection ??= await connectRedis(this.options.redis, 'client');
-    await runFlow(this.connection, store, queued, { name: 'rerankers', redisUrl: this.options.redis, signal: this.options.signal, log: this.options.log, progress: this.options.progress, pollMs: this.options.pollMs });
+    await runFlow(this.connection, store, queued, {
+      name: 'rerankers',
+      redisUrl: this.options.redis,
+      signal: this.options.signal,
+      log: this.options.log,
+      progress: this.options.progress,
+      pollMs: this.options.pollMs,
+    });
     // A reranker this build lacks left no result: the pipeline's loop reports it as locally.
-    for (const p of remote) if (store.readManifest(p.id)?.files['result.json'] !== undefined) this.materialize(store, p.id, p.dir);
+    for (const p of remote)
+      if (store.readManifest(p.id)?.files['result.json'] !== undefined) this.materialize(store, p.id, p.dir);
   }
 
   async close(): Promise<void> {

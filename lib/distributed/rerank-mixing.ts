@@ -21,7 +21,13 @@ import { parsePayload } from './payloads.js';
 import type { ArtifactStore } from './store.js';
 
 /** The shards' epochs one after another in this process (`--mix-shards` without --redis). */
-export function localRerankerExecutor(spec: RerankerMixingSpec, candidates: NativeCandidateSpec, shards: number, threads: number, signal?: AbortSignal): ShardEpochs {
+export function localRerankerExecutor(
+  spec: RerankerMixingSpec,
+  candidates: NativeCandidateSpec,
+  shards: number,
+  threads: number,
+  signal?: AbortSignal,
+): ShardEpochs {
   const ranges = sentenceRanges(spec.sentences, shards);
   return {
     shards: ranges.length,
@@ -71,15 +77,28 @@ const specSchema = z.strictObject({
     normalize: z.boolean().optional(),
     featureSource: z.enum(['file', 'builtin']).optional(),
   }),
-  options: z.strictObject({ shuffle: z.boolean(), beta: z.number(), baseWeight: z.number(), primal: z.boolean(), cacheMB: z.number().positive() }),
+  options: z.strictObject({
+    shuffle: z.boolean(),
+    beta: z.number(),
+    baseWeight: z.number(),
+    primal: z.boolean(),
+    cacheMB: z.number().positive(),
+  }),
 });
 
 /** A worker's training candidates by spec hash: built once per run, the last two kept. */
 const built = new Map<string, { spec: RerankerMixingSpec; candidates: NativeCandidateSpec }>();
-function candidatesOf(store: ArtifactStore, specHash: string): { spec: RerankerMixingSpec; candidates: NativeCandidateSpec } {
+function candidatesOf(
+  store: ArtifactStore,
+  specHash: string,
+): { spec: RerankerMixingSpec; candidates: NativeCandidateSpec } {
   let b = built.get(specHash);
   if (b === undefined) {
-    const spec = parsePayload('reranker mixing spec', specSchema, JSON.parse(store.get(specHash).toString('utf8'))) as RerankerMixingSpec;
+    const spec = parsePayload(
+      'reranker mixing spec',
+      specSchema,
+      JSON.parse(store.get(specHash).toString('utf8')),
+    ) as RerankerMixingSpec;
     b = { spec, candidates: mixingCandidates(spec) };
     built.set(specHash, b);
     while (built.size > 2) built.delete(built.keys().next().value as string);
@@ -91,7 +110,13 @@ function candidatesOf(store: ArtifactStore, specHash: string): { spec: RerankerM
 export function runRerankerEpochJob(p: TrainShardPayload, env: JobEnv): Promise<JobOutcome> {
   return runWeightsJob(p, env, async (w) => {
     const { spec, candidates } = candidatesOf(env.store, p.spec);
-    const r = await mixingEpoch(candidates, spec.options, w, { first: p.first, last: p.last, seed: p.seed ?? 0, threads: env.threads }, env.signal);
+    const r = await mixingEpoch(
+      candidates,
+      spec.options,
+      w,
+      { first: p.first, last: p.last, seed: p.seed ?? 0, threads: env.threads },
+      env.signal,
+    );
     return [Float64Array.of(r.mistakes), r.last, r.averaged];
   });
 }

@@ -40,7 +40,12 @@ export interface Shard {
  * `isSentenceEnd(i)` says whether a cut may follow line i; `sentencesUpTo` counts sentences.
  * A tail of lines with no sentence joins the shard before it.
  */
-function cutLines(lines: { text: string; number: number }[], size: number, isCut: (i: number) => boolean, countsAs: (i: number) => number): { from: number; to: number; before: number }[] {
+function cutLines(
+  lines: { text: string; number: number }[],
+  size: number,
+  isCut: (i: number) => boolean,
+  countsAs: (i: number) => number,
+): { from: number; to: number; before: number }[] {
   const out: { from: number; to: number; before: number }[] = [];
   let from = 0;
   let inShard = 0;
@@ -61,7 +66,8 @@ function cutLines(lines: { text: string; number: number }[], size: number, isCut
   return out;
 }
 
-const fieldsOf = (text: string, separator: 'whitespace' | 'tab'): string[] => (separator === 'tab' ? text.split('\t') : text.trim().split(/\s+/));
+const fieldsOf = (text: string, separator: 'whitespace' | 'tab'): string[] =>
+  separator === 'tab' ? text.split('\t') : text.trim().split(/\s+/);
 
 /** CoNLL input for `tag`: shards end at a blank line; the n-best ids count sentences. */
 export function splitTagInput(file: string, size: number, separator: 'whitespace' | 'tab'): Shard[] {
@@ -80,7 +86,10 @@ export function splitTagInput(file: string, size: number, separator: 'whitespace
   // A sentence ends at a row followed by a non-row (blank line, document marker) or the end.
   const ends = (i: number): number => (isRow[i] && (i + 1 >= lines.length || !isRow[i + 1]) ? 1 : 0);
   return cutLines(lines, size, (i) => lines[i].text.trim() === '', ends).map((c) => ({
-    text: lines.slice(c.from, c.to).map((l) => `${l.text}\n`).join(''),
+    text: lines
+      .slice(c.from, c.to)
+      .map((l) => `${l.text}\n`)
+      .join(''),
     idOffset: c.before,
     lines: lines.slice(c.from, c.to).map((l) => l.number),
   }));
@@ -98,7 +107,10 @@ export function splitConlluInput(file: string, size: number): Shard[] {
   // A sentence ends at its last line before a blank line (or the end); comments are not word lines.
   const ends = (i: number): number => (!blank(i) && !lines[i].text.startsWith('#') && blank(i + 1) ? 1 : 0);
   return cutLines(lines, size, blank, ends).map((c) => ({
-    text: lines.slice(c.from, c.to).map((l) => `${l.text}\n`).join(''),
+    text: lines
+      .slice(c.from, c.to)
+      .map((l) => `${l.text}\n`)
+      .join(''),
     idOffset: c.before,
     lines: lines.slice(c.from, c.to).map((l) => l.number),
   }));
@@ -106,13 +118,20 @@ export function splitConlluInput(file: string, size: number): Shard[] {
 
 /** `parse` input: a treebank (shards of whole trees, one per line) or text (one sentence per line). */
 export function splitParseInput(file: string, size: number): Shard[] {
-  const head = readFileHead(file, 4096).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const head = readFileHead(file, 4096)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (head.startsWith('(')) {
     const trees = readTreebankSync(file);
     const out: Shard[] = [];
     for (let lo = 0; lo < trees.length; lo += size) {
       const part = trees.slice(lo, lo + size);
-      out.push({ text: part.map((t) => `${formatTree(t.tree)}\n`).join(''), idOffset: lo, lines: part.map((t) => t.line) });
+      out.push({
+        text: part.map((t) => `${formatTree(t.tree)}\n`).join(''),
+        idOffset: lo,
+        lines: part.map((t) => t.line),
+      });
     }
     return out;
   }
@@ -120,7 +139,10 @@ export function splitParseInput(file: string, size: number): Shard[] {
   const hasWords = (i: number): number => (lines[i].text.trim() !== '' ? 1 : 0);
   if (!lines.some((_, i) => hasWords(i))) throw new InputError(file, undefined, 'no sentences in file');
   return cutLines(lines, size, () => true, hasWords).map((c) => ({
-    text: lines.slice(c.from, c.to).map((l) => `${l.text}\n`).join(''),
+    text: lines
+      .slice(c.from, c.to)
+      .map((l) => `${l.text}\n`)
+      .join(''),
     // N-best ids of text input are line numbers.
     idOffset: lines[c.from].number - 1,
     lines: lines.slice(c.from, c.to).map((l) => l.number),
@@ -130,7 +152,10 @@ export function splitParseInput(file: string, size: number): Shard[] {
 /** Adds `offset` to the id of every n-best line (`{"id":"s12",...}` or `{"id":"12",...}`). */
 export function shiftNbestIds(text: string, offset: number): string {
   if (offset === 0) return text;
-  return text.replace(/^\{"id":"(s?)(\d+)"/gm, (_m, prefix: string, n: string) => `{"id":"${prefix}${Number(n) + offset}"`);
+  return text.replace(
+    /^\{"id":"(s?)(\d+)"/gm,
+    (_m, prefix: string, n: string) => `{"id":"${prefix}${Number(n) + offset}"`,
+  );
 }
 
 /** One progress bar over all jobs on stderr (a line per job done off a terminal, after the first second). */
@@ -166,7 +191,9 @@ export async function runShard(p: ShardPayload, env: JobEnv): Promise<JobOutcome
       threads: env.threads,
       nbest: o.nbest,
       outNbest: o.nbest !== undefined ? nbest : undefined,
-      ...(p.command === 'tag' ? { separator: o.separator, format: o.format } : { pcfg: o.pcfg, beam: o.beam, maxLength: o.maxLength }),
+      ...(p.command === 'tag'
+        ? { separator: o.separator, format: o.format }
+        : { pcfg: o.pcfg, beam: o.beam, maxLength: o.maxLength }),
     });
     try {
       const code = (await command.run(values, { positionals: [], given: new Set() })) ?? 0;
@@ -186,13 +213,23 @@ export async function runShard(p: ShardPayload, env: JobEnv): Promise<JobOutcome
 }
 
 /** --redis and --store of a sharded run: both or neither; the URL checked. */
-export function queueOptions(command: string, values: { redis?: string; store?: string }): { redis: string; store: string } {
-  if (values.redis === undefined || values.store === undefined) throw new UsageError(`${command}: --redis and --store go together`);
+export function queueOptions(
+  command: string,
+  values: { redis?: string; store?: string },
+): { redis: string; store: string } {
+  if (values.redis === undefined || values.store === undefined)
+    throw new UsageError(`${command}: --redis and --store go together`);
   return { redis: checkRedisUrl(command, values.redis), store: values.store };
 }
 
 /** A shard job's step: its id hashes the payload, so equal work is one job and cached. */
-export function shardStep<K extends FlowStep['kind']>(kind: K, command: string, i: number, count: number, payload: object): { id: string; kind: K; payload: object & { step: string } } {
+export function shardStep<K extends FlowStep['kind']>(
+  kind: K,
+  command: string,
+  i: number,
+  count: number,
+  payload: object,
+): { id: string; kind: K; payload: object & { step: string } } {
   const key = createHash('sha256').update(JSON.stringify(payload)).digest('hex').slice(0, 16);
   const step = `${command}-shard${i + 1}of${count}-${key}`;
   return { id: step, kind, payload: { step, ...payload } };
@@ -202,18 +239,35 @@ export function shardStep<K extends FlowStep['kind']>(kind: K, command: string, 
  * Runs shard steps on the queue with one progress bar over them. An error a worker found in
  * a shard (reported as `<shard>:LINE: problem`) is rethrown at the input file's own line.
  */
-export async function runShardSteps(command: string, redisUrl: string, store: ArtifactStore, steps: FlowStep[], where: { signal?: AbortSignal; input: string; shards: Pick<Shard, 'lines'>[] }): Promise<StepManifest[]> {
+export async function runShardSteps(
+  command: string,
+  redisUrl: string,
+  store: ArtifactStore,
+  steps: FlowStep[],
+  where: { signal?: AbortSignal; input: string; shards: Pick<Shard, 'lines'>[] },
+): Promise<StepManifest[]> {
   const log = (line: string): void => {
     process.stderr.write(`${line}\n`);
   };
   let connection: Redis | undefined;
   try {
     connection = await connectRedis(redisUrl, 'client');
-    await runFlow(connection, store, steps, { name: `${command.replace(/ /g, '-')}-shards`, redisUrl, signal: where.signal, log, progress: jobBar() });
+    await runFlow(connection, store, steps, {
+      name: `${command.replace(/ /g, '-')}-shards`,
+      redisUrl,
+      signal: where.signal,
+      log,
+      progress: jobBar(),
+    });
   } catch (err) {
     const shard = err instanceof JobFailed ? steps.findIndex((s) => s.id === err.step) : -1;
     const m = shard >= 0 ? /^<shard>(?::(\d+))?: ([\s\S]*)$/.exec((err as JobFailed).reason) : null;
-    if (m) throw new InputError(where.input, m[1] === undefined ? undefined : where.shards[shard].lines[Number(m[1]) - 1], m[2]);
+    if (m)
+      throw new InputError(
+        where.input,
+        m[1] === undefined ? undefined : where.shards[shard].lines[Number(m[1]) - 1],
+        m[2],
+      );
     throw err;
   } finally {
     connection?.disconnect();
@@ -244,12 +298,17 @@ export interface ShardedValues {
  * The coordinator side of `parse`/`tag` with --redis and --store: runs the shards on the
  * queue and writes the outputs.
  */
-export async function runSharded(command: 'parse' | 'tag', values: ShardedValues, signal?: AbortSignal): Promise<number> {
+export async function runSharded(
+  command: 'parse' | 'tag',
+  values: ShardedValues,
+  signal?: AbortSignal,
+): Promise<number> {
   const { redis } = queueOptions(command, values);
   const { model: modelFile, input: inputFile, shardSize: size, nbest } = values;
   if (values.out === undefined) throw new UsageError(`${command}: missing required option --out`);
   const outFile = values.out;
-  if ((nbest !== undefined) !== (values.outNbest !== undefined)) throw new UsageError(`${command}: --nbest and --out-nbest go together`);
+  if ((nbest !== undefined) !== (values.outNbest !== undefined))
+    throw new UsageError(`${command}: --nbest and --out-nbest go together`);
   const options: ShardPayload['options'] = { nbest };
   if (command === 'tag') {
     options.separator = values.separator ?? 'whitespace';
@@ -264,7 +323,11 @@ export async function runSharded(command: 'parse' | 'tag', values: ShardedValues
   const store = new ArtifactStore(values.store as string);
   const model = await store.putFile(modelFile);
   const shards =
-    command === 'parse' ? splitParseInput(inputFile, size) : options.format === 'conllu' ? splitConlluInput(inputFile, size) : splitTagInput(inputFile, size, options.separator ?? 'whitespace');
+    command === 'parse'
+      ? splitParseInput(inputFile, size)
+      : options.format === 'conllu'
+        ? splitConlluInput(inputFile, size)
+        : splitTagInput(inputFile, size, options.separator ?? 'whitespace');
   const steps = shards.map((s, i) => {
     const input = store.put(s.text);
     const payload: Omit<ShardPayload, 'step'> = { command, model, input, idOffset: s.idOffset, options };
@@ -272,7 +335,14 @@ export async function runSharded(command: 'parse' | 'tag', values: ShardedValues
   });
   process.stderr.write(`${command}: ${shards.length} shard(s) of up to ${size} sentences\n`);
   const manifests = await runShardSteps(command, redis, store, steps, { signal, input: inputFile, shards });
-  await writeTextAtomic(outFile, manifests.map((m) => store.get(m.files.out).toString('utf8')));
-  if (values.outNbest) await writeTextAtomic(values.outNbest, manifests.map((m) => store.get(m.files.nbest).toString('utf8')));
+  await writeTextAtomic(
+    outFile,
+    manifests.map((m) => store.get(m.files.out).toString('utf8')),
+  );
+  if (values.outNbest)
+    await writeTextAtomic(
+      values.outNbest,
+      manifests.map((m) => store.get(m.files.nbest).toString('utf8')),
+    );
   return 0;
 }

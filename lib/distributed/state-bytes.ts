@@ -12,7 +12,10 @@ export interface StateParts {
 }
 
 export function encodeState(kind: string, parts: StateParts): Uint8Array {
-  const header = Buffer.from(JSON.stringify({ kind, ...parts.header, lengths: parts.vectors.map((v) => v.length) }), 'utf8');
+  const header = Buffer.from(
+    JSON.stringify({ kind, ...parts.header, lengths: parts.vectors.map((v) => v.length) }),
+    'utf8',
+  );
   const start = Math.ceil((4 + header.length) / 8) * 8;
   const total = start + parts.vectors.reduce((n, v) => n + v.byteLength, 0);
   const out = Buffer.alloc(total);

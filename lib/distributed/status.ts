@@ -65,10 +65,13 @@ export async function queueStatus(url: string): Promise<QueueStatus> {
 /** A small table for the terminal. */
 export function formatQueueStatus(s: QueueStatus): string {
   const rows = [['step', 'waiting', 'active', 'done', 'failed']];
-  for (const [name, c] of Object.entries(s.steps).sort(([a], [b]) => a.localeCompare(b))) rows.push([name, String(c.waiting), String(c.active), String(c.done), String(c.failed)]);
+  for (const [name, c] of Object.entries(s.steps).sort(([a], [b]) => a.localeCompare(b)))
+    rows.push([name, String(c.waiting), String(c.active), String(c.done), String(c.failed)]);
   rows.push(['total', String(s.total.waiting), String(s.total.active), String(s.total.done), String(s.total.failed)]);
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  const lines = rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+  const lines = rows.map((r) =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '),
+  );
   lines.push('', `workers alive: ${s.workers.length}`);
   for (const w of s.workers) lines.push(`  ${w.name} (${w.addr}, connected ${w.ageSeconds} s)`);
   return lines.join('\n');

@@ -8,7 +8,19 @@
  * its presence means the step is done. Nothing here reads or writes outside the store's root.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -41,7 +53,7 @@ function writePieces(file: string, pieces: readonly Buffer[]): void {
   const fd = openSync(file, 'w');
   try {
     for (const piece of pieces) {
-      for (let at = 0; at < piece.length; ) at += writeSync(fd, piece, at, piece.length - at);
+      for (let at = 0; at < piece.length;) at += writeSync(fd, piece, at, piece.length - at);
     }
   } finally {
     closeSync(fd);
@@ -96,7 +108,12 @@ export class ArtifactStore {
    * bytes stored twice are one blob).
    */
   put(bytes: Buffer | string | readonly Buffer[]): string {
-    const pieces = typeof bytes === 'string' ? [Buffer.from(bytes, 'utf8')] : Array.isArray(bytes) ? (bytes as readonly Buffer[]) : [bytes as Buffer];
+    const pieces =
+      typeof bytes === 'string'
+        ? [Buffer.from(bytes, 'utf8')]
+        : Array.isArray(bytes)
+          ? (bytes as readonly Buffer[])
+          : [bytes as Buffer];
     const sha = createHash('sha256');
     for (const piece of pieces) sha.update(piece);
     const hash = sha.digest('hex');

@@ -24,9 +24,13 @@ export interface DistributedTrainValues {
 /** Default shards of parameter mixing as jobs (--redis without --mix-shards). */
 const DEFAULT_MIX_SHARDS = 2;
 
-export function distributedTrainer(command: string, v: DistributedTrainValues): ((spec: TaggerTrainingSpec) => Promise<ExternalTrainer>) | undefined {
+export function distributedTrainer(
+  command: string,
+  v: DistributedTrainValues,
+): ((spec: TaggerTrainingSpec) => Promise<ExternalTrainer>) | undefined {
   const target = distributedTarget(command, v);
-  if (v.mixShards !== undefined && v.algo !== 'perceptron') throw new UsageError(`${command}: --mix-shards is for --algo perceptron`);
+  if (v.mixShards !== undefined && v.algo !== 'perceptron')
+    throw new UsageError(`${command}: --mix-shards is for --algo perceptron`);
   if (target === undefined) {
     if (v.mixShards === undefined) return undefined;
     const shards = v.mixShards;
@@ -37,10 +41,31 @@ export function distributedTrainer(command: string, v: DistributedTrainValues): 
   };
   if (v.algo === 'perceptron') {
     const shards = v.mixShards ?? DEFAULT_MIX_SHARDS;
-    return async (spec) => mixingTrainer(spec, await queueExecutor(spec, shards, { redis: target.redis, store: new ArtifactStore(target.store), signal: v.signal, log }), v.mixWeighting);
+    return async (spec) =>
+      mixingTrainer(
+        spec,
+        await queueExecutor(spec, shards, {
+          redis: target.redis,
+          store: new ArtifactStore(target.store),
+          signal: v.signal,
+          log,
+        }),
+        v.mixWeighting,
+      );
   }
   if (v.algo === 'crf' && v.optimizer === 'lbfgs') {
-    return async (spec) => crfGradientTrainer(spec, await queueExecutor(spec, v.gradientShards, { redis: target.redis, store: new ArtifactStore(target.store), signal: v.signal, log }));
+    return async (spec) =>
+      crfGradientTrainer(
+        spec,
+        await queueExecutor(spec, v.gradientShards, {
+          redis: target.redis,
+          store: new ArtifactStore(target.store),
+          signal: v.signal,
+          log,
+        }),
+      );
   }
-  throw new UsageError(`${command}: --redis trains --algo crf with --optimizer lbfgs (summed shard gradients) or --algo perceptron (parameter mixing); not --algo ${v.algo}${v.algo === 'crf' ? ' with --optimizer sgd' : ''}`);
+  throw new UsageError(
+    `${command}: --redis trains --algo crf with --optimizer lbfgs (summed shard gradients) or --algo perceptron (parameter mixing); not --algo ${v.algo}${v.algo === 'crf' ? ' with --optimizer sgd' : ''}`,
+  );
 }

@@ -39,7 +39,12 @@ export interface RunningWorker {
 
 /** Errors that a retry cannot fix: the job fails once. */
 export function isPermanent(err: unknown): boolean {
-  return err instanceof InputError || err instanceof UsageError || err instanceof PayloadError || (err as { code?: string })?.code === 'ERR_STRUCTRANK_INPUT';
+  return (
+    err instanceof InputError ||
+    err instanceof UsageError ||
+    err instanceof PayloadError ||
+    (err as { code?: string })?.code === 'ERR_STRUCTRANK_INPUT'
+  );
 }
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
@@ -55,8 +60,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     const t0 = Date.now();
     log(`start ${job.name} ${job.id} (attempt ${job.attemptsMade + 1})`);
     try {
-      const out = await runJob(job.name, job.data, { store, threads: options.threads, signal, log: (line) => log(`  ${line}`), commands: options.commands });
-      log(`done ${job.name} ${job.id}${out.cached ? ' (already in the store)' : ''} in ${((Date.now() - t0) / 1000).toFixed(2)} s`);
+      const out = await runJob(job.name, job.data, {
+        store,
+        threads: options.threads,
+        signal,
+        log: (line) => log(`  ${line}`),
+        commands: options.commands,
+      });
+      log(
+        `done ${job.name} ${job.id}${out.cached ? ' (already in the store)' : ''} in ${((Date.now() - t0) / 1000).toFixed(2)} s`,
+      );
       return out;
     } catch (err) {
       const message = (err as Error)?.message ?? String(err);
@@ -79,7 +92,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     lastError = err.message;
   });
   await worker.waitUntilReady();
-  log(`worker ${hostname()}:${process.pid} on ${redactUrl(options.redis)}, store ${store.root}, ${options.concurrency} job(s) at a time, ${options.threads || 'all'} thread(s) each`);
+  log(
+    `worker ${hostname()}:${process.pid} on ${redactUrl(options.redis)}, store ${store.root}, ${options.concurrency} job(s) at a time, ${options.threads || 'all'} thread(s) each`,
+  );
   return {
     worker,
     async close() {

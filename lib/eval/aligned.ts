@@ -20,7 +20,12 @@ const rowLine = (s: EvalSentence, i: number): number => s.rowLines?.[i] ?? s.lin
 /** Streams a CoNLL-U file's sentences as rows of (form, one field's value), for scoring that field. */
 export async function* readConlluField(file: string, field: ConlluField): AsyncGenerator<EvalSentence> {
   for await (const s of readConllu(file)) {
-    yield { rows: s.tokens.map((t) => [t.form, t[field]]), line: s.line, blankAfter: true, rowLines: s.tokens.map((t) => t.line) };
+    yield {
+      rows: s.tokens.map((t) => [t.form, t[field]]),
+      line: s.line,
+      blankAfter: true,
+      rowLines: s.tokens.map((t) => t.line),
+    };
   }
 }
 
@@ -30,7 +35,11 @@ export async function* readConllTokens(file: string, minColumns = 1): AsyncGener
   const check = (s: ConllSentence, blankAfter: boolean): EvalSentence => {
     const width = s.rows[0].length;
     if (width < minColumns) {
-      throw new InputError(file, s.line, `expected at least ${minColumns} columns (the last ${minColumns} are the gold and predicted tags), found ${width}`);
+      throw new InputError(
+        file,
+        s.line,
+        `expected at least ${minColumns} columns (the last ${minColumns} are the gold and predicted tags), found ${width}`,
+      );
     }
     return { rows: s.rows, line: s.line, blankAfter };
   };
@@ -60,11 +69,19 @@ export async function* alignedConll(goldFile: string, testFile: string): AsyncGe
 }
 
 /** Walks two CoNLL-U files together: rows of (form, `field`), aligned as alignedConll requires. */
-export async function* alignedConllu(goldFile: string, testFile: string, field: ConlluField): AsyncGenerator<AlignedSentence> {
+export async function* alignedConllu(
+  goldFile: string,
+  testFile: string,
+  field: ConlluField,
+): AsyncGenerator<AlignedSentence> {
   yield* alignedSentences(goldFile, testFile, (file) => readConlluField(file, field));
 }
 
-async function* alignedSentences(goldFile: string, testFile: string, read: (file: string) => AsyncGenerator<EvalSentence>): AsyncGenerator<AlignedSentence> {
+async function* alignedSentences(
+  goldFile: string,
+  testFile: string,
+  read: (file: string) => AsyncGenerator<EvalSentence>,
+): AsyncGenerator<AlignedSentence> {
   const goldIt = read(goldFile)[Symbol.asyncIterator]();
   const testIt = read(testFile)[Symbol.asyncIterator]();
   try {
@@ -76,7 +93,11 @@ async function* alignedSentences(goldFile: string, testFile: string, read: (file
         throw new InputError(testFile, ts.line, `sentence has no counterpart: ${goldFile} ended before it`);
       }
       if (t.done) {
-        throw new InputError(testFile, undefined, `ended early: the gold sentence at ${goldFile}:${g.value.line} has no counterpart`);
+        throw new InputError(
+          testFile,
+          undefined,
+          `ended early: the gold sentence at ${goldFile}:${g.value.line} has no counterpart`,
+        );
       }
       const gold = g.value;
       const test = t.value as EvalSentence;
@@ -85,7 +106,11 @@ async function* alignedSentences(goldFile: string, testFile: string, read: (file
         const gr = gold.rows[i];
         const tr = test.rows[i];
         if (gr.length > 1 && tr.length > 1 && gr[0] !== tr[0]) {
-          throw new InputError(testFile, rowLine(test, i), `token '${tr[0]}' does not match the gold token '${gr[0]}' (${goldFile}:${rowLine(gold, i)}); the files are not aligned`);
+          throw new InputError(
+            testFile,
+            rowLine(test, i),
+            `token '${tr[0]}' does not match the gold token '${gr[0]}' (${goldFile}:${rowLine(gold, i)}); the files are not aligned`,
+          );
         }
       }
       if (gold.rows.length !== test.rows.length) {

@@ -13,7 +13,12 @@ import { ConllevalCounter, type ChunkScheme, type ConllevalReport } from './conl
  * console.log(report.overall.f1);
  * ```
  */
-export async function evalChunkFiles(options: { gold?: string; test?: string; file?: string; scheme?: ChunkScheme }): Promise<ConllevalReport> {
+export async function evalChunkFiles(options: {
+  gold?: string;
+  test?: string;
+  file?: string;
+  scheme?: ChunkScheme;
+}): Promise<ConllevalReport> {
   const counter = new ConllevalCounter(options.scheme ?? 'iob2');
   if (options.file !== undefined) {
     // Line by line, as conlleval reads: every blank line is a boundary of its own.
@@ -30,7 +35,12 @@ export async function evalChunkFiles(options: { gold?: string; test?: string; fi
       const fields = text.split(/\s+/);
       if (width === 0) {
         width = fields.length;
-        if (width < 2) throw new InputError(file, line.number, `expected at least 2 columns (the last two are the gold and predicted tags), found ${width}`);
+        if (width < 2)
+          throw new InputError(
+            file,
+            line.number,
+            `expected at least 2 columns (the last two are the gold and predicted tags), found ${width}`,
+          );
       } else if (fields.length !== width) {
         throw new InputError(file, line.number, `expected ${width} columns, found ${fields.length}`);
       }
@@ -38,7 +48,8 @@ export async function evalChunkFiles(options: { gold?: string; test?: string; fi
     }
     if (lines === 0) throw new InputError(file, undefined, 'empty file');
   } else {
-    if (options.gold === undefined || options.test === undefined) throw new UsageError('eval chunks: give --gold and --test, or --file');
+    if (options.gold === undefined || options.test === undefined)
+      throw new UsageError('eval chunks: give --gold and --test, or --file');
     for await (const { gold, test } of alignedConll(options.gold, options.test)) {
       for (let i = 0; i < gold.rows.length; i++) {
         const g = gold.rows[i];

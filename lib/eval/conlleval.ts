@@ -204,7 +204,11 @@ function compareCodePoints(a: string, b: string): number {
 }
 
 /** Precision, recall and F1 in percent, conlleval's way (0 when a denominator is 0). */
-export function prf(correct: number, gold: number, predicted: number): { precision: number; recall: number; f1: number } {
+export function prf(
+  correct: number,
+  gold: number,
+  predicted: number,
+): { precision: number; recall: number; f1: number } {
   const precision = predicted > 0 ? (100 * correct) / predicted : 0;
   const recall = gold > 0 ? (100 * correct) / gold : 0;
   const f1 = precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0;
@@ -212,14 +216,19 @@ export function prf(correct: number, gold: number, predicted: number): { precisi
 }
 
 function checkLengths(gold: readonly string[], pred: readonly string[]): void {
-  if (gold.length !== pred.length) throw new RangeError(`gold has ${gold.length} tags but the prediction has ${pred.length}`);
+  if (gold.length !== pred.length)
+    throw new RangeError(`gold has ${gold.length} tags but the prediction has ${pred.length}`);
 }
 
 /**
  * Chunk counts of one sentence (as conlleval would count it between two boundaries); used for
  * the reranking score `F1 * |gold chunks|`.
  */
-export function chunkCounts(gold: readonly string[], pred: readonly string[], scheme: ChunkScheme = 'iob2'): ChunkCounts {
+export function chunkCounts(
+  gold: readonly string[],
+  pred: readonly string[],
+  scheme: ChunkScheme = 'iob2',
+): ChunkCounts {
   checkLengths(gold, pred);
   const counter = new ConllevalCounter(scheme);
   for (let i = 0; i < gold.length; i++) counter.push(gold[i], pred[i]);
@@ -236,7 +245,10 @@ export function chunkCounts(gold: readonly string[], pred: readonly string[], sc
  * console.log(report.overall.f1); // 100
  * ```
  */
-export function conllevalCorpus(sentences: Iterable<ChunkSentence>, options: { scheme?: ChunkScheme } = {}): ConllevalReport {
+export function conllevalCorpus(
+  sentences: Iterable<ChunkSentence>,
+  options: { scheme?: ChunkScheme } = {},
+): ConllevalReport {
   const counter = new ConllevalCounter(options.scheme ?? 'iob2');
   for (const s of sentences) {
     checkLengths(s.gold, s.predicted);
@@ -262,12 +274,18 @@ function fixed2(x: number): string {
 /** The report as conlleval prints it. */
 export function formatConllevalReport(report: ConllevalReport): string {
   const o = report.overall;
-  const lines = [`processed ${o.tokens} tokens with ${o.goldChunks} phrases; found: ${o.predictedChunks} phrases; correct: ${o.correctChunks}.`];
+  const lines = [
+    `processed ${o.tokens} tokens with ${o.goldChunks} phrases; found: ${o.predictedChunks} phrases; correct: ${o.correctChunks}.`,
+  ];
   if (o.tokens > 0) {
-    lines.push(`accuracy: ${fixed2(o.accuracy)}%; precision: ${fixed2(o.precision)}%; recall: ${fixed2(o.recall)}%; FB1: ${fixed2(o.f1)}`);
+    lines.push(
+      `accuracy: ${fixed2(o.accuracy)}%; precision: ${fixed2(o.precision)}%; recall: ${fixed2(o.recall)}%; FB1: ${fixed2(o.f1)}`,
+    );
   }
   for (const [type, t] of Object.entries(report.byType)) {
-    lines.push(`${type.padStart(17)}: precision: ${fixed2(t.precision)}%; recall: ${fixed2(t.recall)}%; FB1: ${fixed2(t.f1)}  ${t.predicted}`);
+    lines.push(
+      `${type.padStart(17)}: precision: ${fixed2(t.precision)}%; recall: ${fixed2(t.recall)}%; FB1: ${fixed2(t.f1)}  ${t.predicted}`,
+    );
   }
   return lines.join('\n') + '\n';
 }

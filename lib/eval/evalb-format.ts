@@ -88,10 +88,15 @@ export function formatLabelTable(byLabel: Record<string, LabelScore>): string {
   const labels = Object.keys(byLabel);
   const shown = (l: string): string => (l === '' ? '(empty)' : l);
   const width = Math.max(5, ...labels.map((l) => shown(l).length));
-  const lines = [`-- Labels (all valid sentences) --`, `${'label'.padEnd(width)}    gold    test  matched  recall  precision      f1`];
+  const lines = [
+    `-- Labels (all valid sentences) --`,
+    `${'label'.padEnd(width)}    gold    test  matched  recall  precision      f1`,
+  ];
   for (const l of labels) {
     const c = byLabel[l];
-    lines.push(`${shown(l).padEnd(width)}  ${pad(c.gold, 6)}  ${pad(c.test, 6)}  ${pad(c.matched, 7)}  ${f62(c.recall)}     ${f62(c.precision)}  ${f62(c.f1)}`);
+    lines.push(
+      `${shown(l).padEnd(width)}  ${pad(c.gold, 6)}  ${pad(c.test, 6)}  ${pad(c.matched, 7)}  ${f62(c.recall)}     ${f62(c.precision)}  ${f62(c.f1)}`,
+    );
   }
   return lines.join('\n');
 }

@@ -262,8 +262,10 @@ function score(gold: EvalbInput, test: EvalbInput, c: Compiled, withLabels: bool
   const tm = massage(t, c);
   const byLabel: Record<string, LabelCounts> = {};
   if (withLabels) {
-    for (let i = 0; i < gm.labels.length; i++) if (gm.result[i] !== DELETED) bump(byLabel, labelKey(gm.labels[i], c), 'gold');
-    for (let j = 0; j < tm.labels.length; j++) if (tm.result[j] !== DELETED) bump(byLabel, labelKey(tm.labels[j], c), 'test');
+    for (let i = 0; i < gm.labels.length; i++)
+      if (gm.result[i] !== DELETED) bump(byLabel, labelKey(gm.labels[i], c), 'gold');
+    for (let j = 0; j < tm.labels.length; j++)
+      if (tm.result[j] !== DELETED) bump(byLabel, labelKey(tm.labels[j], c), 'test');
   }
 
   // Matching: greedy, gold in order, first unmatched test bracket with equal span and label.
@@ -448,7 +450,9 @@ export class EvalbAccumulator {
 
   report(): EvalbReport {
     const byLabel: Record<string, LabelScore> = {};
-    const keys = Object.keys(this.labels).sort((a, b) => this.labels[b].gold - this.labels[a].gold || (a < b ? -1 : a > b ? 1 : 0));
+    const keys = Object.keys(this.labels).sort(
+      (a, b) => this.labels[b].gold - this.labels[a].gold || (a < b ? -1 : a > b ? 1 : 0),
+    );
     for (const k of keys) byLabel[k] = labelScore(this.labels[k]);
     return { all: this.all.summary(), cutoff: this.short.summary(), byLabel };
   }
@@ -469,7 +473,10 @@ export interface EvalbCorpusOptions {
  * console.log(report.all.f1);
  * ```
  */
-export function evalbCorpus(pairs: Iterable<readonly [EvalbInput, EvalbInput]>, options: EvalbCorpusOptions = {}): EvalbReport & { sentences: EvalbSentence[] } {
+export function evalbCorpus(
+  pairs: Iterable<readonly [EvalbInput, EvalbInput]>,
+  options: EvalbCorpusOptions = {},
+): EvalbReport & { sentences: EvalbSentence[] } {
   const acc = new EvalbAccumulator(options.cutoff ?? DEFAULT_CUTOFF);
   const sentences: EvalbSentence[] = [];
   for (const [gold, test] of pairs) {

@@ -14,7 +14,15 @@ import { InputError } from '../errors.js';
 import { readLines } from '../io/lines.js';
 import { BracketParser } from '../trees/bracket-parser.js';
 import type { Tree } from '../trees/tree.js';
-import { COLLINS_PARAMS, DEFAULT_CUTOFF, EvalbAccumulator, evalbSentence, type EvalbParams, type EvalbReport, type EvalbSentence } from './evalb.js';
+import {
+  COLLINS_PARAMS,
+  DEFAULT_CUTOFF,
+  EvalbAccumulator,
+  evalbSentence,
+  type EvalbParams,
+  type EvalbReport,
+  type EvalbSentence,
+} from './evalb.js';
 
 export interface ParseSentence {
   /** The sentence's trees: usually one; [] for a failed (empty) parse. */
@@ -33,7 +41,10 @@ export interface ParseSentenceOptions {
 const EMPTY_PARSE = /^\(\s*(?:\(\s*\)\s*)?\)$/;
 
 /** Streams the sentences of a bracketed file as described in the module comment. */
-export async function* readParseSentences(file: string, options: ParseSentenceOptions = {}): AsyncGenerator<ParseSentence> {
+export async function* readParseSentences(
+  file: string,
+  options: ParseSentenceOptions = {},
+): AsyncGenerator<ParseSentence> {
   const parser = new BracketParser(file);
   const stats = options.stats ?? { emptyParses: 0 };
   let multiLine = false;
@@ -96,7 +107,11 @@ export interface EvalbFilesOptions {
  * (naming the file and line) for malformed trees and when the files hold different numbers
  * of sentences. Returns the accumulator (report() gives the summaries).
  */
-export async function scoreTreebankFiles(goldFile: string, testFile: string, options: EvalbFilesOptions = {}): Promise<EvalbAccumulator> {
+export async function scoreTreebankFiles(
+  goldFile: string,
+  testFile: string,
+  options: EvalbFilesOptions = {},
+): Promise<EvalbAccumulator> {
   const params = options.params ?? COLLINS_PARAMS;
   const acc = new EvalbAccumulator(options.cutoff ?? DEFAULT_CUTOFF);
   const testStats = { emptyParses: 0 };
@@ -109,11 +124,22 @@ export async function scoreTreebankFiles(goldFile: string, testFile: string, opt
       const t = await test.next();
       if (g.done && t.done) break;
       if (g.done) {
-        const hint = testStats.emptyParses > 0 ? ' (blank lines in a one-tree-per-line test file count as failed parses; --ignore-blank-lines turns that off)' : '';
-        throw new InputError(testFile, t.value!.line, `the test file has more trees than the gold file ${goldFile}, which has ${index}${hint}`);
+        const hint =
+          testStats.emptyParses > 0
+            ? ' (blank lines in a one-tree-per-line test file count as failed parses; --ignore-blank-lines turns that off)'
+            : '';
+        throw new InputError(
+          testFile,
+          t.value!.line,
+          `the test file has more trees than the gold file ${goldFile}, which has ${index}${hint}`,
+        );
       }
       if (t.done) {
-        throw new InputError(goldFile, g.value.line, `the gold file has more trees than the test file ${testFile}, which has ${index}`);
+        throw new InputError(
+          goldFile,
+          g.value.line,
+          `the gold file has more trees than the test file ${testFile}, which has ${index}`,
+        );
       }
       index++;
       const s = evalbSentence(g.value.trees, t.value.trees, params);
@@ -136,6 +162,10 @@ export async function scoreTreebankFiles(goldFile: string, testFile: string, opt
  * console.log(report.all.f1);
  * ```
  */
-export async function evalbFiles(goldFile: string, testFile: string, options: EvalbFilesOptions = {}): Promise<EvalbReport> {
+export async function evalbFiles(
+  goldFile: string,
+  testFile: string,
+  options: EvalbFilesOptions = {},
+): Promise<EvalbReport> {
   return (await scoreTreebankFiles(goldFile, testFile, options)).report();
 }

@@ -107,7 +107,11 @@ export function treeCounts(gold: Tree, test: Tree | undefined): MatchCounts {
 }
 
 /** Counts of a tag sequence: conlleval chunks for a chunk scheme, else correct tokens. */
-export function tagCounts(gold: readonly string[], test: readonly string[], scoring: Exclude<TaskScoring, 'trees'>): MatchCounts {
+export function tagCounts(
+  gold: readonly string[],
+  test: readonly string[],
+  scoring: Exclude<TaskScoring, 'trees'>,
+): MatchCounts {
   if (scoring === 'accuracy') {
     let matched = 0;
     for (let i = 0; i < gold.length; i++) if (gold[i] === test[i]) matched++;

@@ -1,6 +1,13 @@
 /** `eval tags` on files: tagging accuracy, overall and on words unseen in a training file. */
 import { InputError, UsageError } from '../errors.js';
-import { columnFormatOf, conlluTagField, CONLLU_TAG_FIELD_NAMES, readConllu, type ColumnFormat, type ConlluField } from '../io/conllu.js';
+import {
+  columnFormatOf,
+  conlluTagField,
+  CONLLU_TAG_FIELD_NAMES,
+  readConllu,
+  type ColumnFormat,
+  type ConlluField,
+} from '../io/conllu.js';
 import { readConll, type ColumnLayout } from '../io/conll.js';
 import { alignedConll, alignedConllu } from './aligned.js';
 import { TagCounter, type TagAccuracy } from './tags.js';
@@ -23,7 +30,11 @@ function wordColumn(layout: ColumnLayout | undefined): number {
 
 function checkWidth(file: string, line: number, row: string[], layout: ColumnLayout | undefined): void {
   if (layout && row.length !== layout.count) {
-    throw new InputError(file, line, `expected ${layout.count} columns (${layout.names.join(',')}), found ${row.length}`);
+    throw new InputError(
+      file,
+      line,
+      `expected ${layout.count} columns (${layout.names.join(',')}), found ${row.length}`,
+    );
   }
 }
 
@@ -43,7 +54,10 @@ export async function readVocabulary(file: string, layout?: ColumnLayout): Promi
 /** The CoNLL-U field `eval tags --tag` names (default upos). */
 function scoredField(tag: string | undefined): ConlluField {
   const field = conlluTagField(tag);
-  if (field === undefined) throw new UsageError(`eval tags: with CoNLL-U files, --tag names a field among ${CONLLU_TAG_FIELD_NAMES}; got '${tag}'`);
+  if (field === undefined)
+    throw new UsageError(
+      `eval tags: with CoNLL-U files, --tag names a field among ${CONLLU_TAG_FIELD_NAMES}; got '${tag}'`,
+    );
   return field;
 }
 

@@ -67,7 +67,9 @@ export function tagAccuracy(sentences: Iterable<TaggedSentence>, known?: Readonl
   const counter = new TagCounter(known);
   for (const s of sentences) {
     if (s.gold.length !== s.predicted.length || s.words.length !== s.gold.length) {
-      throw new RangeError(`sentence has ${s.words.length} words, ${s.gold.length} gold and ${s.predicted.length} predicted tags`);
+      throw new RangeError(
+        `sentence has ${s.words.length} words, ${s.gold.length} gold and ${s.predicted.length} predicted tags`,
+      );
     }
     for (let i = 0; i < s.gold.length; i++) counter.push(s.words[i], s.gold[i], s.predicted[i]);
   }

@@ -226,8 +226,11 @@ export class AtomicFile {
    */
   async writeOut(bytes: Uint8Array): Promise<void> {
     const stream = this.stream;
-    if (stream === undefined) return new Promise((resolve, reject) => process.stdout.write(bytes, (err) => (err ? reject(err) : resolve())));
-    await this.writing(() => new Promise<void>((resolve, reject) => stream.write(bytes, (err) => (err ? reject(err) : resolve()))));
+    if (stream === undefined)
+      return new Promise((resolve, reject) => process.stdout.write(bytes, (err) => (err ? reject(err) : resolve())));
+    await this.writing(
+      () => new Promise<void>((resolve, reject) => stream.write(bytes, (err) => (err ? reject(err) : resolve()))),
+    );
   }
 
   /** Flushes the temp file and renames it to the target; on failure removes it. */

@@ -17,7 +17,8 @@ const KIND = 'checkpoint';
 const VERSION = 1;
 
 /** Which trainer wrote a checkpoint; a checkpoint is only resumed by the same trainer. */
-export type CheckpointTrainer = 'tagger' | 'loglinear-reranker' | 'boost-reranker' | 'perceptron-reranker' | 'crf-parser';
+export type CheckpointTrainer =
+  'tagger' | 'loglinear-reranker' | 'boost-reranker' | 'perceptron-reranker' | 'crf-parser';
 
 export interface Checkpoint<State = unknown> {
   trainer: CheckpointTrainer;
@@ -65,7 +66,12 @@ export function saveCheckpoint(file: string, checkpoint: Checkpoint): void {
     state: checkpoint.state ?? null,
     sections: names.map((name) => ({ name, bytes: checkpoint.sections[name].length })),
   };
-  saveModel(file, { kind: KIND, kindVersion: VERSION, meta, payload: Buffer.concat(names.map((n) => checkpoint.sections[n])) });
+  saveModel(file, {
+    kind: KIND,
+    kindVersion: VERSION,
+    meta,
+    payload: Buffer.concat(names.map((n) => checkpoint.sections[n])),
+  });
 }
 
 /**
@@ -82,13 +88,18 @@ export function loadCheckpoint<State = unknown>(
   const bad = (problem: string): never => {
     throw new ModelFileError(file, problem);
   };
-  if (m.kindVersion > VERSION) bad(`checkpoint version ${m.kindVersion} is newer than this structrank supports (${VERSION})`);
+  if (m.kindVersion > VERSION)
+    bad(`checkpoint version ${m.kindVersion} is newer than this structrank supports (${VERSION})`);
   const meta = m.meta;
-  if (!meta || typeof meta.step !== 'number' || !Array.isArray(meta.sections) || typeof meta.fingerprint !== 'string') bad('checkpoint metadata is incomplete');
-  if (meta.trainer !== trainer) bad(`this is a checkpoint of the ${meta.trainer} trainer, not of the ${trainer} trainer`);
+  if (!meta || typeof meta.step !== 'number' || !Array.isArray(meta.sections) || typeof meta.fingerprint !== 'string')
+    bad('checkpoint metadata is incomplete');
+  if (meta.trainer !== trainer)
+    bad(`this is a checkpoint of the ${meta.trainer} trainer, not of the ${trainer} trainer`);
   if (meta.fingerprint !== expect.fingerprint) {
     const names = new Set([...Object.keys(meta.options ?? {}), ...Object.keys(expect.options)]);
-    const differs = [...names].filter((k) => JSON.stringify(meta.options?.[k] ?? null) !== JSON.stringify(expect.options[k] ?? null));
+    const differs = [...names].filter(
+      (k) => JSON.stringify(meta.options?.[k] ?? null) !== JSON.stringify(expect.options[k] ?? null),
+    );
     bad(
       differs.length > 0
         ? `checkpoint was written with other options: ${differs.map((k) => `${k} ${JSON.stringify(meta.options?.[k] ?? null)} (now ${JSON.stringify(expect.options[k] ?? null)})`).join(', ')}`
@@ -98,10 +109,18 @@ export function loadCheckpoint<State = unknown>(
   const sections: Record<string, Uint8Array> = {};
   let at = 0;
   for (const { name, bytes } of meta.sections) {
-    if (!Number.isInteger(bytes) || bytes < 0 || at + bytes > m.payload.length) bad('checkpoint sections do not fit its payload');
+    if (!Number.isInteger(bytes) || bytes < 0 || at + bytes > m.payload.length)
+      bad('checkpoint sections do not fit its payload');
     sections[name] = m.payload.subarray(at, at + bytes);
     at += bytes;
   }
   if (at !== m.payload.length) bad('checkpoint payload has bytes no section claims');
-  return { trainer, step: meta.step, fingerprint: meta.fingerprint, options: meta.options, state: meta.state as State, sections };
+  return {
+    trainer,
+    step: meta.step,
+    fingerprint: meta.fingerprint,
+    options: meta.options,
+    state: meta.state as State,
+    sections,
+  };
 }

@@ -127,7 +127,8 @@ export interface ColumnLayout {
  */
 export function parseColumns(spec: string | readonly string[], flag = '--columns'): ColumnLayout {
   const names = typeof spec === 'string' ? spec.split(',').map((n) => n.trim()) : [...spec];
-  if (names.length === 0 || names.some((n) => n === '')) throw new UsageError(`${flag}: empty column name in '${names.join(',')}'`);
+  if (names.length === 0 || names.some((n) => n === ''))
+    throw new UsageError(`${flag}: empty column name in '${names.join(',')}'`);
   const seen = new Set<string>();
   for (const n of names) {
     if (seen.has(n)) throw new UsageError(`${flag}: column '${n}' named twice`);
@@ -149,7 +150,11 @@ export function parseColumns(spec: string | readonly string[], flag = '--columns
 export function checkColumnCount(layout: ColumnLayout, sentence: ConllSentence, file: string): void {
   sentence.rows.forEach((row, i) => {
     if (row.length !== layout.count) {
-      throw new InputError(file, sentence.line + i, `expected ${layout.count} columns (${layout.names.join(',')}), found ${row.length}`);
+      throw new InputError(
+        file,
+        sentence.line + i,
+        `expected ${layout.count} columns (${layout.names.join(',')}), found ${row.length}`,
+      );
     }
   });
 }
@@ -183,7 +188,11 @@ export async function writeConll(
       rows.forEach((row, t) => {
         row.forEach((field, c) => {
           if (field === '' || /\s/.test(field)) {
-            throw new InputError(file, undefined, `sentence ${n}, token ${t + 1}, column ${c + 1}: field ${JSON.stringify(field)} is empty or contains whitespace`);
+            throw new InputError(
+              file,
+              undefined,
+              `sentence ${n}, token ${t + 1}, column ${c + 1}: field ${JSON.stringify(field)} is empty or contains whitespace`,
+            );
           }
         });
         text += row.join(sep) + '\n';

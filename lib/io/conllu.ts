@@ -69,7 +69,9 @@ export function conlluRows(s: ConlluSentence, fields: readonly ConlluField[]): s
 }
 
 /** The fields that can hold the tags a scorer or kernel reads (every field but FORM), for messages. */
-export const CONLLU_TAG_FIELD_NAMES = Object.keys(CONLLU_FIELDS).filter((f) => f !== 'form').join(', ');
+export const CONLLU_TAG_FIELD_NAMES = Object.keys(CONLLU_FIELDS)
+  .filter((f) => f !== 'form')
+  .join(', ');
 
 /** The field `--tag` names (default upos), or undefined when it names no field or FORM. */
 export function conlluTagField(name: string | undefined): Exclude<ConlluField, 'form'> | undefined {
@@ -115,7 +117,8 @@ export class ConlluAssembler {
     if (text.trim() === '') return this.flush();
     if (text.startsWith('#')) {
       const s = this.open(line.number);
-      if (s.tokens.length > 0 || s.multiwords.length > 0) this.fail(line.number, 'comment line inside a sentence (comments go before its first word line)');
+      if (s.tokens.length > 0 || s.multiwords.length > 0)
+        this.fail(line.number, 'comment line inside a sentence (comments go before its first word line)');
       s.comments.push(text.slice(1).replace(/^ /, ''));
       const m = SENT_ID.exec(text);
       if (m) s.id = m[1].trim();
@@ -127,9 +130,11 @@ export class ConlluAssembler {
     const id = fields[0];
     if (INTEGER.test(id)) {
       const n = Number(id);
-      if (n !== s.tokens.length + 1) this.fail(line.number, `word ID ${n} out of order: expected ${s.tokens.length + 1}`);
+      if (n !== s.tokens.length + 1)
+        this.fail(line.number, `word ID ${n} out of order: expected ${s.tokens.length + 1}`);
       const head = fields[6];
-      if (head !== '_' && head !== '0' && !INTEGER.test(head)) this.fail(line.number, `HEAD '${head}' is not an integer`);
+      if (head !== '_' && head !== '0' && !INTEGER.test(head))
+        this.fail(line.number, `HEAD '${head}' is not an integer`);
       s.tokens.push({
         id: n,
         form: fields[1],
@@ -150,7 +155,8 @@ export class ConlluAssembler {
       const first = Number(range[1]);
       const last = Number(range[2]);
       if (last < first) this.fail(line.number, `multiword range '${id}' ends before it starts`);
-      if (first !== s.tokens.length + 1) this.fail(line.number, `multiword range '${id}' out of order: the next word is ${s.tokens.length + 1}`);
+      if (first !== s.tokens.length + 1)
+        this.fail(line.number, `multiword range '${id}' out of order: the next word is ${s.tokens.length + 1}`);
       s.multiwords.push({ first, last, form: fields[1], misc: fields[9], line: line.number });
       return undefined;
     }
@@ -168,7 +174,8 @@ export class ConlluAssembler {
     if (s.tokens.length === 0) this.fail(s.line, 'sentence has no word lines');
     const n = s.tokens.length;
     for (const mw of s.multiwords) {
-      if (mw.last > n) this.fail(mw.line, `multiword range ${mw.first}-${mw.last} goes past the sentence's last word ${n}`);
+      if (mw.last > n)
+        this.fail(mw.line, `multiword range ${mw.first}-${mw.last} goes past the sentence's last word ${n}`);
     }
     this.sentences++;
     return s;
@@ -176,7 +183,8 @@ export class ConlluAssembler {
 
   finish(lines: number): ConlluSentence | undefined {
     const last = this.flush();
-    if (this.sentences === 0) throw new InputError(this.file, undefined, lines === 0 ? 'empty file' : 'no sentences in file');
+    if (this.sentences === 0)
+      throw new InputError(this.file, undefined, lines === 0 ? 'empty file' : 'no sentences in file');
     return last;
   }
 }

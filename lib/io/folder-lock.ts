@@ -66,14 +66,20 @@ export function releaseAllLocks(): void {
  * takes over a lock whose process has died on this host. Released by `release()`, at exit,
  * or by `releaseAllLocks()`.
  */
-export function lockPath(file: string, target: string, what: string, command = process.argv.slice(2).join(' ')): FolderLock {
+export function lockPath(
+  file: string,
+  target: string,
+  what: string,
+  command = process.argv.slice(2).join(' '),
+): FolderLock {
   const me: LockOwner = { pid: process.pid, host: hostname(), started: new Date().toISOString(), command };
   for (let attempt = 0; attempt < 3; attempt++) {
     let fd: number;
     try {
       fd = openSync(file, 'wx');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError(target, undefined, `cannot lock the ${what}: ${(err as Error).message}`);
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new InputError(target, undefined, `cannot lock the ${what}: ${(err as Error).message}`);
       const owner = readOwner(file);
       if (owner === undefined) {
         // Another process may be between creating and writing the file: only a lock that
@@ -83,7 +89,12 @@ export function lockPath(file: string, target: string, what: string, command = p
           continue;
         }
       } else if (owner.host !== me.host || processAlive(owner.pid)) {
-        if (owner.pid === me.pid && owner.host === me.host) throw new InputError(target, undefined, `this process already ${what === 'output folder' ? 'runs in' : 'writes'} this ${what}`);
+        if (owner.pid === me.pid && owner.host === me.host)
+          throw new InputError(
+            target,
+            undefined,
+            `this process already ${what === 'output folder' ? 'runs in' : 'writes'} this ${what}`,
+          );
         throw new InputError(
           target,
           undefined,

@@ -9,7 +9,17 @@
  * format) copies such an input once into a private temp file that later reads of the same
  * name use, so the bytes it looked at are not lost.
  */
-import { closeSync, createReadStream, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { tmpdir } from 'node:os';
@@ -180,14 +190,26 @@ export function invalidUtf8(file: string, block: Buffer, linesBefore: number): I
   const nul = bytes.indexOf(0);
   const utf16 = linesBefore === 0 && start === 0 && looksUtf16(bytes);
   if (nul >= 0 && !utf16 && (isUtf8(bytes.subarray(0, nul)) || firstInvalidUtf8Byte(bytes) >= nul)) {
-    return new InputError(file, line, `not a text file: a NUL byte at byte ${nul + 1} of the line (a binary file, such as a model, given where text is read?)`);
+    return new InputError(
+      file,
+      line,
+      `not a text file: a NUL byte at byte ${nul + 1} of the line (a binary file, such as a model, given where text is read?)`,
+    );
   }
   if (utf16) {
-    return new InputError(file, line, "invalid UTF-8: the file looks like UTF-16; structrank reads UTF-8 (convert with 'iconv -f UTF-16 -t UTF-8')");
+    return new InputError(
+      file,
+      line,
+      "invalid UTF-8: the file looks like UTF-16; structrank reads UTF-8 (convert with 'iconv -f UTF-16 -t UTF-8')",
+    );
   }
   const at = firstInvalidUtf8Byte(bytes);
   const byte = bytes[at].toString(16).padStart(2, '0');
-  return new InputError(file, line, `invalid UTF-8 (byte 0x${byte} at byte ${at + 1} of the line); structrank reads UTF-8: convert a Latin-1 file with 'iconv -f ISO-8859-1 -t UTF-8'`);
+  return new InputError(
+    file,
+    line,
+    `invalid UTF-8 (byte 0x${byte} at byte ${at + 1} of the line); structrank reads UTF-8: convert a Latin-1 file with 'iconv -f ISO-8859-1 -t UTF-8'`,
+  );
 }
 
 /** Whether bytes begin with a UTF-16 byte-order mark (FF FE or FE FF). */
@@ -200,7 +222,8 @@ function firstInvalidUtf8Byte(bytes: Buffer): number {
   let at = 0;
   while (at < bytes.length) {
     const b = bytes[at];
-    const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    const length =
+      b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
     if (length === 0 || !isUtf8(bytes.subarray(at, at + length))) return at;
     at += length;
   }
@@ -210,14 +233,22 @@ function firstInvalidUtf8Byte(bytes: Buffer): number {
 /** The IoError for a file that cannot be opened or read, naming it. */
 export function openError(file: string, err: unknown): InputError {
   const code = (err as NodeJS.ErrnoException).code;
-  const problem = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a file' : code === 'EACCES' ? 'permission denied' : `cannot read: ${(err as Error).message}`;
+  const problem =
+    code === 'ENOENT'
+      ? 'no such file'
+      : code === 'EISDIR'
+        ? 'is a directory, not a file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : `cannot read: ${(err as Error).message}`;
   return new IoError(file, problem, { cause: err });
 }
 
 /** Reads a file's lines as a stream. Throws InputError for missing files and bad UTF-8. */
 export async function* readLines(file: string): AsyncGenerator<Line> {
   const splitter = new LineSplitter(file);
-  const stream = file === STDIN && !spooled.has(file) ? process.stdin : createReadStream(openPath(file), { highWaterMark: CHUNK });
+  const stream =
+    file === STDIN && !spooled.has(file) ? process.stdin : createReadStream(openPath(file), { highWaterMark: CHUNK });
   const out: Line[] = [];
   try {
     for await (const chunk of stream) {
@@ -265,7 +296,10 @@ export function* readLinesSync(file: string): Generator<Line> {
  */
 export async function* readChunks(file: string, chunkBytes = CHUNK, borrow = false): AsyncGenerator<Buffer> {
   if (isStream(file)) {
-    const stream = file === STDIN && !spooled.has(file) ? process.stdin : createReadStream(openPath(file), { highWaterMark: chunkBytes });
+    const stream =
+      file === STDIN && !spooled.has(file)
+        ? process.stdin
+        : createReadStream(openPath(file), { highWaterMark: chunkBytes });
     try {
       for await (const chunk of stream) yield chunk as Buffer;
     } catch (err) {

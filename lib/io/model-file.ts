@@ -78,7 +78,8 @@ export function decodeModel<Meta = unknown>(bytes: Buffer, file = '<buffer>', ex
   }
   if (bytes.length < MAGIC.length + 8 + DIGEST_BYTES) bad('model file is truncated');
   const version = bytes.readUInt32LE(MAGIC.length);
-  if (version > CONTAINER_VERSION) bad(`model file version ${version} is newer than this structrank supports (${CONTAINER_VERSION})`);
+  if (version > CONTAINER_VERSION)
+    bad(`model file version ${version} is newer than this structrank supports (${CONTAINER_VERSION})`);
   const body = bytes.subarray(0, bytes.length - DIGEST_BYTES);
   const digest = bytes.subarray(bytes.length - DIGEST_BYTES);
   let pos = MAGIC.length + 4;

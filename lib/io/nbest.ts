@@ -50,7 +50,8 @@ export const MAX_NBEST = 1000;
 /** Refuses a k outside 1..MAX_NBEST, naming it as `name` (e.g. '--nbest'). */
 export function checkNbestK(k: number, name = 'k'): void {
   if (!Number.isInteger(k) || k < 1) throw optionError(`${name} must be a positive integer`);
-  if (k > MAX_NBEST) throw optionError(`${name} is at most ${MAX_NBEST} (k-best lists take memory in proportion to k), not ${k}`);
+  if (k > MAX_NBEST)
+    throw optionError(`${name} is at most ${MAX_NBEST} (k-best lists take memory in proportion to k), not ${k}`);
 }
 
 /** What the candidates of a file are. */
@@ -75,9 +76,18 @@ export function listKind(list: readonly NbestSentence[] | undefined): NbestKind 
  * Refuses `file` when its candidates are of another kind than those of `referenceFile`
  * (a dev file of tag sequences for a reranker trained on trees); unknown kinds pass.
  */
-export function requireSameKind(file: string, kind: NbestKind | undefined, referenceFile: string, referenceKind: NbestKind | undefined): void {
+export function requireSameKind(
+  file: string,
+  kind: NbestKind | undefined,
+  referenceFile: string,
+  referenceKind: NbestKind | undefined,
+): void {
   if (kind && referenceKind && kind !== referenceKind) {
-    throw new InputError(file, undefined, `holds ${nbestKindName(kind)} but ${referenceFile} holds ${nbestKindName(referenceKind)}`);
+    throw new InputError(
+      file,
+      undefined,
+      `holds ${nbestKindName(kind)} but ${referenceFile} holds ${nbestKindName(referenceKind)}`,
+    );
   }
 }
 
@@ -189,8 +199,14 @@ export function treeWordsProblem(text: string, tokens: readonly string[]): strin
         const empty = labelEnd - labelStart === EMPTY_ELEMENT.length && text.startsWith(EMPTY_ELEMENT, labelStart);
         if (!empty) {
           const token = tokens[words];
-          if (firstDifference === undefined && (token === undefined || token.length !== j - i || !text.startsWith(token, i))) {
-            firstDifference = token === undefined ? '' : `word ${words + 1} is '${text.slice(i, j)}' but token ${words + 1} is '${token}'`;
+          if (
+            firstDifference === undefined &&
+            (token === undefined || token.length !== j - i || !text.startsWith(token, i))
+          ) {
+            firstDifference =
+              token === undefined
+                ? ''
+                : `word ${words + 1} is '${text.slice(i, j)}' but token ${words + 1} is '${token}'`;
           }
           words++;
         }
@@ -198,7 +214,8 @@ export function treeWordsProblem(text: string, tokens: readonly string[]): strin
       i = j;
     }
   }
-  if (words !== tokens.length) return `has ${words} words (not counting ${EMPTY_ELEMENT} elements) for ${tokens.length} tokens`;
+  if (words !== tokens.length)
+    return `has ${words} words (not counting ${EMPTY_ELEMENT} elements) for ${tokens.length} tokens`;
   return firstDifference || undefined;
 }
 
@@ -278,7 +295,9 @@ export class NbestParser {
         this.kind = kind;
         this.kindLine = line.number;
       } else if (kind !== this.kind) {
-        fail(`${at} holds ${kind} but the file's candidates are ${this.kind} (line ${this.kindLine}); one kind per file`);
+        fail(
+          `${at} holds ${kind} but the file's candidates are ${this.kind} (line ${this.kindLine}); one kind per file`,
+        );
       }
       if (c.logprob === undefined) fail(`missing field ${at}.logprob`);
       if (!isNumber(c.logprob)) fail(`${at}.logprob must be a number`);
@@ -306,7 +325,8 @@ export class NbestParser {
 
   /** Call at end of input: an empty file (no sentences) is an error. */
   finish(lines: number): void {
-    if (this.sentences === 0) throw new InputError(this.file, undefined, lines === 0 ? 'empty file' : 'no sentences in file');
+    if (this.sentences === 0)
+      throw new InputError(this.file, undefined, lines === 0 ? 'empty file' : 'no sentences in file');
   }
 }
 
@@ -353,7 +373,8 @@ export function readNbestSync(file: string): NbestSentence[] {
 /** One sentence as a JSON line (without the newline); `line` is not written. */
 export function formatNbestLine(s: NbestSentence): string {
   const candidates = s.candidates.map((c, i) => {
-    if (!Number.isFinite(c.logprob)) throw new RangeError(`sentence ${s.id}: candidates[${i}].logprob is not a finite number`);
+    if (!Number.isFinite(c.logprob))
+      throw new RangeError(`sentence ${s.id}: candidates[${i}].logprob is not a finite number`);
     const out: Record<string, unknown> = c.tags !== undefined ? { tags: c.tags } : { tree: c.tree };
     out.logprob = c.logprob;
     if (c.features !== undefined) out.features = c.features;
@@ -373,7 +394,10 @@ export function formatNbestLine(s: NbestSentence): string {
  * await writeNbest('dev.nbest.jsonl', lists);   // atomic: a temp file renamed into place
  * ```
  */
-export async function writeNbest(file: string, sentences: Iterable<NbestSentence> | AsyncIterable<NbestSentence>): Promise<void> {
+export async function writeNbest(
+  file: string,
+  sentences: Iterable<NbestSentence> | AsyncIterable<NbestSentence>,
+): Promise<void> {
   async function* lines(): AsyncGenerator<string> {
     for await (const s of sentences) yield formatNbestLine(s) + '\n';
   }

@@ -38,7 +38,9 @@ function identity(file: string): string | undefined {
 }
 
 function named(files: NamedFiles): [string, string][] {
-  return Object.entries(files).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== STDOUT && e[1] !== '');
+  return Object.entries(files).filter(
+    (e): e is [string, string] => e[1] !== undefined && e[1] !== STDOUT && e[1] !== '',
+  );
 }
 
 /**
@@ -47,7 +49,12 @@ function named(files: NamedFiles): [string, string][] {
  * checkOutputPath (unless `writable: false`, for outputs whose folder is made later). Writes
  * nothing.
  */
-export function checkOutputs(command: string, inputs: NamedFiles, outputs: NamedFiles, options: { writable?: boolean } = {}): void {
+export function checkOutputs(
+  command: string,
+  inputs: NamedFiles,
+  outputs: NamedFiles,
+  options: { writable?: boolean } = {},
+): void {
   const outs = named(outputs);
   if (options.writable !== false) for (const [, file] of outs) checkOutputPath(file);
   const seen: [string, string, string][] = [];
@@ -62,11 +69,14 @@ export function checkOutputs(command: string, inputs: NamedFiles, outputs: Named
     const input = id === undefined ? undefined : seen.find((s) => s[2] === id);
     if (input !== undefined) {
       const same = resolve(input[1]) === resolve(file) ? '' : ` (${input[1]}, through a link)`;
-      throw new UsageError(`${command}: ${flag} ${file} is the input ${input[0]}${same}: refusing to write over an input; choose another output file`);
+      throw new UsageError(
+        `${command}: ${flag} ${file} is the input ${input[0]}${same}: refusing to write over an input; choose another output file`,
+      );
     }
     const key = id ?? `path:${resolve(file)}`;
     const other = outSeen.find((s) => s[2] === key);
-    if (other !== undefined) throw new UsageError(`${command}: ${flag} ${file} is also the output ${other[0]}: give each output its own file`);
+    if (other !== undefined)
+      throw new UsageError(`${command}: ${flag} ${file} is also the output ${other[0]}: give each output its own file`);
     outSeen.push([flag, file, key]);
   }
 }

@@ -56,7 +56,8 @@ function checkPair(a: Bank, b: Bank): void {
   const isSeq = (x: unknown): boolean => x instanceof SequenceBank;
   if (!(isTree(a) || isSeq(a))) throw new UsageError('kernel: the first argument is not a TreeBank or SequenceBank');
   if (!(isTree(b) || isSeq(b))) throw new UsageError('kernel: the second bank is not a TreeBank or SequenceBank');
-  if (isTree(a) !== isTree(b)) throw new UsageError('kernel: mismatched handles: cannot compare a TreeBank with a SequenceBank');
+  if (isTree(a) !== isTree(b))
+    throw new UsageError('kernel: mismatched handles: cannot compare a TreeBank with a SequenceBank');
 }
 
 function checkIndex(i: number, bank: Bank, which: string): void {
@@ -66,7 +67,8 @@ function checkIndex(i: number, bank: Bank, which: string): void {
 }
 
 function checkThreads(threads: number | undefined): number {
-  if (threads !== undefined && (!Number.isInteger(threads) || threads < 0)) throw new UsageError(`kernel: threads must be a non-negative integer, got ${threads}`);
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 0))
+    throw new UsageError(`kernel: threads must be a non-negative integer, got ${threads}`);
   return resolveThreads(threads);
 }
 
@@ -80,13 +82,17 @@ export function nativeOptions(a: Bank, b: Bank, o: TreeKernelOptions & SequenceK
   const out: NativeKernelOptions = { lambda: o.lambda, normalize: !!o.normalize, plain: !!o.plain, sim2: false, beta };
   if (o.depth !== undefined) {
     if (!(a instanceof TreeBank)) throw new UsageError('kernel: depth applies to tree kernels only');
-    if (!Number.isInteger(o.depth) || o.depth < 1) throw new UsageError(`kernel: depth must be a positive integer, got ${o.depth}`);
+    if (!Number.isInteger(o.depth) || o.depth < 1)
+      throw new UsageError(`kernel: depth must be a positive integer, got ${o.depth}`);
     out.depth = o.depth;
   }
   if (o.sim2) {
-    if (!(a instanceof SequenceBank) || !(b instanceof SequenceBank)) throw new UsageError('kernel: sim2 applies to sequence kernels only');
+    if (!(a instanceof SequenceBank) || !(b instanceof SequenceBank))
+      throw new UsageError('kernel: sim2 applies to sequence kernels only');
     if (a.wordFeature === 'none' || a.wordFeature !== b.wordFeature) {
-      throw new UsageError(`kernel: mismatched handles: sim2 needs both banks built with the same wordFeature (have '${a.wordFeature}' and '${b.wordFeature}')`);
+      throw new UsageError(
+        `kernel: mismatched handles: sim2 needs both banks built with the same wordFeature (have '${a.wordFeature}' and '${b.wordFeature}')`,
+      );
     }
     out.sim2 = true;
   }
@@ -138,7 +144,12 @@ export function row<B extends Bank>(a: B, i: number, b: B, options: OptionsFor<B
 }
 
 /** Async form of `row`: runs off the event loop; rejects with AbortError when `signal` fires. */
-export async function rowAsync<B extends Bank>(a: B, i: number, b: B, options: OptionsFor<B> & AsyncOptions): Promise<Float64Array> {
+export async function rowAsync<B extends Bank>(
+  a: B,
+  i: number,
+  b: B,
+  options: OptionsFor<B> & AsyncOptions,
+): Promise<Float64Array> {
   checkPair(a, b);
   checkIndex(i, a, 'first');
   const o = nativeOptions(a, b, options);
@@ -157,7 +168,11 @@ export async function rowAsync<B extends Bank>(a: B, i: number, b: B, options: O
  * ```
  */
 export function gram<B extends Bank>(a: B, options: OptionsFor<B> & ParallelOptions): Float64Array;
-export function gram<B extends Bank>(a: B, b: B | null | undefined, options: OptionsFor<B> & ParallelOptions): Float64Array;
+export function gram<B extends Bank>(
+  a: B,
+  b: B | null | undefined,
+  options: OptionsFor<B> & ParallelOptions,
+): Float64Array;
 export function gram<B extends Bank>(a: B, second: unknown, third?: unknown): Float64Array {
   const [b, options] = gramArgs<B, OptionsFor<B> & ParallelOptions>(a, second, third);
   const o = nativeOptions(a, b ?? a, options);
@@ -174,7 +189,11 @@ export function gram<B extends Bank>(a: B, second: unknown, third?: unknown): Fl
  * ```
  */
 export function gramAsync<B extends Bank>(a: B, options: OptionsFor<B> & AsyncOptions): Promise<Float64Array>;
-export function gramAsync<B extends Bank>(a: B, b: B | null | undefined, options: OptionsFor<B> & AsyncOptions): Promise<Float64Array>;
+export function gramAsync<B extends Bank>(
+  a: B,
+  b: B | null | undefined,
+  options: OptionsFor<B> & AsyncOptions,
+): Promise<Float64Array>;
 export async function gramAsync<B extends Bank>(a: B, second: unknown, third?: unknown): Promise<Float64Array> {
   const [b, options] = gramArgs<B, OptionsFor<B> & AsyncOptions>(a, second, third);
   const o = nativeOptions(a, b ?? a, options);
@@ -186,14 +205,15 @@ export async function gramAsync<B extends Bank>(a: B, second: unknown, third?: u
 function gramArgs<B extends Bank, O>(a: B, second: unknown, third: unknown): [B | undefined, O] {
   const secondIsBank = second instanceof TreeBank || second instanceof SequenceBank;
   const b = (secondIsBank ? second : undefined) as B | undefined;
-  const options = (third === undefined && !secondIsBank && second !== null && second !== undefined ? second : third) as O;
+  const options = (
+    third === undefined && !secondIsBank && second !== null && second !== undefined ? second : third
+  ) as O;
   if (second !== null && second !== undefined && !secondIsBank && third !== undefined) {
     throw new UsageError('kernel: mismatched handles: the second argument is not a TreeBank or SequenceBank');
   }
   checkPair(a, b ?? a);
   return [b, options];
 }
-
 
 /** Splits a row-major matrix into rows (for printing). */
 export function toRows(matrix: Float64Array, cols: number): number[][] {

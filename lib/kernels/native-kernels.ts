@@ -21,9 +21,20 @@ export interface NativeBank<Self> {
   bytes(): number;
   kernel(i: number, other: Self, j: number, options: NativeKernelOptions): number;
   row(i: number, other: Self, options: NativeKernelOptions, threads: number): Float64Array;
-  rowAsync(i: number, other: Self, options: NativeKernelOptions, threads: number, cancel: CancelFlagHandle): Promise<Float64Array>;
+  rowAsync(
+    i: number,
+    other: Self,
+    options: NativeKernelOptions,
+    threads: number,
+    cancel: CancelFlagHandle,
+  ): Promise<Float64Array>;
   gram(other: Self | null, options: NativeKernelOptions, threads: number): Float64Array;
-  gramAsync(other: Self | null, options: NativeKernelOptions, threads: number, cancel: CancelFlagHandle): Promise<Float64Array>;
+  gramAsync(
+    other: Self | null,
+    options: NativeKernelOptions,
+    threads: number,
+    cancel: CancelFlagHandle,
+  ): Promise<Float64Array>;
 }
 
 export interface NativeTreeBank extends NativeBank<NativeTreeBank> {
@@ -36,7 +47,13 @@ export interface NativeSequenceBank extends NativeBank<NativeSequenceBank> {
 
 export interface KernelsAddon {
   TreeBank: {
-    new (symbols: string[], label: Int32Array, word: Int32Array, arity: Int32Array, treeSize: Int32Array): NativeTreeBank;
+    new (
+      symbols: string[],
+      label: Int32Array,
+      word: Int32Array,
+      arity: Int32Array,
+      treeSize: Int32Array,
+    ): NativeTreeBank;
     /** Reads bracketed trees from a file's bytes; an empty bank if they are malformed. */
     new (bytes: Uint8Array, unwrap: boolean): NativeTreeBank;
   };

@@ -79,7 +79,11 @@ export class SequenceBank {
       const line = options.lines?.[index];
       if (s.words.length === 0) throw new InputError(source, line, `sequence ${index + 1} is empty`);
       if (s.words.length !== s.tags.length) {
-        throw new InputError(source, line, `sequence ${index + 1} has ${s.words.length} words but ${s.tags.length} tags`);
+        throw new InputError(
+          source,
+          line,
+          `sequence ${index + 1} has ${s.words.length} words but ${s.tags.length} tags`,
+        );
       }
       for (let t = 0; t < s.words.length; t++) {
         label.push(symbols.id(s.tags[t]));
@@ -94,7 +98,7 @@ export class SequenceBank {
     if (options.logprobs !== undefined && options.logprobs.length !== seqs.length) {
       throw new UsageError(`logprobs has ${options.logprobs.length} entries for ${seqs.length} sequences`);
     }
-    const name = custom ? customName(custom) : (feature as string | undefined) ?? 'none';
+    const name = custom ? customName(custom) : ((feature as string | undefined) ?? 'none');
     const addon = native<KernelsAddon>();
     const handle = custom
       ? new addon.SequenceBank(symbols.names, label.toArray(), word.toArray(), lengths, name, klass.toArray())
@@ -106,13 +110,21 @@ export class SequenceBank {
    * From CoNLL sentences: `columns` names the columns in order; the ones named `word` and
    * `tag` are used.
    */
-  static fromConll(sentences: readonly ConllSentence[], columns: readonly string[], options: SequenceBankOptions = {}): SequenceBank {
+  static fromConll(
+    sentences: readonly ConllSentence[],
+    columns: readonly string[],
+    options: SequenceBankOptions = {},
+  ): SequenceBank {
     const source = options.source ?? '<conll>';
     const w = columnIndex([...columns], 'word', source);
     const t = columnIndex([...columns], 'tag', source);
     for (const s of sentences) {
       if (s.rows[0].length !== columns.length) {
-        throw new InputError(source, s.line, `expected ${columns.length} columns (${columns.join(',')}), found ${s.rows[0].length}`);
+        throw new InputError(
+          source,
+          s.line,
+          `expected ${columns.length} columns (${columns.join(',')}), found ${s.rows[0].length}`,
+        );
       }
     }
     const seqs = sentences.map((s) => ({ words: s.rows.map((r) => r[w]), tags: s.rows.map((r) => r[t]) }));
@@ -120,9 +132,17 @@ export class SequenceBank {
   }
 
   /** From CoNLL-U sentences: the FORMs are the words, the field `tagField` the tags. */
-  static fromConllu(sentences: readonly ConlluSentence[], tagField: ConlluField, options: SequenceBankOptions = {}): SequenceBank {
+  static fromConllu(
+    sentences: readonly ConlluSentence[],
+    tagField: ConlluField,
+    options: SequenceBankOptions = {},
+  ): SequenceBank {
     const seqs = sentences.map((s) => ({ words: s.tokens.map((t) => t.form), tags: s.tokens.map((t) => t[tagField]) }));
-    return SequenceBank.fromSequences(seqs, { ...options, source: options.source ?? '<conllu>', lines: sentences.map((s) => s.line) });
+    return SequenceBank.fromSequences(seqs, {
+      ...options,
+      source: options.source ?? '<conllu>',
+      lines: sentences.map((s) => s.line),
+    });
   }
 
   get bytes(): number {

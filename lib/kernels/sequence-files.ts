@@ -18,14 +18,24 @@ export interface SequenceFileOptions {
 }
 
 /** A file's sentences, and a bank of any range of them; errors name `source`. */
-export function readSequenceFile(file: string, source: string, o: SequenceFileOptions): { size: number; bank(from: number, to: number): SequenceBank } {
+export function readSequenceFile(
+  file: string,
+  source: string,
+  o: SequenceFileOptions,
+): { size: number; bank(from: number, to: number): SequenceBank } {
   const bankOptions = { source, wordFeature: o.wordFeature };
   if (o.format === 'conllu') {
     const sentences = readConlluSync(file);
-    return { size: sentences.length, bank: (from, to) => SequenceBank.fromConllu(sentences.slice(from, to), o.tagField, bankOptions) };
+    return {
+      size: sentences.length,
+      bank: (from, to) => SequenceBank.fromConllu(sentences.slice(from, to), o.tagField, bankOptions),
+    };
   }
   const sentences = readConllSync(file, { columns: o.columns.length });
   // As kernel trees: a file of blank lines has nothing to compare (it printed an empty matrix).
   if (sentences.length === 0) throw new InputError(source, undefined, 'no sentences in file');
-  return { size: sentences.length, bank: (from, to) => SequenceBank.fromConll(sentences.slice(from, to), o.columns, bankOptions) };
+  return {
+    size: sentences.length,
+    bank: (from, to) => SequenceBank.fromConll(sentences.slice(from, to), o.columns, bankOptions),
+  };
 }

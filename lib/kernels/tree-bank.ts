@@ -76,13 +76,18 @@ export class TreeBank {
       while (stack.length > 0) {
         const n = stack.pop() as Tree;
         if (n.word !== undefined) {
-          if (n.children.length > 0) throw new InputError(source, line, `${where}: node '${n.label}' has both a word and children`);
+          if (n.children.length > 0)
+            throw new InputError(source, line, `${where}: node '${n.label}' has both a word and children`);
           label.push(symbols.id(n.label));
           word.push(symbols.id(n.word));
           arity.push(0);
         } else {
           if (n.children.length === 0) {
-            throw new InputError(source, line, `${where}: empty tree or node '${n.label}' with no children and no word`);
+            throw new InputError(
+              source,
+              line,
+              `${where}: empty tree or node '${n.label}' with no children and no word`,
+            );
           }
           label.push(symbols.id(n.label));
           word.push(-1);

@@ -57,7 +57,11 @@ export function baseOf(schema: z.ZodType): z.ZodType {
   let s = schema;
   for (;;) {
     const d = defOf(s);
-    if ((d.type === 'default' || d.type === 'optional' || d.type === 'nullable' || d.type === 'prefault') && d.innerType) s = d.innerType;
+    if (
+      (d.type === 'default' || d.type === 'optional' || d.type === 'nullable' || d.type === 'prefault') &&
+      d.innerType
+    )
+      s = d.innerType;
     else if (d.type === 'pipe' && d.out) s = d.out;
     else return s;
   }
@@ -79,22 +83,32 @@ export function descriptionOf(schema: z.ZodType): string {
   return schema.description ?? baseOf(schema).description ?? '';
 }
 
-
 /** What a field accepts, in words: 'a positive integer', 'a number in (0, 1]', '1 or 2'. */
 export function acceptedValues(schema: z.ZodType): string {
   const base = baseOf(schema);
   const d = defOf(base);
-  const or = (items: string[]): string => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`);
+  const or = (items: string[]): string =>
+    items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
   if (d.type === 'enum' && d.entries) return or(Object.values(d.entries).map((v) => `'${String(v)}'`));
-  if (d.type === 'union' && d.options?.every((o) => defOf(o).type === 'literal')) return or(d.options.map((o) => String(defOf(o).values?.[0])));
+  if (d.type === 'union' && d.options?.every((o) => defOf(o).type === 'literal'))
+    return or(d.options.map((o) => String(defOf(o).values?.[0])));
   if (d.type === 'boolean') return 'true or false';
   if (d.type === 'string') return 'a non-empty string';
-  if (d.type === 'array') return `a non-empty list of ${d.element ? acceptedValues(d.element).replace(/^an? /, '') + 's' : 'values'}`;
+  if (d.type === 'array')
+    return `a non-empty list of ${d.element ? acceptedValues(d.element).replace(/^an? /, '') + 's' : 'values'}`;
   if (d.type !== 'number') return 'valid';
-  const j = z.toJSONSchema(base, { unrepresentable: 'any' }) as { type?: string; minimum?: number; maximum?: number; exclusiveMinimum?: number; exclusiveMaximum?: number };
+  const j = z.toJSONSchema(base, { unrepresentable: 'any' }) as {
+    type?: string;
+    minimum?: number;
+    maximum?: number;
+    exclusiveMinimum?: number;
+    exclusiveMaximum?: number;
+  };
   const kind = j.type === 'integer' ? 'integer' : 'number';
-  const lo = j.exclusiveMinimum ?? (j.minimum !== undefined && j.minimum > Number.MIN_SAFE_INTEGER ? j.minimum : undefined);
-  const hi = j.exclusiveMaximum ?? (j.maximum !== undefined && j.maximum < Number.MAX_SAFE_INTEGER ? j.maximum : undefined);
+  const lo =
+    j.exclusiveMinimum ?? (j.minimum !== undefined && j.minimum > Number.MIN_SAFE_INTEGER ? j.minimum : undefined);
+  const hi =
+    j.exclusiveMaximum ?? (j.maximum !== undefined && j.maximum < Number.MAX_SAFE_INTEGER ? j.maximum : undefined);
   if (hi === undefined) {
     if (lo === undefined) return `a finite ${kind}`;
     if (lo === 0 && j.exclusiveMinimum !== undefined) return `a positive ${kind}`;

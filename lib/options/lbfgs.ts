@@ -17,4 +17,11 @@ export interface LbfgsSettings {
   armijo: number;
 }
 
-export const LBFGS_DEFAULTS: LbfgsSettings = { memory: 6, gradientTolerance: 1e-5, delta: 1e-6, past: 10, maxLinesearch: 40, armijo: 1e-4 };
+export const LBFGS_DEFAULTS: LbfgsSettings = {
+  memory: 6,
+  gradientTolerance: 1e-5,
+  delta: 1e-6,
+  past: 10,
+  maxLinesearch: 40,
+  armijo: 1e-4,
+};

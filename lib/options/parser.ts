@@ -29,7 +29,19 @@ export const PCFG_RARE_THRESHOLD = 20;
  * The CRF-CFG's own defaults: surface span features over a small grammar (Markov order 0,
  * no parent annotation, no head rules), AdaGrad, coarse-to-fine pruning by the PCFG.
  */
-export const CRF_DEFAULTS = { markov: 0, parent: false, vpHeadTag: false, epochs: 10, eta0: 0.1, prune: 1e-4, surfaceBits: 22, average: true, decode: 'mbr', rareThreshold: 1, weightFloor: 0.01 } as const;
+export const CRF_DEFAULTS = {
+  markov: 0,
+  parent: false,
+  vpHeadTag: false,
+  epochs: 10,
+  eta0: 0.1,
+  prune: 1e-4,
+  surfaceBits: 22,
+  average: true,
+  decode: 'mbr',
+  rareThreshold: 1,
+  weightFloor: 0.01,
+} as const;
 
 /**
  * CRF trainer settings that are not command-line options: the SGD gain schedule (tau 0: the
@@ -42,35 +54,100 @@ export const PARSER_DECODES = ['viterbi', 'mbr'] as const;
 export type ParserDecode = (typeof PARSER_DECODES)[number];
 
 export const parserTrainFields = {
-  crf: option(z.boolean().default(false), 'train the CRF-CFG on top of the PCFG: surface span features, AdaGrad on batches, coarse-to-fine pruning; its grammar is Markov order 0 without parent annotation or head rules'),
+  crf: option(
+    z.boolean().default(false),
+    'train the CRF-CFG on top of the PCFG: surface span features, AdaGrad on batches, coarse-to-fine pruning; its grammar is Markov order 0 without parent annotation or head rules',
+  ),
   sgd: option(z.boolean().default(false), 'train the CRF with SGD and a decaying gain instead of AdaGrad'),
   lbfgs: option(z.boolean().default(false), 'train the CRF with full-batch L-BFGS instead (--epochs = iterations)'),
-  markov: option(z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(), 'binarization order (default 2; 0 with --crf)', { value: '0|1|2' }),
-  parent: option(z.boolean().optional(), 'parent annotation on every state (default: on for the PCFG, off with --crf, where it makes a different ensemble member: parse --ensemble)'),
-  epochs: option(z.number().int().min(1).default(CRF_DEFAULTS.epochs), 'CRF passes over the data (or L-BFGS iterations); the best pass on --dev is kept', { value: 'E' }),
-  patience: option(z.number().int().min(0).default(0), 'CRF with --dev: stop after N passes without a dev F1 improvement (0 = never)', { value: 'N' }),
-  average: option(z.boolean().default(CRF_DEFAULTS.average), "CRF (AdaGrad/SGD): keep each pass's last iterate instead of the mean of the pass's iterates (the default)"),
+  markov: option(
+    z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+    'binarization order (default 2; 0 with --crf)',
+    { value: '0|1|2' },
+  ),
+  parent: option(
+    z.boolean().optional(),
+    'parent annotation on every state (default: on for the PCFG, off with --crf, where it makes a different ensemble member: parse --ensemble)',
+  ),
+  epochs: option(
+    z.number().int().min(1).default(CRF_DEFAULTS.epochs),
+    'CRF passes over the data (or L-BFGS iterations); the best pass on --dev is kept',
+    { value: 'E' },
+  ),
+  patience: option(
+    z.number().int().min(0).default(0),
+    'CRF with --dev: stop after N passes without a dev F1 improvement (0 = never)',
+    { value: 'N' },
+  ),
+  average: option(
+    z.boolean().default(CRF_DEFAULTS.average),
+    "CRF (AdaGrad/SGD): keep each pass's last iterate instead of the mean of the pass's iterates (the default)",
+  ),
   batch: option(z.number().int().min(1).default(20), 'CRF batch size, drawn with replacement', { value: 'B' }),
   eta0: option(z.number().gt(0).default(CRF_DEFAULTS.eta0), 'AdaGrad step, or the initial SGD gain'),
   sigma2: option(z.number().gt(0).default(1), 'L2 prior variance'),
-  prune: option(z.number().min(0).lt(1).default(CRF_DEFAULTS.prune), 'CRF coarse-to-fine: keep chart entries whose PCFG posterior is >= X, in training and (stored in the model) in parsing (0 = exhaustive)', { value: 'X' }),
-  surfaceBits: option(z.number().int().min(0).max(30).default(CRF_DEFAULTS.surfaceBits), 'CRF surface span features hashed into 2^N weights (0 = none)', { value: 'N' }),
-  decode: option(z.enum(PARSER_DECODES).default(CRF_DEFAULTS.decode), "CRF 1-best: the Viterbi tree or the max-expected-recall tree of the posteriors (mbr); stored in the model as the parse default"),
-  beam: option(z.number().gt(0).default(Number.POSITIVE_INFINITY), 'CRF chart prefilter when --prune is 0: PCFG max-marginal beam in nats (none = exact)'),
-  rareThreshold: option(z.number().int().min(0).optional(), `words seen at most N times also get signature tags (default ${PCFG_RARE_THRESHOLD} for the PCFG, ${CRF_DEFAULTS.rareThreshold} with --crf)`, { flag: 'rare' }),
-  clusters: option(z.string().min(1).optional(), "word clusters, 'word<TAB>cluster' per line: CRF lexicon features and cluster tags for rare words (kept in the model)", { value: 'F' }),
-  relax: option(z.boolean().default(false), 'grammar relaxation: add each rule with the other parent annotations of its parent'),
-  verbFeatures: option(z.boolean().default(false), 'CRF: rule x word features of binary rules with a verb-like tag child (the tags learned from the treebank)'),
-  featureCacheMB: option(z.number().min(0).default(1024), 'CRF: cap on the per-sentence feature-id cache kept across passes (0 = off)', { flag: 'feature-cache-mb', value: 'N' }),
-  maxLength: option(z.number().int().min(0).default(0), 'train only on trees of at most N words (0 = all)', { value: 'N' }),
+  prune: option(
+    z.number().min(0).lt(1).default(CRF_DEFAULTS.prune),
+    'CRF coarse-to-fine: keep chart entries whose PCFG posterior is >= X, in training and (stored in the model) in parsing (0 = exhaustive)',
+    { value: 'X' },
+  ),
+  surfaceBits: option(
+    z.number().int().min(0).max(30).default(CRF_DEFAULTS.surfaceBits),
+    'CRF surface span features hashed into 2^N weights (0 = none)',
+    { value: 'N' },
+  ),
+  decode: option(
+    z.enum(PARSER_DECODES).default(CRF_DEFAULTS.decode),
+    'CRF 1-best: the Viterbi tree or the max-expected-recall tree of the posteriors (mbr); stored in the model as the parse default',
+  ),
+  beam: option(
+    z.number().gt(0).default(Number.POSITIVE_INFINITY),
+    'CRF chart prefilter when --prune is 0: PCFG max-marginal beam in nats (none = exact)',
+  ),
+  rareThreshold: option(
+    z.number().int().min(0).optional(),
+    `words seen at most N times also get signature tags (default ${PCFG_RARE_THRESHOLD} for the PCFG, ${CRF_DEFAULTS.rareThreshold} with --crf)`,
+    { flag: 'rare' },
+  ),
+  clusters: option(
+    z.string().min(1).optional(),
+    "word clusters, 'word<TAB>cluster' per line: CRF lexicon features and cluster tags for rare words (kept in the model)",
+    { value: 'F' },
+  ),
+  relax: option(
+    z.boolean().default(false),
+    'grammar relaxation: add each rule with the other parent annotations of its parent',
+  ),
+  verbFeatures: option(
+    z.boolean().default(false),
+    'CRF: rule x word features of binary rules with a verb-like tag child (the tags learned from the treebank)',
+  ),
+  featureCacheMB: option(
+    z.number().min(0).default(1024),
+    'CRF: cap on the per-sentence feature-id cache kept across passes (0 = off)',
+    { flag: 'feature-cache-mb', value: 'N' },
+  ),
+  maxLength: option(z.number().int().min(0).default(0), 'train only on trees of at most N words (0 = all)', {
+    value: 'N',
+  }),
   threads,
 };
 
 export const parseFields = {
   pcfg: option(z.boolean().default(false), 'parse with the PCFG even if the model has CRF weights'),
-  prune: option(z.number().min(0).lt(1).optional(), "CRF coarse-to-fine: keep chart entries whose PCFG posterior is >= X (default: the model's training value; 0 = exhaustive)", { value: 'X' }),
-  decode: option(z.enum(PARSER_DECODES).optional(), "CRF 1-best: the Viterbi tree or the max-expected-recall tree (mbr; default: the model's); k-best lists are Viterbi"),
-  beam: option(z.number().gt(0).default(Number.POSITIVE_INFINITY), "prune each span's states more than X below its best (none = exact)"),
+  prune: option(
+    z.number().min(0).lt(1).optional(),
+    "CRF coarse-to-fine: keep chart entries whose PCFG posterior is >= X (default: the model's training value; 0 = exhaustive)",
+    { value: 'X' },
+  ),
+  decode: option(
+    z.enum(PARSER_DECODES).optional(),
+    "CRF 1-best: the Viterbi tree or the max-expected-recall tree (mbr; default: the model's); k-best lists are Viterbi",
+  ),
+  beam: option(
+    z.number().gt(0).default(Number.POSITIVE_INFINITY),
+    "prune each span's states more than X below its best (none = exact)",
+  ),
   maxLength: option(
     z.number().int().min(0).default(DEFAULT_MAX_PARSE_LENGTH),
     'longer sentences get the flat fallback instead of a chart (0 = no limit; time grows with the cube of the length)',
@@ -78,4 +155,3 @@ export const parseFields = {
   ),
   threads,
 };
-

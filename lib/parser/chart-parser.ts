@@ -7,7 +7,14 @@ import { InputError, ModelFileError, inModelFile, optionError } from '../errors.
 import { checkNbestK } from '../io/nbest.js';
 import { reporter, withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions } from '../options/field.js';
-import { CRF_DEFAULTS, CRF_TRAINER_SETTINGS, PARSER_DECODES, PCFG_RARE_THRESHOLD, PCFG_SHAPE_BACKOFF, parserTrainFields } from '../options/parser.js';
+import {
+  CRF_DEFAULTS,
+  CRF_TRAINER_SETTINGS,
+  PARSER_DECODES,
+  PCFG_RARE_THRESHOLD,
+  PCFG_SHAPE_BACKOFF,
+  parserTrainFields,
+} from '../options/parser.js';
 
 /** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
 const CRF_CHECKED = {
@@ -29,7 +36,16 @@ import type { MarkovOrder } from './binarize.js';
 import { cleanTree, prepareTree, restoreTree } from './prepare.js';
 import { escapeLabel } from './label-escape.js';
 import { readClustersSync, type WordClusters } from './clusters.js';
-import { baseCategory, buildSymbolTable, decodeTree, encodeTree, symbolKey, symbolTableFromLabels, verbFlags, type SymbolTable } from './symbols.js';
+import {
+  baseCategory,
+  buildSymbolTable,
+  decodeTree,
+  encodeTree,
+  symbolKey,
+  symbolTableFromLabels,
+  verbFlags,
+  type SymbolTable,
+} from './symbols.js';
 import { learnTreebankClasses } from '../trees/tree-classes.js';
 
 export const CHART_MODEL_KIND = 'chart-parser';
@@ -54,17 +70,65 @@ interface NativeParseResult {
 }
 
 interface NativeChartParser {
-  startCrf(options: Record<'batch' | 'eta0' | 'tau' | 'sigma2' | 'beam' | 'threads' | 'seed' | 'priorAtPcfg' | 'verbFeatures' | 'featureCacheMB' | 'surfaceBits' | 'prune' | 'adagrad' | 'average', number>): { weights: number; sparseFeatures: number; surfaceGoldFeatures: number; surfaceCollisionRate: number };
-  crfSteps(steps: number, flag: CancelFlagHandle, lbfgs: boolean): Promise<{ objective: number; keptFraction: number; steps: number; cacheBytes: number; cachedSentences: number }>;
+  startCrf(
+    options: Record<
+      | 'batch'
+      | 'eta0'
+      | 'tau'
+      | 'sigma2'
+      | 'beam'
+      | 'threads'
+      | 'seed'
+      | 'priorAtPcfg'
+      | 'verbFeatures'
+      | 'featureCacheMB'
+      | 'surfaceBits'
+      | 'prune'
+      | 'adagrad'
+      | 'average',
+      number
+    >,
+  ): { weights: number; sparseFeatures: number; surfaceGoldFeatures: number; surfaceCollisionRate: number };
+  crfSteps(
+    steps: number,
+    flag: CancelFlagHandle,
+    lbfgs: boolean,
+  ): Promise<{ objective: number; keptFraction: number; steps: number; cacheBytes: number; cachedSentences: number }>;
   crfProgress(): number;
   crfState(): Uint8Array;
   loadCrfState(bytes: Uint8Array): void;
   crfAverage(op: 'reset' | 'swap'): void;
   crfWeights(): Float64Array;
   setCrfWeights(weights: Float64Array): void;
-  crfShardGradient(weights: Float64Array, first: number, last: number, flag: CancelFlagHandle): Promise<{ loss: number; gradient: Float64Array }>;
-  parse(tokens: string, offsets: Int32Array, k: number, threads: number, flag: CancelFlagHandle, forcePcfg: boolean, beam: number, maxLength: number, prune: number, mbr: boolean): Promise<NativeParseResult>;
-  parseEnsemble(others: NativeChartParser[], baseMaps: Int32Array[], tagMaps: Int32Array[], tokens: string, offsets: Int32Array, threads: number, flag: CancelFlagHandle, maxLength: number, prune: number): Promise<NativeParseResult>;
+  crfShardGradient(
+    weights: Float64Array,
+    first: number,
+    last: number,
+    flag: CancelFlagHandle,
+  ): Promise<{ loss: number; gradient: Float64Array }>;
+  parse(
+    tokens: string,
+    offsets: Int32Array,
+    k: number,
+    threads: number,
+    flag: CancelFlagHandle,
+    forcePcfg: boolean,
+    beam: number,
+    maxLength: number,
+    prune: number,
+    mbr: boolean,
+  ): Promise<NativeParseResult>;
+  parseEnsemble(
+    others: NativeChartParser[],
+    baseMaps: Int32Array[],
+    tagMaps: Int32Array[],
+    tokens: string,
+    offsets: Int32Array,
+    threads: number,
+    flag: CancelFlagHandle,
+    maxLength: number,
+    prune: number,
+  ): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): Omit<ChartParserInfo, 'kind'>;
 }
@@ -266,7 +330,23 @@ export interface ParserTrainOptions {
 }
 
 /** The options that shape a CRF parser's model and objective, as plain data (no files, no callbacks). */
-export type ParserSpecOptions = Omit<ParserTrainOptions, 'clusters' | 'dev' | 'patience' | 'onPass' | 'summary' | 'signal' | 'onProgress' | 'progressEvery' | 'checkpoint' | 'resume' | 'external' | 'epochs' | 'threads' | 'featureCacheMB'> & {
+export type ParserSpecOptions = Omit<
+  ParserTrainOptions,
+  | 'clusters'
+  | 'dev'
+  | 'patience'
+  | 'onPass'
+  | 'summary'
+  | 'signal'
+  | 'onProgress'
+  | 'progressEvery'
+  | 'checkpoint'
+  | 'resume'
+  | 'external'
+  | 'epochs'
+  | 'threads'
+  | 'featureCacheMB'
+> & {
   clusters?: WordClusters;
 };
 
@@ -286,13 +366,24 @@ export type ParserExternalTrainer = ExternalTrainer;
 
 /** A worker's copy of a CRF parser training: objective and gradient of sentences [first, last). */
 export interface ParserShardHandle {
-  gradient(weights: Float64Array, first: number, last: number, signal?: AbortSignal): Promise<{ loss: number; gradient: Float64Array }>;
+  gradient(
+    weights: Float64Array,
+    first: number,
+    last: number,
+    signal?: AbortSignal,
+  ): Promise<{ loss: number; gradient: Float64Array }>;
 }
 
 /** Builds the model of a training spec as ChartParserModel.train does (threads: the shards' native threads). */
 export function parserShardHandle(spec: ParserTrainingSpec, threads: number): ParserShardHandle {
-  const { handle } = buildTraining(spec.trees, completeParserOptions({ ...spec.options, crf: true, optimizer: 'lbfgs', threads }));
-  return { gradient: (w, first, last, signal) => withCancelFlag(signal, (flag) => handle.crfShardGradient(w, first, last, flag)) };
+  const { handle } = buildTraining(
+    spec.trees,
+    completeParserOptions({ ...spec.options, crf: true, optimizer: 'lbfgs', threads }),
+  );
+  return {
+    gradient: (w, first, last, signal) =>
+      withCancelFlag(signal, (flag) => handle.crfShardGradient(w, first, last, flag)),
+  };
 }
 
 /** The CRF parser trainer's bookkeeping in a checkpoint, beside the native trainer state. */
@@ -365,12 +456,15 @@ interface ChartMeta {
  * (-1: none).
  */
 function categoryMap(from: SymbolTable, to: SymbolTable, tags: boolean): Int32Array {
-  const tag = (label: string): number => to.ids.get(symbolKey(label, true)) ?? to.ids.get(symbolKey(baseCategory(label), true)) ?? -1;
+  const tag = (label: string): number =>
+    to.ids.get(symbolKey(label, true)) ?? to.ids.get(symbolKey(baseCategory(label), true)) ?? -1;
   if (tags) return Int32Array.from(from.labels, (label, x) => (from.isTag[x] ? tag(label) : -1));
   const target = new Map<string, number>();
   to.labels.forEach((label, x) => target.set(symbolKey(baseCategory(label), to.isTag[x] === 1), to.base[x]));
   const out = new Int32Array(from.numBases).fill(-1);
-  from.labels.forEach((label, x) => (out[from.base[x]] = target.get(symbolKey(baseCategory(label), from.isTag[x] === 1)) ?? -1));
+  from.labels.forEach(
+    (label, x) => (out[from.base[x]] = target.get(symbolKey(baseCategory(label), from.isTag[x] === 1)) ?? -1),
+  );
   return out;
 }
 
@@ -394,22 +488,77 @@ function learnedVerbTags(trees: readonly Tree[]): string[] {
 }
 
 /** The API's training options with no command-line field (lib/options/parser.ts), and their defaults. */
-const API_TRAIN_DEFAULTS = { optimizer: 'adagrad', relaxWeight: 0.01, seed: CRF_TRAINER_SETTINGS.seed, priorAtPcfg: true, progressEvery: PARSER_PROGRESS_EVERY_MS } as const;
+const API_TRAIN_DEFAULTS = {
+  optimizer: 'adagrad',
+  relaxWeight: 0.01,
+  seed: CRF_TRAINER_SETTINGS.seed,
+  priorAtPcfg: true,
+  progressEvery: PARSER_PROGRESS_EVERY_MS,
+} as const;
 
 /** The grammar's defaults: the PCFG's, and the CRF's own (CRF_DEFAULTS). */
-const PCFG_GRAMMAR = { markov: 2, parent: true, vpHeadTag: true, rareThreshold: PCFG_RARE_THRESHOLD, weightFloor: 0 } as const;
-const CRF_GRAMMAR = { markov: CRF_DEFAULTS.markov, parent: CRF_DEFAULTS.parent, vpHeadTag: CRF_DEFAULTS.vpHeadTag, rareThreshold: CRF_DEFAULTS.rareThreshold, weightFloor: CRF_DEFAULTS.weightFloor } as const;
+const PCFG_GRAMMAR = {
+  markov: 2,
+  parent: true,
+  vpHeadTag: true,
+  rareThreshold: PCFG_RARE_THRESHOLD,
+  weightFloor: 0,
+} as const;
+const CRF_GRAMMAR = {
+  markov: CRF_DEFAULTS.markov,
+  parent: CRF_DEFAULTS.parent,
+  vpHeadTag: CRF_DEFAULTS.vpHeadTag,
+  rareThreshold: CRF_DEFAULTS.rareThreshold,
+  weightFloor: CRF_DEFAULTS.weightFloor,
+} as const;
 
 /** The declared training fields the API shares with `train-parser` (their defaults, their checks). */
-const { crf: crfField, epochs, average, batch, eta0, sigma2, prune, surfaceBits, decode, beam, relax, verbFeatures, featureCacheMB, threads, patience } = parserTrainFields;
-const SHARED_FIELDS = { crf: crfField, epochs, average, batch, eta0, sigma2, prune, surfaceBits, decode, beam, relax, verbFeatures, featureCacheMB, threads, patience };
+const {
+  crf: crfField,
+  epochs,
+  average,
+  batch,
+  eta0,
+  sigma2,
+  prune,
+  surfaceBits,
+  decode,
+  beam,
+  relax,
+  verbFeatures,
+  featureCacheMB,
+  threads,
+  patience,
+} = parserTrainFields;
+const SHARED_FIELDS = {
+  crf: crfField,
+  epochs,
+  average,
+  batch,
+  eta0,
+  sigma2,
+  prune,
+  surfaceBits,
+  decode,
+  beam,
+  relax,
+  verbFeatures,
+  featureCacheMB,
+  threads,
+  patience,
+};
 
 /** ParserTrainOptions with every option that has a default filled in. */
 type CompleteParserOptions = ParserTrainOptions &
-  Required<Pick<ParserTrainOptions, keyof typeof API_TRAIN_DEFAULTS | keyof typeof PCFG_GRAMMAR | keyof typeof SHARED_FIELDS>>;
+  Required<
+    Pick<ParserTrainOptions, keyof typeof API_TRAIN_DEFAULTS | keyof typeof PCFG_GRAMMAR | keyof typeof SHARED_FIELDS>
+  >;
 
 /** The grammar options a run trains with: those given, else the PCFG's or (with `crf`) the CRF's defaults. */
-export function parserGrammar(crf: boolean, given: { markov?: MarkovOrder; parent?: boolean; vpHeadTag?: boolean }): { markov: MarkovOrder; parent: boolean; vpHeadTag: boolean } {
+export function parserGrammar(
+  crf: boolean,
+  given: { markov?: MarkovOrder; parent?: boolean; vpHeadTag?: boolean },
+): { markov: MarkovOrder; parent: boolean; vpHeadTag: boolean } {
   const { markov, parent, vpHeadTag } = fillDefaults(crf ? CRF_GRAMMAR : PCFG_GRAMMAR, given);
   return { markov, parent, vpHeadTag };
 }
@@ -417,7 +566,10 @@ export function parserGrammar(crf: boolean, given: { markov?: MarkovOrder; paren
 /** The given options completed once: the declared fields' defaults, the PCFG's or the CRF's grammar, the API's own. */
 function completeParserOptions(given: ParserTrainOptions): CompleteParserOptions {
   const declared = withDefaults(SHARED_FIELDS, given);
-  return fillDefaults({ ...API_TRAIN_DEFAULTS, ...(declared.crf ? CRF_GRAMMAR : PCFG_GRAMMAR) }, declared) as CompleteParserOptions;
+  return fillDefaults(
+    { ...API_TRAIN_DEFAULTS, ...(declared.crf ? CRF_GRAMMAR : PCFG_GRAMMAR) },
+    declared,
+  ) as CompleteParserOptions;
 }
 
 /**
@@ -431,7 +583,11 @@ function crfTrainer(
   sentences: number,
   options: CompleteParserOptions,
   spec: () => ParserTrainingSpec,
-): { trainer: Trainer<DevValue>; handle: () => NativeChartParser; lastPass: () => Pick<ParserPassReport, 'seconds' | 'cpuSeconds' | 'objective'> } {
+): {
+  trainer: Trainer<DevValue>;
+  handle: () => NativeChartParser;
+  lastPass: () => Pick<ParserPassReport, 'seconds' | 'cpuSeconds' | 'objective'>;
+} {
   let handle = start;
   const epochs = options.epochs;
   const lbfgs = options.optimizer === 'lbfgs';
@@ -439,7 +595,11 @@ function crfTrainer(
   const stepsPerEpoch = lbfgs ? 1 : Math.max(1, Math.ceil(sentences / options.batch));
   const chunk = Math.max(1, Math.floor(stepsPerEpoch / 20));
   let bestBytes: Uint8Array | undefined;
-  let last: Pick<ParserPassReport, 'seconds' | 'cpuSeconds' | 'objective'> = { seconds: 0, cpuSeconds: 0, objective: Number.NaN };
+  let last: Pick<ParserPassReport, 'seconds' | 'cpuSeconds' | 'objective'> = {
+    seconds: 0,
+    cpuSeconds: 0,
+    objective: Number.NaN,
+  };
   const dev = options.dev;
   const make = options.external;
   const trainer: Trainer<DevValue> = {
@@ -456,10 +616,22 @@ function crfTrainer(
       let step = 0;
       let latest = { objective: Number.NaN, keptFraction: 1, cacheBytes: 0, cachedSentences: 0 };
       const reportSteps = (): void => {
-        const sentencesDone = externalStep ? (step === stepsPerEpoch ? sentences : 0) : Math.min(sentences, handle.crfProgress() - passStart);
+        const sentencesDone = externalStep
+          ? step === stepsPerEpoch
+            ? sentences
+            : 0
+          : Math.min(sentences, handle.crfProgress() - passStart);
         options.onProgress?.({
-          epoch, epochs, step, stepsPerEpoch, sentences: sentencesDone, sentencesPerEpoch: sentences, objective: latest.objective,
-          keptFraction: latest.keptFraction, featureCacheBytes: latest.cacheBytes, cachedSentences: latest.cachedSentences,
+          epoch,
+          epochs,
+          step,
+          stepsPerEpoch,
+          sentences: sentencesDone,
+          sentencesPerEpoch: sentences,
+          objective: latest.objective,
+          keptFraction: latest.keptFraction,
+          featureCacheBytes: latest.cacheBytes,
+          cachedSentences: latest.cachedSentences,
         });
       };
       const timer = options.onProgress && !externalStep ? setInterval(reportSteps, options.progressEvery) : undefined;
@@ -484,7 +656,11 @@ function crfTrainer(
       // last pass, the model (the next pass's reset swaps the raw iterate back).
       if (average) handle.crfAverage('swap');
       const used = process.cpuUsage(cpu);
-      last = { seconds: (Date.now() - wall) / 1000, cpuSeconds: (used.user + used.system) / 1e6, objective: objective / objectiveSteps };
+      last = {
+        seconds: (Date.now() - wall) / 1000,
+        cpuSeconds: (used.user + used.system) / 1e6,
+        objective: objective / objectiveSteps,
+      };
       return { done: epoch, loss: last.objective };
     },
     ...(dev && dev.length > 0
@@ -513,9 +689,19 @@ function crfTrainer(
     saveState: (s): ParserCheckpointState => ({ best: s.best ? { f1: s.best.value, epoch: s.bestStep } : null }),
     loadState: (json, step, sections) => {
       const best = (json as ParserCheckpointState | null)?.best;
-      return best && sections.best ? { best: { value: best.f1 }, bestStep: best.epoch, bad: step - best.epoch, stopped: false } : { best: undefined, bestStep: 0, bad: 0, stopped: false };
+      return best && sections.best
+        ? { best: { value: best.f1 }, bestStep: best.epoch, bad: step - best.epoch, stopped: false }
+        : { best: undefined, bestStep: 0, bad: 0, stopped: false };
     },
-    ...(make ? { external: { start: () => make(spec()), weights: () => handle.crfWeights(), setWeights: (w: Float64Array) => handle.setCrfWeights(w) } } : {}),
+    ...(make
+      ? {
+          external: {
+            start: () => make(spec()),
+            weights: () => handle.crfWeights(),
+            setWeights: (w: Float64Array) => handle.setCrfWeights(w),
+          },
+        }
+      : {}),
   };
   return { trainer, handle: () => handle, lastPass: () => last };
 }
@@ -524,7 +710,10 @@ function crfTrainer(
  * The grammar of a training run and, with `crf`, the CRF's features and starting weights:
  * shared by ChartParserModel.train and a worker's shard handle, so both build the same model.
  */
-function buildTraining(trees: Tree[], options: CompleteParserOptions): {
+function buildTraining(
+  trees: Tree[],
+  options: CompleteParserOptions,
+): {
   handle: NativeChartParser;
   table: SymbolTable;
   meta: ChartMeta;
@@ -551,7 +740,8 @@ function buildTraining(trees: Tree[], options: CompleteParserOptions): {
   const addon = native<ChartAddon>();
   const clusters = typeof options.clusters === 'string' ? readClustersSync(options.clusters) : options.clusters;
   if (clusters) {
-    if (clusters.words.length !== clusters.clusters.length) throw optionError('clusters: words and clusters differ in number');
+    if (clusters.words.length !== clusters.clusters.length)
+      throw optionError('clusters: words and clusters differ in number');
     for (const w of [...clusters.words, ...clusters.clusters]) {
       if (w === '' || w.includes('\n')) throw optionError(`clusters: bad entry ${JSON.stringify(w)}`);
     }
@@ -559,7 +749,13 @@ function buildTraining(trees: Tree[], options: CompleteParserOptions): {
   const { relaxWeight } = options;
   if (!(relaxWeight > 0 && relaxWeight < 1)) throw optionError('relaxWeight must be in (0, 1)');
   const handle = addon.ChartParser.buildPcfg(
-    { isTag: table.isTag, base: table.base, numBases: table.numBases, relaxGroup: table.relaxGroup, isVerb: verbFlags(table, options.verbFeatures ? learnedVerbTags(trees).map(escapeLabel) : []) },
+    {
+      isTag: table.isTag,
+      base: table.base,
+      numBases: table.numBases,
+      relaxGroup: table.relaxGroup,
+      isVerb: verbFlags(table, options.verbFeatures ? learnedVerbTags(trees).map(escapeLabel) : []),
+    },
     text,
     offsets,
     Int32Array.from(pairs),
@@ -578,7 +774,8 @@ function buildTraining(trees: Tree[], options: CompleteParserOptions): {
   checkOptions(CRF_CHECKED, options, (message) => optionError(message));
   if (options.beam !== undefined && !(options.beam > 0)) throw optionError('beam must be a positive number');
   const { surfaceBits, prune } = options;
-  if (!['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer)) throw optionError("optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
+  if (!['sgd', 'adagrad', 'lbfgs'].includes(options.optimizer))
+    throw optionError("optimizer must be 'sgd', 'adagrad' or 'lbfgs'");
   const started = handle.startCrf({
     batch: options.batch,
     eta0: options.eta0,
@@ -658,7 +855,11 @@ export class ChartParserModel {
     }));
     const opts = completeParserOptions(options);
     if (!opts.crf && (opts.checkpoint !== undefined || opts.resume !== undefined)) {
-      throw new InputError('<options>', undefined, 'checkpoints are for CRF training: the PCFG is counted from the trees in one pass, with nothing to continue');
+      throw new InputError(
+        '<options>',
+        undefined,
+        'checkpoints are for CRF training: the PCFG is counted from the trees in one pass, with nothing to continue',
+      );
     }
     const built = buildTraining(trees, opts);
     const { table, meta, sentences } = built;
@@ -667,18 +868,44 @@ export class ChartParserModel {
     if (!opts.crf || !built.started) return new ChartParserModel(built.handle, table, meta);
     if (!(opts.weightFloor >= 0)) throw optionError('weightFloor must be a non-negative number');
     if (!(opts.progressEvery > 0)) throw optionError('progressEvery must be a positive number of milliseconds');
-    if (opts.external && opts.optimizer !== 'lbfgs') throw new InputError('<options>', undefined, 'CRF parser training spread over workers takes L-BFGS');
-    const summary: ParserTrainSummary = { surfaceGoldFeatures: built.started.surfaceGoldFeatures, surfaceCollisionRate: built.started.surfaceCollisionRate };
+    if (opts.external && opts.optimizer !== 'lbfgs')
+      throw new InputError('<options>', undefined, 'CRF parser training spread over workers takes L-BFGS');
+    const summary: ParserTrainSummary = {
+      surfaceGoldFeatures: built.started.surfaceGoldFeatures,
+      surfaceCollisionRate: built.started.surfaceCollisionRate,
+    };
     // Checkpoints: everything that shapes the model but the pass count, the weight floor
     // applied after the last pass and patience (and threads, the feature cache, callbacks),
     // as given, with the training and dev trees.
-    const { epochs: _e, threads: _t, featureCacheMB: _f, signal: _s, onProgress: _p, progressEvery: _v, weightFloor: _w, onPass: _o, summary: _y, dev: _d, checkpoint: _c, resume: _r, external: _x, patience: _n, ...shaping } = options;
+    const {
+      epochs: _e,
+      threads: _t,
+      featureCacheMB: _f,
+      signal: _s,
+      onProgress: _p,
+      progressEvery: _v,
+      weightFloor: _w,
+      onPass: _o,
+      summary: _y,
+      dev: _d,
+      checkpoint: _c,
+      resume: _r,
+      external: _x,
+      patience: _n,
+      ...shaping
+    } = options;
     // What a worker needs to build the same model (distributed L-BFGS).
     const spec = (): ParserTrainingSpec => {
       const { clusters, beam, ...rest } = shaping;
       return {
         trees,
-        options: { ...rest, ...(Number.isFinite(beam ?? Infinity) ? { beam } : {}), ...(clusters !== undefined ? { clusters: typeof clusters === 'string' ? readClustersSync(clusters) : clusters } : {}) },
+        options: {
+          ...rest,
+          ...(Number.isFinite(beam ?? Infinity) ? { beam } : {}),
+          ...(clusters !== undefined
+            ? { clusters: typeof clusters === 'string' ? readClustersSync(clusters) : clusters }
+            : {}),
+        },
         sentences,
         sigma2: opts.sigma2,
         priorAtStart: opts.priorAtPcfg,
@@ -696,10 +923,21 @@ export class ChartParserModel {
         file: opts.checkpoint,
         resume: opts.resume,
         options: checkpointOptions,
-        fingerprint: () => [JSON.stringify(checkpointOptions), ...trees.map((t) => formatTree(t)), '', ...(opts.dev ?? []).map((t) => formatTree(t))],
+        fingerprint: () => [
+          JSON.stringify(checkpointOptions),
+          ...trees.map((t) => formatTree(t)),
+          '',
+          ...(opts.dev ?? []).map((t) => formatTree(t)),
+        ],
         refuseLonger: 'passes',
       },
-      onStep: (e) => opts.onPass?.({ epoch: e.done, epochs: opts.epochs, ...crf.lastPass(), ...(e.dev ? { devF1: e.dev.value, best: e.improved } : {}) }),
+      onStep: (e) =>
+        opts.onPass?.({
+          epoch: e.done,
+          epochs: opts.epochs,
+          ...crf.lastPass(),
+          ...(e.dev ? { devF1: e.dev.value, best: e.improved } : {}),
+        }),
     });
     if (result.best) {
       summary.bestEpoch = result.bestStep;
@@ -742,9 +980,12 @@ export class ChartParserModel {
     if (!PARSER_DECODES.includes(decode)) throw optionError("decode must be 'viterbi' or 'mbr'");
     const ensemble = options.ensemble ?? [];
     if (ensemble.length > 0) {
-      if (!this.meta.crf || ensemble.some((m) => !m.meta.crf)) throw optionError('ensemble: every parser must be a CRF model');
-      if (k !== 1 || decode !== 'mbr' || options.pcfg) throw optionError("ensemble: parses the 1-best with decode 'mbr'");
-      if (options.beam !== undefined && options.beam !== Number.POSITIVE_INFINITY) throw optionError('ensemble: no beam (it prunes with the coarse pass)');
+      if (!this.meta.crf || ensemble.some((m) => !m.meta.crf))
+        throw optionError('ensemble: every parser must be a CRF model');
+      if (k !== 1 || decode !== 'mbr' || options.pcfg)
+        throw optionError("ensemble: parses the 1-best with decode 'mbr'");
+      if (options.beam !== undefined && options.beam !== Number.POSITIVE_INFINITY)
+        throw optionError('ensemble: no beam (it prunes with the coarse pass)');
     }
     if (sentences.length === 0) return [];
     const { text, offsets } = joinTokens(sentences);
@@ -761,14 +1002,28 @@ export class ChartParserModel {
             maxLength,
             prune,
           )
-        : this.handle.parse(text, offsets, k, resolveThreads(options.threads), flag, options.pcfg ?? false, options.beam ?? Number.POSITIVE_INFINITY, maxLength, prune, decode === 'mbr' && k === 1),
+        : this.handle.parse(
+            text,
+            offsets,
+            k,
+            resolveThreads(options.threads),
+            flag,
+            options.pcfg ?? false,
+            options.beam ?? Number.POSITIVE_INFINITY,
+            maxLength,
+            prune,
+            decode === 'mbr' && k === 1,
+          ),
     );
     const rootLabel = options.rootLabel ?? 'ROOT';
     return sentences.map((words, s) => {
       const seen = new Set<string>();
       const candidates: { tree: Tree; logprob: number }[] = [];
       for (let c = r.sentenceOffsets[s]; c < r.sentenceOffsets[s + 1]; c++) {
-        const t = restoreTree(decodeTree(r.nodes, r.candidateOffsets[c], r.candidateOffsets[c + 1], words, this.table), rootLabel);
+        const t = restoreTree(
+          decodeTree(r.nodes, r.candidateOffsets[c], r.candidateOffsets[c + 1], words, this.table),
+          rootLabel,
+        );
         const key = formatTree(t);
         if (seen.has(key)) continue;
         seen.add(key);
@@ -784,7 +1039,12 @@ export class ChartParserModel {
 
   /** Writes the model file (atomically: a temp file renamed into place). */
   save(file: string): void {
-    saveModel(file, { kind: CHART_MODEL_KIND, kindVersion: CHART_MODEL_VERSION, meta: this.meta, payload: this.handle.serialize() });
+    saveModel(file, {
+      kind: CHART_MODEL_KIND,
+      kindVersion: CHART_MODEL_VERSION,
+      meta: this.meta,
+      payload: this.handle.serialize(),
+    });
   }
 
   /**
@@ -806,9 +1066,15 @@ export class ChartParserModel {
   }
 
   private static fromModelFile(file: string, m: ModelFile<ChartMeta>): ChartParserModel {
-    if (m.kindVersion > CHART_MODEL_VERSION) throw new ModelFileError(file, `chart parser model version ${m.kindVersion} is newer than supported`);
+    if (m.kindVersion > CHART_MODEL_VERSION)
+      throw new ModelFileError(file, `chart parser model version ${m.kindVersion} is newer than supported`);
     const meta = m.meta;
-    if (!meta || !Array.isArray(meta.labels) || !Array.isArray(meta.isTag) || meta.labels.length !== meta.isTag.length) {
+    if (
+      !meta ||
+      !Array.isArray(meta.labels) ||
+      !Array.isArray(meta.isTag) ||
+      meta.labels.length !== meta.isTag.length
+    ) {
       throw new ModelFileError(file, 'chart parser model metadata is malformed');
     }
     let handle: NativeChartParser;
@@ -817,8 +1083,16 @@ export class ChartParserModel {
     } catch (err) {
       throw inModelFile(err, file);
     }
-    if (handle.info().symbols !== meta.labels.length) throw new ModelFileError(file, 'chart parser model metadata does not match its payload');
-    return new ChartParserModel(handle, symbolTableFromLabels(meta.labels, meta.isTag.map((x) => x === 1)), meta);
+    if (handle.info().symbols !== meta.labels.length)
+      throw new ModelFileError(file, 'chart parser model metadata does not match its payload');
+    return new ChartParserModel(
+      handle,
+      symbolTableFromLabels(
+        meta.labels,
+        meta.isTag.map((x) => x === 1),
+      ),
+      meta,
+    );
   }
 }
 

@@ -20,11 +20,16 @@ export function readClustersSync(file: string): WordClusters {
     if (line.text.trim() === '') continue;
     const fields = line.text.split('\t');
     if (fields.length < 2 || fields.length > 3) {
-      throw new InputError(file, line.number, `expected 'word<TAB>cluster', got ${fields.length} tab-separated field${fields.length === 1 ? '' : 's'}`);
+      throw new InputError(
+        file,
+        line.number,
+        `expected 'word<TAB>cluster', got ${fields.length} tab-separated field${fields.length === 1 ? '' : 's'}`,
+      );
     }
     const [word, cluster] = fields;
     if (word === '' || /\s/.test(word)) throw new InputError(file, line.number, 'empty word or word with spaces');
-    if (cluster === '' || /\s/.test(cluster)) throw new InputError(file, line.number, `empty cluster or cluster with spaces for '${word}'`);
+    if (cluster === '' || /\s/.test(cluster))
+      throw new InputError(file, line.number, `empty cluster or cluster with spaces for '${word}'`);
     const before = seen.get(word);
     if (before !== undefined) {
       if (before !== cluster) throw new InputError(file, line.number, `word '${word}' already has cluster '${before}'`);

@@ -17,7 +17,9 @@ export interface BracketCounts {
 /** EVALB bracket counts of one sentence (0/0/0 when EVALB reports an error). */
 export function scoreBrackets(gold: Tree, test: Tree): BracketCounts {
   const s = evalbSentence(gold, test);
-  return s.status === 'ok' ? { match: s.matched, gold: s.goldBrackets, test: s.testBrackets } : { match: 0, gold: 0, test: 0 };
+  return s.status === 'ok'
+    ? { match: s.matched, gold: s.goldBrackets, test: s.testBrackets }
+    : { match: 0, gold: 0, test: 0 };
 }
 
 export function f1Of(c: BracketCounts): { precision: number; recall: number; f1: number } {

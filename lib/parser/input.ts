@@ -19,7 +19,11 @@ export interface ParserInput {
 }
 
 function startsWithParen(file: string): boolean {
-  return readFileHead(file, 4096).toString('utf8').replace(/^\uFEFF/, '').trimStart().startsWith('(');
+  return readFileHead(file, 4096)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .startsWith('(');
 }
 
 /** The overt words of a tree (-NONE- elements are not words). */
@@ -39,7 +43,12 @@ export function readParserInput(file: string): ParserInput {
       if (w.length === 0) throw new InputError(file, p.line, 'tree has no words');
       sentences.push(w);
     });
-    return { sentences, ids: parsed.map((_, i) => String(i + 1)), gold: parsed.map((p) => p.tree), shapes: parsed.map((p) => p.tree) };
+    return {
+      sentences,
+      ids: parsed.map((_, i) => String(i + 1)),
+      gold: parsed.map((p) => p.tree),
+      shapes: parsed.map((p) => p.tree),
+    };
   }
   const sentences: string[][] = [];
   const ids: string[] = [];
@@ -47,7 +56,8 @@ export function readParserInput(file: string): ParserInput {
     const tokens = line.text.split(/\s+/).filter((t) => t !== '');
     if (tokens.length === 0) continue;
     for (const t of tokens) {
-      if (t.includes('(') || t.includes(')')) throw new InputError(file, line.number, `token '${t}' contains a bracket (write -LRB- / -RRB-)`);
+      if (t.includes('(') || t.includes(')'))
+        throw new InputError(file, line.number, `token '${t}' contains a bracket (write -LRB- / -RRB-)`);
     }
     sentences.push(tokens);
     ids.push(String(line.number));

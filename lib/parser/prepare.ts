@@ -9,7 +9,13 @@ import { ROOT_LABELS } from '../trees/transforms.js';
 import { annotate, deannotate, type AnnotateOptions } from './annotate.js';
 import { escapeTreeLabels, unescapeTreeLabels } from './label-escape.js';
 import { binarize, debinarize, type MarkovOrder } from './binarize.js';
-import { collapseUnaryChains, expandUnaryChains, removeEmptyElements, stripPhraseFunctionTags, stripRoot } from './standard-transforms.js';
+import {
+  collapseUnaryChains,
+  expandUnaryChains,
+  removeEmptyElements,
+  stripPhraseFunctionTags,
+  stripRoot,
+} from './standard-transforms.js';
 
 export interface GrammarOptions extends AnnotateOptions {
   markov?: MarkovOrder;

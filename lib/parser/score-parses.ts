@@ -10,7 +10,8 @@ import { treeWords } from './input.js';
 /** `parsed` (under a ROOT wrapper) with the wrapper `like` has: same label, or none. */
 export function rewrap(parsed: Tree, like: Tree): Tree {
   const inner = parsed.children.length === 1 ? parsed.children[0] : parsed;
-  if (like.word === undefined && ROOT_LABELS.has(like.label) && like.children.length === 1) return { label: like.label, children: [inner] };
+  if (like.word === undefined && ROOT_LABELS.has(like.label) && like.children.length === 1)
+    return { label: like.label, children: [inner] };
   return inner;
 }
 
@@ -25,7 +26,10 @@ export interface ParserEvaluation {
 }
 
 /** A parser's batch parse (ChartParserModel.parse). */
-export type ParseSentences = (sentences: string[][], options: { threads?: number; pcfg?: boolean }) => Promise<{ tree: Tree; fallback: boolean }[]>;
+export type ParseSentences = (
+  sentences: string[][],
+  options: { threads?: number; pcfg?: boolean },
+) => Promise<{ tree: Tree; fallback: boolean }[]>;
 
 /** Parses the gold trees' words (sentences of at most maxLength words) and scores them with EVALB. */
 export async function scoreParses(
@@ -37,7 +41,10 @@ export async function scoreParses(
     const n = treeWords(t).length;
     return n > 0 && (options.maxLength === undefined || n <= options.maxLength);
   });
-  const parses = await parse(chosen.map((t) => treeWords(t)), { threads: options.threads, pcfg: options.pcfg });
+  const parses = await parse(
+    chosen.map((t) => treeWords(t)),
+    { threads: options.threads, pcfg: options.pcfg },
+  );
   // Output trees get the gold tree's wrapper (EVALB counts '' and ROOT as brackets).
   const report = evalbCorpus(chosen.map((t, i) => [t, rewrap(parses[i].tree, t)] as const));
   const all = report.all;

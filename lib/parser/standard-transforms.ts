@@ -15,7 +15,8 @@ export const CHAIN_SEPARATOR = '+';
 export function dropRepeatedUnaries(t: Tree): Tree {
   if (t.word !== undefined) return { label: t.label, children: [], word: t.word };
   let cur = t;
-  while (cur.children.length === 1 && cur.children[0].word === undefined && cur.children[0].label === cur.label) cur = cur.children[0];
+  while (cur.children.length === 1 && cur.children[0].word === undefined && cur.children[0].label === cur.label)
+    cur = cur.children[0];
   return { label: cur.label, children: cur.children.map(dropRepeatedUnaries) };
 }
 

@@ -66,7 +66,8 @@ export function buildSymbolTable(trees: Tree[]): SymbolTable {
 export function symbolTableFromLabels(labels: string[], isTag: boolean[]): SymbolTable {
   const ids = new Map<string, number>();
   labels.forEach((l, i) => ids.set(symbolKey(l, isTag[i]), i));
-  if (ids.size !== labels.length) throw new InputError('<model>', undefined, 'chart parser model has a repeated symbol');
+  if (ids.size !== labels.length)
+    throw new InputError('<model>', undefined, 'chart parser model has a repeated symbol');
   return finishTable(labels, ids, isTag);
 }
 

@@ -25,7 +25,11 @@ export interface CandidateStep {
 
 /** Runs candidate steps and returns their cache folders, in the order given. */
 export interface CandidateExecutor {
-  run(steps: CandidateStep[], inputs: string[], local: (step: CandidateStep) => Promise<StepResult>): Promise<StepResult[]>;
+  run(
+    steps: CandidateStep[],
+    inputs: string[],
+    local: (step: CandidateStep) => Promise<StepResult>,
+  ): Promise<StepResult[]>;
   /**
    * Optional: runs the reranker steps elsewhere, all at once, and puts their outputs into the
    * step cache, so the pipeline's own loop finds them cached. A step it cannot run is left to
@@ -47,7 +51,11 @@ export const inProcess: CandidateExecutor = {
 export function candidateSteps(config: PipelineConfig, baseKey: object): CandidateStep[] {
   const steps: CandidateStep[] = [];
   for (let f = 0; f < config.folds; f++) {
-    steps.push({ name: `train-fold${f + 1}of${config.folds}`, options: { ...baseKey, folds: config.folds, fold: f }, fold: f });
+    steps.push({
+      name: `train-fold${f + 1}of${config.folds}`,
+      options: { ...baseKey, folds: config.folds, fold: f },
+      fold: f,
+    });
   }
   steps.push({ name: 'dev-test', options: baseKey, fold: null });
   return steps;
@@ -89,7 +97,9 @@ export async function produceCandidates(
     const counts = encodeTreeCounts(lists);
     if (counts !== undefined) writeFileSync(join(dir, TREE_COUNTS_FILE), counts);
   } else {
-    log(`${step.name}: training ${base.name} on all ${data.train.length} sentences, ${config.nbest}-best on dev and test`);
+    log(
+      `${step.name}: training ${base.name} on all ${data.train.length} sentences, ${config.nbest}-best on dev and test`,
+    );
     const model = await base.train(data.train, ctx);
     log(`${step.name}: trained in ${secondsSince(t0)} s; writing the n-best lists`);
     await writeLists(model, data.dev, join(dir, 'dev'), config.nbest, ctx);
@@ -103,7 +113,13 @@ function secondsSince(t0: bigint): string {
 }
 
 /** Writes `<stem>.jsonl` and, for a model that gives variants of its lists, `<stem>.<name>.jsonl` each. */
-async function writeLists(model: NbestProducer, sentences: PipelineSentence[], stem: string, k: number, ctx: StepContext): Promise<NbestSentence[]> {
+async function writeLists(
+  model: NbestProducer,
+  sentences: PipelineSentence[],
+  stem: string,
+  k: number,
+  ctx: StepContext,
+): Promise<NbestSentence[]> {
   if (!model.nbestVariants) {
     const lists = withGold(await model.nbest(sentences, k, ctx), sentences);
     await writeNbest(`${stem}.jsonl`, lists);
@@ -112,7 +128,8 @@ async function writeLists(model: NbestProducer, sentences: PipelineSentence[], s
   const { main, variants } = await model.nbestVariants(sentences, k, ctx);
   const lists = withGold(main, sentences);
   await writeNbest(`${stem}.jsonl`, lists);
-  for (const [name, list] of Object.entries(variants)) await writeNbest(`${stem}.${name}.jsonl`, withGold(list, sentences));
+  for (const [name, list] of Object.entries(variants))
+    await writeNbest(`${stem}.${name}.jsonl`, withGold(list, sentences));
   return lists;
 }
 
@@ -136,15 +153,34 @@ export interface RerankerResult {
 }
 
 /** The body of a reranker step: train, choose on dev and test, write result.json into `dir`. */
-export async function produceRerankerResult(step: RerankerStep, reranker: Reranker, scored: { train: ScoredSet; dev: ScoredSet; test: ScoredSet }, dir: string, ctx: StepContext): Promise<void> {
+export async function produceRerankerResult(
+  step: RerankerStep,
+  reranker: Reranker,
+  scored: { train: ScoredSet; dev: ScoredSet; test: ScoredSet },
+  dir: string,
+  ctx: StepContext,
+): Promise<void> {
   const t0 = process.hrtime.bigint();
   // The reranker trains and selects on its own Score kind; F1 is counted the same for all.
   const kind = step.config.score ?? 'errors';
-  const sets = { train: rescoreSet(scored.train, kind), dev: rescoreSet(scored.dev, kind), test: rescoreSet(scored.test, kind) };
-  ctx.log?.(`${step.name}: training ${step.config.name} on ${sets.train.sentences.length} jackknifed n-best lists, tuning on ${sets.dev.sentences.length} dev lists`);
+  const sets = {
+    train: rescoreSet(scored.train, kind),
+    dev: rescoreSet(scored.dev, kind),
+    test: rescoreSet(scored.test, kind),
+  };
+  ctx.log?.(
+    `${step.name}: training ${step.config.name} on ${sets.train.sentences.length} jackknifed n-best lists, tuning on ${sets.dev.sentences.length} dev lists`,
+  );
   const model = await reranker.train(sets.train, sets.dev, ctx);
   const devChoice = await model.choose(sets.dev, ctx);
   const testChoice = await model.choose(sets.test, ctx);
-  const out: RerankerResult = { selected: model.selected, curves: model.curves, axis: model.curveAxis, dev: devChoice, test: testChoice, seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
+  const out: RerankerResult = {
+    selected: model.selected,
+    curves: model.curves,
+    axis: model.curveAxis,
+    dev: devChoice,
+    test: testChoice,
+    seconds: Number(process.hrtime.bigint() - t0) / 1e9,
+  };
   writeFileSync(join(dir, 'result.json'), JSON.stringify(out));
 }

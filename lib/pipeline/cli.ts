@@ -10,7 +10,9 @@ import { runPipeline, type PipelineResults, type RunPipelineOptions } from './ru
  * elsewhere). A new total under the same label is a new phase (a CRF parser's trees counted,
  * then its steps), so it gets a new bar instead of counting against the old total.
  */
-export function progressBars(stream?: NodeJS.WriteStream): (label: string, done: number, total: number, status?: string) => void {
+export function progressBars(
+  stream?: NodeJS.WriteStream,
+): (label: string, done: number, total: number, status?: string) => void {
   let current: { label: string; total: number; bar: Progress } | undefined;
   return (label, done, total, status) => {
     if (current?.label !== label || current.total !== total) {
@@ -48,7 +50,9 @@ export async function runAndReport(
   });
   const report = await writeReport(config.output, results, title);
   if (json) {
-    console.log(JSON.stringify({ ...results, report }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)));
+    console.log(
+      JSON.stringify({ ...results, report }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)),
+    );
     return results;
   }
   console.log(formatResultsTable(results));
@@ -58,5 +62,7 @@ export async function runAndReport(
 
 /** One line for a component that is not part of this build. */
 export function unavailableMessage(err: unknown): string | undefined {
-  return err instanceof ComponentUnavailable ? `${err.step} is not available yet: ${err.component} (${err.why})` : undefined;
+  return err instanceof ComponentUnavailable
+    ? `${err.step} is not available yet: ${err.component} (${err.why})`
+    : undefined;
 }

@@ -44,7 +44,11 @@ export interface NbestProducer {
    * parser's k-best modes), which the candidate step writes beside the main file as
    * `<file>.<name>.jsonl` for comparison. When present it is used instead of `nbest`.
    */
-  nbestVariants?(sentences: PipelineSentence[], k: number, ctx: StepContext): Promise<{ main: NbestSentence[]; variants: Record<string, NbestSentence[]> }>;
+  nbestVariants?(
+    sentences: PipelineSentence[],
+    k: number,
+    ctx: StepContext,
+  ): Promise<{ main: NbestSentence[]; variants: Record<string, NbestSentence[]> }>;
 }
 
 export interface BaseModel {

@@ -17,7 +17,17 @@ import { SCORE_KINDS } from '../eval/score.js';
 import { columnFormatOf, conlluField, CONLLU_FIELD_NAMES, type ColumnFormat } from '../io/conllu.js';
 import type { PerceptronKernel } from '../rerank/perceptron-data.js';
 import { TAGGER_C2, TAGGER_DEFAULTS, taggerFields } from '../options/tagger.js';
-import { BOOST_EPS, FEATURE_CUTOFF, LOGLINEAR_C, PERCEPTRON_DEFAULTS, PERCEPTRON_LAMBDA, PIPELINE_FEATURE_WEIGHTS, RERANK_ROUNDS, WORD_FEATURES, perceptronKernelConflict } from '../options/rerank.js';
+import {
+  BOOST_EPS,
+  FEATURE_CUTOFF,
+  LOGLINEAR_C,
+  PERCEPTRON_DEFAULTS,
+  PERCEPTRON_LAMBDA,
+  PIPELINE_FEATURE_WEIGHTS,
+  RERANK_ROUNDS,
+  WORD_FEATURES,
+  perceptronKernelConflict,
+} from '../options/rerank.js';
 
 /** CoNLL columns when the config names none. */
 const DEFAULT_COLUMNS = ['word', 'pos', 'tag'];
@@ -39,62 +49,135 @@ const grid = (what: string, check: (n: number) => boolean = () => true, range = 
   return schema;
 };
 
-const positiveInt = (what: string) => z.number({ error: `expected a positive integer (${what})` }).int({ message: `expected a positive integer (${what})` }).min(1, { message: `expected a positive integer (${what})` });
-const nonNegativeInt = (what: string) => z.number({ error: `expected a non-negative integer (${what})` }).int({ message: `expected a non-negative integer (${what})` }).min(0, { message: `expected a non-negative integer (${what})` });
+const positiveInt = (what: string) =>
+  z
+    .number({ error: `expected a positive integer (${what})` })
+    .int({ message: `expected a positive integer (${what})` })
+    .min(1, { message: `expected a positive integer (${what})` });
+const nonNegativeInt = (what: string) =>
+  z
+    .number({ error: `expected a non-negative integer (${what})` })
+    .int({ message: `expected a non-negative integer (${what})` })
+    .min(0, { message: `expected a non-negative integer (${what})` });
 
 export const dataSchema = z.strictObject({
-  train: z.string({ error: 'expected a file path' }).min(1).describe('training file: reranker training candidates come from it by jackknifing'),
-  dev: z.string({ error: 'expected a file path' }).min(1).describe('dev file: hyper-parameters (eps and N; lambda and beta; C) are chosen on it'),
+  train: z
+    .string({ error: 'expected a file path' })
+    .min(1)
+    .describe('training file: reranker training candidates come from it by jackknifing'),
+  dev: z
+    .string({ error: 'expected a file path' })
+    .min(1)
+    .describe('dev file: hyper-parameters (eps and N; lambda and beta; C) are chosen on it'),
   test: z.string({ error: 'expected a file path' }).min(1).describe('test file: the final evaluation'),
-  format: z.enum(['trees', 'conll', 'conllu'], { error: "expected 'trees', 'conll' or 'conllu'" }).optional()
-    .describe("'trees' (bracketed treebank, task parse), 'conll' (columns, task tag) or 'conllu' (CoNLL-U, task tag: columns name its fields, word = FORM); default: from the task, conllu for a *.conllu training file"),
-  columns: z.array(z.string({ error: 'expected a column name' }), { error: 'expected a list of column names' }).min(2).optional()
+  format: z
+    .enum(['trees', 'conll', 'conllu'], { error: "expected 'trees', 'conll' or 'conllu'" })
+    .optional()
+    .describe(
+      "'trees' (bracketed treebank, task parse), 'conll' (columns, task tag) or 'conllu' (CoNLL-U, task tag: columns name its fields, word = FORM); default: from the task, conllu for a *.conllu training file",
+    ),
+  columns: z
+    .array(z.string({ error: 'expected a column name' }), { error: 'expected a list of column names' })
+    .min(2)
+    .optional()
     .describe(`CoNLL column names, e.g. ["word", "pos", "ne"] (default ${JSON.stringify(DEFAULT_COLUMNS)})`),
-  label: z.string({ error: 'expected a column name' }).optional().describe('the CoNLL column to predict (default: the last column)'),
-  trainLimit: positiveInt('sentences').optional().describe('use only the first N training sentences (after the length filter)'),
+  label: z
+    .string({ error: 'expected a column name' })
+    .optional()
+    .describe('the CoNLL column to predict (default: the last column)'),
+  trainLimit: positiveInt('sentences')
+    .optional()
+    .describe('use only the first N training sentences (after the length filter)'),
   devLimit: positiveInt('sentences').optional().describe('use only the first N dev sentences'),
   testLimit: positiveInt('sentences').optional().describe('use only the first N test sentences'),
-  maxLength: positiveInt('words').optional().describe('keep only sentences of at most this many words (all three sets)'),
+  maxLength: positiveInt('words')
+    .optional()
+    .describe('keep only sentences of at most this many words (all three sets)'),
 });
 
 export const parserBaseSchema = z.strictObject({
-  markov: z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'expected 0, 1 or 2' }).optional()
-    .describe(`horizontal Markov order of the parser's binarization (default: the parser's own, 2 for the PCFG, ${CRF_DEFAULTS.markov} for the CRF)`),
-  crf: z.boolean({ error: 'expected true or false' }).default(true).describe('the CRF-CFG chart parser (default true); false: the generative PCFG, faster to train and about 6 F1 lower'),
+  markov: z
+    .union([z.literal(0), z.literal(1), z.literal(2)], { error: 'expected 0, 1 or 2' })
+    .optional()
+    .describe(
+      `horizontal Markov order of the parser's binarization (default: the parser's own, 2 for the PCFG, ${CRF_DEFAULTS.markov} for the CRF)`,
+    ),
+  crf: z
+    .boolean({ error: 'expected true or false' })
+    .default(true)
+    .describe(
+      'the CRF-CFG chart parser (default true); false: the generative PCFG, faster to train and about 6 F1 lower',
+    ),
   epochs: positiveInt('epochs').default(CRF_DEFAULTS.epochs).describe('CRF passes over the training data'),
-  rareThreshold: nonNegativeInt('count').optional().describe(`words seen at most this often also train the unknown-word signatures (default ${PCFG_RARE_THRESHOLD} for the PCFG, ${CRF_DEFAULTS.rareThreshold} for the CRF)`),
-  kbest: z.enum(KBEST_TAG_MODES, { error: "expected 'all', 'max', 'sum' or 'fixed'" }).default(PIPELINE_KBEST_MODE)
-    .describe(`which k-best list: 'all' (the k best trees), 'max' (k distinct bracketings, each with its best tags), 'sum' (k distinct bracketings, tag variants summed), 'fixed' (the k best trees with the 1-best tags); default '${PIPELINE_KBEST_MODE}', the best on our dev sets`),
-  pool: positiveInt('candidates').max(MAX_NBEST).optional()
-    .describe(`trees parsed per sentence before 'kbest' keeps nbest of them (default nbest for 'all', else 5 x nbest, at most ${MAX_NBEST}); when larger than nbest, every mode's list is also written beside the main one (nbest.<mode>.jsonl, dev.<mode>.jsonl, test.<mode>.jsonl)`),
+  rareThreshold: nonNegativeInt('count')
+    .optional()
+    .describe(
+      `words seen at most this often also train the unknown-word signatures (default ${PCFG_RARE_THRESHOLD} for the PCFG, ${CRF_DEFAULTS.rareThreshold} for the CRF)`,
+    ),
+  kbest: z
+    .enum(KBEST_TAG_MODES, { error: "expected 'all', 'max', 'sum' or 'fixed'" })
+    .default(PIPELINE_KBEST_MODE)
+    .describe(
+      `which k-best list: 'all' (the k best trees), 'max' (k distinct bracketings, each with its best tags), 'sum' (k distinct bracketings, tag variants summed), 'fixed' (the k best trees with the 1-best tags); default '${PIPELINE_KBEST_MODE}', the best on our dev sets`,
+    ),
+  pool: positiveInt('candidates')
+    .max(MAX_NBEST)
+    .optional()
+    .describe(
+      `trees parsed per sentence before 'kbest' keeps nbest of them (default nbest for 'all', else 5 x nbest, at most ${MAX_NBEST}); when larger than nbest, every mode's list is also written beside the main one (nbest.<mode>.jsonl, dev.<mode>.jsonl, test.<mode>.jsonl)`,
+    ),
 });
 
 export const taggerBaseSchema = z.strictObject({
-  algo: z.enum(['crf', 'perceptron', 'maxent'], { error: "expected 'crf', 'perceptron' or 'maxent'" }).default('crf')
+  algo: z
+    .enum(['crf', 'perceptron', 'maxent'], { error: "expected 'crf', 'perceptron' or 'maxent'" })
+    .default('crf')
     .describe("tagger algorithm: 'crf' (its k-best lists carry log-probabilities), 'perceptron' or 'maxent'"),
-  order: z.union([z.literal(1), z.literal(2)], { error: 'expected 1 or 2' }).default(TAGGER_DEFAULTS.order).describe(descriptionOf(taggerFields.order)),
+  order: z
+    .union([z.literal(1), z.literal(2)], { error: 'expected 1 or 2' })
+    .default(TAGGER_DEFAULTS.order)
+    .describe(descriptionOf(taggerFields.order)),
   epochs: positiveInt('epochs').default(50).describe('epochs or L-BFGS iterations'),
-  optimizer: z.enum(['lbfgs', 'sgd'], { error: "expected 'lbfgs' or 'sgd'" }).default(TAGGER_DEFAULTS.optimizer).describe(descriptionOf(taggerFields.optimizer)),
+  optimizer: z
+    .enum(['lbfgs', 'sgd'], { error: "expected 'lbfgs' or 'sgd'" })
+    .default(TAGGER_DEFAULTS.optimizer)
+    .describe(descriptionOf(taggerFields.optimizer)),
   c2: z.number({ error: 'expected a number' }).min(0).default(TAGGER_C2.crf).describe('L2 weight'),
-  templates: z.string({ error: 'expected a template set name' }).optional()
+  templates: z
+    .string({ error: 'expected a template set name' })
+    .optional()
     .describe("a default template set name ('pos', 'chunk', 'ner'); default: chosen by the tagger"),
 });
 
 /** Optional (no default), so that configs without it keep their reranker steps' cache keys. */
-const scoreField = z.enum(SCORE_KINDS, { error: "expected 'errors' or 'f1'" }).optional()
-  .describe("the per-sentence Score it trains and selects on: 'errors' (-50 x (missed + invented), the default) or 'f1' (F1 x |gold|, the Score before it: 0 for every candidate of a sentence without gold brackets or entities; for comparisons)");
+const scoreField = z
+  .enum(SCORE_KINDS, { error: "expected 'errors' or 'f1'" })
+  .optional()
+  .describe(
+    "the per-sentence Score it trains and selects on: 'errors' (-50 x (missed + invented), the default) or 'f1' (F1 x |gold|, the Score before it: 0 for every candidate of a sentence without gold brackets or entities; for comparisons)",
+  );
 
-const headRulesField = z.string({ error: "expected 'collins' or a head-rule file" }).default('collins')
-  .describe("parse trees: head table of the tree features, 'collins' or a JSON file; uncovered labels get rules learned from the training trees");
+const headRulesField = z
+  .string({ error: "expected 'collins' or a head-rule file" })
+  .default('collins')
+  .describe(
+    "parse trees: head table of the tree features, 'collins' or a JSON file; uncovered labels get rules learned from the training trees",
+  );
 
 const boostSchema = z.strictObject({
   type: z.literal('boost'),
   name: z.string().optional().describe("name in the results table (default 'boosting')"),
   rounds: positiveInt('rounds').default(20_000).describe('boosting rounds trained; N <= rounds is chosen on dev'),
-  eps: grid('eps', (n) => n >= 0, ' >= 0').default([BOOST_EPS]).describe('smoothing values eps tried; the best on dev wins'),
-  weighting: z.enum(['score', 'uniform'], { error: "expected 'score' or 'uniform'" }).default('score')
+  eps: grid('eps', (n) => n >= 0, ' >= 0')
+    .default([BOOST_EPS])
+    .describe('smoothing values eps tried; the best on dev wins'),
+  weighting: z
+    .enum(['score', 'uniform'], { error: "expected 'score' or 'uniform'" })
+    .default('score')
     .describe("pair weights: 'score' (S = Score(x1) - Score(xj), eq. 22) or 'uniform' (S = 1, eq. 23)"),
-  cutoff: nonNegativeInt('sentences').default(FEATURE_CUTOFF).describe('feature count cutoff: keep features seen on candidates of >= cutoff sentences'),
+  cutoff: nonNegativeInt('sentences')
+    .default(FEATURE_CUTOFF)
+    .describe('feature count cutoff: keep features seen on candidates of >= cutoff sentences'),
   headRules: headRulesField,
   score: scoreField,
 });
@@ -102,31 +185,62 @@ const boostSchema = z.strictObject({
 const perceptronSchema = z.strictObject({
   type: z.literal('perceptron'),
   name: z.string().optional().describe('name in the results table (default: from the kernel)'),
-  kernel: z.enum(['tree', 'tags', 'linear'], { error: "expected 'tree', 'tags' or 'linear'" }).optional()
+  kernel: z
+    .enum(['tree', 'tags', 'linear'], { error: "expected 'tree', 'tags' or 'linear'" })
+    .optional()
     .describe("'tree' (parsing), 'tags' (tagging) or 'linear' (the reranking features); default: from the task"),
-  lambda: grid('lambda', (n) => n > 0 && n <= 1, ' in (0, 1]').optional()
-    .describe(`kernel decay values tried on dev; 0 < lambda <= 1 (default ${PERCEPTRON_LAMBDA.tree} for the tree kernel, ${PERCEPTRON_LAMBDA.tags} for the tagging kernel, as in 'structrank rerank')`),
-  beta: grid('beta', (n) => Number.isFinite(n), '').default([0.2]).describe('weights of the base-model term beta L(x) L(y) tried on dev'),
-  baseWeight: grid('baseWeight', (n) => n >= 0, ' >= 0').default([0]).describe('fixed base-model priors g (every hypothesis adds g L(x)) tried on dev'),
-  featureWeight: grid('featureWeight', (n) => n >= 0, ' >= 0').optional()
-    .describe(`tree or tagging kernel: weights w of the reranking features boosting uses, K + w Phi(x) . Phi(y), tried on dev (0: the kernel alone; default [${PIPELINE_FEATURE_WEIGHTS.join(', ')}], for the linear kernel [0])`),
+  lambda: grid('lambda', (n) => n > 0 && n <= 1, ' in (0, 1]')
+    .optional()
+    .describe(
+      `kernel decay values tried on dev; 0 < lambda <= 1 (default ${PERCEPTRON_LAMBDA.tree} for the tree kernel, ${PERCEPTRON_LAMBDA.tags} for the tagging kernel, as in 'structrank rerank')`,
+    ),
+  beta: grid('beta', (n) => Number.isFinite(n), '')
+    .default([0.2])
+    .describe('weights of the base-model term beta L(x) L(y) tried on dev'),
+  baseWeight: grid('baseWeight', (n) => n >= 0, ' >= 0')
+    .default([0])
+    .describe('fixed base-model priors g (every hypothesis adds g L(x)) tried on dev'),
+  featureWeight: grid('featureWeight', (n) => n >= 0, ' >= 0')
+    .optional()
+    .describe(
+      `tree or tagging kernel: weights w of the reranking features boosting uses, K + w Phi(x) . Phi(y), tried on dev (0: the kernel alone; default [${PIPELINE_FEATURE_WEIGHTS.join(', ')}], for the linear kernel [0])`,
+    ),
   headRules: headRulesField,
-  epochs: positiveInt('epochs').default(PERCEPTRON_DEFAULTS.epochs as number).describe('passes over the training data'),
-  mode: z.enum(['voted', 'averaged', 'last'], { error: "expected 'voted', 'averaged' or 'last'" }).default('voted').describe('prediction: voted, averaged or last'),
-  chunks: positiveInt('chunks').default(PERCEPTRON_DEFAULTS.chunks as number).describe('independent perceptrons trained on chunks of the data and voted together'),
-  wordFeature: z.enum(WORD_FEATURES, { error: "expected 'none', 'caps', 'digits', 'suffix2', 'suffix3' or 'shape'" }).default('none')
-    .describe("tagging kernel: a word class for the Sim2 term; with one, Delta = (1 + 0.5 Sim1 + 0.5 Sim2)(1 + lambda Delta'); 'none': the plain kernel, 1 + Sim1"),
-  normalize: z.boolean({ error: 'expected true or false' }).default(false)
-    .describe("tagging kernel: the normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)); normalized values are at most 1, so beta's useful range shrinks with them"),
+  epochs: positiveInt('epochs')
+    .default(PERCEPTRON_DEFAULTS.epochs as number)
+    .describe('passes over the training data'),
+  mode: z
+    .enum(['voted', 'averaged', 'last'], { error: "expected 'voted', 'averaged' or 'last'" })
+    .default('voted')
+    .describe('prediction: voted, averaged or last'),
+  chunks: positiveInt('chunks')
+    .default(PERCEPTRON_DEFAULTS.chunks as number)
+    .describe('independent perceptrons trained on chunks of the data and voted together'),
+  wordFeature: z
+    .enum(WORD_FEATURES, { error: "expected 'none', 'caps', 'digits', 'suffix2', 'suffix3' or 'shape'" })
+    .default('none')
+    .describe(
+      "tagging kernel: a word class for the Sim2 term; with one, Delta = (1 + 0.5 Sim1 + 0.5 Sim2)(1 + lambda Delta'); 'none': the plain kernel, 1 + Sim1",
+    ),
+  normalize: z
+    .boolean({ error: 'expected true or false' })
+    .default(false)
+    .describe(
+      "tagging kernel: the normalized kernel K(a, b) / sqrt(K(a, a) K(b, b)); normalized values are at most 1, so beta's useful range shrinks with them",
+    ),
   score: scoreField,
 });
 
 const loglinearSchema = z.strictObject({
   type: z.literal('loglinear'),
   name: z.string().optional().describe("name in the results table (default 'log-linear')"),
-  l2: grid('l2', (n) => n >= 0, ' >= 0').default([LOGLINEAR_C]).describe('Gaussian prior weights C tried on dev'),
+  l2: grid('l2', (n) => n >= 0, ' >= 0')
+    .default([LOGLINEAR_C])
+    .describe('Gaussian prior weights C tried on dev'),
   iterations: positiveInt('iterations').default(RERANK_ROUNDS.loglinear).describe('L-BFGS iterations'),
-  cutoff: nonNegativeInt('sentences').default(FEATURE_CUTOFF).describe('feature count cutoff: keep features seen on candidates of >= cutoff sentences'),
+  cutoff: nonNegativeInt('sentences')
+    .default(FEATURE_CUTOFF)
+    .describe('feature count cutoff: keep features seen on candidates of >= cutoff sentences'),
   headRules: headRulesField,
   score: scoreField,
 });
@@ -136,19 +250,34 @@ export const rerankerSchema = z.discriminatedUnion('type', [boostSchema, percept
 });
 
 export const pipelineConfigSchema = z.strictObject({
-  task: z.enum(['parse', 'tag'], { error: "expected 'parse' or 'tag'" }).describe("'parse' (constituency parsing) or 'tag' (sequence tagging, e.g. NER)"),
+  task: z
+    .enum(['parse', 'tag'], { error: "expected 'parse' or 'tag'" })
+    .describe("'parse' (constituency parsing) or 'tag' (sequence tagging, e.g. NER)"),
   data: dataSchema.describe('the three data sets and how to read them'),
-  folds: z.number({ error: 'expected an integer >= 2' }).int({ message: 'expected an integer >= 2' }).min(2, { message: 'expected an integer >= 2' }).default(5)
+  folds: z
+    .number({ error: 'expected an integer >= 2' })
+    .int({ message: 'expected an integer >= 2' })
+    .min(2, { message: 'expected an integer >= 2' })
+    .default(5)
     .describe('jackknifing: train is split into this many folds'),
   nbest: positiveInt('candidates').default(20).describe('candidates per sentence'),
-  base: z.looseObject({}, { error: 'expected an object of base-model options' }).optional()
+  base: z
+    .looseObject({}, { error: 'expected an object of base-model options' })
+    .optional()
     .describe('base model options: for parse, the chart parser; for tag, the tagger'),
-  rerankers: z.array(rerankerSchema, { error: 'expected a list of rerankers' })
+  rerankers: z
+    .array(rerankerSchema, { error: 'expected a list of rerankers' })
     .default(() => [boostSchema.parse({ type: 'boost' }), loglinearSchema.parse({ type: 'loglinear' })])
     .describe('the rerankers to train (default: boosting and log-linear)'),
   threads: nonNegativeInt('threads').default(0).describe('worker threads (0 = all cores)'),
-  output: z.string({ error: 'expected a folder path' }).default('structrank-pipeline').describe('output folder: results.json, report.html, step cache'),
-  cache: z.string({ error: 'expected a folder path' }).optional().describe('step cache folder (default <output>/cache)'),
+  output: z
+    .string({ error: 'expected a folder path' })
+    .default('structrank-pipeline')
+    .describe('output folder: results.json, report.html, step cache'),
+  cache: z
+    .string({ error: 'expected a folder path' })
+    .optional()
+    .describe('step cache folder (default <output>/cache)'),
   seed: z.number({ error: 'expected an integer' }).int().default(1).describe('seed for fold shuffling and training'),
 });
 
@@ -156,7 +285,10 @@ export type PipelineConfigInput = z.input<typeof pipelineConfigSchema>;
 export type RerankerConfig = z.output<typeof rerankerSchema>;
 export type BoostConfig = z.output<typeof boostSchema>;
 /** A perceptron entry once validated: `lambda` and `featureWeight` filled in from the kernel when not given. */
-export type PerceptronConfig = Omit<z.output<typeof perceptronSchema>, 'lambda' | 'featureWeight'> & { lambda: number[]; featureWeight: number[] };
+export type PerceptronConfig = Omit<z.output<typeof perceptronSchema>, 'lambda' | 'featureWeight'> & {
+  lambda: number[];
+  featureWeight: number[];
+};
 export type LoglinearConfig = z.output<typeof loglinearSchema>;
 export type ParserBaseConfig = z.output<typeof parserBaseSchema>;
 export type TaggerBaseConfig = z.output<typeof taggerBaseSchema>;
@@ -179,11 +311,15 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
-  if (issue.code === 'invalid_union' && 'discriminator' in issue && issue.discriminator) return "expected type 'boost', 'perceptron' or 'loglinear'";
+  if (issue.code === 'unrecognized_keys')
+    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+  if (issue.code === 'invalid_union' && 'discriminator' in issue && issue.discriminator)
+    return "expected type 'boost', 'perceptron' or 'loglinear'";
   if (issue.code === 'invalid_type' && issue.input === undefined) return 'required field is missing';
-  if (issue.code === 'invalid_value' && issue.input === undefined) return `required field is missing (${issue.message})`;
-  if (issue.code === 'invalid_value' && issue.message.startsWith('Invalid input')) return `expected ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
+  if (issue.code === 'invalid_value' && issue.input === undefined)
+    return `required field is missing (${issue.message})`;
+  if (issue.code === 'invalid_value' && issue.message.startsWith('Invalid input'))
+    return `expected ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
   return issue.message;
 }
 
@@ -215,10 +351,12 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   const columns = c.data.columns ?? DEFAULT_COLUMNS;
   if (format === 'conllu') {
     const other = columns.find((name) => conlluField(name) === undefined);
-    if (other !== undefined) fail('data.columns', `with format 'conllu' the columns name fields among ${CONLLU_FIELD_NAMES}; got '${other}'`);
+    if (other !== undefined)
+      fail('data.columns', `with format 'conllu' the columns name fields among ${CONLLU_FIELD_NAMES}; got '${other}'`);
   }
   const label = c.data.label ?? columns[columns.length - 1];
-  if (c.task === 'tag' && !columns.includes(label)) fail('data.label', `'${label}' is not one of data.columns (${columns.join(', ')})`);
+  if (c.task === 'tag' && !columns.includes(label))
+    fail('data.label', `'${label}' is not one of data.columns (${columns.join(', ')})`);
   const rawBase = (value as { base?: unknown }).base ?? {};
   const baseSchema = c.task === 'parse' ? parserBaseSchema : taggerBaseSchema;
   const b = baseSchema.safeParse(rawBase, { reportInput: true });
@@ -230,11 +368,17 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   c.rerankers.forEach((rr, i) => {
     if (rr.type !== 'perceptron') return;
     if (rr.kernel !== undefined) {
-      if (c.task === 'parse' && rr.kernel === 'tags') fail(`rerankers[${i}].kernel`, "the 'tags' kernel needs task 'tag'");
-      if (c.task === 'tag' && rr.kernel === 'tree') fail(`rerankers[${i}].kernel`, "the 'tree' kernel needs task 'parse'");
+      if (c.task === 'parse' && rr.kernel === 'tags')
+        fail(`rerankers[${i}].kernel`, "the 'tags' kernel needs task 'tag'");
+      if (c.task === 'tag' && rr.kernel === 'tree')
+        fail(`rerankers[${i}].kernel`, "the 'tree' kernel needs task 'parse'");
     }
     const kernel = perceptronKernel(rr, c.task);
-    const conflict = perceptronKernelConflict(kernel, { normalize: rr.normalize, wordFeature: rr.wordFeature, featureWeight: Math.max(...(rr.featureWeight ?? [0])) });
+    const conflict = perceptronKernelConflict(kernel, {
+      normalize: rr.normalize,
+      wordFeature: rr.wordFeature,
+      featureWeight: Math.max(...(rr.featureWeight ?? [0])),
+    });
     if (conflict) fail(`rerankers[${i}].${conflict.field}`, conflict.message);
   });
   const names = new Set<string>();
@@ -302,7 +446,12 @@ export function pipelineJsonSchema(): Record<string, unknown> {
   // `base` is checked against the task's base schema after the first pass; the published
   // schema lists both, so editors can complete and describe its fields.
   const published = pipelineConfigSchema.extend({
-    base: z.union([parserBaseSchema.describe('task parse: the chart parser'), taggerBaseSchema.describe('task tag: the tagger')]).optional()
+    base: z
+      .union([
+        parserBaseSchema.describe('task parse: the chart parser'),
+        taggerBaseSchema.describe('task tag: the tagger'),
+      ])
+      .optional()
       .describe('base model options: for parse, the chart parser; for tag, the tagger'),
   });
   return z.toJSONSchema(published, {
@@ -314,7 +463,10 @@ export function pipelineJsonSchema(): Record<string, unknown> {
       if (grids.has(zodSchema as unknown as z.ZodType)) {
         const { description } = jsonSchema;
         for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
-        Object.assign(jsonSchema, { description, anyOf: [{ type: 'number' }, { type: 'array', items: { type: 'number' }, minItems: 1 }] });
+        Object.assign(jsonSchema, {
+          description,
+          anyOf: [{ type: 'number' }, { type: 'array', items: { type: 'number' }, minItems: 1 }],
+        });
       } else if (def.type === 'default' && def.innerType && grids.has(def.innerType)) {
         jsonSchema.default = def.defaultValue as never;
       }

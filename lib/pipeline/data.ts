@@ -35,12 +35,19 @@ function readTagRows(file: string, format: ColumnFormat, columns: string[]): { r
     return readConlluSync(file).map((s) => ({ rows: conlluRows(s, fields), line: s.line }));
   }
   return readConllSync(file, { columns: columns.length }).map((s) => {
-    if (s.rows.some((r) => r.length !== columns.length)) throw new InputError(file, s.line, `expected ${columns.length} columns (${columns.join(', ')})`);
+    if (s.rows.some((r) => r.length !== columns.length))
+      throw new InputError(file, s.line, `expected ${columns.length} columns (${columns.join(', ')})`);
     return s;
   });
 }
 
-function readTagSentences(file: string, prefix: string, format: ColumnFormat, columns: string[], label: string): PipelineSentence[] {
+function readTagSentences(
+  file: string,
+  prefix: string,
+  format: ColumnFormat,
+  columns: string[],
+  label: string,
+): PipelineSentence[] {
   const wordIndex = Math.max(0, columns.indexOf('word'));
   const labelIndex = columns.indexOf(label);
   return readTagRows(file, format, columns).map((s, i) => ({
@@ -51,7 +58,11 @@ function readTagSentences(file: string, prefix: string, format: ColumnFormat, co
   }));
 }
 
-function limit(sentences: PipelineSentence[], maxLength: number | undefined, count: number | undefined): PipelineSentence[] {
+function limit(
+  sentences: PipelineSentence[],
+  maxLength: number | undefined,
+  count: number | undefined,
+): PipelineSentence[] {
   const kept = maxLength === undefined ? sentences : sentences.filter((s) => s.tokens.length <= maxLength);
   return count === undefined ? kept : kept.slice(0, count);
 }
@@ -59,13 +70,20 @@ function limit(sentences: PipelineSentence[], maxLength: number | undefined, cou
 export function readDataSets(config: PipelineConfig): DataSets {
   const d = config.data;
   const read = (file: string, prefix: string): PipelineSentence[] =>
-    config.task === 'parse' || d.format === 'trees' ? readTreeSentences(file, prefix) : readTagSentences(file, prefix, d.format, d.columns, d.label);
+    config.task === 'parse' || d.format === 'trees'
+      ? readTreeSentences(file, prefix)
+      : readTagSentences(file, prefix, d.format, d.columns, d.label);
   const sets = {
     train: limit(read(d.train, 'train.'), d.maxLength, d.trainLimit),
     dev: limit(read(d.dev, 'dev.'), d.maxLength, d.devLimit),
     test: limit(read(d.test, 'test.'), d.maxLength, d.testLimit),
   };
-  if (sets.train.length < config.folds) throw new InputError(d.train, undefined, `${sets.train.length} training sentences cannot be split into ${config.folds} folds`);
+  if (sets.train.length < config.folds)
+    throw new InputError(
+      d.train,
+      undefined,
+      `${sets.train.length} training sentences cannot be split into ${config.folds} folds`,
+    );
   if (sets.dev.length === 0) throw new InputError(d.dev, undefined, 'no dev sentences');
   if (sets.test.length === 0) throw new InputError(d.test, undefined, 'no test sentences');
   return sets;

@@ -7,7 +7,18 @@
  */
 import type { NbestSentence } from '../io/nbest.js';
 import { parseTree } from '../trees/bracket-parser.js';
-import { addCounts, candidateScore, f1, scoreFunction, tagCounts, tagScoring, treeCounts, type MatchCounts, type ScoreKind, type TaskScoring } from '../eval/score.js';
+import {
+  addCounts,
+  candidateScore,
+  f1,
+  scoreFunction,
+  tagCounts,
+  tagScoring,
+  treeCounts,
+  type MatchCounts,
+  type ScoreKind,
+  type TaskScoring,
+} from '../eval/score.js';
 import type { CandidateSet } from './components.js';
 import { InputError } from '../errors.js';
 import { baseIndex, oracleIndex } from '../rerank/candidate-order.js';
@@ -38,7 +49,11 @@ export function encodeTreeCounts(sentences: NbestSentence[]): string | undefined
 
 export function decodeTreeCounts(text: string): MatchCounts[][] | undefined {
   const rows = JSON.parse(text) as unknown;
-  if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r) && r.length % 3 === 0 && r.every((x) => Number.isInteger(x)))) return undefined;
+  if (
+    !Array.isArray(rows) ||
+    !rows.every((r) => Array.isArray(r) && r.length % 3 === 0 && r.every((x) => Number.isInteger(x)))
+  )
+    return undefined;
   return (rows as number[][]).map((r) => {
     const out: MatchCounts[] = [];
     for (let k = 0; k < r.length; k += 3) out.push({ matched: r[k], gold: r[k + 1], test: r[k + 2] });
@@ -57,7 +72,10 @@ export interface ScoredSet extends CandidateSet {
 export function scoreSet(sentences: NbestSentence[], known?: MatchCounts[][]): ScoredSet {
   const tagged = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
   const scoring = tagged.length > 0 ? tagScoring(tagged) : undefined;
-  const fits = known !== undefined && known.length === sentences.length && known.every((row, i) => row.length === sentences[i].candidates.length);
+  const fits =
+    known !== undefined &&
+    known.length === sentences.length &&
+    known.every((row, i) => row.length === sentences[i].candidates.length);
   const counts = fits ? known : sentences.map((s) => candidateCounts(s, scoring));
   return {
     sentences,
@@ -83,7 +101,12 @@ export function corpusF1(set: ScoredSet, chosen: readonly number[]): number {
 
 /** x_{i,1}: the candidate with the highest Score, ties broken by higher L(x), then earlier. */
 export function oracleChoice(set: CandidateSet): number[] {
-  return set.sentences.map((s, i) => oracleIndex(set.scores[i], s.candidates.map((c) => c.logprob)));
+  return set.sentences.map((s, i) =>
+    oracleIndex(
+      set.scores[i],
+      s.candidates.map((c) => c.logprob),
+    ),
+  );
 }
 
 /**
@@ -113,7 +136,11 @@ export function bucketLabel([lo, hi]: readonly [number, number]): string {
 }
 
 /** F1 per sentence-length bucket (NaN for an empty bucket) and the sentence count of each. */
-export function f1ByLength(set: ScoredSet, chosen: readonly number[], buckets = LENGTH_BUCKETS): { f1: number[]; sentences: number[] } {
+export function f1ByLength(
+  set: ScoredSet,
+  chosen: readonly number[],
+  buckets = LENGTH_BUCKETS,
+): { f1: number[]; sentences: number[] } {
   const m = buckets.map(() => 0);
   const g = buckets.map(() => 0);
   const t = buckets.map(() => 0);
@@ -127,5 +154,8 @@ export function f1ByLength(set: ScoredSet, chosen: readonly number[], buckets = 
     t[b] += c.test;
     n[b]++;
   });
-  return { f1: m.map((x, b) => (n[b] === 0 ? Number.NaN : g[b] + t[b] > 0 ? (200 * x) / (g[b] + t[b]) : 0)), sentences: n };
+  return {
+    f1: m.map((x, b) => (n[b] === 0 ? Number.NaN : g[b] + t[b] > 0 ? (200 * x) / (g[b] + t[b]) : 0)),
+    sentences: n,
+  };
 }

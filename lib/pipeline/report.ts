@@ -9,8 +9,10 @@ import { writeTextAtomic } from '../io/atomic-writer.js';
 import { formatSeconds } from '../progress.js';
 import type { PipelineResults, SystemResult } from './run.js';
 
-const fmt = (x: number | undefined, digits = 2): string => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits));
-const signed = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '-' : `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`);
+const fmt = (x: number | undefined, digits = 2): string =>
+  x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits);
+const signed = (x: number | undefined): string =>
+  x === undefined || !Number.isFinite(x) ? '-' : `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`;
 
 function selectedText(s: SystemResult): string {
   if (!s.selected) return '';
@@ -28,7 +30,14 @@ function selectedText(s: SystemResult): string {
  * ```
  */
 export function formatResultsTable(r: PipelineResults): string {
-  const head = ['system', `test ${r.measure === 'tag accuracy' ? 'acc' : 'F1'}`, `dev ${r.measure === 'tag accuracy' ? 'acc' : 'F1'}`, 'rel. err. red.', 'time', 'chosen on dev'];
+  const head = [
+    'system',
+    `test ${r.measure === 'tag accuracy' ? 'acc' : 'F1'}`,
+    `dev ${r.measure === 'tag accuracy' ? 'acc' : 'F1'}`,
+    'rel. err. red.',
+    'time',
+    'chosen on dev',
+  ];
   const rows = r.systems.map((s) => [
     s.name,
     fmt(s.testF1),
@@ -40,18 +49,24 @@ export function formatResultsTable(r: PipelineResults): string {
   for (const u of r.unavailable) rows.push([u.name, 'n/a', 'n/a', 'n/a', '-', 'not available yet']);
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c].length)));
   const line = (cells: string[]): string =>
-    cells.map((cell, c) => (c === 0 || c === cells.length - 1 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd();
+    cells
+      .map((cell, c) => (c === 0 || c === cells.length - 1 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
   out.push(
     '',
     `${r.measure}; ${r.sizes.train} jackknifed training sentences (${r.sizes.folds} folds), ${r.sizes.dev} dev, ${r.sizes.test} test; ` +
       `${r.sizes.nbest}-best lists (${r.sizes.averageCandidates.toFixed(1)} candidates per test sentence on average)`,
   );
-  out.push(`relative error reduction = (F_reranker - F_base) / (100 - F_base); total time ${formatSeconds(r.totalSeconds)}`);
+  out.push(
+    `relative error reduction = (F_reranker - F_base) / (100 - F_base); total time ${formatSeconds(r.totalSeconds)}`,
+  );
   return out.join('\n');
 }
 
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 export interface ChartSeries {
   label: string;
@@ -87,7 +102,9 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
 
 /** Tick labels of one axis: all in thousands ('k') when any reaches 10,000. */
 function tickFormatter(ticks: readonly number[]): (v: number) => string {
-  return ticks.some((t) => Math.abs(t) >= 1e4) ? (v) => `${+(v / 1000).toPrecision(4)}k` : (v) => `${+v.toPrecision(6)}`;
+  return ticks.some((t) => Math.abs(t) >= 1e4)
+    ? (v) => `${+(v / 1000).toPrecision(4)}k`
+    : (v) => `${+v.toPrecision(6)}`;
 }
 
 /** An inline SVG line chart. */
@@ -121,8 +138,12 @@ export function lineChart(o: LineChartOptions): string {
   const X = (v: number): number => m.left + ((v - x0) / (x1 - x0)) * pw;
   const Y = (v: number): number => m.top + ph - ((v - y0) / (y1 - y0)) * ph;
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(o.title)}" font-family="sans-serif" font-size="12">`);
-  parts.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${escapeHtml(o.title)}</text>`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(o.title)}" font-family="sans-serif" font-size="12">`,
+  );
+  parts.push(
+    `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${escapeHtml(o.title)}</text>`,
+  );
   parts.push(`<rect x="${m.left}" y="${m.top}" width="${pw}" height="${ph}" fill="none" stroke="#999"/>`);
   const yTicks = niceTicks(y0, y1);
   const yText = tickFormatter(yTicks);
@@ -136,13 +157,19 @@ export function lineChart(o: LineChartOptions): string {
   for (const t of xTicks) {
     const x = X(t).toFixed(1);
     parts.push(`<line x1="${x}" x2="${x}" y1="${m.top + ph}" y2="${m.top + ph + 5}" stroke="#999"/>`);
-    parts.push(`<text x="${x}" y="${m.top + ph + 18}" text-anchor="middle">${escapeHtml(o.xCategories ? o.xCategories[t] : xText(t))}</text>`);
+    parts.push(
+      `<text x="${x}" y="${m.top + ph + 18}" text-anchor="middle">${escapeHtml(o.xCategories ? o.xCategories[t] : xText(t))}</text>`,
+    );
   }
   parts.push(`<text x="${m.left + pw / 2}" y="${m.top + ph + 36}" text-anchor="middle">${escapeHtml(o.xLabel)}</text>`);
-  parts.push(`<text transform="translate(16 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">${escapeHtml(o.yLabel)}</text>`);
+  parts.push(
+    `<text transform="translate(16 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">${escapeHtml(o.yLabel)}</text>`,
+  );
   if (o.marker && Number.isFinite(o.marker.x)) {
     const x = X(o.marker.x).toFixed(1);
-    parts.push(`<line class="marker" x1="${x}" x2="${x}" y1="${m.top}" y2="${m.top + ph}" stroke="#555" stroke-dasharray="4 3"/>`);
+    parts.push(
+      `<line class="marker" x1="${x}" x2="${x}" y1="${m.top}" y2="${m.top + ph}" stroke="#555" stroke-dasharray="4 3"/>`,
+    );
     parts.push(`<text x="${x}" y="${m.top + 12}" dx="4" font-size="11">${escapeHtml(o.marker.label)}</text>`);
   }
   o.series.forEach((s, i) => {
@@ -150,11 +177,17 @@ export function lineChart(o: LineChartOptions): string {
     const pts = s.x.map((x, k) => [x, s.y[k]] as const).filter(([, y]) => Number.isFinite(y));
     if (pts.length === 0) return;
     const d = pts.map(([x, y], k) => `${k === 0 ? 'M' : 'L'}${X(x).toFixed(1)},${Y(y).toFixed(1)}`).join(' ');
-    parts.push(`<path class="series" d="${d}" fill="none" stroke="${color}" stroke-width="2"><title>${escapeHtml(s.label)}</title></path>`);
-    if (pts.length <= 30) for (const [x, y] of pts) parts.push(`<circle cx="${X(x).toFixed(1)}" cy="${Y(y).toFixed(1)}" r="3" fill="${color}"/>`);
+    parts.push(
+      `<path class="series" d="${d}" fill="none" stroke="${color}" stroke-width="2"><title>${escapeHtml(s.label)}</title></path>`,
+    );
+    if (pts.length <= 30)
+      for (const [x, y] of pts)
+        parts.push(`<circle cx="${X(x).toFixed(1)}" cy="${Y(y).toFixed(1)}" r="3" fill="${color}"/>`);
     const lx = m.left + (i % legendColumns) * (pw / legendColumns);
     const ly = m.top + ph + 56 + Math.floor(i / legendColumns) * 16;
-    parts.push(`<rect x="${lx}" y="${ly - 8}" width="12" height="3" fill="${color}"/><text x="${lx + 16}" y="${ly - 4}" font-size="11">${escapeHtml(s.label)}</text>`);
+    parts.push(
+      `<rect x="${lx}" y="${ly - 8}" width="12" height="3" fill="${color}"/><text x="${lx + 16}" y="${ly - 4}" font-size="11">${escapeHtml(s.label)}</text>`,
+    );
   });
   parts.push('</svg>');
   return parts.join('\n');
@@ -163,9 +196,17 @@ export function lineChart(o: LineChartOptions): string {
 /** The self-contained HTML report. */
 export function renderReport(r: PipelineResults, title = 'structrank reranking pipeline'): string {
   const rows = r.systems
-    .map((s) => `<tr><td>${escapeHtml(s.name)}</td><td>${fmt(s.testF1)}</td><td>${fmt(s.devF1)}</td><td>${s.kind === 'base' ? '-' : signed(s.errorReduction)}</td>` +
-      `<td>${s.seconds === undefined ? '-' : formatSeconds(s.seconds)}</td><td>${escapeHtml(selectedText(s))}</td></tr>`)
-    .concat(r.unavailable.map((u) => `<tr class="unavailable"><td>${escapeHtml(u.name)}</td><td colspan="5">not available yet: ${escapeHtml(u.why)}</td></tr>`))
+    .map(
+      (s) =>
+        `<tr><td>${escapeHtml(s.name)}</td><td>${fmt(s.testF1)}</td><td>${fmt(s.devF1)}</td><td>${s.kind === 'base' ? '-' : signed(s.errorReduction)}</td>` +
+        `<td>${s.seconds === undefined ? '-' : formatSeconds(s.seconds)}</td><td>${escapeHtml(selectedText(s))}</td></tr>`,
+    )
+    .concat(
+      r.unavailable.map(
+        (u) =>
+          `<tr class="unavailable"><td>${escapeHtml(u.name)}</td><td colspan="5">not available yet: ${escapeHtml(u.why)}</td></tr>`,
+      ),
+    )
     .join('\n');
   const curves = r.curves
     .map((c) =>
@@ -174,7 +215,9 @@ export function renderReport(r: PipelineResults, title = 'structrank reranking p
         xLabel: c.axis,
         yLabel: 'summed dev Score',
         series: c.series,
-        marker: c.chosen ? { x: c.chosen.x, label: `chosen N = ${c.chosen.x}${c.chosen.label ? ` (${c.chosen.label})` : ''}` } : undefined,
+        marker: c.chosen
+          ? { x: c.chosen.x, label: `chosen N = ${c.chosen.x}${c.chosen.label ? ` (${c.chosen.label})` : ''}` }
+          : undefined,
       }),
     )
     .join('\n');
@@ -192,7 +235,12 @@ export function renderReport(r: PipelineResults, title = 'structrank reranking p
       y: s.byLength.slice(0, buckets).map((v) => (v === null ? Number.NaN : v)),
     })),
   });
-  const steps = r.steps.map((s) => `<tr><td>${escapeHtml(s.name)}</td><td>${formatSeconds(s.seconds)}</td><td>${s.cached ? 'cached' : 'run'}</td></tr>`).join('\n');
+  const steps = r.steps
+    .map(
+      (s) =>
+        `<tr><td>${escapeHtml(s.name)}</td><td>${formatSeconds(s.seconds)}</td><td>${s.cached ? 'cached' : 'run'}</td></tr>`,
+    )
+    .join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>

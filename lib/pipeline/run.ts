@@ -16,13 +16,30 @@ import { lockFolder } from '../io/folder-lock.js';
 import { resolveThreads } from '../native.js';
 import { formatSeconds } from '../progress.js';
 import { StepCache } from './step-cache.js';
-import { candidateSteps, inProcess, produceCandidates, produceRerankerResult, TREE_COUNTS_FILE, type CandidateExecutor, type RerankerResult } from './candidates.js';
+import {
+  candidateSteps,
+  inProcess,
+  produceCandidates,
+  produceRerankerResult,
+  TREE_COUNTS_FILE,
+  type CandidateExecutor,
+  type RerankerResult,
+} from './candidates.js';
 import type { ComponentFactory, Curve, Reranker, StepContext } from './components.js';
 import { ComponentUnavailable } from './components.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
 import { readDataSets, type DataSets } from './data.js';
 import {
-  baseChoice, bucketLabel, corpusF1, decodeTreeCounts, f1ByLength, LENGTH_BUCKETS, oracleChoice, relativeErrorReduction, scoreSet, type ScoredSet,
+  baseChoice,
+  bucketLabel,
+  corpusF1,
+  decodeTreeCounts,
+  f1ByLength,
+  LENGTH_BUCKETS,
+  oracleChoice,
+  relativeErrorReduction,
+  scoreSet,
+  type ScoredSet,
 } from './evaluate.js';
 
 export interface SystemResult {
@@ -105,7 +122,16 @@ function makeFolder(dir: string): void {
 /** Options that decide the data a step sees (so cached outputs are reused only for the same data). */
 function dataKey(config: PipelineConfig): object {
   const d = config.data;
-  return { task: config.task, format: d.format, columns: d.columns, label: d.label, trainLimit: d.trainLimit, devLimit: d.devLimit, testLimit: d.testLimit, maxLength: d.maxLength };
+  return {
+    task: config.task,
+    format: d.format,
+    columns: d.columns,
+    label: d.label,
+    trainLimit: d.trainLimit,
+    devLimit: d.devLimit,
+    testLimit: d.testLimit,
+    maxLength: d.maxLength,
+  };
 }
 
 /**
@@ -151,13 +177,21 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
   }
 
   const data: DataSets = readDataSets(config);
-  log(`data: ${data.train.length} train, ${data.dev.length} dev, ${data.test.length} test sentences; ${config.folds} folds; ${config.nbest}-best ${base.name} candidates`);
+  log(
+    `data: ${data.train.length} train, ${data.dev.length} dev, ${data.test.length} test sentences; ${config.folds} folds; ${config.nbest}-best ${base.name} candidates`,
+  );
   makeFolder(config.output);
   makeFolder(config.cache);
   const cache = new StepCache(config.cache);
   const steps: StepRecord[] = [];
   const inputs = [config.data.train, config.data.dev, config.data.test];
-  const baseKey = { data: dataKey(config), base: base.name, baseOptions: config.base, nbest: config.nbest, seed: config.seed };
+  const baseKey = {
+    data: dataKey(config),
+    base: base.name,
+    baseOptions: config.base,
+    nbest: config.nbest,
+    seed: config.seed,
+  };
 
   // 1-2. Jackknifed training candidates; dev and test candidates from a base model trained
   // on all of train. An executor (lib/distributed) may run these steps as queued jobs.
@@ -181,16 +215,29 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
 
   // The folds' counts, when every fold step stored them (parse lists; older caches lack them).
   const countFiles = candidateDirs.slice(0, config.folds).map((r) => join(r.dir, TREE_COUNTS_FILE));
-  const foldCounts = countFiles.every((f) => existsSync(f)) ? countFiles.map((f) => decodeTreeCounts(readFileSync(f, 'utf8'))) : [];
-  const train = scoreSet(foldFiles.flatMap((f) => readNbestSync(f)), foldCounts.length > 0 && foldCounts.every((c) => c !== undefined) ? foldCounts.flatMap((c) => c ?? []) : undefined);
+  const foldCounts = countFiles.every((f) => existsSync(f))
+    ? countFiles.map((f) => decodeTreeCounts(readFileSync(f, 'utf8')))
+    : [];
+  const train = scoreSet(
+    foldFiles.flatMap((f) => readNbestSync(f)),
+    foldCounts.length > 0 && foldCounts.every((c) => c !== undefined) ? foldCounts.flatMap((c) => c ?? []) : undefined,
+  );
   const dev = scoreSet(readNbestSync(devFile));
   const test = scoreSet(readNbestSync(testFile));
 
   // 3. Rerankers: train, choose hyper-parameters on dev, choose test candidates. An executor
   // may run them elsewhere first; the loop then finds them in the step cache.
   const rerankInputs = [...foldFiles, devFile, testFile];
-  const rerankName = (rc: RerankerConfig & { name: string }): string => `rerank-${rc.name.replace(/[^A-Za-z0-9]+/g, '-')}`;
-  await executor.prefetchRerankers?.(rerankers.map(({ config: rc }) => ({ name: rerankName(rc), options: { reranker: rc, seed: config.seed }, config: rc, inputs: rerankInputs })));
+  const rerankName = (rc: RerankerConfig & { name: string }): string =>
+    `rerank-${rc.name.replace(/[^A-Za-z0-9]+/g, '-')}`;
+  await executor.prefetchRerankers?.(
+    rerankers.map(({ config: rc }) => ({
+      name: rerankName(rc),
+      options: { reranker: rc, seed: config.seed },
+      config: rc,
+      inputs: rerankInputs,
+    })),
+  );
   const chosen: ({ config: RerankerConfig & { name: string } } & RerankerResult)[] = [];
   for (const { config: rc, reranker } of rerankers) {
     throwIfAborted(options.signal);
@@ -211,7 +258,13 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
       log(`note: ${err.message}`);
       continue;
     }
-    steps.push({ name, seconds: readTiming(r.dir) || (JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as { seconds: number }).seconds, cached: r.cached });
+    steps.push({
+      name,
+      seconds:
+        readTiming(r.dir) ||
+        (JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as { seconds: number }).seconds,
+      cached: r.cached,
+    });
     if (r.cached) log(`${name}: cached (${r.dir})`);
     const saved = JSON.parse(readFileSync(join(r.dir, 'result.json'), 'utf8')) as RerankerResult;
     chosen.push({ config: rc, ...saved });
@@ -220,20 +273,37 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
   // 4. Evaluation.
   const baseDev = corpusF1(dev, baseChoice(dev));
   const baseTest = corpusF1(test, baseChoice(test));
-  const system = (name: string, kind: SystemResult['kind'], devChoice: number[], testChoice: number[], extra: Partial<SystemResult> = {}): SystemResult => {
+  const system = (
+    name: string,
+    kind: SystemResult['kind'],
+    devChoice: number[],
+    testChoice: number[],
+    extra: Partial<SystemResult> = {},
+  ): SystemResult => {
     const testF1 = corpusF1(test, testChoice);
     return {
-      name, kind, testF1, devF1: corpusF1(dev, devChoice),
+      name,
+      kind,
+      testF1,
+      devF1: corpusF1(dev, devChoice),
       errorReduction: kind === 'base' ? undefined : relativeErrorReduction(testF1, baseTest),
       byLength: f1ByLength(test, testChoice).f1,
       ...extra,
     };
   };
-  const baseSeconds = steps.filter((s) => s.name.startsWith('train-fold') || s.name === 'dev-test').reduce((a, s) => a + s.seconds, 0);
+  const baseSeconds = steps
+    .filter((s) => s.name.startsWith('train-fold') || s.name === 'dev-test')
+    .reduce((a, s) => a + s.seconds, 0);
   const systems: SystemResult[] = [
-    { ...system(`base (${base.name})`, 'base', baseChoice(dev), baseChoice(test)), devF1: baseDev, seconds: baseSeconds },
+    {
+      ...system(`base (${base.name})`, 'base', baseChoice(dev), baseChoice(test)),
+      devF1: baseDev,
+      seconds: baseSeconds,
+    },
     system('oracle', 'oracle', oracleChoice(dev), oracleChoice(test)),
-    ...chosen.map((c) => system(c.config.name, 'reranker', c.dev, c.test, { selected: c.selected, seconds: c.seconds })),
+    ...chosen.map((c) =>
+      system(c.config.name, 'reranker', c.dev, c.test, { selected: c.selected, seconds: c.seconds }),
+    ),
   ];
   const curves: CurveResult[] = chosen
     .filter((c) => c.curves && c.curves.length > 0)
@@ -241,15 +311,26 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
       reranker: c.config.name,
       axis: c.axis ?? 'rounds',
       series: c.curves as Curve[],
-      chosen: typeof c.selected.rounds === 'number' ? { x: c.selected.rounds, label: c.selected.eps !== undefined ? `eps=${c.selected.eps}` : undefined } : undefined,
+      chosen:
+        typeof c.selected.rounds === 'number'
+          ? { x: c.selected.rounds, label: c.selected.eps !== undefined ? `eps=${c.selected.eps}` : undefined }
+          : undefined,
     }));
-  const plain = test.sentences.length > 0 && Array.isArray(test.sentences[0].gold) && test.counts.every((row) => row.every((c) => c.gold === c.test));
+  const plain =
+    test.sentences.length > 0 &&
+    Array.isArray(test.sentences[0].gold) &&
+    test.counts.every((row) => row.every((c) => c.gold === c.test));
   const results: PipelineResults = {
     task: config.task,
     measure: config.task === 'parse' ? 'labeled bracket F1' : plain ? 'tag accuracy' : 'chunk F1',
     sizes: {
-      train: train.sentences.length, dev: dev.sentences.length, test: test.sentences.length, folds: config.folds, nbest: config.nbest,
-      averageCandidates: test.sentences.reduce((a, s) => a + s.candidates.length, 0) / Math.max(1, test.sentences.length),
+      train: train.sentences.length,
+      dev: dev.sentences.length,
+      test: test.sentences.length,
+      folds: config.folds,
+      nbest: config.nbest,
+      averageCandidates:
+        test.sentences.reduce((a, s) => a + s.candidates.length, 0) / Math.max(1, test.sentences.length),
     },
     systems,
     curves,
@@ -259,7 +340,9 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
     unavailable,
     totalSeconds: seconds(start),
   };
-  await writeTextAtomic(join(config.output, 'results.json'), [JSON.stringify(results, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n']);
+  await writeTextAtomic(join(config.output, 'results.json'), [
+    JSON.stringify(results, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n',
+  ]);
   return results;
 }
 

@@ -92,10 +92,20 @@ export interface BoostAddon {
     synthetic(options: Required<SyntheticOptions>): Promise<RerankDataHandle>;
   };
   BoostTrainer: new (data: RerankDataHandle, options: NativeBoostOptions) => BoostTrainerHandle;
-  boostPrefixCurve(dev: RerankDataHandle, model: BoostModelData, checkpoints: Float64Array, threads: number): Float64Array;
+  boostPrefixCurve(
+    dev: RerankDataHandle,
+    model: BoostModelData,
+    checkpoints: Float64Array,
+    threads: number,
+  ): Float64Array;
   boostModelBytes(model: BoostModelData): Uint8Array;
   boostModelFromBytes(bytes: Uint8Array): BoostModelData;
-  rerankScores(data: RerankDataHandle, a0: number, weights: Float64Array, threads: number): { scores: Float64Array; chosen: Float64Array };
+  rerankScores(
+    data: RerankDataHandle,
+    a0: number,
+    weights: Float64Array,
+    threads: number,
+  ): { scores: Float64Array; chosen: Float64Array };
   trainLoglinear(
     data: RerankDataHandle,
     options: { l2: number; maxIterations: number; threads: number; resume?: Uint8Array; saveState?: boolean },
@@ -124,7 +134,11 @@ export function rerankData(arrays: RerankArrays, threads?: number): RerankDataHa
 
 /** A seeded random problem shaped like the data of Collins & Koo (2005) (defaults: 36,000 sentences, 500,000 features). */
 export function syntheticRerankData(options: SyntheticOptions = {}): Promise<RerankDataHandle> {
-  return addon().RerankData.synthetic({ ...SYNTHETIC_RERANK_DEFAULTS, ...options, threads: resolveThreads(options.threads) });
+  return addon().RerankData.synthetic({
+    ...SYNTHETIC_RERANK_DEFAULTS,
+    ...options,
+    threads: resolveThreads(options.threads),
+  });
 }
 
 export type BoostMethod = 'sparse' | 'naive' | 'logloss';
@@ -153,7 +167,10 @@ export interface TrainBoostOptions {
 }
 
 /** Runs boosting rounds; stops early when no feature can lower the loss. */
-export async function trainBoost(data: RerankDataHandle, options: TrainBoostOptions): Promise<{ model: BoostModelData; stats: BoostStats }> {
+export async function trainBoost(
+  data: RerankDataHandle,
+  options: TrainBoostOptions,
+): Promise<{ model: BoostModelData; stats: BoostStats }> {
   const trainer = new (addon().BoostTrainer)(data, {
     method: options.method ?? 'sparse',
     eps: options.eps ?? BOOST_EPS,
@@ -193,12 +210,22 @@ export async function trainBoost(data: RerankDataHandle, options: TrainBoostOpti
 }
 
 /** Summed dev Score after the first N rounds, for each N of `checkpoints` (ascending). */
-export function boostPrefixCurve(dev: RerankDataHandle, model: BoostModelData, checkpoints: readonly number[], threads?: number): Float64Array {
+export function boostPrefixCurve(
+  dev: RerankDataHandle,
+  model: BoostModelData,
+  checkpoints: readonly number[],
+  threads?: number,
+): Float64Array {
   return addon().boostPrefixCurve(dev, model, Float64Array.from(checkpoints), resolveThreads(threads));
 }
 
 /** Picks N maximizing the summed dev Score over 0, step, 2 step, ..., rounds (first best wins). */
-export function chooseRoundsOnDev(dev: RerankDataHandle, model: BoostModelData, step = 1000, threads?: number): { rounds: number; score: number; checkpoints: number[]; curve: Float64Array } {
+export function chooseRoundsOnDev(
+  dev: RerankDataHandle,
+  model: BoostModelData,
+  step = 1000,
+  threads?: number,
+): { rounds: number; score: number; checkpoints: number[]; curve: Float64Array } {
   const total = model.features.length;
   const checkpoints: number[] = [];
   for (let n = 0; n < total; n += Math.max(1, step)) checkpoints.push(n);
@@ -227,7 +254,12 @@ export function boostWork(model: BoostModelData, n = model.features.length): { w
 }
 
 /** F(x) = a0 L(x) + sum_k w_k h_k(x) for every candidate, and each sentence's argmax (index within the sentence). */
-export function rerankScores(data: RerankDataHandle, a0: number, weights: Float64Array, threads?: number): { scores: Float64Array; chosen: Float64Array } {
+export function rerankScores(
+  data: RerankDataHandle,
+  a0: number,
+  weights: Float64Array,
+  threads?: number,
+): { scores: Float64Array; chosen: Float64Array } {
   return addon().rerankScores(data, a0, weights, resolveThreads(threads));
 }
 
@@ -271,7 +303,13 @@ export async function trainLoglinear(
     const maxIterations = options.maxIterations ?? RERANK_ROUNDS.loglinear;
     const result = await addon().trainLoglinear(
       data,
-      { l2: options.l2 ?? LOGLINEAR_C, maxIterations, threads: resolveThreads(options.threads), resume: options.resume, saveState: options.saveState },
+      {
+        l2: options.l2 ?? LOGLINEAR_C,
+        maxIterations,
+        threads: resolveThreads(options.threads),
+        resume: options.resume,
+        saveState: options.saveState,
+      },
       flag,
       progress,
     );

@@ -66,13 +66,23 @@ const cache = new WeakMap<readonly NbestSentence[], Map<string, Promise<Candidat
  * 'always' only differs from 'auto' for a candidate with both a tree and its own features;
  * lists without one share the extraction.
  */
-function extractionKey(sentences: readonly NbestSentence[], settings: TreeSettings | undefined, mode: 'auto' | 'always'): string {
-  const differs = mode === 'always' && sentences.some((s) => s.candidates.some((c) => c.tree !== undefined && c.features !== undefined));
+function extractionKey(
+  sentences: readonly NbestSentence[],
+  settings: TreeSettings | undefined,
+  mode: 'auto' | 'always',
+): string {
+  const differs =
+    mode === 'always' &&
+    sentences.some((s) => s.candidates.some((c) => c.tree !== undefined && c.features !== undefined));
   return `${differs ? 'always' : 'auto'} ${settings ? JSON.stringify(settings) : '-'}`;
 }
 
 /** The interned features of every candidate of `sentences` (trees with `settings`), extracted once per list and settings. */
-export function candidateFeatureIds(sentences: readonly NbestSentence[], settings: TreeSettings | undefined, options: FeatureIdOptions): Promise<CandidateFeatureIds> {
+export function candidateFeatureIds(
+  sentences: readonly NbestSentence[],
+  settings: TreeSettings | undefined,
+  options: FeatureIdOptions,
+): Promise<CandidateFeatureIds> {
   let byKey = cache.get(sentences);
   if (!byKey) cache.set(sentences, (byKey = new Map()));
   const mode = options.treeFeatures ?? 'auto';
@@ -88,7 +98,12 @@ export function candidateFeatureIds(sentences: readonly NbestSentence[], setting
   return p;
 }
 
-async function extract(sentencesIn: readonly NbestSentence[], settings: TreeSettings | undefined, mode: 'auto' | 'always', options: FeatureIdOptions): Promise<CandidateFeatureIds> {
+async function extract(
+  sentencesIn: readonly NbestSentence[],
+  settings: TreeSettings | undefined,
+  mode: 'auto' | 'always',
+  options: FeatureIdOptions,
+): Promise<CandidateFeatureIds> {
   // Tag candidates carry their features; trees get the parse-tree features of Collins & Koo (2005) in extractSentences.
   const sentences = withTagSequenceFeatures(sentencesIn);
   // Sentences arrive in any order: keep each one's rows, then lay them out in order.

@@ -28,7 +28,11 @@ export interface ExtractRunOptions extends ExtractOptions {
 }
 
 // Errors inside a candidate tree name the n-best line of the sentence.
-function rethrow(file: string, s: NbestSentence | undefined, err: { message: string; problem?: string; line?: number }): never {
+function rethrow(
+  file: string,
+  s: NbestSentence | undefined,
+  err: { message: string; problem?: string; line?: number },
+): never {
   if (s) throw new InputError(file, s.line || undefined, `sentence ${s.id}: ${err.problem ?? err.message}`);
   throw new InputError(file, err.line || undefined, err.problem ?? err.message);
 }
@@ -41,7 +45,11 @@ export function extractionWorkers(threads: number, batches: number): number {
   return Math.max(1, Math.min(resolveThreads(threads), batches));
 }
 
-export async function extractSentences(file: string, sentences: readonly NbestSentence[], options: ExtractRunOptions = {}): Promise<SentenceFeatureNames[]> {
+export async function extractSentences(
+  file: string,
+  sentences: readonly NbestSentence[],
+  options: ExtractRunOptions = {},
+): Promise<SentenceFeatureNames[]> {
   const threads = resolveThreads(options.threads);
   const workerUrl = new URL('./feature-worker.js', import.meta.url);
   const { threads: _t, signal, onProgress, batchSize, onSentence, ...extract } = options;
@@ -94,23 +102,30 @@ export async function extractSentences(file: string, sentences: readonly NbestSe
         w.postMessage({ id, batch: sentences.slice(b, e), options: extract });
       };
       for (const w of workers) {
-        w.on('message', (msg: { id: number; result?: SentenceFeatureNames[]; error?: { message: string; problem?: string; line?: number } }) => {
-          active--;
-          const [b] = batches[msg.id];
-          if (msg.error) {
-            failed = true;
-            try {
-              rethrow(file, undefined, msg.error);
-            } catch (err) {
-              reject(err);
+        w.on(
+          'message',
+          (msg: {
+            id: number;
+            result?: SentenceFeatureNames[];
+            error?: { message: string; problem?: string; line?: number };
+          }) => {
+            active--;
+            const [b] = batches[msg.id];
+            if (msg.error) {
+              failed = true;
+              try {
+                rethrow(file, undefined, msg.error);
+              } catch (err) {
+                reject(err);
+              }
+              return;
             }
-            return;
-          }
-          (msg.result as SentenceFeatureNames[]).forEach((r, k) => keep(b + k, r));
-          done += (msg.result as SentenceFeatureNames[]).length;
-          onProgress?.(done);
-          feed(w);
-        });
+            (msg.result as SentenceFeatureNames[]).forEach((r, k) => keep(b + k, r));
+            done += (msg.result as SentenceFeatureNames[]).length;
+            onProgress?.(done);
+            feed(w);
+          },
+        );
         w.on('error', (err) => {
           failed = true;
           reject(err);

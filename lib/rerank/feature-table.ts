@@ -39,7 +39,11 @@ export interface FeatureTable {
  * candidate of >= cutoff distinct sentences, in order of first appearance. `visit(i, see)`
  * calls `see` with every feature of every candidate of sentence i.
  */
-export function featuresOverCutoff<K>(sentences: number, visit: (i: number, see: (feature: K) => void) => void, cutoff: number): K[] {
+export function featuresOverCutoff<K>(
+  sentences: number,
+  visit: (i: number, see: (feature: K) => void) => void,
+  cutoff: number,
+): K[] {
   const seen = new Map<K, { sentences: number; last: number }>();
   for (let i = 0; i < sentences; i++) {
     visit(i, (feature) => {
@@ -58,9 +62,13 @@ export function featuresOverCutoff<K>(sentences: number, visit: (i: number, see:
 
 /** Names seen on a candidate of >= cutoff distinct sentences, in order of first appearance. */
 export function selectFeatures(sentences: readonly SentenceFeatureNames[], cutoff: number): string[] {
-  return featuresOverCutoff<string>(sentences.length, (i, see) => {
-    for (const c of sentences[i].candidates) for (const name of c.names) see(name);
-  }, cutoff);
+  return featuresOverCutoff<string>(
+    sentences.length,
+    (i, see) => {
+      for (const c of sentences[i].candidates) for (const name of c.names) see(name);
+    },
+    cutoff,
+  );
 }
 
 /** Interned feature ids per candidate (as lib/rerank/candidate-feature-ids.ts gives them). */
@@ -72,16 +80,25 @@ export interface FeatureIdRows {
 
 /** selectFeatures over interned ids: the ids seen on candidates of >= cutoff distinct sentences. */
 export function selectFeatureIds(f: FeatureIdRows, cutoff: number): number[] {
-  return featuresOverCutoff<number>(f.sentencePtr.length - 1, (i, see) => {
-    for (let c = f.sentencePtr[i]; c < f.sentencePtr[i + 1]; c++) for (let k = f.rowPtr[c]; k < f.rowPtr[c + 1]; k++) see(f.cols[k]);
-  }, cutoff);
+  return featuresOverCutoff<number>(
+    f.sentencePtr.length - 1,
+    (i, see) => {
+      for (let c = f.sentencePtr[i]; c < f.sentencePtr[i + 1]; c++)
+        for (let k = f.rowPtr[c]; k < f.rowPtr[c + 1]; k++) see(f.cols[k]);
+    },
+    cutoff,
+  );
 }
 
 /**
  * buildFeatureTable over interned ids: the table of `f` over the dictionary `selected` (ids,
  * named `names`; other ids are dropped). The ids of a candidate must be distinct.
  */
-export function buildIdFeatureTable(f: FeatureIdRows & { ids: string[]; logprob: Float64Array; score: Float64Array }, selected: readonly number[], names: string[]): FeatureTable {
+export function buildIdFeatureTable(
+  f: FeatureIdRows & { ids: string[]; logprob: Float64Array; score: Float64Array },
+  selected: readonly number[],
+  names: string[],
+): FeatureTable {
   let size = 0;
   for (const id of selected) size = Math.max(size, id + 1);
   const position = new Int32Array(size).fill(-1);
@@ -98,11 +115,24 @@ export function buildIdFeatureTable(f: FeatureIdRows & { ids: string[]; logprob:
     cols.subarray(start, n).sort();
     rowPtr[c + 1] = n;
   }
-  return { names, ids: f.ids, sentencePtr: Float64Array.from(f.sentencePtr), rowPtr, cols: cols.slice(0, n), logprob: f.logprob, score: f.score, cutoff: 0 };
+  return {
+    names,
+    ids: f.ids,
+    sentencePtr: Float64Array.from(f.sentencePtr),
+    rowPtr,
+    cols: cols.slice(0, n),
+    logprob: f.logprob,
+    score: f.score,
+    cutoff: 0,
+  };
 }
 
 /** Builds a table over `dictionary` (feature names absent from it are dropped). */
-export function buildFeatureTable(sentences: readonly SentenceFeatureNames[], dictionary: readonly string[], cutoff = 0): FeatureTable {
+export function buildFeatureTable(
+  sentences: readonly SentenceFeatureNames[],
+  dictionary: readonly string[],
+  cutoff = 0,
+): FeatureTable {
   const index = new Map<string, number>();
   dictionary.forEach((n, i) => index.set(n, i));
   let candidates = 0;
@@ -129,7 +159,16 @@ export function buildFeatureTable(sentences: readonly SentenceFeatureNames[], di
     }
     sentencePtr[i + 1] = c;
   });
-  return { names: [...dictionary], ids: sentences.map((s) => s.id), sentencePtr, rowPtr, cols: Int32Array.from(cols), logprob, score, cutoff };
+  return {
+    names: [...dictionary],
+    ids: sentences.map((s) => s.id),
+    sentencePtr,
+    rowPtr,
+    cols: Int32Array.from(cols),
+    logprob,
+    score,
+    cutoff,
+  };
 }
 
 /** Feature names per candidate again (e.g. to map a table onto another dictionary). */
@@ -172,12 +211,22 @@ export function encodeFeatureTable(t: FeatureTable): { meta: object; payload: Ui
   arr(t.logprob);
   arr(t.score);
   return {
-    meta: { cutoff: t.cutoff, sentences: t.ids.length, candidates: t.logprob.length, features: t.names.length, ids: t.ids },
+    meta: {
+      cutoff: t.cutoff,
+      sentences: t.ids.length,
+      candidates: t.logprob.length,
+      features: t.names.length,
+      ids: t.ids,
+    },
     payload: Buffer.concat(parts),
   };
 }
 
-export function decodeFeatureTable(meta: { cutoff: number; ids: string[]; features: number }, payload: Uint8Array, file = '<buffer>'): FeatureTable {
+export function decodeFeatureTable(
+  meta: { cutoff: number; ids: string[]; features: number },
+  payload: Uint8Array,
+  file = '<buffer>',
+): FeatureTable {
   const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   let pos = 0;
   const bad = (): never => {
@@ -208,11 +257,26 @@ export function decodeFeatureTable(meta: { cutoff: number; ids: string[]; featur
   const text = buf.subarray(pos, pos + nameBytes).toString('utf8');
   pos += nameBytes;
   const names = text === '' ? [] : text.split('\n');
-  const t: FeatureTable = { names, ids: meta.ids, sentencePtr: f64(), rowPtr: f64(), cols: i32(), logprob: f64(), score: f64(), cutoff: meta.cutoff };
+  const t: FeatureTable = {
+    names,
+    ids: meta.ids,
+    sentencePtr: f64(),
+    rowPtr: f64(),
+    cols: i32(),
+    logprob: f64(),
+    score: f64(),
+    cutoff: meta.cutoff,
+  };
   if (pos !== buf.length || names.length !== meta.features) bad();
   const candidates = t.logprob.length;
-  if (t.sentencePtr.length !== t.ids.length + 1 || t.sentencePtr[t.ids.length] !== candidates || t.rowPtr.length !== candidates + 1 ||
-    t.rowPtr[candidates] !== t.cols.length || t.score.length !== candidates) bad();
+  if (
+    t.sentencePtr.length !== t.ids.length + 1 ||
+    t.sentencePtr[t.ids.length] !== candidates ||
+    t.rowPtr.length !== candidates + 1 ||
+    t.rowPtr[candidates] !== t.cols.length ||
+    t.score.length !== candidates
+  )
+    bad();
   for (const k of t.cols) if (k < 0 || k >= names.length) bad();
   return t;
 }
@@ -224,8 +288,10 @@ export function saveFeatureTable(file: string, t: FeatureTable): void {
 
 export function loadFeatureTable(file: string): FeatureTable {
   const m = loadModel<{ cutoff: number; ids: string[]; features: number }>(file, KIND);
-  if (m.kindVersion > 1) throw new InputError(file, undefined, `feature table version ${m.kindVersion} is newer than supported (1)`);
+  if (m.kindVersion > 1)
+    throw new InputError(file, undefined, `feature table version ${m.kindVersion} is newer than supported (1)`);
   const meta: unknown = m.meta;
-  if (typeof meta !== 'object' || meta === null || !Array.isArray(m.meta.ids)) throw new InputError(file, undefined, 'feature table metadata is malformed');
+  if (typeof meta !== 'object' || meta === null || !Array.isArray(m.meta.ids))
+    throw new InputError(file, undefined, 'feature table metadata is malformed');
   return decodeFeatureTable(m.meta, m.payload, file);
 }

@@ -10,7 +10,10 @@ parentPort?.on('message', (msg: { id: number; batch: NbestSentence[]; options: E
       result.push(sentenceFeatures(s, msg.options));
     } catch (err) {
       const e = err as Error & { problem?: string };
-      parentPort?.postMessage({ id: msg.id, error: { message: e.message, problem: `sentence ${s.id}: ${e.problem ?? e.message}`, line: s.line } });
+      parentPort?.postMessage({
+        id: msg.id,
+        error: { message: e.message, problem: `sentence ${s.id}: ${e.problem ?? e.message}`, line: s.line },
+      });
       return;
     }
   }

@@ -44,7 +44,12 @@ export async function loadSentenceFeatures(file: string, loadOptions: LoadOption
     options.settings = learned.settings;
   }
   // Sentences are not passes: off a terminal a line every progressInterval() (a bar on one).
-  const bar = new Progress({ label: `features ${file}`, total: sentences.length, unit: 'sentences', logEvery: progressInterval() });
+  const bar = new Progress({
+    label: `features ${file}`,
+    total: sentences.length,
+    unit: 'sentences',
+    logEvery: progressInterval(),
+  });
   const features = await extractSentences(file, sentences, { ...options, onProgress: (n) => bar.update(n) });
   bar.finish();
   return { sentences, features, settings: options.settings };

@@ -36,7 +36,12 @@ export interface LinearTrainOptions extends Omit<RerankerTrainOptions, 'progress
 }
 
 /** What `LinearReranker.info()` reports. */
-export type LinearRerankerInfo = RerankerModel['info'] & { kind: 'reranker'; method: string; a0: number; features: number };
+export type LinearRerankerInfo = RerankerModel['info'] & {
+  kind: 'reranker';
+  method: string;
+  a0: number;
+  features: number;
+};
 
 /** Options of `rerank`. */
 export interface LinearRerankOptions {
@@ -67,7 +72,11 @@ let wrap: (model: RerankerModel) => LinearReranker;
  * records the cutoff, the training sentences and the dictionary's size. `trained` keeps a0 and
  * the dense weights over the problem's dictionary, for data built over that dictionary.
  */
-export async function trainLinearReranker(problem: LinearProblem, settings: LinearTrainSettings, knobs?: TrainerKnobs): Promise<{ reranker: LinearReranker; trained: TrainedLinear }> {
+export async function trainLinearReranker(
+  problem: LinearProblem,
+  settings: LinearTrainSettings,
+  knobs?: TrainerKnobs,
+): Promise<{ reranker: LinearReranker; trained: TrainedLinear }> {
   const { method = 'boost', cutoff = FEATURE_CUTOFF, ...options } = settings;
   const trainer = linearTrainers[method];
   if (trainer === undefined) throw optionError(`unknown method '${String(method)}' (boost, logloss or loglinear)`);
@@ -101,35 +110,60 @@ export class LinearReranker {
   private constructor(readonly model: RerankerModel) {}
 
   /** Trains on n-best lists with gold; `run` gives cancellation and the common progress event. */
-  static async train(sentences: readonly NbestSentence[], options: LinearTrainOptions = {}, run?: TrainRun): Promise<LinearReranker> {
+  static async train(
+    sentences: readonly NbestSentence[],
+    options: LinearTrainOptions = {},
+    run?: TrainRun,
+  ): Promise<LinearReranker> {
     const o = withRun(options, run, (p: TrainProgress) => p);
     const method = o.method ?? 'boost';
-    if (linearTrainers[method] === undefined) throw optionError(`unknown method '${String(method)}' (boost, logloss or loglinear)`);
+    if (linearTrainers[method] === undefined)
+      throw optionError(`unknown method '${String(method)}' (boost, logloss or loglinear)`);
     const cutoff = o.cutoff ?? FEATURE_CUTOFF;
     const threads = resolveThreads(o.threads);
     const extract = { ...o.extract, threads, signal: o.signal };
     const features = await extractSentences('<train>', sentences, extract);
     const dictionary = selectFeatures(features, cutoff);
     const table = buildFeatureTable(features, dictionary, cutoff);
-    if (table.score.some((v) => Number.isNaN(v))) throw new InputError('<train>', undefined, 'every training sentence needs a gold analysis');
-    const dev = o.dev ? tableData(buildFeatureTable(await extractSentences('<dev>', o.dev, extract), dictionary), threads) : undefined;
+    if (table.score.some((v) => Number.isNaN(v)))
+      throw new InputError('<train>', undefined, 'every training sentence needs a gold analysis');
+    const dev = o.dev
+      ? tableData(buildFeatureTable(await extractSentences('<dev>', o.dev, extract), dictionary), threads)
+      : undefined;
     const { dev: _d, extract: _e, ...settings } = o;
-    void _d, void _e;
-    const problem = { train: tableData(table, threads), dev, dictionary, trainSentences: table.ids.length, candidates: listKind(sentences), treeSettings: o.extract?.settings };
+    (void _d, void _e);
+    const problem = {
+      train: tableData(table, threads),
+      dev,
+      dictionary,
+      trainSentences: table.ids.length,
+      candidates: listKind(sentences),
+      treeSettings: o.extract?.settings,
+    };
     return (await trainLinearReranker(problem, { ...settings, method, cutoff, progress: false })).reranker;
   }
 
   /** The chosen candidate of each sentence, computed on native threads. */
   async rerank(sentences: readonly NbestSentence[], options: LinearRerankOptions = {}): Promise<Int32Array> {
     const threads = resolveThreads(options.threads);
-    const features = await extractSentences('<n-best>', sentences, { threads, signal: options.signal, settings: this.model.treeSettings });
+    const features = await extractSentences('<n-best>', sentences, {
+      threads,
+      signal: options.signal,
+      settings: this.model.treeSettings,
+    });
     const data = tableData(buildFeatureTable(features, this.model.names), threads);
     return Int32Array.from(rerankScores(data, this.model.a0, this.model.weights, threads).chosen);
   }
 
   /** The model file's kind, the method, a0, the feature count and the training facts (eps, rounds, dev Score, ...). */
   info(): LinearRerankerInfo {
-    return { ...this.model.info, kind: 'reranker', method: this.model.method, a0: this.model.a0, features: this.model.names.length };
+    return {
+      ...this.model.info,
+      kind: 'reranker',
+      method: this.model.method,
+      a0: this.model.a0,
+      features: this.model.names.length,
+    };
   }
 
   /** Writes the model file (atomically: a temp file renamed into place). */

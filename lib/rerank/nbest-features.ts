@@ -47,7 +47,12 @@ function givenFeatures(features: Record<string, number>): string[] {
  * Score(x) of one candidate against the sentence's gold (lib/eval/score.ts), or NaN without
  * gold. `scoring` says how tags are scored (default: detected from this sentence's gold).
  */
-export function candidateScore(s: NbestSentence, index: number, goldTree?: Tree, scoring?: Exclude<TaskScoring, 'trees'>): number {
+export function candidateScore(
+  s: NbestSentence,
+  index: number,
+  goldTree?: Tree,
+  scoring?: Exclude<TaskScoring, 'trees'>,
+): number {
   const c = s.candidates[index];
   if (s.gold === undefined) return NaN;
   if (typeof s.gold === 'string') {
@@ -63,7 +68,9 @@ export function sentenceFeatures(s: NbestSentence, options: ExtractOptions = {})
   const mode = options.treeFeatures ?? 'auto';
   const goldTree = typeof s.gold === 'string' ? parseTree(s.gold) : undefined;
   const table = options.settings ? headTableOf(options.settings) : undefined;
-  const featureOptions: TreeFeatureOptions = options.settings ? { ...options, classes: options.settings.classes } : options;
+  const featureOptions: TreeFeatureOptions = options.settings
+    ? { ...options, classes: options.settings.classes }
+    : options;
   return {
     id: s.id,
     candidates: s.candidates.map((c, i) => {

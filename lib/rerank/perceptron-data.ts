@@ -11,7 +11,14 @@ import type { Tree } from '../trees/tree.js';
 import { FeatureDictionary, FeatureRowBuilder, tagFeatures, treeFeatures } from './perceptron-features.js';
 import type { NativeCandidateSpec, NativePreorderTrees, NativeTaggedSequences } from './perceptron-native.js';
 import { oracleIndex } from './candidate-order.js';
-import { scoreFunction, tagCounts, tagScoring as detectTagScoring, treeCounts, type ScoreKind, type TaskScoring } from '../eval/score.js';
+import {
+  scoreFunction,
+  tagCounts,
+  tagScoring as detectTagScoring,
+  treeCounts,
+  type ScoreKind,
+  type TaskScoring,
+} from '../eval/score.js';
 
 /** How tag candidates are scored: a chunk scheme or `accuracy` (lib/eval/score.ts). */
 export type TagScoring = Exclude<TaskScoring, 'trees'>;
@@ -78,10 +85,20 @@ export function encodeTrees(trees: readonly Tree[], lambda: number): NativePreor
     }
     sizes[index] = label.length - before;
   });
-  return { symbols: symbols.names, label: Int32Array.from(label), word: Int32Array.from(word), arity: Int32Array.from(arity), sizes, lambda };
+  return {
+    symbols: symbols.names,
+    label: Int32Array.from(label),
+    word: Int32Array.from(word),
+    arity: Int32Array.from(arity),
+    sizes,
+    lambda,
+  };
 }
 
-function encodeTags(seqs: readonly { tokens: readonly string[]; tags: readonly string[] }[], k: KernelSettings): NativeTaggedSequences {
+function encodeTags(
+  seqs: readonly { tokens: readonly string[]; tags: readonly string[] }[],
+  k: KernelSettings,
+): NativeTaggedSequences {
   const symbols = new SymbolTable();
   const label: number[] = [];
   const word: number[] = [];
@@ -126,7 +143,12 @@ export interface BuiltCandidates {
 }
 
 /** Score of every candidate of a sentence against its gold. */
-export function sentenceScores(s: NbestSentence, file: string, tagScoring: TagScoring | undefined, kind: ScoreKind = 'errors'): number[] {
+export function sentenceScores(
+  s: NbestSentence,
+  file: string,
+  tagScoring: TagScoring | undefined,
+  kind: ScoreKind = 'errors',
+): number[] {
   if (s.gold === undefined) throw new InputError(file, s.line, `sentence ${s.id} has no gold (needed to train)`);
   const score = scoreFunction(kind);
   if (typeof s.gold === 'string') {
@@ -138,11 +160,17 @@ export function sentenceScores(s: NbestSentence, file: string, tagScoring: TagSc
   return s.candidates.map((_, j) => score(tagCounts(gold, candidateTags(s, j, file), scoring)));
 }
 
-export function buildCandidates(sentences: readonly NbestSentence[], k: KernelSettings, options: BuildOptions): BuiltCandidates {
+export function buildCandidates(
+  sentences: readonly NbestSentence[],
+  k: KernelSettings,
+  options: BuildOptions,
+): BuiltCandidates {
   const { file } = options;
   const task = taskOf(sentences);
-  if (k.kernel === 'tree' && task !== 'trees') throw new InputError(file, undefined, 'the tree kernel needs tree candidates');
-  if (k.kernel === 'tags' && task !== 'tags') throw new InputError(file, undefined, 'the tagging kernel needs tag candidates');
+  if (k.kernel === 'tree' && task !== 'trees')
+    throw new InputError(file, undefined, 'the tree kernel needs tree candidates');
+  if (k.kernel === 'tags' && task !== 'tags')
+    throw new InputError(file, undefined, 'the tagging kernel needs tag candidates');
   let tagScoring = options.tagScoring;
   if (task === 'tags' && tagScoring === undefined && options.withScores) {
     tagScoring = detectTagScoring(sentences.map((s) => (Array.isArray(s.gold) ? s.gold : [])));
@@ -163,7 +191,11 @@ export function buildCandidates(sentences: readonly NbestSentence[], k: KernelSe
       logprobs[at + j] = c.logprob;
       if (sc && scores) scores[at + j] = sc[j];
     });
-    if (oracle && sc) oracle[i] = oracleIndex(sc, s.candidates.map((c) => c.logprob));
+    if (oracle && sc)
+      oracle[i] = oracleIndex(
+        sc,
+        s.candidates.map((c) => c.logprob),
+      );
     at += s.candidates.length;
   });
   const spec: NativeCandidateSpec = { kernel: k.kernel, sentencePtr, logprobs, scores };
@@ -174,7 +206,8 @@ export function buildCandidates(sentences: readonly NbestSentence[], k: KernelSe
     for (const s of sentences) {
       s.candidates.forEach((c, j) => {
         if (source === 'file') {
-          if (c.features === undefined) throw new InputError(file, s.line, `sentence ${s.id}: candidate ${j} has no features`);
+          if (c.features === undefined)
+            throw new InputError(file, s.line, `sentence ${s.id}: candidate ${j} has no features`);
           rows.add(c.features);
         } else if (task === 'trees') rows.add(treeFeatures(candidateTree(s, j, file)));
         else rows.add(tagFeatures(s.tokens, candidateTags(s, j, file)));
@@ -187,7 +220,8 @@ export function buildCandidates(sentences: readonly NbestSentence[], k: KernelSe
     spec.trees = encodeTrees(trees, k.lambda);
   } else {
     const seqs: { tokens: readonly string[]; tags: readonly string[] }[] = [];
-    for (const s of sentences) s.candidates.forEach((_, j) => seqs.push({ tokens: s.tokens, tags: candidateTags(s, j, file) }));
+    for (const s of sentences)
+      s.candidates.forEach((_, j) => seqs.push({ tokens: s.tokens, tags: candidateTags(s, j, file) }));
     spec.tags = encodeTags(seqs, k);
   }
   return { spec, tagScoring, oracle };

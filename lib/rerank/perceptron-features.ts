@@ -54,7 +54,11 @@ export class FeatureRowBuilder {
   }
 
   build(): NativeFeatureRows {
-    return { rowPtr: Float64Array.from(this.rowPtr), cols: Int32Array.from(this.cols), values: Float32Array.from(this.values) };
+    return {
+      rowPtr: Float64Array.from(this.rowPtr),
+      cols: Int32Array.from(this.cols),
+      values: Float32Array.from(this.values),
+    };
   }
 }
 

@@ -43,8 +43,20 @@ export interface MixingEpochResult {
   mistakes: number;
 }
 
-export function rerankerMixingSpec(sentences: readonly NbestSentence[], file: string, settings: KernelSettings, options: MixingEpochOptions): RerankerMixingSpec {
-  return { kind: 'perceptron-reranker', nbest: sentences.map((s) => formatNbestLine(s)).join('\n') + '\n', sentences: sentences.length, file, settings, options };
+export function rerankerMixingSpec(
+  sentences: readonly NbestSentence[],
+  file: string,
+  settings: KernelSettings,
+  options: MixingEpochOptions,
+): RerankerMixingSpec {
+  return {
+    kind: 'perceptron-reranker',
+    nbest: sentences.map((s) => formatNbestLine(s)).join('\n') + '\n',
+    sentences: sentences.length,
+    file,
+    settings,
+    options,
+  };
 }
 
 /** The training candidates of a spec, built as the coordinator built them (same ids). */
@@ -55,7 +67,8 @@ export function mixingCandidates(spec: RerankerMixingSpec): NativeCandidateSpec 
     const s = parser.push({ text, number: i + 1 });
     if (s) sentences.push(s);
   });
-  if (sentences.length !== spec.sentences) throw new InternalError(`mixing spec: ${sentences.length} n-best lists, expected ${spec.sentences}`);
+  if (sentences.length !== spec.sentences)
+    throw new InternalError(`mixing spec: ${sentences.length} n-best lists, expected ${spec.sentences}`);
   const dictionary = spec.settings.kernel === 'linear' ? new FeatureDictionary() : undefined;
   return buildCandidates(sentences, spec.settings, { file: spec.file, withScores: true, dictionary }).spec;
 }
@@ -70,6 +83,13 @@ export function mixingEpoch(
 ): Promise<MixingEpochResult> {
   const addon = native<PerceptronAddon>();
   return withCancelFlag(signal, (flag) =>
-    addon.perceptronMixingEpoch(candidates, { ...options, seed: range.seed, threads: resolveThreads(range.threads) }, start, range.first, range.last, flag),
+    addon.perceptronMixingEpoch(
+      candidates,
+      { ...options, seed: range.seed, threads: resolveThreads(range.threads) },
+      start,
+      range.first,
+      range.last,
+      flag,
+    ),
   );
 }

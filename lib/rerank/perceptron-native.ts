@@ -125,5 +125,10 @@ export interface PerceptronAddon {
     cancel: CancelFlagHandle,
   ): Promise<{ last: Float64Array; averaged: Float64Array; mistakes: number; steps: number }>;
   /** A model of explicit coefficients, dense over the training candidates (no voted prediction). */
-  perceptronFromCoefficients(spec: NativeCandidateSpec, options: { beta: number; baseWeight: number }, last: Float64Array, averaged: Float64Array): NativePerceptronModel;
+  perceptronFromCoefficients(
+    spec: NativeCandidateSpec,
+    options: { beta: number; baseWeight: number },
+    last: Float64Array,
+    averaged: Float64Array,
+  ): NativePerceptronModel;
 }

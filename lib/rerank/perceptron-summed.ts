@@ -30,7 +30,10 @@ export class RowCollector {
   // Open dictionary: names are first numbered here in arrival order.
   private readonly arrival: FeatureDictionary | undefined;
 
-  constructor(sentences: number, private readonly dictionary: FeatureDictionary) {
+  constructor(
+    sentences: number,
+    private readonly dictionary: FeatureDictionary,
+  ) {
     this.rows = new Array<Int32Array[]>(sentences);
     this.arrival = dictionary.frozen ? undefined : new FeatureDictionary();
   }
@@ -131,7 +134,11 @@ export async function trainingFeatureRows(
 }
 
 /** `summedFeatureRows` on the JS thread. */
-export function summedFeatureRowsSync(sentences: readonly NbestSentence[], settings: TreeSettings | undefined, dictionary: FeatureDictionary): NativeFeatureRows {
+export function summedFeatureRowsSync(
+  sentences: readonly NbestSentence[],
+  settings: TreeSettings | undefined,
+  dictionary: FeatureDictionary,
+): NativeFeatureRows {
   const rows = new RowCollector(sentences.length, dictionary);
   withTagFeatures(sentences).forEach((s, i) => rows.add(i, sentenceFeatures(s, { settings, treeFeatures: 'always' })));
   return rows.build();

@@ -24,7 +24,12 @@ import {
   type PerceptronKernel,
 } from './perceptron-data.js';
 import { FeatureDictionary } from './perceptron-features.js';
-import type { NativeCandidateSpec, NativePerceptronInfo, NativePerceptronModel, PerceptronAddon } from './perceptron-native.js';
+import type {
+  NativeCandidateSpec,
+  NativePerceptronInfo,
+  NativePerceptronModel,
+  PerceptronAddon,
+} from './perceptron-native.js';
 import { f1 as f1Of, tagCounts, treeCounts, type MatchCounts, type ScoreKind } from '../eval/score.js';
 import type { TagScoring } from './perceptron-data.js';
 import { parseTree } from '../trees/bracket-parser.js';
@@ -122,7 +127,11 @@ export interface PerceptronTrainOptions {
    * candidates). The model then has no voted prediction; chunks, checkpoints and resuming
    * do not apply.
    */
-  mixing?: (spec: RerankerMixingSpec, candidates: NativeCandidateSpec, epochs: number) => Promise<{ last: Float64Array; averaged: Float64Array }>;
+  mixing?: (
+    spec: RerankerMixingSpec,
+    candidates: NativeCandidateSpec,
+    epochs: number,
+  ) => Promise<{ last: Float64Array; averaged: Float64Array }>;
 }
 
 export interface PerceptronMeta {
@@ -188,8 +197,21 @@ export interface RerankEvaluation {
 }
 
 /** The declared fields the API shares with `train-reranker --method perceptron` (lib/options/rerank.ts): their defaults. */
-const { epochs, chunks, seed, shuffle, beta, baseWeight, featureWeight, wordFeature, normalize, cacheMB, threads } = perceptronFields;
-const SHARED_FIELDS = { epochs, chunks, seed, shuffle, beta, baseWeight, featureWeight, wordFeature, normalize, cacheMB, threads };
+const { epochs, chunks, seed, shuffle, beta, baseWeight, featureWeight, wordFeature, normalize, cacheMB, threads } =
+  perceptronFields;
+const SHARED_FIELDS = {
+  epochs,
+  chunks,
+  seed,
+  shuffle,
+  beta,
+  baseWeight,
+  featureWeight,
+  wordFeature,
+  normalize,
+  cacheMB,
+  threads,
+};
 
 /** The API's options with no command-line field of the same name, and their defaults. */
 const API_TRAIN_DEFAULTS = { prediction: 'averaged', primal: true, compressed: true, sim1: 1, sim2: 0 } as const;
@@ -197,7 +219,6 @@ const API_TRAIN_DEFAULTS = { prediction: 'averaged', primal: true, compressed: t
 function addon(): PerceptronAddon {
   return native<PerceptronAddon>();
 }
-
 
 /**
  * Kernel perceptron reranker (Collins & Duffy) over n-best lists of trees (tree kernel),
@@ -218,16 +239,29 @@ export class PerceptronReranker {
   ) {}
 
   /** Trains a reranker; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
-  static async train(sentences: readonly NbestSentence[], options: PerceptronTrainOptions = {}, run?: TrainRun): Promise<PerceptronReranker> {
+  static async train(
+    sentences: readonly NbestSentence[],
+    options: PerceptronTrainOptions = {},
+    run?: TrainRun,
+  ): Promise<PerceptronReranker> {
     options = withRun(options, run, (p: PerceptronProgress) =>
-      p.phase === 'features' ? { phase: 'sentence', done: p.done, total: p.total } : { phase: 'example', done: p.done, total: p.total, loss: p.mistakes });
+      p.phase === 'features'
+        ? { phase: 'sentence', done: p.done, total: p.total }
+        : { phase: 'example', done: p.done, total: p.total, loss: p.mistakes },
+    );
     const opts = fillDefaults(API_TRAIN_DEFAULTS, withDefaults(SHARED_FIELDS, options));
     const file = opts.file ?? '<n-best>';
     if (sentences.length === 0) throw new InputError(file, undefined, 'no training sentences');
     const task = taskOf(sentences);
     const kernel = opts.kernel ?? (task === 'trees' ? 'tree' : 'tags');
     const featureSource =
-      kernel !== 'linear' ? undefined : opts.featureSource === 'file' || opts.featureSource === 'builtin' ? opts.featureSource : allHaveFeatures(sentences) ? 'file' : 'builtin';
+      kernel !== 'linear'
+        ? undefined
+        : opts.featureSource === 'file' || opts.featureSource === 'builtin'
+          ? opts.featureSource
+          : allHaveFeatures(sentences)
+            ? 'file'
+            : 'builtin';
     const settings: KernelSettings = {
       kernel,
       lambda: opts.lambda ?? PERCEPTRON_LAMBDA[kernel === 'tags' ? 'tags' : 'tree'],
@@ -237,24 +271,49 @@ export class PerceptronReranker {
       normalize: opts.normalize,
       featureSource,
     };
-    if (!(settings.lambda > 0 && settings.lambda <= 1)) throw optionError(`lambda must be in (0, 1], got ${settings.lambda}`);
+    if (!(settings.lambda > 0 && settings.lambda <= 1))
+      throw optionError(`lambda must be in (0, 1], got ${settings.lambda}`);
     const { featureWeight, epochs, chunks, seed } = opts;
-    if (!(Number.isFinite(featureWeight) && featureWeight >= 0)) throw optionError(`featureWeight must be >= 0, got ${featureWeight}`);
-    const conflict = perceptronKernelConflict(kernel, { normalize: settings.normalize, wordFeature: settings.wordFeature, featureWeight });
+    if (!(Number.isFinite(featureWeight) && featureWeight >= 0))
+      throw optionError(`featureWeight must be >= 0, got ${featureWeight}`);
+    const conflict = perceptronKernelConflict(kernel, {
+      normalize: settings.normalize,
+      wordFeature: settings.wordFeature,
+      featureWeight,
+    });
     if (conflict) throw optionError(`${conflict.field}: ${conflict.message}`);
     const primal = kernel === 'linear' && opts.primal;
     if (opts.mixing) {
-      const refused = opts.prediction === 'voted' ? 'voted prediction' : featureWeight > 0 ? 'reranking features added to the tree kernel' : chunks > 1 ? 'chunks' : opts.checkpoint !== undefined || opts.resume !== undefined ? 'checkpoints' : undefined;
-      if (refused !== undefined) throw optionError(`parameter mixing has no ${refused} (a mixed model is one set of real coefficients)`);
+      const refused =
+        opts.prediction === 'voted'
+          ? 'voted prediction'
+          : featureWeight > 0
+            ? 'reranking features added to the tree kernel'
+            : chunks > 1
+              ? 'chunks'
+              : opts.checkpoint !== undefined || opts.resume !== undefined
+                ? 'checkpoints'
+                : undefined;
+      if (refused !== undefined)
+        throw optionError(`parameter mixing has no ${refused} (a mixed model is one set of real coefficients)`);
     }
     let dictionary = kernel === 'linear' ? new FeatureDictionary() : undefined;
     const built = buildCandidates(sentences, settings, { file, withScores: true, dictionary, score: opts.score });
     let treeSettings: TreeSettings | undefined;
     if (featureWeight > 0) {
       // Training lists have gold (their Scores need it), so trees always give settings.
-      if (kernel === 'tree') treeSettings = (learnListSettings(sentences, opts.headRules, file) ?? learnTreeSettings([], opts.headRules)).settings;
-      const onExtracted = opts.onProgress && ((done: number): void => opts.onProgress?.({ phase: 'features', done, total: sentences.length, mistakes: 0 }));
-      const extracted = await trainingFeatureRows(sentences, treeSettings, { file, threads: opts.threads, signal: opts.signal, onProgress: onExtracted });
+      if (kernel === 'tree')
+        treeSettings = (learnListSettings(sentences, opts.headRules, file) ?? learnTreeSettings([], opts.headRules))
+          .settings;
+      const onExtracted =
+        opts.onProgress &&
+        ((done: number): void => opts.onProgress?.({ phase: 'features', done, total: sentences.length, mistakes: 0 }));
+      const extracted = await trainingFeatureRows(sentences, treeSettings, {
+        file,
+        threads: opts.threads,
+        signal: opts.signal,
+        onProgress: onExtracted,
+      });
       dictionary = extracted.dictionary;
       built.spec.features = extracted.rows;
       built.spec.featureWeight = featureWeight;
@@ -262,44 +321,66 @@ export class PerceptronReranker {
     let finished = false;
     // Everything that shapes the decisions except the epoch count (not threads, the cache,
     // or `compressed`, which make the same decisions): a checkpoint resumes only with these.
-    const shaping = { settings, ...(featureWeight > 0 ? { featureWeight, treeSettings } : {}), chunks, seed, shuffle: opts.shuffle, beta: opts.beta, baseWeight: opts.baseWeight, primal, ...(opts.score === 'f1' ? { score: opts.score } : {}) };
+    const shaping = {
+      settings,
+      ...(featureWeight > 0 ? { featureWeight, treeSettings } : {}),
+      chunks,
+      seed,
+      shuffle: opts.shuffle,
+      beta: opts.beta,
+      baseWeight: opts.baseWeight,
+      primal,
+      ...(opts.score === 'f1' ? { score: opts.score } : {}),
+    };
     // Epochs done and the native run state they left (from a checkpoint, or the last epoch when checkpointing).
     let doneEpochs = 0;
     let saved: Uint8Array | undefined;
-    const trainTo = (upTo: number): Promise<NativePerceptronModel> => withCancelFlag(opts.signal, (flag) =>
-      addon().perceptronTrain(
-        built.spec,
-        {
-          ...(saved ? { resume: saved, resumeEpochs: doneEpochs } : {}),
-          epochs: upTo,
-          chunks,
-          seed,
-          shuffle: opts.shuffle,
-          threads: resolveThreads(opts.threads),
-          cacheMB: opts.cacheMB,
-          beta: opts.beta,
-          baseWeight: opts.baseWeight,
-          primal,
-          compressed: opts.compressed,
-        },
-        flag,
-        opts.onProgress
-          ? (done, total, mistakes) => {
-              if (!finished) opts.onProgress?.({ done, total, mistakes });
-            }
-          : undefined,
-      ),
-    );
+    const trainTo = (upTo: number): Promise<NativePerceptronModel> =>
+      withCancelFlag(opts.signal, (flag) =>
+        addon().perceptronTrain(
+          built.spec,
+          {
+            ...(saved ? { resume: saved, resumeEpochs: doneEpochs } : {}),
+            epochs: upTo,
+            chunks,
+            seed,
+            shuffle: opts.shuffle,
+            threads: resolveThreads(opts.threads),
+            cacheMB: opts.cacheMB,
+            beta: opts.beta,
+            baseWeight: opts.baseWeight,
+            primal,
+            compressed: opts.compressed,
+          },
+          flag,
+          opts.onProgress
+            ? (done, total, mistakes) => {
+                if (!finished) opts.onProgress?.({ done, total, mistakes });
+              }
+            : undefined,
+        ),
+      );
     let handle: NativePerceptronModel | undefined;
     const mixing = opts.mixing;
     // With checkpoints an epoch per call, each continuing the previous one; else all epochs in one.
     const trainer: Trainer = {
       step: async ({ until }) => {
         if (mixing) {
-          const mixingOptions = { shuffle: opts.shuffle, beta: opts.beta, baseWeight: opts.baseWeight, primal, cacheMB: opts.cacheMB };
+          const mixingOptions = {
+            shuffle: opts.shuffle,
+            beta: opts.beta,
+            baseWeight: opts.baseWeight,
+            primal,
+            cacheMB: opts.cacheMB,
+          };
           const spec = rerankerMixingSpec(sentences, file, settings, mixingOptions);
           const { last, averaged } = await mixing(spec, built.spec, epochs);
-          handle = addon().perceptronFromCoefficients(built.spec, { beta: mixingOptions.beta, baseWeight: mixingOptions.baseWeight }, last, averaged);
+          handle = addon().perceptronFromCoefficients(
+            built.spec,
+            { beta: mixingOptions.beta, baseWeight: mixingOptions.baseWeight },
+            last,
+            averaged,
+          );
           return { done: epochs, loss: handle.info().mistakes };
         }
         handle = await trainTo(until);
@@ -394,30 +475,52 @@ export class PerceptronReranker {
     const file = options.file ?? '<n-best>';
     const built = this.build(sentences, file);
     if (this.dictionary) {
-      built.spec.features = await summedFeatureRows(sentences, this.meta.treeSettings, this.dictionary, { file, threads: options.threads, signal: options.signal });
+      built.spec.features = await summedFeatureRows(sentences, this.meta.treeSettings, this.dictionary, {
+        file,
+        threads: options.threads,
+        signal: options.signal,
+      });
     }
     return { spec: built.spec, sentences: sentences.length, candidates: built.spec.logprobs.length };
   }
 
   private build(sentences: readonly NbestSentence[], file: string): ReturnType<typeof buildCandidates> {
     if (sentences.length > 0 && taskOf(sentences) !== this.meta.task) {
-      throw new InputError(file, undefined, `the model reranks ${this.meta.task === 'trees' ? 'trees' : 'tag sequences'}`);
+      throw new InputError(
+        file,
+        undefined,
+        `the model reranks ${this.meta.task === 'trees' ? 'trees' : 'tag sequences'}`,
+      );
     }
     const settings: KernelSettings = { ...this.meta, featureSource: this.meta.featureSource };
-    const built = buildCandidates(sentences, settings, { file, withScores: false, dictionary: this.meta.kernel === 'linear' ? this.dictionary : undefined });
+    const built = buildCandidates(sentences, settings, {
+      file,
+      withScores: false,
+      dictionary: this.meta.kernel === 'linear' ? this.dictionary : undefined,
+    });
     if (this.meta.featureWeight) built.spec.featureWeight = this.meta.featureWeight;
     return built;
   }
 
   /** The chosen candidate index of every sentence, and each candidate's score (vote share when voted). */
-  async choose(sentences: readonly NbestSentence[] | PreparedCandidates, options: ChooseOptions = {}): Promise<{ chosen: Int32Array; scores: Float64Array }> {
-    const prepared = Array.isArray(sentences) ? await this.prepareAsync(sentences as readonly NbestSentence[], options) : (sentences as PreparedCandidates);
+  async choose(
+    sentences: readonly NbestSentence[] | PreparedCandidates,
+    options: ChooseOptions = {},
+  ): Promise<{ chosen: Int32Array; scores: Float64Array }> {
+    const prepared = Array.isArray(sentences)
+      ? await this.prepareAsync(sentences as readonly NbestSentence[], options)
+      : (sentences as PreparedCandidates);
     const mode = MODES[options.prediction ?? this.meta.prediction];
-    return withCancelFlag(options.signal, (flag) => this.handle.choose(prepared.spec, mode, resolveThreads(options.threads), options.compressed ?? true, flag));
+    return withCancelFlag(options.signal, (flag) =>
+      this.handle.choose(prepared.spec, mode, resolveThreads(options.threads), options.compressed ?? true, flag),
+    );
   }
 
   /** The chosen candidate of each sentence, off the JS thread and cancellable: `choose` without the scores. */
-  async rerank(sentences: readonly NbestSentence[] | PreparedCandidates, options: ChooseOptions = {}): Promise<Int32Array> {
+  async rerank(
+    sentences: readonly NbestSentence[] | PreparedCandidates,
+    options: ChooseOptions = {},
+  ): Promise<Int32Array> {
     return (await this.choose(sentences, options)).chosen;
   }
 
@@ -436,7 +539,8 @@ export class PerceptronReranker {
       });
       return sum;
     };
-    const figure = (c: MatchCounts): number => (this.meta.task === 'tags' && scoring === 'accuracy' ? (c.gold ? (100 * c.matched) / c.gold : 0) : f1Of(c));
+    const figure = (c: MatchCounts): number =>
+      this.meta.task === 'tags' && scoring === 'accuracy' ? (c.gold ? (100 * c.matched) / c.gold : 0) : f1Of(c);
     const logprobs = (s: NbestSentence): number[] => s.candidates.map((c) => c.logprob);
     const oracle = sentences.map((s) => oracleIndex(sentenceScores(s, file, scoring), logprobs(s)));
     const base = sentences.map((s) => baseIndex(logprobs(s)));
@@ -478,7 +582,11 @@ export class PerceptronReranker {
   }
 
   private static fromModelFile(file: string, m: ModelFile<PerceptronMeta>): PerceptronReranker {
-    if (m.kindVersion > MODEL_VERSION) throw new ModelFileError(file, `perceptron model version ${m.kindVersion} is newer than supported (${MODEL_VERSION})`);
+    if (m.kindVersion > MODEL_VERSION)
+      throw new ModelFileError(
+        file,
+        `perceptron model version ${m.kindVersion} is newer than supported (${MODEL_VERSION})`,
+      );
     let handle: NativePerceptronModel;
     try {
       handle = addon().PerceptronModel.load(m.payload);
@@ -489,7 +597,8 @@ export class PerceptronReranker {
     if (meta === null || typeof meta !== 'object' || (meta.task !== 'trees' && meta.task !== 'tags')) {
       throw new ModelFileError(file, 'perceptron model metadata is missing or malformed');
     }
-    const settingsMissing = meta.task === 'trees' && (typeof meta.treeSettings !== 'object' || meta.treeSettings === null);
+    const settingsMissing =
+      meta.task === 'trees' && (typeof meta.treeSettings !== 'object' || meta.treeSettings === null);
     if (meta.featureWeight !== undefined && (settingsMissing || !Array.isArray(meta.features))) {
       throw new ModelFileError(file, 'perceptron model with reranking features lacks their settings or names');
     }
@@ -501,12 +610,19 @@ export class PerceptronReranker {
     delete meta.features;
     // Models saved before lib/eval/score.ts named the chunk scoring by its scheme.
     const legacy: Record<string, TagScoring> = { chunks: 'iob2', 'chunks-iobes': 'iobes' };
-    if (meta.tagScoring !== undefined && legacy[meta.tagScoring] !== undefined) meta.tagScoring = legacy[meta.tagScoring];
+    if (meta.tagScoring !== undefined && legacy[meta.tagScoring] !== undefined)
+      meta.tagScoring = legacy[meta.tagScoring];
     return new PerceptronReranker(handle, meta, dictionary);
   }
 }
 
-function countsFor(s: NbestSentence, j: number, file: string, task: 'trees' | 'tags', scoring: TagScoring): MatchCounts {
+function countsFor(
+  s: NbestSentence,
+  j: number,
+  file: string,
+  task: 'trees' | 'tags',
+  scoring: TagScoring,
+): MatchCounts {
   if (s.gold === undefined) throw new InputError(file, s.line, `sentence ${s.id} has no gold`);
   if (task === 'trees') {
     if (typeof s.gold !== 'string') throw new InputError(file, s.line, `sentence ${s.id}: gold must be a tree`);

@@ -28,8 +28,14 @@ export interface RerankerModel {
 const KIND = 'reranker';
 
 /** Keeps features with a non-zero weight; renumbers rounds to the compact ids. */
-export function compactReranker(method: string, a0: number, dictionary: readonly string[], dense: Float64Array, rounds: BoostModelData | undefined,
-  info: RerankerModel['info']): RerankerModel {
+export function compactReranker(
+  method: string,
+  a0: number,
+  dictionary: readonly string[],
+  dense: Float64Array,
+  rounds: BoostModelData | undefined,
+  info: RerankerModel['info'],
+): RerankerModel {
   const keep = new Map<number, number>();
   const names: string[] = [];
   const weights: number[] = [];
@@ -46,7 +52,11 @@ export function compactReranker(method: string, a0: number, dictionary: readonly
   });
   let compactRounds: BoostModelData | undefined;
   if (rounds) {
-    compactRounds = { ...rounds, numFeatures: names.length, features: rounds.features.map((k) => keep.get(k) as number) };
+    compactRounds = {
+      ...rounds,
+      numFeatures: names.length,
+      features: rounds.features.map((k) => keep.get(k) as number),
+    };
   }
   return { method, a0, names, weights: Float64Array.from(weights), rounds: compactRounds, info };
 }
@@ -59,12 +69,24 @@ export function saveReranker(file: string, m: RerankerModel): void {
   saveModel(file, {
     kind: KIND,
     kindVersion: 1,
-    meta: { method: m.method, a0: m.a0, names: m.names, info: m.info, ...(m.treeSettings ? { treeSettings: m.treeSettings } : {}) },
+    meta: {
+      method: m.method,
+      a0: m.a0,
+      names: m.names,
+      info: m.info,
+      ...(m.treeSettings ? { treeSettings: m.treeSettings } : {}),
+    },
     payload: Buffer.concat([head, w, rounds]),
   });
 }
 
-type RerankerMeta = { method: string; a0: number; names: string[]; info: RerankerModel['info']; treeSettings?: TreeSettings };
+type RerankerMeta = {
+  method: string;
+  a0: number;
+  names: string[];
+  info: RerankerModel['info'];
+  treeSettings?: TreeSettings;
+};
 
 /** Reads a reranker model file; another kind of model is a ModelKindError. */
 export function loadReranker(file: string): RerankerModel {
@@ -83,7 +105,13 @@ function rerankerFromFile(file: string, f: ModelFile<RerankerMeta>): RerankerMod
   };
   if (f.kindVersion > 1) bad(`version ${f.kindVersion} is newer than supported (1)`);
   const meta: unknown = f.meta;
-  if (typeof meta !== 'object' || meta === null || typeof f.meta.method !== 'string' || typeof f.meta.a0 !== 'number' || !Array.isArray(f.meta.names)) {
+  if (
+    typeof meta !== 'object' ||
+    meta === null ||
+    typeof f.meta.method !== 'string' ||
+    typeof f.meta.a0 !== 'number' ||
+    !Array.isArray(f.meta.names)
+  ) {
     bad('metadata is malformed');
   }
   if (p.length < 8) bad('payload is truncated');
@@ -100,8 +128,22 @@ function rerankerFromFile(file: string, f: ModelFile<RerankerMeta>): RerankerMod
     if (rounds && rounds.numFeatures !== n) bad('rounds do not match the feature names');
   }
   const treeSettings = f.meta.treeSettings;
-  if (treeSettings !== undefined && (typeof treeSettings !== 'object' || treeSettings === null || typeof treeSettings.classes !== 'object' || typeof treeSettings.headRules !== 'object')) {
+  if (
+    treeSettings !== undefined &&
+    (typeof treeSettings !== 'object' ||
+      treeSettings === null ||
+      typeof treeSettings.classes !== 'object' ||
+      typeof treeSettings.headRules !== 'object')
+  ) {
     bad('tree settings are malformed');
   }
-  return { method: f.meta.method, a0: f.meta.a0, names: f.meta.names, weights, rounds, info: f.meta.info, ...(treeSettings ? { treeSettings } : {}) };
+  return {
+    method: f.meta.method,
+    a0: f.meta.a0,
+    names: f.meta.names,
+    weights,
+    rounds,
+    info: f.meta.info,
+    ...(treeSettings ? { treeSettings } : {}),
+  };
 }

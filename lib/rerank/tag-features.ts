@@ -48,6 +48,8 @@ export function tagSequenceFeatures(words: readonly string[], tags: readonly str
 export function withTagSequenceFeatures(sentences: readonly NbestSentence[]): NbestSentence[] {
   return sentences.map((s) => ({
     ...s,
-    candidates: s.candidates.map((cand) => (cand.tags ? { ...cand, features: tagSequenceFeatures(s.tokens, cand.tags) } : cand)),
+    candidates: s.candidates.map((cand) =>
+      cand.tags ? { ...cand, features: tagSequenceFeatures(s.tokens, cand.tags) } : cand,
+    ),
   }));
 }

@@ -6,8 +6,17 @@
 import { TrainProgressBar } from '../progress.js';
 import { rateStamp, type TrainProgress } from '../train-progress.js';
 import {
-  boostPrefixCurve, boostWeights, boostWork, chooseRoundsOnDev, chosenScore, trainBoost, trainLoglinear,
-  type BoostModelData, type LoglinearModelData, type RerankDataHandle, type TrainBoostOptions,
+  boostPrefixCurve,
+  boostWeights,
+  boostWork,
+  chooseRoundsOnDev,
+  chosenScore,
+  trainBoost,
+  trainLoglinear,
+  type BoostModelData,
+  type LoglinearModelData,
+  type RerankDataHandle,
+  type TrainBoostOptions,
 } from './boost.js';
 import { compactReranker, type RerankerModel } from './reranker.js';
 import { BOOST_EPS, LOGLINEAR_C, RERANK_ROUNDS } from '../options/rerank.js';
@@ -87,7 +96,11 @@ export class RerankCheckpoints {
   private readonly file: string | undefined;
 
   /** `shaping`: the options a resume must repeat (the data is fingerprinted too). */
-  constructor(private readonly trainer: CheckpointTrainer, input: RerankerTrainInput, private readonly shaping: Record<string, unknown>) {
+  constructor(
+    private readonly trainer: CheckpointTrainer,
+    input: RerankerTrainInput,
+    private readonly shaping: Record<string, unknown>,
+  ) {
     const { train, dev, dictionary } = input;
     const parts: (string | Uint8Array)[] = [JSON.stringify(shaping), dictionary.join('\n')];
     for (const data of dev ? [train, dev] : [train]) {
@@ -98,7 +111,11 @@ export class RerankCheckpoints {
     this.fingerprint = fingerprintOf(parts);
     this.file = input.options.checkpoint;
     const resume = input.options.resume;
-    if (resume !== undefined) Object.assign(this.sections, loadCheckpoint(resume, trainer, { fingerprint: this.fingerprint, options: shaping }).sections);
+    if (resume !== undefined)
+      Object.assign(
+        this.sections,
+        loadCheckpoint(resume, trainer, { fingerprint: this.fingerprint, options: shaping }).sections,
+      );
   }
 
   /** A checkpoint file is written (not only resumed from). */
@@ -109,19 +126,33 @@ export class RerankCheckpoints {
   /** Writes the sections (atomically) when a checkpoint file was asked for. */
   save(step: number): void {
     if (this.file === undefined) return;
-    saveCheckpoint(this.file, { trainer: this.trainer, step, fingerprint: this.fingerprint, options: this.shaping, state: null, sections: this.sections });
+    saveCheckpoint(this.file, {
+      trainer: this.trainer,
+      step,
+      fingerprint: this.fingerprint,
+      options: this.shaping,
+      state: null,
+      sections: this.sections,
+    });
   }
 }
 
 /** The checkpoints of a linear reranker's training, when a checkpoint or resume file is given (the pipeline's adapters use it too). */
-export function rerankCheckpoints(trainer: CheckpointTrainer, input: RerankerTrainInput, shaping: Record<string, unknown>): RerankCheckpoints | undefined {
+export function rerankCheckpoints(
+  trainer: CheckpointTrainer,
+  input: RerankerTrainInput,
+  shaping: Record<string, unknown>,
+): RerankCheckpoints | undefined {
   const { checkpoint, resume } = input.options;
   return checkpoint === undefined && resume === undefined ? undefined : new RerankCheckpoints(trainer, input, shaping);
 }
 const checkpoints = rerankCheckpoints;
 
 /** trainBoost's `resume` and `afterChunk` for the rounds kept in checkpoint section `section`. */
-export function boostCheckpointing(saved: RerankCheckpoints | undefined, section: string): Pick<TrainBoostOptions, 'resume' | 'afterChunk'> {
+export function boostCheckpointing(
+  saved: RerankCheckpoints | undefined,
+  section: string,
+): Pick<TrainBoostOptions, 'resume' | 'afterChunk'> {
   if (!saved) return {};
   return {
     resume: saved.sections[section] ? decodeBoostModel(saved.sections[section]) : undefined,
@@ -166,21 +197,39 @@ function firstBest(x: readonly number[], y: ArrayLike<number>): { rounds: number
   return { rounds: x[at], score: y[at] };
 }
 
-async function selection(method: 'sparse' | 'logloss', name: string, input: RerankerTrainInput, knobs: TrainerKnobs = {}): Promise<TrainedLinear> {
+async function selection(
+  method: 'sparse' | 'logloss',
+  name: string,
+  input: RerankerTrainInput,
+  knobs: TrainerKnobs = {},
+): Promise<TrainedLinear> {
   const { train, dev, dictionary, options } = input;
   const rounds = options.rounds ?? RERANK_ROUNDS[method === 'logloss' ? 'logloss' : 'boost'];
   const epsList = method === 'logloss' ? [0] : (options.eps ?? [BOOST_EPS]);
   let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
   const curves: DevCurve[] = [];
-  const saved = knobs.checkpoints ?? checkpoints('boost-reranker', input, {
-    method, eps: epsList, weighting: options.weighting ?? 'score', devStep: options.devStep ?? null, ...(method === 'logloss' ? { l2: options.l2?.[0] ?? null } : {}),
-  });
+  const saved =
+    knobs.checkpoints ??
+    checkpoints('boost-reranker', input, {
+      method,
+      eps: epsList,
+      weighting: options.weighting ?? 'score',
+      devStep: options.devStep ?? null,
+      ...(method === 'logloss' ? { l2: options.l2?.[0] ?? null } : {}),
+    });
   for (const [index, eps] of epsList.entries()) {
     const stamp = rateStamp();
     const setting = `${name}${epsList.length > 1 ? ` eps=${eps}` : ''}`;
     const bar = new TrainProgressBar(setting);
     const { model } = await trainBoost(train, {
-      rounds, method, eps, weighting: options.weighting, l2: options.l2?.[0], threads: options.threads, signal: options.signal, dev,
+      rounds,
+      method,
+      eps,
+      weighting: options.weighting,
+      l2: options.l2?.[0],
+      threads: options.threads,
+      signal: options.signal,
+      dev,
       chunk: knobs.chunk ?? (method === 'logloss' ? 10 : 1000),
       ...boostCheckpointing(saved, `rounds:${index}`),
       onProgress: (s) => {
@@ -188,7 +237,10 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
         options.onProgress?.(event);
         knobs.onSettingProgress?.(`eps=${eps}`, event);
         if (options.progress === false) return;
-        bar.onProgress(event, method === 'sparse' ? `Work ${s.work.toFixed(2)}  Savings ${s.savings.toFixed(0)}` : undefined);
+        bar.onProgress(
+          event,
+          method === 'sparse' ? `Work ${s.work.toFixed(2)}  Savings ${s.savings.toFixed(0)}` : undefined,
+        );
       },
     });
     if (options.progress !== false) bar.finish();
@@ -202,7 +254,12 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
         curves.push({ label: `eps=${eps}`, x, y });
         pick = firstBest(x, y);
       } else {
-        const c = chooseRoundsOnDev(dev, model, options.devStep ?? Math.max(1, Math.ceil(model.features.length / 200)), options.threads);
+        const c = chooseRoundsOnDev(
+          dev,
+          model,
+          options.devStep ?? Math.max(1, Math.ceil(model.features.length / 200)),
+          options.threads,
+        );
         curves.push({ label: `eps=${eps}`, x: c.checkpoints, y: Array.from(c.curve) });
         pick = c;
       }
@@ -217,17 +274,26 @@ async function selection(method: 'sparse' | 'logloss', name: string, input: Rera
   const dense = boostWeights(b.model, b.n);
   const w = boostWork(b.model, b.n);
   const info: RerankerModel['info'] = {
-    roundsTrained: b.model.features.length, rounds: b.n, a0: b.model.a0, initialLoss: b.model.initialLoss,
+    roundsTrained: b.model.features.length,
+    rounds: b.n,
+    a0: b.model.a0,
+    initialLoss: b.model.initialLoss,
   };
-  if (method === 'sparse') Object.assign(info, { eps: b.eps, weighting: b.model.weighting, work: w.work, savings: w.savings });
+  if (method === 'sparse')
+    Object.assign(info, { eps: b.eps, weighting: b.model.weighting, work: w.work, savings: w.savings });
   if (dev) info.devScore = b.score;
   return { model: compactReranker(name, b.model.a0, dictionary, dense, b.model, info), a0: b.model.a0, dense, curves };
 }
 
-async function loglinear({ train, dev, dictionary, options }: RerankerTrainInput, knobs: TrainerKnobs = {}): Promise<TrainedLinear> {
+async function loglinear(
+  { train, dev, dictionary, options }: RerankerTrainInput,
+  knobs: TrainerKnobs = {},
+): Promise<TrainedLinear> {
   const l2s = options.l2 ?? [LOGLINEAR_C];
-  let best: { a0: number; weights: Float64Array; score: number; l2: number; objective: number; iterations: number } | undefined;
-  const saved = knobs.checkpoints ?? checkpoints('loglinear-reranker', { train, dev, dictionary, options }, { l2: l2s });
+  let best:
+    { a0: number; weights: Float64Array; score: number; l2: number; objective: number; iterations: number } | undefined;
+  const saved =
+    knobs.checkpoints ?? checkpoints('loglinear-reranker', { train, dev, dictionary, options }, { l2: l2s });
   for (const [index, l2] of l2s.entries()) {
     const maxIterations = options.rounds ?? RERANK_ROUNDS.loglinear;
     const stamp = rateStamp();
@@ -241,23 +307,39 @@ async function loglinear({ train, dev, dictionary, options }: RerankerTrainInput
     const common = { l2, threads: options.threads, signal: options.signal, onIteration };
     const r = await loglinearCheckpointed(train, common, maxIterations, saved, `lbfgs:${index}`);
     const score = dev ? chosenScore(dev, r.a0, r.weights, options.threads) : NaN;
-    if (options.progress !== false) bar.finish(`objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations${dev ? `  dev ${score.toFixed(1)}` : ''}`);
-    knobs.log?.(`C=${l2}: objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations${dev ? `; dev Score ${score.toFixed(1)}` : ''}`);
+    if (options.progress !== false)
+      bar.finish(
+        `objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations${dev ? `  dev ${score.toFixed(1)}` : ''}`,
+      );
+    knobs.log?.(
+      `C=${l2}: objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations${dev ? `; dev Score ${score.toFixed(1)}` : ''}`,
+    );
     if (!best || score > best.score) best = { ...r, score, l2 };
   }
   const b = best as NonNullable<typeof best>;
   const info: RerankerModel['info'] = { l2: b.l2, objective: b.objective, iterations: b.iterations };
   if (dev) info.devScore = b.score;
-  return { model: compactReranker('loglinear', b.a0, dictionary, b.weights, undefined, info), a0: b.a0, dense: b.weights, curves: [] };
+  return {
+    model: compactReranker('loglinear', b.a0, dictionary, b.weights, undefined, info),
+    a0: b.a0,
+    dense: b.weights,
+    curves: [],
+  };
 }
 
 /** The methods by name, with the knobs and the dense weights (LinearReranker's training). */
-export const linearTrainers: Record<string, (input: RerankerTrainInput, knobs?: TrainerKnobs) => Promise<TrainedLinear>> = {
+export const linearTrainers: Record<
+  string,
+  (input: RerankerTrainInput, knobs?: TrainerKnobs) => Promise<TrainedLinear>
+> = {
   boost: (input, knobs) => selection('sparse', 'boost', input, knobs),
   logloss: (input, knobs) => selection('logloss', 'logloss', input, knobs),
   loglinear,
 };
 
 export const rerankerTrainers: Record<string, RerankerTrainer> = Object.fromEntries(
-  Object.entries(linearTrainers).map(([method, train]) => [method, async (input: RerankerTrainInput) => (await train(input)).model]),
+  Object.entries(linearTrainers).map(([method, train]) => [
+    method,
+    async (input: RerankerTrainInput) => (await train(input)).model,
+  ]),
 );

@@ -51,7 +51,21 @@ export interface TreeFeatureOptions {
 
 /** The PTB closed-class tags of models trained before classes were learned. */
 export const CLOSED_CLASS_TAGS: ReadonlySet<string> = new Set([
-  'CC', 'DT', 'EX', 'IN', 'MD', 'PDT', 'POS', 'PRP', 'PRP$', 'RP', 'TO', 'WDT', 'WP', 'WP$', 'WRB',
+  'CC',
+  'DT',
+  'EX',
+  'IN',
+  'MD',
+  'PDT',
+  'POS',
+  'PRP',
+  'PRP$',
+  'RP',
+  'TO',
+  'WDT',
+  'WP',
+  'WP$',
+  'WRB',
 ]);
 /** The PTB word classes of models trained before classes were learned. */
 export const LEGACY_TREE_CLASSES: Readonly<TreeClasses> = {
@@ -67,9 +81,28 @@ const TOP = 'TOP';
 
 /** The templates: name prefixes, in the order they are emitted. */
 export const TEMPLATES = [
-  'Rule', 'Bigram', 'GRule', 'GBigram', 'TwoRule', 'TwoBigram', 'Trigram', 'LexBigram',
-  'HeadMod', 'PP', 'Dist', 'HeadHead', 'HeadHeadW', 'HeadHeadH', 'GrandHead', 'CoPar', 'CoPar2', 'CoHead', 'CoLen',
-  'Frame', 'FrameW', 'Heavy',
+  'Rule',
+  'Bigram',
+  'GRule',
+  'GBigram',
+  'TwoRule',
+  'TwoBigram',
+  'Trigram',
+  'LexBigram',
+  'HeadMod',
+  'PP',
+  'Dist',
+  'HeadHead',
+  'HeadHeadW',
+  'HeadHeadH',
+  'GrandHead',
+  'CoPar',
+  'CoPar2',
+  'CoHead',
+  'CoLen',
+  'Frame',
+  'FrameW',
+  'Heavy',
 ] as const;
 
 /** Length buckets: 0, 1, 2, 3-4, 5-8, 9+. */
@@ -94,10 +127,17 @@ export function treeFeatureCounts(root: HeadNode, options: TreeFeatureOptions = 
   while (ROOT_LABELS.has(top.label) && top.children.length === 1 && top.word === undefined) top = top.children[0];
 
   const plain = (n: HeadNode): string => n.label;
-  const lexical = (n: HeadNode): string => (closed.has(n.headTag) ? `${n.label}(${n.headWord.toLowerCase()})` : n.label);
+  const lexical = (n: HeadNode): string =>
+    closed.has(n.headTag) ? `${n.label}(${n.headWord.toLowerCase()})` : n.label;
 
   /** The non-lexical templates under a labelling; the closed-class pass prefixes its names with `CC`. */
-  const structural = (n: HeadNode, parent: HeadNode | undefined, grand: HeadNode | undefined, lab: (n: HeadNode) => string, pass: string): void => {
+  const structural = (
+    n: HeadNode,
+    parent: HeadNode | undefined,
+    grand: HeadNode | undefined,
+    lab: (n: HeadNode) => string,
+    pass: string,
+  ): void => {
     const P = lab(n);
     const kids = n.children.map(lab);
     const h = n.head;
@@ -132,7 +172,8 @@ export function treeFeatureCounts(root: HeadNode, options: TreeFeatureOptions = 
     }
     // Trigrams over STOP C1 .. Cm STOP, head marked.
     const marked = [STOP, ...kids.map((k, i) => (i === h ? `${k}*` : k)), STOP];
-    for (let i = 0; i + 2 < marked.length; i++) add(`${pass}Trigram:${P}>${marked[i]} ${marked[i + 1]} ${marked[i + 2]}`);
+    for (let i = 0; i + 2 < marked.length; i++)
+      add(`${pass}Trigram:${P}>${marked[i]} ${marked[i + 1]} ${marked[i + 2]}`);
   };
 
   const lexicalOnly = (n: HeadNode, parent: HeadNode | undefined, grand: HeadNode | undefined): void => {
@@ -217,7 +258,10 @@ export function treeFeatureCounts(root: HeadNode, options: TreeFeatureOptions = 
     }
     // Frames of verb-like heads.
     if (H.word !== undefined && verbs.has(H.label)) {
-      const frame = n.children.map((c, i) => (i === h ? '*' : c.label)).filter((l, i) => !isPunct(n.children[i])).join(' ');
+      const frame = n.children
+        .map((c, i) => (i === h ? '*' : c.label))
+        .filter((l, i) => !isPunct(n.children[i]))
+        .join(' ');
       add(`Frame:${H.label}>${frame}`);
       add(`FrameW:${lower(H.word)}>${frame}`);
     }
@@ -231,7 +275,12 @@ export function treeFeatureCounts(root: HeadNode, options: TreeFeatureOptions = 
 
   const lexPass = options.lexicalizedPass ?? true;
   const wantLong = options.longRange ?? true;
-  const walk = (n: HeadNode, parent: HeadNode | undefined, grand: HeadNode | undefined, gov: HeadNode | undefined): void => {
+  const walk = (
+    n: HeadNode,
+    parent: HeadNode | undefined,
+    grand: HeadNode | undefined,
+    gov: HeadNode | undefined,
+  ): void => {
     if (n.word !== undefined || n.children.length === 0) return;
     structural(n, parent, grand, plain, '');
     lexicalOnly(n, parent, grand);

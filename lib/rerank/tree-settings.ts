@@ -9,8 +9,14 @@ import type { NbestSentence } from '../io/nbest.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import type { Tree } from '../trees/tree.js';
 import {
-  HEAD_COVERAGE_WARNING, headCoverage, headRulePreset, headTableFromJson, headTableToJson,
-  type HeadCoverage, type HeadTable, type HeadTableJson,
+  HEAD_COVERAGE_WARNING,
+  headCoverage,
+  headRulePreset,
+  headTableFromJson,
+  headTableToJson,
+  type HeadCoverage,
+  type HeadTable,
+  type HeadTableJson,
 } from '../trees/head-rules.js';
 import { learnTreebankClasses, type TreeClasses } from '../trees/tree-classes.js';
 import { LEGACY_TREE_CLASSES } from './tree-features.js';
@@ -46,13 +52,20 @@ export interface LearnedTreeSettings {
  * Learns the settings from gold training trees. `table` is the given head table (default
  * the `collins` preset); labels it does not cover get learned rules.
  */
-export function learnTreeSettings(trees: readonly Tree[], table: HeadTable = headRulePreset('collins')): LearnedTreeSettings {
+export function learnTreeSettings(
+  trees: readonly Tree[],
+  table: HeadTable = headRulePreset('collins'),
+): LearnedTreeSettings {
   const coverage = headCoverage(trees, table);
   const { table: full, classes } = learnTreebankClasses(trees, table);
   let warning: string | undefined;
   if (coverage.percent < HEAD_COVERAGE_WARNING) {
-    const top = coverage.missing.slice(0, 8).map(([l, n]) => `${l} (${n})`).join(', ');
-    warning = `head rules '${table.name}' cover ${coverage.percent.toFixed(1)}% of the training phrases (under ${HEAD_COVERAGE_WARNING}%): ` +
+    const top = coverage.missing
+      .slice(0, 8)
+      .map(([l, n]) => `${l} (${n})`)
+      .join(', ');
+    warning =
+      `head rules '${table.name}' cover ${coverage.percent.toFixed(1)}% of the training phrases (under ${HEAD_COVERAGE_WARNING}%): ` +
       `heads of the others are learned from the treebank; uncovered labels: ${top}. A head table for this scheme (--head-rules FILE; "headRules" in a pipeline config) takes their place.`;
   }
   return { settings: { headRules: headTableToJson(full), classes }, coverage, warning };
@@ -62,19 +75,28 @@ export function learnTreeSettings(trees: readonly Tree[], table: HeadTable = hea
  * The settings learned from the gold trees of n-best lists (given `table` first), or
  * undefined when no sentence has a gold tree (tag lists).
  */
-export function learnListSettings(sentences: readonly NbestSentence[], table?: HeadTable, file?: string): LearnedTreeSettings | undefined {
+export function learnListSettings(
+  sentences: readonly NbestSentence[],
+  table?: HeadTable,
+  file?: string,
+): LearnedTreeSettings | undefined {
   const gold = sentences.filter((s) => typeof s.gold === 'string');
   if (gold.length === 0) return undefined;
-  return learnTreeSettings(gold.map((s) => parseTree(s.gold as string, file, s.line)), table);
+  return learnTreeSettings(
+    gold.map((s) => parseTree(s.gold as string, file, s.line)),
+    table,
+  );
 }
 
 /** A one-line summary of learned settings (coverage and classes), for logs. */
 export function describeTreeSettings(l: LearnedTreeSettings): string {
   const c = l.settings.classes;
   const learned = l.settings.headRules.learned?.length ?? 0;
-  return `head rules '${l.settings.headRules.name}': ${l.coverage.percent.toFixed(1)}% of ${l.coverage.nodes} training phrases covered by the table, ` +
+  return (
+    `head rules '${l.settings.headRules.name}': ${l.coverage.percent.toFixed(1)}% of ${l.coverage.nodes} training phrases covered by the table, ` +
     `${learned} labels learned; closed-class tags ${c.closedClassTags.length}, verb-like tags [${c.verbTags.join(' ')}], ` +
-    `adposition-like labels [${c.adpositionLabels.join(' ')}], conjunctions [${c.conjunctionTags.join(' ')}]`;
+    `adposition-like labels [${c.adpositionLabels.join(' ')}], conjunctions [${c.conjunctionTags.join(' ')}]`
+  );
 }
 
 /** The head table of settings (validated). */

@@ -25,7 +25,10 @@ export function looksLikeChunkTags(labels: Iterable<string>): boolean {
 export function scoreTags(gold: string[][], guess: string[][], chunked: boolean): DevScore {
   if (chunked) {
     const scheme = detectTagScheme(gold) ?? 'iob2';
-    const report = conllevalCorpus(gold.map((g, s) => ({ gold: g, predicted: guess[s] })), { scheme });
+    const report = conllevalCorpus(
+      gold.map((g, s) => ({ gold: g, predicted: guess[s] })),
+      { scheme },
+    );
     return { name: 'F1', value: report.overall.f1 };
   }
   let tokens = 0;

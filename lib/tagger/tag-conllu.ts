@@ -7,7 +7,17 @@
  */
 import { UsageError } from '../errors.js';
 import { AtomicFile } from '../io/atomic-writer.js';
-import { CONLLU_FIELDS, CONLLU_FIELD_NAMES, CONLLU_MISC_COLUMN, ConlluAssembler, conlluField, conlluRows, isConlluWordLine, type ConlluField, type ConlluSentence } from '../io/conllu.js';
+import {
+  CONLLU_FIELDS,
+  CONLLU_FIELD_NAMES,
+  CONLLU_MISC_COLUMN,
+  ConlluAssembler,
+  conlluField,
+  conlluRows,
+  isConlluWordLine,
+  type ConlluField,
+  type ConlluSentence,
+} from '../io/conllu.js';
 import { readLines } from '../io/lines.js';
 import { formatNbestLine, type NbestSentence } from '../io/nbest.js';
 import type { Tagger } from './tagger.js';
@@ -36,7 +46,10 @@ function conlluLayout(tagger: Tagger): { inputs: ConlluField[]; label: ConlluFie
   const { inputColumns, label } = tagger.meta;
   const inputs = inputColumns.map((name) => {
     const field = conlluField(name);
-    if (field === undefined) throw new UsageError(`tag: the model reads a column '${name}', which is no CoNLL-U field (${CONLLU_FIELD_NAMES}); give CoNLL columns with --format conll`);
+    if (field === undefined)
+      throw new UsageError(
+        `tag: the model reads a column '${name}', which is no CoNLL-U field (${CONLLU_FIELD_NAMES}); give CoNLL columns with --format conll`,
+      );
     return field;
   });
   return { inputs, label: conlluField(label) };
@@ -47,7 +60,10 @@ function withLabel(line: string, tag: string, labelField: ConlluField | undefine
   const fields = line.split('\t');
   if (labelField !== undefined) fields[CONLLU_FIELDS[labelField]] = tag;
   else {
-    const misc = fields[CONLLU_MISC_COLUMN] === '_' ? [] : fields[CONLLU_MISC_COLUMN].split('|').filter((a) => !a.startsWith(`${labelName}=`));
+    const misc =
+      fields[CONLLU_MISC_COLUMN] === '_'
+        ? []
+        : fields[CONLLU_MISC_COLUMN].split('|').filter((a) => !a.startsWith(`${labelName}=`));
     fields[CONLLU_MISC_COLUMN] = [...misc, `${labelName}=${tag}`].join('|');
   }
   return fields.join('\t');
@@ -78,14 +94,21 @@ export async function tagConllu(tagger: Tagger, options: TagConlluOptions): Prom
     const text: string[] = [];
     batch.forEach((p, s) => {
       let i = 0;
-      for (const line of p.lines) text.push(isConlluWordLine(line) ? withLabel(line, tags[s][i++], layout.label, labelName) : line);
+      for (const line of p.lines)
+        text.push(isConlluWordLine(line) ? withLabel(line, tags[s][i++], layout.label, labelName) : line);
     });
     await out.write(`${text.join('\n')}\n`);
     if (nbestOut) {
       const lists = await tagger.tagNbest(rows, nbest, { threads, signal });
       const json = batch.map((p, s) => {
-        const record: NbestSentence = { id: `s${++sentenceId}`, tokens: p.sentence.tokens.map((t) => t.form), candidates: lists[s], line: p.sentence.line };
-        const gold = layout.label !== undefined ? p.sentence.tokens.map((t) => t[layout.label as ConlluField]) : undefined;
+        const record: NbestSentence = {
+          id: `s${++sentenceId}`,
+          tokens: p.sentence.tokens.map((t) => t.form),
+          candidates: lists[s],
+          line: p.sentence.line,
+        };
+        const gold =
+          layout.label !== undefined ? p.sentence.tokens.map((t) => t[layout.label as ConlluField]) : undefined;
         if (gold !== undefined && gold.some((g) => g !== '_')) record.gold = gold;
         return formatNbestLine(record);
       });

@@ -26,7 +26,11 @@ export interface TagStreamOptions {
 /** The error for a first token line that has neither the model's input columns nor all its columns. */
 export function firstWidthError(input: string, line: number, tagger: Tagger, found: number): InputError {
   const { columns, inputColumns } = tagger.meta;
-  return new InputError(input, line, `expected ${inputColumns.length} columns (${inputColumns.join(', ')}) or ${columns.length} (${columns.join(', ')}), found ${found}`);
+  return new InputError(
+    input,
+    line,
+    `expected ${inputColumns.length} columns (${inputColumns.join(', ')}) or ${columns.length} (${columns.join(', ')}), found ${found}`,
+  );
 }
 
 /** The error for a token line whose width differs from the first token line's. */
@@ -66,7 +70,9 @@ export async function tagStream(tagger: Tagger, options: TagStreamOptions): Prom
     const r = tagger.tagColumnBlock(block, final, width, separator, threads, written);
     if (r.errorLine > 0) {
       const line = linesBefore + r.errorLine;
-      throw r.errorKind === 1 ? firstWidthError(input, line, tagger, r.errorFound) : widthError(input, line, r.width, r.errorFound);
+      throw r.errorKind === 1
+        ? firstWidthError(input, line, tagger, r.errorFound)
+        : widthError(input, line, r.width, r.errorFound);
     }
     width = r.width;
     linesBefore += r.lines;

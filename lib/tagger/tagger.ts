@@ -21,9 +21,25 @@ export type TaggerAlgorithm = 'perceptron' | 'crf' | 'maxent';
 const ALGORITHMS: TaggerAlgorithm[] = ['perceptron', 'crf', 'maxent'];
 
 interface NativeTaggerHandle {
-  buildTraining(text: string | Uint8Array, labels: string | Uint8Array): { sentences: number; tokens: number; attributes: number; features: number };
-  buildTrainingRows(sentences: TokenRows[], inputIdx: Int32Array, labelIndex: number): { sentences: number; tokens: number; attributes: number; features: number };
-  createTrainer(options: { optimizer: number; c2: number; eta0: number; threads: number; seed: number; memory: number; sgdWarmup: number; startWeights: boolean }): void;
+  buildTraining(
+    text: string | Uint8Array,
+    labels: string | Uint8Array,
+  ): { sentences: number; tokens: number; attributes: number; features: number };
+  buildTrainingRows(
+    sentences: TokenRows[],
+    inputIdx: Int32Array,
+    labelIndex: number,
+  ): { sentences: number; tokens: number; attributes: number; features: number };
+  createTrainer(options: {
+    optimizer: number;
+    c2: number;
+    eta0: number;
+    threads: number;
+    seed: number;
+    memory: number;
+    sgdWarmup: number;
+    startWeights: boolean;
+  }): void;
   trainSteps(n: number, flag: CancelFlagHandle): Promise<{ loss: number; steps: number; converged: boolean }>;
   snapshot(): void;
   restore(): void;
@@ -32,21 +48,62 @@ interface NativeTaggerHandle {
   releaseTraining(): void;
   weights(): Float64Array;
   setWeights(w: Float64Array): void;
-  shardGradient(w: Float64Array, first: number, last: number, threads: number, startWeights: boolean, flag: CancelFlagHandle): Promise<{ loss: number; gradient: Float64Array }>;
-  shardPerceptronEpoch(w: Float64Array, first: number, last: number, seed: number, startWeights: boolean, flag: CancelFlagHandle): Promise<{ mistakes: number; weights: Float64Array; averaged: Float64Array }>;
+  shardGradient(
+    w: Float64Array,
+    first: number,
+    last: number,
+    threads: number,
+    startWeights: boolean,
+    flag: CancelFlagHandle,
+  ): Promise<{ loss: number; gradient: Float64Array }>;
+  shardPerceptronEpoch(
+    w: Float64Array,
+    first: number,
+    last: number,
+    seed: number,
+    startWeights: boolean,
+    flag: CancelFlagHandle,
+  ): Promise<{ mistakes: number; weights: Float64Array; averaged: Float64Array }>;
   tag(text: string, threads: number): Int32Array;
-  tagColumns(block: Uint8Array, final: boolean, width: number, layout: ColumnLayout, threads: number, into?: Uint8Array): ColumnBlockResult;
+  tagColumns(
+    block: Uint8Array,
+    final: boolean,
+    width: number,
+    layout: ColumnLayout,
+    threads: number,
+    into?: Uint8Array,
+  ): ColumnBlockResult;
   tagAsync(text: string, threads: number, flag: CancelFlagHandle): Promise<Int32Array>;
   tagNbest(text: string, k: number): { counts: Int32Array; labels: Int32Array; scores: Float64Array };
-  tagNbestAsync(text: string, k: number, threads: number, flag: CancelFlagHandle): Promise<{ counts: Int32Array; labels: Int32Array; scores: Float64Array }>;
+  tagNbestAsync(
+    text: string,
+    k: number,
+    threads: number,
+    flag: CancelFlagHandle,
+  ): Promise<{ counts: Int32Array; labels: Int32Array; scores: Float64Array }>;
   labels(): string[];
-  info(): { algorithm: number; order: number; labels: number; attributes: number; features: number; weights: number; numColumns: number };
+  info(): {
+    algorithm: number;
+    order: number;
+    labels: number;
+    attributes: number;
+    features: number;
+    weights: number;
+    numColumns: number;
+  };
   serialize(): Uint8Array;
 }
 
 interface TaggerAddon {
   NativeTagger: {
-    new (options?: { algorithm: number; order: number; beam: number; numColumns: number; templates: Int32Array; clusters?: string }): NativeTaggerHandle;
+    new (options?: {
+      algorithm: number;
+      order: number;
+      beam: number;
+      numColumns: number;
+      templates: Int32Array;
+      clusters?: string;
+    }): NativeTaggerHandle;
     deserialize(bytes: Uint8Array): NativeTaggerHandle;
     /** Native memory a model file is read into, so the model can use its arrays in place. */
     sharedBytes(size: number): Buffer;
@@ -170,8 +227,20 @@ export type { ExternalTrainer };
 
 /** A worker's copy of the training corpus: shard computations on sentences [first, last). */
 export interface ShardTrainingHandle {
-  gradient(w: Float64Array, first: number, last: number, threads: number, signal?: AbortSignal): Promise<{ loss: number; gradient: Float64Array }>;
-  perceptronEpoch(w: Float64Array, first: number, last: number, seed: number, signal?: AbortSignal): Promise<{ mistakes: number; weights: Float64Array; averaged: Float64Array }>;
+  gradient(
+    w: Float64Array,
+    first: number,
+    last: number,
+    threads: number,
+    signal?: AbortSignal,
+  ): Promise<{ loss: number; gradient: Float64Array }>;
+  perceptronEpoch(
+    w: Float64Array,
+    first: number,
+    last: number,
+    seed: number,
+    signal?: AbortSignal,
+  ): Promise<{ mistakes: number; weights: Float64Array; averaged: Float64Array }>;
 }
 
 /** Builds the corpus and features of a training spec, as Tagger.train does. */
@@ -186,7 +255,10 @@ export function shardTrainingHandle(spec: TaggerTrainingSpec): ShardTrainingHand
     clusters: spec.clusters,
   });
   handle.buildTraining(spec.text, spec.labels);
-  const withFlag = async <T>(signal: AbortSignal | undefined, f: (flag: CancelFlagHandle) => Promise<T>): Promise<T> => {
+  const withFlag = async <T>(
+    signal: AbortSignal | undefined,
+    f: (flag: CancelFlagHandle) => Promise<T>,
+  ): Promise<T> => {
     const { flag, dispose } = cancelFlagFor(signal);
     try {
       return await f(flag);
@@ -195,8 +267,10 @@ export function shardTrainingHandle(spec: TaggerTrainingSpec): ShardTrainingHand
     }
   };
   return {
-    gradient: (w, first, last, threads, signal) => withFlag(signal, (flag) => handle.shardGradient(w, first, last, threads, spec.startWeights, flag)),
-    perceptronEpoch: (w, first, last, seed, signal) => withFlag(signal, (flag) => handle.shardPerceptronEpoch(w, first, last, seed, spec.startWeights, flag)),
+    gradient: (w, first, last, threads, signal) =>
+      withFlag(signal, (flag) => handle.shardGradient(w, first, last, threads, spec.startWeights, flag)),
+    perceptronEpoch: (w, first, last, seed, signal) =>
+      withFlag(signal, (flag) => handle.shardPerceptronEpoch(w, first, last, seed, spec.startWeights, flag)),
   };
 }
 
@@ -245,7 +319,8 @@ const MODEL_KIND = 'tagger';
 const MODEL_VERSION = 3;
 
 function checkField(v: string): string {
-  if (v.includes('\t') || v.includes('\n')) throw new InputError('<tokens>', undefined, 'a token field contains a tab or newline');
+  if (v.includes('\t') || v.includes('\n'))
+    throw new InputError('<tokens>', undefined, 'a token field contains a tab or newline');
   return v;
 }
 
@@ -279,17 +354,41 @@ export class Tagger {
   /** The model's kind, algorithm, columns and size. */
   info(): TaggerInfo {
     const { algorithm: _algorithm, numColumns: _numColumns, ...size } = this.handle.info();
-    void _algorithm, void _numColumns;
+    (void _algorithm, void _numColumns);
     return { kind: MODEL_KIND, algo: this.meta.algo, columns: this.meta.columns, label: this.meta.label, ...size };
   }
 
   /** Trains a tagger; `run` gives cancellation and the common progress event (lib/train-progress.ts). */
-  static async train(train: TokenRows[] | TrainingColumns, options: TaggerTrainOptions, run?: TrainRun): Promise<Tagger> {
-    options = withRun(options, run, (p: TrainProgress) => ({ phase: 'epoch', done: p.step, total: p.total, loss: p.loss, devScore: p.dev?.value, devMetric: p.dev?.name }));
+  static async train(
+    train: TokenRows[] | TrainingColumns,
+    options: TaggerTrainOptions,
+    run?: TrainRun,
+  ): Promise<Tagger> {
+    options = withRun(options, run, (p: TrainProgress) => ({
+      phase: 'epoch',
+      done: p.step,
+      total: p.total,
+      loss: p.loss,
+      devScore: p.dev?.value,
+      devMetric: p.dev?.name,
+    }));
     // Loaded here, not at the top: tagging with a saved model needs none of them (and the
     // option schemas' library costs a tagging process more start-up time than its model).
-    const [{ looksLikeChunkTags, scoreTags }, { formatClusters }, { checkOptions }, { withDefaults }, { TAGGER_C2, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs }, { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, defaultTemplateSet, readClusters, labelCounts }] =
-      await Promise.all([import('./dev-score.js'), import('./word-clusters.js'), import('../options/field.js'), import('../training/options.js'), import('../options/tagger.js'), import('./templates.js')]);
+    const [
+      { looksLikeChunkTags, scoreTags },
+      { formatClusters },
+      { checkOptions },
+      { withDefaults },
+      { TAGGER_C2, TAGGER_EPOCHS, TAGGER_EVAL_EVERY, taggerHyperFields, usesLbfgs },
+      { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, defaultTemplateSet, readClusters, labelCounts },
+    ] = await Promise.all([
+      import('./dev-score.js'),
+      import('./word-clusters.js'),
+      import('../options/field.js'),
+      import('../training/options.js'),
+      import('../options/tagger.js'),
+      import('./templates.js'),
+    ]);
     const { algo, columns, label } = options;
     if (!ALGORITHMS.includes(algo)) throw optionError(`unknown algorithm '${algo}'`);
     const labelIndex = columns.indexOf(label);
@@ -300,14 +399,20 @@ export class Tagger {
     const fromDefault = options.templates === undefined || typeof options.templates === 'string';
     const fromFile = isTrainingColumns(train) ? train : undefined;
     if (fromFile && (fromFile.label !== label || fromFile.columns.join('\t') !== columns.join('\t'))) {
-      throw optionError(`${fromFile.file} was read with columns [${fromFile.columns.join(', ')}] and label '${fromFile.label}', not [${columns.join(', ')}] and '${label}'`);
+      throw optionError(
+        `${fromFile.file} was read with columns [${fromFile.columns.join(', ')}] and label '${fromFile.label}', not [${columns.join(', ')}] and '${label}'`,
+      );
     }
     const rows = fromFile ? undefined : (train as TokenRows[]);
     const labels = fromFile ? fromFile.labelCounts : labelCounts(rows as TokenRows[], labelIndex);
     if (labels.size === 1) {
       const [only] = labels.keys();
       const unset = only === '_' ? " ('_' marks a field with no value in CoNLL-U)" : '';
-      throw new InputError(fromFile?.file ?? options.trainFile ?? '<train>', undefined, `every token's ${label} is '${only}'${unset}: a tagger needs at least two labels`);
+      throw new InputError(
+        fromFile?.file ?? options.trainFile ?? '<train>',
+        undefined,
+        `every token's ${label} is '${only}'${unset}: a tagger needs at least two labels`,
+      );
     }
     const choice = options.templates === undefined ? chooseDefaultTemplate(labels, inputColumns) : undefined;
     // The options complete: the order the chosen templates want when none was given, then the
@@ -319,13 +424,23 @@ export class Tagger {
     const evalEvery = Math.max(1, opts.evalEvery ?? TAGGER_EVAL_EVERY[lbfgs ? 'lbfgs' : 'passes']);
     const startWeights = opts.startWeights !== false;
     const { order } = opts;
-    const named = typeof opts.templates === 'string'
-      ? DEFAULT_TEMPLATES[opts.templates]
-      : opts.templates ?? DEFAULT_TEMPLATES[(choice as TemplateChoice).name];
+    const named =
+      typeof opts.templates === 'string'
+        ? DEFAULT_TEMPLATES[opts.templates]
+        : (opts.templates ?? DEFAULT_TEMPLATES[(choice as TemplateChoice).name]);
     if (named === undefined) throw optionError(`unknown template set '${String(opts.templates)}'`);
     const set = fromDefault ? defaultTemplateSet(named, inputColumns, labels.size) : named;
-    const clusters = typeof opts.clusters === 'string' ? readClusters(opts.clusters) : opts.clusters ? formatClusters(opts.clusters) : undefined;
-    const compiled = compileTemplates(set, inputColumns, { dropMissing: fromDefault, haveClusters: clusters !== undefined, where: opts.templatesFile });
+    const clusters =
+      typeof opts.clusters === 'string'
+        ? readClusters(opts.clusters)
+        : opts.clusters
+          ? formatClusters(opts.clusters)
+          : undefined;
+    const compiled = compileTemplates(set, inputColumns, {
+      dropMissing: fromDefault,
+      haveClusters: clusters !== undefined,
+      where: opts.templatesFile,
+    });
     const { NativeTagger } = native<TaggerAddon>();
     const handle = new NativeTagger({
       algorithm: ALGORITHMS.indexOf(algo),
@@ -336,7 +451,8 @@ export class Tagger {
       clusters,
     });
     const inputIdx = inputColumns.map((c) => columns.indexOf(c));
-    if ((fromFile ? fromFile.sentences : (rows as TokenRows[]).length) === 0) throw new InputError(fromFile?.file ?? opts.trainFile ?? '<train>', undefined, 'no training sentences');
+    if ((fromFile ? fromFile.sentences : (rows as TokenRows[]).length) === 0)
+      throw new InputError(fromFile?.file ?? opts.trainFile ?? '<train>', undefined, 'no training sentences');
     // The encoded text is as large as the corpus, and building it in JS leaves as much again
     // for the garbage collector: only a checkpoint's fingerprint and workers (external) need
     // it; otherwise native code reads the rows themselves.
@@ -344,7 +460,11 @@ export class Tagger {
     let encoded: { text: string; labels?: string } | undefined;
     let built: { sentences: number; tokens: number; attributes: number; features: number };
     if (fromFile) {
-      if (needText) encoded = { text: Buffer.from(fromFile.text).toString('utf8'), labels: Buffer.from(fromFile.labels).toString('utf8') };
+      if (needText)
+        encoded = {
+          text: Buffer.from(fromFile.text).toString('utf8'),
+          labels: Buffer.from(fromFile.labels).toString('utf8'),
+        };
       built = handle.buildTraining(fromFile.text, fromFile.labels);
     } else if (needText) {
       encoded = encode(rows as TokenRows[], columns.length, inputIdx, labelIndex);
@@ -363,7 +483,16 @@ export class Tagger {
       sgdWarmup: opts.sgdWarmup,
       startWeights,
     });
-    const meta: TaggerMeta = { algo, columns, label, inputColumns, order, templates: compiled.templates, trainedSteps: 0, ...(choice ? { templateChoice: choice } : {}) };
+    const meta: TaggerMeta = {
+      algo,
+      columns,
+      label,
+      inputColumns,
+      order,
+      templates: compiled.templates,
+      trainedSteps: 0,
+      ...(choice ? { templateChoice: choice } : {}),
+    };
     const tagger = new Tagger(handle, meta);
     const dev = opts.dev;
     const devGold = dev?.map((s) => s.map((r) => r[labelIndex]));
@@ -371,9 +500,21 @@ export class Tagger {
     // Everything that shapes the model except the step count (and threads): a checkpoint
     // resumes only with the same values and data.
     const checkpointOptions = {
-      algo, columns, label, order, templates: compiled.templates, clusters: clusters ?? null, optimizer: opts.optimizer,
-      c2, eta0: opts.eta0, beam: opts.beam, seed: opts.seed, sgdWarmup: opts.sgdWarmup, startWeights,
-      evalEvery, patience: opts.patience,
+      algo,
+      columns,
+      label,
+      order,
+      templates: compiled.templates,
+      clusters: clusters ?? null,
+      optimizer: opts.optimizer,
+      c2,
+      eta0: opts.eta0,
+      beam: opts.beam,
+      seed: opts.seed,
+      sgdWarmup: opts.sgdWarmup,
+      startWeights,
+      evalEvery,
+      patience: opts.patience,
       // Training spread over shards: its optimizer state is the coordinator's (the
       // `external` section), so a local checkpoint and a distributed one do not mix.
       ...(opts.external ? { distributed: true } : {}),
@@ -394,8 +535,18 @@ export class Tagger {
     };
     // What a worker needs to build the same corpus (distributed training).
     const trainingSpec = (): TaggerTrainingSpec => ({
-      algorithm: algo, order, beam: opts.beam, numColumns: inputColumns.length, templates: [...compiled.ints], clusters,
-      text: encoded?.text ?? '', labels: encoded?.labels ?? '', sentences: built.sentences, startWeights, c2, seed: opts.seed,
+      algorithm: algo,
+      order,
+      beam: opts.beam,
+      numColumns: inputColumns.length,
+      templates: [...compiled.ints],
+      clusters,
+      text: encoded?.text ?? '',
+      labels: encoded?.labels ?? '',
+      sentences: built.sentences,
+      startWeights,
+      c2,
+      seed: opts.seed,
     });
     // CRF: the L-BFGS iterations after any SGD warm-up; perceptron: every epoch.
     const externalFrom = algo === 'crf' && lbfgs ? opts.sgdWarmup : algo === 'perceptron' ? 0 : Infinity;
@@ -411,13 +562,24 @@ export class Tagger {
         return { done: r.steps, loss: r.loss, converged: r.converged };
       },
       ...(dev && devGold
-        ? { devScore: async () => scoreTags(devGold, await tagger.tag(dev, { threads: opts.threads, signal: opts.signal }), chunked) }
+        ? {
+            devScore: async () =>
+              scoreTags(devGold, await tagger.tag(dev, { threads: opts.threads, signal: opts.signal }), chunked),
+          }
         : {}),
       snapshot: () => handle.snapshot(),
       restore: () => handle.restore(),
       sections: () => ({ trainer: handle.trainerState() }),
       loadSections: (sections) => handle.loadTrainerState(sections.trainer ?? new Uint8Array()),
-      ...(external ? { external: { start: () => external(trainingSpec()), weights: () => handle.weights(), setWeights: (w: Float64Array) => handle.setWeights(w) } } : {}),
+      ...(external
+        ? {
+            external: {
+              start: () => external(trainingSpec()),
+              weights: () => handle.weights(),
+              setWeights: (w: Float64Array) => handle.setWeights(w),
+            },
+          }
+        : {}),
     };
     try {
       // With L-BFGS dev chooses no iterate: one before convergence is not a regularized model, and
@@ -429,7 +591,13 @@ export class Tagger {
         devChooses: !lbfgs,
         patience: opts.patience,
         signal: opts.signal,
-        checkpoint: { trainer: 'tagger', file: opts.checkpoint, resume: opts.resume, options: checkpointOptions, fingerprint },
+        checkpoint: {
+          trainer: 'tagger',
+          file: opts.checkpoint,
+          resume: opts.resume,
+          options: checkpointOptions,
+          fingerprint,
+        },
         onStep: (e) => opts.onProgress?.({ step: e.done, total, loss: e.loss, dev: e.dev, best: e.best }),
       });
       meta.trainedSteps = !lbfgs && result.best !== undefined ? result.bestStep : result.done;
@@ -448,7 +616,11 @@ export class Tagger {
     if (width === inputColumns.length) return inputColumns.map((_, i) => i);
     // Wider input (extra trailing columns): the first `columns.length` follow the training layout.
     if (width > columns.length) return inputColumns.map((c) => columns.indexOf(c));
-    throw new InputError('<tokens>', undefined, `expected ${inputColumns.length} or ${columns.length} columns (${this.meta.columns.join(', ')}), found ${width}`);
+    throw new InputError(
+      '<tokens>',
+      undefined,
+      `expected ${inputColumns.length} or ${columns.length} columns (${this.meta.columns.join(', ')}), found ${width}`,
+    );
   }
 
   private encodeInput(sentences: TokenRows[]): string {
@@ -495,7 +667,14 @@ export class Tagger {
    * start of `into` (and is a view of it) when it fits there, else into a new array.
    * @internal
    */
-  tagColumnBlock(block: Uint8Array, final: boolean, width: number, separator: 'whitespace' | 'tab', threads = 0, into?: Uint8Array): ColumnBlockResult {
+  tagColumnBlock(
+    block: Uint8Array,
+    final: boolean,
+    width: number,
+    separator: 'whitespace' | 'tab',
+    threads = 0,
+    into?: Uint8Array,
+  ): ColumnBlockResult {
     const { columns, inputColumns } = this.meta;
     const layout: ColumnLayout = {
       inputColumns: inputColumns.length,
@@ -519,7 +698,10 @@ export class Tagger {
     const nonEmpty = sentences.filter((s) => s.length > 0);
     const { flag, dispose } = cancelFlagFor(options.signal);
     try {
-      return this.splitNbest(sentences, await this.handle.tagNbestAsync(this.encodeInput(nonEmpty), k, resolveThreads(options.threads), flag));
+      return this.splitNbest(
+        sentences,
+        await this.handle.tagNbestAsync(this.encodeInput(nonEmpty), k, resolveThreads(options.threads), flag),
+      );
     } finally {
       dispose();
     }
@@ -532,7 +714,10 @@ export class Tagger {
     return this.splitNbest(sentences, this.handle.tagNbest(this.encodeInput(nonEmpty), k));
   }
 
-  private splitNbest(sentences: TokenRows[], r: { counts: Int32Array; labels: Int32Array; scores: Float64Array }): TagCandidate[][] {
+  private splitNbest(
+    sentences: TokenRows[],
+    r: { counts: Int32Array; labels: Int32Array; scores: Float64Array },
+  ): TagCandidate[][] {
     const out: TagCandidate[][] = [];
     let c = 0;
     let pos = 0;
@@ -556,7 +741,11 @@ export class Tagger {
 
   /** Writes the model file (atomically: a temp file renamed into place). */
   save(file: string): void {
-    saveModel(file, { kind: MODEL_KIND, kindVersion: MODEL_VERSION, meta: this.meta, payload: this.handle.serialize() }, { alignPayload: true });
+    saveModel(
+      file,
+      { kind: MODEL_KIND, kindVersion: MODEL_VERSION, meta: this.meta, payload: this.handle.serialize() },
+      { alignPayload: true },
+    );
   }
 
   /**
@@ -579,7 +768,8 @@ export class Tagger {
   }
 
   private static fromModelFile(file: string, m: ModelFile<TaggerMeta>): Tagger {
-    if (m.kindVersion > MODEL_VERSION) throw new ModelFileError(file, `tagger model version ${m.kindVersion} is newer than this structrank supports`);
+    if (m.kindVersion > MODEL_VERSION)
+      throw new ModelFileError(file, `tagger model version ${m.kindVersion} is newer than this structrank supports`);
     const meta = m.meta;
     if (!meta || !Array.isArray(meta.columns) || !Array.isArray(meta.inputColumns) || !ALGORITHMS.includes(meta.algo)) {
       throw new ModelFileError(file, 'tagger model metadata is incomplete');
@@ -603,20 +793,27 @@ function sharedBytes(size: number): Buffer {
 function checkRows(sentences: TokenRows[], width: number, fields: number[]): void {
   for (const s of sentences) {
     for (const row of s) {
-      if (row.length < width) throw new InputError('<tokens>', undefined, `expected ${width} columns, found ${row.length}`);
+      if (row.length < width)
+        throw new InputError('<tokens>', undefined, `expected ${width} columns, found ${row.length}`);
       for (const i of fields) checkField(row[i]);
     }
   }
 }
 
 /** Sentences -> the native text layout (and the label text when labelIndex >= 0). */
-function encode(sentences: TokenRows[], width: number, inputIdx: number[], labelIndex: number): { text: string; labels?: string } {
+function encode(
+  sentences: TokenRows[],
+  width: number,
+  inputIdx: number[],
+  labelIndex: number,
+): { text: string; labels?: string } {
   const text: string[] = [];
   const labels: string[] = [];
   for (const s of sentences) {
     if (s.length === 0) continue;
     for (const row of s) {
-      if (row.length < width) throw new InputError('<tokens>', undefined, `expected ${width} columns, found ${row.length}`);
+      if (row.length < width)
+        throw new InputError('<tokens>', undefined, `expected ${width} columns, found ${row.length}`);
       text.push(inputIdx.map((i) => checkField(row[i])).join('\t'));
       if (labelIndex >= 0) labels.push(checkField(row[labelIndex]));
     }

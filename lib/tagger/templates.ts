@@ -82,7 +82,13 @@ const CHUNK: TemplateSet = [
 ];
 
 const AFFIXES: TemplateSet = [1, 2, 3, 4].flatMap((n) => [[`prefix${n}(word)`], [`suffix${n}(word)`]]);
-const FLAGS: TemplateSet = [['initcap(word)'], ['allcap(word)'], ['hasdigit(word)'], ['hyphen(word)'], ['alldigit(word)']];
+const FLAGS: TemplateSet = [
+  ['initcap(word)'],
+  ['allcap(word)'],
+  ['hasdigit(word)'],
+  ['hyphen(word)'],
+  ['alldigit(word)'],
+];
 
 /**
  * Rich POS tagging features, with previous tag x word / suffix / next word edge features and
@@ -194,7 +200,10 @@ export interface TemplateChoice {
 }
 
 /** How many tokens have each label (column `labelIndex` of each row): what chooseDefaultTemplate reads. */
-export function labelCounts(sentences: Iterable<readonly (readonly string[])[]>, labelIndex: number): Map<string, number> {
+export function labelCounts(
+  sentences: Iterable<readonly (readonly string[])[]>,
+  labelIndex: number,
+): Map<string, number> {
   const counts = new Map<string, number>();
   for (const s of sentences) for (const row of s) counts.set(row[labelIndex], (counts.get(row[labelIndex]) ?? 0) + 1);
   return counts;
@@ -210,30 +219,46 @@ export function labelCounts(sentences: Iterable<readonly (readonly string[])[]>,
  * previous one (CRF on esp.testa: 76.47 with order 1, 77.07 with order 2). `labels` is
  * every training token's label, or each label with its token count.
  */
-export function chooseDefaultTemplate(labels: Iterable<string> | ReadonlyMap<string, number>, inputColumns: readonly string[]): TemplateChoice {
+export function chooseDefaultTemplate(
+  labels: Iterable<string> | ReadonlyMap<string, number>,
+  inputColumns: readonly string[],
+): TemplateChoice {
   let tokens = 0;
   let outside = 0;
   const distinct = new Set<string>();
   const counted = labels instanceof Map ? (labels as ReadonlyMap<string, number>) : undefined;
-  for (const [l, n] of counted ?? (function* () {
-    for (const l of labels as Iterable<string>) yield [l, 1] as const;
-  })()) {
+  for (const [l, n] of counted ??
+    (function* () {
+      for (const l of labels as Iterable<string>) yield [l, 1] as const;
+    })()) {
     tokens += n;
     if (l === 'O') outside += n;
     distinct.add(l);
   }
   if (!looksLikeChunkTags(distinct)) {
-    const edges = distinct.size > EDGE_TEMPLATE_MAX_LABELS ? `; no previous-label edge templates above ${EDGE_TEMPLATE_MAX_LABELS} labels` : '';
+    const edges =
+      distinct.size > EDGE_TEMPLATE_MAX_LABELS
+        ? `; no previous-label edge templates above ${EDGE_TEMPLATE_MAX_LABELS} labels`
+        : '';
     return { name: 'pos', order: 1, reason: `per-token labels (${distinct.size} labels, not chunk tags${edges})` };
   }
   const share = tokens === 0 ? 0 : (100 * outside) / tokens;
   if (share >= 50) {
     if (distinct.size > ORDER2_MAX_LABELS) {
-      return { name: 'ner', order: 1, reason: `entity-like chunk tags: ${share.toFixed(0)}% of tokens are O; label order 1, as order 2 costs L^3 per token above ${ORDER2_MAX_LABELS} labels (${distinct.size} here)` };
+      return {
+        name: 'ner',
+        order: 1,
+        reason: `entity-like chunk tags: ${share.toFixed(0)}% of tokens are O; label order 1, as order 2 costs L^3 per token above ${ORDER2_MAX_LABELS} labels (${distinct.size} here)`,
+      };
     }
-    return { name: 'ner', order: 2, reason: `entity-like chunk tags: ${share.toFixed(0)}% of tokens are O; label order 2` };
+    return {
+      name: 'ner',
+      order: 2,
+      reason: `entity-like chunk tags: ${share.toFixed(0)}% of tokens are O; label order 2`,
+    };
   }
-  if (!inputColumns.includes('pos')) return { name: 'ner', order: 1, reason: `phrase-like chunk tags (${share.toFixed(0)}% O) but no 'pos' column` };
+  if (!inputColumns.includes('pos'))
+    return { name: 'ner', order: 1, reason: `phrase-like chunk tags (${share.toFixed(0)}% O) but no 'pos' column` };
   return { name: 'chunk', order: 1, reason: `phrase-like chunk tags: ${share.toFixed(0)}% of tokens are O` };
 }
 
@@ -267,7 +292,8 @@ function parseAtom(text: string, where: string): Atom {
   switch (fn) {
     case 'prefix':
     case 'suffix':
-      if (n < 1 || n > 8) throw new InputError(where, undefined, `${fn} needs a length 1..8 in '${text}' (e.g. ${fn}3(word))`);
+      if (n < 1 || n > 8)
+        throw new InputError(where, undefined, `${fn} needs a length 1..8 in '${text}' (e.g. ${fn}3(word))`);
       return { kind: KIND[fn], column, offset, param: n };
     case 'cluster':
       return { kind: KIND.cluster, column, offset, param: n };
@@ -304,19 +330,41 @@ export function compileTemplates(
   const kept: TemplateSet = [];
   for (const tmpl of templates) {
     if (!Array.isArray(tmpl) || tmpl.length === 0 || tmpl.length > 16 || !tmpl.every((a) => typeof a === 'string')) {
-      throw new InputError(where, undefined, `a template must be a list of 1..16 atom strings, got ${JSON.stringify(tmpl)}`);
+      throw new InputError(
+        where,
+        undefined,
+        `a template must be a list of 1..16 atom strings, got ${JSON.stringify(tmpl)}`,
+      );
     }
     const atoms = tmpl.map((a) => parseAtom(a, where));
-    const missing = atoms.find((a) => a.kind !== KIND.bias && a.kind !== KIND.prevtag && !inputColumns.includes(a.column));
-    if (atoms.filter((a) => a.kind === KIND.prevtag).length > 1) throw new InputError(where, undefined, `template ${JSON.stringify(tmpl)} has prevtag twice`);
+    const missing = atoms.find(
+      (a) => a.kind !== KIND.bias && a.kind !== KIND.prevtag && !inputColumns.includes(a.column),
+    );
+    if (atoms.filter((a) => a.kind === KIND.prevtag).length > 1)
+      throw new InputError(where, undefined, `template ${JSON.stringify(tmpl)} has prevtag twice`);
     const needsClusters = atoms.some((a) => a.kind === KIND.cluster);
     if (missing || (needsClusters && !options.haveClusters)) {
       if (options.dropMissing) continue;
-      if (missing) throw new InputError(where, undefined, `template ${JSON.stringify(tmpl)} names column '${missing.column}', not among the input columns [${inputColumns.join(', ')}]`);
-      throw new InputError(where, undefined, `template ${JSON.stringify(tmpl)} uses clusters but no cluster file was given`);
+      if (missing)
+        throw new InputError(
+          where,
+          undefined,
+          `template ${JSON.stringify(tmpl)} names column '${missing.column}', not among the input columns [${inputColumns.join(', ')}]`,
+        );
+      throw new InputError(
+        where,
+        undefined,
+        `template ${JSON.stringify(tmpl)} uses clusters but no cluster file was given`,
+      );
     }
     ints.push(atoms.length);
-    for (const a of atoms) ints.push(a.kind, a.kind === KIND.bias || a.kind === KIND.prevtag ? 0 : inputColumns.indexOf(a.column), a.offset, a.param);
+    for (const a of atoms)
+      ints.push(
+        a.kind,
+        a.kind === KIND.bias || a.kind === KIND.prevtag ? 0 : inputColumns.indexOf(a.column),
+        a.offset,
+        a.param,
+      );
     kept.push(tmpl);
   }
   if (kept.length === 0) throw new InputError(where, undefined, 'no template applies to the input columns');
@@ -336,13 +384,17 @@ export function readTemplateConfig(file: string): { templates: TemplateSet; clus
   return resolveTemplateConfig(config, file);
 }
 
-export function resolveTemplateConfig(config: TemplateConfig, file = '<template>'): { templates: TemplateSet; clusters?: string; isDefault: boolean } {
+export function resolveTemplateConfig(
+  config: TemplateConfig,
+  file = '<template>',
+): { templates: TemplateSet; clusters?: string; isDefault: boolean } {
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw new InputError(file, undefined, 'a template config must be a JSON object with "templates" or "base"');
   }
   const known = new Set(['base', 'templates', 'add', 'clusters']);
   for (const key of Object.keys(config)) {
-    if (!known.has(key)) throw new InputError(file, undefined, `unknown key '${key}' (expected base, templates, add, clusters)`);
+    if (!known.has(key))
+      throw new InputError(file, undefined, `unknown key '${key}' (expected base, templates, add, clusters)`);
   }
   if (config.base !== undefined && !(config.base in DEFAULT_TEMPLATES)) {
     throw new InputError(file, undefined, `unknown base '${String(config.base)}' (expected pos, chunk or ner)`);
@@ -351,16 +403,25 @@ export function resolveTemplateConfig(config: TemplateConfig, file = '<template>
     throw new InputError(file, undefined, 'a template config needs "templates" or "base"');
   }
   for (const key of ['templates', 'add'] as const) {
-    if (config[key] !== undefined && !Array.isArray(config[key])) throw new InputError(file, undefined, `"${key}" must be a list of templates`);
+    if (config[key] !== undefined && !Array.isArray(config[key]))
+      throw new InputError(file, undefined, `"${key}" must be a list of templates`);
   }
-  const templates = [...(config.templates ?? DEFAULT_TEMPLATES[config.base as DefaultTemplateName]), ...(config.add ?? [])];
+  const templates = [
+    ...(config.templates ?? DEFAULT_TEMPLATES[config.base as DefaultTemplateName]),
+    ...(config.add ?? []),
+  ];
   for (const tmpl of templates) {
     if (!Array.isArray(tmpl) || tmpl.length === 0 || tmpl.length > 16 || !tmpl.every((a) => typeof a === 'string')) {
-      throw new InputError(file, undefined, `a template must be a list of 1..16 atom strings, got ${JSON.stringify(tmpl)}`);
+      throw new InputError(
+        file,
+        undefined,
+        `a template must be a list of 1..16 atom strings, got ${JSON.stringify(tmpl)}`,
+      );
     }
     for (const atom of tmpl) parseAtom(atom, file);
   }
-  if (config.clusters !== undefined && typeof config.clusters !== 'string') throw new InputError(file, undefined, '"clusters" must be a file path');
+  if (config.clusters !== undefined && typeof config.clusters !== 'string')
+    throw new InputError(file, undefined, '"clusters" must be a file path');
   const clusters = config.clusters === undefined ? undefined : resolve(dirname(file), config.clusters);
   return { templates, clusters, isDefault: config.templates === undefined };
 }

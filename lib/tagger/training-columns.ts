@@ -28,9 +28,22 @@ export interface TrainingColumns {
 
 interface ColumnsAddon {
   NativeTagger: {
-    readTrainingColumns(bytes: Uint8Array, width: number, tab: boolean, inputIdx: Int32Array, labelIndex: number): {
-      text: Uint8Array; labels: Uint8Array; sentences: number; tokens: number; lines: number;
-      labelNames: string[]; labelCounts: Float64Array; errorLine: number; errorFound: number;
+    readTrainingColumns(
+      bytes: Uint8Array,
+      width: number,
+      tab: boolean,
+      inputIdx: Int32Array,
+      labelIndex: number,
+    ): {
+      text: Uint8Array;
+      labels: Uint8Array;
+      sentences: number;
+      tokens: number;
+      lines: number;
+      labelNames: string[];
+      labelCounts: Float64Array;
+      errorLine: number;
+      errorFound: number;
     };
   };
 }
@@ -59,14 +72,35 @@ export async function readTrainingColumns(
   if (startsWithBom(bytes)) bytes = bytes.subarray(3);
   if (bytes.length === 0) throw new InputError(file, undefined, 'empty file');
   if (!isUtf8(bytes)) throw invalidUtf8(file, bytes, 0);
-  const r = native<ColumnsAddon>().NativeTagger.readTrainingColumns(bytes, columns.length, options.separator === 'tab', inputIdx, labelIndex);
-  if (r.errorLine > 0) throw new InputError(file, r.errorLine, `expected ${columns.length} columns, found ${r.errorFound}`);
+  const r = native<ColumnsAddon>().NativeTagger.readTrainingColumns(
+    bytes,
+    columns.length,
+    options.separator === 'tab',
+    inputIdx,
+    labelIndex,
+  );
+  if (r.errorLine > 0)
+    throw new InputError(file, r.errorLine, `expected ${columns.length} columns, found ${r.errorFound}`);
   const labelCounts = new Map<string, number>();
   r.labelNames.forEach((name, i) => labelCounts.set(name, r.labelCounts[i]));
-  return { file, columns: [...columns], label, text: r.text, labels: r.labels, sentences: r.sentences, tokens: r.tokens, labelCounts };
+  return {
+    file,
+    columns: [...columns],
+    label,
+    text: r.text,
+    labels: r.labels,
+    sentences: r.sentences,
+    tokens: r.tokens,
+    labelCounts,
+  };
 }
 
 /** Whether `Tagger.train` was given a file read by readTrainingColumns (else rows). */
 export function isTrainingColumns(train: unknown): train is TrainingColumns {
-  return typeof train === 'object' && train !== null && !Array.isArray(train) && (train as TrainingColumns).text instanceof Uint8Array;
+  return (
+    typeof train === 'object' &&
+    train !== null &&
+    !Array.isArray(train) &&
+    (train as TrainingColumns).text instanceof Uint8Array
+  );
 }

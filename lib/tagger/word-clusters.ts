@@ -40,7 +40,10 @@ export function clusterWords(sentences: Iterable<readonly string[]>, options: Cl
     stream.push([...s]);
     for (const w of s) counts.set(w, (counts.get(w) ?? 0) + 1);
   }
-  const words = [...counts].filter(([, c]) => c >= minCount).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w);
+  const words = [...counts]
+    .filter(([, c]) => c >= minCount)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([w]) => w);
   const V = words.length;
   if (V === 0) return { words: [], clusters: [] };
   const C = Math.max(2, Math.min(options.classes ?? 128, V));

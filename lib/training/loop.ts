@@ -142,13 +142,19 @@ interface SavedLoopState<S> {
  * from and writing checkpoints, scoring dev; returns where it ended and the best dev score
  * (whose model the trainer has restored).
  */
-export async function runTraining<S extends DevValue>(trainer: Trainer<S>, plan: TrainingPlan<S>): Promise<TrainingResult<S>> {
+export async function runTraining<S extends DevValue>(
+  trainer: Trainer<S>,
+  plan: TrainingPlan<S>,
+): Promise<TrainingResult<S>> {
   const { total, checkpoint, signal } = plan;
   const evalEvery = plan.evalEvery ?? 1;
   const devChooses = plan.devChooses ?? true;
   const patience = plan.patience ?? 0;
   const devScore = trainer.devScore;
-  const fingerprint = checkpoint && (checkpoint.file !== undefined || checkpoint.resume !== undefined) ? fingerprintOf(checkpoint.fingerprint()) : '';
+  const fingerprint =
+    checkpoint && (checkpoint.file !== undefined || checkpoint.resume !== undefined)
+      ? fingerprintOf(checkpoint.fingerprint())
+      : '';
   let state: LoopState<S> = { best: undefined, bestStep: 0, bad: 0, stopped: false };
   let done = 0;
   let external: ExternalTrainer | undefined;
@@ -157,7 +163,11 @@ export async function runTraining<S extends DevValue>(trainer: Trainer<S>, plan:
     if (checkpoint?.resume !== undefined) {
       const file = checkpoint.resume;
       const cp = loadCheckpoint(file, checkpoint.trainer, { fingerprint, options: checkpoint.options });
-      if (checkpoint.refuseLonger !== undefined && cp.step > total) throw new ModelFileError(file, `checkpoint has ${cp.step} ${checkpoint.refuseLonger}, more than the ${total} asked for`);
+      if (checkpoint.refuseLonger !== undefined && cp.step > total)
+        throw new ModelFileError(
+          file,
+          `checkpoint has ${cp.step} ${checkpoint.refuseLonger}, more than the ${total} asked for`,
+        );
       try {
         trainer.loadSections(cp.sections);
       } catch (err) {
@@ -207,7 +217,8 @@ export async function runTraining<S extends DevValue>(trainer: Trainer<S>, plan:
       return total;
     };
     // Resumed at the end of a run that did not end on an evaluation: the one after the last step.
-    if (done >= total && !state.stopped && devScore && (!devChooses || done % evalEvery !== 0)) await evaluate(devScore);
+    if (done >= total && !state.stopped && devScore && (!devChooses || done % evalEvery !== 0))
+      await evaluate(devScore);
     while (done < total && !state.stopped) {
       if (signal?.aborted) throw new AbortError();
       improved = false;
@@ -220,9 +231,23 @@ export async function runTraining<S extends DevValue>(trainer: Trainer<S>, plan:
       if (devScore && regular) dev = await evaluate(devScore);
       state = { ...state, stopped: r.converged === true || outOfPatience() };
       if (checkpoint?.file !== undefined) {
-        const json = trainer.saveState ? trainer.saveState(state) : ({ best: state.best ?? null, bestStep: state.bestStep, bad: state.bad, stopped: state.stopped } satisfies SavedLoopState<S>);
+        const json = trainer.saveState
+          ? trainer.saveState(state)
+          : ({
+              best: state.best ?? null,
+              bestStep: state.bestStep,
+              bad: state.bad,
+              stopped: state.stopped,
+            } satisfies SavedLoopState<S>);
         const sections = { ...trainer.sections(), ...(external ? { external: external.saveState() } : {}) };
-        saveCheckpoint(checkpoint.file, { trainer: checkpoint.trainer, step: done, fingerprint, options: checkpoint.options, state: json, sections });
+        saveCheckpoint(checkpoint.file, {
+          trainer: checkpoint.trainer,
+          step: done,
+          fingerprint,
+          options: checkpoint.options,
+          state: json,
+          sections,
+        });
       }
       if (devScore && !regular && (done >= total || state.stopped)) dev = await evaluate(devScore);
       plan.onStep?.({ done, total, loss: r.loss, dev, best: state.best, improved });

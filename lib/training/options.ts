@@ -36,7 +36,10 @@ export function withDefaults<O extends object, F extends OptionFields>(fields: F
 }
 
 /** `options` with the entries of `defaults` it does not give (or gives as undefined) filled in. */
-export function fillDefaults<D extends object, O extends object>(defaults: D, options: O): Omit<O, keyof D> & { [K in keyof D]: K extends keyof O ? Exclude<O[K], undefined> | D[K] : D[K] } {
+export function fillDefaults<D extends object, O extends object>(
+  defaults: D,
+  options: O,
+): Omit<O, keyof D> & { [K in keyof D]: K extends keyof O ? Exclude<O[K], undefined> | D[K] : D[K] } {
   const out = { ...options } as Record<string, unknown>;
   for (const [name, value] of Object.entries(defaults)) if (out[name] === undefined) out[name] = value;
   return out as Omit<O, keyof D> & { [K in keyof D]: K extends keyof O ? Exclude<O[K], undefined> | D[K] : D[K] };

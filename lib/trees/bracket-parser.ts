@@ -48,7 +48,8 @@ export class BracketParser {
         if (parent && parent.word !== undefined) {
           this.fail(lineNumber, `a bracket follows the word '${parent.word}' inside (${parent.label ?? ''} ...)`);
         }
-        if (this.stack.length >= MAX_TREE_DEPTH) this.fail(lineNumber, `brackets nested more than ${MAX_TREE_DEPTH} levels deep`);
+        if (this.stack.length >= MAX_TREE_DEPTH)
+          this.fail(lineNumber, `brackets nested more than ${MAX_TREE_DEPTH} levels deep`);
         this.stack.push({ label: undefined, children: [], word: undefined, line: lineNumber });
       } else if (tok === ')') {
         const open = this.stack.pop();
@@ -76,7 +77,10 @@ export class BracketParser {
   /** Call at end of input: throws if a tree is still open. */
   finish(lastLine: number): void {
     if (this.stack.length > 0) {
-      this.fail(this.stack[0].line, `unbalanced brackets: tree opened here is not closed by end of file (line ${lastLine})`);
+      this.fail(
+        this.stack[0].line,
+        `unbalanced brackets: tree opened here is not closed by end of file (line ${lastLine})`,
+      );
     }
   }
 
@@ -116,7 +120,11 @@ export function parseTree(text: string, source = '<string>', line = 1): Tree {
   const trees = parser.feed(text, line);
   parser.finish(line);
   if (trees.length !== 1) {
-    throw new InputError(source, line, trees.length === 0 ? 'no tree found' : `expected one tree, found ${trees.length}`);
+    throw new InputError(
+      source,
+      line,
+      trees.length === 0 ? 'no tree found' : `expected one tree, found ${trees.length}`,
+    );
   }
   return trees[0].tree;
 }

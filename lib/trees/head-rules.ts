@@ -68,18 +68,24 @@ export function headTableFromJson(json: unknown, file = '<head rules>'): HeadTab
   const bad = (why: string): never => {
     throw new InputError(file, undefined, `head rules: ${why}`);
   };
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return bad('expected a JSON object with "rules"');
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    return bad('expected a JSON object with "rules"');
   const j = json as Record<string, unknown>;
   const known = new Set(['format', 'name', 'description', 'rules', 'coordination', 'otherwise', 'learned']);
-  for (const key of Object.keys(j)) if (!known.has(key)) bad(`unknown key '${key}' (expected ${[...known].join(', ')})`);
-  if (j.format !== undefined && j.format !== HEAD_RULES_FORMAT) bad(`format '${String(j.format)}' is not '${HEAD_RULES_FORMAT}'`);
-  if (typeof j.rules !== 'object' || j.rules === null || Array.isArray(j.rules)) return bad('"rules" must be an object: label -> list of [direction, label...]');
+  for (const key of Object.keys(j))
+    if (!known.has(key)) bad(`unknown key '${key}' (expected ${[...known].join(', ')})`);
+  if (j.format !== undefined && j.format !== HEAD_RULES_FORMAT)
+    bad(`format '${String(j.format)}' is not '${HEAD_RULES_FORMAT}'`);
+  if (typeof j.rules !== 'object' || j.rules === null || Array.isArray(j.rules))
+    return bad('"rules" must be an object: label -> list of [direction, label...]');
   const rules: Record<string, HeadRule[]> = {};
   for (const [label, list] of Object.entries(j.rules as Record<string, unknown>)) {
     if (!Array.isArray(list)) return bad(`rules of '${label}' must be a list of [direction, label...]`);
     rules[label] = list.map((rule: unknown) => {
       if (!isStringList(rule) || rule.length === 0 || !DIRECTIONS.includes(rule[0])) {
-        return bad(`rule ${JSON.stringify(rule)} of '${label}' must be [direction, label...] with direction ${DIRECTIONS.join(' | ')}`);
+        return bad(
+          `rule ${JSON.stringify(rule)} of '${label}' must be [direction, label...] with direction ${DIRECTIONS.join(' | ')}`,
+        );
       }
       return { direction: rule[0] as HeadDirection, labels: rule.slice(1) };
     });
@@ -87,12 +93,18 @@ export function headTableFromJson(json: unknown, file = '<head rules>'): HeadTab
   let coordination: HeadTable['coordination'];
   if (j.coordination !== undefined) {
     const c = j.coordination as Record<string, unknown>;
-    if (typeof c !== 'object' || c === null || !isStringList(c.conjunctions) || (c.skip !== undefined && !isStringList(c.skip))) {
+    if (
+      typeof c !== 'object' ||
+      c === null ||
+      !isStringList(c.conjunctions) ||
+      (c.skip !== undefined && !isStringList(c.skip))
+    ) {
       bad('"coordination" must be {"conjunctions": [tags], "skip": [tags]}');
     }
     coordination = { conjunctions: c.conjunctions as string[], skip: (c.skip as string[] | undefined) ?? [] };
   }
-  if (j.otherwise !== undefined && j.otherwise !== 'left' && j.otherwise !== 'right') bad('"otherwise" must be "left" or "right"');
+  if (j.otherwise !== undefined && j.otherwise !== 'left' && j.otherwise !== 'right')
+    bad('"otherwise" must be "left" or "right"');
   if (j.learned !== undefined && !isStringList(j.learned)) bad('"learned" must be a list of labels');
   if (j.name !== undefined && typeof j.name !== 'string') bad('"name" must be a string');
   return {
@@ -112,7 +124,9 @@ export function headTableToJson(t: HeadTable): HeadTableJson {
     format: HEAD_RULES_FORMAT,
     name: t.name,
     rules,
-    ...(t.coordination ? { coordination: { conjunctions: [...t.coordination.conjunctions], skip: [...t.coordination.skip] } } : {}),
+    ...(t.coordination
+      ? { coordination: { conjunctions: [...t.coordination.conjunctions], skip: [...t.coordination.skip] } }
+      : {}),
     otherwise: t.otherwise,
     ...(t.learned ? { learned: [...t.learned] } : {}),
   };
@@ -123,7 +137,12 @@ const presetCache = new Map<string, HeadTable>();
 /** A shipped preset by name (`collins`). */
 export function headRulePreset(name: string): HeadTable {
   const file = HEAD_RULE_PRESETS[name];
-  if (file === undefined) throw new InputError('<head rules>', undefined, `unknown head-rule preset '${name}' (presets: ${Object.keys(HEAD_RULE_PRESETS).join(', ')})`);
+  if (file === undefined)
+    throw new InputError(
+      '<head rules>',
+      undefined,
+      `unknown head-rule preset '${name}' (presets: ${Object.keys(HEAD_RULE_PRESETS).join(', ')})`,
+    );
   let table = presetCache.get(name);
   if (!table) {
     // data/ sits two levels above both lib/trees and dist/trees.

@@ -71,7 +71,9 @@ export function headChildIndex(t: Tree, options: HeadOptions = {}): number {
   if (t.word !== undefined) return -1;
   const children = t.children;
   if (children.length === 1) return 0;
-  const table = options.table ?? (options.rules ? { ...headRulePreset('collins'), rules: options.rules } : headRulePreset('collins'));
+  const table =
+    options.table ??
+    (options.rules ? { ...headRulePreset('collins'), rules: options.rules } : headRulePreset('collins'));
   const rules = table.rules[basicCategory(t.label)];
   if (!rules || rules.length === 0) return table.otherwise === 'right' ? children.length - 1 : 0;
   const cats = children.map((c) => (c.word !== undefined ? c.label : basicCategory(c.label)));
@@ -111,7 +113,15 @@ export function annotateHeads(t: Tree, options: HeadOptions = {}): HeadedTree {
   let position = 0;
   const walk = (n: Tree): HeadedTree => {
     if (n.word !== undefined) {
-      return { label: n.label, children: [], word: n.word, head: -1, headWord: n.word, headTag: n.label, headIndex: position++ };
+      return {
+        label: n.label,
+        children: [],
+        word: n.word,
+        head: -1,
+        headWord: n.word,
+        headTag: n.label,
+        headIndex: position++,
+      };
     }
     const children = n.children.map(walk);
     const head = headChildIndex(n, options);

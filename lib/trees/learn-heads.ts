@@ -40,7 +40,8 @@ export function learnConjunctionTags(trees: Iterable<Tree>, punctuation: Readonl
     n.children.forEach((c, i) => {
       if (c.word === undefined || punctuation.has(c.label)) return;
       total.set(c.label, (total.get(c.label) ?? 0) + 1);
-      if (i > 0 && i + 1 < cats.length && cats[i - 1] === cats[i + 1]) between.set(c.label, (between.get(c.label) ?? 0) + 1);
+      if (i > 0 && i + 1 < cats.length && cats[i - 1] === cats[i + 1])
+        between.set(c.label, (between.get(c.label) ?? 0) + 1);
     });
     for (const c of n.children) walk(c);
   };
@@ -91,7 +92,11 @@ export interface TagClasses {
 /** Punctuation, conjunction and closed-class tags, learned once for everything that needs them. */
 export function learnTagClasses(trees: readonly Tree[]): TagClasses {
   const punctuation = learnPunctuationTags(trees);
-  return { punctuation, conjunctions: learnConjunctionTags(trees, punctuation), closed: learnClosedClassTags(trees, punctuation) };
+  return {
+    punctuation,
+    conjunctions: learnConjunctionTags(trees, punctuation),
+    closed: learnClosedClassTags(trees, punctuation),
+  };
 }
 
 /**
@@ -100,7 +105,9 @@ export function learnTagClasses(trees: readonly Tree[]): TagClasses {
  * node's head tag is its head child's.
  */
 export function headTagCounts(
-  trees: readonly Tree[], table: HeadTable, counted: (n: Tree) => boolean = () => true,
+  trees: readonly Tree[],
+  table: HeadTable,
+  counted: (n: Tree) => boolean = () => true,
 ): Map<string, Map<string, number>> {
   const counts = new Map<string, Map<string, number>>();
   const tagOf = (n: Tree): string => {
@@ -138,7 +145,12 @@ interface ChildStats {
  * inside a verb phrase of auxiliaries is headed by that phrase, not by an adverb that
  * happens to be a word beside it.
  */
-function withProjections(parent: string, words: readonly string[], phrases: readonly string[], headTags: Map<string, Map<string, number>>): string[] {
+function withProjections(
+  parent: string,
+  words: readonly string[],
+  phrases: readonly string[],
+  headTags: Map<string, Map<string, number>>,
+): string[] {
   const mainTag = (label: string): string | undefined => {
     const d = headTags.get(label);
     if (!d) return undefined;
@@ -180,18 +192,26 @@ function withProjections(parent: string, words: readonly string[], phrases: read
  * headed by its first conjunct, and a table without a coordination entry gets the learned
  * conjunctions (with the learned punctuation as `skip`).
  */
-export function learnHeadRules(trees: readonly Tree[], table?: HeadTable, options: { minCount?: number; tagClasses?: TagClasses } = {}): HeadTable {
+export function learnHeadRules(
+  trees: readonly Tree[],
+  table?: HeadTable,
+  options: { minCount?: number; tagClasses?: TagClasses } = {},
+): HeadTable {
   const minCount = options.minCount ?? 5;
   const base = table ?? { name: 'learned', rules: {}, otherwise: 'left' as const };
   const { punctuation, conjunctions, closed } = options.tagClasses ?? learnTagClasses(trees);
-  const perLabel = new Map<string, { count: number; coordinated: number; lexical: number; children: Map<string, ChildStats> }>();
+  const perLabel = new Map<
+    string,
+    { count: number; coordinated: number; lexical: number; children: Map<string, ChildStats> }
+  >();
   forPhrases(trees, (n) => {
     const label = basicCategory(n.label);
     if (base.rules[label] !== undefined) return;
     let s = perLabel.get(label);
     if (!s) perLabel.set(label, (s = { count: 0, coordinated: 0, lexical: 0, children: new Map() }));
     s.count++;
-    if (n.children.some((c) => c.word !== undefined && !punctuation.has(c.label) && !conjunctions.has(c.label))) s.lexical++;
+    if (n.children.some((c) => c.word !== undefined && !punctuation.has(c.label) && !conjunctions.has(c.label)))
+      s.lexical++;
     if (n.children.some((c) => c.word !== undefined && conjunctions.has(c.label))) s.coordinated++;
     const seen = new Map<string, number>();
     n.children.forEach((c, i) => {
@@ -224,7 +244,9 @@ export function learnHeadRules(trees: readonly Tree[], table?: HeadTable, option
     const weight = (cat: string, c: ChildStats): number => (closed.has(cat) ? 0.5 : 1) * c.once;
     const ranked = [...s.children]
       .filter(([, c]) => c.once >= 0.05 * s.count)
-      .sort(([a, x], [b, y]) => tier(x) - tier(y) || weight(b, y) - weight(a, x) || y.total - x.total || (a < b ? -1 : 1));
+      .sort(
+        ([a, x], [b, y]) => tier(x) - tier(y) || weight(b, y) - weight(a, x) || y.total - x.total || (a < b ? -1 : 1),
+      );
     if (ranked.length === 0) continue;
     const best = ranked[0][1];
     const direction: HeadDirection = best.position / best.total <= 0.5 ? 'left' : 'right';
@@ -256,9 +278,16 @@ export function learnHeadRules(trees: readonly Tree[], table?: HeadTable, option
     const order = new Map(phrases.map((l, i) => [l, i]));
     phrases.sort((a, b) => share(label, b) - share(label, a) || (order.get(a) as number) - (order.get(b) as number));
     const lexicalParent = rule.labels.length > 0 && !headTags.has(rule.labels[0]);
-    rules[label] = [{ direction: rule.direction, labels: lexicalParent ? withProjections(label, words, phrases, headTags) : [...phrases, ...words] }];
+    rules[label] = [
+      {
+        direction: rule.direction,
+        labels: lexicalParent ? withProjections(label, words, phrases, headTags) : [...phrases, ...words],
+      },
+    ];
   }
   const otherwise = Object.keys(base.rules).length > 0 ? base.otherwise : rightVotes > leftVotes ? 'right' : 'left';
-  const coordination = base.coordination ?? (conjunctions.size > 0 ? { conjunctions: [...conjunctions].sort(), skip: [...punctuation].sort() } : undefined);
+  const coordination =
+    base.coordination ??
+    (conjunctions.size > 0 ? { conjunctions: [...conjunctions].sort(), skip: [...punctuation].sort() } : undefined);
   return { ...base, name: table ? `${table.name}+learned` : 'learned', rules, coordination, otherwise, learned };
 }

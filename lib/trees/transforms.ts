@@ -91,7 +91,9 @@ export function collapseUnaryChains(t: Tree, options: UnaryChainOptions = {}): T
 
   const checkLabel = (label: string): void => {
     if (label.includes(joiner)) {
-      throw new UsageError(`collapseUnaryChains: label '${label}' contains the joiner '${joiner}'; choose another joiner`);
+      throw new UsageError(
+        `collapseUnaryChains: label '${label}' contains the joiner '${joiner}'; choose another joiner`,
+      );
     }
   };
 

@@ -40,7 +40,12 @@ function topNode(t: Tree): Tree {
 
 /** Adds the most frequent head tags (but `skip`) until they cover `cover` of `total`, each >= `least` of it; whether any was new. */
 function addHeadTags(
-  out: string[], heads: ReadonlyMap<string, number>, total: number, skip: ReadonlySet<string>, cover: number, least: number,
+  out: string[],
+  heads: ReadonlyMap<string, number>,
+  total: number,
+  skip: ReadonlySet<string>,
+  cover: number,
+  least: number,
 ): boolean {
   let covered = 0;
   let added = false;
@@ -56,13 +61,18 @@ function addHeadTags(
   return added;
 }
 
-export function learnTreeClasses(trees: readonly Tree[], table: HeadTable, tagClasses: TagClasses = learnTagClasses(trees)): TreeClasses {
+export function learnTreeClasses(
+  trees: readonly Tree[],
+  table: HeadTable,
+  tagClasses: TagClasses = learnTagClasses(trees),
+): TreeClasses {
   const { punctuation, closed, conjunctions } = tagClasses;
   // Verb-like: the heads of clauses, the label of most sentences.
   const topLabels = new Map<string, number>();
   for (const t of trees) {
     const top = topNode(t);
-    if (top.word === undefined) topLabels.set(basicCategory(top.label), (topLabels.get(basicCategory(top.label)) ?? 0) + 1);
+    if (top.word === undefined)
+      topLabels.set(basicCategory(top.label), (topLabels.get(basicCategory(top.label)) ?? 0) + 1);
   }
   const clause = [...topLabels].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0];
   // Adposition-like: head child a closed-class word with a phrase right after it.
@@ -77,7 +87,8 @@ export function learnTreeClasses(trees: readonly Tree[], table: HeadTable, tagCl
       const h = headChildIndex(n, { table });
       const head = n.children[h];
       const next = n.children[h + 1];
-      if (head?.word !== undefined && closed.has(head.label) && next !== undefined && next.word === undefined) s.adposition++;
+      if (head?.word !== undefined && closed.has(head.label) && next !== undefined && next.word === undefined)
+        s.adposition++;
     }
     for (const c of n.children) walk(c);
   };
@@ -92,7 +103,7 @@ export function learnTreeClasses(trees: readonly Tree[], table: HeadTable, tagCl
   // Labels whose heads are mostly verb-like (a verb phrase, a non-finite clause) add every
   // open-class head tag of >= 5% of their nodes (a verb phrase's preposition is not a verb).
   const notVerbs = new Set([...punctuation, ...closed]);
-  for (let grown = true; grown; ) {
+  for (let grown = true; grown;) {
     grown = false;
     for (const [label, heads] of [...labelHeads].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       let total = 0;
@@ -106,7 +117,9 @@ export function learnTreeClasses(trees: readonly Tree[], table: HeadTable, tagCl
       grown = addHeadTags(verbTags, heads, total, notVerbs, 1, 0.05) || grown;
     }
   }
-  const adpositionLabels = [...phrase].filter(([, s]) => s.count >= 20 && s.adposition >= 0.5 * s.count).map(([l]) => l);
+  const adpositionLabels = [...phrase]
+    .filter(([, s]) => s.count >= 20 && s.adposition >= 0.5 * s.count)
+    .map(([l]) => l);
   const sorted = (s: Iterable<string>): string[] => [...s].sort();
   return {
     punctuationTags: sorted(punctuation),
@@ -122,7 +135,10 @@ export function learnTreeClasses(trees: readonly Tree[], table: HeadTable, tagCl
  * `collins` preset) plus rules learned for the labels it does not cover. What the reranking
  * features (lib/rerank/tree-settings.ts) and the parser's verb features read.
  */
-export function learnTreebankClasses(trees: readonly Tree[], given: HeadTable = headRulePreset('collins')): { table: HeadTable; classes: TreeClasses } {
+export function learnTreebankClasses(
+  trees: readonly Tree[],
+  given: HeadTable = headRulePreset('collins'),
+): { table: HeadTable; classes: TreeClasses } {
   const tagClasses = learnTagClasses(trees);
   const table = learnHeadRules(trees, given, { tagClasses });
   return { table, classes: learnTreeClasses(trees, table, tagClasses) };

@@ -9,8 +9,7 @@ namespace {
 
 class PromiseWorker : public Napi::AsyncWorker {
  public:
-  PromiseWorker(Napi::Env env, std::function<void()> work,
-                std::function<Napi::Value(Napi::Env)> done)
+  PromiseWorker(Napi::Env env, std::function<void()> work, std::function<Napi::Value(Napi::Env)> done)
       : Napi::AsyncWorker(env, "structrank"),
         deferred_(Napi::Promise::Deferred::New(env)),
         work_(std::move(work)),

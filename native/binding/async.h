@@ -13,7 +13,6 @@ namespace structrank::binding {
 
 // `work` runs on a libuv pool thread and must not touch JS values; `done` runs on the
 // JS thread afterwards and builds the resolved value.
-Napi::Promise RunAsync(Napi::Env env, std::function<void()> work,
-                       std::function<Napi::Value(Napi::Env)> done);
+Napi::Promise RunAsync(Napi::Env env, std::function<void()> work, std::function<Napi::Value(Napi::Env)> done);
 
 }  // namespace structrank::binding

@@ -48,7 +48,8 @@ std::vector<int64_t> ToOffsets(Napi::Env env, const Napi::Value& v, const char* 
       break;
     }
     default:
-      throw Napi::TypeError::New(env, std::string("expected ") + what + " as Int32Array, Float64Array or BigInt64Array");
+      throw Napi::TypeError::New(
+          env, std::string("expected ") + what + " as Int32Array, Float64Array or BigInt64Array");
   }
   return out;
 }
@@ -85,7 +86,8 @@ BoostModel BoostModelFromJs(Napi::Env env, const Napi::Object& o) {
   m.initial_loss = RequiredDouble(o, "initialLoss");
   m.chosen_rounds = RequiredInt64(o, "chosenRounds");
   Napi::Value f = o.Get("features");
-  Expect(f.IsTypedArray() && f.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env, "features as an Int32Array");
+  Expect(f.IsTypedArray() && f.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env,
+         "features as an Int32Array");
   m.features = ToVector<int32_t>(f.As<Napi::Int32Array>());
   m.deltas = ToDoubles(o.Get("deltas"), "deltas");
   m.losses = ToDoubles(o.Get("losses"), "losses");
@@ -104,47 +106,51 @@ BoostModel BoostModelFromJs(Napi::Env env, const Napi::Object& o) {
 class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
-    Napi::Function cls = DefineClass(
-        env, "RerankData",
-        {InstanceAccessor("sentences", &RerankDataWrap::Sentences, nullptr),
-         InstanceAccessor("candidates", &RerankDataWrap::Candidates, nullptr),
-         InstanceAccessor("nnz", &RerankDataWrap::Nnz, nullptr),
-         InstanceAccessor("numFeatures", &RerankDataWrap::NumFeatures, nullptr),
-         InstanceMethod("arrays", &RerankDataWrap::Arrays),
-         StaticMethod("synthetic", &RerankDataWrap::Synthetic)});
+    Napi::Function cls = DefineClass(env, "RerankData",
+                                     {InstanceAccessor("sentences", &RerankDataWrap::Sentences, nullptr),
+                                      InstanceAccessor("candidates", &RerankDataWrap::Candidates, nullptr),
+                                      InstanceAccessor("nnz", &RerankDataWrap::Nnz, nullptr),
+                                      InstanceAccessor("numFeatures", &RerankDataWrap::NumFeatures, nullptr),
+                                      InstanceMethod("arrays", &RerankDataWrap::Arrays),
+                                      StaticMethod("synthetic", &RerankDataWrap::Synthetic)});
     SaveConstructor(env, "RerankData", cls);
     exports.Set("RerankData", cls);
   }
 
   // new RerankData({sentencePtr, logprob, score?, rowPtr, cols, numFeatures}, threads)
-  explicit RerankDataWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<RerankDataWrap>(info) {
-    Napi::Env env = info.Env();
-    data_ = std::make_shared<RerankData>();
-    if (info.Length() >= 1 && info[0].IsExternal()) return;  // filled by Synthetic
-    Expect(info.Length() >= 1 && info[0].IsObject(), env, "a data object");
-    Napi::Object o = info[0].As<Napi::Object>();
-    int threads = ThreadsArgument(info, 1);
-    RerankData& d = *data_;
-    d.sentence_ptr = ToOffsets(env, o.Get("sentencePtr"), "sentencePtr");
-    d.logprob = ToDoubles(o.Get("logprob"), "logprob");
-    if (o.Get("score").IsTypedArray()) d.score = ToDoubles(o.Get("score"), "score");
-    d.features.row_ptr = ToOffsets(env, o.Get("rowPtr"), "rowPtr");
-    Napi::Value cols = o.Get("cols");
-    Expect(cols.IsTypedArray() && cols.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env, "cols as an Int32Array");
-    d.features.cols = ToVector<int32_t>(cols.As<Napi::Int32Array>());
-    d.num_features = RequiredInt(o, "numFeatures");
-    if (d.features.row_ptr.empty() || d.features.row_ptr.back() != static_cast<int64_t>(d.features.cols.size()) ||
-        d.features.row_ptr[0] != 0)
-      throw Napi::Error::New(env, "rowPtr does not match cols");
-    for (std::size_t r = 1; r < d.features.row_ptr.size(); ++r)
-      if (d.features.row_ptr[r] < d.features.row_ptr[r - 1]) throw Napi::Error::New(env, "rowPtr is not monotone");
-    d.NormalizeRows(threads);
-    try {
-      d.Validate(!d.score.empty());
-    } catch (const InputError&) {
-      throw ErrorFromException(env, std::current_exception());
+  explicit RerankDataWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap
+    <RerankDataWrap>(info) {
+      Napi::Env env = info.Env();
+      data_ = std::make_shared<RerankData>();
+      if (info.Length() >= 1 && info[0].IsExternal()) return;  // filled by Synthetic
+      Expect(info.Length() >= 1 && info[0].IsObject(), env, "a data object");
+      Napi::Object o = info[0].As<Napi::Object>();
+      int threads = ThreadsArgument(info, 1);
+      RerankData& d = *data_;
+      d.sentence_ptr = ToOffsets(env, o.Get("sentencePtr"), "sentencePtr");
+      d.logprob = ToDoubles(o.Get("logprob"), "logprob");
+      if (o.Get("score").IsTypedArray()) d.score = ToDoubles(o.Get("score"), "score");
+      d.features.row_ptr = ToOffsets(env, o.Get("rowPtr"), "rowPtr");
+      Napi::Value cols = o.Get("cols");
+      Expect(cols.IsTypedArray() && cols.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env,
+             "cols as an Int32Array");
+      d.features.cols = ToVector<int32_t>(cols.As<Napi::Int32Array>());
+      d.num_features = RequiredInt(o, "numFeatures");
+      if (d.features.row_ptr.empty() ||
+          d.features.row_ptr.back() != static_cast<int64_t>(d.features.cols.size()) ||
+          d.features.row_ptr[0] != 0)
+        throw Napi::Error::New(env, "rowPtr does not match cols");
+      for (std::size_t r = 1; r < d.features.row_ptr.size(); ++r)
+        if (d.features.row_ptr[r] < d.features.row_ptr[r - 1])
+          throw Napi::Error::New(env, "rowPtr is not monotone");
+      d.NormalizeRows(threads);
+      try {
+        d.Validate(!d.score.empty());
+      } catch (const InputError&) {
+        throw ErrorFromException(env, std::current_exception());
+      }
     }
-  } catch (const Napi::Error&) {
+  catch (const Napi::Error&) {
     throw;
   } catch (...) {
     throw ErrorFromException(info.Env(), std::current_exception());
@@ -157,10 +163,18 @@ class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
   }
 
  private:
-  Napi::Value Sentences(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), data_->sentences()); }
-  Napi::Value Candidates(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), data_->candidates()); }
-  Napi::Value Nnz(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), data_->features.nnz()); }
-  Napi::Value NumFeatures(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), data_->num_features); }
+  Napi::Value Sentences(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), data_->sentences());
+  }
+  Napi::Value Candidates(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), data_->candidates());
+  }
+  Napi::Value Nnz(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), data_->features.nnz());
+  }
+  Napi::Value NumFeatures(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), data_->num_features);
+  }
 
   Napi::Value Arrays(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -189,7 +203,8 @@ class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
     opt.seed = static_cast<uint64_t>(RequiredInt64(o, "seed"));
     opt.threads = RequiredThreads(o);
     if (opt.sentences < 0 || opt.candidates_per_sentence < 1 || opt.features < 1)
-      throw Napi::RangeError::New(env, "synthetic: sentences >= 0, candidatesPerSentence >= 1, features >= 1");
+      throw Napi::RangeError::New(env,
+                                  "synthetic: sentences >= 0, candidatesPerSentence >= 1, features >= 1");
     auto result = std::make_shared<RerankData>();
     return RunAsync(
         env, [opt, result]() { *result = GenerateSynthetic(opt); },
@@ -207,42 +222,45 @@ class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
 class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
-    Napi::Function cls = DefineClass(env, "BoostTrainer",
-                                     {InstanceMethod("init", &BoostTrainerWrap::InitJob),
-                                      InstanceMethod("run", &BoostTrainerWrap::Run),
-                                      InstanceMethod("model", &BoostTrainerWrap::Model),
-                                      InstanceMethod("stats", &BoostTrainerWrap::Stats)});
+    Napi::Function cls = DefineClass(
+        env, "BoostTrainer",
+        {InstanceMethod("init", &BoostTrainerWrap::InitJob), InstanceMethod("run", &BoostTrainerWrap::Run),
+         InstanceMethod("model", &BoostTrainerWrap::Model),
+         InstanceMethod("stats", &BoostTrainerWrap::Stats)});
     SaveConstructor(env, "BoostTrainer", cls);
     exports.Set("BoostTrainer", cls);
   }
 
-  explicit BoostTrainerWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<BoostTrainerWrap>(info) {
-    Napi::Env env = info.Env();
-    state_ = std::make_shared<State>();
-    state_->data = RerankDataWrap::From(env, info[0]);
-    Expect(info.Length() >= 2 && info[1].IsObject(), env, "trainer options");
-    Napi::Object o = info[1].As<Napi::Object>();
-    std::string method = RequiredString(o, "method");
-    if (method != "sparse" && method != "naive" && method != "logloss")
-      throw Napi::RangeError::New(env, "method must be 'sparse', 'naive' or 'logloss'");
-    state_->method = method;
-    state_->eps = RequiredDouble(o, "eps");
-    state_->l2 = RequiredDouble(o, "l2");
-    state_->threads = RequiredThreads(o);
-    state_->a0 = RequiredDouble(o, "a0");  // <= 0: search a_0
-    const std::string weighting = RequiredString(o, "weighting");
-    if (weighting != "score" && weighting != "uniform") throw Napi::RangeError::New(env, "weighting must be 'score' or 'uniform'");
-    state_->weighting = weighting == "uniform" ? PairWeighting::kUniform : PairWeighting::kScoreDifference;
-    if (state_->data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
-    // resume: the rounds of a checkpoint (boostModelBytes), replayed by init().
-    Napi::Value resume = o.Get("resume");
-    if (resume.IsTypedArray()) {
-      Napi::Uint8Array a = resume.As<Napi::Uint8Array>();
-      ByteReader r(a.Data(), a.ElementLength());
-      state_->resume = std::make_unique<BoostModel>(BoostModel::Deserialize(r));
-      if (!r.AtEnd()) throw ModelError("boosting checkpoint has trailing bytes");
+  explicit BoostTrainerWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap
+    <BoostTrainerWrap>(info) {
+      Napi::Env env = info.Env();
+      state_ = std::make_shared<State>();
+      state_->data = RerankDataWrap::From(env, info[0]);
+      Expect(info.Length() >= 2 && info[1].IsObject(), env, "trainer options");
+      Napi::Object o = info[1].As<Napi::Object>();
+      std::string method = RequiredString(o, "method");
+      if (method != "sparse" && method != "naive" && method != "logloss")
+        throw Napi::RangeError::New(env, "method must be 'sparse', 'naive' or 'logloss'");
+      state_->method = method;
+      state_->eps = RequiredDouble(o, "eps");
+      state_->l2 = RequiredDouble(o, "l2");
+      state_->threads = RequiredThreads(o);
+      state_->a0 = RequiredDouble(o, "a0");  // <= 0: search a_0
+      const std::string weighting = RequiredString(o, "weighting");
+      if (weighting != "score" && weighting != "uniform")
+        throw Napi::RangeError::New(env, "weighting must be 'score' or 'uniform'");
+      state_->weighting = weighting == "uniform" ? PairWeighting::kUniform : PairWeighting::kScoreDifference;
+      if (state_->data->score.empty()) throw Napi::Error::New(env, "training data needs scores");
+      // resume: the rounds of a checkpoint (boostModelBytes), replayed by init().
+      Napi::Value resume = o.Get("resume");
+      if (resume.IsTypedArray()) {
+        Napi::Uint8Array a = resume.As<Napi::Uint8Array>();
+        ByteReader r(a.Data(), a.ElementLength());
+        state_->resume = std::make_unique<BoostModel>(BoostModel::Deserialize(r));
+        if (!r.AtEnd()) throw ModelError("boosting checkpoint has trailing bytes");
+      }
     }
-  } catch (const Napi::Error&) {
+  catch (const Napi::Error&) {
     throw;
   } catch (...) {
     throw ErrorFromException(info.Env(), std::current_exception());
@@ -267,7 +285,8 @@ class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
   };
 
   void Claim(Napi::Env env) {
-    if (state_->busy.exchange(true)) throw Napi::Error::New(env, "BoostTrainer is busy (await the previous call)");
+    if (state_->busy.exchange(true))
+      throw Napi::Error::New(env, "BoostTrainer is busy (await the previous call)");
   }
 
   // init(cancel?) -> Promise<{pairs, totalCost, a0, loss}>: pair structures and a_0 search
@@ -280,7 +299,10 @@ class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
     return RunAsync(
         env,
         [s, cancel]() {
-          struct Release { std::atomic<bool>& b; ~Release() { b = false; } } release{s->busy};
+          struct Release {
+            std::atomic<bool>& b;
+            ~Release() { b = false; }
+          } release{s->busy};
           if (s->model()) return;
           if (s->method == "logloss") {
             s->selector = std::make_unique<LogLossSelector>(s->data.get(), s->l2, s->threads);
@@ -293,7 +315,8 @@ class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
           s->booster = std::make_unique<ExpLossBooster>(s->pairs.get(), a0, s->eps, s->method == "naive");
           s->booster->model().weighting = static_cast<int32_t>(s->weighting);
           if (s->resume) {
-            if (s->resume->weighting != static_cast<int32_t>(s->weighting)) throw ModelError("boosting checkpoint has other pair weights");
+            if (s->resume->weighting != static_cast<int32_t>(s->weighting))
+              throw ModelError("boosting checkpoint has other pair weights");
             s->booster->Replay(*s->resume, cancel.get());
             s->resume.reset();
           }
@@ -314,7 +337,10 @@ class BoostTrainerWrap : public ErrorMappingWrap<BoostTrainerWrap> {
     return RunAsync(
         env,
         [s, n, cancel, ran]() {
-          struct Release { std::atomic<bool>& b; ~Release() { b = false; } } release{s->busy};
+          struct Release {
+            std::atomic<bool>& b;
+            ~Release() { b = false; }
+          } release{s->busy};
           *ran = s->booster ? s->booster->Run(n, cancel.get()) : s->selector->Run(n, cancel.get());
         },
         [s, ran](Napi::Env env) {
@@ -403,7 +429,8 @@ Napi::Value RerankScores(const Napi::CallbackInfo& info) {
   return o;
 }
 
-// trainLoglinear(data, {l2, maxIterations, threads}, cancel?, progress?) -> Promise<{a0, weights, objective, iterations}>
+// trainLoglinear(data, {l2, maxIterations, threads}, cancel?, progress?) -> Promise<{a0, weights, objective,
+// iterations}>
 Napi::Value TrainLoglinearJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto data = RerankDataWrap::From(env, info[0]);

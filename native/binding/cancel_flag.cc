@@ -5,10 +5,9 @@
 namespace structrank::binding {
 
 void CancelFlag::Init(Napi::Env env, Napi::Object exports) {
-  Napi::Function cls =
-      DefineClass(env, "CancelFlag",
-                  {InstanceMethod("cancel", &CancelFlag::Cancel),
-                   InstanceMethod("isCancelled", &CancelFlag::IsCancelled)});
+  Napi::Function cls = DefineClass(env, "CancelFlag",
+                                   {InstanceMethod("cancel", &CancelFlag::Cancel),
+                                    InstanceMethod("isCancelled", &CancelFlag::IsCancelled)});
   SaveConstructor(env, "CancelFlag", cls);
   exports.Set("CancelFlag", cls);
 }

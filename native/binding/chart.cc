@@ -44,22 +44,22 @@ Corpus CorpusFrom(Napi::Env env, const Napi::Value& text, const Napi::Value& off
 class ChartParser : public ErrorMappingWrap<ChartParser> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
-    Napi::Function cls = DefineClass(env, "ChartParser",
-                                     {StaticMethod("buildPcfg", &ChartParser::BuildPcfg),
-                                      StaticMethod("deserialize", &ChartParser::Deserialize),
-                                      InstanceMethod("startCrf", &ChartParser::StartCrf),
-                                      InstanceMethod("crfSteps", &ChartParser::CrfSteps),
-                                      InstanceMethod("crfProgress", &ChartParser::CrfProgress),
-                                      InstanceMethod("crfState", &ChartParser::CrfState),
-                                      InstanceMethod("loadCrfState", &ChartParser::LoadCrfState),
-                                      InstanceMethod("crfAverage", &ChartParser::CrfAverage),
-                                      InstanceMethod("crfWeights", &ChartParser::CrfWeights),
-                                      InstanceMethod("setCrfWeights", &ChartParser::SetCrfWeights),
-                                      InstanceMethod("crfShardGradient", &ChartParser::CrfShardGradient),
-                                      InstanceMethod("parse", &ChartParser::Parse),
-                                      InstanceMethod("parseEnsemble", &ChartParser::ParseEnsemble),
-                                      InstanceMethod("serialize", &ChartParser::Serialize),
-                                      InstanceMethod("info", &ChartParser::Info)});
+    Napi::Function cls = DefineClass(
+        env, "ChartParser",
+        {StaticMethod("buildPcfg", &ChartParser::BuildPcfg),
+         StaticMethod("deserialize", &ChartParser::Deserialize),
+         InstanceMethod("startCrf", &ChartParser::StartCrf),
+         InstanceMethod("crfSteps", &ChartParser::CrfSteps),
+         InstanceMethod("crfProgress", &ChartParser::CrfProgress),
+         InstanceMethod("crfState", &ChartParser::CrfState),
+         InstanceMethod("loadCrfState", &ChartParser::LoadCrfState),
+         InstanceMethod("crfAverage", &ChartParser::CrfAverage),
+         InstanceMethod("crfWeights", &ChartParser::CrfWeights),
+         InstanceMethod("setCrfWeights", &ChartParser::SetCrfWeights),
+         InstanceMethod("crfShardGradient", &ChartParser::CrfShardGradient),
+         InstanceMethod("parse", &ChartParser::Parse),
+         InstanceMethod("parseEnsemble", &ChartParser::ParseEnsemble),
+         InstanceMethod("serialize", &ChartParser::Serialize), InstanceMethod("info", &ChartParser::Info)});
     SaveConstructor(env, "ChartParser", cls);
     exports.Set("ChartParser", cls);
   }
@@ -90,23 +90,29 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
   //   rareThreshold, {relax?, relaxWeight?, clusterWords?, clusterIds?}?)
   static Napi::Value BuildPcfg(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    Expect(info.Length() >= 6 && info[0].IsObject(), env, "buildPcfg(symbols, tokens, offsets, pairs, treeOffsets, rare)");
+    Expect(info.Length() >= 6 && info[0].IsObject(), env,
+           "buildPcfg(symbols, tokens, offsets, pairs, treeOffsets, rare)");
     Napi::Object sym = info[0].As<Napi::Object>();
     SymbolInfo symbols;
-    Expect(sym.Get("isTag").IsTypedArray() && sym.Get("base").IsTypedArray() && sym.Get("numBases").IsNumber(), env,
-           "symbols {isTag: Uint8Array, base: Int32Array, numBases}");
+    Expect(
+        sym.Get("isTag").IsTypedArray() && sym.Get("base").IsTypedArray() && sym.Get("numBases").IsNumber(),
+        env, "symbols {isTag: Uint8Array, base: Int32Array, numBases}");
     symbols.is_tag = ToVector<uint8_t>(sym.Get("isTag").As<Napi::Uint8Array>());
     symbols.base = ToVector<int32_t>(sym.Get("base").As<Napi::Int32Array>());
     symbols.num_bases = sym.Get("numBases").As<Napi::Number>().Int32Value();
-    if (sym.Get("relaxGroup").IsTypedArray()) symbols.relax_group = ToVector<int32_t>(sym.Get("relaxGroup").As<Napi::Int32Array>());
-    if (sym.Get("isVerb").IsTypedArray()) symbols.is_verb = ToVector<uint8_t>(sym.Get("isVerb").As<Napi::Uint8Array>());
+    if (sym.Get("relaxGroup").IsTypedArray())
+      symbols.relax_group = ToVector<int32_t>(sym.Get("relaxGroup").As<Napi::Int32Array>());
+    if (sym.Get("isVerb").IsTypedArray())
+      symbols.is_verb = ToVector<uint8_t>(sym.Get("isVerb").As<Napi::Uint8Array>());
     Corpus corpus = CorpusFrom(env, info[1], info[2]);
-    Expect(info[3].IsTypedArray() && info[4].IsTypedArray() && info[5].IsNumber(), env, "pairs, treeOffsets, rareThreshold");
+    Expect(info[3].IsTypedArray() && info[4].IsTypedArray() && info[5].IsNumber(), env,
+           "pairs, treeOffsets, rareThreshold");
     std::vector<int32_t> pairs = ToVector<int32_t>(info[3].As<Napi::Int32Array>());
     std::vector<int32_t> tree_offsets = ToVector<int32_t>(info[4].As<Napi::Int32Array>());
     PcfgOptions options;
     options.rare_threshold = info[5].As<Napi::Number>().Int32Value();
-    Expect(info.Length() > 6 && info[6].IsObject(), env, "grammar options {relax, relaxWeight, shapeBackoff, clusterWords?, clusterIds?}");
+    Expect(info.Length() > 6 && info[6].IsObject(), env,
+           "grammar options {relax, relaxWeight, shapeBackoff, clusterWords?, clusterIds?}");
     {
       Napi::Object o = info[6].As<Napi::Object>();
       options.relax = RequiredInt(o, "relax") != 0;
@@ -120,7 +126,8 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
       }
     }
     auto state = std::make_shared<Training>();
-    std::shared_ptr<ChartModel> model = ChartModel::BuildPcfg(symbols, corpus, pairs, tree_offsets, options, &state->gold);
+    std::shared_ptr<ChartModel> model =
+        ChartModel::BuildPcfg(symbols, corpus, pairs, tree_offsets, options, &state->gold);
     state->corpus = std::move(corpus);
     Napi::Object obj = Wrap(env, model);
     Unwrap(obj)->training_ = state;
@@ -131,7 +138,8 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     Napi::Env env = info.Env();
     Expect(info.Length() >= 1 && info[0].IsTypedArray(), env, "a Uint8Array");
     Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
-    std::shared_ptr<ChartModel> model = ReadingModelPayload([&] { return ChartModel::Deserialize(bytes.Data(), bytes.ElementLength()); });
+    std::shared_ptr<ChartModel> model =
+        ReadingModelPayload([&] { return ChartModel::Deserialize(bytes.Data(), bytes.ElementLength()); });
     return Wrap(env, model);
   }
 
@@ -157,14 +165,16 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     opt.average = RequiredInt(o, "average") != 0;
     const int verb_features = RequiredInt(o, "verbFeatures");
     const int surface_bits = RequiredInt(o, "surfaceBits");
-    if (surface_bits < 0 || surface_bits > 30) throw Napi::RangeError::New(env, "surfaceBits must be in 0..30");
+    if (surface_bits < 0 || surface_bits > 30)
+      throw Napi::RangeError::New(env, "surfaceBits must be in 0..30");
     if (!(opt.prune >= 0 && opt.prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
     InitCrf(*model_, training_->corpus, training_->gold, verb_features != 0, surface_bits);
     training_->trainer = std::make_shared<CrfTrainer>(*model_, training_->corpus, training_->gold, opt);
     Napi::Object out = Napi::Object::New(env);
     out.Set("weights", Napi::Number::New(env, static_cast<double>(model_->crf.theta.size())));
     out.Set("sparseFeatures", Napi::Number::New(env, static_cast<double>(model_->crf.sparse.size())));
-    out.Set("surfaceGoldFeatures", Napi::Number::New(env, static_cast<double>(model_->crf.surface_gold_features)));
+    out.Set("surfaceGoldFeatures",
+            Napi::Number::New(env, static_cast<double>(model_->crf.surface_gold_features)));
     out.Set("surfaceCollisionRate", Napi::Number::New(env, model_->crf.surface_collision_rate));
     return out;
   }
@@ -176,9 +186,12 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     if (!training_ || !training_->trainer) throw Napi::Error::New(env, "call startCrf first");
     Expect(info.Length() >= 1 && info[0].IsString(), env, "'reset' or 'swap'");
     const std::string op = info[0].As<Napi::String>().Utf8Value();
-    if (op == "reset") training_->trainer->ResetAverage();
-    else if (op == "swap") training_->trainer->SwapAverage();
-    else throw Napi::RangeError::New(env, "crfAverage: 'reset' or 'swap'");
+    if (op == "reset")
+      training_->trainer->ResetAverage();
+    else if (op == "swap")
+      training_->trainer->SwapAverage();
+    else
+      throw Napi::RangeError::New(env, "crfAverage: 'reset' or 'swap'");
     return env.Undefined();
   }
 
@@ -204,7 +217,8 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
           out.Set("objective", Napi::Number::New(e, *result));
           out.Set("keptFraction", Napi::Number::New(e, trainer->kept_fraction()));
           out.Set("cacheBytes", Napi::Number::New(e, static_cast<double>(trainer->feature_cache_bytes())));
-          out.Set("cachedSentences", Napi::Number::New(e, static_cast<double>(trainer->feature_cache_sentences())));
+          out.Set("cachedSentences",
+                  Napi::Number::New(e, static_cast<double>(trainer->feature_cache_sentences())));
           out.Set("steps", Napi::Number::New(e, static_cast<double>(trainer->steps_done())));
           return out;
         });
@@ -249,9 +263,12 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
   Napi::Value SetCrfWeights(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!model_->use_crf) throw Napi::Error::New(env, "call startCrf first");
-    Expect(info.Length() >= 1 && info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env, "a Float64Array");
+    Expect(info.Length() >= 1 && info[0].IsTypedArray() &&
+               info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array,
+           env, "a Float64Array");
     Napi::Float64Array w = info[0].As<Napi::Float64Array>();
-    if (w.ElementLength() != model_->crf.theta.size()) throw Napi::RangeError::New(env, "setCrfWeights: the weights do not fit this model");
+    if (w.ElementLength() != model_->crf.theta.size())
+      throw Napi::RangeError::New(env, "setCrfWeights: the weights do not fit this model");
     model_->crf.theta = ToVector<double>(w);
     return env.Undefined();
   }
@@ -261,8 +278,9 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
   Napi::Value CrfShardGradient(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!training_ || !training_->trainer) throw Napi::Error::New(env, "call startCrf first");
-    Expect(info.Length() >= 3 && info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array &&
-               info[1].IsNumber() && info[2].IsNumber(),
+    Expect(info.Length() >= 3 && info[0].IsTypedArray() &&
+               info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array && info[1].IsNumber() &&
+               info[2].IsNumber(),
            env, "(weights: Float64Array, first, last, cancelFlag?)");
     auto w = std::make_shared<std::vector<double>>(ToVector<double>(info[0].As<Napi::Float64Array>()));
     const int32_t first = info[1].As<Napi::Number>().Int32Value();
@@ -274,7 +292,9 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     auto loss = std::make_shared<double>(0);
     return RunAsync(
         env,
-        [trainer, model, w, first, last, cancel, grad, loss] { *loss = trainer->ShardObjective(*w, first, last, *grad, cancel.get()); },
+        [trainer, model, w, first, last, cancel, grad, loss] {
+          *loss = trainer->ShardObjective(*w, first, last, *grad, cancel.get());
+        },
         [grad, loss](Napi::Env e) -> Napi::Value {
           Napi::Object out = Napi::Object::New(e);
           out.Set("loss", Napi::Number::New(e, *loss));
@@ -283,13 +303,15 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
         });
   }
 
-  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength, prune, mbr) -> Promise<{nodes, candidateOffsets,
+  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength, prune, mbr) -> Promise<{nodes,
+  // candidateOffsets,
   //   sentenceOffsets, scores, fallback}>
   Napi::Value Parse(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Corpus corpus = CorpusFrom(env, info[0], info[1]);
-    Expect(info.Length() >= 10 && info[2].IsNumber() && info[6].IsNumber() && info[7].IsNumber() && info[8].IsNumber(), env,
-           "(tokens, offsets, k, threads, flag, forcePcfg, beam, maxLength, prune, mbr)");
+    Expect(info.Length() >= 10 && info[2].IsNumber() && info[6].IsNumber() && info[7].IsNumber() &&
+               info[8].IsNumber(),
+           env, "(tokens, offsets, k, threads, flag, forcePcfg, beam, maxLength, prune, mbr)");
     const int k = info[2].As<Napi::Number>().Int32Value();
     if (k < 1) throw Napi::RangeError::New(env, "k must be at least 1");
     const int threads = ThreadsArgument(info, 3);
@@ -308,7 +330,8 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     return RunAsync(
         env,
         [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, max_length, prune, mbr, result] {
-          *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam, max_length, prune, mbr);
+          *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam, max_length,
+                                    prune, mbr);
         },
         [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
   }
@@ -342,9 +365,11 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
   //   base category or tag `id` (-1: none).
   Napi::Value ParseEnsemble(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    Expect(info.Length() >= 9 && info[0].IsArray() && info[1].IsArray() && info[2].IsArray() && info[7].IsNumber() && info[8].IsNumber(), env,
-           "(others, baseMaps, tagMaps, tokens, offsets, threads, flag, maxLength, prune)");
-    Napi::Array others = info[0].As<Napi::Array>(), base_maps = info[1].As<Napi::Array>(), tag_maps = info[2].As<Napi::Array>();
+    Expect(info.Length() >= 9 && info[0].IsArray() && info[1].IsArray() && info[2].IsArray() &&
+               info[7].IsNumber() && info[8].IsNumber(),
+           env, "(others, baseMaps, tagMaps, tokens, offsets, threads, flag, maxLength, prune)");
+    Napi::Array others = info[0].As<Napi::Array>(), base_maps = info[1].As<Napi::Array>(),
+                tag_maps = info[2].As<Napi::Array>();
     if (base_maps.Length() != others.Length() || tag_maps.Length() != others.Length())
       throw Napi::TypeError::New(env, "one base map and one tag map per ensemble member");
     auto held = std::make_shared<std::vector<std::shared_ptr<ChartModel>>>();
@@ -375,12 +400,15 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     return RunAsync(
         env,
         [model, held, members, corpus, threads, cancel, max_length, prune, result] {
-          *result = structrank::ParseEnsemble(*model, *members, *corpus, threads, cancel.get(), prune, max_length);
+          *result =
+              structrank::ParseEnsemble(*model, *members, *corpus, threads, cancel.get(), prune, max_length);
         },
         [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
   }
 
-  Napi::Value Serialize(const Napi::CallbackInfo& info) { return ToUint8Array(info.Env(), model_->Serialize()); }
+  Napi::Value Serialize(const Napi::CallbackInfo& info) {
+    return ToUint8Array(info.Env(), model_->Serialize());
+  }
 
   Napi::Value Info(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();

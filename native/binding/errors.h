@@ -48,7 +48,9 @@ auto ReadingModelPayload(Read&& read) -> decltype(read()) {
 template <Napi::Value (*Fn)(const Napi::CallbackInfo&)>
 Napi::Function MappedFunction(Napi::Env env, const char* name) {
   return Napi::Function::New(
-      env, [](const Napi::CallbackInfo& info) { return CallMappingErrors(info.Env(), [&] { return Fn(info); }); }, name);
+      env,
+      [](const Napi::CallbackInfo& info) { return CallMappingErrors(info.Env(), [&] { return Fn(info); }); },
+      name);
 }
 
 // Napi::ObjectWrap whose InstanceMethod and StaticMethod (as called in a class's Init) map
@@ -60,12 +62,14 @@ class ErrorMappingWrap : public Napi::ObjectWrap<T> {
  public:
   using Base::Base;
 
-  static typename Base::PropertyDescriptor InstanceMethod(const char* name, typename Base::InstanceMethodCallback method,
-                                                          napi_property_attributes attributes = napi_default) {
+  static typename Base::PropertyDescriptor InstanceMethod(
+      const char* name, typename Base::InstanceMethodCallback method,
+      napi_property_attributes attributes = napi_default) {
     return Base::InstanceMethod(name, &ErrorMappingWrap::CallInstance, attributes, Keep(method));
   }
 
-  static typename Base::PropertyDescriptor StaticMethod(const char* name, typename Base::StaticMethodCallback method,
+  static typename Base::PropertyDescriptor StaticMethod(const char* name,
+                                                        typename Base::StaticMethodCallback method,
                                                         napi_property_attributes attributes = napi_default) {
     return Base::StaticMethod(name, &ErrorMappingWrap::CallStatic, attributes, Keep(method));
   }

@@ -56,7 +56,8 @@ CommonOptions ReadCommon(const Napi::Value& value, std::size_t rows, std::size_t
   Expect(value.IsObject(), value.Env(), "kernel options {lambda, normalize, plain, beta, ...}");
   Napi::Object o = value.As<Napi::Object>();
   c.lambda = RequiredDouble(o, "lambda");
-  if (!(c.lambda > 0 && c.lambda <= 1)) throw InputError("lambda must be in (0, 1], got " + std::to_string(c.lambda));
+  if (!(c.lambda > 0 && c.lambda <= 1))
+    throw InputError("lambda must be in (0, 1], got " + std::to_string(c.lambda));
   c.normalize = RequiredBool(o, "normalize");
   c.plain = RequiredBool(o, "plain");
   c.beta = RequiredDouble(o, "beta");
@@ -111,7 +112,8 @@ Napi::Value KernelMethod(Wrap* self, const Napi::CallbackInfo& info) {
   double i = info[0].As<Napi::Number>().DoubleValue(), j = info[2].As<Napi::Number>().DoubleValue();
   if (i < 0 || j < 0) throw InputError("index must be a non-negative integer");
   auto job = self->MakeJob(other, info[3]);
-  return Napi::Number::New(env, KernelValue(job->kernel, static_cast<std::size_t>(i), static_cast<std::size_t>(j)));
+  return Napi::Number::New(
+      env, KernelValue(job->kernel, static_cast<std::size_t>(i), static_cast<std::size_t>(j)));
 }
 
 template <typename Wrap>
@@ -126,7 +128,10 @@ Napi::Value RowMethod(Wrap* self, const Napi::CallbackInfo& info, bool async) {
   auto cancel = CancelFlag::From(info[4]);
   auto out = std::make_shared<std::vector<double>>();
   return RunAsync(
-      env, [job, cancel, out, i, threads] { *out = KernelRow(job->kernel, static_cast<std::size_t>(i), threads, cancel.get()); },
+      env,
+      [job, cancel, out, i, threads] {
+        *out = KernelRow(job->kernel, static_cast<std::size_t>(i), threads, cancel.get());
+      },
       [out](Napi::Env e) -> Napi::Value { return ToFloat64Array(e, *out); });
 }
 
@@ -163,27 +168,29 @@ class TreeBankWrap : public ErrorMappingWrap<TreeBankWrap> {
   // new TreeBank(symbols, label, word, arity, treeSize), or new TreeBank(bytes, unwrap) to
   // read bracketed trees from a file's bytes: the bank is then empty if they are malformed
   // (the caller re-reads them with the JS parser for a precise message).
-  explicit TreeBankWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<TreeBankWrap>(info) {
-    auto bank = std::make_shared<TreeBank>();
-    bank_ = bank;
-    if (info.Length() == 2) {
-      Expect(info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array, info.Env(),
-             "TreeBank(bytes: Uint8Array, unwrap)");
-      Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+  explicit TreeBankWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap
+    <TreeBankWrap>(info) {
+      auto bank = std::make_shared<TreeBank>();
+      bank_ = bank;
+      if (info.Length() == 2) {
+        Expect(info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array,
+               info.Env(), "TreeBank(bytes: Uint8Array, unwrap)");
+        Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+        PreorderTrees in;
+        const std::string_view text(reinterpret_cast<const char*>(bytes.Data()), bytes.ElementLength());
+        if (ReadBracketedTrees(text, info[1].ToBoolean(), &in)) bank->Add(in);
+        return;
+      }
+      Expect(info.Length() == 5, info.Env(), "TreeBank(symbols, label, word, arity, treeSize)");
       PreorderTrees in;
-      const std::string_view text(reinterpret_cast<const char*>(bytes.Data()), bytes.ElementLength());
-      if (ReadBracketedTrees(text, info[1].ToBoolean(), &in)) bank->Add(in);
-      return;
+      in.symbols = StringArray(info[0], "symbols");
+      in.label = IntArray(info[1], "label");
+      in.word = IntArray(info[2], "word");
+      in.arity = IntArray(info[3], "arity");
+      in.tree_size = IntArray(info[4], "treeSize");
+      bank->Add(in);
     }
-    Expect(info.Length() == 5, info.Env(), "TreeBank(symbols, label, word, arity, treeSize)");
-    PreorderTrees in;
-    in.symbols = StringArray(info[0], "symbols");
-    in.label = IntArray(info[1], "label");
-    in.word = IntArray(info[2], "word");
-    in.arity = IntArray(info[3], "arity");
-    in.tree_size = IntArray(info[4], "treeSize");
-    bank->Add(in);
-  } catch (const Napi::Error&) {
+  catch (const Napi::Error&) {
     throw;
   } catch (...) {
     throw ErrorFromException(info.Env(), std::current_exception());
@@ -197,12 +204,14 @@ class TreeBankWrap : public ErrorMappingWrap<TreeBankWrap> {
 
   std::shared_ptr<Job> MakeJob(TreeBankWrap* other_wrap, const Napi::Value& options) {
     std::shared_ptr<const TreeBank> other = other_wrap->bank_;
-    if (other->vocabulary() != bank_->vocabulary()) throw InputError("mismatched handles: tree banks use different vocabularies");
+    if (other->vocabulary() != bank_->vocabulary())
+      throw InputError("mismatched handles: tree banks use different vocabularies");
     auto job = std::make_shared<Job>();
     job->options = ReadCommon(options, bank_->size(), other->size());
     // Optional by meaning: without `depth` fragments of every depth count (0 inside the core).
     int depth = 0;
-    if (!options.As<Napi::Object>().Get("depth").IsUndefined()) depth = RequiredInt(options.As<Napi::Object>(), "depth");
+    if (!options.As<Napi::Object>().Get("depth").IsUndefined())
+      depth = RequiredInt(options.As<Napi::Object>(), "depth");
     if (depth < 0) throw InputError("depth must be a positive integer");
     const TreeBank* a = bank_.get();
     const TreeBank* b = other.get();
@@ -213,13 +222,25 @@ class TreeBankWrap : public ErrorMappingWrap<TreeBankWrap> {
     k.rows = a->size();
     k.cols = b->size();
     if (job->options.plain) {
-      k.raw = [a, b, lambda, depth](std::size_t i, std::size_t j) { return SubsetTreeKernelPlain(a->Tree(i), b->Tree(j), lambda, depth); };
-      k.self_a = [a, lambda, depth](std::size_t i) { return SubsetTreeKernelPlain(a->Tree(i), a->Tree(i), lambda, depth); };
-      k.self_b = [b, lambda, depth](std::size_t j) { return SubsetTreeKernelPlain(b->Tree(j), b->Tree(j), lambda, depth); };
+      k.raw = [a, b, lambda, depth](std::size_t i, std::size_t j) {
+        return SubsetTreeKernelPlain(a->Tree(i), b->Tree(j), lambda, depth);
+      };
+      k.self_a = [a, lambda, depth](std::size_t i) {
+        return SubsetTreeKernelPlain(a->Tree(i), a->Tree(i), lambda, depth);
+      };
+      k.self_b = [b, lambda, depth](std::size_t j) {
+        return SubsetTreeKernelPlain(b->Tree(j), b->Tree(j), lambda, depth);
+      };
     } else {
-      k.raw = [a, b, lambda, depth](std::size_t i, std::size_t j) { return SubsetTreeKernel(a->Tree(i), b->Tree(j), lambda, depth); };
-      k.self_a = [a, lambda, depth](std::size_t i) { return SubsetTreeKernel(a->Tree(i), a->Tree(i), lambda, depth); };
-      k.self_b = [b, lambda, depth](std::size_t j) { return SubsetTreeKernel(b->Tree(j), b->Tree(j), lambda, depth); };
+      k.raw = [a, b, lambda, depth](std::size_t i, std::size_t j) {
+        return SubsetTreeKernel(a->Tree(i), b->Tree(j), lambda, depth);
+      };
+      k.self_a = [a, lambda, depth](std::size_t i) {
+        return SubsetTreeKernel(a->Tree(i), a->Tree(i), lambda, depth);
+      };
+      k.self_b = [b, lambda, depth](std::size_t j) {
+        return SubsetTreeKernel(b->Tree(j), b->Tree(j), lambda, depth);
+      };
     }
     Apply(job->options, k);
     if (k.normalize) {
@@ -232,8 +253,12 @@ class TreeBankWrap : public ErrorMappingWrap<TreeBankWrap> {
 
  private:
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), bank_->size()); }
-  Napi::Value Bytes(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), bank_->StorageBytes()); }
-  Napi::Value TotalNodes(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), bank_->total_nodes()); }
+  Napi::Value Bytes(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), bank_->StorageBytes());
+  }
+  Napi::Value TotalNodes(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), bank_->total_nodes());
+  }
   Napi::Value Kernel(const Napi::CallbackInfo& info) { return KernelMethod(this, info); }
   Napi::Value Row(const Napi::CallbackInfo& info) { return RowMethod(this, info, false); }
   Napi::Value RowAsync(const Napi::CallbackInfo& info) { return RowMethod(this, info, true); }
@@ -253,7 +278,8 @@ class SequenceBankWrap : public ErrorMappingWrap<SequenceBankWrap> {
         {InstanceMethod("size", &SequenceBankWrap::Size), InstanceMethod("bytes", &SequenceBankWrap::Bytes),
          InstanceMethod("totalTokens", &SequenceBankWrap::TotalTokens),
          InstanceMethod("kernel", &SequenceBankWrap::Kernel), InstanceMethod("row", &SequenceBankWrap::Row),
-         InstanceMethod("rowAsync", &SequenceBankWrap::RowAsync), InstanceMethod("gram", &SequenceBankWrap::Gram),
+         InstanceMethod("rowAsync", &SequenceBankWrap::RowAsync),
+         InstanceMethod("gram", &SequenceBankWrap::Gram),
          InstanceMethod("gramAsync", &SequenceBankWrap::GramAsync)});
     SaveConstructor(env, "SequenceBank", cls);
     exports.Set("SequenceBank", cls);
@@ -262,21 +288,26 @@ class SequenceBankWrap : public ErrorMappingWrap<SequenceBankWrap> {
   // new SequenceBank(symbols, label, word, length, feature, wordClass?)
   // feature: a built-in name ("caps", ...), "none", or the name of a caller-supplied
   // function whose classes come as wordClass (indices into symbols, -1 = no class).
-  explicit SequenceBankWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap<SequenceBankWrap>(info) {
-    Expect(info.Length() >= 5 && info[4].IsString(), info.Env(), "SequenceBank(symbols, label, word, length, feature, wordClass?)");
-    TaggedSequences in;
-    in.symbols = StringArray(info[0], "symbols");
-    in.label = IntArray(info[1], "label");
-    in.word = IntArray(info[2], "word");
-    in.length = IntArray(info[3], "length");
-    std::string feature = info[4].As<Napi::String>().Utf8Value();
-    WordFeature f = WordFeature::kNone;
-    if (info.Length() >= 6 && !info[5].IsUndefined() && !info[5].IsNull()) in.word_class = IntArray(info[5], "wordClass");
-    else if (feature != "none") f = WordFeatureByName(feature);
-    auto bank = std::make_shared<SequenceBank>(f, feature);
-    bank->Add(in);
-    bank_ = bank;
-  } catch (const Napi::Error&) {
+  explicit SequenceBankWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap
+    <SequenceBankWrap>(info) {
+      Expect(info.Length() >= 5 && info[4].IsString(), info.Env(),
+             "SequenceBank(symbols, label, word, length, feature, wordClass?)");
+      TaggedSequences in;
+      in.symbols = StringArray(info[0], "symbols");
+      in.label = IntArray(info[1], "label");
+      in.word = IntArray(info[2], "word");
+      in.length = IntArray(info[3], "length");
+      std::string feature = info[4].As<Napi::String>().Utf8Value();
+      WordFeature f = WordFeature::kNone;
+      if (info.Length() >= 6 && !info[5].IsUndefined() && !info[5].IsNull())
+        in.word_class = IntArray(info[5], "wordClass");
+      else if (feature != "none")
+        f = WordFeatureByName(feature);
+      auto bank = std::make_shared<SequenceBank>(f, feature);
+      bank->Add(in);
+      bank_ = bank;
+    }
+  catch (const Napi::Error&) {
     throw;
   } catch (...) {
     throw ErrorFromException(info.Env(), std::current_exception());
@@ -290,7 +321,8 @@ class SequenceBankWrap : public ErrorMappingWrap<SequenceBankWrap> {
 
   std::shared_ptr<Job> MakeJob(SequenceBankWrap* other_wrap, const Napi::Value& options) {
     std::shared_ptr<const SequenceBank> other = other_wrap->bank_;
-    if (other->vocabulary() != bank_->vocabulary()) throw InputError("mismatched handles: sequence banks use different vocabularies");
+    if (other->vocabulary() != bank_->vocabulary())
+      throw InputError("mismatched handles: sequence banks use different vocabularies");
     auto job = std::make_shared<Job>();
     job->options = ReadCommon(options, bank_->size(), other->size());
     TagKernelWeights w;
@@ -298,8 +330,9 @@ class SequenceBankWrap : public ErrorMappingWrap<SequenceBankWrap> {
     bool sim2 = RequiredBool(options.As<Napi::Object>(), "sim2");
     if (sim2) {
       if (bank_->feature_name() == "none" || other->feature_name() != bank_->feature_name())
-        throw InputError("mismatched handles: sim2 needs both banks built with the same word feature (have '" +
-                         bank_->feature_name() + "' and '" + other->feature_name() + "')");
+        throw InputError(
+            "mismatched handles: sim2 needs both banks built with the same word feature (have '" +
+            bank_->feature_name() + "' and '" + other->feature_name() + "')");
       w.sim1 = 0.5;
       w.sim2 = 0.5;
     }
@@ -327,8 +360,12 @@ class SequenceBankWrap : public ErrorMappingWrap<SequenceBankWrap> {
 
  private:
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), bank_->size()); }
-  Napi::Value Bytes(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), bank_->StorageBytes()); }
-  Napi::Value TotalTokens(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), bank_->total_tokens()); }
+  Napi::Value Bytes(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), bank_->StorageBytes());
+  }
+  Napi::Value TotalTokens(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), bank_->total_tokens());
+  }
   Napi::Value Kernel(const Napi::CallbackInfo& info) { return KernelMethod(this, info); }
   Napi::Value Row(const Napi::CallbackInfo& info) { return RowMethod(this, info, false); }
   Napi::Value RowAsync(const Napi::CallbackInfo& info) { return RowMethod(this, info, true); }
@@ -367,12 +404,14 @@ void Init(Napi::Env env, Napi::Object exports) {
 
 }  // namespace
 
-std::shared_ptr<KernelJob> MakeKernelJob(const Napi::Value& a, const Napi::Value& b, const Napi::Value& options) {
+std::shared_ptr<KernelJob> MakeKernelJob(const Napi::Value& a, const Napi::Value& b,
+                                         const Napi::Value& options) {
   Napi::Env env = a.Env();
   auto is = [&](const Napi::Value& v, const char* cls) {
     return v.IsObject() && v.As<Napi::Object>().InstanceOf(GetConstructor(env, cls).Value());
   };
-  if (is(a, "TreeBank")) return TreeBankWrap::Unwrap(a.As<Napi::Object>())->MakeJob(TreeBankWrap::FromValue(b), options);
+  if (is(a, "TreeBank"))
+    return TreeBankWrap::Unwrap(a.As<Napi::Object>())->MakeJob(TreeBankWrap::FromValue(b), options);
   if (is(a, "SequenceBank"))
     return SequenceBankWrap::Unwrap(a.As<Napi::Object>())->MakeJob(SequenceBankWrap::FromValue(b), options);
   throw InputError("mismatched handles: expected a TreeBank or a SequenceBank");

@@ -18,6 +18,7 @@ struct KernelJob {
 
 // `a` and `b`: TreeBank or SequenceBank objects of the same kind; `options` as for
 // bank.kernel(...). Throws InputError for mismatched handles or bad options.
-std::shared_ptr<KernelJob> MakeKernelJob(const Napi::Value& a, const Napi::Value& b, const Napi::Value& options);
+std::shared_ptr<KernelJob> MakeKernelJob(const Napi::Value& a, const Napi::Value& b,
+                                         const Napi::Value& options);
 
 }  // namespace structrank::binding

@@ -18,7 +18,8 @@ namespace {
 
 LbfgsOptions ReadOptions(const Napi::Value& v) {
   // Every setting given (lib/options/lbfgs.ts LBFGS_DEFAULTS): no second set of defaults here.
-  Expect(v.IsObject(), v.Env(), "L-BFGS settings {memory, gradientTolerance, delta, past, maxLinesearch, armijo}");
+  Expect(v.IsObject(), v.Env(),
+         "L-BFGS settings {memory, gradientTolerance, delta, past, maxLinesearch, armijo}");
   Napi::Object obj = v.As<Napi::Object>();
   LbfgsOptions o;
   o.memory = RequiredInt(obj, "memory");
@@ -54,44 +55,45 @@ class NativeLbfgs : public ErrorMappingWrap<NativeLbfgs> {
         env, "NativeLbfgs",
         {InstanceMethod("beginIteration", &NativeLbfgs::BeginIteration),
          InstanceMethod("trialPoint", &NativeLbfgs::TrialPoint),
-         InstanceMethod("endTrial", &NativeLbfgs::EndTrial),
-         InstanceMethod("point", &NativeLbfgs::Point),
+         InstanceMethod("endTrial", &NativeLbfgs::EndTrial), InstanceMethod("point", &NativeLbfgs::Point),
          InstanceMethod("value", &NativeLbfgs::PointValue),
-         InstanceMethod("converged", &NativeLbfgs::Converged),
-         InstanceMethod("state", &NativeLbfgs::State)});
+         InstanceMethod("converged", &NativeLbfgs::Converged), InstanceMethod("state", &NativeLbfgs::State)});
     SaveConstructor(env, "NativeLbfgs", cls);
     exports.Set("NativeLbfgs", cls);
   }
 
   // new NativeLbfgs({x, f, g}, settings): starts at x, where the caller found f and g;
   // new NativeLbfgs({state}, settings): continues from state() (a checkpoint).
-  explicit NativeLbfgs(const Napi::CallbackInfo& info) try : ErrorMappingWrap<NativeLbfgs>(info) {
-    Napi::Env env = info.Env();
-    Expect(info.Length() >= 1 && info[0].IsObject(), env, "({x, f, g} or {state}, settings)");
-    Napi::Object o = info[0].As<Napi::Object>();
-    const LbfgsOptions options = ReadOptions(info.Length() > 1 ? info[1] : env.Undefined());
-    if (o.Has("state")) {
-      Expect(o.Get("state").IsObject(), env, "state as an object");
-      Napi::Object s = o.Get("state").As<Napi::Object>();
-      LbfgsState st;
-      st.x = ToDoubles(s.Get("x"), "state.x");
-      st.g = ToDoubles(s.Get("g"), "state.g");
-      st.f = s.Get("f").ToNumber().DoubleValue();
-      st.s = VectorList(s.Get("s"), "state.s");
-      st.y = VectorList(s.Get("y"), "state.y");
-      st.rho = ToDoubles(s.Get("rho"), "state.rho");
-      st.stored = s.Get("stored").ToNumber().Int32Value();
-      st.next = s.Get("next").ToNumber().Int32Value();
-      st.iterations = s.Get("iterations").ToNumber().Int32Value();
-      st.evaluations = s.Get("evaluations").ToNumber().Int32Value();
-      st.converged = s.Get("converged").ToBoolean();
-      st.history = ToDoubles(s.Get("history"), "state.history");
-      lbfgs_.emplace(Objective(), std::move(st), options);
-    } else {
-      Expect(o.Get("f").IsNumber(), env, "f as a number");
-      lbfgs_.emplace(ToDoubles(o.Get("x"), "x"), o.Get("f").As<Napi::Number>().DoubleValue(), ToDoubles(o.Get("g"), "g"), options);
+  explicit NativeLbfgs(const Napi::CallbackInfo& info) try : ErrorMappingWrap
+    <NativeLbfgs>(info) {
+      Napi::Env env = info.Env();
+      Expect(info.Length() >= 1 && info[0].IsObject(), env, "({x, f, g} or {state}, settings)");
+      Napi::Object o = info[0].As<Napi::Object>();
+      const LbfgsOptions options = ReadOptions(info.Length() > 1 ? info[1] : env.Undefined());
+      if (o.Has("state")) {
+        Expect(o.Get("state").IsObject(), env, "state as an object");
+        Napi::Object s = o.Get("state").As<Napi::Object>();
+        LbfgsState st;
+        st.x = ToDoubles(s.Get("x"), "state.x");
+        st.g = ToDoubles(s.Get("g"), "state.g");
+        st.f = s.Get("f").ToNumber().DoubleValue();
+        st.s = VectorList(s.Get("s"), "state.s");
+        st.y = VectorList(s.Get("y"), "state.y");
+        st.rho = ToDoubles(s.Get("rho"), "state.rho");
+        st.stored = s.Get("stored").ToNumber().Int32Value();
+        st.next = s.Get("next").ToNumber().Int32Value();
+        st.iterations = s.Get("iterations").ToNumber().Int32Value();
+        st.evaluations = s.Get("evaluations").ToNumber().Int32Value();
+        st.converged = s.Get("converged").ToBoolean();
+        st.history = ToDoubles(s.Get("history"), "state.history");
+        lbfgs_.emplace(Objective(), std::move(st), options);
+      } else {
+        Expect(o.Get("f").IsNumber(), env, "f as a number");
+        lbfgs_.emplace(ToDoubles(o.Get("x"), "x"), o.Get("f").As<Napi::Number>().DoubleValue(),
+                       ToDoubles(o.Get("g"), "g"), options);
+      }
     }
-  } catch (const Napi::Error&) {
+  catch (const Napi::Error&) {
     throw;
   } catch (...) {
     throw ErrorFromException(info.Env(), std::current_exception());
@@ -122,23 +124,30 @@ class NativeLbfgs : public ErrorMappingWrap<NativeLbfgs> {
   Napi::Value EndTrial(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Expect(info.Length() >= 2 && info[0].IsNumber(), env, "(f, gradient)");
-    Expect(info[1].IsTypedArray() && info[1].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env,
-           "gradient as a Float64Array");
+    Expect(info[1].IsTypedArray() && info[1].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array,
+           env, "gradient as a Float64Array");
     Napi::Float64Array g = info[1].As<Napi::Float64Array>();
     std::vector<double>& into = lbfgs_->trial_gradient();
     if (g.ElementLength() != into.size()) throw InputError("L-BFGS: the gradient has the wrong size");
     std::copy(g.Data(), g.Data() + g.ElementLength(), into.begin());
     switch (lbfgs_->EndTrial(info[0].As<Napi::Number>().DoubleValue())) {
-      case Lbfgs::Trial::kRetry: return Napi::Number::New(env, 0);
-      case Lbfgs::Trial::kAccepted: return Napi::Number::New(env, 1);
-      case Lbfgs::Trial::kFailed: break;
+      case Lbfgs::Trial::kRetry:
+        return Napi::Number::New(env, 0);
+      case Lbfgs::Trial::kAccepted:
+        return Napi::Number::New(env, 1);
+      case Lbfgs::Trial::kFailed:
+        break;
     }
     return Napi::Number::New(env, 2);
   }
 
   Napi::Value Point(const Napi::CallbackInfo& info) { return ToFloat64Array(info.Env(), lbfgs_->x()); }
-  Napi::Value PointValue(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), lbfgs_->value()); }
-  Napi::Value Converged(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), lbfgs_->converged()); }
+  Napi::Value PointValue(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), lbfgs_->value());
+  }
+  Napi::Value Converged(const Napi::CallbackInfo& info) {
+    return Napi::Boolean::New(info.Env(), lbfgs_->converged());
+  }
 
   // state() -> everything the next iteration depends on (new NativeLbfgs({state}) continues).
   Napi::Value State(const Napi::CallbackInfo& info) {

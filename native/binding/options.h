@@ -14,7 +14,10 @@ namespace structrank::binding {
 // The field `key` of `options` when `ok`; else a TypeError naming the field and the `kind` expected.
 inline Napi::Value RequiredField(const Napi::Object& options, const char* key, const char* kind, bool ok) {
   Napi::Value v = options.Get(key);
-  if (!ok) throw Napi::TypeError::New(options.Env(), std::string(v.IsUndefined() ? "missing option '" : "bad option '") + key + "': expected " + kind);
+  if (!ok)
+    throw Napi::TypeError::New(
+        options.Env(),
+        std::string(v.IsUndefined() ? "missing option '" : "bad option '") + key + "': expected " + kind);
   return v;
 }
 
@@ -25,7 +28,8 @@ inline double RequiredDouble(const Napi::Object& options, const char* key) {
 
 inline int RequiredInt(const Napi::Object& options, const char* key) {
   Napi::Value v = options.Get(key);
-  const bool ok = v.IsNumber() && std::nearbyint(v.As<Napi::Number>().DoubleValue()) == v.As<Napi::Number>().DoubleValue() &&
+  const bool ok = v.IsNumber() &&
+                  std::nearbyint(v.As<Napi::Number>().DoubleValue()) == v.As<Napi::Number>().DoubleValue() &&
                   std::fabs(v.As<Napi::Number>().DoubleValue()) <= 2147483647.0;
   return RequiredField(options, key, "an integer", ok).As<Napi::Number>().Int32Value();
 }
@@ -33,7 +37,8 @@ inline int RequiredInt(const Napi::Object& options, const char* key) {
 // An integer that may exceed 32 bits (counts, seeds): exact up to 2^53.
 inline int64_t RequiredInt64(const Napi::Object& options, const char* key) {
   Napi::Value v = options.Get(key);
-  const bool ok = v.IsNumber() && std::nearbyint(v.As<Napi::Number>().DoubleValue()) == v.As<Napi::Number>().DoubleValue();
+  const bool ok = v.IsNumber() &&
+                  std::nearbyint(v.As<Napi::Number>().DoubleValue()) == v.As<Napi::Number>().DoubleValue();
   return RequiredField(options, key, "an integer", ok).As<Napi::Number>().Int64Value();
 }
 

@@ -33,7 +33,8 @@ RankingSet RankingSetFrom(const Napi::Object& spec, bool need_scores) {
          "logprobs: Float64Array");
   RankingSet set;
   set.sentence_ptr.clear();
-  for (double v : ToVector<double>(ptr.As<Napi::Float64Array>())) set.sentence_ptr.push_back(static_cast<int64_t>(v));
+  for (double v : ToVector<double>(ptr.As<Napi::Float64Array>()))
+    set.sentence_ptr.push_back(static_cast<int64_t>(v));
   set.logprob = ToVector<double>(lp.As<Napi::Float64Array>());
   if (need_scores) {
     Napi::Value sc = spec.Get("scores");
@@ -51,7 +52,8 @@ class PerceptronModel : public ErrorMappingWrap<PerceptronModel> {
     Napi::Function cls = DefineClass(
         env, "PerceptronModel",
         {InstanceMethod("choose", &PerceptronModel::Choose), InstanceMethod("save", &PerceptronModel::Save),
-         InstanceMethod("info", &PerceptronModel::Info), InstanceMethod("supportIds", &PerceptronModel::SupportIds),
+         InstanceMethod("info", &PerceptronModel::Info),
+         InstanceMethod("supportIds", &PerceptronModel::SupportIds),
          InstanceMethod("coefficients", &PerceptronModel::Coefficients),
          InstanceMethod("compactFeatures", &PerceptronModel::CompactFeatures),
          InstanceMethod("runBytes", &PerceptronModel::RunBytes),
@@ -159,7 +161,8 @@ class PerceptronModel : public ErrorMappingWrap<PerceptronModel> {
            "model bytes: Uint8Array");
     Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
     ByteReader reader(bytes.Data(), bytes.ElementLength());
-    auto model = std::make_shared<RerankerModel>(ReadingModelPayload([&] { return RerankerModel::Load(reader); }));
+    auto model =
+        std::make_shared<RerankerModel>(ReadingModelPayload([&] { return RerankerModel::Load(reader); }));
     return Wrap(env, std::move(model));
   }
 
@@ -215,7 +218,8 @@ Napi::Value MixingEpoch(const Napi::CallbackInfo& info) {
   const TrainingInput in = TrainingInputFrom(info[0], info[1].As<Napi::Object>(), false);
   auto start = std::make_shared<std::vector<double>>(ToDoubles(info[2], "start coefficients"));
   Expect(info[3].IsNumber() && info[4].IsNumber(), env, "first, last: sentence numbers");
-  const int64_t first = info[3].As<Napi::Number>().Int64Value(), last = info[4].As<Napi::Number>().Int64Value();
+  const int64_t first = info[3].As<Napi::Number>().Int64Value(),
+                last = info[4].As<Napi::Number>().Int64Value();
   auto cancel = CancelFlag::From(info[5]);
   auto result = std::make_shared<MixingEpochResult>();
   return RunAsync(
@@ -281,7 +285,8 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
                                              static_cast<double>(mistakes)};
       auto call = [](Napi::Env env, Napi::Function cb, std::array<double, 3>* d) {
         if (env != nullptr && cb != nullptr) {
-          cb.Call({Napi::Number::New(env, (*d)[0]), Napi::Number::New(env, (*d)[1]), Napi::Number::New(env, (*d)[2])});
+          cb.Call({Napi::Number::New(env, (*d)[0]), Napi::Number::New(env, (*d)[1]),
+                   Napi::Number::New(env, (*d)[2])});
         }
         delete d;
       };
@@ -301,7 +306,8 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
         } release{progress};
         PerceptronOptions job = in.options;
         job.resume = resume.get();  // also keeps the resumed run alive until the job ends
-        *result = std::make_shared<RerankerModel>(RerankerModel::Train(*in.bank, *in.set, in.beta, in.primal, job, stats.get()));
+        *result = std::make_shared<RerankerModel>(
+            RerankerModel::Train(*in.bank, *in.set, in.beta, in.primal, job, stats.get()));
       },
       [=](Napi::Env env) -> Napi::Value {
         Napi::Object model = PerceptronModel::Wrap(env, *result);
@@ -317,7 +323,8 @@ void Init(Napi::Env env, Napi::Object exports) {
   PerceptronModel::Init(env, exports);
   exports.Set("perceptronTrain", MappedFunction<Train>(env, "perceptronTrain"));
   exports.Set("perceptronMixingEpoch", MappedFunction<MixingEpoch>(env, "perceptronMixingEpoch"));
-  exports.Set("perceptronFromCoefficients", MappedFunction<FromCoefficients>(env, "perceptronFromCoefficients"));
+  exports.Set("perceptronFromCoefficients",
+              MappedFunction<FromCoefficients>(env, "perceptronFromCoefficients"));
 }
 
 static ModuleRegistration registration("perceptron", &Init);

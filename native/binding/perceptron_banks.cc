@@ -22,10 +22,12 @@ std::unique_ptr<LinearBank> LinearBankFrom(const Napi::Object& features) {
          "features.cols: Int32Array");
   CsrMatrix m;
   m.row_ptr.clear();
-  for (double v : ToVector<double>(ptr.As<Napi::Float64Array>())) m.row_ptr.push_back(static_cast<int64_t>(v));
+  for (double v : ToVector<double>(ptr.As<Napi::Float64Array>()))
+    m.row_ptr.push_back(static_cast<int64_t>(v));
   m.cols = ToVector<int32_t>(cols.As<Napi::Int32Array>());
   if (values.IsTypedArray()) {
-    Expect(values.As<Napi::TypedArray>().TypedArrayType() == napi_float32_array, env, "features.values: Float32Array");
+    Expect(values.As<Napi::TypedArray>().TypedArrayType() == napi_float32_array, env,
+           "features.values: Float32Array");
     m.values = ToVector<float>(values.As<Napi::Float32Array>());
   }
   return std::make_unique<LinearBank>(std::move(m));
@@ -70,7 +72,8 @@ std::unique_ptr<CandidateBank> StructureBankFrom(const Napi::Object& spec, const
     return TreeBankFrom(spec.Get("trees").As<Napi::Object>());
   }
   if (kernel == "tags") {
-    Expect(spec.Get("tags").IsObject(), env, "tags: {symbols, label, word, lengths, lambda, sim1, sim2, wordFeature}");
+    Expect(spec.Get("tags").IsObject(), env,
+           "tags: {symbols, label, word, lengths, lambda, sim1, sim2, wordFeature}");
     return TagBankFrom(spec.Get("tags").As<Napi::Object>());
   }
   throw Napi::TypeError::New(env, "perceptron: unsupported kernel '" + kernel + "'");
@@ -80,7 +83,8 @@ std::unique_ptr<CandidateBank> StructureBankFrom(const Napi::Object& spec, const
 
 std::shared_ptr<CandidateBank> MakeCandidateBank(const Napi::Object& spec) {
   Napi::Env env = spec.Env();
-  const std::string kernel = spec.Get("kernel").IsString() ? spec.Get("kernel").As<Napi::String>().Utf8Value() : "";
+  const std::string kernel =
+      spec.Get("kernel").IsString() ? spec.Get("kernel").As<Napi::String>().Utf8Value() : "";
   if (kernel == "linear") {
     Expect(spec.Get("features").IsObject(), env, "features: {rowPtr, cols, values?}");
     return LinearBankFrom(spec.Get("features").As<Napi::Object>());
@@ -89,7 +93,8 @@ std::shared_ptr<CandidateBank> MakeCandidateBank(const Napi::Object& spec) {
   // A tree or tagging kernel plus explicit features: K + featureWeight * Phi . Phi.
   if (spec.Get("featureWeight").IsNumber()) {
     Expect(spec.Get("features").IsObject(), env, "features: {rowPtr, cols, values?}");
-    return std::make_shared<LinearSumBank>(std::move(bank), LinearBankFrom(spec.Get("features").As<Napi::Object>()),
+    return std::make_shared<LinearSumBank>(std::move(bank),
+                                           LinearBankFrom(spec.Get("features").As<Napi::Object>()),
                                            spec.Get("featureWeight").As<Napi::Number>().DoubleValue());
   }
   return bank;

@@ -30,7 +30,8 @@ Napi::Value ForestScores(const Napi::CallbackInfo& info) {
   Expect(info[1].IsTypedArray() && info[1].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env,
          "coefficients: Float64Array");
   auto coef = std::make_shared<std::vector<double>>(ToVector<double>(info[1].As<Napi::Float64Array>()));
-  if (static_cast<int64_t>(coef->size()) != support->size()) throw InputError("one coefficient per support tree expected");
+  if (static_cast<int64_t>(coef->size()) != support->size())
+    throw InputError("one coefficient per support tree expected");
   const bool compressed = info[3].ToBoolean();
   const int threads = ThreadsArgument(info, 4);
   auto cancel = CancelFlag::From(info[5]);

@@ -43,7 +43,7 @@ class SharedBytes {
   explicit SharedBytes(std::size_t size)
       : size_(size),
         align_(size >= kHugePage ? kHugePage : 64),
-        data_(static_cast<uint8_t*>(::operator new(size == 0 ? 1 : size, std::align_val_t{align_}))) {
+        data_(static_cast<uint8_t*>(::operator new (size == 0 ? 1 : size, std::align_val_t{align_}))) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (align_ == kHugePage) madvise(data_, size, MADV_HUGEPAGE);  // a hint: ignored where unsupported
 #endif
@@ -53,7 +53,7 @@ class SharedBytes {
       std::lock_guard<std::mutex> lock(Mutex());
       Live().erase(reinterpret_cast<std::uintptr_t>(data_));
     }
-    ::operator delete(data_, std::align_val_t{align_});
+    ::operator delete (data_, std::align_val_t{align_});
   }
   SharedBytes(const SharedBytes&) = delete;
   SharedBytes& operator=(const SharedBytes&) = delete;
@@ -95,71 +95,73 @@ class SharedBytes {
 class NativeTagger : public ErrorMappingWrap<NativeTagger> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
-    Napi::Function cls = DefineClass(
-        env, "NativeTagger",
-        {InstanceMethod("buildTraining", &NativeTagger::BuildTraining),
-         InstanceMethod("buildTrainingRows", &NativeTagger::BuildTrainingRows),
-         InstanceMethod("createTrainer", &NativeTagger::CreateTrainer),
-         InstanceMethod("trainSteps", &NativeTagger::TrainSteps),
-         InstanceMethod("snapshot", &NativeTagger::Snapshot),
-         InstanceMethod("restore", &NativeTagger::Restore),
-         InstanceMethod("trainerState", &NativeTagger::TrainerState),
-         InstanceMethod("loadTrainerState", &NativeTagger::LoadTrainerState),
-         InstanceMethod("releaseTraining", &NativeTagger::ReleaseTraining),
-         InstanceMethod("weights", &NativeTagger::Weights),
-         InstanceMethod("setWeights", &NativeTagger::SetWeights),
-         InstanceMethod("shardGradient", &NativeTagger::ShardGradient),
-         InstanceMethod("shardPerceptronEpoch", &NativeTagger::ShardPerceptronEpoch),
-         InstanceMethod("tag", &NativeTagger::Tag),
-         InstanceMethod("tagAsync", &NativeTagger::TagAsync),
-         InstanceMethod("tagColumns", &NativeTagger::TagColumnsSync),
-         InstanceMethod("tagNbest", &NativeTagger::TagNbest),
-         InstanceMethod("tagNbestAsync", &NativeTagger::TagNbestAsync),
-         InstanceMethod("labels", &NativeTagger::Labels),
-         InstanceMethod("info", &NativeTagger::Info),
-         InstanceMethod("serialize", &NativeTagger::Serialize),
-         StaticMethod("deserialize", &NativeTagger::Deserialize),
-         StaticMethod("sharedBytes", &NativeTagger::NewSharedBytes),
-         StaticMethod("readTrainingColumns", &NativeTagger::ReadColumns)});
+    Napi::Function cls =
+        DefineClass(env, "NativeTagger",
+                    {InstanceMethod("buildTraining", &NativeTagger::BuildTraining),
+                     InstanceMethod("buildTrainingRows", &NativeTagger::BuildTrainingRows),
+                     InstanceMethod("createTrainer", &NativeTagger::CreateTrainer),
+                     InstanceMethod("trainSteps", &NativeTagger::TrainSteps),
+                     InstanceMethod("snapshot", &NativeTagger::Snapshot),
+                     InstanceMethod("restore", &NativeTagger::Restore),
+                     InstanceMethod("trainerState", &NativeTagger::TrainerState),
+                     InstanceMethod("loadTrainerState", &NativeTagger::LoadTrainerState),
+                     InstanceMethod("releaseTraining", &NativeTagger::ReleaseTraining),
+                     InstanceMethod("weights", &NativeTagger::Weights),
+                     InstanceMethod("setWeights", &NativeTagger::SetWeights),
+                     InstanceMethod("shardGradient", &NativeTagger::ShardGradient),
+                     InstanceMethod("shardPerceptronEpoch", &NativeTagger::ShardPerceptronEpoch),
+                     InstanceMethod("tag", &NativeTagger::Tag),
+                     InstanceMethod("tagAsync", &NativeTagger::TagAsync),
+                     InstanceMethod("tagColumns", &NativeTagger::TagColumnsSync),
+                     InstanceMethod("tagNbest", &NativeTagger::TagNbest),
+                     InstanceMethod("tagNbestAsync", &NativeTagger::TagNbestAsync),
+                     InstanceMethod("labels", &NativeTagger::Labels),
+                     InstanceMethod("info", &NativeTagger::Info),
+                     InstanceMethod("serialize", &NativeTagger::Serialize),
+                     StaticMethod("deserialize", &NativeTagger::Deserialize),
+                     StaticMethod("sharedBytes", &NativeTagger::NewSharedBytes),
+                     StaticMethod("readTrainingColumns", &NativeTagger::ReadColumns)});
     SaveConstructor(env, "NativeTagger", cls);
     exports.Set("NativeTagger", cls);
   }
 
   // new NativeTagger({algorithm, order, beam, numColumns, templates: Int32Array, clusters?: string})
   // or new NativeTagger() (filled by deserialize).
-  explicit NativeTagger(const Napi::CallbackInfo& info) try : ErrorMappingWrap<NativeTagger>(info) {
-    Napi::Env env = info.Env();
-    model_ = std::make_shared<TaggerModel>();
-    if (info.Length() == 0 || !info[0].IsObject()) return;
-    Napi::Object o = info[0].As<Napi::Object>();
-    int algo = RequiredInt(o, "algorithm");
-    if (algo < 0 || algo > 2) throw InputError("unknown tagger algorithm");
-    model_->algorithm = static_cast<TaggerAlgorithm>(algo);
-    model_->order = RequiredInt(o, "order");
-    if (model_->order != 1 && model_->order != 2) throw InputError("order must be 1 or 2");
-    model_->beam = RequiredInt(o, "beam");
-    if (model_->beam < 1) throw InputError("beam must be at least 1");
-    int columns = RequiredInt(o, "numColumns");
-    if (columns < 1) throw InputError("numColumns must be at least 1");
-    Napi::Value t = o.Get("templates");
-    Expect(t.IsTypedArray() && t.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env,
-           "templates to be an Int32Array");
-    Napi::Int32Array ints = t.As<Napi::Int32Array>();
-    model_->config = FeatureConfig::FromInts(ints.Data(), ints.ElementLength(), columns);
-    Napi::Value clusters = o.Get("clusters");
-    if (clusters.IsString()) {
-      std::string text = clusters.As<Napi::String>().Utf8Value();
-      std::size_t pos = 0;
-      while (pos < text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string::npos) end = text.size();
-        std::string line = text.substr(pos, end - pos);
-        std::size_t tab = line.find('\t');
-        if (tab != std::string::npos) model_->config.clusters[line.substr(0, tab)] = line.substr(tab + 1);
-        pos = end + 1;
+  explicit NativeTagger(const Napi::CallbackInfo& info) try : ErrorMappingWrap
+    <NativeTagger>(info) {
+      Napi::Env env = info.Env();
+      model_ = std::make_shared<TaggerModel>();
+      if (info.Length() == 0 || !info[0].IsObject()) return;
+      Napi::Object o = info[0].As<Napi::Object>();
+      int algo = RequiredInt(o, "algorithm");
+      if (algo < 0 || algo > 2) throw InputError("unknown tagger algorithm");
+      model_->algorithm = static_cast<TaggerAlgorithm>(algo);
+      model_->order = RequiredInt(o, "order");
+      if (model_->order != 1 && model_->order != 2) throw InputError("order must be 1 or 2");
+      model_->beam = RequiredInt(o, "beam");
+      if (model_->beam < 1) throw InputError("beam must be at least 1");
+      int columns = RequiredInt(o, "numColumns");
+      if (columns < 1) throw InputError("numColumns must be at least 1");
+      Napi::Value t = o.Get("templates");
+      Expect(t.IsTypedArray() && t.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env,
+             "templates to be an Int32Array");
+      Napi::Int32Array ints = t.As<Napi::Int32Array>();
+      model_->config = FeatureConfig::FromInts(ints.Data(), ints.ElementLength(), columns);
+      Napi::Value clusters = o.Get("clusters");
+      if (clusters.IsString()) {
+        std::string text = clusters.As<Napi::String>().Utf8Value();
+        std::size_t pos = 0;
+        while (pos < text.size()) {
+          std::size_t end = text.find('\n', pos);
+          if (end == std::string::npos) end = text.size();
+          std::string line = text.substr(pos, end - pos);
+          std::size_t tab = line.find('\t');
+          if (tab != std::string::npos) model_->config.clusters[line.substr(0, tab)] = line.substr(tab + 1);
+          pos = end + 1;
+        }
       }
     }
-  } catch (const Napi::Error&) {
+  catch (const Napi::Error&) {
     throw;
   } catch (...) {
     throw ErrorFromException(info.Env(), std::current_exception());
@@ -167,15 +169,18 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
 
  private:
   void RequireTrained() const {
-    if (model_->weights.empty() && model_->num_labels() == 0) throw InputError("the tagger has no trained model");
+    if (model_->weights.empty() && model_->num_labels() == 0)
+      throw InputError("the tagger has no trained model");
   }
 
   // buildTraining(text, labels) -> {sentences, tokens, attributes, features}
   Napi::Value BuildTraining(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    Expect(info.Length() >= 2 && ((info[0].IsString() && info[1].IsString()) || (info[0].IsTypedArray() && info[1].IsTypedArray())),
+    Expect(info.Length() >= 2 && ((info[0].IsString() && info[1].IsString()) ||
+                                  (info[0].IsTypedArray() && info[1].IsTypedArray())),
            env, "(text, labels) as strings or as UTF-8 bytes");
-    if (info[0].IsString()) return Build(env, info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value());
+    if (info[0].IsString())
+      return Build(env, info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value());
     return Build(env, BytesOf(info[0]), BytesOf(info[1]));
   }
 
@@ -189,18 +194,21 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   // errorFound}: a CoNLL file read without a JS string per token (training_columns.h).
   static Napi::Value ReadColumns(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    Expect(info.Length() >= 5 && info[0].IsTypedArray() && info[1].IsNumber() && info[3].IsTypedArray() && info[4].IsNumber(), env,
-           "(bytes, width, tab, inputIdx, labelIndex)");
+    Expect(info.Length() >= 5 && info[0].IsTypedArray() && info[1].IsNumber() && info[3].IsTypedArray() &&
+               info[4].IsNumber(),
+           env, "(bytes, width, tab, inputIdx, labelIndex)");
     Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
     const int32_t width = info[1].As<Napi::Number>().Int32Value();
     std::vector<int32_t> input_index = ToVector<int32_t>(info[3].As<Napi::Int32Array>());
     const int32_t label_index = info[4].As<Napi::Number>().Int32Value();
     const auto in_row = [width](int32_t c) { return c >= 0 && c < width; };
-    if (width < 1 || !in_row(label_index) || input_index.empty()) throw InputError("readTrainingColumns: bad column layout");
+    if (width < 1 || !in_row(label_index) || input_index.empty())
+      throw InputError("readTrainingColumns: bad column layout");
     for (int32_t c : input_index)
       if (!in_row(c)) throw InputError("readTrainingColumns: bad column layout");
-    TrainingColumns r = ReadTrainingColumns(std::string_view(reinterpret_cast<const char*>(bytes.Data()), bytes.ElementLength()),
-                                            width, info[2].ToBoolean(), input_index, label_index);
+    TrainingColumns r = ReadTrainingColumns(
+        std::string_view(reinterpret_cast<const char*>(bytes.Data()), bytes.ElementLength()), width,
+        info[2].ToBoolean(), input_index, label_index);
     Napi::Object out = Napi::Object::New(env);
     out.Set("text", Napi::Buffer<char>::Copy(env, r.text.data(), r.text.size()));
     out.Set("labels", Napi::Buffer<char>::Copy(env, r.labels.data(), r.labels.size()));
@@ -280,7 +288,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     opt.lbfgs_memory = RequiredInt(o, "memory");
     opt.sgd_warmup = RequiredInt(o, "sgdWarmup");
     opt.start_weights = RequiredBool(o, "startWeights");
-    if (!(opt.c2 >= 0) || !(opt.eta0 > 0) || opt.lbfgs_memory < 1 || opt.sgd_warmup < 0) throw InputError("bad training options");
+    if (!(opt.c2 >= 0) || !(opt.eta0 > 0) || opt.lbfgs_memory < 1 || opt.sgd_warmup < 0)
+      throw InputError("bad training options");
     trainer_ = std::make_shared<TaggerTrainer>(*model_, *corpus_, opt);
     return env.Undefined();
   }
@@ -372,9 +381,12 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   // setWeights(Float64Array): weights computed elsewhere (mixed, or stepped by the coordinator).
   Napi::Value SetWeights(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    Expect(info.Length() >= 1 && info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env, "a Float64Array");
+    Expect(info.Length() >= 1 && info[0].IsTypedArray() &&
+               info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array,
+           env, "a Float64Array");
     Napi::Float64Array a = info[0].As<Napi::Float64Array>();
-    if (static_cast<int64_t>(a.ElementLength()) != model_->num_weights()) throw InputError("weight vector of the wrong length");
+    if (static_cast<int64_t>(a.ElementLength()) != model_->num_weights())
+      throw InputError("weight vector of the wrong length");
     model_->weights = std::vector<double>(a.Data(), a.Data() + a.ElementLength());
     return env.Undefined();
   }
@@ -391,21 +403,24 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
 
   Shard& ShardOf(int64_t first, int64_t last) {
     if (!corpus_) throw InputError("buildTraining must come before a shard computation");
-    if (first < 0 || last > corpus_->sentences() || first >= last) throw InputError("sentence range outside the training corpus");
+    if (first < 0 || last > corpus_->sentences() || first >= last)
+      throw InputError("sentence range outside the training corpus");
     auto found = shards_.find({first, last});
     if (found != shards_.end()) return found->second;
     if (shards_.size() >= kKeptShards) shards_.clear();  // another shard layout: start over
     auto out = std::make_shared<TaggerCorpus>();
     const TaggerCorpus& c = *corpus_;
     for (int64_t t = c.sentence_start[first]; t < c.sentence_start[last]; ++t) {
-      out->attributes.AddRow(&c.attributes.cols[c.attributes.RowBegin(t)], nullptr, c.attributes.RowEnd(t) - c.attributes.RowBegin(t));
+      out->attributes.AddRow(&c.attributes.cols[c.attributes.RowBegin(t)], nullptr,
+                             c.attributes.RowEnd(t) - c.attributes.RowBegin(t));
       if (c.edge_attributes.rows() > 0) {
         out->edge_attributes.AddRow(&c.edge_attributes.cols[c.edge_attributes.RowBegin(t)], nullptr,
                                     c.edge_attributes.RowEnd(t) - c.edge_attributes.RowBegin(t));
       }
       out->labels.push_back(c.labels[t]);
     }
-    for (int64_t s = first; s < last; ++s) out->sentence_start.push_back(c.sentence_start[s + 1] - c.sentence_start[first]);
+    for (int64_t s = first; s < last; ++s)
+      out->sentence_start.push_back(c.sentence_start[s + 1] - c.sentence_start[first]);
     return shards_[{first, last}] = Shard{out, nullptr};
   }
 
@@ -422,9 +437,12 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
 
   static std::vector<double> WeightsArg(const Napi::CallbackInfo& info, int64_t size) {
     Napi::Env env = info.Env();
-    Expect(info.Length() >= 1 && info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env, "weights as a Float64Array");
+    Expect(info.Length() >= 1 && info[0].IsTypedArray() &&
+               info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float64_array,
+           env, "weights as a Float64Array");
     Napi::Float64Array a = info[0].As<Napi::Float64Array>();
-    if (static_cast<int64_t>(a.ElementLength()) != size) throw InputError("weight vector of the wrong length");
+    if (static_cast<int64_t>(a.ElementLength()) != size)
+      throw InputError("weight vector of the wrong length");
     return std::vector<double>(a.Data(), a.Data() + a.ElementLength());
   }
 
@@ -433,10 +451,13 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   // and its gradient, without the prior (the coordinator adds c2 |w|^2 once).
   Napi::Value ShardGradient(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (model_->algorithm != TaggerAlgorithm::kCrf) throw InputError("shard gradients are for the CRF tagger");
-    Expect(info.Length() >= 5 && info[1].IsNumber() && info[2].IsNumber() && info[3].IsNumber(), env, "(weights, first, last, threads, startWeights, flag?)");
+    if (model_->algorithm != TaggerAlgorithm::kCrf)
+      throw InputError("shard gradients are for the CRF tagger");
+    Expect(info.Length() >= 5 && info[1].IsNumber() && info[2].IsNumber() && info[3].IsNumber(), env,
+           "(weights, first, last, threads, startWeights, flag?)");
     auto w = std::make_shared<std::vector<double>>(WeightsArg(info, model_->num_weights()));
-    const int64_t first = info[1].As<Napi::Number>().Int64Value(), last = info[2].As<Napi::Number>().Int64Value();
+    const int64_t first = info[1].As<Napi::Number>().Int64Value(),
+                  last = info[2].As<Napi::Number>().Int64Value();
     auto corpus = Slice(first, last);
     auto index = ShardIndex(first, last);
     int threads = ThreadsArgument(info, 3);
@@ -449,7 +470,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
         env,
         [model, corpus, index, w, grad, loss, threads, start_weights, cancel]() {
           ChainLattice lat = ChainLattice::For(*model);
-          *loss = CrfObjective(*model, lat, *corpus, *w, *grad, 0.0, threads, cancel.get(), start_weights, index.get());
+          *loss = CrfObjective(*model, lat, *corpus, *w, *grad, 0.0, threads, cancel.get(), start_weights,
+                               index.get());
         },
         [grad, loss](Napi::Env env) -> Napi::Value {
           Napi::Object out = Napi::Object::New(env);
@@ -464,8 +486,10 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   // from `weights` (iterative parameter mixing): the weights at its end and their average over it.
   Napi::Value ShardPerceptronEpoch(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (model_->algorithm != TaggerAlgorithm::kPerceptron) throw InputError("parameter mixing is for the perceptron tagger");
-    Expect(info.Length() >= 5 && info[1].IsNumber() && info[2].IsNumber() && info[3].IsNumber(), env, "(weights, first, last, seed, startWeights, flag?)");
+    if (model_->algorithm != TaggerAlgorithm::kPerceptron)
+      throw InputError("parameter mixing is for the perceptron tagger");
+    Expect(info.Length() >= 5 && info[1].IsNumber() && info[2].IsNumber() && info[3].IsNumber(), env,
+           "(weights, first, last, seed, startWeights, flag?)");
     auto w = WeightsArg(info, model_->num_weights());
     auto corpus = Slice(info[1].As<Napi::Number>().Int64Value(), info[2].As<Napi::Number>().Int64Value());
     TrainOptions opt;
@@ -547,7 +571,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   Napi::Value TagColumnsSync(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     RequireTrained();
-    Expect(info.Length() >= 4 && info[0].IsTypedArray() && info[1].IsBoolean() && info[2].IsNumber() && info[3].IsObject(),
+    Expect(info.Length() >= 4 && info[0].IsTypedArray() && info[1].IsBoolean() && info[2].IsNumber() &&
+               info[3].IsObject(),
            env, "(block, final, width, layout, threads)");
     Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
     std::string_view block(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
@@ -559,7 +584,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     layout.all_columns = RequiredInt(o, "allColumns");
     layout.tab = RequiredBool(o, "tab");
     Napi::Value idx = o.Get("fullIndex");
-    Expect(idx.IsTypedArray() && idx.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env, "layout.fullIndex to be an Int32Array");
+    Expect(idx.IsTypedArray() && idx.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env,
+           "layout.fullIndex to be an Int32Array");
     layout.full_index = ToVector<int32_t>(idx.As<Napi::Int32Array>());
     for (int32_t c : layout.full_index) {
       if (c < 0 || c >= layout.all_columns) throw InputError("layout.fullIndex out of range");
@@ -568,7 +594,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     ColumnTagResult result = TagColumns(*model_, block, final, width, layout, threads, nullptr);
     Napi::Object out = Napi::Object::New(env);
     Napi::Uint8Array text;
-    if (info.Length() > 5 && info[5].IsTypedArray() && info[5].As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array &&
+    if (info.Length() > 5 && info[5].IsTypedArray() &&
+        info[5].As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array &&
         info[5].As<Napi::Uint8Array>().ByteLength() >= result.output.size()) {
       Napi::Uint8Array into = info[5].As<Napi::Uint8Array>();
       text = Napi::Uint8Array::New(env, result.output.size(), into.ArrayBuffer(), into.ByteOffset());
@@ -622,7 +649,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
               static_cast<std::size_t>(corpus.sentences()), nthreads, 16,
               [&](std::size_t first, std::size_t last, int thread) {
                 if (!taggers[thread]) taggers[thread] = std::make_unique<SentenceTagger>(*model);
-                for (std::size_t s = first; s < last; ++s) (*lists)[s] = taggers[thread]->Decode(corpus, s, k);
+                for (std::size_t s = first; s < last; ++s)
+                  (*lists)[s] = taggers[thread]->Decode(corpus, s, k);
               },
               cancel.get());
         },
@@ -651,7 +679,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   Napi::Value Labels(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Napi::Array out = Napi::Array::New(env);
-    for (int32_t y = 0; y < model_->num_labels(); ++y) out.Set(y, Napi::String::New(env, model_->labels.Name(y)));
+    for (int32_t y = 0; y < model_->num_labels(); ++y)
+      out.Set(y, Napi::String::New(env, model_->labels.Name(y)));
     return out;
   }
 
@@ -681,7 +710,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     ByteReader r(bytes.Data(), bytes.ByteLength());
     // Bytes from sharedBytes() are used in place; any others are copied.
     std::shared_ptr<const void> keep = SharedBytes::Holding(bytes.Data(), bytes.ByteLength());
-    auto model = std::make_shared<TaggerModel>(ReadingModelPayload([&] { return TaggerModel::Deserialize(r, keep); }));
+    auto model =
+        std::make_shared<TaggerModel>(ReadingModelPayload([&] { return TaggerModel::Deserialize(r, keep); }));
     Napi::Object obj = GetConstructor(env, "NativeTagger").New({});
     NativeTagger::Unwrap(obj)->model_ = model;
     return obj;
@@ -695,9 +725,9 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     const double size = info[0].As<Napi::Number>().DoubleValue();
     if (!(size >= 0 && size <= 9007199254740991.0)) throw InputError("bad byte count");
     auto* bytes = new std::shared_ptr<SharedBytes>(SharedBytes::Create(static_cast<std::size_t>(size)));
-    return Napi::Buffer<uint8_t>::New(env, (*bytes)->data(), (*bytes)->size(),
-                                      [](Napi::Env, uint8_t*, std::shared_ptr<SharedBytes>* held) { delete held; },
-                                      bytes);
+    return Napi::Buffer<uint8_t>::New(
+        env, (*bytes)->data(), (*bytes)->size(),
+        [](Napi::Env, uint8_t*, std::shared_ptr<SharedBytes>* held) { delete held; }, bytes);
   }
 
   std::shared_ptr<TaggerModel> model_;

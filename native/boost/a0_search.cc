@@ -37,8 +37,10 @@ double SearchA0(const PairProblem& pp, int threads) {
     int mid = lo + (hi - lo) / 2;
     double here = A0Loss(pp, A0GridValue(mid), threads);
     double next = A0Loss(pp, A0GridValue(mid + 1), threads);
-    if (next >= here) hi = mid;
-    else lo = mid + 1;
+    if (next >= here)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return A0GridValue(lo);
 }

@@ -64,7 +64,8 @@ BoostModel BoostModel::Deserialize(ByteReader& in) {
     throw InputError("boosting model payload is inconsistent");
   for (int32_t f : m.features)
     if (f < 0 || f >= m.num_features) throw InputError("boosting model has a feature id out of range");
-  if (m.chosen_rounds > static_cast<int64_t>(n)) throw InputError("boosting model: chosen rounds out of range");
+  if (m.chosen_rounds > static_cast<int64_t>(n))
+    throw InputError("boosting model: chosen rounds out of range");
   return m;
 }
 

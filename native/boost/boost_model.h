@@ -12,9 +12,9 @@ struct BoostModel {
   int32_t num_features = 0;
   double a0 = 0;
   double eps = 0;
-  int32_t weighting = 0;       // PairWeighting
-  int64_t total_cost = 0;      // T
-  double initial_loss = 0;     // ExpLoss with only a_0
+  int32_t weighting = 0;          // PairWeighting
+  int64_t total_cost = 0;         // T
+  double initial_loss = 0;        // ExpLoss with only a_0
   std::vector<int32_t> features;  // k* of each round
   std::vector<double> deltas;     // delta* of each round
   std::vector<double> losses;     // ExpLoss after each round

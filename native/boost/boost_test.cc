@@ -62,20 +62,28 @@ TEST(pairs_match_the_set_definitions) {
   int64_t p = 0;
   for (int64_t i = 0; i < d.sentences(); ++i) {
     int64_t b = BestCandidate(d, i);
-    std::set<int32_t> fb(d.features.cols.begin() + d.features.row_ptr[b], d.features.cols.begin() + d.features.row_ptr[b + 1]);
+    std::set<int32_t> fb(d.features.cols.begin() + d.features.row_ptr[b],
+                         d.features.cols.begin() + d.features.row_ptr[b + 1]);
     for (int64_t c = d.sentence_ptr[i]; c < d.sentence_ptr[i + 1]; ++c) {
       if (c == b) continue;
-      std::set<int32_t> fc(d.features.cols.begin() + d.features.row_ptr[c], d.features.cols.begin() + d.features.row_ptr[c + 1]);
+      std::set<int32_t> fc(d.features.cols.begin() + d.features.row_ptr[c],
+                           d.features.cols.begin() + d.features.row_ptr[c + 1]);
       std::vector<int32_t> plus, minus;
-      for (int32_t k : fb) if (!fc.count(k)) plus.push_back(k);
-      for (int32_t k : fc) if (!fb.count(k)) minus.push_back(k);
-      CHECK(std::vector<int32_t>(pp.pair_features.begin() + pp.pair_ptr[p], pp.pair_features.begin() + pp.pair_split[p]) == plus);
-      CHECK(std::vector<int32_t>(pp.pair_features.begin() + pp.pair_split[p], pp.pair_features.begin() + pp.pair_ptr[p + 1]) == minus);
+      for (int32_t k : fb)
+        if (!fc.count(k)) plus.push_back(k);
+      for (int32_t k : fc)
+        if (!fb.count(k)) minus.push_back(k);
+      CHECK(std::vector<int32_t>(pp.pair_features.begin() + pp.pair_ptr[p],
+                                 pp.pair_features.begin() + pp.pair_split[p]) == plus);
+      CHECK(std::vector<int32_t>(pp.pair_features.begin() + pp.pair_split[p],
+                                 pp.pair_features.begin() + pp.pair_ptr[p + 1]) == minus);
       CHECK(pp.logprob_diff[p] == d.logprob[b] - d.logprob[c]);
       for (int32_t k : plus)
-        CHECK(std::binary_search(pp.plus_pairs.begin() + pp.plus_ptr[k], pp.plus_pairs.begin() + pp.plus_ptr[k + 1], (int32_t)p));
+        CHECK(std::binary_search(pp.plus_pairs.begin() + pp.plus_ptr[k],
+                                 pp.plus_pairs.begin() + pp.plus_ptr[k + 1], (int32_t)p));
       for (int32_t k : minus)
-        CHECK(std::binary_search(pp.minus_pairs.begin() + pp.minus_ptr[k], pp.minus_pairs.begin() + pp.minus_ptr[k + 1], (int32_t)p));
+        CHECK(std::binary_search(pp.minus_pairs.begin() + pp.minus_ptr[k],
+                                 pp.minus_pairs.begin() + pp.minus_ptr[k + 1], (int32_t)p));
       ++p;
     }
   }
@@ -134,7 +142,8 @@ TEST(loss_never_increases_and_matches_definition) {
   const BoostModel& m = booster.model();
   CHECK(m.rounds() > 100);
   double prev = m.initial_loss;
-  CHECK_NEAR(prev, ExpLossOf(d, PairWeighting::kScoreDifference, a0, std::vector<double>(d.num_features, 0)), 1e-12);
+  CHECK_NEAR(prev, ExpLossOf(d, PairWeighting::kScoreDifference, a0, std::vector<double>(d.num_features, 0)),
+             1e-12);
   for (int64_t t = 0; t < m.rounds(); ++t) {
     CHECK(m.losses[t] <= prev * (1 + 1e-12));
     prev = m.losses[t];
@@ -167,11 +176,15 @@ TEST(closed_form_update_equals_numeric_minimization) {
       const double r = (std::sqrt(5.0) - 1) / 2;
       for (int it = 0; it < 200; ++it) {
         double x1 = hi - r * (hi - lo), x2 = lo + r * (hi - lo);
-        if (loss_at(x1) < loss_at(x2)) hi = x2; else lo = x1;
+        if (loss_at(x1) < loss_at(x2))
+          hi = x2;
+        else
+          lo = x1;
       }
       const double numeric = 0.5 * (lo + hi);
-      CHECK_NEAR(0.5 * std::log(wp / wm), numeric, 1e-6);                    // BestWt, eq. 15
-      CHECK_NEAR(Z - std::pow(std::sqrt(wp) - std::sqrt(wm), 2), loss_at(numeric), 1e-10);  // BestLoss, eq. 16
+      CHECK_NEAR(0.5 * std::log(wp / wm), numeric, 1e-6);  // BestWt, eq. 15
+      CHECK_NEAR(Z - std::pow(std::sqrt(wp) - std::sqrt(wm), 2), loss_at(numeric),
+                 1e-10);  // BestLoss, eq. 16
     }
     CHECK(checked == 4);
     booster.Run(1);
@@ -185,7 +198,10 @@ TEST(closed_form_update_equals_numeric_minimization) {
 TEST(tournament_tree_tracks_the_argmax) {
   std::vector<double> gains(1000);
   uint64_t s = 7;
-  auto next = [&]() { s = s * 6364136223846793005ULL + 1442695040888963407ULL; return (s >> 33) % 50; };
+  auto next = [&]() {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (s >> 33) % 50;
+  };
   for (auto& g : gains) g = static_cast<double>(next());
   TournamentTree tree(&gains);
   for (int step = 0; step < 2000; ++step) {
@@ -193,7 +209,8 @@ TEST(tournament_tree_tracks_the_argmax) {
     gains[f] = static_cast<double>(next());
     tree.Update(f);
     int32_t best = 0;
-    for (int32_t k = 1; k < 1000; ++k) if (gains[k] > gains[best]) best = k;
+    for (int32_t k = 1; k < 1000; ++k)
+      if (gains[k] > gains[best]) best = k;
     CHECK(tree.Best() == best);
   }
 }
@@ -216,7 +233,10 @@ TEST(boost_model_round_trip_and_rejects_bad_bytes) {
   ByteReader cut(w.bytes().data(), w.bytes().size() - 9);
   CHECK_THROWS(BoostModel::Deserialize(cut));
   auto bad = w.bytes();
-  bad[4] = 0; bad[5] = 0; bad[6] = 0; bad[7] = 0;  // num_features = 0: ids out of range
+  bad[4] = 0;
+  bad[5] = 0;
+  bad[6] = 0;
+  bad[7] = 0;  // num_features = 0: ids out of range
   ByteReader br(bad.data(), bad.size());
   CHECK_THROWS(BoostModel::Deserialize(br));
 }
@@ -236,7 +256,8 @@ TEST(prefix_curve_equals_fresh_evaluation) {
 }
 
 TEST(log_loss_update_equals_numeric_minimization) {
-  std::vector<FeatureSentenceMass> groups = {{0.3, true}, {0.8, false}, {0.1, true}, {0.5, true}, {0.99, false}};
+  std::vector<FeatureSentenceMass> groups = {
+      {0.3, true}, {0.8, false}, {0.1, true}, {0.5, true}, {0.99, false}};
   for (double l2 : {0.0, 0.1}) {
     double change = 0;
     double d = BestLogLossUpdate(groups, 0.2, l2, &change);
@@ -249,7 +270,10 @@ TEST(log_loss_update_equals_numeric_minimization) {
     const double r = (std::sqrt(5.0) - 1) / 2;
     for (int it = 0; it < 200; ++it) {
       double x1 = hi - r * (hi - lo), x2 = lo + r * (hi - lo);
-      if (f(x1) < f(x2)) hi = x2; else lo = x1;
+      if (f(x1) < f(x2))
+        hi = x2;
+      else
+        lo = x1;
     }
     CHECK_NEAR(d, 0.5 * (lo + hi), 1e-6);
     CHECK_NEAR(change, f(d), 1e-12);
@@ -283,7 +307,8 @@ TEST(loglinear_gradient_matches_finite_differences_and_training_helps) {
     std::vector<double> xp = x, xm = x;
     xp[k] += 1e-6;
     xm[k] -= 1e-6;
-    double num = (LoglinearObjective(d, best, 0.1, xp, g2, 1) - LoglinearObjective(d, best, 0.1, xm, g2, 1)) / 2e-6;
+    double num =
+        (LoglinearObjective(d, best, 0.1, xp, g2, 1) - LoglinearObjective(d, best, 0.1, xm, g2, 1)) / 2e-6;
     CHECK_NEAR(g[k], num, 1e-5);
   }
   LoglinearResult r = TrainLoglinear(d, 0.1, 200, 2);

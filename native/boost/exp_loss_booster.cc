@@ -57,7 +57,8 @@ void ExpLossBooster::Replay(const BoostModel& done, const std::atomic<bool>* can
   for (std::size_t t = 0; t < done.features.size(); ++t) {
     if (cancel && (t & 63) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();
     const int32_t k = done.features[t];
-    if (k < 0 || k >= model_.num_features) throw ModelError("boosting checkpoint names a feature out of range");
+    if (k < 0 || k >= model_.num_features)
+      throw ModelError("boosting checkpoint names a feature out of range");
     // As SparseRound / NaiveRound: naive rounds first re-sum Z and W+/W- from the weights.
     if (naive_) {
       for (FeatureState& st : W_) st.plus = st.minus = 0;

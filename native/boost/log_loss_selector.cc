@@ -16,7 +16,8 @@ double Value(const std::vector<FeatureSentenceMass>& groups, double a, double l2
 }
 }  // namespace
 
-double BestLogLossUpdate(const std::vector<FeatureSentenceMass>& groups, double a, double l2, double* change) {
+double BestLogLossUpdate(const std::vector<FeatureSentenceMass>& groups, double a, double l2,
+                         double* change) {
   double d = 0, fd = 0;
   for (int iter = 0; iter < 100; ++iter) {
     const double ed = std::exp(d);
@@ -32,7 +33,8 @@ double BestLogLossUpdate(const std::vector<FeatureSentenceMass>& groups, double 
     // Safeguard: halve until the (convex) objective decreases.
     double next = d + step, fn = Value(groups, a, l2, next);
     int halvings = 0;
-    while (!(fn <= fd) && halvings < 60) step *= 0.5, next = d + step, fn = Value(groups, a, l2, next), ++halvings;
+    while (!(fn <= fd) && halvings < 60)
+      step *= 0.5, next = d + step, fn = Value(groups, a, l2, next), ++halvings;
     if (!(fn <= fd)) break;
     const bool converged = std::fabs(step) <= 1e-12 * (1 + std::fabs(d));
     d = next, fd = fn;
@@ -53,7 +55,8 @@ LogLossSelector::LogLossSelector(const RerankData* data, double l2, int threads)
   sentence_of_.resize(C);
   for (int64_t i = 0; i < S; ++i) {
     best_[i] = data_.sentence_ptr[i] == data_.sentence_ptr[i + 1] ? -1 : BestCandidate(data_, i);
-    for (int64_t c = data_.sentence_ptr[i]; c < data_.sentence_ptr[i + 1]; ++c) sentence_of_[c] = static_cast<int32_t>(i);
+    for (int64_t c = data_.sentence_ptr[i]; c < data_.sentence_ptr[i + 1]; ++c)
+      sentence_of_[c] = static_cast<int32_t>(i);
   }
   inv_ptr_.assign(m + 1, 0);
   for (int32_t k : data_.features.cols) inv_ptr_[k + 1]++;
@@ -122,23 +125,26 @@ int64_t LogLossSelector::Run(int64_t n, const std::atomic<bool>* cancel) {
   std::vector<double> change(m), update(m);
   int64_t done = 0;
   for (; done < n; ++done) {
-    ParallelFor(m, threads_, 64, [&](std::size_t b, std::size_t e, int) {
-      std::vector<FeatureSentenceMass> groups;
-      for (std::size_t k = b; k < e; ++k) {
-        groups.clear();
-        int32_t current = -1;
-        for (int64_t q = inv_ptr_[k]; q < inv_ptr_[k + 1]; ++q) {
-          const int32_t c = inv_cands_[q];
-          const int32_t i = sentence_of_[c];
-          if (i != current) groups.push_back({0.0, false}), current = i;
-          groups.back().q += p_[c];
-          if (c == best_[i]) groups.back().on_best = true;
-        }
-        double ch = 0;
-        update[k] = groups.empty() ? 0.0 : BestLogLossUpdate(groups, a_[k], l2_, &ch);
-        change[k] = ch;
-      }
-    }, cancel);
+    ParallelFor(
+        m, threads_, 64,
+        [&](std::size_t b, std::size_t e, int) {
+          std::vector<FeatureSentenceMass> groups;
+          for (std::size_t k = b; k < e; ++k) {
+            groups.clear();
+            int32_t current = -1;
+            for (int64_t q = inv_ptr_[k]; q < inv_ptr_[k + 1]; ++q) {
+              const int32_t c = inv_cands_[q];
+              const int32_t i = sentence_of_[c];
+              if (i != current) groups.push_back({0.0, false}), current = i;
+              groups.back().q += p_[c];
+              if (c == best_[i]) groups.back().on_best = true;
+            }
+            double ch = 0;
+            update[k] = groups.empty() ? 0.0 : BestLogLossUpdate(groups, a_[k], l2_, &ch);
+            change[k] = ch;
+          }
+        },
+        cancel);
     int32_t k = -1;
     for (int32_t f = 0; f < m; ++f)
       if (k < 0 || change[f] < change[k]) k = f;

@@ -15,8 +15,8 @@
 namespace structrank {
 
 struct FeatureSentenceMass {
-  double q;        // model probability of the sentence's candidates carrying the feature
-  bool on_best;    // h_k(x_{i,1})
+  double q;      // model probability of the sentence's candidates carrying the feature
+  bool on_best;  // h_k(x_{i,1})
 };
 
 // argmin_d sum_i [log(1 - q_i + q_i e^d) - on_best_i d] + l2 ((a + d)^2 - a^2); returns d and
@@ -35,7 +35,7 @@ class LogLossSelector {
   double loss() const { return loss_; }
 
  private:
-  void Refresh();  // probabilities and loss from F_
+  void Refresh();                   // probabilities and loss from F_
   void Apply(int32_t k, double d);  // one round: a_[k] += d, scores, loss, the model's record
 
   const RerankData& data_;

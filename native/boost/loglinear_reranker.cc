@@ -82,7 +82,8 @@ LoglinearResult TrainLoglinear(const RerankData& data, double l2, int max_iterat
   } else {
     ByteReader in(resume.data(), resume.size());
     made = std::make_unique<Lbfgs>(objective, in);
-    if (!in.AtEnd() || made->x().size() != x.size()) throw ModelError("checkpoint: L-BFGS state does not fit this reranking problem");
+    if (!in.AtEnd() || made->x().size() != x.size())
+      throw ModelError("checkpoint: L-BFGS state does not fit this reranking problem");
   }
   Lbfgs& lbfgs = *made;
   while (lbfgs.iterations() < max_iterations) {

@@ -17,8 +17,8 @@ struct LoglinearResult {
   std::vector<double> weights;
   double objective = 0;
   int iterations = 0;
-  bool converged = false;        // L-BFGS can make no further progress
-  std::vector<uint8_t> state;    // the L-BFGS state (with save_state), for a checkpoint
+  bool converged = false;      // L-BFGS can make no further progress
+  std::vector<uint8_t> state;  // the L-BFGS state (with save_state), for a checkpoint
 };
 
 // Objective and gradient at params = [a0, a_1..a_m] (exposed for tests).

@@ -69,7 +69,9 @@ PairProblem BuildPairs(const RerankData& data, PairWeighting weighting, int thre
   const int64_t P = pp.pairs();
   if (P > INT32_MAX) throw InputError("too many candidate pairs for int32 pair ids");
   const auto& F = data.features;
-  auto row = [&](int64_t c) { return std::make_pair(F.cols.data() + F.row_ptr[c], F.cols.data() + F.row_ptr[c + 1]); };
+  auto row = [&](int64_t c) {
+    return std::make_pair(F.cols.data() + F.row_ptr[c], F.cols.data() + F.row_ptr[c + 1]);
+  };
   // Pass 2 (parallel): sizes of B+ and B-.
   std::vector<int64_t> plus_n(P), minus_n(P);
   ParallelFor(P, threads, 1024, [&](std::size_t b, std::size_t e, int) {

@@ -37,7 +37,8 @@ void RerankData::Validate(bool need_scores) const {
   if (sentence_ptr.empty() || sentence_ptr[0] != 0) throw InputError("sentence offsets must start at 0");
   for (std::size_t i = 1; i < sentence_ptr.size(); ++i)
     if (sentence_ptr[i] < sentence_ptr[i - 1]) throw InputError("sentence offsets are not monotone");
-  if (sentence_ptr.back() != candidates()) throw InputError("sentence offsets do not match the candidate count");
+  if (sentence_ptr.back() != candidates())
+    throw InputError("sentence offsets do not match the candidate count");
   if (features.rows() != candidates()) throw InputError("feature rows do not match the candidate count");
   if (need_scores && static_cast<int64_t>(score.size()) != candidates())
     throw InputError("scores do not match the candidate count");
@@ -49,8 +50,9 @@ void RerankData::Validate(bool need_scores) const {
 }
 
 int64_t BestCandidate(const RerankData& data, int64_t sentence) {
-  return OracleBest(data.sentence_ptr[sentence], data.sentence_ptr[sentence + 1], [&](int64_t c) { return data.score[c]; },
-                    [&](int64_t c) { return data.logprob[c]; });
+  return OracleBest(
+      data.sentence_ptr[sentence], data.sentence_ptr[sentence + 1], [&](int64_t c) { return data.score[c]; },
+      [&](int64_t c) { return data.logprob[c]; });
 }
 
 }  // namespace structrank

@@ -39,7 +39,8 @@ std::vector<int64_t> ChooseCandidates(const RerankData& data, const std::vector<
 }
 
 double ChosenScore(const RerankData& data, const std::vector<int64_t>& chosen) {
-  if (static_cast<int64_t>(data.score.size()) != data.candidates()) throw InputError("dev data has no scores");
+  if (static_cast<int64_t>(data.score.size()) != data.candidates())
+    throw InputError("dev data has no scores");
   double sum = 0;
   for (int64_t c : chosen)
     if (c >= 0) sum += data.score[c];
@@ -64,7 +65,8 @@ std::vector<double> BoostPrefixCurve(const RerankData& dev, const BoostModel& mo
   std::vector<int64_t> fill(ptr.begin(), ptr.end() - 1);
   std::vector<int32_t> sentence_of(C);
   for (int64_t i = 0; i < dev.sentences(); ++i)
-    for (int64_t c = dev.sentence_ptr[i]; c < dev.sentence_ptr[i + 1]; ++c) sentence_of[c] = static_cast<int32_t>(i);
+    for (int64_t c = dev.sentence_ptr[i]; c < dev.sentence_ptr[i + 1]; ++c)
+      sentence_of[c] = static_cast<int32_t>(i);
   for (int64_t c = 0; c < C; ++c)
     for (int64_t q = dev.features.row_ptr[c]; q < dev.features.row_ptr[c + 1]; ++q) {
       int32_t k = dev.features.cols[q];

@@ -13,8 +13,8 @@ struct SyntheticOptions {
   int64_t sentences = 36000;
   int32_t candidates_per_sentence = 27;  // mean; actual counts vary 1..2*mean-1
   int32_t features = 500000;
-  int32_t shared_per_sentence = 250;     // core features of a sentence
-  int32_t private_per_candidate = 20;    // extra features per candidate (also drops this many / 2)
+  int32_t shared_per_sentence = 250;   // core features of a sentence
+  int32_t private_per_candidate = 20;  // extra features per candidate (also drops this many / 2)
   double zipf_exponent = 1.0;
   uint64_t seed = 1;
   int threads = 0;

@@ -32,8 +32,8 @@ class TournamentTree {
     return b;
   }
   const std::vector<double>* gains_;
-  int32_t size_ = 0;     // number of features
-  int32_t leaves_ = 1;   // power of two >= size_
+  int32_t size_ = 0;           // number of features
+  int32_t leaves_ = 1;         // power of two >= size_
   std::vector<int32_t> node_;  // node_[leaves_ + f] = f (or -1 for padding)
   std::vector<char> dirty_;    // scratch for UpdateMany
   std::vector<int32_t> level_, next_;

@@ -72,7 +72,7 @@ struct Chart {
   int n = 0;
   int S = 0;
   std::vector<double> pre, post, out_pre, out_post;
-  std::vector<int32_t> active_pre, active_post;          // flat lists, per cell ranges below
+  std::vector<int32_t> active_pre, active_post;  // flat lists, per cell ranges below
   std::vector<int32_t> pre_begin, pre_end, post_begin, post_end;
   std::vector<double> scale;  // one cell's row of the inside pass's scaled sums (zero between cells)
   // Parse-time pruning for Viterbi passes: after a cell's unary layer, drop post states
@@ -101,7 +101,8 @@ struct Chart {
     if (pre.size() < need) pre.assign(need, kNegInf), post.assign(need, kNegInf);
     if (outside && out_pre.size() < need) out_pre.assign(need, kNegInf), out_post.assign(need, kNegInf);
     int cells = NumCells(n);
-    pre_begin.assign(cells, 0), pre_end.assign(cells, 0), post_begin.assign(cells, 0), post_end.assign(cells, 0);
+    pre_begin.assign(cells, 0), pre_end.assign(cells, 0), post_begin.assign(cells, 0),
+        post_end.assign(cells, 0);
     active_pre.clear(), active_post.clear();
   }
   // Resets every touched entry to -inf (outside scores only exist where inside ones do).
@@ -136,8 +137,10 @@ struct Chart {
     int keep = post_begin[c];
     for (int a = post_begin[c]; a < post_end[c]; ++a) {
       const int32_t X = active_post[a];
-      if (row[X] >= best - width) active_post[keep++] = X;
-      else row[X] = kNegInf;
+      if (row[X] >= best - width)
+        active_post[keep++] = X;
+      else
+        row[X] = kNegInf;
     }
     active_post.resize(keep);
     post_end[c] = keep;
@@ -240,7 +243,8 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
             ForEachRuleOfLeft(g, ch, cr, L, [&](int32_t r, int32_t, double sr) {
               const int32_t P = g.binary[r].parent;
               if (!ch.PreAllowed(static_cast<size_t>(c) * S + P)) return;
-              if (Semiring::Collect(pre[P], scale[P], sl + sr + scorer.Binary(r, i, k, j))) ch.active_pre.push_back(P);
+              if (Semiring::Collect(pre[P], scale[P], sl + sr + scorer.Binary(r, i, k, j)))
+                ch.active_pre.push_back(P);
             });
           }
         }
@@ -269,7 +273,8 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
 // i.e. its log posterior (log-sum) or its max-marginal gap (max):
 // OnLex(i, tag, v), OnUnary(rule, i, j, v), OnBinary(rule, i, k, j, v), OnRoot(rule, v).
 template <typename Semiring, typename Scorer, typename Visitor>
-void Outside(const Grammar& g, const LexScores& lex, const Scorer& scorer, double total, Chart& ch, Visitor& visit) {
+void Outside(const Grammar& g, const LexScores& lex, const Scorer& scorer, double total, Chart& ch,
+             Visitor& visit) {
   const int n = ch.n;
   const int S = ch.S;
   const int top = ch.Cell(0, n);

@@ -16,19 +16,22 @@ namespace {
 // Version 2 appends the optional extras (verb tags, word clusters, verb features);
 // version 3 writes the CRF's surface hash bits before its weights and appends the
 // lexicon's signature scheme (learned suffixes); version 4 appends the shape back-off of
-// the unknown-word model; version 5 stores only the CRF's non-zero weights (most of a hashed surface table is empty).
+// the unknown-word model; version 5 stores only the CRF's non-zero weights (most of a hashed surface table is
+// empty).
 constexpr uint32_t kPayloadVersion = 5;
-}
+}  // namespace
 
 std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
                                                   const std::vector<int32_t>& pairs,
-                                                  const std::vector<int32_t>& tree_offsets, const PcfgOptions& options,
+                                                  const std::vector<int32_t>& tree_offsets,
+                                                  const PcfgOptions& options,
                                                   std::vector<GoldItems>* gold_out) {
   const int rare_threshold = options.rare_threshold;
   const int32_t S = static_cast<int32_t>(symbols.is_tag.size());
   if (S == 0 || symbols.base.size() != static_cast<size_t>(S) || symbols.num_bases <= 0)
     throw InputError("chart grammar: empty or inconsistent symbol table");
-  if (tree_offsets.size() != corpus.offsets.size()) throw InputError("chart grammar: tree and sentence counts differ");
+  if (tree_offsets.size() != corpus.offsets.size())
+    throw InputError("chart grammar: tree and sentence counts differ");
   if (corpus.size() == 0) throw InputError("chart grammar: no training trees");
   auto model = std::make_unique<ChartModel>();
   Grammar& g = model->grammar;
@@ -39,12 +42,14 @@ std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, con
   for (int32_t b : g.base)
     if (b < 0 || b >= g.num_bases) throw InputError("chart grammar: bad base category id");
   if (!symbols.is_verb.empty()) {
-    if (symbols.is_verb.size() != static_cast<size_t>(S)) throw InputError("chart grammar: verb flags do not match the symbols");
+    if (symbols.is_verb.size() != static_cast<size_t>(S))
+      throw InputError("chart grammar: verb flags do not match the symbols");
     g.is_verb = symbols.is_verb;
   }
   if (options.relax && symbols.relax_group.size() != static_cast<size_t>(S))
     throw InputError("chart grammar: relaxation needs a group per symbol");
-  if (!(options.relax_weight > 0 && options.relax_weight < 1)) throw InputError("chart grammar: relax weight must be in (0, 1)");
+  if (!(options.relax_weight > 0 && options.relax_weight < 1))
+    throw InputError("chart grammar: relax weight must be in (0, 1)");
 
   std::map<std::tuple<int32_t, int32_t, int32_t>, int32_t> binary_ids;
   std::map<std::pair<int32_t, int32_t>, int32_t> unary_ids;
@@ -64,14 +69,16 @@ std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, con
     const GoldItems& it = gold[s];
     for (const auto& b : it.binary) {
       if (g.is_tag[b.parent]) throw InputError("chart grammar: a POS tag has children");
-      auto [pos, fresh] = binary_ids.emplace(std::make_tuple(b.parent, b.left, b.right), static_cast<int32_t>(g.binary.size()));
+      auto [pos, fresh] = binary_ids.emplace(std::make_tuple(b.parent, b.left, b.right),
+                                             static_cast<int32_t>(g.binary.size()));
       if (fresh) g.binary.push_back({b.parent, b.left, b.right}), binary_count.push_back(0);
       binary_count[pos->second] += 1;
       node_count[b.parent] += 1;
     }
     for (const auto& u : it.unary) {
       if (g.is_tag[u.parent]) throw InputError("chart grammar: a POS tag has children");
-      auto [pos, fresh] = unary_ids.emplace(std::make_pair(u.parent, u.child), static_cast<int32_t>(g.unary.size()));
+      auto [pos, fresh] =
+          unary_ids.emplace(std::make_pair(u.parent, u.child), static_cast<int32_t>(g.unary.size()));
       if (fresh) g.unary.push_back({u.parent, u.child}), unary_count.push_back(0);
       unary_count[pos->second] += 1;
       node_count[u.parent] += 1;
@@ -92,7 +99,7 @@ std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, con
   std::vector<int32_t> group(S, -1);
   std::vector<double> group_count;
   std::map<std::tuple<int32_t, int32_t, int32_t>, double> pooled_binary;  // (group, left, right)
-  std::map<std::pair<int32_t, int32_t>, double> pooled_unary;            // (group, child)
+  std::map<std::pair<int32_t, int32_t>, double> pooled_unary;             // (group, child)
   if (options.relax) {
     int32_t groups = 0;
     for (int32_t x = 0; x < S; ++x) {
@@ -106,13 +113,16 @@ std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, con
       if (group[x] >= 0) members[group[x]].push_back(x), group_count[group[x]] += node_count[x];
     for (size_t r = 0; r < g.binary.size(); ++r)
       if (group[g.binary[r].parent] >= 0)
-        pooled_binary[std::make_tuple(group[g.binary[r].parent], g.binary[r].left, g.binary[r].right)] += binary_count[r];
+        pooled_binary[std::make_tuple(group[g.binary[r].parent], g.binary[r].left, g.binary[r].right)] +=
+            binary_count[r];
     for (size_t r = 0; r < g.unary.size(); ++r)
-      if (group[g.unary[r].parent] >= 0) pooled_unary[std::make_pair(group[g.unary[r].parent], g.unary[r].child)] += unary_count[r];
+      if (group[g.unary[r].parent] >= 0)
+        pooled_unary[std::make_pair(group[g.unary[r].parent], g.unary[r].child)] += unary_count[r];
     for (const auto& [key, count] : pooled_binary) {
       const auto [gr, left, right] = key;
       for (int32_t q : members[gr]) {
-        auto [pos, fresh] = binary_ids.emplace(std::make_tuple(q, left, right), static_cast<int32_t>(g.binary.size()));
+        auto [pos, fresh] =
+            binary_ids.emplace(std::make_tuple(q, left, right), static_cast<int32_t>(g.binary.size()));
         if (fresh) g.binary.push_back({q, left, right}), binary_count.push_back(0), ++model->relaxed_binary;
       }
     }
@@ -137,7 +147,8 @@ std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, con
   };
   for (size_t r = 0; r < g.binary.size(); ++r) {
     const BinaryRule& b = g.binary[r];
-    const double pooled = group[b.parent] >= 0 ? pooled_binary[std::make_tuple(group[b.parent], b.left, b.right)] : 0.0;
+    const double pooled =
+        group[b.parent] >= 0 ? pooled_binary[std::make_tuple(group[b.parent], b.left, b.right)] : 0.0;
     model->binary_logp[r] = rule_logp(b.parent, binary_count[r], pooled);
   }
   for (size_t r = 0; r < g.unary.size(); ++r) {
@@ -154,7 +165,8 @@ std::vector<Token> ChartModel::Tokens(const Corpus& corpus, int32_t s) const {
   std::vector<Token> tokens;
   const int32_t n = corpus.Length(s);
   tokens.reserve(n);
-  for (int32_t i = 0; i < n; ++i) tokens.push_back(lexicon.Lookup(corpus.tokens[corpus.offsets[s] + i], i == 0));
+  for (int32_t i = 0; i < n; ++i)
+    tokens.push_back(lexicon.Lookup(corpus.tokens[corpus.offsets[s] + i], i == 0));
   return tokens;
 }
 
@@ -167,8 +179,8 @@ LexScores ChartModel::PcfgLex(const std::vector<Token>& tokens) const {
 
 namespace {
 template <typename Scorer>
-SentenceParse ParseWith(const Grammar& g, const LexScores& lex, const Scorer& scorer, int k, Chart& ch, double log_z,
-                        double beam) {
+SentenceParse ParseWith(const Grammar& g, const LexScores& lex, const Scorer& scorer, int k, Chart& ch,
+                        double log_z, double beam) {
   SentenceParse out;
   ch.beam = beam;
   const double best = Inside<MaxSemiring>(g, lex, scorer, ch);
@@ -227,11 +239,13 @@ int64_t ChartModel::CoarseEntries(const std::vector<Token>& tokens, double thres
       const size_t base = static_cast<size_t>(cell) * S;
       for (int a = ch.pre_begin[cell]; a < ch.pre_end[cell]; ++a) {
         const int32_t x = ch.active_pre[a];
-        if (ch.pre[base + x] + ch.out_pre[base + x] >= floor) keep_pre.push_back(static_cast<int32_t>(base + x));
+        if (ch.pre[base + x] + ch.out_pre[base + x] >= floor)
+          keep_pre.push_back(static_cast<int32_t>(base + x));
       }
       for (int a = ch.post_begin[cell]; a < ch.post_end[cell]; ++a) {
         const int32_t x = ch.active_post[a];
-        if (ch.post[base + x] + ch.out_post[base + x] >= floor) keep_post.push_back(static_cast<int32_t>(base + x));
+        if (ch.post[base + x] + ch.out_post[base + x] >= floor)
+          keep_post.push_back(static_cast<int32_t>(base + x));
       }
       total += (ch.pre_end[cell] - ch.pre_begin[cell]) + (ch.post_end[cell] - ch.post_begin[cell]);
     }
@@ -243,26 +257,30 @@ int64_t ChartModel::CoarseEntries(const std::vector<Token>& tokens, double thres
 
 const CoarseRules& ChartModel::Coarse() const {
   std::call_once(coarse_once_, [this] {
-    coarse_rules_ = std::make_unique<const CoarseRules>(grammar, binary_logp.data(), unary_logp.data(), root_logp.data());
+    coarse_rules_ =
+        std::make_unique<const CoarseRules>(grammar, binary_logp.data(), unary_logp.data(), root_logp.data());
   });
   return *coarse_rules_;
 }
 
 bool ChartModel::MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const {
   std::vector<int32_t> keep_pre, keep_post;
-  if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post, kCoarseBeam) == 0 || keep_post.empty()) return false;
-  const size_t need = static_cast<size_t>(Chart::NumCells(static_cast<int>(tokens.size()))) * grammar.num_symbols;
+  if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post, kCoarseBeam) == 0 || keep_post.empty())
+    return false;
+  const size_t need =
+      static_cast<size_t>(Chart::NumCells(static_cast<int>(tokens.size()))) * grammar.num_symbols;
   ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
   for (int32_t e : keep_pre) ch.mask_pre[e] = 1;
   for (int32_t e : keep_post) ch.mask_post[e] = 1;
   return true;
 }
 
-SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
-                                double prune, bool mbr) const {
+SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
+                                double beam, double prune, bool mbr) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
   SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam, prune, mbr);
-  if (out.fallback && (beam < INFINITY || prune > 0)) out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0, mbr);  // pruned too much
+  if (out.fallback && (beam < INFINITY || prune > 0))
+    out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0, mbr);  // pruned too much
   if (out.fallback) {
     // Second attempt with every tag allowed for every word, before the flat fallback.
     std::vector<Token> relaxed = tokens;
@@ -273,8 +291,8 @@ SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& 
   return out;
 }
 
-SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
-                                    double prune, bool mbr) const {
+SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
+                                    double beam, double prune, bool mbr) const {
   const bool crf_pass = use_crf && !force_pcfg;
   const bool masked = crf_pass && prune > 0 && MaskByCoarsePass(tokens, prune, ch);
   const bool mbr_pass = crf_pass && mbr && k == 1;
@@ -302,9 +320,9 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
   return out;
 }
 
-std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
-                                                bool force_pcfg, double beam, int max_length, double prune,
-                                                bool mbr) const {
+std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int threads,
+                                                const std::atomic<bool>* cancel, bool force_pcfg, double beam,
+                                                int max_length, double prune, bool mbr) const {
   std::vector<SentenceParse> out(corpus.size());
   const int nthreads = ResolveThreads(threads);
   std::vector<std::unique_ptr<Chart>> charts(nthreads);
@@ -313,13 +331,17 @@ std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int
     c->cancel = cancel;
   }
   // On an exception the charts (possibly left mid-sentence) are dropped, not pooled.
-  ParallelFor(corpus.size(), nthreads, 1, [&](size_t begin, size_t end, int t) {
-    for (size_t s = begin; s < end; ++s) {
-      const std::vector<Token> tokens = Tokens(corpus, static_cast<int32_t>(s));
-      const bool too_long = max_length > 0 && static_cast<int>(tokens.size()) > max_length;
-      out[s] = too_long ? FlatParse(PcfgLex(tokens)) : Parse(tokens, k, *charts[t], force_pcfg, beam, prune, mbr);
-    }
-  }, cancel);
+  ParallelFor(
+      corpus.size(), nthreads, 1,
+      [&](size_t begin, size_t end, int t) {
+        for (size_t s = begin; s < end; ++s) {
+          const std::vector<Token> tokens = Tokens(corpus, static_cast<int32_t>(s));
+          const bool too_long = max_length > 0 && static_cast<int>(tokens.size()) > max_length;
+          out[s] = too_long ? FlatParse(PcfgLex(tokens))
+                            : Parse(tokens, k, *charts[t], force_pcfg, beam, prune, mbr);
+        }
+      },
+      cancel);
   for (auto& c : charts) {
     c->cancel = nullptr;
     ReleaseChart(std::move(c));
@@ -388,7 +410,8 @@ std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t 
   }
   if (version >= 2) {
     m->grammar.is_verb = in.GetVector<uint8_t>();
-    if (!m->grammar.is_verb.empty() && m->grammar.is_verb.size() != static_cast<size_t>(m->grammar.num_symbols))
+    if (!m->grammar.is_verb.empty() &&
+        m->grammar.is_verb.size() != static_cast<size_t>(m->grammar.num_symbols))
       throw InputError("chart model: verb flags do not match the grammar");
     m->grammar.BuildIndexes();
     m->lexicon.ReadClusters(in);

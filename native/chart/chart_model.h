@@ -41,10 +41,10 @@ struct SymbolInfo {
 
 struct PcfgOptions {
   int rare_threshold = 1;
-  // Grammar relaxation (Finkel, Kleeman & Manning 2008): for every rule X^P -> alpha, add X^Q -> alpha for every
-  // other state X^Q of the same relaxation group; every rule of X^Q then scores
-  // (1 - relax_weight) P_ML(alpha | X^Q) + relax_weight P_ML(alpha | X^*), the second term
-  // pooled over all parent annotations of X.
+  // Grammar relaxation (Finkel, Kleeman & Manning 2008): for every rule X^P -> alpha, add X^Q -> alpha for
+  // every other state X^Q of the same relaxation group; every rule of X^Q then scores (1 - relax_weight)
+  // P_ML(alpha | X^Q) + relax_weight P_ML(alpha | X^*), the second term pooled over all parent annotations of
+  // X.
   bool relax = false;
   double relax_weight = 0.01;
   // Word clusters (`word<TAB>cluster`), parallel arrays.
@@ -77,7 +77,8 @@ class ChartModel {
   // Reads the grammar and the PCFG off gold trees (pairs/tree_offsets as in gold_tree.h).
   static std::unique_ptr<ChartModel> BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
                                                const std::vector<int32_t>& pairs,
-                                               const std::vector<int32_t>& tree_offsets, const PcfgOptions& options,
+                                               const std::vector<int32_t>& tree_offsets,
+                                               const PcfgOptions& options,
                                                std::vector<GoldItems>* gold_out = nullptr);
   static std::unique_ptr<ChartModel> BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
                                                const std::vector<int32_t>& pairs,
@@ -110,8 +111,8 @@ class ChartModel {
   // entries the PCFG chart had (0 when the PCFG covers nothing: nothing is kept).
   // beam < infinity: the pass keeps, in each cell, only the entries at most `beam` below the
   // cell's best (CoarseInside); training's pass is exact.
-  int64_t CoarseEntries(const std::vector<Token>& tokens, double threshold, Chart& ch, std::vector<int32_t>& keep_pre,
-                        std::vector<int32_t>& keep_post,
+  int64_t CoarseEntries(const std::vector<Token>& tokens, double threshold, Chart& ch,
+                        std::vector<int32_t>& keep_pre, std::vector<int32_t>& keep_post,
                         double beam = std::numeric_limits<double>::infinity()) const;
   // Masks ch (mask_pre, mask_post) to the entries CoarseEntries keeps, its pass within
   // kCoarseBeam; false, and no mask, when it keeps nothing. The caller clears the masks after
@@ -119,9 +120,10 @@ class ChartModel {
   bool MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const;
   // max_length > 0: longer sentences get the flat fallback without a chart (its time grows
   // with the cube of the length and its memory with the square).
-  std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads, const std::atomic<bool>* cancel,
-                                      bool force_pcfg = false, double beam = INFINITY, int max_length = 0,
-                                      double prune = 0, bool mbr = false) const;
+  std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads,
+                                      const std::atomic<bool>* cancel, bool force_pcfg = false,
+                                      double beam = INFINITY, int max_length = 0, double prune = 0,
+                                      bool mbr = false) const;
 
   std::vector<uint8_t> Serialize() const;
 

@@ -61,7 +61,8 @@ struct Enumerated {
 
 // All trees of the grammar over tokens (brute force over the same derivation space).
 template <typename Scorer>
-std::vector<Enumerated> Enumerate(const Grammar& g, const LexScores& lex, const Scorer& sc, int i, int j, int layer, int32_t x) {
+std::vector<Enumerated> Enumerate(const Grammar& g, const LexScores& lex, const Scorer& sc, int i, int j,
+                                  int layer, int32_t x) {
   std::vector<Enumerated> out;
   if (layer == 1) {
     for (auto& e : Enumerate(g, lex, sc, i, j, 0, x)) out.push_back(e);
@@ -102,8 +103,10 @@ std::vector<Enumerated> EnumerateAll(const Grammar& g, const LexScores& lex, con
   std::vector<Enumerated> all;
   const int n = static_cast<int>(lex.size());
   for (int32_t rr = 0; rr < static_cast<int32_t>(g.root.size()); ++rr)
-    for (auto& e : Enumerate(g, lex, sc, 0, n, 1, g.root[rr])) all.push_back({e.score + sc.Root(rr), e.nodes});
-  std::stable_sort(all.begin(), all.end(), [](const Enumerated& a, const Enumerated& b) { return a.score > b.score; });
+    for (auto& e : Enumerate(g, lex, sc, 0, n, 1, g.root[rr]))
+      all.push_back({e.score + sc.Root(rr), e.nodes});
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Enumerated& a, const Enumerated& b) { return a.score > b.score; });
   return all;
 }
 
@@ -149,8 +152,11 @@ TEST(chart_pcfg_inside_viterbi_kbest_equal_enumeration) {
   Tiny t = MakeTiny();
   auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);
   PcfgScorer sc{m->binary_logp.data(), m->unary_logp.data(), m->root_logp.data()};
-  for (auto words : std::vector<std::vector<std::string>>{{"dog", "saw", "saw"}, {"the", "dog", "saw", "a", "cat"},
-                                                          {"dogs", "saw", "the", "cat"}, {"run"}, {"zorps", "saw", "cats"}}) {
+  for (auto words : std::vector<std::vector<std::string>>{{"dog", "saw", "saw"},
+                                                          {"the", "dog", "saw", "a", "cat"},
+                                                          {"dogs", "saw", "the", "cat"},
+                                                          {"run"},
+                                                          {"zorps", "saw", "cats"}}) {
     auto tokens = Sentence(*m, words);
     CheckAgainstEnumeration(*m, m->PcfgLex(tokens), sc);
   }
@@ -164,8 +170,11 @@ TEST(chart_coarse_pass_equals_the_generic_viterbi_passes) {
   const int S = m->grammar.num_symbols;
   Chart generic, coarse;
   int below = 0;  // entries under some floor: the floored runs tell kept from dropped
-  for (auto words : std::vector<std::vector<std::string>>{{"dog", "saw", "saw"}, {"the", "dog", "saw", "a", "cat"},
-                                                          {"dogs", "saw", "the", "cat"}, {"run"}, {"zorps", "saw", "cats"}}) {
+  for (auto words : std::vector<std::vector<std::string>>{{"dog", "saw", "saw"},
+                                                          {"the", "dog", "saw", "a", "cat"},
+                                                          {"dogs", "saw", "the", "cat"},
+                                                          {"run"},
+                                                          {"zorps", "saw", "cats"}}) {
     const auto tokens = Sentence(*m, words);
     const LexScores lex = m->PcfgLex(tokens);
     const int n = static_cast<int>(words.size());
@@ -228,7 +237,8 @@ TEST(chart_coarse_beam_equals_the_generic_beam) {
   const int S = m->grammar.num_symbols;
   Chart generic, coarse;
   int dropped = 0;
-  for (auto words : std::vector<std::vector<std::string>>{{"dog", "saw", "saw"}, {"the", "dog", "saw", "a", "cat"},
+  for (auto words : std::vector<std::vector<std::string>>{{"dog", "saw", "saw"},
+                                                          {"the", "dog", "saw", "a", "cat"},
                                                           {"dogs", "saw", "the", "cat", "saw", "a", "dog"}}) {
     const auto tokens = Sentence(*m, words);
     const LexScores lex = m->PcfgLex(tokens);
@@ -246,7 +256,8 @@ TEST(chart_coarse_beam_equals_the_generic_beam) {
           double top = kNegInf;
           for (int x = 0; x < S; ++x) top = std::max(top, generic.pre[base + x]);
           for (int x = 0; x < S; ++x) {
-            const double want = j - i == 1 || generic.pre[base + x] >= top - beam ? generic.pre[base + x] : kNegInf;
+            const double want =
+                j - i == 1 || generic.pre[base + x] >= top - beam ? generic.pre[base + x] : kNegInf;
             CHECK(coarse.pre[base + x] == want);
             dropped += want != generic.pre[base + x];
           }
@@ -268,7 +279,8 @@ TEST(chart_pair_index_walk_equals_the_rule_walk) {
   plain.by_pair_offsets.clear(), plain.by_pair.clear();
   CHECK(!g.by_pair_offsets.empty());
   int most = 0;  // the pair walk runs where a cell holds fewer symbols than a left child has rules
-  for (int32_t x = 0; x < g.num_symbols; ++x) most = std::max(most, g.by_left_offsets[x + 1] - g.by_left_offsets[x]);
+  for (int32_t x = 0; x < g.num_symbols; ++x)
+    most = std::max(most, g.by_left_offsets[x + 1] - g.by_left_offsets[x]);
   CHECK(most >= 2);
   PcfgScorer sc{m->binary_logp.data(), m->unary_logp.data(), m->root_logp.data()};
   struct RuleMass {
@@ -281,8 +293,9 @@ TEST(chart_pair_index_walk_equals_the_rule_walk) {
   std::mt19937_64 rng(11);
   int parsed = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    const std::vector<std::string> words =
-        trial % 2 ? std::vector<std::string>{"the", "dog", "saw", "a", "cat"} : std::vector<std::string>{"dogs", "saw", "the", "cat"};
+    const std::vector<std::string> words = trial % 2
+                                               ? std::vector<std::string>{"the", "dog", "saw", "a", "cat"}
+                                               : std::vector<std::string>{"dogs", "saw", "the", "cat"};
     const auto tokens = Sentence(*m, words);
     const LexScores lex = m->PcfgLex(tokens);
     const int n = static_cast<int>(words.size());
@@ -320,7 +333,8 @@ TEST(chart_crf_inside_and_kbest_equal_enumeration_with_random_weights) {
   std::mt19937_64 rng(7);
   std::normal_distribution<double> normal(0.0, 0.5);
   for (double& w : m->crf.theta) w = normal(rng);
-  for (auto words : std::vector<std::vector<std::string>>{{"dog", "saw", "saw"}, {"the", "dog", "saw", "a", "cat"}}) {
+  for (auto words :
+       std::vector<std::vector<std::string>>{{"dog", "saw", "saw"}, {"the", "dog", "saw", "a", "cat"}}) {
     auto tokens = Sentence(*m, words);
     CrfSentence sent;
     sent.Prepare(m->crf, m->grammar, m->lexicon, tokens);
@@ -408,7 +422,8 @@ TEST(chart_parse_all_gives_sentences_over_max_length_the_flat_fallback) {
   // The 5-word sentence is not chart-parsed: one flat candidate over its best tags (D N V D N).
   CHECK(limited[0].fallback);
   CHECK(limited[0].candidates.size() == 1);
-  CHECK((limited[0].candidates[0].nodes == std::vector<int32_t>{kFallbackLabel, 5, 4, 0, 5, 0, 6, 0, 4, 0, 5, 0}));
+  CHECK((limited[0].candidates[0].nodes ==
+         std::vector<int32_t>{kFallbackLabel, 5, 4, 0, 5, 0, 6, 0, 4, 0, 5, 0}));
   // The 3-word sentence is within the limit: parsed as without it.
   CHECK(!limited[1].fallback);
   CHECK(limited[1].candidates[0].nodes == unlimited[1].candidates[0].nodes);
@@ -457,7 +472,8 @@ TEST(chart_rejects_malformed_trees) {
   CHECK_THROWS(ChartModel::BuildPcfg(broken.symbols, broken.corpus, broken.pairs, broken.offsets, 1));
   Tiny two_unaries = MakeTiny();
   AddTree(two_unaries, {"run"}, {0, 1, 2, 1, 6, 0});
-  CHECK_THROWS(ChartModel::BuildPcfg(two_unaries.symbols, two_unaries.corpus, two_unaries.pairs, two_unaries.offsets, 1));
+  CHECK_THROWS(ChartModel::BuildPcfg(two_unaries.symbols, two_unaries.corpus, two_unaries.pairs,
+                                     two_unaries.offsets, 1));
 }
 
 TEST(chart_crf_lbfgs_lowers_the_objective) {
@@ -527,7 +543,9 @@ TEST(chart_clusters_give_unknown_words_the_tags_of_their_cluster) {
   options.cluster_words = {"saw", "zorp"};
   options.cluster_ids = {"10", "10"};
   auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options);
-  auto has = [](const Token& tok, int32_t tag) { return std::find(tok.tags.begin(), tok.tags.end(), tag) != tok.tags.end(); };
+  auto has = [](const Token& tok, int32_t tag) {
+    return std::find(tok.tags.begin(), tok.tags.end(), tag) != tok.tags.end();
+  };
   // "zorp" is unknown; its signature (UNK-LC) was seen only with D; its cluster with V.
   const Token without = Sentence(*plain, {"zorp"})[0];
   const Token with = Sentence(*m, {"zorp"})[0];
@@ -578,7 +596,8 @@ TEST(chart_relaxation_adds_parent_variants_with_smoothed_probabilities) {
   CHECK(m->relaxed_binary == 1 && m->relaxed_unary == 1);
   // P(NP^S -> PRP) = 0.01 * 1/3 (pooled: NP -> DT NN twice, NP -> PRP once).
   for (size_t u = 0; u < m->grammar.unary.size(); ++u)
-    if (m->grammar.unary[u].parent == 1 && m->grammar.unary[u].child == 7) CHECK_NEAR(std::exp(m->unary_logp[u]), 0.01 / 3, 1e-12);
+    if (m->grammar.unary[u].parent == 1 && m->grammar.unary[u].child == 7)
+      CHECK_NEAR(std::exp(m->unary_logp[u]), 0.01 / 3, 1e-12);
   // Each relaxed state's rules still sum to one.
   for (int32_t x : {1, 3}) {
     double sum = 0;
@@ -663,7 +682,8 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
     const size_t at = 4 + head.bytes().size() + 1 + 4;  // version, ..., CRF flag, surface bits
     bytes.assign(v5.begin(), v5.begin() + static_cast<std::ptrdiff_t>(at));
     bytes.insert(bytes.end(), dense.bytes().begin(), dense.bytes().end());
-    bytes.insert(bytes.end(), v5.begin() + static_cast<std::ptrdiff_t>(at + nonzero.bytes().size()), v5.end());
+    bytes.insert(bytes.end(), v5.begin() + static_cast<std::ptrdiff_t>(at + nonzero.bytes().size()),
+                 v5.end());
     bytes[0] = 4;
     CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.theta == m->crf.theta);
   }
@@ -691,7 +711,8 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
   auto a = m->Parse(Sentence(*m, {"the", "dog", "saw", "a", "cat"}), 3, ch);
   auto b = back->Parse(Sentence(*back, {"the", "dog", "saw", "a", "cat"}), 3, ch);
   CHECK(a.candidates.size() == b.candidates.size());
-  for (size_t r = 0; r < a.candidates.size(); ++r) CHECK_NEAR(a.candidates[r].score, b.candidates[r].score, 1e-12);
+  for (size_t r = 0; r < a.candidates.size(); ++r)
+    CHECK_NEAR(a.candidates[r].score, b.candidates[r].score, 1e-12);
   // Version 1 must not carry the extras; version 2 must.
   CHECK_THROWS(ChartModel::Deserialize(v1.data(), v1.size() - 1));
   std::vector<uint8_t> v2_short(bytes.begin(), bytes.end() - 1);
@@ -705,8 +726,11 @@ TEST(chart_shape_backoff_smooths_a_rare_signature_towards_its_shape) {
   Lexicon lex;
   lex.num_tags_symbols = 3;
   std::vector<std::pair<std::string, int32_t>> words;
-  for (int i = 0; i < 20; ++i) words.emplace_back("bo" + std::string(1, static_cast<char>('a' + i)) + std::string(1, static_cast<char>('a' + i)), 1);
-  for (int i = 0; i < 10; ++i) words.emplace_back("ab" + std::string(1, static_cast<char>('a' + i)) + "zz", 2);
+  for (int i = 0; i < 20; ++i)
+    words.emplace_back(
+        "bo" + std::string(1, static_cast<char>('a' + i)) + std::string(1, static_cast<char>('a' + i)), 1);
+  for (int i = 0; i < 10; ++i)
+    words.emplace_back("ab" + std::string(1, static_cast<char>('a' + i)) + "zz", 2);
   for (const auto& [w, t] : words) lex.Add(w, false, t);
   lex.Add("the", false, 0), lex.Add("the", false, 0);
   lex.Finish();
@@ -760,7 +784,8 @@ TEST(chart_crf_surface_span_features_fire_as_specified) {
   auto tokens = Sentence(*m, {"the", "dog", "saw", "a", "cat"});
   CrfSentence sent;
   sent.Prepare(m->crf, g, m->lexicon, tokens);
-  const uint64_t the = StringHash("the"), dog = StringHash("dog"), saw = StringHash("saw"), lower = StringHash("s:x");
+  const uint64_t the = StringHash("the"), dog = StringHash("dog"), saw = StringHash("saw"),
+                 lower = StringHash("s:x");
   const uint64_t cat = StringHash("cat");
   CrfSentence::SurfaceKey k[4];
   sent.SurfaceKeys(CrfSentence::Edge::kLeft, 1, k);  // span starting at "dog"
@@ -842,7 +867,8 @@ TEST(chart_crf_surface_gradient_equals_finite_differences) {
       const double down = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr);
       m->crf.theta[f] = keep;
       CHECK_NEAR(grad[f], (up - down) / (2 * h), 1e-5);
-      const bool surface = static_cast<int64_t>(f) >= m->crf.surface_begin && static_cast<int64_t>(f) < m->crf.sparse_begin;
+      const bool surface =
+          static_cast<int64_t>(f) >= m->crf.surface_begin && static_cast<int64_t>(f) < m->crf.sparse_begin;
       if (surface && std::fabs(grad[f]) > 1e-6) ++surface_nonzero;
     }
   }
@@ -852,7 +878,8 @@ TEST(chart_crf_surface_gradient_equals_finite_differences) {
   auto bytes = m->Serialize();
   auto back = ChartModel::Deserialize(bytes.data(), bytes.size());
   CHECK(back->crf.surface_bits == 9);
-  CHECK_NEAR(CrfSentenceObjective(*back, tokens, gold[0], ch, nullptr), CrfSentenceObjective(*m, tokens, gold[0], ch, nullptr), 1e-12);
+  CHECK_NEAR(CrfSentenceObjective(*back, tokens, gold[0], ch, nullptr),
+             CrfSentenceObjective(*m, tokens, gold[0], ch, nullptr), 1e-12);
 }
 
 TEST(chart_crf_weights_store_only_non_zero_values) {
@@ -862,7 +889,8 @@ TEST(chart_crf_weights_store_only_non_zero_values) {
   InitCrf(*m, t.corpus, gold, false, 16);  // 65,536 surface slots, a few set below
   std::vector<double>& theta = m->crf.theta;
   const int64_t s0 = m->crf.surface_begin;
-  for (int64_t f : {s0, s0 + 1, s0 + 127, s0 + 128, s0 + 300, s0 + 16383, s0 + 16384, s0 + 65535}) theta[f] = 0.25 * static_cast<double>(f % 7) - 0.8;
+  for (int64_t f : {s0, s0 + 1, s0 + 127, s0 + 128, s0 + 300, s0 + 16383, s0 + 16384, s0 + 65535})
+    theta[f] = 0.25 * static_cast<double>(f % 7) - 0.8;
   theta[s0 + 5] = -0.0;  // a negative zero is a zero
   ByteWriter sparse, dense;
   m->crf.Write(sparse);
@@ -905,7 +933,8 @@ TEST(chart_coarse_to_fine_off_or_loose_equals_exhaustive) {
     auto off = m->Parse(tokens, 3, ch, false, INFINITY, 0.0);
     auto loose = m->Parse(tokens, 3, ch, false, INFINITY, 1e-300);  // prunes nothing with a finite posterior
     CHECK(!exact.fallback);
-    CHECK(off.candidates.size() == exact.candidates.size() && loose.candidates.size() == exact.candidates.size());
+    CHECK(off.candidates.size() == exact.candidates.size() &&
+          loose.candidates.size() == exact.candidates.size());
     for (size_t c = 0; c < exact.candidates.size(); ++c) {
       CHECK(off.candidates[c].nodes == exact.candidates[c].nodes);
       CHECK(loose.candidates[c].nodes == exact.candidates[c].nodes);
@@ -967,7 +996,7 @@ TEST(chart_crf_iterate_average_is_the_mean_of_the_iterates) {
     moved = std::max(moved, std::fabs(m->crf.theta[f] - raw[f]));
   }
   CHECK(worst < 1e-12);
-  CHECK(moved > 1e-6);  // the mean is not the last iterate
+  CHECK(moved > 1e-6);    // the mean is not the last iterate
   trainer.SwapAverage();  // back to the raw iterate, exactly
   for (size_t f = 0; f < sum.size(); ++f) CHECK(m->crf.theta[f] == raw[f]);
   trainer.SwapAverage();
@@ -1035,7 +1064,8 @@ void TreeNodes(const Grammar& g, const std::vector<int32_t>& nodes, size_t& pos,
   const int i = word;
   if (arity == 0) ++word;
   for (int32_t c = 0; c < arity; ++c) TreeNodes(g, nodes, pos, word, out);
-  out.push_back(arity == 0 ? std::vector<int32_t>{i, word, x, 0} : std::vector<int32_t>{i, word, g.base[x], arity == 1 ? 2 : 1});
+  out.push_back(arity == 0 ? std::vector<int32_t>{i, word, x, 0}
+                           : std::vector<int32_t>{i, word, g.base[x], arity == 1 ? 2 : 1});
 }
 
 std::vector<std::vector<int32_t>> TreeNodes(const Grammar& g, const std::vector<int32_t>& nodes) {
@@ -1064,11 +1094,12 @@ TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
     std::normal_distribution<double> normal(0.0, 0.2);  // small weights: posteriors spread over many trees
     m->crf.theta = start;
     for (double& w : m->crf.theta) w += normal(rng);
-    for (std::vector<std::string> words : {std::vector<std::string>{"the", "dog", "saw", "a", "cat"},
-                                           std::vector<std::string>{"dog", "saw", "saw"},
-                                           std::vector<std::string>{"dogs", "saw", "the", "cat"}, std::vector<std::string>{"run"},
-                                           std::vector<std::string>{"dog", "saw", "saw", "cats", "run"},
-                                           std::vector<std::string>{"dogs", "cats", "dog", "saw", "cat", "dogs"}}) {
+    for (std::vector<std::string> words :
+         {std::vector<std::string>{"the", "dog", "saw", "a", "cat"},
+          std::vector<std::string>{"dog", "saw", "saw"},
+          std::vector<std::string>{"dogs", "saw", "the", "cat"}, std::vector<std::string>{"run"},
+          std::vector<std::string>{"dog", "saw", "saw", "cats", "run"},
+          std::vector<std::string>{"dogs", "cats", "dog", "saw", "cat", "dogs"}}) {
       auto tokens = Sentence(*m, words);
       for (Token& tok : tokens) m->lexicon.Relax(tok);  // every tag for every word: more trees
       CrfSentence sent;
@@ -1171,7 +1202,8 @@ TEST(chart_crf_ensemble_decodes_the_mean_of_the_members_posteriors) {
   int differs = 0;  // sentences whose ensemble tree is not the first member's own MBR tree
   for (int32_t s = 0; s < corpus.size(); ++s) {
     // A member equal to the first: its own MBR tree and score.
-    CHECK(doubled[s].candidates.size() == 1 && doubled[s].candidates[0].nodes == alone[s].candidates[0].nodes);
+    CHECK(doubled[s].candidates.size() == 1 &&
+          doubled[s].candidates[0].nodes == alone[s].candidates[0].nodes);
     CHECK(doubled[s].candidates[0].score == alone[s].candidates[0].score);
     // Brute force: each member's expected brackets and tags over all its trees, their mean,
     // and the tree of the largest mean gain (a unary node pays the cost).
@@ -1205,7 +1237,8 @@ TEST(chart_crf_ensemble_decodes_the_mean_of_the_members_posteriors) {
     }
     CHECK(best != nullptr && mixed[s].candidates.size() == 1);
     CHECK(mixed[s].candidates[0].nodes == best->nodes);
-    CHECK_NEAR(mixed[s].candidates[0].score, best->score - log_z_a, 1e-9);  // the first member's log P(tree | words)
+    CHECK_NEAR(mixed[s].candidates[0].score, best->score - log_z_a,
+               1e-9);  // the first member's log P(tree | words)
     if (best->nodes != alone[s].candidates[0].nodes) ++differs;
   }
   CHECK(differs > 0);  // the second member changes some tree

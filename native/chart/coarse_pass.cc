@@ -23,7 +23,9 @@ double RowMax(const double* row, int S) {
 
 CoarseRules::CoarseRules(const Grammar& g, const double* binary_logp, const double* unary_logp,
                          const double* root_logp)
-    : best_score_of_left(g.num_symbols, -std::numeric_limits<double>::infinity()), unary(unary_logp), root(root_logp) {
+    : best_score_of_left(g.num_symbols, -std::numeric_limits<double>::infinity()),
+      unary(unary_logp),
+      root(root_logp) {
   for (int32_t r : g.by_left) {
     const BinaryRule& rule = g.binary[r];
     right_by_left.push_back(rule.right);
@@ -34,7 +36,8 @@ CoarseRules::CoarseRules(const Grammar& g, const double* binary_logp, const doub
   }
 }
 
-double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores& lex, Chart& ch, double beam) {
+double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores& lex, Chart& ch,
+                    double beam) {
   const int n = ch.n;
   const int S = ch.S;
   const int32_t* right_of = rules.right_by_left.data();
@@ -72,14 +75,17 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
         // The row now holds every parent's best; list the finite ones within the beam.
         for (int32_t x = 0; x < S; ++x) {
           if (pre[x] == kNegInf) continue;
-          if (pre[x] < top - beam) pre[x] = kNegInf;
-          else ch.active_pre.push_back(x);
+          if (pre[x] < top - beam)
+            pre[x] = kNegInf;
+          else
+            ch.active_pre.push_back(x);
         }
       }
       ch.pre_end[c] = static_cast<int>(ch.active_pre.size());
       // Unary layer: few rules, so the generic one (its mask tests pass: there is no mask).
       UnaryLayer<MaxSemiring>(g, rules, i, j, c, ch);
-      best_post[c] = beam < std::numeric_limits<double>::infinity() ? ch.KeepWithinBeam(c, beam) : ch.BestPost(c);
+      best_post[c] =
+          beam < std::numeric_limits<double>::infinity() ? ch.KeepWithinBeam(c, beam) : ch.BestPost(c);
     }
   }
   double best = kNegInf;

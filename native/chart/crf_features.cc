@@ -23,7 +23,8 @@ void CrfWeights::Layout(const Grammar& g) {
   base_len = at, at += static_cast<int64_t>(g.num_bases) * kLenBuckets;
   base_heavy = at, at += g.num_bases;
   pcfg_lex = at, at += 1;
-  if (surface_bits < 0 || surface_bits > 30) throw InputError("chart CRF: surface hash bits must be in 0..30");
+  if (surface_bits < 0 || surface_bits > 30)
+    throw InputError("chart CRF: surface hash bits must be in 0..30");
   surface_begin = at, at += surface_bits > 0 ? (int64_t{1} << surface_bits) : 0;
   sparse_begin = at;
   theta.assign(at + sparse.size(), 0.0);
@@ -47,7 +48,7 @@ void PutNonZero(ByteWriter& out, const std::vector<double>& v) {
   uint64_t next = 0;
   for (uint64_t i = 0; i < v.size(); ++i) {
     if (v[i] == 0) continue;
-    for (uint64_t gap = i - next; ; gap >>= 7) {
+    for (uint64_t gap = i - next;; gap >>= 7) {
       const uint8_t low = static_cast<uint8_t>(gap & 0x7f);
       if (gap < 0x80) {
         gaps.push_back(low);
@@ -101,13 +102,16 @@ std::vector<double> NonZero::Expand() const {
 }  // namespace
 
 void CrfWeights::Write(ByteWriter& out, bool nonzero_only) const {
-  if (nonzero_only) PutNonZero(out, theta);
-  else out.PutVector(theta);
+  if (nonzero_only)
+    PutNonZero(out, theta);
+  else
+    out.PutVector(theta);
   // (key, index into theta) pairs sorted by key.
   const std::vector<uint64_t> by_id = sparse.keys();
   std::vector<std::pair<uint64_t, int32_t>> entries;
   entries.reserve(by_id.size());
-  for (size_t id = 0; id < by_id.size(); ++id) entries.emplace_back(by_id[id], static_cast<int32_t>(sparse_begin + id));
+  for (size_t id = 0; id < by_id.size(); ++id)
+    entries.emplace_back(by_id[id], static_cast<int32_t>(sparse_begin + id));
   std::sort(entries.begin(), entries.end());
   std::vector<uint64_t> keys;
   std::vector<int32_t> ids;
@@ -122,16 +126,20 @@ CrfWeights CrfWeights::Read(ByteReader& in, const Grammar& g, int surface_bits, 
   w.Layout(g);
   const int64_t dense = w.sparse_begin;
   NonZero stored;
-  if (nonzero_only) stored = NonZero::Get(in);
-  else w.theta = in.GetVector<double>();
+  if (nonzero_only)
+    stored = NonZero::Get(in);
+  else
+    w.theta = in.GetVector<double>();
   auto keys = in.GetVector<uint64_t>();
   auto ids = in.GetVector<int32_t>();
   if (nonzero_only) {
     // The size is checked against the keys before it is allocated.
-    if (stored.size != static_cast<uint64_t>(dense) + keys.size()) throw InputError("chart model: CRF weights do not match the grammar");
+    if (stored.size != static_cast<uint64_t>(dense) + keys.size())
+      throw InputError("chart model: CRF weights do not match the grammar");
     w.theta = stored.Expand();
   }
-  if (keys.size() != ids.size() || static_cast<int64_t>(w.theta.size()) != dense + static_cast<int64_t>(keys.size()))
+  if (keys.size() != ids.size() ||
+      static_cast<int64_t>(w.theta.size()) != dense + static_cast<int64_t>(keys.size()))
     throw InputError("chart model: CRF weights do not match the grammar");
   // Each index into theta's sparse block exactly once; the table's ids are those positions.
   std::vector<uint64_t> by_id(keys.size(), 0);
@@ -146,7 +154,8 @@ CrfWeights CrfWeights::Read(ByteReader& in, const Grammar& g, int surface_bits, 
   return w;
 }
 
-void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens) {
+void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon& lex,
+                           const std::vector<Token>& tokens) {
   w_ = &w, g_ = &g, tokens_ = &tokens;
   n_ = static_cast<int>(tokens.size());
   B_ = g.num_bases;
@@ -162,7 +171,8 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
   for (int i = 0; i < n_; ++i) {
     const Token& t = tokens[i];
     std::string lower = t.text;
-    if (unicode) lower = LowerUtf8(t.text);
+    if (unicode)
+      lower = LowerUtf8(t.text);
     else
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const bool frequent = t.word >= 0 && lex.word_count[t.word] > lex.rare_threshold;
@@ -208,12 +218,18 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
 
 void CrfSentence::SurfaceKeys(Edge edge, int p, SurfaceKey out[4]) const {
   // rep index of word w is w + 1 (word -1 is <s>, word n is </s>).
-  int a, b;            // the two words
-  uint64_t ta, tb;     // their templates
+  int a, b;         // the two words
+  uint64_t ta, tb;  // their templates
   switch (edge) {
-    case Edge::kLeft: a = p, ta = kSurfFirst, b = p - 1, tb = kSurfBefore; break;
-    case Edge::kRight: a = p - 1, ta = kSurfLast, b = p, tb = kSurfAfter; break;
-    default: a = p - 1, ta = kSurfSplitLeft, b = p, tb = kSurfSplitRight; break;
+    case Edge::kLeft:
+      a = p, ta = kSurfFirst, b = p - 1, tb = kSurfBefore;
+      break;
+    case Edge::kRight:
+      a = p - 1, ta = kSurfLast, b = p, tb = kSurfAfter;
+      break;
+    default:
+      a = p - 1, ta = kSurfSplitLeft, b = p, tb = kSurfSplitRight;
+      break;
   }
   out[0] = {ta, rep_word_[a + 1]};
   out[1] = {ta + 1, rep_shape_[a + 1]};
@@ -249,7 +265,8 @@ void CrfSentence::PrepareSurface() {
     edge_keys_[e].assign(rows * 4, SurfaceKey{0, 0});
     for (int p = 0; p <= n_; ++p) {
       const Edge edge = static_cast<Edge>(e);
-      if ((edge == Edge::kLeft && p == n_) || (edge == Edge::kRight && p == 0) || (edge == Edge::kSplit && (p == 0 || p == n_)))
+      if ((edge == Edge::kLeft && p == n_) || (edge == Edge::kRight && p == 0) ||
+          (edge == Edge::kSplit && (p == 0 || p == n_)))
         continue;
       SurfaceKeys(edge, p, &edge_keys_[e][static_cast<size_t>(p) * 4]);
     }
@@ -261,7 +278,8 @@ void CrfSentence::PrepareSurface() {
     for (int j = i + 1; j <= n_; ++j) {
       const uint64_t key = SpanShapeKey(i, j);
       int64_t* row = &shape_slot_[static_cast<size_t>(Cell(i, j)) * B_];
-      for (int32_t b = 0; b < B_; ++b) row[b] = w.SurfaceSlot(kSurfSpanShape, kConjParent + static_cast<uint64_t>(b), key);
+      for (int32_t b = 0; b < B_; ++b)
+        row[b] = w.SurfaceSlot(kSurfSpanShape, kConjParent + static_cast<uint64_t>(b), key);
     }
 }
 
@@ -273,7 +291,8 @@ double CrfSentence::ComputeSurface(int edge, int p, int32_t rule, bool unary) co
   double& pv = surf_parent_[edge][static_cast<size_t>(p) * g_->num_symbols + parent];
   if (pv != pv) {
     pv = 0;
-    for (int q = 0; q < 4; ++q) pv += t[w.SurfaceSlot(keys[q].templ, kConjParent + static_cast<uint64_t>(parent), keys[q].value)];
+    for (int q = 0; q < 4; ++q)
+      pv += t[w.SurfaceSlot(keys[q].templ, kConjParent + static_cast<uint64_t>(parent), keys[q].value)];
   }
   const uint64_t conj = unary ? kConjUnary + static_cast<uint64_t>(rule) : static_cast<uint64_t>(rule);
   double v = pv;
@@ -320,10 +339,15 @@ void CrfSentence::FlushSurface(double* grad) {
   SurfaceKey keys[4];
   ScatterAdds adds(grad);
   for (Edge edge : {Edge::kLeft, Edge::kRight, Edge::kSplit}) {
-    const std::vector<double>& bin = edge == Edge::kLeft ? mass_left_ : edge == Edge::kRight ? mass_right_ : mass_split_;
-    const std::vector<double>* un = edge == Edge::kLeft ? &mass_uleft_ : edge == Edge::kRight ? &mass_uright_ : nullptr;
+    const std::vector<double>& bin = edge == Edge::kLeft    ? mass_left_
+                                     : edge == Edge::kRight ? mass_right_
+                                                            : mass_split_;
+    const std::vector<double>* un = edge == Edge::kLeft    ? &mass_uleft_
+                                    : edge == Edge::kRight ? &mass_uright_
+                                                           : nullptr;
     for (int p = 0; p <= n_; ++p) {
-      if ((edge == Edge::kLeft && p == n_) || (edge == Edge::kRight && p == 0) || (edge == Edge::kSplit && (p == 0 || p == n_)))
+      if ((edge == Edge::kLeft && p == n_) || (edge == Edge::kRight && p == 0) ||
+          (edge == Edge::kSplit && (p == 0 || p == n_)))
         continue;
       SurfaceKeys(edge, p, keys);
       std::fill(parent.begin(), parent.end(), 0.0);
@@ -476,8 +500,9 @@ void CrfSentence::ResolveIds(SentenceFeatureIds& out) const {
   }
 }
 
-void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens,
-                          const SentenceFeatureIds* cached, SentenceFeatureIds* record) {
+void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex,
+                          const std::vector<Token>& tokens, const SentenceFeatureIds* cached,
+                          SentenceFeatureIds* record) {
   BindKeys(w, g, lex, tokens);
   U_ = static_cast<int>(g.unary.size());
   if (cached) {
@@ -517,7 +542,8 @@ void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& 
     for (size_t a = 0; a < span_base_.size(); ++a) span_base_[a] += t[shape_slot_[a]];
   }
   for (size_t slot = 0; slot + 1 < ids.split_offsets.size(); ++slot)
-    for (int32_t a = ids.split_offsets[slot]; a < ids.split_offsets[slot + 1]; ++a) split_base_[slot] += t[ids.split[a]];
+    for (int32_t a = ids.split_offsets[slot]; a < ids.split_offsets[slot + 1]; ++a)
+      split_base_[slot] += t[ids.split[a]];
   unary_word_score_.assign(static_cast<size_t>(n_) * U_, 0.0);
   unary_word_id_.assign(static_cast<size_t>(n_) * U_, -1);
   for (int i = 0; i < n_; ++i)
@@ -559,7 +585,8 @@ void CrfSentence::AddBinary(int32_t r, int i, int k, int j, double coeff, double
   const int32_t b = g_->base[g_->binary[r].parent];
   grad[w_->binary_rule + r] += coeff;
   grad[w_->binary_len + r * kLenBuckets + LenBucket(j - i)] += coeff;
-  grad[w_->binary_children + (static_cast<int64_t>(r) * kLenBuckets + LenBucket(k - i)) * kLenBuckets + LenBucket(j - k)] += coeff;
+  grad[w_->binary_children + (static_cast<int64_t>(r) * kLenBuckets + LenBucket(k - i)) * kLenBuckets +
+       LenBucket(j - k)] += coeff;
   if (j == n_) grad[w_->binary_heavy + r] += coeff;
   if (verb_on_ && g_->binary_verb[r]) {
     const uint8_t v = g_->binary_verb[r];
@@ -589,7 +616,9 @@ void CrfSentence::AddUnary(int32_t u, int i, int j, double coeff, double* grad) 
     const int32_t f = unary_word_id_[static_cast<size_t>(i) * U_ + u];
     if (f >= 0) grad[f] += coeff;
   }
-  if (surface_on_) mass_uleft_[static_cast<size_t>(i) * U_ + u] += coeff, mass_uright_[static_cast<size_t>(j) * U_ + u] += coeff;
+  if (surface_on_)
+    mass_uleft_[static_cast<size_t>(i) * U_ + u] += coeff,
+        mass_uright_[static_cast<size_t>(j) * U_ + u] += coeff;
 }
 
 void CrfSentence::AddLex(int i, int32_t tag, double coeff, double* /*grad*/) {

@@ -23,14 +23,37 @@
 namespace structrank {
 
 constexpr int kLenBuckets = 6;
-inline int LenBucket(int len) { return len <= 1 ? 0 : len == 2 ? 1 : len <= 4 ? 2 : len <= 8 ? 3 : len <= 16 ? 4 : 5; }
+inline int LenBucket(int len) {
+  return len <= 1 ? 0 : len == 2 ? 1 : len <= 4 ? 2 : len <= 8 ? 3 : len <= 16 ? 4 : 5;
+}
 
 enum CrfTemplate : uint64_t {
-  kLexWord = 1, kLexSig, kLexSuffix2, kLexSuffix3, kLexBaseWord, kLexBaseSig,
-  kSpanFirst, kSpanLast, kSpanBefore, kSpanAfter, kSplitLeft, kSplitRight, kUnaryWord,
-  kLexCluster, kLexClusterPrefix, kLexBaseCluster, kRuleVerbLeft, kRuleVerbRight, kLexShape,
+  kLexWord = 1,
+  kLexSig,
+  kLexSuffix2,
+  kLexSuffix3,
+  kLexBaseWord,
+  kLexBaseSig,
+  kSpanFirst,
+  kSpanLast,
+  kSpanBefore,
+  kSpanAfter,
+  kSplitLeft,
+  kSplitRight,
+  kUnaryWord,
+  kLexCluster,
+  kLexClusterPrefix,
+  kLexBaseCluster,
+  kRuleVerbLeft,
+  kRuleVerbRight,
+  kLexShape,
   // Surface span templates (x 2 word representations: word, shape); see SurfaceSlot.
-  kSurfFirst = 64, kSurfBefore = 66, kSurfLast = 68, kSurfAfter = 70, kSurfSplitLeft = 72, kSurfSplitRight = 74,
+  kSurfFirst = 64,
+  kSurfBefore = 66,
+  kSurfLast = 68,
+  kSurfAfter = 70,
+  kSurfSplitLeft = 72,
+  kSurfSplitRight = 74,
   kSurfSpanShape = 76
 };
 
@@ -73,9 +96,9 @@ struct CrfWeights {
   int64_t sparse_begin = 0;
   std::vector<double> theta;
   AttributeTable sparse;  // key -> sparse feature id; its weight is theta[sparse_begin + id]
-  // Verb-lexicalized rule features (Finkel, Kleeman & Manning 2008, table 1: a binary rule with a verb-tag child, x that
-  // verb's lowercased word); verb_words holds the hashes of the words they exist for, so
-  // the scorer looks features up only at those positions.
+  // Verb-lexicalized rule features (Finkel, Kleeman & Manning 2008, table 1: a binary rule with a verb-tag
+  // child, x that verb's lowercased word); verb_words holds the hashes of the words they exist for, so the
+  // scorer looks features up only at those positions.
   bool verb_features = false;
   std::unordered_set<uint64_t> verb_words;
 
@@ -88,7 +111,8 @@ struct CrfWeights {
   }
   // The weight index of a surface feature.
   int64_t SurfaceSlot(uint64_t templ, uint64_t conj, uint64_t value) const {
-    return surface_begin + static_cast<int64_t>(FeatureKey(templ, conj, value) & ((1ULL << surface_bits) - 1));
+    return surface_begin +
+           static_cast<int64_t>(FeatureKey(templ, conj, value) & ((1ULL << surface_bits) - 1));
   }
   // `nonzero_only` false: every weight, as payload versions before 5 stored them (for tests).
   void Write(ByteWriter& out, bool nonzero_only = true) const;
@@ -124,9 +148,11 @@ class CrfSentence {
     const double* t = w_->theta.data();
     const BinaryRule& rule = g_->binary[r];
     const int32_t b = g_->base[rule.parent];
-    double s = t[w_->binary_rule + r] + t[w_->binary_len + r * kLenBuckets + LenBucket(j - i)] +
-               t[w_->binary_children + (static_cast<int64_t>(r) * kLenBuckets + LenBucket(k - i)) * kLenBuckets + LenBucket(j - k)] +
-               span_base_[static_cast<size_t>(Cell(i, j)) * B_ + b] + split_base_[static_cast<size_t>(k) * B_ + b];
+    double s =
+        t[w_->binary_rule + r] + t[w_->binary_len + r * kLenBuckets + LenBucket(j - i)] +
+        t[w_->binary_children + (static_cast<int64_t>(r) * kLenBuckets + LenBucket(k - i)) * kLenBuckets +
+          LenBucket(j - k)] +
+        span_base_[static_cast<size_t>(Cell(i, j)) * B_ + b] + split_base_[static_cast<size_t>(k) * B_ + b];
     if (j == n_) s += t[w_->binary_heavy + r];
     if (verb_on_ && g_->binary_verb[r]) s += VerbScore(r, i, k, j);
     if (surface_on_) {
@@ -149,7 +175,8 @@ class CrfSentence {
                span_base_[static_cast<size_t>(Cell(i, j)) * B_ + b];
     if (j - i == 1) s += unary_word_score_[static_cast<size_t>(i) * U_ + u];
     if (surface_on_)
-      s += SurfaceRule(3, static_cast<size_t>(i) * U_ + u, i, u, true) + SurfaceRule(4, static_cast<size_t>(j) * U_ + u, j, u, true);
+      s += SurfaceRule(3, static_cast<size_t>(i) * U_ + u, i, u, true) +
+           SurfaceRule(4, static_cast<size_t>(j) * U_ + u, j, u, true);
     return s;
   }
   double Root(int32_t rr) const { return w_->theta[w_->root_rule + rr]; }
@@ -201,8 +228,8 @@ class CrfSentence {
   std::vector<uint64_t> word_key_, sig_key_, suffix2_key_, suffix3_key_;
   // Cluster keys per position (0 = the word has no cluster / no such prefix).
   std::vector<uint64_t> cluster_key_, cluster_p4_key_, cluster_p6_key_;
-  std::vector<uint64_t> lower_key_;   // hash of the lowercased word
-  std::vector<uint8_t> verb_pos_;     // the word has verb features
+  std::vector<uint64_t> lower_key_;  // hash of the lowercased word
+  std::vector<uint8_t> verb_pos_;    // the word has verb features
   bool verb_on_ = false;
   const std::vector<Token>* tokens_ = nullptr;
   std::vector<double> span_base_, split_base_;

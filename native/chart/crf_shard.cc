@@ -9,29 +9,33 @@
 
 namespace structrank {
 
-double CrfTrainer::ShardObjective(const std::vector<double>& theta, int32_t first, int32_t last, std::vector<double>& grad,
-                                  const std::atomic<bool>* cancel) {
+double CrfTrainer::ShardObjective(const std::vector<double>& theta, int32_t first, int32_t last,
+                                  std::vector<double>& grad, const std::atomic<bool>* cancel) {
   const size_t dim = m_.crf.theta.size();
   if (theta.size() != dim) throw InputError("chart CRF shard: the weights do not fit this model");
-  if (first < 0 || last > corpus_.size() || first >= last) throw InputError("chart CRF shard: bad sentence range");
+  if (first < 0 || last > corpus_.size() || first >= last)
+    throw InputError("chart CRF shard: bad sentence range");
   m_.crf.theta = theta;
   grads_clean_ = false;
   for (auto& gvec : grads_) gvec.assign(dim, 0.0);
   std::vector<double> values(threads_, 0.0);
   // The same per-thread sums as FullObjective (one thread: the same order, the same bits).
   std::mutex install;
-  ParallelForFixed(static_cast<size_t>(last - first), threads_, 4, [&](size_t begin, size_t end, int t) {
-    SentenceFeatureIds record;
-    for (size_t q = begin; q < end; ++q) {
-      const int32_t s = first + static_cast<int32_t>(q);
-      record.edge_offsets.clear();
-      values[t] += SentenceTerm(s, charts_[t], grads_[t].data(), &record);
-      if (!record.edge_offsets.empty()) {
-        std::lock_guard<std::mutex> lock(install);
-        Install(s, record);
-      }
-    }
-  }, cancel);
+  ParallelForFixed(
+      static_cast<size_t>(last - first), threads_, 4,
+      [&](size_t begin, size_t end, int t) {
+        SentenceFeatureIds record;
+        for (size_t q = begin; q < end; ++q) {
+          const int32_t s = first + static_cast<int32_t>(q);
+          record.edge_offsets.clear();
+          values[t] += SentenceTerm(s, charts_[t], grads_[t].data(), &record);
+          if (!record.edge_offsets.empty()) {
+            std::lock_guard<std::mutex> lock(install);
+            Install(s, record);
+          }
+        }
+      },
+      cancel);
   double value = 0;
   for (double v : values) value += v;
   grad.assign(dim, 0.0);

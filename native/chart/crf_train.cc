@@ -55,7 +55,8 @@ int32_t FindUnary(const Grammar& g, int32_t p, int32_t c) {
 // threads' gradients, whose entries it zeroes (those that are not zero already).
 class BatchGradient {
  public:
-  BatchGradient(std::vector<std::vector<double>>& grads, double prior, const double* theta, const std::vector<double>& mean)
+  BatchGradient(std::vector<std::vector<double>>& grads, double prior, const double* theta,
+                const std::vector<double>& mean)
       : prior_(prior), theta_(theta), mean_(mean.empty() ? nullptr : mean.data()) {
     for (auto& g : grads) grads_.push_back(g.data());
   }
@@ -77,8 +78,9 @@ class BatchGradient {
 
 }  // namespace
 
-double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold, Chart& ch,
-                            double* grad, const SentenceFeatureIds* cached, SentenceFeatureIds* record) {
+double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold,
+                            Chart& ch, double* grad, const SentenceFeatureIds* cached,
+                            SentenceFeatureIds* record) {
   const Grammar& g = m.grammar;
   const int n = static_cast<int>(tokens.size());
   CrfSentence sent;
@@ -270,9 +272,12 @@ void CrfTrainer::AddGoldAndFinish(int32_t s, Chart& ch) {
   ch.n = static_cast<int>(c.tokens.size());
   const GoldItems& gold = gold_[s];
   auto at = [&](int i, int j, int32_t x) { return static_cast<int32_t>(ch.At(i, j, x)); };
-  for (const auto& b : gold.binary) c.keep_pre.push_back(at(b.i, b.j, b.parent)), c.keep_post.push_back(at(b.i, b.j, b.parent));
-  for (const auto& l : gold.lex) c.keep_pre.push_back(at(l.i, l.i + 1, l.tag)), c.keep_post.push_back(at(l.i, l.i + 1, l.tag));
-  for (const auto& u : gold.unary) c.keep_pre.push_back(at(u.i, u.j, u.child)), c.keep_post.push_back(at(u.i, u.j, u.parent));
+  for (const auto& b : gold.binary)
+    c.keep_pre.push_back(at(b.i, b.j, b.parent)), c.keep_post.push_back(at(b.i, b.j, b.parent));
+  for (const auto& l : gold.lex)
+    c.keep_pre.push_back(at(l.i, l.i + 1, l.tag)), c.keep_post.push_back(at(l.i, l.i + 1, l.tag));
+  for (const auto& u : gold.unary)
+    c.keep_pre.push_back(at(u.i, u.j, u.child)), c.keep_post.push_back(at(u.i, u.j, u.parent));
   for (auto* v : {&c.keep_pre, &c.keep_post}) {
     std::sort(v->begin(), v->end());
     v->erase(std::unique(v->begin(), v->end()), v->end());
@@ -323,17 +328,20 @@ double CrfTrainer::FullObjective(std::vector<double>& grad, const std::atomic<bo
   std::vector<double> values(threads_, 0.0);
   // Each sentence is visited by one thread: it may install its own cache entry at once.
   std::mutex install;
-  ParallelForFixed(corpus_.size(), threads_, 4, [&](size_t begin, size_t end, int t) {
-    SentenceFeatureIds record;
-    for (size_t s = begin; s < end; ++s) {
-      record.edge_offsets.clear();
-      values[t] += SentenceTerm(static_cast<int32_t>(s), charts_[t], grads_[t].data(), &record);
-      if (!record.edge_offsets.empty()) {
-        std::lock_guard<std::mutex> lock(install);
-        Install(static_cast<int32_t>(s), record);
-      }
-    }
-  }, cancel);
+  ParallelForFixed(
+      corpus_.size(), threads_, 4,
+      [&](size_t begin, size_t end, int t) {
+        SentenceFeatureIds record;
+        for (size_t s = begin; s < end; ++s) {
+          record.edge_offsets.clear();
+          values[t] += SentenceTerm(static_cast<int32_t>(s), charts_[t], grads_[t].data(), &record);
+          if (!record.edge_offsets.empty()) {
+            std::lock_guard<std::mutex> lock(install);
+            Install(static_cast<int32_t>(s), record);
+          }
+        }
+      },
+      cancel);
   double value = 0;
   for (double v : values) value += v;
   grad.assign(dim, 0.0);
@@ -370,7 +378,8 @@ void CrfTrainer::SaveState(ByteWriter& out) const {
 }
 
 void CrfTrainer::LoadState(ByteReader& in) {
-  if (in.Get<uint32_t>() != kCrfTrainerStateVersion) throw ModelError("checkpoint: unknown CRF parser trainer state version");
+  if (in.Get<uint32_t>() != kCrfTrainerStateVersion)
+    throw ModelError("checkpoint: unknown CRF parser trainer state version");
   const int64_t k = in.Get<int64_t>();
   std::vector<double> theta = in.GetVector<double>();
   std::vector<double> adagrad = in.GetVector<double>();
@@ -383,7 +392,8 @@ void CrfTrainer::LoadState(ByteReader& in) {
   std::vector<double> average_sum = in.GetVector<double>();
   const int64_t average_count = in.Get<int64_t>();
   const bool average_swapped = in.Get<uint8_t>() != 0;
-  if (!average_sum.empty() && average_sum.size() != theta.size()) throw ModelError("checkpoint: the averaged weights do not fit this model");
+  if (!average_sum.empty() && average_sum.size() != theta.size())
+    throw ModelError("checkpoint: the averaged weights do not fit this model");
   k_ = k;
   m_.crf.theta = std::move(theta);
   adagrad_ = std::move(adagrad);
@@ -393,7 +403,8 @@ void CrfTrainer::LoadState(ByteReader& in) {
   lbfgs_.reset();
   if (in.Get<uint8_t>() != 0) {
     lbfgs_ = std::make_unique<Lbfgs>(LbfgsObjective(), in, LbfgsSettings());
-    if (lbfgs_->x().size() != m_.crf.theta.size()) throw ModelError("checkpoint: L-BFGS state does not fit this model");
+    if (lbfgs_->x().size() != m_.crf.theta.size())
+      throw ModelError("checkpoint: L-BFGS state does not fit this model");
   }
   if (!in.AtEnd()) throw ModelError("checkpoint: trailing bytes after the CRF parser trainer state");
 }
@@ -456,14 +467,21 @@ double CrfTrainer::Steps(int steps, const std::atomic<bool>* cancel) {
       if (!cache_[s].ready) fresh.push_back(s);
     std::sort(fresh.begin(), fresh.end());
     fresh.erase(std::unique(fresh.begin(), fresh.end()), fresh.end());
-    ParallelFor(fresh.size(), threads_, 1, [&](size_t begin, size_t end, int t) {
-      for (size_t q = begin; q < end; ++q) Prefilter(fresh[q], charts_[t]);
-    }, cancel);
+    ParallelFor(
+        fresh.size(), threads_, 1,
+        [&](size_t begin, size_t end, int t) {
+          for (size_t q = begin; q < end; ++q) Prefilter(fresh[q], charts_[t]);
+        },
+        cancel);
     // A batch may hold a sentence twice: recorded ids are installed after the batch.
     for (auto& r : records) r.edge_offsets.clear();
-    ParallelForFixed(batch.size(), threads_, 1, [&](size_t begin, size_t end, int t) {
-      for (size_t b = begin; b < end; ++b) objective[b] = SentenceTerm(batch[b], charts_[t], grads_[t].data(), &records[b]);
-    }, cancel);
+    ParallelForFixed(
+        batch.size(), threads_, 1,
+        [&](size_t begin, size_t end, int t) {
+          for (size_t b = begin; b < end; ++b)
+            objective[b] = SentenceTerm(batch[b], charts_[t], grads_[t].data(), &records[b]);
+        },
+        cancel);
     for (size_t b = 0; b < batch.size(); ++b) Install(batch[b], records[b]);
     // theta -= eta_k * (gradient + (b / |D|) * (theta - mean) / sigma^2), or the AdaGrad
     // step on the same sum. One pass over the weights does the step, the running sum of the

@@ -20,9 +20,9 @@ namespace structrank {
 struct CrfTrainOptions {
   int batch = 20;
   double eta0 = 0.1;
-  double tau = 0;        // 0: the gain halves after 5 passes
-  double sigma2 = 1.0;   // prior variance
-  double beam = INFINITY;  // PCFG max-marginal beam for prefiltering (inf = boolean pass only)
+  double tau = 0;             // 0: the gain halves after 5 passes
+  double sigma2 = 1.0;        // prior variance
+  double beam = INFINITY;     // PCFG max-marginal beam for prefiltering (inf = boolean pass only)
   bool prior_at_pcfg = true;  // center the Gaussian prior at the PCFG starting point, not at 0
   int threads = 0;
   uint64_t seed = 1;
@@ -43,16 +43,16 @@ struct CrfTrainOptions {
 
 // Objective (negative conditional log-likelihood, no prior) of one sentence, with its
 // gradient added to `grad` when non-null. Uses `ch`'s masks if set.
-double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold, Chart& ch,
-                            double* grad, const SentenceFeatureIds* cached = nullptr,
+double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold,
+                            Chart& ch, double* grad, const SentenceFeatureIds* cached = nullptr,
                             SentenceFeatureIds* record = nullptr);
 
 // Builds the sparse feature dictionary from the gold trees and starts the weights at the
 // PCFG (rule weights = log-probabilities, weight 1 on the PCFG lexicon score).
 // verb_features: add the verb-lexicalized rule features (needs Grammar::is_verb).
 // surface_bits > 0: the hashed surface span features (CrfWeights::surface_bits).
-void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features = false,
-             int surface_bits = 0);
+void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold,
+             bool verb_features = false, int surface_bits = 0);
 
 class CrfTrainer {
  public:
@@ -65,8 +65,8 @@ class CrfTrainer {
   double LbfgsSteps(int iterations, const std::atomic<bool>* cancel);
   // Distributed training (crf_shard.cc): the objective without the prior of sentences
   // [first, last) at weights `theta` (set as the model's), the gradient into `grad`.
-  double ShardObjective(const std::vector<double>& theta, int32_t first, int32_t last, std::vector<double>& grad,
-                        const std::atomic<bool>* cancel);
+  double ShardObjective(const std::vector<double>& theta, int32_t first, int32_t last,
+                        std::vector<double>& grad, const std::atomic<bool>* cancel);
   int64_t steps_done() const { return k_; }
   // Training checkpoints: the weights, the step count, the batch sampler's RNG, the AdaGrad
   // sums and the L-BFGS state; loaded into a fresh trainer of the same model, corpus and
@@ -80,7 +80,9 @@ class CrfTrainer {
   void SwapAverage();
   int32_t num_sentences() const { return corpus_.size(); }
   // Fraction of chart entries kept by prefiltering, over the sentences prefiltered so far.
-  double kept_fraction() const { return total_entries_ ? static_cast<double>(kept_entries_) / total_entries_ : 1.0; }
+  double kept_fraction() const {
+    return total_entries_ ? static_cast<double>(kept_entries_) / total_entries_ : 1.0;
+  }
   // Bytes held by the feature-id cache, and how many sentences it covers.
   int64_t feature_cache_bytes() const { return cache_bytes_; }
   int64_t feature_cache_sentences() const { return cache_sentences_; }
@@ -125,8 +127,8 @@ class CrfTrainer {
   std::vector<Chart> charts_;
   std::vector<std::vector<double>> grads_;
   std::vector<double> prior_mean_;
-  std::vector<double> adagrad_;  // sums of squared gradients
-  bool grads_clean_ = false;  // every entry of grads_ is zero (Steps' update leaves them so)
+  std::vector<double> adagrad_;      // sums of squared gradients
+  bool grads_clean_ = false;         // every entry of grads_ is zero (Steps' update leaves them so)
   std::vector<double> average_sum_;  // sum of the iterates since ResetAverage (or the mean, while swapped in)
   int64_t average_count_ = 0;
   bool average_swapped_ = false;

@@ -102,8 +102,8 @@ struct Scratch {
   std::vector<NodePosteriors> posts;
 };
 
-SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember>& others, const Corpus& corpus,
-                       int32_t s, double prune, double member_prune, Scratch& scratch) {
+SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember>& others,
+                       const Corpus& corpus, int32_t s, double prune, double member_prune, Scratch& scratch) {
   const std::vector<Token> tokens = first.Tokens(corpus, s);
   const int n = static_cast<int>(tokens.size());
   // The first member's posteriors stay on its masked chart, which the decode reuses.
@@ -168,16 +168,19 @@ std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vec
     t.sentences.resize(others.size() + 1);
     t.posts.resize(others.size() + 1);
   }
-  ParallelFor(corpus.size(), nthreads, 1, [&](size_t begin, size_t end, int t) {
-    for (size_t s = begin; s < end; ++s) {
-      const int32_t id = static_cast<int32_t>(s);
-      if (max_length > 0 && corpus.Length(id) > max_length) {
-        out[s] = ChartModel::FlatParse(first.PcfgLex(first.Tokens(corpus, id)));
-      } else {
-        out[s] = ParseOne(first, others, corpus, id, prune, member_prune, scratch[t]);
-      }
-    }
-  }, cancel);
+  ParallelFor(
+      corpus.size(), nthreads, 1,
+      [&](size_t begin, size_t end, int t) {
+        for (size_t s = begin; s < end; ++s) {
+          const int32_t id = static_cast<int32_t>(s);
+          if (max_length > 0 && corpus.Length(id) > max_length) {
+            out[s] = ChartModel::FlatParse(first.PcfgLex(first.Tokens(corpus, id)));
+          } else {
+            out[s] = ParseOne(first, others, corpus, id, prune, member_prune, scratch[t]);
+          }
+        }
+      },
+      cancel);
   // On an exception the charts (possibly left mid-sentence) are dropped, not pooled.
   for (Scratch& t : scratch) {
     for (size_t m = 0; m <= others.size(); ++m) {

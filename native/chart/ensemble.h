@@ -2,10 +2,10 @@
 // posteriors (expected brackets per span and base category, tag posteriors per word); their
 // mean is decoded by the first member's grammar, as MbrParse decodes one model's
 // (chart/mbr.h). The first member's chart is pruned by its coarse pass; each other member's
-// by the first member's posteriors, a far tighter mask that costs no extra pass. The members may differ in grammar backbone (Markov
-// order, annotation) and features: a bracket is a span with a base category, which all
-// members trained on the same treebank share. Their bases and tags meet by name: each member
-// after the first maps its ids to the first's (TypeScript builds the maps).
+// by the first member's posteriors, a far tighter mask that costs no extra pass. The members may differ in
+// grammar backbone (Markov order, annotation) and features: a bracket is a span with a base category, which
+// all members trained on the same treebank share. Their bases and tags meet by name: each member after the
+// first maps its ids to the first's (TypeScript builds the maps).
 #pragma once
 #include <atomic>
 #include <cstdint>

@@ -19,7 +19,8 @@ struct Decoder {
     if (depth > 100000) throw InputError("chart tree is too deep");
     const int32_t label = pairs[2 * next], arity = pairs[2 * next + 1];
     ++next;
-    if (label < 0 || label >= num_symbols) throw InputError("chart tree has a bad symbol id " + std::to_string(label));
+    if (label < 0 || label >= num_symbols)
+      throw InputError("chart tree has a bad symbol id " + std::to_string(label));
     const int32_t start = word;
     if (arity == 0) {
       items.lex.push_back({label, word});
@@ -48,7 +49,9 @@ GoldItems DecodeGoldTree(const int32_t* pairs, int32_t num_pairs, int32_t num_wo
   int32_t end;
   d.items.root = d.Read(0, false, end);
   if (d.next != num_pairs) throw InputError("chart tree encoding has trailing nodes");
-  if (d.word != num_words) throw InputError("chart tree has " + std::to_string(d.word) + " words, sentence has " + std::to_string(num_words));
+  if (d.word != num_words)
+    throw InputError("chart tree has " + std::to_string(d.word) + " words, sentence has " +
+                     std::to_string(num_words));
   return std::move(d.items);
 }
 

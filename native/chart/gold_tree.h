@@ -8,9 +8,15 @@
 namespace structrank {
 
 struct GoldItems {
-  struct Binary { int32_t parent, left, right, i, k, j; };
-  struct Unary { int32_t parent, child, i, j; };
-  struct Lex { int32_t tag, i; };
+  struct Binary {
+    int32_t parent, left, right, i, k, j;
+  };
+  struct Unary {
+    int32_t parent, child, i, j;
+  };
+  struct Lex {
+    int32_t tag, i;
+  };
   std::vector<Binary> binary;
   std::vector<Unary> unary;
   std::vector<Lex> lex;

@@ -21,20 +21,26 @@ void GroupBy(int32_t num_keys, int32_t num_items, KeyOf key_of, std::vector<int3
 void Grammar::BuildIndexes() {
   const int32_t nb = static_cast<int32_t>(binary.size());
   const int32_t nu = static_cast<int32_t>(unary.size());
-  GroupBy(num_symbols, nb, [&](int32_t r) { return binary[r].left; }, by_left_offsets, by_left);
-  GroupBy(num_symbols, nb, [&](int32_t r) { return binary[r].parent; }, by_parent_offsets, by_parent);
+  GroupBy(
+      num_symbols, nb, [&](int32_t r) { return binary[r].left; }, by_left_offsets, by_left);
+  GroupBy(
+      num_symbols, nb, [&](int32_t r) { return binary[r].parent; }, by_parent_offsets, by_parent);
   by_pair_offsets.clear(), by_pair.clear();
   if (num_symbols <= kMaxPairIndexSymbols)
-    GroupBy(num_symbols * num_symbols, nb, [&](int32_t r) { return binary[r].left * num_symbols + binary[r].right; },
-            by_pair_offsets, by_pair);
-  GroupBy(num_symbols, nu, [&](int32_t r) { return unary[r].child; }, unary_by_child_offsets, unary_by_child);
-  GroupBy(num_symbols, nu, [&](int32_t r) { return unary[r].parent; }, unary_by_parent_offsets, unary_by_parent);
+    GroupBy(
+        num_symbols * num_symbols, nb,
+        [&](int32_t r) { return binary[r].left * num_symbols + binary[r].right; }, by_pair_offsets, by_pair);
+  GroupBy(
+      num_symbols, nu, [&](int32_t r) { return unary[r].child; }, unary_by_child_offsets, unary_by_child);
+  GroupBy(
+      num_symbols, nu, [&](int32_t r) { return unary[r].parent; }, unary_by_parent_offsets, unary_by_parent);
   root_rule_of.assign(num_symbols, -1);
   for (int32_t r = 0; r < static_cast<int32_t>(root.size()); ++r) root_rule_of[root[r]] = r;
   binary_verb.assign(nb, 0);
   if (is_verb.size() == static_cast<size_t>(num_symbols))
     for (int32_t r = 0; r < nb; ++r)
-      binary_verb[r] = static_cast<uint8_t>((is_verb[binary[r].left] ? 1 : 0) | (is_verb[binary[r].right] ? 2 : 0));
+      binary_verb[r] =
+          static_cast<uint8_t>((is_verb[binary[r].left] ? 1 : 0) | (is_verb[binary[r].right] ? 2 : 0));
 }
 
 void Grammar::Write(ByteWriter& out) const {
@@ -63,7 +69,8 @@ Grammar Grammar::Read(ByteReader& in) {
   for (int32_t b : g.base)
     if (b < 0 || b >= g.num_bases) throw InputError("chart model: bad base category");
   for (const auto& r : g.binary)
-    if (bad_symbol(r.parent) || bad_symbol(r.left) || bad_symbol(r.right)) throw InputError("chart model: bad binary rule");
+    if (bad_symbol(r.parent) || bad_symbol(r.left) || bad_symbol(r.right))
+      throw InputError("chart model: bad binary rule");
   for (const auto& r : g.unary)
     if (bad_symbol(r.parent) || bad_symbol(r.child)) throw InputError("chart model: bad unary rule");
   for (int32_t s : g.root)

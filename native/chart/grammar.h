@@ -20,18 +20,18 @@ struct UnaryRule {
 struct Grammar {
   int32_t num_symbols = 0;
   int32_t num_bases = 0;
-  std::vector<uint8_t> is_tag;   // symbol -> 1 for POS tags
-  std::vector<int32_t> base;     // symbol -> base category id
+  std::vector<uint8_t> is_tag;  // symbol -> 1 for POS tags
+  std::vector<int32_t> base;    // symbol -> base category id
   std::vector<BinaryRule> binary;
   std::vector<UnaryRule> unary;
-  std::vector<int32_t> root;     // root rule id -> symbol
+  std::vector<int32_t> root;  // root rule id -> symbol
   // symbol -> 1 for verb tags (VB*), for the verb-lexicalized rule features; may be empty.
   // Serialized by ChartModel with the other optional extras.
   std::vector<uint8_t> is_verb;
 
   // Indexes rebuilt by BuildIndexes() (not serialized).
-  std::vector<int32_t> by_left_offsets, by_left;          // binary rule ids grouped by left child
-  std::vector<int32_t> by_parent_offsets, by_parent;      // binary rule ids grouped by parent
+  std::vector<int32_t> by_left_offsets, by_left;      // binary rule ids grouped by left child
+  std::vector<int32_t> by_parent_offsets, by_parent;  // binary rule ids grouped by parent
   // Binary rule ids grouped by (left, right) child pair: the rules of (L, R) are
   // by_pair[by_pair_offsets[L * num_symbols + R] .. by_pair_offsets[L * num_symbols + R + 1]).
   // Lets the chart passes visit only the right children present in a sparse cell instead of
@@ -41,8 +41,8 @@ struct Grammar {
   std::vector<int32_t> by_pair_offsets, by_pair;
   std::vector<int32_t> unary_by_child_offsets, unary_by_child;
   std::vector<int32_t> unary_by_parent_offsets, unary_by_parent;
-  std::vector<int32_t> root_rule_of;                      // symbol -> root rule id or -1
-  std::vector<uint8_t> binary_verb;  // binary rule -> bit 1: left child is a verb tag, bit 2: right child
+  std::vector<int32_t> root_rule_of;  // symbol -> root rule id or -1
+  std::vector<uint8_t> binary_verb;   // binary rule -> bit 1: left child is a verb tag, bit 2: right child
 
   void BuildIndexes();
   void Write(ByteWriter& out) const;

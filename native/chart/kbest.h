@@ -47,7 +47,7 @@ class KBest {
   enum Kind : int8_t { kLex, kBinary, kIdentity, kUnary, kRoot };
   struct Edge {
     Kind kind;
-    int32_t rule;   // rule id, or the symbol for kLex / kIdentity
+    int32_t rule;  // rule id, or the symbol for kLex / kIdentity
     int32_t i, k, j;
     int64_t tail[2];
     int ntails;
@@ -95,7 +95,8 @@ class KBest {
       const int j = cell - ch_.Cell(i, i + 1) + i + 1;
       const size_t base = static_cast<size_t>(cell) * S;
       if (layer == 1) {
-        if (ch_.pre[base + x] != kNegInf && ch_.PostAllowed(base + x)) v.edges.push_back({kIdentity, x, i, 0, j, {Key(i, j, 0, x), 0}, 1, 0.0});
+        if (ch_.pre[base + x] != kNegInf && ch_.PostAllowed(base + x))
+          v.edges.push_back({kIdentity, x, i, 0, j, {Key(i, j, 0, x), 0}, 1, 0.0});
         for (int32_t q = g_.unary_by_parent_offsets[x]; q < g_.unary_by_parent_offsets[x + 1]; ++q) {
           const int32_t u = g_.unary_by_parent[q];
           const int32_t y = g_.unary[u].child;
@@ -112,7 +113,14 @@ class KBest {
           for (int k = i + 1; k < j; ++k) {
             if (ch_.post[static_cast<size_t>(ch_.Cell(i, k)) * S + rule.left] == kNegInf) continue;
             if (ch_.post[static_cast<size_t>(ch_.Cell(k, j)) * S + rule.right] == kNegInf) continue;
-            v.edges.push_back({kBinary, r, i, k, j, {Key(i, k, 1, rule.left), Key(k, j, 1, rule.right)}, 2, scorer_.Binary(r, i, k, j)});
+            v.edges.push_back({kBinary,
+                               r,
+                               i,
+                               k,
+                               j,
+                               {Key(i, k, 1, rule.left), Key(k, j, 1, rule.right)},
+                               2,
+                               scorer_.Binary(r, i, k, j)});
           }
         }
       }
@@ -165,7 +173,8 @@ class KBest {
 
   void Emit(int64_t key, int rank, std::vector<int32_t>& out) {
     const Node& v = nodes_[key];
-    for (int t = 0; t < v.edges[v.best[rank].edge].ntails; ++t) Ensure(v.edges[v.best[rank].edge].tail[t], v.best[rank].rank[t] + 1);
+    for (int t = 0; t < v.edges[v.best[rank].edge].ntails; ++t)
+      Ensure(v.edges[v.best[rank].edge].tail[t], v.best[rank].rank[t] + 1);
     const Deriv& d = v.best[rank];
     const Edge& e = v.edges[d.edge];
     switch (e.kind) {

@@ -24,8 +24,10 @@ void CountTag(int32_t id, int32_t tag, std::vector<double>& count, std::vector<T
   count[id] += 1;
   auto& list = lists[id];
   auto at = std::find_if(list.begin(), list.end(), [&](const auto& p) { return p.first == tag; });
-  if (at == list.end()) list.emplace_back(tag, 1.0);
-  else at->second += 1;
+  if (at == list.end())
+    list.emplace_back(tag, 1.0);
+  else
+    at->second += 1;
 }
 
 // (c(tag) + weight * back) / (c + weight): a count-based estimate smoothed towards `back`.
@@ -45,13 +47,16 @@ std::string WordSignature(std::string_view w, bool sentence_initial) {
     if (c == '-') has_dash = true;
     if (std::isalpha(c) && !std::isupper(c)) all_upper = false;
   }
-  if (upper_first) sig += all_upper && w.size() > 1 ? "-CAPS" : (sentence_initial ? "-INITC" : "-CAP");
-  else if (has_lower) sig += "-LC";
+  if (upper_first)
+    sig += all_upper && w.size() > 1 ? "-CAPS" : (sentence_initial ? "-INITC" : "-CAP");
+  else if (has_lower)
+    sig += "-LC";
   if (has_digit) sig += "-NUM";
   if (has_dash) sig += "-DASH";
   std::string lower(w);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  static const char* const kSuffixes[] = {"ing", "ed", "ion", "er", "est", "ly", "ity", "al", "ble", "ive", "ic", "ous", "es", "s", "y"};
+  static const char* const kSuffixes[] = {"ing", "ed",  "ion", "er",  "est", "ly", "ity", "al",
+                                          "ble", "ive", "ic",  "ous", "es",  "s",  "y"};
   for (const char* suffix : kSuffixes) {
     std::string_view s(suffix);
     if (lower.size() >= s.size() + 2 && lower.compare(lower.size() - s.size(), s.size(), s) == 0) {
@@ -114,7 +119,8 @@ void Lexicon::Finish() {
   options.max_count = std::max(2, rare_threshold);
   options.min_types = 10;
   // Few classes: P(tag | signature) is learned from hapaxes, and spreading them over many
-  // suffix classes lost F1 on every dev treebank (docs/design/parser-defaults.md, "The PCFG's unknown words").
+  // suffix classes lost F1 on every dev treebank (docs/design/parser-defaults.md, "The PCFG's unknown
+  // words").
   options.max_suffixes = 30;
   suffixes.Learn(counts, options);
   learned_signatures = true;
@@ -141,7 +147,8 @@ void Lexicon::AddRare(std::string_view word, bool sentence_initial, int32_t tag)
 
 std::string Lexicon::ShapeOf(std::string_view word, bool sentence_initial) const {
   static const SuffixSet kNoSuffixes;
-  return learned_signatures ? UnknownSignature(word, sentence_initial, kNoSuffixes) : WordSignature(word, sentence_initial);
+  return learned_signatures ? UnknownSignature(word, sentence_initial, kNoSuffixes)
+                            : WordSignature(word, sentence_initial);
 }
 
 void Lexicon::FinishRare() {
@@ -209,7 +216,8 @@ double Lexicon::LogProb(const Token& tok, int32_t tag) const {
   // (the mean of P(t|signature) and P(t|cluster) when the word has a cluster).
   double p_tag = tag_count[tag] / total;
   double p_unk = TagGivenSignature(tok.sig, tok.shape, tag);
-  if (tok.cluster >= 0 && cluster_count[tok.cluster] > 0) p_unk = 0.5 * p_unk + 0.5 * TagGivenCluster(tok.cluster, tag);
+  if (tok.cluster >= 0 && cluster_count[tok.cluster] > 0)
+    p_unk = 0.5 * p_unk + 0.5 * TagGivenCluster(tok.cluster, tag);
   double p_tag_word, c_word;
   if (tok.word >= 0) {
     c_word = word_count[tok.word];

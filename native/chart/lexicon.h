@@ -23,10 +23,10 @@ std::string WordSignature(std::string_view word, bool sentence_initial);
 struct Token {
   std::string text;
   std::string signature;
-  int32_t word = -1;       // vocabulary id, -1 if unknown
-  int32_t sig = -1;        // signature id, -1 if never seen
-  int32_t shape = -1;      // id of the signature without its suffix, -1 if never seen
-  int32_t cluster = -1;    // word cluster id, -1 if the word has none
+  int32_t word = -1;          // vocabulary id, -1 if unknown
+  int32_t sig = -1;           // signature id, -1 if never seen
+  int32_t shape = -1;         // id of the signature without its suffix, -1 if never seen
+  int32_t cluster = -1;       // word cluster id, -1 if the word has none
   std::vector<int32_t> tags;  // tags the token may take
 };
 
@@ -53,7 +53,8 @@ struct Lexicon {
   bool learned_signatures = false;
   SuffixSet suffixes;
   std::string Signature(std::string_view word, bool sentence_initial) const {
-    return learned_signatures ? UnknownSignature(word, sentence_initial, suffixes) : WordSignature(word, sentence_initial);
+    return learned_signatures ? UnknownSignature(word, sentence_initial, suffixes)
+                              : WordSignature(word, sentence_initial);
   }
   // Optional word clusters (a `word<TAB>cluster` file, e.g. Brown bit strings): word ->
   // cluster id, and the tags seen with training tokens of each cluster, which rare and

@@ -52,14 +52,17 @@ struct PosteriorCollector {
   const Grammar& g;
   NodePosteriors& p;
   void OnLex(int i, int32_t tag, double v) { p.lex[i].emplace_back(tag, std::exp(v)); }
-  void OnUnary(int32_t u, int i, int j, double v) { p.bracket[p.Key(i, j, g.unary[u].parent)] += std::exp(v); }
+  void OnUnary(int32_t u, int i, int j, double v) {
+    p.bracket[p.Key(i, j, g.unary[u].parent)] += std::exp(v);
+  }
   void OnBinary(int32_t, int, int, int, double) {}
   void OnRoot(int32_t, double) {}
 };
 
 // The score (sum of scorer values) of a tree in KBest's pre-order (label, arity) form.
 template <typename Scorer>
-double TreeScore(const Grammar& g, const LexScores& lex, const Scorer& scorer, const std::vector<int32_t>& nodes) {
+double TreeScore(const Grammar& g, const LexScores& lex, const Scorer& scorer,
+                 const std::vector<int32_t>& nodes) {
   size_t pos = 0;
   int word = 0;
   // Walks the subtree at nodes[pos]; returns its score and advances pos and word.
@@ -77,7 +80,8 @@ double TreeScore(const Grammar& g, const LexScores& lex, const Scorer& scorer, c
       const int32_t y = nodes[pos];
       const double child = walk();
       for (int32_t q = g.unary_by_parent_offsets[x]; q < g.unary_by_parent_offsets[x + 1]; ++q)
-        if (g.unary[g.unary_by_parent[q]].child == y) return child + scorer.Unary(g.unary_by_parent[q], i, word);
+        if (g.unary[g.unary_by_parent[q]].child == y)
+          return child + scorer.Unary(g.unary_by_parent[q], i, word);
       return kNegInf;
     }
     const int32_t left = nodes[pos];
@@ -87,7 +91,8 @@ double TreeScore(const Grammar& g, const LexScores& lex, const Scorer& scorer, c
     const double sr = walk();
     for (int32_t q = g.by_parent_offsets[x]; q < g.by_parent_offsets[x + 1]; ++q) {
       const BinaryRule& rule = g.binary[g.by_parent[q]];
-      if (rule.left == left && rule.right == right) return sl + sr + scorer.Binary(g.by_parent[q], i, k, word);
+      if (rule.left == left && rule.right == right)
+        return sl + sr + scorer.Binary(g.by_parent[q], i, k, word);
     }
     return kNegInf;
   };
@@ -119,13 +124,15 @@ void CollectPosteriors(const Grammar& g, const LexScores& lex, const Scorer& sco
     for (int a = ch.pre_begin[c]; a < ch.pre_end[c]; ++a) {
       const int32_t x = ch.active_pre[a];
       const double v = ch.pre[base + x] + ch.out_pre[base + x] - log_z;
-      if (v != kNegInf && !g.is_tag[x]) post.bracket[static_cast<size_t>(c) * post.B + g.base[x]] += std::exp(v);
+      if (v != kNegInf && !g.is_tag[x])
+        post.bracket[static_cast<size_t>(c) * post.B + g.base[x]] += std::exp(v);
     }
   }
 }
 
 template <typename Scorer>
-NodePosteriors CollectPosteriors(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch, double& log_z) {
+NodePosteriors CollectPosteriors(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch,
+                                 double& log_z) {
   NodePosteriors post;
   CollectPosteriors(g, lex, scorer, ch, log_z, post);
   return post;
@@ -135,8 +142,9 @@ NodePosteriors CollectPosteriors(const Grammar& g, const LexScores& lex, const S
 // same, possibly masked, chart, cleared and begun again here), with its log-probability under
 // `scorer` (score - log_z); empty when no tree has a finite gain.
 template <typename Scorer>
-std::vector<ParseCandidate> MbrDecode(const Grammar& g, const LexScores& lex, const Scorer& scorer, const NodePosteriors& post,
-                                      double log_z, Chart& ch, double unary_cost = kMbrUnaryCost) {
+std::vector<ParseCandidate> MbrDecode(const Grammar& g, const LexScores& lex, const Scorer& scorer,
+                                      const NodePosteriors& post, double log_z, Chart& ch,
+                                      double unary_cost = kMbrUnaryCost) {
   const int n = ch.n;
   const int S = ch.S;
   ch.Clear();

@@ -70,7 +70,9 @@ void AttributeTable::Rebuild(std::vector<uint64_t> keys) {
 void AttributeTable::UseSlots(FlatArray<Slot> slots, int32_t count) {
   const std::size_t n = slots.size();
   auto bad = [] { throw InputError("model payload: bad attribute slot table"); };
-  if (count < 0 || (n == 0 && count > 0) || (n & (n - 1)) != 0 || static_cast<std::size_t>(count) >= n + (n == 0)) bad();
+  if (count < 0 || (n == 0 && count > 0) || (n & (n - 1)) != 0 ||
+      static_cast<std::size_t>(count) >= n + (n == 0))
+    bad();
   // Every key must be found by probing from its home slot: no empty slot lies between the
   // two. Walking once around from an empty slot, `run` is the length of the occupied run
   // ending here; a key further than that from its home would never be found.

@@ -41,7 +41,7 @@ class AttributeTable {
 #endif
   }
   int32_t size() const { return size_; }
-  std::vector<uint64_t> keys() const;         // id -> key
+  std::vector<uint64_t> keys() const;        // id -> key
   void Rebuild(std::vector<uint64_t> keys);  // ids = positions in `keys`
   const FlatArray<Slot>& slots() const { return slots_; }
   // Uses a stored slot table (as slots() gave it) for `count` ids; throws InputError
@@ -51,9 +51,9 @@ class AttributeTable {
 
  private:
   void Grow();
-  void OwnKeys();                // fills keys_ from the slots (after UseSlots)
-  FlatArray<Slot> slots_;        // key and id side by side: one cache line per probe
-  std::vector<uint64_t> keys_;   // id -> key; empty after UseSlots until needed
+  void OwnKeys();               // fills keys_ from the slots (after UseSlots)
+  FlatArray<Slot> slots_;       // key and id side by side: one cache line per probe
+  std::vector<uint64_t> keys_;  // id -> key; empty after UseSlots until needed
   int32_t size_ = 0;
 };
 

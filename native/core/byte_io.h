@@ -32,13 +32,15 @@ template <typename T>
 inline constexpr bool kIsExactWidthScalar =
     std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> || std::is_same_v<T, int16_t> ||
     std::is_same_v<T, uint16_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t> ||
-    std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
+    std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t> || std::is_same_v<T, float> ||
+    std::is_same_v<T, double>;
 
 // Size of the little-endian unit T is stored as: the scalar itself, or a record's 32-bit words.
 template <typename T>
 constexpr std::size_t WordSize() {
   if constexpr (kIsExactWidthScalar<T>) {
-    static_assert(!std::is_floating_point_v<T> || std::numeric_limits<T>::is_iec559, "float/double must be IEEE-754");
+    static_assert(!std::is_floating_point_v<T> || std::numeric_limits<T>::is_iec559,
+                  "float/double must be IEEE-754");
     return sizeof(T);
   } else {
     static_assert(std::is_trivially_copyable_v<T> && std::has_unique_object_representations_v<T> &&

@@ -29,7 +29,8 @@ template <typename ScoreOf, typename LogprobOf>
 int64_t OracleBest(int64_t begin, int64_t end, const ScoreOf& score, const LogprobOf& logprob) {
   int64_t best = begin;
   for (int64_t c = begin + 1; c < end; ++c)
-    if (score(c) > score(best) || (score(c) == score(best) && ScoreAbove(logprob(c), logprob(best)))) best = c;
+    if (score(c) > score(best) || (score(c) == score(best) && ScoreAbove(logprob(c), logprob(best))))
+      best = c;
   return best;
 }
 

@@ -69,7 +69,8 @@ TEST(parallel_for_honours_cancellation) {
   std::atomic<bool> cancel{true};
   bool cancelled = false;
   try {
-    ParallelFor(100, 2, 1, [](std::size_t, std::size_t, int) {}, &cancel);
+    ParallelFor(
+        100, 2, 1, [](std::size_t, std::size_t, int) {}, &cancel);
   } catch (const Cancelled&) {
     cancelled = true;
   }
@@ -141,7 +142,7 @@ TEST(byte_io_writes_fixed_little_endian_bytes) {
       0x04, 0x03, 0x02, 0x01,                          // int32
       0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,  // uint64
       0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF0, 0x3F,  // double 1.0
-      0x01, 0, 0, 0, 0, 0, 0, 0,                       // vector length
+      0x01, 0,    0,    0,    0,    0,    0,    0,     // vector length
       0xFE, 0xFF, 0xFF, 0xFF, 0x0D, 0x0C, 0x0B, 0x0A,  // record {-2, 0x0A0B0C0D}
   };
   CHECK(w.bytes() == expect);

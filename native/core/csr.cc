@@ -30,8 +30,8 @@ void CsrMatrix::Validate(int32_t num_cols) const {
   }
   for (int32_t c : cols) {
     if (c < 0 || c >= num_cols) {
-      throw InputError("CSR: column id " + std::to_string(c) + " outside [0, " +
-                       std::to_string(num_cols) + ")");
+      throw InputError("CSR: column id " + std::to_string(c) + " outside [0, " + std::to_string(num_cols) +
+                       ")");
     }
   }
 }

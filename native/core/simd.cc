@@ -66,9 +66,12 @@ bool SimdSupported(SimdLevel level) { return static_cast<int>(level) <= static_c
 
 const char* SimdName(SimdLevel level) {
   switch (level) {
-    case SimdLevel::kAvx512: return "avx512";
-    case SimdLevel::kAvx2: return "avx2";
-    default: return "portable";
+    case SimdLevel::kAvx512:
+      return "avx512";
+    case SimdLevel::kAvx2:
+      return "avx2";
+    default:
+      return "portable";
   }
 }
 

@@ -69,16 +69,19 @@ using Vec = typename VecOf<N>::type;
 // (NAME##Body: a template over N, marked SR_ALWAYS_INLINE, so each copy is compiled for
 // its target).
 #ifdef SR_X86_DISPATCH
-#define SR_SIMD_DISPATCH(NAME, PARAMS, ARGS)                   \
-  void NAME##Portable PARAMS { NAME##Body<2> ARGS; }            \
-  SR_TARGET_AVX2 void NAME##Avx2 PARAMS { NAME##Body<4> ARGS; } \
+#define SR_SIMD_DISPATCH(NAME, PARAMS, ARGS)                        \
+  void NAME##Portable PARAMS { NAME##Body<2> ARGS; }                \
+  SR_TARGET_AVX2 void NAME##Avx2 PARAMS { NAME##Body<4> ARGS; }     \
   SR_TARGET_AVX512 void NAME##Avx512 PARAMS { NAME##Body<8> ARGS; } \
-  void NAME PARAMS {                                            \
-    switch (::structrank::SimdActive()) {                       \
-      case ::structrank::SimdLevel::kAvx512: return NAME##Avx512 ARGS; \
-      case ::structrank::SimdLevel::kAvx2: return NAME##Avx2 ARGS;     \
-      default: return NAME##Portable ARGS;                      \
-    }                                                           \
+  void NAME PARAMS {                                                \
+    switch (::structrank::SimdActive()) {                           \
+      case ::structrank::SimdLevel::kAvx512:                        \
+        return NAME##Avx512 ARGS;                                   \
+      case ::structrank::SimdLevel::kAvx2:                          \
+        return NAME##Avx2 ARGS;                                     \
+      default:                                                      \
+        return NAME##Portable ARGS;                                 \
+    }                                                               \
   }
 #else
 #define SR_SIMD_DISPATCH(NAME, PARAMS, ARGS) \

@@ -22,7 +22,8 @@ namespace {
 // The loop of both: a thread takes the next chunk from a shared counter (`fixed` false) or
 // its own chunks t, t + threads, ... (`fixed` true).
 void RunChunks(std::size_t n, int threads, std::size_t grain, bool fixed,
-               const std::function<void(std::size_t, std::size_t, int)>& body, const std::atomic<bool>* cancel) {
+               const std::function<void(std::size_t, std::size_t, int)>& body,
+               const std::atomic<bool>* cancel) {
   if (n == 0) return;
   grain = std::max<std::size_t>(grain, 1);
   threads = ResolveThreads(threads);

@@ -15,10 +15,14 @@ uint32_t NextCodepoint(std::string_view s, size_t& at) {
   int extra = 0;
   uint32_t cp = 0;
   if (c < 0x80) return ++at, c;
-  if ((c & 0xE0) == 0xC0) extra = 1, cp = c & 0x1F;
-  else if ((c & 0xF0) == 0xE0) extra = 2, cp = c & 0x0F;
-  else if ((c & 0xF8) == 0xF0) extra = 3, cp = c & 0x07;
-  else return ++at, 0xFFFD;
+  if ((c & 0xE0) == 0xC0)
+    extra = 1, cp = c & 0x1F;
+  else if ((c & 0xF0) == 0xE0)
+    extra = 2, cp = c & 0x0F;
+  else if ((c & 0xF8) == 0xF0)
+    extra = 3, cp = c & 0x07;
+  else
+    return ++at, 0xFFFD;
   if (at + extra >= s.size()) return ++at, 0xFFFD;
   for (int q = 1; q <= extra; ++q)
     if ((byte(at + q) & 0xC0) != 0x80) return ++at, 0xFFFD;
@@ -56,7 +60,8 @@ struct ClassRange {
 // The range holding cp (from U+0100 up), or null for a caseless letter.
 const ClassRange* FindClassRange(uint32_t cp) {
   const ClassRange* end = kClassRanges + sizeof(kClassRanges) / sizeof(kClassRanges[0]);
-  const ClassRange* r = std::upper_bound(kClassRanges, end, cp, [](uint32_t c, const ClassRange& x) { return c < x.first; });
+  const ClassRange* r =
+      std::upper_bound(kClassRanges, end, cp, [](uint32_t c, const ClassRange& x) { return c < x.first; });
   return r != kClassRanges && cp <= (r - 1)->last ? r - 1 : nullptr;
 }
 
@@ -83,7 +88,10 @@ CharClass ClassOf(uint32_t cp) {
     return CharClass::kPunct;
   }
   // Latin-1: the ordinal indicators ª and º count as lower case (as in "1ª", "nº").
-  if (cp < 0xC0) return cp == 0xAA || cp == 0xB5 || cp == 0xBA ? CharClass::kLower : cp == 0xA0 ? CharClass::kSpace : CharClass::kPunct;
+  if (cp < 0xC0)
+    return cp == 0xAA || cp == 0xB5 || cp == 0xBA ? CharClass::kLower
+           : cp == 0xA0                           ? CharClass::kSpace
+                                                  : CharClass::kPunct;
   if (cp <= 0xFF) {
     if (cp == 0xD7 || cp == 0xF7) return CharClass::kPunct;
     return cp <= 0xDE ? CharClass::kUpper : CharClass::kLower;
@@ -120,12 +128,18 @@ bool IsCombiningMark(uint32_t cp) {
 
 char ShapeSymbol(uint32_t cp) {
   switch (ClassOf(cp)) {
-    case CharClass::kUpper: return 'X';
-    case CharClass::kLower: return 'x';
-    case CharClass::kLetter: return 'L';
-    case CharClass::kDigit: return 'd';
-    case CharClass::kSpace: return '_';
-    default: return 0;
+    case CharClass::kUpper:
+      return 'X';
+    case CharClass::kLower:
+      return 'x';
+    case CharClass::kLetter:
+      return 'L';
+    case CharClass::kDigit:
+      return 'd';
+    case CharClass::kSpace:
+      return '_';
+    default:
+      return 0;
   }
 }
 
@@ -138,11 +152,14 @@ std::string WordShape(std::string_view word, ShapeRuns runs, size_t max_len) {
     if (IsCombiningMark(cp) && !out.empty()) continue;
     const char sym = ShapeSymbol(cp);
     const uint32_t key = sym != 0 ? 0x110000u + static_cast<unsigned char>(sym) : cp;
-    const bool merge = key == last && (runs == ShapeRuns::kAllRuns || (runs == ShapeRuns::kClassRuns && sym != 0));
+    const bool merge =
+        key == last && (runs == ShapeRuns::kAllRuns || (runs == ShapeRuns::kClassRuns && sym != 0));
     last = key;
     if (merge) continue;
-    if (sym != 0) out += sym;
-    else AppendUtf8(cp, out);
+    if (sym != 0)
+      out += sym;
+    else
+      AppendUtf8(cp, out);
     if (max_len > 0 && ++symbols >= max_len) break;
   }
   return out;
@@ -188,7 +205,8 @@ bool HasDigit(std::string_view word) {
   return false;
 }
 
-void SuffixSet::Learn(const std::vector<std::pair<std::string, double>>& word_counts, const Options& options) {
+void SuffixSet::Learn(const std::vector<std::pair<std::string, double>>& word_counts,
+                      const Options& options) {
   std::map<std::string, int> types;
   for (const auto& [word, count] : word_counts) {
     if (count > options.max_count) continue;
@@ -198,7 +216,8 @@ void SuffixSet::Learn(const std::vector<std::pair<std::string, double>>& word_co
       starts.push_back(at);
       const uint32_t cp = NextCodepoint(lower, at);
       const CharClass c = ClassOf(cp);
-      if (c != CharClass::kLower && c != CharClass::kLetter) starts.clear(), starts.push_back(at);  // letters only
+      if (c != CharClass::kLower && c != CharClass::kLetter)
+        starts.clear(), starts.push_back(at);  // letters only
     }
     if (!starts.empty() && starts.back() == lower.size()) starts.pop_back();
     const int n = static_cast<int>(starts.size());
@@ -244,8 +263,8 @@ SuffixSet SuffixSet::Read(ByteReader& in) {
 }
 
 std::string UnknownSignature(std::string_view word, bool sentence_initial, const SuffixSet& suffixes) {
-  bool first_upper = false, has_lower = false, has_caseless = false, has_digit = false,
-       has_dash = false, all_punct = true;
+  bool first_upper = false, has_lower = false, has_caseless = false, has_digit = false, has_dash = false,
+       all_punct = true;
   bool first = true;
   for (size_t at = 0; at < word.size();) {
     const uint32_t cp = NextCodepoint(word, at);
@@ -259,9 +278,12 @@ std::string UnknownSignature(std::string_view word, bool sentence_initial, const
     all_punct &= c == CharClass::kPunct;
   }
   std::string sig = "UNK";
-  if (first_upper) sig += has_lower ? (sentence_initial ? "-INITC" : "-CAP") : "-CAPS";
-  else if (has_lower) sig += "-LC";
-  else if (has_caseless) sig += "-L";
+  if (first_upper)
+    sig += has_lower ? (sentence_initial ? "-INITC" : "-CAP") : "-CAPS";
+  else if (has_lower)
+    sig += "-LC";
+  else if (has_caseless)
+    sig += "-L";
   if (has_digit) sig += "-NUM";
   if (has_dash) sig += "-DASH";
   if (all_punct && !word.empty()) sig += "-PUNCT";

@@ -65,7 +65,9 @@ class SuffixSet {
   };
   void Learn(const std::vector<std::pair<std::string, double>>& word_counts, const Options& options);
   // Learn with the default options.
-  void Learn(const std::vector<std::pair<std::string, double>>& word_counts) { Learn(word_counts, Options()); }
+  void Learn(const std::vector<std::pair<std::string, double>>& word_counts) {
+    Learn(word_counts, Options());
+  }
   // The longest learned suffix of the lowercased word that leaves at least two code
   // points before it, or "" if none.
   std::string Longest(std::string_view lower) const;

@@ -24,9 +24,9 @@ TEST(word_shape_runs_and_combining_marks) {
   CHECK(WordShape("«Olá»", ShapeRuns::kAllRuns) == "«Xx»");  // other characters as themselves
   CHECK(WordShape("nai\u0308ve") == "x");                    // a decomposed diaeresis
   CHECK(WordShape("S\u0303ao", ShapeRuns::kEach) == "Xxx");
-  CHECK(WordShape("नमस्ते") == "L");                           // vowel signs and virama
+  CHECK(WordShape("नमस्ते") == "L");  // vowel signs and virama
   CHECK(WordShape("٣٤") == "d");
-  CHECK(WordShape("_ ", ShapeRuns::kAllRuns) == "__");         // the literal and the space symbol differ
+  CHECK(WordShape("_ ", ShapeRuns::kAllRuns) == "__");  // the literal and the space symbol differ
   CHECK(ShapeSymbol('A') == 'X' && ShapeSymbol(',') == 0);
 }
 
@@ -45,17 +45,17 @@ TEST(greek_extended_and_fullwidth_letters_have_case) {
 // Character classes come from Unicode's tables in every script (core/unicode_classes.inc).
 TEST(case_and_digits_follow_unicode) {
   CHECK(LowerUtf8("ȘTEFAN ȚARĂ") == "ștefan țară");  // Romanian comma-below letters
-  CHECK(WordShape("Ơn") == "Xx");                     // Vietnamese horn letters
-  CHECK(LowerUtf8("ƏLİ") == "əlİ");                  // Azerbaijani schwa; İ lowers to two code points, so stays
-  CHECK(WordShape("๒๕๖๗") == "d");                    // Thai digits
-  CHECK(WordShape("১২") == "d");                      // Bengali digits
-  CHECK(LowerUtf8("Ⴀ") == "ⴀ");                       // Georgian Asomtavruli
-  CHECK(LowerUtf8("𐐀") == "𐐨");                      // Deseret, outside the BMP
-  CHECK(WordShape("ʔ") == "L");                       // the glottal stop is a caseless letter
-  CHECK(WordShape("ሰላም።") == "L።");                   // Ethiopic full stop: punctuation
-  CHECK(WordShape("מה״ס") == "L״L");                  // Hebrew gershayim
-  CHECK(WordShape("می‌خواهم") == "L");                 // a zero-width non-joiner inside a Persian word
-  CHECK(WordShape("ok😀") == "x😀");                   // a symbol, not a letter
+  CHECK(WordShape("Ơn") == "Xx");                    // Vietnamese horn letters
+  CHECK(LowerUtf8("ƏLİ") == "əlİ");              // Azerbaijani schwa; İ lowers to two code points, so stays
+  CHECK(WordShape("๒๕๖๗") == "d");               // Thai digits
+  CHECK(WordShape("১২") == "d");                 // Bengali digits
+  CHECK(LowerUtf8("Ⴀ") == "ⴀ");                  // Georgian Asomtavruli
+  CHECK(LowerUtf8("𐐀") == "𐐨");                  // Deseret, outside the BMP
+  CHECK(WordShape("ʔ") == "L");                  // the glottal stop is a caseless letter
+  CHECK(WordShape("ሰላም።") == "L።");              // Ethiopic full stop: punctuation
+  CHECK(WordShape("מה״ס") == "L״L");             // Hebrew gershayim
+  CHECK(WordShape("می‌خواهم") == "L");  // a zero-width non-joiner inside a Persian word
+  CHECK(WordShape("ok😀") == "x😀");               // a symbol, not a letter
 }
 
 TEST(affixes_count_code_points) {
@@ -89,8 +89,10 @@ TEST(malformed_utf8_never_reads_past_the_end) {
 
 TEST(suffixes_are_learned_from_rare_words) {
   std::vector<std::pair<std::string, double>> words;
-  for (int i = 0; i < 30; ++i) words.emplace_back("pal" + std::to_string(i) + "mente", 1.0);  // digits cut the suffix
-  for (int i = 0; i < 30; ++i) words.emplace_back(std::string(1, static_cast<char>('a' + i % 26)) + "rápidação", 1.0);
+  for (int i = 0; i < 30; ++i)
+    words.emplace_back("pal" + std::to_string(i) + "mente", 1.0);  // digits cut the suffix
+  for (int i = 0; i < 30; ++i)
+    words.emplace_back(std::string(1, static_cast<char>('a' + i % 26)) + "rápidação", 1.0);
   words.emplace_back("frequentemente", 1000.0);  // frequent words do not vote
   SuffixSet s;
   SuffixSet::Options o;

@@ -38,7 +38,10 @@ TEST(bracket_reader_unwraps_one_unlabeled_single_child_root_only) {
 TEST(bracket_reader_splits_on_unicode_whitespace) {
   PreorderTrees t;
   // U+00A0, U+3000, U+FEFF separate tokens; U+0085 does not (as in JavaScript's \s).
-  CHECK(ReadBracketedTrees("(S\xc2\xa0(A\xe3\x80\x80" "a)\xef\xbb\xbf(B \xc2\x85x))", true, &t));
+  CHECK(
+      ReadBracketedTrees("(S\xc2\xa0(A\xe3\x80\x80"
+                         "a)\xef\xbb\xbf(B \xc2\x85x))",
+                         true, &t));
   CHECK((t.symbols == std::vector<std::string>{"S", "A", "a", "B", "\xc2\x85x"}));
 }
 
@@ -51,8 +54,8 @@ TEST(bracket_reader_gives_the_kernel_value_of_the_hand_check) {
 }
 
 TEST(bracket_reader_declines_malformed_input) {
-  for (const char* bad : {"", "  \n", "(S (A a)", "(S (A a)))", "(S (A a) b)", "(S (A a b))", "(S (A a (B b)))",
-                          "(S ())", "(S (B))", "x (S (A a))"}) {
+  for (const char* bad : {"", "  \n", "(S (A a)", "(S (A a)))", "(S (A a) b)", "(S (A a b))",
+                          "(S (A a (B b)))", "(S ())", "(S (B))", "x (S (A a))"}) {
     PreorderTrees t;
     CHECK(!ReadBracketedTrees(bad, true, &t));
   }

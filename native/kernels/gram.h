@@ -34,9 +34,9 @@ class NormCache {
 };
 
 struct PairwiseKernel {
-  std::size_t rows = 0, cols = 0;                      // items of bank a and bank b
+  std::size_t rows = 0, cols = 0;                       // items of bank a and bank b
   std::function<double(std::size_t, std::size_t)> raw;  // raw kernel a[i] vs b[j]; thread-safe
-  std::function<double(std::size_t)> self_a, self_b;   // raw(a[i], a[i]), raw(b[j], b[j])
+  std::function<double(std::size_t)> self_a, self_b;    // raw(a[i], a[i]), raw(b[j], b[j])
   bool same_bank = false;                               // a and b are one bank (symmetric)
   bool normalize = false;
   double beta = 0.0;
@@ -52,6 +52,7 @@ double KernelValue(const PairwiseKernel& k, std::size_t i, std::size_t j);
 std::vector<double> KernelRow(const PairwiseKernel& k, std::size_t i, int threads,
                               const std::atomic<bool>* cancel = nullptr);
 // Row-major rows x cols; when same_bank, only i <= j is computed and mirrored.
-std::vector<double> GramMatrix(const PairwiseKernel& k, int threads, const std::atomic<bool>* cancel = nullptr);
+std::vector<double> GramMatrix(const PairwiseKernel& k, int threads,
+                               const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace structrank

@@ -59,8 +59,10 @@ char* WritePositive(double x, char* out) {
 
 void AppendJsNumber(double x, bool json, std::string* out) {
   if (std::isnan(x) || std::isinf(x)) {
-    if (json) out->append("null");
-    else out->append(std::isnan(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity");
+    if (json)
+      out->append("null");
+    else
+      out->append(std::isnan(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity");
     return;
   }
   if (x == 0) {

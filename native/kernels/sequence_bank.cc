@@ -79,8 +79,9 @@ SequenceView SequenceBank::Sequence(std::size_t i) const {
 }
 
 std::size_t SequenceBank::StorageBytes() const {
-  return sizeof(int32_t) * (begin_.size() + label_.size() + word_.size() + word_class_.size() + sorted_pos_.size() +
-                            seq_group_begin_.size() + group_label_.size() + group_start_.size());
+  return sizeof(int32_t) *
+         (begin_.size() + label_.size() + word_.size() + word_class_.size() + sorted_pos_.size() +
+          seq_group_begin_.size() + group_label_.size() + group_start_.size());
 }
 
 }  // namespace structrank

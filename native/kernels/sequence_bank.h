@@ -60,7 +60,7 @@ class SequenceBank {
   std::vector<int32_t> sorted_pos_;
   std::vector<int32_t> seq_group_begin_{0};  // first group of each sequence
   std::vector<int32_t> group_label_;
-  std::vector<int32_t> group_start_;         // per group, then one end entry per sequence
+  std::vector<int32_t> group_start_;  // per group, then one end entry per sequence
 };
 
 }  // namespace structrank

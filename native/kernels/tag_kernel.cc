@@ -90,7 +90,9 @@ double TagKernelPlain(const SequenceView& a, const SequenceView& b, const TagKer
   if (static_cast<std::size_t>(a.size + 1) * (b.size + 1) > (std::size_t{1} << 27))
     throw InputError("sequences too long for the kernel table");
   std::vector<double> table(static_cast<std::size_t>(a.size + 1) * (b.size + 1), 0.0);
-  auto at = [&](int32_t t1, int32_t t2) -> double& { return table[static_cast<std::size_t>(t1) * (b.size + 1) + t2]; };
+  auto at = [&](int32_t t1, int32_t t2) -> double& {
+    return table[static_cast<std::size_t>(t1) * (b.size + 1) + t2];
+  };
   double total = 0;
   for (int32_t t1 = a.size - 1; t1 >= 0; --t1) {
     for (int32_t t2 = b.size - 1; t2 >= 0; --t2) {

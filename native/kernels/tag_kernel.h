@@ -40,6 +40,7 @@ double TagKernelPlain(const SequenceView& a, const SequenceView& b, const TagKer
 
 // 1 / sqrt(K(x, x)) for every sequence of `bank`, for the normalized kernel
 // K(a, b) / sqrt(K(a, a) K(b, b)). Sequences are never empty, so K(x, x) >= 1.
-std::vector<double> TagKernelInverseNorms(const SequenceBank& bank, const TagKernelWeights& w, int threads = 0);
+std::vector<double> TagKernelInverseNorms(const SequenceBank& bank, const TagKernelWeights& w,
+                                          int threads = 0);
 
 }  // namespace structrank

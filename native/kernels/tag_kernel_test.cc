@@ -88,7 +88,8 @@ Seq RandomSeq(std::mt19937& rng) {
 
 TEST(tag_kernel_hand_check) {
   // (D the)(N dog) vs (D the)(N cat): singles D/the: 2, N: 1, pair: lambda*2*1.
-  SequenceBank bank = MakeBank({{{"the", "dog"}, {"D", "N"}}, {{"the", "cat"}, {"D", "N"}}}, WordFeature::kNone);
+  SequenceBank bank =
+      MakeBank({{{"the", "dog"}, {"D", "N"}}, {{"the", "cat"}, {"D", "N"}}}, WordFeature::kNone);
   TagKernelWeights w{0.5, 1.0, 0.0};
   CHECK_NEAR(TagKernel(bank.Sequence(0), bank.Sequence(1), w), 2 + 1 + 0.5 * 2, 1e-12);
 }
@@ -100,7 +101,8 @@ TEST(tag_kernel_equals_brute_force) {
   for (WordFeature f : {WordFeature::kNone, WordFeature::kCaps, WordFeature::kDigits, WordFeature::kShape}) {
     SequenceBank bank = MakeBank(seqs, f);
     for (double lambda : {1.0, 0.5, 0.2}) {
-      TagKernelWeights w = f == WordFeature::kNone ? TagKernelWeights{lambda, 1.0, 0.0} : TagKernelWeights{lambda, 0.5, 0.5};
+      TagKernelWeights w =
+          f == WordFeature::kNone ? TagKernelWeights{lambda, 1.0, 0.0} : TagKernelWeights{lambda, 0.5, 0.5};
       for (std::size_t i = 0; i < seqs.size(); ++i)
         for (std::size_t j = 0; j < seqs.size(); j += 2) {
           double expect = BruteForce(seqs[i], seqs[j], lambda, w.sim1, w.sim2, f);
@@ -138,7 +140,8 @@ TEST(tag_kernel_suffix_sums_equal_kernel_per_candidate) {
       seqs.insert(seqs.end(), group.begin(), group.end());
     }
     SequenceBank bank = MakeBank(seqs, f);
-    TagKernelWeights w = f == WordFeature::kNone ? TagKernelWeights{0.5, 1.0, 0.0} : TagKernelWeights{0.7, 0.5, 0.5};
+    TagKernelWeights w =
+        f == WordFeature::kNone ? TagKernelWeights{0.5, 1.0, 0.0} : TagKernelWeights{0.7, 0.5, 0.5};
     TagSuffixes q;
     int shared = 0, positions = 0;
     for (auto [begin, end] : groups) {

@@ -24,7 +24,8 @@ void TagSuffixes::Build(const SequenceBank& bank, int64_t begin, int64_t end) {
     for (int32_t t = x.size - 1; t >= 0; --t) {
       const auto key = std::make_pair(
           (static_cast<uint64_t>(static_cast<uint32_t>(x.label[t])) << 32) | static_cast<uint32_t>(x.word[t]),
-          (static_cast<uint64_t>(static_cast<uint32_t>(x.word_class[t])) << 32) | static_cast<uint32_t>(rest));
+          (static_cast<uint64_t>(static_cast<uint32_t>(x.word_class[t])) << 32) |
+              static_cast<uint32_t>(rest));
       auto [it, added] = ids_.emplace(key, static_cast<int32_t>(label.size()));
       if (added) {
         label.push_back(x.label[t]);
@@ -40,7 +41,8 @@ void TagSuffixes::Build(const SequenceBank& bank, int64_t begin, int64_t end) {
   // Label groups (counting sort would need the label range; the groups are few).
   sorted_nodes.resize(label.size());
   for (int32_t v = 0; v < size(); ++v) sorted_nodes[v] = v;
-  std::stable_sort(sorted_nodes.begin(), sorted_nodes.end(), [&](int32_t a, int32_t b) { return label[a] < label[b]; });
+  std::stable_sort(sorted_nodes.begin(), sorted_nodes.end(),
+                   [&](int32_t a, int32_t b) { return label[a] < label[b]; });
   group_label.clear();
   group_start.clear();
   for (int32_t k = 0; k < size(); ++k) {
@@ -106,7 +108,8 @@ void TagKernelSuffixSums(const SequenceView& a, const TagSuffixes& q, const TagK
       const int32_t v = sorted[k];
       const int32_t nv = q_next[v];
       const double after = nv >= 0 && q_label[nv] == next_label ? next_row[nv] : 0.0;
-      const double d = (1.0 + (q_word[v] == wa ? sim1 : 0.0) + (q_class[v] == ca ? sim2 : 0.0)) * (1.0 + lambda * after);
+      const double d =
+          (1.0 + (q_word[v] == wa ? sim1 : 0.0) + (q_class[v] == ca ? sim2 : 0.0)) * (1.0 + lambda * after);
       row[v] = d;
       node_sum[v] += weight * d;
     }

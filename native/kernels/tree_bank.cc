@@ -18,7 +18,8 @@ constexpr int32_t kInner = -2;
 
 void TreeBank::Add(const PreorderTrees& in) {
   const std::size_t total = in.label.size();
-  if (in.word.size() != total || in.arity.size() != total) throw InputError("tree encoding: node arrays differ in length");
+  if (in.word.size() != total || in.arity.size() != total)
+    throw InputError("tree encoding: node arrays differ in length");
   std::size_t sum = 0;
   for (int32_t s : in.tree_size) {
     if (s <= 0) throw InputError("empty tree: a tree needs at least one node");
@@ -48,7 +49,8 @@ void TreeBank::Add(const PreorderTrees& in) {
     kid_begin.assign(n + 1, 0);
     for (int32_t v = 0; v < n; ++v) {
       if (arity[v] < 0 || arity[v] >= n) throw InputError("tree encoding: bad arity");
-      if ((arity[v] == 0) != (word[v] >= 0)) throw InputError("tree encoding: a node needs a word or children, not both");
+      if ((arity[v] == 0) != (word[v] >= 0))
+        throw InputError("tree encoding: a node needs a word or children, not both");
       kid_begin[v + 1] = kid_begin[v] + arity[v];
     }
     if (kid_begin[n] != n - 1) throw InputError("tree encoding: arity does not match the node count");
@@ -86,7 +88,8 @@ void TreeBank::Add(const PreorderTrees& in) {
     height.assign(n, 1);
     for (int32_t p = 0; p < n; ++p) {
       const int32_t v = order[p];
-      for (int32_t k = kid_begin[v]; k < kid_begin[v + 1]; ++k) height[v] = std::max(height[v], height[kids[k]] + 1);
+      for (int32_t k = kid_begin[v]; k < kid_begin[v + 1]; ++k)
+        height[v] = std::max(height[v], height[kids[k]] + 1);
     }
     height_.push_back(height[0]);
     for (int32_t p = 0; p < n; ++p) {
@@ -142,9 +145,9 @@ TreeView TreeBank::Tree(std::size_t i) const {
 }
 
 std::size_t TreeBank::StorageBytes() const {
-  return sizeof(int32_t) * (tree_begin_.size() + height_.size() + prod_.size() + child_ptr_.size() + children_.size() +
-                            sorted_nodes_.size() + tree_group_begin_.size() + group_prod_.size() +
-                            group_start_.size());
+  return sizeof(int32_t) *
+         (tree_begin_.size() + height_.size() + prod_.size() + child_ptr_.size() + children_.size() +
+          sorted_nodes_.size() + tree_group_begin_.size() + group_prod_.size() + group_start_.size());
 }
 
 }  // namespace structrank

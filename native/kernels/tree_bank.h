@@ -25,17 +25,17 @@ struct PreorderTrees {
 
 // A read-only view of one tree inside a bank.
 struct TreeView {
-  int32_t size = 0;                    // number of nodes
-  int32_t height = 0;                  // production levels: a preterminal has height 1
-  const int32_t* prod = nullptr;       // production id per node (post-order)
-  const int32_t* child_ptr = nullptr;  // children of node n: children[child_ptr[n] .. child_ptr[n+1])
-  const int32_t* children = nullptr;   // local node indices
+  int32_t size = 0;                       // number of nodes
+  int32_t height = 0;                     // production levels: a preterminal has height 1
+  const int32_t* prod = nullptr;          // production id per node (post-order)
+  const int32_t* child_ptr = nullptr;     // children of node n: children[child_ptr[n] .. child_ptr[n+1])
+  const int32_t* children = nullptr;      // local node indices
   const int32_t* sorted_nodes = nullptr;  // nodes sorted by (production, index)
   // Distinct productions in increasing order; group g holds
   // sorted_nodes[group_start[g] .. group_start[g+1]).
   int32_t num_groups = 0;
   const int32_t* group_prod = nullptr;
-  const int32_t* group_start = nullptr;   // num_groups + 1 entries
+  const int32_t* group_start = nullptr;  // num_groups + 1 entries
   static bool IsPreterminalProduction(int32_t p) { return (p & 1) != 0; }
   bool IsPreterminal(int32_t n) const { return IsPreterminalProduction(prod[n]); }
   int32_t NumChildren(int32_t n) const { return child_ptr[n + 1] - child_ptr[n]; }
@@ -61,12 +61,12 @@ class TreeBank {
   std::vector<int32_t> tree_begin_{0};  // first node of each tree, size()+1 entries
   std::vector<int32_t> height_;         // per tree
   std::vector<int32_t> prod_;
-  std::vector<int32_t> child_ptr_{0};   // global offsets into children_, total_nodes()+1 entries
+  std::vector<int32_t> child_ptr_{0};  // global offsets into children_, total_nodes()+1 entries
   std::vector<int32_t> children_;
   std::vector<int32_t> sorted_nodes_;
   std::vector<int32_t> tree_group_begin_{0};  // first group of each tree
   std::vector<int32_t> group_prod_;
-  std::vector<int32_t> group_start_;          // per group, then one end entry per tree
+  std::vector<int32_t> group_start_;  // per group, then one end entry per tree
 };
 
 }  // namespace structrank

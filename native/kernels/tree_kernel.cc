@@ -19,8 +19,9 @@ void TreeKernelScratch::Reserve(int32_t n1, int32_t n2, int32_t depth) {
   if (matched.size() < words) matched.resize(words);
   std::fill(matched.begin(), matched.begin() + words, 0);
   std::size_t cells = static_cast<std::size_t>(n1) * n2 * std::max(depth, 1);
-  if (cells > kMaxTableCells) throw InputError("trees too large for the kernel table (" + std::to_string(n1) + " x " +
-                                               std::to_string(n2) + " nodes)");
+  if (cells > kMaxTableCells)
+    throw InputError("trees too large for the kernel table (" + std::to_string(n1) + " x " +
+                     std::to_string(n2) + " nodes)");
   if (delta.size() < cells) delta.resize(std::max(cells, delta.size() * 2));
 }
 
@@ -149,7 +150,8 @@ double SubsetTreeKernel(const TreeView& a, const TreeView& b, double lambda, int
   if (depth >= std::min(a.height, b.height)) depth = 0;
   scratch.Reserve(a.size, b.size, depth);
   const int64_t preterminal_pairs = MatchProductions(a, b, scratch);
-  const double inner = depth > 0 ? LimitedDepth(a, b, lambda, depth, scratch) : UnlimitedDepth(a, b, lambda, scratch);
+  const double inner =
+      depth > 0 ? LimitedDepth(a, b, lambda, depth, scratch) : UnlimitedDepth(a, b, lambda, scratch);
   return lambda * static_cast<double>(preterminal_pairs) + inner;
 }
 
@@ -160,7 +162,9 @@ double SubsetTreeKernelPlain(const TreeView& a, const TreeView& b, double lambda
     throw InputError("trees too large for the kernel table");
   // table[(n1 * |b| + n2) * levels + d]: Delta_{d+1}, or Delta itself when unlimited.
   std::vector<double> table(static_cast<std::size_t>(a.size) * b.size * levels, 0.0);
-  auto at = [&](int32_t n1, int32_t n2) { return table.data() + (static_cast<std::size_t>(n1) * b.size + n2) * levels; };
+  auto at = [&](int32_t n1, int32_t n2) {
+    return table.data() + (static_cast<std::size_t>(n1) * b.size + n2) * levels;
+  };
   double total = 0;
   for (int32_t n1 = 0; n1 < a.size; ++n1) {
     for (int32_t n2 = 0; n2 < b.size; ++n2) {

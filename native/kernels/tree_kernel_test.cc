@@ -21,7 +21,9 @@ struct Node {
 
 // "(S (NP (D a) (N b)) (VP (V c)))" -> Node; enough for tests.
 Node Parse(const std::string& s, std::size_t& pos) {
-  auto skip = [&] { while (pos < s.size() && s[pos] == ' ') ++pos; };
+  auto skip = [&] {
+    while (pos < s.size() && s[pos] == ' ') ++pos;
+  };
   auto token = [&] {
     skip();
     std::size_t b = pos;
@@ -33,7 +35,8 @@ Node Parse(const std::string& s, std::size_t& pos) {
   Node n;
   n.label = token();
   skip();
-  if (s[pos] != '(') n.word = token();
+  if (s[pos] != '(')
+    n.word = token();
   else
     while (skip(), s[pos] == '(') n.kids.push_back(Parse(s, pos));
   skip();
@@ -172,7 +175,8 @@ TEST(tree_kernel_depth_beyond_height_equals_unlimited) {
   for (int i = 0; i < 10; ++i) trees.push_back(RandomTree(rng, 5));
   TreeBank bank = MakeBank(trees);
   for (std::size_t i = 0; i < trees.size(); ++i)
-    CHECK_NEAR(SubsetTreeKernel(bank.Tree(i), bank.Tree(0), 0.4, 9), SubsetTreeKernel(bank.Tree(i), bank.Tree(0), 0.4), 1e-12);
+    CHECK_NEAR(SubsetTreeKernel(bank.Tree(i), bank.Tree(0), 0.4, 9),
+               SubsetTreeKernel(bank.Tree(i), bank.Tree(0), 0.4), 1e-12);
 }
 
 TEST(tree_bank_heights) {
@@ -180,8 +184,10 @@ TEST(tree_bank_heights) {
   CHECK(bank.Tree(0).height == 3);
   CHECK(bank.Tree(1).height == 1);
   // Depth 2 on a height-3 tree differs from unlimited; the plain reference agrees.
-  CHECK_NEAR(SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4, 2), SubsetTreeKernelPlain(bank.Tree(0), bank.Tree(0), 0.4, 2), 1e-12);
-  CHECK(SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4, 2) < SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4));
+  CHECK_NEAR(SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4, 2),
+             SubsetTreeKernelPlain(bank.Tree(0), bank.Tree(0), 0.4, 2), 1e-12);
+  CHECK(SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4, 2) <
+        SubsetTreeKernel(bank.Tree(0), bank.Tree(0), 0.4));
 }
 
 TEST(tree_kernel_refuses_oversized_tables) {
@@ -246,7 +252,8 @@ TEST(gram_matrix_is_symmetric_and_normalized) {
   std::vector<double> n = GramMatrix(k, 2);
   for (std::size_t i = 0; i < k.rows; ++i) {
     CHECK(n[i * k.cols + i] == 1.0);
-    CHECK_NEAR(n[i * k.cols + 3], g[i * k.cols + 3] / std::sqrt(g[i * k.cols + i] * g[3 * k.cols + 3]), 1e-12);
+    CHECK_NEAR(n[i * k.cols + 3], g[i * k.cols + 3] / std::sqrt(g[i * k.cols + i] * g[3 * k.cols + 3]),
+               1e-12);
   }
   k.norms_a = k.norms_b = std::make_shared<NormCache>(k.rows);
   for (int pass = 0; pass < 2; ++pass)  // first computes the norms, second reads them

@@ -20,7 +20,8 @@ uint64_t HashIds(const int32_t* ids, std::size_t count) {
 
 bool SequenceInterner::Equal(int32_t id, const int32_t* ids, std::size_t count) const {
   const int64_t begin = key_begin_[id], end = key_begin_[id + 1];
-  return static_cast<std::size_t>(end - begin) == count && std::equal(ids, ids + count, keys_.begin() + begin);
+  return static_cast<std::size_t>(end - begin) == count &&
+         std::equal(ids, ids + count, keys_.begin() + begin);
 }
 
 void SequenceInterner::Grow() {

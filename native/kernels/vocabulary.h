@@ -23,9 +23,9 @@ class SequenceInterner {
  private:
   bool Equal(int32_t id, const int32_t* ids, std::size_t count) const;
   void Grow();
-  std::vector<int32_t> keys_;           // all keys, concatenated
-  std::vector<int64_t> key_begin_{0};   // key id -> offset into keys_
-  std::vector<uint64_t> hashes_;        // key id -> hash
+  std::vector<int32_t> keys_;                                    // all keys, concatenated
+  std::vector<int64_t> key_begin_{0};                            // key id -> offset into keys_
+  std::vector<uint64_t> hashes_;                                 // key id -> hash
   std::vector<int32_t> slots_ = std::vector<int32_t>(1024, -1);  // open addressing, -1 = empty
 };
 

@@ -11,17 +11,24 @@ WordFeature WordFeatureByName(std::string_view name) {
   if (name == "suffix2") return WordFeature::kSuffix2;
   if (name == "suffix3") return WordFeature::kSuffix3;
   if (name == "shape") return WordFeature::kShape;
-  throw InputError("unknown word feature '" + std::string(name) + "' (caps, digits, suffix2, suffix3, shape)");
+  throw InputError("unknown word feature '" + std::string(name) +
+                   "' (caps, digits, suffix2, suffix3, shape)");
 }
 
 const char* WordFeatureName(WordFeature f) {
   switch (f) {
-    case WordFeature::kCaps: return "caps";
-    case WordFeature::kDigits: return "digits";
-    case WordFeature::kSuffix2: return "suffix2";
-    case WordFeature::kSuffix3: return "suffix3";
-    case WordFeature::kShape: return "shape";
-    default: return "none";
+    case WordFeature::kCaps:
+      return "caps";
+    case WordFeature::kDigits:
+      return "digits";
+    case WordFeature::kSuffix2:
+      return "suffix2";
+    case WordFeature::kSuffix3:
+      return "suffix3";
+    case WordFeature::kShape:
+      return "shape";
+    default:
+      return "none";
   }
 }
 

@@ -57,7 +57,8 @@ Lbfgs::Lbfgs(Objective objective, LbfgsState state, LbfgsOptions options)
                     st_.stored >= 0 && st_.stored <= m && st_.next >= 0 && st_.next < m;
   for (int k = 0; k < m; ++k) {
     // A slot is unwritten (empty) or holds a pair; a saved zero slot counts as either.
-    consistent = consistent && st_.s[k].size() == st_.y[k].size() && (st_.s[k].empty() || st_.s[k].size() == st_.x.size());
+    consistent = consistent && st_.s[k].size() == st_.y[k].size() &&
+                 (st_.s[k].empty() || st_.s[k].size() == st_.x.size());
   }
   if (!consistent) throw ModelError("checkpoint: inconsistent L-BFGS state");
 }
@@ -110,9 +111,12 @@ bool Lbfgs::Iterate() {
   if (!BeginIteration()) return false;
   for (;;) {
     switch (EndTrial(objective_(x_new_, g_new_))) {
-      case Trial::kRetry: break;
-      case Trial::kAccepted: return !st_.converged;
-      case Trial::kFailed: return false;
+      case Trial::kRetry:
+        break;
+      case Trial::kAccepted:
+        return !st_.converged;
+      case Trial::kFailed:
+        return false;
     }
   }
 }
@@ -281,8 +285,7 @@ void Lbfgs::CheckConverged(double gradient_norm, double x_norm) {
 double MinimizeLbfgs(const Objective& objective, std::vector<double>& x, int max_iterations,
                      LbfgsOptions options) {
   Lbfgs lbfgs(objective, x, options);
-  while (lbfgs.iterations() < max_iterations && lbfgs.Iterate()) {
-  }
+  while (lbfgs.iterations() < max_iterations && lbfgs.Iterate()) {}
   x = lbfgs.x();
   return lbfgs.value();
 }

@@ -17,12 +17,12 @@ namespace structrank {
 using Objective = std::function<double(const std::vector<double>& x, std::vector<double>& grad)>;
 
 struct LbfgsOptions {
-  int memory = 6;               // number of (s, y) correction pairs kept
+  int memory = 6;                    // number of (s, y) correction pairs kept
   double gradient_tolerance = 1e-5;  // stop when |g| <= tol * max(1, |x|)
-  double delta = 1e-6;          // stop when (f_past - f) / f < delta over `past` iterations
+  double delta = 1e-6;               // stop when (f_past - f) / f < delta over `past` iterations
   int past = 10;
   int max_linesearch = 40;
-  double armijo = 1e-4;         // sufficient-decrease constant
+  double armijo = 1e-4;  // sufficient-decrease constant
 };
 
 // Everything an iteration depends on, between iterations: what a checkpoint keeps.
@@ -31,10 +31,10 @@ struct LbfgsState {
   double f = 0;
   std::vector<std::vector<double>> s, y;  // `memory` correction pairs, a ring; unwritten slots empty
   std::vector<double> rho;
-  int stored = 0, next = 0;               // pairs in use; the slot written next
-  int iterations = 0, evaluations = 0;    // evaluations include line-search trials
+  int stored = 0, next = 0;             // pairs in use; the slot written next
+  int iterations = 0, evaluations = 0;  // evaluations include line-search trials
   bool converged = false;
-  std::vector<double> history;            // f after each iteration, for the delta test
+  std::vector<double> history;  // f after each iteration, for the delta test
 };
 
 class Lbfgs {

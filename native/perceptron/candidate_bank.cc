@@ -18,7 +18,8 @@ std::unique_ptr<CandidateBank> LinearBank::Select(const std::vector<int32_t>& id
 }
 
 std::unique_ptr<CandidateKernel> LinearBank::KernelWith(const CandidateBank& right) const {
-  if (right.kind() != KernelKind::kLinear) throw InputError("linear kernel: query candidates have no feature rows");
+  if (right.kind() != KernelKind::kLinear)
+    throw InputError("linear kernel: query candidates have no feature rows");
   return std::make_unique<LinearKernel>(&rows_, &static_cast<const LinearBank&>(right).rows_);
 }
 

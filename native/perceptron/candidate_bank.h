@@ -37,10 +37,14 @@ class CandidateBank {
   }
   // K(s, x) for all candidates s of this bank against query candidates x, faster than one
   // kernel call each (the tree bank: one DAG pass per x), or null.
-  virtual std::unique_ptr<SupportColumns> CompressedColumns(const CandidateBank& /*query*/) const { return nullptr; }
+  virtual std::unique_ptr<SupportColumns> CompressedColumns(const CandidateBank& /*query*/) const {
+    return nullptr;
+  }
   // A trainer faster than kernel sums for this bank's candidates (the tree bank's growing
   // DAG), or an empty factory. `set` and this bank must outlive training.
-  virtual ChunkScorerFactory CompressedTrainer(const RankingSet& /*set*/, double /*beta*/) const { return {}; }
+  virtual ChunkScorerFactory CompressedTrainer(const RankingSet& /*set*/, double /*beta*/) const {
+    return {};
+  }
 };
 
 // Explicit sparse features; rows canonicalized on construction.

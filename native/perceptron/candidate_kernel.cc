@@ -15,8 +15,7 @@ void CanonicalizeRows(CsrMatrix& m) {
     const int64_t b = m.RowBegin(r), e = m.RowEnd(r);
     order.resize(e - b);
     std::iota(order.begin(), order.end(), b);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t x, int64_t y) { return m.cols[x] < m.cols[y]; });
+    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return m.cols[x] < m.cols[y]; });
     ids.clear();
     vals.clear();
     for (int64_t k : order) {

@@ -8,7 +8,8 @@
 namespace structrank {
 
 // 3 epochs over 2 chunks on 2 threads; returns the compressed model.
-inline RerankerModel CheckCompressedTrainingAgrees(const CandidateBank& bank, const RankingSet& set, double beta) {
+inline RerankerModel CheckCompressedTrainingAgrees(const CandidateBank& bank, const RankingSet& set,
+                                                   double beta) {
   PerceptronOptions opt;
   opt.epochs = 3;
   opt.chunks = 2;

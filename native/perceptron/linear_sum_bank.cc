@@ -15,7 +15,9 @@ class SumKernel : public CandidateKernel {
  public:
   SumKernel(std::unique_ptr<CandidateKernel> inner, std::unique_ptr<CandidateKernel> linear, double weight)
       : inner_(std::move(inner)), linear_(std::move(linear)), weight_(weight) {}
-  double operator()(int32_t a, int32_t b) const override { return (*inner_)(a, b) + weight_ * (*linear_)(a, b); }
+  double operator()(int32_t a, int32_t b) const override {
+    return (*inner_)(a, b) + weight_ * (*linear_)(a, b);
+  }
 
  private:
   std::unique_ptr<CandidateKernel> inner_;
@@ -44,7 +46,8 @@ class SumScorer : public CandidateScorer {
 // index of the support rows: a query feature visits only the supports that have it.
 class SumColumns : public SupportColumns {
  public:
-  SumColumns(std::unique_ptr<SupportColumns> inner, const CsrMatrix& support, const CsrMatrix& query, double weight)
+  SumColumns(std::unique_ptr<SupportColumns> inner, const CsrMatrix& support, const CsrMatrix& query,
+             double weight)
       : inner_(std::move(inner)), query_(query), weight_(weight) {
     int32_t features = 0;
     for (int32_t f : support.cols) features = std::max(features, f + 1);
@@ -121,7 +124,8 @@ class SumChunkScorer : public ChunkScorer {
 
 }  // namespace
 
-LinearSumBank::LinearSumBank(std::unique_ptr<CandidateBank> inner, std::unique_ptr<LinearBank> features, double weight)
+LinearSumBank::LinearSumBank(std::unique_ptr<CandidateBank> inner, std::unique_ptr<LinearBank> features,
+                             double weight)
     : inner_(std::move(inner)), features_(std::move(features)), weight_(weight) {
   if (inner_->kind() == KernelKind::kLinearSum || inner_->kind() == KernelKind::kLinear) {
     throw InputError("perceptron: features are added to a tree or tagging kernel");
@@ -130,24 +134,27 @@ LinearSumBank::LinearSumBank(std::unique_ptr<CandidateBank> inner, std::unique_p
     throw InputError("perceptron: " + std::to_string(features_->size()) + " feature rows for " +
                      std::to_string(inner_->size()) + " candidates");
   }
-  if (!std::isfinite(weight_) || weight_ < 0) throw InputError("perceptron: the features' weight must be >= 0");
+  if (!std::isfinite(weight_) || weight_ < 0)
+    throw InputError("perceptron: the features' weight must be >= 0");
 }
 
 const LinearSumBank& LinearSumBank::Query(const CandidateBank& query) const {
-  if (query.kind() != KernelKind::kLinearSum) throw InputError("perceptron: query candidates have no feature rows");
+  if (query.kind() != KernelKind::kLinearSum)
+    throw InputError("perceptron: query candidates have no feature rows");
   return static_cast<const LinearSumBank&>(query);
 }
 
 std::unique_ptr<CandidateBank> LinearSumBank::Select(const std::vector<int32_t>& ids) const {
   std::unique_ptr<CandidateBank> features = features_->Select(ids);
-  return std::make_unique<LinearSumBank>(inner_->Select(ids),
-                                         std::unique_ptr<LinearBank>(static_cast<LinearBank*>(features.release())),
-                                         weight_);
+  return std::make_unique<LinearSumBank>(
+      inner_->Select(ids), std::unique_ptr<LinearBank>(static_cast<LinearBank*>(features.release())),
+      weight_);
 }
 
 std::unique_ptr<CandidateKernel> LinearSumBank::KernelWith(const CandidateBank& right) const {
   const LinearSumBank& q = Query(right);
-  return std::make_unique<SumKernel>(inner_->KernelWith(*q.inner_), features_->KernelWith(*q.features_), weight_);
+  return std::make_unique<SumKernel>(inner_->KernelWith(*q.inner_), features_->KernelWith(*q.features_),
+                                     weight_);
 }
 
 std::unique_ptr<CandidateScorer> LinearSumBank::CompressedScorer(const std::vector<double>& coef,
@@ -189,7 +196,8 @@ void LinearSumBank::Save(ByteWriter& out) const {
 std::unique_ptr<LinearSumBank> LinearSumBank::Load(ByteReader& in) {
   const double weight = in.Get<double>();
   const auto kind = static_cast<KernelKind>(in.Get<int32_t>());
-  if (kind == KernelKind::kLinearSum || kind == KernelKind::kLinear) throw InputError("perceptron model: bad summed kernel");
+  if (kind == KernelKind::kLinearSum || kind == KernelKind::kLinear)
+    throw InputError("perceptron model: bad summed kernel");
   std::unique_ptr<CandidateBank> inner = LoadCandidateBank(kind, in);
   std::unique_ptr<LinearBank> features = LinearBank::Load(in);
   return std::make_unique<LinearSumBank>(std::move(inner), std::move(features), weight);

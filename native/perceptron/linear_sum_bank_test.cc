@@ -79,7 +79,8 @@ TEST(summed_training_and_prediction_match_plain_kernel_sums) {
       auto fast = model.Choose(query, qset, mode, 2, nullptr, &a, true);
       auto plain = model.Choose(query, qset, mode, 1, nullptr, &b, false);
       CHECK(fast == plain);
-      for (std::size_t k = 0; k < a.size(); ++k) CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
+      for (std::size_t k = 0; k < a.size(); ++k)
+        CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
     }
   }
 }
@@ -131,18 +132,23 @@ TEST(summed_model_saves_compacts_and_loads) {
   CHECK(back.support().kind() == KernelKind::kLinearSum);
   for (PredictMode mode : {PredictMode::kAveraged, PredictMode::kVoted}) {
     std::vector<double> a, b;
-    CHECK(model.Choose(query2, qset, mode, 1, nullptr, &a) == back.Choose(query2, qset, mode, 1, nullptr, &b));
+    CHECK(model.Choose(query2, qset, mode, 1, nullptr, &a) ==
+          back.Choose(query2, qset, mode, 1, nullptr, &b));
     CHECK(a == b);
   }
   std::vector<double> after;
   back.Choose(query2, qset, PredictMode::kAveraged, 1, nullptr, &after);
-  for (std::size_t k = 0; k < after.size(); ++k) CHECK(std::fabs(after[k] - before[k]) <= 1e-9 * std::max(1.0, std::fabs(before[k])));
+  for (std::size_t k = 0; k < after.size(); ++k)
+    CHECK(std::fabs(after[k] - before[k]) <= 1e-9 * std::max(1.0, std::fabs(before[k])));
   ByteReader shortr(w.bytes().data(), w.bytes().size() - 3);
   CHECK_THROWS(RerankerModel::Load(shortr));
 }
 
 TEST(features_go_only_with_a_tree_or_tagging_kernel) {
-  CHECK_THROWS(LinearSumBank(std::make_unique<LinearBank>(RandomRows(5, 4, 1)), std::make_unique<LinearBank>(RandomRows(5, 4, 2)), 1.0));
-  CHECK_THROWS(LinearSumBank(std::make_unique<TreeCandidateBank>(RandomTrees(5, 1), 0.4), std::make_unique<LinearBank>(RandomRows(4, 4, 2)), 1.0));
-  CHECK_THROWS(LinearSumBank(std::make_unique<TreeCandidateBank>(RandomTrees(5, 1), 0.4), std::make_unique<LinearBank>(RandomRows(5, 4, 2)), -1.0));
+  CHECK_THROWS(LinearSumBank(std::make_unique<LinearBank>(RandomRows(5, 4, 1)),
+                             std::make_unique<LinearBank>(RandomRows(5, 4, 2)), 1.0));
+  CHECK_THROWS(LinearSumBank(std::make_unique<TreeCandidateBank>(RandomTrees(5, 1), 0.4),
+                             std::make_unique<LinearBank>(RandomRows(4, 4, 2)), 1.0));
+  CHECK_THROWS(LinearSumBank(std::make_unique<TreeCandidateBank>(RandomTrees(5, 1), 0.4),
+                             std::make_unique<LinearBank>(RandomRows(5, 4, 2)), -1.0));
 }

@@ -75,22 +75,25 @@ std::vector<int32_t> ChooseBest(const RankingSet& query, const CandidateScorer& 
   std::vector<double> local;
   std::vector<double>& out = scores ? *scores : local;
   out.assign(query.candidates(), 0.0);
-  ParallelFor(n, threads, 4, [&](std::size_t lo, std::size_t hi, int) {
-    for (std::size_t s = lo; s < hi; ++s) {
-      const int64_t b = query.sentence_ptr[s], e = query.sentence_ptr[s + 1];
-      scorer.ScoreSentence(static_cast<int32_t>(b), static_cast<int32_t>(e), out.data() + b);
-      if (base_weight != 0) {
-        for (int64_t c = b; c < e; ++c) out[c] += base_weight * query.logprob[c];
-      }
-      if (e > b) {
-        int64_t best = b;
-        for (int64_t c = b + 1; c < e; ++c) {
-          if (ScoreAbove(out[c], out[best])) best = c;
+  ParallelFor(
+      n, threads, 4,
+      [&](std::size_t lo, std::size_t hi, int) {
+        for (std::size_t s = lo; s < hi; ++s) {
+          const int64_t b = query.sentence_ptr[s], e = query.sentence_ptr[s + 1];
+          scorer.ScoreSentence(static_cast<int32_t>(b), static_cast<int32_t>(e), out.data() + b);
+          if (base_weight != 0) {
+            for (int64_t c = b; c < e; ++c) out[c] += base_weight * query.logprob[c];
+          }
+          if (e > b) {
+            int64_t best = b;
+            for (int64_t c = b + 1; c < e; ++c) {
+              if (ScoreAbove(out[c], out[best])) best = c;
+            }
+            chosen[s] = static_cast<int32_t>(best - b);
+          }
         }
-        chosen[s] = static_cast<int32_t>(best - b);
-      }
-    }
-  }, cancel);
+      },
+      cancel);
   return chosen;
 }
 
@@ -125,60 +128,63 @@ std::vector<char> UsedSupport(const PerceptronRun& run) {
 }
 
 std::vector<int32_t> ChooseVoted(const PerceptronRun& run, const RankingSet& query,
-                                 const SupportColumns& columns, int threads,
-                                 const std::atomic<bool>* cancel, std::vector<double>* votes_out,
-                                 double base_weight) {
+                                 const SupportColumns& columns, int threads, const std::atomic<bool>* cancel,
+                                 std::vector<double>* votes_out, double base_weight) {
   const int64_t n = query.sentences();
   const auto support = static_cast<int64_t>(run.support.size());
   const double total_steps = static_cast<double>(std::max<int64_t>(1, run.TotalSteps()));
   std::vector<int32_t> chosen(n, -1);
   if (votes_out) votes_out->assign(query.candidates(), 0.0);
-  ParallelFor(n, threads, 1, [&](std::size_t lo, std::size_t hi, int) {
-    std::vector<double> k;  // k[c * support + s] = K'(support s, candidate c)
-    std::vector<double> g, votes;
-    std::vector<int64_t> last_vote;
-    for (std::size_t s = lo; s < hi; ++s) {
-      const int64_t b = query.sentence_ptr[s], e = query.sentence_ptr[s + 1];
-      const int64_t m = e - b;
-      if (m == 0) continue;
-      k.assign(support * m, 0.0);
-      columns.SentenceColumns(static_cast<int32_t>(b), static_cast<int32_t>(e), support, k.data());
-      votes.assign(m, 0.0);
-      last_vote.assign(m, -1);
-      int64_t position = 0;  // global index of the first hypothesis of the current chunk
-      auto vote = [&](int64_t count, int64_t last_position) {
-        if (count <= 0) return;
-        int64_t best = 0;
-        for (int64_t c = 1; c < m; ++c) {
-          if (ScoreAbove(g[c], g[best])) best = c;
+  ParallelFor(
+      n, threads, 1,
+      [&](std::size_t lo, std::size_t hi, int) {
+        std::vector<double> k;  // k[c * support + s] = K'(support s, candidate c)
+        std::vector<double> g, votes;
+        std::vector<int64_t> last_vote;
+        for (std::size_t s = lo; s < hi; ++s) {
+          const int64_t b = query.sentence_ptr[s], e = query.sentence_ptr[s + 1];
+          const int64_t m = e - b;
+          if (m == 0) continue;
+          k.assign(support * m, 0.0);
+          columns.SentenceColumns(static_cast<int32_t>(b), static_cast<int32_t>(e), support, k.data());
+          votes.assign(m, 0.0);
+          last_vote.assign(m, -1);
+          int64_t position = 0;  // global index of the first hypothesis of the current chunk
+          auto vote = [&](int64_t count, int64_t last_position) {
+            if (count <= 0) return;
+            int64_t best = 0;
+            for (int64_t c = 1; c < m; ++c) {
+              if (ScoreAbove(g[c], g[best])) best = c;
+            }
+            votes[best] += static_cast<double>(count);
+            last_vote[best] = last_position;
+          };
+          for (const auto& chunk : run.chunks) {
+            g.assign(m, 0.0);
+            if (base_weight != 0) {
+              for (int64_t c = 0; c < m; ++c) g[c] = base_weight * query.logprob[b + c];
+            }
+            int64_t start = 1;  // the current hypothesis holds from step `start`
+            for (const auto& mk : chunk.mistakes) {
+              vote(mk.step - start, position + mk.step - 1);
+              for (int64_t c = 0; c < m; ++c) g[c] += k[c * support + mk.plus] - k[c * support + mk.minus];
+              start = mk.step;
+            }
+            vote(chunk.steps - start + 1, position + chunk.steps);
+            position += chunk.steps;
+          }
+          int64_t best = 0;
+          for (int64_t c = 1; c < m; ++c) {
+            if (votes[c] > votes[best] || (votes[c] == votes[best] && last_vote[c] > last_vote[best]))
+              best = c;
+          }
+          chosen[s] = static_cast<int32_t>(best);
+          if (votes_out) {
+            for (int64_t c = 0; c < m; ++c) (*votes_out)[b + c] = votes[c] / total_steps;
+          }
         }
-        votes[best] += static_cast<double>(count);
-        last_vote[best] = last_position;
-      };
-      for (const auto& chunk : run.chunks) {
-        g.assign(m, 0.0);
-        if (base_weight != 0) {
-          for (int64_t c = 0; c < m; ++c) g[c] = base_weight * query.logprob[b + c];
-        }
-        int64_t start = 1;  // the current hypothesis holds from step `start`
-        for (const auto& mk : chunk.mistakes) {
-          vote(mk.step - start, position + mk.step - 1);
-          for (int64_t c = 0; c < m; ++c) g[c] += k[c * support + mk.plus] - k[c * support + mk.minus];
-          start = mk.step;
-        }
-        vote(chunk.steps - start + 1, position + chunk.steps);
-        position += chunk.steps;
-      }
-      int64_t best = 0;
-      for (int64_t c = 1; c < m; ++c) {
-        if (votes[c] > votes[best] || (votes[c] == votes[best] && last_vote[c] > last_vote[best])) best = c;
-      }
-      chosen[s] = static_cast<int32_t>(best);
-      if (votes_out) {
-        for (int64_t c = 0; c < m; ++c) (*votes_out)[b + c] = votes[c] / total_steps;
-      }
-    }
-  }, cancel);
+      },
+      cancel);
   return chosen;
 }
 

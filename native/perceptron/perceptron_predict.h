@@ -45,8 +45,8 @@ class DualCandidateScorer : public CandidateScorer {
 class LinearCandidateScorer : public CandidateScorer {
  public:
   LinearCandidateScorer(const std::vector<double>& coef, const CsrMatrix& support_rows,
-                        const std::vector<double>& support_logprob, double beta,
-                        const CsrMatrix* query_rows, const double* query_logprob);
+                        const std::vector<double>& support_logprob, double beta, const CsrMatrix* query_rows,
+                        const double* query_logprob);
   double Score(int32_t candidate) const override;
   const std::vector<double>& weights() const { return weights_; }
 
@@ -96,7 +96,8 @@ struct SupportColumns {
 // One kernel call per support candidate (skipping those flagged unused).
 class KernelColumns : public SupportColumns {
  public:
-  KernelColumns(const CandidateKernel* kernel, std::vector<char> used) : kernel_(kernel), used_(std::move(used)) {}
+  KernelColumns(const CandidateKernel* kernel, std::vector<char> used)
+      : kernel_(kernel), used_(std::move(used)) {}
   void Column(int32_t candidate, double* out) const override;
 
  private:
@@ -109,7 +110,10 @@ class LogprobPlusColumns : public SupportColumns {
  public:
   LogprobPlusColumns(std::unique_ptr<SupportColumns> inner, const double* support_logprob, int64_t support,
                      double beta, const double* query_logprob)
-      : inner_(std::move(inner)), support_logprob_(support_logprob), support_(support), beta_(beta),
+      : inner_(std::move(inner)),
+        support_logprob_(support_logprob),
+        support_(support),
+        beta_(beta),
         query_logprob_(query_logprob) {}
   void Column(int32_t candidate, double* out) const override;
   void SentenceColumns(int32_t begin, int32_t end, int64_t stride, double* out) const override;
@@ -133,8 +137,7 @@ std::vector<char> UsedSupport(const PerceptronRun& run);
 // `votes` (optional) receives each candidate's share of the votes.
 // Every hypothesis also adds base_weight * L(x) (training's fixed base-model prior).
 std::vector<int32_t> ChooseVoted(const PerceptronRun& run, const RankingSet& query,
-                                 const SupportColumns& columns, int threads,
-                                 const std::atomic<bool>* cancel, std::vector<double>* votes = nullptr,
-                                 double base_weight = 0);
+                                 const SupportColumns& columns, int threads, const std::atomic<bool>* cancel,
+                                 std::vector<double>* votes = nullptr, double base_weight = 0);
 
 }  // namespace structrank

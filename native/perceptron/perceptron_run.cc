@@ -84,8 +84,8 @@ PerceptronRun PerceptronRun::Load(ByteReader& in) {
     int64_t previous = 0;
     for (uint64_t k = 0; k < n; ++k) {
       Mistake m{in.Get<int64_t>(), in.Get<int32_t>(), in.Get<int32_t>()};
-      if (m.step <= previous || m.step > chunk.steps || m.plus < 0 || m.minus < 0 ||
-          m.plus >= support_size || m.minus >= support_size) {
+      if (m.step <= previous || m.step > chunk.steps || m.plus < 0 || m.minus < 0 || m.plus >= support_size ||
+          m.minus >= support_size) {
         throw InputError("perceptron model: inconsistent mistake record " + std::to_string(k));
       }
       previous = m.step;

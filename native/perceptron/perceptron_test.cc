@@ -34,7 +34,8 @@ Toy MakeToy(int sentences, int max_candidates, int num_features, uint64_t seed, 
     for (int c = 0; c < m; ++c) {
       std::map<int32_t, float> row;
       const int nnz = 1 + static_cast<int>(rng() % 6);
-      for (int k = 0; k < nnz; ++k) row[static_cast<int32_t>(rng() % num_features)] += 1.0f + static_cast<float>(rng() % 2);
+      for (int k = 0; k < nnz; ++k)
+        row[static_cast<int32_t>(rng() % num_features)] += 1.0f + static_cast<float>(rng() % 2);
       std::vector<int32_t> ids;
       std::vector<float> vals;
       double score = 0;
@@ -106,66 +107,66 @@ TEST(dual_with_linear_kernel_makes_the_primal_decisions) {
 TEST(voted_prediction_equals_a_naive_vote_over_stored_hypotheses) {
   // With a base weight, every hypothesis (in training and in the vote) adds base_weight * L(x).
   for (double base_weight : {0.0, 0.7}) {
-  Toy t = MakeToy(50, 5, 20, 3, false);
-  PerceptronOptions opt;
-  opt.base_weight = base_weight;
-  opt.epochs = 2;
-  opt.chunks = 2;
-  opt.seed = 5;
-  LinearKernel train_kernel(&t.features, &t.features);
-  PerceptronRun run = TrainDualPerceptron(t.set, train_kernel, opt);
-  CHECK(run.TotalMistakes() > 3);
+    Toy t = MakeToy(50, 5, 20, 3, false);
+    PerceptronOptions opt;
+    opt.base_weight = base_weight;
+    opt.epochs = 2;
+    opt.chunks = 2;
+    opt.seed = 5;
+    LinearKernel train_kernel(&t.features, &t.features);
+    PerceptronRun run = TrainDualPerceptron(t.set, train_kernel, opt);
+    CHECK(run.TotalMistakes() > 3);
 
-  Toy q = MakeToy(40, 7, 20, 17, false);
-  CsrMatrix support_rows = SelectRows(t.features, run.support);
-  LinearKernel cross(&support_rows, &q.features);
-  std::vector<double> votes;
-  KernelColumns columns(&cross, UsedSupport(run));
-  auto fast = ChooseVoted(run, q.set, columns, 2, nullptr, &votes, base_weight);
+    Toy q = MakeToy(40, 7, 20, 17, false);
+    CsrMatrix support_rows = SelectRows(t.features, run.support);
+    LinearKernel cross(&support_rows, &q.features);
+    std::vector<double> votes;
+    KernelColumns columns(&cross, UsedSupport(run));
+    auto fast = ChooseVoted(run, q.set, columns, 2, nullptr, &votes, base_weight);
 
-  // Naive: materialize every hypothesis G_t as a full coefficient vector and evaluate it.
-  std::vector<std::vector<double>> hypotheses;
-  for (const auto& chunk : run.chunks) {
-    std::vector<double> coef(run.support.size(), 0.0);
-    std::size_t next = 0;
-    for (int64_t step = 1; step <= chunk.steps; ++step) {
-      while (next < chunk.mistakes.size() && chunk.mistakes[next].step == step) {
-        coef[chunk.mistakes[next].plus] += 1;
-        coef[chunk.mistakes[next].minus] -= 1;
-        ++next;
+    // Naive: materialize every hypothesis G_t as a full coefficient vector and evaluate it.
+    std::vector<std::vector<double>> hypotheses;
+    for (const auto& chunk : run.chunks) {
+      std::vector<double> coef(run.support.size(), 0.0);
+      std::size_t next = 0;
+      for (int64_t step = 1; step <= chunk.steps; ++step) {
+        while (next < chunk.mistakes.size() && chunk.mistakes[next].step == step) {
+          coef[chunk.mistakes[next].plus] += 1;
+          coef[chunk.mistakes[next].minus] -= 1;
+          ++next;
+        }
+        hypotheses.push_back(coef);
       }
-      hypotheses.push_back(coef);
     }
-  }
-  CHECK(static_cast<int64_t>(hypotheses.size()) == run.TotalSteps());
-  for (int64_t s = 0; s < q.set.sentences(); ++s) {
-    const int64_t b = q.set.sentence_ptr[s], e = q.set.sentence_ptr[s + 1];
-    std::vector<int64_t> count(e - b, 0), last(e - b, -1);
-    for (std::size_t h = 0; h < hypotheses.size(); ++h) {
-      int64_t best = 0;
-      double best_g = 0;
+    CHECK(static_cast<int64_t>(hypotheses.size()) == run.TotalSteps());
+    for (int64_t s = 0; s < q.set.sentences(); ++s) {
+      const int64_t b = q.set.sentence_ptr[s], e = q.set.sentence_ptr[s + 1];
+      std::vector<int64_t> count(e - b, 0), last(e - b, -1);
+      for (std::size_t h = 0; h < hypotheses.size(); ++h) {
+        int64_t best = 0;
+        double best_g = 0;
+        for (int64_t c = 0; c < e - b; ++c) {
+          double g = base_weight * q.set.logprob[b + c];
+          for (std::size_t k = 0; k < run.support.size(); ++k) {
+            g += hypotheses[h][k] * SparseDot(support_rows, k, q.features, b + c);
+          }
+          if (c == 0 || ScoreAbove(g, best_g)) {
+            best = c;
+            best_g = g;
+          }
+        }
+        count[best]++;
+        last[best] = static_cast<int64_t>(h);
+      }
+      int64_t winner = 0;
+      for (int64_t c = 1; c < e - b; ++c) {
+        if (count[c] > count[winner] || (count[c] == count[winner] && last[c] > last[winner])) winner = c;
+      }
+      CHECK(fast[s] == winner);
       for (int64_t c = 0; c < e - b; ++c) {
-        double g = base_weight * q.set.logprob[b + c];
-        for (std::size_t k = 0; k < run.support.size(); ++k) {
-          g += hypotheses[h][k] * SparseDot(support_rows, k, q.features, b + c);
-        }
-        if (c == 0 || ScoreAbove(g, best_g)) {
-          best = c;
-          best_g = g;
-        }
+        CHECK_NEAR(votes[b + c], static_cast<double>(count[c]) / run.TotalSteps(), 1e-12);
       }
-      count[best]++;
-      last[best] = static_cast<int64_t>(h);
     }
-    int64_t winner = 0;
-    for (int64_t c = 1; c < e - b; ++c) {
-      if (count[c] > count[winner] || (count[c] == count[winner] && last[c] > last[winner])) winner = c;
-    }
-    CHECK(fast[s] == winner);
-    for (int64_t c = 0; c < e - b; ++c) {
-      CHECK_NEAR(votes[b + c], static_cast<double>(count[c]) / run.TotalSteps(), 1e-12);
-    }
-  }
   }
 }
 

@@ -163,9 +163,9 @@ int32_t ChooseForTraining(const RankingSet& set, const RankingExample& ex, Chunk
 }
 
 // Trains one chunk: `examples` in their own seeded order each epoch.
-PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> examples,
-                           ChunkScorer& scorer, SupportList& support, SharedState& shared,
-                           int chunk_index, int inner_threads, int32_t resume_offset) {
+PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> examples, ChunkScorer& scorer,
+                           SupportList& support, SharedState& shared, int chunk_index, int inner_threads,
+                           int32_t resume_offset) {
   const PerceptronOptions& opt = *shared.options;
   std::mt19937_64 rng(opt.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(chunk_index));
   PerceptronChunk out;
@@ -206,7 +206,8 @@ PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> ex
     }
     for (const RankingExample& ex : examples) {
       if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
-      const int32_t chosen_id = ChooseForTraining(set, ex, scorer, support.candidates.size(), inner_threads, opt, g);
+      const int32_t chosen_id =
+          ChooseForTraining(set, ex, scorer, support.candidates.size(), inner_threads, opt, g);
       ++out.steps;
       const bool mistake = set.score[chosen_id] < set.score[ex.best];
       if (mistake) {
@@ -223,13 +224,13 @@ PerceptronChunk TrainChunk(const RankingSet& set, std::vector<RankingExample> ex
   return out;
 }
 
-PerceptronRun TrainChunks(const RankingSet& set, const PerceptronOptions& options,
-                          SharedState& shared, const ChunkScorerFactory& make_scorer) {
+PerceptronRun TrainChunks(const RankingSet& set, const PerceptronOptions& options, SharedState& shared,
+                          const ChunkScorerFactory& make_scorer) {
   if (options.epochs < 1) throw InputError("perceptron: epochs must be >= 1");
   if (options.chunks < 1) throw InputError("perceptron: chunks must be >= 1");
   const std::vector<RankingExample> all = BuildExamples(set);
-  const int chunks = static_cast<int>(std::max<std::size_t>(
-      1, std::min<std::size_t>(options.chunks, std::max<std::size_t>(all.size(), 1))));
+  const int chunks = static_cast<int>(
+      std::max<std::size_t>(1, std::min<std::size_t>(options.chunks, std::max<std::size_t>(all.size(), 1))));
   shared.options = &options;
   shared.total_steps = static_cast<int64_t>(all.size()) * options.epochs;
   shared.report_every = std::max<int64_t>(1, shared.total_steps / 200);
@@ -246,7 +247,8 @@ PerceptronRun TrainChunks(const RankingSet& set, const PerceptronOptions& option
   std::vector<int32_t> offsets(chunks, 0);
   if (options.resume) {
     const PerceptronRun& r = *options.resume;
-    if (static_cast<int>(r.chunks.size()) != chunks || options.resume_epochs < 0 || options.resume_epochs > options.epochs) {
+    if (static_cast<int>(r.chunks.size()) != chunks || options.resume_epochs < 0 ||
+        options.resume_epochs > options.epochs) {
       throw ModelError("perceptron checkpoint does not fit these options (chunks or epochs)");
     }
     int32_t at = 0;
@@ -256,20 +258,27 @@ PerceptronRun TrainChunks(const RankingSet& set, const PerceptronOptions& option
       for (const Mistake& m : r.chunks[c].mistakes) top = std::max({top, m.plus, m.minus});
       at = top + 1;
       for (const Mistake& m : r.chunks[c].mistakes) {
-        if (m.plus < offsets[c] || m.minus < offsets[c]) throw ModelError("perceptron checkpoint is inconsistent");
+        if (m.plus < offsets[c] || m.minus < offsets[c])
+          throw ModelError("perceptron checkpoint is inconsistent");
       }
     }
-    if (at != static_cast<int32_t>(r.support.size())) throw ModelError("perceptron checkpoint is inconsistent");
+    if (at != static_cast<int32_t>(r.support.size()))
+      throw ModelError("perceptron checkpoint is inconsistent");
     for (int32_t id : r.support) {
-      if (id < 0 || id >= set.candidates()) throw ModelError("perceptron checkpoint does not fit this training data");
+      if (id < 0 || id >= set.candidates())
+        throw ModelError("perceptron checkpoint does not fit this training data");
     }
   }
-  ParallelFor(chunks, threads, 1, [&](std::size_t lo, std::size_t hi, int) {
-    for (std::size_t c = lo; c < hi; ++c) {
-      auto scorer = make_scorer();
-      results[c] = TrainChunk(set, parts[c], *scorer, supports[c], shared, static_cast<int>(c), inner, offsets[c]);
-    }
-  }, options.cancel);
+  ParallelFor(
+      chunks, threads, 1,
+      [&](std::size_t lo, std::size_t hi, int) {
+        for (std::size_t c = lo; c < hi; ++c) {
+          auto scorer = make_scorer();
+          results[c] =
+              TrainChunk(set, parts[c], *scorer, supports[c], shared, static_cast<int>(c), inner, offsets[c]);
+        }
+      },
+      options.cancel);
 
   // Chunks own disjoint sentences, so their support lists simply concatenate.
   PerceptronRun run;
@@ -309,11 +318,11 @@ PerceptronRun TrainDualPerceptron(const RankingSet& set, const CandidateKernel& 
   return run;
 }
 
-PerceptronRun TrainPrimalPerceptron(const RankingSet& set, const CsrMatrix& features,
-                                    int32_t num_features, double beta,
-                                    const PerceptronOptions& options) {
+PerceptronRun TrainPrimalPerceptron(const RankingSet& set, const CsrMatrix& features, int32_t num_features,
+                                    double beta, const PerceptronOptions& options) {
   set.Validate(true);
-  if (features.rows() != set.candidates()) throw InputError("perceptron: one feature row per candidate expected");
+  if (features.rows() != set.candidates())
+    throw InputError("perceptron: one feature row per candidate expected");
   features.Validate(num_features);
   SharedState shared;
   return TrainChunks(set, options, shared, [&]() {
@@ -335,13 +344,15 @@ void ChunkScorer::Start(int32_t /*candidate*/, double /*coef*/) {
 
 namespace {
 
-MixingEpochResult MixingEpoch(const RankingSet& set, const PerceptronOptions& opt, const std::vector<double>& start,
-                              int64_t first, int64_t last, ChunkScorer& scorer) {
+MixingEpochResult MixingEpoch(const RankingSet& set, const PerceptronOptions& opt,
+                              const std::vector<double>& start, int64_t first, int64_t last,
+                              ChunkScorer& scorer) {
   const int64_t sentences = static_cast<int64_t>(set.sentence_ptr.size()) - 1;
   if (static_cast<int64_t>(start.size()) != set.candidates()) {
     throw InputError("perceptron mixing: one start coefficient per candidate expected");
   }
-  if (first < 0 || last > sentences || first >= last) throw InputError("perceptron mixing: bad sentence range");
+  if (first < 0 || last > sentences || first >= last)
+    throw InputError("perceptron mixing: bad sentence range");
   std::size_t support = 0;
   for (int32_t c = 0; c < static_cast<int32_t>(start.size()); ++c) {
     if (start[c] != 0) {
@@ -385,7 +396,8 @@ MixingEpochResult MixingEpoch(const RankingSet& set, const PerceptronOptions& op
   }
   out.averaged = start;
   if (out.steps > 0) {
-    for (std::size_t c = 0; c < start.size(); ++c) out.averaged[c] += survived[c] / static_cast<double>(out.steps);
+    for (std::size_t c = 0; c < start.size(); ++c)
+      out.averaged[c] += survived[c] / static_cast<double>(out.steps);
   }
   return out;
 }
@@ -407,7 +419,8 @@ MixingEpochResult PrimalMixingEpoch(const RankingSet& set, const CsrMatrix& feat
                                     double beta, const PerceptronOptions& options,
                                     const std::vector<double>& start, int64_t first, int64_t last) {
   set.Validate(true);
-  if (features.rows() != set.candidates()) throw InputError("perceptron: one feature row per candidate expected");
+  if (features.rows() != set.candidates())
+    throw InputError("perceptron: one feature row per candidate expected");
   features.Validate(num_features);
   PrimalScorer scorer(set, features, num_features, beta);
   return MixingEpoch(set, options, start, first, last, scorer);

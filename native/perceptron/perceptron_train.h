@@ -82,7 +82,9 @@ class ChunkScorer {
   // Scores the candidates [begin, end) of one sentence at once into out[c - begin] and
   // returns true, or returns false to have them scored one by one. Scorers that share
   // work between a sentence's candidates override it (`threads` may be used inside).
-  virtual bool ScoreSentence(int32_t /*begin*/, int32_t /*end*/, double* /*out*/, int /*threads*/) { return false; }
+  virtual bool ScoreSentence(int32_t /*begin*/, int32_t /*end*/, double* /*out*/, int /*threads*/) {
+    return false;
+  }
 };
 using ChunkScorerFactory = std::function<std::unique_ptr<ChunkScorer>()>;
 
@@ -97,9 +99,8 @@ PerceptronRun TrainDualPerceptron(const RankingSet& set, const CandidateKernel& 
 
 // Primal form: G(x) = W . Phi(x) (+ beta * L(x) * sum of L over the mistakes' terms).
 // `features` has one canonical row per training candidate.
-PerceptronRun TrainPrimalPerceptron(const RankingSet& set, const CsrMatrix& features,
-                                    int32_t num_features, double beta,
-                                    const PerceptronOptions& options);
+PerceptronRun TrainPrimalPerceptron(const RankingSet& set, const CsrMatrix& features, int32_t num_features,
+                                    double beta, const PerceptronOptions& options);
 
 // The primal form's scorer, as a part of a summed kernel (linear_sum_bank.h).
 ChunkScorerFactory PrimalTrainer(const RankingSet& set, const CsrMatrix& features, int32_t num_features,

@@ -13,8 +13,10 @@ void RankingSet::Validate(bool need_scores) const {
     if (sentence_ptr[s] < sentence_ptr[s - 1]) throw InputError("ranking set: offsets are not monotone");
   }
   const auto n = static_cast<std::size_t>(candidates());
-  if (logprob.size() != n) throw InputError("ranking set: expected " + std::to_string(n) + " log-probabilities");
-  if (need_scores && score.size() != n) throw InputError("ranking set: expected " + std::to_string(n) + " scores");
+  if (logprob.size() != n)
+    throw InputError("ranking set: expected " + std::to_string(n) + " log-probabilities");
+  if (need_scores && score.size() != n)
+    throw InputError("ranking set: expected " + std::to_string(n) + " scores");
 }
 
 std::vector<RankingExample> BuildExamples(const RankingSet& set) {
@@ -26,7 +28,8 @@ std::vector<RankingExample> BuildExamples(const RankingSet& set) {
     for (int64_t c = b + 1; c < e; ++c) {
       if (set.score[c] != set.score[b]) all_equal = false;
     }
-    const int64_t best = OracleBest(b, e, [&](int64_t c) { return set.score[c]; }, [&](int64_t c) { return set.logprob[c]; });
+    const int64_t best = OracleBest(
+        b, e, [&](int64_t c) { return set.score[c]; }, [&](int64_t c) { return set.logprob[c]; });
     if (!all_equal) out.push_back({s, static_cast<int32_t>(best)});
   }
   return out;

@@ -32,10 +32,12 @@ RerankerModel RerankerModel::Train(const CandidateBank& train, const RankingSet&
   }
   PerceptronRun run;
   if (primal) {
-    if (train.kind() != KernelKind::kLinear) throw InputError("perceptron: the primal form needs explicit features");
+    if (train.kind() != KernelKind::kLinear)
+      throw InputError("perceptron: the primal form needs explicit features");
     const auto& linear = static_cast<const LinearBank&>(train);
     run = TrainPrimalPerceptron(set, linear.rows(), linear.num_features(), beta, options);
-  } else if (ChunkScorerFactory fast = options.compressed ? train.CompressedTrainer(set, beta) : ChunkScorerFactory{}) {
+  } else if (ChunkScorerFactory fast =
+                 options.compressed ? train.CompressedTrainer(set, beta) : ChunkScorerFactory{}) {
     run = TrainPerceptron(set, options, fast);
   } else {
     std::unique_ptr<CandidateKernel> kernel = train.KernelWith(train);
@@ -53,9 +55,11 @@ MixingEpochResult RerankerModel::MixingEpoch(const CandidateBank& train, const R
                                              bool primal, const PerceptronOptions& options,
                                              const std::vector<double>& start, int64_t first, int64_t last) {
   set.Validate(true);
-  if (train.size() != set.candidates()) throw InputError("perceptron: candidate structures and candidates disagree in size");
+  if (train.size() != set.candidates())
+    throw InputError("perceptron: candidate structures and candidates disagree in size");
   if (primal) {
-    if (train.kind() != KernelKind::kLinear) throw InputError("perceptron: the primal form needs explicit features");
+    if (train.kind() != KernelKind::kLinear)
+      throw InputError("perceptron: the primal form needs explicit features");
     const auto& linear = static_cast<const LinearBank&>(train);
     return PrimalMixingEpoch(set, linear.rows(), linear.num_features(), beta, options, start, first, last);
   }
@@ -69,14 +73,16 @@ RerankerModel RerankerModel::FromCoefficients(const CandidateBank& train, const 
                                               const std::vector<double>& averaged) {
   set.Validate(false);
   const int64_t n = set.candidates();
-  if (train.size() != n || static_cast<int64_t>(last.size()) != n || static_cast<int64_t>(averaged.size()) != n) {
+  if (train.size() != n || static_cast<int64_t>(last.size()) != n ||
+      static_cast<int64_t>(averaged.size()) != n) {
     throw InputError("perceptron: one coefficient per training candidate expected");
   }
   PerceptronRun run;  // no mistake record: the coefficients are the model
   std::vector<double> logprob, coef_last, coef_averaged;
   for (int32_t c = 0; c < n; ++c) {
     if (last[c] == 0 && averaged[c] == 0) continue;
-    if (!std::isfinite(last[c]) || !std::isfinite(averaged[c])) throw InputError("perceptron: coefficients must be finite");
+    if (!std::isfinite(last[c]) || !std::isfinite(averaged[c]))
+      throw InputError("perceptron: coefficients must be finite");
     run.support.push_back(c);
     logprob.push_back(set.logprob[c]);
     coef_last.push_back(last[c]);
@@ -98,8 +104,10 @@ std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const Ran
                                            PredictMode mode, int threads, const std::atomic<bool>* cancel,
                                            std::vector<double>* scores, bool compressed) const {
   query_set.Validate(false);
-  if (query.size() != query_set.candidates()) throw InputError("perceptron: query bank and candidates disagree in size");
-  if (query.kind() != support_->kind()) throw InputError("perceptron: query candidates are of another kind than the model's");
+  if (query.size() != query_set.candidates())
+    throw InputError("perceptron: query bank and candidates disagree in size");
+  if (query.kind() != support_->kind())
+    throw InputError("perceptron: query candidates are of another kind than the model's");
   std::unique_ptr<CandidateKernel> kernel = support_->KernelWith(query);
   CombinedKernel combined(kernel.get(), beta_, support_logprob_.data(), query_set.logprob.data());
   if (mode == PredictMode::kVoted && mixed()) {
@@ -125,8 +133,9 @@ std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const Ran
                                                      query_set.logprob.data());
   } else if (compressed) {
     std::unique_ptr<CandidateScorer> inner = support_->CompressedScorer(coef, query);
-    if (inner) scorer = std::make_unique<LogprobPlusScorer>(std::move(inner), coef, support_logprob_, beta_,
-                                                            query_set.logprob.data());
+    if (inner)
+      scorer = std::make_unique<LogprobPlusScorer>(std::move(inner), coef, support_logprob_, beta_,
+                                                   query_set.logprob.data());
   }
   if (!scorer) scorer = std::make_unique<DualCandidateScorer>(coef, &combined);
   return ChooseBest(query_set, *scorer, threads, cancel, scores, base_weight_);
@@ -134,7 +143,8 @@ std::vector<int32_t> RerankerModel::Choose(const CandidateBank& query, const Ran
 
 std::vector<int32_t> RerankerModel::CompactLinearFeatures() {
   if (support_->kind() == KernelKind::kLinear) return static_cast<LinearBank&>(*support_).CompactFeatures();
-  if (support_->kind() == KernelKind::kLinearSum) return static_cast<LinearSumBank&>(*support_).CompactFeatures();
+  if (support_->kind() == KernelKind::kLinearSum)
+    return static_cast<LinearSumBank&>(*support_).CompactFeatures();
   return {};
 }
 
@@ -178,7 +188,8 @@ RerankerModel RerankerModel::Load(ByteReader& in) {
     throw InputError("perceptron model: a training record without chunks");
   }
   std::vector<double> logprob = in.GetVector<double>();
-  std::unique_ptr<CandidateBank> bank = LoadCandidateBank(kind, in, magic == kModelMagic || magic == kMixedMagic);
+  std::unique_ptr<CandidateBank> bank =
+      LoadCandidateBank(kind, in, magic == kModelMagic || magic == kMixedMagic);
   if (!in.AtEnd()) throw InputError("perceptron model: trailing bytes in payload");
   RerankerModel model(std::move(run), std::move(bank), std::move(logprob), beta, base_weight);
   model.mixed_last_ = std::move(last);

@@ -23,9 +23,8 @@ class RerankerModel {
 
   // Trains on `train` (one bank entry per candidate of `set`). `primal` uses the primal
   // form (linear banks only); it makes the same decisions as the dual form.
-  static RerankerModel Train(const CandidateBank& train, const RankingSet& set, double beta,
-                             bool primal, const PerceptronOptions& options,
-                             TrainStats* stats = nullptr);
+  static RerankerModel Train(const CandidateBank& train, const RankingSet& set, double beta, bool primal,
+                             const PerceptronOptions& options, TrainStats* stats = nullptr);
 
   // Parameter mixing: one epoch from `start` (see DualMixingEpoch), in the primal form or
   // with plain kernel sums (the compressed scorers cannot start from given coefficients).
@@ -47,8 +46,8 @@ class RerankerModel {
   // The chosen candidate (index within its sentence) of every query sentence, and each
   // candidate's score (its vote share for kVoted). `compressed` lets last/averaged
   // scoring use the bank's compressed scorer when it has one.
-  std::vector<int32_t> Choose(const CandidateBank& query, const RankingSet& query_set,
-                              PredictMode mode, int threads, const std::atomic<bool>* cancel,
+  std::vector<int32_t> Choose(const CandidateBank& query, const RankingSet& query_set, PredictMode mode,
+                              int threads, const std::atomic<bool>* cancel,
                               std::vector<double>* scores = nullptr, bool compressed = true) const;
 
   const PerceptronRun& run() const { return run_; }
@@ -57,8 +56,8 @@ class RerankerModel {
   double beta() const { return beta_; }
   double base_weight() const { return base_weight_; }  // PerceptronOptions::base_weight
 
-  // Models with explicit features (linear, linear-sum): renumbers the support rows' feature ids densely (0..F-1) and returns
-  // the old id of each new one, so a saved model carries only the features it uses.
+  // Models with explicit features (linear, linear-sum): renumbers the support rows' feature ids densely
+  // (0..F-1) and returns the old id of each new one, so a saved model carries only the features it uses.
   std::vector<int32_t> CompactLinearFeatures();
 
   void Save(ByteWriter& out) const;

@@ -103,21 +103,24 @@ std::unique_ptr<CandidateBank> TreeCandidateBank::Select(const std::vector<int32
 
 std::unique_ptr<CandidateKernel> TreeCandidateBank::KernelWith(const CandidateBank& right) const {
   if (right.kind() != KernelKind::kTree) throw InputError("tree kernel: query candidates are not trees");
-  return std::make_unique<TreeKernelAdapter>(&bank_, &static_cast<const TreeCandidateBank&>(right).bank_, lambda_);
+  return std::make_unique<TreeKernelAdapter>(&bank_, &static_cast<const TreeCandidateBank&>(right).bank_,
+                                             lambda_);
 }
 
 std::unique_ptr<CandidateScorer> TreeCandidateBank::CompressedScorer(const std::vector<double>& coef,
                                                                      const CandidateBank& query) const {
   if (query.kind() != KernelKind::kTree) throw InputError("tree kernel: query candidates are not trees");
   auto dag = std::make_shared<const TreeDag>(TreeDag::Build(bank_, coef));
-  return std::make_unique<TreeDagScorer>(std::move(dag), &static_cast<const TreeCandidateBank&>(query).bank_, lambda_);
+  return std::make_unique<TreeDagScorer>(std::move(dag), &static_cast<const TreeCandidateBank&>(query).bank_,
+                                         lambda_);
 }
 
 std::unique_ptr<SupportColumns> TreeCandidateBank::CompressedColumns(const CandidateBank& query) const {
   if (query.kind() != KernelKind::kTree) throw InputError("tree kernel: query candidates are not trees");
   auto dag = std::make_shared<TreeDag>();
   for (std::size_t t = 0; t < bank_.size(); ++t) dag->AddTree(bank_.Tree(t), 0.0, true);
-  return std::make_unique<TreeDagColumns>(std::move(dag), &static_cast<const TreeCandidateBank&>(query).bank_, lambda_);
+  return std::make_unique<TreeDagColumns>(std::move(dag), &static_cast<const TreeCandidateBank&>(query).bank_,
+                                          lambda_);
 }
 
 ChunkScorerFactory TreeCandidateBank::CompressedTrainer(const RankingSet& set, double beta) const {
@@ -163,7 +166,8 @@ TagCandidateBank::TagCandidateBank(TaggedSequences seqs, TagKernelWeights weight
       word_feature_(std::move(word_feature)),
       normalize_(normalize),
       bank_(FeatureByName(word_feature_), word_feature_) {
-  if (!(weights_.lambda > 0 && weights_.lambda <= 1)) throw InputError("tagging kernel: lambda must be in (0, 1]");
+  if (!(weights_.lambda > 0 && weights_.lambda <= 1))
+    throw InputError("tagging kernel: lambda must be in (0, 1]");
   if (weights_.sim2 != 0 && FeatureByName(word_feature_) == WordFeature::kNone) {
     throw InputError("tagging kernel: sim2 needs a word feature (caps, digits, suffix2, suffix3, shape)");
   }
@@ -200,9 +204,11 @@ TagKernelBanks TagCandidateBank::BanksWith(const TagCandidateBank& query) const 
 }
 
 const TagCandidateBank& TagCandidateBank::Query(const CandidateBank& query) const {
-  if (query.kind() != KernelKind::kTags) throw InputError("tagging kernel: query candidates are not tag sequences");
+  if (query.kind() != KernelKind::kTags)
+    throw InputError("tagging kernel: query candidates are not tag sequences");
   const auto& q = static_cast<const TagCandidateBank&>(query);
-  if (q.word_feature_ != word_feature_) throw InputError("tagging kernel: query built with another word feature");
+  if (q.word_feature_ != word_feature_)
+    throw InputError("tagging kernel: query built with another word feature");
   return q;
 }
 

@@ -18,7 +18,8 @@ TagSuffixes& SuffixesOf(const SequenceBank& bank, int32_t begin, int32_t end) {
 
 }  // namespace
 
-TagSuffixScorer::TagSuffixScorer(TagKernelBanks banks, const std::vector<double>& coef) : banks_(std::move(banks)) {
+TagSuffixScorer::TagSuffixScorer(TagKernelBanks banks, const std::vector<double>& coef)
+    : banks_(std::move(banks)) {
   for (std::size_t s = 0; s < coef.size(); ++s) {
     if (coef[s] == 0) continue;
     nonzero_.push_back(static_cast<int32_t>(s));
@@ -39,9 +40,11 @@ void TagSuffixScorer::ScoreSentence(int32_t begin, int32_t end, double* out) con
   sums.assign(q.size(), 0.0);
   TagSuffixScratch& scratch = TagSuffixScratch::ForThisThread();
   for (std::size_t k = 0; k < nonzero_.size(); ++k) {
-    TagKernelSuffixSums(banks_.support->Sequence(nonzero_[k]), q, banks_.weights, coef_[k], scratch, sums.data());
+    TagKernelSuffixSums(banks_.support->Sequence(nonzero_[k]), q, banks_.weights, coef_[k], scratch,
+                        sums.data());
   }
-  for (int32_t i = 0; i < q.sequences(); ++i) out[i] = SumOverNodes(q, i, sums.data()) * banks_.QueryScale(begin + i);
+  for (int32_t i = 0; i < q.sequences(); ++i)
+    out[i] = SumOverNodes(q, i, sums.data()) * banks_.QueryScale(begin + i);
 }
 
 void TagSuffixColumns::Column(int32_t candidate, double* out) const {
@@ -54,9 +57,11 @@ void TagSuffixColumns::SentenceColumns(int32_t begin, int32_t end, int64_t strid
   TagSuffixScratch& scratch = TagSuffixScratch::ForThisThread();
   for (std::size_t s = 0; s < banks_.support->size(); ++s) {
     sums.assign(q.size(), 0.0);
-    TagKernelSuffixSums(banks_.support->Sequence(s), q, banks_.weights, banks_.SupportScale(s), scratch, sums.data());
+    TagKernelSuffixSums(banks_.support->Sequence(s), q, banks_.weights, banks_.SupportScale(s), scratch,
+                        sums.data());
     for (int32_t i = 0; i < q.sequences(); ++i) {
-      out[i * stride + static_cast<int64_t>(s)] = SumOverNodes(q, i, sums.data()) * banks_.QueryScale(begin + i);
+      out[i * stride + static_cast<int64_t>(s)] =
+          SumOverNodes(q, i, sums.data()) * banks_.QueryScale(begin + i);
     }
   }
 }

@@ -36,7 +36,8 @@ TagLists RandomLists(int sentences, int candidates, uint64_t seed, bool with_sco
     }
     for (int c = 0; c < candidates; ++c) {
       std::vector<int32_t> labels = first;
-      for (int k = static_cast<int>(rng() % 3); k > 0 && c > 0; --k) labels[rng() % n] = static_cast<int32_t>(rng() % 3);
+      for (int k = static_cast<int>(rng() % 3); k > 0 && c > 0; --k)
+        labels[rng() % n] = static_cast<int32_t>(rng() % 3);
       out.seqs.label.insert(out.seqs.label.end(), labels.begin(), labels.end());
       out.seqs.word.insert(out.seqs.word.end(), words.begin(), words.end());
       out.seqs.length.push_back(n);
@@ -48,7 +49,9 @@ TagLists RandomLists(int sentences, int candidates, uint64_t seed, bool with_sco
   return out;
 }
 
-TagKernelWeights Weights(bool sim2) { return sim2 ? TagKernelWeights{0.6, 0.5, 0.5} : TagKernelWeights{0.5, 1.0, 0.0}; }
+TagKernelWeights Weights(bool sim2) {
+  return sim2 ? TagKernelWeights{0.6, 0.5, 0.5} : TagKernelWeights{0.5, 1.0, 0.0};
+}
 
 }  // namespace
 
@@ -76,7 +79,8 @@ TEST(tag_suffix_prediction_equals_kernel_calls_in_every_mode) {
       auto cb = model.Choose(qbank, query.set, mode, 1, nullptr, &b, false);
       CHECK(ca == cb);
       CHECK(a.size() == b.size());
-      for (std::size_t k = 0; k < a.size(); ++k) CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
+      for (std::size_t k = 0; k < a.size(); ++k)
+        CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
     }
   }
 }
@@ -90,7 +94,8 @@ TEST(tag_suffix_columns_equal_kernel_calls) {
   auto kernel = sbank.KernelWith(qbank);
   const int64_t stride = sbank.size() + 3;  // a wider row than needed: only [0, size) is written
   for (int64_t s = 0; s < query.set.sentences(); ++s) {
-    const auto b = static_cast<int32_t>(query.set.sentence_ptr[s]), e = static_cast<int32_t>(query.set.sentence_ptr[s + 1]);
+    const auto b = static_cast<int32_t>(query.set.sentence_ptr[s]),
+               e = static_cast<int32_t>(query.set.sentence_ptr[s + 1]);
     std::vector<double> out((e - b) * stride, -1.0), one(sbank.size());
     columns->SentenceColumns(b, e, stride, out.data());
     for (int32_t c = b; c < e; ++c) {
@@ -109,7 +114,8 @@ TEST(tag_suffix_columns_equal_kernel_calls) {
   auto scorer = sbank.CompressedScorer(coef, qbank);
   std::vector<double> sentence(qbank.size());
   for (int64_t s = 0; s < query.set.sentences(); ++s) {
-    const auto b = static_cast<int32_t>(query.set.sentence_ptr[s]), e = static_cast<int32_t>(query.set.sentence_ptr[s + 1]);
+    const auto b = static_cast<int32_t>(query.set.sentence_ptr[s]),
+               e = static_cast<int32_t>(query.set.sentence_ptr[s + 1]);
     scorer->ScoreSentence(b, e, sentence.data() + b);
   }
   for (int32_t c = 0; c < qbank.size(); ++c) {
@@ -135,7 +141,8 @@ TEST(base_weight_is_saved_and_old_payloads_load_without_it) {
   TagLists query = RandomLists(15, 6, 62, false);
   TagCandidateBank qbank(query.seqs, Weights(false), "none");
   for (PredictMode mode : {PredictMode::kAveraged, PredictMode::kVoted}) {
-    CHECK(model.Choose(qbank, query.set, mode, 1, nullptr) == back.Choose(qbank, query.set, mode, 1, nullptr));
+    CHECK(model.Choose(qbank, query.set, mode, 1, nullptr) ==
+          back.Choose(qbank, query.set, mode, 1, nullptr));
   }
   // Older payloads: "PRM2" has no normalize flag in the tag bank (the bank is the payload's
   // tail; the flag follows lambda, sim1, sim2 and the word-feature name "none"), and
@@ -150,7 +157,8 @@ TEST(base_weight_is_saved_and_old_payloads_load_without_it) {
   RerankerModel back2 = RerankerModel::Load(r2);
   CHECK(back2.base_weight() == 2.5);
   CHECK(!static_cast<const TagCandidateBank&>(back2.support()).normalized());
-  CHECK(model.Choose(qbank, query.set, PredictMode::kVoted, 1, nullptr) == back2.Choose(qbank, query.set, PredictMode::kVoted, 1, nullptr));
+  CHECK(model.Choose(qbank, query.set, PredictMode::kVoted, 1, nullptr) ==
+        back2.Choose(qbank, query.set, PredictMode::kVoted, 1, nullptr));
   std::vector<uint8_t> v1 = v2;
   const uint32_t magic_v1 = 0x50524d31;
   std::memcpy(v1.data(), &magic_v1, sizeof magic_v1);
@@ -168,15 +176,24 @@ TEST(normalized_tag_kernel_in_every_path) {
   TagCandidateBank qbank(query.seqs, Weights(false), "caps", false);  // the query's own weights do not matter
   auto kernel = sbank.KernelWith(qbank);
   auto columns = sbank.CompressedColumns(qbank);
-  const SequenceBank raw_s = [&] { SequenceBank b(WordFeature::kCaps, "caps"); b.Add(support.seqs); return b; }();
-  const SequenceBank raw_q = [&] { SequenceBank b(WordFeature::kCaps, "caps"); b.Add(query.seqs); return b; }();
+  const SequenceBank raw_s = [&] {
+    SequenceBank b(WordFeature::kCaps, "caps");
+    b.Add(support.seqs);
+    return b;
+  }();
+  const SequenceBank raw_q = [&] {
+    SequenceBank b(WordFeature::kCaps, "caps");
+    b.Add(query.seqs);
+    return b;
+  }();
   std::vector<double> one(sbank.size());
   for (int32_t c = 0; c < qbank.size(); ++c) {
     columns->Column(c, one.data());
     for (int32_t k = 0; k < sbank.size(); ++k) {
       const SequenceView a = raw_s.Sequence(k), b = raw_q.Sequence(c);
-      const double expect = TagKernelPlain(a, b, Weights(true)) /
-                            std::sqrt(TagKernelPlain(a, a, Weights(true)) * TagKernelPlain(b, b, Weights(true)));
+      const double expect =
+          TagKernelPlain(a, b, Weights(true)) /
+          std::sqrt(TagKernelPlain(a, a, Weights(true)) * TagKernelPlain(b, b, Weights(true)));
       CHECK(expect > 0 ? expect <= 1 + 1e-12 : expect == 0);
       CHECK(std::fabs((*kernel)(k, c) - expect) <= 1e-12);
       CHECK(std::fabs(one[k] - expect) <= 1e-12);
@@ -210,8 +227,10 @@ TEST(normalized_tag_kernel_in_every_path) {
   TagCandidateBank q2bank(q2.seqs, Weights(false), "none");
   for (PredictMode mode : {PredictMode::kAveraged, PredictMode::kVoted}) {
     std::vector<double> a, b;
-    CHECK(fast.Choose(q2bank, q2.set, mode, 2, nullptr, &a, true) == back.Choose(q2bank, q2.set, mode, 1, nullptr, &b, false));
-    for (std::size_t k = 0; k < a.size(); ++k) CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
+    CHECK(fast.Choose(q2bank, q2.set, mode, 2, nullptr, &a, true) ==
+          back.Choose(q2bank, q2.set, mode, 1, nullptr, &b, false));
+    for (std::size_t k = 0; k < a.size(); ++k)
+      CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
   }
 }
 
@@ -222,7 +241,8 @@ TEST(tag_suffix_scoring_plus_features_equals_kernel_calls) {
     std::mt19937_64 rng(seed);
     CsrMatrix m;
     for (int64_t r = 0; r < n; ++r) {
-      for (int j = 1 + static_cast<int>(rng() % 4); j > 0; --j) m.cols.push_back(static_cast<int32_t>(rng() % 25));
+      for (int j = 1 + static_cast<int>(rng() % 4); j > 0; --j)
+        m.cols.push_back(static_cast<int32_t>(rng() % 25));
       m.row_ptr.push_back(static_cast<int64_t>(m.cols.size()));
     }
     return m;
@@ -237,7 +257,9 @@ TEST(tag_suffix_scoring_plus_features_equals_kernel_calls) {
                       std::make_unique<LinearBank>(rows(query.set.candidates(), 44)), 0.7);
   for (PredictMode mode : {PredictMode::kLast, PredictMode::kAveraged, PredictMode::kVoted}) {
     std::vector<double> a, b;
-    CHECK(model.Choose(qbank, query.set, mode, 2, nullptr, &a, true) == model.Choose(qbank, query.set, mode, 1, nullptr, &b, false));
-    for (std::size_t k = 0; k < a.size(); ++k) CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
+    CHECK(model.Choose(qbank, query.set, mode, 2, nullptr, &a, true) ==
+          model.Choose(qbank, query.set, mode, 1, nullptr, &b, false));
+    for (std::size_t k = 0; k < a.size(); ++k)
+      CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
   }
 }

@@ -28,8 +28,8 @@ class TreeDag {
   // sum_u W_u sum_{m in x} Delta(u, m) with the subset-tree kernel's decay lambda.
   // `delta` and `offsets` are the caller's scratch. With `node_sums` (size() entries),
   // also node_sums[u] = sum_{m in x} Delta(u, m).
-  double Score(const TreeView& x, double lambda, std::vector<double>& delta,
-               std::vector<int32_t>& offsets, double* node_sums = nullptr) const;
+  double Score(const TreeView& x, double lambda, std::vector<double>& delta, std::vector<int32_t>& offsets,
+               double* node_sums = nullptr) const;
 
   // K(T_r, x) for every recorded tree r: sum over T_r's nodes n of node_sums[dag(n)],
   // so all kernel values against x cost one DAG pass plus one add per recorded node.
@@ -46,11 +46,11 @@ class TreeDag {
   struct KeyHash {
     std::size_t operator()(const std::vector<int32_t>& k) const;
   };
-  std::vector<int32_t> prod_;           // per DAG node (children come before parents)
-  std::vector<int32_t> child_ptr_{0};   // children of u: children_[child_ptr_[u] .. child_ptr_[u+1])
-  std::vector<int32_t> children_;       // DAG node ids
-  std::vector<double> weight_;          // W_u
-  std::vector<int32_t> rank_;           // u's position in groups_[prod_[u]]
+  std::vector<int32_t> prod_;                 // per DAG node (children come before parents)
+  std::vector<int32_t> child_ptr_{0};         // children of u: children_[child_ptr_[u] .. child_ptr_[u+1])
+  std::vector<int32_t> children_;             // DAG node ids
+  std::vector<double> weight_;                // W_u
+  std::vector<int32_t> rank_;                 // u's position in groups_[prod_[u]]
   std::vector<std::vector<int32_t>> groups_;  // production id -> its DAG nodes
   std::unordered_map<std::vector<int32_t>, int32_t, KeyHash> ids_;  // (prod, child ids) -> u
   int64_t forest_nodes_ = 0;

@@ -26,7 +26,8 @@ TEST(dag_scores_equal_the_uncompressed_dual_model) {
   for (int32_t q = 0; q < query.size(); ++q) {
     double plain = 0;
     for (int32_t s = 0; s < support.size(); ++s) {
-      if (coef[s] != 0) plain += coef[s] * SubsetTreeKernel(support.bank().Tree(s), query.bank().Tree(q), lambda);
+      if (coef[s] != 0)
+        plain += coef[s] * SubsetTreeKernel(support.bank().Tree(s), query.bank().Tree(q), lambda);
     }
     const double fast = scorer->Score(q);
     CHECK(std::fabs(fast - plain) <= 1e-9 * std::max(1.0, std::fabs(plain)));
@@ -62,7 +63,8 @@ TEST(compressed_and_uncompressed_models_choose_alike_after_training) {
     auto ca = model.Choose(query, qset, mode, 2, nullptr, &a, true);
     auto cb = model.Choose(query, qset, mode, 1, nullptr, &b, false);
     CHECK(ca == cb);
-    for (std::size_t k = 0; k < a.size(); ++k) CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
+    for (std::size_t k = 0; k < a.size(); ++k)
+      CHECK(std::fabs(a[k] - b[k]) <= 1e-9 * std::max(1.0, std::fabs(b[k])));
   }
 
   // Save / load keeps every choice (voted included).

@@ -22,8 +22,9 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 // unpadded loop ran a scalar remainder of 7 labels for every p); the padding lanes are
 // computed and dropped. W = 0: rows of L entries, the maxima kept in cur and bp.
 template <int W>
-SR_ALWAYS_INLINE void ViterbiStep1(int32_t L, const double* SR_RESTRICT prev, const double* SR_RESTRICT from_to,
-                                   const double* SR_RESTRICT em, double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp) {
+SR_ALWAYS_INLINE void ViterbiStep1(int32_t L, const double* SR_RESTRICT prev,
+                                   const double* SR_RESTRICT from_to, const double* SR_RESTRICT em,
+                                   double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp) {
   const int32_t width = W > 0 ? W : L;
   double kept_best[W > 0 ? W : 1];
   int32_t kept_arg[W > 0 ? W : 1];
@@ -58,11 +59,16 @@ SR_ALWAYS_INLINE void ViterbiStep1AnyBody(int32_t L, const double* SR_RESTRICT p
                                           const double* SR_RESTRICT from_to, const double* SR_RESTRICT em,
                                           double* SR_RESTRICT cur, int32_t* SR_RESTRICT bp) {
   switch (FromToStride(L)) {
-    case 8: return ViterbiStep1<8>(L, prev, from_to, em, cur, bp);
-    case 16: return ViterbiStep1<16>(L, prev, from_to, em, cur, bp);
-    case 24: return ViterbiStep1<24>(L, prev, from_to, em, cur, bp);
-    case 32: return ViterbiStep1<32>(L, prev, from_to, em, cur, bp);
-    default: return ViterbiStep1<0>(L, prev, from_to, em, cur, bp);
+    case 8:
+      return ViterbiStep1<8>(L, prev, from_to, em, cur, bp);
+    case 16:
+      return ViterbiStep1<16>(L, prev, from_to, em, cur, bp);
+    case 24:
+      return ViterbiStep1<24>(L, prev, from_to, em, cur, bp);
+    case 32:
+      return ViterbiStep1<32>(L, prev, from_to, em, cur, bp);
+    default:
+      return ViterbiStep1<0>(L, prev, from_to, em, cur, bp);
   }
 }
 
@@ -159,13 +165,15 @@ void ChainScores::Compute(const ChainLattice& lat, const double* w, double scale
   }
 }
 
-double ChainDecoder::PathScore(int32_t n, const double* emissions, const ChainScores& sc, const int32_t* labels) {
+double ChainDecoder::PathScore(int32_t n, const double* emissions, const ChainScores& sc,
+                               const int32_t* labels) {
   if (n == 0) return 0;
   states_.resize(n);
   lat_.States(labels, n, states_.data());
   double s = sc.start[lat_.StartIndex(states_[0])] + emissions[labels[0]];
   for (int32_t i = 1; i < n; ++i) {
-    s += sc.edge[lat_.Edge(states_[i - 1], states_[i])] + emissions[static_cast<int64_t>(i) * lat_.L + labels[i]];
+    s += sc.edge[lat_.Edge(states_[i - 1], states_[i])] +
+         emissions[static_cast<int64_t>(i) * lat_.L + labels[i]];
   }
   if (delta_) {
     const int32_t L = lat_.L, P = (L + 1) * L;
@@ -218,7 +226,8 @@ double ChainDecoder::Viterbi(int32_t n, const double* emissions, const ChainScor
         const int32_t W = FromToStride(L);
         from_to_.assign(static_cast<std::size_t>(L) * W, 0.0);
         for (int32_t s = 0; s < L; ++s)
-          for (int32_t p = 0; p < L; ++p) from_to_[static_cast<std::size_t>(p) * W + s] = es[static_cast<std::size_t>(s) * L + p];
+          for (int32_t p = 0; p < L; ++p)
+            from_to_[static_cast<std::size_t>(p) * W + s] = es[static_cast<std::size_t>(s) * L + p];
       }
       ViterbiStep1Any(L, prev, from_to_.data(), em, cur, bp);
       continue;
@@ -247,7 +256,8 @@ double ChainDecoder::Viterbi(int32_t n, const double* emissions, const ChainScor
   return best;
 }
 
-std::vector<Candidate> ChainDecoder::KBest(int32_t n, const double* emissions, const ChainScores& sc, int32_t k) {
+std::vector<Candidate> ChainDecoder::KBest(int32_t n, const double* emissions, const ChainScores& sc,
+                                           int32_t k) {
   std::vector<Candidate> out;
   if (n == 0 || k <= 0) {
     if (n == 0) out.push_back(Candidate{});
@@ -284,7 +294,8 @@ std::vector<Candidate> ChainDecoder::KBest(int32_t n, const double* emissions, c
         int32_t c = count[static_cast<std::size_t>(i - 1) * S + p];
         const Entry* pe = at(i - 1, p);
         double es = sc.edge[e];
-        if (delta_) es += delta_[static_cast<std::size_t>(i) * P + lat_.state_label[p] * L + lat_.state_label[s]];
+        if (delta_)
+          es += delta_[static_cast<std::size_t>(i) * P + lat_.state_label[p] * L + lat_.state_label[s]];
         for (int32_t r = 0; r < c; ++r) cand.push_back(Entry{pe[r].score + es, p, r});
       }
       int32_t keep = std::min<int32_t>(k, static_cast<int32_t>(cand.size()));
@@ -321,7 +332,8 @@ std::vector<Candidate> ChainDecoder::KBest(int32_t n, const double* emissions, c
 double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const ChainScores& sc,
                                      double* label_marginals, double* edge_expect, double* start_expect) {
   if (n == 0) return 0;
-  if (lat_.order == 1 && !delta_) return ForwardBackward1(n, emissions, sc, label_marginals, edge_expect, start_expect);
+  if (lat_.order == 1 && !delta_)
+    return ForwardBackward1(n, emissions, sc, label_marginals, edge_expect, start_expect);
   const int32_t S = lat_.S, L = lat_.L;
   const std::size_t nS = static_cast<std::size_t>(n) * S;
   a_.assign(nS, 0.0);
@@ -375,11 +387,11 @@ double ChainDecoder::ForwardBackward(int32_t n, const double* emissions, const C
           cur[s] = sum * ei[lab[s]];
         }
       } else
-      for (int32_t s = 0; s < S; ++s) {
-        double sum = 0;
-        for (int32_t e = lat_.in_begin[s]; e < lat_.in_begin[s + 1]; ++e) sum += prev[from[e]] * T[e];
-        cur[s] = sum * ei[lab[s]];
-      }
+        for (int32_t s = 0; s < S; ++s) {
+          double sum = 0;
+          for (int32_t e = lat_.in_begin[s]; e < lat_.in_begin[s + 1]; ++e) sum += prev[from[e]] * T[e];
+          cur[s] = sum * ei[lab[s]];
+        }
     }
     double z = 0;
     for (int32_t s = 0; s < S; ++s) z += cur[s];

@@ -12,21 +12,19 @@
 namespace structrank {
 
 struct ChainLattice {
-  int32_t L = 0, order = 1, S = 0;      // labels, order, states
-  std::vector<int32_t> state_label;     // S
-  std::vector<int32_t> start_state;     // states allowed at position 0
-  std::vector<int64_t> start_weight;    // weight index of each start state
-  std::vector<int32_t> in_begin;        // S + 1: edges into s are [in_begin[s], in_begin[s+1])
-  std::vector<int32_t> edge_from;       // E
+  int32_t L = 0, order = 1, S = 0;        // labels, order, states
+  std::vector<int32_t> state_label;       // S
+  std::vector<int32_t> start_state;       // states allowed at position 0
+  std::vector<int64_t> start_weight;      // weight index of each start state
+  std::vector<int32_t> in_begin;          // S + 1: edges into s are [in_begin[s], in_begin[s+1])
+  std::vector<int32_t> edge_from;         // E
   std::vector<int64_t> edge_w1, edge_w2;  // weight indices (w2 = -1 for order 1)
 
   static ChainLattice For(const TaggerModel& model);
   int32_t num_edges() const { return static_cast<int32_t>(edge_from.size()); }
   // State sequence of a label sequence, and the edge between two consecutive states.
   void States(const int32_t* labels, int32_t n, int32_t* states) const;
-  int32_t Edge(int32_t from, int32_t to) const {
-    return in_begin[to] + (order == 1 ? from : from / L);
-  }
+  int32_t Edge(int32_t from, int32_t to) const { return in_begin[to] + (order == 1 ? from : from / L); }
   int32_t StartIndex(int32_t state) const { return order == 1 ? state : state % L; }
 };
 
@@ -34,7 +32,8 @@ struct ChainLattice {
 // two AVX2 ones): the inner loops then have no remainder, and pads hold 0.
 inline int32_t PadLanes(int32_t L) { return (L + 7) / 8 * 8; }
 // T (L x L, [to][from]) into `pad` ([to][from]) and `from_pad` ([from][to]), W = PadLanes(L).
-void PadTransitions(const std::vector<double>& T, int32_t L, std::vector<double>& pad, std::vector<double>& from_pad);
+void PadTransitions(const std::vector<double>& T, int32_t L, std::vector<double>& pad,
+                    std::vector<double>& from_pad);
 
 // Row i of `out` (stride W >= L) = row i of the n x L emissions minus its maximum, with
 // -inf in the W - L pads; returns the sum of the maxima. The exp of these rows keeps every
@@ -69,8 +68,8 @@ class ChainDecoder {
   // Scaled forward-backward. Returns log Z. When `label_marginals` is non-null it receives
   // n x L node marginals; edge and start marginals are *added* into `edge_expect` (E) and
   // `start_expect` (starts) when non-null.
-  double ForwardBackward(int32_t n, const double* emissions, const ChainScores& sc,
-                         double* label_marginals, double* edge_expect, double* start_expect);
+  double ForwardBackward(int32_t n, const double* emissions, const ChainScores& sc, double* label_marginals,
+                         double* edge_expect, double* start_expect);
 
   // Score of a given label sequence.
   double PathScore(int32_t n, const double* emissions, const ChainScores& sc, const int32_t* labels);

@@ -42,7 +42,8 @@ SR_ALWAYS_INLINE void ForwardRows(int32_t L, const double* SR_RESTRICT prev, con
 template <int N, int W>
 SR_ALWAYS_INLINE void BackwardRows(int32_t L, const double* SR_RESTRICT beta, const double* SR_RESTRICT ei,
                                    double inv, const double* SR_RESTRICT T, const double* SR_RESTRICT ap,
-                                   double* SR_RESTRICT prev, double* SR_RESTRICT pair, double* SR_RESTRICT u) {
+                                   double* SR_RESTRICT prev, double* SR_RESTRICT pair,
+                                   double* SR_RESTRICT u) {
   constexpr int R = W / N;
   Vec<N> to_prev[R], alpha[R];
   for (int r = 0; r < R; ++r) {
@@ -77,11 +78,16 @@ SR_ALWAYS_INLINE void ForwardStepBody(int32_t L, int32_t W, const double* SR_RES
                                       double* SR_RESTRICT cur) {
 #ifdef SR_HAS_LANES
   switch (W) {
-    case 8: return ForwardRows<N, 8>(L, prev, t_from, ei, cur);
-    case 16: return ForwardRows<N, 16>(L, prev, t_from, ei, cur);
-    case 24: return ForwardRows<N, 24>(L, prev, t_from, ei, cur);
-    case 32: return ForwardRows<N, 32>(L, prev, t_from, ei, cur);
-    default: break;
+    case 8:
+      return ForwardRows<N, 8>(L, prev, t_from, ei, cur);
+    case 16:
+      return ForwardRows<N, 16>(L, prev, t_from, ei, cur);
+    case 24:
+      return ForwardRows<N, 24>(L, prev, t_from, ei, cur);
+    case 32:
+      return ForwardRows<N, 32>(L, prev, t_from, ei, cur);
+    default:
+      break;
   }
 #endif
   for (int32_t c = 0; c < W; ++c) cur[c] = 0;
@@ -105,11 +111,16 @@ SR_ALWAYS_INLINE void BackwardStepBody(int32_t L, int32_t W, const double* SR_RE
                                        double* SR_RESTRICT pair, double* SR_RESTRICT u) {
 #ifdef SR_HAS_LANES
   switch (W) {
-    case 8: return BackwardRows<N, 8>(L, beta, ei, inv, T, ap, prev, pair, u);
-    case 16: return BackwardRows<N, 16>(L, beta, ei, inv, T, ap, prev, pair, u);
-    case 24: return BackwardRows<N, 24>(L, beta, ei, inv, T, ap, prev, pair, u);
-    case 32: return BackwardRows<N, 32>(L, beta, ei, inv, T, ap, prev, pair, u);
-    default: break;
+    case 8:
+      return BackwardRows<N, 8>(L, beta, ei, inv, T, ap, prev, pair, u);
+    case 16:
+      return BackwardRows<N, 16>(L, beta, ei, inv, T, ap, prev, pair, u);
+    case 24:
+      return BackwardRows<N, 24>(L, beta, ei, inv, T, ap, prev, pair, u);
+    case 32:
+      return BackwardRows<N, 32>(L, beta, ei, inv, T, ap, prev, pair, u);
+    default:
+      break;
   }
 #endif
   for (int32_t s = 0; s < W; ++s) u[s] = beta[s] * ei[s] * inv;
@@ -130,14 +141,15 @@ SR_SIMD_DISPATCH(ForwardStep,
                   const double* SR_RESTRICT ei, double* SR_RESTRICT cur),
                  (L, W, prev, t_from, ei, cur))
 SR_SIMD_DISPATCH(BackwardStep,
-                 (int32_t L, int32_t W, const double* SR_RESTRICT beta, const double* SR_RESTRICT ei, double inv,
-                  const double* SR_RESTRICT T, const double* SR_RESTRICT ap, double* SR_RESTRICT prev,
-                  double* SR_RESTRICT pair, double* SR_RESTRICT u),
+                 (int32_t L, int32_t W, const double* SR_RESTRICT beta, const double* SR_RESTRICT ei,
+                  double inv, const double* SR_RESTRICT T, const double* SR_RESTRICT ap,
+                  double* SR_RESTRICT prev, double* SR_RESTRICT pair, double* SR_RESTRICT u),
                  (L, W, beta, ei, inv, T, ap, prev, pair, u))
 
 }  // namespace
 
-void PadTransitions(const std::vector<double>& T, int32_t L, std::vector<double>& pad, std::vector<double>& from_pad) {
+void PadTransitions(const std::vector<double>& T, int32_t L, std::vector<double>& pad,
+                    std::vector<double>& from_pad) {
   const int32_t W = PadLanes(L);
   pad.assign(static_cast<std::size_t>(W) * W, 0.0);
   from_pad.assign(static_cast<std::size_t>(W) * W, 0.0);
@@ -192,8 +204,8 @@ double ChainDecoder::ForwardBackward1(int32_t n, const double* emissions, const 
   for (int32_t s = 0; s < W; ++s) last[s] = s < L ? 1.0 : 0.0;
   for (int32_t i = n - 1; i >= 1; --i) {
     const std::size_t at = static_cast<std::size_t>(i) * W;
-    BackwardStep(L, W, &b_[at], &e_[at], 1.0 / z_[i], T, &a_[at - W], &b_[at - W],
-                 pair_sum_.data(), u_.data());
+    BackwardStep(L, W, &b_[at], &e_[at], 1.0 / z_[i], T, &a_[at - W], &b_[at - W], pair_sum_.data(),
+                 u_.data());
   }
   if (edge_expect) {
     for (int32_t s = 0; s < L; ++s) {

@@ -16,13 +16,18 @@ int JsSpaceLengthNonAscii(const char* p, const char* end) {
   if (end - p < 3) return 0;
   const auto b2 = static_cast<unsigned char>(p[2]);
   switch (c) {
-    case 0xE1: return b1 == 0x9A && b2 == 0x80 ? 3 : 0;  // U+1680
+    case 0xE1:
+      return b1 == 0x9A && b2 == 0x80 ? 3 : 0;  // U+1680
     case 0xE2:
-      if (b1 == 0x80 && (b2 <= 0x8A || b2 == 0xA8 || b2 == 0xA9 || b2 == 0xAF)) return 3;  // U+2000-200A, 2028, 2029, 202F
+      if (b1 == 0x80 && (b2 <= 0x8A || b2 == 0xA8 || b2 == 0xA9 || b2 == 0xAF))
+        return 3;                               // U+2000-200A, 2028, 2029, 202F
       return b1 == 0x81 && b2 == 0x9F ? 3 : 0;  // U+205F
-    case 0xE3: return b1 == 0x80 && b2 == 0x80 ? 3 : 0;  // U+3000
-    case 0xEF: return b1 == 0xBB && b2 == 0xBF ? 3 : 0;  // U+FEFF
-    default: return 0;
+    case 0xE3:
+      return b1 == 0x80 && b2 == 0x80 ? 3 : 0;  // U+3000
+    case 0xEF:
+      return b1 == 0xBB && b2 == 0xBF ? 3 : 0;  // U+FEFF
+    default:
+      return 0;
   }
 }
 
@@ -148,7 +153,8 @@ ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, boo
       static_cast<std::size_t>(corpus.sentences()), nthreads, 256,
       [&](std::size_t first, std::size_t last, int thread) {
         if (!taggers[thread]) taggers[thread] = std::make_unique<SentenceTagger>(model);
-        for (std::size_t s = first; s < last; ++s) taggers[thread]->Best(corpus, static_cast<int64_t>(s), &labels[corpus.sentence_start[s]]);
+        for (std::size_t s = first; s < last; ++s)
+          taggers[thread]->Best(corpus, static_cast<int64_t>(s), &labels[corpus.sentence_start[s]]);
       },
       cancel);
   // Output: each line, a token line with its label, a -DOCSTART- line with O.

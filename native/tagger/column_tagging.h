@@ -37,7 +37,8 @@ struct ColumnTagResult {
 // `final`, lines after the block's last sentence end (blank or -DOCSTART- line) are left
 // for the next block. `width` is the width fixed by earlier blocks (-1: none yet).
 ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, bool final, int32_t width,
-                           const ColumnLayout& layout, int threads, const std::atomic<bool>* cancel = nullptr);
+                           const ColumnLayout& layout, int threads,
+                           const std::atomic<bool>* cancel = nullptr);
 
 // Length in bytes of the JavaScript whitespace character (\s) starting at p (< end), or 0.
 // Inline for ASCII (called for every byte of the input); other bytes go to the table of

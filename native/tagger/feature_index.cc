@@ -77,11 +77,20 @@ SR_ALWAYS_INLINE void SumScoresBody(const Rows& r, int64_t begin, int64_t end, c
     const int64_t dense_end = k + r.dense[t];
 #ifdef SR_HAS_LANES
     switch (W) {
-      case 8: k = SumDense<N, 8>(k, dense_end, r.first, pack, L, sc); break;
-      case 16: k = SumDense<N, 16>(k, dense_end, r.first, pack, L, sc); break;
-      case 24: k = SumDense<N, 24>(k, dense_end, r.first, pack, L, sc); break;
-      case 32: k = SumDense<N, 32>(k, dense_end, r.first, pack, L, sc); break;
-      default: break;
+      case 8:
+        k = SumDense<N, 8>(k, dense_end, r.first, pack, L, sc);
+        break;
+      case 16:
+        k = SumDense<N, 16>(k, dense_end, r.first, pack, L, sc);
+        break;
+      case 24:
+        k = SumDense<N, 24>(k, dense_end, r.first, pack, L, sc);
+        break;
+      case 32:
+        k = SumDense<N, 32>(k, dense_end, r.first, pack, L, sc);
+        break;
+      default:
+        break;
     }
 #endif
     for (; k < dense_end; ++k) {
@@ -107,11 +116,20 @@ SR_ALWAYS_INLINE void AddMarginalsBody(const Rows& r, int64_t begin, int64_t end
     const int64_t dense_end = k + r.dense[t];
 #ifdef SR_HAS_LANES
     switch (W) {
-      case 8: k = AddDense<N, 8>(k, dense_end, r.first, mi, L, pack); break;
-      case 16: k = AddDense<N, 16>(k, dense_end, r.first, mi, L, pack); break;
-      case 24: k = AddDense<N, 24>(k, dense_end, r.first, mi, L, pack); break;
-      case 32: k = AddDense<N, 32>(k, dense_end, r.first, mi, L, pack); break;
-      default: break;
+      case 8:
+        k = AddDense<N, 8>(k, dense_end, r.first, mi, L, pack);
+        break;
+      case 16:
+        k = AddDense<N, 16>(k, dense_end, r.first, mi, L, pack);
+        break;
+      case 24:
+        k = AddDense<N, 24>(k, dense_end, r.first, mi, L, pack);
+        break;
+      case 32:
+        k = AddDense<N, 32>(k, dense_end, r.first, mi, L, pack);
+        break;
+      default:
+        break;
     }
 #endif
     for (; k < dense_end; ++k) {
@@ -128,10 +146,12 @@ SR_ALWAYS_INLINE void AddMarginalsBody(const Rows& r, int64_t begin, int64_t end
 }
 
 SR_SIMD_DISPATCH(SumScores,
-                 (const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT pack, double* SR_RESTRICT score),
+                 (const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT pack,
+                  double* SR_RESTRICT score),
                  (r, begin, end, pack, score))
 SR_SIMD_DISPATCH(AddMarginals,
-                 (const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT m, double* SR_RESTRICT pack),
+                 (const Rows& r, int64_t begin, int64_t end, const double* SR_RESTRICT m,
+                  double* SR_RESTRICT pack),
                  (r, begin, end, m, pack))
 
 }  // namespace
@@ -193,14 +213,16 @@ FeatureIndex FeatureIndex::For(const TaggerModel& model, const TaggerCorpus& cor
 }
 
 bool FeatureIndex::Indexes(const TaggerCorpus& corpus) const {
-  return first.size() == corpus.attributes.cols.size() && dense.size() == static_cast<std::size_t>(corpus.attributes.rows());
+  return first.size() == corpus.attributes.cols.size() &&
+         dense.size() == static_cast<std::size_t>(corpus.attributes.rows());
 }
 
 std::vector<uint32_t> FeatureIndex::WeightPositions(const TaggerModel& model) const {
   std::vector<uint32_t> at(static_cast<std::size_t>(model.num_node_features()));
   const int32_t A = static_cast<int32_t>(span.size());
   for (int32_t a = 0; a < A; ++a) {
-    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) at[f] = WeightPosition(model, a, f);
+    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f)
+      at[f] = WeightPosition(model, a, f);
   }
   return at;
 }
@@ -208,7 +230,8 @@ std::vector<uint32_t> FeatureIndex::WeightPositions(const TaggerModel& model) co
 void FeatureIndex::Gather(const TaggerModel& model, const double* w, double* pack) const {
   const int32_t A = static_cast<int32_t>(span.size());
   for (int32_t a = 0; a < A; ++a) {
-    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f) pack[WeightPosition(model, a, f)] = w[f];
+    for (int64_t f = model.attr_offset[a]; f < model.attr_offset[a + 1]; ++f)
+      pack[WeightPosition(model, a, f)] = w[f];
   }
 }
 

@@ -65,7 +65,8 @@ struct FeatureIndex {
   void Gather(const TaggerModel& model, const double* w, double* pack) const;
   // The pack position of node feature f's weight, f one of attribute a's features.
   uint32_t WeightPosition(const TaggerModel& model, int32_t a, int64_t f) const {
-    return 2 * span[a].first + static_cast<uint32_t>(Dense(a) ? model.feature_label[f] : f - model.attr_offset[a]);
+    return 2 * span[a].first +
+           static_cast<uint32_t>(Dense(a) ? model.feature_label[f] : f - model.attr_offset[a]);
   }
   // WeightPosition of every node feature (what Gather writes w[f] to).
   std::vector<uint32_t> WeightPositions(const TaggerModel& model) const;

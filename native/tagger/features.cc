@@ -59,7 +59,8 @@ FeatureConfig FeatureConfig::FromInts(const int32_t* data, std::size_t size, int
       }
       atom.kind = static_cast<AtomKind>(kind);
       if (atom.kind == AtomKind::kPrevTag) {
-        if (atom.offset != -1) throw InputError("feature templates: only the previous tag (offset -1) can be conjoined");
+        if (atom.offset != -1)
+          throw InputError("feature templates: only the previous tag (offset -1) can be conjoined");
         tmpl.edge = true;
         continue;  // the tag pair is the feature's label, not part of the attribute key
       }
@@ -148,7 +149,8 @@ FeatureConfig::TagSets FeatureConfig::BuildTagSets(const std::vector<SentenceFie
     if (skip_fold >= 0 && static_cast<int32_t>(s % static_cast<std::size_t>(folds)) == skip_fold) continue;
     for (int32_t i = 0; i < sentences[s].length && i < labels[s].length; ++i) {
       for (int32_t c : columns) {
-        std::string key = std::to_string(c) + '\t' + LowerUtf8(sentences[s].fields[static_cast<std::size_t>(i) * num_columns + c]);
+        std::string key = std::to_string(c) + '\t' +
+                          LowerUtf8(sentences[s].fields[static_cast<std::size_t>(i) * num_columns + c]);
         auto& entry = seen[key];
         ++entry.first;
         entry.second.emplace(labels[s].fields[i]);
@@ -219,8 +221,9 @@ bool FeatureExtractor::Key(const SentenceFields& s, int32_t i, int32_t t, uint64
         // Code points, not bytes; a word shorter than n gives no feature.
         const int32_t n = atom.param;
         if (n <= 0) return false;
-        const std::string_view affix = atom.kind == AtomKind::kPrefix ? FirstCodepoints(v, static_cast<std::size_t>(n))
-                                                                      : LastCodepoints(v, static_cast<std::size_t>(n));
+        const std::string_view affix = atom.kind == AtomKind::kPrefix
+                                           ? FirstCodepoints(v, static_cast<std::size_t>(n))
+                                           : LastCodepoints(v, static_cast<std::size_t>(n));
         if (affix.empty()) return false;
         h = HashBytes(h, affix);
         break;
@@ -307,7 +310,8 @@ std::vector<SentenceFields> SplitSentences(std::string_view text, int32_t num_co
       std::size_t start = 0;
       while (true) {
         std::size_t tab = l.find('\t', start);
-        std::string_view f = l.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start);
+        std::string_view f =
+            l.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start);
         if (columns < num_columns) current.fields.push_back(f);
         ++columns;
         if (tab == std::string_view::npos) break;

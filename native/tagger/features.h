@@ -30,11 +30,11 @@ enum class AtomKind : int32_t {
   kHasDigit = 9,
   kHasHyphen = 10,
   kAllDigit = 11,
-  kCluster = 12,    // cluster of the column's text; param > 0 keeps a prefix of that length
-  kPrevTag = 13,    // marks an edge template: conjoined with the (previous tag, tag) pair
-  kTagSet = 14,     // ambiguity class: the labels seen with the lowercased text in training,
-                    // for texts seen at least `param` times (rarer and unseen texts share one
-                    // value, so training words look like test words: no label leakage)
+  kCluster = 12,  // cluster of the column's text; param > 0 keeps a prefix of that length
+  kPrevTag = 13,  // marks an edge template: conjoined with the (previous tag, tag) pair
+  kTagSet = 14,   // ambiguity class: the labels seen with the lowercased text in training,
+                  // for texts seen at least `param` times (rarer and unseen texts share one
+                  // value, so training words look like test words: no label leakage)
   kCount = 15,
 };
 
@@ -70,8 +70,9 @@ struct FeatureConfig {
   bool UsesTagSets() const;
   // A tag dictionary from training sentences and their labels (one column each); with
   // `skip_fold` >= 0, sentence s is left out when s % folds == skip_fold (jackknifing).
-  TagSets BuildTagSets(const std::vector<SentenceFields>& sentences, const std::vector<SentenceFields>& labels,
-                       int32_t folds = 1, int32_t skip_fold = -1) const;
+  TagSets BuildTagSets(const std::vector<SentenceFields>& sentences,
+                       const std::vector<SentenceFields>& labels, int32_t folds = 1,
+                       int32_t skip_fold = -1) const;
   void SerializeTagSets(ByteWriter& w) const;
   void DeserializeTagSets(ByteReader& r);
 

@@ -29,7 +29,8 @@ TaggerCorpus TaggerModel::BuildCorpus(std::string_view text, std::string_view la
   bool jackknife = grow && has_labels && config.UsesTagSets();
   if (jackknife) {
     config.tagsets = config.BuildTagSets(sentences, gold);
-    for (int32_t f = 0; f < kTagSetFolds; ++f) fold_tagsets.push_back(config.BuildTagSets(sentences, gold, kTagSetFolds, f));
+    for (int32_t f = 0; f < kTagSetFolds; ++f)
+      fold_tagsets.push_back(config.BuildTagSets(sentences, gold, kTagSetFolds, f));
   }
   TaggerCorpus corpus;
   FeatureExtractor extractor(config);
@@ -86,7 +87,8 @@ struct SentenceLookup {
   std::vector<TokenKey> keys;
 
   explicit SentenceLookup(const FeatureConfig& config) : extractor(config) {}
-  void Run(const SentenceFields& sent, const AttributeTable& attributes, CsrMatrix& rows, CsrMatrix& edge_rows) {
+  void Run(const SentenceFields& sent, const AttributeTable& attributes, CsrMatrix& rows,
+           CsrMatrix& edge_rows) {
     keys.clear();
     extractor.Extract(sent, [&](int32_t i, uint64_t key, bool edge) { keys.push_back({i, edge, key}); });
     // Lookups miss the cache: each slot is fetched kAhead lookups before it is read (enough
@@ -109,7 +111,8 @@ struct SentenceLookup {
 
 }  // namespace
 
-TaggerCorpus TaggerModel::LookupCorpus(std::string_view text, int threads, const std::atomic<bool>* cancel) const {
+TaggerCorpus TaggerModel::LookupCorpus(std::string_view text, int threads,
+                                       const std::atomic<bool>* cancel) const {
   return LookupSentences(SplitSentences(text, config.num_columns), threads, cancel);
 }
 
@@ -138,13 +141,15 @@ TaggerCorpus TaggerModel::LookupSentences(const std::vector<SentenceFields>& sen
       [&](std::size_t first, std::size_t last, int) {
         SentenceLookup look(config);
         TaggerCorpus& part = pieces[first / kGrain].part;
-        for (std::size_t s = first; s < last; ++s) look.Run(sentences[s], attributes, part.attributes, part.edge_attributes);
+        for (std::size_t s = first; s < last; ++s)
+          look.Run(sentences[s], attributes, part.attributes, part.edge_attributes);
       },
       cancel);
   auto concat = [](CsrMatrix& dst, const CsrMatrix& src) {
     int64_t base = dst.nnz();
     dst.cols.insert(dst.cols.end(), src.cols.begin(), src.cols.end());
-    for (int64_t r = 1; r < static_cast<int64_t>(src.row_ptr.size()); ++r) dst.row_ptr.push_back(base + src.row_ptr[r]);
+    for (int64_t r = 1; r < static_cast<int64_t>(src.row_ptr.size()); ++r)
+      dst.row_ptr.push_back(base + src.row_ptr[r]);
   };
   for (auto& piece : pieces) {
     concat(corpus.attributes, piece.part.attributes);
@@ -341,7 +346,8 @@ FlatArray<Slot> GetSlots(ByteReader& r, const std::shared_ptr<const void>& keep,
   for (Slot& s : slots) {
     s.key = again.Get<uint64_t>();
     s.id = again.Get<int32_t>();
-    if (record == kSlotBytesV2 && again.Get<int32_t>() != 0) throw InputError("model payload: bad attribute slot table");
+    if (record == kSlotBytesV2 && again.Get<int32_t>() != 0)
+      throw InputError("model payload: bad attribute slot table");
   }
   return FlatArray<Slot>(std::move(slots));
 }
@@ -411,7 +417,8 @@ TaggerModel TaggerModel::Deserialize(ByteReader& r, std::shared_ptr<const void> 
     m.weights = r.GetVector<double>();
     if (!r.AtEnd()) m.config.DeserializeTagSets(r);
   }
-  if (m.config.UsesTagSets() && m.config.tagsets.empty()) throw InputError("model payload: tag dictionary missing");
+  if (m.config.UsesTagSets() && m.config.tagsets.empty())
+    throw InputError("model payload: tag dictionary missing");
   if (!r.AtEnd()) throw InputError("model payload: trailing bytes");
   if (m.attr_offset.size() != static_cast<std::size_t>(m.attributes.size()) + 1 || m.attr_offset[0] != 0 ||
       m.attr_offset.back() != m.num_node_features()) {
@@ -425,19 +432,22 @@ TaggerModel TaggerModel::Deserialize(ByteReader& r, std::shared_ptr<const void> 
   }
   // Without edge features the edge offsets are all 0: version 1 stored them, version 2
   // stores none, and a model holds none (edge_offset is only read when there are some).
-  if (m.edge_pair.empty() && std::all_of(m.edge_offset.begin(), m.edge_offset.end(), [](int64_t o) { return o == 0; })) {
+  if (m.edge_pair.empty() &&
+      std::all_of(m.edge_offset.begin(), m.edge_offset.end(), [](int64_t o) { return o == 0; })) {
     m.edge_offset = std::vector<int64_t>();
   } else if (m.edge_offset.size() != m.attr_offset.size() || m.edge_offset[0] != 0 ||
              m.edge_offset.back() != static_cast<int64_t>(m.edge_pair.size())) {
     throw InputError("model payload: inconsistent edge feature offsets");
   }
   for (std::size_t a = 1; a < m.edge_offset.size(); ++a) {
-    if (m.edge_offset[a] < m.edge_offset[a - 1]) throw InputError("model payload: edge feature offsets decrease");
+    if (m.edge_offset[a] < m.edge_offset[a - 1])
+      throw InputError("model payload: edge feature offsets decrease");
   }
   for (int32_t pair : m.edge_pair) {
     if (pair < 0 || pair >= m.num_pairs()) throw InputError("model payload: edge feature pair out of range");
   }
-  if (static_cast<int64_t>(m.weights.size()) != m.num_weights()) throw InputError("model payload: weight count mismatch");
+  if (static_cast<int64_t>(m.weights.size()) != m.num_weights())
+    throw InputError("model payload: weight count mismatch");
   return m;
 }
 

@@ -59,7 +59,7 @@ class TaggerModel {
   // Attribute a's edge features: [edge_offset[a], edge_offset[a+1]); empty when the model
   // has no edge features (read only when has_edge_features()).
   FlatArray<int64_t> edge_offset;
-  FlatArray<int32_t> edge_pair;       // (previous label, label) pair of each edge feature
+  FlatArray<int32_t> edge_pair;  // (previous label, label) pair of each edge feature
   FlatArray<double> weights;
 
   int32_t num_labels() const { return labels.size(); }
@@ -85,7 +85,8 @@ class TaggerModel {
   TaggerCorpus BuildCorpus(std::string_view text, std::string_view labels_text, bool grow);
   // BuildCorpus for tagging (no labels, unknown attributes dropped), extracting features
   // on `threads` threads.
-  TaggerCorpus LookupCorpus(std::string_view text, int threads, const std::atomic<bool>* cancel = nullptr) const;
+  TaggerCorpus LookupCorpus(std::string_view text, int threads,
+                            const std::atomic<bool>* cancel = nullptr) const;
   // LookupCorpus over sentences already split into fields (views that must outlive the call).
   TaggerCorpus LookupSentences(const std::vector<SentenceFields>& sentences, int threads,
                                const std::atomic<bool>* cancel = nullptr) const;

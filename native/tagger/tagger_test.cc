@@ -125,7 +125,8 @@ TEST(forward_backward_matches_enumeration_first_and_second_order) {
     ChainDecoder dec(lat);
     for (int64_t s = 0; s < fx.corpus.sentences(); ++s) {
       int n = fx.corpus.sentence_start[s + 1] - fx.corpus.sentence_start[s];
-      std::vector<double> em(n * L), marg(n * L), edge(lat.num_edges(), 0.0), start(lat.start_state.size(), 0.0);
+      std::vector<double> em(n * L), marg(n * L), edge(lat.num_edges(), 0.0),
+          start(lat.start_state.size(), 0.0);
       m.Emissions(fx.corpus, s, m.weights.data(), em.data());
       std::vector<double> pairs(n * m.num_pairs());
       m.EdgeScores(fx.corpus, s, m.weights.data(), pairs.data());
@@ -246,7 +247,8 @@ Fixture MixedDensityFixture(int L, int attrs, std::vector<int> lengths, uint64_t
     std::shuffle(ys.begin(), ys.end(), rng);  // the model's order need not be by label
     ys.resize(1 + (a * 5) % L);
     m.feature_label.Edit([&](std::vector<int32_t>& f) { f.insert(f.end(), ys.begin(), ys.end()); });
-    m.attr_offset.Edit([&](std::vector<int64_t>& o) { o.push_back(static_cast<int64_t>(m.feature_label.size())); });
+    m.attr_offset.Edit(
+        [&](std::vector<int64_t>& o) { o.push_back(static_cast<int64_t>(m.feature_label.size())); });
   }
   m.weights.Edit([&](std::vector<double>& w) {
     w.resize(m.num_weights());
@@ -299,15 +301,19 @@ TEST(crf_objective_is_the_same_in_every_slot_layout) {
     int dense_seen = 0, sparse_seen = 0, reordered = 0;
     for (int32_t dense_min : {1, 4, FeatureIndex::kDenseMin, L, -1}) {
       // -1: the default, attributes most frequent first
-      const FeatureIndex index = dense_min < 0 ? FeatureIndex::For(m, fx.corpus)
-                                               : FeatureIndex::For(m, fx.corpus, dense_min, false);
+      const FeatureIndex index =
+          dense_min < 0 ? FeatureIndex::For(m, fx.corpus) : FeatureIndex::For(m, fx.corpus, dense_min, false);
       CHECK(index.Indexes(fx.corpus));
-      for (int32_t a = 0; a < static_cast<int32_t>(index.span.size()); ++a) (index.Dense(a) ? dense_seen : sparse_seen)++;
+      for (int32_t a = 0; a < static_cast<int32_t>(index.span.size()); ++a)
+        (index.Dense(a) ? dense_seen : sparse_seen)++;
       // Gather writes the weights; AddTo takes the gradient sums and leaves 0 behind.
       std::vector<double> back(w.size(), 0.0), pack(index.pack_size(), 0.0);
       index.Gather(m, w.data(), pack.data());
       for (int64_t f = 0; f < m.num_node_features(); ++f) {
-        const int32_t a = static_cast<int32_t>(std::upper_bound(m.attr_offset.begin(), m.attr_offset.end(), f) - m.attr_offset.begin()) - 1;
+        const int32_t a =
+            static_cast<int32_t>(std::upper_bound(m.attr_offset.begin(), m.attr_offset.end(), f) -
+                                 m.attr_offset.begin()) -
+            1;
         const std::size_t j = index.Dense(a) ? m.feature_label[f] : f - m.attr_offset[a];
         const std::size_t at = 2 * std::size_t{index.span[a].first} + j;  // weights at 2 first .. + n
         CHECK(pack[at] == w[f]);
@@ -390,7 +396,8 @@ TEST(perceptron_update_on_the_man_bit_the_dog) {
   (void)counts;
   int32_t ints[] = {1, 1, static_cast<int32_t>(AtomKind::kField), 0, 0, 0};
   m.config = FeatureConfig::FromInts(ints, 6, 1);
-  TaggerCorpus corpus = m.BuildCorpus("the\nman\nbit\nthe\ndog\n\nbit\n", "DT\nNN\nVBD\nDT\nNN\n\nNN\n", true);
+  TaggerCorpus corpus =
+      m.BuildCorpus("the\nman\nbit\nthe\ndog\n\nbit\n", "DT\nNN\nVBD\nDT\nNN\n\nNN\n", true);
   m.BuildFeatures(corpus);
   ChainLattice lat = ChainLattice::For(m);
   std::vector<double> w(m.num_weights(), 0.0);
@@ -410,9 +417,9 @@ TEST(perceptron_update_on_the_man_bit_the_dog) {
     }
     return int64_t{-1};
   };
-  std::map<int64_t, double> expected = {
-      {m.Trans1(NN, VBD), 1}, {m.Trans1(VBD, DT), 1}, {feature("bit", VBD), 1},
-      {m.Trans1(NN, NN), -1}, {m.Trans1(NN, DT), -1}, {feature("bit", NN), -1}};
+  std::map<int64_t, double> expected = {{m.Trans1(NN, VBD), 1},   {m.Trans1(VBD, DT), 1},
+                                        {feature("bit", VBD), 1}, {m.Trans1(NN, NN), -1},
+                                        {m.Trans1(NN, DT), -1},   {feature("bit", NN), -1}};
   for (std::size_t k = 0; k < w.size(); ++k) {
     double want = expected.count(k) ? expected[k] : 0.0;
     CHECK(w[k] == want);
@@ -424,7 +431,9 @@ TEST(feature_atoms_lowercase_shape_affixes) {
   CHECK(WordShape("McCain-2", ShapeRuns::kEach) == "XxXxxx-d");
   CHECK(WordShape("McCain-22", ShapeRuns::kAllRuns) == "XxXx-d");
   // prefix2 and suffix2 of a UTF-8 word count code points.
-  int32_t ints[] = {2, 1, static_cast<int32_t>(AtomKind::kPrefix), 0, 0, 2, 1, static_cast<int32_t>(AtomKind::kSuffix), 0, 0, 2};
+  int32_t ints[] = {2, 1, static_cast<int32_t>(AtomKind::kPrefix), 0, 0,
+                    2, 1, static_cast<int32_t>(AtomKind::kSuffix), 0, 0,
+                    2};
   FeatureConfig c = FeatureConfig::FromInts(ints, 11, 1);
   FeatureExtractor ex(c);
   auto keys = [&](const char* word) {
@@ -455,7 +464,9 @@ TEST(feature_atoms_are_unicode_aware) {
   CHECK(LowerUtf8("東京") == "東京");
   CHECK(WordShape("東京2020", ShapeRuns::kAllRuns) == "Ld");
   // initcap and allcap see Greek and Cyrillic capitals.
-  int32_t ints[] = {2, 1, static_cast<int32_t>(AtomKind::kInitCap), 0, 0, 0, 1, static_cast<int32_t>(AtomKind::kAllCap), 0, 0, 0};
+  int32_t ints[] = {2, 1, static_cast<int32_t>(AtomKind::kInitCap), 0, 0,
+                    0, 1, static_cast<int32_t>(AtomKind::kAllCap),  0, 0,
+                    0};
   FeatureConfig c = FeatureConfig::FromInts(ints, 11, 1);
   FeatureExtractor ex(c);
   auto count = [&](const char* word) {
@@ -466,16 +477,17 @@ TEST(feature_atoms_are_unicode_aware) {
     ex.Extract(s, [&](int32_t, uint64_t, bool) { ++n; });
     return n;
   };
-  CHECK(count("Ωμέγα") == 1);  // initcap only
+  CHECK(count("Ωμέγα") == 1);   // initcap only
   CHECK(count("ΣΠΑΡΤΗ") == 2);  // initcap and allcap
   CHECK(count("Жуков") == 1);
-  CHECK(count("東京") == 0);    // caseless: neither
+  CHECK(count("東京") == 0);  // caseless: neither
 }
 
 // The first-order Viterbi loop as it was written before it ran across labels (row by row,
 // each label's predecessors in order): the vectorized step must give the same labels and
 // score, ties included (first best predecessor wins).
-double RowByRowViterbi(const ChainLattice& lat, const ChainScores& sc, int32_t n, const double* em, int32_t* labels) {
+double RowByRowViterbi(const ChainLattice& lat, const ChainScores& sc, int32_t n, const double* em,
+                       int32_t* labels) {
   const int32_t L = lat.L;
   std::vector<double> a(static_cast<std::size_t>(n) * L);
   std::vector<int32_t> back(static_cast<std::size_t>(n) * L);
@@ -516,9 +528,10 @@ TEST(first_order_viterbi_equals_the_row_by_row_loop) {
     for (bool ties : {false, true}) {
       Fixture fx = RandomFixture(L, 1, {1, 2, 9, 30}, 40 + L, false);
       // Small integer weights: many equal path scores, so tie-breaking is exercised.
-      if (ties) fx.model.weights.Edit([](std::vector<double>& w) {
-        for (double& v : w) v = std::round(v * 2);
-      });
+      if (ties)
+        fx.model.weights.Edit([](std::vector<double>& w) {
+          for (double& v : w) v = std::round(v * 2);
+        });
       const TaggerModel& m = fx.model;
       ChainLattice lat = ChainLattice::For(m);
       ChainScores sc;
@@ -555,10 +568,12 @@ TEST(first_order_forward_backward_equals_the_generic_loop) {
         const std::size_t nL = static_cast<std::size_t>(n) * L;
         std::vector<double> em(nL), zeros(static_cast<std::size_t>(n) * m.num_pairs(), 0.0);
         m.Emissions(fx.corpus, s, m.weights.data(), em.data());
-        std::vector<double> marg(nL), marg2(nL), edge(lat.num_edges(), 0.0), edge2(edge), start(L, 0.0), start2(start);
+        std::vector<double> marg(nL), marg2(nL), edge(lat.num_edges(), 0.0), edge2(edge), start(L, 0.0),
+            start2(start);
         const double z = dense.ForwardBackward(n, em.data(), sc, marg.data(), edge.data(), start.data());
         generic.SetPairScores(zeros.data());
-        const double z2 = generic.ForwardBackward(n, em.data(), sc, marg2.data(), edge2.data(), start2.data());
+        const double z2 =
+            generic.ForwardBackward(n, em.data(), sc, marg2.data(), edge2.data(), start2.data());
         CHECK(z == z2);
         CHECK(marg == marg2);
         CHECK(start == start2);
@@ -639,14 +654,16 @@ bool SameArray(const FlatArray<T>& a, const FlatArray<T>& b) {
 }
 
 bool SameModel(const TaggerModel& a, const TaggerModel& b) {
-  return a.algorithm == b.algorithm && a.order == b.order && a.beam == b.beam && a.labels.names() == b.labels.names() &&
-         a.attributes.keys() == b.attributes.keys() && SameArray(a.attr_offset, b.attr_offset) &&
-         SameArray(a.feature_label, b.feature_label) && SameArray(a.edge_offset, b.edge_offset) &&
-         SameArray(a.edge_pair, b.edge_pair) && SameArray(a.weights, b.weights);
+  return a.algorithm == b.algorithm && a.order == b.order && a.beam == b.beam &&
+         a.labels.names() == b.labels.names() && a.attributes.keys() == b.attributes.keys() &&
+         SameArray(a.attr_offset, b.attr_offset) && SameArray(a.feature_label, b.feature_label) &&
+         SameArray(a.edge_offset, b.edge_offset) && SameArray(a.edge_pair, b.edge_pair) &&
+         SameArray(a.weights, b.weights);
 }
 
 // `bytes` copied to `shift` bytes past a 64-byte boundary, kept alive by the returned pointer.
-std::shared_ptr<const void> PlacedCopy(const std::vector<uint8_t>& bytes, std::size_t shift, const uint8_t** at) {
+std::shared_ptr<const void> PlacedCopy(const std::vector<uint8_t>& bytes, std::size_t shift,
+                                       const uint8_t** at) {
   auto block = std::make_shared<std::vector<uint64_t>>((bytes.size() + shift) / 8 + 9);
   auto* base = reinterpret_cast<uint8_t*>(block->data());
   base += (64 - reinterpret_cast<std::uintptr_t>(base) % 64) % 64;
@@ -680,7 +697,8 @@ TEST(model_round_trip_and_corruption) {
       TaggerModel m = TaggerModel::Deserialize(placed, keep);
       CHECK(SameModel(m, fx.model));
       CHECK(m.weights.is_view() == (shift == 0 && byte_order::kHostIsLittleEndian));
-      CHECK(m.attributes.slots().is_view() == byte_order::kHostIsLittleEndian);  // 12-byte records: 4-byte aligned is enough
+      CHECK(m.attributes.slots().is_view() ==
+            byte_order::kHostIsLittleEndian);  // 12-byte records: 4-byte aligned is enough
       CHECK(m.attributes.Find(1005) == 5);
       // A change to a loaded model copies the viewed array, never the bytes it views.
       m.weights.Edit([](std::vector<double>& v) { v[0] += 1; });
@@ -735,7 +753,8 @@ TEST(model_payload_bytes_are_the_same_on_every_host) {
     CHECK(again.bytes() == out.bytes());  // read in either version, written in version 3
   }
   std::vector<uint8_t> bad = old.bytes();  // a version-2 slot's padding must be zero
-  const uint8_t empty_slot[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0};  // key 0, id -1, padding
+  const uint8_t empty_slot[16] = {0,    0,    0,    0,    0, 0, 0, 0,
+                                  0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0};  // key 0, id -1, padding
   for (std::size_t k = 0; k + 16 <= bad.size(); k += 8) {
     if (std::memcmp(&bad[k], empty_slot, 16) == 0) {
       bad[k + 12] = 1;
@@ -768,14 +787,16 @@ TEST(attribute_slot_tables_are_checked) {
     return threw;
   };
   CHECK(!bad([](auto&) {}, 5));
-  CHECK(bad([](auto&) {}, 4));                                        // an id missing
-  CHECK(bad([](auto& s) { s[8].id = 0; }, 5));                        // an id twice
-  CHECK(bad([](auto& s) {  // a key cut off from its home slot by an empty one
-    s[13] = s[11];
-    s[11] = AttributeTable::Slot{0, -1};
-  }, 5));
-  CHECK(bad([](auto& s) { s.resize(1000); }, 5));                     // not a power of two
-  CHECK(bad([](auto& s) { s.resize(4); }, 4));                        // no empty slot
+  CHECK(bad([](auto&) {}, 4));                  // an id missing
+  CHECK(bad([](auto& s) { s[8].id = 0; }, 5));  // an id twice
+  CHECK(bad(
+      [](auto& s) {  // a key cut off from its home slot by an empty one
+        s[13] = s[11];
+        s[11] = AttributeTable::Slot{0, -1};
+      },
+      5));
+  CHECK(bad([](auto& s) { s.resize(1000); }, 5));  // not a power of two
+  CHECK(bad([](auto& s) { s.resize(4); }, 4));     // no empty slot
 }
 
 TEST(trainers_fit_a_tiny_corpus) {
@@ -783,32 +804,44 @@ TEST(trainers_fit_a_tiny_corpus) {
   const char* tags = "D\nN\nV\n\nD\nN\nV\n\nD\nN\nV\n\nD\nN\nV\n";
   for (int algo : {0, 1, 2}) {
     for (int optimizer : {0, 1, 2}) {  // 2: L-BFGS after 2 SGD epochs
-     for (int order : {1, 2}) {
-      TaggerModel m;
-      m.algorithm = static_cast<TaggerAlgorithm>(algo);
-      m.order = order;
-      // word[0], and word[0] x (previous tag, tag) as an edge template.
-      int32_t ints[] = {2, 1, static_cast<int32_t>(AtomKind::kField), 0, 0, 0,
-                        2, static_cast<int32_t>(AtomKind::kField), 0, 0, 0, static_cast<int32_t>(AtomKind::kPrevTag), 0, -1, 0};
-      m.config = FeatureConfig::FromInts(ints, 15, 1);
-      CHECK(m.config.templates[1].edge && m.config.templates[1].atoms.size() == 1);
-      TaggerCorpus corpus = m.BuildCorpus(text, tags, true);
-      m.BuildFeatures(corpus);
-      CHECK(m.has_edge_features());
-      TrainOptions opt;
-      opt.c2 = 0.01;
-      opt.optimizer = optimizer == 1 ? CrfOptimizer::kSgd : CrfOptimizer::kLbfgs;
-      opt.sgd_warmup = optimizer == 2 ? 2 : 0;
-      TaggerTrainer trainer(m, corpus, opt);
-      for (int e = 0; e < 30 && trainer.Step(nullptr); ++e) {
+      for (int order : {1, 2}) {
+        TaggerModel m;
+        m.algorithm = static_cast<TaggerAlgorithm>(algo);
+        m.order = order;
+        // word[0], and word[0] x (previous tag, tag) as an edge template.
+        int32_t ints[] = {2,
+                          1,
+                          static_cast<int32_t>(AtomKind::kField),
+                          0,
+                          0,
+                          0,
+                          2,
+                          static_cast<int32_t>(AtomKind::kField),
+                          0,
+                          0,
+                          0,
+                          static_cast<int32_t>(AtomKind::kPrevTag),
+                          0,
+                          -1,
+                          0};
+        m.config = FeatureConfig::FromInts(ints, 15, 1);
+        CHECK(m.config.templates[1].edge && m.config.templates[1].atoms.size() == 1);
+        TaggerCorpus corpus = m.BuildCorpus(text, tags, true);
+        m.BuildFeatures(corpus);
+        CHECK(m.has_edge_features());
+        TrainOptions opt;
+        opt.c2 = 0.01;
+        opt.optimizer = optimizer == 1 ? CrfOptimizer::kSgd : CrfOptimizer::kLbfgs;
+        opt.sgd_warmup = optimizer == 2 ? 2 : 0;
+        TaggerTrainer trainer(m, corpus, opt);
+        for (int e = 0; e < 30 && trainer.Step(nullptr); ++e) {}
+        trainer.ExportWeights();
+        TaggerCorpus test = m.BuildCorpus("a\ndog\nbarks\n", "", false);
+        SentenceTagger tagger(m);
+        std::vector<int32_t> out(3);
+        tagger.Best(test, 0, out.data());
+        CHECK(m.labels.Name(out[0]) == "D" && m.labels.Name(out[1]) == "N" && m.labels.Name(out[2]) == "V");
       }
-      trainer.ExportWeights();
-      TaggerCorpus test = m.BuildCorpus("a\ndog\nbarks\n", "", false);
-      SentenceTagger tagger(m);
-      std::vector<int32_t> out(3);
-      tagger.Best(test, 0, out.data());
-      CHECK(m.labels.Name(out[0]) == "D" && m.labels.Name(out[1]) == "N" && m.labels.Name(out[2]) == "V");
-     }
     }
   }
 }
@@ -837,12 +870,12 @@ TEST(tag_set_atom_ambiguity_classes_and_jackknifing) {
     CHECK(out.size() == 1);
     return out[0];
   };
-  CHECK(key("THAT") == key("that"));    // lowercased
-  CHECK(key("that") != key("is"));      // PRON|SCONJ vs AUX
-  CHECK(key("it") != key("is"));        // PRON vs AUX
-  CHECK(key("so") == key("unseen"));    // seen once < 2: the shared rare value
+  CHECK(key("THAT") == key("that"));  // lowercased
+  CHECK(key("that") != key("is"));    // PRON|SCONJ vs AUX
+  CHECK(key("it") != key("is"));      // PRON vs AUX
+  CHECK(key("so") == key("unseen"));  // seen once < 2: the shared rare value
   ex.UseTagSets(&fold);
-  CHECK(key("is") == key("unseen"));    // count 1 in the other folds: rare
+  CHECK(key("is") == key("unseen"));  // count 1 in the other folds: rare
   // A model keeps its tag dictionary through serialization.
   Fixture fx = RandomFixture(3, 2, {3}, 5);
   fx.model.config.num_columns = 1;
@@ -852,7 +885,8 @@ TEST(tag_set_atom_ambiguity_classes_and_jackknifing) {
   auto bytes = w.bytes();
   ByteReader r(bytes.data(), bytes.size());
   TaggerModel back = TaggerModel::Deserialize(r);
-  CHECK(back.config.tagsets.size() == c.tagsets.size() && back.config.tagsets.at("0\tthat").tags == "PRON|SCONJ");
+  CHECK(back.config.tagsets.size() == c.tagsets.size() &&
+        back.config.tagsets.at("0\tthat").tags == "PRON|SCONJ");
 }
 
 // CRFsuite's objective (no start-of-sentence weights): the start weights stay exactly 0 under
@@ -875,8 +909,7 @@ TEST(training_without_start_weights_keeps_them_zero) {
         opt.optimizer = optimizer == 1 ? CrfOptimizer::kSgd : CrfOptimizer::kLbfgs;
         opt.start_weights = start_weights;
         TaggerTrainer trainer(m, corpus, opt);
-        for (int e = 0; e < 200 && trainer.Step(nullptr); ++e) {
-        }
+        for (int e = 0; e < 200 && trainer.Step(nullptr); ++e) {}
         trainer.ExportWeights();
         ChainLattice lat = ChainLattice::For(m);
         double start_norm = 0;
@@ -916,8 +949,10 @@ TEST(perceptron_update_on_differing_tokens_equals_full_update) {
         std::vector<double> full(fx.model.num_weights(), 0.0), part(full.size(), 0.0);
         ForEachPathWeight(fx.model, lat, fx.corpus, s, gold.data(), [&](int64_t f) { full[f] += 1; });
         ForEachPathWeight(fx.model, lat, fx.corpus, s, guess.data(), [&](int64_t f) { full[f] -= 1; });
-        ForEachPathWeight(fx.model, lat, fx.corpus, s, gold.data(), [&](int64_t f) { part[f] += 1; }, differs.data());
-        ForEachPathWeight(fx.model, lat, fx.corpus, s, guess.data(), [&](int64_t f) { part[f] -= 1; }, differs.data());
+        ForEachPathWeight(
+            fx.model, lat, fx.corpus, s, gold.data(), [&](int64_t f) { part[f] += 1; }, differs.data());
+        ForEachPathWeight(
+            fx.model, lat, fx.corpus, s, guess.data(), [&](int64_t f) { part[f] -= 1; }, differs.data());
         for (std::size_t k = 0; k < full.size(); ++k) CHECK(full[k] == part[k]);
       }
     }
@@ -984,12 +1019,14 @@ TEST(perceptron_on_index_slots_trains_the_same_weights) {
 
 TEST(column_tagging_splits_like_javascript_and_carries_sentences) {
   // JavaScript's \s: ASCII whitespace, U+00A0, U+1680, U+2000-200A, 2028, 2029, 202F, 205F, 3000, FEFF.
-  for (const char* space : {" ", "\t", "\v", "\f", "\r", "\xC2\xA0", "\xE1\x9A\x80", "\xE2\x80\x80", "\xE2\x80\x8A",
-                            "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F", "\xE3\x80\x80", "\xEF\xBB\xBF"}) {
+  for (const char* space :
+       {" ", "\t", "\v", "\f", "\r", "\xC2\xA0", "\xE1\x9A\x80", "\xE2\x80\x80", "\xE2\x80\x8A",
+        "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F", "\xE3\x80\x80", "\xEF\xBB\xBF"}) {
     std::string s(space);
     CHECK(JsSpaceLength(s.data(), s.data() + s.size()) == static_cast<int>(s.size()));
   }
-  for (const char* other : {"a", "\xC2\x85", "\xE2\x80\x8B", "\xE2\x80\x8C", "\xC3\xA9", "\xE2\x80\xB0"}) {  // NEL, ZWSP, ZWNJ, é, ‰
+  for (const char* other : {"a", "\xC2\x85", "\xE2\x80\x8B", "\xE2\x80\x8C", "\xC3\xA9",
+                            "\xE2\x80\xB0"}) {  // NEL, ZWSP, ZWNJ, é, ‰
     std::string s(other);
     CHECK(JsSpaceLength(s.data(), s.data() + s.size()) == 0);
   }
@@ -1002,8 +1039,7 @@ TEST(column_tagging_splits_like_javascript_and_carries_sentences) {
   m.BuildFeatures(corpus);
   TrainOptions opt;
   TaggerTrainer trainer(m, corpus, opt);
-  for (int e = 0; e < 5 && trainer.Step(nullptr); ++e) {
-  }
+  for (int e = 0; e < 5 && trainer.Step(nullptr); ++e) {}
   trainer.ExportWeights();
   ColumnLayout layout;
   layout.input_columns = 1;
@@ -1026,14 +1062,16 @@ TEST(column_tagging_splits_like_javascript_and_carries_sentences) {
   CHECK(bad.error_kind == 2 && bad.error_line == 2 && bad.error_found == 1);
   layout.tab = true;
   ColumnTagResult tabs = TagColumns(m, "the dog\n", true, -1, layout, 1);
-  CHECK(tabs.output.rfind("the dog\t", 0) == 0 && tabs.output.find('\t', 8) == std::string::npos && tabs.width == 1);
+  CHECK(tabs.output.rfind("the dog\t", 0) == 0 && tabs.output.find('\t', 8) == std::string::npos &&
+        tabs.width == 1);
 }
 
 TEST(training_columns_split_lines_as_the_js_reader_does) {
   // CRLF, a no-break space and tabs between fields, -DOCSTART-, whitespace-only lines, a
   // last line without '\n'; the label is the middle column, the input columns 0 and 2.
   const std::string file =
-      "-DOCSTART- -X- O\r\n\r\nHe B-NP PRP\r\nreckons\xC2\xA0" "B-VP\tVBZ \r\n \t\nÇa B-NP PRP\nva B-VP VBZ";
+      "-DOCSTART- -X- O\r\n\r\nHe B-NP PRP\r\nreckons\xC2\xA0"
+      "B-VP\tVBZ \r\n \t\nÇa B-NP PRP\nva B-VP VBZ";
   TrainingColumns r = ReadTrainingColumns(file, 3, false, {0, 2}, 1);
   CHECK(r.error_line == 0);
   CHECK(r.text == "He\tPRP\nreckons\tVBZ\n\nÇa\tPRP\nva\tVBZ\n\n");

@@ -57,8 +57,8 @@ void AddEdgeGradient(const TaggerModel& model, const TaggerCorpus& corpus, int64
 }
 
 // Sums per-thread gradients into `grad` (already holding the prior's gradient).
-void SumThreadGradients(std::vector<ObjectiveScratch>& buffers, const ChainLattice* lat, std::vector<double>& grad,
-                        double& loss) {
+void SumThreadGradients(std::vector<ObjectiveScratch>& buffers, const ChainLattice* lat,
+                        std::vector<double>& grad, double& loss) {
   for (auto& b : buffers) {
     loss += b.loss;
     for (std::size_t k = 0; k < b.grad.size(); ++k) grad[k] += b.grad[k];  // empty: summed in place
@@ -135,8 +135,8 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
             model.EdgeScores(corpus, s, w.data(), b.pairs.data());
             decoder.SetPairScores(b.pairs.data());
           }
-          double log_z = decoder.ForwardBackward(n, b.emissions.data(), scores, b.marginals.data(), b.edge.data(),
-                                                 b.start.data());
+          double log_z = decoder.ForwardBackward(n, b.emissions.data(), scores, b.marginals.data(),
+                                                 b.edge.data(), b.start.data());
           b.loss += log_z - decoder.PathScore(n, b.emissions.data(), scores, gold);
           if (model.has_edge_features()) {
             AddEdgeGradient(model, corpus, s, decoder.pair_marginals().data(), gold, 1.0, g);
@@ -216,7 +216,8 @@ double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, con
             if (edges) {  // edge features whose pair starts at the gold previous tag
               const int64_t t = corpus.sentence_start[s] + i;
               const int64_t F = model.num_node_features();
-              for (int64_t k = corpus.edge_attributes.RowBegin(t); k < corpus.edge_attributes.RowEnd(t); ++k) {
+              for (int64_t k = corpus.edge_attributes.RowBegin(t); k < corpus.edge_attributes.RowEnd(t);
+                   ++k) {
                 int32_t a = corpus.edge_attributes.cols[k];
                 for (int64_t g = model.edge_offset[a]; g < model.edge_offset[a + 1]; ++g) {
                   int32_t pair = model.edge_pair[g];
@@ -306,8 +307,8 @@ bool TaggerTrainer::Step(const std::atomic<bool>* cancel) {
 Objective TaggerTrainer::LbfgsObjective() {
   return [this](const std::vector<double>& x, std::vector<double>& g) {
     if (model_.algorithm == TaggerAlgorithm::kCrf) {
-      return CrfObjective(model_, lat_, corpus_, x, g, options_.c2, options_.threads, cancel_, options_.start_weights,
-                          &index_, &scratch_);
+      return CrfObjective(model_, lat_, corpus_, x, g, options_.c2, options_.threads, cancel_,
+                          options_.start_weights, &index_, &scratch_);
     }
     return MaxentObjective(model_, corpus_, x, g, options_.c2, options_.threads, cancel_);
   };
@@ -333,19 +334,22 @@ void TaggerTrainer::SaveState(ByteWriter& out) const {
 }
 
 void TaggerTrainer::LoadState(ByteReader& in) {
-  if (in.Get<uint32_t>() != kTrainerStateVersion) throw ModelError("checkpoint: unknown tagger trainer state version");
+  if (in.Get<uint32_t>() != kTrainerStateVersion)
+    throw ModelError("checkpoint: unknown tagger trainer state version");
   steps_ = in.Get<int32_t>();
   converged_ = in.Get<uint8_t>() != 0;
   loss_ = in.Get<double>();
   std::vector<double> w = in.GetVector<double>(), u = in.GetVector<double>();
-  if (w.size() != w_.size() || u.size() != u_.size()) throw ModelError("checkpoint: the weights do not fit this model (other training data or templates?)");
+  if (w.size() != w_.size() || u.size() != u_.size())
+    throw ModelError("checkpoint: the weights do not fit this model (other training data or templates?)");
   w_ = std::move(w);
   u_ = std::move(u);
   c_ = in.Get<double>();
   scale_ = in.Get<double>();
   t_ = in.Get<int64_t>();
   std::vector<int64_t> order = in.GetVector<int64_t>();
-  if (order.size() != order_.size()) throw ModelError("checkpoint: the sentence count differs from the training data");
+  if (order.size() != order_.size())
+    throw ModelError("checkpoint: the sentence count differs from the training data");
   for (int64_t s : order) {
     if (s < 0 || s >= static_cast<int64_t>(order_.size())) throw ModelError("checkpoint: bad sentence order");
   }
@@ -373,7 +377,8 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
   // only then (weights averaged by parameter mixing are not).
   const int64_t nodes = model_.num_node_features();
   const bool packed = options_.perceptron_slots && FeatureIndex::Fits(model_) &&
-                      std::all_of(w_.begin(), w_.begin() + nodes, [](double x) { return x == std::trunc(x) && std::fabs(x) < 0x1p52; });
+                      std::all_of(w_.begin(), w_.begin() + nodes,
+                                  [](double x) { return x == std::trunc(x) && std::fabs(x) < 0x1p52; });
   if (packed) {
     if (pack_at_.empty()) {  // built on first use: a mixing shard's averaged start weights never need it
       index_ = FeatureIndex::For(model_, corpus_);
@@ -394,8 +399,10 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
     if (n == 0) continue;
     const int32_t* gold = &corpus_.labels[corpus_.sentence_start[s]];
     emissions.resize(static_cast<std::size_t>(n) * L);
-    if (packed) index_.Emissions(corpus_, s, pack_.data(), emissions.data());
-    else model_.Emissions(corpus_, s, w_.data(), emissions.data());
+    if (packed)
+      index_.Emissions(corpus_, s, pack_.data(), emissions.data());
+    else
+      model_.Emissions(corpus_, s, w_.data(), emissions.data());
     scores.Compute(lat_, w_.data());  // transitions change after every update
     if (model_.has_edge_features()) {
       pairs.resize(static_cast<std::size_t>(n) * model_.num_pairs());
@@ -410,16 +417,22 @@ void TaggerTrainer::PerceptronEpoch(const std::atomic<bool>* cancel) {
       // Only tokens whose label differs: elsewhere +1 and -1 cancel exactly (integers).
       differs.resize(n);
       for (int32_t i = 0; i < n; ++i) differs[i] = guess[i] != gold[i];
-      ForEachPathWeight(model_, lat_, corpus_, s, gold, [&](int64_t f) {
-        w_[f] += 1;
-        u_[f] += c;
-        step(f, 1);
-      }, differs.data());
-      ForEachPathWeight(model_, lat_, corpus_, s, guess.data(), [&](int64_t f) {
-        w_[f] -= 1;
-        u_[f] -= c;
-        step(f, -1);
-      }, differs.data());
+      ForEachPathWeight(
+          model_, lat_, corpus_, s, gold,
+          [&](int64_t f) {
+            w_[f] += 1;
+            u_[f] += c;
+            step(f, 1);
+          },
+          differs.data());
+      ForEachPathWeight(
+          model_, lat_, corpus_, s, guess.data(),
+          [&](int64_t f) {
+            w_[f] -= 1;
+            u_[f] -= c;
+            step(f, -1);
+          },
+          differs.data());
       ZeroStartWeights();
     }
     c_ += 1;
@@ -462,7 +475,8 @@ void TaggerTrainer::SgdEpoch(const std::atomic<bool>* cancel) {
     }
     std::fill(edge.begin(), edge.end(), 0.0);
     std::fill(start.begin(), start.end(), 0.0);
-    double log_z = decoder.ForwardBackward(n, emissions.data(), scores, marginals.data(), edge.data(), start.data());
+    double log_z =
+        decoder.ForwardBackward(n, emissions.data(), scores, marginals.data(), edge.data(), start.data());
     loss += log_z - decoder.PathScore(n, emissions.data(), scores, gold);
     for (int32_t i = 0; i < n; ++i) marginals[static_cast<std::size_t>(i) * L + gold[i]] -= 1.0;
     AddEmissionGradient(model_, corpus_, s, marginals.data(), -gain, w_.data());

@@ -21,10 +21,10 @@ enum class CrfOptimizer : int32_t { kLbfgs = 0, kSgd = 1 };
 
 struct TrainOptions {
   CrfOptimizer optimizer = CrfOptimizer::kLbfgs;
-  double c2 = 1.0;     // L2 weight: objective adds c2 * |w|^2
-  double eta0 = 0.1;   // SGD initial gain
-  int threads = 0;     // 0 = all cores
-  uint64_t seed = 1;   // sentence order shuffling (perceptron, SGD)
+  double c2 = 1.0;    // L2 weight: objective adds c2 * |w|^2
+  double eta0 = 0.1;  // SGD initial gain
+  int threads = 0;    // 0 = all cores
+  uint64_t seed = 1;  // sentence order shuffling (perceptron, SGD)
   bool shuffle = true;
   int lbfgs_memory = 6;
   // L-BFGS runs (CRF): first this many SGD epochs on the same objective, then L-BFGS from
@@ -61,7 +61,8 @@ struct ObjectiveScratch {
 
 // Maxent objective: -sum_tokens log P(gold_i | gold history, i) + c2 |w|^2.
 double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, const std::vector<double>& w,
-                       std::vector<double>& grad, double c2, int threads, const std::atomic<bool>* cancel = nullptr);
+                       std::vector<double>& grad, double c2, int threads,
+                       const std::atomic<bool>* cancel = nullptr);
 
 // Calls add(f) for every weight that fires on (sentence, labels): emission features that
 // exist in the model and the transitions on the path. Used by the perceptron update.
@@ -69,8 +70,8 @@ double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, con
 // edge features only where the flagged token or its predecessor is: the perceptron update
 // Phi(gold) - Phi(guess) cancels everywhere else, so it needs only the tokens that differ.
 template <typename Add>
-void ForEachPathWeight(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus, int64_t s,
-                       const int32_t* labels, Add&& add, const char* at = nullptr);
+void ForEachPathWeight(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus,
+                       int64_t s, const int32_t* labels, Add&& add, const char* at = nullptr);
 
 class TaggerTrainer {
  public:
@@ -115,7 +116,7 @@ class TaggerTrainer {
   // each node feature's position in it (built by the first epoch that uses them).
   std::vector<double> pack_;
   std::vector<uint32_t> pack_at_;
-  std::vector<ObjectiveScratch> scratch_;  // CRF L-BFGS: CrfObjective's buffers
+  std::vector<ObjectiveScratch> scratch_;      // CRF L-BFGS: CrfObjective's buffers
   const std::atomic<bool>* cancel_ = nullptr;  // for the L-BFGS objective
   double loss_ = 0;
   int steps_ = 0;
@@ -143,8 +144,8 @@ class SentenceTagger {
 
 // ---- template definition ----
 template <typename Add>
-void ForEachPathWeight(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus, int64_t s,
-                       const int32_t* labels, Add&& add, const char* at) {
+void ForEachPathWeight(const TaggerModel& model, const ChainLattice& lat, const TaggerCorpus& corpus,
+                       int64_t s, const int32_t* labels, Add&& add, const char* at) {
   const int64_t begin = corpus.sentence_start[s];
   const int32_t n = static_cast<int32_t>(corpus.sentence_start[s + 1] - begin);
   for (int32_t i = 0; i < n; ++i) {
@@ -166,7 +167,8 @@ void ForEachPathWeight(const TaggerModel& model, const ChainLattice& lat, const 
     for (int32_t i = 0; i < n; ++i) {
       if (at && !at[i] && (i == 0 || !at[i - 1])) continue;
       const int32_t pair = (i == 0 ? L : labels[i - 1]) * L + labels[i];
-      for (int64_t k = corpus.edge_attributes.RowBegin(begin + i); k < corpus.edge_attributes.RowEnd(begin + i); ++k) {
+      for (int64_t k = corpus.edge_attributes.RowBegin(begin + i);
+           k < corpus.edge_attributes.RowEnd(begin + i); ++k) {
         int32_t a = corpus.edge_attributes.cols[k];
         for (int64_t g = model.edge_offset[a]; g < model.edge_offset[a + 1]; ++g) {
           if (model.edge_pair[g] == pair) {

@@ -15,14 +15,33 @@ import * as parser from 'structrank/parser';
 import * as tagger from 'structrank/tagger';
 import * as rerank from 'structrank/rerank';
 import * as pipeline from 'structrank/pipeline';
-import { ChartParserModel, LinearReranker, ModelKindError, PerceptronReranker, Tagger, parseTree, readNbestSync, type TrainProgress } from 'structrank';
+import {
+  ChartParserModel,
+  LinearReranker,
+  ModelKindError,
+  PerceptronReranker,
+  Tagger,
+  parseTree,
+  readNbestSync,
+  type TrainProgress,
+} from 'structrank';
 import { modelKind } from 'structrank/formats';
 import { repoRoot, tempDir } from '../helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const entries: Record<string, Record<string, unknown>> = { structrank: root, trees, formats, eval: evaluation, kernels, parser, tagger, rerank, pipeline };
+const entries: Record<string, Record<string, unknown>> = {
+  structrank: root,
+  trees,
+  formats,
+  eval: evaluation,
+  kernels,
+  parser,
+  tagger,
+  rerank,
+  pipeline,
+};
 
 describe('exports', () => {
   it('every export of every entry point is defined', () => {
@@ -35,22 +54,46 @@ describe('exports', () => {
 
   it('the root holds at most 50 values and no internals', () => {
     expect(Object.keys(root).length).toBeLessThanOrEqual(50);
-    for (const internal of ['native', 'cancelFlagFor', 'BracketParser', 'ConllAssembler', 'tableData', 'libsvmLines', 'cFixed', 'EVALB_HEADER', 'realComponents', 'Progress']) {
+    for (const internal of [
+      'native',
+      'cancelFlagFor',
+      'BracketParser',
+      'ConllAssembler',
+      'tableData',
+      'libsvmLines',
+      'cFixed',
+      'EVALB_HEADER',
+      'realComponents',
+      'Progress',
+    ]) {
       expect(Object.keys(root), internal).not.toContain(internal);
     }
   });
 
   it('every root value has TSDoc with an example (what a user sees in the editor)', () => {
     const file = join(repoRoot, 'dist', 'index.d.ts');
-    const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: ['node'], skipLibCheck: true });
+    const program = ts.createProgram([file], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: ['node'],
+      skipLibCheck: true,
+    });
     const checker = program.getTypeChecker();
     const entry = checker.getSymbolAtLocation(program.getSourceFile(file) as ts.SourceFile) as ts.Symbol;
-    const values = checker.getExportsOfModule(entry).filter((sym) => ((sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym).flags & ts.SymbolFlags.Value) !== 0);
+    const values = checker
+      .getExportsOfModule(entry)
+      .filter(
+        (sym) =>
+          ((sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym).flags & ts.SymbolFlags.Value) !== 0,
+      );
     expect(values.map((v) => v.name).sort()).toEqual(Object.keys(root).sort());
     for (const sym of values) {
       const target = sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym;
       expect(ts.displayPartsToString(target.getDocumentationComment(checker)), sym.name).not.toBe('');
-      expect(target.getJsDocTags(checker).map((t) => t.name), sym.name).toContain('example');
+      expect(
+        target.getJsDocTags(checker).map((t) => t.name),
+        sym.name,
+      ).toContain('example');
     }
   });
 
@@ -74,9 +117,20 @@ describe('one shape for every model family: train(data, options, run), save, loa
     '(S (NP (DT a) (NN dog)) (VP (VBZ sleeps)))',
   ].map((t) => parseTree(t));
   const rows = [
-    [['the', 'DT', 'O'], ['Madrid', 'NNP', 'B-LOC'], ['club', 'NN', 'O']],
-    [['Ana', 'NNP', 'B-PER'], ['sleeps', 'VBZ', 'O']],
-    [['the', 'DT', 'O'], ['Ana', 'NNP', 'B-PER'], ['club', 'NN', 'O']],
+    [
+      ['the', 'DT', 'O'],
+      ['Madrid', 'NNP', 'B-LOC'],
+      ['club', 'NN', 'O'],
+    ],
+    [
+      ['Ana', 'NNP', 'B-PER'],
+      ['sleeps', 'VBZ', 'O'],
+    ],
+    [
+      ['the', 'DT', 'O'],
+      ['Ana', 'NNP', 'B-PER'],
+      ['club', 'NN', 'O'],
+    ],
   ];
   const nbest = readNbestSync(join(repoRoot, 'test', 'fixtures', 'perceptron', 'tiny-trees.jsonl'));
 
@@ -167,13 +221,23 @@ describe('one shape for every model family: train(data, options, run), save, loa
   });
 
   it('a model file of another family is refused with ModelKindError, by every loader', async () => {
-    const t = await Tagger.train(rows, { algo: 'perceptron', columns: ['word', 'pos', 'ne'], label: 'ne', epochs: 1, threads: 1 });
+    const t = await Tagger.train(rows, {
+      algo: 'perceptron',
+      columns: ['word', 'pos', 'ne'],
+      label: 'ne',
+      epochs: 1,
+      threads: 1,
+    });
     const taggerFile = tmp.file('tagger-for-parser.model');
     t.save(taggerFile);
     const p = await ChartParserModel.train(treebank, { threads: 1 });
     const parserFile = tmp.file('parser-for-tagger.model');
     p.save(parserFile);
-    await expect(Tagger.load(parserFile)).rejects.toMatchObject({ code: 'ERR_STRUCTRANK_MODEL_KIND', expected: 'tagger', found: 'chart-parser' });
+    await expect(Tagger.load(parserFile)).rejects.toMatchObject({
+      code: 'ERR_STRUCTRANK_MODEL_KIND',
+      expected: 'tagger',
+      found: 'chart-parser',
+    });
     await expect(ChartParserModel.load(taggerFile)).rejects.toBeInstanceOf(ModelKindError);
     await expect(PerceptronReranker.load(taggerFile)).rejects.toBeInstanceOf(ModelKindError);
     await expect(LinearReranker.load(taggerFile)).rejects.toBeInstanceOf(ModelKindError);

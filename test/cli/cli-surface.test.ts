@@ -51,7 +51,9 @@ describe('--help', () => {
 
   it('lists every option with its default, and marks the required ones', async () => {
     const text = await commandHelp('train-parser');
-    expect(text).toMatch(/--epochs <E> +CRF passes over the data \(or L-BFGS iterations\); the best pass on --dev is\s+kept \(default 10\)/);
+    expect(text).toMatch(
+      /--epochs <E> +CRF passes over the data \(or L-BFGS iterations\); the best pass on --dev is\s+kept \(default 10\)/,
+    );
     expect(text).toMatch(/--train <F> +training treebank \(bracketed trees\) \(required\)/);
     expect(text).toMatch(/--verb-features/);
   });
@@ -61,15 +63,21 @@ describe('typo suggestions', () => {
   it('suggests the command meant', async () => {
     const r = await cli('train-taggr', '--algo', 'crf');
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe("structrank: unknown command 'train-taggr' (did you mean train-tagger?)\nrun 'structrank --help' for the list of commands\n");
-    expect((await cli('eval', 'prase')).stderr).toMatch(/^structrank: unknown command 'eval prase' \(did you mean 'eval parse'\?\)/);
+    expect(r.stderr).toBe(
+      "structrank: unknown command 'train-taggr' (did you mean train-tagger?)\nrun 'structrank --help' for the list of commands\n",
+    );
+    expect((await cli('eval', 'prase')).stderr).toMatch(
+      /^structrank: unknown command 'eval prase' \(did you mean 'eval parse'\?\)/,
+    );
     expect((await cli('evl', 'parse')).stderr).toMatch(/did you mean eval\?/);
   });
 
   it('suggests the option meant, on one line with the usage line after it', async () => {
     const r = await cli('train-parser', '--train', 'x.mrg', '--model', 'x.model', '--epoch', '3');
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe("structrank: train-parser: unknown option '--epoch' (did you mean --epochs?)\nusage: structrank train-parser --train F --model M [options]\n");
+    expect(r.stderr).toBe(
+      "structrank: train-parser: unknown option '--epoch' (did you mean --epochs?)\nusage: structrank train-parser --train F --model M [options]\n",
+    );
     expect((await cli('tag', '--modle', 'm')).stderr).toMatch(/unknown option '--modle' \(did you mean --model\?\)/);
   });
 
@@ -84,13 +92,31 @@ describe('validation from the option declarations', () => {
   it('names the flag and the bad value; enums list their values', async () => {
     const epochs = await cli('train-parser', '--train', 'x.mrg', '--model', 'x.model', '--epochs', '0');
     expect(epochs.status).toBe(2);
-    expect(epochs.stderr.split('\n')[0]).toBe("structrank: train-parser: invalid value for --epochs: '0' (integer >= 1)");
-    const algo = await cli('train-tagger', '--algo', 'svm', '--train', 't', '--columns', 'a,b', '--label', 'b', '--model', 'm');
-    expect(algo.stderr.split('\n')[0]).toBe("structrank: train-tagger: invalid value for --algo: 'svm' (maxent, perceptron or crf)");
+    expect(epochs.stderr.split('\n')[0]).toBe(
+      "structrank: train-parser: invalid value for --epochs: '0' (integer >= 1)",
+    );
+    const algo = await cli(
+      'train-tagger',
+      '--algo',
+      'svm',
+      '--train',
+      't',
+      '--columns',
+      'a,b',
+      '--label',
+      'b',
+      '--model',
+      'm',
+    );
+    expect(algo.stderr.split('\n')[0]).toBe(
+      "structrank: train-tagger: invalid value for --algo: 'svm' (maxent, perceptron or crf)",
+    );
     const missing = await cli('tag', '--input', 'x');
     expect(missing.stderr.split('\n')[0]).toBe('structrank: tag: missing required option --model');
     const list = await cli('train-reranker', '--method', 'boost', '--train', 't', '--model', 'm', '--eps', '0.1,-1');
-    expect(list.stderr.split('\n')[0]).toBe("structrank: train-reranker: invalid value for --eps: '0.1,-1' (a list, each number >= 0)");
+    expect(list.stderr.split('\n')[0]).toBe(
+      "structrank: train-reranker: invalid value for --eps: '0.1,-1' (a list, each number >= 0)",
+    );
     const other = await cli('train-reranker', '--method', 'perceptron', '--train', 't', '--model', 'm', '--eps', '0.1');
     expect(other.stderr.split('\n')[0]).toBe('structrank: train-reranker: --eps does not apply to --method perceptron');
   });
@@ -101,10 +127,40 @@ describe('validation from the option declarations', () => {
     expect(shard.stderr.split('\n')[0]).toBe('structrank: tag: --shard-size needs --redis and --store');
     const half = await cli('parse', '--model', 'm', '--input', 'x', '--out', 'y', '--redis', 'redis://127.0.0.1:1');
     expect(half.stderr.split('\n')[0]).toBe('structrank: parse: --redis and --store go together');
-    const classes = await cli('train-tagger', '--algo', 'crf', '--train', 't', '--columns', 'a,b', '--label', 'b', '--model', 'm', '--cluster-text', 'train', '--cluster-classes', '1');
-    expect(classes.stderr.split('\n')[0]).toBe("structrank: train-tagger: invalid value for --cluster-classes: '1' (integer >= 2)");
-    const heads = await cli('train-reranker', '--method', 'perceptron', '--train', 't', '--model', 'm', '--head-rules', 'collins');
-    expect(heads.stderr.split('\n')[0]).toBe('structrank: train-reranker: --head-rules applies to --method perceptron only with --feature-weight');
+    const classes = await cli(
+      'train-tagger',
+      '--algo',
+      'crf',
+      '--train',
+      't',
+      '--columns',
+      'a,b',
+      '--label',
+      'b',
+      '--model',
+      'm',
+      '--cluster-text',
+      'train',
+      '--cluster-classes',
+      '1',
+    );
+    expect(classes.stderr.split('\n')[0]).toBe(
+      "structrank: train-tagger: invalid value for --cluster-classes: '1' (integer >= 2)",
+    );
+    const heads = await cli(
+      'train-reranker',
+      '--method',
+      'perceptron',
+      '--train',
+      't',
+      '--model',
+      'm',
+      '--head-rules',
+      'collins',
+    );
+    expect(heads.stderr.split('\n')[0]).toBe(
+      'structrank: train-reranker: --head-rules applies to --method perceptron only with --feature-weight',
+    );
   });
 
   it('parseOptions fills defaults, reads numbers, lists and negated flags, and refuses out-of-range values', () => {
@@ -114,10 +170,24 @@ describe('validation from the option declarations', () => {
       verbFeatures: option(z.boolean().default(true), 'no verb features'),
       model: option(z.string(), 'model file'),
     };
-    expect(parseOptions('x', fields, { model: 'm', verbFeatures: true })).toEqual({ epochs: 10, eps: [0.5], verbFeatures: true, model: 'm' });
-    expect(parseOptions('x', fields, { model: 'm', epochs: '3', eps: '0.1,0.2', verbFeatures: false })).toEqual({ epochs: 3, eps: [0.1, 0.2], verbFeatures: false, model: 'm' });
-    expect(() => parseOptions('x', fields, { model: 'm', epochs: '1.5' })).toThrow("x: invalid value for --epochs: '1.5' (integer >= 1)");
-    expect(() => parseOptions('x', fields, { model: 'm', epochs: ' ' })).toThrow("x: invalid value for --epochs: ' ' (integer >= 1)");
+    expect(parseOptions('x', fields, { model: 'm', verbFeatures: true })).toEqual({
+      epochs: 10,
+      eps: [0.5],
+      verbFeatures: true,
+      model: 'm',
+    });
+    expect(parseOptions('x', fields, { model: 'm', epochs: '3', eps: '0.1,0.2', verbFeatures: false })).toEqual({
+      epochs: 3,
+      eps: [0.1, 0.2],
+      verbFeatures: false,
+      model: 'm',
+    });
+    expect(() => parseOptions('x', fields, { model: 'm', epochs: '1.5' })).toThrow(
+      "x: invalid value for --epochs: '1.5' (integer >= 1)",
+    );
+    expect(() => parseOptions('x', fields, { model: 'm', epochs: ' ' })).toThrow(
+      "x: invalid value for --epochs: ' ' (integer >= 1)",
+    );
     expect(() => parseOptions('x', fields, {})).toThrow('x: missing required option --model');
     expect(optionRows(fields).map((r) => r.flag)).toEqual(['--epochs', '--eps', '--no-verb-features', '--model']);
     expect(optionRows(fields)[0]).toMatchObject({ type: 'integer >= 1', default: '10', required: false });
@@ -133,9 +203,23 @@ describe('validation from the option declarations', () => {
     const fail = (message: string): Error => new Error(message);
     expect(() => checkOptions(taggerFields, { beam: 0 }, fail)).toThrow('beam must be a positive integer');
     expect(() => checkOptions(taggerFields, { beam: 4, epochs: undefined }, fail)).not.toThrow();
-    const train = [[['a', 'DT', 'B-NP'], ['dog', 'NN', 'I-NP']]];
-    await expect(Tagger.train(train, { algo: 'crf', columns: ['word', 'pos', 'chunk'], label: 'chunk', c2: -1 })).rejects.toThrow('<options>: c2 must be a non-negative number');
-    await expect(Tagger.train(train, { algo: 'crf', columns: ['word', 'pos', 'chunk'], label: 'chunk', optimizer: 'adam' as 'sgd' })).rejects.toThrow("<options>: optimizer must be 'lbfgs' or 'sgd'");
+    const train = [
+      [
+        ['a', 'DT', 'B-NP'],
+        ['dog', 'NN', 'I-NP'],
+      ],
+    ];
+    await expect(
+      Tagger.train(train, { algo: 'crf', columns: ['word', 'pos', 'chunk'], label: 'chunk', c2: -1 }),
+    ).rejects.toThrow('<options>: c2 must be a non-negative number');
+    await expect(
+      Tagger.train(train, {
+        algo: 'crf',
+        columns: ['word', 'pos', 'chunk'],
+        label: 'chunk',
+        optimizer: 'adam' as 'sgd',
+      }),
+    ).rejects.toThrow("<options>: optimizer must be 'lbfgs' or 'sgd'");
   });
 
   it('the pipeline JSON Schema carries the descriptions and defaults of the declarations', () => {
@@ -151,7 +235,9 @@ describe('generated reference pages', () => {
     const blocks = await generatedBlocks();
     for (const page of ['docs/cli.md', 'docs/pipeline.md']) {
       const text = readFileSync(join(repoRoot, page), 'utf8');
-      expect(fillBlocks(text, blocks), `${page} is stale: run 'npm run build:ts && node scripts/cli-docs.mjs'`).toBe(text);
+      expect(fillBlocks(text, blocks), `${page} is stale: run 'npm run build:ts && node scripts/cli-docs.mjs'`).toBe(
+        text,
+      );
     }
     expect(blocks.options).toContain('| `--eps X[,X...]` | list of number >= 0 | `0.0025` |');
     expect(blocks.options).toContain('| `--epochs E` | integer >= 1 | `10` |');
@@ -176,7 +262,8 @@ describe('progress', () => {
     p.update(1, 'loss 2.5');
     p.finish();
     await new Promise((resolve) => setImmediate(resolve));
-    for (const part of [/train {2}\[#+-*\] 1\/4 /, /ETA \d+s/, /[\d.]+ epochs\/s/, /loss 2\.5/]) expect(tty.text()).toMatch(part);
+    for (const part of [/train {2}\[#+-*\] 1\/4 /, /ETA \d+s/, /[\d.]+ epochs\/s/, /loss 2\.5/])
+      expect(tty.text()).toMatch(part);
     const pipe = new PassThrough() as unknown as NodeJS.WriteStream & PassThrough;
     let piped = '';
     pipe.on('data', (chunk: Buffer) => (piped += chunk.toString()));
@@ -205,13 +292,47 @@ describe('--json', () => {
     try {
       const train = tmp.file('train.conll', 'He PRP B-NP\nruns VBZ B-VP\n\nShe PRP B-NP\nsleeps VBZ B-VP\n\n');
       const model = tmp.file('t.model');
-      const r = runCli(['train-tagger', '--algo', 'perceptron', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '2', '--model', model, '--json', '--threads', '1']);
+      const r = runCli([
+        'train-tagger',
+        '--algo',
+        'perceptron',
+        '--train',
+        train,
+        '--columns',
+        'word,pos,chunk',
+        '--label',
+        'chunk',
+        '--epochs',
+        '2',
+        '--model',
+        model,
+        '--json',
+        '--threads',
+        '1',
+      ]);
       expect(r.status, r.stderr).toBe(0);
       const summary = JSON.parse(r.stdout) as { model: string; algo: string; labels: number; trainedSteps: number };
       expect(summary).toMatchObject({ model, algo: 'perceptron', labels: 2 });
       // train-tagger logs a line per epoch even off a terminal; --quiet drops them.
       expect(r.stderr).toMatch(/train-tagger perceptron .* 2\/2/);
-      const quiet = runCli(['train-tagger', '--algo', 'perceptron', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '2', '--model', model, '--quiet', '--threads', '1']);
+      const quiet = runCli([
+        'train-tagger',
+        '--algo',
+        'perceptron',
+        '--train',
+        train,
+        '--columns',
+        'word,pos,chunk',
+        '--label',
+        'chunk',
+        '--epochs',
+        '2',
+        '--model',
+        model,
+        '--quiet',
+        '--threads',
+        '1',
+      ]);
       expect(quiet.status, quiet.stderr).toBe(0);
       expect(quiet.stderr).toBe('');
     } finally {
@@ -225,12 +346,39 @@ describe('--json', () => {
     try {
       const trees = join(repoRoot, 'test', 'fixtures', 'perceptron', 'tiny-trees.jsonl');
       const model = tmp.file('p.model');
-      const t = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'tree', '--epochs', '3', '--train', trees, '--dev', trees, '--model', model, '--json', '--threads', '1']);
+      const t = runCli([
+        'train-reranker',
+        '--method',
+        'perceptron',
+        '--kernel',
+        'tree',
+        '--epochs',
+        '3',
+        '--train',
+        trees,
+        '--dev',
+        trees,
+        '--model',
+        model,
+        '--json',
+        '--threads',
+        '1',
+      ]);
       expect(t.status, t.stderr).toBe(0);
-      expect(JSON.parse(t.stdout)).toMatchObject({ method: 'perceptron', kernel: 'tree', sentences: 8, dev: { metric: 'F1', sentences: 8 } });
+      expect(JSON.parse(t.stdout)).toMatchObject({
+        method: 'perceptron',
+        kernel: 'tree',
+        sentences: 8,
+        dev: { metric: 'F1', sentences: 8 },
+      });
       const r = runCli(['rerank', '--model', model, '--input', trees, '--out', tmp.file('best.mrg'), '--json']);
       expect(r.status, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ sentences: 8, candidates: 24, method: 'perceptron', score: { metric: 'F1' } });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        sentences: 8,
+        candidates: 24,
+        method: 'perceptron',
+        score: { metric: 'F1' },
+      });
     } finally {
       tmp.cleanup();
     }

@@ -13,10 +13,31 @@ describe('structrank info --model', () => {
     const rows = 'the DT B-NP\ndog NN I-NP\nbarks VBZ B-VP\n\na DT B-NP\ncat NN I-NP\nsleeps VBZ B-VP\n';
     const train = tmp.file('train.conll', rows.repeat(5));
     const tagger = tmp.file('t.model');
-    expect(runCli(['train-tagger', '--algo', 'perceptron', '--train', train, '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '2', '--model', tagger]).status).toBe(0);
+    expect(
+      runCli([
+        'train-tagger',
+        '--algo',
+        'perceptron',
+        '--train',
+        train,
+        '--columns',
+        'word,pos,chunk',
+        '--label',
+        'chunk',
+        '--epochs',
+        '2',
+        '--model',
+        tagger,
+      ]).status,
+    ).toBe(0);
     const t = runCli(['info', '--model', tagger, '--json']);
     expect(t.status).toBe(0);
-    const ti = JSON.parse(t.stdout) as { kind: string; kindVersion: number; bytes: number; info: { algo: string; labels: number; columns: string[] } };
+    const ti = JSON.parse(t.stdout) as {
+      kind: string;
+      kindVersion: number;
+      bytes: number;
+      info: { algo: string; labels: number; columns: string[] };
+    };
     expect(ti.kind).toBe('tagger');
     expect(ti.kindVersion).toBeGreaterThan(0);
     expect(ti.bytes).toBeGreaterThan(0);
@@ -31,7 +52,10 @@ describe('structrank info --model', () => {
     const treebank = tmp.file('train.mrg', trees.map((x) => formatTree(x)).join('\n') + '\n');
     const parser = tmp.file('p.model');
     expect(runCli(['train-parser', '--train', treebank, '--model', parser]).status).toBe(0);
-    const p = JSON.parse(runCli(['info', '--model', parser, '--json']).stdout) as { kind: string; info: { crf: boolean; shapeBackoff: number; binaryRules: number } };
+    const p = JSON.parse(runCli(['info', '--model', parser, '--json']).stdout) as {
+      kind: string;
+      info: { crf: boolean; shapeBackoff: number; binaryRules: number };
+    };
     expect(p.kind).toBe('chart-parser');
     expect(p.info.crf).toBe(false);
     expect(p.info.shapeBackoff).toBeGreaterThan(0);
@@ -41,8 +65,12 @@ describe('structrank info --model', () => {
   it('describes every kind of the fixture models (written by an earlier build)', () => {
     const dir = join(repoRoot, 'test', 'fixtures', 'models');
     const kinds: Record<string, string> = {
-      'parser-crf.model': 'chart-parser', 'tagger-maxent.model': 'tagger', 'reranker-boost.model': 'reranker',
-      'reranker-loglinear.model': 'reranker', 'perceptron-tree.model': 'perceptron-reranker', 'perceptron-linear.model': 'perceptron-reranker',
+      'parser-crf.model': 'chart-parser',
+      'tagger-maxent.model': 'tagger',
+      'reranker-boost.model': 'reranker',
+      'reranker-loglinear.model': 'reranker',
+      'perceptron-tree.model': 'perceptron-reranker',
+      'perceptron-linear.model': 'perceptron-reranker',
     };
     for (const [file, kind] of Object.entries(kinds)) {
       const r = runCli(['info', '--model', join(dir, file), '--json']);

@@ -64,12 +64,30 @@ let pcfg: string;
 beforeAll(() => {
   trainConll = tmp.file('gum-train.conll');
   testConll = tmp.file('gum-test.conll');
-  for (const [mrg, out] of [[gum('train.mrg'), trainConll], [gum('test.mrg'), testConll]]) {
+  for (const [mrg, out] of [
+    [gum('train.mrg'), trainConll],
+    [gum('test.mrg'), testConll],
+  ]) {
     const r = runCli(['convert', '--from', 'trees', '--to', 'conll', '--input', mrg, '--out', out]);
     expect(r.status, r.stderr).toBe(0);
   }
   tagger = tmp.file('pos.model');
-  const t = runCli(['train-tagger', '--algo', 'perceptron', '--epochs', '2', '--train', trainConll, '--columns', 'word,pos', '--label', 'pos', '--model', tagger, '--quiet']);
+  const t = runCli([
+    'train-tagger',
+    '--algo',
+    'perceptron',
+    '--epochs',
+    '2',
+    '--train',
+    trainConll,
+    '--columns',
+    'word,pos',
+    '--label',
+    'pos',
+    '--model',
+    tagger,
+    '--quiet',
+  ]);
   expect(t.status, t.stderr).toBe(0);
   pcfg = tmp.file('pcfg.model');
   const p = runCli(['train-parser', '--train', gum('dev.mrg'), '--model', pcfg, '--quiet']);
@@ -84,17 +102,45 @@ describe('long jobs say where they are off a terminal', () => {
     await waitFor(() => /^tag {2}[\d.]+ {2}elapsed \d+s {2}[\d.]+k? MB\/s/m.test(child.stderr()));
     child.end(text);
     expect(await child.done, child.stderr()).toBe(0);
-    expect(child.stdout().split('\n').filter((l) => l !== '')).toHaveLength(2 * text.split('\n').filter((l) => l !== '').length);
+    expect(
+      child
+        .stdout()
+        .split('\n')
+        .filter((l) => l !== ''),
+    ).toHaveLength(2 * text.split('\n').filter((l) => l !== '').length);
   }, 120_000);
 
   it('train-parser --crf: progress lines (done/total, rate, objective) before the first pass ends', async () => {
-    const child = start(['train-parser', '--crf', '--train', gum('train.mrg'), '--max-length', '25', '--epochs', '1', '--threads', '1', '--model', tmp.file('crf-progress.model')]);
+    const child = start([
+      'train-parser',
+      '--crf',
+      '--train',
+      gum('train.mrg'),
+      '--max-length',
+      '25',
+      '--epochs',
+      '1',
+      '--threads',
+      '1',
+      '--model',
+      tmp.file('crf-progress.model'),
+    ]);
     // Inside the pass: the sentences done of the pass's total and their rate. The pass need not
     // end: once such a line is seen, the child is stopped.
     const inPass = / pass 1\/1: \d+\/\d+ sentences, [\d.]+ sentences\/s$/m;
-    await waitFor(() => inPass.test(child.stderr()) || /^train-parser: pass 1\/1|^structrank:/m.test(child.stderr()), 600_000);
+    await waitFor(
+      () => inPass.test(child.stderr()) || /^train-parser: pass 1\/1|^structrank:/m.test(child.stderr()),
+      600_000,
+    );
     const before = child.stderr().split(/^train-parser: pass 1\/1/m)[0];
-    expect(before.split('\n').filter((l) => /^train-parser {2}\[[#-]+\] \d+(\.\d+)?\/\d+ {2}elapsed \d+s {2}[\d.]+k? (steps|sentences)\/s/.test(l)).length, child.stderr()).toBeGreaterThanOrEqual(1);
+    expect(
+      before
+        .split('\n')
+        .filter((l) =>
+          /^train-parser {2}\[[#-]+\] \d+(\.\d+)?\/\d+ {2}elapsed \d+s {2}[\d.]+k? (steps|sentences)\/s/.test(l),
+        ).length,
+      child.stderr(),
+    ).toBeGreaterThanOrEqual(1);
     expect(before, child.stderr()).toMatch(inPass);
     child.kill('SIGINT');
     expect(await child.done, child.stderr()).toBe(130);
@@ -102,10 +148,25 @@ describe('long jobs say where they are off a terminal', () => {
 
   it('parse with n-best lists, then features: lines with done/total and a rate before the end', async () => {
     const nbest = tmp.file('dev.nbest.jsonl');
-    const parse = start(['parse', '--model', pcfg, '--input', gum('dev.mrg'), '--nbest', '10', '--out-nbest', nbest, '--threads', '1']);
+    const parse = start([
+      'parse',
+      '--model',
+      pcfg,
+      '--input',
+      gum('dev.mrg'),
+      '--nbest',
+      '10',
+      '--out-nbest',
+      nbest,
+      '--threads',
+      '1',
+    ]);
     expect(await parse.done, parse.stderr()).toBe(0);
     expect(parse.stdout().trim().split('\n')).toHaveLength(311);
-    const mid = parse.stderr().split('\n').filter((l) => /^parse {2}\[[#-]+\] (\d+)\/311 {2}elapsed \d+s {2}[\d.]+ sentences\/s {2}ETA/.test(l));
+    const mid = parse
+      .stderr()
+      .split('\n')
+      .filter((l) => /^parse {2}\[[#-]+\] (\d+)\/311 {2}elapsed \d+s {2}[\d.]+ sentences\/s {2}ETA/.test(l));
     expect(mid.length, parse.stderr()).toBeGreaterThanOrEqual(1);
     const features = start(['features', '--input', nbest, '--out', tmp.file('dev.feats'), '--threads', '1']);
     expect(await features.done, features.stderr()).toBe(0);
@@ -113,9 +174,32 @@ describe('long jobs say where they are off a terminal', () => {
   }, 300_000);
 
   it('train-tagger: a line per iteration with done/total, the rate and the objective', async () => {
-    const child = start(['train-tagger', '--algo', 'crf', '--epochs', '8', '--train', trainConll, '--columns', 'word,pos', '--label', 'pos', '--threads', '1', '--model', tmp.file('crf-tagger.model')]);
+    const child = start([
+      'train-tagger',
+      '--algo',
+      'crf',
+      '--epochs',
+      '8',
+      '--train',
+      trainConll,
+      '--columns',
+      'word,pos',
+      '--label',
+      'pos',
+      '--threads',
+      '1',
+      '--model',
+      tmp.file('crf-tagger.model'),
+    ]);
     expect(await child.done, child.stderr()).toBe(0);
-    expect(child.stderr().split('\n').filter((l) => /^train-tagger crf {2}\[[#-]+\] \d\/8 {2}elapsed \d+s {2}[\d.]+ iterations\/s.*loss/.test(l)).length, child.stderr()).toBeGreaterThanOrEqual(4);
+    expect(
+      child
+        .stderr()
+        .split('\n')
+        .filter((l) => /^train-tagger crf {2}\[[#-]+\] \d\/8 {2}elapsed \d+s {2}[\d.]+ iterations\/s.*loss/.test(l))
+        .length,
+      child.stderr(),
+    ).toBeGreaterThanOrEqual(4);
   }, 300_000);
 });
 
@@ -125,10 +209,15 @@ describe('train-parser and Ctrl-C', () => {
     const before = digest(model);
     const child = start(['train-parser', '--crf', '--train', gum('train.mrg'), '--threads', '1', '--model', model]);
     // Once CRF training runs (its progress lines follow the trees line).
-    await waitFor(() => /^train-parser {2}\[[#-]+\] \d+(\.\d+)?\/\d+ .*(steps|sentences)\/s/m.test(child.stderr()), 300_000);
+    await waitFor(
+      () => /^train-parser {2}\[[#-]+\] \d+(\.\d+)?\/\d+ .*(steps|sentences)\/s/m.test(child.stderr()),
+      300_000,
+    );
     child.kill('SIGINT');
     expect(await child.done, child.stderr()).toBe(130);
-    expect(child.stderr()).toMatch(/structrank: stopping \(press Ctrl-C again to exit at once\)\n(.*\n)*structrank: cancelled\n$/);
+    expect(child.stderr()).toMatch(
+      /structrank: stopping \(press Ctrl-C again to exit at once\)\n(.*\n)*structrank: cancelled\n$/,
+    );
     expect(digest(model)).toBe(before);
     expect(readdirSync(tmp.dir).filter((f) => f.startsWith('cancel.model.'))).toEqual([]);
   }, 300_000);

@@ -29,13 +29,20 @@ const alive = (pid: number): boolean => {
 describe.skipIf(skip)('distributed test hygiene', () => {
   it('a timed-out, a failed and a killed test leave no worker or redis-server running', async () => {
     const pidsFile = join(tmp.dir, 'pids');
-    const config = tmp.file('vitest.config.mjs', `export default { test: { root: ${JSON.stringify(repoRoot)}, include: ['test/distributed/distributed-leak.fixture.ts'], pool: 'forks', hookTimeout: 60000 } };\n`);
-    const run = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', config], {
-      cwd: repoRoot,
-      env: { ...process.env, LEAK_PIDS_FILE: pidsFile, LEAK_STORE: join(tmp.dir, 'store') },
-      encoding: 'utf8',
-      timeout: 100_000,
-    });
+    const config = tmp.file(
+      'vitest.config.mjs',
+      `export default { test: { root: ${JSON.stringify(repoRoot)}, include: ['test/distributed/distributed-leak.fixture.ts'], pool: 'forks', hookTimeout: 60000 } };\n`,
+    );
+    const run = spawnSync(
+      process.execPath,
+      [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', config],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, LEAK_PIDS_FILE: pidsFile, LEAK_STORE: join(tmp.dir, 'store') },
+        encoding: 'utf8',
+        timeout: 100_000,
+      },
+    );
     const output = run.stdout + run.stderr;
     expect(run.status, output).not.toBe(0);
     expect(existsSync(pidsFile), output).toBe(true);

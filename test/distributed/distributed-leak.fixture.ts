@@ -15,7 +15,10 @@ const record = (...pids: (number | undefined)[]): void => appendFileSync(pidsFil
 
 /** Appends `marker` when every pid recorded so far is gone (while this process still runs). */
 function markIfAllGone(marker: string): void {
-  const pids = readFileSync(pidsFile, 'utf8').split('\n').filter((l) => /^\d+$/.test(l)).map(Number);
+  const pids = readFileSync(pidsFile, 'utf8')
+    .split('\n')
+    .filter((l) => /^\d+$/.test(l))
+    .map(Number);
   const alive = pids.filter((pid) => {
     try {
       process.kill(pid, 0);

@@ -14,7 +14,14 @@ import { repoRoot, runCli, tempDir } from '../helpers.js';
 import { Queue } from 'bullmq';
 import { QUEUE_NAME } from '../../lib/distributed/connection.js';
 import type { QueueStatus } from '../../lib/distributed/status.js';
-import { redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess } from '../../test-support/distributed.js';
+import {
+  redisWithTwoWorkers,
+  skipWithoutRedis,
+  startCli,
+  startRedis,
+  startWorkerProcess,
+  type CliProcess,
+} from '../../test-support/distributed.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();
@@ -33,7 +40,7 @@ describe('n-best shards', () => {
 
   it('merged shard tables equal the table built from all sentences at once (random names, cuts and cutoffs)', () => {
     let seed = 7;
-    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    const rnd = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
     for (let trial = 0; trial < 20; trial++) {
       const sentences: SentenceFeatureNames[] = Array.from({ length: 1 + rnd(30) }, (_, i) => ({
         id: `s${i}`,
@@ -43,11 +50,17 @@ describe('n-best shards', () => {
           score: rnd(4) === 0 ? Number.NaN : rnd(50),
         })),
       }));
-      const cuts = [0, ...Array.from({ length: rnd(5) }, () => rnd(sentences.length)).sort((a, b) => a - b), sentences.length];
+      const cuts = [
+        0,
+        ...Array.from({ length: rnd(5) }, () => rnd(sentences.length)).sort((a, b) => a - b),
+        sentences.length,
+      ];
       const shards = cuts.slice(1).map((to, k) => sentences.slice(cuts[k], to));
       const tables = shards.map((part) => buildFeatureTable(part, selectFeatures(part, 1), 1));
       const cutoff = 1 + rnd(4);
-      expect(mergeShardTables(tables.length, (k) => tables[k], cutoff)).toEqual(buildFeatureTable(sentences, selectFeatures(sentences, cutoff), cutoff));
+      expect(mergeShardTables(tables.length, (k) => tables[k], cutoff)).toEqual(
+        buildFeatureTable(sentences, selectFeatures(sentences, cutoff), cutoff),
+      );
     }
   });
 });
@@ -63,14 +76,44 @@ describe.skipIf(skip)('rerank, features and kernel in shards on Redis (2 worker 
     perturbedNbest(join(gum, 'dev.mrg'), dev, 2, 45);
   });
 
-  const queue = (size: number): string[] => ['--redis', cluster.redis.url, '--store', store, '--shard-size', String(size)];
-  const same = (a: string, b: string): void => expect(readFileSync(join(tmp.dir, b)).equals(readFileSync(join(tmp.dir, a))), `${a} vs ${b}`).toBe(true);
+  const queue = (size: number): string[] => [
+    '--redis',
+    cluster.redis.url,
+    '--store',
+    store,
+    '--shard-size',
+    String(size),
+  ];
+  const same = (a: string, b: string): void =>
+    expect(readFileSync(join(tmp.dir, b)).equals(readFileSync(join(tmp.dir, a))), `${a} vs ${b}`).toBe(true);
 
   it('features: trees and tags, the table byte-identical to a local run', () => {
-    for (const [name, input, size] of [['trees', train, 13], ['tags', tagsFile, 1]] as const) {
-      const local = runCli(['features', '--input', input, '--out', join(tmp.dir, `${name}.local.feats`), '--cutoff', '2', '--threads', '1']);
+    for (const [name, input, size] of [
+      ['trees', train, 13],
+      ['tags', tagsFile, 1],
+    ] as const) {
+      const local = runCli([
+        'features',
+        '--input',
+        input,
+        '--out',
+        join(tmp.dir, `${name}.local.feats`),
+        '--cutoff',
+        '2',
+        '--threads',
+        '1',
+      ]);
       expect(local.status, local.stderr).toBe(0);
-      const remote = runCli(['features', '--input', input, '--out', join(tmp.dir, `${name}.remote.feats`), '--cutoff', '2', ...queue(size)]);
+      const remote = runCli([
+        'features',
+        '--input',
+        input,
+        '--out',
+        join(tmp.dir, `${name}.remote.feats`),
+        '--cutoff',
+        '2',
+        ...queue(size),
+      ]);
       expect(remote.status, remote.stderr).toBe(0);
       expect(remote.stderr).toMatch(/features: \d+ shard\(s\)/);
       expect(remote.stdout).toBe(local.stdout.replace(`${name}.local.feats`, `${name}.remote.feats`));
@@ -80,18 +123,63 @@ describe.skipIf(skip)('rerank, features and kernel in shards on Redis (2 worker 
 
   it('rerank: a boosting model on trees and a perceptron on tags, outputs byte-identical', () => {
     const model = join(tmp.dir, 'boost.model');
-    const t = runCli(['train-reranker', '--method', 'boost', '--train', train, '--rounds', '40', '--model', model, '--threads', '1']);
+    const t = runCli([
+      'train-reranker',
+      '--method',
+      'boost',
+      '--train',
+      train,
+      '--rounds',
+      '40',
+      '--model',
+      model,
+      '--threads',
+      '1',
+    ]);
     expect(t.status, t.stderr).toBe(0);
     const perceptron = join(tmp.dir, 'perceptron.model');
-    const p = runCli(['train-reranker', '--method', 'perceptron', '--kernel', 'linear', '--epochs', '3', '--train', tagsFile, '--model', perceptron]);
+    const p = runCli([
+      'train-reranker',
+      '--method',
+      'perceptron',
+      '--kernel',
+      'linear',
+      '--epochs',
+      '3',
+      '--train',
+      tagsFile,
+      '--model',
+      perceptron,
+    ]);
     expect(p.status, p.stderr).toBe(0);
     for (const [name, m, input, out, size, extra] of [
       ['boost', model, dev, 'mrg', 7, []],
       ['perceptron', perceptron, tagsFile, 'conll', 2, ['--voted']],
     ] as const) {
-      const local = runCli(['rerank', '--model', m, '--input', input, '--out', join(tmp.dir, `${name}.local.${out}`), ...extra, '--threads', '1']);
+      const local = runCli([
+        'rerank',
+        '--model',
+        m,
+        '--input',
+        input,
+        '--out',
+        join(tmp.dir, `${name}.local.${out}`),
+        ...extra,
+        '--threads',
+        '1',
+      ]);
       expect(local.status, local.stderr).toBe(0);
-      const remote = runCli(['rerank', '--model', m, '--input', input, '--out', join(tmp.dir, `${name}.remote.${out}`), ...extra, ...queue(size)]);
+      const remote = runCli([
+        'rerank',
+        '--model',
+        m,
+        '--input',
+        input,
+        '--out',
+        join(tmp.dir, `${name}.remote.${out}`),
+        ...extra,
+        ...queue(size),
+      ]);
       expect(remote.status, remote.stderr).toBe(0);
       same(`${name}.local.${out}`, `${name}.remote.${out}`);
     }
@@ -103,15 +191,30 @@ describe.skipIf(skip)('rerank, features and kernel in shards on Redis (2 worker 
     const bad = tmp.file('bad.jsonl', lines.join('\n'));
     const model = join(tmp.dir, 'boost.model');
     const local = runCli(['rerank', '--model', model, '--input', bad, '--out', join(tmp.dir, 'bad.local.mrg')]);
-    const remote = runCli(['rerank', '--model', model, '--input', bad, '--out', join(tmp.dir, 'bad.remote.mrg'), ...queue(5)]);
+    const remote = runCli([
+      'rerank',
+      '--model',
+      model,
+      '--input',
+      bad,
+      '--out',
+      join(tmp.dir, 'bad.remote.mrg'),
+      ...queue(5),
+    ]);
     expect(local.status).toBe(1);
     expect(remote.status).toBe(1);
     expect(remote.stderr.trim().split('\n').pop()).toBe(local.stderr.trim());
   });
 
   it('kernel trees and kernel tags: A against A (normalized) and A against B, output byte-identical', () => {
-    const a = tmp.file('a.mrg', readFileSync(join(gum, 'dev.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 23).join('\n') + '\n');
-    const b = tmp.file('b.mrg', readFileSync(join(gum, 'test.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 9).join('\n') + '\n');
+    const a = tmp.file(
+      'a.mrg',
+      readFileSync(join(gum, 'dev.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 23).join('\n') + '\n',
+    );
+    const b = tmp.file(
+      'b.mrg',
+      readFileSync(join(gum, 'test.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 9).join('\n') + '\n',
+    );
     const ca = tmp.file('a.conll', tinyNerCorpus(17, 3));
     const cb = tmp.file('b.conll', tinyNerCorpus(6, 4));
     // The same kind of sentences as CoNLL-U: the words' POS in XPOS.
@@ -135,7 +238,7 @@ describe.skipIf(skip)('rerank, features and kernel in shards on Redis (2 worker 
   });
 });
 
-describe.skipIf(skip)('queue status and the coordinator\'s progress bar', () => {
+describe.skipIf(skip)("queue status and the coordinator's progress bar", () => {
   it('counts waiting, active, done and failed per job kind and the workers alive; one bar over all jobs', async () => {
     const own = await startRedis();
     const store = join(tmp.dir, 'store-status');
@@ -146,16 +249,42 @@ describe.skipIf(skip)('queue status and the coordinator\'s progress bar', () => 
     };
     let worker: CliProcess | undefined;
     try {
-      const a = tmp.file('status.mrg', readFileSync(join(gum, 'dev.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 10).join('\n') + '\n');
+      const a = tmp.file(
+        'status.mrg',
+        readFileSync(join(gum, 'dev.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 10).join('\n') + '\n',
+      );
       // No worker yet: the coordinator's 5 jobs wait.
-      const run = startCli(['kernel', 'trees', '--lambda', '0.4', a, '--redis', own.url, '--store', store, '--shard-size', '2']);
+      const run = startCli([
+        'kernel',
+        'trees',
+        '--lambda',
+        '0.4',
+        a,
+        '--redis',
+        own.url,
+        '--store',
+        store,
+        '--shard-size',
+        '2',
+      ]);
       await run.waitFor(/queued 5 kernel-trees-shards job\(s\)/);
       const before = status();
       expect(before.steps['kernel-strip']).toEqual({ waiting: 5, active: 0, done: 0, failed: 0 });
       expect(before.workers).toEqual([]);
       // A job that fails for good: a payload naming a path.
       const queue = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port: own.port } });
-      await queue.add('kernel-strip', { step: 'bad', kind: 'trees', a: '../../etc/passwd', from: 0, to: 1, options: { lambda: 0.5, normalize: false, plain: false } }, { jobId: 'bad' });
+      await queue.add(
+        'kernel-strip',
+        {
+          step: 'bad',
+          kind: 'trees',
+          a: '../../etc/passwd',
+          from: 0,
+          to: 1,
+          options: { lambda: 0.5, normalize: false, plain: false },
+        },
+        { jobId: 'bad' },
+      );
       await queue.close();
       // The bar prints lines off a terminal once the run has lasted a second, and asks for the
       // worker count from its third second: wait that long, or a fast machine finishes silently.

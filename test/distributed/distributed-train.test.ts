@@ -8,7 +8,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tagger, type ExternalTrainer, type TaggerTrainingSpec, type TokenRows } from '../../lib/tagger/tagger.js';
-import { crfGradientTrainer, localExecutor, queueExecutor, sentenceRanges, type GradientStats } from '../../lib/distributed/gradient.js';
+import {
+  crfGradientTrainer,
+  localExecutor,
+  queueExecutor,
+  sentenceRanges,
+  type GradientStats,
+} from '../../lib/distributed/gradient.js';
 import { ArtifactStore } from '../../lib/distributed/store.js';
 import { mixingTrainer, mixingWeights } from '../../lib/distributed/mixing.js';
 import { tinyNerCorpus } from '../pipeline/pipeline-fakes.js';
@@ -16,13 +22,25 @@ import { repoRoot, runCli, tempDir } from '../helpers.js';
 import { formatNbestLine } from '../../lib/io/nbest.js';
 import { decodeVector, encodeVector, encodeVectorParts } from '../../lib/distributed/vector-blob.js';
 import { randomFeatureNbest } from '../rerank/perceptron-helpers.js';
-import { expectLostRedisExit, failedJobLines, redisWithTwoWorkers, skipWithoutRedis, startCli, startRedis, startWorkerProcess } from '../../test-support/distributed.js';
+import {
+  expectLostRedisExit,
+  failedJobLines,
+  redisWithTwoWorkers,
+  skipWithoutRedis,
+  startCli,
+  startRedis,
+  startWorkerProcess,
+} from '../../test-support/distributed.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const sentences = (text: string): TokenRows[] => text.trim().split(/\n\n/).map((s) => s.split('\n').map((l) => l.split(' ')));
+const sentences = (text: string): TokenRows[] =>
+  text
+    .trim()
+    .split(/\n\n/)
+    .map((s) => s.split('\n').map((l) => l.split(' ')));
 const train = sentences(tinyNerCorpus(150, 11));
 const dev = sentences(tinyNerCorpus(40, 12));
 const base = { columns: ['word', 'pos', 'ne'], label: 'ne', templates: 'ner' as const, threads: 1 };
@@ -30,7 +48,8 @@ const base = { columns: ['word', 'pos', 'ne'], label: 'ne', templates: 'ner' as 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The weights the model tags with (a test-only look inside). */
-const weightsOf = (t: Tagger): Float64Array => (t as unknown as { handle: { weights(): Float64Array } }).handle.weights();
+const weightsOf = (t: Tagger): Float64Array =>
+  (t as unknown as { handle: { weights(): Float64Array } }).handle.weights();
 
 /**
  * The tolerance of "equal up to summation order": per weight, |a - b| <= 1e-7 (1 + |a|).
@@ -48,8 +67,15 @@ function maxRelativeDifference(a: Float64Array, b: Float64Array): number {
 
 describe('distributed training, in process', () => {
   it('shards cover the sentences in order', () => {
-    expect(sentenceRanges(10, 3)).toEqual([[0, 3], [3, 6], [6, 10]]);
-    expect(sentenceRanges(2, 5)).toEqual([[0, 1], [1, 2]]);
+    expect(sentenceRanges(10, 3)).toEqual([
+      [0, 3],
+      [3, 6],
+      [6, 10],
+    ]);
+    expect(sentenceRanges(2, 5)).toEqual([
+      [0, 1],
+      [1, 2],
+    ]);
     expect(mixingWeights([{ mistakes: 1 }, { mistakes: 3 }], 'updates')).toEqual([0.25, 0.75]);
     expect(mixingWeights([{ mistakes: 0 }, { mistakes: 0 }], 'updates')).toEqual([0.5, 0.5]);
   });
@@ -79,12 +105,24 @@ describe('distributed training, in process', () => {
 
   it('CRF: with one shard the objective is the local one, so the iterations match closely too', async () => {
     const local = await Tagger.train(train, { ...base, algo: 'crf', epochs: 5, sgdWarmup: 2 });
-    const one = await Tagger.train(train, { ...base, algo: 'crf', epochs: 5, sgdWarmup: 2, external: async (spec) => crfGradientTrainer(spec, localExecutor(spec, 1, 1)) });
+    const one = await Tagger.train(train, {
+      ...base,
+      algo: 'crf',
+      epochs: 5,
+      sgdWarmup: 2,
+      external: async (spec) => crfGradientTrainer(spec, localExecutor(spec, 1, 1)),
+    });
     expect(maxRelativeDifference(weightsOf(local), weightsOf(one))).toBeLessThanOrEqual(TOLERANCE);
   });
 
   it('perceptron: parameter mixing learns the task and is deterministic', async () => {
-    const mixed = async (): Promise<Tagger> => Tagger.train(train, { ...base, algo: 'perceptron', epochs: 4, external: async (spec) => mixingTrainer(spec, localExecutor(spec, 3, 1), 'uniform') });
+    const mixed = async (): Promise<Tagger> =>
+      Tagger.train(train, {
+        ...base,
+        algo: 'perceptron',
+        epochs: 4,
+        external: async (spec) => mixingTrainer(spec, localExecutor(spec, 3, 1), 'uniform'),
+      });
     const a = await mixed();
     const b = await mixed();
     expect(weightsOf(a)).toEqual(weightsOf(b));
@@ -98,11 +136,24 @@ describe('distributed training, in process', () => {
 describe('distributed training, checkpoints', () => {
   // The coordinator's optimizer state (L-BFGS memory, mixed and averaged weights) is the
   // checkpoint's `external` section: resumed, the steps are those of one uninterrupted run.
-  const cases: [string, Parameters<typeof Tagger.train>[1], (spec: TaggerTrainingSpec) => Promise<ExternalTrainer>][] = [
-    ['CRF L-BFGS over 3 shards', { ...base, algo: 'crf' }, async (spec) => crfGradientTrainer(spec, localExecutor(spec, 3, 1))],
-    ['CRF with SGD warm-up, then 2 shards', { ...base, algo: 'crf', sgdWarmup: 2, dev, evalEvery: 2 }, async (spec) => crfGradientTrainer(spec, localExecutor(spec, 2, 1))],
-    ['perceptron mixing over 3 shards', { ...base, algo: 'perceptron' }, async (spec) => mixingTrainer(spec, localExecutor(spec, 3, 1), 'updates')],
-  ];
+  const cases: [string, Parameters<typeof Tagger.train>[1], (spec: TaggerTrainingSpec) => Promise<ExternalTrainer>][] =
+    [
+      [
+        'CRF L-BFGS over 3 shards',
+        { ...base, algo: 'crf' },
+        async (spec) => crfGradientTrainer(spec, localExecutor(spec, 3, 1)),
+      ],
+      [
+        'CRF with SGD warm-up, then 2 shards',
+        { ...base, algo: 'crf', sgdWarmup: 2, dev, evalEvery: 2 },
+        async (spec) => crfGradientTrainer(spec, localExecutor(spec, 2, 1)),
+      ],
+      [
+        'perceptron mixing over 3 shards',
+        { ...base, algo: 'perceptron' },
+        async (spec) => mixingTrainer(spec, localExecutor(spec, 3, 1), 'updates'),
+      ],
+    ];
   for (const [name, options, external] of cases) {
     it(`${name}: 3 steps, checkpoint, resume to 6 = 6 in one go`, async () => {
       const bytes = async (o: Partial<Parameters<typeof Tagger.train>[1]>): Promise<Buffer> => {
@@ -124,20 +175,74 @@ describe('distributed training, checkpoints', () => {
   it('a local checkpoint does not resume distributed, nor one of other mixing shards', async () => {
     const local = tmp.file('local-crf.ckpt');
     await Tagger.train(train, { ...base, algo: 'crf', epochs: 2, checkpoint: local });
-    await expect(Tagger.train(train, { ...base, algo: 'crf', epochs: 4, resume: local, external: async (spec) => crfGradientTrainer(spec, localExecutor(spec, 2, 1)) })).rejects.toThrow(/distributed/);
+    await expect(
+      Tagger.train(train, {
+        ...base,
+        algo: 'crf',
+        epochs: 4,
+        resume: local,
+        external: async (spec) => crfGradientTrainer(spec, localExecutor(spec, 2, 1)),
+      }),
+    ).rejects.toThrow(/distributed/);
     const mixed = tmp.file('mixed.ckpt');
-    await Tagger.train(train, { ...base, algo: 'perceptron', epochs: 2, checkpoint: mixed, external: async (spec) => mixingTrainer(spec, localExecutor(spec, 3, 1), 'uniform') });
-    await expect(Tagger.train(train, { ...base, algo: 'perceptron', epochs: 4, resume: mixed, external: async (spec) => mixingTrainer(spec, localExecutor(spec, 2, 1), 'uniform') })).rejects.toThrow(/3 mixing shards/);
+    await Tagger.train(train, {
+      ...base,
+      algo: 'perceptron',
+      epochs: 2,
+      checkpoint: mixed,
+      external: async (spec) => mixingTrainer(spec, localExecutor(spec, 3, 1), 'uniform'),
+    });
+    await expect(
+      Tagger.train(train, {
+        ...base,
+        algo: 'perceptron',
+        epochs: 4,
+        resume: mixed,
+        external: async (spec) => mixingTrainer(spec, localExecutor(spec, 2, 1), 'uniform'),
+      }),
+    ).rejects.toThrow(/3 mixing shards/);
   }, 60_000);
 });
 
 describe('distributed training without Redis', () => {
   it('an unreachable Redis is one clear line, not a hang', () => {
     const file = tmp.file('down.txt', tinyNerCorpus(20, 3));
-    const r = runCli(['train-tagger', '--algo', 'crf', '--train', file, '--columns', 'word,pos,ne', '--label', 'ne', '--template', 'ner', '--model', join(tmp.dir, 'down.model'), '--redis', 'redis://127.0.0.1:1', '--store', join(tmp.dir, 'down-store')]);
+    const r = runCli([
+      'train-tagger',
+      '--algo',
+      'crf',
+      '--train',
+      file,
+      '--columns',
+      'word,pos,ne',
+      '--label',
+      'ne',
+      '--template',
+      'ner',
+      '--model',
+      join(tmp.dir, 'down.model'),
+      '--redis',
+      'redis://127.0.0.1:1',
+      '--store',
+      join(tmp.dir, 'down-store'),
+    ]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/redis:\/\/127\.0\.0\.1:1: cannot reach Redis/);
-    const s = runCli(['train-tagger', '--algo', 'crf', '--train', file, '--columns', 'word,pos,ne', '--label', 'ne', '--model', join(tmp.dir, 'down.model'), '--redis', 'redis://127.0.0.1:1']);
+    const s = runCli([
+      'train-tagger',
+      '--algo',
+      'crf',
+      '--train',
+      file,
+      '--columns',
+      'word,pos,ne',
+      '--label',
+      'ne',
+      '--model',
+      join(tmp.dir, 'down.model'),
+      '--redis',
+      'redis://127.0.0.1:1',
+    ]);
     expect(s.stderr).toMatch(/--redis and --store go together/);
   });
 });
@@ -191,8 +296,31 @@ describe.skipIf(skip)('Redis lost during distributed training', () => {
     const store = join(tmp.dir, 'store-lost');
     const worker = await startWorkerProcess(doomed.url, store);
     const train = tmp.file('lost-train.txt', tinyNerCorpus(150, 11));
-    const run = startCli(['train-tagger', '--algo', 'crf', '--train', train, '--columns', 'word,pos,ne', '--label', 'ne', '--template', 'ner', '--threads', '1',
-      '--epochs', '500', '--model', join(tmp.dir, 'lost.model'), '--redis', doomed.url, '--store', store, '--gradient-shards', '2']);
+    const run = startCli([
+      'train-tagger',
+      '--algo',
+      'crf',
+      '--train',
+      train,
+      '--columns',
+      'word,pos,ne',
+      '--label',
+      'ne',
+      '--template',
+      'ner',
+      '--threads',
+      '1',
+      '--epochs',
+      '500',
+      '--model',
+      join(tmp.dir, 'lost.model'),
+      '--redis',
+      doomed.url,
+      '--store',
+      store,
+      '--gradient-shards',
+      '2',
+    ]);
     try {
       await worker.waitFor(/done train\.crf-gradient/);
       await doomed.stop();
@@ -210,15 +338,46 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
   const cluster = redisWithTwoWorkers(store);
   const trainFile = tmp.file('train.txt', tinyNerCorpus(150, 11));
   const devFile = tmp.file('dev.txt', tinyNerCorpus(40, 12));
-  const common = ['--train', trainFile, '--columns', 'word,pos,ne', '--label', 'ne', '--template', 'ner', '--threads', '1'];
-
+  const common = [
+    '--train',
+    trainFile,
+    '--columns',
+    'word,pos,ne',
+    '--label',
+    'ne',
+    '--template',
+    'ner',
+    '--threads',
+    '1',
+  ];
 
   const nbest = (model: string, name: string): { tags: string; scores: number[] } => {
     const out = join(tmp.dir, `${name}.tags`);
     const jsonl = join(tmp.dir, `${name}.jsonl`);
-    const r = runCli(['tag', '--model', model, '--input', devFile, '--out', out, '--nbest', '3', '--out-nbest', jsonl, '--threads', '1']);
+    const r = runCli([
+      'tag',
+      '--model',
+      model,
+      '--input',
+      devFile,
+      '--out',
+      out,
+      '--nbest',
+      '3',
+      '--out-nbest',
+      jsonl,
+      '--threads',
+      '1',
+    ]);
     expect(r.status, r.stderr).toBe(0);
-    const scores = readFileSync(jsonl, 'utf8').trim().split('\n').flatMap((l) => (JSON.parse(l) as { candidates: { logprob?: number; score?: number }[] }).candidates.map((c) => c.logprob ?? c.score ?? NaN));
+    const scores = readFileSync(jsonl, 'utf8')
+      .trim()
+      .split('\n')
+      .flatMap((l) =>
+        (JSON.parse(l) as { candidates: { logprob?: number; score?: number }[] }).candidates.map(
+          (c) => c.logprob ?? c.score ?? NaN,
+        ),
+      );
     return { tags: readFileSync(out, 'utf8'), scores };
   };
 
@@ -227,7 +386,22 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
     const remoteModel = join(tmp.dir, 'crf-remote.model');
     const local = runCli(['train-tagger', '--algo', 'crf', ...common, '--epochs', '12', '--model', localModel]);
     expect(local.status, local.stderr).toBe(0);
-    const remote = runCli(['train-tagger', '--algo', 'crf', ...common, '--epochs', '12', '--model', remoteModel, '--redis', cluster.redis.url, '--store', store, '--gradient-shards', '3']);
+    const remote = runCli([
+      'train-tagger',
+      '--algo',
+      'crf',
+      ...common,
+      '--epochs',
+      '12',
+      '--model',
+      remoteModel,
+      '--redis',
+      cluster.redis.url,
+      '--store',
+      store,
+      '--gradient-shards',
+      '3',
+    ]);
     expect(remote.status, remote.stderr).toBe(0);
     const a = nbest(localModel, 'crf-local');
     const b = nbest(remoteModel, 'crf-remote');
@@ -247,7 +421,12 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
       ...base,
       algo: 'crf',
       epochs: 4,
-      external: async (spec) => crfGradientTrainer(spec, await queueExecutor(spec, 2, { redis: cluster.redis.url, store: new ArtifactStore(store), pollMs: 600_000 }), stats),
+      external: async (spec) =>
+        crfGradientTrainer(
+          spec,
+          await queueExecutor(spec, 2, { redis: cluster.redis.url, store: new ArtifactStore(store), pollMs: 600_000 }),
+          stats,
+        ),
     });
     expect(stats.evaluations).toBeGreaterThan(4);
     expect(maxRelativeDifference(weightsOf(local), weightsOf(remote))).toBeLessThanOrEqual(TOLERANCE);
@@ -257,7 +436,18 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
     for (const weighting of ['uniform', 'updates']) {
       const inProcess = join(tmp.dir, `mix-local-${weighting}.model`);
       const queued = join(tmp.dir, `mix-remote-${weighting}.model`);
-      const args = ['train-tagger', '--algo', 'perceptron', ...common, '--epochs', '3', '--mix-shards', '3', '--mix-weighting', weighting];
+      const args = [
+        'train-tagger',
+        '--algo',
+        'perceptron',
+        ...common,
+        '--epochs',
+        '3',
+        '--mix-shards',
+        '3',
+        '--mix-weighting',
+        weighting,
+      ];
       const a = runCli([...args, '--model', inProcess]);
       expect(a.status, a.stderr).toBe(0);
       const b = runCli([...args, '--model', queued, '--redis', cluster.redis.url, '--store', store]);
@@ -274,13 +464,35 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
 
   it('train-reranker --method perceptron --redis --mix-shards 3 equals --mix-shards 3 in process, bit for bit', async () => {
     const lists = join(repoRoot, 'test', 'fixtures', 'perceptron');
-    const linear = tmp.file('linear.nbest.jsonl', randomFeatureNbest(60, 4).map((s) => formatNbestLine(s)).join('\n') + '\n');
+    const linear = tmp.file(
+      'linear.nbest.jsonl',
+      randomFeatureNbest(60, 4)
+        .map((s) => formatNbestLine(s))
+        .join('\n') + '\n',
+    );
     const before = cluster.workers.map((w) => (w.output().match(/done train\.reranker-epoch/g) ?? []).length);
     let runs = 0;
-    for (const [train, extra] of [[join(lists, 'tiny-trees.jsonl'), []], [join(lists, 'tiny-tags.jsonl'), ['--mix-weighting', 'updates']], [linear, ['--kernel', 'linear']]] as const) {
+    for (const [train, extra] of [
+      [join(lists, 'tiny-trees.jsonl'), []],
+      [join(lists, 'tiny-tags.jsonl'), ['--mix-weighting', 'updates']],
+      [linear, ['--kernel', 'linear']],
+    ] as const) {
       const inProcess = join(tmp.dir, `rerank-mix-local-${runs}.model`);
       const queued = join(tmp.dir, `rerank-mix-remote-${runs}.model`);
-      const args = ['train-reranker', '--method', 'perceptron', '--train', train, '--epochs', '3', '--mix-shards', '3', '--threads', '1', ...extra];
+      const args = [
+        'train-reranker',
+        '--method',
+        'perceptron',
+        '--train',
+        train,
+        '--epochs',
+        '3',
+        '--mix-shards',
+        '3',
+        '--threads',
+        '1',
+        ...extra,
+      ];
       const a = runCli([...args, '--model', inProcess]);
       expect(a.status, a.stderr).toBe(0);
       const b = runCli([...args, '--model', queued, '--redis', cluster.redis.url, '--store', store]);
@@ -289,7 +501,9 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
       runs++;
     }
     await sleep(300);
-    const jobs = cluster.workers.map((w, i) => (w.output().match(/done train\.reranker-epoch/g) ?? []).length - before[i]);
+    const jobs = cluster.workers.map(
+      (w, i) => (w.output().match(/done train\.reranker-epoch/g) ?? []).length - before[i],
+    );
     expect(jobs[0] + jobs[1]).toBe(runs * 3 * 3);
     expect(failedJobLines(cluster.workers)).toEqual([]);
     expect(readdirSync(join(store, 'steps')).filter((f) => f.startsWith('train.'))).toEqual([]);
@@ -303,7 +517,22 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
       const victim = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
       const rescuer = await startWorkerProcess(own.url, killStore, ['--lock-seconds', '2']);
       const model = join(tmp.dir, 'crf-kill.model');
-      const run = startCli(['train-tagger', '--algo', 'crf', ...common, '--epochs', '12', '--model', model, '--redis', own.url, '--store', killStore, '--gradient-shards', '4']);
+      const run = startCli([
+        'train-tagger',
+        '--algo',
+        'crf',
+        ...common,
+        '--epochs',
+        '12',
+        '--model',
+        model,
+        '--redis',
+        own.url,
+        '--store',
+        killStore,
+        '--gradient-shards',
+        '4',
+      ]);
       await victim.waitFor(/start train\.crf-gradient(?:[\s\S]*start train\.crf-gradient){5}/);
       expect(await victim.kill('SIGKILL')).toBe('SIGKILL');
       expect(await run.exited(), run.output()).toBe(0);
@@ -318,12 +547,27 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
   });
 
   it('train-tagger --algo crf --redis --checkpoint, then --resume: the model of one uninterrupted --redis run', () => {
-    const args = ['train-tagger', '--algo', 'crf', ...common, '--redis', cluster.redis.url, '--store', store, '--gradient-shards', '2'];
+    const args = [
+      'train-tagger',
+      '--algo',
+      'crf',
+      ...common,
+      '--redis',
+      cluster.redis.url,
+      '--store',
+      store,
+      '--gradient-shards',
+      '2',
+    ];
     const whole = join(tmp.dir, 'crf-whole.model');
     const part = join(tmp.dir, 'crf-part.model');
     const resumed = join(tmp.dir, 'crf-resumed.model');
     const checkpoint = join(tmp.dir, 'crf-redis.ckpt');
-    for (const [epochs, model, extra] of [['8', whole, []], ['4', part, ['--checkpoint', checkpoint]], ['8', resumed, ['--resume', checkpoint]]] as const) {
+    for (const [epochs, model, extra] of [
+      ['8', whole, []],
+      ['4', part, ['--checkpoint', checkpoint]],
+      ['8', resumed, ['--resume', checkpoint]],
+    ] as const) {
       const r = runCli([...args, '--epochs', epochs, '--model', model, ...extra]);
       expect(r.status, r.stderr).toBe(0);
     }
@@ -332,10 +576,30 @@ describe.skipIf(skip)('distributed training on Redis (2 worker processes)', () =
   }, 120_000);
 
   it('refuses what it cannot distribute, with one line', () => {
-    const r = runCli(['train-tagger', '--algo', 'maxent', ...common, '--model', join(tmp.dir, 'x.model'), '--redis', cluster.redis.url, '--store', store]);
+    const r = runCli([
+      'train-tagger',
+      '--algo',
+      'maxent',
+      ...common,
+      '--model',
+      join(tmp.dir, 'x.model'),
+      '--redis',
+      cluster.redis.url,
+      '--store',
+      store,
+    ]);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/--redis trains --algo crf with --optimizer lbfgs .* or --algo perceptron/);
-    const s = runCli(['train-tagger', '--algo', 'crf', ...common, '--model', join(tmp.dir, 'x.model'), '--mix-shards', '2']);
+    const s = runCli([
+      'train-tagger',
+      '--algo',
+      'crf',
+      ...common,
+      '--model',
+      join(tmp.dir, 'x.model'),
+      '--mix-shards',
+      '2',
+    ]);
     expect(s.stderr).toMatch(/--mix-shards is for --algo perceptron/);
   });
 });

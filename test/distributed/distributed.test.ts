@@ -17,7 +17,16 @@ import type { CandidatesPayload } from '../../lib/distributed/payloads.js';
 import { readTreesSync } from '../../lib/io/treebank.js';
 import { formatTree } from '../../lib/trees/tree.js';
 import { repoRoot, runCli, tempDir } from '../helpers.js';
-import { expectLostRedisExit, freePort, skipWithoutRedis, startCli, startRedis, startWorkerProcess, type CliProcess, type TestRedis } from '../../test-support/distributed.js';
+import {
+  expectLostRedisExit,
+  freePort,
+  skipWithoutRedis,
+  startCli,
+  startRedis,
+  startWorkerProcess,
+  type CliProcess,
+  type TestRedis,
+} from '../../test-support/distributed.js';
 
 const skip = skipWithoutRedis();
 const tmp = tempDir();
@@ -29,29 +38,54 @@ const gum = join(repoRoot, 'data', 'gum-open');
  * (another training file and no rerankers with `only`).
  */
 function writeConfig(name: string, only?: { train: string; rerankers: [] }): string {
-  return tmp.file(`${name}.json`, JSON.stringify({
-    task: 'parse',
-    data: { train: only?.train ?? join(gum, 'train.mrg'), dev: join(gum, 'dev.mrg'), test: join(gum, 'test.mrg'), maxLength: 15, trainLimit: 90, devLimit: 12, testLimit: 12 },
-    folds: 3,
-    nbest: 4,
-    base: { crf: false },
-    rerankers: only?.rerankers ?? [{ type: 'boost', rounds: 30, eps: [0.01], cutoff: 1 }, { type: 'loglinear', l2: [1, 10], iterations: 20, cutoff: 1 }],
-    threads: 1,
-    output: join(tmp.dir, name),
-  }));
+  return tmp.file(
+    `${name}.json`,
+    JSON.stringify({
+      task: 'parse',
+      data: {
+        train: only?.train ?? join(gum, 'train.mrg'),
+        dev: join(gum, 'dev.mrg'),
+        test: join(gum, 'test.mrg'),
+        maxLength: 15,
+        trainLimit: 90,
+        devLimit: 12,
+        testLimit: 12,
+      },
+      folds: 3,
+      nbest: 4,
+      base: { crf: false },
+      rerankers: only?.rerankers ?? [
+        { type: 'boost', rounds: 30, eps: [0.01], cutoff: 1 },
+        { type: 'loglinear', l2: [1, 10], iterations: 20, cutoff: 1 },
+      ],
+      threads: 1,
+      output: join(tmp.dir, name),
+    }),
+  );
 }
 
 /** results.json without times: what must be equal between runs. */
 function results(dir: string): unknown {
-  const r = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Record<string, unknown> & { systems: Record<string, unknown>[]; steps: { name: string }[] };
-  return { ...r, totalSeconds: undefined, systems: r.systems.map((s) => ({ ...s, seconds: undefined })), steps: r.steps.map((s) => s.name) };
+  const r = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Record<string, unknown> & {
+    systems: Record<string, unknown>[];
+    steps: { name: string }[];
+  };
+  return {
+    ...r,
+    totalSeconds: undefined,
+    systems: r.systems.map((s) => ({ ...s, seconds: undefined })),
+    steps: r.steps.map((s) => s.name),
+  };
 }
 
 /** Every candidate file of a run's step cache, by step folder and name. */
 function candidateFiles(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const step of readdirSync(join(dir, 'cache')).filter((d) => /^(train-fold|dev-test)/.test(d)).sort()) {
-    for (const f of readdirSync(join(dir, 'cache', step)).filter((f) => f.endsWith('.jsonl'))) out[`${step}/${f}`] = readFileSync(join(dir, 'cache', step, f), 'utf8');
+  for (const step of readdirSync(join(dir, 'cache'))
+    .filter((d) => /^(train-fold|dev-test)/.test(d))
+    .sort()) {
+    for (const f of readdirSync(join(dir, 'cache', step)).filter((f) => f.endsWith('.jsonl')))
+      out[`${step}/${f}`] = readFileSync(join(dir, 'cache', step, f), 'utf8');
   }
   return out;
 }
@@ -98,13 +132,28 @@ describe('Redis unreachable', () => {
       ['worker', '--redis', url, '--store', join(tmp.dir, 'store-unreachable')],
       ['queue', 'status', '--redis', url],
     ]) {
-      const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(r.signal, `${args[0]} hung`).toBeNull();
       expect(r.status).toBe(1);
-      expect(r.stderr).toMatch(new RegExp(`structrank: redis://127\\.0\\.0\\.1:${port}/?: cannot reach Redis: .*ECONNREFUSED`));
+      expect(r.stderr).toMatch(
+        new RegExp(`structrank: redis://127\\.0\\.0\\.1:${port}/?: cannot reach Redis: .*ECONNREFUSED`),
+      );
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
-    expect(runCli(['pipeline', '--config', config, '--redis', 'http://127.0.0.1:1', '--store', join(tmp.dir, 'store-unreachable')]).stderr).toMatch(/--redis expects a redis:\/\/ or rediss:\/\/ URL/);
+    expect(
+      runCli([
+        'pipeline',
+        '--config',
+        config,
+        '--redis',
+        'http://127.0.0.1:1',
+        '--store',
+        join(tmp.dir, 'store-unreachable'),
+      ]).stderr,
+    ).toMatch(/--redis expects a redis:\/\/ or rediss:\/\/ URL/);
     expect(runCli(['pipeline', '--config', config, '--redis', url]).stderr).toMatch(/--redis and --store go together/);
   });
 });
@@ -112,7 +161,15 @@ describe('Redis unreachable', () => {
 describe.skipIf(skip)('Redis lost during a run', () => {
   it('the coordinator stops with one clear line within seconds', async () => {
     const doomed = await startRedis();
-    const run = startCli(['pipeline', '--config', writeConfig('lost'), '--redis', doomed.url, '--store', join(tmp.dir, 'store-lost')]);
+    const run = startCli([
+      'pipeline',
+      '--config',
+      writeConfig('lost'),
+      '--redis',
+      doomed.url,
+      '--store',
+      join(tmp.dir, 'store-lost'),
+    ]);
     try {
       await run.waitFor(/queued 4 candidates job/);
       await doomed.stop();
@@ -132,14 +189,64 @@ describe.skipIf(skip || !hasOpenssl)('Redis over TLS', () => {
       const r = spawnSync('openssl', args, { cwd: d, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
     };
-    openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=structrank-test-ca']);
-    openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1']);
+    openssl([
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=structrank-test-ca',
+    ]);
+    openssl([
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'server.key',
+      '-out',
+      'server.csr',
+      '-subj',
+      '/CN=127.0.0.1',
+    ]);
     writeFileSync(join(d, 'san.cnf'), 'subjectAltName=IP:127.0.0.1\n');
-    openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '2', '-extfile', 'san.cnf']);
-    const secure = await startRedis([], { cert: join(d, 'server.crt'), key: join(d, 'server.key'), ca: join(d, 'ca.crt') });
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.crt',
+      '-days',
+      '2',
+      '-extfile',
+      'san.cnf',
+    ]);
+    const secure = await startRedis([], {
+      cert: join(d, 'server.crt'),
+      key: join(d, 'server.key'),
+      ca: join(d, 'ca.crt'),
+    });
     try {
       expect(secure.url).toMatch(/^rediss:/);
-      const cli = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'queue', 'status', '--redis', secure.url, '--json'], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+      const cli = (env: NodeJS.ProcessEnv) =>
+        spawnSync(
+          process.execPath,
+          [join(repoRoot, 'dist', 'cli.js'), 'queue', 'status', '--redis', secure.url, '--json'],
+          { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 },
+        );
       const trusted = cli({ NODE_EXTRA_CA_CERTS: join(d, 'ca.crt') });
       expect(trusted.status, trusted.stderr).toBe(0);
       expect(JSON.parse(trusted.stdout).workers).toEqual([]);
@@ -223,7 +330,9 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     expect(counts.steps['pipeline.candidates']).toEqual({ waiting: 0, active: 0, done: 4, failed: 0 });
     expect(counts.steps['pipeline.reranker']).toEqual({ waiting: 0, active: 0, done: 2, failed: 0 });
     expect(counts.steps.collect).toEqual({ waiting: 0, active: 0, done: 2, failed: 0 });
-    expect(counts.workers.map((w: { name: string }) => w.name).sort()).toEqual(workers.map((w) => `${hostname()}:${w.proc.pid}`).sort());
+    expect(counts.workers.map((w: { name: string }) => w.name).sort()).toEqual(
+      workers.map((w) => `${hostname()}:${w.proc.pid}`).sort(),
+    );
     const table = runCli(['queue', 'status', '--redis', redis.url]).stdout;
     expect(table).toMatch(/^pipeline\.candidates +0 +0 +4 +0$/m);
     expect(table).toMatch(/^workers alive: 2$/m);
@@ -232,8 +341,18 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     expect(await again.exited(), again.output()).toBe(0);
     expect(await completedJobs('pipeline.candidates')).toBe(4);
     expect(await completedJobs('pipeline.reranker')).toBe(2);
-    const steps = JSON.parse(readFileSync(join(tmp.dir, 'remote-again', 'results.json'), 'utf8')).steps as { name: string; cached: boolean }[];
-    expect(steps.map((s) => s.name)).toEqual(['train-fold1of3', 'train-fold2of3', 'train-fold3of3', 'dev-test', 'rerank-boosting', 'rerank-log-linear']);
+    const steps = JSON.parse(readFileSync(join(tmp.dir, 'remote-again', 'results.json'), 'utf8')).steps as {
+      name: string;
+      cached: boolean;
+    }[];
+    expect(steps.map((s) => s.name)).toEqual([
+      'train-fold1of3',
+      'train-fold2of3',
+      'train-fold3of3',
+      'dev-test',
+      'rerank-boosting',
+      'rerank-log-linear',
+    ]);
     expect(steps.every((s) => s.cached)).toBe(true);
     expect(candidateFiles(join(tmp.dir, 'remote-again'))).toEqual(reference.files);
   });
@@ -242,9 +361,14 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     const store = join(tmp.dir, 'store-data-cache');
     workers.push(await startWorkerProcess(redis.url, store), await startWorkerProcess(redis.url, store));
     // Per worker, its lines naming the data set its candidate jobs used.
-    const lines = (w: CliProcess): string[] => w.output().match(/data sets (?:read|reused) \(train [0-9a-f]{12}\)/g) ?? [];
+    const lines = (w: CliProcess): string[] =>
+      w.output().match(/data sets (?:read|reused) \(train [0-9a-f]{12}\)/g) ?? [];
     const trainHash = (l: string): string => /train ([0-9a-f]{12})/.exec(l)?.[1] as string;
-    const first = coordinator('data-cache-1', store, writeConfig('data-cache-1', { train: join(gum, 'train.mrg'), rerankers: [] }));
+    const first = coordinator(
+      'data-cache-1',
+      store,
+      writeConfig('data-cache-1', { train: join(gum, 'train.mrg'), rerankers: [] }),
+    );
     expect(await first.exited(), first.output()).toBe(0);
     const run1 = workers.map(lines);
     // 4 candidate jobs (3 folds, dev-test): each worker that took one read the data once,
@@ -260,7 +384,13 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
 
     // The same treebank less its first 10 trees: other content, so another hash, read afresh
     // by every worker that takes a job, and the candidates of a local run on that file.
-    const changed = tmp.file('train-changed.mrg', readTreesSync(join(gum, 'train.mrg')).slice(10).map((t) => formatTree(t)).join('\n') + '\n');
+    const changed = tmp.file(
+      'train-changed.mrg',
+      readTreesSync(join(gum, 'train.mrg'))
+        .slice(10)
+        .map((t) => formatTree(t))
+        .join('\n') + '\n',
+    );
     const second = coordinator('data-cache-2', store, writeConfig('data-cache-2', { train: changed, rerankers: [] }));
     expect(await second.exited(), second.output()).toBe(0);
     const run2 = workers.map((w, i) => lines(w).slice(run1[i].length));
@@ -290,7 +420,7 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
    * (a short job can end before the signal) it is thawed and the next job is tried.
    */
   async function killMidJob(worker: CliProcess, pattern: RegExp): Promise<number | string> {
-    for (let from = 0; ; ) {
+    for (let from = 0; ;) {
       await worker.stopWhen(pattern, 60_000, from);
       await new Promise((r) => setTimeout(r, 100)); // read what it wrote before it stopped
       if (unfinishedJobs(worker.output()).length > 0) return worker.kill('SIGKILL');
@@ -372,17 +502,36 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     const good = artifacts.put(readFileSync(join(gum, 'dev.mrg')));
     const broken = artifacts.put('(S (NP (DT the) (NN dog)) (VP (VBZ barks))\n');
     const payload = (train: string, step: string): CandidatesPayload => ({
-      step, task: 'parse', data: { format: 'trees', columns: ['word', 'pos', 'tag'], label: 'tag', trainLimit: 20, devLimit: 5, testLimit: 5 },
-      inputs: { train, dev: good, test: good }, base: {}, nbest: 2, folds: 2, fold: 0, seed: 1,
+      step,
+      task: 'parse',
+      data: {
+        format: 'trees',
+        columns: ['word', 'pos', 'tag'],
+        label: 'tag',
+        trainLimit: 20,
+        devLimit: 5,
+        testLimit: 5,
+      },
+      inputs: { train, dev: good, test: good },
+      base: {},
+      nbest: 2,
+      folds: 2,
+      fold: 0,
+      seed: 1,
     });
     const queue = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port: redis.port } });
     try {
       const opts = { attempts: 3, backoff: { type: 'fixed', delay: 100 } };
-      const outside = await queue.add('pipeline.candidates', { ...payload(good, 'outside'), inputs: { train: '../../etc/passwd', dev: good, test: good } }, opts);
+      const outside = await queue.add(
+        'pipeline.candidates',
+        { ...payload(good, 'outside'), inputs: { train: '../../etc/passwd', dev: good, test: good } },
+        opts,
+      );
       const badData = await queue.add('pipeline.candidates', payload(broken, 'bad-data'), opts);
       const notAJob = await queue.add('rm -rf /', { n: 1 }, opts);
       const fine = await queue.add('pipeline.candidates', payload(good, 'fine'), opts);
-      for (let i = 0; i < 600 && (await fine.getState()) !== 'completed'; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 600 && (await fine.getState()) !== 'completed'; i++)
+        await new Promise((r) => setTimeout(r, 100));
       expect(await fine.getState()).toBe('completed');
       for (const [job, message] of [
         [outside, /inputs\.train: expected a SHA-256 naming an artifact in the store \(paths are refused\)/],

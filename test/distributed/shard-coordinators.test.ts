@@ -4,8 +4,20 @@
  * with known answers, and a checkpoint in the middle giving the uninterrupted run.
  */
 import { describe, expect, it } from 'vitest';
-import { shardedLbfgs, type CrfShardResult, type GradientExecutor, type ShardObjective } from '../../lib/distributed/lbfgs-coordinator.js';
-import { mixingTrainer, mixRounds, ParameterMixing, roundSeed, type PerceptronShardResult, type ShardEpochs } from '../../lib/distributed/mixing.js';
+import {
+  shardedLbfgs,
+  type CrfShardResult,
+  type GradientExecutor,
+  type ShardObjective,
+} from '../../lib/distributed/lbfgs-coordinator.js';
+import {
+  mixingTrainer,
+  mixRounds,
+  ParameterMixing,
+  roundSeed,
+  type PerceptronShardResult,
+  type ShardEpochs,
+} from '../../lib/distributed/mixing.js';
 
 /** Shard k's loss: sum_f (x_f - c_k,f)^2, so the summed minimum (no prior) is the mean of the c_k. */
 function quadraticShards(centres: number[][]): GradientExecutor & { evaluations: number } {
@@ -59,7 +71,11 @@ function priorObjective(c2: number, seen: { start?: Float64Array }): ShardObject
 }
 
 describe('sharded L-BFGS coordinator', () => {
-  const centres = [[1, -2, 3], [3, 0, -1], [2, 4, 1]];
+  const centres = [
+    [1, -2, 3],
+    [3, 0, -1],
+    [2, 4, 1],
+  ];
 
   it('minimises the summed shard objective plus the prior (closed form)', async () => {
     const c2 = 0.5;

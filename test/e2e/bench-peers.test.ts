@@ -11,12 +11,23 @@ afterAll(() => tmp.cleanup());
 
 describeWithData(['conll2000'], 'bench peers: the attribute files CRFsuite reads', () => {
   it('hold the same attributes as structrank extracts from the chunk template', async () => {
-    const sentences = readConllSync(dataFile('conll2000', 'train.txt')).slice(0, 300).map((s) => s.rows);
+    const sentences = readConllSync(dataFile('conll2000', 'train.txt'))
+      .slice(0, 300)
+      .map((s) => s.rows);
     const file = tmp.file('train.crfsuite');
     const written = writeAttributeFiles(sentences, DEFAULT_TEMPLATES.chunk, ['word', 'pos', 'chunk'], 2, file);
-    const tagger = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'pos', 'chunk'], label: 'chunk', templates: 'chunk', epochs: 1, threads: 1 });
+    const tagger = await Tagger.train(sentences, {
+      algo: 'perceptron',
+      columns: ['word', 'pos', 'chunk'],
+      label: 'chunk',
+      templates: 'chunk',
+      epochs: 1,
+      threads: 1,
+    });
     expect(written.attributes).toBe(tagger.info().attributes);
-    const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     expect(lines.length).toBe(written.tokens);
     // label, then one attribute per template; boundary values before and after the sentence.
     const first = lines[0].split('\t');

@@ -12,8 +12,11 @@ const root = join(import.meta.dirname, '..', '..');
 
 describe('check-doc-examples', () => {
   it('fails on a failing unmarked block and lists the marked ones as skipped', () => {
-    const r = spawnSync(process.execPath, [join(root, 'scripts', 'check-doc-examples.mjs'), 'test/fixtures/doc-examples/page.md'],
-      { cwd: root, encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [join(root, 'scripts', 'check-doc-examples.mjs'), 'test/fixtures/doc-examples/page.md'],
+      { cwd: root, encoding: 'utf8' },
+    );
     const out = r.stdout + r.stderr;
     expect(r.status, out).toBe(1);
     const page = 'test/fixtures/doc-examples/page.md';

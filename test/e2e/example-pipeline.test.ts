@@ -22,7 +22,8 @@ describe('examples/pipeline.ts', () => {
     const first = runExample(output);
     expect(first.stderr).not.toMatch(/Error/);
     expect(first.status).toBe(0);
-    for (const system of ['base', 'oracle', 'boosting', 'log-linear']) expect(first.stdout).toMatch(new RegExp(`^${system}\\b.*\\d+\\.\\d\\d`, 'm'));
+    for (const system of ['base', 'oracle', 'boosting', 'log-linear'])
+      expect(first.stdout).toMatch(new RegExp(`^${system}\\b.*\\d+\\.\\d\\d`, 'm'));
     expect(first.stdout).toMatch(/^log-linear: \d+\.\d\d F1 \(-?\d+\.\d% relative error reduction\)$/m);
     expect(existsSync(join(output, 'report.html'))).toBe(true);
 

@@ -13,7 +13,9 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const fixture = join(repo, 'test', 'fixtures', 'layers');
 
 function graph(...args: string[]): { status: number | null; out: string } {
-  const run = spawnSync(process.execPath, [join(repo, 'scripts', 'import-graph.mjs'), '--check', ...args], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [join(repo, 'scripts', 'import-graph.mjs'), '--check', ...args], {
+    encoding: 'utf8',
+  });
   return { status: run.status, out: run.stdout + run.stderr };
 }
 
@@ -31,7 +33,9 @@ describe('layers of lib/', () => {
       'io/reads-command.ts:2 layers/no-upward-import',
     ]);
     const io = results.find((r) => r.filePath.endsWith(join('io', 'reads-command.ts')));
-    expect(io?.messages.find((m) => m.ruleId === 'layers/no-upward-import')?.message).toBe("layer 'io' may not import '../commands/run.js' (layer 'commands'): lib/ imports only downwards (scripts/layers.mjs)");
+    expect(io?.messages.find((m) => m.ruleId === 'layers/no-upward-import')?.message).toBe(
+      "layer 'io' may not import '../commands/run.js' (layer 'commands'): lib/ imports only downwards (scripts/layers.mjs)",
+    );
   });
 
   it('the graph check fails on the fixture and names what is wrong', () => {

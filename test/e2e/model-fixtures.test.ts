@@ -51,7 +51,8 @@ function expectSameBytes(name: string, resave: (file: string) => void): void {
 
 function isNewer(now: string, was: string): boolean {
   const [a, b] = [now.split('.').map(Number), was.split('.').map(Number)];
-  for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  for (let i = 0; i < Math.max(a.length, b.length); i++)
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
   return false;
 }
 
@@ -67,33 +68,44 @@ async function expectTaggerFixture(name: string, tagger: string, version: string
 const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 describe('model fixtures written by an earlier build', () => {
-  it.each(['tagger-perceptron', 'tagger-crf', 'tagger-maxent'])('%s loads, tags as when written, re-saves byte for byte', async (name) => {
-    const tagger = await Tagger.load(fixture(`${name}.model`));
-    expect(devWords.map((w) => tagger.tagSync([w.map((word) => [word])])[0])).toEqual(expected.taggers[name]);
-    expectSameBytes(`${name}.model`, (file) => tagger.save(file));
-  });
+  it.each(['tagger-perceptron', 'tagger-crf', 'tagger-maxent'])(
+    '%s loads, tags as when written, re-saves byte for byte',
+    async (name) => {
+      const tagger = await Tagger.load(fixture(`${name}.model`));
+      expect(devWords.map((w) => tagger.tagSync([w.map((word) => [word])])[0])).toEqual(expected.taggers[name]);
+      expectSameBytes(`${name}.model`, (file) => tagger.save(file));
+    },
+  );
 
-  it.each(['tagger-perceptron', 'tagger-crf', 'tagger-maxent'])('%s in format 2 loads in place, tags as when written, re-saves byte for byte', async (name) => {
-    await expectTaggerFixture(`tagger-v2/${name}.model`, name, '2');
-  });
+  it.each(['tagger-perceptron', 'tagger-crf', 'tagger-maxent'])(
+    '%s in format 2 loads in place, tags as when written, re-saves byte for byte',
+    async (name) => {
+      await expectTaggerFixture(`tagger-v2/${name}.model`, name, '2');
+    },
+  );
 
-  it.each(['tagger-perceptron', 'tagger-crf', 'tagger-maxent'])('%s in format 3 loads in place, tags as when written, re-saves byte for byte; formats 1 and 2 convert to it', async (name) => {
-    const v3 = `tagger-v3/${name}.model`;
-    await expectTaggerFixture(v3, name, '3');
-    // The format-1 and format-2 files convert to exactly these bytes.
-    for (const older of [`${name}.model`, `tagger-v2/${name}.model`]) {
-      const file = tmp.file(`converted-${older.replace(/\//g, '-')}`);
-      Tagger.loadSync(fixture(older)).save(file);
-      expect(readFileSync(file).equals(readFileSync(fixture(v3))), older).toBe(true);
-    }
-    expect(readFileSync(fixture(v3)).length).toBeLessThan(readFileSync(fixture(`tagger-v2/${name}.model`)).length);
-  });
+  it.each(['tagger-perceptron', 'tagger-crf', 'tagger-maxent'])(
+    '%s in format 3 loads in place, tags as when written, re-saves byte for byte; formats 1 and 2 convert to it',
+    async (name) => {
+      const v3 = `tagger-v3/${name}.model`;
+      await expectTaggerFixture(v3, name, '3');
+      // The format-1 and format-2 files convert to exactly these bytes.
+      for (const older of [`${name}.model`, `tagger-v2/${name}.model`]) {
+        const file = tmp.file(`converted-${older.replace(/\//g, '-')}`);
+        Tagger.loadSync(fixture(older)).save(file);
+        expect(readFileSync(file).equals(readFileSync(fixture(v3))), older).toBe(true);
+      }
+      expect(readFileSync(fixture(v3)).length).toBeLessThan(readFileSync(fixture(`tagger-v2/${name}.model`)).length);
+    },
+  );
 
   it.each(['parser-pcfg', 'parser-crf'])('%s loads, parses as when written, re-saves byte for byte', async (name) => {
     const parser = await ChartParserModel.load(fixture(`${name}.model`));
     const parsed = await parser.parse(devWords, { threads: 1 });
     expect(parsed.map((p) => formatTree(p.tree))).toEqual(expected.parsers[name].map((p) => p.tree));
-    parsed.forEach((p, i) => expect(close(p.logprob, expected.parsers[name][i].logprob), `sentence ${i}: ${p.logprob}`).toBe(true));
+    parsed.forEach((p, i) =>
+      expect(close(p.logprob, expected.parsers[name][i].logprob), `sentence ${i}: ${p.logprob}`).toBe(true),
+    );
     expectSameBytes(`${name}.model`, (file) => parser.save(file));
   });
 
@@ -104,25 +116,31 @@ describe('model fixtures written by an earlier build', () => {
     expectSameBytes('features.bin', (file) => saveFeatureTable(file, table));
   });
 
-  it.each(['reranker-boost', 'reranker-loglinear'])('%s loads, scores as when written, re-saves byte for byte', (name) => {
-    const table = loadFeatureTable(fixture('features.bin'));
-    const r = loadReranker(fixture(`${name}.model`));
-    const weightOf = new Map(r.names.map((n, k) => [n, r.weights[k]]));
-    const w = Float64Array.from(table.names, (n) => weightOf.get(n) ?? 0);
-    const { scores } = rerankScores(tableData(table, 1), r.a0, w, 1);
-    const want = expected.rerankers[name];
-    expect(want.length).toBeGreaterThan(0);
-    want.forEach((s, i) => expect(close(scores[i], s), `candidate ${i}: ${scores[i]} vs ${s}`).toBe(true));
-    expectSameBytes(`${name}.model`, (file) => saveReranker(file, r));
-  });
+  it.each(['reranker-boost', 'reranker-loglinear'])(
+    '%s loads, scores as when written, re-saves byte for byte',
+    (name) => {
+      const table = loadFeatureTable(fixture('features.bin'));
+      const r = loadReranker(fixture(`${name}.model`));
+      const weightOf = new Map(r.names.map((n, k) => [n, r.weights[k]]));
+      const w = Float64Array.from(table.names, (n) => weightOf.get(n) ?? 0);
+      const { scores } = rerankScores(tableData(table, 1), r.a0, w, 1);
+      const want = expected.rerankers[name];
+      expect(want.length).toBeGreaterThan(0);
+      want.forEach((s, i) => expect(close(scores[i], s), `candidate ${i}: ${scores[i]} vs ${s}`).toBe(true));
+      expectSameBytes(`${name}.model`, (file) => saveReranker(file, r));
+    },
+  );
 
-  it.each(['perceptron-tree', 'perceptron-linear'])('%s loads, chooses as when written, re-saves byte for byte', async (name) => {
-    const p = await PerceptronReranker.load(fixture(`${name}.model`));
-    const { chosen, scores } = await p.choose(readNbestSync(fixture('dev.nbest.jsonl')), { threads: 1 });
-    expect(Array.from(chosen)).toEqual(expected.perceptrons[name].chosen);
-    expected.perceptrons[name].scores.forEach((s, i) => expect(close(scores[i], s), `sentence ${i}`).toBe(true));
-    expectSameBytes(`${name}.model`, (file) => p.save(file));
-  });
+  it.each(['perceptron-tree', 'perceptron-linear'])(
+    '%s loads, chooses as when written, re-saves byte for byte',
+    async (name) => {
+      const p = await PerceptronReranker.load(fixture(`${name}.model`));
+      const { chosen, scores } = await p.choose(readNbestSync(fixture('dev.nbest.jsonl')), { threads: 1 });
+      expect(Array.from(chosen)).toEqual(expected.perceptrons[name].chosen);
+      expected.perceptrons[name].scores.forEach((s, i) => expect(close(scores[i], s), `sentence ${i}`).toBe(true));
+      expectSameBytes(`${name}.model`, (file) => p.save(file));
+    },
+  );
 });
 
 // Chart parser payload versions 3 (surface span features, learned unknown-word signatures),
@@ -134,14 +152,18 @@ describe.each([
   ['parser-v4', '1.4'],
   ['parser-v5', '1.5'],
 ])('chart parser fixtures in %s', (folder, version) => {
-  const want = JSON.parse(readFileSync(join(dir, folder, 'expected.json'), 'utf8')) as { parsers: Record<string, { tree: string; logprob: number }[]> };
+  const want = JSON.parse(readFileSync(join(dir, folder, 'expected.json'), 'utf8')) as {
+    parsers: Record<string, { tree: string; logprob: number }[]>;
+  };
   it.each(['parser-pcfg', 'parser-crf'])('%s loads, parses as when written, re-saves byte for byte', async (name) => {
     const file = join(dir, folder, `${name}.model`);
     expect(formatVersion(readFileSync(file))).toBe(version);
     const parser = await ChartParserModel.load(file);
     const parsed = await parser.parse(devWords, { threads: 1 });
     expect(parsed.map((p) => formatTree(p.tree))).toEqual(want.parsers[name].map((p) => p.tree));
-    parsed.forEach((p, i) => expect(close(p.logprob, want.parsers[name][i].logprob), `sentence ${i}: ${p.logprob}`).toBe(true));
+    parsed.forEach((p, i) =>
+      expect(close(p.logprob, want.parsers[name][i].logprob), `sentence ${i}: ${p.logprob}`).toBe(true),
+    );
     expectSameBytes(`${folder}/${name}.model`, (out) => parser.save(out));
   });
 });

@@ -31,15 +31,26 @@ describe('tag accuracy, hand-computed', () => {
       unknownCorrect: null,
       unknownAccuracy: null,
     });
-    expect(tagAccuracy([{ words: ['a', 'b'], gold: ['X', 'Y'], predicted: ['X', 'X'] }], new Set(['a']))).toMatchObject({ accuracy: 50, unknownTokens: 1, unknownCorrect: 0, unknownAccuracy: 0 });
+    expect(tagAccuracy([{ words: ['a', 'b'], gold: ['X', 'Y'], predicted: ['X', 'X'] }], new Set(['a']))).toMatchObject(
+      { accuracy: 50, unknownTokens: 1, unknownCorrect: 0, unknownAccuracy: 0 },
+    );
   });
 
   it('CLI: text and --json with fixed field names', () => {
     const t = runCli(['eval', 'tags', '--gold', gold(), '--test', test(), '--train', train()]);
     expect(t.status).toBe(0);
     expect(t.stdout).toBe('tokens: 4; correct: 3; accuracy: 75.00%\nunknown words: 2; correct: 1; accuracy: 50.00%\n');
-    const j = JSON.parse(runCli(['eval', 'tags', '--gold', gold(), '--test', test(), '--train', train(), '--json']).stdout);
-    expect(Object.keys(j)).toEqual(['tokens', 'correct', 'accuracy', 'unknownTokens', 'unknownCorrect', 'unknownAccuracy']);
+    const j = JSON.parse(
+      runCli(['eval', 'tags', '--gold', gold(), '--test', test(), '--train', train(), '--json']).stdout,
+    );
+    expect(Object.keys(j)).toEqual([
+      'tokens',
+      'correct',
+      'accuracy',
+      'unknownTokens',
+      'unknownCorrect',
+      'unknownAccuracy',
+    ]);
   });
 
   it('picks a named tag column with --columns and --tag', async () => {
@@ -49,12 +60,26 @@ describe('tag accuracy, hand-computed', () => {
     expect((await evalTagFiles({ gold: g, test: p, columns, tag: 'pos' })).correct).toBe(1);
     expect((await evalTagFiles({ gold: g, test: p, columns, tag: 'chunk' })).correct).toBe(1);
     expect((await evalTagFiles({ gold: g, test: p })).correct).toBe(1);
-    const r = runCli(['eval', 'tags', '--gold', g, '--test', p, '--columns', 'word,pos,chunk', '--tag', 'pos', '--json']);
+    const r = runCli([
+      'eval',
+      'tags',
+      '--gold',
+      g,
+      '--test',
+      p,
+      '--columns',
+      'word,pos,chunk',
+      '--tag',
+      'pos',
+      '--json',
+    ]);
     expect(JSON.parse(r.stdout)).toMatchObject({ tokens: 2, correct: 1 });
     const bad = runCli(['eval', 'tags', '--gold', g, '--test', p, '--columns', 'word,pos', '--tag', 'pos']);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/g3\.txt:1: expected 2 columns \(word,pos\), found 3/);
-    expect(runCli(['eval', 'tags', '--gold', g, '--test', p, '--columns', 'word,pos,chunk', '--tag', 'ner']).stderr).toMatch(/no column named 'ner' in word,pos,chunk/);
+    expect(
+      runCli(['eval', 'tags', '--gold', g, '--test', p, '--columns', 'word,pos,chunk', '--tag', 'ner']).stderr,
+    ).toMatch(/no column named 'ner' in word,pos,chunk/);
     expect(runCli(['eval', 'tags', '--gold', g, '--test', p, '--tag', 'pos']).stderr).toMatch(/--tag needs --columns/);
   });
 
@@ -63,7 +88,9 @@ describe('tag accuracy, hand-computed', () => {
     const r = runCli(['eval', 'tags', '--gold', gold(), '--test', short]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/short\.txt:3: sentence has 2 tokens but the gold sentence .* has 3/);
-    expect(runCli(['eval', 'tags', '--gold', gold(), '--test', test(), '--train', tmp.dir + '/none.txt']).stderr).toMatch(/none\.txt: no such file/);
+    expect(
+      runCli(['eval', 'tags', '--gold', gold(), '--test', test(), '--train', tmp.dir + '/none.txt']).stderr,
+    ).toMatch(/none\.txt: no such file/);
     expect(runCli(['eval', 'tags', '--gold', gold()]).stderr).toMatch(/missing required option --test/);
   });
 });
@@ -79,7 +106,7 @@ describeWithData(['conll2000'], 'tag accuracy on conll2000', () => {
         .map((l) => l.split(' ')[0]),
     );
     let seed = 3;
-    const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const rand = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
     let tokens = 0;
     let correct = 0;
     let unknown = 0;
@@ -99,7 +126,13 @@ describeWithData(['conll2000'], 'tag accuracy on conll2000', () => {
         return `${w} ${guess} ${chunk}`;
       });
     const testFile = tmp.file('pos-test.txt', out.join('\n'));
-    const r = await evalTagFiles({ gold: goldFile, test: testFile, train: trainFile, columns: parseColumns('word,pos,chunk'), tag: 'pos' });
+    const r = await evalTagFiles({
+      gold: goldFile,
+      test: testFile,
+      train: trainFile,
+      columns: parseColumns('word,pos,chunk'),
+      tag: 'pos',
+    });
     expect(r).toEqual({
       tokens,
       correct,

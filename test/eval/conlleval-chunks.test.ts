@@ -18,7 +18,10 @@ afterAll(() => tmp.cleanup());
 
 /** Writes `word gold guess` lines; sentences separated by blank lines. */
 function conllFile(name: string, text: string): string {
-  return tmp.file(name, text.replace(/^\s+/gm, (m) => (m.includes('\n') ? '\n' : '')));
+  return tmp.file(
+    name,
+    text.replace(/^\s+/gm, (m) => (m.includes('\n') ? '\n' : '')),
+  );
 }
 
 describe('splitTag', () => {
@@ -68,7 +71,11 @@ describe('conlleval semantics, hand-computed', () => {
 
   it('IOB1: an I- after O opens a chunk, B- only separates same-type neighbours', () => {
     // gold NP[2-3]; guess NP[2] NP[3]
-    expect(chunkCounts(['O', 'I-NP', 'I-NP', 'O'], ['O', 'I-NP', 'B-NP', 'O'], 'iob1')).toEqual({ correct: 0, gold: 1, predicted: 2 });
+    expect(chunkCounts(['O', 'I-NP', 'I-NP', 'O'], ['O', 'I-NP', 'B-NP', 'O'], 'iob1')).toEqual({
+      correct: 0,
+      gold: 1,
+      predicted: 2,
+    });
     expect(chunkSpans(['I-NP', 'I-NP', 'B-NP', 'I-VP', 'O', 'I-PP'], 'iob1')).toEqual([
       { type: 'NP', start: 0, end: 2 },
       { type: 'NP', start: 2, end: 3 },
@@ -99,11 +106,25 @@ describe('conlleval semantics, hand-computed', () => {
   it('a chunk at sentence end is closed by the blank line; an I- after it opens a new chunk', async () => {
     const two = conllFile('end2.txt', 'a O O\nb B-NP B-NP\n\nc I-NP I-NP\nd O O\n');
     const one = conllFile('end1.txt', 'a O O\nb B-NP B-NP\nc I-NP I-NP\nd O O\n');
-    expect((await evalChunkFiles({ file: two })).overall).toMatchObject({ tokens: 4, goldChunks: 2, predictedChunks: 2, correctChunks: 2 });
-    expect((await evalChunkFiles({ file: one })).overall).toMatchObject({ tokens: 4, goldChunks: 1, predictedChunks: 1, correctChunks: 1 });
+    expect((await evalChunkFiles({ file: two })).overall).toMatchObject({
+      tokens: 4,
+      goldChunks: 2,
+      predictedChunks: 2,
+      correctChunks: 2,
+    });
+    expect((await evalChunkFiles({ file: one })).overall).toMatchObject({
+      tokens: 4,
+      goldChunks: 1,
+      predictedChunks: 1,
+      correctChunks: 1,
+    });
     // a chunk running to the last line of a file without a final newline still counts
     const last = conllFile('end3.txt', 'a B-NP B-NP\nb I-NP I-NP');
-    expect((await evalChunkFiles({ file: last })).overall).toMatchObject({ tokens: 2, goldChunks: 1, correctChunks: 1 });
+    expect((await evalChunkFiles({ file: last })).overall).toMatchObject({
+      tokens: 2,
+      goldChunks: 1,
+      correctChunks: 1,
+    });
     // a guess that runs on while gold ends at the sentence's last token
     expect(chunkCounts(['O', 'B-NP'], ['O', 'B-NP'])).toEqual({ correct: 1, gold: 1, predicted: 1 });
     expect(chunkCounts(['B-NP', 'O'], ['B-NP', 'I-NP'])).toEqual({ correct: 0, gold: 1, predicted: 1 });
@@ -111,11 +132,24 @@ describe('conlleval semantics, hand-computed', () => {
 
   it('-X- lines are sentence boundaries, not tokens', async () => {
     const x = conllFile('x.txt', 'a B-NP B-NP\n-X- I-NP I-NP\nb I-NP I-NP\n');
-    expect((await evalChunkFiles({ file: x })).overall).toMatchObject({ tokens: 2, goldChunks: 2, predictedChunks: 2, correctChunks: 2, accuracy: 100 });
-    const api = conllevalCorpus([{ words: ['a', '-X-', 'b'], gold: ['B-NP', 'I-NP', 'I-NP'], predicted: ['B-NP', 'I-NP', 'I-NP'] }]);
+    expect((await evalChunkFiles({ file: x })).overall).toMatchObject({
+      tokens: 2,
+      goldChunks: 2,
+      predictedChunks: 2,
+      correctChunks: 2,
+      accuracy: 100,
+    });
+    const api = conllevalCorpus([
+      { words: ['a', '-X-', 'b'], gold: ['B-NP', 'I-NP', 'I-NP'], predicted: ['B-NP', 'I-NP', 'I-NP'] },
+    ]);
     expect(api.overall).toMatchObject({ tokens: 2, goldChunks: 2, correctChunks: 2 });
     const y = conllFile('y.txt', 'a B-NP B-NP\n-Y- I-NP I-NP\nb I-NP I-NP\n');
-    expect((await evalChunkFiles({ file: y })).overall).toMatchObject({ tokens: 3, goldChunks: 1, predictedChunks: 1, correctChunks: 1 });
+    expect((await evalChunkFiles({ file: y })).overall).toMatchObject({
+      tokens: 3,
+      goldChunks: 1,
+      predictedChunks: 1,
+      correctChunks: 1,
+    });
   });
 
   it('end of input without a blank line closes a chunk differently from a blank line (odd prefixes)', async () => {
@@ -146,7 +180,9 @@ describe('conlleval semantics, hand-computed', () => {
       recall: 100,
       f1: 200 / 3,
     });
-    expect(formatConllevalReport(r).split('\n')[1]).toBe('accuracy:  66.67%; precision:  50.00%; recall: 100.00%; FB1:  66.67');
+    expect(formatConllevalReport(r).split('\n')[1]).toBe(
+      'accuracy:  66.67%; precision:  50.00%; recall: 100.00%; FB1:  66.67',
+    );
   });
 
   it('rounds printed percentages like C printf (ties to even)', () => {
@@ -170,7 +206,11 @@ describe('conlleval semantics, hand-computed', () => {
     // conlleval's own rules merge S-PER S-PER into one chunk; IOBES mode does not
     expect(chunkCounts(['S-PER', 'S-PER'], ['S-PER', 'S-PER'], 'iob2')).toEqual({ correct: 1, gold: 1, predicted: 1 });
     expect(chunkCounts(['S-PER', 'S-PER'], ['S-PER', 'S-PER'], 'iobes')).toEqual({ correct: 2, gold: 2, predicted: 2 });
-    expect(chunkCounts(['B-ORG', 'E-ORG', 'O'], ['B-ORG', 'I-ORG', 'E-ORG'], 'iobes')).toEqual({ correct: 0, gold: 1, predicted: 1 });
+    expect(chunkCounts(['B-ORG', 'E-ORG', 'O'], ['B-ORG', 'I-ORG', 'E-ORG'], 'iobes')).toEqual({
+      correct: 0,
+      gold: 1,
+      predicted: 1,
+    });
   });
 });
 
@@ -223,7 +263,8 @@ describe('brute-force recounts', () => {
     const rand = rng(7);
     for (const scheme of ['iob1', 'iob2', 'iobes'] as const) {
       const prefixes = scheme === 'iobes' ? ['B', 'I', 'E', 'S'] : ['B', 'I'];
-      const tag = () => (rand() < 0.3 ? 'O' : `${prefixes[Math.floor(rand() * prefixes.length)]}-${rand() < 0.5 ? 'NP' : 'VP'}`);
+      const tag = () =>
+        rand() < 0.3 ? 'O' : `${prefixes[Math.floor(rand() * prefixes.length)]}-${rand() < 0.5 ? 'NP' : 'VP'}`;
       for (let k = 0; k < 3000; k++) {
         const n = 1 + Math.floor(rand() * 8);
         const gold = Array.from({ length: n }, tag);
@@ -237,62 +278,86 @@ describe('brute-force recounts', () => {
   itWithData(['conll2000'], 'conll2000 test: gold against itself is 100 F1 with 23852 chunks', async () => {
     const f = dataFile('conll2000', 'test.txt');
     const r = await evalChunkFiles({ gold: f, test: f });
-    expect(r.overall).toEqual({ tokens: 47377, goldChunks: 23852, predictedChunks: 23852, correctChunks: 23852, accuracy: 100, precision: 100, recall: 100, f1: 100 });
+    expect(r.overall).toEqual({
+      tokens: 47377,
+      goldChunks: 23852,
+      predictedChunks: 23852,
+      correctChunks: 23852,
+      accuracy: 100,
+      precision: 100,
+      recall: 100,
+      f1: 100,
+    });
     expect(r.byType.NP.gold).toBe(12422);
   });
 
-  itWithData(['conll2000'], 'conll2000 test with perturbed predictions: the report equals a brute-force recount, in IOB2 and in IOB1', async () => {
-    const sentences = readConllSync(dataFile('conll2000', 'test.txt'));
-    const rand = rng(11);
-    const types = ['NP', 'VP', 'PP', 'ADJP'];
-    const perturbed = sentences.map((s) =>
-      s.rows.map((r) => (rand() < 0.1 ? (rand() < 0.3 ? 'O' : `${rand() < 0.5 ? 'B' : 'I'}-${types[Math.floor(rand() * 4)]}`) : r[2])),
-    );
-    const goldTags = sentences.map((s) => s.rows.map((r) => r[2]));
-    const lines: string[] = [];
-    let correct = 0;
-    let gold = 0;
-    let predicted = 0;
-    let tagsRight = 0;
-    let tokens = 0;
-    sentences.forEach((s, i) => {
-      s.rows.forEach((r, j) => lines.push(`${r[0]} ${r[1]} ${r[2]} ${perturbed[i][j]}`));
-      lines.push('');
-      const c = bruteCounts(goldTags[i], perturbed[i], 'iob2');
-      correct += c.correct;
-      gold += c.gold;
-      predicted += c.predicted;
-      tokens += s.rows.length;
-      tagsRight += goldTags[i].filter((t, j) => t === perturbed[i][j]).length;
-    });
-    const f = tmp.file('perturbed.txt', lines.join('\n'));
-    const r = await evalChunkFiles({ file: f });
-    expect(r.overall.tokens).toBe(tokens);
-    expect(r.overall.correctChunks).toBe(correct);
-    expect(r.overall.goldChunks).toBe(gold);
-    expect(r.overall.predictedChunks).toBe(predicted);
-    expect(r.overall.accuracy).toBe((100 * tagsRight) / tokens);
-    expect(correct).toBeLessThan(gold);
-    // the per-sentence counts add up to the corpus counts
-    const sum = goldTags.map((g, i) => chunkCounts(g, perturbed[i])).reduce((a, b) => ({ correct: a.correct + b.correct, gold: a.gold + b.gold, predicted: a.predicted + b.predicted }));
-    expect(sum).toEqual({ correct, gold, predicted });
-    // the same chunks written in IOB1 give the same chunk scores
-    const toIob1 = (tags: string[]) => {
-      const out = tags.map(() => 'O');
-      let prevEnd = -1;
-      let prevType = '';
-      for (const s of chunkSpans(tags)) {
-        for (let k = s.start; k < s.end; k++) out[k] = `I-${s.type}`;
-        if (s.start === prevEnd && s.type === prevType) out[s.start] = `B-${s.type}`;
-        prevEnd = s.end;
-        prevType = s.type;
-      }
-      return out;
-    };
-    const r1 = conllevalCorpus(goldTags.map((g, i) => ({ gold: toIob1(g), predicted: toIob1(perturbed[i]) })), { scheme: 'iob1' });
-    expect({ ...r1.overall, accuracy: 0 }).toEqual({ ...r.overall, accuracy: 0 });
-    expect(r1.byType).toEqual(r.byType);
-  });
+  itWithData(
+    ['conll2000'],
+    'conll2000 test with perturbed predictions: the report equals a brute-force recount, in IOB2 and in IOB1',
+    async () => {
+      const sentences = readConllSync(dataFile('conll2000', 'test.txt'));
+      const rand = rng(11);
+      const types = ['NP', 'VP', 'PP', 'ADJP'];
+      const perturbed = sentences.map((s) =>
+        s.rows.map((r) =>
+          rand() < 0.1 ? (rand() < 0.3 ? 'O' : `${rand() < 0.5 ? 'B' : 'I'}-${types[Math.floor(rand() * 4)]}`) : r[2],
+        ),
+      );
+      const goldTags = sentences.map((s) => s.rows.map((r) => r[2]));
+      const lines: string[] = [];
+      let correct = 0;
+      let gold = 0;
+      let predicted = 0;
+      let tagsRight = 0;
+      let tokens = 0;
+      sentences.forEach((s, i) => {
+        s.rows.forEach((r, j) => lines.push(`${r[0]} ${r[1]} ${r[2]} ${perturbed[i][j]}`));
+        lines.push('');
+        const c = bruteCounts(goldTags[i], perturbed[i], 'iob2');
+        correct += c.correct;
+        gold += c.gold;
+        predicted += c.predicted;
+        tokens += s.rows.length;
+        tagsRight += goldTags[i].filter((t, j) => t === perturbed[i][j]).length;
+      });
+      const f = tmp.file('perturbed.txt', lines.join('\n'));
+      const r = await evalChunkFiles({ file: f });
+      expect(r.overall.tokens).toBe(tokens);
+      expect(r.overall.correctChunks).toBe(correct);
+      expect(r.overall.goldChunks).toBe(gold);
+      expect(r.overall.predictedChunks).toBe(predicted);
+      expect(r.overall.accuracy).toBe((100 * tagsRight) / tokens);
+      expect(correct).toBeLessThan(gold);
+      // the per-sentence counts add up to the corpus counts
+      const sum = goldTags
+        .map((g, i) => chunkCounts(g, perturbed[i]))
+        .reduce((a, b) => ({
+          correct: a.correct + b.correct,
+          gold: a.gold + b.gold,
+          predicted: a.predicted + b.predicted,
+        }));
+      expect(sum).toEqual({ correct, gold, predicted });
+      // the same chunks written in IOB1 give the same chunk scores
+      const toIob1 = (tags: string[]) => {
+        const out = tags.map(() => 'O');
+        let prevEnd = -1;
+        let prevType = '';
+        for (const s of chunkSpans(tags)) {
+          for (let k = s.start; k < s.end; k++) out[k] = `I-${s.type}`;
+          if (s.start === prevEnd && s.type === prevType) out[s.start] = `B-${s.type}`;
+          prevEnd = s.end;
+          prevType = s.type;
+        }
+        return out;
+      };
+      const r1 = conllevalCorpus(
+        goldTags.map((g, i) => ({ gold: toIob1(g), predicted: toIob1(perturbed[i]) })),
+        { scheme: 'iob1' },
+      );
+      expect({ ...r1.overall, accuracy: 0 }).toEqual({ ...r.overall, accuracy: 0 });
+      expect(r1.byType).toEqual(r.byType);
+    },
+  );
 });
 
 describe('eval chunks CLI', () => {
@@ -306,8 +371,23 @@ describe('eval chunks CLI', () => {
     const j = runCli(['eval', 'chunks', '--gold', gold(), '--test', test(), '--json']);
     const report = JSON.parse(j.stdout);
     expect(Object.keys(report)).toEqual(['overall', 'byType']);
-    expect(Object.keys(report.overall)).toEqual(['tokens', 'goldChunks', 'predictedChunks', 'correctChunks', 'accuracy', 'precision', 'recall', 'f1']);
-    expect(report.overall).toMatchObject({ tokens: 3, goldChunks: 3, predictedChunks: 2, correctChunks: 1, precision: 50 });
+    expect(Object.keys(report.overall)).toEqual([
+      'tokens',
+      'goldChunks',
+      'predictedChunks',
+      'correctChunks',
+      'accuracy',
+      'precision',
+      'recall',
+      'f1',
+    ]);
+    expect(report.overall).toMatchObject({
+      tokens: 3,
+      goldChunks: 3,
+      predictedChunks: 2,
+      correctChunks: 1,
+      precision: 50,
+    });
     expect(Object.keys(report.byType.NP)).toEqual(['gold', 'predicted', 'correct', 'precision', 'recall', 'f1']);
   });
 
@@ -319,10 +399,26 @@ describe('eval chunks CLI', () => {
   });
 
   it.each([
-    ['a sentence of different length', 'He PRP B-NP\nran VBD I-NP\nfast RB O\n\nOK UH B-INTJ\n', /t2\.txt:3: sentence has 3 tokens but the gold sentence \(.*g\.txt:1\) has 2/],
-    ['a different word', 'He PRP B-NP\nwalked VBD I-NP\n\nOK UH B-INTJ\n', /t2\.txt:2: token 'walked' does not match the gold token 'ran'/],
-    ['a missing sentence', 'He PRP B-NP\nran VBD I-NP\n', /t2\.txt: ended early: the gold sentence at .*g\.txt:4 has no counterpart/],
-    ['an extra sentence', 'He PRP B-NP\nran VBD I-NP\n\nOK UH B-INTJ\n\nMore X O\n', /t2\.txt:6: sentence has no counterpart/],
+    [
+      'a sentence of different length',
+      'He PRP B-NP\nran VBD I-NP\nfast RB O\n\nOK UH B-INTJ\n',
+      /t2\.txt:3: sentence has 3 tokens but the gold sentence \(.*g\.txt:1\) has 2/,
+    ],
+    [
+      'a different word',
+      'He PRP B-NP\nwalked VBD I-NP\n\nOK UH B-INTJ\n',
+      /t2\.txt:2: token 'walked' does not match the gold token 'ran'/,
+    ],
+    [
+      'a missing sentence',
+      'He PRP B-NP\nran VBD I-NP\n',
+      /t2\.txt: ended early: the gold sentence at .*g\.txt:4 has no counterpart/,
+    ],
+    [
+      'an extra sentence',
+      'He PRP B-NP\nran VBD I-NP\n\nOK UH B-INTJ\n\nMore X O\n',
+      /t2\.txt:6: sentence has no counterpart/,
+    ],
     ['a wrong column count', 'He PRP B-NP\nran VBD\n\nOK UH B-INTJ\n', /t2\.txt:2: expected 3 columns, found 2/],
     ['an empty file', '', /t2\.txt: empty file/],
   ])('refuses a test file with %s', (_name, text, message) => {
@@ -334,16 +430,28 @@ describe('eval chunks CLI', () => {
 
   it('reports usage errors and missing files', () => {
     expect(runCli(['eval', 'chunks', '--gold', gold()]).stderr).toMatch(/missing required option --test/);
-    expect(runCli(['eval', 'chunks', '--file', gold(), '--scheme', 'bio']).stderr).toMatch(/invalid value for --scheme: 'bio'/);
+    expect(runCli(['eval', 'chunks', '--file', gold(), '--scheme', 'bio']).stderr).toMatch(
+      /invalid value for --scheme: 'bio'/,
+    );
     const one = runCli(['eval', 'chunks', '--file', tmp.file('one.txt', 'B-NP\n')]);
     expect(one.stderr).toMatch(/one\.txt:1: expected at least 2 columns/);
     const ragged = runCli(['eval', 'chunks', '--file', tmp.file('ragged.txt', 'a B-NP B-NP\n\nb O\n')]);
     expect(ragged.status).toBe(1);
     expect(ragged.stderr).toMatch(/ragged\.txt:3: expected 3 columns, found 2/);
-    const utf = runCli(['eval', 'chunks', '--file', tmp.file('utf.txt', Buffer.concat([Buffer.from('a O O\n'), Buffer.from([0x62, 0xe9, 0x20, 0x4f, 0x20, 0x4f, 0x0a])]))]);
+    const utf = runCli([
+      'eval',
+      'chunks',
+      '--file',
+      tmp.file(
+        'utf.txt',
+        Buffer.concat([Buffer.from('a O O\n'), Buffer.from([0x62, 0xe9, 0x20, 0x4f, 0x20, 0x4f, 0x0a])]),
+      ),
+    ]);
     expect(utf.stderr).toMatch(/utf\.txt:2: invalid UTF-8/);
     expect(runCli(['eval', 'chunks', '--file', tmp.file('empty.txt', '')]).stderr).toMatch(/empty\.txt: empty file/);
-    expect(runCli(['eval', 'chunks', '--file', gold(), '--gold', gold()]).stderr).toMatch(/either --file, or --gold and --test/);
+    expect(runCli(['eval', 'chunks', '--file', gold(), '--gold', gold()]).stderr).toMatch(
+      /either --file, or --gold and --test/,
+    );
     const missing = runCli(['eval', 'chunks', '--gold', gold(), '--test', tmp.dir + '/nope.txt']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/nope\.txt: no such file/);

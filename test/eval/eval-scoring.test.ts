@@ -89,7 +89,7 @@ describe('chunk spans in every scheme', () => {
     }
   });
 
-  it("the streaming counter and the spans agree, for every scheme, on random (also ill-formed) tags", () => {
+  it('the streaming counter and the spans agree, for every scheme, on random (also ill-formed) tags', () => {
     const next = rng(3);
     const prefixes: Record<TagScheme, string[]> = {
       iob1: ['O', 'B', 'I', 'E', 'S', 'L', 'U'],
@@ -111,7 +111,11 @@ describe('chunk spans in every scheme', () => {
         const p = chunkSpans(pred, scheme);
         const gk = new Set(g.map(key));
         const correct = p.filter((s) => gk.has(key(s))).length;
-        expect(chunkCounts(gold, pred, scheme), `${scheme} ${gold.join(' ')} / ${pred.join(' ')}`).toEqual({ correct, gold: g.length, predicted: p.length });
+        expect(chunkCounts(gold, pred, scheme), `${scheme} ${gold.join(' ')} / ${pred.join(' ')}`).toEqual({
+          correct,
+          gold: g.length,
+          predicted: p.length,
+        });
       }
     }
   });
@@ -119,14 +123,31 @@ describe('chunk spans in every scheme', () => {
   it("keeps conlleval.pl's reading of E-, S-, L- and U- prefixes in the iob1/iob2 modes", () => {
     // conlleval.pl knows B, I, O, E (IOE's end tag), [ and ]; other prefixes split chunks only by type.
     expect(chunkSpans(['B-X', 'E-X', 'S-X'], 'iob2')).toEqual([{ type: 'X', start: 0, end: 3 }]);
-    expect(chunkSpans(['E-X', 'E-X'], 'iob2')).toEqual([{ type: 'X', start: 0, end: 1 }, { type: 'X', start: 1, end: 2 }]);
-    expect(chunkSpans(['S-X', 'S-X', 'S-Y'], 'iob2')).toEqual([{ type: 'X', start: 0, end: 2 }, { type: 'Y', start: 2, end: 3 }]);
-    expect(chunkSpans(['U-X', 'U-X', 'O', 'L-X'], 'iob1')).toEqual([{ type: 'X', start: 0, end: 2 }, { type: 'X', start: 3, end: 4 }]);
+    expect(chunkSpans(['E-X', 'E-X'], 'iob2')).toEqual([
+      { type: 'X', start: 0, end: 1 },
+      { type: 'X', start: 1, end: 2 },
+    ]);
+    expect(chunkSpans(['S-X', 'S-X', 'S-Y'], 'iob2')).toEqual([
+      { type: 'X', start: 0, end: 2 },
+      { type: 'Y', start: 2, end: 3 },
+    ]);
+    expect(chunkSpans(['U-X', 'U-X', 'O', 'L-X'], 'iob1')).toEqual([
+      { type: 'X', start: 0, end: 2 },
+      { type: 'X', start: 3, end: 4 },
+    ]);
     // ... and the proper schemes split them
-    expect(chunkSpans(['B-X', 'E-X', 'S-X'], 'iobes')).toEqual([{ type: 'X', start: 0, end: 2 }, { type: 'X', start: 2, end: 3 }]);
+    expect(chunkSpans(['B-X', 'E-X', 'S-X'], 'iobes')).toEqual([
+      { type: 'X', start: 0, end: 2 },
+      { type: 'X', start: 2, end: 3 },
+    ]);
     expect(chunkSpans(['U-X', 'U-X', 'O', 'L-X'], 'bilou').length).toBe(3);
     const c = new ConllevalCounter('iob2');
-    for (const [g, p] of [['B-X', 'B-X'], ['E-X', 'E-X'], ['S-X', 'S-X']]) c.push(g, p);
+    for (const [g, p] of [
+      ['B-X', 'B-X'],
+      ['E-X', 'E-X'],
+      ['S-X', 'S-X'],
+    ])
+      c.push(g, p);
     c.boundary();
     expect(c.finish().counts()).toEqual({ correct: 1, gold: 1, predicted: 1 });
   });
@@ -143,7 +164,10 @@ describe('chunk spans in every scheme', () => {
 describe('Score: every sentence counts', () => {
   // Sentence 1 has no gold entity; sentence 2 has one.
   const entityLess: NbestSentence = {
-    id: 'no-entity', line: 0, tokens: ['la', 'casa', 'azul'], gold: ['O', 'O', 'O'],
+    id: 'no-entity',
+    line: 0,
+    tokens: ['la', 'casa', 'azul'],
+    gold: ['O', 'O', 'O'],
     candidates: [
       { tags: ['O', 'B-LOC', 'O'], logprob: -1 },
       { tags: ['O', 'O', 'O'], logprob: -2 },
@@ -151,7 +175,10 @@ describe('Score: every sentence counts', () => {
     ],
   };
   const withEntity: NbestSentence = {
-    id: 'entity', line: 0, tokens: ['en', 'Madrid', 'hoy'], gold: ['O', 'B-LOC', 'O'],
+    id: 'entity',
+    line: 0,
+    tokens: ['en', 'Madrid', 'hoy'],
+    gold: ['O', 'B-LOC', 'O'],
     candidates: [
       { tags: ['O', 'B-LOC', 'B-LOC'], logprob: -1 },
       { tags: ['O', 'B-LOC', 'O'], logprob: -2 },
@@ -160,15 +187,22 @@ describe('Score: every sentence counts', () => {
   };
 
   it('ranks invented entities below none, in a sentence without gold entities', () => {
-    const scores = entityLess.candidates.map((c) => candidateScore(tagCounts(entityLess.gold as string[], c.tags as string[], 'iob2')));
+    const scores = entityLess.candidates.map((c) =>
+      candidateScore(tagCounts(entityLess.gold as string[], c.tags as string[], 'iob2')),
+    );
     expect(scores).toEqual([-50, 0, -100]);
-    const withE = withEntity.candidates.map((c) => candidateScore(tagCounts(withEntity.gold as string[], c.tags as string[], 'iob2')));
+    const withE = withEntity.candidates.map((c) =>
+      candidateScore(tagCounts(withEntity.gold as string[], c.tags as string[], 'iob2')),
+    );
     expect(withE).toEqual([-50, 0, -50]);
   });
 
   it('is the same Score in the pipeline, the perceptron rerankers and the feature extraction (boosting, log-linear)', () => {
     const set = scoreSet([entityLess, withEntity]);
-    expect(set.scores).toEqual([[-50, 0, -100], [-50, 0, -50]]);
+    expect(set.scores).toEqual([
+      [-50, 0, -100],
+      [-50, 0, -50],
+    ]);
     expect(sentenceScores(entityLess, '<t>', 'iob2')).toEqual(set.scores[0]);
     expect(sentenceScores(withEntity, '<t>', 'iob2')).toEqual(set.scores[1]);
     expect(sentenceFeatures(entityLess).candidates.map((c) => c.score)).toEqual(set.scores[0]);

@@ -15,17 +15,31 @@ describe('evalbSentence, hand-computed', () => {
   it('deletes punctuation before computing spans, so spans shift', () => {
     // Kept words: The dog barked (0..3). Gold S[0,3] NP[0,2] VP[2,3]. In the test the comma
     // sits inside NP, but once deleted NP is [0,2] too: 3 of 3. Length counts punctuation: 5.
-    const s = score('(S (NP (DT The) (NN dog)) (, ,) (VP (VBD barked)) (. .))', '(S (NP (DT The) (NN dog) (, ,)) (VP (VBD barked)) (. .))');
+    const s = score(
+      '(S (NP (DT The) (NN dog)) (, ,) (VP (VBD barked)) (. .))',
+      '(S (NP (DT The) (NN dog) (, ,)) (VP (VBD barked)) (. .))',
+    );
     expect([s.status, s.matched, s.goldBrackets, s.testBrackets, s.length, s.words]).toEqual(['ok', 3, 3, 3, 5, 3]);
     // `` and . move between constituents: NP[0,1] and VP[1,2] on both sides.
-    expect(counts('(S (`` ``) (NP (PRP He)) (VP (VBD left)) (. .))', '(S (NP (`` ``) (PRP He)) (VP (VBD left) (. .)))')).toEqual(['ok', 3, 3, 3, 0]);
+    expect(
+      counts('(S (`` ``) (NP (PRP He)) (VP (VBD left)) (. .))', '(S (NP (`` ``) (PRP He)) (VP (VBD left) (. .)))'),
+    ).toEqual(['ok', 3, 3, 3, 0]);
   });
 
   it('ignores brackets that cover only deleted words', () => {
     // PRN covers only ':' -> zero length -> dropped: gold S NP VP = 3.
-    expect(counts('(S (NP (NN x)) (PRN (: --)) (VP (VB y)))', '(S (NP (NN x)) (: --) (VP (VB y)))')).toEqual(['ok', 3, 3, 3, 0]);
+    expect(counts('(S (NP (NN x)) (PRN (: --)) (VP (VB y)))', '(S (NP (NN x)) (: --) (VP (VB y)))')).toEqual([
+      'ok',
+      3,
+      3,
+      3,
+      0,
+    ]);
     // A constituent of traces only is dropped too; length skips -NONE- but counts '.'.
-    const s = score('(S (NP-SBJ (-NONE- *)) (VP (VB Go) (ADVP (RB home))) (. .))', '(S (VP (VB Go) (ADVP (RB home))) (. .))');
+    const s = score(
+      '(S (NP-SBJ (-NONE- *)) (VP (VB Go) (ADVP (RB home))) (. .))',
+      '(S (VP (VB Go) (ADVP (RB home))) (. .))',
+    );
     expect([s.matched, s.goldBrackets, s.testBrackets, s.length, s.words]).toEqual([3, 3, 3, 3, 2]);
   });
 
@@ -35,12 +49,25 @@ describe('evalbSentence, hand-computed', () => {
     // And the other way round: R 100, P 75.
     expect(counts('(S (NP (NN x)) (VP (VB y)))', '(S (NP (NP (NN x))) (VP (VB y)))')).toEqual(['ok', 3, 3, 4, 0]);
     // Three against two: min = 2 NPs, plus S and VP.
-    expect(counts('(S (NP (NP (NP (NN x)))) (VP (VB y)))', '(S (NP (NP (NN x))) (VP (VB y)))')).toEqual(['ok', 4, 5, 4, 0]);
+    expect(counts('(S (NP (NP (NP (NN x)))) (VP (VB y)))', '(S (NP (NP (NN x))) (VP (VB y)))')).toEqual([
+      'ok',
+      4,
+      5,
+      4,
+      0,
+    ]);
   });
 
   it('reports a length mismatch and skips the sentence', () => {
     const s = score('(S (NN a) (NN b))', '(S (NN a) (NN b) (NN c))');
-    expect([s.status, s.statusCode, s.message, s.matched, s.goldBrackets, s.length]).toEqual(['length-mismatch', 1, 'length mismatch (2|3)', 0, 0, 2]);
+    expect([s.status, s.statusCode, s.message, s.matched, s.goldBrackets, s.length]).toEqual([
+      'length-mismatch',
+      1,
+      'length mismatch (2|3)',
+      0,
+      0,
+      2,
+    ]);
     // A punctuation tag on one side only changes the kept length: an error, as in EVALB.
     expect(score('(S (NN a) (. .))', '(S (NN a) (NN .))').status).toBe('length-mismatch');
   });
@@ -60,10 +87,21 @@ describe('evalbSentence, hand-computed', () => {
   it('counts crossing brackets', () => {
     // Words the man saw her. Gold S[0,4] NP[0,2] VP[2,4] NP[3,4]; test S[0,4] X[0,3] NP[3,4].
     // X[0,3] crosses VP[2,4]: 1 crossing; matched S and NP[3,4].
-    expect(counts('(S (NP (DT the) (NN man)) (VP (VBD saw) (NP (PRP her))))', '(S (X (DT the) (NN man) (VBD saw)) (NP (PRP her)))')).toEqual(['ok', 2, 4, 3, 1]);
+    expect(
+      counts(
+        '(S (NP (DT the) (NN man)) (VP (VBD saw) (NP (PRP her))))',
+        '(S (X (DT the) (NN man) (VBD saw)) (NP (PRP her)))',
+      ),
+    ).toEqual(['ok', 2, 4, 3, 1]);
     // Gold S[0,4] A[0,2] B[2,4]; test S[0,4] X[0,3] Y[1,3]. X crosses B; Y crosses A and B
     // but counts once: 2 crossings. Only S matches.
-    expect(counts('(S (A (P a) (P b)) (B (P c) (P d)))', '(S (X (P a) (Y (P b) (P c))) (P d))')).toEqual(['ok', 1, 3, 3, 2]);
+    expect(counts('(S (A (P a) (P b)) (B (P c) (P d)))', '(S (X (P a) (Y (P b) (P c))) (P d))')).toEqual([
+      'ok',
+      1,
+      3,
+      3,
+      2,
+    ]);
   });
 
   it('treats ADVP and PRT as one label, reported under ADVP', () => {
@@ -76,20 +114,52 @@ describe('evalbSentence, hand-computed', () => {
     expect(evalbLabel('NP-SBJ-1')).toBe('NP');
     expect(evalbLabel('NP=2')).toBe('NP');
     expect(evalbLabel('PP-LOC=1')).toBe('PP');
-    expect(counts('(S (NP-SBJ-1 (PRP I)) (VP (VBD ran) (NP=2 (NN home))))', '(S (NP (PRP I)) (VP (VBD ran) (NP (NN home))))')).toEqual(['ok', 4, 4, 4, 0]);
+    expect(
+      counts(
+        '(S (NP-SBJ-1 (PRP I)) (VP (VBD ran) (NP=2 (NN home))))',
+        '(S (NP (PRP I)) (VP (VBD ran) (NP (NN home))))',
+      ),
+    ).toEqual(['ok', 4, 4, 4, 0]);
   });
 
   it('deletes TOP but counts the unlabeled wrapper and ROOT', () => {
-    expect(counts('(TOP (S (NP (PRP I)) (VP (VBD ran))))', '(S (NP (PRP I)) (VP (VBD ran)))')).toEqual(['ok', 3, 3, 3, 0]);
+    expect(counts('(TOP (S (NP (PRP I)) (VP (VBD ran))))', '(S (NP (PRP I)) (VP (VBD ran)))')).toEqual([
+      'ok',
+      3,
+      3,
+      3,
+      0,
+    ]);
     expect(counts('( (S (NP (PRP I)) (VP (VBD ran))))', '(S (NP (PRP I)) (VP (VBD ran)))')).toEqual(['ok', 3, 4, 3, 0]);
-    expect(counts('( (S (NP (PRP I)) (VP (VBD ran))))', '( (S (NP (PRP I)) (VP (VBD ran))))')).toEqual(['ok', 4, 4, 4, 0]);
-    expect(counts('(ROOT (S (NP (PRP I)) (VP (VBD ran))))', '(ROOT (S (NP (PRP I)) (VP (VBD ran))))')).toEqual(['ok', 4, 4, 4, 0]);
-    expect(counts('(ROOT (S (NP (PRP I)) (VP (VBD ran))))', '( (S (NP (PRP I)) (VP (VBD ran))))')).toEqual(['ok', 3, 4, 4, 0]);
+    expect(counts('( (S (NP (PRP I)) (VP (VBD ran))))', '( (S (NP (PRP I)) (VP (VBD ran))))')).toEqual([
+      'ok',
+      4,
+      4,
+      4,
+      0,
+    ]);
+    expect(counts('(ROOT (S (NP (PRP I)) (VP (VBD ran))))', '(ROOT (S (NP (PRP I)) (VP (VBD ran))))')).toEqual([
+      'ok',
+      4,
+      4,
+      4,
+      0,
+    ]);
+    expect(counts('(ROOT (S (NP (PRP I)) (VP (VBD ran))))', '( (S (NP (PRP I)) (VP (VBD ran))))')).toEqual([
+      'ok',
+      3,
+      4,
+      4,
+      0,
+    ]);
   });
 
   it('scores tags over kept words with full tags', () => {
     // the/DT vs the/NN wrong; punctuation deleted, not counted: 2 of 3.
-    const s = score('(S (NP (DT the) (NN dog)) (VP (VBZ runs)) (. .))', '(S (NP (NN the) (NN dog)) (VP (VBZ runs)) (. .))');
+    const s = score(
+      '(S (NP (DT the) (NN dog)) (VP (VBZ runs)) (. .))',
+      '(S (NP (NN the) (NN dog)) (VP (VBZ runs)) (. .))',
+    );
     expect([s.correctTags, s.words, s.matched]).toEqual([2, 3, 3]);
     expect(score('(S (NP (PRP$ his) (NN dog)))', '(S (NP (PRP his) (NN dog)))').correctTags).toBe(1);
   });
@@ -112,7 +182,10 @@ describe('evalbCorpus, hand-computed', () => {
     // D: empty test (skipped), length 2.
     ['(S (NN a) (NN b))', null],
     // E: length 6; S matches; test VP[2,6] crosses gold NP[0,3]: 1 crossing; 6/6 tags.
-    ['(S (NP (NN a) (NN b) (NN c)) (VP (VB d) (NN e) (NN f)))', '(S (NP (NN a) (NN b)) (VP (NN c) (VB d) (NN e) (NN f)))'],
+    [
+      '(S (NP (NN a) (NN b) (NN c)) (VP (VB d) (NN e) (NN f)))',
+      '(S (NP (NN a) (NN b)) (VP (NN c) (VB d) (NN e) (NN f)))',
+    ],
   ];
   const report = evalbCorpus(
     pairs.map(([g, t]) => [f(g), t === null ? null : f(t)] as const),
@@ -169,7 +242,10 @@ describe('evalbCorpus, hand-computed', () => {
 describe('parseScore', () => {
   it('is F1 times the number of gold brackets', () => {
     // matched 3, gold 4, test 3: F1 = 200*3/7; times 4.
-    expect(parseScore(f('(S (NP (NP (NN x))) (VP (VB y)))'), f('(S (NP (NN x)) (VP (VB y)))'))).toBeCloseTo(((200 * 3) / 7) * 4, 10);
+    expect(parseScore(f('(S (NP (NP (NN x))) (VP (VB y)))'), f('(S (NP (NN x)) (VP (VB y)))'))).toBeCloseTo(
+      ((200 * 3) / 7) * 4,
+      10,
+    );
     expect(parseScore(f('(S (NP (NN x)) (VP (VB y)))'), f('(S (NP (NN x)) (VP (VB y)))'))).toBe(300);
     expect(parseScore(f('(S (NN a) (NN b))'), f('(S (NN a) (NN c))'))).toBe(0);
   });

@@ -27,7 +27,8 @@ const SUMMARY_FIELDS = [
 
 async function sentences(file: string, emptyParses = false) {
   const out: { trees: string[]; line: number }[] = [];
-  for await (const s of readParseSentences(file, { emptyParses })) out.push({ trees: s.trees.map(formatTree), line: s.line });
+  for await (const s of readParseSentences(file, { emptyParses }))
+    out.push({ trees: s.trees.map(formatTree), line: s.line });
   return out;
 }
 
@@ -64,55 +65,75 @@ describe('reading sentences for eval parse', () => {
 
 describe('structrank eval parse', () => {
   describeWithData(['ptb-sample'], 'on ptb-sample test.mrg', () => {
-  const ptbTest = dataFile('ptb-sample', 'test.mrg');
+    const ptbTest = dataFile('ptb-sample', 'test.mrg');
 
-  it('gives 100 for ptb-sample test.mrg against itself, with exactly the documented JSON fields', () => {
-    const r = runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--json']);
-    expect(r.status).toBe(0);
-    expect(r.stderr).toBe('');
-    const j = JSON.parse(r.stdout);
-    expect(Object.keys(j)).toEqual(['all', 'cutoff', 'byLabel']);
-    expect(Object.keys(j.all)).toEqual(SUMMARY_FIELDS);
-    expect(Object.keys(j.cutoff)).toEqual(SUMMARY_FIELDS);
-    expect(j.all).toMatchObject({ sentences: 245, errorSentences: 0, skippedSentences: 0, validSentences: 245, recall: 100, precision: 100, f1: 100, exactMatch: 100, averageCrossing: 0, zeroCrossing: 100, twoOrLessCrossing: 100, taggingAccuracy: 100 });
-    expect(j.all.goldBrackets).toBe(j.all.testBrackets);
-    expect(j.cutoff.sentences).toBeLessThan(245);
-    expect(j.cutoff.f1).toBe(100);
-    expect(Object.keys(j.byLabel.NP)).toEqual(['gold', 'test', 'matched', 'recall', 'precision', 'f1']);
-    expect(j.byLabel.NP.f1).toBe(100);
-    // Labels are cut at '-' / '=', PRT is counted under ADVP, TOP/-NONE- never appear.
-    expect(Object.keys(j.byLabel).some((l) => l.includes('-') || l.includes('='))).toBe(false);
-    expect(j.byLabel.PRT).toBeUndefined();
-    // The unlabeled wrapper is a bracket (label '') on both sides.
-    expect(j.byLabel['']).toMatchObject({ gold: 245, test: 245, matched: 245 });
-  });
+    it('gives 100 for ptb-sample test.mrg against itself, with exactly the documented JSON fields', () => {
+      const r = runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--json']);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toBe('');
+      const j = JSON.parse(r.stdout);
+      expect(Object.keys(j)).toEqual(['all', 'cutoff', 'byLabel']);
+      expect(Object.keys(j.all)).toEqual(SUMMARY_FIELDS);
+      expect(Object.keys(j.cutoff)).toEqual(SUMMARY_FIELDS);
+      expect(j.all).toMatchObject({
+        sentences: 245,
+        errorSentences: 0,
+        skippedSentences: 0,
+        validSentences: 245,
+        recall: 100,
+        precision: 100,
+        f1: 100,
+        exactMatch: 100,
+        averageCrossing: 0,
+        zeroCrossing: 100,
+        twoOrLessCrossing: 100,
+        taggingAccuracy: 100,
+      });
+      expect(j.all.goldBrackets).toBe(j.all.testBrackets);
+      expect(j.cutoff.sentences).toBeLessThan(245);
+      expect(j.cutoff.f1).toBe(100);
+      expect(Object.keys(j.byLabel.NP)).toEqual(['gold', 'test', 'matched', 'recall', 'precision', 'f1']);
+      expect(j.byLabel.NP.f1).toBe(100);
+      // Labels are cut at '-' / '=', PRT is counted under ADVP, TOP/-NONE- never appear.
+      expect(Object.keys(j.byLabel).some((l) => l.includes('-') || l.includes('='))).toBe(false);
+      expect(j.byLabel.PRT).toBeUndefined();
+      // The unlabeled wrapper is a bracket (label '') on both sides.
+      expect(j.byLabel['']).toMatchObject({ gold: 245, test: 245, matched: 245 });
+    });
 
-  it('prints EVALB-style summaries and a label table, per-sentence lines with --verbose', () => {
-    const plain = runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--cutoff', '10']);
-    expect(plain.status).toBe(0);
-    expect(plain.stdout).toMatch(/-- All --\nNumber of sentence        =    245\n/);
-    expect(plain.stdout).toContain('-- len<=10 --');
-    expect(plain.stdout).toContain('Bracketing FMeasure       = 100.00');
-    expect(plain.stdout).toMatch(/\nNP +\d+ +\d+ +\d+  100\.00     100\.00  100\.00\n/);
-    expect(plain.stdout).not.toContain(' ID  Len.');
-    const verbose = runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--verbose']);
-    expect(verbose.stdout).toContain(' ID  Len.  Stat. Recal  Prec.');
-    expect(verbose.stdout).toContain('\n   1   21    0  100.00 100.00    16     16   16      0     17    17   100.00\n');
-  });
+    it('prints EVALB-style summaries and a label table, per-sentence lines with --verbose', () => {
+      const plain = runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--cutoff', '10']);
+      expect(plain.status).toBe(0);
+      expect(plain.stdout).toMatch(/-- All --\nNumber of sentence        =    245\n/);
+      expect(plain.stdout).toContain('-- len<=10 --');
+      expect(plain.stdout).toContain('Bracketing FMeasure       = 100.00');
+      expect(plain.stdout).toMatch(/\nNP +\d+ +\d+ +\d+  100\.00     100\.00  100\.00\n/);
+      expect(plain.stdout).not.toContain(' ID  Len.');
+      const verbose = runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--verbose']);
+      expect(verbose.stdout).toContain(' ID  Len.  Stat. Recal  Prec.');
+      expect(verbose.stdout).toContain(
+        '\n   1   21    0  100.00 100.00    16     16   16      0     17    17   100.00\n',
+      );
+    });
 
-  it('prints -nan for an F-measure of an empty group as evalb.c does, 0 in JSON', () => {
-    const text = runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--cutoff', '0']);
-    expect(text.stdout).toContain('-- len<=0 --\nNumber of sentence        =      0\n');
-    expect(text.stdout).toContain('Bracketing FMeasure       =   -nan\n');
-    const json = JSON.parse(runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--cutoff', '0', '--json']).stdout);
-    expect(json.cutoff).toMatchObject({ sentences: 0, f1: 0, recall: 0 });
-  });
+    it('prints -nan for an F-measure of an empty group as evalb.c does, 0 in JSON', () => {
+      const text = runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--cutoff', '0']);
+      expect(text.stdout).toContain('-- len<=0 --\nNumber of sentence        =      0\n');
+      expect(text.stdout).toContain('Bracketing FMeasure       =   -nan\n');
+      const json = JSON.parse(
+        runCli(['eval', 'parse', '--gold', ptbTest, '--test', ptbTest, '--cutoff', '0', '--json']).stdout,
+      );
+      expect(json.cutoff).toMatchObject({ sentences: 0, f1: 0, recall: 0 });
+    });
   });
 
   it('reports and skips every error sentence, never aborting after 10', () => {
     const lines = Array.from({ length: 15 }, (_, i) => `(S (NP (NN w${i})) (VP (VB v)))`);
     const gold = tmp.file('many.gld', lines.join('\n') + '\n');
-    const test = tmp.file('many.tst', lines.map((l, i) => (i < 12 ? l.replace('(VB v)', '(VB x)') : l)).join('\n') + '\n');
+    const test = tmp.file(
+      'many.tst',
+      lines.map((l, i) => (i < 12 ? l.replace('(VB v)', '(VB x)') : l)).join('\n') + '\n',
+    );
     const r = runCli(['eval', 'parse', '--gold', gold, '--test', test, '--json']);
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout);
@@ -124,11 +145,31 @@ describe('structrank eval parse', () => {
   const gold3 = '(S (NP (NN a)) (VP (VB b)))\n(S (NP (NN c)) (VP (VB d)))\n(S (NP (NN e)) (VP (VB f)))\n';
 
   it.each([
-    ['an unbalanced test line', '(S (NP (NN a)) (VP (VB b)))\n(S (NP (NN c)) (VP (VB d))))\n(S (NP (NN e)) (VP (VB f)))\n', /bad1\.tst:2: unbalanced brackets/],
-    ['an unclosed test line', '(S (NP (NN a)) (VP (VB b)))\n(S (NP (NN c)) (VP (VB d))\n(S (NP (NN e)) (VP (VB f)))\n', /bad2\.tst:2: unbalanced brackets/],
-    ['a test file with fewer trees', '(S (NP (NN a)) (VP (VB b)))\n(S (NP (NN c)) (VP (VB d)))\n', /gold\.mrg:3: the gold file has more trees than the test file .*bad3\.tst, which has 2/],
-    ['a test file with more trees', gold3 + '(S (NP (NN g)) (VP (VB h)))\n', /bad4\.tst:4: the test file has more trees than the gold file .*gold\.mrg, which has 3$/m],
-    ['a test file with an extra blank line', '(S (NP (NN a)) (VP (VB b)))\n\n(S (NP (NN c)) (VP (VB d)))\n(S (NP (NN e)) (VP (VB f)))\n', /bad5\.tst:4: .*more trees.*--ignore-blank-lines/],
+    [
+      'an unbalanced test line',
+      '(S (NP (NN a)) (VP (VB b)))\n(S (NP (NN c)) (VP (VB d))))\n(S (NP (NN e)) (VP (VB f)))\n',
+      /bad1\.tst:2: unbalanced brackets/,
+    ],
+    [
+      'an unclosed test line',
+      '(S (NP (NN a)) (VP (VB b)))\n(S (NP (NN c)) (VP (VB d))\n(S (NP (NN e)) (VP (VB f)))\n',
+      /bad2\.tst:2: unbalanced brackets/,
+    ],
+    [
+      'a test file with fewer trees',
+      '(S (NP (NN a)) (VP (VB b)))\n(S (NP (NN c)) (VP (VB d)))\n',
+      /gold\.mrg:3: the gold file has more trees than the test file .*bad3\.tst, which has 2/,
+    ],
+    [
+      'a test file with more trees',
+      gold3 + '(S (NP (NN g)) (VP (VB h)))\n',
+      /bad4\.tst:4: the test file has more trees than the gold file .*gold\.mrg, which has 3$/m,
+    ],
+    [
+      'a test file with an extra blank line',
+      '(S (NP (NN a)) (VP (VB b)))\n\n(S (NP (NN c)) (VP (VB d)))\n(S (NP (NN e)) (VP (VB f)))\n',
+      /bad5\.tst:4: .*more trees.*--ignore-blank-lines/,
+    ],
   ])('refuses %s with a one-line error', (_name, text, message) => {
     const gold = tmp.file('gold.mrg', gold3);
     const name = `bad${['an unbalanced test line', 'an unclosed test line', 'a test file with fewer trees', 'a test file with more trees', 'a test file with an extra blank line'].indexOf(_name) + 1}.tst`;
@@ -146,7 +187,10 @@ describe('structrank eval parse', () => {
 
   it('accepts that extra blank line with --ignore-blank-lines', () => {
     const gold = tmp.file('gold.mrg', gold3);
-    const test = tmp.file('blank.tst', '(S (NP (NN a)) (VP (VB b)))\n\n(S (NP (NN c)) (VP (VB d)))\n(S (NP (NN e)) (VP (VB f)))\n');
+    const test = tmp.file(
+      'blank.tst',
+      '(S (NP (NN a)) (VP (VB b)))\n\n(S (NP (NN c)) (VP (VB d)))\n(S (NP (NN e)) (VP (VB f)))\n',
+    );
     const r = runCli(['eval', 'parse', '--gold', gold, '--test', test, '--json', '--ignore-blank-lines']);
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).all.f1).toBe(100);

@@ -16,7 +16,12 @@ const rsl = readFileSync(join(dir, 'sample.rsl'), 'utf8').split('\n');
 // sample.rsl comes from an older evalb: on error and skipped lines it shows the gold word
 // count in the Words column, where the evalb.c of the same release prints 0.
 const currentRsl = rsl.map((l, i) =>
-  i >= 3 && i < 27 ? l.replace(/^(\s*\d+\s+\d+\s+[12](?:\s+\S+){6}\s+)(\d+)/, (_m, head: string, words: string) => head + '0'.padStart(words.length)) : l,
+  i >= 3 && i < 27
+    ? l.replace(
+        /^(\s*\d+\s+\d+\s+[12](?:\s+\S+){6}\s+)(\d+)/,
+        (_m, head: string, words: string) => head + '0'.padStart(words.length),
+      )
+    : l,
 );
 
 describe('EVALB sample', () => {
@@ -33,7 +38,11 @@ describe('EVALB sample', () => {
   it('reproduces every line of sample.rsl', async () => {
     const { params, cutoff } = readEvalbParams(prm);
     const lines: string[] = [];
-    const acc = await scoreTreebankFiles(gld, tst, { params, cutoff, onSentence: (s, i) => lines.push(formatSentenceLine(i, s)) });
+    const acc = await scoreTreebankFiles(gld, tst, {
+      params,
+      cutoff,
+      onSentence: (s, i) => lines.push(formatSentenceLine(i, s)),
+    });
     expect(EVALB_HEADER.split('\n')).toEqual(rsl.slice(0, 3));
     expect(lines).toEqual(currentRsl.slice(3, 27));
     expect(currentRsl[13]).toBe('  11    4    2    0.00   0.00     0      0    0      0      0     0     0.00');
@@ -44,13 +53,23 @@ describe('EVALB sample', () => {
     const expected = fields(rsl[28]);
     expected[5] = '1';
     expect(fields(formatTotalsLine(acc.all))).toEqual(expected);
-    expect(formatTotalsLine(acc.all)).toBe('                 87.76  90.53     86    98    95      1    108   106    98.15');
+    expect(formatTotalsLine(acc.all)).toBe(
+      '                 87.76  90.53     86    98    95      1    108   106    98.15',
+    );
     const report = acc.report();
     // Current evalb prints a "Bracketing FMeasure" line that the old sample.rsl lacks.
     const noF = (block: string): string[] => block.split('\n').filter((l) => !l.startsWith('Bracketing FMeasure'));
     expect(noF(formatSummary('All', report.all))).toEqual(rsl.slice(31, 43));
     expect(noF(formatSummary('len<=40', report.cutoff))).toEqual(rsl.slice(44, 56));
-    expect(report.all).toMatchObject({ sentences: 24, errorSentences: 5, skippedSentences: 2, validSentences: 17, matchedBrackets: 86, goldBrackets: 98, testBrackets: 95 });
+    expect(report.all).toMatchObject({
+      sentences: 24,
+      errorSentences: 5,
+      skippedSentences: 2,
+      validSentences: 17,
+      matchedBrackets: 86,
+      goldBrackets: 98,
+      testBrackets: 95,
+    });
     expect(report.cutoff).toMatchObject({ sentences: 23, validSentences: 16, matchedBrackets: 52, goldBrackets: 64 });
   });
 

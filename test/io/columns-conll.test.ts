@@ -22,7 +22,9 @@ describe('named columns', () => {
     const f = tmp.file('cols.txt', 'a DT B-NP\nb NN I-NP\n');
     const [s] = readConllSync(f, { columns: layout.count });
     expect(() => checkColumnCount(layout, s, f)).not.toThrow();
-    expect(() => checkColumnCount(parseColumns('word,pos'), s, f)).toThrow(/cols\.txt:1: expected 2 columns \(word,pos\), found 3/);
+    expect(() => checkColumnCount(parseColumns('word,pos'), s, f)).toThrow(
+      /cols\.txt:1: expected 2 columns \(word,pos\), found 3/,
+    );
     expect(() => readConllSync(f, { columns: 2 })).toThrow(/cols\.txt:1: expected 2 columns, found 3/);
   });
 });
@@ -66,7 +68,10 @@ describe('CoNLL reader errors and -DOCSTART-', () => {
     expect(() => readConllSync(f)).toThrow(message);
   });
   it('invalid UTF-8 and missing files', async () => {
-    const f = tmp.file('utf.conll', Buffer.concat([Buffer.from('a B\n\n'), Buffer.from([0x63, 0xc3, 0x28, 0x20, 0x42, 0x0a])]));
+    const f = tmp.file(
+      'utf.conll',
+      Buffer.concat([Buffer.from('a B\n\n'), Buffer.from([0x63, 0xc3, 0x28, 0x20, 0x42, 0x0a])]),
+    );
     expect(() => readConllSync(f)).toThrow(/utf\.conll:3: invalid UTF-8/);
     await expect(async () => {
       for await (const _ of readConll(tmp.dir + '/missing.conll')) void _;
@@ -75,13 +80,28 @@ describe('CoNLL reader errors and -DOCSTART-', () => {
   it('-DOCSTART- lines separate documents, or stay tokens with keepDocstart', () => {
     const f = tmp.file('doc.conll', '-DOCSTART- -X- O\n\na NN O\nb NN O\n-DOCSTART- -X- O\nc NN O\n');
     expect(readConllSync(f).map((s) => s.rows.length)).toEqual([2, 1]);
-    expect(readConllSync(f, { keepDocstart: true }).map((s) => s.rows.map((r) => r[0]))).toEqual([['-DOCSTART-'], ['a', 'b', '-DOCSTART-', 'c']]);
+    expect(readConllSync(f, { keepDocstart: true }).map((s) => s.rows.map((r) => r[0]))).toEqual([
+      ['-DOCSTART-'],
+      ['a', 'b', '-DOCSTART-', 'c'],
+    ]);
   });
   it('writer refuses fields with whitespace and leaves no file', async () => {
     const out = join(tmp.dir, 'ws.conll');
-    await expect(writeConll(out, [[['a b', 'X']]])).rejects.toThrow(/ws\.conll: sentence 1, token 1, column 1: field "a b" is empty or contains whitespace/);
+    await expect(writeConll(out, [[['a b', 'X']]])).rejects.toThrow(
+      /ws\.conll: sentence 1, token 1, column 1: field "a b" is empty or contains whitespace/,
+    );
     expect(readdirSync(tmp.dir).filter((n) => n.startsWith('ws.conll'))).toEqual([]);
-    await writeConll(out, [[['a', 'X'], ['b', 'Y']], { rows: [['c', 'Z']], line: 0 }], { separator: '\t' });
+    await writeConll(
+      out,
+      [
+        [
+          ['a', 'X'],
+          ['b', 'Y'],
+        ],
+        { rows: [['c', 'Z']], line: 0 },
+      ],
+      { separator: '\t' },
+    );
     expect(readFileSync(out, 'utf8')).toBe('a\tX\nb\tY\n\nc\tZ\n\n');
   });
 });
@@ -92,39 +112,41 @@ describe('CoNLL-U', () => {
     ['en_ewt-ud-dev.conllu', 2001, 25147],
     ['en_ewt-ud-test.conllu', 2077, 25094],
   ];
-  describeWithData(['ud-ewt'], 'on ud-ewt', () => it.each(ewt)('ud-ewt %s: %i sentences, %i syntactic words', async (name, sentences, words) => {
-    const path = dataFile('ud-ewt', name);
-    let n = 0;
-    let w = 0;
-    let multi = 0;
-    let empty = 0;
-    let withId = 0;
-    for await (const s of readConllu(path)) {
-      n++;
-      w += s.tokens.length;
-      multi += s.multiwords.length;
-      empty += s.emptyNodes;
-      if (s.id !== undefined) withId++;
-    }
-    expect(n).toBe(sentences);
-    expect(w).toBe(words);
-    expect(withId).toBe(sentences);
-    // independent counts of range and empty-node lines
-    const lines = readFileSync(path, 'utf8').split('\n');
-    expect(multi).toBe(lines.filter((l) => /^\d+-\d+\t/.test(l)).length);
-    expect(empty).toBe(lines.filter((l) => /^\d+\.\d+\t/.test(l)).length);
-  }));
+  describeWithData(['ud-ewt'], 'on ud-ewt', () =>
+    it.each(ewt)('ud-ewt %s: %i sentences, %i syntactic words', async (name, sentences, words) => {
+      const path = dataFile('ud-ewt', name);
+      let n = 0;
+      let w = 0;
+      let multi = 0;
+      let empty = 0;
+      let withId = 0;
+      for await (const s of readConllu(path)) {
+        n++;
+        w += s.tokens.length;
+        multi += s.multiwords.length;
+        empty += s.emptyNodes;
+        if (s.id !== undefined) withId++;
+      }
+      expect(n).toBe(sentences);
+      expect(w).toBe(words);
+      expect(withId).toBe(sentences);
+      // independent counts of range and empty-node lines
+      const lines = readFileSync(path, 'utf8').split('\n');
+      expect(multi).toBe(lines.filter((l) => /^\d+-\d+\t/.test(l)).length);
+      expect(empty).toBe(lines.filter((l) => /^\d+\.\d+\t/.test(l)).length);
+    }),
+  );
 
   it('keeps multiword tokens as information and skips empty nodes', () => {
     const f = tmp.file(
       'mw.conllu',
       [
         '# sent_id = s1',
-        '# text = I don\'t know',
+        "# text = I don't know",
         '1\tI\tI\tPRON\tPRP\t_\t3\tnsubj\t_\t_',
-        '2-3\tdon\'t\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No',
+        "2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No",
         '2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_',
-        '3\tn\'t\tnot\tPART\tRB\t_\t4\tadvmod\t_\t_',
+        "3\tn't\tnot\tPART\tRB\t_\t4\tadvmod\t_\t_",
         '3.1\tknow\tknow\tVERB\tVB\t_\t_\t_\t0:root\t_',
         '4\tknow\tknow\tVERB\tVB\t_\t0\troot\t_\t_',
         '',
@@ -137,7 +159,19 @@ describe('CoNLL-U', () => {
     expect(s[0].line).toBe(1);
     expect(s[0].comments).toEqual(['sent_id = s1', "text = I don't know"]);
     expect(s[0].tokens.map((t) => t.form)).toEqual(['I', 'do', "n't", 'know']);
-    expect(s[0].tokens[1]).toEqual({ id: 2, form: 'do', lemma: 'do', upos: 'AUX', xpos: 'VBP', feats: '_', head: 4, deprel: 'aux', deps: '_', misc: '_', line: 5 });
+    expect(s[0].tokens[1]).toEqual({
+      id: 2,
+      form: 'do',
+      lemma: 'do',
+      upos: 'AUX',
+      xpos: 'VBP',
+      feats: '_',
+      head: 4,
+      deprel: 'aux',
+      deps: '_',
+      misc: '_',
+      line: 5,
+    });
     expect(s[0].multiwords).toEqual([{ first: 2, last: 3, form: "don't", misc: 'SpaceAfter=No', line: 4 }]);
     expect(s[0].emptyNodes).toBe(1);
     expect(s[1]).toMatchObject({ line: 10, emptyNodes: 0 });
@@ -149,12 +183,20 @@ describe('CoNLL-U', () => {
   it.each([
     ['wrong column count', `${row('1')}\n1\tw\tw\n`, /bad\.conllu:2: expected 10 tab-separated columns, found 3/],
     ['spaces instead of tabs', `1 w w X X _ 0 dep _ _\n`, /bad\.conllu:1: expected 10 tab-separated columns, found 1/],
-    ['non-integer ID', `${row('1')}\n${row('two')}\n`, /bad\.conllu:2: ID 'two' is not an integer, a range \(3-4\) or an empty node \(5\.1\)/],
+    [
+      'non-integer ID',
+      `${row('1')}\n${row('two')}\n`,
+      /bad\.conllu:2: ID 'two' is not an integer, a range \(3-4\) or an empty node \(5\.1\)/,
+    ],
     ['ID out of order', `${row('1')}\n${row('3')}\n`, /bad\.conllu:2: word ID 3 out of order: expected 2/],
     ['ID zero', `${row('0')}\n`, /bad\.conllu:1: ID '0' is not an integer/],
     ['bad HEAD', `${row('1', 'x')}\n`, /bad\.conllu:1: HEAD 'x' is not an integer/],
     ['backwards range', `${row('2-1')}\n`, /bad\.conllu:1: multiword range '2-1' ends before it starts/],
-    ['range past the end', `${row('1-2')}\n${row('1')}\n\n`, /bad\.conllu:1: multiword range 1-2 goes past the sentence's last word 1/],
+    [
+      'range past the end',
+      `${row('1-2')}\n${row('1')}\n\n`,
+      /bad\.conllu:1: multiword range 1-2 goes past the sentence's last word 1/,
+    ],
     ['comments only', `# sent_id = a\n\n`, /bad\.conllu:1: sentence has no word lines/],
     ['comment inside a sentence', `${row('1')}\n# late\n`, /bad\.conllu:2: comment line inside a sentence/],
     ['empty file', '', /bad\.conllu: empty file/],
@@ -169,7 +211,15 @@ describe('CoNLL-U', () => {
   });
 
   it('rejects invalid UTF-8 and missing files', () => {
-    const f = tmp.file('u.conllu', Buffer.concat([Buffer.from(`${row('1')}\n`), Buffer.from('2\tw\xff'), Buffer.from([0xff]), Buffer.from('\tw\tX\tX\t_\t0\tdep\t_\t_\n')]));
+    const f = tmp.file(
+      'u.conllu',
+      Buffer.concat([
+        Buffer.from(`${row('1')}\n`),
+        Buffer.from('2\tw\xff'),
+        Buffer.from([0xff]),
+        Buffer.from('\tw\tX\tX\t_\t0\tdep\t_\t_\n'),
+      ]),
+    );
     expect(() => readConlluSync(f)).toThrow(/u\.conllu:2: invalid UTF-8/);
     expect(() => readConlluSync(tmp.dir + '/gone.conllu')).toThrow(/gone\.conllu: no such file/);
   });

@@ -46,9 +46,19 @@ describe('one pipeline run per output folder', () => {
     mkdirSync(config.output, { recursive: true });
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
     try {
-      writeFileSync(join(config.output, LOCK_FILE), JSON.stringify({ pid: other.pid, host: hostname(), started: '2026-01-01T00:00:00.000Z', command: 'pipeline --config other.json' }));
+      writeFileSync(
+        join(config.output, LOCK_FILE),
+        JSON.stringify({
+          pid: other.pid,
+          host: hostname(),
+          started: '2026-01-01T00:00:00.000Z',
+          command: 'pipeline --config other.json',
+        }),
+      );
       await expect(runPipeline(config, { components: fakeComponents(calls()) })).rejects.toThrow(
-        new RegExp(`another structrank run uses this output folder: pid ${other.pid} on ${hostname()}, started 2026-01-01T00:00:00.000Z \\(structrank pipeline --config other.json\\)`),
+        new RegExp(
+          `another structrank run uses this output folder: pid ${other.pid} on ${hostname()}, started 2026-01-01T00:00:00.000Z \\(structrank pipeline --config other.json\\)`,
+        ),
       );
       // The other run's lock is left alone.
       expect(JSON.parse(readFileSync(join(config.output, LOCK_FILE), 'utf8')).pid).toBe(other.pid);
@@ -60,7 +70,9 @@ describe('one pipeline run per output folder', () => {
   it('refuses a second run of the same process on the same folder while the first runs', async () => {
     const config = tinyConfig('twice');
     const first = runPipeline(config, { components: fakeComponents(calls()) });
-    await expect(runPipeline(config, { components: fakeComponents(calls()) })).rejects.toThrow(/already runs in this output folder/);
+    await expect(runPipeline(config, { components: fakeComponents(calls()) })).rejects.toThrow(
+      /already runs in this output folder/,
+    );
     await first;
     expect(existsSync(join(config.output, LOCK_FILE))).toBe(false);
   });
@@ -68,12 +80,16 @@ describe('one pipeline run per output folder', () => {
   it('takes over the lock of a process that is gone and releases it at the end', async () => {
     const config = tinyConfig('stale');
     mkdirSync(config.output, { recursive: true });
-    writeFileSync(join(config.output, LOCK_FILE), JSON.stringify({ pid: deadPid(), host: hostname(), started: '2026-01-01T00:00:00.000Z', command: 'demo' }));
+    writeFileSync(
+      join(config.output, LOCK_FILE),
+      JSON.stringify({ pid: deadPid(), host: hostname(), started: '2026-01-01T00:00:00.000Z', command: 'demo' }),
+    );
     const log: string[] = [];
     const r = await runPipeline(config, { components: fakeComponents(calls()), log: (line) => log.push(line) });
     expect(r.systems.length).toBeGreaterThan(0);
     // A line per pipeline step, also when no terminal shows progress bars.
-    for (const step of ['train-fold1of4', 'train-fold4of4', 'dev-test', 'rerank-context']) expect(log).toContainEqual(expect.stringMatching(new RegExp(`^${step}: done in \\d+s$`)));
+    for (const step of ['train-fold1of4', 'train-fold4of4', 'dev-test', 'rerank-context'])
+      expect(log).toContainEqual(expect.stringMatching(new RegExp(`^${step}: done in \\d+s$`)));
     expect(existsSync(join(config.output, LOCK_FILE))).toBe(false);
   });
 
@@ -86,6 +102,8 @@ describe('one pipeline run per output folder', () => {
     lock.release();
     expect(existsSync(lock.file)).toBe(false);
     writeFileSync(lock.file, JSON.stringify({ pid: deadPid(), host: 'elsewhere', started: 'then', command: '' }));
-    expect(() => lockFolder(dir)).toThrow(/on elsewhere, started then; .*if that process is gone, remove .*\.structrank\.lock/);
+    expect(() => lockFolder(dir)).toThrow(
+      /on elsewhere, started then; .*if that process is gone, remove .*\.structrank\.lock/,
+    );
   });
 });

@@ -24,7 +24,10 @@ describe('line reader', () => {
   });
 
   it('names the line with invalid UTF-8', async () => {
-    const f = tmp.file('bad.txt', Buffer.concat([Buffer.from('ok\nfine\n'), Buffer.from([0x61, 0xff, 0x62]), Buffer.from('\nmore\n')]));
+    const f = tmp.file(
+      'bad.txt',
+      Buffer.concat([Buffer.from('ok\nfine\n'), Buffer.from([0x61, 0xff, 0x62]), Buffer.from('\nmore\n')]),
+    );
     expect(() => [...readLinesSync(f)]).toThrow(/bad\.txt:3: invalid UTF-8/);
     await expect(async () => {
       for await (const _ of readLines(f)) void _;
@@ -34,7 +37,9 @@ describe('line reader', () => {
   it('says which byte is bad and how to convert Latin-1 and UTF-16 files', () => {
     // "España" in Latin-1: 0xf1 is the fifth byte of the line.
     const latin1 = tmp.file('latin1.txt', Buffer.concat([Buffer.from('ok\n'), Buffer.from('España O\n', 'latin1')]));
-    expect(() => [...readLinesSync(latin1)]).toThrow(/latin1\.txt:2: invalid UTF-8 \(byte 0xf1 at byte 5 of the line\); structrank reads UTF-8: convert a Latin-1 file with 'iconv -f ISO-8859-1 -t UTF-8'$/);
+    expect(() => [...readLinesSync(latin1)]).toThrow(
+      /latin1\.txt:2: invalid UTF-8 \(byte 0xf1 at byte 5 of the line\); structrank reads UTF-8: convert a Latin-1 file with 'iconv -f ISO-8859-1 -t UTF-8'$/,
+    );
     // A sequence cut short at the end of the line is named by its first byte.
     const cut = tmp.file('cut.txt', Buffer.concat([Buffer.from('ab'), Buffer.from([0xe2, 0x82]), Buffer.from('\n')]));
     expect(() => [...readLinesSync(cut)]).toThrow(/cut\.txt:1: invalid UTF-8 \(byte 0xe2 at byte 3 of the line\)/);
@@ -93,10 +98,18 @@ describe('bracket parser', () => {
 });
 
 describe('treebank round trips', () => {
-  const files = ['ptb-sample/train.mrg', 'ptb-sample/dev.mrg', 'ptb-sample/test.mrg', 'gum-open/train.mrg', 'gum-open/dev.mrg', 'gum-open/test.mrg'];
+  const files = [
+    'ptb-sample/train.mrg',
+    'ptb-sample/dev.mrg',
+    'ptb-sample/test.mrg',
+    'gum-open/train.mrg',
+    'gum-open/dev.mrg',
+    'gum-open/test.mrg',
+  ];
   for (const file of files) {
     const [set, name] = file.split('/');
-    const test = set === 'gum-open' ? it : (title: string, fn: () => Promise<void>) => itWithData(['ptb-sample'], title, fn);
+    const test =
+      set === 'gum-open' ? it : (title: string, fn: () => Promise<void>) => itWithData(['ptb-sample'], title, fn);
     test(`writes ${file} back byte for byte`, async () => {
       const path = set === 'gum-open' ? join(repoRoot, 'data', set, name) : dataFile(set, name);
       const out = tmp.file(file.replace('/', '-'));

@@ -12,11 +12,16 @@ afterAll(() => tmp.cleanup());
 const gum = (name: string): string => join(repoRoot, 'data', 'gum-open', name);
 const trees = readFileSync(gum('dev.mrg'), 'utf8').split('\n').filter(Boolean).slice(0, 12).join('\n') + '\n';
 /** word pos chunk rows from the trees' preterminals (NP-ish chunk labels from the POS). */
-const conll = trees
-  .split('\n')
-  .filter(Boolean)
-  .map((t) => [...t.matchAll(/\(([^\s()]+) ([^\s()]+)\)/g)].map((m) => `${m[2]} ${m[1]} ${m[1].startsWith('N') ? 'B-NP' : 'O'}`).join('\n'))
-  .join('\n\n') + '\n';
+const conll =
+  trees
+    .split('\n')
+    .filter(Boolean)
+    .map((t) =>
+      [...t.matchAll(/\(([^\s()]+) ([^\s()]+)\)/g)]
+        .map((m) => `${m[2]} ${m[1]} ${m[1].startsWith('N') ? 'B-NP' : 'O'}`)
+        .join('\n'),
+    )
+    .join('\n\n') + '\n';
 
 let parser: string;
 let tagger: string;
@@ -28,11 +33,46 @@ beforeAll(() => {
   tagger = tmp.file('t.model');
   nbest = tmp.file('nb.jsonl');
   reranker = tmp.file('r.model');
-  const train = tmp.file('train.mrg', readFileSync(gum('train.mrg'), 'utf8').split('\n').slice(0, 300).join('\n') + '\n');
+  const train = tmp.file(
+    'train.mrg',
+    readFileSync(gum('train.mrg'), 'utf8').split('\n').slice(0, 300).join('\n') + '\n',
+  );
   expect(runCli(['train-parser', '--train', train, '--model', parser, '--threads', '1']).status).toBe(0);
-  expect(runCli(['train-tagger', '--algo', 'perceptron', '--train', tmp.file('train.conll', conll), '--columns', 'word,pos,chunk', '--label', 'chunk', '--epochs', '2', '--model', tagger]).status).toBe(0);
-  expect(runCli(['parse', '--model', parser, '--input', tmp.file('dev.mrg', trees), '--out', tmp.file('dev.out'), '--nbest', '4', '--out-nbest', nbest]).status).toBe(0);
-  expect(runCli(['train-reranker', '--method', 'boost', '--train', nbest, '--model', reranker, '--rounds', '20']).status).toBe(0);
+  expect(
+    runCli([
+      'train-tagger',
+      '--algo',
+      'perceptron',
+      '--train',
+      tmp.file('train.conll', conll),
+      '--columns',
+      'word,pos,chunk',
+      '--label',
+      'chunk',
+      '--epochs',
+      '2',
+      '--model',
+      tagger,
+    ]).status,
+  ).toBe(0);
+  expect(
+    runCli([
+      'parse',
+      '--model',
+      parser,
+      '--input',
+      tmp.file('dev.mrg', trees),
+      '--out',
+      tmp.file('dev.out'),
+      '--nbest',
+      '4',
+      '--out-nbest',
+      nbest,
+    ]).status,
+  ).toBe(0);
+  expect(
+    runCli(['train-reranker', '--method', 'boost', '--train', nbest, '--model', reranker, '--rounds', '20']).status,
+  ).toBe(0);
 }, 120_000);
 
 /**
@@ -41,16 +81,36 @@ beforeAll(() => {
  */
 function piped(args: string[], input: string): { status: number; stdout: string; stderr: string } {
   const file = tmp.file(`stdin-${Math.random().toString(36).slice(2)}`, input);
-  const r = spawnSync('sh', ['-c', 'f=$1; node=$2; cli=$3; shift 3; cat "$f" | "$node" "$cli" "$@"', 'sh', file, process.execPath, join(repoRoot, 'dist', 'cli.js'), ...args].map(String), {
-    encoding: 'utf8',
-    maxBuffer: 1 << 26,
-  });
+  const r = spawnSync(
+    'sh',
+    [
+      '-c',
+      'f=$1; node=$2; cli=$3; shift 3; cat "$f" | "$node" "$cli" "$@"',
+      'sh',
+      file,
+      process.execPath,
+      join(repoRoot, 'dist', 'cli.js'),
+      ...args,
+    ].map(String),
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    },
+  );
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe('standard input and output', () => {
   it('parse reads trees from - and /dev/stdin (a pipe: it sniffs the format first) and writes - to stdout', () => {
-    const fromFile = runCli(['parse', '--model', parser, '--input', tmp.file('in.mrg', trees), '--out', tmp.file('parsed.mrg')]);
+    const fromFile = runCli([
+      'parse',
+      '--model',
+      parser,
+      '--input',
+      tmp.file('in.mrg', trees),
+      '--out',
+      tmp.file('parsed.mrg'),
+    ]);
     expect(fromFile.status, fromFile.stderr).toBe(0);
     const expected = readFileSync(tmp.file('parsed.mrg'), 'utf8');
     const socket = runCli(['parse', '--model', parser, '--input', '-', '--out', '-'], { input: trees });
@@ -69,8 +129,16 @@ describe('standard input and output', () => {
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0].split(' ')).toHaveLength(4);
-    expect(lines.filter((l) => l !== '')).toHaveLength(conll.trim().split('\n').filter((l) => l !== '').length);
-    const n = piped(['tag', '--model', tagger, '--input', '/dev/stdin', '--out', '/dev/null', '--nbest', '2', '--out-nbest', '-'], conll);
+    expect(lines.filter((l) => l !== '')).toHaveLength(
+      conll
+        .trim()
+        .split('\n')
+        .filter((l) => l !== '').length,
+    );
+    const n = piped(
+      ['tag', '--model', tagger, '--input', '/dev/stdin', '--out', '/dev/null', '--nbest', '2', '--out-nbest', '-'],
+      conll,
+    );
     expect(n.status, n.stderr).toBe(0);
     expect(JSON.parse(n.stdout.split('\n')[0]).candidates).toHaveLength(2);
   });
@@ -99,7 +167,9 @@ describe('standard input and output', () => {
 
 describe('temp files of killed runs', () => {
   function deadPid(): number {
-    const pid = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+    const pid = Number(
+      spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout,
+    );
     expect(processAlive(pid)).toBe(false);
     return pid;
   }
@@ -123,7 +193,17 @@ describe('temp files of killed runs', () => {
     const out = tmp.file('killed.mrg');
     // What SIGKILL leaves: <out>.tmp-<pid>-<random> of a process that no longer runs.
     const left = tmp.file(`killed.mrg.tmp-${deadPid()}-89abcdef`, '(S (X half');
-    const r = runCli(['parse', '--model', parser, '--input', tmp.file('small.mrg', trees), '--out', out, '--threads', '1']);
+    const r = runCli([
+      'parse',
+      '--model',
+      parser,
+      '--input',
+      tmp.file('small.mrg', trees),
+      '--out',
+      out,
+      '--threads',
+      '1',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(existsSync(left)).toBe(false);
     expect(readdirSync(tmp.dir).filter((n) => n.startsWith('killed.mrg.tmp-'))).toEqual([]);

@@ -6,7 +6,12 @@ import { tempDir } from '../helpers.js';
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const model = { kind: 'test-model', kindVersion: 3, meta: { labels: ['B-NP', 'I-NP'] }, payload: new Uint8Array([1, 2, 3, 250]) };
+const model = {
+  kind: 'test-model',
+  kindVersion: 3,
+  meta: { labels: ['B-NP', 'I-NP'] },
+  payload: new Uint8Array([1, 2, 3, 250]),
+};
 
 describe('model file container', () => {
   it('round-trips through a file and leaves no temp files', () => {

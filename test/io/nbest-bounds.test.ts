@@ -23,7 +23,12 @@ beforeAll(async () => {
   parser = await ChartParserModel.train(readTreesSync(gum('train.mrg')).slice(0, 800), { threads: 2 });
   model = tmp.file('p.model');
   parser.save(model);
-  const tagger = await Tagger.train(rows, { algo: 'perceptron', columns: ['word', 'pos', 'chunk'], label: 'chunk', epochs: 1 });
+  const tagger = await Tagger.train(rows, {
+    algo: 'perceptron',
+    columns: ['word', 'pos', 'chunk'],
+    label: 'chunk',
+    epochs: 1,
+  });
   tagModel = tmp.file('t.model');
   tagger.save(tagModel);
 }, 120_000);
@@ -31,11 +36,39 @@ beforeAll(async () => {
 describe('k-best lists are bounded', () => {
   it(`--nbest above ${MAX_NBEST} is refused by tag and parse before any work`, () => {
     const input = tmp.file('in.mrg', readFileSync(gum('dev.mrg'), 'utf8').split('\n').slice(0, 3).join('\n') + '\n');
-    const p = runCli(['parse', '--model', model, '--input', input, '--out', tmp.file('o.mrg'), '--nbest', '1000000', '--out-nbest', tmp.file('o.jsonl')]);
+    const p = runCli([
+      'parse',
+      '--model',
+      model,
+      '--input',
+      input,
+      '--out',
+      tmp.file('o.mrg'),
+      '--nbest',
+      '1000000',
+      '--out-nbest',
+      tmp.file('o.jsonl'),
+    ]);
     expect(p.status).toBe(2);
     expect(p.stderr).toMatch(/parse: --nbest is at most 1000, not 1000000/);
-    const conll = tmp.file('in.conll', rows.slice(0, 3).map((s) => s.map((r) => r.join(' ')).join('\n')).join('\n\n') + '\n');
-    const t = runCli(['tag', '--model', tagModel, '--input', conll, '--nbest', '1000000', '--out-nbest', tmp.file('t.jsonl')]);
+    const conll = tmp.file(
+      'in.conll',
+      rows
+        .slice(0, 3)
+        .map((s) => s.map((r) => r.join(' ')).join('\n'))
+        .join('\n\n') + '\n',
+    );
+    const t = runCli([
+      'tag',
+      '--model',
+      tagModel,
+      '--input',
+      conll,
+      '--nbest',
+      '1000000',
+      '--out-nbest',
+      tmp.file('t.jsonl'),
+    ]);
     expect(t.status).toBe(2);
     expect(t.stderr).toMatch(/tag: --nbest is at most 1000, not 1000000/);
   });
@@ -52,7 +85,10 @@ describe('k-best lists are bounded', () => {
 describe('k-best extraction is cancellable', () => {
   it('an AbortSignal stops the k-best extraction of a long sentence in the middle', async () => {
     // The longest dev sentences: their 1000-best lists take the parser well over the abort delay.
-    const long = readTreesSync(gum('dev.mrg')).map((t) => treeWords(t)).sort((a, b) => b.length - a.length).slice(0, 1);
+    const long = readTreesSync(gum('dev.mrg'))
+      .map((t) => treeWords(t))
+      .sort((a, b) => b.length - a.length)
+      .slice(0, 1);
     const started = Date.now();
     const full = await parser.parseNbest(long, MAX_NBEST, { threads: 1 });
     const fullMs = Date.now() - started;

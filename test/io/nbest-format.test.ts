@@ -1,7 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatNbestLine, isOneWellFormedTree, readNbest, readNbestSync, writeNbest, type NbestSentence } from '../../lib/io/nbest.js';
+import {
+  formatNbestLine,
+  isOneWellFormedTree,
+  readNbest,
+  readNbestSync,
+  writeNbest,
+  type NbestSentence,
+} from '../../lib/io/nbest.js';
 import { InputError } from '../../lib/errors.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { tempDir } from '../helpers.js';
@@ -20,7 +27,12 @@ const treeLine = JSON.stringify({
   source: 'some other tool',
 });
 const tagLine = (id: string, gold?: string[]) =>
-  JSON.stringify({ id, tokens: ['a', 'b', 'c'], candidates: [{ tags: ['B-NP', 'I-NP', 'O'], logprob: -0.25 }], ...(gold ? { gold } : {}) });
+  JSON.stringify({
+    id,
+    tokens: ['a', 'b', 'c'],
+    candidates: [{ tags: ['B-NP', 'I-NP', 'O'], logprob: -0.25 }],
+    ...(gold ? { gold } : {}),
+  });
 
 describe('n-best reader', () => {
   it('reads trees, keeps features and gold, ignores extra fields, skips blank lines', async () => {
@@ -30,7 +42,11 @@ describe('n-best reader', () => {
       ['s1', 2],
       ['s2', 4],
     ]);
-    expect(sync[0].candidates[0]).toEqual({ tree: '(S (NP (PRP He)) (VP (VBD ran)))', logprob: -1.5, features: { 'rule=S': 1, lex: 0.5 } });
+    expect(sync[0].candidates[0]).toEqual({
+      tree: '(S (NP (PRP He)) (VP (VBD ran)))',
+      logprob: -1.5,
+      features: { 'rule=S': 1, lex: 0.5 },
+    });
     expect(sync[0].candidates[1]).toEqual({ tree: '(S (NP (NN He)) (VP (VBD ran)))', logprob: -3 });
     expect(sync[0].gold).toBe('(S (NP (PRP He)) (VP (VBD ran)))');
     expect(Object.keys(sync[0]).sort()).toEqual(['candidates', 'gold', 'id', 'line', 'tokens']);
@@ -61,28 +77,80 @@ describe('n-best reader', () => {
     ['candidate not object', JSON.stringify({ ...base, candidates: [3] }), /:2: candidates\[0\] must be an object/],
     [
       'logprob missing',
-      JSON.stringify({ ...base, candidates: [base.candidates[0], base.candidates[0], base.candidates[0], { tags: ['O', 'O'] }] }),
+      JSON.stringify({
+        ...base,
+        candidates: [base.candidates[0], base.candidates[0], base.candidates[0], { tags: ['O', 'O'] }],
+      }),
       /:2: missing field candidates\[3\]\.logprob/,
     ],
     [
       'logprob string',
-      JSON.stringify({ ...base, candidates: [base.candidates[0], base.candidates[0], base.candidates[0], { tags: ['O', 'O'], logprob: '-1' }] }),
+      JSON.stringify({
+        ...base,
+        candidates: [base.candidates[0], base.candidates[0], base.candidates[0], { tags: ['O', 'O'], logprob: '-1' }],
+      }),
       /:2: candidates\[3\]\.logprob must be a number/,
     ],
-    ['neither tree nor tags', JSON.stringify({ ...base, candidates: [{ logprob: 0 }] }), /:2: candidates\[0\] needs a tree .* or tags/],
-    ['both tree and tags', JSON.stringify({ ...base, candidates: [{ logprob: 0, tags: ['O', 'O'], tree: '(S (A a) (B b))' }] }), /both tree and tags/],
-    ['tags length', JSON.stringify({ ...base, candidates: [{ tags: ['O'], logprob: 0 }] }), /:2: candidates\[0\]\.tags has 1 tags for 2 tokens/],
-    ['tag not string', JSON.stringify({ ...base, candidates: [{ tags: ['O', 1], logprob: 0 }] }), /:2: candidates\[0\]\.tags\[1\] must be a string/],
-    ['features not object', JSON.stringify({ ...base, candidates: [{ tags: ['O', 'O'], logprob: 0, features: [1] }] }), /candidates\[0\]\.features must be an object/],
-    ['feature not number', JSON.stringify({ ...base, candidates: [{ tags: ['O', 'O'], logprob: 0, features: { f: 'x' } }] }), /candidates\[0\]\.features\["f"\] must be a number/],
+    [
+      'neither tree nor tags',
+      JSON.stringify({ ...base, candidates: [{ logprob: 0 }] }),
+      /:2: candidates\[0\] needs a tree .* or tags/,
+    ],
+    [
+      'both tree and tags',
+      JSON.stringify({ ...base, candidates: [{ logprob: 0, tags: ['O', 'O'], tree: '(S (A a) (B b))' }] }),
+      /both tree and tags/,
+    ],
+    [
+      'tags length',
+      JSON.stringify({ ...base, candidates: [{ tags: ['O'], logprob: 0 }] }),
+      /:2: candidates\[0\]\.tags has 1 tags for 2 tokens/,
+    ],
+    [
+      'tag not string',
+      JSON.stringify({ ...base, candidates: [{ tags: ['O', 1], logprob: 0 }] }),
+      /:2: candidates\[0\]\.tags\[1\] must be a string/,
+    ],
+    [
+      'features not object',
+      JSON.stringify({ ...base, candidates: [{ tags: ['O', 'O'], logprob: 0, features: [1] }] }),
+      /candidates\[0\]\.features must be an object/,
+    ],
+    [
+      'feature not number',
+      JSON.stringify({ ...base, candidates: [{ tags: ['O', 'O'], logprob: 0, features: { f: 'x' } }] }),
+      /candidates\[0\]\.features\["f"\] must be a number/,
+    ],
     ['gold tags length', JSON.stringify({ ...base, gold: ['O'] }), /:2: gold has 1 tags for 2 tokens/],
-    ['gold tree for tag candidates', JSON.stringify({ ...base, gold: '(S (A a) (B b))' }), /:2: gold must be an array of strings/],
-    ['unbalanced candidate tree', JSON.stringify({ ...base, candidates: [{ tree: '(S (A a) (B b)', logprob: 0 }] }), /bad\.jsonl:2: candidates\[0\]\.tree: unbalanced brackets/],
-    ['tree not a string', JSON.stringify({ ...base, candidates: [{ tree: ['S'], logprob: 0 }] }), /candidates\[0\]\.tree must be a bracketed tree string/],
-    ['unbalanced gold tree', JSON.stringify({ ...base, candidates: [{ tree: '(S (A a) (B b))', logprob: 0 }], gold: '(S (A a) (B b)))' }), /:2: gold: unbalanced brackets/],
+    [
+      'gold tree for tag candidates',
+      JSON.stringify({ ...base, gold: '(S (A a) (B b))' }),
+      /:2: gold must be an array of strings/,
+    ],
+    [
+      'unbalanced candidate tree',
+      JSON.stringify({ ...base, candidates: [{ tree: '(S (A a) (B b)', logprob: 0 }] }),
+      /bad\.jsonl:2: candidates\[0\]\.tree: unbalanced brackets/,
+    ],
+    [
+      'tree not a string',
+      JSON.stringify({ ...base, candidates: [{ tree: ['S'], logprob: 0 }] }),
+      /candidates\[0\]\.tree must be a bracketed tree string/,
+    ],
+    [
+      'unbalanced gold tree',
+      JSON.stringify({ ...base, candidates: [{ tree: '(S (A a) (B b))', logprob: 0 }], gold: '(S (A a) (B b)))' }),
+      /:2: gold: unbalanced brackets/,
+    ],
     [
       'a candidate tree with another word',
-      JSON.stringify({ ...base, candidates: [{ tree: '(S (A a) (B b))', logprob: 0 }, { tree: '(S (A a) (B c))', logprob: -1 }] }),
+      JSON.stringify({
+        ...base,
+        candidates: [
+          { tree: '(S (A a) (B b))', logprob: 0 },
+          { tree: '(S (A a) (B c))', logprob: -1 },
+        ],
+      }),
       /bad\.jsonl:2: candidates\[1\]\.tree: the tree's words differ from tokens: word 2 is 'c' but token 2 is 'b'/,
     ],
     [
@@ -97,7 +165,11 @@ describe('n-best reader', () => {
     ],
     [
       'an empty element among the tokens',
-      JSON.stringify({ ...base, tokens: ['a', '*T*', 'b'], candidates: [{ tree: '(S (A a) (-NONE- *T*) (B b))', logprob: 0 }] }),
+      JSON.stringify({
+        ...base,
+        tokens: ['a', '*T*', 'b'],
+        candidates: [{ tree: '(S (A a) (-NONE- *T*) (B b))', logprob: 0 }],
+      }),
       /:2: candidates\[0\]\.tree: the tree's words differ from tokens: has 2 words \(not counting -NONE- elements\) for 3 tokens/,
     ],
   ];
@@ -110,8 +182,11 @@ describe('n-best reader', () => {
 
   it('accepts trees whose words equal the tokens once -NONE- elements are left out', () => {
     const line = JSON.stringify({
-      id: 'e', tokens: ['He', 'left', '-LRB-'],
-      candidates: [{ tree: '(S (NP-SBJ (-NONE- *)) (NP (PRP He)) (VP (VBD left) (NP (-NONE- *T*-1))) (-LRB- -LRB-))', logprob: 0 }],
+      id: 'e',
+      tokens: ['He', 'left', '-LRB-'],
+      candidates: [
+        { tree: '(S (NP-SBJ (-NONE- *)) (NP (PRP He)) (VP (VBD left) (NP (-NONE- *T*-1))) (-LRB- -LRB-))', logprob: 0 },
+      ],
       gold: '(S (NP (PRP He)) (VP (VBD left)) (-LRB- -LRB-))',
     });
     const [s] = readNbestSync(tmp.file('empty-elements.jsonl', `${line}\n`));
@@ -121,7 +196,9 @@ describe('n-best reader', () => {
 
   it('rejects a file mixing trees and tags', async () => {
     const f = tmp.file('mixed.jsonl', `${treeLine}\n${tagLine('t')}\n`);
-    expect(() => readNbestSync(f)).toThrow(/mixed\.jsonl:2: candidates\[0\] holds tags but the file's candidates are trees \(line 1\)/);
+    expect(() => readNbestSync(f)).toThrow(
+      /mixed\.jsonl:2: candidates\[0\] holds tags but the file's candidates are trees \(line 1\)/,
+    );
     await expect(async () => {
       for await (const _ of readNbest(f)) void _;
     }).rejects.toThrow(/mixed\.jsonl:2:/);
@@ -137,7 +214,10 @@ describe('n-best reader', () => {
   });
 
   it('rejects invalid UTF-8 with the line', () => {
-    const f = tmp.file('utf.jsonl', Buffer.concat([Buffer.from(`${tagLine('a')}\n`), Buffer.from([0x7b, 0xff, 0x7d, 0x0a])]));
+    const f = tmp.file(
+      'utf.jsonl',
+      Buffer.concat([Buffer.from(`${tagLine('a')}\n`), Buffer.from([0x7b, 0xff, 0x7d, 0x0a])]),
+    );
     expect(() => readNbestSync(f)).toThrow(/utf\.jsonl:2: invalid UTF-8/);
   });
 });
@@ -167,7 +247,9 @@ describe('n-best writer', () => {
 
   it('refuses a non-finite logprob', async () => {
     const out = join(tmp.dir, 'nan.jsonl');
-    await expect(writeNbest(out, [{ id: 'a', tokens: ['x'], candidates: [{ tags: ['O'], logprob: NaN }], line: 0 }])).rejects.toThrow(/logprob/);
+    await expect(
+      writeNbest(out, [{ id: 'a', tokens: ['x'], candidates: [{ tags: ['O'], logprob: NaN }], line: 0 }]),
+    ).rejects.toThrow(/logprob/);
     expect(existsSync(out)).toBe(false);
   });
 
@@ -179,7 +261,7 @@ describe('n-best writer', () => {
 describe('fast tree check', () => {
   it('accepts exactly the strings parseTree accepts (random strings)', () => {
     let seed = 5;
-    const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const rand = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
     const alphabet = ['(', '(', ')', ')', ' ', 'a', 'NP', '\u00a0', '\f', '\t', '\n', '-LRB-'];
     const accepts = (s: string) => {
       try {
@@ -199,19 +281,36 @@ describe('fast tree check', () => {
     }
     // near-valid strings: random trees with one character changed
     const tree = (d: number): string =>
-      d > 2 || rand() < 0.4 ? `(T${Math.floor(rand() * 3)} w)` : `(N ${Array.from({ length: 1 + Math.floor(rand() * 3) }, () => tree(d + 1)).join(' ')})`;
+      d > 2 || rand() < 0.4
+        ? `(T${Math.floor(rand() * 3)} w)`
+        : `(N ${Array.from({ length: 1 + Math.floor(rand() * 3) }, () => tree(d + 1)).join(' ')})`;
     for (let k = 0; k < 20000; k++) {
       let s = rand() < 0.2 ? `( ${tree(0)})` : tree(0);
       if (rand() < 0.7) {
         const at = Math.floor(rand() * s.length);
         const c = alphabet[Math.floor(rand() * alphabet.length)];
         const op = rand();
-        s = op < 0.33 ? s.slice(0, at) + s.slice(at + 1) : op < 0.66 ? s.slice(0, at) + c + s.slice(at) : s.slice(0, at) + c + s.slice(at + 1);
+        s =
+          op < 0.33
+            ? s.slice(0, at) + s.slice(at + 1)
+            : op < 0.66
+              ? s.slice(0, at) + c + s.slice(at)
+              : s.slice(0, at) + c + s.slice(at + 1);
       }
       expect(isOneWellFormedTree(s), JSON.stringify(s)).toBe(accepts(s));
       if (accepts(s)) accepted++;
     }
-    for (const s of ['(S (NP (DT a)) (VP (VB b)))', '( (S (A a)))', '(A a) (B b)', '(S (A a) b)', '(S b (A a))', '(S (A a b))', '(S ())', '(X)', 'x (A a)']) {
+    for (const s of [
+      '(S (NP (DT a)) (VP (VB b)))',
+      '( (S (A a)))',
+      '(A a) (B b)',
+      '(S (A a) b)',
+      '(S b (A a))',
+      '(S (A a b))',
+      '(S ())',
+      '(X)',
+      'x (A a)',
+    ]) {
       expect(isOneWellFormedTree(s), s).toBe(accepts(s));
     }
     expect(accepted).toBeGreaterThan(5000);

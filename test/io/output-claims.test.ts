@@ -16,7 +16,8 @@ const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
 const conll = ['The DT', 'cat NN', 'sat VBD', '. .', '', 'A DT', 'dog NN', 'ran VBD', '. .', ''].join('\n');
-const trees = '(ROOT (S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .)))\n(ROOT (S (NP (DT A) (NN dog)) (VP (VBD ran)) (. .)))\n';
+const trees =
+  '(ROOT (S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .)))\n(ROOT (S (NP (DT A) (NN dog)) (VP (VBD ran)) (. .)))\n';
 const nbest = '{"id":"s1","tokens":["a"],"candidates":[{"tree":"(S (X a))","logprob":-1}],"gold":"(S (X a))"}\n';
 
 const digest = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
@@ -32,19 +33,114 @@ function fixture(name: string, text: string): { dir: string; file: string } {
 
 /** Each command's arguments with one input `F` and an output that must not be it. */
 const cases: { name: string; text: string; args: (input: string, out: string) => string[]; flag: string }[] = [
-  { name: 'train.conll', text: conll, flag: '--model', args: (i, o) => ['train-tagger', '--algo', 'perceptron', '--train', i, '--columns', 'word,pos', '--label', 'pos', '--model', o] },
-  { name: 'dev.conll', text: conll, flag: '--checkpoint', args: (i, o) => ['train-tagger', '--algo', 'crf', '--train', i, '--columns', 'word,pos', '--label', 'pos', '--model', join(tmp.dir, 'unused.model'), '--checkpoint', o] },
+  {
+    name: 'train.conll',
+    text: conll,
+    flag: '--model',
+    args: (i, o) => [
+      'train-tagger',
+      '--algo',
+      'perceptron',
+      '--train',
+      i,
+      '--columns',
+      'word,pos',
+      '--label',
+      'pos',
+      '--model',
+      o,
+    ],
+  },
+  {
+    name: 'dev.conll',
+    text: conll,
+    flag: '--checkpoint',
+    args: (i, o) => [
+      'train-tagger',
+      '--algo',
+      'crf',
+      '--train',
+      i,
+      '--columns',
+      'word,pos',
+      '--label',
+      'pos',
+      '--model',
+      join(tmp.dir, 'unused.model'),
+      '--checkpoint',
+      o,
+    ],
+  },
   { name: 'train.mrg', text: trees, flag: '--model', args: (i, o) => ['train-parser', '--train', i, '--model', o] },
-  { name: 'test.mrg', text: trees, flag: '--out', args: (i, o) => ['parse', '--model', i + '.none', '--input', i, '--out', o] },
-  { name: 'test2.mrg', text: trees, flag: '--out-nbest', args: (i, o) => ['parse', '--model', i + '.none', '--input', i, '--out', '-', '--nbest', '2', '--out-nbest', o] },
-  { name: 'test.conll', text: conll, flag: '--out', args: (i, o) => ['tag', '--model', i + '.none', '--input', i, '--out', o] },
-  { name: 'test2.conll', text: conll, flag: '--out', args: (i, o) => ['tag', '--model', i + '.none', '--input', i, '--out', o, '--separator', 'tab', '--nbest', '2', '--out-nbest', join(tmp.dir, 'x.jsonl')] },
-  { name: 'model.bin', text: conll, flag: '--out', args: (i, o) => ['tag', '--model', i, '--input', i + '.none', '--out', o] },
+  {
+    name: 'test.mrg',
+    text: trees,
+    flag: '--out',
+    args: (i, o) => ['parse', '--model', i + '.none', '--input', i, '--out', o],
+  },
+  {
+    name: 'test2.mrg',
+    text: trees,
+    flag: '--out-nbest',
+    args: (i, o) => ['parse', '--model', i + '.none', '--input', i, '--out', '-', '--nbest', '2', '--out-nbest', o],
+  },
+  {
+    name: 'test.conll',
+    text: conll,
+    flag: '--out',
+    args: (i, o) => ['tag', '--model', i + '.none', '--input', i, '--out', o],
+  },
+  {
+    name: 'test2.conll',
+    text: conll,
+    flag: '--out',
+    args: (i, o) => [
+      'tag',
+      '--model',
+      i + '.none',
+      '--input',
+      i,
+      '--out',
+      o,
+      '--separator',
+      'tab',
+      '--nbest',
+      '2',
+      '--out-nbest',
+      join(tmp.dir, 'x.jsonl'),
+    ],
+  },
+  {
+    name: 'model.bin',
+    text: conll,
+    flag: '--out',
+    args: (i, o) => ['tag', '--model', i, '--input', i + '.none', '--out', o],
+  },
   { name: 'n.jsonl', text: nbest, flag: '--out', args: (i, o) => ['features', '--input', i, '--out', o] },
-  { name: 'n2.jsonl', text: nbest, flag: '--model', args: (i, o) => ['train-reranker', '--method', 'boost', '--train', i, '--model', o] },
-  { name: 'n3.jsonl', text: nbest, flag: '--model', args: (i, o) => ['train-reranker', '--method', 'perceptron', '--train', i, '--model', o] },
-  { name: 'n4.jsonl', text: nbest, flag: '--out', args: (i, o) => ['rerank', '--model', i + '.none', '--input', i, '--out', o] },
-  { name: 'c.mrg', text: trees, flag: '--out', args: (i, o) => ['convert', '--from', 'trees', '--to', 'conll', '--input', i, '--out', o] },
+  {
+    name: 'n2.jsonl',
+    text: nbest,
+    flag: '--model',
+    args: (i, o) => ['train-reranker', '--method', 'boost', '--train', i, '--model', o],
+  },
+  {
+    name: 'n3.jsonl',
+    text: nbest,
+    flag: '--model',
+    args: (i, o) => ['train-reranker', '--method', 'perceptron', '--train', i, '--model', o],
+  },
+  {
+    name: 'n4.jsonl',
+    text: nbest,
+    flag: '--out',
+    args: (i, o) => ['rerank', '--model', i + '.none', '--input', i, '--out', o],
+  },
+  {
+    name: 'c.mrg',
+    text: trees,
+    flag: '--out',
+    args: (i, o) => ['convert', '--from', 'trees', '--to', 'conll', '--input', i, '--out', o],
+  },
 ];
 
 describe('an output that is an input is refused: exit 2, one line, nothing written', () => {
@@ -58,7 +154,11 @@ describe('an output that is an input is refused: exit 2, one line, nothing writt
         const before = digest(file);
         const listing = readdirSync(dir).sort();
         const r = runCli(c.args(file, out));
-        expect(r.stderr).toMatch(new RegExp(`^structrank: [a-z-]+: ${c.flag} \\S+ is the input --\\S+.*refusing to write over an input; choose another output file\\n`));
+        expect(r.stderr).toMatch(
+          new RegExp(
+            `^structrank: [a-z-]+: ${c.flag} \\S+ is the input --\\S+.*refusing to write over an input; choose another output file\\n`,
+          ),
+        );
         expect(r.stderr.trim().split('\n')[0]).toContain(out);
         expect(r.status).toBe(2);
         expect(digest(file)).toBe(before);
@@ -70,11 +170,37 @@ describe('an output that is an input is refused: exit 2, one line, nothing writt
   it('a new output beside the input is fine, and two outputs may not be one file', () => {
     const { dir, file } = fixture('ok.conll', conll);
     const model = join(dir, 'ok.model');
-    const r = runCli(['train-tagger', '--algo', 'perceptron', '--epochs', '2', '--train', file, '--columns', 'word,pos', '--label', 'pos', '--model', model]);
+    const r = runCli([
+      'train-tagger',
+      '--algo',
+      'perceptron',
+      '--epochs',
+      '2',
+      '--train',
+      file,
+      '--columns',
+      'word,pos',
+      '--label',
+      'pos',
+      '--model',
+      model,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(existsSync(model)).toBe(true);
     expect(existsSync(`${model}.lock`)).toBe(false);
-    const twice = runCli(['tag', '--model', model, '--input', file, '--out', join(dir, 'o.txt'), '--nbest', '2', '--out-nbest', join(dir, 'o.txt')]);
+    const twice = runCli([
+      'tag',
+      '--model',
+      model,
+      '--input',
+      file,
+      '--out',
+      join(dir, 'o.txt'),
+      '--nbest',
+      '2',
+      '--out-nbest',
+      join(dir, 'o.txt'),
+    ]);
     expect(twice.status).toBe(2);
     expect(twice.stderr).toMatch(/--out-nbest \S+o\.txt is also the output --out: give each output its own file/);
     expect(existsSync(join(dir, 'o.txt'))).toBe(false);
@@ -86,7 +212,9 @@ describe('an output that is an input is refused: exit 2, one line, nothing writt
     writeFileSync(config, JSON.stringify({ task: 'parse', data: { train: file, dev: file, test: file }, output: dir }));
     const before = digest(file);
     const r = runCli(['pipeline', '--config', config]);
-    expect(r.stderr).toMatch(/^structrank: pipeline: results\.json \S+ is the input data\.train.*refusing to write over an input/);
+    expect(r.stderr).toMatch(
+      /^structrank: pipeline: results\.json \S+ is the input data\.train.*refusing to write over an input/,
+    );
     expect(r.status).toBe(2);
     expect(digest(file)).toBe(before);
   });
@@ -94,12 +222,17 @@ describe('an output that is an input is refused: exit 2, one line, nothing writt
 
 /** A child running the CLI; resolves with its exit code and output. */
 function start(args: string[]) {
-  const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], {
+    cwd: repoRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let stdout = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const done = new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (status, signal) => resolve({ status, signal })));
+  const done = new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (status, signal) => resolve({ status, signal })),
+  );
   return { child, done, stderr: () => stderr, stdout: () => stdout };
 }
 
@@ -112,7 +245,21 @@ async function waitFor(what: () => boolean, ms = 20_000): Promise<void> {
 }
 
 describe('two processes writing one output file', () => {
-  const trainArgs = (train: string, model: string): string[] => ['train-tagger', '--algo', 'perceptron', '--epochs', '2', '--train', train, '--columns', 'word,pos', '--label', 'pos', '--model', model];
+  const trainArgs = (train: string, model: string): string[] => [
+    'train-tagger',
+    '--algo',
+    'perceptron',
+    '--epochs',
+    '2',
+    '--train',
+    train,
+    '--columns',
+    'word,pos',
+    '--label',
+    'pos',
+    '--model',
+    model,
+  ];
 
   it('the second writer fails at its start naming the first; the first finishes; the lock goes', async () => {
     const { dir, file } = fixture('two.conll', conll);
@@ -145,7 +292,15 @@ describe('two processes writing one output file', () => {
     const model = join(dir, 'stale.model');
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     expect(processAlive(Number(dead.stdout))).toBe(false);
-    writeFileSync(`${model}.lock`, JSON.stringify({ pid: Number(dead.stdout), host: hostname(), started: '2026-01-01T00:00:00.000Z', command: 'train-tagger' }));
+    writeFileSync(
+      `${model}.lock`,
+      JSON.stringify({
+        pid: Number(dead.stdout),
+        host: hostname(),
+        started: '2026-01-01T00:00:00.000Z',
+        command: 'train-tagger',
+      }),
+    );
     const r = runCli(trainArgs(file, model));
     expect(r.status, r.stderr).toBe(0);
     expect(existsSync(`${model}.lock`)).toBe(false);
@@ -166,7 +321,21 @@ describe('two processes writing one output file', () => {
     // Reading a file, the handler is there from the start: "cancelled", exit 130, no lock left.
     const big = join(dir, 'big.conll');
     writeFileSync(big, conll.repeat(20000));
-    const second = start(['train-tagger', '--algo', 'perceptron', '--epochs', '200', '--train', big, '--columns', 'word,pos', '--label', 'pos', '--model', model]);
+    const second = start([
+      'train-tagger',
+      '--algo',
+      'perceptron',
+      '--epochs',
+      '200',
+      '--train',
+      big,
+      '--columns',
+      'word,pos',
+      '--label',
+      'pos',
+      '--model',
+      model,
+    ]);
     await waitFor(() => existsSync(`${model}.lock`));
     second.child.kill('SIGINT');
     const r2 = await second.done;

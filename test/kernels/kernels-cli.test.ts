@@ -22,7 +22,10 @@ describe('structrank kernel trees', () => {
   it('prints A against B, normalized and depth-limited, as plain rows', () => {
     const r = runCli(['kernel', 'trees', '--lambda', '0.4', '--normalize', '--threads', '1', a, b]);
     expect(r.status).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => l.split(' ').map(Number));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ').map(Number));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toEqual([1]);
     expect(lines[1][0]).toBeCloseTo(1.984 / Math.sqrt(3.657216 * 2.89344), 12);
@@ -72,25 +75,65 @@ describe('structrank kernel tags', () => {
     expect(sim.status).toBe(2);
   });
   it('reads CoNLL-U: the FORMs and the field --tag names, the matrix of the same sentences as columns', () => {
-    const w = (id: number, form: string, upos: string, xpos: string): string => [id, form, '_', upos, xpos, '_', '_', '_', '_', '_'].join('\t');
-    const u = tmp.file('a.conllu', ['# sent_id = 1', w(1, 'The', 'DET', 'DT'), w(2, 'dog', 'NOUN', 'NN'), '', '# sent_id = 2', '1-2\tAcat\t_\t_\t_\t_\t_\t_\t_\t_', w(1, 'A', 'DET', 'DT'), w(2, 'cat', 'NOUN', 'NN'), w(3, 'ran', 'VERB', 'VBD'), ''].join('\n'));
-    for (const [field, sim2] of [['xpos', []], ['upos', ['--sim2', 'caps']]] as const) {
-      const columns = runCli(['kernel', 'tags', '--lambda', '0.5', '--columns', 'word,tag,chunk', ...sim2, ...(field === 'upos' ? [tmp.file('up.conll', 'The DET B-NP\ndog NOUN I-NP\n\nA DET B-NP\ncat NOUN I-NP\nran VERB B-VP\n')] : [a])]);
+    const w = (id: number, form: string, upos: string, xpos: string): string =>
+      [id, form, '_', upos, xpos, '_', '_', '_', '_', '_'].join('\t');
+    const u = tmp.file(
+      'a.conllu',
+      [
+        '# sent_id = 1',
+        w(1, 'The', 'DET', 'DT'),
+        w(2, 'dog', 'NOUN', 'NN'),
+        '',
+        '# sent_id = 2',
+        '1-2\tAcat\t_\t_\t_\t_\t_\t_\t_\t_',
+        w(1, 'A', 'DET', 'DT'),
+        w(2, 'cat', 'NOUN', 'NN'),
+        w(3, 'ran', 'VERB', 'VBD'),
+        '',
+      ].join('\n'),
+    );
+    for (const [field, sim2] of [
+      ['xpos', []],
+      ['upos', ['--sim2', 'caps']],
+    ] as const) {
+      const columns = runCli([
+        'kernel',
+        'tags',
+        '--lambda',
+        '0.5',
+        '--columns',
+        'word,tag,chunk',
+        ...sim2,
+        ...(field === 'upos'
+          ? [tmp.file('up.conll', 'The DET B-NP\ndog NOUN I-NP\n\nA DET B-NP\ncat NOUN I-NP\nran VERB B-VP\n')]
+          : [a]),
+      ]);
       const conllu = runCli(['kernel', 'tags', '--lambda', '0.5', '--tag', field, ...sim2, u]);
       expect(conllu.stderr).toBe('');
       expect(conllu.stdout).toBe(columns.stdout);
     }
-    expect(runCli(['kernel', 'tags', '--lambda', '0.5', '--columns', 'word,tag', u]).stderr).toMatch(/^structrank: kernel tags: --columns names CoNLL columns; with CoNLL-U files, --tag names/);
-    expect(runCli(['kernel', 'tags', '--lambda', '0.5', '--tag', 'form', u]).stderr).toMatch(/^structrank: kernel tags: --tag names a CoNLL-U field among lemma, upos, xpos, feats, deprel; got 'form'/);
-    expect(runCli(['kernel', 'tags', '--lambda', '0.5', '--tag', 'upos', a]).stderr).toMatch(/^structrank: kernel tags: --tag names a CoNLL-U field; CoNLL files/);
+    expect(runCli(['kernel', 'tags', '--lambda', '0.5', '--columns', 'word,tag', u]).stderr).toMatch(
+      /^structrank: kernel tags: --columns names CoNLL columns; with CoNLL-U files, --tag names/,
+    );
+    expect(runCli(['kernel', 'tags', '--lambda', '0.5', '--tag', 'form', u]).stderr).toMatch(
+      /^structrank: kernel tags: --tag names a CoNLL-U field among lemma, upos, xpos, feats, deprel; got 'form'/,
+    );
+    expect(runCli(['kernel', 'tags', '--lambda', '0.5', '--tag', 'upos', a]).stderr).toMatch(
+      /^structrank: kernel tags: --tag names a CoNLL-U field; CoNLL files/,
+    );
   });
 });
 
 describe('structrank kernel trees --strip', () => {
   it('applies the standard transforms', () => {
-    const f = tmp.file('s.mrg', '( (S (NP-SBJ-1 (-NONE- *-1)) (NP-TMP (NN x)) (VP (VB y))))\n(S (NP (NN x)) (VP (VB y)))\n');
+    const f = tmp.file(
+      's.mrg',
+      '( (S (NP-SBJ-1 (-NONE- *-1)) (NP-TMP (NN x)) (VP (VB y))))\n(S (NP (NN x)) (VP (VB y)))\n',
+    );
     const plain = JSON.parse(runCli(['kernel', 'trees', '--lambda', '0.4', '--normalize', f, '--json']).stdout).rows;
-    const stripped = JSON.parse(runCli(['kernel', 'trees', '--lambda', '0.4', '--normalize', '--strip', f, '--json']).stdout).rows;
+    const stripped = JSON.parse(
+      runCli(['kernel', 'trees', '--lambda', '0.4', '--normalize', '--strip', f, '--json']).stdout,
+    ).rows;
     expect(plain[0][1]).toBeLessThan(0.99);
     expect(stripped[0][1]).toBeCloseTo(1, 12);
   });

@@ -15,7 +15,8 @@ export function fragmentsAt(n: Tree): Fragment[] {
     const options: Fragment[] = [{ text: c.label, size: 0, depth: 0 }, ...fragmentsAt(c)];
     const next: Fragment[] = [];
     for (const p of partial) {
-      for (const o of options) next.push({ text: `${p.text} ${o.text}`, size: p.size + o.size, depth: Math.max(p.depth, o.depth + 1) });
+      for (const o of options)
+        next.push({ text: `${p.text} ${o.text}`, size: p.size + o.size, depth: Math.max(p.depth, o.depth + 1) });
     }
     partial = next;
   }
@@ -73,7 +74,8 @@ export function bruteTagKernel(
         }
         partial = next;
         const k = t - start + 1;
-        for (const [text, weight] of partial) out.set(text, (out.get(text) ?? 0) + weight * Math.sqrt(lambda ** (k - 1)));
+        for (const [text, weight] of partial)
+          out.set(text, (out.get(text) ?? 0) + weight * Math.sqrt(lambda ** (k - 1)));
       }
     }
     return out;
@@ -135,7 +137,6 @@ export function choleskyOk(m: Float64Array, n: number, jitter: number): boolean 
   }
   return true;
 }
-
 
 export function randomTree(r: () => number, maxDepth: number): Tree {
   const label = ['A', 'B', 'C'][Math.floor(r() * 3)];

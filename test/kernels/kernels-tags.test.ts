@@ -44,7 +44,8 @@ describe('tagging kernel values', () => {
     for (const lambda of [1, 0.5, 0.2]) {
       const g = gram(bank, { lambda });
       for (let i = 0; i < seqs.length; i++) {
-        for (let j = 0; j < seqs.length; j++) expect(g[i * seqs.length + j]).toBeCloseTo(bruteTagKernel(seqs[i], seqs[j], lambda), 9);
+        for (let j = 0; j < seqs.length; j++)
+          expect(g[i * seqs.length + j]).toBeCloseTo(bruteTagKernel(seqs[i], seqs[j], lambda), 9);
       }
     }
   });
@@ -62,7 +63,8 @@ describe('tagging kernel values', () => {
       for (const lambda of [1, 0.4]) {
         const g = gram(bank, { lambda, sim2: true });
         for (let i = 0; i < seqs.length; i++) {
-          for (let j = 0; j < seqs.length; j += 3) expect(g[i * seqs.length + j]).toBeCloseTo(bruteTagKernel(seqs[i], seqs[j], lambda, fn), 9);
+          for (let j = 0; j < seqs.length; j += 3)
+            expect(g[i * seqs.length + j]).toBeCloseTo(bruteTagKernel(seqs[i], seqs[j], lambda, fn), 9);
         }
       }
     }
@@ -88,7 +90,9 @@ describe('tagging kernel values', () => {
   it('async Gram equals sync and aborts', async () => {
     const bank = SequenceBank.fromConll(conll, columns);
     expect(Array.from(await gramAsync(bank, { lambda: 0.5 }))).toEqual(Array.from(gram(bank, { lambda: 0.5 })));
-    await expect(gramAsync(bank, { lambda: 0.5, signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(gramAsync(bank, { lambda: 0.5, signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
   });
 });
 
@@ -97,7 +101,9 @@ describe('tagging kernel errors', () => {
     expect(() => SequenceBank.fromSequences([{ words: [], tags: [] }])).toThrow(InputError);
     expect(() => SequenceBank.fromSequences([{ words: ['a'], tags: [] }])).toThrow(/1 words but 0 tags/);
     // @ts-expect-error not a built-in feature
-    expect(() => SequenceBank.fromSequences([{ words: ['a'], tags: ['D'] }], { wordFeature: 'bogus' })).toThrow(/unknown word feature/);
+    expect(() => SequenceBank.fromSequences([{ words: ['a'], tags: ['D'] }], { wordFeature: 'bogus' })).toThrow(
+      /unknown word feature/,
+    );
   });
   it('needs the same word feature on both banks for sim2', () => {
     const a = SequenceBank.fromSequences([{ words: ['A'], tags: ['D'] }], { wordFeature: 'caps' });
@@ -109,6 +115,8 @@ describe('tagging kernel errors', () => {
     expect(() => kernel(a, 0, a, 1, { lambda: 0.5 })).toThrow(/out of range/);
   });
   it('names the missing CoNLL column', () => {
-    expect(() => SequenceBank.fromConll(conll, ['word', 'pos', 'chunk'], { source: 'x.conll' })).toThrow(/no column named 'tag'/);
+    expect(() => SequenceBank.fromConll(conll, ['word', 'pos', 'chunk'], { source: 'x.conll' })).toThrow(
+      /no column named 'tag'/,
+    );
   });
 });

@@ -22,7 +22,10 @@ afterAll(() => tmp.cleanup());
 /** The bank the JS path builds. */
 const jsBank = (file: string, strip = false): TreeBank => {
   const parsed = readTreebankSync(file);
-  return TreeBank.fromTrees(parsed.map((p) => p.tree), { source: file, lines: parsed.map((p) => p.line), strip });
+  return TreeBank.fromTrees(
+    parsed.map((p) => p.tree),
+    { source: file, lines: parsed.map((p) => p.line), strip },
+  );
 };
 
 function expectSameBank(file: string): void {
@@ -34,7 +37,12 @@ function expectSameBank(file: string): void {
   expect(fast.size).toBe(slow.size);
   expect(fast.totalNodes).toBe(slow.totalNodes);
   expect(fast.bytes).toBe(slow.bytes);
-  for (const options of [{ lambda: 0.4 }, { lambda: 0.4, normalize: true }, { lambda: 0.7, depth: 2 }, { lambda: 0.4, plain: true }]) {
+  for (const options of [
+    { lambda: 0.4 },
+    { lambda: 0.4, normalize: true },
+    { lambda: 0.7, depth: 2 },
+    { lambda: 0.4, plain: true },
+  ]) {
     // Exact equality: the same production ids in the same order give the same sums.
     expect(gram(fast, options)).toEqual(gram(slow, options));
     // Across two banks every K(i, j) is computed with i from the first: compare like with like.
@@ -44,7 +52,8 @@ function expectSameBank(file: string): void {
 
 const HAND_MADE: Record<string, string> = {
   'one per line': '(S (NP (D a) (N b)) (VP (V c)))\n(S (NP (D a)) (VP (V c)))\n',
-  'wrapped, several per line, spanning lines': '( (S (NP (D a) (N b)) (VP (V c)))) ( (S (NP (D the))\n   (VP (V c)\n (NP (N b)))))\n',
+  'wrapped, several per line, spanning lines':
+    '( (S (NP (D a) (N b)) (VP (V c)))) ( (S (NP (D the))\n   (VP (V c)\n (NP (N b)))))\n',
   'wrapper with two children is kept': '((A a) (B b))\n( (A a))\n',
   'only one wrapper removed': '( ( (S (A a) (B b))))\n',
   'unlabeled inner node': '(S ( (A b)) (C d))\n',
@@ -75,7 +84,9 @@ describe('TreeBank.fromFile (native bracket reader)', () => {
 
   it('takes strip and logprobs like fromTrees', () => {
     const f = tmp.file('strip.mrg', HAND_MADE['treebank labels']);
-    expect(gram(TreeBank.fromFile(f, { strip: true }), { lambda: 0.4 })).toEqual(gram(jsBank(f, true), { lambda: 0.4 }));
+    expect(gram(TreeBank.fromFile(f, { strip: true }), { lambda: 0.4 })).toEqual(
+      gram(jsBank(f, true), { lambda: 0.4 }),
+    );
     expect(Array.from(TreeBank.fromFile(f, { logprobs: [-3] }).logprobs ?? [])).toEqual([-3]);
     expect(() => TreeBank.fromFile(f, { logprobs: [1, 2] })).toThrow(/logprobs has 2 entries for 1 trees/);
   });
@@ -89,7 +100,13 @@ describe('TreeBank.fromFile (native bracket reader)', () => {
     expect(fast.bytes).toBe(slow.bytes);
     // The Gram values of the first 150 trees (a prefix file, read both ways).
     const start151 = readTreebankSync(file)[150].line;
-    const prefix = tmp.file('ptb-prefix.mrg', readFileSync(file, 'utf8').split('\n').slice(0, start151 - 1).join('\n') + '\n');
+    const prefix = tmp.file(
+      'ptb-prefix.mrg',
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .slice(0, start151 - 1)
+        .join('\n') + '\n',
+    );
     expect(TreeBank.fromFile(prefix).size).toBe(150);
     expectSameBank(prefix);
   });
@@ -126,7 +143,8 @@ describe('TreeBank.fromFile (native bracket reader)', () => {
       }
       expect(got).toBeInstanceOf(InputError);
       // The native reader declines (an empty bank; UTF-8 is checked before it) and the JS reader words the error.
-      if (name !== 'invalid UTF-8') expect(new (native<KernelsAddon>().TreeBank)(readFileSync(file), true).size()).toBe(0);
+      if (name !== 'invalid UTF-8')
+        expect(new (native<KernelsAddon>().TreeBank)(readFileSync(file), true).size()).toBe(0);
       expect((got as InputError).message).toBe((expected as InputError).message);
       expect((got as InputError).message).toContain(file);
     });
@@ -134,13 +152,36 @@ describe('TreeBank.fromFile (native bracket reader)', () => {
 
   it('accepts exactly what the JS reader accepts, with the same bank (random near-trees)', () => {
     const { TreeBank: NativeBank } = native<KernelsAddon>();
-    const pieces = ['(', '(', '(', ')', ')', ')', ' ', ' ', '\n', '\r\n', '\t', '\u00a0', '\u2009', 'a', 'B', 'NP', 'ö', '-NONE-', '\u0085'];
+    const pieces = [
+      '(',
+      '(',
+      '(',
+      ')',
+      ')',
+      ')',
+      ' ',
+      ' ',
+      '\n',
+      '\r\n',
+      '\t',
+      '\u00a0',
+      '\u2009',
+      'a',
+      'B',
+      'NP',
+      'ö',
+      '-NONE-',
+      '\u0085',
+    ];
     let seed = 7;
     const next = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
     let accepted = 0;
     for (let c = 0; c < 3000; c++) {
       // Half the cases are well-formed trees with noise in the spacing, half random pieces.
-      const text = c % 2 === 0 ? randomTree(next, 3) + (next(4) === 0 ? pieces[next(pieces.length)] : '') : Array.from({ length: 1 + next(14) }, () => pieces[next(pieces.length)]).join('');
+      const text =
+        c % 2 === 0
+          ? randomTree(next, 3) + (next(4) === 0 ? pieces[next(pieces.length)] : '')
+          : Array.from({ length: 1 + next(14) }, () => pieces[next(pieces.length)]).join('');
       let js: TreeBank | undefined;
       try {
         const parser = new BracketParser('<fuzz>');
@@ -172,7 +213,25 @@ describe('TreeBank.fromFile (native bracket reader)', () => {
 describe('formatRows (native matrix text)', () => {
   const { formatRows } = native<KernelsAddon>();
   it('writes every double as String() and JSON.stringify() do', () => {
-    const values = [0, -0, 1, -1, 0.1, 1e21, 1e-7, 1.23e-5, 1e20, 123456789012345680000, 5e-324, 1.7976931348623157e308, NaN, Infinity, -Infinity, 3.657216, 2 ** 53];
+    const values = [
+      0,
+      -0,
+      1,
+      -1,
+      0.1,
+      1e21,
+      1e-7,
+      1.23e-5,
+      1e20,
+      123456789012345680000,
+      5e-324,
+      1.7976931348623157e308,
+      NaN,
+      Infinity,
+      -Infinity,
+      3.657216,
+      2 ** 53,
+    ];
     const bits = new Uint32Array(2);
     const asDouble = new Float64Array(bits.buffer);
     let seed = 12345;
@@ -202,9 +261,29 @@ describe('structrank kernel trees: the lean path', () => {
 
   it('takes only plain spellings and declines everything else', () => {
     expect(leanKernelTreesArgs(['--lambda', '0.4', a])?.settings.lambda).toBe(0.4);
-    const full = leanKernelTreesArgs(['--lambda', '.5', '--depth', '2', '--normalize', '--strip', '--plain', '--json', '--threads', '1', a, b]);
+    const full = leanKernelTreesArgs([
+      '--lambda',
+      '.5',
+      '--depth',
+      '2',
+      '--normalize',
+      '--strip',
+      '--plain',
+      '--json',
+      '--threads',
+      '1',
+      a,
+      b,
+    ]);
     expect(full?.files).toEqual([a, b]);
-    expect(full?.settings).toMatchObject({ lambda: 0.5, depth: 2, normalize: true, strip: true, plain: true, threads: 1 });
+    expect(full?.settings).toMatchObject({
+      lambda: 0.5,
+      depth: 2,
+      normalize: true,
+      strip: true,
+      plain: true,
+      threads: 1,
+    });
     for (const args of [
       [a],
       ['--lambda=0.4', a],

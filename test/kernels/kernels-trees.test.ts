@@ -44,17 +44,21 @@ describe('tree kernel values', () => {
     }
   });
 
-  itWithData(['ptb-sample'], 'reproduces the SVM-Light-TK checksums on the first 500 and 1,000 ptb-sample trees', () => {
-    const ptb = readTreesSync(dataFile('ptb-sample', 'train.mrg'));
-    for (const [n, sum, normalized] of [
-      [500, '503912.2589', '8440.717282'],
-      [1000, '2064624.455', '33632.79297'],
-    ] as const) {
-      const bank = TreeBank.fromTrees(ptb.slice(0, n).map(unwrap));
-      expect(pairSum(gram(bank, { lambda: 0.4 }), n).toPrecision(10)).toBe(sum);
-      expect(pairSum(gram(bank, { lambda: 0.4, normalize: true }), n).toPrecision(10)).toBe(normalized);
-    }
-  });
+  itWithData(
+    ['ptb-sample'],
+    'reproduces the SVM-Light-TK checksums on the first 500 and 1,000 ptb-sample trees',
+    () => {
+      const ptb = readTreesSync(dataFile('ptb-sample', 'train.mrg'));
+      for (const [n, sum, normalized] of [
+        [500, '503912.2589', '8440.717282'],
+        [1000, '2064624.455', '33632.79297'],
+      ] as const) {
+        const bank = TreeBank.fromTrees(ptb.slice(0, n).map(unwrap));
+        expect(pairSum(gram(bank, { lambda: 0.4 }), n).toPrecision(10)).toBe(sum);
+        expect(pairSum(gram(bank, { lambda: 0.4, normalize: true }), n).toPrecision(10)).toBe(normalized);
+      }
+    },
+  );
 
   it('fast and plain algorithms agree on GUM tree pairs', () => {
     const trees = gum.slice(1000, 1060);
@@ -113,7 +117,11 @@ describe('tree Gram matrices', () => {
     for (let j = 0; j < 30; j++) expect(r[j]).toBeCloseTo(full[4 * 30 + j], 12);
     const withBeta = kernel(bank, 2, other, 3, { lambda: 0.4, normalize: true, beta: 0.2 });
     expect(withBeta).toBeCloseTo(0.2 * -12 * -18 + rect[2 * 7 + 3], 10);
-    const explicit = kernel(bank, 2, other, 3, { lambda: 0.4, beta: 0.5, logprobs: { a: new Array(30).fill(2), b: new Array(7).fill(3) } });
+    const explicit = kernel(bank, 2, other, 3, {
+      lambda: 0.4,
+      beta: 0.5,
+      logprobs: { a: new Array(30).fill(2), b: new Array(7).fill(3) },
+    });
     expect(explicit).toBeCloseTo(3 + kernel(bank, 2, other, 3, { lambda: 0.4 }), 10);
   });
 
@@ -135,14 +143,19 @@ describe('tree kernel errors', () => {
   const bank = TreeBank.fromTrees([parseTree('(S (NP (D a)) (VP (V c)))')]);
   it('rejects empty trees', () => {
     expect(() => TreeBank.fromTrees([{ label: 'S', children: [] }])).toThrow(/empty tree/);
-    expect(() => TreeBank.fromTrees([{ label: '', children: [] }], { source: 'x.mrg', lines: [7] })).toThrow(InputError);
-    expect(() => TreeBank.fromTrees([{ label: '', children: [] }], { source: 'x.mrg', lines: [7] })).toThrow(/x\.mrg:7: .*empty tree/);
+    expect(() => TreeBank.fromTrees([{ label: '', children: [] }], { source: 'x.mrg', lines: [7] })).toThrow(
+      InputError,
+    );
+    expect(() => TreeBank.fromTrees([{ label: '', children: [] }], { source: 'x.mrg', lines: [7] })).toThrow(
+      /x\.mrg:7: .*empty tree/,
+    );
   });
   it('rejects out-of-range indices, bad lambda and bad depth', () => {
     expect(() => kernel(bank, 1, bank, 0, { lambda: 0.4 })).toThrow(/index 1 out of range/);
     expect(() => kernel(bank, 0, bank, -1, { lambda: 0.4 })).toThrow(UsageError);
     expect(() => row(bank, 0.5, bank, { lambda: 0.4 })).toThrow(/out of range/);
-    for (const lambda of [0, -1, 1.5, Number.NaN]) expect(() => kernel(bank, 0, bank, 0, { lambda })).toThrow(/lambda must be/);
+    for (const lambda of [0, -1, 1.5, Number.NaN])
+      expect(() => kernel(bank, 0, bank, 0, { lambda })).toThrow(/lambda must be/);
     expect(() => kernel(bank, 0, bank, 0, { lambda: 0.4, depth: 0 })).toThrow(/depth must be/);
     expect(() => gram(bank, { lambda: 0.4, beta: 1 })).toThrow(/needs logprobs/);
   });
@@ -165,6 +178,8 @@ describe('tree bank transforms', () => {
     const k = kernel(stripped, 0, reference, 0, { lambda: 0.4 });
     expect(k).toBeCloseTo(kernel(reference, 0, reference, 0, { lambda: 0.4 }), 12);
     expect(kernel(TreeBank.fromTrees([given]), 0, reference, 0, { lambda: 0.4 })).toBeLessThan(k);
-    expect(() => TreeBank.fromTrees([parseTree('(S (-NONE- *))')], { strip: true })).toThrow(/empty tree after removing/);
+    expect(() => TreeBank.fromTrees([parseTree('(S (-NONE- *))')], { strip: true })).toThrow(
+      /empty tree after removing/,
+    );
   });
 });

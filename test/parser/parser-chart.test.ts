@@ -16,7 +16,9 @@ afterAll(() => tmp.cleanup());
 // The shipped GUM trees, so the parser is tested on every checkout; from 4 words on, as
 // headings such as "Introduction ." have a single parse.
 const short = (file: string, max: number, limit: number): Tree[] =>
-  readTreesSync(join(repoRoot, 'data', 'gum-open', file)).filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= max).slice(0, limit);
+  readTreesSync(join(repoRoot, 'data', 'gum-open', file))
+    .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= max)
+    .slice(0, limit);
 
 let pcfg: ChartParserModel;
 let crf: ChartParserModel;
@@ -48,7 +50,8 @@ describe('chart parser', () => {
       expect(s.candidates[0].logprob).toBeCloseTo(one[i].logprob, 9);
       const keys = s.candidates.map((c) => formatTree(c.tree));
       expect(new Set(keys).size).toBe(keys.length);
-      for (let c = 1; c < s.candidates.length; c++) expect(s.candidates[c].logprob).toBeLessThanOrEqual(s.candidates[c - 1].logprob + 1e-9);
+      for (let c = 1; c < s.candidates.length; c++)
+        expect(s.candidates[c].logprob).toBeLessThanOrEqual(s.candidates[c - 1].logprob + 1e-9);
     });
   });
 
@@ -81,8 +84,10 @@ describe('chart parser', () => {
   it('MBR decoding: keeps the words, scores at most the Viterbi tree, k-best stays Viterbi; stored as the parse default', async () => {
     const sentences = dev.slice(0, 40).map((t) => treeWords(t));
     const viterbi = await crf.parse(sentences, { threads: 2, decode: 'viterbi' });
-    const mbr = await crf.parse(sentences, { threads: 2 });  // the default
-    expect((await crf.parse(sentences, { threads: 2, decode: 'mbr' })).map((p) => formatTree(p.tree))).toEqual(mbr.map((p) => formatTree(p.tree)));
+    const mbr = await crf.parse(sentences, { threads: 2 }); // the default
+    expect((await crf.parse(sentences, { threads: 2, decode: 'mbr' })).map((p) => formatTree(p.tree))).toEqual(
+      mbr.map((p) => formatTree(p.tree)),
+    );
     expect(mbr.some((p, i) => formatTree(p.tree) !== formatTree(viterbi[i].tree))).toBe(true);
     mbr.forEach((p, i) => {
       expect(words(p.tree)).toEqual(sentences[i]);
@@ -100,7 +105,9 @@ describe('chart parser', () => {
     const explicit = (await m.parse(sentences, { threads: 2, decode: 'mbr' })).map((p) => formatTree(p.tree));
     expect((await back.parse(sentences, { threads: 2 })).map((p) => formatTree(p.tree))).toEqual(explicit);
     const plain = (await m.parse(sentences, { threads: 2, decode: 'viterbi' })).map((p) => formatTree(p.tree));
-    expect((await back.parse(sentences, { threads: 2, decode: 'viterbi' })).map((p) => formatTree(p.tree))).toEqual(plain);
+    expect((await back.parse(sentences, { threads: 2, decode: 'viterbi' })).map((p) => formatTree(p.tree))).toEqual(
+      plain,
+    );
   });
 
   it('an ensemble with itself is the MBR parse; with a Markov-1 CRF it parses every sentence; it refuses what it cannot mean', async () => {
@@ -116,7 +123,8 @@ describe('chart parser', () => {
     expect(markov1.info().symbols).not.toBe(crf.info().symbols);
     const mixed = await crf.parse(sentences, { threads: 2, decode: 'mbr', ensemble: [markov1] });
     mixed.forEach((p, i) => expect(words(p.tree)).toEqual(sentences[i]));
-    const f1 = (parses: { tree: Tree }[]): number => evalbCorpus(dev.map((t, i) => [t, rewrap(parses[i].tree, t)] as const)).all.f1;
+    const f1 = (parses: { tree: Tree }[]): number =>
+      evalbCorpus(dev.map((t, i) => [t, rewrap(parses[i].tree, t)] as const)).all.f1;
     const own = await markov1.parse(sentences, { threads: 2, decode: 'mbr' });
     expect(f1(mixed)).toBeGreaterThan(Math.min(f1(alone), f1(own)) - 3);
     await expect(crf.parse(sentences, { ensemble: [pcfg] })).rejects.toThrow(/every parser must be a CRF/);
@@ -126,7 +134,13 @@ describe('chart parser', () => {
 
   it('trains the CRF with L-BFGS as an option, lowering the objective', async () => {
     const objectives: number[] = [];
-    const m = await ChartParserModel.train(train.slice(0, 100), { crf: true, optimizer: 'lbfgs', epochs: 4, threads: 2, onProgress: (p) => p.step === p.stepsPerEpoch && objectives.push(p.objective) });
+    const m = await ChartParserModel.train(train.slice(0, 100), {
+      crf: true,
+      optimizer: 'lbfgs',
+      epochs: 4,
+      threads: 2,
+      onProgress: (p) => p.step === p.stepsPerEpoch && objectives.push(p.objective),
+    });
     expect(m.isCrf).toBe(true);
     expect(objectives).toHaveLength(4);
     expect(objectives[3]).toBeLessThan(objectives[0]);
@@ -150,7 +164,15 @@ describe('chart parser', () => {
     const run = async (average: boolean) => {
       const passes: number[] = [];
       const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
-      const m = await ChartParserModel.train(train.slice(0, 150), { crf: true, average, epochs: 2, threads: 1, dev, summary, onPass: (r) => passes.push(r.devF1 ?? NaN) });
+      const m = await ChartParserModel.train(train.slice(0, 150), {
+        crf: true,
+        average,
+        epochs: 2,
+        threads: 1,
+        dev,
+        summary,
+        onPass: (r) => passes.push(r.devF1 ?? NaN),
+      });
       return { m, passes, summary };
     };
     const avg = await run(true);
@@ -206,7 +228,9 @@ describe('chart parser', () => {
     const sentences = dev.slice(0, 5).map((t) => treeWords(t));
     const a = await crf.parseNbest(sentences, 5, { threads: 1 });
     const b = await back.parseNbest(sentences, 5, { threads: 1 });
-    expect(b.map((s) => s.candidates.map((c) => formatTree(c.tree)))).toEqual(a.map((s) => s.candidates.map((c) => formatTree(c.tree))));
+    expect(b.map((s) => s.candidates.map((c) => formatTree(c.tree)))).toEqual(
+      a.map((s) => s.candidates.map((c) => formatTree(c.tree))),
+    );
     const bytes = readFileSync(file);
     const bad = tmp.file('bad.model');
     writeFileSync(bad, bytes.subarray(0, bytes.length - 100));
@@ -231,12 +255,37 @@ describe('chart parser CLI', () => {
     expect(r.status).toBe(0);
     const out = tmp.file('out.mrg');
     const nb = tmp.file('nbest.jsonl');
-    const p = runCli(['parse', '--model', model, '--input', devFile, '--out', out, '--nbest', '5', '--out-nbest', nb, '--threads', '2']);
+    const p = runCli([
+      'parse',
+      '--model',
+      model,
+      '--input',
+      devFile,
+      '--out',
+      out,
+      '--nbest',
+      '5',
+      '--out-nbest',
+      nb,
+      '--threads',
+      '2',
+    ]);
     expect(p.status).toBe(0);
     const trees = readFileSync(out, 'utf8').trim().split('\n');
     expect(trees).toHaveLength(dev.length);
     trees.forEach((line, i) => expect(words(parseTree(line))).toEqual(treeWords(dev[i])));
-    const lines = readFileSync(nb, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; tokens: string[]; candidates: { tree: string; logprob: number }[]; gold: string });
+    const lines = readFileSync(nb, 'utf8')
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            id: string;
+            tokens: string[];
+            candidates: { tree: string; logprob: number }[];
+            gold: string;
+          },
+      );
     expect(lines).toHaveLength(dev.length);
     expect(lines[0].candidates.length).toBeGreaterThan(1);
     expect(lines[0].candidates[0].tree).toBe(trees[0]);
@@ -254,7 +303,9 @@ describe('chart parser CLI', () => {
     expect(first).not.toMatch(/\(X /);
     expect(second).toMatch(/^\(ROOT \(X (\([^()]+\) ?)+\)\)$/);
     expect(words(parseTree(second))).toEqual(['It', 'rained', 'on', 'the', 'old', 'town', 'all', 'day', '.']);
-    expect(runCli(['parse', '--model', model, '--input', long, '--out', outLong, '--max-length', '0']).stderr).not.toMatch(/max-length/);
+    expect(
+      runCli(['parse', '--model', model, '--input', long, '--out', outLong, '--max-length', '0']).stderr,
+    ).not.toMatch(/max-length/);
     expect(runCli(['parse', '--model', model, '--input', long, '--out', outLong, '--max-length', 'x']).status).toBe(2);
     const bad = runCli(['parse', '--model', model, '--input', text, '--out', outText, '--nbest', '5']);
     expect(bad.status).toBe(2);

@@ -43,16 +43,29 @@ describe('chart parser extras', () => {
     // The relaxed rule NP^S -> PRP has the small smoothed probability 0.01 * 1/3.
     expect(withRelax.logprob).toBeLessThan(Math.log(0.01 / 3) + 1e-9);
     // The CRF trains over the relaxed grammar and keeps the relaxed parse.
-    const crf = await ChartParserModel.train(trees(relaxable), { relax: true, crf: true, epochs: 3, batch: 2, threads: 1 });
+    const crf = await ChartParserModel.train(trees(relaxable), {
+      relax: true,
+      crf: true,
+      epochs: 3,
+      batch: 2,
+      threads: 1,
+    });
     expect((await crf.parse([['it', 'barked']], { threads: 1 }))[0].fallback).toBe(false);
   });
 
   it('word clusters: reads the file, gives unknown words the tags of their cluster, and are kept in the model', async () => {
     const file = tmp.file('clusters.txt', 'barked\t0101\nslept\t0100\nzorps\t0101\t17\n\ndog\t1100\n');
-    expect(readClustersSync(file)).toEqual({ words: ['barked', 'slept', 'zorps', 'dog'], clusters: ['0101', '0100', '0101', '1100'] });
+    expect(readClustersSync(file)).toEqual({
+      words: ['barked', 'slept', 'zorps', 'dog'],
+      clusters: ['0101', '0100', '0101', '1100'],
+    });
     // Rare words are the hapaxes here (the PCFG's default counts every word of this tiny treebank as rare).
     const plain = await ChartParserModel.train(trees(clusterable), { rareThreshold: 1, threads: 1 });
-    const withClusters = await ChartParserModel.train(trees(clusterable), { clusters: file, rareThreshold: 1, threads: 1 });
+    const withClusters = await ChartParserModel.train(trees(clusterable), {
+      clusters: file,
+      rareThreshold: 1,
+      threads: 1,
+    });
     expect(withClusters.info().clusterWords).toBe(4);
     // "zorps" is unknown; its signature was seen only with NNS, its cluster with VBD.
     const sentence = [['the', 'dog', 'zorps']];
@@ -69,7 +82,13 @@ describe('chart parser extras', () => {
     expect(p2.logprob).toBeCloseTo(p1.logprob, 9);
     // CRF lexicon features over clusters: more sparse weights than without.
     const crfPlain = await ChartParserModel.train(trees(clusterable), { crf: true, epochs: 1, batch: 2, threads: 1 });
-    const crfClusters = await ChartParserModel.train(trees(clusterable), { clusters: file, crf: true, epochs: 1, batch: 2, threads: 1 });
+    const crfClusters = await ChartParserModel.train(trees(clusterable), {
+      clusters: file,
+      crf: true,
+      epochs: 1,
+      batch: 2,
+      threads: 1,
+    });
     expect(crfClusters.info().weights).toBeGreaterThan(crfPlain.info().weights);
   });
 
@@ -86,10 +105,15 @@ describe('chart parser extras', () => {
     const back = await ChartParserModel.load(saved);
     expect(back.info().shapeBackoff).toBe(PCFG_SHAPE_BACKOFF);
     expect(back.info().rareThreshold).toBe(PCFG_RARE_THRESHOLD);
-    expect((await ChartParserModel.train(trees(clusterable), { rareThreshold: 2, threads: 1 })).info().rareThreshold).toBe(2);
+    expect(
+      (await ChartParserModel.train(trees(clusterable), { rareThreshold: 2, threads: 1 })).info().rareThreshold,
+    ).toBe(2);
     // Kept in the model file: an unknown word parses the same after the round trip.
     const sentence = [['the', 'dog', 'zorps']];
-    expect((await back.parse(sentence, { threads: 1 }))[0].logprob).toBeCloseTo((await pcfg.parse(sentence, { threads: 1 }))[0].logprob, 9);
+    expect((await back.parse(sentence, { threads: 1 }))[0].logprob).toBeCloseTo(
+      (await pcfg.parse(sentence, { threads: 1 }))[0].logprob,
+      9,
+    );
   });
 
   it('word clusters: malformed lines are InputErrors naming the file and line', () => {
@@ -134,7 +158,13 @@ for (let k = 0; k < 24; k++) {
 describe('chart parser on a scheme without Penn labels', () => {
   it('verb-lexicalized rule features come from the learned verb tags (v-fin), not VB*', async () => {
     const off = await ChartParserModel.train(trees(floresta), { crf: true, epochs: 1, batch: 4, threads: 1 });
-    const on = await ChartParserModel.train(trees(floresta), { crf: true, epochs: 1, batch: 4, threads: 1, verbFeatures: true });
+    const on = await ChartParserModel.train(trees(floresta), {
+      crf: true,
+      epochs: 1,
+      batch: 4,
+      threads: 1,
+      verbFeatures: true,
+    });
     // One weight per (binary rule, verb word) pair seen with a verb-like child; with VB* there were none.
     expect(on.info().weights).toBeGreaterThan(off.info().weights);
   });
@@ -147,13 +177,20 @@ describe('chart parser CRF feature-id cache', () => {
     let bytes = 0;
     const sentence = [['the', 'dog', 'saw', 'it']];
     const a = await ChartParserModel.train(data, {
-      crf: true, epochs: 3, batch: 2, threads: 1,
+      crf: true,
+      epochs: 3,
+      batch: 2,
+      threads: 1,
       onProgress: (p) => ((cached = p.cachedSentences), (bytes = p.featureCacheBytes)),
     });
     expect(cached).toBeGreaterThan(0);
     expect(bytes).toBeGreaterThan(0);
     const b = await ChartParserModel.train(data, {
-      crf: true, epochs: 3, batch: 2, threads: 1, featureCacheMB: 0,
+      crf: true,
+      epochs: 3,
+      batch: 2,
+      threads: 1,
+      featureCacheMB: 0,
       onProgress: (p) => ((cached = p.cachedSentences), (bytes = p.featureCacheBytes)),
     });
     expect(cached).toBe(0);
@@ -168,8 +205,26 @@ describe('chart parser extras CLI', () => {
     const trainFile = tmp.file('extras.mrg', [...relaxable, ...clusterable].join('\n') + '\n');
     const clusters = tmp.file('cli-clusters.txt', 'barked\t0101\nzorps\t0101\n');
     const model = tmp.file('extras.model');
-    const r = runCli(['train-parser', '--train', trainFile, '--model', model, '--crf', '--epochs', '2', '--batch', '2',
-      '--clusters', clusters, '--relax', '--verb-features', '--feature-cache-mb', '16', '--threads', '1']);
+    const r = runCli([
+      'train-parser',
+      '--train',
+      trainFile,
+      '--model',
+      model,
+      '--crf',
+      '--epochs',
+      '2',
+      '--batch',
+      '2',
+      '--clusters',
+      clusters,
+      '--relax',
+      '--verb-features',
+      '--feature-cache-mb',
+      '16',
+      '--threads',
+      '1',
+    ]);
     expect(r.stderr).toMatch(/from relaxation/);
     expect(r.stderr).toMatch(/2 cluster words/);
     expect(r.status).toBe(0);
@@ -178,8 +233,14 @@ describe('chart parser extras CLI', () => {
     const out = tmp.file('extras.out');
     const p = runCli(['parse', '--model', model, '--input', input, '--out', out]);
     expect(p.status).toBe(0);
-    const parsed = readFileSync(out, 'utf8').trim().split('\n').map((l) => parseTree(l));
-    expect(parsed.map((t) => words(t))).toEqual([['it', 'barked'], ['the', 'dog', 'zorps']]);
+    const parsed = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => parseTree(l));
+    expect(parsed.map((t) => words(t))).toEqual([
+      ['it', 'barked'],
+      ['the', 'dog', 'zorps'],
+    ]);
     expect(formatTree(parsed[0])).toBe('(ROOT (S (NP (PRP it)) (VP (VBD barked))))');
     const badClusters = tmp.file('cli-bad-clusters.txt', 'barked\t0101\nzorps\n');
     const bad = runCli(['train-parser', '--train', trainFile, '--model', model, '--clusters', badClusters]);
@@ -187,7 +248,18 @@ describe('chart parser extras CLI', () => {
     expect(bad.stderr).toMatch(/cli-bad-clusters\.txt:2: expected 'word<TAB>cluster'/);
     expect(bad.stderr).not.toMatch(/    at /);
     // Verb features are off unless asked for.
-    const noVerbs = runCli(['train-parser', '--train', trainFile, '--model', model, '--crf', '--epochs', '1', '--threads', '1']);
+    const noVerbs = runCli([
+      'train-parser',
+      '--train',
+      trainFile,
+      '--model',
+      model,
+      '--crf',
+      '--epochs',
+      '1',
+      '--threads',
+      '1',
+    ]);
     expect(noVerbs.status).toBe(0);
     expect(ChartParserModel.loadSync(model).info().verbFeatures).toBe(false);
   }, 60_000);

@@ -26,7 +26,10 @@ async function nbest(m: ChartParserModel): Promise<string[][]> {
 
 describe('CRF parser model files', () => {
   it('store only non-zero weights (payload 5): load(save(m)) parses identically, logprobs to the bit', async () => {
-    const summaries: ParserTrainSummary[] = [{ surfaceGoldFeatures: 0, surfaceCollisionRate: 0 }, { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 }];
+    const summaries: ParserTrainSummary[] = [
+      { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 },
+      { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 },
+    ];
     const models = [
       await ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, weightFloor: 0, summary: summaries[0] }),
       await ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, summary: summaries[1] }),
@@ -53,6 +56,8 @@ describe('CRF parser model files', () => {
   }, 120_000);
 
   it('rejects a negative weight floor', async () => {
-    await expect(ChartParserModel.train(train.slice(0, 5), { crf: true, epochs: 1, weightFloor: -1 })).rejects.toThrow(/weightFloor/);
+    await expect(ChartParserModel.train(train.slice(0, 5), { crf: true, epochs: 1, weightFloor: -1 })).rejects.toThrow(
+      /weightFloor/,
+    );
   });
 });

@@ -62,7 +62,12 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
       expect(tags.has('v-fin') && tags.has('v-inf')).toBe(true);
       expect(tags.has('v')).toBe(false);
       // No grammar-internal marker (\u0001 separates a tag's own symbol, ^ ~ @ annotate) leaks out.
-      for (const p of parses) for (const pt of preterminals(p.tree)) expect([...pt.label].some((c) => c === '\u0001' || '^~@'.includes(c)), pt.label).toBe(false);
+      for (const p of parses)
+        for (const pt of preterminals(p.tree))
+          expect(
+            [...pt.label].some((c) => c === '\u0001' || '^~@'.includes(c)),
+            pt.label,
+          ).toBe(false);
       const r = await evaluateParser(model, trees, { threads: 1 });
       expect(r.f1).toBeGreaterThan(90);
       const file = join(tmp.dir, crf ? 'crf.model' : 'pcfg.model');
@@ -77,19 +82,40 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
   // names use (^ ~ @, and % that escapes them): labels come back as they were.
   for (const crf of [false, true]) {
     it(`keeps labels with +, ^, ~, @ and % as the treebank has them (${crf ? 'CRF' : 'PCFG'})`, async () => {
-      const reserved = readTreesSync(tmp.file('reserved.mrg', [
-        '( (SENT (NP (DET le) (NC chat)) (VN (V dort)) (PP (P+D du) (NP (NC jardin))) (PONCT .)))',
-        '( (SENT (NP (DET+NOUN alkitab) (NC x)) (VN (V mange)) (PP (P+D au) (NP (NC parc))) (PONCT .)))',
-        '( (SENT (NP^X (N~C x)) (VN (V y)) (@AP (%2BA z)) (PONCT .)))',
-      ].join('\n') + '\n'));
+      const reserved = readTreesSync(
+        tmp.file(
+          'reserved.mrg',
+          [
+            '( (SENT (NP (DET le) (NC chat)) (VN (V dort)) (PP (P+D du) (NP (NC jardin))) (PONCT .)))',
+            '( (SENT (NP (DET+NOUN alkitab) (NC x)) (VN (V mange)) (PP (P+D au) (NP (NC parc))) (PONCT .)))',
+            '( (SENT (NP^X (N~C x)) (VN (V y)) (@AP (%2BA z)) (PONCT .)))',
+          ].join('\n') + '\n',
+        ),
+      );
       const model = await ChartParserModel.train(reserved, { crf, epochs: 3, threads: 1 });
-      const parses = await model.parse(reserved.map((t) => treeWords(t)), { threads: 1 });
-      expect(parses.map((p) => formatTree(p.tree).replace(/^\(ROOT /, '( '))).toEqual(reserved.map((t) => formatTree(t)));
+      const parses = await model.parse(
+        reserved.map((t) => treeWords(t)),
+        { threads: 1 },
+      );
+      expect(parses.map((p) => formatTree(p.tree).replace(/^\(ROOT /, '( '))).toEqual(
+        reserved.map((t) => formatTree(t)),
+      );
     });
   }
 
   it('escapes and unescapes the reserved characters exactly', () => {
-    for (const label of ['P+D', 'DET+NOUN+CASE_DEF_GEN', 'NP^X', 'N~C', '@AP', '%2BA', '100%', 'PRP$', '-LRB-', 'v-fin']) {
+    for (const label of [
+      'P+D',
+      'DET+NOUN+CASE_DEF_GEN',
+      'NP^X',
+      'N~C',
+      '@AP',
+      '%2BA',
+      '100%',
+      'PRP$',
+      '-LRB-',
+      'v-fin',
+    ]) {
       expect(unescapeLabel(escapeLabel(label))).toBe(label);
       expect(escapeLabel(label)).not.toMatch(/[+^~@]/);
     }
@@ -99,7 +125,18 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
 
   it('trains and parses through the CLI', () => {
     const model = join(tmp.dir, 'cli.model');
-    const train = runCli(['train-parser', '--train', fixture, '--model', model, '--crf', '--epochs', '2', '--threads', '1']);
+    const train = runCli([
+      'train-parser',
+      '--train',
+      fixture,
+      '--model',
+      model,
+      '--crf',
+      '--epochs',
+      '2',
+      '--threads',
+      '1',
+    ]);
     expect(train.status).toBe(0);
     const out = join(tmp.dir, 'out.mrg');
     const parse = runCli(['parse', '--model', model, '--input', fixture, '--out', out, '--threads', '1']);
@@ -107,14 +144,56 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(trees.length);
     // A parent-annotated, Markov-1 member (--parent, --markov 1) in an ensemble (--ensemble).
     const member = join(tmp.dir, 'member.model');
-    expect(runCli(['train-parser', '--train', fixture, '--model', member, '--crf', '--parent', '--markov', '1', '--epochs', '2', '--threads', '1']).status).toBe(0);
+    expect(
+      runCli([
+        'train-parser',
+        '--train',
+        fixture,
+        '--model',
+        member,
+        '--crf',
+        '--parent',
+        '--markov',
+        '1',
+        '--epochs',
+        '2',
+        '--threads',
+        '1',
+      ]).status,
+    ).toBe(0);
     const symbols = (file: string): number => ChartParserModel.loadSync(file).info().symbols;
     expect(symbols(member)).toBeGreaterThan(symbols(model));
     const both = join(tmp.dir, 'both.mrg');
-    const ensemble = runCli(['parse', '--model', model, '--ensemble', member, '--input', fixture, '--out', both, '--threads', '1']);
+    const ensemble = runCli([
+      'parse',
+      '--model',
+      model,
+      '--ensemble',
+      member,
+      '--input',
+      fixture,
+      '--out',
+      both,
+      '--threads',
+      '1',
+    ]);
     expect(ensemble.status, ensemble.stderr).toBe(0);
     expect(readFileSync(both, 'utf8').trim().split('\n')).toHaveLength(trees.length);
-    const refused = runCli(['parse', '--model', model, '--ensemble', member, '--input', fixture, '--out', both, '--nbest', '2', '--out-nbest', join(tmp.dir, 'n.jsonl')]);
+    const refused = runCli([
+      'parse',
+      '--model',
+      model,
+      '--ensemble',
+      member,
+      '--input',
+      fixture,
+      '--out',
+      both,
+      '--nbest',
+      '2',
+      '--out-nbest',
+      join(tmp.dir, 'n.jsonl'),
+    ]);
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toMatch(/--ensemble parses the 1-best/);
   });

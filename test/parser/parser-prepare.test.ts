@@ -5,7 +5,13 @@ import { formatTree, type Tree } from '../../lib/trees/tree.js';
 import { annotate, deannotate } from '../../lib/parser/annotate.js';
 import { binarize, debinarize } from '../../lib/parser/binarize.js';
 import { prepareTree, restoreTree } from '../../lib/parser/prepare.js';
-import { collapseUnaryChains, expandUnaryChains, removeEmptyElements, stripFunctionTags, stripRoot } from '../../lib/parser/standard-transforms.js';
+import {
+  collapseUnaryChains,
+  expandUnaryChains,
+  removeEmptyElements,
+  stripFunctionTags,
+  stripRoot,
+} from '../../lib/parser/standard-transforms.js';
 import { dataFile, describeWithData, repoRoot } from '../helpers.js';
 
 const gumFiles = ['train.mrg', 'dev.mrg', 'test.mrg'].map((f) => join(repoRoot, 'data', 'gum-open', f));
@@ -83,15 +89,31 @@ describe('chart parser grammar preparation', () => {
           label: 'VP',
           children: [
             { label: 'VBD', children: [], word: 'saw' },
-            { label: 'NP', children: [{ label: 'DT', children: [], word: 'the' }, { label: 'JJ', children: [], word: 'big' }, { label: 'NN', children: [], word: 'dog' }] },
+            {
+              label: 'NP',
+              children: [
+                { label: 'DT', children: [], word: 'the' },
+                { label: 'JJ', children: [], word: 'big' },
+                { label: 'NN', children: [], word: 'dog' },
+              ],
+            },
           ],
         },
       ],
     };
     const a = annotate(t);
-    expect(formatTree(a)).toBe('(S^ROOT (NP^S (PRP^NP He)) (VP~VBD^S (VBD^VP saw) (NP^VP (DT^NP the) (JJ^NP big) (NN^NP dog))))');
+    expect(formatTree(a)).toBe(
+      '(S^ROOT (NP^S (PRP^NP He)) (VP~VBD^S (VBD^VP saw) (NP^VP (DT^NP the) (JJ^NP big) (NN^NP dog))))',
+    );
     expect(formatTree(binarize(a, 2))).toContain('(NP^VP (DT^NP the) (@NP^VP|DT|DT (JJ^NP big) (NN^NP dog)))');
     expect(formatTree(binarize(a, 1))).toContain('(@NP^VP|DT (JJ^NP big) (NN^NP dog))');
-    expect(formatTree(collapseUnaryChains({ label: 'S', children: [{ label: 'VP', children: [{ label: 'VB', children: [], word: 'Go' }] }] }))).toBe('(S+VP (VB Go))');
+    expect(
+      formatTree(
+        collapseUnaryChains({
+          label: 'S',
+          children: [{ label: 'VP', children: [{ label: 'VB', children: [], word: 'Go' }] }],
+        }),
+      ),
+    ).toBe('(S+VP (VB Go))');
   });
 });

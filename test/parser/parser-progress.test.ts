@@ -45,13 +45,22 @@ describe('CRF parser training progress inside a pass', () => {
 
   it('L-BFGS: an iteration ends with every sentence done', async () => {
     const own: ParserTrainProgress[] = [];
-    await ChartParserModel.train(train, { crf: true, optimizer: 'lbfgs', epochs: 2, threads: 1, progressEvery: 1, onProgress: (p) => own.push(p) });
+    await ChartParserModel.train(train, {
+      crf: true,
+      optimizer: 'lbfgs',
+      epochs: 2,
+      threads: 1,
+      progressEvery: 1,
+      onProgress: (p) => own.push(p),
+    });
     const ends = own.filter((p) => p.step === p.stepsPerEpoch);
     expect(ends.map((p) => p.sentences)).toEqual([train.length, train.length]);
     for (const p of own) expect(p.sentences).toBeLessThanOrEqual(train.length);
   }, 60_000);
 
   it('rejects a non-positive reporting interval', async () => {
-    await expect(ChartParserModel.train(train.slice(0, 5), { crf: true, epochs: 1, progressEvery: 0 })).rejects.toThrow(/progressEvery/);
+    await expect(ChartParserModel.train(train.slice(0, 5), { crf: true, epochs: 1, progressEvery: 0 })).rejects.toThrow(
+      /progressEvery/,
+    );
   });
 });

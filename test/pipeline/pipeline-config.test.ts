@@ -27,64 +27,133 @@ describe('pipeline config', () => {
     expect(c.output).toBe('/data/structrank-pipeline');
     expect(c.cache).toBe('/data/structrank-pipeline/cache');
     expect(c.base).toEqual({ crf: true, epochs: 10, kbest: 'sum' });
-    expect(c.rerankers.map((r) => [r.type, r.name])).toEqual([['boost', 'boosting'], ['loglinear', 'log-linear']]);
-    const t = validatePipelineConfig({ task: 'tag', data: { train: 'a', dev: 'b', test: 'c', columns: ['word', 'pos', 'ne'] }, rerankers: [{ type: 'perceptron', lambda: 0.5 }] }, 'p.json', '/d');
+    expect(c.rerankers.map((r) => [r.type, r.name])).toEqual([
+      ['boost', 'boosting'],
+      ['loglinear', 'log-linear'],
+    ]);
+    const t = validatePipelineConfig(
+      {
+        task: 'tag',
+        data: { train: 'a', dev: 'b', test: 'c', columns: ['word', 'pos', 'ne'] },
+        rerankers: [{ type: 'perceptron', lambda: 0.5 }],
+      },
+      'p.json',
+      '/d',
+    );
     expect(t.data).toMatchObject({ format: 'conll', label: 'ne' });
     expect(t.base).toMatchObject({ algo: 'crf', order: 1, optimizer: 'lbfgs' });
-    expect(t.rerankers[0]).toMatchObject({ name: 'tagging-kernel perceptron', lambda: [0.5], beta: [0.2], mode: 'voted', wordFeature: 'none', normalize: false });
+    expect(t.rerankers[0]).toMatchObject({
+      name: 'tagging-kernel perceptron',
+      lambda: [0.5],
+      beta: [0.2],
+      mode: 'voted',
+      wordFeature: 'none',
+      normalize: false,
+    });
   });
 
   it("takes a perceptron's default lambda from its kernel, as structrank rerank does", () => {
     const tag = { task: 'tag', data: { train: 'a', dev: 'b', test: 'c', columns: ['word', 'pos', 'ne'] } };
-    const lambdas = (config: object): unknown[] => validatePipelineConfig(config, 'p.json', '/d').rerankers.map((r) => (r.type === 'perceptron' ? r.lambda : undefined));
-    expect(lambdas({ ...tag, rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'p2', lambda: 0.3 }] })).toEqual([[0.5], [0.3]]);
-    expect(lambdas({ ...minimal, rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'lin', kernel: 'linear' }] })).toEqual([[0.4], [0.4]]);
+    const lambdas = (config: object): unknown[] =>
+      validatePipelineConfig(config, 'p.json', '/d').rerankers.map((r) =>
+        r.type === 'perceptron' ? r.lambda : undefined,
+      );
+    expect(
+      lambdas({ ...tag, rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'p2', lambda: 0.3 }] }),
+    ).toEqual([[0.5], [0.3]]);
+    expect(
+      lambdas({
+        ...minimal,
+        rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'lin', kernel: 'linear' }],
+      }),
+    ).toEqual([[0.4], [0.4]]);
   });
 
   it('lets dev choose between the kernel alone and the kernel with the reranking features, except for the linear kernel', () => {
     const tag = { task: 'tag', data: { train: 'a', dev: 'b', test: 'c', columns: ['word', 'pos', 'ne'] } };
-    const weights = (config: object): unknown[] => validatePipelineConfig(config, 'p.json', '/d').rerankers.map((r) => (r.type === 'perceptron' ? r.featureWeight : undefined));
-    expect(weights({ ...minimal, rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'lin', kernel: 'linear' }] })).toEqual([[0, 1], [0]]);
-    expect(weights({ ...tag, rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'alone', featureWeight: 0 }] })).toEqual([[0, 1], [0]]);
+    const weights = (config: object): unknown[] =>
+      validatePipelineConfig(config, 'p.json', '/d').rerankers.map((r) =>
+        r.type === 'perceptron' ? r.featureWeight : undefined,
+      );
+    expect(
+      weights({
+        ...minimal,
+        rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'lin', kernel: 'linear' }],
+      }),
+    ).toEqual([[0, 1], [0]]);
+    expect(
+      weights({ ...tag, rerankers: [{ type: 'perceptron' }, { type: 'perceptron', name: 'alone', featureWeight: 0 }] }),
+    ).toEqual([[0, 1], [0]]);
   });
 
   it('a bad config gives one clear error naming the field', () => {
     const rr = (r: object) => ({ ...minimal, rerankers: [{ type: 'boost' }, r] });
-    expect(error(rr({ type: 'perceptron', lambda: 'x' }))).toBe('pipeline.json: rerankers[1].lambda: expected a number or a list of numbers');
-    expect(error(rr({ type: 'perceptron', lambda: [0.3, 'x'] }))).toBe('pipeline.json: rerankers[1].lambda[1]: expected a number in (0, 1]');
-    expect(error(rr({ type: 'perceptron', lambda: 2 }))).toBe('pipeline.json: rerankers[1].lambda[0]: expected a number in (0, 1]');
-    expect(error(rr({ type: 'svm' }))).toMatch(/^pipeline\.json: rerankers\[1\]\.type: expected type 'boost', 'perceptron' or 'loglinear'$/);
-    expect(error(rr({ type: 'boost', rounds: 0 }))).toBe('pipeline.json: rerankers[1].rounds: expected a positive integer (rounds)');
+    expect(error(rr({ type: 'perceptron', lambda: 'x' }))).toBe(
+      'pipeline.json: rerankers[1].lambda: expected a number or a list of numbers',
+    );
+    expect(error(rr({ type: 'perceptron', lambda: [0.3, 'x'] }))).toBe(
+      'pipeline.json: rerankers[1].lambda[1]: expected a number in (0, 1]',
+    );
+    expect(error(rr({ type: 'perceptron', lambda: 2 }))).toBe(
+      'pipeline.json: rerankers[1].lambda[0]: expected a number in (0, 1]',
+    );
+    expect(error(rr({ type: 'svm' }))).toMatch(
+      /^pipeline\.json: rerankers\[1\]\.type: expected type 'boost', 'perceptron' or 'loglinear'$/,
+    );
+    expect(error(rr({ type: 'boost', rounds: 0 }))).toBe(
+      'pipeline.json: rerankers[1].rounds: expected a positive integer (rounds)',
+    );
     expect(error(rr({ type: 'boost', epz: [0.1] }))).toBe("pipeline.json: rerankers[1]: unknown field 'epz'");
     expect(error({ ...minimal, folds: 1 })).toBe('pipeline.json: folds: expected an integer >= 2');
     expect(error({ ...minimal, task: 'chunk' })).toBe("pipeline.json: task: expected 'parse' or 'tag'");
     expect(error({ data: minimal.data })).toMatch(/^pipeline\.json: task: required field is missing/);
-    expect(error({ ...minimal, data: { train: 'a', dev: 'b' } })).toBe('pipeline.json: data.test: required field is missing');
+    expect(error({ ...minimal, data: { train: 'a', dev: 'b' } })).toBe(
+      'pipeline.json: data.test: required field is missing',
+    );
     expect(error({ ...minimal, base: { markov: 3 } })).toBe('pipeline.json: base.markov: expected 0, 1 or 2');
     expect(error({ ...minimal, base: { algo: 'crf' } })).toBe("pipeline.json: base: unknown field 'algo'");
-    expect(error({ ...minimal, data: { ...minimal.data, format: 'conll' } })).toBe("pipeline.json: data.format: task 'parse' needs format 'trees'");
-    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', kernel: 'tags' }] })).toBe("pipeline.json: rerankers[0].kernel: the 'tags' kernel needs task 'tag'");
-    expect(error({ ...minimal, rerankers: [{ type: 'boost' }, { type: 'boost' }] })).toMatch(/rerankers\[1\]\.name: 'boosting' is used twice/);
+    expect(error({ ...minimal, data: { ...minimal.data, format: 'conll' } })).toBe(
+      "pipeline.json: data.format: task 'parse' needs format 'trees'",
+    );
+    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', kernel: 'tags' }] })).toBe(
+      "pipeline.json: rerankers[0].kernel: the 'tags' kernel needs task 'tag'",
+    );
+    expect(error({ ...minimal, rerankers: [{ type: 'boost' }, { type: 'boost' }] })).toMatch(
+      /rerankers\[1\]\.name: 'boosting' is used twice/,
+    );
     expect(error({ ...minimal, extra: true })).toBe("pipeline.json: unknown field 'extra'");
-    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', wordFeature: 'caps' }] })).toBe("pipeline.json: rerankers[0].wordFeature: a word feature (Sim2) needs the tagging kernel (kernel 'tree')");
-    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', normalize: true }] })).toBe("pipeline.json: rerankers[0].normalize: normalization applies to the tagging kernel only (kernel 'tree')");
+    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', wordFeature: 'caps' }] })).toBe(
+      "pipeline.json: rerankers[0].wordFeature: a word feature (Sim2) needs the tagging kernel (kernel 'tree')",
+    );
+    expect(error({ ...minimal, rerankers: [{ type: 'perceptron', normalize: true }] })).toBe(
+      "pipeline.json: rerankers[0].normalize: normalization applies to the tagging kernel only (kernel 'tree')",
+    );
     expect(error({ ...minimal, rerankers: [{ type: 'perceptron', kernel: 'linear', featureWeight: [0, 1] }] })).toBe(
       "pipeline.json: rerankers[0].featureWeight: reranking features are added to the tree or tagging kernel (the linear kernel's features are its own)",
     );
-    expect(error(rr({ type: 'perceptron', normalize: 'yes' }))).toBe('pipeline.json: rerankers[1].normalize: expected true or false');
-    expect(error(rr({ type: 'perceptron', wordFeature: 'case' }))).toBe("pipeline.json: rerankers[1].wordFeature: expected 'none', 'caps', 'digits', 'suffix2', 'suffix3' or 'shape'");
+    expect(error(rr({ type: 'perceptron', normalize: 'yes' }))).toBe(
+      'pipeline.json: rerankers[1].normalize: expected true or false',
+    );
+    expect(error(rr({ type: 'perceptron', wordFeature: 'case' }))).toBe(
+      "pipeline.json: rerankers[1].wordFeature: expected 'none', 'caps', 'digits', 'suffix2', 'suffix3' or 'shape'",
+    );
   });
 
   it('reads files: missing file, bad JSON, and publishes a JSON Schema', () => {
     expect(() => readPipelineConfig(tmp.file('none.json'))).toThrow(/none\.json: no such file/);
     expect(() => readPipelineConfig(tmp.file('bad.json', '{"task": '))).toThrow(/bad\.json: invalid JSON/);
     const schema = pipelineJsonSchema() as { properties: Record<string, unknown>; required: string[] };
-    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['task', 'data', 'folds', 'nbest', 'rerankers', 'threads', 'output']));
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['task', 'data', 'folds', 'nbest', 'rerankers', 'threads', 'output']),
+    );
     expect(schema.required).toEqual(expect.arrayContaining(['task', 'data']));
   });
 
   it('the CLI refuses a bad config with the field in one line (exit 1)', () => {
-    const file = tmp.file('pipeline.json', JSON.stringify({ ...minimal, rerankers: [{ type: 'boost' }, { type: 'perceptron', lambda: 'x' }] }));
+    const file = tmp.file(
+      'pipeline.json',
+      JSON.stringify({ ...minimal, rerankers: [{ type: 'boost' }, { type: 'perceptron', lambda: 'x' }] }),
+    );
     const r = runCli(['pipeline', '--config', file]);
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe(`structrank: ${file}: rerankers[1].lambda: expected a number or a list of numbers`);

@@ -27,7 +27,11 @@ describe('stored tree counts', () => {
   });
 
   it('tag lists have none (their scoring depends on the whole set), and bad text decodes to nothing', () => {
-    expect(encodeTreeCounts([{ id: '1', tokens: ['a'], gold: ['B-NP'], candidates: [{ tags: ['B-NP'], logprob: 0 }], line: 1 }])).toBeUndefined();
+    expect(
+      encodeTreeCounts([
+        { id: '1', tokens: ['a'], gold: ['B-NP'], candidates: [{ tags: ['B-NP'], logprob: 0 }], line: 1 },
+      ]),
+    ).toBeUndefined();
     expect(decodeTreeCounts('[[1, 2]]')).toBeUndefined();
     expect(decodeTreeCounts('{}')).toBeUndefined();
   });

@@ -5,7 +5,14 @@
  * ambiguous and the previous word decides their tag.
  */
 import type { NbestSentence } from '../../lib/io/nbest.js';
-import type { BaseModel, CandidateSet, ComponentFactory, PipelineSentence, Reranker, StepContext } from '../../lib/pipeline/components.js';
+import type {
+  BaseModel,
+  CandidateSet,
+  ComponentFactory,
+  PipelineSentence,
+  Reranker,
+  StepContext,
+} from '../../lib/pipeline/components.js';
 import { corpusF1, scoreSet } from '../../lib/pipeline/evaluate.js';
 import { rng } from '../perturb.js';
 
@@ -21,8 +28,18 @@ export function tinyNerCorpus(sentences: number, seed: number): string {
       rows.push([amb, 'NNP', 'B-PER'], ['said', 'VBD', 'O'], ['it', 'PRP', 'O'], ['rained', 'VBD', 'O']);
       rows.push(['in', 'IN', 'O'], [pick(['paris', 'rome']), 'NNP', 'B-LOC']);
     } else {
-      rows.push([pick(['mary', 'john']), 'NNP', 'B-PER'], ['lives', 'VBZ', 'O'], ['in', 'IN', 'O'], [amb, 'NNP', 'B-LOC']);
-      if (r() < 0.5) rows.push(['with', 'IN', 'O'], [pick(['anna', 'peter']), 'NNP', 'B-PER'], [pick(['smith', 'jones']), 'NNP', 'I-PER']);
+      rows.push(
+        [pick(['mary', 'john']), 'NNP', 'B-PER'],
+        ['lives', 'VBZ', 'O'],
+        ['in', 'IN', 'O'],
+        [amb, 'NNP', 'B-LOC'],
+      );
+      if (r() < 0.5)
+        rows.push(
+          ['with', 'IN', 'O'],
+          [pick(['anna', 'peter']), 'NNP', 'B-PER'],
+          [pick(['smith', 'jones']), 'NNP', 'I-PER'],
+        );
     }
     out.push(rows.map((row) => row.join(' ')).join('\n'));
   }
@@ -41,7 +58,13 @@ export function asConllu(conll: string, entitiesAsUpos = false): string {
       return [i + 1, word, '_', entitiesAsUpos ? ne : '_', pos, '_', '_', '_', '_', '_'].join('\t');
     }),
   ];
-  return conll.trim().split('\n\n').map((s, k) => sentence(s, k).join('\n')).join('\n\n') + '\n';
+  return (
+    conll
+      .trim()
+      .split('\n\n')
+      .map((s, k) => sentence(s, k).join('\n'))
+      .join('\n\n') + '\n'
+  );
 }
 
 export interface FakeCalls {
@@ -51,7 +74,10 @@ export interface FakeCalls {
 }
 
 /** Most frequent tag per word; k-best by switching ambiguous words to their other tags. */
-export function frequencyTagger(calls: FakeCalls, hook?: (sentences: PipelineSentence[], ctx: StepContext) => void): BaseModel {
+export function frequencyTagger(
+  calls: FakeCalls,
+  hook?: (sentences: PipelineSentence[], ctx: StepContext) => void,
+): BaseModel {
   return {
     name: 'frequency tagger',
     async train(sentences, ctx) {
@@ -69,7 +95,9 @@ export function frequencyTagger(calls: FakeCalls, hook?: (sentences: PipelineSen
         const m = counts.get(w);
         if (!m) return [['O', 0]];
         const total = [...m.values()].reduce((a, b) => a + b, 0);
-        return [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([t, c]) => [t, Math.log(c / total)]);
+        return [...m.entries()]
+          .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+          .map(([t, c]) => [t, Math.log(c / total)]);
       };
       return {
         async nbest(test, k): Promise<NbestSentence[]> {
@@ -112,7 +140,9 @@ export function contextReranker(calls: FakeCalls): Reranker {
           let bestF = -Infinity;
           s.candidates.forEach((c, j) => {
             let hits = 0;
-            (c.tags as string[]).forEach((t, p) => (hits += seen.has(`${p > 0 ? s.tokens[p - 1] : '<s>'}|${t}`) ? 1 : 0));
+            (c.tags as string[]).forEach(
+              (t, p) => (hits += seen.has(`${p > 0 ? s.tokens[p - 1] : '<s>'}|${t}`) ? 1 : 0),
+            );
             const f = c.logprob + w * hits;
             if (f > bestF) {
               bestF = f;
@@ -137,7 +167,10 @@ export function contextReranker(calls: FakeCalls): Reranker {
   };
 }
 
-export function fakeComponents(calls: FakeCalls, hook?: (sentences: PipelineSentence[], ctx: StepContext) => void): ComponentFactory {
+export function fakeComponents(
+  calls: FakeCalls,
+  hook?: (sentences: PipelineSentence[], ctx: StepContext) => void,
+): ComponentFactory {
   return {
     base: () => frequencyTagger(calls, hook),
     reranker: () => contextReranker(calls),

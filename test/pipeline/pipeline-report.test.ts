@@ -13,17 +13,50 @@ const results: PipelineResults = {
   measure: 'labeled bracket F1',
   sizes: { train: 1000, dev: 200, test: 250, folds: 4, nbest: 20, averageCandidates: 17.5 },
   systems: [
-    { name: 'base (chart parser)', kind: 'base', testF1: 80, devF1: 79.5, seconds: 95, byLength: [90, 82, 78, 75, Number.NaN] },
-    { name: 'oracle', kind: 'oracle', testF1: 90, devF1: 89, errorReduction: 50, byLength: [97, 92, 88, 85, Number.NaN] },
-    { name: 'boosting', kind: 'reranker', testF1: 82, devF1: 81, errorReduction: 10, seconds: 12.5, selected: { eps: 0.0025, rounds: 3000 }, byLength: [91, 84, 80, 77, Number.NaN] },
+    {
+      name: 'base (chart parser)',
+      kind: 'base',
+      testF1: 80,
+      devF1: 79.5,
+      seconds: 95,
+      byLength: [90, 82, 78, 75, Number.NaN],
+    },
+    {
+      name: 'oracle',
+      kind: 'oracle',
+      testF1: 90,
+      devF1: 89,
+      errorReduction: 50,
+      byLength: [97, 92, 88, 85, Number.NaN],
+    },
+    {
+      name: 'boosting',
+      kind: 'reranker',
+      testF1: 82,
+      devF1: 81,
+      errorReduction: 10,
+      seconds: 12.5,
+      selected: { eps: 0.0025, rounds: 3000 },
+      byLength: [91, 84, 80, 77, Number.NaN],
+    },
   ],
-  curves: [{ reranker: 'boosting', axis: 'rounds', chosen: { x: 3000, label: 'eps=0.0025' }, series: [
-    { label: 'eps=0.001', x: [0, 1000, 2000, 3000, 4000], y: [15000, 15100, 15150, 15140, 15120] },
-    { label: 'eps=0.0025', x: [0, 1000, 2000, 3000, 4000], y: [15000, 15120, 15180, 15200, 15190] },
-  ] }],
+  curves: [
+    {
+      reranker: 'boosting',
+      axis: 'rounds',
+      chosen: { x: 3000, label: 'eps=0.0025' },
+      series: [
+        { label: 'eps=0.001', x: [0, 1000, 2000, 3000, 4000], y: [15000, 15100, 15150, 15140, 15120] },
+        { label: 'eps=0.0025', x: [0, 1000, 2000, 3000, 4000], y: [15000, 15120, 15180, 15200, 15190] },
+      ],
+    },
+  ],
   lengthBuckets: ['1-10', '11-20', '21-30', '31-40', '41+'],
   bucketSentences: [60, 90, 70, 30, 0],
-  steps: [{ name: 'train-fold1of4', seconds: 20, cached: false }, { name: 'rerank-boosting', seconds: 12.5, cached: true }],
+  steps: [
+    { name: 'train-fold1of4', seconds: 20, cached: false },
+    { name: 'rerank-boosting', seconds: 12.5, cached: true },
+  ],
   unavailable: [{ name: 'tree-kernel perceptron', why: "reranker 'tree-kernel perceptron': not available yet" }],
   totalSeconds: 130,
 };
@@ -44,7 +77,9 @@ describe('pipeline report', () => {
     const html = readFileSync(file, 'utf8');
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).toContain('<title>demo &lt;test&gt;</title>');
-    expect(html).toMatch(/<table id="results">[\s\S]*<td>boosting<\/td><td>82\.00<\/td><td>81\.00<\/td><td>\+10\.0%<\/td>/);
+    expect(html).toMatch(
+      /<table id="results">[\s\S]*<td>boosting<\/td><td>82\.00<\/td><td>81\.00<\/td><td>\+10\.0%<\/td>/,
+    );
     const svgs: string[] = html.match(/<svg[\s\S]*?<\/svg>/g) ?? [];
     expect(svgs.length).toBe(2);
     expect(svgs[0]).toContain('boosting: dev score against rounds');
@@ -62,7 +97,9 @@ describe('pipeline report', () => {
   it('legend: five series get five distinct places, none overlapping', () => {
     const series = ['a', 'b', 'c', 'd', 'e'].map((label, i) => ({ label, x: [0, 1], y: [i, i + 1] }));
     const svg = lineChart({ title: 't', xLabel: 'x', yLabel: 'y', series });
-    const places = [...svg.matchAll(/<text x="([\d.]+)" y="([\d.]+)" font-size="11">([a-e])<\/text>/g)].map((m) => `${m[1]},${m[2]}`);
+    const places = [...svg.matchAll(/<text x="([\d.]+)" y="([\d.]+)" font-size="11">([a-e])<\/text>/g)].map(
+      (m) => `${m[1]},${m[2]}`,
+    );
     expect(places.length).toBe(5);
     expect(new Set(places).size).toBe(5);
     const height = Number(/height="(\d+)"/.exec(svg)?.[1]);
@@ -72,7 +109,14 @@ describe('pipeline report', () => {
   it('chart helpers: round ticks; points map inside the plot area', () => {
     expect(niceTicks(0, 100)).toEqual([0, 20, 40, 60, 80, 100]);
     expect(niceTicks(15000, 15200)).toEqual([15000, 15050, 15100, 15150, 15200]);
-    const svg = lineChart({ title: 't', xLabel: 'x', yLabel: 'y', series: [{ label: 's', x: [0, 10], y: [1, 2] }], width: 400, height: 300 });
+    const svg = lineChart({
+      title: 't',
+      xLabel: 'x',
+      yLabel: 'y',
+      series: [{ label: 's', x: [0, 10], y: [1, 2] }],
+      width: 400,
+      height: 300,
+    });
     const d = /d="M([\d.]+),([\d.]+) L([\d.]+),([\d.]+)"/.exec(svg);
     expect(d).not.toBeNull();
     const [x0, y0, x1, y1] = (d as RegExpExecArray).slice(1).map(Number);

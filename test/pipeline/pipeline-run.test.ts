@@ -51,7 +51,14 @@ describe('pipeline orchestration (tiny tagging corpus, stand-in components)', ()
     expect(rr.testF1).toBeGreaterThan(base.testF1);
     expect(rr.errorReduction).toBeCloseTo(relativeErrorReduction(rr.testF1, base.testF1), 10);
     expect(r.curves[0].series[0].x).toEqual([0, 0.5, 5]);
-    expect(r.steps.map((s) => s.name)).toEqual(['train-fold1of4', 'train-fold2of4', 'train-fold3of4', 'train-fold4of4', 'dev-test', 'rerank-context']);
+    expect(r.steps.map((s) => s.name)).toEqual([
+      'train-fold1of4',
+      'train-fold2of4',
+      'train-fold3of4',
+      'train-fold4of4',
+      'dev-test',
+      'rerank-context',
+    ]);
     expect(r.steps.every((s) => !s.cached)).toBe(true);
     expect(existsSync(join(config.output, 'results.json'))).toBe(true);
 
@@ -86,7 +93,8 @@ describe('pipeline orchestration (tiny tagging corpus, stand-in components)', ()
           name: b.name,
           async train(s: Parameters<typeof b.train>[0], ctx: Parameters<typeof b.train>[1]) {
             const m = await b.train(s, ctx);
-            if (ctx.signal?.aborted) throw Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
+            if (ctx.signal?.aborted)
+              throw Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
             return m;
           },
         };
@@ -96,7 +104,12 @@ describe('pipeline orchestration (tiny tagging corpus, stand-in components)', ()
     await expect(runPipeline(config, { components: wrapped, signal: controller.signal })).rejects.toThrow(/abort/i);
     expect(calls.trains).toBe(3);
     const names = readdirSync(config.cache);
-    expect(names.filter((n) => !n.endsWith('.partial')).map((n) => n.replace(/-[0-9a-f]{16}$/, '')).sort()).toEqual(['train-fold1of4', 'train-fold2of4']);
+    expect(
+      names
+        .filter((n) => !n.endsWith('.partial'))
+        .map((n) => n.replace(/-[0-9a-f]{16}$/, ''))
+        .sort(),
+    ).toEqual(['train-fold1of4', 'train-fold2of4']);
 
     const after: FakeCalls = { trains: 0, nbests: 0, rerankerTrains: 0 };
     const r = await runPipeline(config, { components: fakeComponents(after) });
@@ -120,9 +133,17 @@ describe('pipeline orchestration (tiny tagging corpus, stand-in components)', ()
 
   it('the oracle picks the highest Score and breaks ties by L(x)', () => {
     const set = scoreSet([
-      { id: 'a', tokens: ['x', 'y'], gold: ['B-PER', 'O'], line: 0, candidates: [
-        { tags: ['O', 'O'], logprob: -1 }, { tags: ['B-PER', 'O'], logprob: -3 }, { tags: ['B-PER', 'O'], logprob: -2 },
-      ] },
+      {
+        id: 'a',
+        tokens: ['x', 'y'],
+        gold: ['B-PER', 'O'],
+        line: 0,
+        candidates: [
+          { tags: ['O', 'O'], logprob: -1 },
+          { tags: ['B-PER', 'O'], logprob: -3 },
+          { tags: ['B-PER', 'O'], logprob: -2 },
+        ],
+      },
       { id: 'b', tokens: ['x'], gold: ['O'], line: 0, candidates: [{ tags: ['O'], logprob: -1 }] },
     ]);
     expect(set.scores[0]).toEqual([-50, 0, 0]); // Score = -50 x (missed + invented)
@@ -134,17 +155,37 @@ describe('pipeline with a reranker that is not available', () => {
   it('lists it as not available and still runs the others', async () => {
     const { ComponentUnavailable } = await import('../../lib/pipeline/components.js');
     const calls: FakeCalls = { trains: 0, nbests: 0, rerankerTrains: 0 };
-    const config = tinyConfig('missing', { rerankers: [{ type: 'perceptron', name: 'kernel' }, { type: 'boost', name: 'context' }] });
+    const config = tinyConfig('missing', {
+      rerankers: [
+        { type: 'perceptron', name: 'kernel' },
+        { type: 'boost', name: 'context' },
+      ],
+    });
     const fakes = fakeComponents(calls);
     const r = await runPipeline(config, {
       components: {
         base: fakes.base,
-        reranker: (rc, p) => (rc.type === 'perceptron'
-          ? { name: rc.name, train: async () => { throw new ComponentUnavailable('the tree-kernel perceptron', `reranker '${rc.name}'`, 'unsupported kernel'); } }
-          : fakes.reranker(rc, p)),
+        reranker: (rc, p) =>
+          rc.type === 'perceptron'
+            ? {
+                name: rc.name,
+                train: async () => {
+                  throw new ComponentUnavailable(
+                    'the tree-kernel perceptron',
+                    `reranker '${rc.name}'`,
+                    'unsupported kernel',
+                  );
+                },
+              }
+            : fakes.reranker(rc, p),
       },
     });
-    expect(r.unavailable).toEqual([{ name: 'kernel', why: "reranker 'kernel': the tree-kernel perceptron is not available yet (unsupported kernel)" }]);
+    expect(r.unavailable).toEqual([
+      {
+        name: 'kernel',
+        why: "reranker 'kernel': the tree-kernel perceptron is not available yet (unsupported kernel)",
+      },
+    ]);
     expect(r.systems.map((s) => s.name)).toEqual(['base (frequency tagger)', 'oracle', 'context']);
   });
 });

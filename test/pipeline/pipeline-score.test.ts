@@ -22,14 +22,20 @@ afterAll(() => tmp.cleanup());
 /** Sentence 0 has no gold entity; its first candidate invents one. Sentence 1 has two. */
 const lists: NbestSentence[] = [
   {
-    id: 'none', tokens: ['the', 'sun', 'rose'], gold: ['O', 'O', 'O'], line: 1,
+    id: 'none',
+    tokens: ['the', 'sun', 'rose'],
+    gold: ['O', 'O', 'O'],
+    line: 1,
     candidates: [
       { tags: ['O', 'B-LOC', 'O'], logprob: -1 },
       { tags: ['O', 'O', 'O'], logprob: -2 },
     ],
   },
   {
-    id: 'two', tokens: ['Ana', 'met', 'Rui'], gold: ['B-PER', 'O', 'B-PER'], line: 2,
+    id: 'two',
+    tokens: ['Ana', 'met', 'Rui'],
+    gold: ['B-PER', 'O', 'B-PER'],
+    line: 2,
     candidates: [
       { tags: ['B-PER', 'O', 'B-LOC'], logprob: -1 },
       { tags: ['B-PER', 'O', 'B-PER'], logprob: -3 },
@@ -71,10 +77,19 @@ describe('Score kinds', () => {
     const config = validatePipelineConfig(
       {
         task: 'tag',
-        data: { train: tmp.file('train.txt', tinyNerCorpus(24, 1)), dev: tmp.file('dev.txt', tinyNerCorpus(8, 2)), test: tmp.file('test.txt', tinyNerCorpus(8, 3)), columns: ['word', 'pos', 'ne'], label: 'ne' },
+        data: {
+          train: tmp.file('train.txt', tinyNerCorpus(24, 1)),
+          dev: tmp.file('dev.txt', tinyNerCorpus(8, 2)),
+          test: tmp.file('test.txt', tinyNerCorpus(8, 3)),
+          columns: ['word', 'pos', 'ne'],
+          label: 'ne',
+        },
         folds: 2,
         nbest: 3,
-        rerankers: [{ type: 'boost', name: 'new' }, { type: 'boost', name: 'old', score: 'f1' }],
+        rerankers: [
+          { type: 'boost', name: 'new' },
+          { type: 'boost', name: 'old', score: 'f1' },
+        ],
         output: join(tmp.dir, 'out'),
       },
       'pipeline.json',
@@ -88,10 +103,17 @@ describe('Score kinds', () => {
       name,
       async train(train, dev) {
         seen[name] = { train, dev };
-        return { selected: {}, async choose(set) { return set.sentences.map(() => 0); } };
+        return {
+          selected: {},
+          async choose(set) {
+            return set.sentences.map(() => 0);
+          },
+        };
       },
     });
-    const r = await runPipeline(config, { components: { base: () => frequencyTagger(calls), reranker: (rc) => recorder(rc.name) } });
+    const r = await runPipeline(config, {
+      components: { base: () => frequencyTagger(calls), reranker: (rc) => recorder(rc.name) },
+    });
     expect(r.systems.map((s) => s.name)).toContain('old');
     const train = scoreSet(seen.new.train.sentences);
     expect(seen.new.train.scores).toEqual(train.scores);
@@ -104,14 +126,20 @@ describe('Score kinds', () => {
   it('a set rescored with the other Score reuses its features and head settings, with its own scores', async () => {
     const trees: NbestSentence[] = [
       {
-        id: 't1', tokens: ['Ana', 'canta'], gold: '( (fcl (np (prop Ana)) (v-fin canta)))', line: 1,
+        id: 't1',
+        tokens: ['Ana', 'canta'],
+        gold: '( (fcl (np (prop Ana)) (v-fin canta)))',
+        line: 1,
         candidates: [
           { tree: '( (fcl (prop Ana) (v-fin canta)))', logprob: -1 },
           { tree: '( (fcl (np (prop Ana)) (v-fin canta)))', logprob: -2 },
         ],
       },
       {
-        id: 't2', tokens: ['o', 'gato', 'dorme'], gold: '( (fcl (np (art o) (n gato)) (v-fin dorme)))', line: 2,
+        id: 't2',
+        tokens: ['o', 'gato', 'dorme'],
+        gold: '( (fcl (np (art o) (n gato)) (v-fin dorme)))',
+        line: 2,
         candidates: [
           { tree: '( (fcl (np (art o) (n gato)) (v-fin dorme)))', logprob: -1 },
           { tree: '( (fcl (art o) (np (n gato) (v-fin dorme))))', logprob: -2 },

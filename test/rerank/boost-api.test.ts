@@ -1,10 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import {
-  boostPrefixCurve, boostWeights, boostWork, chooseRoundsOnDev, chosenScore, decodeBoostModel, encodeBoostModel,
-  rerankData, syntheticRerankData, trainBoost, trainLoglinear,
+  boostPrefixCurve,
+  boostWeights,
+  boostWork,
+  chooseRoundsOnDev,
+  chosenScore,
+  decodeBoostModel,
+  encodeBoostModel,
+  rerankData,
+  syntheticRerankData,
+  trainBoost,
+  trainLoglinear,
 } from '../../lib/rerank/boost.js';
 
-const small = { sentences: 200, candidatesPerSentence: 8, features: 600, sharedPerSentence: 30, privatePerCandidate: 6, threads: 2 };
+const small = {
+  sentences: 200,
+  candidatesPerSentence: 8,
+  features: 600,
+  sharedPerSentence: 30,
+  privatePerCandidate: 6,
+  threads: 2,
+};
 
 describe('boosting reranker API', () => {
   it('sparse and naive pick the same features with the same updates', async () => {
@@ -13,7 +29,9 @@ describe('boosting reranker API', () => {
     const b = await trainBoost(data, { rounds: 200, method: 'naive' });
     expect(a.model.features.length).toBe(200);
     expect([...a.model.features]).toEqual([...b.model.features]);
-    a.model.deltas.forEach((d, i) => expect(Math.abs(d - b.model.deltas[i])).toBeLessThanOrEqual(1e-12 * (1 + Math.abs(d))));
+    a.model.deltas.forEach((d, i) =>
+      expect(Math.abs(d - b.model.deltas[i])).toBeLessThanOrEqual(1e-12 * (1 + Math.abs(d))),
+    );
     // Work(n) and Savings(n) from the recorded costs agree with the trainer's figures.
     const w = boostWork(a.model);
     expect(w.work).toBeCloseTo(a.stats.work, 10);
@@ -69,7 +87,11 @@ describe('boosting reranker API', () => {
   it('the log-linear reranker beats the base model on its training set', async () => {
     const data = await syntheticRerankData({ ...small, seed: 10 });
     const seen: Array<[number, number]> = [];
-    const r = await trainLoglinear(data, { l2: 0.1, maxIterations: 60, onIteration: (it, objective) => seen.push([it, objective]) });
+    const r = await trainLoglinear(data, {
+      l2: 0.1,
+      maxIterations: 60,
+      onIteration: (it, objective) => seen.push([it, objective]),
+    });
     expect(r.iterations).toBeGreaterThan(1);
     // Progress reports come from a poll, so not every iteration is seen, but the last one is.
     expect(seen.length).toBeGreaterThan(0);
@@ -90,7 +112,15 @@ describe('boosting reranker API', () => {
       numFeatures: 3,
     });
     expect(d.arrays().cols).toEqual(new Int32Array([0, 2, 1, 1]));
-    expect(() => rerankData({ sentencePtr: new Float64Array([0, 1]), logprob: new Float64Array([0]), rowPtr: new Float64Array([0, 1]), cols: new Int32Array([7]), numFeatures: 3 })).toThrow();
+    expect(() =>
+      rerankData({
+        sentencePtr: new Float64Array([0, 1]),
+        logprob: new Float64Array([0]),
+        rowPtr: new Float64Array([0, 1]),
+        cols: new Int32Array([7]),
+        numFeatures: 3,
+      }),
+    ).toThrow();
     const data = await syntheticRerankData({ ...small, seed: 11 });
     const ac = new AbortController();
     ac.abort();

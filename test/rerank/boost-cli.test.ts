@@ -32,8 +32,22 @@ describe('reranking CLI', () => {
     const t5 = loadFeatureTable(out5);
     expect(t5.ids.length).toBe(150);
     expect(t5.names).toContain('Rule:S>NP-SBJ VP* .');
-    for (const prefix of ['Rule:', 'Bigram:', 'GRule:', 'TwoRule:', 'Trigram:', 'LexBigram:', 'HeadMod:', 'PP:', 'Dist:', 'CCRule:'])
-      expect(t5.names.some((n) => n.startsWith(prefix)), prefix).toBe(true);
+    for (const prefix of [
+      'Rule:',
+      'Bigram:',
+      'GRule:',
+      'TwoRule:',
+      'Trigram:',
+      'LexBigram:',
+      'HeadMod:',
+      'PP:',
+      'Dist:',
+      'CCRule:',
+    ])
+      expect(
+        t5.names.some((n) => n.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
     expect(t5.names.some((n) => n.includes('|>=2'))).toBe(true);
     expect(t5.score.every((v) => v <= 0)).toBe(true); // Score = -50 x (missed + invented)
     const out1 = tmp.file('f1.bin');
@@ -46,7 +60,23 @@ describe('reranking CLI', () => {
 
   it('train-reranker boost + rerank: the two-command flow beats the base model on dev', () => {
     const model = tmp.file('boost.model');
-    const r = runCli(['train-reranker', '--method', 'boost', '--train', train, '--dev', dev, '--rounds', '1500', '--eps', '0.001,0.0025', '--model', model, '--threads', '2']);
+    const r = runCli([
+      'train-reranker',
+      '--method',
+      'boost',
+      '--train',
+      train,
+      '--dev',
+      dev,
+      '--rounds',
+      '1500',
+      '--eps',
+      '0.001,0.0025',
+      '--model',
+      model,
+      '--threads',
+      '2',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/boost: \d+ features with non-zero weight/);
     const m = loadReranker(model);
@@ -70,9 +100,23 @@ describe('reranking CLI', () => {
   it('train-reranker accepts a feature table and trains loglinear and logloss models', () => {
     const table = tmp.file('t.bin');
     expect(runCli(['features', '--input', train, '--out', table]).status).toBe(0);
-    for (const [method, extra] of [['loglinear', ['--l2', '0.5,2', '--rounds', '40']], ['logloss', ['--rounds', '15']]] as const) {
+    for (const [method, extra] of [
+      ['loglinear', ['--l2', '0.5,2', '--rounds', '40']],
+      ['logloss', ['--rounds', '15']],
+    ] as const) {
       const model = tmp.file(`${method}.model`);
-      const r = runCli(['train-reranker', '--method', method, '--train', table, '--dev', dev, '--model', model, ...extra]);
+      const r = runCli([
+        'train-reranker',
+        '--method',
+        method,
+        '--train',
+        table,
+        '--dev',
+        dev,
+        '--model',
+        model,
+        ...extra,
+      ]);
       expect(r.status, r.stderr).toBe(0);
       const rr = runCli(['rerank', '--model', model, '--input', dev, '--out', tmp.file(`${method}.mrg`)]);
       expect(rr.status, rr.stderr).toBe(0);
@@ -90,7 +134,12 @@ describe('reranking CLI', () => {
         const gold = ['B-NP', 'I-NP', 'O', 'B-VP'];
         const cands = [0, 1, 2, 3].map((j) => {
           const tags = gold.map((t, k) => (j > 0 && k === j ? 'O' : t));
-          const features: Record<string, number> = { [`first=${tags[0]}`]: 1, [`pos${j}`]: 1, [`bad=${j > 0 ? 1 : 0}`]: 1, count: j + 1 };
+          const features: Record<string, number> = {
+            [`first=${tags[0]}`]: 1,
+            [`pos${j}`]: 1,
+            [`bad=${j > 0 ? 1 : 0}`]: 1,
+            count: j + 1,
+          };
           return { tags, logprob: -1 - rnd() * 2, features };
         });
         out.push(JSON.stringify({ id: `${prefix}${i}`, tokens: ['a', 'b', 'c', 'd'], gold, candidates: cands }));
@@ -100,7 +149,21 @@ describe('reranking CLI', () => {
     const tr = tmp.file('tags-train.jsonl', mk(40, 't'));
     const dv = tmp.file('tags-dev.jsonl', mk(10, 'd'));
     const model = tmp.file('tags.model');
-    const r = runCli(['train-reranker', '--method', 'boost', '--train', tr, '--dev', dv, '--rounds', '50', '--model', model, '--cutoff', '2']);
+    const r = runCli([
+      'train-reranker',
+      '--method',
+      'boost',
+      '--train',
+      tr,
+      '--dev',
+      dv,
+      '--rounds',
+      '50',
+      '--model',
+      model,
+      '--cutoff',
+      '2',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(loadReranker(model).names.every((n) => /^(first=|pos\d|bad=|count)/.test(n))).toBe(true);
     const out = tmp.file('best.conll');
@@ -119,7 +182,10 @@ describe('reranking CLI', () => {
     const r = runCli(['train-reranker', '--method', 'nope', '--train', train, '--model', tmp.file('x.model')]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/unknown --method 'nope'/);
-    const bad = tmp.file('bad.jsonl', '{"id": "x", "tokens": ["a"], "candidates": [{"tree": "(S (NN a)", "logprob": 0}]}\n');
+    const bad = tmp.file(
+      'bad.jsonl',
+      '{"id": "x", "tokens": ["a"], "candidates": [{"tree": "(S (NN a)", "logprob": 0}]}\n',
+    );
     const r2 = runCli(['features', '--input', bad, '--out', tmp.file('bad.bin')]);
     expect(r2.status).toBe(1);
     expect(r2.stderr.trim().split('\n').length).toBe(1);
@@ -127,8 +193,21 @@ describe('reranking CLI', () => {
     const missing = runCli(['rerank', '--model', tmp.file('none.model'), '--input', dev, '--out', tmp.file('o.mrg')]);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/none\.model: no such file/);
-    writeFileSync(tmp.file('nogold.jsonl'), '{"id": "x", "tokens": ["a"], "candidates": [{"tree": "(S (NN a))", "logprob": 0}]}\n');
-    const ng = runCli(['train-reranker', '--method', 'boost', '--train', tmp.file('nogold.jsonl'), '--model', tmp.file('y.model'), '--cutoff', '1']);
+    writeFileSync(
+      tmp.file('nogold.jsonl'),
+      '{"id": "x", "tokens": ["a"], "candidates": [{"tree": "(S (NN a))", "logprob": 0}]}\n',
+    );
+    const ng = runCli([
+      'train-reranker',
+      '--method',
+      'boost',
+      '--train',
+      tmp.file('nogold.jsonl'),
+      '--model',
+      tmp.file('y.model'),
+      '--cutoff',
+      '1',
+    ]);
     expect(ng.status).toBe(1);
     expect(ng.stderr).toMatch(/needs a gold/);
   });

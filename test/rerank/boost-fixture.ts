@@ -27,7 +27,9 @@ export function perturbedNbest(treebank: string, out: string, seed: number, limi
       n.children.splice(k, 0, { label: labels[Math.floor(rnd() * labels.length)], children: moved });
     } else {
       const flat: Tree[] = [];
-      for (const ch of n.children) if (ch.word === undefined) flat.push(...ch.children); else flat.push(ch);
+      for (const ch of n.children)
+        if (ch.word === undefined) flat.push(...ch.children);
+        else flat.push(ch);
       n.children = flat;
     }
     return c;

@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { buildFeatureTable, decodeFeatureTable, encodeFeatureTable, selectFeatures } from '../../lib/rerank/feature-table.js';
+import {
+  buildFeatureTable,
+  decodeFeatureTable,
+  encodeFeatureTable,
+  selectFeatures,
+} from '../../lib/rerank/feature-table.js';
 import { libsvmText } from '../../lib/rerank/libsvm.js';
 
 const sentences = [
-  { id: 'a', candidates: [{ names: ['x', 'y'], logprob: -1, score: 10 }, { names: ['y', 'z'], logprob: -2, score: 4 }] },
+  {
+    id: 'a',
+    candidates: [
+      { names: ['x', 'y'], logprob: -1, score: 10 },
+      { names: ['y', 'z'], logprob: -2, score: 4 },
+    ],
+  },
   { id: 'b', candidates: [{ names: ['x'], logprob: -3, score: 7 }] },
   { id: 'c', candidates: [{ names: ['z', 'x', 'x'], logprob: -0.5, score: 2 }] },
 ];
@@ -35,7 +46,10 @@ describe('feature tables', () => {
   it('export libsvm lines with query ids for ranking peers', () => {
     const t = buildFeatureTable(sentences, ['x', 'y', 'z']);
     expect(libsvmText(t).split('\n').slice(0, 4)).toEqual([
-      '10 qid:1 1:-1 2:1 3:1', '4 qid:1 1:-2 3:1 4:1', '7 qid:2 1:-3 2:1', '2 qid:3 1:-0.5 2:1 4:1',
+      '10 qid:1 1:-1 2:1 3:1',
+      '4 qid:1 1:-2 3:1 4:1',
+      '7 qid:2 1:-3 2:1',
+      '2 qid:3 1:-0.5 2:1 4:1',
     ]);
   });
 });

@@ -7,10 +7,22 @@ import { tempDir } from '../helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
-const small = { sentences: 150, candidatesPerSentence: 8, features: 500, sharedPerSentence: 30, privatePerCandidate: 6, threads: 2 };
+const small = {
+  sentences: 150,
+  candidatesPerSentence: 8,
+  features: 500,
+  sharedPerSentence: 30,
+  privatePerCandidate: 6,
+  threads: 2,
+};
 
 /** The data restricted to the model's compact feature ids (names are the original ids). */
-function compactScore(data: Awaited<ReturnType<typeof syntheticRerankData>>, a0: number, names: string[], weights: Float64Array): number {
+function compactScore(
+  data: Awaited<ReturnType<typeof syntheticRerankData>>,
+  a0: number,
+  names: string[],
+  weights: Float64Array,
+): number {
   const dense = new Float64Array(data.numFeatures);
   names.forEach((n, i) => (dense[Number(n)] = weights[i]));
   return chosenScore(data, a0, dense);
@@ -23,8 +35,16 @@ describe('reranker model files', () => {
       const dev = await syntheticRerankData({ ...small, sentences: 60, seed: 22 });
       const dictionary = Array.from({ length: train.numFeatures }, (_, k) => String(k));
       const model = await rerankerTrainers[method]({
-        train, dev, dictionary,
-        options: { rounds: method === 'logloss' ? 10 : method === 'loglinear' ? 30 : 400, eps: [0.001, 0.005], l2: [0.1, 1], progress: false, devStep: 20 },
+        train,
+        dev,
+        dictionary,
+        options: {
+          rounds: method === 'logloss' ? 10 : method === 'loglinear' ? 30 : 400,
+          eps: [0.001, 0.005],
+          l2: [0.1, 1],
+          progress: false,
+          devStep: 20,
+        },
       });
       expect(model.method).toBe(method);
       expect(model.info.devScore).toBeCloseTo(compactScore(dev, model.a0, model.names, model.weights), 6);
@@ -52,8 +72,19 @@ describe('reranker model files', () => {
     const train = await syntheticRerankData({ ...small, seed: 23 });
     const dev = await syntheticRerankData({ ...small, sentences: 60, seed: 24 });
     const dictionary = Array.from({ length: train.numFeatures }, (_, k) => String(k));
-    const one = async (eps: number) => rerankerTrainers.boost({ train, dev, dictionary, options: { rounds: 300, eps: [eps], progress: false, devStep: 10 } });
-    const both = await rerankerTrainers.boost({ train, dev, dictionary, options: { rounds: 300, eps: [0.0005, 0.02], progress: false, devStep: 10 } });
+    const one = async (eps: number) =>
+      rerankerTrainers.boost({
+        train,
+        dev,
+        dictionary,
+        options: { rounds: 300, eps: [eps], progress: false, devStep: 10 },
+      });
+    const both = await rerankerTrainers.boost({
+      train,
+      dev,
+      dictionary,
+      options: { rounds: 300, eps: [0.0005, 0.02], progress: false, devStep: 10 },
+    });
     const a = await one(0.0005);
     const b = await one(0.02);
     expect(both.info.devScore).toBe(Math.max(Number(a.info.devScore), Number(b.info.devScore)));

@@ -4,7 +4,10 @@ import type { NbestSentence } from '../../lib/io/nbest.js';
 
 const gold = '(S (NP (DT The) (NN dog)) (VP (VBD barked)) (. .))';
 const sentence: NbestSentence = {
-  id: 's1', tokens: ['The', 'dog', 'barked', '.'], gold, line: 3,
+  id: 's1',
+  tokens: ['The', 'dog', 'barked', '.'],
+  gold,
+  line: 3,
   candidates: [
     { tree: gold, logprob: -5 },
     { tree: '(S (NP (DT The)) (VP (NN dog) (VBD barked)) (. .))', logprob: -4 },
@@ -32,12 +35,24 @@ describe('n-best candidates to features and scores', () => {
     // Candidate 2 brackets: S(0,3) NP(0,1) VP(1,3) vs gold S(0,3) NP(0,2) VP(2,3): 1 of 3 matched.
     expect(f.candidates[1].score).toBe(-200); // 2 missed, 2 invented
     const tags: NbestSentence = {
-      id: 't', tokens: ['a', 'b', 'c'], gold: ['B-NP', 'I-NP', 'O'], line: 1,
-      candidates: [{ tags: ['B-NP', 'I-NP', 'O'], logprob: 0 }, { tags: ['B-NP', 'B-NP', 'O'], logprob: 0 }],
+      id: 't',
+      tokens: ['a', 'b', 'c'],
+      gold: ['B-NP', 'I-NP', 'O'],
+      line: 1,
+      candidates: [
+        { tags: ['B-NP', 'I-NP', 'O'], logprob: 0 },
+        { tags: ['B-NP', 'B-NP', 'O'], logprob: 0 },
+      ],
     };
     expect(candidateScore(tags, 0)).toBe(0);
     expect(candidateScore(tags, 1)).toBe(-150); // NP(0-2) missed, NP(0) and NP(1) invented
-    const pos: NbestSentence = { id: 'p', tokens: ['a', 'b'], gold: ['DT', 'NN'], line: 1, candidates: [{ tags: ['DT', 'VB'], logprob: 0 }] };
+    const pos: NbestSentence = {
+      id: 'p',
+      tokens: ['a', 'b'],
+      gold: ['DT', 'NN'],
+      line: 1,
+      candidates: [{ tags: ['DT', 'VB'], logprob: 0 }],
+    };
     expect(candidateScore(pos, 0)).toBe(-100);
     expect(Number.isNaN(candidateScore({ ...pos, gold: undefined }, 0))).toBe(true);
   });

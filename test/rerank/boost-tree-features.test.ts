@@ -15,17 +15,57 @@ function build(spec: Spec, counter = { n: 0 }): HeadNode {
 type Spec = [string, string] | [string, number, Spec[]];
 
 // (S (NP The man) (VP saw (NP the dog) (PP with (NP a telescope))) (. .)), heads marked by index.
-const tree = build(['', 0, [
-  ['S', 1, [
-    ['NP', 1, [['DT', 'The'], ['NN', 'man']]],
-    ['VP', 0, [
-      ['VBD', 'saw'],
-      ['NP', 1, [['DT', 'the'], ['NN', 'dog']]],
-      ['PP', 0, [['IN', 'with'], ['NP', 1, [['DT', 'a'], ['NN', 'telescope']]]]],
-    ]],
-    ['.', '.'],
-  ]],
-]]);
+const tree = build([
+  '',
+  0,
+  [
+    [
+      'S',
+      1,
+      [
+        [
+          'NP',
+          1,
+          [
+            ['DT', 'The'],
+            ['NN', 'man'],
+          ],
+        ],
+        [
+          'VP',
+          0,
+          [
+            ['VBD', 'saw'],
+            [
+              'NP',
+              1,
+              [
+                ['DT', 'the'],
+                ['NN', 'dog'],
+              ],
+            ],
+            [
+              'PP',
+              0,
+              [
+                ['IN', 'with'],
+                [
+                  'NP',
+                  1,
+                  [
+                    ['DT', 'a'],
+                    ['NN', 'telescope'],
+                  ],
+                ],
+              ],
+            ],
+          ],
+        ],
+        ['.', '.'],
+      ],
+    ],
+  ],
+]);
 
 const counts = treeFeatureCounts(tree);
 const has = (...names: string[]): void => {
@@ -41,7 +81,10 @@ describe('parse-tree reranking features (Collins & Koo 2005)', () => {
 
   it('bigrams go outward from the head on each side and end with STOP', () => {
     expect(byPrefix('Bigram:').filter((n) => n.includes(' VP>') || n.includes(' S>'))).toEqual([
-      'Bigram:L S>NP STOP', 'Bigram:R S>. STOP', 'Bigram:R VP>NP PP', 'Bigram:R VP>PP STOP',
+      'Bigram:L S>NP STOP',
+      'Bigram:R S>. STOP',
+      'Bigram:R VP>NP PP',
+      'Bigram:R VP>PP STOP',
     ]);
     has('Bigram:L NP>DT STOP', 'Bigram:R PP>NP STOP');
     expect(counts.has('Bigram:L VP>STOP')).toBe(false);
@@ -58,7 +101,11 @@ describe('parse-tree reranking features (Collins & Koo 2005)', () => {
   });
 
   it('trigrams run over STOP C1 .. Cm STOP', () => {
-    expect(byPrefix('Trigram:VP>')).toEqual(['Trigram:VP>NP PP STOP', 'Trigram:VP>STOP VBD* NP', 'Trigram:VP>VBD* NP PP']);
+    expect(byPrefix('Trigram:VP>')).toEqual([
+      'Trigram:VP>NP PP STOP',
+      'Trigram:VP>STOP VBD* NP',
+      'Trigram:VP>VBD* NP PP',
+    ]);
   });
 
   it('lexical bigrams carry both lexical heads', () => {
@@ -67,7 +114,10 @@ describe('parse-tree reranking features (Collins & Koo 2005)', () => {
 
   it('head-modifiers carry direction, grandparent, parent, head, modifier and adjacency', () => {
     expect(byPrefix('HeadMod:').filter((n) => ['S', 'VP'].includes(n.split(' ')[2]))).toEqual([
-      'HeadMod:L TOP S VP NP adj=1', 'HeadMod:R S VP VBD NP adj=1', 'HeadMod:R S VP VBD PP adj=0', 'HeadMod:R TOP S VP . adj=1',
+      'HeadMod:L TOP S VP NP adj=1',
+      'HeadMod:R S VP VBD NP adj=1',
+      'HeadMod:R S VP VBD PP adj=0',
+      'HeadMod:R TOP S VP . adj=1',
     ]);
   });
 
@@ -77,7 +127,9 @@ describe('parse-tree reranking features (Collins & Koo 2005)', () => {
 
   it('distance head-modifiers: = dist, < x for dist < x < 9, > x for 1 < x < dist', () => {
     // saw (2) .. with (5): two words between.
-    expect(byPrefix('Dist:VP VBD PP')).toEqual(['<3', '<4', '<5', '<6', '<7', '<8', '=2'].map((s) => `Dist:VP VBD PP ${s}`));
+    expect(byPrefix('Dist:VP VBD PP')).toEqual(
+      ['<3', '<4', '<5', '<6', '<7', '<8', '=2'].map((s) => `Dist:VP VBD PP ${s}`),
+    );
     // saw (2) .. '.' (8): five words between.
     expect(byPrefix('Dist:S VP .')).toEqual(['<6', '<7', '<8', '=5', '>2', '>3', '>4'].map((s) => `Dist:S VP . ${s}`));
     has('Dist:S VP NP =0', 'Dist:S VP NP <8');
@@ -87,15 +139,23 @@ describe('parse-tree reranking features (Collins & Koo 2005)', () => {
     has('CCRule:VP>VBD* NP PP(with)', 'CCRule:PP(with)>IN(with)* NP', 'CCRule:NP>DT(the) NN*', 'CCRule:NP>DT(a) NN*');
     has('CCTrigram:VP>NP PP(with) STOP', 'CCGRule:PP(with)^NP>DT(a) NN*');
     // Head-modifier, PP and distance templates are not repeated.
-    expect([...counts.keys()].some((k) => k.startsWith('CCHeadMod') || k.startsWith('CCPP') || k.startsWith('CCDist'))).toBe(false);
+    expect(
+      [...counts.keys()].some((k) => k.startsWith('CCHeadMod') || k.startsWith('CCPP') || k.startsWith('CCDist')),
+    ).toBe(false);
     const off = treeFeatureCounts(tree, { lexicalizedPass: false });
     expect([...off.keys()].some((k) => k.startsWith('CC'))).toBe(false);
   });
 
   it('counts become threshold features', () => {
     const names = treeFeatures(tree);
-    expect(names.filter((n) => n.startsWith('Rule:NP>DT NN*'))).toEqual(['Rule:NP>DT NN*', 'Rule:NP>DT NN*|>=2', 'Rule:NP>DT NN*|>=3']);
+    expect(names.filter((n) => n.startsWith('Rule:NP>DT NN*'))).toEqual([
+      'Rule:NP>DT NN*',
+      'Rule:NP>DT NN*|>=2',
+      'Rule:NP>DT NN*|>=3',
+    ]);
     expect(names).not.toContain('Rule:S>NP VP* .|>=2');
-    expect(treeFeatures(tree, { thresholds: false }).filter((n) => n.startsWith('Rule:NP>'))).toEqual(['Rule:NP>DT NN*']);
+    expect(treeFeatures(tree, { thresholds: false }).filter((n) => n.startsWith('Rule:NP>'))).toEqual([
+      'Rule:NP>DT NN*',
+    ]);
   });
 });

@@ -10,7 +10,10 @@ import { rng } from '../perturb.js';
  * n-best lists as a k-best parser writes them: log-probabilities in non-increasing order up
  * to the last bits (summation order), with exact ties and near-ties at the top.
  */
-function lists(seed: number, count: number): { set: CandidateSet; logprob: Float64Array; score: Float64Array; ptr: Int32Array } {
+function lists(
+  seed: number,
+  count: number,
+): { set: CandidateSet; logprob: Float64Array; score: Float64Array; ptr: Int32Array } {
   const r = rng(seed);
   const sentences: NbestSentence[] = [];
   const scores: number[][] = [];
@@ -22,9 +25,20 @@ function lists(seed: number, count: number): { set: CandidateSet; logprob: Float
       const kind = r();
       const prev = j === 0 ? top : lp[j - 1];
       // exact tie, a tie in all but the last bits (either way), or clearly lower
-      lp.push(kind < 0.3 ? prev : kind < 0.6 ? prev + (r() < 0.5 ? 1 : -1) * Math.abs(prev) * 2e-16 * (1 + Math.floor(r() * 3)) : prev - r());
+      lp.push(
+        kind < 0.3
+          ? prev
+          : kind < 0.6
+            ? prev + (r() < 0.5 ? 1 : -1) * Math.abs(prev) * 2e-16 * (1 + Math.floor(r() * 3))
+            : prev - r(),
+      );
     }
-    sentences.push({ id: `s${i}`, tokens: ['a'], candidates: lp.map((logprob) => ({ tags: ['X'], logprob })), line: 0 });
+    sentences.push({
+      id: `s${i}`,
+      tokens: ['a'],
+      candidates: lp.map((logprob) => ({ tags: ['X'], logprob })),
+      line: 0,
+    });
     scores.push(lp.map(() => Math.floor(r() * 3)));
   }
   const ptr = new Int32Array(count + 1);
@@ -39,7 +53,9 @@ function lists(seed: number, count: number): { set: CandidateSet; logprob: Float
 
 describe('one candidate order for the base, the oracle and every reranker', () => {
   const { set, logprob, score, ptr } = lists(11, 400);
-  const outOfOrder = set.sentences.filter((s) => s.candidates.some((c, j) => j > 0 && c.logprob > s.candidates[0].logprob)).length;
+  const outOfOrder = set.sentences.filter((s) =>
+    s.candidates.some((c, j) => j > 0 && c.logprob > s.candidates[0].logprob),
+  ).length;
 
   it('the test lists have near-ties out of order at the top, as k-best lists do', () => {
     expect(outOfOrder).toBeGreaterThan(20);
@@ -48,7 +64,14 @@ describe('one candidate order for the base, the oracle and every reranker', () =
   it('a reranker that learned nothing (F = a0 L) picks exactly the base model candidate', () => {
     const base = baseChoice(set);
     const cols = new Int32Array(0);
-    const data = rerankData({ sentencePtr: ptr, logprob, score, rowPtr: new Float64Array(logprob.length + 1), cols, numFeatures: 1 });
+    const data = rerankData({
+      sentencePtr: ptr,
+      logprob,
+      score,
+      rowPtr: new Float64Array(logprob.length + 1),
+      cols,
+      numFeatures: 1,
+    });
     for (const a0 of [0.1, 1, 7.3]) {
       const { chosen } = rerankScores(data, a0, new Float64Array(1), 1);
       expect(Array.from(chosen)).toEqual(base);
@@ -58,7 +81,14 @@ describe('one candidate order for the base, the oracle and every reranker', () =
   it('boosting with 0 rounds scores dev exactly as the base does', async () => {
     // One feature that never fires: boosting can only fit a0; its 0-round prefix is the base.
     const cols = new Int32Array(0);
-    const data = rerankData({ sentencePtr: ptr, logprob, score, rowPtr: new Float64Array(logprob.length + 1), cols, numFeatures: 1 });
+    const data = rerankData({
+      sentencePtr: ptr,
+      logprob,
+      score,
+      rowPtr: new Float64Array(logprob.length + 1),
+      cols,
+      numFeatures: 1,
+    });
     const { model } = await trainBoost(data, { rounds: 5, threads: 1 });
     const [atZero] = Array.from(boostPrefixCurve(data, model, [0], 1));
     const base = baseChoice(set);

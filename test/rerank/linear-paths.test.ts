@@ -31,20 +31,57 @@ describe('one training path for the linear rerankers', () => {
   // The head rules and word classes the CLI and the pipeline learn from the gold training trees.
   const settings = learnListSettings(train, loadHeadRules('collins'), trainFile)?.settings;
 
-  const cases: { method: 'boost' | 'loglinear'; cli: string[]; api: LinearTrainOptions; pipeline: Record<string, unknown> }[] = [
-    { method: 'boost', cli: ['--rounds', '120', '--eps', '0.001,0.01', '--dev-step', '1'], api: { rounds: 120, eps: [0.001, 0.01], devStep: 1 }, pipeline: { type: 'boost', rounds: 120, eps: [0.001, 0.01] } },
-    { method: 'loglinear', cli: ['--rounds', '15', '--l2', '1,4'], api: { rounds: 15, l2: [1, 4] }, pipeline: { type: 'loglinear', iterations: 15, l2: [1, 4] } },
+  const cases: {
+    method: 'boost' | 'loglinear';
+    cli: string[];
+    api: LinearTrainOptions;
+    pipeline: Record<string, unknown>;
+  }[] = [
+    {
+      method: 'boost',
+      cli: ['--rounds', '120', '--eps', '0.001,0.01', '--dev-step', '1'],
+      api: { rounds: 120, eps: [0.001, 0.01], devStep: 1 },
+      pipeline: { type: 'boost', rounds: 120, eps: [0.001, 0.01] },
+    },
+    {
+      method: 'loglinear',
+      cli: ['--rounds', '15', '--l2', '1,4'],
+      api: { rounds: 15, l2: [1, 4] },
+      pipeline: { type: 'loglinear', iterations: 15, l2: [1, 4] },
+    },
   ];
 
   for (const c of cases) {
     it(`${c.method}: the CLI, the API and the pipeline train the same model`, async () => {
       const modelFile = tmp.file(`paths-${c.method}.model`);
-      const r = runCli(['train-reranker', '--method', c.method, '--train', trainFile, '--dev', devFile, '--model', modelFile, '--cutoff', '2', '--threads', '1', ...c.cli]);
+      const r = runCli([
+        'train-reranker',
+        '--method',
+        c.method,
+        '--train',
+        trainFile,
+        '--dev',
+        devFile,
+        '--model',
+        modelFile,
+        '--cutoff',
+        '2',
+        '--threads',
+        '1',
+        ...c.cli,
+      ]);
       expect(r.stderr).not.toMatch(/error/i);
       expect(r.status).toBe(0);
       const cli = LinearReranker.loadSync(modelFile);
 
-      const api = await LinearReranker.train(train, { method: c.method, cutoff: 2, dev, threads: 1, extract: { settings }, ...c.api });
+      const api = await LinearReranker.train(train, {
+        method: c.method,
+        cutoff: 2,
+        dev,
+        threads: 1,
+        extract: { settings },
+        ...c.api,
+      });
       // The same features, weights and a0, bit for bit; the same training facts: the same model file.
       expect(api.model.names).toEqual(cli.model.names);
       expect(Buffer.from(api.model.weights.buffer)).toEqual(Buffer.from(cli.model.weights.buffer));
@@ -56,12 +93,21 @@ describe('one training path for the linear rerankers', () => {
       expect(readFileSync(apiFile).equals(readFileSync(modelFile))).toBe(true);
 
       const rc = { ...rerankerSchema.parse({ ...c.pipeline, cutoff: 2 }), name: c.method };
-      const step = rc.type === 'boost' ? boostReranker(rc as BoostConfig & { name: string }) : loglinearReranker(rc as LoglinearConfig & { name: string });
+      const step =
+        rc.type === 'boost'
+          ? boostReranker(rc as BoostConfig & { name: string })
+          : loglinearReranker(rc as LoglinearConfig & { name: string });
       const ctx = { threads: 1, seed: 1 };
       const trained = await step.train(scoreSet(train), scoreSet(dev), ctx);
       // The settings chosen on dev are the model's.
       const info = cli.model.info;
-      if (c.method === 'boost') expect(trained.selected).toEqual({ eps: info.eps, rounds: info.rounds, a0: +cli.model.a0.toFixed(3), features: info.features });
+      if (c.method === 'boost')
+        expect(trained.selected).toEqual({
+          eps: info.eps,
+          rounds: info.rounds,
+          a0: +cli.model.a0.toFixed(3),
+          features: info.features,
+        });
       else expect(trained.selected).toEqual({ C: info.l2, features: info.features });
       // And it chooses what the model chooses.
       const chosen = await cli.rerank(test, { threads: 1, signal: undefined });

@@ -17,7 +17,15 @@ describe('perceptron reranker API', () => {
     const train = randomFeatureNbest(80, 7);
     const test = randomFeatureNbest(40, 99);
     for (const chunks of [1, 2]) {
-      const common = { kernel: 'linear' as const, epochs: 3, chunks, seed: 5, threads: 2, featureSource: 'file' as const, beta: 0.5 };
+      const common = {
+        kernel: 'linear' as const,
+        epochs: 3,
+        chunks,
+        seed: 5,
+        threads: 2,
+        featureSource: 'file' as const,
+        beta: 0.5,
+      };
       const primal = await PerceptronReranker.train(train, { ...common, primal: true });
       const dual = await PerceptronReranker.train(train, { ...common, primal: false });
       expect(primal.info().mistakes).toBeGreaterThan(0);
@@ -83,6 +91,8 @@ describe('perceptron reranker API', () => {
     expect(seen.length).toBeGreaterThan(0);
     const controller = new AbortController();
     controller.abort();
-    await expect(PerceptronReranker.train(data, { kernel: 'linear', signal: controller.signal })).rejects.toThrow(/abort/i);
+    await expect(PerceptronReranker.train(data, { kernel: 'linear', signal: controller.signal })).rejects.toThrow(
+      /abort/i,
+    );
   });
 });

@@ -14,7 +14,8 @@ const tags = readNbestSync(join(fixtures, 'tiny-tags.jsonl'));
 
 function close(a: ArrayLike<number>, b: ArrayLike<number>, rel = 1e-9): void {
   expect(a.length).toBe(b.length);
-  for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(b[i])));
+  for (let i = 0; i < a.length; i++)
+    expect(Math.abs(a[i] - b[i])).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(b[i])));
 }
 
 /** Shared-suffix scoring and one kernel call per pair give the same scores and choices. */
@@ -43,7 +44,13 @@ describe('perceptron with tree and tagging kernels', () => {
   it('compressed (DAG) and uncompressed tree models give equal scores', async () => {
     const golds = readTreesSync(join(repoRoot, 'data', 'gum-open', 'dev.mrg')).slice(0, 60);
     const nbest = syntheticNbest(golds, { candidates: 6, seed: 4 });
-    const r = await PerceptronReranker.train(nbest.slice(0, 40), { kernel: 'tree', lambda: 0.4, beta: 0.05, epochs: 2, chunks: 2 });
+    const r = await PerceptronReranker.train(nbest.slice(0, 40), {
+      kernel: 'tree',
+      lambda: 0.4,
+      beta: 0.05,
+      epochs: 2,
+      chunks: 2,
+    });
     expect(r.info().support).toBeGreaterThan(10);
     const prepared = r.prepare(nbest.slice(40));
     for (const prediction of ['last', 'averaged'] as const) {
@@ -63,20 +70,42 @@ describe('perceptron with tree and tagging kernels', () => {
 
   it('tagging-kernel models: shared-suffix scoring equals kernel calls; a base weight is kept and a huge one keeps the base choice', async () => {
     const r = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.1, epochs: 3 });
-    const plain = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.1, epochs: 3, compressed: false });
+    const plain = await PerceptronReranker.train(tags, {
+      kernel: 'tags',
+      lambda: 0.5,
+      beta: 0.1,
+      epochs: 3,
+      compressed: false,
+    });
     expect(r.info()).toEqual(plain.info());
     await expectScoringPathsAgree(r);
     const prior = await PerceptronReranker.train(tags, { kernel: 'tags', baseWeight: 1e6, epochs: 2 });
     expect(prior.info().baseWeight).toBe(1e6);
     expect(prior.meta.baseWeight).toBe(1e6);
-    const top = tags.map((s) => s.candidates.reduce((best, c, i) => (c.logprob > s.candidates[best].logprob ? i : best), 0));
-    for (const prediction of ['averaged', 'voted'] as const) expect([...(await prior.choose(tags, { prediction })).chosen]).toEqual(top);
+    const top = tags.map((s) =>
+      s.candidates.reduce((best, c, i) => (c.logprob > s.candidates[best].logprob ? i : best), 0),
+    );
+    for (const prediction of ['averaged', 'voted'] as const)
+      expect([...(await prior.choose(tags, { prediction })).chosen]).toEqual(top);
   });
 
   it('the normalized tagging kernel: its scores are normalized kernel sums, in every scoring path', async () => {
     const { gram, SequenceBank } = await import('../../lib/kernels/index.js');
-    const r = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.001, epochs: 3, normalize: true });
-    const plain = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.001, epochs: 3, normalize: true, compressed: false });
+    const r = await PerceptronReranker.train(tags, {
+      kernel: 'tags',
+      lambda: 0.5,
+      beta: 0.001,
+      epochs: 3,
+      normalize: true,
+    });
+    const plain = await PerceptronReranker.train(tags, {
+      kernel: 'tags',
+      lambda: 0.5,
+      beta: 0.001,
+      epochs: 3,
+      normalize: true,
+      compressed: false,
+    });
     expect(r.meta.normalize).toBe(true);
     expect(r.info()).toEqual(plain.info());
     await expectScoringPathsAgree(r);
@@ -84,20 +113,31 @@ describe('perceptron with tree and tagging kernels', () => {
     // kernel of the public kernel API.
     let checked = 0;
     for (const s of tags) {
-      const one = await PerceptronReranker.train([s], { kernel: 'tags', lambda: 0.5, epochs: 1, normalize: true, prediction: 'last' });
+      const one = await PerceptronReranker.train([s], {
+        kernel: 'tags',
+        lambda: 0.5,
+        epochs: 1,
+        normalize: true,
+        prediction: 'last',
+      });
       if (one.info().mistakes !== 1) continue;
       const bank = SequenceBank.fromSequences(s.candidates.map((c) => ({ words: s.tokens, tags: c.tags as string[] })));
       const k = gram(bank, { lambda: 0.5, normalize: true });
       const n = s.candidates.length;
       const { scores } = await one.choose([s], { prediction: 'last' });
-      const explains = (p: number, m: number): boolean => Array.from(scores).every((v, x) => Math.abs(v - (k[p * n + x] - k[m * n + x])) < 1e-9);
+      const explains = (p: number, m: number): boolean =>
+        Array.from(scores).every((v, x) => Math.abs(v - (k[p * n + x] - k[m * n + x])) < 1e-9);
       expect([...Array(n).keys()].some((p) => [...Array(n).keys()].some((m) => p !== m && explains(p, m)))).toBe(true);
       checked++;
     }
     expect(checked).toBeGreaterThan(0);
     const raw = await PerceptronReranker.train(tags, { kernel: 'tags', lambda: 0.5, beta: 0.001, epochs: 3 });
-    expect((await raw.choose(tags, { prediction: 'last' })).scores).not.toEqual((await r.choose(tags, { prediction: 'last' })).scores);
-    await expect(PerceptronReranker.train(trees, { kernel: 'tree', normalize: true })).rejects.toThrow(/tagging kernel only/);
+    expect((await raw.choose(tags, { prediction: 'last' })).scores).not.toEqual(
+      (await r.choose(tags, { prediction: 'last' })).scores,
+    );
+    await expect(PerceptronReranker.train(trees, { kernel: 'tree', normalize: true })).rejects.toThrow(
+      /tagging kernel only/,
+    );
   });
 
   it('tree, tags and normalized tags models save and load with identical choices', async () => {

@@ -17,7 +17,8 @@ const fixtures = join(repoRoot, 'test', 'fixtures', 'perceptron');
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const mixing = (shards: number, weighting: MixWeighting = 'uniform', seed = 1): PerceptronTrainOptions['mixing'] => rerankerMixing({ shards, weighting, seed, threads: 1 });
+const mixing = (shards: number, weighting: MixWeighting = 'uniform', seed = 1): PerceptronTrainOptions['mixing'] =>
+  rerankerMixing({ shards, weighting, seed, threads: 1 });
 
 /** A model's coefficients by training candidate id (last = 0, averaged = 1). */
 function coefficients(r: PerceptronReranker, mode: number): Map<number, number> {
@@ -35,7 +36,11 @@ describe('perceptron reranker: iterative parameter mixing', () => {
     ['tree kernel', readNbestSync(join(fixtures, 'tiny-trees.jsonl')), {}],
     ['tagging kernel', readNbestSync(join(fixtures, 'tiny-tags.jsonl')), {}],
     ['linear kernel, primal', randomFeatureNbest(80, 7), { kernel: 'linear' }],
-    ['linear kernel, dual, beta and a base weight', randomFeatureNbest(80, 7), { kernel: 'linear', primal: false, beta: 0.5, baseWeight: 0.25 }],
+    [
+      'linear kernel, dual, beta and a base weight',
+      randomFeatureNbest(80, 7),
+      { kernel: 'linear', primal: false, beta: 0.5, baseWeight: 0.25 },
+    ],
   ];
   for (const [name, train, extra] of cases) {
     it(`one shard, one epoch: the ordinary perceptron's last and averaged coefficients (${name})`, async () => {
@@ -51,19 +56,33 @@ describe('perceptron reranker: iterative parameter mixing', () => {
     const train = randomFeatureNbest(120, 3);
     const test = randomFeatureNbest(60, 11);
     for (const weighting of ['uniform', 'updates'] as const) {
-      const primal = await PerceptronReranker.train(train, { kernel: 'linear', epochs: 4, threads: 1, mixing: mixing(3, weighting) });
-      const dual = await PerceptronReranker.train(train, { kernel: 'linear', primal: false, epochs: 4, threads: 1, mixing: mixing(3, weighting) });
+      const primal = await PerceptronReranker.train(train, {
+        kernel: 'linear',
+        epochs: 4,
+        threads: 1,
+        mixing: mixing(3, weighting),
+      });
+      const dual = await PerceptronReranker.train(train, {
+        kernel: 'linear',
+        primal: false,
+        epochs: 4,
+        threads: 1,
+        mixing: mixing(3, weighting),
+      });
       // Integer features and dyadic shares keep both sums exact here.
       for (const mode of [0, 1]) expect(coefficients(dual, mode)).toEqual(coefficients(primal, mode));
       for (const prediction of ['last', 'averaged'] as const) {
-        expect(Array.from(await dual.rerank(test, { prediction }))).toEqual(Array.from(await primal.rerank(test, { prediction })));
+        expect(Array.from(await dual.rerank(test, { prediction }))).toEqual(
+          Array.from(await primal.rerank(test, { prediction })),
+        );
       }
     }
   });
 
   it('is deterministic; the weightings and shard counts are different algorithms', async () => {
     const train = randomFeatureNbest(120, 5);
-    const bytes = async (o: PerceptronTrainOptions): Promise<Buffer> => Buffer.from((await PerceptronReranker.train(train, { kernel: 'linear', epochs: 3, threads: 1, ...o })).toBytes());
+    const bytes = async (o: PerceptronTrainOptions): Promise<Buffer> =>
+      Buffer.from((await PerceptronReranker.train(train, { kernel: 'linear', epochs: 3, threads: 1, ...o })).toBytes());
     const a = await bytes({ mixing: mixing(3) });
     expect((await bytes({ mixing: mixing(3) })).equals(a)).toBe(true);
     expect((await bytes({ mixing: mixing(3), threads: 2 })).equals(a)).toBe(true);
@@ -79,11 +98,21 @@ describe('perceptron reranker: iterative parameter mixing', () => {
     const loaded = await PerceptronReranker.load(file);
     expect(Buffer.from(loaded.toBytes()).equals(Buffer.from(model.toBytes()))).toBe(true);
     for (const prediction of ['last', 'averaged'] as const) {
-      expect(Array.from((await loaded.choose(train, { prediction })).scores)).toEqual(Array.from((await model.choose(train, { prediction })).scores));
+      expect(Array.from((await loaded.choose(train, { prediction })).scores)).toEqual(
+        Array.from((await model.choose(train, { prediction })).scores),
+      );
     }
-    await expect(loaded.choose(train, { prediction: 'voted' })).rejects.toThrow(/parameter-mixed model has no voted prediction/);
-    await expect(PerceptronReranker.train(train, { prediction: 'voted', mixing: mixing(2) })).rejects.toThrow(/parameter mixing has no voted prediction/);
-    await expect(PerceptronReranker.train(train, { chunks: 2, mixing: mixing(2) })).rejects.toThrow(/parameter mixing has no chunks/);
-    await expect(PerceptronReranker.train(train, { checkpoint: join(tmp.dir, 'c'), mixing: mixing(2) })).rejects.toThrow(/parameter mixing has no checkpoints/);
+    await expect(loaded.choose(train, { prediction: 'voted' })).rejects.toThrow(
+      /parameter-mixed model has no voted prediction/,
+    );
+    await expect(PerceptronReranker.train(train, { prediction: 'voted', mixing: mixing(2) })).rejects.toThrow(
+      /parameter mixing has no voted prediction/,
+    );
+    await expect(PerceptronReranker.train(train, { chunks: 2, mixing: mixing(2) })).rejects.toThrow(
+      /parameter mixing has no chunks/,
+    );
+    await expect(
+      PerceptronReranker.train(train, { checkpoint: join(tmp.dir, 'c'), mixing: mixing(2) }),
+    ).rejects.toThrow(/parameter mixing has no checkpoints/);
   });
 });

@@ -6,7 +6,12 @@ import { PerceptronReranker } from '../../lib/rerank/perceptron.js';
 import { validatePipelineConfig } from '../../lib/pipeline/config.js';
 import { sentenceFeatures } from '../../lib/rerank/nbest-features.js';
 import { FeatureDictionary } from '../../lib/rerank/perceptron-features.js';
-import { RowCollector, summedFeatureRows, summedFeatureRowsSync, trainingFeatureRows } from '../../lib/rerank/perceptron-summed.js';
+import {
+  RowCollector,
+  summedFeatureRows,
+  summedFeatureRowsSync,
+  trainingFeatureRows,
+} from '../../lib/rerank/perceptron-summed.js';
 import { candidateFeatureIds } from '../../lib/rerank/candidate-feature-ids.js';
 import { learnListSettings } from '../../lib/rerank/tree-settings.js';
 import { repoRoot, tempDir } from '../helpers.js';
@@ -60,14 +65,24 @@ describe('kernel perceptrons plus reranking features', () => {
   it('reports the feature extraction as its own progress phase, then the examples', async () => {
     const events: Array<{ phase: string; done: number; total?: number }> = [];
     const fresh = trees.map((s) => ({ ...s })); // not the cached lists: the extraction runs
-    await PerceptronReranker.train(fresh, { kernel: 'tree', featureWeight: 1, threads: 1 }, { onProgress: (p) => events.push(p) });
+    await PerceptronReranker.train(
+      fresh,
+      { kernel: 'tree', featureWeight: 1, threads: 1 },
+      { onProgress: (p) => events.push(p) },
+    );
     const phases = [...new Set(events.map((e) => e.phase))];
     expect(phases).toEqual(['sentence', 'example']);
     expect(events.find((e) => e.phase === 'sentence')).toMatchObject({ done: trees.length, total: trees.length });
   });
 
   it('saves and loads; prepared and async-extracted queries score alike', async () => {
-    const r = await PerceptronReranker.train(trees, { kernel: 'tree', epochs: 3, threads: 1, featureWeight: 2, prediction: 'voted' });
+    const r = await PerceptronReranker.train(trees, {
+      kernel: 'tree',
+      epochs: 3,
+      threads: 1,
+      featureWeight: 2,
+      prediction: 'voted',
+    });
     const f = tmp.file('summed.model');
     r.save(f);
     const back = await PerceptronReranker.load(f);
@@ -75,7 +90,9 @@ describe('kernel perceptrons plus reranking features', () => {
     const file = loadModel<Record<string, unknown>>(f, 'perceptron-reranker');
     delete file.meta.treeSettings;
     saveModel(tmp.file('no-settings.model'), file);
-    await expect(PerceptronReranker.load(tmp.file('no-settings.model'))).rejects.toThrow(/no-settings\.model: .*lacks their settings or names/);
+    await expect(PerceptronReranker.load(tmp.file('no-settings.model'))).rejects.toThrow(
+      /no-settings\.model: .*lacks their settings or names/,
+    );
     for (const prediction of ['last', 'averaged', 'voted'] as const) {
       const a = await r.choose(trees, { prediction });
       const b = await back.choose(trees, { prediction });
@@ -111,12 +128,17 @@ describe('kernel perceptrons plus reranking features', () => {
   });
 
   it('takes the rows from the extraction the other rerankers share, numbered as if extracted alone', async () => {
-    for (const [list, settings] of [[trees, learnListSettings(trees)?.settings], [tags, undefined]] as const) {
+    for (const [list, settings] of [
+      [trees, learnListSettings(trees)?.settings],
+      [tags, undefined],
+    ] as const) {
       // Another list interns the same names first, in another order: the shared ids differ from the perceptron's.
       const reversed = [...list].reverse();
       await candidateFeatureIds(reversed, settings, { file: '<reversed>', threads: 1 });
       const shared = await candidateFeatureIds(list, settings, { file: '<list>', threads: 1 });
-      expect(await candidateFeatureIds(list, settings, { file: '<list>', threads: 1, treeFeatures: 'always' })).toBe(shared);
+      expect(await candidateFeatureIds(list, settings, { file: '<list>', threads: 1, treeFeatures: 'always' })).toBe(
+        shared,
+      );
       const alone = new FeatureDictionary();
       const expected = summedFeatureRowsSync(list, settings, alone);
       const { dictionary, rows } = await trainingFeatureRows(list, settings, { file: '<list>', threads: 1 });
@@ -136,18 +158,54 @@ describe('kernel perceptrons plus reranking features', () => {
   });
 
   it('refuses features outside the tree kernel, negative weights and parameter mixing', async () => {
-    await expect(PerceptronReranker.train(tags, { kernel: 'linear', featureWeight: 1 })).rejects.toThrow(/featureWeight: reranking features are added to the tree or tagging kernel/);
-    await expect(PerceptronReranker.train(trees, { kernel: 'tree', featureWeight: -1 })).rejects.toThrow(/featureWeight must be >= 0/);
+    await expect(PerceptronReranker.train(tags, { kernel: 'linear', featureWeight: 1 })).rejects.toThrow(
+      /featureWeight: reranking features are added to the tree or tagging kernel/,
+    );
+    await expect(PerceptronReranker.train(trees, { kernel: 'tree', featureWeight: -1 })).rejects.toThrow(
+      /featureWeight must be >= 0/,
+    );
     // The same rule as the pipeline config's and the CLI's (options/rerank.ts).
-    await expect(PerceptronReranker.train(trees, { kernel: 'tree', wordFeature: 'caps' })).rejects.toThrow(/wordFeature: a word feature \(Sim2\) needs the tagging kernel \(kernel 'tree'\)/);
-    await expect(PerceptronReranker.train(trees, { kernel: 'tree', normalize: true })).rejects.toThrow(/normalize: normalization applies to the tagging kernel only/);
-    const mixing = async (): Promise<{ last: Float64Array; averaged: Float64Array }> => ({ last: new Float64Array(0), averaged: new Float64Array(0) });
-    await expect(PerceptronReranker.train(trees, { kernel: 'tree', featureWeight: 1, mixing })).rejects.toThrow(/parameter mixing has no reranking features/);
-    expect(() => validatePipelineConfig({ task: 'tag', data: { train: 'a', dev: 'b', test: 'c' }, rerankers: [{ type: 'perceptron', kernel: 'linear', featureWeight: [1] }] }, 'cfg.json'))
-      .toThrow(/featureWeight.*added to the tree or tagging kernel/);
-    expect(validatePipelineConfig({ task: 'tag', data: { train: 'a', dev: 'b', test: 'c' }, rerankers: [{ type: 'perceptron', featureWeight: [1] }] }, 'cfg.json').rerankers[0])
-      .toMatchObject({ featureWeight: [1] });
-    const ok = validatePipelineConfig({ task: 'parse', data: { train: 'a', dev: 'b', test: 'c' }, rerankers: [{ type: 'perceptron', featureWeight: [0, 1] }] }, 'cfg.json');
+    await expect(PerceptronReranker.train(trees, { kernel: 'tree', wordFeature: 'caps' })).rejects.toThrow(
+      /wordFeature: a word feature \(Sim2\) needs the tagging kernel \(kernel 'tree'\)/,
+    );
+    await expect(PerceptronReranker.train(trees, { kernel: 'tree', normalize: true })).rejects.toThrow(
+      /normalize: normalization applies to the tagging kernel only/,
+    );
+    const mixing = async (): Promise<{ last: Float64Array; averaged: Float64Array }> => ({
+      last: new Float64Array(0),
+      averaged: new Float64Array(0),
+    });
+    await expect(PerceptronReranker.train(trees, { kernel: 'tree', featureWeight: 1, mixing })).rejects.toThrow(
+      /parameter mixing has no reranking features/,
+    );
+    expect(() =>
+      validatePipelineConfig(
+        {
+          task: 'tag',
+          data: { train: 'a', dev: 'b', test: 'c' },
+          rerankers: [{ type: 'perceptron', kernel: 'linear', featureWeight: [1] }],
+        },
+        'cfg.json',
+      ),
+    ).toThrow(/featureWeight.*added to the tree or tagging kernel/);
+    expect(
+      validatePipelineConfig(
+        {
+          task: 'tag',
+          data: { train: 'a', dev: 'b', test: 'c' },
+          rerankers: [{ type: 'perceptron', featureWeight: [1] }],
+        },
+        'cfg.json',
+      ).rerankers[0],
+    ).toMatchObject({ featureWeight: [1] });
+    const ok = validatePipelineConfig(
+      {
+        task: 'parse',
+        data: { train: 'a', dev: 'b', test: 'c' },
+        rerankers: [{ type: 'perceptron', featureWeight: [0, 1] }],
+      },
+      'cfg.json',
+    );
     expect(ok.rerankers[0]).toMatchObject({ featureWeight: [0, 1], headRules: 'collins' });
   });
 });

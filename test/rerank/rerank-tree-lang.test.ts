@@ -25,13 +25,23 @@ const templates = [
 const train: Tree[] = [];
 let fresh = 0;
 for (let k = 0; k < 12; k++) {
-  for (const t of templates) train.push(parseTree(t.replace(/\((n|v-fin|prop) ([NVP])\)/g, (_m, tag: string, kind: string) => `(${tag} ${kind.toLowerCase()}w${fresh++})`)));
+  for (const t of templates)
+    train.push(
+      parseTree(
+        t.replace(
+          /\((n|v-fin|prop) ([NVP])\)/g,
+          (_m, tag: string, kind: string) => `(${tag} ${kind.toLowerCase()}w${fresh++})`,
+        ),
+      ),
+    );
 }
 const { settings } = learnTreeSettings(train);
 const table = settingsHeadTable(settings);
 
 const features = (src: string, withSettings = true): Map<string, number> =>
-  withSettings ? treeFeatureCounts(annotateHeads(parseTree(src), { table }), { classes: settings.classes }) : treeFeatureCounts(annotateHeads(parseTree(src)));
+  withSettings
+    ? treeFeatureCounts(annotateHeads(parseTree(src), { table }), { classes: settings.classes })
+    : treeFeatureCounts(annotateHeads(parseTree(src)));
 
 describe('reranking features with learned heads and classes', () => {
   const sentence = '( (fcl (np (art o) (n gato)) (v-fin dorme) (pp (prp em) (np (art a) (n casa))) (. .)))';
@@ -59,12 +69,16 @@ describe('reranking features with learned heads and classes', () => {
   });
 
   it('coordination parallelism: same label, same rule, same head tag, length difference', () => {
-    const parallel = features('( (fcl (v-fin leem) (cu (np (art os) (n livros)) (conj-c e) (np (art as) (n revistas)))))');
+    const parallel = features(
+      '( (fcl (v-fin leem) (cu (np (art os) (n livros)) (conj-c e) (np (art as) (n revistas)))))',
+    );
     expect(parallel.get('CoPar:cu same')).toBe(1);
     expect(parallel.get('CoPar2:cu same')).toBe(1);
     expect(parallel.get('CoHead:cu same')).toBe(1);
     expect(parallel.get('CoLen:cu 0 last')).toBe(1);
-    const skewed = features('( (fcl (v-fin leem) (cu (np (art os) (n livros)) (conj-c e) (pp (prp de) (np (art a) (adj nova) (n casa))))))');
+    const skewed = features(
+      '( (fcl (v-fin leem) (cu (np (art os) (n livros)) (conj-c e) (pp (prp de) (np (art a) (adj nova) (n casa))))))',
+    );
     expect(skewed.get('CoPar:cu np|pp')).toBe(1);
     expect(skewed.get('CoPar2:cu diff')).toBe(1);
     expect(skewed.get('CoLen:cu 2 last')).toBe(1);
@@ -92,7 +106,14 @@ describe('reranking features with learned heads and classes', () => {
     expect(names[0]).toContain('HeadHead:L n v-fin');
     expect(names[1]).not.toContain('HeadHead:L n v-fin');
     const file = join(dir, 'm.rr');
-    saveReranker(file, { method: 'boost', a0: 1, names: ['HeadHead:L n v-fin'], weights: Float64Array.of(0.5), info: {}, treeSettings: settings });
+    saveReranker(file, {
+      method: 'boost',
+      a0: 1,
+      names: ['HeadHead:L n v-fin'],
+      weights: Float64Array.of(0.5),
+      info: {},
+      treeSettings: settings,
+    });
     const back = loadReranker(file);
     expect(back.treeSettings).toEqual(settings);
     saveReranker(file, { method: 'boost', a0: 1, names: ['x'], weights: Float64Array.of(0.5), info: {} });
@@ -110,7 +131,18 @@ describe('train-reranker --head-rules (CLI)', () => {
     const tagged = t.word === undefined ? preterminals(t).map((p) => `(${p.label} ${p.word})`) : [];
     const flat = `( (np ${tagged.join(' ')}))`;
     const fcl = `( (fcl ${tagged.join(' ')}))`;
-    lines.push(JSON.stringify({ id: `s${id++}`, tokens: ws, gold, candidates: [{ tree: flat, logprob: -1 }, { tree: gold, logprob: -2 }, { tree: fcl, logprob: -3 }] }));
+    lines.push(
+      JSON.stringify({
+        id: `s${id++}`,
+        tokens: ws,
+        gold,
+        candidates: [
+          { tree: flat, logprob: -1 },
+          { tree: gold, logprob: -2 },
+          { tree: fcl, logprob: -3 },
+        ],
+      }),
+    );
   }
 
   it('learns and saves the settings, warns about coverage, and reranks with them', () => {
@@ -119,7 +151,23 @@ describe('train-reranker --head-rules (CLI)', () => {
     const rules = join(dir, 'rules.json');
     writeFileSync(rules, JSON.stringify({ rules: { pp: [['left', 'prp']] } }));
     const model = join(dir, 'cli.rr');
-    const r = runCli(['train-reranker', '--method', 'boost', '--train', nbest, '--rounds', '20', '--cutoff', '1', '--head-rules', rules, '--model', model, '--threads', '1']);
+    const r = runCli([
+      'train-reranker',
+      '--method',
+      'boost',
+      '--train',
+      nbest,
+      '--rounds',
+      '20',
+      '--cutoff',
+      '1',
+      '--head-rules',
+      rules,
+      '--model',
+      model,
+      '--threads',
+      '1',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/head rules '.*\+learned': \d+\.\d% of \d+ training phrases covered by the table/);
     expect(r.stderr).toMatch(/warning: head rules .* cover 17\.6% .*under 90%/);
@@ -133,7 +181,17 @@ describe('train-reranker --head-rules (CLI)', () => {
     const f1 = /EVALB F1: base ([\d.]+), reranked ([\d.]+)/.exec(rr.stdout);
     expect(f1).not.toBeNull();
     expect(Number(f1?.[2])).toBeGreaterThan(Number(f1?.[1]));
-    const bad = runCli(['train-reranker', '--method', 'boost', '--train', nbest, '--head-rules', join(dir, 'missing.json'), '--model', model]);
+    const bad = runCli([
+      'train-reranker',
+      '--method',
+      'boost',
+      '--train',
+      nbest,
+      '--head-rules',
+      join(dir, 'missing.json'),
+      '--model',
+      model,
+    ]);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toMatch(/missing\.json/);
   });

@@ -24,15 +24,20 @@ describe('reranking features of tag sequences, in any script and chunk scheme', 
     expect(tagSequenceFeatures(['𠀋𠀌𠀍𠀎'], ['O'])['TX:O 𠀌𠀍𠀎']).toBe(1);
   });
 
-  it('reads entities in the sequence\'s own scheme (BILOU, IOBES, IOB2)', () => {
+  it("reads entities in the sequence's own scheme (BILOU, IOBES, IOB2)", () => {
     const words = ['John', 'lives', 'in', 'New', 'York'];
-    const entities = (tags: string[]): string[] => Object.keys(tagSequenceFeatures(words, tags)).filter((k) => k.startsWith('E:')).sort();
+    const entities = (tags: string[]): string[] =>
+      Object.keys(tagSequenceFeatures(words, tags))
+        .filter((k) => k.startsWith('E:'))
+        .sort();
     const want = ['E:LOC new york', 'E:PER john'];
     expect(entities(['U-PER', 'O', 'O', 'B-LOC', 'L-LOC'])).toEqual(want);
     expect(entities(['S-PER', 'O', 'O', 'B-LOC', 'E-LOC'])).toEqual(want);
     expect(entities(['B-PER', 'O', 'O', 'B-LOC', 'I-LOC'])).toEqual(want);
     // Two adjacent single-word entities: IOB2's rules would read one.
-    const adjacent = Object.keys(tagSequenceFeatures(['Paris', 'Rome'], ['U-LOC', 'U-LOC'])).filter((k) => k.startsWith('E:'));
+    const adjacent = Object.keys(tagSequenceFeatures(['Paris', 'Rome'], ['U-LOC', 'U-LOC'])).filter((k) =>
+      k.startsWith('E:'),
+    );
     expect(adjacent.sort()).toEqual(['E:LOC paris', 'E:LOC rome']);
     expect(tagSequenceFeatures(['Москва'], ['B-LOC'])['ES:LOC Xx']).toBe(1);
   });

@@ -18,11 +18,16 @@ const sameUnicode = version === process.versions.unicode;
 describe('Unicode class table', () => {
   it(`was generated from a Unicode version (${version ?? 'none'}; this Node has ${process.versions.unicode})`, () => {
     expect(version).toMatch(/^\d+\.\d+/);
-    if (!sameUnicode) console.log(`unicode-classes: table from Unicode ${version}, Node has ${process.versions.unicode}: comparison skipped`);
+    if (!sameUnicode)
+      console.log(
+        `unicode-classes: table from Unicode ${version}, Node has ${process.versions.unicode}: comparison skipped`,
+      );
   });
 
   it.skipIf(!sameUnicode)('is what scripts/unicode-tables.mjs writes for this Node', () => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'unicode-tables.mjs'), '--check'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'unicode-tables.mjs'), '--check'], {
+      encoding: 'utf8',
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
   });
@@ -32,12 +37,17 @@ describe('Unicode class table', () => {
     for (let cp = 0x100; cp <= 0x10ffff; cp++) {
       if (cp >= 0xd800 && cp <= 0xdfff) continue;
       const ch = String.fromCodePoint(cp);
-      const want = /[\p{Lu}\p{Lt}]/u.test(ch) ? 'X'
-        : /\p{Ll}/u.test(ch) ? 'x'
-        : /\p{Nd}/u.test(ch) ? 'd'
-        : /\p{Z}/u.test(ch) ? '_'
-        : /[\p{P}\p{S}\p{No}\p{Nl}\p{Cc}]/u.test(ch) ? ch // written as itself
-        : 'L'; // letters without case, marks, format characters, unassigned
+      const want = /[\p{Lu}\p{Lt}]/u.test(ch)
+        ? 'X'
+        : /\p{Ll}/u.test(ch)
+          ? 'x'
+          : /\p{Nd}/u.test(ch)
+            ? 'd'
+            : /\p{Z}/u.test(ch)
+              ? '_'
+              : /[\p{P}\p{S}\p{No}\p{Nl}\p{Cc}]/u.test(ch)
+                ? ch // written as itself
+                : 'L'; // letters without case, marks, format characters, unassigned
       if (wordShape(ch) !== want) wrong.push(`U+${cp.toString(16)}`);
     }
     expect(wrong.slice(0, 20)).toEqual([]);

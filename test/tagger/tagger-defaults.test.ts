@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { readConllSync } from '../../lib/io/conll.js';
 import { readConlluSync } from '../../lib/io/conllu.js';
 import { Tagger } from '../../lib/tagger/tagger.js';
-import { chooseDefaultTemplate, compileTemplates, DEFAULT_TEMPLATES, defaultTemplateSet, EDGE_TEMPLATE_MAX_LABELS, ORDER2_MAX_LABELS } from '../../lib/tagger/templates.js';
+import {
+  chooseDefaultTemplate,
+  compileTemplates,
+  DEFAULT_TEMPLATES,
+  defaultTemplateSet,
+  EDGE_TEMPLATE_MAX_LABELS,
+  ORDER2_MAX_LABELS,
+} from '../../lib/tagger/templates.js';
 import { clusterWords, formatClusters } from '../../lib/tagger/word-clusters.js';
 import { dataFile } from '../helpers.js';
 
@@ -19,8 +26,15 @@ describe('the default template adapts to the label set', () => {
     const manyTypes = [...types.flatMap((t) => [`B-${t}`, `I-${t}`]), ...Array.from({ length: 30 }, () => 'O')];
     expect(new Set(manyTypes).size).toBe(ORDER2_MAX_LABELS + 1);
     expect(chooseDefaultTemplate(manyTypes, ['word'])).toMatchObject({ name: 'ner', order: 1 });
-    expect(chooseDefaultTemplate(manyTypes, ['word']).reason).toMatch(/label order 1, as order 2 costs L\^3 per token above 20 labels \(21 here\)/);
-    expect(chooseDefaultTemplate(manyTypes.filter((l) => l !== 'I-T9'), ['word'])).toMatchObject({ order: 2 });
+    expect(chooseDefaultTemplate(manyTypes, ['word']).reason).toMatch(
+      /label order 1, as order 2 costs L\^3 per token above 20 labels \(21 here\)/,
+    );
+    expect(
+      chooseDefaultTemplate(
+        manyTypes.filter((l) => l !== 'I-T9'),
+        ['word'],
+      ),
+    ).toMatchObject({ order: 2 });
     // Chunks: most tokens are inside a chunk.
     const chunk = ['B-NP', 'I-NP', 'B-VP', 'B-NP', 'I-NP', 'O', 'B-PP', 'B-NP'];
     expect(chooseDefaultTemplate(chunk, ['word', 'pos'])).toMatchObject({ name: 'chunk', order: 1 });
@@ -41,47 +55,102 @@ describe('the default template adapts to the label set', () => {
         return [words[(k + i) % 5], upos, upos === 'NOUN' ? 'NN' : 'VB'];
       }),
     );
-    const tagger = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'upos', 'xpos'], label: 'xpos', epochs: 3, threads: 1 });
+    const tagger = await Tagger.train(sentences, {
+      algo: 'perceptron',
+      columns: ['word', 'upos', 'xpos'],
+      label: 'xpos',
+      epochs: 3,
+      threads: 1,
+    });
     expect(tagger.meta.templates).toContainEqual(['upos[0]']);
     expect(tagger.meta.templates).toContainEqual(['upos[-1]', 'upos[0]']);
     const rows = sentences.slice(0, 10).map((s) => s.map((r) => [r[0], r[1]]));
     const tags = await tagger.tag(rows);
     expect(tags).toEqual(sentences.slice(0, 10).map((s) => s.map((r) => r[2])));
     // A named or explicit set is used as given.
-    const explicit = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'upos', 'xpos'], label: 'xpos', templates: [['word[0]']], epochs: 1, threads: 1 });
+    const explicit = await Tagger.train(sentences, {
+      algo: 'perceptron',
+      columns: ['word', 'upos', 'xpos'],
+      label: 'xpos',
+      templates: [['word[0]']],
+      epochs: 1,
+      threads: 1,
+    });
     expect(explicit.meta.templates).toEqual([['word[0]']]);
   });
 
   it('leaves out the edge templates (L^2 per token) for more than EDGE_TEMPLATE_MAX_LABELS labels', async () => {
     const edge = (set: readonly (readonly string[])[]): number => set.filter((t) => t.includes('prevtag')).length;
     expect(edge(DEFAULT_TEMPLATES.pos)).toBeGreaterThan(0);
-    expect(edge(defaultTemplateSet(DEFAULT_TEMPLATES.pos, ['word'], EDGE_TEMPLATE_MAX_LABELS))).toBe(edge(DEFAULT_TEMPLATES.pos));
+    expect(edge(defaultTemplateSet(DEFAULT_TEMPLATES.pos, ['word'], EDGE_TEMPLATE_MAX_LABELS))).toBe(
+      edge(DEFAULT_TEMPLATES.pos),
+    );
     const large = defaultTemplateSet(DEFAULT_TEMPLATES.pos, ['word', 'upos'], EDGE_TEMPLATE_MAX_LABELS + 1);
     expect(edge(large)).toBe(0);
     expect(large.length).toBe(DEFAULT_TEMPLATES.pos.length - edge(DEFAULT_TEMPLATES.pos) + 5);
     const many = Array.from({ length: EDGE_TEMPLATE_MAX_LABELS + 1 }, (_, i) => `T${i}`);
-    expect(chooseDefaultTemplate(many, ['word']).reason).toMatch(/65 labels, not chunk tags; no previous-label edge templates above 64 labels/);
+    expect(chooseDefaultTemplate(many, ['word']).reason).toMatch(
+      /65 labels, not chunk tags; no previous-label edge templates above 64 labels/,
+    );
     expect(chooseDefaultTemplate(many.slice(1), ['word']).reason).not.toMatch(/edge/);
     // Tagger.train applies it to the default set and keeps what it dropped out of the model.
     const sentences = Array.from({ length: 20 }, (_, k) => many.map((tag, i) => [`w${(i + k) % many.length}`, tag]));
-    const tagger = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'tag'], label: 'tag', epochs: 1, threads: 1 });
+    const tagger = await Tagger.train(sentences, {
+      algo: 'perceptron',
+      columns: ['word', 'tag'],
+      label: 'tag',
+      epochs: 1,
+      threads: 1,
+    });
     expect(tagger.meta.templateChoice?.name).toBe('pos');
     expect(edge(tagger.meta.templates)).toBe(0);
-    const explicit = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'tag'], label: 'tag', templates: [['word[0]', 'prevtag']], epochs: 1, threads: 1 });
+    const explicit = await Tagger.train(sentences, {
+      algo: 'perceptron',
+      columns: ['word', 'tag'],
+      label: 'tag',
+      templates: [['word[0]', 'prevtag']],
+      epochs: 1,
+      threads: 1,
+    });
     expect(edge(explicit.meta.templates)).toBe(1);
   });
 
   it('Tagger.train without templates records the choice and uses that set', async () => {
     const sentences = [
-      [['Juan', 'NP', 'B-PER'], ['vive', 'VMI', 'O'], ['en', 'SPS', 'O'], ['Madrid', 'NP', 'B-LOC'], ['.', 'Fp', 'O']],
-      [['La', 'DA', 'O'], ['casa', 'NC', 'O'], ['de', 'SPS', 'O'], ['Ana', 'NP', 'B-PER'], ['Pérez', 'NP', 'I-PER']],
+      [
+        ['Juan', 'NP', 'B-PER'],
+        ['vive', 'VMI', 'O'],
+        ['en', 'SPS', 'O'],
+        ['Madrid', 'NP', 'B-LOC'],
+        ['.', 'Fp', 'O'],
+      ],
+      [
+        ['La', 'DA', 'O'],
+        ['casa', 'NC', 'O'],
+        ['de', 'SPS', 'O'],
+        ['Ana', 'NP', 'B-PER'],
+        ['Pérez', 'NP', 'I-PER'],
+      ],
     ];
-    const tagger = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'pos', 'ne'], label: 'ne', epochs: 2, threads: 1 });
+    const tagger = await Tagger.train(sentences, {
+      algo: 'perceptron',
+      columns: ['word', 'pos', 'ne'],
+      label: 'ne',
+      epochs: 2,
+      threads: 1,
+    });
     expect(tagger.meta.templateChoice?.name).toBe('ner');
     expect(tagger.meta.order).toBe(2);
     const expected = compileTemplates(DEFAULT_TEMPLATES.ner, ['word', 'pos'], { dropMissing: true }).templates;
     expect(tagger.meta.templates).toEqual(expected);
-    const explicit = await Tagger.train(sentences, { algo: 'perceptron', columns: ['word', 'pos', 'ne'], label: 'ne', templates: 'chunk', epochs: 2, threads: 1 });
+    const explicit = await Tagger.train(sentences, {
+      algo: 'perceptron',
+      columns: ['word', 'pos', 'ne'],
+      label: 'ne',
+      templates: 'chunk',
+      epochs: 2,
+      threads: 1,
+    });
     expect(explicit.meta.templateChoice).toBeUndefined();
     expect(explicit.meta.order).toBe(1);
   });

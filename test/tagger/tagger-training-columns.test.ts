@@ -59,28 +59,58 @@ describe('readTrainingColumns: a training file read natively', () => {
   it('names the file and line of bad input, as the JS reader does', async () => {
     const wide = tmp.file('wide.txt', 'a DT B-NP\n\nb NN I-NP extra\n');
     await expect(readTrainingColumns(wide, { columns, label: 'chunk' })).rejects.toThrow(InputError);
-    await expect(readTrainingColumns(wide, { columns, label: 'chunk' })).rejects.toThrow(`${wide}:3: expected 3 columns, found 4`);
+    await expect(readTrainingColumns(wide, { columns, label: 'chunk' })).rejects.toThrow(
+      `${wide}:3: expected 3 columns, found 4`,
+    );
     expect(() => readConllSync(wide, { columns: 3 })).toThrow(`${wide}:3: expected 3 columns, found 4`);
-    const badUtf8 = tmp.file('bad-utf8.txt', Buffer.concat([Buffer.from('a DT B-NP\nb '), Buffer.from([0xff]), Buffer.from(' NN O\n')]));
-    await expect(readTrainingColumns(badUtf8, { columns, label: 'chunk' })).rejects.toThrow(`${badUtf8}:2: invalid UTF-8`);
+    const badUtf8 = tmp.file(
+      'bad-utf8.txt',
+      Buffer.concat([Buffer.from('a DT B-NP\nb '), Buffer.from([0xff]), Buffer.from(' NN O\n')]),
+    );
+    await expect(readTrainingColumns(badUtf8, { columns, label: 'chunk' })).rejects.toThrow(
+      `${badUtf8}:2: invalid UTF-8`,
+    );
     const empty = tmp.file('empty.txt', '');
     await expect(readTrainingColumns(empty, { columns, label: 'chunk' })).rejects.toThrow(`${empty}: empty file`);
-    await expect(readTrainingColumns(tmp.file('missing-dir/none.txt'), { columns, label: 'chunk' })).rejects.toThrow(/none\.txt/);
+    await expect(readTrainingColumns(tmp.file('missing-dir/none.txt'), { columns, label: 'chunk' })).rejects.toThrow(
+      /none\.txt/,
+    );
     await expect(readTrainingColumns(wide, { columns, label: 'ner' })).rejects.toThrow(UsageError);
   });
 
   it('Tagger.train refuses a file read with other columns than its options name', async () => {
     const file = tmp.file('two.txt', 'a DT B-NP\nb NN I-NP\n');
     const read = await readTrainingColumns(file, { columns, label: 'chunk' });
-    await expect(Tagger.train(read, { ...options, label: 'pos' })).rejects.toThrow(/was read with columns \[word, pos, chunk\] and label 'chunk'/);
+    await expect(Tagger.train(read, { ...options, label: 'pos' })).rejects.toThrow(
+      /was read with columns \[word, pos, chunk\] and label 'chunk'/,
+    );
   });
 
   it('train-tagger reads its CoNLL file natively: the template choice and the model of the rows', async () => {
     const file = tmp.file('cli.txt', tricky);
-    const r = runCli(['train-tagger', '--algo', 'crf', '--train', file, '--columns', columns.join(','), '--label', 'chunk', '--epochs', '3', '--threads', '1', '--model', tmp.file('cli.model')]);
+    const r = runCli([
+      'train-tagger',
+      '--algo',
+      'crf',
+      '--train',
+      file,
+      '--columns',
+      columns.join(','),
+      '--label',
+      'chunk',
+      '--epochs',
+      '3',
+      '--threads',
+      '1',
+      '--model',
+      tmp.file('cli.model'),
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const rows = readConllSync(file, { columns: 3 }).map((s) => s.rows);
-    const choice = chooseDefaultTemplate(rows.flat().map((row) => row[2]), ['word', 'pos']);
+    const choice = chooseDefaultTemplate(
+      rows.flat().map((row) => row[2]),
+      ['word', 'pos'],
+    );
     expect(r.stdout).toContain(`templates '${choice.name}', order ${choice.order} (${choice.reason})`);
     const api = await Tagger.train(rows, options);
     const cli = await Tagger.load(tmp.file('cli.model'));

@@ -43,7 +43,14 @@ function taggingData(sentences: number, seed: number, noise = 20): TokenRows[] {
     for (let i = 0; i < n; i++) {
       const w = rand(words.length);
       const p = pos[w];
-      let chunk = p === 'DT' || p === 'JJ' || p === 'NN' ? (prev === 'O' || p === 'DT' ? 'B-NP' : 'I-NP') : p === 'VB' ? 'B-VP' : 'O';
+      let chunk =
+        p === 'DT' || p === 'JJ' || p === 'NN'
+          ? prev === 'O' || p === 'DT'
+            ? 'B-NP'
+            : 'I-NP'
+          : p === 'VB'
+            ? 'B-VP'
+            : 'O';
       if (rand(noise) === 0) chunk = 'O';
       rows.push([words[w], p, chunk]);
       prev = chunk;
@@ -65,7 +72,12 @@ async function taggerBytes(options: Omit<TaggerTrainOptions, 'columns' | 'label'
 }
 
 /** N + M in one go against N, checkpoint, resume to N + M. */
-async function expectResumeEqual(options: Omit<TaggerTrainOptions, 'columns' | 'label' | 'epochs'>, n: number, m: number, name: string): Promise<void> {
+async function expectResumeEqual(
+  options: Omit<TaggerTrainOptions, 'columns' | 'label' | 'epochs'>,
+  n: number,
+  m: number,
+  name: string,
+): Promise<void> {
   const whole = await taggerBytes({ ...options, epochs: n + m }, `${name}-whole`);
   const checkpoint = tmp.file(`${name}.ckpt`);
   const first = await taggerBytes({ ...options, epochs: n, checkpoint }, `${name}-first`);
@@ -101,9 +113,15 @@ describe('tagger: continued training equals one long run', () => {
   it('refuses a checkpoint of other options or other data, naming the difference', async () => {
     const checkpoint = tmp.file('refuse.ckpt');
     await taggerBytes({ algo: 'perceptron', epochs: 1, checkpoint }, 'refuse');
-    await expect(Tagger.train(train, { algo: 'perceptron', columns, label: 'chunk', epochs: 2, seed: 5, resume: checkpoint })).rejects.toThrow(/seed 1 \(now 5\)/);
-    await expect(Tagger.train(train.slice(1), { algo: 'perceptron', columns, label: 'chunk', epochs: 2, resume: checkpoint })).rejects.toThrow(ModelFileError);
-    expect(() => loadCheckpoint(checkpoint, 'boost-reranker', { fingerprint: '', options: {} })).toThrow(/checkpoint of the tagger trainer/);
+    await expect(
+      Tagger.train(train, { algo: 'perceptron', columns, label: 'chunk', epochs: 2, seed: 5, resume: checkpoint }),
+    ).rejects.toThrow(/seed 1 \(now 5\)/);
+    await expect(
+      Tagger.train(train.slice(1), { algo: 'perceptron', columns, label: 'chunk', epochs: 2, resume: checkpoint }),
+    ).rejects.toThrow(ModelFileError);
+    expect(() => loadCheckpoint(checkpoint, 'boost-reranker', { fingerprint: '', options: {} })).toThrow(
+      /checkpoint of the tagger trainer/,
+    );
   });
 });
 
@@ -111,8 +129,25 @@ describe('train-tagger --checkpoint / --resume', () => {
   it('resumes on the command line to the model of one run', () => {
     const lines = train.map((s) => s.map((r) => r.join(' ')).join('\n')).join('\n\n') + '\n';
     const data = tmp.file('cli-train.conll', lines);
-    const args = (epochs: number, model: string, extra: string[]): string[] =>
-      ['train-tagger', '--algo', 'perceptron', '--train', data, '--columns', 'word,pos,chunk', '--label', 'chunk', '--threads', '1', '--quiet', '--epochs', String(epochs), '--model', model, ...extra];
+    const args = (epochs: number, model: string, extra: string[]): string[] => [
+      'train-tagger',
+      '--algo',
+      'perceptron',
+      '--train',
+      data,
+      '--columns',
+      'word,pos,chunk',
+      '--label',
+      'chunk',
+      '--threads',
+      '1',
+      '--quiet',
+      '--epochs',
+      String(epochs),
+      '--model',
+      model,
+      ...extra,
+    ];
     const whole = tmp.file('cli-whole.model');
     const part = tmp.file('cli-part.model');
     const resumed = tmp.file('cli-resumed.model');
@@ -136,7 +171,23 @@ describe('train-reranker --checkpoint / --resume (boost, loglinear, kernel perce
   perturbedNbest(join(repoRoot, 'data', 'gum-open', 'dev.mrg'), dev, 2, 30);
   const trainModel = (method: string, rounds: number, model: string, extra: string[]): void => {
     const count = method === 'perceptron' ? '--epochs' : '--rounds';
-    const r = runCli(['train-reranker', '--method', method, '--train', train, '--dev', dev, count, String(rounds), '--model', model, '--threads', '1', '--quiet', ...extra]);
+    const r = runCli([
+      'train-reranker',
+      '--method',
+      method,
+      '--train',
+      train,
+      '--dev',
+      dev,
+      count,
+      String(rounds),
+      '--model',
+      model,
+      '--threads',
+      '1',
+      '--quiet',
+      ...extra,
+    ]);
     expect(r.status, r.stderr).toBe(0);
   };
   const cases: [string, number, number, string[]][] = [
@@ -164,28 +215,60 @@ describe('train-reranker --checkpoint / --resume (boost, loglinear, kernel perce
       expect(readFileSync(resumed).equals(readFileSync(whole))).toBe(true);
       expect(readFileSync(first).equals(readFileSync(whole))).toBe(false);
       const otherData = method === 'perceptron' ? ['--seed', '3'] : ['--cutoff', '2'];
-      const other = runCli(['train-reranker', '--method', method, '--train', train, '--dev', dev, '--model', tmp.file('x.model'), '--quiet', ...otherData, ...extra, '--resume', checkpoint]);
+      const other = runCli([
+        'train-reranker',
+        '--method',
+        method,
+        '--train',
+        train,
+        '--dev',
+        dev,
+        '--model',
+        tmp.file('x.model'),
+        '--quiet',
+        ...otherData,
+        ...extra,
+        '--resume',
+        checkpoint,
+      ]);
       expect(other.status).not.toBe(0);
-      expect(other.stderr).toMatch(method === 'perceptron' ? /checkpoint was written with other options: settings|seed 1 \(now 3\)/ : /checkpoint was written for other training/);
+      expect(other.stderr).toMatch(
+        method === 'perceptron'
+          ? /checkpoint was written with other options: settings|seed 1 \(now 3\)/
+          : /checkpoint was written for other training/,
+      );
     }, 120_000);
   }
 });
 
-describe('pipeline steps keep their trainers\' checkpoints where a retried job finds them', () => {
+describe("pipeline steps keep their trainers' checkpoints where a retried job finds them", () => {
   it('a tagger base model resumed from a step checkpoint gives the n-best lists of an uninterrupted one', async () => {
-    const sentences = train.map((rows, i) => ({ id: String(i), tokens: rows.map((r) => r[0]), gold: rows.map((r) => r[2]), rows }));
-    const test = dev.map((rows, i) => ({ id: `d${i}`, tokens: rows.map((r) => r[0]), gold: rows.map((r) => r[2]), rows }));
-    const base = (epochs: number) => taggerBase({ algo: 'crf', order: 1, epochs, optimizer: 'lbfgs', c2: 1, templates: 'chunk' }, columns, 'chunk');
+    const sentences = train.map((rows, i) => ({
+      id: String(i),
+      tokens: rows.map((r) => r[0]),
+      gold: rows.map((r) => r[2]),
+      rows,
+    }));
+    const test = dev.map((rows, i) => ({
+      id: `d${i}`,
+      tokens: rows.map((r) => r[0]),
+      gold: rows.map((r) => r[2]),
+      rows,
+    }));
+    const base = (epochs: number) =>
+      taggerBase({ algo: 'crf', order: 1, epochs, optimizer: 'lbfgs', c2: 1, templates: 'chunk' }, columns, 'chunk');
     const file = tmp.file('step.ckpt');
     const labels: string[] = [];
     const ctx = (resume: boolean): StepContext => ({
-      threads: 1, seed: 1,
+      threads: 1,
+      seed: 1,
       checkpoints: (label) => {
         labels.push(label);
         return resume ? { checkpoint: file, resume: file } : { checkpoint: file };
       },
     });
-    const lists = async (epochs: number, c: StepContext) => JSON.stringify(await (await base(epochs).train(sentences, c)).nbest(test, 3, c));
+    const lists = async (epochs: number, c: StepContext) =>
+      JSON.stringify(await (await base(epochs).train(sentences, c)).nbest(test, 3, c));
     const whole = await lists(6, { threads: 1, seed: 1 });
     // A "killed" job: its trainer got through 3 of 6 iterations; the retry resumes.
     await lists(3, ctx(false));
@@ -195,7 +278,8 @@ describe('pipeline steps keep their trainers\' checkpoints where a retried job f
 
   /** A step context whose trainer labelled `label` checkpoints to `file` (resuming when asked). */
   const stepCtx = (file: string, resume: boolean, labels: string[]): StepContext => ({
-    threads: 1, seed: 1,
+    threads: 1,
+    seed: 1,
     checkpoints: (label) => {
       labels.push(label);
       return resume ? { checkpoint: file, resume: file } : { checkpoint: file };
@@ -203,11 +287,14 @@ describe('pipeline steps keep their trainers\' checkpoints where a retried job f
   });
 
   it('a CRF parser base model resumed from a step checkpoint gives the n-best lists of an uninterrupted one', async () => {
-    const trees = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg')).filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 8).slice(0, 30);
+    const trees = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg'))
+      .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 8)
+      .slice(0, 30);
     const sentences = trees.map((t, i) => ({ id: String(i), tokens: treeWords(t), gold: formatTree(t) }));
     const test = sentences.slice(0, 6).map((s) => ({ ...s, id: `t${s.id}` }));
     const base = (epochs: number) => chartParserBase({ crf: true, epochs } as Parameters<typeof chartParserBase>[0]);
-    const lists = async (epochs: number, c: StepContext) => JSON.stringify(await (await base(epochs).train(sentences, c)).nbest(test, 3, c));
+    const lists = async (epochs: number, c: StepContext) =>
+      JSON.stringify(await (await base(epochs).train(sentences, c)).nbest(test, 3, c));
     const whole = await lists(2, { threads: 1, seed: 1 });
     const labels: string[] = [];
     const file = tmp.file('parser-step.ckpt');
@@ -231,7 +318,9 @@ describe('pipeline steps keep their trainers\' checkpoints where a retried job f
     for (const [config, field, killedAt, total] of cases) {
       const make = (n: number) => {
         const rc = { ...rerankerSchema.parse({ ...config, [field]: n }), name: config.name };
-        return rc.type === 'boost' ? boostReranker(rc as BoostConfig & { name: string }) : loglinearReranker(rc as LoglinearConfig & { name: string });
+        return rc.type === 'boost'
+          ? boostReranker(rc as BoostConfig & { name: string })
+          : loglinearReranker(rc as LoglinearConfig & { name: string });
       };
       const outcome = async (n: number, c: StepContext): Promise<string> => {
         const r = await make(n).train(trainSet, devSet, c);
@@ -250,13 +339,21 @@ describe('pipeline steps keep their trainers\' checkpoints where a retried job f
 
 describe('CRF parser: continued training equals one long run', () => {
   const short = (file: string, max: number, limit: number): Tree[] =>
-    readTreesSync(join(repoRoot, 'data', 'gum-open', file)).filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= max).slice(0, limit);
+    readTreesSync(join(repoRoot, 'data', 'gum-open', file))
+      .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= max)
+      .slice(0, limit);
   const trees = short('train.mrg', 8, 40);
   const devTrees = short('dev.mrg', 8, 8);
   const parserBytes = async (options: ParserTrainOptions, name: string): Promise<Buffer> => {
     // L-BFGS evaluates the whole training set several times per iteration: fewer trees.
     // 2^12 surface weights, not the default 2^22: a checkpoint holds every weight (L-BFGS: 22 vectors of them).
-    const m = await ChartParserModel.train(options.optimizer === 'lbfgs' ? trees.slice(0, 15) : trees, { crf: true, threads: 1, batch: 10, surfaceBits: 12, ...options });
+    const m = await ChartParserModel.train(options.optimizer === 'lbfgs' ? trees.slice(0, 15) : trees, {
+      crf: true,
+      threads: 1,
+      batch: 10,
+      surfaceBits: 12,
+      ...options,
+    });
     const file = tmp.file(`${name}.model`);
     m.save(file);
     return readFileSync(file);
@@ -281,6 +378,8 @@ describe('CRF parser: continued training equals one long run', () => {
     }, 120_000);
   }
   it('refuses checkpoints for the PCFG, which trains in one pass', async () => {
-    await expect(ChartParserModel.train(trees, { checkpoint: tmp.file('pcfg.ckpt') })).rejects.toThrow(/PCFG is counted/);
+    await expect(ChartParserModel.train(trees, { checkpoint: tmp.file('pcfg.ckpt') })).rejects.toThrow(
+      /PCFG is counted/,
+    );
   });
 });

@@ -8,7 +8,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runTraining, type ExternalTrainer, type LoopState, type StepEvent, type Trainer, type TrainingPlan } from '../../lib/training/loop.js';
+import {
+  runTraining,
+  type ExternalTrainer,
+  type LoopState,
+  type StepEvent,
+  type Trainer,
+  type TrainingPlan,
+} from '../../lib/training/loop.js';
 import { completeOptions, fillDefaults } from '../../lib/training/options.js';
 import { loadModel } from '../../lib/io/model-file.js';
 import { AbortError, ModelFileError, UsageError } from '../../lib/errors.js';
@@ -149,7 +156,13 @@ describe('runTraining with a fake trainer', () => {
     const controller = new AbortController();
     const first = fakeTrainer(scores);
     await expect(
-      runTraining(first, { total: 8, patience: 3, signal: controller.signal, checkpoint: checkpointPlan(file), onStep: (e) => e.done === 4 && controller.abort() }),
+      runTraining(first, {
+        total: 8,
+        patience: 3,
+        signal: controller.signal,
+        checkpoint: checkpointPlan(file),
+        onStep: (e) => e.done === 4 && controller.abort(),
+      }),
     ).rejects.toBeInstanceOf(AbortError);
     const cp = checkpointMeta<LoopState<Score>>(file);
     expect(cp.step).toBe(4);
@@ -166,13 +179,22 @@ describe('runTraining with a fake trainer', () => {
     await runTraining(fakeTrainer([5, 4, 3, 2, 1]), { total: 5, patience: 1, checkpoint: checkpointPlan(file) });
     const calls: string[] = [];
     const again = fakeTrainer([5, 4, 3, 2, 1], calls);
-    expect(await runTraining(again, { total: 9, patience: 1, checkpoint: checkpointPlan(undefined, file) })).toMatchObject({ done: 2, bestStep: 1, stopped: true });
+    expect(
+      await runTraining(again, { total: 9, patience: 1, checkpoint: checkpointPlan(undefined, file) }),
+    ).toMatchObject({ done: 2, bestStep: 1, stopped: true });
     expect(calls.filter((c) => c.startsWith('step'))).toEqual([]);
     expect(again.model).toEqual([1]);
-    await expect(runTraining(fakeTrainer(undefined), { total: 1, checkpoint: checkpointPlan(undefined, file) })).rejects.toThrow(/checkpoint has 2 steps, more than the 1 asked for/);
+    await expect(
+      runTraining(fakeTrainer(undefined), { total: 1, checkpoint: checkpointPlan(undefined, file) }),
+    ).rejects.toThrow(/checkpoint has 2 steps, more than the 1 asked for/);
     // Other data: the fingerprint differs.
-    const other = { ...checkpointPlan(undefined, file), fingerprint: () => ['fake', 'other data'] } as TrainingPlan<Score>['checkpoint'];
-    await expect(runTraining(fakeTrainer(undefined), { total: 5, checkpoint: other })).rejects.toBeInstanceOf(ModelFileError);
+    const other = {
+      ...checkpointPlan(undefined, file),
+      fingerprint: () => ['fake', 'other data'],
+    } as TrainingPlan<Score>['checkpoint'];
+    await expect(runTraining(fakeTrainer(undefined), { total: 5, checkpoint: other })).rejects.toBeInstanceOf(
+      ModelFileError,
+    );
   });
 
   it('hands steps to an external trainer, keeps its state in the checkpoint and closes it', async () => {
@@ -196,10 +218,17 @@ describe('runTraining with a fake trainer', () => {
       };
     };
     const handOff = (weights: number[]): Trainer<Score> => ({
-      step: async ({ done, externalStep }) => ({ done: done + 1, loss: (await (externalStep as NonNullable<typeof externalStep>)()).loss }),
+      step: async ({ done, externalStep }) => ({
+        done: done + 1,
+        loss: (await (externalStep as NonNullable<typeof externalStep>)()).loss,
+      }),
       sections: () => ({}),
       loadSections: () => {},
-      external: { start: async () => external(weights[0]), weights: () => Float64Array.from(weights), setWeights: (w) => (weights[0] = w[0]) },
+      external: {
+        start: async () => external(weights[0]),
+        weights: () => Float64Array.from(weights),
+        setWeights: (w) => (weights[0] = w[0]),
+      },
     });
     const file = tmp.file('external.ckpt');
     const weights = [0];
@@ -215,7 +244,10 @@ describe('runTraining with a fake trainer', () => {
 
 describe('options completed once at the entry', () => {
   it('fills the declared defaults under what was given, and checks what was given', () => {
-    const o = completeOptions({ epochs: parserTrainFields.epochs, patience: parserTrainFields.patience, batch: parserTrainFields.batch }, { epochs: 3, other: 'kept' });
+    const o = completeOptions(
+      { epochs: parserTrainFields.epochs, patience: parserTrainFields.patience, batch: parserTrainFields.batch },
+      { epochs: 3, other: 'kept' },
+    );
     expect(o).toEqual({ epochs: 3, other: 'kept', patience: 0, batch: 20 });
     expect(() => completeOptions({ patience: parserTrainFields.patience }, { patience: -1 })).toThrow(UsageError);
     expect(fillDefaults({ a: 1, b: 2 }, { a: undefined, c: 3 })).toEqual({ a: 1, b: 2, c: 3 });
@@ -241,7 +273,14 @@ function taggingData(sentences: number, seed: number, noise = 20): TokenRows[] {
     for (let i = 0; i < n; i++) {
       const w = rand(words.length);
       const p = pos[w];
-      let chunk = p === 'DT' || p === 'JJ' || p === 'NN' ? (prev === 'O' || p === 'DT' ? 'B-NP' : 'I-NP') : p === 'VB' ? 'B-VP' : 'O';
+      let chunk =
+        p === 'DT' || p === 'JJ' || p === 'NN'
+          ? prev === 'O' || p === 'DT'
+            ? 'B-NP'
+            : 'I-NP'
+          : p === 'VB'
+            ? 'B-VP'
+            : 'O';
       if (rand(noise) === 0) chunk = 'O';
       rows.push([words[w], p, chunk]);
       prev = chunk;
@@ -254,7 +293,13 @@ function taggingData(sentences: number, seed: number, noise = 20): TokenRows[] {
 describe('tagger through the loop', () => {
   const train = taggingData(120, 7);
   const dev = taggingData(40, 99, 4);
-  const base: TaggerTrainOptions = { algo: 'perceptron', columns: ['word', 'pos', 'chunk'], label: 'chunk', threads: 1, dev };
+  const base: TaggerTrainOptions = {
+    algo: 'perceptron',
+    columns: ['word', 'pos', 'chunk'],
+    label: 'chunk',
+    threads: 1,
+    dev,
+  };
   const bytesFile = (t: Tagger): string => {
     const file = tmp.file('tagger.model');
     t.save(file);
@@ -263,7 +308,10 @@ describe('tagger through the loop', () => {
   const bytes = (t: Tagger): Buffer => readFileSync(bytesFile(t));
   const cases: [string, TaggerTrainOptions][] = [
     ['averaged perceptron, dev-best and patience', { ...base, epochs: 8, patience: 2 }],
-    ['CRF by SGD, evaluated every 2 epochs', { ...base, algo: 'crf', optimizer: 'sgd', epochs: 5, evalEvery: 2, patience: 0 }],
+    [
+      'CRF by SGD, evaluated every 2 epochs',
+      { ...base, algo: 'crf', optimizer: 'sgd', epochs: 5, evalEvery: 2, patience: 0 },
+    ],
     ['CRF by L-BFGS (dev scores the final model)', { ...base, algo: 'crf', epochs: 6 }],
   ];
   for (const [name, options] of cases) {
@@ -272,7 +320,11 @@ describe('tagger through the loop', () => {
       const checkpoint = tmp.file(`tagger-${options.algo}-${options.optimizer}.ckpt`);
       const controller = new AbortController();
       await expect(
-        Tagger.train(train, { ...options, checkpoint, onProgress: (p) => p.step === 2 && controller.abort() }, { signal: controller.signal }),
+        Tagger.train(
+          train,
+          { ...options, checkpoint, onProgress: (p) => p.step === 2 && controller.abort() },
+          { signal: controller.signal },
+        ),
       ).rejects.toBeInstanceOf(AbortError);
       expect(checkpointMeta(checkpoint).step).toBe(2);
       const resumed = await Tagger.train(train, { ...options, resume: checkpoint });
@@ -284,7 +336,12 @@ describe('tagger through the loop', () => {
 
   it('dev-best and patience: the best epoch is kept, the run stops `patience` evaluations after it', async () => {
     const steps: { step: number; dev?: number }[] = [];
-    const t = await Tagger.train(train, { ...base, epochs: 30, patience: 2, onProgress: (p) => steps.push({ step: p.step, dev: p.dev?.value }) });
+    const t = await Tagger.train(train, {
+      ...base,
+      epochs: 30,
+      patience: 2,
+      onProgress: (p) => steps.push({ step: p.step, dev: p.dev?.value }),
+    });
     const best = Math.max(...steps.map((s) => s.dev as number));
     const bestStep = steps.find((s) => s.dev === best)?.step as number;
     expect(t.meta.trainedSteps).toBe(bestStep);
@@ -301,7 +358,9 @@ describe('tagger through the loop', () => {
 
 describe('CRF parser through the loop', () => {
   const short = (file: string, max: number, limit: number): Tree[] =>
-    readTreesSync(join(repoRoot, 'data', 'gum-open', file)).filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= max).slice(0, limit);
+    readTreesSync(join(repoRoot, 'data', 'gum-open', file))
+      .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= max)
+      .slice(0, limit);
   const trees = short('train.mrg', 8, 40);
   const devTrees = short('dev.mrg', 8, 8);
   // 2^12 surface weights: a checkpoint holds every weight.
@@ -309,12 +368,19 @@ describe('CRF parser through the loop', () => {
   const bytes = (m: ChartParserModel): Buffer => Buffer.from(m.toBytes());
 
   it('cancelled after pass 1, resumed: the model bytes of an uninterrupted run', async () => {
-    for (const options of [{ ...base, epochs: 3 }, { ...base, dev: undefined, epochs: 2, optimizer: 'sgd' }] as ParserTrainOptions[]) {
+    for (const options of [
+      { ...base, epochs: 3 },
+      { ...base, dev: undefined, epochs: 2, optimizer: 'sgd' },
+    ] as ParserTrainOptions[]) {
       const whole = await ChartParserModel.train(trees, options);
       const checkpoint = tmp.file(`parser-${options.optimizer ?? 'adagrad'}.ckpt`);
       const controller = new AbortController();
       await expect(
-        ChartParserModel.train(trees, { ...options, checkpoint, onPass: (r) => r.epoch === 1 && controller.abort() }, { signal: controller.signal }),
+        ChartParserModel.train(
+          trees,
+          { ...options, checkpoint, onPass: (r) => r.epoch === 1 && controller.abort() },
+          { signal: controller.signal },
+        ),
       ).rejects.toBeInstanceOf(AbortError);
       expect(checkpointMeta(checkpoint).step).toBe(1);
       const resumed = await ChartParserModel.train(trees, { ...options, resume: checkpoint });
@@ -335,7 +401,12 @@ describe('CRF parser through the loop', () => {
     // This treebank's best pass is the first: patience 1 stops after pass 2 with the same model.
     expect(bestEpoch).toBe(1);
     const stopped: ParserPassReport[] = [];
-    const patient = await ChartParserModel.train(trees, { ...base, epochs: 3, patience: 1, onPass: (r) => stopped.push(r) });
+    const patient = await ChartParserModel.train(trees, {
+      ...base,
+      epochs: 3,
+      patience: 1,
+      onPass: (r) => stopped.push(r),
+    });
     expect(stopped.map((p) => [p.epoch, p.devF1])).toEqual(passes.slice(0, 2).map((p) => [p.epoch, p.devF1]));
     expect(bytes(patient).equals(bytes(all))).toBe(true);
     // A patience longer than the run changes nothing.
@@ -346,13 +417,21 @@ describe('CRF parser through the loop', () => {
     await ChartParserModel.train(trees, { ...base, epochs: 3, patience: 1, checkpoint });
     expect(checkpointMeta(checkpoint).step).toBe(2);
     const after: ParserPassReport[] = [];
-    const resumed = await ChartParserModel.train(trees, { ...base, epochs: 5, patience: 1, resume: checkpoint, onPass: (r) => after.push(r) });
+    const resumed = await ChartParserModel.train(trees, {
+      ...base,
+      epochs: 5,
+      patience: 1,
+      resume: checkpoint,
+      onPass: (r) => after.push(r),
+    });
     expect(after).toEqual([]);
     expect(bytes(resumed).equals(bytes(all))).toBe(true);
   }, 120_000);
 
   it('patience is checked like the other options', async () => {
-    await expect(ChartParserModel.train(trees.slice(0, 5), { ...base, patience: -1 })).rejects.toThrow(/patience must be a non-negative integer/);
+    await expect(ChartParserModel.train(trees.slice(0, 5), { ...base, patience: -1 })).rejects.toThrow(
+      /patience must be a non-negative integer/,
+    );
   });
 });
 
@@ -369,18 +448,29 @@ describe('kernel perceptron reranker through the loop', () => {
     const checkpoint = tmp.file('perceptron.ckpt');
     const first = bytes(await PerceptronReranker.train(sentences, { ...base, epochs: 1, checkpoint }));
     expect(first.equals(whole)).toBe(false);
-    expect(bytes(await PerceptronReranker.train(sentences, { ...base, epochs: 3, resume: checkpoint })).equals(whole)).toBe(true);
+    expect(
+      bytes(await PerceptronReranker.train(sentences, { ...base, epochs: 3, resume: checkpoint })).equals(whole),
+    ).toBe(true);
     // Cancelled during the run: whatever epoch the checkpoint holds (none when the first was cut), resuming ends in the same model.
     const cut = tmp.file('perceptron-cut.ckpt');
     const controller = new AbortController();
     // Stopped once the first epoch's checkpoint is written (the epoch in flight may still end first).
-    const outcome = await PerceptronReranker.train(sentences, { ...base, epochs: 3, checkpoint: cut, onProgress: () => existsSync(cut) && controller.abort() }, { signal: controller.signal }).then(
+    const outcome = await PerceptronReranker.train(
+      sentences,
+      { ...base, epochs: 3, checkpoint: cut, onProgress: () => existsSync(cut) && controller.abort() },
+      { signal: controller.signal },
+    ).then(
       () => 'finished',
       (err: unknown) => err,
     );
     expect(controller.signal.aborted).toBe(true);
     if (outcome !== 'finished') expect(outcome).toBeInstanceOf(AbortError);
-    const resumed = await PerceptronReranker.train(sentences, { ...base, epochs: 3, checkpoint: cut, ...(existsSync(cut) ? { resume: cut } : {}) });
+    const resumed = await PerceptronReranker.train(sentences, {
+      ...base,
+      epochs: 3,
+      checkpoint: cut,
+      ...(existsSync(cut) ? { resume: cut } : {}),
+    });
     expect(bytes(resumed).equals(whole)).toBe(true);
     expect(checkpointMeta(cut).step).toBe(3);
   }, 60_000);
@@ -388,6 +478,8 @@ describe('kernel perceptron reranker through the loop', () => {
   it('refuses a checkpoint of more epochs than asked for', async () => {
     const checkpoint = tmp.file('perceptron-long.ckpt');
     await PerceptronReranker.train(sentences, { ...base, epochs: 2, checkpoint });
-    await expect(PerceptronReranker.train(sentences, { ...base, epochs: 1, resume: checkpoint })).rejects.toThrow(/checkpoint has 2 epochs, more than the 1 asked for/);
+    await expect(PerceptronReranker.train(sentences, { ...base, epochs: 1, resume: checkpoint })).rejects.toThrow(
+      /checkpoint has 2 epochs, more than the 1 asked for/,
+    );
   }, 60_000);
 });

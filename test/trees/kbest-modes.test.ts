@@ -36,7 +36,10 @@ describe('k-best modes on a hand-made pool', () => {
     expect(got[1].logprob).toBeCloseTo(Math.log(Math.exp(-2.5) + Math.exp(-4)), 12);
     // A bracketing whose variants outweigh a better single tree comes first.
     const flip = [cand('(S (A a) (B b))', -1), cand('(S (X (A a)) (B b))', -1.2), cand('(S (X (C a)) (B b))', -1.2)];
-    expect(selectKbest(flip, 2, 'sum').map((c) => formatTree(c.tree))).toEqual(['(S (X (A a)) (B b))', '(S (A a) (B b))']);
+    expect(selectKbest(flip, 2, 'sum').map((c) => formatTree(c.tree))).toEqual([
+      '(S (X (A a)) (B b))',
+      '(S (A a) (B b))',
+    ]);
   });
 
   it('fixed: only the trees with the first tree tags', () => {
@@ -83,7 +86,8 @@ describe('k-best modes on a small grammar, against every parse', () => {
 
   it('max: distinct bracketings, each scored by its best tagging, best first (brute force)', async () => {
     const best = new Map<string, number>();
-    for (const c of every) best.set(bracketingKey(c.tree), Math.max(best.get(bracketingKey(c.tree)) ?? -Infinity, c.logprob));
+    for (const c of every)
+      best.set(bracketingKey(c.tree), Math.max(best.get(bracketingKey(c.tree)) ?? -Infinity, c.logprob));
     const expected = [...best.entries()].sort((a, b) => b[1] - a[1]);
     const k = Math.min(5, expected.length);
     const [p] = await model.parseNbest([sentence], 40, { threads: 1 });
@@ -108,7 +112,11 @@ describe('k-best modes on a small grammar, against every parse', () => {
 
   it('the pipeline base writes every mode from one pool', async () => {
     const base = chartParserBase({ markov: 1, crf: false, epochs: 1, rareThreshold: 1, kbest: 'max', pool: 40 });
-    const sentences: PipelineSentence[] = treebank.map((t, i) => ({ id: String(i), tokens: sentenceWords(t), gold: formatTree(t) }));
+    const sentences: PipelineSentence[] = treebank.map((t, i) => ({
+      id: String(i),
+      tokens: sentenceWords(t),
+      gold: formatTree(t),
+    }));
     const producer = await base.train(sentences, { threads: 1, seed: 1 });
     expect(producer.nbestVariants).toBeDefined();
     const { main, variants } = await producer.nbestVariants!(sentences.slice(0, 3), 4, { threads: 1, seed: 1 });
@@ -130,13 +138,28 @@ describe('k-best modes on a small grammar, against every parse', () => {
     const config = validatePipelineConfig({ task: 'parse', data, rerankers: [{ type: 'boost' }] }, 'p.json', '/');
     const options = config.base as ParserBaseConfig;
     expect(options.kbest).toBe('sum');
-    const named = validatePipelineConfig({ task: 'parse', data, base: { kbest: 'all' }, rerankers: [{ type: 'boost' }] }, 'p.json', '/');
+    const named = validatePipelineConfig(
+      { task: 'parse', data, base: { kbest: 'all' }, rerankers: [{ type: 'boost' }] },
+      'p.json',
+      '/',
+    );
     expect((named.base as ParserBaseConfig).kbest).toBe('all');
-    const sentences: PipelineSentence[] = treebank.map((t, i) => ({ id: String(i), tokens: sentenceWords(t), gold: formatTree(t) }));
-    const producer = await chartParserBase({ ...options, crf: false, markov: 1, rareThreshold: 1 }).train(sentences, { threads: 1, seed: 1 });
+    const sentences: PipelineSentence[] = treebank.map((t, i) => ({
+      id: String(i),
+      tokens: sentenceWords(t),
+      gold: formatTree(t),
+    }));
+    const producer = await chartParserBase({ ...options, crf: false, markov: 1, rareThreshold: 1 }).train(sentences, {
+      threads: 1,
+      seed: 1,
+    });
     const lists = await producer.nbest(sentences.slice(0, 3), 4, { threads: 1, seed: 1 });
-    const [pool] = await ChartParserModel.train(treebank, { markov: 1, rareThreshold: 1, threads: 1 }).then((m) => m.parseNbest([sentences[0].tokens], 20, { threads: 1 }));
-    expect(lists[0].candidates.map((c) => c.tree)).toEqual(selectKbest(pool.candidates, 4, 'sum').map((c) => formatTree(c.tree)));
+    const [pool] = await ChartParserModel.train(treebank, { markov: 1, rareThreshold: 1, threads: 1 }).then((m) =>
+      m.parseNbest([sentences[0].tokens], 20, { threads: 1 }),
+    );
+    expect(lists[0].candidates.map((c) => c.tree)).toEqual(
+      selectKbest(pool.candidates, 4, 'sum').map((c) => formatTree(c.tree)),
+    );
     for (const s of lists) {
       const keys = s.candidates.map((c) => bracketingKey(parseTree(c.tree as string)));
       expect(new Set(keys).size).toBe(keys.length);

@@ -17,7 +17,8 @@ import { dataFile, itWithData } from '../helpers.js';
 const dir = mkdtempSync(join(tmpdir(), 'head-rules-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const headWord = (src: string, options: Parameters<typeof annotateHeads>[1]): string => annotateHeads(parseTree(src), options).headWord;
+const headWord = (src: string, options: Parameters<typeof annotateHeads>[1]): string =>
+  annotateHeads(parseTree(src), options).headWord;
 
 // A small Floresta-style treebank (Portuguese, the Bosque's labels): np, pp, fcl, icl, vp,
 // cu (coordination), art, n, prp, v-fin, conj-c. Content words (N noun, V finite verb, I
@@ -38,7 +39,10 @@ const treebank: Tree[] = [];
 let fresh = 0;
 for (let k = 0; k < 12; k++) {
   for (const t of templates) {
-    const src = t.replace(/\((n|v-fin|v-inf|prop) ([NVIP])\)/g, (_m, tag: string, kind: string) => `(${tag} ${kind.toLowerCase()}w${fresh++})`);
+    const src = t.replace(
+      /\((n|v-fin|v-inf|prop) ([NVIP])\)/g,
+      (_m, tag: string, kind: string) => `(${tag} ${kind.toLowerCase()}w${fresh++})`,
+    );
     treebank.push(parseTree(src));
   }
 }
@@ -58,13 +62,21 @@ describe('head-rule tables as data', () => {
 
   it('a user table in JSON gives the heads it says, and round-trips', () => {
     const file = join(dir, 'pt.json');
-    writeFileSync(file, JSON.stringify({
-      format: 'structrank-head-rules 1',
-      name: 'bosque',
-      rules: { pp: [['left', 'prp']], np: [['rightdis', 'n', 'prop']], fcl: [['left', 'v-fin', 'vp']], vp: [['left', 'v-fin']] },
-      coordination: { conjunctions: ['conj-c'], skip: [','] },
-      otherwise: 'right',
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'structrank-head-rules 1',
+        name: 'bosque',
+        rules: {
+          pp: [['left', 'prp']],
+          np: [['rightdis', 'n', 'prop']],
+          fcl: [['left', 'v-fin', 'vp']],
+          vp: [['left', 'v-fin']],
+        },
+        coordination: { conjunctions: ['conj-c'], skip: [','] },
+        otherwise: 'right',
+      }),
+    );
     const table = loadHeadRules(file);
     expect(table.name).toBe('bosque');
     expect(headWord('(pp (prp de) (np (art a) (n noite)))', { table })).toBe('de');
@@ -74,7 +86,9 @@ describe('head-rule tables as data', () => {
     expect(headWord('(np (n pão) (conj-c e) (n vinho))', { table })).toBe('pão');
     // A label without rules takes `otherwise`: the last child.
     expect(headWord('(xyz (n a) (n b))', { table })).toBe('b');
-    const again = loadHeadRules((writeFileSync(join(dir, 'again.json'), JSON.stringify(headTableToJson(table))), join(dir, 'again.json')));
+    const again = loadHeadRules(
+      (writeFileSync(join(dir, 'again.json'), JSON.stringify(headTableToJson(table))), join(dir, 'again.json')),
+    );
     expect(again.rules).toEqual(table.rules);
   });
 
@@ -102,7 +116,9 @@ describe('head-rule tables as data', () => {
     expect(c.nodes).toBeGreaterThan(0);
     expect(c.missing.map(([l]) => l)).toEqual(expect.arrayContaining(['fcl', 'np', 'pp', 'cu']));
     const learned = learnTreeSettings(treebank);
-    expect(learned.warning).toMatch(/cover 0\.0% .*under 90%.*A head table for this scheme \(--head-rules FILE; "headRules" in a pipeline config\) takes their place\.$/);
+    expect(learned.warning).toMatch(
+      /cover 0\.0% .*under 90%.*A head table for this scheme \(--head-rules FILE; "headRules" in a pipeline config\) takes their place\.$/,
+    );
     const ptb = [parseTree('(S (NP (DT The) (NN dog)) (VP (VBD barked)) (. .))')];
     expect(headCoverage(ptb, headRulePreset('collins')).percent).toBe(100);
     expect(learnTreeSettings(ptb).warning).toBeUndefined();
@@ -167,26 +183,30 @@ describe('head-rule tables as data', () => {
     expect([...classes.verbTags].sort()).toEqual(['v-fin', 'v-ger', 'v-inf', 'v-pcp']);
   });
 
-  it.skipIf(!existsSync(dataFile('ptb-sample', 'train.mrg')))('on ptb-sample, learned heads agree with Collins on most phrases and the classes look like the PTB lists', () => {
-    const trees = readTreesSync(dataFile('ptb-sample', 'train.mrg'));
-    const learned = learnHeadRules(trees);
-    let same = 0;
-    let all = 0;
-    const walk = (n: Tree): void => {
-      if (n.word !== undefined) return;
-      if (n.children.length >= 2) {
-        all++;
-        if (headChildIndex(n, { table: learned }) === headChildIndex(n)) same++;
-      }
-      n.children.forEach(walk);
-    };
-    trees.forEach(walk);
-    expect(same / all).toBeGreaterThan(0.8);
-    const classes = learnTreeClasses(trees, headRulePreset('collins'));
-    expect(classes.closedClassTags).toEqual(expect.arrayContaining(['CC', 'DT', 'IN', 'MD', 'PRP', 'TO', 'WDT']));
-    for (const open of ['NN', 'NNS', 'NNP', 'JJ', 'VB', 'VBD', 'RB']) expect(classes.closedClassTags).not.toContain(open);
-    expect(classes.verbTags).toEqual(expect.arrayContaining(['VBD', 'VBZ', 'VBP', 'MD']));
-    expect(classes.adpositionLabels).toContain('PP');
-    expect(classes.conjunctionTags).toEqual(['CC']);
-  });
+  it.skipIf(!existsSync(dataFile('ptb-sample', 'train.mrg')))(
+    'on ptb-sample, learned heads agree with Collins on most phrases and the classes look like the PTB lists',
+    () => {
+      const trees = readTreesSync(dataFile('ptb-sample', 'train.mrg'));
+      const learned = learnHeadRules(trees);
+      let same = 0;
+      let all = 0;
+      const walk = (n: Tree): void => {
+        if (n.word !== undefined) return;
+        if (n.children.length >= 2) {
+          all++;
+          if (headChildIndex(n, { table: learned }) === headChildIndex(n)) same++;
+        }
+        n.children.forEach(walk);
+      };
+      trees.forEach(walk);
+      expect(same / all).toBeGreaterThan(0.8);
+      const classes = learnTreeClasses(trees, headRulePreset('collins'));
+      expect(classes.closedClassTags).toEqual(expect.arrayContaining(['CC', 'DT', 'IN', 'MD', 'PRP', 'TO', 'WDT']));
+      for (const open of ['NN', 'NNS', 'NNP', 'JJ', 'VB', 'VBD', 'RB'])
+        expect(classes.closedClassTags).not.toContain(open);
+      expect(classes.verbTags).toEqual(expect.arrayContaining(['VBD', 'VBZ', 'VBP', 'MD']));
+      expect(classes.adpositionLabels).toContain('PP');
+      expect(classes.conjunctionTags).toEqual(['CC']);
+    },
+  );
 });

@@ -30,7 +30,12 @@ const cases: [string, string, number, string][] = [
   ['coordination: UCP default then CC', '(UCP (JJ old) (CC and) (NN new))', 0, 'old'],
   ['coordination: skips punctuation leftwards', '(ADVP (RB slowly) (, ,) (CC but) (RB surely))', 0, 'slowly'],
   ['coordination: CONJP', '(NP (NN bread) (CONJP (RB as) (RB well) (IN as)) (NN butter))', 0, 'bread'],
-  ['NP list: leftmost NP, no change', '(NP (NP (NNS cats)) (, ,) (NP (NNS dogs)) (CC and) (NP (NNS birds)))', 0, 'cats'],
+  [
+    'NP list: leftmost NP, no change',
+    '(NP (NP (NNS cats)) (, ,) (NP (NNS dogs)) (CC and) (NP (NNS birds)))',
+    0,
+    'cats',
+  ],
   ['FRAG: rightmost child, even punctuation', '(FRAG (NP (NN Help)) (. !))', 1, '!'],
   ['WHNP: WDT', '(WHNP (WDT which) (NN book))', 0, 'which'],
   ['QP: RB before CD', '(QP (RB about) (CD 5))', 0, 'about'],
@@ -73,7 +78,13 @@ describe('Collins head rules', () => {
   });
 
   it('documents the table it uses', () => {
-    expect(COLLINS_HEAD_RULES.NP.map((r) => r.direction)).toEqual(['rightdis', 'left', 'rightdis', 'right', 'rightdis']);
+    expect(COLLINS_HEAD_RULES.NP.map((r) => r.direction)).toEqual([
+      'rightdis',
+      'left',
+      'rightdis',
+      'right',
+      'rightdis',
+    ]);
     expect(COLLINS_HEAD_RULES.NP[0].labels).toEqual(['NN', 'NNP', 'NNPS', 'NNS', 'NX', 'POS', 'JJR']);
   });
 

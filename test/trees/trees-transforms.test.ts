@@ -39,16 +39,20 @@ describe('stripFunctionTags', () => {
   it('rewrites a whole tree and leaves the input alone', () => {
     const src = '( (S (NP-SBJ-1 (-NONE- *-1)) (VP=2 (VBD said) (NP (-LRB- -LRB-) (PRP$ his) (-RRB- -RRB-))) (. .)))';
     const t = f(src);
-    expect(formatTree(stripFunctionTags(t))).toBe('( (S (NP (-NONE- *-1)) (VP (VBD said) (NP (-LRB- -LRB-) (PRP$ his) (-RRB- -RRB-))) (. .)))');
+    expect(formatTree(stripFunctionTags(t))).toBe(
+      '( (S (NP (-NONE- *-1)) (VP (VBD said) (NP (-LRB- -LRB-) (PRP$ his) (-RRB- -RRB-))) (. .)))',
+    );
     expect(formatTree(t)).toBe(src);
   });
 });
 
-describe('stripPhraseFunctionTags (the parser\'s grammar)', () => {
+describe("stripPhraseFunctionTags (the parser's grammar)", () => {
   it('cuts phrase labels and keeps part-of-speech labels whole', () => {
     const src = '( (fcl-SUBJ (np=1 (pron-det Este) (n gato)) (v-fin dorme) (-- --) (pp-LOC (prp em) (n casa))))';
     const t = f(src);
-    expect(formatTree(stripPhraseFunctionTags(t))).toBe('( (fcl (np (pron-det Este) (n gato)) (v-fin dorme) (-- --) (pp (prp em) (n casa))))');
+    expect(formatTree(stripPhraseFunctionTags(t))).toBe(
+      '( (fcl (np (pron-det Este) (n gato)) (v-fin dorme) (-- --) (pp (prp em) (n casa))))',
+    );
     expect(formatTree(t)).toBe(src);
   });
 
@@ -129,7 +133,12 @@ describe('unary chains', () => {
     );
   });
   it('expands back exactly', () => {
-    for (const options of [{}, { includePreterminals: true }, { includeRoot: true }, { includeRoot: true, includePreterminals: true, joiner: '@@' }]) {
+    for (const options of [
+      {},
+      { includePreterminals: true },
+      { includeRoot: true },
+      { includeRoot: true, includePreterminals: true, joiner: '@@' },
+    ]) {
       const c = collapseUnaryChains(t, options);
       expect(expandUnaryChains(c, options)).toEqual(t);
     }
@@ -143,7 +152,9 @@ describe('unary chains', () => {
     ...['train', 'dev', 'test'].map((s) => `${repoRoot}/data/gum-open/${s}.mrg`),
   ];
   for (const file of files) {
-    const test = file.startsWith(repoRoot) ? it : (title: string, fn: () => void) => itWithData(['ptb-sample'], title, fn);
+    const test = file.startsWith(repoRoot)
+      ? it
+      : (title: string, fn: () => void) => itWithData(['ptb-sample'], title, fn);
     test(`round-trips every tree of ${file.split('/').slice(-2).join('/')}`, () => {
       const trees = readTreesSync(file);
       let collapsedSomething = 0;

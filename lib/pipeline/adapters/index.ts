@@ -5,7 +5,15 @@
  * build raises ComponentUnavailable naming the step it would run.
  */
 import type { BaseModel, ComponentFactory, Reranker } from '../components.js';
-import type { BoostConfig, LoglinearConfig, ParserBaseConfig, PerceptronConfig, PipelineConfig, RerankerConfig, TaggerBaseConfig } from '../config.js';
+import type {
+  BoostConfig,
+  LoglinearConfig,
+  ParserBaseConfig,
+  PerceptronConfig,
+  PipelineConfig,
+  RerankerConfig,
+  TaggerBaseConfig,
+} from '../config.js';
 import { chartParserBase } from './parser.js';
 import { taggerBase } from './tagger.js';
 import { boostReranker, loglinearReranker } from './linear.js';

@@ -35,10 +35,15 @@ export function treeSettingsFor(train: CandidateSet, headRules: string, ctx: Ste
   let bySource = settingsCache.get(train.sentences);
   if (!bySource) settingsCache.set(train.sentences, (bySource = new Map()));
   if (!bySource.has(headRules)) {
-    const gold = train.sentences.filter((s) => typeof s.gold === 'string' && s.candidates.some((c) => c.tree !== undefined));
+    const gold = train.sentences.filter(
+      (s) => typeof s.gold === 'string' && s.candidates.some((c) => c.tree !== undefined),
+    );
     let settings: TreeSettings | undefined;
     if (gold.length > 0) {
-      const learned = learnTreeSettings(gold.map((s) => parseTree(s.gold as string)), loadHeadRules(headRules));
+      const learned = learnTreeSettings(
+        gold.map((s) => parseTree(s.gold as string)),
+        loadHeadRules(headRules),
+      );
       ctx.log?.(`  ${describeTreeSettings(learned)}`);
       if (learned.warning) ctx.log?.(`  warning: ${learned.warning}`);
       settings = learned.settings;
@@ -49,7 +54,11 @@ export function treeSettingsFor(train: CandidateSet, headRules: string, ctx: Ste
 }
 
 /** Interned features of every candidate (scores are the pipeline's Score(x)); trees use `settings`. */
-export async function candidateFeatures(set: CandidateSet, ctx: StepContext, settings?: TreeSettings): Promise<SetFeatures> {
+export async function candidateFeatures(
+  set: CandidateSet,
+  ctx: StepContext,
+  settings?: TreeSettings,
+): Promise<SetFeatures> {
   const features = await candidateFeatureIds(set.sentences, settings, {
     file: '<candidates>',
     threads: ctx.threads,
@@ -76,7 +85,10 @@ async function problem(train: CandidateSet, cutoff: number, headRules: string, c
     async data(set) {
       let h = handles.get(set);
       if (!h) {
-        h = tableData(buildIdFeatureTable(await candidateFeatures(set, ctx, settings), selected, dictionary), ctx.threads);
+        h = tableData(
+          buildIdFeatureTable(await candidateFeatures(set, ctx, settings), selected, dictionary),
+          ctx.threads,
+        );
         handles.set(set, h);
       }
       return h;
@@ -88,15 +100,29 @@ async function problem(train: CandidateSet, cutoff: number, headRules: string, c
  * The feature tables of `sets` over the dictionary of `train` (count cutoff on train, head
  * rules as a reranker entry's `headRules`): the tables the rerankers train on (bench/).
  */
-export async function featureTables(train: CandidateSet, sets: readonly CandidateSet[], cutoff: number, headRules: string, ctx: StepContext): Promise<FeatureTable[]> {
+export async function featureTables(
+  train: CandidateSet,
+  sets: readonly CandidateSet[],
+  cutoff: number,
+  headRules: string,
+  ctx: StepContext,
+): Promise<FeatureTable[]> {
   const settings = treeSettingsFor(train, headRules, ctx);
   const selected = selectFeatureIds(await candidateFeatures(train, ctx, settings), Math.max(1, cutoff));
   const dictionary = selected.map(featureName);
-  return Promise.all(sets.map(async (set) => buildIdFeatureTable(await candidateFeatures(set, ctx, settings), selected, dictionary)));
+  return Promise.all(
+    sets.map(async (set) => buildIdFeatureTable(await candidateFeatures(set, ctx, settings), selected, dictionary)),
+  );
 }
 
 /** The problem of a training set, with its train and dev data. */
-async function trainAndDev(train: CandidateSet, dev: CandidateSet, cutoff: number, headRules: string, ctx: StepContext): Promise<{ p: Problem; trainData: RerankDataHandle; devData: RerankDataHandle }> {
+async function trainAndDev(
+  train: CandidateSet,
+  dev: CandidateSet,
+  cutoff: number,
+  headRules: string,
+  ctx: StepContext,
+): Promise<{ p: Problem; trainData: RerankDataHandle; devData: RerankDataHandle }> {
   const p = await problem(train, cutoff, headRules, ctx);
   return { p, trainData: await p.data(train), devData: await p.data(dev) };
 }
@@ -116,7 +142,14 @@ export function checkpoints(total: number): number[] {
  * undefined when the step keeps none. The dev data is not in the fingerprint: it chooses among
  * the settings after training, it does not shape them.
  */
-function stepCheckpoints(ctx: StepContext, label: string, trainer: CheckpointTrainer, train: RerankDataHandle, dictionary: readonly string[], shaping: Record<string, unknown>): RerankCheckpoints | undefined {
+function stepCheckpoints(
+  ctx: StepContext,
+  label: string,
+  trainer: CheckpointTrainer,
+  train: RerankDataHandle,
+  dictionary: readonly string[],
+  shaping: Record<string, unknown>,
+): RerankCheckpoints | undefined {
   const files = ctx.checkpoints?.(label);
   return files && rerankCheckpoints(trainer, { train, dictionary, options: files }, shaping);
 }
@@ -129,8 +162,19 @@ function choices(chosen: Float64Array): number[] {
  * A linear reranker step: trained by trainLinearReranker on the training set's problem, with
  * N (and eps, or C) chosen on dev; it chooses with the dense weights over the training dictionary.
  */
-function linearStep(name: string, config: { cutoff: number; headRules: string }, settings: LinearTrainSettings, knobs: Omit<TrainerKnobs, 'checkpoints'> & { checkpoints: (ctx: StepContext, trainData: RerankDataHandle, dictionary: readonly string[]) => RerankCheckpoints | undefined },
-  selected: (info: Record<string, number | string | boolean>, features: number) => Record<string, number | string>): Reranker {
+function linearStep(
+  name: string,
+  config: { cutoff: number; headRules: string },
+  settings: LinearTrainSettings,
+  knobs: Omit<TrainerKnobs, 'checkpoints'> & {
+    checkpoints: (
+      ctx: StepContext,
+      trainData: RerankDataHandle,
+      dictionary: readonly string[],
+    ) => RerankCheckpoints | undefined;
+  },
+  selected: (info: Record<string, number | string | boolean>, features: number) => Record<string, number | string>,
+): Reranker {
   return {
     name,
     async train(train, dev, ctx): Promise<TrainedReranker> {
@@ -160,22 +204,37 @@ function linearStep(name: string, config: { cutoff: number; headRules: string },
 
 export function boostReranker(config: BoostConfig & { name: string }): Reranker {
   return linearStep(
-    config.name, config,
+    config.name,
+    config,
     { method: 'boost', rounds: config.rounds, eps: config.eps, weighting: config.weighting },
     {
       chunk: 500,
       devRounds: checkpoints,
-      checkpoints: (ctx, trainData, dictionary) => stepCheckpoints(ctx, config.name, 'boost-reranker', trainData, dictionary, { method: 'sparse', eps: config.eps, weighting: config.weighting ?? 'score' }),
+      checkpoints: (ctx, trainData, dictionary) =>
+        stepCheckpoints(ctx, config.name, 'boost-reranker', trainData, dictionary, {
+          method: 'sparse',
+          eps: config.eps,
+          weighting: config.weighting ?? 'score',
+        }),
     },
-    (info, features) => ({ eps: info.eps as number, rounds: info.rounds as number, a0: +(info.a0 as number).toFixed(3), features }),
+    (info, features) => ({
+      eps: info.eps as number,
+      rounds: info.rounds as number,
+      a0: +(info.a0 as number).toFixed(3),
+      features,
+    }),
   );
 }
 
 export function loglinearReranker(config: LoglinearConfig & { name: string }): Reranker {
   return linearStep(
-    config.name, config,
+    config.name,
+    config,
     { method: 'loglinear', rounds: config.iterations, l2: config.l2 },
-    { checkpoints: (ctx, trainData, dictionary) => stepCheckpoints(ctx, config.name, 'loglinear-reranker', trainData, dictionary, { l2: config.l2 }) },
+    {
+      checkpoints: (ctx, trainData, dictionary) =>
+        stepCheckpoints(ctx, config.name, 'loglinear-reranker', trainData, dictionary, { l2: config.l2 }),
+    },
     (info, features) => ({ C: info.l2 as number, features }),
   );
 }

@@ -17,31 +17,47 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
     name,
     async train(sentences: PipelineSentence[], ctx: StepContext) {
       const trees = sentences.map((s) => parseTree(s.gold as string, s.id));
-      const model = await ChartParserModel.train(trees, {
-        markov: options.markov,
-        crf: options.crf,
-        epochs: options.epochs,
-        rareThreshold: options.rareThreshold,
-        threads: ctx.threads,
-        seed: ctx.seed,
-        // The CRF's passes resume in a retried job (the PCFG is counted in one pass).
-        ...(options.crf ? ctx.checkpoints?.(`train ${name}`) : {}),
-      }, stepRun(ctx, `train ${name}`));
+      const model = await ChartParserModel.train(
+        trees,
+        {
+          markov: options.markov,
+          crf: options.crf,
+          epochs: options.epochs,
+          rareThreshold: options.rareThreshold,
+          threads: ctx.threads,
+          seed: ctx.seed,
+          // The CRF's passes resume in a retried job (the PCFG is counted in one pass).
+          ...(options.crf ? ctx.checkpoints?.(`train ${name}`) : {}),
+        },
+        stepRun(ctx, `train ${name}`),
+      );
       const mode: KbestTagMode = options.kbest;
       const poolSize = (k: number): number => options.pool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k));
       // Parses a pool of trees per sentence and keeps k of them by each mode asked for.
-      const lists = async (test: PipelineSentence[], k: number, modes: readonly KbestTagMode[], c: StepContext): Promise<Record<string, NbestSentence[]>> => {
+      const lists = async (
+        test: PipelineSentence[],
+        k: number,
+        modes: readonly KbestTagMode[],
+        c: StepContext,
+      ): Promise<Record<string, NbestSentence[]>> => {
         const pool = Math.max(k, poolSize(k));
         const out: Record<string, NbestSentence[]> = Object.fromEntries(modes.map((m) => [m, []]));
         for (let b = 0; b < test.length; b += BATCH) {
           const batch = test.slice(b, b + BATCH);
-          const parsed = await model.parseNbest(batch.map((s) => s.tokens), pool, { threads: c.threads, signal: c.signal });
+          const parsed = await model.parseNbest(
+            batch.map((s) => s.tokens),
+            pool,
+            { threads: c.threads, signal: c.signal },
+          );
           parsed.forEach((p, i) => {
             for (const m of modes) {
               out[m].push({
                 id: batch[i].id,
                 tokens: batch[i].tokens,
-                candidates: selectKbest(p.candidates, k, m).map((cand) => ({ tree: formatTree(cand.tree), logprob: cand.logprob })),
+                candidates: selectKbest(p.candidates, k, m).map((cand) => ({
+                  tree: formatTree(cand.tree),
+                  logprob: cand.logprob,
+                })),
                 line: 0,
               });
             }

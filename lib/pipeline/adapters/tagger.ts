@@ -12,19 +12,23 @@ export function taggerBase(options: TaggerBaseConfig, columns: string[], label: 
   return {
     name,
     async train(sentences: PipelineSentence[], ctx: StepContext) {
-      const tagger = await Tagger.train(sentences.map((s) => s.rows as string[][]), {
-        algo: options.algo,
-        columns,
-        label,
-        order: options.order,
-        epochs: options.epochs,
-        c2: options.c2,
-        optimizer: options.optimizer,
-        templates: options.templates as DefaultTemplateName | undefined,
-        threads: ctx.threads,
-        seed: ctx.seed,
-        ...ctx.checkpoints?.(`train ${name}`),
-      }, stepRun(ctx, `train ${name}`));
+      const tagger = await Tagger.train(
+        sentences.map((s) => s.rows as string[][]),
+        {
+          algo: options.algo,
+          columns,
+          label,
+          order: options.order,
+          epochs: options.epochs,
+          c2: options.c2,
+          optimizer: options.optimizer,
+          templates: options.templates as DefaultTemplateName | undefined,
+          threads: ctx.threads,
+          seed: ctx.seed,
+          ...ctx.checkpoints?.(`train ${name}`),
+        },
+        stepRun(ctx, `train ${name}`),
+      );
       return {
         async nbest(test: PipelineSentence[], k: number, c: StepContext): Promise<NbestSentence[]> {
           const out: NbestSentence[] = [];
@@ -32,9 +36,18 @@ export function taggerBase(options: TaggerBaseConfig, columns: string[], label: 
           for (let b = 0; b < test.length; b += batch) {
             if (c.signal?.aborted) throw new AbortError();
             const part = test.slice(b, b + batch);
-            const lists = await tagger.tagNbest(part.map((s) => s.rows as string[][]), k, { threads: c.threads, signal: c.signal });
+            const lists = await tagger.tagNbest(
+              part.map((s) => s.rows as string[][]),
+              k,
+              { threads: c.threads, signal: c.signal },
+            );
             lists.forEach((cands, i) => {
-              out.push({ id: part[i].id, tokens: part[i].tokens, candidates: cands.map((x) => ({ tags: x.tags, logprob: x.logprob })), line: 0 });
+              out.push({
+                id: part[i].id,
+                tokens: part[i].tokens,
+                candidates: cands.map((x) => ({ tags: x.tags, logprob: x.logprob })),
+                line: 0,
+              });
             });
             c.progress?.(`${k}-best tags`, Math.min(test.length, b + batch), test.length);
           }
