@@ -19,7 +19,7 @@ import {
 import { completeOptions, fillDefaults } from '../../lib/training/options.js';
 import { loadModel } from '../../lib/io/model-file.js';
 import { AbortError, ModelFileError, UsageError } from '../../lib/errors.js';
-import { Tagger, type TaggerTrainOptions, type TokenRows } from '../../lib/tagger/tagger.js';
+import { Tagger, type TaggerTrainOptions } from '../../lib/tagger/tagger.js';
 import { ChartParserModel, type ParserPassReport, type ParserTrainOptions } from '../../lib/parser/chart-parser.js';
 import { PerceptronReranker, type PerceptronTrainOptions } from '../../lib/rerank/perceptron.js';
 import { parserTrainFields } from '../../lib/options/parser.js';
@@ -29,6 +29,7 @@ import { treeWords } from '../../lib/parser/input.js';
 import type { Tree } from '../../lib/trees/tree.js';
 import { repoRoot, tempDir } from '../helpers.js';
 import { perturbedNbest } from '../rerank/boost-fixture.js';
+import { taggingData } from './tagging-data.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -255,40 +256,6 @@ describe('options completed once at the entry', () => {
 });
 
 // ---- the model families through the loop ----
-
-/** A tiny tagging problem with a rule to learn and some noise (test/resume.test.ts). */
-function taggingData(sentences: number, seed: number, noise = 20): TokenRows[] {
-  let x = seed;
-  const rand = (n: number): number => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    return Math.floor(x / 65536) % n;
-  };
-  const words = ['the', 'a', 'dog', 'cat', 'runs', 'sees', 'big', 'red', 'on', 'mat', 'and', 'it'];
-  const pos = ['DT', 'DT', 'NN', 'NN', 'VB', 'VB', 'JJ', 'JJ', 'IN', 'NN', 'CC', 'PR'];
-  const out: TokenRows[] = [];
-  for (let s = 0; s < sentences; s++) {
-    const n = 3 + rand(6);
-    const rows: string[][] = [];
-    let prev = 'O';
-    for (let i = 0; i < n; i++) {
-      const w = rand(words.length);
-      const p = pos[w];
-      let chunk =
-        p === 'DT' || p === 'JJ' || p === 'NN'
-          ? prev === 'O' || p === 'DT'
-            ? 'B-NP'
-            : 'I-NP'
-          : p === 'VB'
-            ? 'B-VP'
-            : 'O';
-      if (rand(noise) === 0) chunk = 'O';
-      rows.push([words[w], p, chunk]);
-      prev = chunk;
-    }
-    out.push(rows);
-  }
-  return out;
-}
 
 describe('tagger through the loop', () => {
   const train = taggingData(120, 7);
