@@ -4,7 +4,7 @@
  * the code past the entry reads a complete object and never falls back on a default itself.
  */
 import type { z } from 'zod';
-import { checkOptions, type OptionFields } from '../options/field.js';
+import { checkOptions, defaultsOf, type OptionFields } from '../options/field.js';
 import { optionError } from '../errors.js';
 
 /** The fields of `F` that have a default, with their output types. */
@@ -26,13 +26,7 @@ export function completeOptions<O extends object, F extends OptionFields>(fields
 
 /** Fills in the defaults of the fields not given (no check: for values checked otherwise). */
 export function withDefaults<O extends object, F extends OptionFields>(fields: F, options: O): Completed<O, F> {
-  const out = { ...options } as Record<string, unknown>;
-  for (const [name, schema] of Object.entries(fields)) {
-    if (out[name] !== undefined) continue;
-    const r = schema.safeParse(undefined);
-    if (r.success && r.data !== undefined) out[name] = r.data;
-  }
-  return out as Completed<O, F>;
+  return fillDefaults(defaultsOf(fields), options) as unknown as Completed<O, F>;
 }
 
 /** `options` with the entries of `defaults` it does not give (or gives as undefined) filled in. */
