@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { commands } from '../commands/index.js';
 import { pipelineConfigSchema, parserBaseSchema, rerankerSchema, taggerBaseSchema } from '../pipeline/config.js';
 import { defaultOf, descriptionOf, optionRows } from '../commands/options.js';
-import { allOptions, usageLine } from './program.js';
+import { globalOptions, usageLine } from './program.js';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** Table text: also keeps 'word<TAB>cluster' from being read as an HTML tag. */
@@ -24,16 +24,17 @@ export async function commandTable(): Promise<string> {
   return lines.join('\n');
 }
 
-/** Every command's options, defaults and examples. */
+/** Every command's options, defaults and examples; the global options once, before them. */
 export async function commandOptions(): Promise<string> {
-  const out: string[] = [];
+  const global = optionRows(globalOptions)
+    .map((r) => `${code(r.flag)} (${prose(r.description)})`)
+    .join(', ');
+  const out: string[] = [`Every command also takes ${global}.`, ''];
   for (const [name, entry] of Object.entries(commands)) {
     const command = await entry.load();
-    out.push(`### \`structrank ${name}\``, '', `${entry.summary}.`, '', '```sh', usageLine(name, command), '```', '');
+    out.push(`### \`structrank ${name}\``, '', `${code(usageLine(name, command))}: ${prose(entry.summary)}.`, '');
     const groups = Object.entries(command.optionGroups ?? {});
-    const ungrouped = optionRows(allOptions(command)).filter(
-      (r) => !groups.some(([, names]) => names.includes(r.name)),
-    );
+    const ungrouped = optionRows(command.options).filter((r) => !groups.some(([, names]) => names.includes(r.name)));
     const sections: Array<[string, typeof ungrouped]> = [
       ['', ungrouped],
       ...groups.map(([title, names]): [string, typeof ungrouped] => [
@@ -53,7 +54,7 @@ export async function commandOptions(): Promise<string> {
       }
       out.push('');
     }
-    out.push('Examples:', '', '```sh', ...command.examples, '```', '');
+    if (command.examples.length > 0) out.push('```sh', ...command.examples, '```', '');
   }
   return out.join('\n').trimEnd();
 }

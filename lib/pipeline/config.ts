@@ -118,13 +118,13 @@ export const parserBaseSchema = z.strictObject({
     .enum(KBEST_TAG_MODES, { error: "expected 'all', 'max', 'sum' or 'fixed'" })
     .default(PIPELINE_KBEST_MODE)
     .describe(
-      `which k-best list: 'all' (the k best trees), 'max' (k distinct bracketings, each with its best tags), 'sum' (k distinct bracketings, tag variants summed), 'fixed' (the k best trees with the 1-best tags); default '${PIPELINE_KBEST_MODE}', the best on our dev sets`,
+      `which k-best list: 'all' (the k best trees), 'max' (k distinct bracketings, each with its best tags), 'sum' (k distinct bracketings, tag variants summed), 'fixed' (the k best trees with the 1-best tags)`,
     ),
   pool: positiveInt('candidates')
     .max(MAX_NBEST)
     .optional()
     .describe(
-      `trees parsed per sentence before 'kbest' keeps nbest of them (default nbest for 'all', else 5 x nbest, at most ${MAX_NBEST}); when larger than nbest, every mode's list is also written beside the main one (nbest.<mode>.jsonl, dev.<mode>.jsonl, test.<mode>.jsonl)`,
+      `trees parsed per sentence before 'kbest' keeps nbest of them (default nbest for 'all', else 5 x nbest, at most ${MAX_NBEST}); a larger pool also writes every mode's lists (nbest.<mode>.jsonl, ...)`,
     ),
 });
 
@@ -154,7 +154,7 @@ const scoreField = z
   .enum(SCORE_KINDS, { error: "expected 'errors' or 'f1'" })
   .optional()
   .describe(
-    "the per-sentence Score it trains and selects on: 'errors' (-50 x (missed + invented), the default) or 'f1' (F1 x |gold|, the Score before it: 0 for every candidate of a sentence without gold brackets or entities; for comparisons)",
+    "the per-sentence Score it trains and selects on: 'errors' (-50 x (missed + invented), the default) or 'f1' (F1 x |gold|: 0 for every candidate of a sentence without gold brackets or entities)",
   );
 
 const headRulesField = z
