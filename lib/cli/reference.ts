@@ -15,15 +15,6 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g,
 const prose = (text: string): string => cell(text).replace(/</g, '&lt;');
 const code = (text: string): string => `\`${cell(text)}\``;
 
-/** The command list: usage line and summary of every command. */
-export async function commandTable(): Promise<string> {
-  const lines = ['| command | what it does |', '|---|---|'];
-  for (const [name, entry] of Object.entries(commands)) {
-    lines.push(`| ${code(usageLine(name, await entry.load()))} | ${prose(entry.summary)} |`);
-  }
-  return lines.join('\n');
-}
-
 /** Every command's options, defaults and examples; the global options once, before them. */
 export async function commandOptions(): Promise<string> {
   const global = optionRows(globalOptions)
@@ -111,7 +102,7 @@ export function pipelineConfigTables(): string {
 
 /** The generated blocks, by name: each sits between `<!-- generated:NAME -->` and `<!-- end:NAME -->`. */
 export async function generatedBlocks(): Promise<Record<string, string>> {
-  return { commands: await commandTable(), options: await commandOptions(), 'pipeline-config': pipelineConfigTables() };
+  return { options: await commandOptions(), 'pipeline-config': pipelineConfigTables() };
 }
 
 /** Replaces the generated blocks found in `doc`; blocks it does not contain are left out. */
