@@ -263,38 +263,60 @@ const CoarseRules& ChartModel::Coarse() const {
   return *coarse_rules_;
 }
 
-bool ChartModel::MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const {
+CoarseOutcome ChartModel::MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const {
   std::vector<int32_t> keep_pre, keep_post;
-  if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post, kCoarseBeam) == 0 || keep_post.empty())
-    return false;
+  // The beam can drop every tree of a long sentence; the exact pass then decides.
+  if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post, kCoarseBeam) == 0 || keep_post.empty()) {
+    if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post) == 0) {
+      bool lex_finite = true;
+      for (const auto& word : PcfgLex(tokens))
+        for (const auto& [tag, score] : word) lex_finite = lex_finite && std::isfinite(score);
+      return Coarse().all_finite && lex_finite ? CoarseOutcome::kNoTree : CoarseOutcome::kUnmasked;
+    }
+    if (keep_post.empty()) return CoarseOutcome::kUnmasked;
+  }
   const size_t need =
       static_cast<size_t>(Chart::NumCells(static_cast<int>(tokens.size()))) * grammar.num_symbols;
   ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
   for (int32_t e : keep_pre) ch.mask_pre[e] = 1;
   for (int32_t e : keep_post) ch.mask_post[e] = 1;
-  return true;
+  return CoarseOutcome::kMasked;
 }
 
 SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
                                 double beam, double prune, bool mbr) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
-  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam, prune, mbr);
-  if (out.fallback && (beam < INFINITY || prune > 0))
-    out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0, mbr);  // pruned too much
+  bool no_tree = false;
+  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam, prune, mbr, &no_tree);
+  if (out.fallback && !no_tree && (beam < INFINITY || prune > 0))
+    out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);  // pruned too much
   if (out.fallback) {
-    // Second attempt with every tag allowed for every word, before the flat fallback.
+    // Second attempt with every tag allowed for every word, before the flat fallback;
+    // coarse-to-fine like the first, exhaustive only if the pruning lost every tree.
     std::vector<Token> relaxed = tokens;
     for (Token& t : relaxed) lexicon.Relax(t);
-    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0, mbr);
+    bool relaxed_no_tree = false;
+    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, prune, mbr, &relaxed_no_tree);
+    if (again.fallback && !relaxed_no_tree && prune > 0)
+      again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);
     if (!again.fallback) out = std::move(again);
   }
   return out;
 }
 
 SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
-                                    double beam, double prune, bool mbr) const {
+                                    double beam, double prune, bool mbr, bool* no_tree) const {
   const bool crf_pass = use_crf && !force_pcfg;
-  const bool masked = crf_pass && prune > 0 && MaskByCoarsePass(tokens, prune, ch);
+  const CoarseOutcome coarse =
+      crf_pass && prune > 0 ? MaskByCoarsePass(tokens, prune, ch) : CoarseOutcome::kUnmasked;
+  if (coarse == CoarseOutcome::kNoTree) {
+    // The flat fallback the CRF's own passes would have ended in, without running them.
+    if (no_tree) *no_tree = true;
+    CrfSentence sent;
+    sent.Prepare(crf, grammar, lexicon, tokens);
+    return FlatParse(sent.lex());
+  }
+  const bool masked = coarse == CoarseOutcome::kMasked;
   const bool mbr_pass = crf_pass && mbr && k == 1;
   ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols, mbr_pass);
   SentenceParse out;

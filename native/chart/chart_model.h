@@ -66,6 +66,15 @@ constexpr int32_t kFallbackLabel = -1;
 // ensemble 16% faster, its long sentences' charts being the costliest (docs/design/parser-speed.md).
 constexpr double kCoarseBeam = 15;
 
+// What the coarse pass found for one sentence (ChartModel::MaskByCoarsePass).
+enum class CoarseOutcome {
+  kMasked,    // the chart is masked to the entries the pass keeps
+  kNoTree,    // no tree covers the sentence with its tokens' tags: the PCFG scores every rule
+              // and tag the CRF's chart holds, so the CRF has no tree either; no mask
+  kUnmasked,  // the pass kept nothing and proves nothing (the PCFG scores something -inf):
+              // no mask, the CRF parses the whole chart
+};
+
 class ChartModel {
  public:
   Grammar grammar;
@@ -115,9 +124,9 @@ class ChartModel {
                         std::vector<int32_t>& keep_pre, std::vector<int32_t>& keep_post,
                         double beam = std::numeric_limits<double>::infinity()) const;
   // Masks ch (mask_pre, mask_post) to the entries CoarseEntries keeps, its pass within
-  // kCoarseBeam; false, and no mask, when it keeps nothing. The caller clears the masks after
+  // kCoarseBeam, or exact when the beam drops every tree. The caller clears the masks after
   // the sentence.
-  bool MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const;
+  CoarseOutcome MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const;
   // max_length > 0: longer sentences get the flat fallback without a chart (its time grows
   // with the cube of the length and its memory with the square).
   std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads,
@@ -133,8 +142,9 @@ class ChartModel {
   void ReleaseChart(std::unique_ptr<Chart> chart) const;
 
  private:
+  // no_tree (may be null): set when the coarse pass proved that no tree covers the sentence.
   SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
-                          double prune, bool mbr) const;
+                          double prune, bool mbr, bool* no_tree) const;
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Chart>> chart_pool_;
   // The coarse pass's view of the PCFG, built on the first coarse pass (the PCFG is final

@@ -952,6 +952,44 @@ TEST(chart_coarse_to_fine_off_or_loose_equals_exhaustive) {
   }
 }
 
+TEST(chart_coarse_pass_that_finds_no_tree_skips_the_crf_and_relaxes) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 12);
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal(0.0, 0.5);
+  for (double& w : m->crf.theta) w += normal(rng);
+  Chart ch;
+  // "a a": the tag dictionary allows only D D, which no rule covers.
+  const auto uncovered = Sentence(*m, {"a", "a"});
+  CHECK(m->MaskByCoarsePass(uncovered, 1e-300, ch) == CoarseOutcome::kNoTree);
+  CHECK(ch.mask_pre.empty() && ch.mask_post.empty());
+  // What the outcome claims: the CRF's own exhaustive chart has no tree either.
+  CrfSentence sent;
+  sent.Prepare(m->crf, m->grammar, m->lexicon, uncovered);
+  ch.Begin(2, m->grammar.num_symbols);
+  CHECK(Inside<LogSemiring>(m->grammar, sent.lex(), sent, ch) == kNegInf);
+  ch.Clear();
+  // A covered sentence is masked.
+  const auto covered = Sentence(*m, {"the", "dog", "saw", "a", "cat"});
+  CHECK(m->MaskByCoarsePass(covered, 1e-300, ch) == CoarseOutcome::kMasked);
+  ch.mask_pre.clear(), ch.mask_post.clear();
+  // Skipping the CRF and pruning the relaxed attempt (with a threshold that prunes nothing
+  // finite) gives the exhaustive parse's trees and scores, Viterbi k-best and MBR alike.
+  for (bool mbr : {false, true}) {
+    const int k = mbr ? 1 : 4;
+    auto exhaustive = m->Parse(uncovered, k, ch, false, INFINITY, 0.0, mbr);
+    auto pruned = m->Parse(uncovered, k, ch, false, INFINITY, 1e-300, mbr);
+    CHECK(!exhaustive.fallback && !pruned.fallback);
+    CHECK(pruned.candidates.size() == exhaustive.candidates.size());
+    for (size_t c = 0; c < exhaustive.candidates.size(); ++c) {
+      CHECK(pruned.candidates[c].nodes == exhaustive.candidates[c].nodes);
+      CHECK_NEAR(pruned.candidates[c].score, exhaustive.candidates[c].score, 1e-9);
+    }
+  }
+}
+
 TEST(chart_crf_adagrad_with_coarse_prefilter_lowers_the_objective) {
   Tiny t = MakeTiny();
   std::vector<GoldItems> gold;

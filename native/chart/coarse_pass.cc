@@ -1,6 +1,7 @@
 #include "chart/coarse_pass.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace structrank {
@@ -34,6 +35,9 @@ CoarseRules::CoarseRules(const Grammar& g, const double* binary_logp, const doub
     best_score_of_left[rule.left] = std::max(best_score_of_left[rule.left], binary_logp[r]);
     best_score = std::max(best_score, binary_logp[r]);
   }
+  for (size_t r = 0; r < g.binary.size(); ++r) all_finite = all_finite && std::isfinite(binary_logp[r]);
+  for (size_t u = 0; u < g.unary.size(); ++u) all_finite = all_finite && std::isfinite(unary_logp[u]);
+  for (size_t r = 0; r < g.root.size(); ++r) all_finite = all_finite && std::isfinite(root_logp[r]);
 }
 
 double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores& lex, Chart& ch,

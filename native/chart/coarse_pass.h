@@ -23,6 +23,7 @@ struct CoarseRules {
   std::vector<double> score_by_left;
   std::vector<double> best_score_of_left;  // symbol -> its best binary rule score as left child
   double best_score = -std::numeric_limits<double>::infinity();  // the best binary rule score
+  bool all_finite = true;  // every binary, unary and root rule has a finite score
   const double* unary = nullptr;
   const double* root = nullptr;
 

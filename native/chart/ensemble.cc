@@ -67,7 +67,8 @@ bool MemberPosteriors(const EnsembleMember& m, const NodePosteriors& first, cons
   if (prune <= 0) return run(false);
   MaskByFirst(m, first, member_prune, ch);
   if (run(true)) return true;
-  return run(m.model->MaskByCoarsePass(tokens, prune, ch));
+  const CoarseOutcome coarse = m.model->MaskByCoarsePass(tokens, prune, ch);
+  return coarse != CoarseOutcome::kNoTree && run(coarse == CoarseOutcome::kMasked);
 }
 
 // into += weight * `from`, its bases and tags mapped to `into`'s.
@@ -108,7 +109,10 @@ SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember
   const int n = static_cast<int>(tokens.size());
   // The first member's posteriors stay on its masked chart, which the decode reuses.
   Chart& ch = *scratch.charts[0];
-  const bool masked = prune > 0 && first.MaskByCoarsePass(tokens, prune, ch);
+  const CoarseOutcome coarse =
+      prune > 0 ? first.MaskByCoarsePass(tokens, prune, ch) : CoarseOutcome::kUnmasked;
+  if (coarse == CoarseOutcome::kNoTree) return first.Parse(tokens, 1, ch, false, INFINITY, prune, true);
+  const bool masked = coarse == CoarseOutcome::kMasked;
   ch.Begin(n, first.grammar.num_symbols, true);
   CrfSentence& sent = scratch.sentences[0];
   sent.Prepare(first.crf, first.grammar, first.lexicon, tokens);
