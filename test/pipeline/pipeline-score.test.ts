@@ -1,7 +1,7 @@
 /**
- * The reranker's Score kind (issue 18 item 5): `errors` (-50 x (missed + invented), the
- * default) against `f1` (F1 x |gold|, the Score before it), on hand-made lists with a
- * sentence without gold entities, through the scored sets, the pipeline and the perceptron.
+ * The reranker's Score kind: `errors` (-50 x (missed + invented), the default) against
+ * `f1` (F1 x |gold|), on hand-made lists with a sentence without gold entities, through the
+ * scored sets, the pipeline and the perceptron.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
