@@ -72,11 +72,20 @@ the EVALB F1 of the trained model.`,
     // The CRF's lines also name the sentences done in the pass and their rate.
     let sentences: string | undefined;
     let pass = { epoch: 0, start };
+    let devParse = { epoch: 0, start, first: 0 };
     const onSentences = (p: ParserTrainProgress): void => {
       if (p.epoch !== pass.epoch) pass = { epoch: p.epoch, start: Date.now() };
       const seconds = (Date.now() - pass.start) / 1000;
       const rate = seconds > 0 ? `, ${(p.sentences / seconds).toFixed(1)} sentences/s` : '';
       sentences = `pass ${p.epoch}/${p.epochs}: ${p.sentences}/${p.sentencesPerEpoch} sentences${rate}`;
+      if (p.devSentences !== undefined) {
+        // The dev parse after the pass: its rate from its first report on.
+        if (devParse.epoch !== p.epoch) devParse = { epoch: p.epoch, start: Date.now(), first: p.devSentences };
+        const devSeconds = (Date.now() - devParse.start) / 1000;
+        const devRate =
+          devSeconds > 0 ? `, ${((p.devSentences - devParse.first) / devSeconds).toFixed(1)} sentences/s` : '';
+        sentences = `pass ${p.epoch}/${p.epochs}: parsing dev, ${p.devSentences}/${p.devTotal} sentences${devRate}`;
+      }
     };
     const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
     const model = await ChartParserModel.train(

@@ -35,6 +35,7 @@ import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
 import { cleanTree, prepareTree, restoreTree } from './prepare.js';
 import { escapeLabel } from './label-escape.js';
+import type { ParseSentences } from './score-parses.js';
 import { readClustersSync, type WordClusters } from './clusters.js';
 import {
   baseCategory,
@@ -60,6 +61,10 @@ export { CRF_DEFAULTS };
 /** Default milliseconds between in-pass progress events of CRF training (a line every 30 s needs far fewer). */
 export const PARSER_PROGRESS_EVERY_MS = 1000;
 const CHART_MODEL_VERSION = 1;
+/** Dev sentences parsed between progress events after a CRF pass. */
+const DEV_PARSE_CHUNK = 32;
+/** Memory for the dev set's coarse-pass entries kept across a CRF training's passes. */
+const DEV_COARSE_MASK_BYTES = 256 * 1024 * 1024;
 
 interface NativeParseResult {
   nodes: Int32Array;
@@ -98,6 +103,8 @@ interface NativeChartParser {
   crfState(): Uint8Array;
   loadCrfState(bytes: Uint8Array): void;
   crfAverage(op: 'reset' | 'swap'): void;
+  /** Keep each sentence's coarse-pass entries (up to maxBytes) for the next parse of it; 0: off, freed. */
+  keepCoarseMasks(maxBytes: number): void;
   crfWeights(): Float64Array;
   setCrfWeights(weights: Float64Array): void;
   crfShardGradient(
@@ -192,6 +199,9 @@ export interface ParserTrainProgress {
   /** Bytes held by the feature-id cache, and the training sentences it covers. */
   featureCacheBytes: number;
   cachedSentences: number;
+  /** While the dev set is parsed after the pass: its sentences parsed so far, of `devTotal`. */
+  devSentences?: number;
+  devTotal?: number;
 }
 
 /** One finished CRF pass (reported whether or not a dev set is given). */
@@ -602,6 +612,7 @@ function crfTrainer(
   };
   const dev = options.dev;
   const make = options.external;
+  let lastEvent: ParserTrainProgress | undefined;
   const trainer: Trainer<DevValue> = {
     async step({ done, externalStep }) {
       const epoch = done + 1;
@@ -621,7 +632,7 @@ function crfTrainer(
             ? sentences
             : 0
           : Math.min(sentences, handle.crfProgress() - passStart);
-        options.onProgress?.({
+        lastEvent = {
           epoch,
           epochs,
           step,
@@ -632,7 +643,8 @@ function crfTrainer(
           keptFraction: latest.keptFraction,
           featureCacheBytes: latest.cacheBytes,
           cachedSentences: latest.cachedSentences,
-        });
+        };
+        options.onProgress?.(lastEvent);
       };
       const timer = options.onProgress && !externalStep ? setInterval(reportSteps, options.progressEvery) : undefined;
       timer?.unref();
@@ -666,9 +678,20 @@ function crfTrainer(
     ...(dev && dev.length > 0
       ? {
           devScore: async () => {
+            // The PCFG is fixed while the CRF trains: the dev set's coarse passes run once.
+            handle.keepCoarseMasks(DEV_COARSE_MASK_BYTES);
             const current = modelOf(handle);
             const { scoreParses } = await import('./score-parses.js');
-            return { value: (await scoreParses((s, o) => current.parse(s, o), dev, { threads: options.threads })).f1 };
+            // In chunks: a long dev parse reports its sentences and stops on the signal.
+            const parse: ParseSentences = async (all, o) => {
+              const out: ParsedSentence[] = [];
+              for (let i = 0; i < all.length; i += DEV_PARSE_CHUNK) {
+                out.push(...(await current.parse(all.slice(i, i + DEV_PARSE_CHUNK), { ...o, signal: options.signal })));
+                if (lastEvent) options.onProgress?.({ ...lastEvent, devSentences: out.length, devTotal: all.length });
+              }
+              return out;
+            };
+            return { value: (await scoreParses(parse, dev, { threads: options.threads })).f1 };
           },
         }
       : {}),
@@ -944,6 +967,7 @@ export class ChartParserModel {
       summary.bestDevF1 = result.best.value;
     }
     const handle = crf.handle();
+    handle.keepCoarseMasks(0);
     if (opts.weightFloor > 0) {
       const w = handle.crfWeights();
       let kept = 0;

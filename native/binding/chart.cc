@@ -3,6 +3,7 @@
 // within steps), parse with k-best output as flat typed arrays, serialize / deserialize.
 #include <napi.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -54,6 +55,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
          InstanceMethod("crfState", &ChartParser::CrfState),
          InstanceMethod("loadCrfState", &ChartParser::LoadCrfState),
          InstanceMethod("crfAverage", &ChartParser::CrfAverage),
+         InstanceMethod("keepCoarseMasks", &ChartParser::KeepCoarseMasks),
          InstanceMethod("crfWeights", &ChartParser::CrfWeights),
          InstanceMethod("setCrfWeights", &ChartParser::SetCrfWeights),
          InstanceMethod("crfShardGradient", &ChartParser::CrfShardGradient),
@@ -192,6 +194,17 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
       training_->trainer->SwapAverage();
     else
       throw Napi::RangeError::New(env, "crfAverage: 'reset' or 'swap'");
+    return env.Undefined();
+  }
+
+  // keepCoarseMasks(maxBytes): parses keep each sentence's coarse-pass entries, up to
+  // maxBytes in all, and reuse them (the PCFG must not change meanwhile); 0: off, freed.
+  Napi::Value KeepCoarseMasks(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Expect(info.Length() >= 1 && info[0].IsNumber(), env, "a byte count");
+    const double bytes = info[0].As<Napi::Number>().DoubleValue();
+    if (!(bytes >= 0)) throw Napi::RangeError::New(env, "keepCoarseMasks: a byte count >= 0");
+    model_->KeepCoarseMasks(static_cast<size_t>(std::min(bytes, 1e15)));
     return env.Undefined();
   }
 

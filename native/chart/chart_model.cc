@@ -263,23 +263,65 @@ const CoarseRules& ChartModel::Coarse() const {
   return *coarse_rules_;
 }
 
-CoarseOutcome ChartModel::MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const {
-  std::vector<int32_t> keep_pre, keep_post;
+ChartModel::CoarseKeep ChartModel::RunCoarsePass(const std::vector<Token>& tokens, double prune,
+                                                 Chart& ch) const {
+  CoarseKeep k;
   // The beam can drop every tree of a long sentence; the exact pass then decides.
-  if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post, kCoarseBeam) == 0 || keep_post.empty()) {
-    if (CoarseEntries(tokens, prune, ch, keep_pre, keep_post) == 0) {
+  if (CoarseEntries(tokens, prune, ch, k.keep_pre, k.keep_post, kCoarseBeam) == 0 || k.keep_post.empty()) {
+    if (CoarseEntries(tokens, prune, ch, k.keep_pre, k.keep_post) == 0) {
       bool lex_finite = true;
       for (const auto& word : PcfgLex(tokens))
         for (const auto& [tag, score] : word) lex_finite = lex_finite && std::isfinite(score);
-      return Coarse().all_finite && lex_finite ? CoarseOutcome::kNoTree : CoarseOutcome::kUnmasked;
+      k.outcome = Coarse().all_finite && lex_finite ? CoarseOutcome::kNoTree : CoarseOutcome::kUnmasked;
+      return k;
     }
-    if (keep_post.empty()) return CoarseOutcome::kUnmasked;
+    if (k.keep_post.empty()) return k;
   }
+  k.outcome = CoarseOutcome::kMasked;
+  return k;
+}
+
+void ChartModel::KeepCoarseMasks(size_t max_bytes) const {
+  std::lock_guard<std::mutex> lock(mask_mutex_);
+  max_mask_bytes_ = max_bytes;
+  if (max_bytes == 0) kept_masks_.clear(), kept_mask_bytes_ = 0;
+}
+
+CoarseOutcome ChartModel::MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const {
+  std::string key;
+  CoarseKeep k;
+  bool found = false;
+  {
+    std::lock_guard<std::mutex> lock(mask_mutex_);
+    if (max_mask_bytes_ > 0) {
+      // The pass reads the threshold, the words (their lexical scores) and their tags.
+      key.append(reinterpret_cast<const char*>(&prune), sizeof prune);
+      for (const Token& t : tokens) {
+        const int32_t sizes[2] = {static_cast<int32_t>(t.text.size()), static_cast<int32_t>(t.tags.size())};
+        key.append(reinterpret_cast<const char*>(sizes), sizeof sizes);
+        key.append(t.text);
+        key.append(reinterpret_cast<const char*>(t.tags.data()), t.tags.size() * sizeof(int32_t));
+      }
+      auto it = kept_masks_.find(key);
+      if (it != kept_masks_.end()) k = it->second, found = true;
+    }
+  }
+  if (!found) {
+    k = RunCoarsePass(tokens, prune, ch);
+    if (!key.empty()) {
+      std::lock_guard<std::mutex> lock(mask_mutex_);
+      const size_t bytes = key.size() + (k.keep_pre.size() + k.keep_post.size()) * sizeof(int32_t);
+      if (max_mask_bytes_ > 0 && kept_mask_bytes_ + bytes <= max_mask_bytes_ &&
+          kept_masks_.emplace(key, k).second)
+        kept_mask_bytes_ += bytes;
+    }
+  }
+  if (k.outcome != CoarseOutcome::kMasked) return k.outcome;
   const size_t need =
       static_cast<size_t>(Chart::NumCells(static_cast<int>(tokens.size()))) * grammar.num_symbols;
   ch.mask_pre.assign(need, 0), ch.mask_post.assign(need, 0);
-  for (int32_t e : keep_pre) ch.mask_pre[e] = 1;
-  for (int32_t e : keep_post) ch.mask_post[e] = 1;
+  for (int32_t e : k.keep_pre) ch.mask_pre[e] = 1;
+  for (int32_t e : k.keep_post) ch.mask_post[e] = 1;
   return CoarseOutcome::kMasked;
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "chart/chart.h"
@@ -127,6 +128,11 @@ class ChartModel {
   // kCoarseBeam, or exact when the beam drops every tree. The caller clears the masks after
   // the sentence.
   CoarseOutcome MaskByCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const;
+  // max_bytes > 0: MaskByCoarsePass keeps the entries its pass keeps, per sentence (its words,
+  // tags and threshold), up to max_bytes, and reuses them. Training scores its dev set after
+  // every pass with the same PCFG, so the dev set's coarse passes run once. 0: off, and the
+  // kept entries are freed. The PCFG must not change while it is on.
+  void KeepCoarseMasks(size_t max_bytes) const;
   // max_length > 0: longer sentences get the flat fallback without a chart (its time grows
   // with the cube of the length and its memory with the square).
   std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads,
@@ -145,6 +151,15 @@ class ChartModel {
   // no_tree (may be null): set when the coarse pass proved that no tree covers the sentence.
   SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
                           double prune, bool mbr, bool* no_tree) const;
+  // The coarse pass's outcome and kept entries for one sentence (KeepCoarseMasks).
+  struct CoarseKeep {
+    CoarseOutcome outcome = CoarseOutcome::kUnmasked;
+    std::vector<int32_t> keep_pre, keep_post;
+  };
+  CoarseKeep RunCoarsePass(const std::vector<Token>& tokens, double prune, Chart& ch) const;
+  mutable std::mutex mask_mutex_;
+  mutable std::unordered_map<std::string, CoarseKeep> kept_masks_;
+  mutable size_t kept_mask_bytes_ = 0, max_mask_bytes_ = 0;
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Chart>> chart_pool_;
   // The coarse pass's view of the PCFG, built on the first coarse pass (the PCFG is final

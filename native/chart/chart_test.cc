@@ -990,6 +990,48 @@ TEST(chart_coarse_pass_that_finds_no_tree_skips_the_crf_and_relaxes) {
   }
 }
 
+TEST(chart_kept_coarse_masks_give_the_same_parses) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 12);
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 0.5);
+  for (double& w : m->crf.theta) w += normal(rng);
+  Chart ch;
+  const std::vector<std::vector<std::string>> sentences = {
+      {"the", "dog", "saw", "a", "cat"}, {"dog", "saw", "saw"}, {"a", "a"}, {"dogs", "saw", "the", "cat"}};
+  auto parse_all = [&](double prune, bool mbr) {
+    std::vector<SentenceParse> out;
+    for (const auto& words : sentences)
+      out.push_back(m->Parse(Sentence(*m, words), mbr ? 1 : 3, ch, false, INFINITY, prune, mbr));
+    return out;
+  };
+  for (double prune : {1e-300, 0.3}) {
+    for (bool mbr : {false, true}) {
+      m->KeepCoarseMasks(0);
+      const auto fresh = parse_all(prune, mbr);
+      m->KeepCoarseMasks(1 << 20);
+      const auto filling = parse_all(prune, mbr);
+      const auto kept = parse_all(prune, mbr);  // every coarse pass comes from the kept entries
+      m->KeepCoarseMasks(16);                   // too small to keep any: computed again
+      const auto over = parse_all(prune, mbr);
+      for (const auto* run : {&filling, &kept, &over}) {
+        CHECK(run->size() == fresh.size());
+        for (size_t s = 0; s < fresh.size(); ++s) {
+          CHECK((*run)[s].fallback == fresh[s].fallback);
+          CHECK((*run)[s].candidates.size() == fresh[s].candidates.size());
+          for (size_t c = 0; c < fresh[s].candidates.size(); ++c) {
+            CHECK((*run)[s].candidates[c].nodes == fresh[s].candidates[c].nodes);
+            CHECK((*run)[s].candidates[c].score == fresh[s].candidates[c].score);
+          }
+        }
+      }
+    }
+  }
+  m->KeepCoarseMasks(0);
+}
+
 TEST(chart_crf_adagrad_with_coarse_prefilter_lowers_the_objective) {
   Tiny t = MakeTiny();
   std::vector<GoldItems> gold;

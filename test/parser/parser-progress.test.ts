@@ -43,6 +43,38 @@ describe('CRF parser training progress inside a pass', () => {
     expect(crf[crf.length - 1].loss).toBeGreaterThan(0);
   }, 60_000);
 
+  it('reports the dev parse after each pass, and keeping its coarse passes changes no score', async () => {
+    const dev = readTreesSync(join(repoRoot, 'data', 'gum-open', 'dev.mrg'))
+      .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 15)
+      .slice(0, 60);
+    const own: ParserTrainProgress[] = [];
+    const reports: number[] = [];
+    const model = await ChartParserModel.train(train, {
+      crf: true,
+      epochs: 2,
+      batch: 5,
+      threads: 1,
+      weightFloor: 0,
+      dev,
+      onProgress: (p) => own.push(p),
+      onPass: (r) => reports.push(r.devF1 ?? Number.NaN),
+    });
+    // In chunks of 32 sentences, each report after the pass's last training sentence.
+    expect(dev.length).toBeGreaterThan(32);
+    const chunks = [32, dev.length];
+    for (const epoch of [1, 2]) {
+      const parsing = own.filter((p) => p.epoch === epoch && p.devSentences !== undefined);
+      expect(parsing.map((p) => p.devSentences)).toEqual(chunks);
+      for (const p of parsing) expect([p.devTotal, p.sentences]).toEqual([dev.length, train.length]);
+    }
+    // The kept pass's dev F1 (the second pass's from coarse passes kept since the first)
+    // equals a fresh parse's of the model (no weight floor: the kept pass's weights).
+    const { scoreParses } = await import('../../lib/parser/score-parses.js');
+    const score = await scoreParses((s, o) => model.parse(s, o), dev, { threads: 1 });
+    expect(reports).toHaveLength(2);
+    expect(score.f1).toBe(Math.max(...reports));
+  }, 60_000);
+
   it('L-BFGS: an iteration ends with every sentence done', async () => {
     const own: ParserTrainProgress[] = [];
     await ChartParserModel.train(train, {
