@@ -37,8 +37,11 @@ export interface SettingReports {
   bars: boolean;
 }
 
-/** The checkpoint side shared by both trainers: one section per setting, no JSON of their own. */
-abstract class SettingsTrainer<R> implements Trainer<DevValue> {
+/**
+ * What both trainers share: the settings' sections of the checkpoint (its JSON stays null),
+ * the dev Score of the setting just ended, and the best setting kept.
+ */
+abstract class SettingsTrainer<R extends { score: number }> implements Trainer<DevValue> {
   /** Steps of the whole run: `perSetting` per setting. */
   readonly total: number;
   /** The best setting on dev so far (without dev: the first). */
@@ -57,11 +60,10 @@ abstract class SettingsTrainer<R> implements Trainer<DevValue> {
     protected readonly hasDev: boolean,
   ) {
     this.total = perSetting * settings;
-    if (hasDev) this.devScore = async () => ({ value: this.score(this.finished as R) });
+    if (hasDev) this.devScore = async () => ({ value: (this.finished as R).score });
   }
 
   abstract step(context: StepContext): Promise<StepResult>;
-  protected abstract score(result: R): number;
 
   /** A setting ended: `result` is its model; without dev the first one is kept. */
   protected ended(result: R): void {
@@ -81,7 +83,7 @@ abstract class SettingsTrainer<R> implements Trainer<DevValue> {
     Object.assign(this.saved, sections);
   }
 
-  // The checkpoint's JSON is null (as before the loop); the sections say where each setting is.
+  // The sections say where each setting is.
   saveState(): null {
     return null;
   }
@@ -170,10 +172,6 @@ export class BoostSettingsTrainer extends SettingsTrainer<BoostSetting> {
   /** Releases the cancel flag's listener. */
   dispose(): void {
     this.cancel.dispose();
-  }
-
-  protected score(result: BoostSetting): number {
-    return result.score;
   }
 
   async step({ done }: StepContext): Promise<StepResult> {
@@ -301,10 +299,6 @@ export class LoglinearSettingsTrainer extends SettingsTrainer<LoglinearSetting> 
     keeps: boolean,
   ) {
     super(Math.max(1, o.maxIterations), o.l2s.length, keeps, dev !== undefined);
-  }
-
-  protected score(result: LoglinearSetting): number {
-    return result.score;
   }
 
   async step({ done, until }: StepContext): Promise<StepResult> {
