@@ -69,7 +69,8 @@ export interface BoostStats {
   done?: number;
 }
 
-interface BoostTrainerHandle {
+/** The native boosting trainer of one setting: `init` (pairs, a_0, resumed rounds replayed), then `run` rounds at a time. */
+export interface BoostTrainerHandle {
   init(cancel?: CancelFlagHandle): Promise<BoostStats>;
   run(rounds: number, cancel?: CancelFlagHandle): Promise<BoostStats & { done: number }>;
   model(): BoostModelData;
@@ -166,12 +167,12 @@ export interface TrainBoostOptions {
   afterChunk?: (model: BoostModelData) => void;
 }
 
-/** Runs boosting rounds; stops early when no feature can lower the loss. */
-export async function trainBoost(
+/** The native trainer of one boosting setting (the options of `trainBoost` that shape the rounds). */
+export function boostTrainer(
   data: RerankDataHandle,
-  options: TrainBoostOptions,
-): Promise<{ model: BoostModelData; stats: BoostStats }> {
-  const trainer = new (addon().BoostTrainer)(data, {
+  options: Pick<TrainBoostOptions, 'method' | 'eps' | 'weighting' | 'l2' | 'a0' | 'threads' | 'resume'>,
+): BoostTrainerHandle {
+  return new (addon().BoostTrainer)(data, {
     method: options.method ?? 'sparse',
     eps: options.eps ?? BOOST_EPS,
     weighting: options.weighting ?? 'score',
@@ -180,6 +181,14 @@ export async function trainBoost(
     threads: resolveThreads(options.threads),
     ...(options.resume ? { resume: encodeBoostModel(options.resume) } : {}),
   });
+}
+
+/** Runs boosting rounds; stops early when no feature can lower the loss. */
+export async function trainBoost(
+  data: RerankDataHandle,
+  options: TrainBoostOptions,
+): Promise<{ model: BoostModelData; stats: BoostStats }> {
+  const trainer = boostTrainer(data, options);
   const { flag, dispose } = cancelFlagFor(options.signal);
   try {
     let stats = await trainer.init(flag);

@@ -1,27 +1,21 @@
 /**
  * The train-reranker methods. Each takes the training (and optional dev) problem over one
  * feature dictionary and returns a RerankerModel; add a method by adding an entry to
- * `rerankerTrainers` (the CLI's --method list is its keys).
+ * `rerankerTrainers` (the CLI's --method list is its keys). Each trains its settings through
+ * the one training loop (runTraining, over the trainers of linear-training.ts).
  */
-import { TrainProgressBar } from '../progress.js';
-import { rateStamp, type TrainProgress } from '../train-progress.js';
-import {
-  boostPrefixCurve,
-  boostWeights,
-  boostWork,
-  chooseRoundsOnDev,
-  chosenScore,
-  trainBoost,
-  trainLoglinear,
-  type BoostModelData,
-  type LoglinearModelData,
-  type RerankDataHandle,
-  type TrainBoostOptions,
-} from './boost.js';
+import type { TrainProgress } from '../train-progress.js';
+import { boostWeights, boostWork, type RerankDataHandle } from './boost.js';
 import { compactReranker, type RerankerModel } from './reranker.js';
 import { BOOST_EPS, LOGLINEAR_C, RERANK_ROUNDS } from '../options/rerank.js';
-import { fingerprintOf, loadCheckpoint, saveCheckpoint, type CheckpointTrainer } from '../io/checkpoint.js';
-import { decodeBoostModel, encodeBoostModel } from './boost.js';
+import type { CheckpointTrainer } from '../io/checkpoint.js';
+import { runTraining } from '../training/loop.js';
+import {
+  BoostSettingsTrainer,
+  LoglinearSettingsTrainer,
+  type DevCurve,
+  type SettingReports,
+} from './linear-training.js';
 
 export interface RerankerTrainOptions {
   /** Boosting / LogLoss rounds (or L-BFGS iterations for loglinear). */
@@ -54,25 +48,26 @@ export interface RerankerTrainInput {
 
 export type RerankerTrainer = (input: RerankerTrainInput) => Promise<RerankerModel>;
 
+/** Where a pipeline step keeps a reranker's checkpoints (instead of `options.checkpoint`/`resume`). */
+export interface StepCheckpoints {
+  checkpoint?: string;
+  resume?: string;
+  /** The options a resume must repeat. The fingerprint covers them and the training data (not dev). */
+  shaping: Record<string, unknown>;
+}
+
 /** What a caller inside the package may set beside the options (the pipeline's reranker steps). */
 export interface TrainerKnobs {
-  /** Boosting rounds per native call between progress reports and checkpoints. */
+  /** Boosting rounds per step (per native call) between progress reports and checkpoints. */
   chunk?: number;
   /** The rounds at which dev chooses N, given the rounds trained (default: every `devStep`). */
   devRounds?: (rounds: number) => number[];
   /** The checkpoints to keep, instead of the ones `options.checkpoint`/`resume` name. */
-  checkpoints?: RerankCheckpoints;
+  checkpoints?: StepCheckpoints;
   /** Progress of one setting (e.g. `eps=0.001`), beside `options.onProgress`. */
   onSettingProgress?: (setting: string, p: TrainProgress) => void;
   /** One line per setting trained: what it reached on dev. */
   log?: (line: string) => void;
-}
-
-/** A dev curve of one setting: summed dev Score against rounds. */
-export interface DevCurve {
-  label: string;
-  x: number[];
-  y: number[];
 }
 
 /** A trained linear reranker: the compact model, and a0 with the dense weights over the training dictionary. */
@@ -85,116 +80,53 @@ export interface TrainedLinear {
 }
 
 /**
- * Checkpoints of the linear rerankers: one binary section per setting tried (per eps of
- * boosting: its rounds; per C of the log-linear reranker: its L-BFGS state), so a resumed
- * run continues every setting, and the choice among them on dev is made again from those.
+ * Runs `trainer`'s settings through the training loop, with the checkpoints the options (or
+ * a pipeline step) name: fingerprinted over `shaping`, the dictionary and the training data
+ * (and the dev data when the options name them: it is part of a train-reranker run's input).
  */
-export class RerankCheckpoints {
-  /** Sections of the resumed checkpoint, updated as training goes. */
-  readonly sections: Record<string, Uint8Array> = {};
-  private readonly fingerprint: string;
-  private readonly file: string | undefined;
-
-  /** `shaping`: the options a resume must repeat (the data is fingerprinted too). */
-  constructor(
-    private readonly trainer: CheckpointTrainer,
-    input: RerankerTrainInput,
-    private readonly shaping: Record<string, unknown>,
-  ) {
-    const { train, dev, dictionary } = input;
-    const parts: (string | Uint8Array)[] = [JSON.stringify(shaping), dictionary.join('\n')];
-    for (const data of dev ? [train, dev] : [train]) {
-      for (const a of Object.values(data.arrays()) as (ArrayBufferView | number)[]) {
-        parts.push(typeof a === 'number' ? String(a) : new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
-      }
-    }
-    this.fingerprint = fingerprintOf(parts);
-    this.file = input.options.checkpoint;
-    const resume = input.options.resume;
-    if (resume !== undefined)
-      Object.assign(
-        this.sections,
-        loadCheckpoint(resume, trainer, { fingerprint: this.fingerprint, options: shaping }).sections,
-      );
-  }
-
-  /** A checkpoint file is written (not only resumed from). */
-  get writes(): boolean {
-    return this.file !== undefined;
-  }
-
-  /** Writes the sections (atomically) when a checkpoint file was asked for. */
-  save(step: number): void {
-    if (this.file === undefined) return;
-    saveCheckpoint(this.file, {
-      trainer: this.trainer,
-      step,
-      fingerprint: this.fingerprint,
-      options: this.shaping,
-      state: null,
-      sections: this.sections,
-    });
-  }
-}
-
-/** The checkpoints of a linear reranker's training, when a checkpoint or resume file is given (the pipeline's adapters use it too). */
-export function rerankCheckpoints(
-  trainer: CheckpointTrainer,
+async function runSettings(
+  trainer: BoostSettingsTrainer | LoglinearSettingsTrainer,
+  name: CheckpointTrainer,
   input: RerankerTrainInput,
+  knobs: TrainerKnobs,
   shaping: Record<string, unknown>,
-): RerankCheckpoints | undefined {
-  const { checkpoint, resume } = input.options;
-  return checkpoint === undefined && resume === undefined ? undefined : new RerankCheckpoints(trainer, input, shaping);
-}
-const checkpoints = rerankCheckpoints;
-
-/** trainBoost's `resume` and `afterChunk` for the rounds kept in checkpoint section `section`. */
-export function boostCheckpointing(
-  saved: RerankCheckpoints | undefined,
-  section: string,
-): Pick<TrainBoostOptions, 'resume' | 'afterChunk'> {
-  if (!saved) return {};
-  return {
-    resume: saved.sections[section] ? decodeBoostModel(saved.sections[section]) : undefined,
-    afterChunk: (m) => {
-      saved.sections[section] = encodeBoostModel(m);
-      saved.save(m.features.length);
+): Promise<void> {
+  const { train, dev, dictionary, options } = input;
+  const files = knobs.checkpoints ?? { checkpoint: options.checkpoint, resume: options.resume, shaping };
+  const fingerprinted = knobs.checkpoints || !dev ? [train] : [train, dev];
+  await runTraining(trainer, {
+    total: trainer.total,
+    evalEvery: trainer.perSetting,
+    signal: options.signal,
+    checkpoint: {
+      trainer: name,
+      file: files.checkpoint,
+      resume: files.resume,
+      options: files.shaping,
+      fingerprint: function* () {
+        yield JSON.stringify(files.shaping);
+        yield dictionary.join('\n');
+        for (const data of fingerprinted)
+          for (const a of Object.values(data.arrays()) as (ArrayBufferView | number)[])
+            yield typeof a === 'number' ? String(a) : new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+      },
     },
-  };
-}
-
-/**
- * trainLoglinear to `maxIterations`; with checkpoints, one iteration per call and the L-BFGS
- * state saved in section `section` after each (resumed from it when present).
- */
-export async function loglinearCheckpointed(
-  train: RerankDataHandle,
-  common: Omit<NonNullable<Parameters<typeof trainLoglinear>[1]>, 'maxIterations' | 'resume' | 'saveState'>,
-  maxIterations: number,
-  saved: RerankCheckpoints | undefined,
-  section: string,
-): Promise<LoglinearModelData> {
-  let r = await trainLoglinear(train, {
-    ...common,
-    // Writing checkpoints: one iteration per call, the state saved after each.
-    maxIterations: saved?.writes ? Math.min(maxIterations, 1) : maxIterations,
-    resume: saved?.sections[section],
-    saveState: saved !== undefined,
   });
-  while (saved !== undefined && r.state !== undefined) {
-    saved.sections[section] = r.state;
-    saved.save(r.iterations);
-    if (r.converged || r.iterations >= maxIterations) break;
-    r = await trainLoglinear(train, { ...common, maxIterations: r.iterations + 1, resume: r.state, saveState: true });
-  }
-  return r;
 }
 
-/** The first round count of `x` with the highest dev Score. */
-function firstBest(x: readonly number[], y: ArrayLike<number>): { rounds: number; score: number } {
-  let at = 0;
-  for (let i = 1; i < y.length; i++) if (y[i] > y[at]) at = i;
-  return { rounds: x[at], score: y[at] };
+/** A checkpoint is written or resumed from: the trainers keep every setting's state. */
+function keepsState(input: RerankerTrainInput, knobs: TrainerKnobs): boolean {
+  const files = knobs.checkpoints ?? input.options;
+  return files.checkpoint !== undefined || files.resume !== undefined;
+}
+
+function reports(options: RerankerTrainOptions, knobs: TrainerKnobs): SettingReports {
+  return {
+    onProgress: options.onProgress,
+    onSettingProgress: knobs.onSettingProgress,
+    log: knobs.log,
+    bars: options.progress !== false,
+  };
 }
 
 async function selection(
@@ -206,70 +138,37 @@ async function selection(
   const { train, dev, dictionary, options } = input;
   const rounds = options.rounds ?? RERANK_ROUNDS[method === 'logloss' ? 'logloss' : 'boost'];
   const epsList = method === 'logloss' ? [0] : (options.eps ?? [BOOST_EPS]);
-  let best: { model: BoostModelData; n: number; score: number; eps: number } | undefined;
-  const curves: DevCurve[] = [];
-  const saved =
-    knobs.checkpoints ??
-    checkpoints('boost-reranker', input, {
+  const trainer = new BoostSettingsTrainer(
+    train,
+    dev,
+    {
+      method,
+      name,
+      rounds,
+      epsList,
+      weighting: options.weighting,
+      l2: options.l2?.[0],
+      threads: options.threads,
+      signal: options.signal,
+      chunk: Math.max(1, knobs.chunk ?? (method === 'logloss' ? 10 : 1000)),
+      devRounds: knobs.devRounds,
+      devStep: options.devStep,
+    },
+    reports(options, knobs),
+    keepsState(input, knobs),
+  );
+  try {
+    await runSettings(trainer, 'boost-reranker', input, knobs, {
       method,
       eps: epsList,
       weighting: options.weighting ?? 'score',
       devStep: options.devStep ?? null,
       ...(method === 'logloss' ? { l2: options.l2?.[0] ?? null } : {}),
     });
-  for (const [index, eps] of epsList.entries()) {
-    const stamp = rateStamp();
-    const setting = `${name}${epsList.length > 1 ? ` eps=${eps}` : ''}`;
-    const bar = new TrainProgressBar(setting);
-    const { model } = await trainBoost(train, {
-      rounds,
-      method,
-      eps,
-      weighting: options.weighting,
-      l2: options.l2?.[0],
-      threads: options.threads,
-      signal: options.signal,
-      dev,
-      chunk: knobs.chunk ?? (method === 'logloss' ? 10 : 1000),
-      ...boostCheckpointing(saved, `rounds:${index}`),
-      onProgress: (s) => {
-        const event = stamp({ phase: 'round', done: s.rounds, total: rounds, loss: s.loss, devScore: s.devScore });
-        options.onProgress?.(event);
-        knobs.onSettingProgress?.(`eps=${eps}`, event);
-        if (options.progress === false) return;
-        bar.onProgress(
-          event,
-          method === 'sparse' ? `Work ${s.work.toFixed(2)}  Savings ${s.savings.toFixed(0)}` : undefined,
-        );
-      },
-    });
-    if (options.progress !== false) bar.finish();
-    let n = model.features.length;
-    let score = NaN;
-    if (dev) {
-      let pick: { rounds: number; score: number };
-      if (knobs.devRounds) {
-        const x = knobs.devRounds(model.features.length);
-        const y = Array.from(boostPrefixCurve(dev, model, x, options.threads));
-        curves.push({ label: `eps=${eps}`, x, y });
-        pick = firstBest(x, y);
-      } else {
-        const c = chooseRoundsOnDev(
-          dev,
-          model,
-          options.devStep ?? Math.max(1, Math.ceil(model.features.length / 200)),
-          options.threads,
-        );
-        curves.push({ label: `eps=${eps}`, x: c.checkpoints, y: Array.from(c.curve) });
-        pick = c;
-      }
-      n = pick.rounds;
-      score = pick.score;
-      knobs.log?.(`eps=${eps}: ${model.features.length} rounds; best dev Score ${score.toFixed(1)} after ${n} rounds`);
-    }
-    if (!best || score > best.score) best = { model, n, score, eps };
+  } finally {
+    trainer.dispose();
   }
-  const b = best as NonNullable<typeof best>;
+  const b = trainer.best as NonNullable<typeof trainer.best>;
   b.model.chosenRounds = b.n;
   const dense = boostWeights(b.model, b.n);
   const w = boostWork(b.model, b.n);
@@ -282,41 +181,31 @@ async function selection(
   if (method === 'sparse')
     Object.assign(info, { eps: b.eps, weighting: b.model.weighting, work: w.work, savings: w.savings });
   if (dev) info.devScore = b.score;
-  return { model: compactReranker(name, b.model.a0, dictionary, dense, b.model, info), a0: b.model.a0, dense, curves };
+  return {
+    model: compactReranker(name, b.model.a0, dictionary, dense, b.model, info),
+    a0: b.model.a0,
+    dense,
+    curves: trainer.curves,
+  };
 }
 
-async function loglinear(
-  { train, dev, dictionary, options }: RerankerTrainInput,
-  knobs: TrainerKnobs = {},
-): Promise<TrainedLinear> {
+async function loglinear(input: RerankerTrainInput, knobs: TrainerKnobs = {}): Promise<TrainedLinear> {
+  const { train, dev, dictionary, options } = input;
   const l2s = options.l2 ?? [LOGLINEAR_C];
-  let best:
-    { a0: number; weights: Float64Array; score: number; l2: number; objective: number; iterations: number } | undefined;
-  const saved =
-    knobs.checkpoints ?? checkpoints('loglinear-reranker', { train, dev, dictionary, options }, { l2: l2s });
-  for (const [index, l2] of l2s.entries()) {
-    const maxIterations = options.rounds ?? RERANK_ROUNDS.loglinear;
-    const stamp = rateStamp();
-    const bar = new TrainProgressBar(`loglinear C=${l2}`, { lossName: 'objective' });
-    const onIteration = (iteration: number, objective: number): void => {
-      const event = stamp({ phase: 'iteration', done: iteration, total: maxIterations, loss: objective });
-      options.onProgress?.(event);
-      knobs.onSettingProgress?.(`C=${l2}`, event);
-      if (options.progress !== false) bar.onProgress(event);
-    };
-    const common = { l2, threads: options.threads, signal: options.signal, onIteration };
-    const r = await loglinearCheckpointed(train, common, maxIterations, saved, `lbfgs:${index}`);
-    const score = dev ? chosenScore(dev, r.a0, r.weights, options.threads) : NaN;
-    if (options.progress !== false)
-      bar.finish(
-        `objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations${dev ? `  dev ${score.toFixed(1)}` : ''}`,
-      );
-    knobs.log?.(
-      `C=${l2}: objective ${r.objective.toPrecision(6)} after ${r.iterations} iterations${dev ? `; dev Score ${score.toFixed(1)}` : ''}`,
-    );
-    if (!best || score > best.score) best = { ...r, score, l2 };
-  }
-  const b = best as NonNullable<typeof best>;
+  const trainer = new LoglinearSettingsTrainer(
+    train,
+    dev,
+    {
+      maxIterations: options.rounds ?? RERANK_ROUNDS.loglinear,
+      l2s,
+      threads: options.threads,
+      signal: options.signal,
+    },
+    reports(options, knobs),
+    keepsState(input, knobs),
+  );
+  await runSettings(trainer, 'loglinear-reranker', input, knobs, { l2: l2s });
+  const b = trainer.best as NonNullable<typeof trainer.best>;
   const info: RerankerModel['info'] = { l2: b.l2, objective: b.objective, iterations: b.iterations };
   if (dev) info.devScore = b.score;
   return {

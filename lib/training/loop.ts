@@ -1,8 +1,8 @@
 /**
  * The one training loop of the iterative trainers (the taggers, the CRF parser, the kernel
- * perceptron): steps until the asked length, convergence or patience runs out; dev scoring
- * and the choice of the best model; checkpoints after every step and resuming from one;
- * cancellation between steps; one event per step. A model family supplies a `Trainer`: how
+ * perceptron, the boosting and log-linear rerankers): steps until the asked length,
+ * convergence or patience runs out; dev scoring and the choice of the best model; checkpoints
+ * after every step and resuming from one; cancellation between steps; one event per step. A model family supplies a `Trainer`: how
  * to take a step, score dev, keep and restore the best model and save its own state.
  */
 import { AbortError, inModelFile, ModelFileError } from '../errors.js';
@@ -57,7 +57,11 @@ export interface StepContext {
 
 /** One model family's side of training. */
 export interface Trainer<S extends DevValue = DevValue> {
-  /** Advances training by at least one and at most `until - done` steps. */
+  /**
+   * Advances training by at least one and at most `until - done` steps. A trainer of several
+   * settings one after another may go further: to the end of a setting that ends early, or
+   * past the steps a resumed setting's checkpoint section already holds.
+   */
   step(context: StepContext): Promise<StepResult>;
   /** Scores the current model on dev; absent when there is no dev data. */
   devScore?: () => Promise<S>;
@@ -71,6 +75,12 @@ export interface Trainer<S extends DevValue = DevValue> {
   loadSections(sections: Record<string, Uint8Array>): void;
   /** The checkpoint's JSON bookkeeping in this family's format (default: the LoopState, best as null when none). */
   saveState?(state: LoopState<S>): unknown;
+  /**
+   * Where a resumed run continues (default: the checkpoint's step). Settings trained one after
+   * another, whose step count depends on the run's length, start over at 0 and skip through
+   * what their sections hold.
+   */
+  resumeAt?(step: number): number;
   /** Reads `saveState`'s JSON back, after `step` steps. */
   loadState?(json: unknown, step: number, sections: Record<string, Uint8Array>): LoopState<S>;
   /** Where the weights of an external trainer go (required when a step calls `externalStep`). */
@@ -173,7 +183,7 @@ export async function runTraining<S extends DevValue>(
       } catch (err) {
         throw inModelFile(err, file);
       }
-      done = cp.step;
+      done = trainer.resumeAt ? trainer.resumeAt(cp.step) : cp.step;
       // Distributed steps had begun: their coordinator's state, and the weights it gave.
       if (trainer.external && cp.sections.external) {
         external = await trainer.external.start();

@@ -15,9 +15,8 @@ import { tableData } from '../../rerank/table-data.js';
 import { trainLinearReranker, type LinearTrainSettings } from '../../rerank/linear-reranker.js';
 import type { CandidateSet, Reranker, StepContext, TrainedReranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig } from '../config.js';
-import { rerankCheckpoints, type RerankCheckpoints, type TrainerKnobs } from '../../rerank/trainers.js';
+import type { StepCheckpoints, TrainerKnobs } from '../../rerank/trainers.js';
 import { stepRun } from './progress.js';
-import type { CheckpointTrainer } from '../../io/checkpoint.js';
 import { describeTreeSettings, learnTreeSettings, type TreeSettings } from '../../rerank/tree-settings.js';
 import { loadHeadRules } from '../../io/head-rules-file.js';
 import { parseTree } from '../../trees/bracket-parser.js';
@@ -145,13 +144,10 @@ export function checkpoints(total: number): number[] {
 function stepCheckpoints(
   ctx: StepContext,
   label: string,
-  trainer: CheckpointTrainer,
-  train: RerankDataHandle,
-  dictionary: readonly string[],
   shaping: Record<string, unknown>,
-): RerankCheckpoints | undefined {
+): StepCheckpoints | undefined {
   const files = ctx.checkpoints?.(label);
-  return files && rerankCheckpoints(trainer, { train, dictionary, options: files }, shaping);
+  return files && { ...files, shaping };
 }
 
 function choices(chosen: Float64Array): number[] {
@@ -167,11 +163,7 @@ function linearStep(
   config: { cutoff: number; headRules: string },
   settings: LinearTrainSettings,
   knobs: Omit<TrainerKnobs, 'checkpoints'> & {
-    checkpoints: (
-      ctx: StepContext,
-      trainData: RerankDataHandle,
-      dictionary: readonly string[],
-    ) => RerankCheckpoints | undefined;
+    checkpoints: (ctx: StepContext) => StepCheckpoints | undefined;
   },
   selected: (info: Record<string, number | string | boolean>, features: number) => Record<string, number | string>,
 ): Reranker {
@@ -185,7 +177,7 @@ function linearStep(
         {
           ...knobs,
           // A job retried after its worker died continues each setting from its last checkpoint.
-          checkpoints: knobs.checkpoints(ctx, trainData, p.dictionary),
+          checkpoints: knobs.checkpoints(ctx),
           onSettingProgress: (setting, e) => stepRun(ctx, `${name} ${setting}`).onProgress?.(e),
           log: (line) => ctx.log?.(`  ${line}`),
         },
@@ -210,8 +202,8 @@ export function boostReranker(config: BoostConfig & { name: string }): Reranker 
     {
       chunk: 500,
       devRounds: checkpoints,
-      checkpoints: (ctx, trainData, dictionary) =>
-        stepCheckpoints(ctx, config.name, 'boost-reranker', trainData, dictionary, {
+      checkpoints: (ctx) =>
+        stepCheckpoints(ctx, config.name, {
           method: 'sparse',
           eps: config.eps,
           weighting: config.weighting ?? 'score',
@@ -232,8 +224,7 @@ export function loglinearReranker(config: LoglinearConfig & { name: string }): R
     config,
     { method: 'loglinear', rounds: config.iterations, l2: config.l2 },
     {
-      checkpoints: (ctx, trainData, dictionary) =>
-        stepCheckpoints(ctx, config.name, 'loglinear-reranker', trainData, dictionary, { l2: config.l2 }),
+      checkpoints: (ctx) => stepCheckpoints(ctx, config.name, { l2: config.l2 }),
     },
     (info, features) => ({ C: info.l2 as number, features }),
   );
