@@ -61,7 +61,7 @@ export { CRF_DEFAULTS };
 /** Default milliseconds between in-pass progress events of CRF training (a line every 30 s needs far fewer). */
 export const PARSER_PROGRESS_EVERY_MS = 1000;
 const CHART_MODEL_VERSION = 1;
-/** Dev sentences parsed between progress events after a CRF pass. */
+/** Dev sentences parsed between progress events after a CRF pass (at least 4 per thread). */
 const DEV_PARSE_CHUNK = 32;
 /** Memory for the dev set's coarse-pass entries kept across a CRF training's passes. */
 const DEV_COARSE_MASK_BYTES = 256 * 1024 * 1024;
@@ -685,8 +685,9 @@ function crfTrainer(
             // In chunks: a long dev parse reports its sentences and stops on the signal.
             const parse: ParseSentences = async (all, o) => {
               const out: ParsedSentence[] = [];
-              for (let i = 0; i < all.length; i += DEV_PARSE_CHUNK) {
-                out.push(...(await current.parse(all.slice(i, i + DEV_PARSE_CHUNK), { ...o, signal: options.signal })));
+              const chunk = Math.max(DEV_PARSE_CHUNK, 4 * resolveThreads(options.threads));
+              for (let i = 0; i < all.length; i += chunk) {
+                out.push(...(await current.parse(all.slice(i, i + chunk), { ...o, signal: options.signal })));
                 if (lastEvent) options.onProgress?.({ ...lastEvent, devSentences: out.length, devTotal: all.length });
               }
               return out;
