@@ -118,7 +118,7 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
     grad[k] = 2 * c2 * w[k] + grad[k];  // the prior first, then thread 0, 1, ...: a fixed order
   }
   if (index) index->AddTo(model, buffers[0].pack.data(), grad.data());
-  SumThreadGradients(buffers, &lat, grad, loss);
+  loss = SumThreadGradients(buffers, &lat, grad, loss);
   if (index) {
     for (int t = 1; t < nthreads; ++t) index->AddTo(model, buffers[t].pack.data(), grad.data());
     for (auto& b : buffers) b.clean = true;

@@ -20,8 +20,8 @@ void AddEmissionGradient(const TaggerModel& model, const TaggerCorpus& corpus, i
   }
 }
 
-void SumThreadGradients(std::vector<ObjectiveScratch>& buffers, const ChainLattice* lat,
-                        std::vector<double>& grad, double& loss) {
+double SumThreadGradients(std::vector<ObjectiveScratch>& buffers, const ChainLattice* lat,
+                          std::vector<double>& grad, double loss) {
   for (auto& b : buffers) {
     loss += b.loss;
     for (std::size_t k = 0; k < b.grad.size(); ++k) grad[k] += b.grad[k];  // empty: summed in place
@@ -33,6 +33,7 @@ void SumThreadGradients(std::vector<ObjectiveScratch>& buffers, const ChainLatti
       for (std::size_t q = 0; q < b.start.size(); ++q) grad[lat->start_weight[q]] += b.start[q];
     }
   }
+  return loss;
 }
 
 }  // namespace structrank

@@ -44,9 +44,12 @@ inline int32_t SentenceLength(const TaggerCorpus& c, int64_t s) {
 void AddEmissionGradient(const TaggerModel& model, const TaggerCorpus& corpus, int64_t s, const double* m,
                          double scale, double* grad);
 
-// Sums per-thread losses and gradients into `loss` and `grad` (already holding the prior's
-// gradient), thread 0 first; with `lat`, also the threads' edge and start expectations.
-void SumThreadGradients(std::vector<ObjectiveScratch>& buffers, const ChainLattice* lat,
-                        std::vector<double>& grad, double& loss);
+// Sums per-thread gradients into `grad` (already holding the prior's gradient), thread 0
+// first; with `lat`, also the threads' edge and start expectations. Returns `loss` plus the
+// threads' losses, in the same order. (The loss goes in and out by value: a local whose
+// address escapes into another file keeps the compiler from vectorizing the caller's prior
+// loop.)
+double SumThreadGradients(std::vector<ObjectiveScratch>& buffers, const ChainLattice* lat,
+                          std::vector<double>& grad, double loss);
 
 }  // namespace structrank

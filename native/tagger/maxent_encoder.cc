@@ -71,7 +71,7 @@ double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, con
     loss += c2 * w[k] * w[k];
     grad[k] = 2 * c2 * w[k];
   }
-  SumThreadGradients(buffers, nullptr, grad, loss);
+  loss = SumThreadGradients(buffers, nullptr, grad, loss);
   return loss;
 }
 
