@@ -24,6 +24,7 @@
 #include "core/errors.h"
 #include "core/thread_pool.h"
 #include "tagger/column_tagging.h"
+#include "tagger/sentence_tagger.h"
 #include "tagger/trainer.h"
 #include "tagger/training_columns.h"
 

@@ -4,7 +4,7 @@
 
 #include "core/errors.h"
 #include "core/thread_pool.h"
-#include "tagger/trainer.h"
+#include "tagger/sentence_tagger.h"
 
 namespace structrank {
 

@@ -20,6 +20,7 @@
 #include "tagger/model.h"
 #include "tagger/column_tagging.h"
 #include "tagger/feature_index.h"
+#include "tagger/sentence_tagger.h"
 #include "tagger/trainer.h"
 
 using namespace structrank;
@@ -231,6 +232,34 @@ TEST(crf_and_maxent_gradients_equal_finite_differences) {
   }
 }
 
+// The encoders the training algorithms drive (encoder.h) give the objective functions' bits:
+// the CRF chain with its own feature index and kept buffers, evaluated twice; maxent.
+TEST(encoders_give_the_objective_functions_bits) {
+  for (int order : {1, 2}) {
+    for (int threads : {1, 3}) {
+      Fixture fx = RandomFixture(4, order, {2, 5, 1, 7, 3}, 17 + order);
+      const TaggerModel& m = fx.model;
+      ChainLattice lat = ChainLattice::For(m);
+      std::vector<double> w = m.weights.ToVector(), want(w.size()), got(w.size());
+      ChainEncoder chain(m, fx.corpus, 0.4, threads, order == 1, true);
+      TaggerEncoder& crf = chain;
+      for (int round = 0; round < 2; ++round) {
+        const double f0 = CrfObjective(m, lat, fx.corpus, w, want, 0.4, threads, nullptr, order == 1);
+        const double f1 = crf.ObjectiveAndGradient(w, got, nullptr);
+        CHECK(f0 == f1);
+        CHECK(want == got);
+        for (double& x : w) x *= 0.5;
+      }
+      MaxentEncoder maxent_encoder(m, fx.corpus, 0.2, threads);
+      TaggerEncoder& maxent = maxent_encoder;
+      const double f0 = MaxentObjective(m, fx.corpus, w, want, 0.2, threads);
+      const double f1 = maxent.ObjectiveAndGradient(w, got, nullptr);
+      CHECK(f0 == f1);
+      CHECK(want == got);
+    }
+  }
+}
+
 // RandomFixture with attribute a paired with a random subset of 1 + (a * 5) % L labels, so
 // that some attributes are sparse and some dense in every FeatureIndex layout.
 Fixture MixedDensityFixture(int L, int attrs, std::vector<int> lengths, uint64_t seed) {
@@ -342,7 +371,7 @@ TEST(crf_objective_is_the_same_in_every_slot_layout) {
   }
 }
 
-// Buffers kept from one evaluation to the next (TaggerTrainer's L-BFGS) give the bits of
+// Buffers kept from one evaluation to the next (ChainEncoder, for L-BFGS) give the bits of
 // fresh ones, at other weights in between and after an evaluation that was cancelled.
 TEST(crf_objective_with_kept_buffers_equals_fresh_ones) {
   std::vector<int> lengths(150);  // 3 chunks of 64 sentences: 3 threads each with a share
