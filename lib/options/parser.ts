@@ -34,6 +34,7 @@ export const CRF_DEFAULTS = {
   parent: false,
   vpHeadTag: false,
   epochs: 10,
+  patience: 2,
   eta0: 0.1,
   prune: 1e-4,
   surfaceBits: 22,
@@ -75,7 +76,7 @@ export const parserTrainFields = {
     { value: 'E' },
   ),
   patience: option(
-    z.number().int().min(0).default(0),
+    z.number().int().min(0).default(CRF_DEFAULTS.patience),
     'CRF with --dev: stop after N passes without a dev F1 improvement (0 = never)',
     { value: 'N' },
   ),

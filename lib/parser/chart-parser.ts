@@ -284,7 +284,7 @@ export interface ParserTrainOptions {
   decode?: 'viterbi' | 'mbr';
   /** Evaluated after each CRF pass; the best pass's weights are kept. */
   dev?: Tree[];
-  /** CRF with `dev`: stop after this many passes without a dev F1 improvement (default 0 = never). */
+  /** CRF with `dev`: stop after this many passes without a dev F1 improvement (default 2; 0 = never). */
   patience?: number;
   /** Called after each CRF pass. */
   onPass?: (r: ParserPassReport) => void;

@@ -249,7 +249,7 @@ describe('options completed once at the entry', () => {
       { epochs: parserTrainFields.epochs, patience: parserTrainFields.patience, batch: parserTrainFields.batch },
       { epochs: 3, other: 'kept' },
     );
-    expect(o).toEqual({ epochs: 3, other: 'kept', patience: 0, batch: 20 });
+    expect(o).toEqual({ epochs: 3, other: 'kept', patience: 2, batch: 20 });
     expect(() => completeOptions({ patience: parserTrainFields.patience }, { patience: -1 })).toThrow(UsageError);
     expect(fillDefaults({ a: 1, b: 2 }, { a: undefined, c: 3 })).toEqual({ a: 1, b: 2, c: 3 });
   });
