@@ -333,14 +333,10 @@ SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& 
   if (out.fallback && !no_tree && (beam < INFINITY || prune > 0))
     out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);  // pruned too much
   if (out.fallback) {
-    // Second attempt with every tag allowed for every word, before the flat fallback;
-    // coarse-to-fine like the first, exhaustive only if the pruning lost every tree.
+    // Second attempt with every tag allowed for every word, before the flat fallback.
     std::vector<Token> relaxed = tokens;
     for (Token& t : relaxed) lexicon.Relax(t);
-    bool relaxed_no_tree = false;
-    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, prune, mbr, &relaxed_no_tree);
-    if (again.fallback && !relaxed_no_tree && prune > 0)
-      again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);
+    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);
     if (!again.fallback) out = std::move(again);
   }
   return out;

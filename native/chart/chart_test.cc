@@ -975,8 +975,8 @@ TEST(chart_coarse_pass_that_finds_no_tree_skips_the_crf_and_relaxes) {
   const auto covered = Sentence(*m, {"the", "dog", "saw", "a", "cat"});
   CHECK(m->MaskByCoarsePass(covered, 1e-300, ch) == CoarseOutcome::kMasked);
   ch.mask_pre.clear(), ch.mask_post.clear();
-  // Skipping the CRF and pruning the relaxed attempt (with a threshold that prunes nothing
-  // finite) gives the exhaustive parse's trees and scores, Viterbi k-best and MBR alike.
+  // Skipping the CRF's passes (with a threshold that prunes nothing finite) gives the
+  // exhaustive parse's trees and scores, Viterbi k-best and MBR alike.
   for (bool mbr : {false, true}) {
     const int k = mbr ? 1 : 4;
     auto exhaustive = m->Parse(uncovered, k, ch, false, INFINITY, 0.0, mbr);
