@@ -146,6 +146,19 @@ void CheckAgainstEnumeration(const ChartModel& m, const LexScores& lex, const Sc
   CHECK(got == want);  // same set of trees (ties may come in any order)
 }
 
+// The tiny treebank's CRF, its PCFG starting weights moved by Gaussian noise (seeded), so
+// that coarse and CRF scores disagree.
+std::unique_ptr<ChartModel> TinyCrfWithRandomWeights(uint64_t seed) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 12);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 0.5);
+  for (double& w : m->crf.theta) w += normal(rng);
+  return m;
+}
+
 }  // namespace
 
 TEST(chart_pcfg_inside_viterbi_kbest_equal_enumeration) {
@@ -917,13 +930,7 @@ TEST(chart_crf_weights_store_only_non_zero_values) {
 }
 
 TEST(chart_coarse_to_fine_off_or_loose_equals_exhaustive) {
-  Tiny t = MakeTiny();
-  std::vector<GoldItems> gold;
-  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
-  InitCrf(*m, t.corpus, gold, false, 12);
-  std::mt19937_64 rng(7);
-  std::normal_distribution<double> normal(0.0, 0.5);
-  for (double& w : m->crf.theta) w += normal(rng);
+  auto m = TinyCrfWithRandomWeights(7);
   Chart ch;
   for (std::vector<std::string> words : {std::vector<std::string>{"the", "dog", "saw", "a", "cat"},
                                          std::vector<std::string>{"dog", "saw", "saw"},
@@ -953,13 +960,7 @@ TEST(chart_coarse_to_fine_off_or_loose_equals_exhaustive) {
 }
 
 TEST(chart_coarse_pass_that_finds_no_tree_skips_the_crf_and_relaxes) {
-  Tiny t = MakeTiny();
-  std::vector<GoldItems> gold;
-  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
-  InitCrf(*m, t.corpus, gold, false, 12);
-  std::mt19937_64 rng(11);
-  std::normal_distribution<double> normal(0.0, 0.5);
-  for (double& w : m->crf.theta) w += normal(rng);
+  auto m = TinyCrfWithRandomWeights(11);
   Chart ch;
   // "a a": the tag dictionary allows only D D, which no rule covers.
   const auto uncovered = Sentence(*m, {"a", "a"});
@@ -991,13 +992,7 @@ TEST(chart_coarse_pass_that_finds_no_tree_skips_the_crf_and_relaxes) {
 }
 
 TEST(chart_kept_coarse_masks_give_the_same_parses) {
-  Tiny t = MakeTiny();
-  std::vector<GoldItems> gold;
-  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
-  InitCrf(*m, t.corpus, gold, false, 12);
-  std::mt19937_64 rng(5);
-  std::normal_distribution<double> normal(0.0, 0.5);
-  for (double& w : m->crf.theta) w += normal(rng);
+  auto m = TinyCrfWithRandomWeights(5);
   Chart ch;
   const std::vector<std::vector<std::string>> sentences = {
       {"the", "dog", "saw", "a", "cat"}, {"dog", "saw", "saw"}, {"a", "a"}, {"dogs", "saw", "the", "cat"}};
