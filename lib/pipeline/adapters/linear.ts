@@ -16,7 +16,7 @@ import { trainLinearReranker, type LinearTrainSettings } from '../../rerank/line
 import type { CandidateSet, Reranker, StepContext, TrainedReranker } from '../components.js';
 import type { BoostConfig, LoglinearConfig } from '../config.js';
 import type { StepCheckpoints, TrainerKnobs } from '../../rerank/trainers.js';
-import { stepRun } from './progress.js';
+import { stepRun } from '../../training/step-run.js';
 import { describeTreeSettings, learnTreeSettings, type TreeSettings } from '../../rerank/tree-settings.js';
 import { loadHeadRules } from '../../io/head-rules-file.js';
 import { parseTree } from '../../trees/bracket-parser.js';

@@ -1,5 +1,5 @@
 /** The chart parser (lib/parser) as the pipeline's base model for task 'parse'. */
-import { stepRun } from './progress.js';
+import { stepRun } from '../../training/step-run.js';
 import { MAX_NBEST, type NbestSentence } from '../../io/nbest.js';
 import { KBEST_TAG_MODES, selectKbest, type KbestTagMode } from '../../trees/kbest-modes.js';
 import { ChartParserModel } from '../../parser/chart-parser.js';

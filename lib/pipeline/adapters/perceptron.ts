@@ -4,7 +4,7 @@
  * pipeline's Reranker interface. Every setting of the grids is trained; the one with the
  * highest summed dev Score wins.
  */
-import { stepRun } from './progress.js';
+import { stepRun } from '../../training/step-run.js';
 import { PerceptronReranker } from '../../rerank/perceptron.js';
 import { type CandidateSet, type Curve, type Reranker, type StepContext, type TrainedReranker } from '../components.js';
 import { perceptronKernel, type PerceptronConfig } from '../config.js';

@@ -1,5 +1,5 @@
 /** The sequence tagger (lib/tagger) as the pipeline's base model for task 'tag'. */
-import { stepRun } from './progress.js';
+import { stepRun } from '../../training/step-run.js';
 import type { NbestSentence } from '../../io/nbest.js';
 import { Tagger } from '../../tagger/tagger.js';
 import type { DefaultTemplateName } from '../../tagger/templates.js';
