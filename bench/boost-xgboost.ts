@@ -23,7 +23,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readNbestSync, type NbestSentence } from '../lib/io/nbest.js';
-import { featureTables } from '../lib/pipeline/adapters/linear.js';
+import { featureTables } from '../lib/rerank/candidate-sets.js';
 import { corpusF1, scoreSet, type ScoredSet } from '../lib/pipeline/evaluate.js';
 import {
   boostPrefixCurve,

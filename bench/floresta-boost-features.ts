@@ -8,7 +8,8 @@
  *   EPS=0.005 ROUNDS=5000 npx tsx bench/floresta-boost-features.ts train.jsonl[,more] dev.jsonl
  */
 import { readNbestSync } from '../lib/io/nbest.js';
-import { featureTables, checkpoints } from '../lib/pipeline/adapters/linear.js';
+import { featureTables } from '../lib/rerank/candidate-sets.js';
+import { checkpoints } from '../lib/rerank/linear-set-reranker.js';
 import { corpusF1, rescoreSet, scoreSet } from '../lib/pipeline/evaluate.js';
 import { boostPrefixCurve, boostWeights, rerankScores, trainBoost } from '../lib/rerank/boost.js';
 import { tableData } from '../lib/rerank/table-data.js';

@@ -53,6 +53,7 @@ export {
   type ParsedNbest,
   type ChartParserInfo,
 } from './parser/chart-parser.js';
+export type { KbestListOptions } from './parser/nbest-lists.js';
 export {
   PerceptronReranker,
   type PerceptronTrainOptions,

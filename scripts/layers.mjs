@@ -14,7 +14,8 @@ export const LAYERS = [
   { rank: 4, name: 'native', paths: ['native.ts'] },
   { rank: 5, name: 'progress', paths: ['progress.ts', 'train-progress.ts'] },
   { rank: 6, name: 'eval', paths: ['eval/'] },
-  // The one training loop and the trainer contract every model family trains through.
+  // The one training loop and the trainer contract every model family trains through; what a
+  // trained model offers the pipeline (model-contract.ts: NbestProducer, TrainedReranker).
   { rank: 7, name: 'training', paths: ['training/'] },
   // The model families: the reranker's kernel perceptron uses the kernels' symbol tables,
   // the tagger reads the parser's word-cluster format.

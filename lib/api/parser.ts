@@ -26,3 +26,4 @@ export { binarize, debinarize, type MarkovOrder } from '../parser/binarize.js';
 export { readParserInput, type ParserInput } from '../parser/input.js';
 export { evaluateParser, scoreBrackets, type ParserEvaluation } from '../parser/evaluate.js';
 export { readClustersSync, type WordClusters } from '../parser/clusters.js';
+export type { KbestListOptions } from '../parser/nbest-lists.js';

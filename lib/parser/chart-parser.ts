@@ -4,7 +4,7 @@
  * each with its log-probability), save and load model files.
  */
 import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
-import { checkNbestK } from '../io/nbest.js';
+import { checkNbestK, type NbestSentence } from '../io/nbest.js';
 import { reporter, withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions } from '../options/field.js';
 import {
@@ -29,6 +29,7 @@ const CRF_CHECKED = {
 };
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import { runTraining, type DevValue, type ExternalTrainer, type Trainer } from '../training/loop.js';
+import type { NbestProducer, PipelineSentence, StepContext } from '../training/model-contract.js';
 import { fillDefaults, withDefaults } from '../training/options.js';
 import { native, resolveThreads, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
@@ -48,6 +49,7 @@ import {
   type SymbolTable,
 } from './symbols.js';
 import { learnTreebankClasses } from '../trees/tree-classes.js';
+import { parserNbest, parserNbestVariants, type KbestListOptions } from './nbest-lists.js';
 
 export const CHART_MODEL_KIND = 'chart-parser';
 
@@ -836,7 +838,7 @@ function buildTraining(
  * parser.save('parser.model');
  * ```
  */
-export class ChartParserModel {
+export class ChartParserModel implements NbestProducer {
   private constructor(
     private readonly handle: NativeChartParser,
     private readonly table: SymbolTable,
@@ -1056,6 +1058,38 @@ export class ChartParserModel {
       }
       return { candidates, fallback: r.fallback[s] === 1 };
     });
+  }
+
+  /**
+   * The k-best lists of pipeline sentences (NbestProducer), parsed in batches with progress and
+   * cancellation between them; `lists` keeps k trees of a larger pool by a k-best mode
+   * (default: the k best trees, `parseNbest`).
+   */
+  nbest(
+    sentences: PipelineSentence[],
+    k: number,
+    ctx: StepContext,
+    lists: KbestListOptions = {},
+  ): Promise<NbestSentence[]> {
+    return parserNbest(this, sentences, k, ctx, lists);
+  }
+
+  /** `nbest`, and with `lists.pool` larger than k the lists of every k-best mode from the same pool. */
+  nbestVariants(
+    sentences: PipelineSentence[],
+    k: number,
+    ctx: StepContext,
+    lists: KbestListOptions = {},
+  ): Promise<{ main: NbestSentence[]; variants: Record<string, NbestSentence[]> }> {
+    return parserNbestVariants(this, sentences, k, ctx, lists);
+  }
+
+  /** This parser as the producer of the lists `lists` asks for (the pipeline's `base.kbest` and `base.pool`). */
+  nbestProducer(lists: KbestListOptions): NbestProducer {
+    return {
+      nbest: (sentences, k, ctx) => this.nbest(sentences, k, ctx, lists),
+      nbestVariants: (sentences, k, ctx) => this.nbestVariants(sentences, k, ctx, lists),
+    };
   }
 
   toBytes(): Uint8Array {

@@ -1,88 +1,37 @@
 /**
  * The small interfaces the pipeline runs against. A base model is trained on sentences and
  * produces n-best lists; a reranker is trained on jackknifed candidates, picks its
- * hyper-parameters on dev candidates and then chooses one candidate per sentence. Adapters
- * to the real parser, tagger and rerankers live in lib/pipeline/adapters/.
+ * hyper-parameters on dev candidates and then chooses one candidate per sentence. What the
+ * trained models implement (NbestProducer, TrainedReranker and the data they take) is
+ * declared below the model families, in lib/training/model-contract.ts; the adapters in
+ * lib/pipeline/adapters/ read a config's entry, train the model and return it.
  */
-import type { NbestSentence } from '../io/nbest.js';
+import type {
+  CandidateSet,
+  NbestProducer,
+  PipelineSentence,
+  StepContext,
+  TrainedReranker,
+} from '../training/model-contract.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
 
-/** One sentence of the data: its words and its gold analysis. */
-export interface PipelineSentence {
-  id: string;
-  /** The words the base model sees (parse: overt words, no -NONE-). */
-  tokens: string[];
-  /** Parse: the gold tree as a bracketed string; tag: one gold tag per token. */
-  gold: string | string[];
-  /** Tag: the CoNLL rows (every column, label included). */
-  rows?: string[][];
-}
+export type {
+  CandidateSet,
+  Curve,
+  NbestProducer,
+  PipelineSentence,
+  StepContext,
+  TrainedReranker,
+} from '../training/model-contract.js';
 
-export interface StepContext {
-  signal?: AbortSignal;
-  /** Worker threads (0 = all cores). */
-  threads: number;
-  seed: number;
-  /** Progress: a label, items done and the total (drawn on stderr by the CLI). */
-  progress?: (label: string, done: number, total: number, status?: string) => void;
-  /** One line of what is going on. */
-  log?: (line: string) => void;
-  /**
-   * Where the trainer labelled `label` keeps its training checkpoint (lib/io/checkpoint.ts),
-   * and the one to resume from when it exists. A distributed job keeps them in the artifact
-   * store, so a job retried after its worker died continues where that one stopped.
-   */
-  checkpoints?: (label: string) => { checkpoint: string; resume?: string };
-}
-
-/** A trained base model. */
-export interface NbestProducer {
-  /** The k best candidates of each sentence, best first, each with L(x) (the gold is copied in). */
-  nbest(sentences: PipelineSentence[], k: number, ctx: StepContext): Promise<NbestSentence[]>;
-  /**
-   * Optional: the k-best lists together with other forms of them from the same model (e.g. the
-   * parser's k-best modes), which the candidate step writes beside the main file as
-   * `<file>.<name>.jsonl` for comparison. When present it is used instead of `nbest`.
-   */
-  nbestVariants?(
-    sentences: PipelineSentence[],
-    k: number,
-    ctx: StepContext,
-  ): Promise<{ main: NbestSentence[]; variants: Record<string, NbestSentence[]> }>;
-}
-
+/** Trains the base model of a config. */
 export interface BaseModel {
   readonly name: string;
   /** Trains a fresh model on the sentences. */
   train(sentences: PipelineSentence[], ctx: StepContext): Promise<NbestProducer>;
 }
 
-/** N-best lists with Score(x) of every candidate (the per-sentence Score, docs/pipeline.md). */
-export interface CandidateSet {
-  sentences: NbestSentence[];
-  /** scores[i][j] = Score(x_{i,j}) against the gold. */
-  scores: number[][];
-}
-
-/** A dev learning curve: summed dev Score (or dev F1) against a hyper-parameter, e.g. rounds. */
-export interface Curve {
-  /** What the series is, e.g. `eps=0.0025`. */
-  label: string;
-  x: number[];
-  y: number[];
-}
-
-export interface TrainedReranker {
-  /** The hyper-parameters chosen on dev, e.g. {eps: 0.0025, rounds: 4000}. */
-  selected: Record<string, number | string>;
-  /** Dev learning curves (boosting: dev score against rounds, one per eps). */
-  curves?: Curve[];
-  /** Name of the x axis of the curves (e.g. 'rounds'). */
-  curveAxis?: string;
-  /** The candidate index chosen in every sentence. */
-  choose(set: CandidateSet, ctx: StepContext): Promise<number[]>;
-}
-
+/** Trains the reranker of a config's entry. */
 export interface Reranker {
   readonly name: string;
   /** Trains on the (jackknifed) training candidates, choosing hyper-parameters on dev. */

@@ -1,7 +1,7 @@
 /**
  * The reranking features of every candidate of an n-best list as interned ids, extracted once
  * per list and tree settings and shared by every reranker of the process: boosting and the
- * log-linear reranker (lib/pipeline/adapters/linear.ts) and the features a kernel perceptron
+ * log-linear reranker (candidate-sets.ts) and the features a kernel perceptron
  * adds to its kernel (perceptron-summed.ts). Feature names are interned once per process: a
  * name seen on thousands of candidates is one string and one id (holding every candidate's
  * names as strings cost the demo gigabytes).

@@ -4,12 +4,13 @@
  * normalized maxent tagger with beam search (Ratnaparkhi 1996). Training runs in C++ off
  * the JS thread, on all cores for the CRF and maxent gradients.
  */
-import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
-import { checkNbestK } from '../io/nbest.js';
+import { AbortError, InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
+import { checkNbestK, type NbestSentence } from '../io/nbest.js';
 import { withRun, type TrainRun } from '../train-progress.js';
 import { decodeModel, saveModel, type ModelFile } from '../io/model-file.js';
 import { readModelBytes, readModelBytesAsync } from './model-bytes.js';
 import { runTraining, type ExternalTrainer, type Trainer } from '../training/loop.js';
+import type { NbestProducer, PipelineSentence, StepContext } from '../training/model-contract.js';
 import { cancelFlagFor, native, resolveThreads, type CancelFlagHandle } from '../native.js';
 import { LBFGS_DEFAULTS } from '../options/lbfgs.js';
 import type { DevScore } from './dev-score.js';
@@ -336,7 +337,7 @@ function checkField(v: string): string {
  * const again = await Tagger.load('ner.model');
  * ```
  */
-export class Tagger {
+export class Tagger implements NbestProducer {
   private labelNames: string[];
 
   private constructor(
@@ -705,6 +706,34 @@ export class Tagger {
     } finally {
       dispose();
     }
+  }
+
+  /**
+   * The k-best tag sequences of pipeline sentences (NbestProducer: each sentence's `rows`),
+   * in batches off the JS thread on all cores each, with progress and cancellation between them.
+   */
+  async nbest(sentences: PipelineSentence[], k: number, ctx: StepContext): Promise<NbestSentence[]> {
+    const out: NbestSentence[] = [];
+    const batch = 1024;
+    for (let b = 0; b < sentences.length; b += batch) {
+      if (ctx.signal?.aborted) throw new AbortError();
+      const part = sentences.slice(b, b + batch);
+      const lists = await this.tagNbest(
+        part.map((s) => s.rows as string[][]),
+        k,
+        { threads: ctx.threads, signal: ctx.signal },
+      );
+      lists.forEach((cands, i) => {
+        out.push({
+          id: part[i].id,
+          tokens: part[i].tokens,
+          candidates: cands.map((x) => ({ tags: x.tags, logprob: x.logprob })),
+          line: 0,
+        });
+      });
+      ctx.progress?.(`${k}-best tags`, Math.min(sentences.length, b + batch), sentences.length);
+    }
+    return out;
   }
 
   /** `tagNbest` on the JS thread, on one core. */

@@ -12,7 +12,7 @@ import { rescoreSet, scoreSet } from '../../lib/pipeline/evaluate.js';
 import { runPipeline } from '../../lib/pipeline/run.js';
 import type { CandidateSet, Reranker } from '../../lib/pipeline/components.js';
 import { PerceptronReranker } from '../../lib/rerank/perceptron.js';
-import { candidateFeatures, treeSettingsFor } from '../../lib/pipeline/adapters/linear.js';
+import { candidateFeatures, treeSettingsFor } from '../../lib/rerank/candidate-sets.js';
 import { frequencyTagger, tinyNerCorpus, type FakeCalls } from './pipeline-fakes.js';
 import { tempDir } from '../helpers.js';
 

@@ -1,8 +1,8 @@
-/** The pipeline's side of the common progress event: a trainer's TrainProgress drawn as one step's bar. */
-import type { TrainProgress, TrainRun } from '../../train-progress.js';
-import type { StepContext } from '../components.js';
+/** A pipeline step's side of the common progress event: a trainer's TrainProgress drawn as the step's bar. */
+import type { TrainProgress, TrainRun } from '../train-progress.js';
+import type { StepContext } from './model-contract.js';
 
-/** Cancellation and progress for a trainer run inside a pipeline step labelled `label`. */
+/** Cancellation and progress for a trainer run inside a pipeline step, labelled `label`. */
 export function stepRun(ctx: StepContext, label: string): TrainRun {
   return { signal: ctx.signal, onProgress: (p) => ctx.progress?.(label, p.done, p.total ?? p.done, statusOf(p)) };
 }

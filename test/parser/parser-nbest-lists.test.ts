@@ -1,0 +1,94 @@
+/**
+ * ChartParserModel as the pipeline's NbestProducer: its k-best lists of pipeline sentences,
+ * parsed in batches of 64, are the lists `parseNbest` gives, k of a pool kept by the k-best
+ * mode asked for; with a pool larger than k every mode's lists come from the same pool.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { readTreesSync } from '../../lib/io/treebank.js';
+import { ChartParserModel } from '../../lib/parser/chart-parser.js';
+import { treeWords } from '../../lib/parser/input.js';
+import { KBEST_TAG_MODES, selectKbest } from '../../lib/trees/kbest-modes.js';
+import { formatTree } from '../../lib/trees/tree.js';
+import type { NbestProducer, PipelineSentence, StepContext } from '../../lib/training/model-contract.js';
+import { repoRoot } from '../helpers.js';
+
+const trees = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg')).filter(
+  (t) => treeWords(t).length >= 3 && treeWords(t).length <= 12,
+);
+const train = trees.slice(0, 300);
+// 70 sentences: a full batch of 64 and a part one.
+const sentences: PipelineSentence[] = trees.slice(300, 370).map((t, i) => ({
+  id: `s${i}`,
+  tokens: treeWords(t),
+  gold: formatTree(t),
+}));
+const ctx: StepContext = { threads: 1, seed: 1 };
+
+describe('the chart parser as NbestProducer', () => {
+  let model: ChartParserModel;
+  beforeAll(async () => {
+    model = await ChartParserModel.train(train, { markov: 1, threads: 1 });
+  });
+
+  it('gives the plain k-best lists of parseNbest by default, with progress per batch', async () => {
+    const producer: NbestProducer = model;
+    const progress: [string, number, number][] = [];
+    const got = await producer.nbest(sentences, 5, {
+      ...ctx,
+      progress: (label, done, total) => progress.push([label, done, total]),
+    });
+    const expected = await model.parseNbest(
+      sentences.map((s) => s.tokens),
+      5,
+      { threads: 1 },
+    );
+    expect(got.map((s) => s.id)).toEqual(sentences.map((s) => s.id));
+    got.forEach((s, i) => {
+      expect(s.tokens).toEqual(sentences[i].tokens);
+      expect(s.line).toBe(0);
+      expect(s.candidates).toEqual(
+        expected[i].candidates.map((c) => ({ tree: formatTree(c.tree), logprob: c.logprob })),
+      );
+    });
+    expect(got.some((s) => s.candidates.length > 1)).toBe(true);
+    expect(progress).toEqual([
+      ['5-best parses', 64, 70],
+      ['5-best parses', 70, 70],
+    ]);
+  });
+
+  it('keeps k of the pool by the k-best mode', async () => {
+    const pool = await model.parseNbest(
+      sentences.map((s) => s.tokens),
+      20,
+      { threads: 1 },
+    );
+    for (const kbest of KBEST_TAG_MODES) {
+      const got = await model.nbest(sentences, 4, ctx, { kbest, pool: 20 });
+      got.forEach((s, i) =>
+        expect(s.candidates).toEqual(
+          selectKbest(pool[i].candidates, 4, kbest).map((c) => ({ tree: formatTree(c.tree), logprob: c.logprob })),
+        ),
+      );
+    }
+    // Without a pool, 'max' parses 5 x k trees per sentence.
+    expect(await model.nbest(sentences, 4, ctx, { kbest: 'max' })).toEqual(
+      await model.nbest(sentences, 4, ctx, { kbest: 'max', pool: 20 }),
+    );
+  });
+
+  it('gives every mode from one pool only when a pool larger than k is asked for', async () => {
+    const plain = await model.nbestVariants(sentences, 4, ctx, { kbest: 'sum' });
+    expect(plain.variants).toEqual({});
+    expect(plain.main).toEqual(await model.nbest(sentences, 4, ctx, { kbest: 'sum' }));
+    expect((await model.nbestVariants(sentences, 4, ctx, { kbest: 'sum', pool: 4 })).variants).toEqual({});
+
+    const producer = model.nbestProducer({ kbest: 'max', pool: 12 });
+    const { main, variants } = await producer.nbestVariants!(sentences, 4, ctx);
+    expect(Object.keys(variants).sort()).toEqual(['all', 'fixed', 'max', 'sum']);
+    expect(main).toEqual(variants.max);
+    expect(await producer.nbest(sentences, 4, ctx)).toEqual(main);
+    expect(variants.sum).toEqual(await model.nbest(sentences, 4, ctx, { kbest: 'sum', pool: 12 }));
+  });
+});
