@@ -23,7 +23,14 @@ export interface SimdInfo {
 }
 
 export interface CoreAddon {
-  nativeInfo(): { abi: number; defaultThreads: number; modules: string[]; simd: SimdInfo };
+  nativeInfo(): {
+    abi: number;
+    defaultThreads: number;
+    /** The most threads a native call takes (native/core/thread_pool.h kMaxThreads). */
+    maxThreads: number;
+    modules: string[];
+    simd: SimdInfo;
+  };
   /** Tests: run `variant` from now on in this process; false when the CPU lacks it. */
   forceSimd(variant: 'portable' | 'avx2' | 'avx512'): boolean;
   CancelFlag: new () => CancelFlagHandle;
@@ -58,20 +65,23 @@ export function defaultThreads(): number {
 }
 
 let threadNoticeShown = false;
+let maxThreads: number | undefined;
 
 /**
  * The thread count to use for a requested `--threads` (0 or undefined: all cores). More
  * threads than cores only cost memory (per-thread charts, gradients) and time, so a larger
- * request is capped at the core count, with a one-line notice (once per process) through
- * `notice`. The one place a thread count is resolved: commands and API methods call it on
- * what they were given, and the addon takes only its result (a count >= 1; anything else is
- * a TypeError, native/binding/options.h).
+ * request is capped at the core count (and at the addon's nativeInfo().maxThreads), with a notice
+ * (once per process) through `notice`. The one place a thread count is resolved: commands and
+ * API methods call it on what they were given, and the addon takes only its result and uses
+ * exactly that many threads (a count >= 1; anything else is a TypeError,
+ * native/binding/options.h).
  */
 export function resolveThreads(
   requested: number | undefined,
   notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): number {
-  const cores = availableParallelism();
+  maxThreads ??= native().nativeInfo().maxThreads;
+  const cores = Math.min(availableParallelism(), maxThreads);
   if (!requested || requested <= 0) return cores;
   if (requested <= cores) return requested;
   if (!threadNoticeShown) {

@@ -77,6 +77,12 @@ describe('native option objects', () => {
     const data = await syntheticRerankData(small);
     const addon = native<BoostAddon>();
     expect(() => addon.rerankScores(data, 1, new Float64Array(data.numFeatures), 0)).toThrow(/bad threads argument/);
+    // The native side uses a count as given, up to its per-thread buffer limit.
+    const { maxThreads } = addon.nativeInfo();
+    expect(() => addon.rerankScores(data, 1, new Float64Array(data.numFeatures), maxThreads + 1)).toThrow(
+      /bad threads argument/,
+    );
+    expect(resolveThreads(maxThreads + 1, () => {})).toBeLessThanOrEqual(maxThreads);
     expect(() =>
       (addon.rerankScores as (...a: unknown[]) => unknown)(data, 1, new Float64Array(data.numFeatures)),
     ).toThrow(/missing threads argument/);

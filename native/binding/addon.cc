@@ -43,7 +43,10 @@ Napi::Value NativeInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object out = Napi::Object::New(env);
   out.Set("abi", Napi::Number::New(env, NAPI_VERSION));
-  out.Set("defaultThreads", Napi::Number::New(env, ResolveThreads(0)));
+  // The cores as C++ sees them (a query: lib/native.ts resolveThreads decides the counts),
+  // and the most threads any native call takes.
+  out.Set("defaultThreads", Napi::Number::New(env, HardwareThreads()));
+  out.Set("maxThreads", Napi::Number::New(env, kMaxThreads));
   Napi::Array names = Napi::Array::New(env);
   uint32_t i = 0;
   for (const auto& m : Modules()) names.Set(i++, Napi::String::New(env, m.name));

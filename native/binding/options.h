@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/thread_pool.h"
+
 namespace structrank::binding {
 
 // The field `key` of `options` when `ok`; else a TypeError naming the field and the `kind` expected.
@@ -52,12 +54,13 @@ inline std::string RequiredString(const Napi::Object& options, const char* key) 
   return RequiredField(options, key, "a string", v.IsString()).As<Napi::String>().Utf8Value();
 }
 
-// A thread count as lib/native.ts resolveThreads returns it (>= 1, at most the cores): the
-// binding trusts it and never substitutes "all cores" itself; anything else is a TypeError.
+// A thread count as lib/native.ts resolveThreads returns it (1 to the cores, at most
+// kMaxThreads): the one place a count is resolved is there; the binding passes it on as
+// given and never substitutes "all cores" itself; anything else is a TypeError.
 inline int ThreadsValue(const Napi::Value& v, const char* what) {
   const bool ok = v.IsNumber() && v.As<Napi::Number>().DoubleValue() >= 1 &&
                   std::nearbyint(v.As<Napi::Number>().DoubleValue()) == v.As<Napi::Number>().DoubleValue() &&
-                  v.As<Napi::Number>().DoubleValue() <= 2147483647.0;
+                  v.As<Napi::Number>().DoubleValue() <= kMaxThreads;
   if (!ok) {
     throw Napi::TypeError::New(v.Env(), std::string(v.IsUndefined() ? "missing " : "bad ") + what +
                                             ": expected a thread count >= 1 (lib/native.ts resolveThreads)");

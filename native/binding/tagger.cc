@@ -628,7 +628,7 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     return NbestArrays(env, lists);
   }
 
-  // tagNbestAsync(text, k, threads, cancelFlag) -> Promise<same as tagNbest>, on all cores.
+  // tagNbestAsync(text, k, threads, cancelFlag) -> Promise<same as tagNbest>, on `threads` threads.
   Napi::Value TagNbestAsync(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     RequireTrained();

@@ -1,22 +1,21 @@
-// ExpLoss feature selection (Collins & Koo 2005, sections 4.4-4.5): each round picks
-//   k* = argmax_k (sqrt(W+_k) - sqrt(W-_k))^2   (= argmin BestLoss(k))
-// and adds delta* = 0.5 log((W+ + eps Z) / (W- + eps Z)) to a_{k*}.
-// The sparse algorithm (figure 4) keeps margins and W+/W- and revisits only the pairs in
-// A+_{k*} u A-_{k*}; the naive one (figure 3) recomputes every W+/W- from all pairs.
+// ExpLoss boosting on a pair problem with either round algorithm (exp_loss.h): the rounds,
+// cancellation and resuming from the rounds of an earlier run.
 #pragma once
 #include <atomic>
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "boost/boost_model.h"
+#include "boost/exp_loss.h"
+#include "boost/exp_loss_naive.h"
+#include "boost/exp_loss_sparse.h"
 #include "boost/pair_problem.h"
-#include "boost/tournament_tree.h"
 
 namespace structrank {
 
 class ExpLossBooster {
  public:
-  // `problem` must outlive the booster.
+  // `problem` must outlive the booster. `naive`: figure 3's rounds instead of figure 4's.
   ExpLossBooster(const PairProblem* problem, double a0, double eps, bool naive);
 
   // Runs up to n more rounds. Returns the number run: fewer when no feature can lower
@@ -29,35 +28,16 @@ class ExpLossBooster {
   // further rounds pick the same features. Only on a fresh booster.
   void Replay(const BoostModel& done, const std::atomic<bool>* cancel = nullptr);
 
-  const BoostModel& model() const { return model_; }
-  BoostModel& model() { return model_; }
-  double loss() const { return Z_; }
-  double plus(int32_t k) const { return W_[k].plus; }
-  double minus(int32_t k) const { return W_[k].minus; }
+  const BoostModel& model() const { return loss_.model(); }
+  BoostModel& model() { return loss_.model(); }
+  double loss() const { return loss_.loss(); }
+  double plus(int32_t k) const { return loss_.plus(k); }
+  double minus(int32_t k) const { return loss_.minus(k); }
 
  private:
-  bool SparseRound();
-  bool NaiveRound();
-  int64_t Apply(int32_t k, double delta, bool track);  // returns C_t
-  double Gain(int32_t k) const;
-  void RecordRound(int32_t k, double delta, int64_t cost);
-
-  const PairProblem& pp_;
-  bool naive_;
-  BoostModel model_;
-  std::vector<double> margin_;  // M_{i,j}
-  std::vector<double> w_;       // S_{i,j} exp(-M_{i,j})
-  // W+_k, W-_k and the round that last touched k, side by side: one cache line per update.
-  struct FeatureState {
-    double plus = 0, minus = 0;
-    int64_t stamp = -1;
-  };
-  std::vector<FeatureState> W_;
-  std::vector<double> gain_;
-  double Z_ = 0;
-  TournamentTree tree_;
-  std::vector<int32_t> touched_;
-  int64_t stamp_ = 0;
+  ExpLoss loss_;
+  std::unique_ptr<SparseExpLossRounds> sparse_;  // one of the two
+  std::unique_ptr<NaiveExpLossRounds> naive_;
 };
 
 }  // namespace structrank

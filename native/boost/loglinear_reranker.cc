@@ -12,7 +12,7 @@ double LoglinearObjective(const RerankData& data, const std::vector<int64_t>& be
                           const std::vector<double>& params, std::vector<double>& grad, int threads) {
   const int64_t S = data.sentences();
   const std::size_t n = params.size();
-  const int T = ResolveThreads(threads);
+  const int T = threads;
   std::vector<std::vector<double>> part(T, std::vector<double>(n, 0.0));
   std::vector<double> loss_part(T, 0.0);
   ParallelForFixed(S, T, 256, [&](std::size_t b, std::size_t e, int t) {

@@ -17,7 +17,7 @@ struct SyntheticOptions {
   int32_t private_per_candidate = 20;  // extra features per candidate (also drops this many / 2)
   double zipf_exponent = 1.0;
   uint64_t seed = 1;
-  int threads = 0;
+  int threads = 0;  // the caller's count, >= 1 (core/thread_pool.h)
 };
 
 RerankData GenerateSynthetic(const SyntheticOptions& options);

@@ -384,7 +384,7 @@ std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int
                                                 const std::atomic<bool>* cancel, bool force_pcfg, double beam,
                                                 int max_length, double prune, bool mbr) const {
   std::vector<SentenceParse> out(corpus.size());
-  const int nthreads = ResolveThreads(threads);
+  const int nthreads = threads;
   std::vector<std::unique_ptr<Chart>> charts(nthreads);
   for (auto& c : charts) {
     c = AcquireChart();

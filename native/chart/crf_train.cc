@@ -218,7 +218,7 @@ CrfTrainer::CrfTrainer(ChartModel& model, Corpus corpus, std::vector<GoldItems> 
   if (corpus_.size() == 0) throw InputError("chart CRF: no training sentences");
   if (opt_.batch < 1) throw InputError("chart CRF: batch size must be positive");
   if (opt_.tau <= 0) opt_.tau = 5.0 * corpus_.size() / opt_.batch;
-  threads_ = ResolveThreads(opt_.threads);
+  threads_ = opt_.threads;
   charts_.resize(threads_);
   grads_.resize(threads_);
   cache_.resize(corpus_.size());

@@ -161,7 +161,7 @@ std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vec
   }
   if (!first.use_crf) throw InputError("parser ensemble: every member must be a CRF parser");
   std::vector<SentenceParse> out(corpus.size());
-  const int nthreads = ResolveThreads(threads);
+  const int nthreads = threads;
   auto model_of = [&](size_t m) -> const ChartModel& { return m == 0 ? first : *others[m - 1].model; };
   std::vector<Scratch> scratch(nthreads);
   for (Scratch& t : scratch) {

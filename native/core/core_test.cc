@@ -48,7 +48,7 @@ TEST(parallel_for_covers_every_index_once) {
 TEST(parallel_for_fixed_gives_chunk_k_to_thread_k_mod_threads) {
   // Thread 0 is slow on its first chunk: a shared counter would hand its later chunks to
   // thread 1, so per-thread sums would differ from run to run; the fixed schedule does not.
-  const int threads = ResolveThreads(2);
+  const int threads = 2;
   std::vector<std::atomic<int>> owner(40);
   for (auto& o : owner) o = -1;
   ParallelForFixed(owner.size() * 3, threads, 3, [&](std::size_t b, std::size_t e, int thread) {
@@ -77,19 +77,36 @@ TEST(parallel_for_honours_cancellation) {
   CHECK(cancelled);
 }
 
-TEST(resolve_threads_caps_absurd_requests) {
-  // Per-thread buffers are sized by this: --threads 100000 must not mean 100000 of them.
-  const int cores = ResolveThreads(0);
+TEST(parallel_for_uses_the_count_it_is_given) {
+  // The count is the caller's (resolved once, in lib/): never replaced by the cores here,
+  // so 3 threads run even on a machine with fewer cores.
+  const int cores = HardwareThreads();
   CHECK(cores >= 1 && cores <= kMaxThreads);
-  CHECK(ResolveThreads(1) == 1);
-  CHECK(ResolveThreads(3) == std::min(3, cores));
-  CHECK(ResolveThreads(kMaxThreads) == cores);
-  CHECK(ResolveThreads(100000) == cores);
+  std::vector<std::atomic<int>> owner(9);
+  for (auto& o : owner) o = -1;
+  ParallelForFixed(owner.size(), 3, 1, [&](std::size_t b, std::size_t, int thread) { owner[b] = thread; });
+  for (std::size_t k = 0; k < owner.size(); ++k) CHECK(owner[k].load() == static_cast<int>(k % 3));
+}
+
+TEST(parallel_for_refuses_counts_out_of_range) {
+  // Per-thread buffers are sized by the count: 0 ("all cores" nowhere in native/) and
+  // absurd counts such as 100000 are input errors, even with nothing to do.
   std::atomic<int> calls{0};
-  ParallelFor(10, 100000, 1, [&](std::size_t, std::size_t, int thread) {
-    CHECK(thread >= 0 && thread < kMaxThreads);
-    calls++;
-  });
+  auto body = [&](std::size_t, std::size_t, int) { ++calls; };
+  for (int threads : {0, -1, kMaxThreads + 1, 100000}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{10}}) {
+      bool refused = false;
+      try {
+        ParallelFor(n, threads, 1, body);
+      } catch (const InputError&) {
+        refused = true;
+      }
+      CHECK(refused);
+      CHECK_THROWS(ParallelForFixed(n, threads, 1, body));
+    }
+  }
+  CHECK(calls.load() == 0);
+  ParallelFor(10, kMaxThreads, 1, body);
   CHECK(calls.load() == 10);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -10,11 +11,9 @@
 
 namespace structrank {
 
-int ResolveThreads(int requested) {
-  // More threads than cores only add per-thread buffers and contention: cap at the cores.
-  unsigned hw = std::thread::hardware_concurrency();
-  const int cores = hw == 0 ? 1 : std::min(static_cast<int>(hw), kMaxThreads);
-  return requested > 0 ? std::min(requested, cores) : cores;
+int HardwareThreads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : std::min(static_cast<int>(hw), kMaxThreads);
 }
 
 namespace {
@@ -24,9 +23,12 @@ namespace {
 void RunChunks(std::size_t n, int threads, std::size_t grain, bool fixed,
                const std::function<void(std::size_t, std::size_t, int)>& body,
                const std::atomic<bool>* cancel) {
+  if (threads < 1 || threads > kMaxThreads) {
+    throw InputError("thread count " + std::to_string(threads) + " is outside 1.." +
+                     std::to_string(kMaxThreads));
+  }
   if (n == 0) return;
   grain = std::max<std::size_t>(grain, 1);
-  threads = ResolveThreads(threads);
   std::size_t chunks = (n + grain - 1) / grain;
   threads = static_cast<int>(std::min<std::size_t>(threads, chunks));
 

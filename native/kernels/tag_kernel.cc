@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "core/thread_pool.h"
 
 namespace structrank {
 
@@ -104,14 +103,12 @@ double TagKernelPlain(const SequenceView& a, const SequenceView& b, const TagKer
   return total;
 }
 
-std::vector<double> TagKernelInverseNorms(const SequenceBank& bank, const TagKernelWeights& w, int threads) {
+std::vector<double> TagKernelInverseNorms(const SequenceBank& bank, const TagKernelWeights& w) {
   std::vector<double> inv(bank.size());
-  ParallelFor(bank.size(), ResolveThreads(threads), 256, [&](std::size_t lo, std::size_t hi, int) {
-    for (std::size_t i = lo; i < hi; ++i) {
-      const SequenceView x = bank.Sequence(i);
-      inv[i] = 1.0 / std::sqrt(TagKernel(x, x, w));
-    }
-  });
+  for (std::size_t i = 0; i < bank.size(); ++i) {
+    const SequenceView x = bank.Sequence(i);
+    inv[i] = 1.0 / std::sqrt(TagKernel(x, x, w));
+  }
   return inv;
 }
 

@@ -40,7 +40,8 @@ double TagKernelPlain(const SequenceView& a, const SequenceView& b, const TagKer
 
 // 1 / sqrt(K(x, x)) for every sequence of `bank`, for the normalized kernel
 // K(a, b) / sqrt(K(a, a) K(b, b)). Sequences are never empty, so K(x, x) >= 1.
-std::vector<double> TagKernelInverseNorms(const SequenceBank& bank, const TagKernelWeights& w,
-                                          int threads = 0);
+// On the calling thread: one kernel value per sequence, against the support-size many per
+// sequence that scoring the bank costs, and the banks that need it carry no thread count.
+std::vector<double> TagKernelInverseNorms(const SequenceBank& bank, const TagKernelWeights& w);
 
 }  // namespace structrank

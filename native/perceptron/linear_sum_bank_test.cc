@@ -89,6 +89,7 @@ TEST(features_change_the_tree_kernel_models_choices) {
   // With a large weight the features decide; with weight 0 the model is the tree kernel's.
   RankingSet set = RandomSet(50, 6, 22, true);
   PerceptronOptions opt;
+  opt.threads = 2;
   opt.epochs = 2;
   TreeCandidateBank trees(RandomTrees(300, 21), 0.4);
   RerankerModel tree_only = RerankerModel::Train(trees, set, 0, false, opt);
@@ -102,6 +103,7 @@ TEST(summed_model_saves_compacts_and_loads) {
   LinearSumBank train = SumBank(200, 31, 0.3, 0.5);
   RankingSet set = RandomSet(40, 5, 32, true);
   PerceptronOptions opt;
+  opt.threads = 2;
   opt.epochs = 2;
   RerankerModel model = RerankerModel::Train(train, set, 0.2, false, opt);
   LinearSumBank query = SumBank(50, 33, 0.3, 0.5);

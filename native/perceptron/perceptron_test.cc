@@ -109,6 +109,7 @@ TEST(voted_prediction_equals_a_naive_vote_over_stored_hypotheses) {
   for (double base_weight : {0.0, 0.7}) {
     Toy t = MakeToy(50, 5, 20, 3, false);
     PerceptronOptions opt;
+    opt.threads = 2;
     opt.base_weight = base_weight;
     opt.epochs = 2;
     opt.chunks = 2;
@@ -173,6 +174,7 @@ TEST(voted_prediction_equals_a_naive_vote_over_stored_hypotheses) {
 TEST(separable_data_reaches_zero_training_errors) {
   Toy t = MakeToy(80, 6, 12, 21, true);
   PerceptronOptions opt;
+  opt.threads = 2;
   opt.epochs = 60;
   opt.seed = 2;
   LinearKernel kernel(&t.features, &t.features);
@@ -234,6 +236,7 @@ TEST(run_round_trips_and_rejects_bad_bytes) {
   Toy t = MakeToy(30, 5, 10, 8, false);
   LinearKernel kernel(&t.features, &t.features);
   PerceptronOptions opt;
+  opt.threads = 2;
   opt.epochs = 2;
   opt.chunks = 2;
   PerceptronRun run = TrainDualPerceptron(t.set, kernel, opt);
@@ -273,6 +276,7 @@ TEST(a_large_base_weight_keeps_the_base_models_choice) {
     }
   }
   PerceptronOptions opt;
+  opt.threads = 2;
   opt.base_weight = 1e6;
   LinearKernel kernel(&t.features, &t.features);
   PerceptronRun run = TrainDualPerceptron(t.set, kernel, opt);

@@ -238,7 +238,7 @@ PerceptronRun TrainChunks(const RankingSet& set, const PerceptronOptions& option
   std::vector<std::vector<RankingExample>> parts(chunks);
   for (std::size_t i = 0; i < all.size(); ++i) parts[i * chunks / all.size()].push_back(all[i]);
 
-  const int threads = ResolveThreads(options.threads);
+  const int threads = options.threads;
   const int inner = std::max(1, threads / chunks);
   std::vector<PerceptronChunk> results(chunks);
   std::vector<SupportList> supports(chunks);
@@ -373,7 +373,7 @@ MixingEpochResult MixingEpoch(const RankingSet& set, const PerceptronOptions& op
   out.last = start;
   std::vector<double> survived(start.size(), 0.0);  // per candidate: sum of +-(T - step + 1)
   std::vector<Mistake> mistakes;
-  const int threads = ResolveThreads(opt.threads);
+  const int threads = opt.threads;
   std::vector<double> g;
   for (const RankingExample& ex : examples) {
     if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();

@@ -22,7 +22,7 @@ struct PerceptronOptions {
   int chunks = 1;
   uint64_t seed = 1;
   bool shuffle = true;  // reshuffle each chunk's examples every epoch (seeded)
-  int threads = 0;      // 0 = all cores; chunks run in parallel, then candidates
+  int threads = 0;      // the caller's count, >= 1; chunks run in parallel, then candidates
   // Kernel values between training candidates are cached up to this many bytes in
   // total (dual form only); beyond it they are recomputed.
   int64_t cache_bytes = int64_t{512} << 20;

@@ -75,7 +75,7 @@ double TagSuffixTrainer::Score(int32_t candidate) {
 bool TagSuffixTrainer::ScoreSentence(int32_t begin, int32_t end, double* out, int threads) {
   const TagSuffixes& q = SuffixesOf(*banks_.query, begin, end);
   const std::size_t n = support_.candidates.size();
-  const int workers = std::max(1, std::min<int>(ResolveThreads(threads), static_cast<int>(n / 16) + 1));
+  const int workers = std::min<int>(threads, static_cast<int>(n / 16) + 1);
   if (static_cast<int>(thread_sums_.size()) < workers) thread_sums_.resize(workers);
   for (int t = 0; t < workers; ++t) thread_sums_[t].assign(q.size(), 0.0);
   // Each worker adds its share of the support into its own node sums; q is only read.

@@ -68,6 +68,7 @@ TEST(tag_suffix_prediction_equals_kernel_calls_in_every_mode) {
     TagLists data = RandomLists(50, 5, 41, true);
     TagCandidateBank train(data.seqs, Weights(sim2), sim2 ? "caps" : "none");
     PerceptronOptions opt;
+    opt.threads = 2;
     opt.epochs = 2;
     RerankerModel model = RerankerModel::Train(train, data.set, 0.2, false, opt);
     CHECK(model.run().TotalMistakes() > 0);
@@ -130,6 +131,7 @@ TEST(base_weight_is_saved_and_old_payloads_load_without_it) {
   TagLists data = RandomLists(40, 5, 61, true);
   TagCandidateBank train(data.seqs, Weights(false), "none");
   PerceptronOptions opt;
+  opt.threads = 2;
   opt.base_weight = 2.5;
   RerankerModel model = RerankerModel::Train(train, data.set, 0.2, false, opt);
   CHECK(model.base_weight() == 2.5);

@@ -48,6 +48,7 @@ TEST(compressed_and_uncompressed_models_choose_alike_after_training) {
   }
   TreeCandidateBank train(trees, lambda);
   PerceptronOptions opt;
+  opt.threads = 2;
   opt.epochs = 2;
   opt.chunks = 2;
   RerankerModel model = RerankerModel::Train(train, set, 0.2, false, opt);

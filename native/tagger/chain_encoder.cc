@@ -37,7 +37,7 @@ double CrfObjective(const TaggerModel& model, const ChainLattice& lat, const Tag
                     const std::atomic<bool>* cancel, bool start_weights, const FeatureIndex* index,
                     std::vector<ObjectiveScratch>* scratch) {
   const int32_t L = model.num_labels();
-  const int nthreads = ResolveThreads(threads);
+  const int nthreads = threads;
   FeatureIndex own;
   if (!index && FeatureIndex::Fits(model)) {
     own = FeatureIndex::For(model, corpus);

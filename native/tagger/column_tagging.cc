@@ -145,7 +145,7 @@ ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, boo
   }
   if (current.length > 0) sentences.push_back(std::move(current));
   // Decode.
-  const int nthreads = ResolveThreads(threads);
+  const int nthreads = threads;
   TaggerCorpus corpus = model.LookupSentences(sentences, nthreads, cancel);
   std::vector<int32_t> labels(static_cast<std::size_t>(corpus.tokens()), 0);
   std::vector<std::unique_ptr<SentenceTagger>> taggers(nthreads);

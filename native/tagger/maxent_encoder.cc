@@ -10,7 +10,7 @@ namespace structrank {
 double MaxentObjective(const TaggerModel& model, const TaggerCorpus& corpus, const std::vector<double>& w,
                        std::vector<double>& grad, double c2, int threads, const std::atomic<bool>* cancel) {
   const int32_t L = model.num_labels();
-  const int nthreads = ResolveThreads(threads);
+  const int nthreads = threads;
   std::vector<ObjectiveScratch> buffers(nthreads);
   for (auto& b : buffers) b.grad.assign(w.size(), 0.0);
   ParallelForFixed(

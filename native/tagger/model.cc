@@ -120,7 +120,7 @@ TaggerCorpus TaggerModel::LookupSentences(const std::vector<SentenceFields>& sen
                                           const std::atomic<bool>* cancel) const {
   const std::size_t S = sentences.size();
   TaggerCorpus corpus;
-  if (ResolveThreads(threads) == 1 || S < 256) {
+  if (threads == 1 || S < 256) {
     SentenceLookup look(config);
     for (std::size_t s = 0; s < S; ++s) {
       if (cancel && (s & 1023) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();

@@ -859,6 +859,7 @@ TEST(trainers_fit_a_tiny_corpus) {
         m.BuildFeatures(corpus);
         CHECK(m.has_edge_features());
         TrainOptions opt;
+        opt.threads = 2;
         opt.c2 = 0.01;
         opt.optimizer = optimizer == 1 ? CrfOptimizer::kSgd : CrfOptimizer::kLbfgs;
         opt.sgd_warmup = optimizer == 2 ? 2 : 0;
@@ -934,6 +935,7 @@ TEST(training_without_start_weights_keeps_them_zero) {
         TaggerCorpus corpus = m.BuildCorpus(text, tags, true);
         m.BuildFeatures(corpus);
         TrainOptions opt;
+        opt.threads = 2;
         opt.c2 = 0.05;
         opt.optimizer = optimizer == 1 ? CrfOptimizer::kSgd : CrfOptimizer::kLbfgs;
         opt.start_weights = start_weights;
@@ -1031,6 +1033,7 @@ TEST(perceptron_on_index_slots_trains_the_same_weights) {
     }
     TaggerModel slotted = base, plain = base;
     TrainOptions with_slots, without;
+    with_slots.threads = without.threads = 2;
     without.perceptron_slots = false;
     TaggerTrainer a(slotted, corpus, with_slots), b(plain, corpus, without);
     for (int epoch = 0; epoch < 4; ++epoch) {
@@ -1067,6 +1070,7 @@ TEST(column_tagging_splits_like_javascript_and_carries_sentences) {
   TaggerCorpus corpus = m.BuildCorpus("the\ndog\nbarks\n\na\ncat\nsleeps\n", "D\nN\nV\n\nD\nN\nV\n", true);
   m.BuildFeatures(corpus);
   TrainOptions opt;
+  opt.threads = 2;
   TaggerTrainer trainer(m, corpus, opt);
   for (int e = 0; e < 5 && trainer.Step(nullptr); ++e) {}
   trainer.ExportWeights();

@@ -28,7 +28,7 @@ struct TrainOptions {
   CrfOptimizer optimizer = CrfOptimizer::kLbfgs;
   double c2 = 1.0;    // L2 weight: objective adds c2 * |w|^2
   double eta0 = 0.1;  // SGD initial gain
-  int threads = 0;    // 0 = all cores
+  int threads = 0;    // the caller's count, >= 1 (core/thread_pool.h)
   uint64_t seed = 1;  // sentence order shuffling (perceptron, SGD)
   bool shuffle = true;
   int lbfgs_memory = 6;
