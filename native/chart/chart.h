@@ -205,17 +205,6 @@ inline bool WalkByRule(const Grammar& g, const Chart& ch, int cl, int cr) {
   return visits * 4 >= static_cast<int64_t>(g.binary.size());
 }
 
-// Scorers whose binary scores read per-rule tables may prefetch rule r's entries for the
-// split (i, k, j): the rule-order walk asks a few rules ahead.
-template <typename Scorer>
-inline auto PrefetchBinary(const Scorer& scorer, int32_t r, int i, int k, int j, int)
-    -> decltype(scorer.PrefetchBinary(r, i, k, j), void()) {
-  scorer.PrefetchBinary(r, i, k, j);
-}
-template <typename Scorer>
-inline void PrefetchBinary(const Scorer&, int32_t, int, int, int, long) {}
-constexpr int32_t kPrefetchRules = 8;
-
 // The pre entries of word cell c: the word's tags with a score (and allowed by the mask).
 inline void PlaceTags(const std::vector<std::pair<int32_t, double>>& tags, int c, Chart& ch) {
   double* pre = &ch.pre[static_cast<size_t>(c) * ch.S];
@@ -277,7 +266,6 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
             const double* right = &ch.post[static_cast<size_t>(cr) * S];
             const int32_t rules = static_cast<int32_t>(g.binary.size());
             for (int32_t r = 0; r < rules; ++r) {
-              if (r + kPrefetchRules < rules) PrefetchBinary(scorer, r + kPrefetchRules, i, k, j, 0);
               const BinaryRule& rule = g.binary[r];
               const double sl = left[rule.left];
               if (sl == kNegInf) continue;
@@ -340,7 +328,6 @@ void OutsideSplitByRule(const Grammar& g, const Scorer& scorer, double total, in
   const double* in_right = &ch.post[rb];
   const int32_t rules = static_cast<int32_t>(g.binary.size());
   for (int32_t r = 0; r < rules; ++r) {
-    if (r + kPrefetchRules < rules) PrefetchBinary(scorer, r + kPrefetchRules, i, k, j, 0);
     const BinaryRule& rule = g.binary[r];
     const double op = out_pre[rule.parent];
     if (op == kNegInf) continue;

@@ -1054,11 +1054,16 @@ TEST(chart_coarse_pass_that_finds_no_tree_skips_the_crf_and_relaxes) {
     const int k = mbr ? 1 : 4;
     auto exhaustive = m->Parse(uncovered, k, ch, false, INFINITY, 0.0, mbr);
     auto pruned = m->Parse(uncovered, k, ch, false, INFINITY, 1e-300, mbr);
-    CHECK(!exhaustive.fallback && !pruned.fallback);
+    // What an ensemble runs once its own coarse pass found no tree.
+    auto known = m->ParseWithoutTree(uncovered, k, ch, mbr);
+    CHECK(!exhaustive.fallback && !pruned.fallback && !known.fallback);
     CHECK(pruned.candidates.size() == exhaustive.candidates.size());
+    CHECK(known.candidates.size() == exhaustive.candidates.size());
     for (size_t c = 0; c < exhaustive.candidates.size(); ++c) {
       CHECK(pruned.candidates[c].nodes == exhaustive.candidates[c].nodes);
       CHECK_NEAR(pruned.candidates[c].score, exhaustive.candidates[c].score, 1e-9);
+      CHECK(known.candidates[c].nodes == pruned.candidates[c].nodes);
+      CHECK(known.candidates[c].score == pruned.candidates[c].score);
     }
   }
 }

@@ -162,13 +162,6 @@ class CrfSentence {
     }
     return s;
   }
-  // The rule x child-lengths weight of Binary(r, i, k, j), one cache line per rule (the
-  // chart's rule-order walk streams the other per-rule tables).
-  void PrefetchBinary(int32_t r, int i, int k, int j) const {
-    __builtin_prefetch(&w_->theta[w_->binary_children +
-                                  (static_cast<int64_t>(r) * kLenBuckets + LenBucket(k - i)) * kLenBuckets +
-                                  LenBucket(j - k)]);
-  }
   // Verb-lexicalized features of one binary application: rule x the word of a child that
   // is a verb tag (so that child spans one word). Out of line: few applications have any,
   // and Binary must stay small enough to be inlined into the chart passes.
