@@ -80,6 +80,12 @@ struct Chart {
   double beam = std::numeric_limits<double>::infinity();
   // Optional pruning masks (cells * S, 1 = allowed); empty = everything allowed.
   std::vector<uint8_t> mask_pre, mask_post;
+  // How the passes walk a split's binary rules (WalkByRule); tests force either walk.
+  enum class Walk { kAuto, kByLeft, kByRule } walk = Walk::kAuto;
+  // The outside pass's rule-order walk: what one split passes down to each left and right
+  // child, folded like the inside pass's candidates (slots -inf and scales 0 between splits).
+  std::vector<double> down_left, down_left_scale, down_right, down_right_scale;
+  std::vector<int32_t> touched_left, touched_right;
   // Set while a parse job runs: k-best extraction polls it so a cancel stops it mid-sentence.
   const std::atomic<bool>* cancel = nullptr;
 
@@ -180,6 +186,25 @@ inline void ForEachRuleOfLeft(const Grammar& g, const Chart& ch, int cr, int32_t
   }
 }
 
+// Whether a split with children in cells cl and cr walks every binary rule in id order
+// (WalkByRule) instead of the left cell's symbols and their rules (ForEachRuleOfLeft). A dense
+// pair of cells, as in an exhaustive chart over every tag, reaches most rules either way, and
+// the rule-order walk reads the rules, their weights and the scorer's per-rule tables as
+// streams instead of at random: the by-left walk pays a cache miss or more per application.
+inline bool WalkByRule(const Grammar& g, const Chart& ch, int cl, int cr) {
+  if (ch.walk != Chart::Walk::kAuto) return ch.walk == Chart::Walk::kByRule;
+  const int present = ch.post_end[cr] - ch.post_begin[cr];
+  if (present == 0) return false;
+  const bool pairs = !g.by_pair_offsets.empty();
+  int64_t visits = 0;  // the rules (or pair lookups) the by-left walk would visit
+  for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
+    const int32_t L = ch.active_post[a];
+    const int32_t rules = g.by_left_offsets[L + 1] - g.by_left_offsets[L];
+    visits += pairs && present < rules ? present : rules;
+  }
+  return visits * 4 >= static_cast<int64_t>(g.binary.size());
+}
+
 // The pre entries of word cell c: the word's tags with a score (and allowed by the mask).
 inline void PlaceTags(const std::vector<std::pair<int32_t, double>>& tags, int c, Chart& ch) {
   double* pre = &ch.pre[static_cast<size_t>(c) * ch.S];
@@ -237,6 +262,22 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
         for (int k = i + 1; k < j; ++k) {
           const int cl = ch.Cell(i, k), cr = ch.Cell(k, j);
           const double* left = &ch.post[static_cast<size_t>(cl) * S];
+          if (WalkByRule(g, ch, cl, cr)) {
+            const double* right = &ch.post[static_cast<size_t>(cr) * S];
+            const int32_t rules = static_cast<int32_t>(g.binary.size());
+            for (int32_t r = 0; r < rules; ++r) {
+              const BinaryRule& rule = g.binary[r];
+              const double sl = left[rule.left];
+              if (sl == kNegInf) continue;
+              const double sr = right[rule.right];
+              if (sr == kNegInf) continue;
+              const int32_t P = rule.parent;
+              if (!ch.PreAllowed(static_cast<size_t>(c) * S + P)) continue;
+              if (Semiring::Collect(pre[P], scale[P], sl + sr + scorer.Binary(r, i, k, j)))
+                ch.active_pre.push_back(P);
+            }
+            continue;
+          }
           for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
             const int32_t L = ch.active_post[a];
             const double sl = left[L];
@@ -266,6 +307,52 @@ double Inside(const Grammar& g, const LexScores& lex, const Scorer& scorer, Char
     Semiring::Add(total, ch.post[static_cast<size_t>(top) * S + X] + scorer.Root(rr));
   }
   return total;
+}
+
+// One split (i, k, j) of the outside pass, walking every rule in id order (WalkByRule): what
+// the split passes down to each child is folded per child and added to its outside score
+// once, after the walk.
+template <typename Semiring, typename Scorer, typename Visitor>
+void OutsideSplitByRule(const Grammar& g, const Scorer& scorer, double total, int i, int k, int j,
+                        const double* out_pre, size_t lb, size_t rb, Chart& ch, Visitor& visit) {
+  const size_t S = static_cast<size_t>(ch.S);
+  if (ch.down_left.size() != S) {
+    ch.down_left.assign(S, kNegInf), ch.down_right.assign(S, kNegInf);
+    ch.down_left_scale.assign(S, 0.0), ch.down_right_scale.assign(S, 0.0);
+  }
+  double* to_left = ch.down_left.data();
+  double* to_left_scale = ch.down_left_scale.data();
+  double* to_right = ch.down_right.data();
+  double* to_right_scale = ch.down_right_scale.data();
+  const double* in_left = &ch.post[lb];
+  const double* in_right = &ch.post[rb];
+  const int32_t rules = static_cast<int32_t>(g.binary.size());
+  for (int32_t r = 0; r < rules; ++r) {
+    const BinaryRule& rule = g.binary[r];
+    const double op = out_pre[rule.parent];
+    if (op == kNegInf) continue;
+    const double sl = in_left[rule.left];
+    if (sl == kNegInf) continue;
+    const double sr = in_right[rule.right];
+    if (sr == kNegInf) continue;
+    const double s = op + scorer.Binary(r, i, k, j);
+    if (to_left[rule.left] == kNegInf) ch.touched_left.push_back(rule.left);
+    Semiring::Collect(to_left[rule.left], to_left_scale[rule.left], s + sr);
+    if (to_right[rule.right] == kNegInf) ch.touched_right.push_back(rule.right);
+    Semiring::Collect(to_right[rule.right], to_right_scale[rule.right], s + sl);
+    visit.OnBinary(r, i, k, j, s + sl + sr - total);
+  }
+  for (const int32_t L : ch.touched_left) {
+    Semiring::Finish(to_left[L], to_left_scale[L]);
+    Semiring::Add(ch.out_post[lb + L], to_left[L]);
+    to_left[L] = kNegInf, to_left_scale[L] = 0;
+  }
+  for (const int32_t R : ch.touched_right) {
+    Semiring::Finish(to_right[R], to_right_scale[R]);
+    Semiring::Add(ch.out_post[rb + R], to_right[R]);
+    to_right[R] = kNegInf, to_right_scale[R] = 0;
+  }
+  ch.touched_left.clear(), ch.touched_right.clear();
 }
 
 // Outside pass after Inside with the same semiring and scorer. The visitor sees every rule
@@ -320,6 +407,10 @@ void Outside(const Grammar& g, const LexScores& lex, const Scorer& scorer, doubl
       for (int k = i + 1; k < j; ++k) {
         const size_t lb = static_cast<size_t>(ch.Cell(i, k)) * S, rb = static_cast<size_t>(ch.Cell(k, j)) * S;
         const int cl = ch.Cell(i, k), cr = ch.Cell(k, j);
+        if (WalkByRule(g, ch, cl, cr)) {
+          OutsideSplitByRule<Semiring>(g, scorer, total, i, k, j, out_pre, lb, rb, ch, visit);
+          continue;
+        }
         for (int a = ch.post_begin[cl]; a < ch.post_end[cl]; ++a) {
           const int32_t L = ch.active_post[a];
           const double sl = ch.post[lb + L];

@@ -291,20 +291,24 @@ CoarseOutcome ChartModel::MaskByCoarsePass(const std::vector<Token>& tokens, dou
   std::string key;
   CoarseKeep k;
   bool found = false;
+  bool keeping;
   {
     std::lock_guard<std::mutex> lock(mask_mutex_);
-    if (max_mask_bytes_ > 0) {
-      // The pass reads the threshold, the words (their lexical scores) and their tags.
-      key.append(reinterpret_cast<const char*>(&prune), sizeof prune);
-      for (const Token& t : tokens) {
-        const int32_t sizes[2] = {static_cast<int32_t>(t.text.size()), static_cast<int32_t>(t.tags.size())};
-        key.append(reinterpret_cast<const char*>(sizes), sizeof sizes);
-        key.append(t.text);
-        key.append(reinterpret_cast<const char*>(t.tags.data()), t.tags.size() * sizeof(int32_t));
-      }
-      auto it = kept_masks_.find(key);
-      if (it != kept_masks_.end()) k = it->second, found = true;
+    keeping = max_mask_bytes_ > 0;
+  }
+  if (keeping) {
+    // The pass reads the threshold, the words (their lexical scores) and their tags. The key
+    // is built outside the lock, which other threads wait on.
+    key.append(reinterpret_cast<const char*>(&prune), sizeof prune);
+    for (const Token& t : tokens) {
+      const int32_t sizes[2] = {static_cast<int32_t>(t.text.size()), static_cast<int32_t>(t.tags.size())};
+      key.append(reinterpret_cast<const char*>(sizes), sizeof sizes);
+      key.append(t.text);
+      key.append(reinterpret_cast<const char*>(t.tags.data()), t.tags.size() * sizeof(int32_t));
     }
+    std::lock_guard<std::mutex> lock(mask_mutex_);
+    auto it = kept_masks_.find(key);
+    if (it != kept_masks_.end()) k = it->second, found = true;
   }
   if (!found) {
     k = RunCoarsePass(tokens, prune, ch);
@@ -332,14 +336,31 @@ SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& 
   SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam, prune, mbr, &no_tree);
   if (out.fallback && !no_tree && (beam < INFINITY || prune > 0))
     out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);  // pruned too much
-  if (out.fallback) {
-    // Second attempt with every tag allowed for every word, before the flat fallback.
-    std::vector<Token> relaxed = tokens;
-    for (Token& t : relaxed) lexicon.Relax(t);
-    SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);
-    if (!again.fallback) out = std::move(again);
-  }
+  if (out.fallback) RetryWithEveryTag(tokens, k, ch, force_pcfg, mbr, out);
   return out;
+}
+
+SentenceParse ChartModel::ParseWithoutTree(const std::vector<Token>& tokens, int k, Chart& ch,
+                                           bool mbr) const {
+  if (tokens.empty()) throw InputError("chart parser: empty sentence");
+  SentenceParse out = NoTreeParse(tokens);
+  RetryWithEveryTag(tokens, k, ch, false, mbr, out);
+  return out;
+}
+
+void ChartModel::RetryWithEveryTag(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
+                                   bool mbr, SentenceParse& out) const {
+  // Second attempt with every tag allowed for every word, before the flat fallback.
+  std::vector<Token> relaxed = tokens;
+  for (Token& t : relaxed) lexicon.Relax(t);
+  SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);
+  if (!again.fallback) out = std::move(again);
+}
+
+SentenceParse ChartModel::NoTreeParse(const std::vector<Token>& tokens) const {
+  CrfSentence sent;
+  sent.Prepare(crf, grammar, lexicon, tokens);
+  return FlatParse(sent.lex());
 }
 
 SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
@@ -350,9 +371,7 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
   if (coarse == CoarseOutcome::kNoTree) {
     // The flat fallback the CRF's own passes would have ended in, without running them.
     if (no_tree) *no_tree = true;
-    CrfSentence sent;
-    sent.Prepare(crf, grammar, lexicon, tokens);
-    return FlatParse(sent.lex());
+    return NoTreeParse(tokens);
   }
   const bool masked = coarse == CoarseOutcome::kMasked;
   const bool mbr_pass = crf_pass && mbr && k == 1;

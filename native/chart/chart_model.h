@@ -115,6 +115,9 @@ class ChartModel {
   // its Viterbi tree; k-best lists stay Viterbi.
   SentenceParse Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg = false,
                       double beam = INFINITY, double prune = 0, bool mbr = false) const;
+  // Parse with a CRF model for a sentence whose coarse pass (MaskByCoarsePass, at any
+  // threshold) found CoarseOutcome::kNoTree: what Parse gives, without running that pass again.
+  SentenceParse ParseWithoutTree(const std::vector<Token>& tokens, int k, Chart& ch, bool mbr) const;
   // The coarse pass: PCFG Viterbi inside-outside; keeps the chart entries (cell * S +
   // symbol) of the pre- and post-unary layers whose max-marginal (best tree through the
   // entry) is >= threshold times the best tree's probability. Returns the number of
@@ -151,6 +154,12 @@ class ChartModel {
   // no_tree (may be null): set when the coarse pass proved that no tree covers the sentence.
   SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
                           double prune, bool mbr, bool* no_tree) const;
+  // The CRF's flat fallback for a sentence no tree covers (what its passes would end in).
+  SentenceParse NoTreeParse(const std::vector<Token>& tokens) const;
+  // When `out` is a fallback: parses again, exhaustively, with every tag allowed for every
+  // word, and keeps that parse if it has a tree.
+  void RetryWithEveryTag(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, bool mbr,
+                         SentenceParse& out) const;
   // The coarse pass's outcome and kept entries for one sentence (KeepCoarseMasks).
   struct CoarseKeep {
     CoarseOutcome outcome = CoarseOutcome::kUnmasked;

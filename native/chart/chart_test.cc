@@ -338,6 +338,78 @@ TEST(chart_pair_index_walk_equals_the_rule_walk) {
   CHECK(parsed >= 5);
 }
 
+TEST(chart_rule_order_walk_equals_the_left_child_walk) {
+  // Every tag for every word (the exhaustive retry's chart), CRF scores with noisy weights,
+  // with and without random masks: the rule-order walk folds each entry's candidates in
+  // another order, so scores agree to rounding and the finite entries exactly.
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 12);
+  const Grammar& g = m->grammar;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 0.5);
+  for (double& w : m->crf.theta) w += normal(rng);
+  struct RuleMass {
+    std::vector<double> binary;
+    void OnLex(int, int32_t, double) {}
+    void OnUnary(int32_t, int, int, double) {}
+    void OnBinary(int32_t r, int, int, int, double v) { binary[r] += std::exp(v); }
+    void OnRoot(int32_t, double) {}
+  };
+  int parsed = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const std::vector<std::string> words =
+        trial % 2 ? std::vector<std::string>{"the", "dog", "saw", "a", "cat", "run"}
+                  : std::vector<std::string>{"dogs", "saw", "the", "cat"};
+    auto tokens = Sentence(*m, words);
+    for (Token& tok : tokens) m->lexicon.Relax(tok);
+    CrfSentence sent;
+    sent.Prepare(m->crf, g, m->lexicon, tokens);
+    const int n = static_cast<int>(words.size());
+    const size_t entries = static_cast<size_t>(Chart::NumCells(n)) * g.num_symbols;
+    std::vector<uint8_t> mask_pre, mask_post;
+    if (trial >= 4) {
+      mask_pre.resize(entries), mask_post.resize(entries);
+      for (size_t e = 0; e < entries; ++e) mask_pre[e] = rng() % 6 != 0, mask_post[e] = rng() % 6 != 0;
+    }
+    Chart a, b;
+    a.walk = Chart::Walk::kByRule, b.walk = Chart::Walk::kByLeft;
+    RuleMass ma{std::vector<double>(g.binary.size())}, mb{std::vector<double>(g.binary.size())};
+    a.Begin(n, g.num_symbols, true), b.Begin(n, g.num_symbols, true);
+    a.mask_pre = b.mask_pre = mask_pre;
+    a.mask_post = b.mask_post = mask_post;
+    const double za = Inside<LogSemiring>(g, sent.lex(), sent, a);
+    const double zb = Inside<LogSemiring>(g, sent.lex(), sent, b);
+    CHECK((za == kNegInf) == (zb == kNegInf));
+    if (za == kNegInf) continue;
+    ++parsed;
+    CHECK_NEAR(za, zb, 1e-12 * std::max(1.0, std::fabs(zb)));
+    Outside<LogSemiring>(g, sent.lex(), sent, za, a, ma);
+    Outside<LogSemiring>(g, sent.lex(), sent, zb, b, mb);
+    for (size_t e = 0; e < entries; ++e) {
+      CHECK((a.pre[e] == kNegInf) == (b.pre[e] == kNegInf));
+      CHECK((a.out_pre[e] == kNegInf) == (b.out_pre[e] == kNegInf));
+      CHECK((a.out_post[e] == kNegInf) == (b.out_post[e] == kNegInf));
+      if (a.pre[e] != kNegInf) CHECK_NEAR(a.pre[e], b.pre[e], 1e-11);
+      if (a.out_pre[e] != kNegInf) CHECK_NEAR(a.out_pre[e], b.out_pre[e], 1e-11);
+      if (a.out_post[e] != kNegInf) CHECK_NEAR(a.out_post[e], b.out_post[e], 1e-11);
+    }
+    for (size_t r = 0; r < g.binary.size(); ++r) CHECK_NEAR(ma.binary[r], mb.binary[r], 1e-11);
+    // Viterbi: the max does not depend on the order, so the two walks agree bit for bit.
+    a.Clear(), b.Clear();
+    a.Begin(n, g.num_symbols, true), b.Begin(n, g.num_symbols, true);
+    const double va = Inside<MaxSemiring>(g, sent.lex(), sent, a);
+    const double vb = Inside<MaxSemiring>(g, sent.lex(), sent, b);
+    CHECK(va == vb);
+    NullVisitor none;
+    Outside<MaxSemiring>(g, sent.lex(), sent, va, a, none);
+    Outside<MaxSemiring>(g, sent.lex(), sent, vb, b, none);
+    for (size_t e = 0; e < entries; ++e) CHECK(a.pre[e] == b.pre[e] && a.out_post[e] == b.out_post[e]);
+  }
+  CHECK(parsed >= 6);
+}
+
 TEST(chart_crf_inside_and_kbest_equal_enumeration_with_random_weights) {
   Tiny t = MakeTiny();
   std::vector<GoldItems> gold;
@@ -982,11 +1054,16 @@ TEST(chart_coarse_pass_that_finds_no_tree_skips_the_crf_and_relaxes) {
     const int k = mbr ? 1 : 4;
     auto exhaustive = m->Parse(uncovered, k, ch, false, INFINITY, 0.0, mbr);
     auto pruned = m->Parse(uncovered, k, ch, false, INFINITY, 1e-300, mbr);
-    CHECK(!exhaustive.fallback && !pruned.fallback);
+    // What an ensemble runs once its own coarse pass found no tree.
+    auto known = m->ParseWithoutTree(uncovered, k, ch, mbr);
+    CHECK(!exhaustive.fallback && !pruned.fallback && !known.fallback);
     CHECK(pruned.candidates.size() == exhaustive.candidates.size());
+    CHECK(known.candidates.size() == exhaustive.candidates.size());
     for (size_t c = 0; c < exhaustive.candidates.size(); ++c) {
       CHECK(pruned.candidates[c].nodes == exhaustive.candidates[c].nodes);
       CHECK_NEAR(pruned.candidates[c].score, exhaustive.candidates[c].score, 1e-9);
+      CHECK(known.candidates[c].nodes == pruned.candidates[c].nodes);
+      CHECK(known.candidates[c].score == pruned.candidates[c].score);
     }
   }
 }

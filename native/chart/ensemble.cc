@@ -111,7 +111,7 @@ SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember
   Chart& ch = *scratch.charts[0];
   const CoarseOutcome coarse =
       prune > 0 ? first.MaskByCoarsePass(tokens, prune, ch) : CoarseOutcome::kUnmasked;
-  if (coarse == CoarseOutcome::kNoTree) return first.Parse(tokens, 1, ch, false, INFINITY, prune, true);
+  if (coarse == CoarseOutcome::kNoTree) return first.ParseWithoutTree(tokens, 1, ch, true);
   const bool masked = coarse == CoarseOutcome::kMasked;
   ch.Begin(n, first.grammar.num_symbols, true);
   CrfSentence& sent = scratch.sentences[0];
