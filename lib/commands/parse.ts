@@ -105,6 +105,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
         signal,
         ...(prune !== undefined ? { prune } : {}),
         ...(values.decode !== undefined ? { decode: values.decode } : {}),
+        ...(values.retry !== undefined ? { pruneRetry: values.retry === 'pruned' } : {}),
         ...(ensemble.length > 0 ? { ensemble } : {}),
       });
       results.forEach((r, off) => {

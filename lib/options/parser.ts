@@ -53,6 +53,8 @@ export const CRF_TRAINER_SETTINGS = { tau: 0, seed: 1 } as const;
 /** How the CRF picks its 1-best tree: the most probable one, or the one with the most expected correct nodes. */
 export const PARSER_DECODES = ['viterbi', 'mbr'] as const;
 export type ParserDecode = (typeof PARSER_DECODES)[number];
+/** The CRF's retry with every tag: coarse-to-fine like the first attempt, or over the whole chart. */
+export const PARSER_RETRIES = ['pruned', 'exhaustive'] as const;
 
 export const parserTrainFields = {
   crf: option(
@@ -144,6 +146,10 @@ export const parseFields = {
   decode: option(
     z.enum(PARSER_DECODES).optional(),
     "CRF 1-best: the Viterbi tree or the max-expected-recall tree (mbr; default: the model's); k-best lists are Viterbi",
+  ),
+  retry: option(
+    z.enum(PARSER_RETRIES).optional(),
+    "CRF, a sentence the tag dictionary leaves without a tree: retry with every tag, pruned or over the whole chart (default: the model's)",
   ),
   beam: option(
     z.number().gt(0).default(Number.POSITIVE_INFINITY),

@@ -126,6 +126,7 @@ interface NativeChartParser {
     maxLength: number,
     prune: number,
     mbr: boolean,
+    pruneRetry: boolean,
   ): Promise<NativeParseResult>;
   parseEnsemble(
     others: NativeChartParser[],
@@ -137,6 +138,7 @@ interface NativeChartParser {
     flag: CancelFlagHandle,
     maxLength: number,
     prune: number,
+    pruneRetry: boolean,
   ): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): Omit<ChartParserInfo, 'kind'>;
@@ -420,6 +422,13 @@ export interface ParseOptions {
   prune?: number;
   /** CRF 1-best: 'viterbi' or 'mbr' (max expected recall). Default: the model's. k-best lists (k > 1) are Viterbi. */
   decode?: 'viterbi' | 'mbr';
+  /**
+   * CRF: when the tag dictionary leaves a sentence without a tree, the retry with every tag
+   * for every word is pruned by the coarse pass too (true), or exhaustive (false: slower on
+   * large tag sets, its log-probability over the whole chart). Default: the model's (true for
+   * models trained with `prune` > 0 by this version; false for older files).
+   */
+  pruneRetry?: boolean;
   /** Label of the wrapper node of output trees (default 'ROOT'; '' gives `( (S ...))`). */
   rootLabel?: string;
   /**
@@ -459,6 +468,11 @@ interface ChartMeta {
   prune?: number;
   /** The CRF's 1-best decoding, the parse default (absent = 'viterbi'). */
   decode?: 'viterbi' | 'mbr';
+  /**
+   * The retry with every tag is coarse-to-fine like the first attempt: the parse default
+   * (absent = false, an exhaustive retry: files written before the option keep their parses).
+   */
+  pruneRetry?: boolean;
 }
 
 /**
@@ -819,7 +833,10 @@ function buildTraining(
     average: options.optimizer !== 'lbfgs' && options.average ? 1 : 0,
   });
   meta.crf = true;
-  if (prune > 0) meta.prune = prune;
+  if (prune > 0) {
+    meta.prune = prune;
+    meta.pruneRetry = true;
+  }
   const { decode } = options;
   if (!PARSER_DECODES.includes(decode)) throw optionError("decode must be 'viterbi' or 'mbr'");
   if (decode !== 'viterbi') meta.decode = decode;
@@ -1005,6 +1022,7 @@ export class ChartParserModel implements NbestProducer {
     if (!(prune >= 0 && prune < 1)) throw optionError('prune must be in [0, 1)');
     const decode = options.decode ?? this.meta.decode ?? 'viterbi';
     if (!PARSER_DECODES.includes(decode)) throw optionError("decode must be 'viterbi' or 'mbr'");
+    const pruneRetry = options.pruneRetry ?? this.meta.pruneRetry ?? false;
     const ensemble = options.ensemble ?? [];
     if (ensemble.length > 0) {
       if (!this.meta.crf || ensemble.some((m) => !m.meta.crf))
@@ -1028,6 +1046,7 @@ export class ChartParserModel implements NbestProducer {
             flag,
             maxLength,
             prune,
+            pruneRetry,
           )
         : this.handle.parse(
             text,
@@ -1040,6 +1059,7 @@ export class ChartParserModel implements NbestProducer {
             maxLength,
             prune,
             decode === 'mbr' && k === 1,
+            pruneRetry,
           ),
     );
     const rootLabel = options.rootLabel ?? 'ROOT';

@@ -316,15 +316,14 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
         });
   }
 
-  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength, prune, mbr) -> Promise<{nodes,
-  // candidateOffsets,
-  //   sentenceOffsets, scores, fallback}>
+  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength, prune, mbr, pruneRetry)
+  //   -> Promise<{nodes, candidateOffsets, sentenceOffsets, scores, fallback}>
   Napi::Value Parse(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Corpus corpus = CorpusFrom(env, info[0], info[1]);
-    Expect(info.Length() >= 10 && info[2].IsNumber() && info[6].IsNumber() && info[7].IsNumber() &&
-               info[8].IsNumber(),
-           env, "(tokens, offsets, k, threads, flag, forcePcfg, beam, maxLength, prune, mbr)");
+    Expect(info.Length() >= 11 && info[2].IsNumber() && info[6].IsNumber() && info[7].IsNumber() &&
+               info[8].IsNumber() && info[10].IsBoolean(),
+           env, "(tokens, offsets, k, threads, flag, forcePcfg, beam, maxLength, prune, mbr, pruneRetry)");
     const int k = info[2].As<Napi::Number>().Int32Value();
     if (k < 1) throw Napi::RangeError::New(env, "k must be at least 1");
     const int threads = ThreadsArgument(info, 3);
@@ -337,14 +336,16 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     const double prune = info[8].As<Napi::Number>().DoubleValue();
     if (!(prune >= 0 && prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
     const bool mbr = info[9].ToBoolean().Value();
+    const bool prune_retry = info[10].As<Napi::Boolean>().Value();
     auto model = model_;
     auto corpus_ptr = std::make_shared<Corpus>(std::move(corpus));
     auto result = std::make_shared<std::vector<SentenceParse>>();
     return RunAsync(
         env,
-        [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, max_length, prune, mbr, result] {
+        [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, max_length, prune, mbr, prune_retry,
+         result] {
           *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam, max_length,
-                                    prune, mbr);
+                                    prune, mbr, prune_retry);
         },
         [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
   }
@@ -372,15 +373,16 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     return out;
   }
 
-  // parseEnsemble(others, baseMaps, tagMaps, tokens, offsets, threads, cancelFlag, maxLength, prune)
+  // parseEnsemble(others, baseMaps, tagMaps, tokens, offsets, threads, cancelFlag, maxLength, prune,
+  //   pruneRetry)
   //   -> Promise<parse's result with k = 1>: the MBR tree of the mean posteriors of this CRF
   //   parser and `others` (chart/ensemble.h); maps[m][id] = this parser's id of others[m]'s
   //   base category or tag `id` (-1: none).
   Napi::Value ParseEnsemble(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    Expect(info.Length() >= 9 && info[0].IsArray() && info[1].IsArray() && info[2].IsArray() &&
-               info[7].IsNumber() && info[8].IsNumber(),
-           env, "(others, baseMaps, tagMaps, tokens, offsets, threads, flag, maxLength, prune)");
+    Expect(info.Length() >= 10 && info[0].IsArray() && info[1].IsArray() && info[2].IsArray() &&
+               info[7].IsNumber() && info[8].IsNumber() && info[9].IsBoolean(),
+           env, "(others, baseMaps, tagMaps, tokens, offsets, threads, flag, maxLength, prune, pruneRetry)");
     Napi::Array others = info[0].As<Napi::Array>(), base_maps = info[1].As<Napi::Array>(),
                 tag_maps = info[2].As<Napi::Array>();
     if (base_maps.Length() != others.Length() || tag_maps.Length() != others.Length())
@@ -408,13 +410,14 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     const int max_length = info[7].As<Napi::Number>().Int32Value();
     const double prune = info[8].As<Napi::Number>().DoubleValue();
     if (!(prune >= 0 && prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
+    const bool prune_retry = info[9].As<Napi::Boolean>().Value();
     auto model = model_;
     auto result = std::make_shared<std::vector<SentenceParse>>();
     return RunAsync(
         env,
-        [model, held, members, corpus, threads, cancel, max_length, prune, result] {
-          *result =
-              structrank::ParseEnsemble(*model, *members, *corpus, threads, cancel.get(), prune, max_length);
+        [model, held, members, corpus, threads, cancel, max_length, prune, prune_retry, result] {
+          *result = structrank::ParseEnsemble(*model, *members, *corpus, threads, cancel.get(), prune,
+                                              max_length, prune_retry);
         },
         [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
   }

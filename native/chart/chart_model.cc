@@ -330,30 +330,35 @@ CoarseOutcome ChartModel::MaskByCoarsePass(const std::vector<Token>& tokens, dou
 }
 
 SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
-                                double beam, double prune, bool mbr) const {
+                                double beam, double prune, bool mbr, bool prune_retry) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
   bool no_tree = false;
   SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam, prune, mbr, &no_tree);
   if (out.fallback && !no_tree && (beam < INFINITY || prune > 0))
     out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);  // pruned too much
-  if (out.fallback) RetryWithEveryTag(tokens, k, ch, force_pcfg, mbr, out);
+  if (out.fallback) RetryWithEveryTag(tokens, k, ch, force_pcfg, mbr, prune, prune_retry, out);
   return out;
 }
 
-SentenceParse ChartModel::ParseWithoutTree(const std::vector<Token>& tokens, int k, Chart& ch,
-                                           bool mbr) const {
+SentenceParse ChartModel::ParseWithoutTree(const std::vector<Token>& tokens, int k, Chart& ch, bool mbr,
+                                           double prune, bool prune_retry) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
   SentenceParse out = NoTreeParse(tokens);
-  RetryWithEveryTag(tokens, k, ch, false, mbr, out);
+  RetryWithEveryTag(tokens, k, ch, false, mbr, prune, prune_retry, out);
   return out;
 }
 
 void ChartModel::RetryWithEveryTag(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
-                                   bool mbr, SentenceParse& out) const {
-  // Second attempt with every tag allowed for every word, before the flat fallback.
+                                   bool mbr, double prune, bool prune_retry, SentenceParse& out) const {
+  // Second attempt with every tag allowed for every word, before the flat fallback. Pruned,
+  // its log-probabilities are over the pruned chart, as the first attempt's are.
   std::vector<Token> relaxed = tokens;
   for (Token& t : relaxed) lexicon.Relax(t);
-  SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);
+  const bool pruned = prune_retry && prune > 0 && use_crf && !force_pcfg;
+  bool no_tree = false;
+  SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, pruned ? prune : 0, mbr, &no_tree);
+  if (again.fallback && pruned && !no_tree)
+    again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);
   if (!again.fallback) out = std::move(again);
 }
 
@@ -401,7 +406,8 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
 
 std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int threads,
                                                 const std::atomic<bool>* cancel, bool force_pcfg, double beam,
-                                                int max_length, double prune, bool mbr) const {
+                                                int max_length, double prune, bool mbr,
+                                                bool prune_retry) const {
   std::vector<SentenceParse> out(corpus.size());
   const int nthreads = threads;
   std::vector<std::unique_ptr<Chart>> charts(nthreads);
@@ -417,7 +423,7 @@ std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int
           const std::vector<Token> tokens = Tokens(corpus, static_cast<int32_t>(s));
           const bool too_long = max_length > 0 && static_cast<int>(tokens.size()) > max_length;
           out[s] = too_long ? FlatParse(PcfgLex(tokens))
-                            : Parse(tokens, k, *charts[t], force_pcfg, beam, prune, mbr);
+                            : Parse(tokens, k, *charts[t], force_pcfg, beam, prune, mbr, prune_retry);
         }
       },
       cancel);

@@ -113,11 +113,16 @@ class ChartModel {
   // (CoarseEntries); 0 = exhaustive.
   // mbr: a CRF's 1-best (k == 1) is its max-expected-recall tree (chart/mbr.h) instead of
   // its Viterbi tree; k-best lists stay Viterbi.
+  // prune_retry: when no tree covers the sentence under the tag dictionary, the retry with
+  // every tag is coarse-to-fine at `prune` too (exhaustive only if that pruning loses every
+  // tree); false: the retry is exhaustive, as in model files written before it existed.
   SentenceParse Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg = false,
-                      double beam = INFINITY, double prune = 0, bool mbr = false) const;
-  // Parse with a CRF model for a sentence whose coarse pass (MaskByCoarsePass, at any
-  // threshold) found CoarseOutcome::kNoTree: what Parse gives, without running that pass again.
-  SentenceParse ParseWithoutTree(const std::vector<Token>& tokens, int k, Chart& ch, bool mbr) const;
+                      double beam = INFINITY, double prune = 0, bool mbr = false,
+                      bool prune_retry = false) const;
+  // Parse with a CRF model for a sentence whose coarse pass (MaskByCoarsePass at `prune`)
+  // found CoarseOutcome::kNoTree: what Parse gives, without running that pass again.
+  SentenceParse ParseWithoutTree(const std::vector<Token>& tokens, int k, Chart& ch, bool mbr, double prune,
+                                 bool prune_retry) const;
   // The coarse pass: PCFG Viterbi inside-outside; keeps the chart entries (cell * S +
   // symbol) of the pre- and post-unary layers whose max-marginal (best tree through the
   // entry) is >= threshold times the best tree's probability. Returns the number of
@@ -141,7 +146,7 @@ class ChartModel {
   std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads,
                                       const std::atomic<bool>* cancel, bool force_pcfg = false,
                                       double beam = INFINITY, int max_length = 0, double prune = 0,
-                                      bool mbr = false) const;
+                                      bool mbr = false, bool prune_retry = false) const;
 
   std::vector<uint8_t> Serialize() const;
 
@@ -156,10 +161,10 @@ class ChartModel {
                           double prune, bool mbr, bool* no_tree) const;
   // The CRF's flat fallback for a sentence no tree covers (what its passes would end in).
   SentenceParse NoTreeParse(const std::vector<Token>& tokens) const;
-  // When `out` is a fallback: parses again, exhaustively, with every tag allowed for every
-  // word, and keeps that parse if it has a tree.
+  // When `out` is a fallback: parses again with every tag allowed for every word (pruned at
+  // `prune` when prune_retry, else exhaustively), and keeps that parse if it has a tree.
   void RetryWithEveryTag(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, bool mbr,
-                         SentenceParse& out) const;
+                         double prune, bool prune_retry, SentenceParse& out) const;
   // The coarse pass's outcome and kept entries for one sentence (KeepCoarseMasks).
   struct CoarseKeep {
     CoarseOutcome outcome = CoarseOutcome::kUnmasked;

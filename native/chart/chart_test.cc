@@ -1055,16 +1055,32 @@ TEST(chart_coarse_pass_that_finds_no_tree_skips_the_crf_and_relaxes) {
     auto exhaustive = m->Parse(uncovered, k, ch, false, INFINITY, 0.0, mbr);
     auto pruned = m->Parse(uncovered, k, ch, false, INFINITY, 1e-300, mbr);
     // What an ensemble runs once its own coarse pass found no tree.
-    auto known = m->ParseWithoutTree(uncovered, k, ch, mbr);
-    CHECK(!exhaustive.fallback && !pruned.fallback && !known.fallback);
+    auto known = m->ParseWithoutTree(uncovered, k, ch, mbr, 1e-300, false);
+    // The retry with every tag pruned too, at a threshold that prunes nothing finite.
+    auto pruned_retry = m->Parse(uncovered, k, ch, false, INFINITY, 1e-300, mbr, true);
+    auto known_pruned_retry = m->ParseWithoutTree(uncovered, k, ch, mbr, 1e-300, true);
+    CHECK(!exhaustive.fallback && !pruned.fallback && !known.fallback && !pruned_retry.fallback);
     CHECK(pruned.candidates.size() == exhaustive.candidates.size());
     CHECK(known.candidates.size() == exhaustive.candidates.size());
+    CHECK(pruned_retry.candidates.size() == exhaustive.candidates.size());
+    CHECK(known_pruned_retry.candidates.size() == exhaustive.candidates.size());
     for (size_t c = 0; c < exhaustive.candidates.size(); ++c) {
       CHECK(pruned.candidates[c].nodes == exhaustive.candidates[c].nodes);
       CHECK_NEAR(pruned.candidates[c].score, exhaustive.candidates[c].score, 1e-9);
       CHECK(known.candidates[c].nodes == pruned.candidates[c].nodes);
       CHECK(known.candidates[c].score == pruned.candidates[c].score);
+      CHECK(pruned_retry.candidates[c].nodes == exhaustive.candidates[c].nodes);
+      CHECK_NEAR(pruned_retry.candidates[c].score, exhaustive.candidates[c].score, 1e-9);
+      CHECK(known_pruned_retry.candidates[c].nodes == pruned_retry.candidates[c].nodes);
+      CHECK(known_pruned_retry.candidates[c].score == pruned_retry.candidates[c].score);
     }
+    // A tight threshold prunes the retry's chart: it still finds a tree, and its score (log Z
+    // over the pruned chart) is at least the exhaustive one's for the same tree.
+    auto tight = m->Parse(uncovered, 1, ch, false, INFINITY, 0.5, mbr, true);
+    auto tight_exhaustive = m->Parse(uncovered, 1, ch, false, INFINITY, 0.5, mbr, false);
+    CHECK(!tight.fallback && !tight.candidates.empty());
+    if (tight.candidates[0].nodes == tight_exhaustive.candidates[0].nodes)
+      CHECK(tight.candidates[0].score >= tight_exhaustive.candidates[0].score - 1e-9);
   }
 }
 
@@ -1395,7 +1411,7 @@ TEST(chart_crf_ensemble_decodes_the_mean_of_the_members_posteriors) {
   }
   CHECK(differs > 0);  // the second member changes some tree
   // Pruned with thresholds that keep every finite entry: the exhaustive ensemble's trees.
-  const auto loose = ParseEnsemble(a, {member}, corpus, 1, nullptr, 1e-300, 0, 1e-300);
+  const auto loose = ParseEnsemble(a, {member}, corpus, 1, nullptr, 1e-300, 0, false, 1e-300);
   for (int32_t s = 0; s < corpus.size(); ++s) {
     CHECK(loose[s].candidates[0].nodes == mixed[s].candidates[0].nodes);
     CHECK_NEAR(loose[s].candidates[0].score, mixed[s].candidates[0].score, 1e-9);

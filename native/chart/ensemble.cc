@@ -104,14 +104,16 @@ struct Scratch {
 };
 
 SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember>& others,
-                       const Corpus& corpus, int32_t s, double prune, double member_prune, Scratch& scratch) {
+                       const Corpus& corpus, int32_t s, double prune, double member_prune, bool prune_retry,
+                       Scratch& scratch) {
   const std::vector<Token> tokens = first.Tokens(corpus, s);
   const int n = static_cast<int>(tokens.size());
   // The first member's posteriors stay on its masked chart, which the decode reuses.
   Chart& ch = *scratch.charts[0];
   const CoarseOutcome coarse =
       prune > 0 ? first.MaskByCoarsePass(tokens, prune, ch) : CoarseOutcome::kUnmasked;
-  if (coarse == CoarseOutcome::kNoTree) return first.ParseWithoutTree(tokens, 1, ch, true);
+  if (coarse == CoarseOutcome::kNoTree)
+    return first.ParseWithoutTree(tokens, 1, ch, true, prune, prune_retry);
   const bool masked = coarse == CoarseOutcome::kMasked;
   ch.Begin(n, first.grammar.num_symbols, true);
   CrfSentence& sent = scratch.sentences[0];
@@ -145,14 +147,15 @@ SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember
     out.candidates = std::move(best);
     return out;
   }
-  return first.Parse(tokens, 1, ch, false, INFINITY, prune, true);
+  return first.Parse(tokens, 1, ch, false, INFINITY, prune, true, prune_retry);
 }
 
 }  // namespace
 
 std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vector<EnsembleMember>& others,
                                          const Corpus& corpus, int threads, const std::atomic<bool>* cancel,
-                                         double prune, int max_length, double member_prune) {
+                                         double prune, int max_length, bool prune_retry,
+                                         double member_prune) {
   for (const EnsembleMember& m : others) {
     if (!m.model || !m.model->use_crf) throw InputError("parser ensemble: every member must be a CRF parser");
     if (m.base_map.size() != static_cast<size_t>(m.model->grammar.num_bases) ||
@@ -180,7 +183,7 @@ std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vec
           if (max_length > 0 && corpus.Length(id) > max_length) {
             out[s] = ChartModel::FlatParse(first.PcfgLex(first.Tokens(corpus, id)));
           } else {
-            out[s] = ParseOne(first, others, corpus, id, prune, member_prune, scratch[t]);
+            out[s] = ParseOne(first, others, corpus, id, prune, member_prune, prune_retry, scratch[t]);
           }
         }
       },

@@ -30,10 +30,10 @@ constexpr double kEnsembleMemberPrune = 1e-3;
 // the first member cannot cover in its pruned chart, or longer than max_length (> 0), gets
 // that member's own Parse (which retries exhaustively, then relaxed, then flat); a member
 // other than the first that covers nothing under either mask is left out of that sentence's
-// mean.
+// mean. prune_retry: the first member's retry with every tag (ChartModel::Parse).
 std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vector<EnsembleMember>& others,
                                          const Corpus& corpus, int threads, const std::atomic<bool>* cancel,
-                                         double prune, int max_length,
+                                         double prune, int max_length, bool prune_retry = false,
                                          double member_prune = kEnsembleMemberPrune);
 
 }  // namespace structrank
