@@ -167,3 +167,22 @@ describe.each([
     expectSameBytes(`${folder}/${name}.model`, (out) => parser.save(out));
   });
 });
+
+// Files written before `pruneRetry` existed keep the exhaustive retry with every tag (above);
+// asked for the pruned retry, the sentences that take it keep their trees, and their scores
+// are over the pruned chart.
+describe('chart parser fixture with the pruned retry', () => {
+  it('parser-v5 parser-crf: pruneRetry gives the same trees, other scores where the retry ran', async () => {
+    const file = join(dir, 'parser-v5', 'parser-crf.model');
+    expect(decodeModel<{ pruneRetry?: boolean }>(readFileSync(file)).meta.pruneRetry).toBeUndefined();
+    const parser = await ChartParserModel.load(file);
+    const exhaustive = await parser.parse(devWords, { threads: 1 });
+    const pruned = await parser.parse(devWords, { threads: 1, pruneRetry: true });
+    expect(pruned.map((p) => formatTree(p.tree))).toEqual(exhaustive.map((p) => formatTree(p.tree)));
+    const changed = pruned.filter((p, i) => !close(p.logprob, exhaustive[i].logprob));
+    expect(changed.length).toBeGreaterThan(0);
+    expect(changed.length).toBeLessThan(pruned.length);
+    // log Z over a pruned chart is at most the whole chart's: the same tree scores at least as high.
+    pruned.forEach((p, i) => expect(p.logprob).toBeGreaterThanOrEqual(exhaustive[i].logprob - 1e-9));
+  });
+});

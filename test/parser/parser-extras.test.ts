@@ -6,6 +6,7 @@ import { ChartParserModel } from '../../lib/parser/chart-parser.js';
 import { readClustersSync } from '../../lib/parser/clusters.js';
 import { CRF_DEFAULTS, PCFG_RARE_THRESHOLD, PCFG_SHAPE_BACKOFF } from '../../lib/options/parser.js';
 import { InputError } from '../../lib/errors.js';
+import { decodeModel } from '../../lib/io/model-file.js';
 import { runCli, tempDir } from '../helpers.js';
 
 const tmp = tempDir();
@@ -263,4 +264,65 @@ describe('chart parser extras CLI', () => {
     expect(noVerbs.status).toBe(0);
     expect(ChartParserModel.loadSync(model).info().verbFeatures).toBe(false);
   }, 60_000);
+});
+
+describe('chart parser retry with every tag', () => {
+  // Every word seen twice, so the tag dictionary holds: "slept dogs" (VBD NNS) has no tree,
+  // every tag for every word gives one (slept/NNS dogs/VBD).
+  const data = ['(ROOT (S (NP (DT the) (NN dog)) (VP (VBD barked))))', '(ROOT (S (NP (NNS dogs)) (VP (VBD slept))))'];
+  it('new CRF models record the pruned retry; parse --retry chooses either', async () => {
+    const trainFile = tmp.file('retry.mrg', [...data, ...data].join('\n') + '\n');
+    const model = tmp.file('retry.model');
+    const t = runCli([
+      'train-parser',
+      '--train',
+      trainFile,
+      '--model',
+      model,
+      '--crf',
+      '--epochs',
+      '1',
+      '--batch',
+      '2',
+      '--threads',
+      '1',
+    ]);
+    expect(t.status).toBe(0);
+    expect(decodeModel<{ pruneRetry?: boolean }>(readFileSync(model)).meta.pruneRetry).toBe(true);
+    const exhaustive = tmp.file('retry-exhaustive.model');
+    runCli([
+      'train-parser',
+      '--train',
+      trainFile,
+      '--model',
+      exhaustive,
+      '--crf',
+      '--epochs',
+      '1',
+      '--batch',
+      '2',
+      '--prune',
+      '0',
+      '--threads',
+      '1',
+    ]);
+    expect(decodeModel<{ pruneRetry?: boolean }>(readFileSync(exhaustive)).meta.pruneRetry).toBeUndefined();
+    const parser = await ChartParserModel.load(model);
+    const [pruned] = await parser.parse([['slept', 'dogs']], { threads: 1 });
+    const [whole] = await parser.parse([['slept', 'dogs']], { threads: 1, pruneRetry: false });
+    expect(pruned.fallback).toBe(false);
+    expect(whole.fallback).toBe(false);
+    expect(formatTree(pruned.tree)).toBe(formatTree(whole.tree));
+    expect(pruned.logprob).toBeGreaterThanOrEqual(whole.logprob - 1e-9);
+    const input = tmp.file('retry.txt', 'slept dogs\n');
+    for (const retry of ['pruned', 'exhaustive']) {
+      const out = tmp.file(`retry-${retry}.out`);
+      const p = runCli(['parse', '--model', model, '--input', input, '--out', out, '--retry', retry]);
+      expect(p.status).toBe(0);
+      expect(readFileSync(out, 'utf8').trim()).toBe(formatTree(pruned.tree));
+    }
+    const bad = runCli(['parse', '--model', model, '--input', input, '--retry', 'sometimes']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--retry/);
+  });
 });
