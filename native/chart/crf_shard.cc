@@ -1,16 +1,16 @@
 // One shard's part of the CRF parser's full-batch objective, for training spread over
 // workers (lib/distributed/parser-gradient.ts): a coordinator adds the shards' sums and
-// the prior as FullObjective does and takes the L-BFGS step itself.
+// the prior as Full does and takes the L-BFGS step itself.
 #include <mutex>
 
-#include "chart/crf_train.h"
+#include "chart/crf_objective.h"
 #include "core/errors.h"
 #include "core/thread_pool.h"
 
 namespace structrank {
 
-double CrfTrainer::ShardObjective(const std::vector<double>& theta, int32_t first, int32_t last,
-                                  std::vector<double>& grad, const std::atomic<bool>* cancel) {
+double CrfObjective::Shard(const std::vector<double>& theta, int32_t first, int32_t last,
+                           std::vector<double>& grad, const std::atomic<bool>* cancel) {
   const size_t dim = m_.crf.theta.size();
   if (theta.size() != dim) throw InputError("chart CRF shard: the weights do not fit this model");
   if (first < 0 || last > corpus_.size() || first >= last)
@@ -19,7 +19,7 @@ double CrfTrainer::ShardObjective(const std::vector<double>& theta, int32_t firs
   grads_clean_ = false;
   for (auto& gvec : grads_) gvec.assign(dim, 0.0);
   std::vector<double> values(threads_, 0.0);
-  // The same per-thread sums as FullObjective (one thread: the same order, the same bits).
+  // The same per-thread sums as Full (one thread: the same order, the same bits).
   std::mutex install;
   ParallelForFixed(
       static_cast<size_t>(last - first), threads_, 4,

@@ -1,0 +1,178 @@
+#include "chart/crf_train_stochastic.h"
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "core/errors.h"
+
+namespace structrank {
+
+namespace {
+
+// The batch's gradient of a weight plus the prior's term, c (theta - mean), summed over the
+// threads' gradients, whose entries it zeroes (those that are not zero already).
+class BatchGradient {
+ public:
+  BatchGradient(std::vector<std::vector<double>>& grads, double prior, const double* theta,
+                const std::vector<double>& mean)
+      : prior_(prior), theta_(theta), mean_(mean.empty() ? nullptr : mean.data()) {
+    for (auto& g : grads) grads_.push_back(g.data());
+  }
+  double operator()(size_t f) {
+    double gsum = prior_ * (mean_ ? theta_[f] - mean_[f] : theta_[f]);
+    for (double* g : grads_) {
+      const double x = g[f];
+      if (x != 0) gsum += x, g[f] = 0;
+    }
+    return gsum;
+  }
+
+ private:
+  double prior_;
+  const double* theta_;
+  const double* mean_;
+  std::vector<double*> grads_;
+};
+
+}  // namespace
+
+CrfStochastic::CrfStochastic(CrfObjective& objective, const CrfTrainOptions& options)
+    : objective_(objective), opt_(options), rng_(options.seed) {
+  if (opt_.batch < 1) throw InputError("chart CRF: batch size must be positive");
+  if (opt_.tau <= 0) opt_.tau = 5.0 * objective_.num_sentences() / opt_.batch;
+}
+
+double CrfStochastic::Steps(int steps, int64_t& k, const std::atomic<bool>* cancel) {
+  std::vector<double>& weights = objective_.model().crf.theta;
+  const size_t dim = weights.size();
+  const int32_t D = objective_.num_sentences();
+  double objective_sum = 0;
+  int64_t sentences = 0;
+  std::vector<int32_t> batch(opt_.batch);
+  std::vector<double> objective(opt_.batch);
+  std::vector<SentenceFeatureIds> records(opt_.batch);
+  if (average_swapped_) SwapAverage();  // train the raw iterate, never the mean
+  for (int step = 0; step < steps; ++step) {
+    if (cancel && cancel->load()) throw Cancelled();
+    std::uniform_int_distribution<int32_t> pick(0, D - 1);
+    for (auto& s : batch) s = pick(rng_);
+    objective_.Batch(batch, objective, records, cancel);
+    // theta -= eta_k * (gradient + (b / |D|) * (theta - mean) / sigma^2), or the AdaGrad
+    // step on the same sum. One pass over the weights does the step, the running sum of the
+    // iterates and the zeroing of the gradient entries that are not zero (the next batch
+    // starts from a zero gradient without a separate fill of every entry).
+    const double prior = static_cast<double>(opt_.batch) / D / opt_.sigma2;
+    if (opt_.adagrad && adagrad_.size() != dim) adagrad_.assign(dim, 0.0);
+    if (opt_.average && average_sum_.size() != dim) average_sum_.assign(dim, 0.0), average_count_ = 0;
+    double* sum = opt_.average ? average_sum_.data() : nullptr;
+    if (opt_.adagrad) {
+      AdagradUpdate(prior, sum);
+    } else {
+      const double eta = opt_.eta0 * opt_.tau / (opt_.tau + static_cast<double>(k));
+      double* theta = weights.data();
+      BatchGradient take(objective_.thread_gradients(), prior, theta, objective_.prior_mean());
+      for (size_t f = 0; f < dim; ++f) {
+        theta[f] -= eta * take(f);
+        if (sum) sum[f] += theta[f];
+      }
+    }
+    objective_.MarkGradientsClean();
+    if (opt_.average) ++average_count_;
+    ++k;
+    for (double o : objective) objective_sum += o;
+    sentences += static_cast<int64_t>(batch.size());
+  }
+  return sentences ? objective_sum / sentences : 0.0;
+}
+
+void CrfStochastic::AdagradUpdate(double prior, double* sum) {
+  const size_t dim = objective_.model().crf.theta.size();
+  double* theta = objective_.model().crf.theta.data();
+  double* ada = adagrad_.data();
+  const double eta = opt_.eta0;
+  BatchGradient take(objective_.thread_gradients(), prior, theta, objective_.prior_mean());
+  size_t f = 0;
+#if defined(__SSE2__)
+  // Two weights at a time: the square root and the division dominate this loop, and the
+  // packed instructions round exactly as the scalar ones (the same weights, bit for bit).
+  const __m128d eta2 = _mm_set1_pd(eta), zero = _mm_setzero_pd();
+  for (; f + 2 <= dim; f += 2) {
+    const __m128d gsum = _mm_set_pd(take(f + 1), take(f));
+    const __m128d moves = _mm_cmpneq_pd(gsum, zero);
+    __m128d t = _mm_loadu_pd(theta + f);
+    if (_mm_movemask_pd(moves)) {
+      const __m128d a_old = _mm_loadu_pd(ada + f);
+      const __m128d a = _mm_add_pd(a_old, _mm_mul_pd(gsum, gsum));
+      const __m128d stepped = _mm_sub_pd(t, _mm_div_pd(_mm_mul_pd(eta2, gsum), _mm_sqrt_pd(a)));
+      // Where gsum is 0 the weight and its sum stay (the step there would be 0 / 0).
+      t = _mm_or_pd(_mm_and_pd(moves, stepped), _mm_andnot_pd(moves, t));
+      _mm_storeu_pd(ada + f, _mm_or_pd(_mm_and_pd(moves, a), _mm_andnot_pd(moves, a_old)));
+      _mm_storeu_pd(theta + f, t);
+    }
+    if (sum) _mm_storeu_pd(sum + f, _mm_add_pd(_mm_loadu_pd(sum + f), t));
+  }
+#endif
+  for (; f < dim; ++f) {
+    const double gsum = take(f);
+    if (gsum != 0) {
+      ada[f] += gsum * gsum;
+      theta[f] -= eta * gsum / std::sqrt(ada[f]);
+    }
+    if (sum) sum[f] += theta[f];
+  }
+}
+
+void CrfStochastic::ResetAverage() {
+  if (average_swapped_) SwapAverage();
+  average_sum_.assign(objective_.model().crf.theta.size(), 0.0);
+  average_count_ = 0;
+}
+
+void CrfStochastic::SwapAverage() {
+  if (!opt_.average || average_count_ == 0 || average_sum_.size() != objective_.model().crf.theta.size())
+    return;
+  const double scale = static_cast<double>(average_count_);
+  // Sum <-> mean conversions around the exchange keep one extra vector only.
+  if (!average_swapped_)
+    for (double& v : average_sum_) v /= scale;
+  objective_.model().crf.theta.swap(average_sum_);
+  if (average_swapped_)
+    for (double& v : average_sum_) v *= scale;
+  average_swapped_ = !average_swapped_;
+}
+
+void CrfStochastic::SaveState(ByteWriter& out) const {
+  out.PutVector(adagrad_);
+  std::ostringstream rng;  // the standard's portable text form of the engine's state
+  rng << rng_;
+  out.PutString(rng.str());
+  // Iterate averaging: while the pass's mean is swapped in, average_sum_ holds the raw iterate.
+  out.PutVector(average_sum_);
+  out.Put<int64_t>(average_count_);
+  out.Put<uint8_t>(average_swapped_ ? 1 : 0);
+}
+
+void CrfStochastic::LoadState(ByteReader& in, size_t dim) {
+  std::vector<double> adagrad = in.GetVector<double>();
+  if (!adagrad.empty() && adagrad.size() != dim)
+    throw ModelError("checkpoint: the CRF weights do not fit this model (other training trees or options?)");
+  std::istringstream rng(in.GetString());
+  rng >> rng_;
+  if (rng.fail()) throw ModelError("checkpoint: bad random engine state");
+  std::vector<double> average_sum = in.GetVector<double>();
+  const int64_t average_count = in.Get<int64_t>();
+  const bool average_swapped = in.Get<uint8_t>() != 0;
+  if (!average_sum.empty() && average_sum.size() != dim)
+    throw ModelError("checkpoint: the averaged weights do not fit this model");
+  adagrad_ = std::move(adagrad);
+  average_sum_ = std::move(average_sum);
+  average_count_ = average_count;
+  average_swapped_ = average_swapped;
+}
+
+}  // namespace structrank
