@@ -24,7 +24,7 @@ struct CrfTrainOptions {
   double sigma2 = 1.0;        // prior variance
   double beam = INFINITY;     // PCFG max-marginal beam for prefiltering (inf = boolean pass only)
   bool prior_at_pcfg = true;  // center the Gaussian prior at the PCFG starting point, not at 0
-  int threads = 0;
+  int threads = 0;            // the caller's count, >= 1 (core/thread_pool.h)
   uint64_t seed = 1;
   // Cap on the per-sentence feature-id cache (SentenceFeatureIds kept across passes);
   // sentences past the cap resolve their ids by hash lookups on every pass. 0 = no cache.
