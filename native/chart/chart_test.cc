@@ -282,6 +282,15 @@ TEST(chart_coarse_beam_equals_the_generic_beam) {
   CHECK(dropped > 0);
 }
 
+// An outside-pass visitor summing each binary rule's posterior mass over the sentence.
+struct RuleMass {
+  std::vector<double> binary;
+  void OnLex(int, int32_t, double) {}
+  void OnUnary(int32_t, int, int, double) {}
+  void OnBinary(int32_t r, int, int, int, double v) { binary[r] += std::exp(v); }
+  void OnRoot(int32_t, double) {}
+};
+
 TEST(chart_pair_index_walk_equals_the_rule_walk) {
   // Masked charts hold few symbols per cell, so the passes walk the (left, right) index;
   // without that index they test every rule of the left child. Same sums, other order.
@@ -296,13 +305,6 @@ TEST(chart_pair_index_walk_equals_the_rule_walk) {
     most = std::max(most, g.by_left_offsets[x + 1] - g.by_left_offsets[x]);
   CHECK(most >= 2);
   PcfgScorer sc{m->binary_logp.data(), m->unary_logp.data(), m->root_logp.data()};
-  struct RuleMass {
-    std::vector<double> binary;
-    void OnLex(int, int32_t, double) {}
-    void OnUnary(int32_t, int, int, double) {}
-    void OnBinary(int32_t r, int, int, int, double v) { binary[r] += std::exp(v); }
-    void OnRoot(int32_t, double) {}
-  };
   std::mt19937_64 rng(11);
   int parsed = 0;
   for (int trial = 0; trial < 40; ++trial) {
@@ -350,13 +352,6 @@ TEST(chart_rule_order_walk_equals_the_left_child_walk) {
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 0.5);
   for (double& w : m->crf.theta) w += normal(rng);
-  struct RuleMass {
-    std::vector<double> binary;
-    void OnLex(int, int32_t, double) {}
-    void OnUnary(int32_t, int, int, double) {}
-    void OnBinary(int32_t r, int, int, int, double v) { binary[r] += std::exp(v); }
-    void OnRoot(int32_t, double) {}
-  };
   int parsed = 0;
   for (int trial = 0; trial < 12; ++trial) {
     const std::vector<std::string> words =

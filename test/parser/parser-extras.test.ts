@@ -272,47 +272,26 @@ describe('chart parser retry with every tag', () => {
   const data = ['(ROOT (S (NP (DT the) (NN dog)) (VP (VBD barked))))', '(ROOT (S (NP (NNS dogs)) (VP (VBD slept))))'];
   it('new CRF models record the pruned retry; parse --retry chooses either', async () => {
     const trainFile = tmp.file('retry.mrg', [...data, ...data].join('\n') + '\n');
+    const train = (model: string, ...extra: string[]): void => {
+      const args = ['--train', trainFile, '--model', model, '--crf', '--epochs', '1', '--batch', '2'];
+      expect(runCli(['train-parser', ...args, ...extra, '--threads', '1']).status).toBe(0);
+    };
+    const pruneRetryOf = (file: string): boolean | undefined =>
+      decodeModel<{ pruneRetry?: boolean }>(readFileSync(file)).meta.pruneRetry;
     const model = tmp.file('retry.model');
-    const t = runCli([
-      'train-parser',
-      '--train',
-      trainFile,
-      '--model',
-      model,
-      '--crf',
-      '--epochs',
-      '1',
-      '--batch',
-      '2',
-      '--threads',
-      '1',
-    ]);
-    expect(t.status).toBe(0);
-    expect(decodeModel<{ pruneRetry?: boolean }>(readFileSync(model)).meta.pruneRetry).toBe(true);
+    train(model);
+    expect(pruneRetryOf(model)).toBe(true);
     const exhaustive = tmp.file('retry-exhaustive.model');
-    runCli([
-      'train-parser',
-      '--train',
-      trainFile,
-      '--model',
-      exhaustive,
-      '--crf',
-      '--epochs',
-      '1',
-      '--batch',
-      '2',
-      '--prune',
-      '0',
-      '--threads',
-      '1',
-    ]);
-    expect(decodeModel<{ pruneRetry?: boolean }>(readFileSync(exhaustive)).meta.pruneRetry).toBeUndefined();
+    train(exhaustive, '--prune', '0');
+    expect(pruneRetryOf(exhaustive)).toBeUndefined();
     const parser = await ChartParserModel.load(model);
     const [pruned] = await parser.parse([['slept', 'dogs']], { threads: 1 });
     const [whole] = await parser.parse([['slept', 'dogs']], { threads: 1, pruneRetry: false });
     expect(pruned.fallback).toBe(false);
     expect(whole.fallback).toBe(false);
     expect(formatTree(pruned.tree)).toBe(formatTree(whole.tree));
+    // The tree took the retry: the tag dictionary allows "slept" only VBD.
+    expect(preterminals(pruned.tree)[0].label).not.toBe('VBD');
     expect(pruned.logprob).toBeGreaterThanOrEqual(whole.logprob - 1e-9);
     const input = tmp.file('retry.txt', 'slept dogs\n');
     for (const retry of ['pruned', 'exhaustive']) {
