@@ -90,7 +90,7 @@ export async function produceCandidates(
     const rest = [...data.train.slice(0, lo), ...data.train.slice(hi)];
     const heldOut = data.train.slice(lo, hi);
     log(`${step.name}: training ${base.name} on ${rest.length} sentences, ${config.nbest}-best on ${heldOut.length}`);
-    const model = await base.train(rest, ctx);
+    const model = await base.train(rest, ctx, data.dev);
     log(`${step.name}: trained in ${secondsSince(t0)} s; writing the n-best lists`);
     const lists = await writeLists(model, heldOut, join(dir, 'nbest'), config.nbest, ctx);
     // Scoring the jackknifed lists is the coordinator's largest serial part: done here, per fold.
@@ -100,7 +100,7 @@ export async function produceCandidates(
     log(
       `${step.name}: training ${base.name} on all ${data.train.length} sentences, ${config.nbest}-best on dev and test`,
     );
-    const model = await base.train(data.train, ctx);
+    const model = await base.train(data.train, ctx, data.dev);
     log(`${step.name}: trained in ${secondsSince(t0)} s; writing the n-best lists`);
     await writeLists(model, data.dev, join(dir, 'dev'), config.nbest, ctx);
     await writeLists(model, data.test, join(dir, 'test'), config.nbest, ctx);

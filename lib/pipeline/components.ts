@@ -27,8 +27,8 @@ export type {
 /** Trains the base model of a config. */
 export interface BaseModel {
   readonly name: string;
-  /** Trains a fresh model on the sentences. */
-  train(sentences: PipelineSentence[], ctx: StepContext): Promise<NbestProducer>;
+  /** Trains a fresh model on the sentences; `dev` may choose when its training stops. */
+  train(sentences: PipelineSentence[], ctx: StepContext, dev?: PipelineSentence[]): Promise<NbestProducer>;
 }
 
 /** Trains the reranker of a config's entry. */

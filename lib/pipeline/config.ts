@@ -109,6 +109,18 @@ export const parserBaseSchema = z.strictObject({
       'the CRF-CFG chart parser (default true); false: the generative PCFG, faster to train and about 6 F1 lower',
     ),
   epochs: positiveInt('epochs').default(CRF_DEFAULTS.epochs).describe('CRF passes over the training data'),
+  devPass: z
+    .boolean({ error: 'expected true or false' })
+    .default(true)
+    .describe(
+      `CRF: keep each base model's best pass on the dev set, stopping after ${CRF_DEFAULTS.patience} passes without a gain (default true); false: the last of 'epochs' passes`,
+    ),
+  mbr: z
+    .boolean({ error: 'expected true or false' })
+    .default(true)
+    .describe(
+      "CRF: every list also holds the parser's MBR tree (its 1-best), marked for the rerankers by the feature 'MBR tree' (default true); the base's choice stays the most probable candidate",
+    ),
   rareThreshold: nonNegativeInt('count')
     .optional()
     .describe(

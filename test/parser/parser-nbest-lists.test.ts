@@ -1,14 +1,17 @@
 /**
  * ChartParserModel as the pipeline's NbestProducer: its k-best lists of pipeline sentences,
  * parsed in batches of 64, are the lists `parseNbest` gives, k of a pool kept by the k-best
- * mode asked for; with a pool larger than k every mode's lists come from the same pool.
+ * mode asked for; with a pool larger than k every mode's lists come from the same pool. With
+ * `mbr`, the CRF's MBR tree is marked in each list, or appended.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { readTreesSync } from '../../lib/io/treebank.js';
 import { ChartParserModel } from '../../lib/parser/chart-parser.js';
 import { treeWords } from '../../lib/parser/input.js';
-import { KBEST_TAG_MODES, selectKbest } from '../../lib/trees/kbest-modes.js';
+import { MBR_TREE_FEATURE } from '../../lib/parser/nbest-lists.js';
+import { bracketingKey, KBEST_TAG_MODES, selectKbest } from '../../lib/trees/kbest-modes.js';
+import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { formatTree } from '../../lib/trees/tree.js';
 import type { NbestProducer, PipelineSentence, StepContext } from '../../lib/training/model-contract.js';
 import { repoRoot } from '../helpers.js';
@@ -90,5 +93,45 @@ describe('the chart parser as NbestProducer', () => {
     expect(main).toEqual(variants.max);
     expect(await producer.nbest(sentences, 4, ctx)).toEqual(main);
     expect(variants.sum).toEqual(await model.nbest(sentences, 4, ctx, { kbest: 'sum', pool: 12 }));
+  });
+});
+
+describe("the CRF parser's MBR tree in the lists", () => {
+  let crf: ChartParserModel;
+  beforeAll(async () => {
+    crf = await ChartParserModel.train(train.slice(0, 150), { crf: true, epochs: 1, threads: 1 });
+  });
+
+  it('marks the candidate equal to the MBR tree, or appends the MBR tree', async () => {
+    const mbr = await crf.parse(
+      sentences.map((s) => s.tokens),
+      { decode: 'mbr', threads: 1 },
+    );
+    const mark = { [MBR_TREE_FEATURE]: 1 };
+    let matched = 0;
+    let appended = 0;
+    for (const kbest of KBEST_TAG_MODES) {
+      const key = kbest === 'max' || kbest === 'sum' ? bracketingKey : formatTree;
+      const plain = await crf.nbest(sentences, 3, ctx, { kbest, pool: 12 });
+      const marked = await crf.nbest(sentences, 3, ctx, { kbest, pool: 12, mbr: true });
+      marked.forEach((s, i) => {
+        const at = s.candidates.findIndex((c) => c.features !== undefined);
+        expect(s.candidates.filter((c) => c.features !== undefined)).toHaveLength(1);
+        expect(s.candidates[at].features).toEqual(mark);
+        expect(key(parseTree(s.candidates[at].tree as string))).toBe(key(mbr[i].tree));
+        const inPlain = plain[i].candidates.findIndex((c) => key(parseTree(c.tree as string)) === key(mbr[i].tree));
+        if (inPlain >= 0) {
+          matched++;
+          expect(at).toBe(inPlain);
+          expect(s.candidates.map(({ tree, logprob }) => ({ tree, logprob }))).toEqual(plain[i].candidates);
+        } else {
+          appended++;
+          expect(s.candidates.slice(0, -1)).toEqual(plain[i].candidates);
+          expect(s.candidates[at]).toEqual({ tree: formatTree(mbr[i].tree), logprob: mbr[i].logprob, features: mark });
+        }
+      });
+    }
+    expect(matched).toBeGreaterThan(0);
+    expect(appended).toBeGreaterThan(0);
   });
 });

@@ -76,13 +76,13 @@ export interface FakeCalls {
 /** Most frequent tag per word; k-best by switching ambiguous words to their other tags. */
 export function frequencyTagger(
   calls: FakeCalls,
-  hook?: (sentences: PipelineSentence[], ctx: StepContext) => void,
+  hook?: (sentences: PipelineSentence[], ctx: StepContext, dev?: PipelineSentence[]) => void,
 ): BaseModel {
   return {
     name: 'frequency tagger',
-    async train(sentences, ctx) {
+    async train(sentences, ctx, dev) {
       calls.trains++;
-      hook?.(sentences, ctx);
+      hook?.(sentences, ctx, dev);
       const counts = new Map<string, Map<string, number>>();
       for (const s of sentences) {
         s.tokens.forEach((w, i) => {
@@ -169,7 +169,7 @@ export function contextReranker(calls: FakeCalls): Reranker {
 
 export function fakeComponents(
   calls: FakeCalls,
-  hook?: (sentences: PipelineSentence[], ctx: StepContext) => void,
+  hook?: (sentences: PipelineSentence[], ctx: StepContext, dev?: PipelineSentence[]) => void,
 ): ComponentFactory {
   return {
     base: () => frequencyTagger(calls, hook),

@@ -35,11 +35,18 @@ describe('pipeline orchestration (tiny tagging corpus, stand-in components)', ()
   it('jackknifes train, scores base/oracle/reranker on test and caches every step', async () => {
     const calls: FakeCalls = { trains: 0, nbests: 0, rerankerTrains: 0 };
     const seen: number[] = [];
+    const devSeen: (number | undefined)[] = [];
     const config = tinyConfig('e2e');
-    const r = await runPipeline(config, { components: fakeComponents(calls, (s) => seen.push(s.length)) });
-    // 4 fold models on 3/4 of train each, then one on all 40.
+    const r = await runPipeline(config, {
+      components: fakeComponents(calls, (s, _ctx, dev) => {
+        seen.push(s.length);
+        devSeen.push(dev?.length);
+      }),
+    });
+    // 4 fold models on 3/4 of train each, then one on all 40; each may choose its stop on dev.
     expect(calls.trains).toBe(5);
     expect(seen).toEqual([30, 30, 30, 30, 40]);
+    expect(devSeen).toEqual([12, 12, 12, 12, 12]);
     expect(r.sizes).toMatchObject({ train: 40, dev: 12, test: 12, folds: 4, nbest: 4 });
     const [base, oracle, rr] = r.systems;
     expect(base.kind).toBe('base');

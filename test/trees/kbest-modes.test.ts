@@ -111,7 +111,16 @@ describe('k-best modes on a small grammar, against every parse', () => {
   });
 
   it('the pipeline base writes every mode from one pool', async () => {
-    const base = chartParserBase({ markov: 1, crf: false, epochs: 1, rareThreshold: 1, kbest: 'max', pool: 40 });
+    const base = chartParserBase({
+      markov: 1,
+      crf: false,
+      epochs: 1,
+      devPass: false,
+      mbr: false,
+      rareThreshold: 1,
+      kbest: 'max',
+      pool: 40,
+    });
     const sentences: PipelineSentence[] = treebank.map((t, i) => ({
       id: String(i),
       tokens: sentenceWords(t),

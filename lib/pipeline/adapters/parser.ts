@@ -9,14 +9,18 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
   const name = options.crf ? 'CRF-CFG chart parser' : 'PCFG chart parser';
   return {
     name,
-    async train(sentences: PipelineSentence[], ctx: StepContext) {
-      const trees = sentences.map((s) => parseTree(s.gold as string, s.id));
+    async train(sentences: PipelineSentence[], ctx: StepContext, dev?: PipelineSentence[]) {
+      const treesOf = (set: PipelineSentence[]) => set.map((s) => parseTree(s.gold as string, s.id));
+      const trees = treesOf(sentences);
+      // The CRF's pass is chosen on dev, as `train-parser --dev` does; the PCFG has no passes.
+      const devTrees = options.crf && options.devPass && dev !== undefined && dev.length > 0 ? treesOf(dev) : undefined;
       const model = await ChartParserModel.train(
         trees,
         {
           markov: options.markov,
           crf: options.crf,
           epochs: options.epochs,
+          ...(devTrees ? { dev: devTrees } : {}),
           rareThreshold: options.rareThreshold,
           threads: ctx.threads,
           seed: ctx.seed,
@@ -25,7 +29,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         },
         stepRun(ctx, `train ${name}`),
       );
-      return model.nbestProducer({ kbest: options.kbest, pool: options.pool });
+      return model.nbestProducer({ kbest: options.kbest, pool: options.pool, mbr: options.crf && options.mbr });
     },
   };
 }

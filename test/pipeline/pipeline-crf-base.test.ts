@@ -1,0 +1,91 @@
+/**
+ * The pipeline's CRF base (adapters/parser.ts): with `devPass` each model keeps its best pass on
+ * the pipeline's dev set, exactly as ChartParserModel.train with `dev` does, and without it the
+ * last pass; with `mbr` its lists mark the MBR tree (parser-nbest-lists.test.ts).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { readTreesSync } from '../../lib/io/treebank.js';
+import { ChartParserModel, type ParserTrainSummary } from '../../lib/parser/chart-parser.js';
+import { treeWords } from '../../lib/parser/input.js';
+import { chartParserBase } from '../../lib/pipeline/adapters/parser.js';
+import { validatePipelineConfig, type ParserBaseConfig } from '../../lib/pipeline/config.js';
+import { formatTree, type Tree } from '../../lib/trees/tree.js';
+import { scoreSet } from '../../lib/pipeline/evaluate.js';
+import { candidateFeatures } from '../../lib/rerank/candidate-sets.js';
+import { featureName } from '../../lib/rerank/candidate-feature-ids.js';
+import { MBR_TREE_FEATURE } from '../../lib/parser/nbest-lists.js';
+import type { PipelineSentence, StepContext } from '../../lib/training/model-contract.js';
+import { repoRoot } from '../helpers.js';
+
+const trees = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg')).filter(
+  (t) => treeWords(t).length >= 3 && treeWords(t).length <= 12,
+);
+const asSentences = (set: Tree[], from: number): PipelineSentence[] =>
+  set.map((t, i) => ({ id: `s${from + i}`, tokens: treeWords(t), gold: formatTree(t) }));
+const trainTrees = trees.slice(0, 120);
+const devTrees = trees.slice(120, 160);
+const train = asSentences(trainTrees, 0);
+const dev = asSentences(devTrees, 120);
+const held = asSentences(trees.slice(160, 190), 160);
+const ctx: StepContext = { threads: 1, seed: 1 };
+const EPOCHS = 7;
+
+function baseConfig(extra: object): ParserBaseConfig {
+  const config = validatePipelineConfig(
+    { task: 'parse', data: { train: 't', dev: 'd', test: 'x' }, base: { epochs: EPOCHS, ...extra }, output: 'o' },
+    'pipeline.json',
+    '/',
+  );
+  return config.base as ParserBaseConfig;
+}
+
+describe('the pipeline CRF base', () => {
+  let summary: ParserTrainSummary;
+  let withDev: ChartParserModel;
+  let withoutDev: ChartParserModel;
+  beforeAll(async () => {
+    summary = {} as ParserTrainSummary;
+    withDev = await ChartParserModel.train(trainTrees, {
+      crf: true,
+      epochs: EPOCHS,
+      dev: devTrees,
+      threads: 1,
+      seed: 1,
+      summary,
+    });
+    withoutDev = await ChartParserModel.train(trainTrees, { crf: true, epochs: EPOCHS, threads: 1, seed: 1 });
+  });
+
+  it('is the CRF with its pass chosen on dev and MBR-marked lists by default', async () => {
+    const config = baseConfig({});
+    expect(config).toMatchObject({ crf: true, devPass: true, mbr: true, kbest: 'sum' });
+    // On this data dev keeps an earlier pass than the last, so the two models differ.
+    expect(summary.bestEpoch).toBeLessThan(EPOCHS);
+    const producer = await chartParserBase(config).train(train, ctx, dev);
+    const lists = { kbest: 'sum', mbr: true } as const;
+    expect(await producer.nbest(held, 3, ctx)).toEqual(await withDev.nbest(held, 3, ctx, lists));
+    expect(await producer.nbest(held, 3, ctx)).not.toEqual(await withoutDev.nbest(held, 3, ctx, lists));
+  });
+
+  it('trains all passes without devPass, and lists without marks without mbr', async () => {
+    const producer = await chartParserBase(baseConfig({ devPass: false, mbr: false })).train(train, ctx, dev);
+    const got = await producer.nbest(held, 3, ctx);
+    expect(got).toEqual(await withoutDev.nbest(held, 3, ctx, { kbest: 'sum' }));
+    for (const s of got) for (const c of s.candidates) expect(c.features).toBeUndefined();
+  });
+
+  it("gives the rerankers the MBR mark beside the candidate's tree features", async () => {
+    const lists = await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true });
+    const f = await candidateFeatures(scoreSet(lists.map((s, i) => ({ ...s, gold: held[i].gold }))), ctx);
+    let c = 0;
+    for (const s of lists) {
+      for (const cand of s.candidates) {
+        const names = Array.from(f.cols.subarray(f.rowPtr[c], f.rowPtr[c + 1]), featureName);
+        expect(names.includes(MBR_TREE_FEATURE)).toBe(cand.features !== undefined);
+        expect(names.length).toBeGreaterThan(5);
+        c++;
+      }
+    }
+  });
+});
