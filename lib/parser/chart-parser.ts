@@ -889,12 +889,25 @@ export class ChartParserModel implements NbestProducer {
   static async train(trees: Tree[], options: ParserTrainOptions = {}, run?: TrainRun): Promise<ChartParserModel> {
     const reportPcfg = reporter(run?.onProgress);
     // The common event counts steps over the run; inside a group of steps, the pass's
-    // fraction of sentences done moves it on (fractional steps, one event a second).
+    // fraction of sentences done moves it on (fractional steps, one event a second). It
+    // carries the dev F1 of the last pass that had one.
+    let lastDevF1: number | undefined;
+    if (run?.onProgress) {
+      const onPass = options.onPass;
+      options = {
+        ...options,
+        onPass: (r) => {
+          if (r.devF1 !== undefined) lastDevF1 = r.devF1;
+          onPass?.(r);
+        },
+      };
+    }
     options = withRun(options, run, (p: ParserTrainProgress) => ({
       phase: 'step',
       done: (p.epoch - 1 + Math.max(p.step / p.stepsPerEpoch, p.sentences / p.sentencesPerEpoch)) * p.stepsPerEpoch,
       total: p.epochs * p.stepsPerEpoch,
       ...(Number.isFinite(p.objective) ? { loss: p.objective } : {}),
+      ...(lastDevF1 !== undefined ? { devScore: lastDevF1, devMetric: 'F1' } : {}),
     }));
     const opts = completeParserOptions(options);
     if (!opts.crf && (opts.checkpoint !== undefined || opts.resume !== undefined)) {

@@ -49,16 +49,31 @@ describe('CRF parser training progress inside a pass', () => {
       .slice(0, 60);
     const own: ParserTrainProgress[] = [];
     const reports: number[] = [];
-    const model = await ChartParserModel.train(train, {
-      crf: true,
-      epochs: 2,
-      batch: 5,
-      threads: 1,
-      weightFloor: 0,
-      dev,
-      onProgress: (p) => own.push(p),
-      onPass: (r) => reports.push(r.devF1 ?? Number.NaN),
-    });
+    const common: TrainProgress[] = [];
+    const passesScored: number[] = [];
+    const model = await ChartParserModel.train(
+      train,
+      {
+        crf: true,
+        epochs: 2,
+        batch: 5,
+        threads: 1,
+        weightFloor: 0,
+        dev,
+        onProgress: (p) => {
+          own.push(p);
+          passesScored.push(reports.length);
+        },
+        onPass: (r) => reports.push(r.devF1 ?? Number.NaN),
+      },
+      { onProgress: (e) => common.push(e) },
+    );
+    // The run-wide event carries the dev F1 of the last pass scored before it.
+    const steps = common.filter((e) => e.phase === 'step');
+    expect(steps).toHaveLength(own.length);
+    steps.forEach((e, i) => expect(e.devScore).toBe(passesScored[i] > 0 ? reports[passesScored[i] - 1] : undefined));
+    expect(passesScored).toContain(1);
+    expect(steps[steps.length - 1]).toMatchObject({ devScore: reports[0], devMetric: 'F1' });
     // In chunks of 32 sentences, each report after the pass's last training sentence.
     expect(dev.length).toBeGreaterThan(32);
     const chunks = [32, dev.length];
