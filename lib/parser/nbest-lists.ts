@@ -14,6 +14,7 @@ import {
   type ScoredTree,
 } from '../trees/kbest-modes.js';
 import { formatTree, type Tree } from '../trees/tree.js';
+import { treeCounts } from '../eval/score.js';
 
 /** How the k-best lists are drawn from the parser (the pipeline's `base.kbest` and `base.pool`). */
 export interface KbestListOptions {
@@ -25,18 +26,34 @@ export interface KbestListOptions {
    */
   pool?: number;
   /**
-   * Also parse each sentence's MBR tree and mark it in every list with the reranking feature
-   * MBR_TREE_FEATURE; a list without it gets it appended (default false).
+   * Also parse each sentence's MBR tree: every candidate gets the reranking features of its
+   * distance to it (MBR_FEATURES), and a list without it gets it appended (default false).
    */
   mbr?: boolean;
 }
 
 /**
- * The feature that marks the parser's MBR tree in a list (`KbestListOptions.mbr`): the
- * rerankers learn how far to trust it. MBR decoding, not the most probable tree, is the CRF
- * parser's 1-best, and it is better on dev (docs/design/parser-defaults.md).
+ * The features that tell the rerankers how far a candidate is from the parser's MBR tree
+ * (`KbestListOptions.mbr`), so that they learn how far to trust it: MBR decoding, not the most
+ * probable tree, is the CRF parser's 1-best, and it is better on dev
+ * (docs/design/parser-defaults.md). `tree` marks the candidate with its bracketing; `missed`
+ * and `extra` count the MBR tree's EVALB brackets the candidate lacks and those it adds, as
+ * threshold features (a count c gives name, name|>=2, .., name|>=c) up to MBR_COUNT_CAP.
  */
-export const MBR_TREE_FEATURE = 'MBR tree';
+export const MBR_FEATURES = { tree: 'MBR tree', missed: 'MBR missed', extra: 'MBR extra' } as const;
+export const MBR_COUNT_CAP = 8;
+
+/** The MBR features of a candidate (none for the MBR tree's labelled brackets exactly). */
+function mbrFeatures(candidate: Tree, mbr: Tree, same: boolean): Record<string, number> {
+  const c = treeCounts(mbr, candidate);
+  const out: Record<string, number> = {};
+  if (same) out[MBR_FEATURES.tree] = 1;
+  const missed = Math.min(MBR_COUNT_CAP, c.gold - c.matched);
+  const extra = Math.min(MBR_COUNT_CAP, c.test - c.matched);
+  if (missed > 0) out[MBR_FEATURES.missed] = missed;
+  if (extra > 0) out[MBR_FEATURES.extra] = extra;
+  return out;
+}
 
 /** What the lists need of a parser: its k-best parses (ChartParserModel.parseNbest). */
 export interface KbestParser {
@@ -55,9 +72,9 @@ function poolSize(k: number, options: KbestListOptions): number {
 }
 
 /**
- * A list's candidates as n-best entries; with `mbr`, the candidate equal to the MBR tree (its
- * bracketing for `max` and `sum`, whose candidates stand for their bracketing) carries
- * MBR_TREE_FEATURE, or the MBR tree is appended with its own log-probability.
+ * A list's candidates as n-best entries; with `mbr`, each carries its MBR_FEATURES, and the
+ * candidate equal to the MBR tree (its bracketing for `max` and `sum`, whose candidates stand
+ * for their bracketing) is marked, or the MBR tree is appended with its own log-probability.
  */
 export function listCandidates(
   list: readonly ScoredTree[],
@@ -72,9 +89,12 @@ export function listCandidates(
   const key = mode === 'max' || mode === 'sum' ? bracketingKey : formatTree;
   const want = key(mbr.tree);
   const at = list.findIndex((c) => key(c.tree) === want);
-  const features = { [MBR_TREE_FEATURE]: 1 };
-  if (at >= 0) out[at].features = features;
-  else out.push({ tree: formatTree(mbr.tree), logprob: mbr.logprob, features });
+  list.forEach((c, i) => {
+    const features = mbrFeatures(c.tree, mbr.tree, i === at);
+    if (Object.keys(features).length > 0) out[i].features = features;
+  });
+  if (at < 0)
+    out.push({ tree: formatTree(mbr.tree), logprob: mbr.logprob, features: mbrFeatures(mbr.tree, mbr.tree, true) });
   return out;
 }
 

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { readTreesSync } from '../../lib/io/treebank.js';
 import { ChartParserModel } from '../../lib/parser/chart-parser.js';
 import { treeWords } from '../../lib/parser/input.js';
-import { MBR_TREE_FEATURE } from '../../lib/parser/nbest-lists.js';
+import { MBR_COUNT_CAP, MBR_FEATURES } from '../../lib/parser/nbest-lists.js';
+import { treeCounts } from '../../lib/eval/score.js';
 import { bracketingKey, KBEST_TAG_MODES, selectKbest } from '../../lib/trees/kbest-modes.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { formatTree } from '../../lib/trees/tree.js';
@@ -102,36 +103,51 @@ describe("the CRF parser's MBR tree in the lists", () => {
     crf = await ChartParserModel.train(train.slice(0, 150), { crf: true, epochs: 1, threads: 1 });
   });
 
-  it('marks the candidate equal to the MBR tree, or appends the MBR tree', async () => {
+  it('marks the candidate equal to the MBR tree, or appends it, and gives each its distance to it', async () => {
     const mbr = await crf.parse(
       sentences.map((s) => s.tokens),
       { decode: 'mbr', threads: 1 },
     );
-    const mark = { [MBR_TREE_FEATURE]: 1 };
     let matched = 0;
     let appended = 0;
+    let far = 0;
     for (const kbest of KBEST_TAG_MODES) {
       const key = kbest === 'max' || kbest === 'sum' ? bracketingKey : formatTree;
       const plain = await crf.nbest(sentences, 3, ctx, { kbest, pool: 12 });
       const marked = await crf.nbest(sentences, 3, ctx, { kbest, pool: 12, mbr: true });
       marked.forEach((s, i) => {
-        const at = s.candidates.findIndex((c) => c.features !== undefined);
-        expect(s.candidates.filter((c) => c.features !== undefined)).toHaveLength(1);
-        expect(s.candidates[at].features).toEqual(mark);
+        const at = s.candidates.findIndex((c) => c.features?.[MBR_FEATURES.tree] !== undefined);
+        expect(s.candidates.filter((c) => c.features?.[MBR_FEATURES.tree] !== undefined)).toHaveLength(1);
         expect(key(parseTree(s.candidates[at].tree as string))).toBe(key(mbr[i].tree));
+        // Every candidate's distance: the MBR tree's brackets it lacks, and those it adds.
+        for (const c of s.candidates) {
+          const n = treeCounts(mbr[i].tree, parseTree(c.tree as string));
+          const expected: Record<string, number> = {};
+          if (c === s.candidates[at]) expected[MBR_FEATURES.tree] = 1;
+          if (n.gold > n.matched) expected[MBR_FEATURES.missed] = Math.min(MBR_COUNT_CAP, n.gold - n.matched);
+          if (n.test > n.matched) expected[MBR_FEATURES.extra] = Math.min(MBR_COUNT_CAP, n.test - n.matched);
+          expect(c.features ?? {}).toEqual(expected);
+          if (n.gold > n.matched) far++;
+        }
         const inPlain = plain[i].candidates.findIndex((c) => key(parseTree(c.tree as string)) === key(mbr[i].tree));
+        const bare = s.candidates.map(({ tree, logprob }) => ({ tree, logprob }));
         if (inPlain >= 0) {
           matched++;
           expect(at).toBe(inPlain);
-          expect(s.candidates.map(({ tree, logprob }) => ({ tree, logprob }))).toEqual(plain[i].candidates);
+          expect(bare).toEqual(plain[i].candidates);
         } else {
           appended++;
-          expect(s.candidates.slice(0, -1)).toEqual(plain[i].candidates);
-          expect(s.candidates[at]).toEqual({ tree: formatTree(mbr[i].tree), logprob: mbr[i].logprob, features: mark });
+          expect(bare.slice(0, -1)).toEqual(plain[i].candidates);
+          expect(s.candidates[at]).toEqual({
+            tree: formatTree(mbr[i].tree),
+            logprob: mbr[i].logprob,
+            features: { [MBR_FEATURES.tree]: 1 },
+          });
         }
       });
     }
     expect(matched).toBeGreaterThan(0);
     expect(appended).toBeGreaterThan(0);
+    expect(far).toBeGreaterThan(0);
   });
 });

@@ -14,7 +14,7 @@ import { formatTree, type Tree } from '../../lib/trees/tree.js';
 import { scoreSet } from '../../lib/pipeline/evaluate.js';
 import { candidateFeatures } from '../../lib/rerank/candidate-sets.js';
 import { featureName } from '../../lib/rerank/candidate-feature-ids.js';
-import { MBR_TREE_FEATURE } from '../../lib/parser/nbest-lists.js';
+import { MBR_FEATURES } from '../../lib/parser/nbest-lists.js';
 import type { PipelineSentence, StepContext } from '../../lib/training/model-contract.js';
 import { repoRoot } from '../helpers.js';
 
@@ -75,17 +75,22 @@ describe('the pipeline CRF base', () => {
     for (const s of got) for (const c of s.candidates) expect(c.features).toBeUndefined();
   });
 
-  it("gives the rerankers the MBR mark beside the candidate's tree features", async () => {
+  it("gives the rerankers the MBR features beside the candidate's tree features", async () => {
     const lists = await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true });
     const f = await candidateFeatures(scoreSet(lists.map((s, i) => ({ ...s, gold: held[i].gold }))), ctx);
     let c = 0;
+    let ladders = 0;
     for (const s of lists) {
       for (const cand of s.candidates) {
         const names = Array.from(f.cols.subarray(f.rowPtr[c], f.rowPtr[c + 1]), featureName);
-        expect(names.includes(MBR_TREE_FEATURE)).toBe(cand.features !== undefined);
+        expect(names.includes(MBR_FEATURES.tree)).toBe(cand.features?.[MBR_FEATURES.tree] === 1);
+        const missed = cand.features?.[MBR_FEATURES.missed] ?? 0;
+        for (let m = 2; m <= missed; m++) expect(names).toContain(`${MBR_FEATURES.missed}|>=${m}`);
+        if (missed > 0) ladders++;
         expect(names.length).toBeGreaterThan(5);
         c++;
       }
     }
+    expect(ladders).toBeGreaterThan(0);
   });
 });
