@@ -119,7 +119,7 @@ export const parserBaseSchema = z.strictObject({
     .boolean({ error: 'expected true or false' })
     .default(true)
     .describe(
-      "CRF: every list also holds the parser's MBR tree (its 1-best), marked for the rerankers by the feature 'MBR tree' (default true); the base's choice stays the most probable candidate",
+      "CRF: every list also holds the parser's MBR tree (its 1-best), and every candidate carries its distance to it as reranking features ('MBR tree', 'MBR missed', 'MBR extra'; default true); the base's choice stays the most probable candidate",
     ),
   rareThreshold: nonNegativeInt('count')
     .optional()
