@@ -4,7 +4,7 @@
  * responsive, a pool of trees per sentence, of which a k-best mode (lib/trees/kbest-modes.ts)
  * keeps k.
  */
-import { MAX_NBEST, type NbestSentence } from '../io/nbest.js';
+import { MAX_NBEST, type NbestCandidate, type NbestSentence } from '../io/nbest.js';
 import type { PipelineSentence, StepContext } from '../training/model-contract.js';
 import {
   bracketingKey,
@@ -76,15 +76,8 @@ function poolSize(k: number, options: KbestListOptions): number {
  * candidate equal to the MBR tree (its bracketing for `max` and `sum`, whose candidates stand
  * for their bracketing) is marked, or the MBR tree is appended with its own log-probability.
  */
-export function listCandidates(
-  list: readonly ScoredTree[],
-  mode: KbestTagMode,
-  mbr?: ScoredTree,
-): { tree: string; logprob: number; features?: Record<string, number> }[] {
-  const out: { tree: string; logprob: number; features?: Record<string, number> }[] = list.map((c) => ({
-    tree: formatTree(c.tree),
-    logprob: c.logprob,
-  }));
+function listCandidates(list: readonly ScoredTree[], mode: KbestTagMode, mbr?: ScoredTree): NbestCandidate[] {
+  const out: NbestCandidate[] = list.map((c) => ({ tree: formatTree(c.tree), logprob: c.logprob }));
   if (mbr === undefined) return out;
   const key = mode === 'max' || mode === 'sum' ? bracketingKey : formatTree;
   const want = key(mbr.tree);
