@@ -5,6 +5,7 @@ import { parserTrainFields } from '../options/parser.js';
 import { parserTrainDistributedFields } from '../options/distributed.js';
 import { distributedParserTrainer } from '../distributed/parser-gradient.js';
 import { readTreesSync } from '../io/treebank.js';
+import type { Tree } from '../trees/tree.js';
 import {
   ChartParserModel,
   parserGrammar,
@@ -58,13 +59,13 @@ the EVALB F1 of the trained model.`,
     // Ctrl-C: "stopping", the pass in progress stops at its next check, "cancelled", exit 130; the model file is not touched.
     const signal = cliSignal();
     const threads = resolveThreads(values.threads);
-    let trees = readTreesSync(train);
-    if (maxLength > 0) {
-      const { treeWords } = await import('../parser/input.js');
-      trees = trees.filter((t) => treeWords(t).length <= maxLength);
-    }
+    // --max-length applies to the dev trees too: passes are chosen, and the model scored, on
+    // sentences of the lengths it trains on (the long ones would be most of the dev parse).
+    const { treeWords } = await import('../parser/input.js');
+    const withinLength = (t: Tree): boolean => maxLength === 0 || treeWords(t).length <= maxLength;
+    const trees = readTreesSync(train).filter(withinLength);
     // Read --dev before training: a bad dev file must fail before the model is written.
-    const devTrees = values.dev ? readTreesSync(values.dev) : undefined;
+    const devTrees = values.dev ? readTreesSync(values.dev).filter(withinLength) : undefined;
     const { epochs } = values;
     // Every event the trainer reports: the trees counted, then the CRF's steps or sentences (rate, ETA, objective).
     const progress = new TrainProgressBar('train-parser', { lossName: 'objective', logAfter: 0 });
@@ -151,7 +152,8 @@ the EVALB F1 of the trained model.`,
         `${info.clusterWords ? `, ${info.clusterWords} cluster words` : ''}` +
         `${info.crf ? `, ${info.weights} CRF weights` : ''}, ${((Date.now() - start) / 1000).toFixed(1)} s -> ${modelFile}`,
     );
-    const r = devTrees ? await evaluateParser(model, devTrees, { threads }) : undefined;
+    // The kept pass was scored on dev as saved: not parsed again.
+    const r = devTrees ? (summary.bestDev ?? (await evaluateParser(model, devTrees, { threads }))) : undefined;
     if (values.json) {
       const dev = r ? { f1: r.f1, precision: r.precision, recall: r.recall, sentences: r.sentences } : undefined;
       console.log(

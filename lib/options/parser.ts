@@ -130,9 +130,13 @@ export const parserTrainFields = {
     'CRF: cap on the per-sentence feature-id cache kept across passes (0 = off)',
     { flag: 'feature-cache-mb', value: 'N' },
   ),
-  maxLength: option(z.number().int().min(0).default(0), 'train only on trees of at most N words (0 = all)', {
-    value: 'N',
-  }),
+  maxLength: option(
+    z.number().int().min(0).default(0),
+    'train, and score --dev, only on trees of at most N words (0 = all)',
+    {
+      value: 'N',
+    },
+  ),
   threads,
 };
 

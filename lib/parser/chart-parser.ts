@@ -36,7 +36,7 @@ import { formatTree, preterminals, type Tree } from '../trees/tree.js';
 import type { MarkovOrder } from './binarize.js';
 import { cleanTree, prepareTree, restoreTree } from './prepare.js';
 import { escapeLabel } from './label-escape.js';
-import type { ParseSentences } from './score-parses.js';
+import type { ParseSentences, ParserEvaluation } from './score-parses.js';
 import { readClustersSync, type WordClusters } from './clusters.js';
 import {
   baseCategory,
@@ -229,6 +229,11 @@ export interface ParserTrainSummary {
   surfaceCollisionRate: number;
   bestEpoch?: number;
   bestDevF1?: number;
+  /**
+   * The kept pass's EVALB scores on dev, as the returned model parses (the weight floor
+   * applied); absent when that pass was scored before a resumed checkpoint.
+   */
+  bestDev?: ParserEvaluation;
   /** CRF weights left non-zero by the weight floor (set when the floor is above 0). */
   nonZeroWeights?: number;
 }
@@ -598,6 +603,24 @@ function completeParserOptions(given: ParserTrainOptions): CompleteParserOptions
   ) as CompleteParserOptions;
 }
 
+/** A pass's dev score: its F1, with the whole evaluation while this process scored it. */
+interface ParserDevValue extends DevValue {
+  evaluation?: ParserEvaluation;
+}
+
+/** The weights with every one below `floor` in magnitude set to 0, and how many stay non-zero. */
+function floorWeights(weights: Float64Array, floor: number): { weights: Float64Array; kept: number } {
+  const out = new Float64Array(weights.length);
+  let kept = 0;
+  for (let i = 0; i < weights.length; i++) {
+    if (!(Math.abs(weights[i]) < floor)) {
+      out[i] = weights[i];
+      kept++;
+    }
+  }
+  return { weights: out, kept };
+}
+
 /**
  * The CRF's side of the training loop: a step is a pass over the training sentences (in
  * groups of steps with progress events between), dev is the EVALB F1, and the best pass is
@@ -610,7 +633,7 @@ function crfTrainer(
   options: CompleteParserOptions,
   spec: () => ParserTrainingSpec,
 ): {
-  trainer: Trainer<DevValue>;
+  trainer: Trainer<ParserDevValue>;
   handle: () => NativeChartParser;
   lastPass: () => Pick<ParserPassReport, 'seconds' | 'cpuSeconds' | 'objective'>;
 } {
@@ -629,7 +652,7 @@ function crfTrainer(
   const dev = options.dev;
   const make = options.external;
   let lastEvent: ParserTrainProgress | undefined;
-  const trainer: Trainer<DevValue> = {
+  const trainer: Trainer<ParserDevValue> = {
     async step({ done, externalStep }) {
       const epoch = done + 1;
       const wall = Date.now();
@@ -708,7 +731,16 @@ function crfTrainer(
               }
               return out;
             };
-            return { value: (await scoreParses(parse, dev, { threads: options.threads })).f1 };
+            // Scored as it will be saved: with the weight floor applied (the pass's raw
+            // weights go back after, and training goes on from them).
+            const raw = options.weightFloor > 0 ? handle.crfWeights() : undefined;
+            if (raw) handle.setCrfWeights(floorWeights(raw, options.weightFloor).weights);
+            try {
+              const evaluation = await scoreParses(parse, dev, { threads: options.threads });
+              return { value: evaluation.f1, evaluation };
+            } finally {
+              if (raw) handle.setCrfWeights(raw);
+            }
           },
         }
       : {}),
@@ -998,17 +1030,13 @@ export class ChartParserModel implements NbestProducer {
     if (result.best) {
       summary.bestEpoch = result.bestStep;
       summary.bestDevF1 = result.best.value;
+      if (result.best.evaluation) summary.bestDev = result.best.evaluation;
     }
     const handle = crf.handle();
     handle.keepCoarseMasks(0);
     if (opts.weightFloor > 0) {
-      const w = handle.crfWeights();
-      let kept = 0;
-      for (let i = 0; i < w.length; i++) {
-        if (Math.abs(w[i]) < opts.weightFloor) w[i] = 0;
-        else kept++;
-      }
-      handle.setCrfWeights(w);
+      const { weights, kept } = floorWeights(handle.crfWeights(), opts.weightFloor);
+      handle.setCrfWeights(weights);
       summary.nonZeroWeights = kept;
     }
     if (opts.summary) Object.assign(opts.summary, summary);

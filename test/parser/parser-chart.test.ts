@@ -184,6 +184,32 @@ describe('chart parser', () => {
     expect(avg.passes[0]).not.toBe(raw.passes[0]);
   }, 120_000);
 
+  it('scores dev as the model is saved: the kept pass with the weight floor applied', async () => {
+    const run = async (weightFloor: number) => {
+      const passes: number[] = [];
+      const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
+      const m = await ChartParserModel.train(train.slice(0, 150), {
+        crf: true,
+        epochs: 2,
+        threads: 1,
+        weightFloor,
+        dev,
+        summary,
+        onPass: (r) => passes.push(r.devF1 ?? NaN),
+      });
+      return { m, passes, summary };
+    };
+    const floored = await run(0.3);
+    const raw = await run(0);
+    // The floor leaves training alone but changes the parses: the passes score otherwise.
+    expect(floored.passes).not.toEqual(raw.passes);
+    for (const r of [floored, raw]) {
+      const evaluation = await evaluateParser(r.m, dev, { threads: 1 });
+      expect(r.summary.bestDev).toEqual(evaluation);
+      expect(r.summary.bestDevF1).toBe(evaluation.f1);
+    }
+  }, 120_000);
+
   it('parses unknown words, and gives uncoverable sentences the flat X fallback', async () => {
     const [p] = await pcfg.parse([['The', 'blorf', 'zingled', 'quuxly', '.']], { threads: 1 });
     expect(p.fallback).toBe(false);
@@ -312,5 +338,37 @@ describe('chart parser CLI', () => {
     const missing = runCli(['parse', '--model', tmp.file('missing.model'), '--input', text, '--out', outText]);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/missing\.model: no such file/);
+  }, 120_000);
+
+  it('--max-length applies to --dev: passes are chosen on, and the model reported for, the dev trees within it', () => {
+    const trainFile = tmp.file(
+      'train-ml.mrg',
+      train
+        .slice(0, 150)
+        .map((t) => formatTree(t))
+        .join('\n') + '\n',
+    );
+    const devFile = tmp.file('dev-ml.mrg', dev.map((t) => formatTree(t)).join('\n') + '\n');
+    const limit = 8;
+    const within = dev.filter((t) => treeWords(t).length <= limit);
+    expect(within.length).toBeGreaterThan(0);
+    expect(within.length).toBeLessThan(dev.length);
+    const model = tmp.file('ml.model');
+    const args = ['--train', trainFile, '--dev', devFile, '--model', model, '--crf', '--epochs', '2'];
+    const r = runCli(['train-parser', ...args, '--max-length', String(limit), '--threads', '1', '--json']);
+    expect(r.status).toBe(0);
+    const report = JSON.parse(r.stdout) as { dev: { f1: number; sentences: number } };
+    expect(report.dev.sentences).toBe(within.length);
+    // The final figure is the kept pass's, as its pass line printed it.
+    const kept = /kept pass (\d+) \(dev F1 ([\d.]+)\)/.exec(r.stderr);
+    expect(kept).not.toBeNull();
+    expect(report.dev.f1.toFixed(2)).toBe(kept?.[2]);
+    // And it is what the saved model scores on those trees.
+    const gold = tmp.file('dev-within.mrg', within.map((t) => formatTree(t)).join('\n') + '\n');
+    const parsed = tmp.file('dev-within.parsed');
+    expect(runCli(['parse', '--model', model, '--input', gold, '--out', parsed, '--threads', '1']).status).toBe(0);
+    const e = runCli(['eval', 'parse', '--gold', gold, '--test', parsed, '--json']);
+    expect(e.status, e.stderr).toBe(0);
+    expect((JSON.parse(e.stdout) as { all: { f1: number } }).all.f1).toBeCloseTo(report.dev.f1, 9);
   }, 120_000);
 });
