@@ -448,32 +448,35 @@ void CrfSentence::ResolveIds(SentenceFeatureIds& out) const {
     for (uint64_t key : keys)
       if (key != 0) w.sparse.Prefetch(key);
   };
-  // Looks up `keys` as B_ rows of `width` (0 = no key): each row's ids, id_of(feature, q),
-  // go to `ids` and its end to `offsets`.
-  auto resolve_rows = [&](int width, std::vector<int32_t>& ids, std::vector<int32_t>& offsets, auto id_of) {
+  if (B_ > kMaxFeatureBases) throw InputError("CRF parser: more than 65536 base categories");
+  // Looks up `keys` as B_ rows of `width` (0 = no key): one position's ids, id_of(feature,
+  // q), go to `ids` with their base to `bases`, base by base, and its end to `offsets`.
+  auto resolve_position = [&](int width, std::vector<int32_t>& ids, std::vector<uint16_t>& bases,
+                              std::vector<int32_t>& offsets, auto id_of) {
     prefetch();
     for (int32_t b = 0; b < B_; ++b) {
       for (int q = 0; q < width; ++q) {
         const uint64_t key = keys[static_cast<size_t>(b) * width + q];
         if (key == 0) continue;
         const int32_t f = w.Find(key);
-        if (f >= 0) ids.push_back(id_of(f, q));
+        if (f >= 0) ids.push_back(id_of(f, q)), bases.push_back(static_cast<uint16_t>(b));
       }
-      offsets.push_back(static_cast<int32_t>(ids.size()));
     }
+    offsets.push_back(static_cast<int32_t>(ids.size()));
   };
-  out.edge_offsets.assign(1, 0), out.edge.clear();
+  out.edge_offsets.assign(1, 0), out.edge.clear(), out.edge_base.clear();
   for (int p = 0; p <= n_; ++p) {
     keys.resize(static_cast<size_t>(B_) * 4);
     for (int32_t b = 0; b < B_; ++b) EdgeKeys(b, p, &keys[static_cast<size_t>(b) * 4]);
-    resolve_rows(4, out.edge, out.edge_offsets, [](int32_t f, int q) { return f * 4 + q; });
+    resolve_position(4, out.edge, out.edge_base, out.edge_offsets,
+                     [](int32_t f, int q) { return f * 4 + q; });
   }
-  out.split_offsets.assign(1, 0), out.split.clear();
+  out.split_offsets.assign(1, 0), out.split.clear(), out.split_base.clear();
   for (int k = 0; k <= n_; ++k) {
     keys.assign(static_cast<size_t>(B_) * 2, 0);
     if (k >= 1 && k < n_)
       for (int32_t b = 0; b < B_; ++b) SplitKeys(b, k, &keys[static_cast<size_t>(b) * 2]);
-    resolve_rows(2, out.split, out.split_offsets, [](int32_t f, int) { return f; });
+    resolve_position(2, out.split, out.split_base, out.split_offsets, [](int32_t f, int) { return f; });
   }
   out.lex_offsets.assign(1, 0), out.lex.clear();
   uint64_t lex_keys[kMaxLexKeys];
@@ -519,9 +522,9 @@ void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& 
   split_base_.assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
   // The four word-edge templates depend on one position each: summed per position.
   for (int q = 0; q < 4; ++q) edge_[q].assign(static_cast<size_t>(n_ + 1) * B_, 0.0);
-  for (size_t slot = 0; slot + 1 < ids.edge_offsets.size(); ++slot)
-    for (int32_t a = ids.edge_offsets[slot]; a < ids.edge_offsets[slot + 1]; ++a)
-      edge_[ids.edge[a] & 3][slot] += t[ids.edge[a] >> 2];
+  for (size_t p = 0; p + 1 < ids.edge_offsets.size(); ++p)
+    for (int32_t a = ids.edge_offsets[p]; a < ids.edge_offsets[p + 1]; ++a)
+      edge_[ids.edge[a] & 3][p * B_ + ids.edge_base[a]] += t[ids.edge[a] >> 2];
   for (int i = 0; i < n_; ++i) {
     for (int j = i + 1; j <= n_; ++j) {
       double* row = &span_base_[static_cast<size_t>(Cell(i, j)) * B_];
@@ -541,9 +544,9 @@ void CrfSentence::Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& 
     PrepareSurface();
     for (size_t a = 0; a < span_base_.size(); ++a) span_base_[a] += t[shape_slot_[a]];
   }
-  for (size_t slot = 0; slot + 1 < ids.split_offsets.size(); ++slot)
-    for (int32_t a = ids.split_offsets[slot]; a < ids.split_offsets[slot + 1]; ++a)
-      split_base_[slot] += t[ids.split[a]];
+  for (size_t k = 0; k + 1 < ids.split_offsets.size(); ++k)
+    for (int32_t a = ids.split_offsets[k]; a < ids.split_offsets[k + 1]; ++a)
+      split_base_[k * B_ + ids.split_base[a]] += t[ids.split[a]];
   unary_word_score_.assign(static_cast<size_t>(n_) * U_, 0.0);
   unary_word_id_.assign(static_cast<size_t>(n_) * U_, -1);
   for (int i = 0; i < n_; ++i)
@@ -646,16 +649,16 @@ void CrfSentence::Flush(double* grad) {
       }
     }
   }
-  for (size_t slot = 0; slot + 1 < ids.edge_offsets.size(); ++slot)
-    for (int32_t a = ids.edge_offsets[slot]; a < ids.edge_offsets[slot + 1]; ++a) {
-      const double m = edge_mass_[ids.edge[a] & 3][slot];
+  for (size_t p = 0; p + 1 < ids.edge_offsets.size(); ++p)
+    for (int32_t a = ids.edge_offsets[p]; a < ids.edge_offsets[p + 1]; ++a) {
+      const double m = edge_mass_[ids.edge[a] & 3][p * B_ + ids.edge_base[a]];
       if (m != 0) grad[ids.edge[a] >> 2] += m;
     }
-  for (size_t slot = 0; slot + 1 < ids.split_offsets.size(); ++slot) {
-    const double m = split_mass_[slot];
-    if (m == 0) continue;
-    for (int32_t a = ids.split_offsets[slot]; a < ids.split_offsets[slot + 1]; ++a) grad[ids.split[a]] += m;
-  }
+  for (size_t k = 0; k + 1 < ids.split_offsets.size(); ++k)
+    for (int32_t a = ids.split_offsets[k]; a < ids.split_offsets[k + 1]; ++a) {
+      const double m = split_mass_[k * B_ + ids.split_base[a]];
+      if (m != 0) grad[ids.split[a]] += m;
+    }
   if (surface_on_) FlushSurface(grad);
   size_t slot = 0;
   for (int i = 0; i < n_; ++i) {

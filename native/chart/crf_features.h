@@ -123,16 +123,24 @@ struct CrfWeights {
 // The resolved sparse feature ids of one sentence (lookups that found nothing dropped), in
 // CSR form: what Prepare() and Flush() otherwise look up in the hash map on every pass.
 // The trainer caches them per training sentence across passes.
+// The edge and split rows are per position, each entry naming its base category: fewer
+// than one (position, base) pair in three has a feature, so offsets per pair would be most
+// of the bytes on a treebank with hundreds of labels.
 struct SentenceFeatureIds {
-  std::vector<int32_t> edge_offsets, edge;    // slot p * B + b; entry id * 4 + edge template
-  std::vector<int32_t> split_offsets, split;  // slot k * B + b
+  std::vector<int32_t> edge_offsets, edge;    // slot p; entry id * 4 + edge template
+  std::vector<uint16_t> edge_base;            // the base category of each edge entry
+  std::vector<int32_t> split_offsets, split;  // slot k; entry id
+  std::vector<uint16_t> split_base;           // the base category of each split entry
   std::vector<int32_t> lex_offsets, lex;      // slot = (position, index into its tags)
   std::vector<int32_t> unary_offsets, unary;  // slot = position; entries (unary rule, id) pairs
   size_t Bytes() const {
     return 4 * (edge_offsets.size() + edge.size() + split_offsets.size() + split.size() + lex_offsets.size() +
-                lex.size() + unary_offsets.size() + unary.size());
+                lex.size() + unary_offsets.size() + unary.size()) +
+           2 * (edge_base.size() + split_base.size());
   }
 };
+// The most base categories SentenceFeatureIds can name.
+constexpr int32_t kMaxFeatureBases = 65536;
 
 // Per-sentence scores (a Scorer for Inside/Outside/KBest) and gradient bookkeeping.
 class CrfSentence {
