@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { readTreesSync } from '../../lib/io/treebank.js';
 import { formatTree, words, type Tree } from '../../lib/trees/tree.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
-import { ChartParserModel, type ParserTrainSummary } from '../../lib/parser/chart-parser.js';
+import { ChartParserModel, type ParserTrainOptions, type ParserTrainSummary } from '../../lib/parser/chart-parser.js';
 import { evaluateParser, rewrap } from '../../lib/parser/evaluate.js';
 import { evalbCorpus } from '../../lib/eval/evalb.js';
 import { treeWords } from '../../lib/parser/input.js';
@@ -29,6 +29,24 @@ beforeAll(async () => {
   pcfg = await ChartParserModel.train(train, { threads: 2 });
   crf = await ChartParserModel.train(train, { crf: true, epochs: 2, threads: 2 });
 }, 120_000);
+
+/** A 2-pass CRF on 150 trees with dev scored after each pass: the model, each pass's dev F1, the summary. */
+async function trainScoredOnDev(
+  options: ParserTrainOptions,
+): Promise<{ m: ChartParserModel; passes: number[]; summary: ParserTrainSummary }> {
+  const passes: number[] = [];
+  const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
+  const m = await ChartParserModel.train(train.slice(0, 150), {
+    crf: true,
+    epochs: 2,
+    threads: 1,
+    dev,
+    summary,
+    onPass: (r) => passes.push(r.devF1 ?? NaN),
+    ...options,
+  });
+  return { m, passes, summary };
+}
 
 describe('chart parser', () => {
   it('parses every sentence with exactly its words, and beats a trivial score', async () => {
@@ -161,22 +179,8 @@ describe('chart parser', () => {
   }, 120_000);
 
   it('iterate averaging: the model kept is the pass scored on dev (the mean weights), not the raw last iterate', async () => {
-    const run = async (average: boolean) => {
-      const passes: number[] = [];
-      const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
-      const m = await ChartParserModel.train(train.slice(0, 150), {
-        crf: true,
-        average,
-        epochs: 2,
-        threads: 1,
-        dev,
-        summary,
-        onPass: (r) => passes.push(r.devF1 ?? NaN),
-      });
-      return { m, passes, summary };
-    };
-    const avg = await run(true);
-    const raw = await run(false);
+    const avg = await trainScoredOnDev({ average: true });
+    const raw = await trainScoredOnDev({ average: false });
     expect(avg.passes).toHaveLength(2);
     // The returned model is the one whose dev F1 was reported for the kept pass.
     expect((await evaluateParser(avg.m, dev, { threads: 1 })).f1).toBeCloseTo(avg.summary.bestDevF1 ?? NaN, 10);
@@ -185,22 +189,8 @@ describe('chart parser', () => {
   }, 120_000);
 
   it('scores dev as the model is saved: the kept pass with the weight floor applied', async () => {
-    const run = async (weightFloor: number) => {
-      const passes: number[] = [];
-      const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
-      const m = await ChartParserModel.train(train.slice(0, 150), {
-        crf: true,
-        epochs: 2,
-        threads: 1,
-        weightFloor,
-        dev,
-        summary,
-        onPass: (r) => passes.push(r.devF1 ?? NaN),
-      });
-      return { m, passes, summary };
-    };
-    const floored = await run(0.3);
-    const raw = await run(0);
+    const floored = await trainScoredOnDev({ weightFloor: 0.3 });
+    const raw = await trainScoredOnDev({ weightFloor: 0 });
     // The floor leaves training alone but changes the parses: the passes score otherwise.
     expect(floored.passes).not.toEqual(raw.passes);
     for (const r of [floored, raw]) {
