@@ -42,6 +42,7 @@ export const CRF_DEFAULTS = {
   decode: 'mbr',
   rareThreshold: 1,
   weightFloor: 0.01,
+  margin: 1,
 } as const;
 
 /**
@@ -89,6 +90,11 @@ export const parserTrainFields = {
   batch: option(z.number().int().min(1).default(20), 'CRF batch size, drawn with replacement', { value: 'B' }),
   eta0: option(z.number().gt(0).default(CRF_DEFAULTS.eta0), 'AdaGrad step, or the initial SGD gain'),
   sigma2: option(z.number().gt(0).default(1), 'L2 prior variance'),
+  margin: option(
+    z.number().min(0).default(CRF_DEFAULTS.margin),
+    'CRF softmax-margin: in training, each tree counts as if its score were C higher per wrong bracket (0 = plain log-likelihood)',
+    { value: 'C' },
+  ),
   prune: option(
     z.number().min(0).lt(1).default(CRF_DEFAULTS.prune),
     'CRF coarse-to-fine: keep chart entries whose PCFG posterior is >= X, in training and (stored in the model) in parsing (0 = exhaustive)',

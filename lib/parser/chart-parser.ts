@@ -21,6 +21,7 @@ const CRF_CHECKED = {
   batch: parserTrainFields.batch,
   eta0: parserTrainFields.eta0,
   sigma2: parserTrainFields.sigma2,
+  margin: parserTrainFields.margin,
   epochs: parserTrainFields.epochs,
   patience: parserTrainFields.patience,
   featureCacheMB: parserTrainFields.featureCacheMB,
@@ -92,7 +93,8 @@ interface NativeChartParser {
       | 'surfaceBits'
       | 'prune'
       | 'adagrad'
-      | 'average',
+      | 'average'
+      | 'margin',
       number
     >,
   ): { weights: number; sparseFeatures: number; surfaceGoldFeatures: number; surfaceCollisionRate: number };
@@ -311,6 +313,13 @@ export interface ParserTrainOptions {
   batch?: number;
   eta0?: number;
   sigma2?: number;
+  /**
+   * Softmax-margin (Gimpel & Smith 2010): in the training objective's normalizer each tree's
+   * score is raised by `margin` per bracket (span and base category) that the gold tree does
+   * not have, so training presses hardest on the worst competitors; 0 = the conditional
+   * log-likelihood (default CRF_DEFAULTS.margin). Parsing is unchanged.
+   */
+  margin?: number;
   /**
    * After training, CRF weights of magnitude below this are set to zero (default
    * CRF_DEFAULTS.weightFloor; 0 keeps every weight). Model files store only non-zero weights:
@@ -551,6 +560,7 @@ const {
   batch,
   eta0,
   sigma2,
+  margin,
   prune,
   surfaceBits,
   decode,
@@ -568,6 +578,7 @@ const SHARED_FIELDS = {
   batch,
   eta0,
   sigma2,
+  margin,
   prune,
   surfaceBits,
   decode,
@@ -863,6 +874,7 @@ function buildTraining(
     prune,
     adagrad: options.optimizer === 'adagrad' ? 1 : 0,
     average: options.optimizer !== 'lbfgs' && options.average ? 1 : 0,
+    margin: options.margin,
   });
   meta.crf = true;
   if (prune > 0) {

@@ -121,6 +121,13 @@ export const parserBaseSchema = z.strictObject({
     .describe(
       "CRF: every list also holds the parser's MBR tree (its 1-best), and every candidate carries its distance to it as reranking features ('MBR tree', 'MBR missed', 'MBR extra'; default true); the base's choice stays the most probable candidate",
     ),
+  margin: z
+    .number({ error: 'expected a number' })
+    .min(0, { error: 'expected a number >= 0' })
+    .default(CRF_DEFAULTS.margin)
+    .describe(
+      `CRF: softmax-margin cost per wrong bracket in training (default ${CRF_DEFAULTS.margin}; 0 = plain log-likelihood)`,
+    ),
   rareThreshold: nonNegativeInt('count')
     .optional()
     .describe(

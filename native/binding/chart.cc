@@ -4,6 +4,7 @@
 #include <napi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -146,7 +147,8 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
   }
 
   // startCrf({batch, eta0, tau, sigma2, beam, threads, seed, priorAtPcfg, featureCacheMB, prune,
-  //           adagrad, average, surfaceBits, verbFeatures}): every field given (lib/options/parser.ts).
+  //           adagrad, average, margin, surfaceBits, verbFeatures}): every field given
+  //           (lib/options/parser.ts).
   Napi::Value StartCrf(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!training_) throw Napi::Error::New(env, "this parser has no training data (build it with buildPcfg)");
@@ -165,6 +167,9 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     opt.prune = RequiredDouble(o, "prune");
     opt.adagrad = RequiredInt(o, "adagrad") != 0;
     opt.average = RequiredInt(o, "average") != 0;
+    opt.margin = RequiredDouble(o, "margin");
+    if (!(opt.margin >= 0 && std::isfinite(opt.margin)))
+      throw Napi::RangeError::New(env, "margin must be >= 0");
     const int verb_features = RequiredInt(o, "verbFeatures");
     const int surface_bits = RequiredInt(o, "surfaceBits");
     if (surface_bits < 0 || surface_bits > 30)

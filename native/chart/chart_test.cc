@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -1414,4 +1415,62 @@ TEST(chart_crf_ensemble_decodes_the_mean_of_the_members_posteriors) {
   // Maps that do not fit the member's grammar are refused.
   EnsembleMember bad{&b, {0}, member.tag_map};
   CHECK_THROWS(ParseEnsemble(a, {bad}, corpus, 1, nullptr, 0, 0));
+}
+
+TEST(chart_crf_softmax_margin_equals_enumeration_and_its_gradient_finite_differences) {
+  // The objective with margin c is log sum_t exp(score(t) + c * wrong(t)) - score(gold), where
+  // wrong(t) counts t's binary and unary nodes whose (span, base category) the gold tree lacks.
+  Tiny t = MakeTiny();
+  // NP -> NP NP makes noun sequences ambiguous (as in the MBR test below).
+  AddTree(t, {"dog", "cat", "saw", "cats"}, {0, 2, 1, 2, 1, 1, 5, 0, 1, 1, 5, 0, 2, 2, 6, 0, 1, 1, 5, 0});
+  PcfgOptions options;
+  options.rare_threshold = 5;  // every word is rare: tagging is ambiguous too
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options, &gold);
+  InitCrf(*m, t.corpus, gold, false, 9);
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal(0.0, 0.3);
+  for (double& w : m->crf.theta) w += normal(rng);
+  const Grammar& g = m->grammar;
+  const double margin = 0.7;
+  Chart ch;
+  int costly_trees = 0;
+  for (int32_t s : {0, 1, 3, 4, 5}) {
+    auto tokens = m->Tokens(t.corpus, s);
+    std::set<std::tuple<int, int, int32_t>> in_gold;
+    for (const auto& b : gold[s].binary) in_gold.insert({b.i, b.j, g.base[b.parent]});
+    for (const auto& u : gold[s].unary) in_gold.insert({u.i, u.j, g.base[u.parent]});
+    CrfSentence sent;
+    sent.Prepare(m->crf, g, m->lexicon, tokens);
+    double log_z = kNegInf, log_z_cost = kNegInf;
+    int min_wrong = 1 << 30;
+    for (const auto& e : EnumerateAll(g, sent.lex(), sent)) {
+      int wrong = 0;
+      for (const auto& node : TreeNodes(g, e.nodes))
+        if (node[3] != 0 && !in_gold.count({node[0], node[1], node[2]})) ++wrong;
+      min_wrong = std::min(min_wrong, wrong);
+      costly_trees += wrong > 0;
+      log_z = LogAdd(log_z, e.score);
+      log_z_cost = LogAdd(log_z_cost, e.score + margin * wrong);
+    }
+    CHECK(min_wrong == 0);  // the gold tree is among them, at no cost
+    const double plain = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr);
+    const double gold_score = log_z - plain;
+    CHECK_NEAR(CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr, nullptr, nullptr, margin),
+               log_z_cost - gold_score, 1e-9);
+    // Margin 0 is the plain objective, bit for bit.
+    CHECK(CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr, nullptr, nullptr, 0.0) == plain);
+    std::vector<double> grad(m->crf.theta.size(), 0.0);
+    CrfSentenceObjective(*m, tokens, gold[s], ch, grad.data(), nullptr, nullptr, margin);
+    for (size_t f = 0; f < m->crf.theta.size(); ++f) {
+      const double h = 1e-5, keep = m->crf.theta[f];
+      m->crf.theta[f] = keep + h;
+      const double up = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr, nullptr, nullptr, margin);
+      m->crf.theta[f] = keep - h;
+      const double down = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr, nullptr, nullptr, margin);
+      m->crf.theta[f] = keep;
+      CHECK_NEAR(grad[f], (up - down) / (2 * h), 1e-5);
+    }
+  }
+  CHECK(costly_trees > 20);
 }

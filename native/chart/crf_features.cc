@@ -673,4 +673,15 @@ void CrfSentence::Flush(double* grad) {
   }
 }
 
+void CrfSentence::AddSpanCost(const GoldItems& gold, double cost) {
+  // span_base_ enters every binary and unary application of its (span, base category), and
+  // the gold tree's own nodes keep their scores, so the gold score is unchanged.
+  std::vector<uint8_t> in_gold(span_base_.size(), 0);
+  for (const auto& b : gold.binary)
+    in_gold[static_cast<size_t>(Cell(b.i, b.j)) * B_ + g_->base[b.parent]] = 1;
+  for (const auto& u : gold.unary) in_gold[static_cast<size_t>(Cell(u.i, u.j)) * B_ + g_->base[u.parent]] = 1;
+  for (size_t a = 0; a < span_base_.size(); ++a)
+    if (!in_gold[a]) span_base_[a] += cost;
+}
+
 }  // namespace structrank

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "chart/chart.h"
+#include "chart/gold_tree.h"
 #include "chart/grammar.h"
 #include "chart/lexicon.h"
 #include "core/attribute_table.h"
@@ -151,6 +152,10 @@ class CrfSentence {
   void Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens,
                const SentenceFeatureIds* cached = nullptr, SentenceFeatureIds* record = nullptr);
   const LexScores& lex() const { return lex_; }
+  // Softmax-margin training (Gimpel & Smith 2010): adds `cost` to the score of every (span,
+  // base category) that is not a node of the gold tree, so that the normalizer weighs each
+  // tree by its wrong brackets and training pushes hardest on the trees that score worst.
+  void AddSpanCost(const GoldItems& gold, double cost);
 
   double Binary(int32_t r, int i, int k, int j) const {
     const double* t = w_->theta.data();

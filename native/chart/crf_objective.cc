@@ -50,11 +50,12 @@ int32_t FindUnary(const Grammar& g, int32_t p, int32_t c) {
 
 double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold,
                             Chart& ch, double* grad, const SentenceFeatureIds* cached,
-                            SentenceFeatureIds* record) {
+                            SentenceFeatureIds* record, double margin) {
   const Grammar& g = m.grammar;
   const int n = static_cast<int>(tokens.size());
   CrfSentence sent;
   sent.Prepare(m.crf, g, m.lexicon, tokens, cached, record);
+  if (margin != 0) sent.AddSpanCost(gold, margin);
   ch.Begin(n, g.num_symbols, true);
   const double log_z = Inside<LogSemiring>(g, sent.lex(), sent, ch);
   if (log_z == kNegInf) {
@@ -278,7 +279,7 @@ double CrfObjective::SentenceTerm(int32_t s, Chart& ch, double* grad, SentenceFe
   for (int32_t e : c.keep_post) ch.mask_post[e] = 1;
   double value;
   try {
-    value = CrfSentenceObjective(m_, c.tokens, gold_[s], ch, grad, cached, record);
+    value = CrfSentenceObjective(m_, c.tokens, gold_[s], ch, grad, cached, record, opt_.margin);
   } catch (...) {
     for (int32_t e : c.keep_pre) ch.mask_pre[e] = 0;
     for (int32_t e : c.keep_post) ch.mask_post[e] = 0;

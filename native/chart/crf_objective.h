@@ -39,13 +39,17 @@ struct CrfTrainOptions {
   // last ResetAverage(); SwapAverage() exchanges it with the current weights (to evaluate
   // or save the averaged model). It damps the step-to-step noise of SGD/AdaGrad.
   bool average = false;
+  // Softmax-margin: the cost of each wrong (span, base category) added to a tree's score in
+  // the normalizer (CrfSentence::AddSpanCost); 0 = conditional log-likelihood.
+  double margin = 0;
 };
 
 // Objective (negative conditional log-likelihood, no prior) of one sentence, with its
-// gradient added to `grad` when non-null. Uses `ch`'s masks if set.
+// gradient added to `grad` when non-null. Uses `ch`'s masks if set. `margin` > 0: the
+// softmax-margin objective, log sum_t exp(score(t) + margin * wrong(t)) - score(gold).
 double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& tokens, const GoldItems& gold,
                             Chart& ch, double* grad, const SentenceFeatureIds* cached = nullptr,
-                            SentenceFeatureIds* record = nullptr);
+                            SentenceFeatureIds* record = nullptr, double margin = 0);
 
 // Builds the sparse feature dictionary from the gold trees and starts the weights at the
 // PCFG (rule weights = log-probabilities, weight 1 on the PCFG lexicon score).

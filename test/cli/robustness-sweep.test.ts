@@ -514,6 +514,8 @@ describe('robustness sweep: API training options', () => {
       { eta0: 0 },
       { sigma2: Number.NaN },
       { sigma2: -1 },
+      { margin: -0.5 },
+      { margin: Number.NaN },
       { beam: Number.NaN },
       { epochs: -1 },
       { epochs: 1.5 },

@@ -3,7 +3,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { readTreesSync } from '../../lib/io/treebank.js';
 import { formatTree, words, type Tree } from '../../lib/trees/tree.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
-import { ChartParserModel, type ParserTrainOptions, type ParserTrainSummary } from '../../lib/parser/chart-parser.js';
+import {
+  CRF_DEFAULTS,
+  ChartParserModel,
+  type ParserTrainOptions,
+  type ParserTrainSummary,
+} from '../../lib/parser/chart-parser.js';
 import { evaluateParser, rewrap } from '../../lib/parser/evaluate.js';
 import { evalbCorpus } from '../../lib/eval/evalb.js';
 import { treeWords } from '../../lib/parser/input.js';
@@ -198,6 +203,30 @@ describe('chart parser', () => {
       expect(r.summary.bestDev).toEqual(evaluation);
       expect(r.summary.bestDevF1).toBe(evaluation.f1);
     }
+  }, 120_000);
+
+  it('softmax-margin: each wrong bracket raises the training objective; the default is CRF_DEFAULTS.margin', async () => {
+    const run = async (margin?: number): Promise<{ objective: number; bytes: Buffer }> => {
+      const objectives: number[] = [];
+      const m = await ChartParserModel.train(train.slice(0, 150), {
+        crf: true,
+        epochs: 1,
+        threads: 1,
+        ...(margin !== undefined ? { margin } : {}),
+        onPass: (r) => objectives.push(r.objective),
+      });
+      const file = tmp.file(`margin-${margin ?? 'default'}.model`);
+      m.save(file);
+      return { objective: objectives[0], bytes: readFileSync(file) };
+    };
+    const plain = await run(0);
+    const one = await run(1);
+    const two = await run(2);
+    // The same batches from the same start: a larger cost gives a larger normalizer.
+    expect(one.objective).toBeGreaterThan(plain.objective);
+    expect(two.objective).toBeGreaterThan(one.objective);
+    expect(one.bytes.equals(plain.bytes)).toBe(false);
+    expect((await run()).bytes.equals((await run(CRF_DEFAULTS.margin)).bytes)).toBe(true);
   }, 120_000);
 
   it('parses unknown words, and gives uncoverable sentences the flat X fallback', async () => {

@@ -20,6 +20,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
           markov: options.markov,
           crf: options.crf,
           epochs: options.epochs,
+          margin: options.margin,
           ...(devTrees ? { dev: devTrees } : {}),
           rareThreshold: options.rareThreshold,
           threads: ctx.threads,
