@@ -997,6 +997,22 @@ TEST(chart_crf_weights_store_only_non_zero_values) {
   CHECK_THROWS(ChartModel::Deserialize(bad.data(), bad.size()));
 }
 
+TEST(chart_crf_weights_refuse_more_base_categories_than_feature_ids_name) {
+  Grammar g;
+  g.num_symbols = 1;
+  g.num_bases = kMaxFeatureBases;
+  CrfWeights w;
+  w.Layout(g);  // the most there may be
+  CHECK(w.theta.size() > static_cast<size_t>(kMaxFeatureBases));
+  g.num_bases = kMaxFeatureBases + 1;
+  try {
+    w.Layout(g);
+    CHECK(false);
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("more than 65536 base categories") != std::string::npos);
+  }
+}
+
 TEST(chart_coarse_to_fine_off_or_loose_equals_exhaustive) {
   auto m = TinyCrfWithRandomWeights(7);
   Chart ch;

@@ -10,6 +10,9 @@
 namespace structrank {
 
 void CrfWeights::Layout(const Grammar& g) {
+  // SentenceFeatureIds names a feature's base category in 16 bits.
+  if (g.num_bases > kMaxFeatureBases)
+    throw InputError("chart CRF: more than " + std::to_string(kMaxFeatureBases) + " base categories");
   const int64_t nb = static_cast<int64_t>(g.binary.size()), nu = static_cast<int64_t>(g.unary.size());
   int64_t at = 0;
   binary_rule = at, at += nb;
@@ -448,7 +451,6 @@ void CrfSentence::ResolveIds(SentenceFeatureIds& out) const {
     for (uint64_t key : keys)
       if (key != 0) w.sparse.Prefetch(key);
   };
-  if (B_ > kMaxFeatureBases) throw InputError("CRF parser: more than 65536 base categories");
   // Looks up `keys` as B_ rows of `width` (0 = no key): one position's ids, id_of(feature,
   // q), go to `ids` with their base to `bases`, base by base, and its end to `offsets`.
   auto resolve_position = [&](int width, std::vector<int32_t>& ids, std::vector<uint16_t>& bases,

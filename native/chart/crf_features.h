@@ -140,7 +140,7 @@ struct SentenceFeatureIds {
            2 * (edge_base.size() + split_base.size());
   }
 };
-// The most base categories SentenceFeatureIds can name.
+// The most base categories SentenceFeatureIds can name (CrfWeights::Layout refuses more).
 constexpr int32_t kMaxFeatureBases = 65536;
 
 // Per-sentence scores (a Scorer for Inside/Outside/KBest) and gradient bookkeeping.
