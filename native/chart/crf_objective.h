@@ -1,8 +1,9 @@
 // The CRF-CFG's training objective over a corpus, as the training algorithms see it
-// (CRFsuite's encoder_t): conditional log-likelihood with an L2 prior. The algorithms, one
-// file each, drive it: crf_train_stochastic.cc (SGD or AdaGrad on batches drawn with
-// replacement, as Finkel, Kleeman & Manning 2008 train, with iterate averaging) and
-// crf_train_lbfgs.cc (full-batch L-BFGS); crf_train.h dispatches between them.
+// (CRFsuite's encoder_t): conditional log-likelihood with an L2 prior, or with `margin` its
+// softmax-margin variant (CrfTrainOptions). The algorithms, one file each, drive it:
+// crf_train_stochastic.cc (SGD or AdaGrad on batches drawn with replacement, as Finkel,
+// Kleeman & Manning 2008 train, with iterate averaging) and crf_train_lbfgs.cc (full-batch
+// L-BFGS); crf_train.h dispatches between them.
 // Each training sentence is prefiltered once: a PCFG Viterbi inside-outside pass keeps the
 // chart entries that can be part of a complete parse (and, with a finite beam, only those
 // whose max-marginal is within `beam` of the best parse); the gold tree's entries are always
