@@ -147,6 +147,24 @@ void CheckAgainstEnumeration(const ChartModel& m, const LexScores& lex, const Sc
   CHECK(got == want);  // same set of trees (ties may come in any order)
 }
 
+// One sentence's gradient of the objective (with `margin`, as CrfTrainOptions), each entry
+// checked against the central finite difference of the objective itself.
+std::vector<double> GradientCheckedByFiniteDifferences(ChartModel& m, const std::vector<Token>& tokens,
+                                                       const GoldItems& gold, Chart& ch, double margin = 0) {
+  std::vector<double> grad(m.crf.theta.size(), 0.0);
+  CrfSentenceObjective(m, tokens, gold, ch, grad.data(), nullptr, nullptr, margin);
+  for (size_t f = 0; f < m.crf.theta.size(); ++f) {
+    const double h = 1e-5, keep = m.crf.theta[f];
+    m.crf.theta[f] = keep + h;
+    const double up = CrfSentenceObjective(m, tokens, gold, ch, nullptr, nullptr, nullptr, margin);
+    m.crf.theta[f] = keep - h;
+    const double down = CrfSentenceObjective(m, tokens, gold, ch, nullptr, nullptr, nullptr, margin);
+    m.crf.theta[f] = keep;
+    CHECK_NEAR(grad[f], (up - down) / (2 * h), 1e-5);
+  }
+  return grad;
+}
+
 // The tiny treebank's CRF, its PCFG starting weights moved by Gaussian noise (seeded), so
 // that coarse and CRF scores disagree.
 std::unique_ptr<ChartModel> TinyCrfWithRandomWeights(uint64_t seed) {
@@ -452,18 +470,10 @@ TEST(chart_crf_gradient_equals_finite_differences) {
   Chart ch;
   bool verb_checked = false, cluster_checked = false;
   for (int32_t s : {0, 3}) {
-    auto tokens = m->Tokens(t.corpus, s);
-    std::vector<double> grad(m->crf.theta.size(), 0.0);
-    CrfSentenceObjective(*m, tokens, gold[s], ch, grad.data());
+    const std::vector<double> grad =
+        GradientCheckedByFiniteDifferences(*m, m->Tokens(t.corpus, s), gold[s], ch);
     int checked_nonzero = 0;
-    for (size_t f = 0; f < m->crf.theta.size(); ++f) {
-      const double h = 1e-5, keep = m->crf.theta[f];
-      m->crf.theta[f] = keep + h;
-      double up = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr);
-      m->crf.theta[f] = keep - h;
-      double down = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr);
-      m->crf.theta[f] = keep;
-      CHECK_NEAR(grad[f], (up - down) / (2 * h), 1e-5);
+    for (size_t f = 0; f < grad.size(); ++f) {
       if (std::fabs(grad[f]) > 1e-6) {
         ++checked_nonzero;
         if (static_cast<int32_t>(f) == verb_feature) verb_checked = true;
@@ -937,17 +947,9 @@ TEST(chart_crf_surface_gradient_equals_finite_differences) {
   Chart ch;
   int surface_nonzero = 0;
   for (int32_t s : {0, 1, 3}) {
-    auto tokens = m->Tokens(t.corpus, s);
-    std::vector<double> grad(m->crf.theta.size(), 0.0);
-    CrfSentenceObjective(*m, tokens, gold[s], ch, grad.data());
-    for (size_t f = 0; f < m->crf.theta.size(); ++f) {
-      const double h = 1e-5, keep = m->crf.theta[f];
-      m->crf.theta[f] = keep + h;
-      const double up = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr);
-      m->crf.theta[f] = keep - h;
-      const double down = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr);
-      m->crf.theta[f] = keep;
-      CHECK_NEAR(grad[f], (up - down) / (2 * h), 1e-5);
+    const std::vector<double> grad =
+        GradientCheckedByFiniteDifferences(*m, m->Tokens(t.corpus, s), gold[s], ch);
+    for (size_t f = 0; f < grad.size(); ++f) {
       const bool surface =
           static_cast<int64_t>(f) >= m->crf.surface_begin && static_cast<int64_t>(f) < m->crf.sparse_begin;
       if (surface && std::fabs(grad[f]) > 1e-6) ++surface_nonzero;
@@ -1476,17 +1478,7 @@ TEST(chart_crf_softmax_margin_equals_enumeration_and_its_gradient_finite_differe
                log_z_cost - gold_score, 1e-9);
     // Margin 0 is the plain objective, bit for bit.
     CHECK(CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr, nullptr, nullptr, 0.0) == plain);
-    std::vector<double> grad(m->crf.theta.size(), 0.0);
-    CrfSentenceObjective(*m, tokens, gold[s], ch, grad.data(), nullptr, nullptr, margin);
-    for (size_t f = 0; f < m->crf.theta.size(); ++f) {
-      const double h = 1e-5, keep = m->crf.theta[f];
-      m->crf.theta[f] = keep + h;
-      const double up = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr, nullptr, nullptr, margin);
-      m->crf.theta[f] = keep - h;
-      const double down = CrfSentenceObjective(*m, tokens, gold[s], ch, nullptr, nullptr, nullptr, margin);
-      m->crf.theta[f] = keep;
-      CHECK_NEAR(grad[f], (up - down) / (2 * h), 1e-5);
-    }
+    GradientCheckedByFiniteDifferences(*m, tokens, gold[s], ch, margin);
   }
   CHECK(costly_trees > 20);
 }
