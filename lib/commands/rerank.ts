@@ -12,7 +12,7 @@ import { isContainerFile, loadSentenceFeatures, tableData } from '../rerank/inpu
 import { loadReranker } from '../rerank/reranker.js';
 import { evalbCorpus } from '../eval/evalb.js';
 import { parseTree } from '../trees/bracket-parser.js';
-import { stripRoot } from '../trees/transforms.js';
+import { withRootOf } from '../trees/transforms.js';
 import { loadModel } from '../io/model-file.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
 import { claimOutputs } from './claim.js';
@@ -128,13 +128,10 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
     await writeTextAtomic(out, [lines.join('\n') + (lines.length ? '\n' : '')]);
     const f1 = (pick: number[]): number =>
       evalbCorpus(
-        list.map(
-          (s, i) =>
-            [
-              stripRoot(parseTree(s.gold as string)),
-              stripRoot(parseTree(s.candidates[pick[i]].tree as string)),
-            ] as const,
-        ),
+        list.map((s, i) => {
+          const gold = parseTree(s.gold as string);
+          return [gold, withRootOf(parseTree(s.candidates[pick[i]].tree as string), gold)] as const;
+        }),
       ).all.f1;
     // With --out - the chosen candidates are standard output: the summary goes to stderr.
     const say = out === '-' ? console.error : console.log;
@@ -160,7 +157,7 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
     if (scored)
       say(`summed Score: base ${base.toFixed(2)}, reranked ${reranked.toFixed(2)}, oracle ${oracle.toFixed(2)}`);
     if (scored && !asConll) {
-      // EVALB F1 (trivial roots stripped from gold and candidates alike).
+      // EVALB F1, each candidate under its gold tree's root wrapper (as `parse` writes trees).
       say(
         `EVALB F1: base ${f1(picks.base).toFixed(2)}, reranked ${f1(picks.reranked).toFixed(2)}, oracle ${f1(picks.oracle).toFixed(2)}`,
       );

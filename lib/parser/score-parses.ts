@@ -4,16 +4,11 @@
  */
 import { evalbCorpus } from '../eval/evalb.js';
 import type { Tree } from '../trees/tree.js';
-import { ROOT_LABELS } from '../trees/transforms.js';
+import { withRootOf } from '../trees/transforms.js';
 import { treeWords } from './input.js';
 
-/** `parsed` (under a ROOT wrapper) with the wrapper `like` has: same label, or none. */
-export function rewrap(parsed: Tree, like: Tree): Tree {
-  const inner = parsed.children.length === 1 ? parsed.children[0] : parsed;
-  if (like.word === undefined && ROOT_LABELS.has(like.label) && like.children.length === 1)
-    return { label: like.label, children: [inner] };
-  return inner;
-}
+/** `parsed` (under a ROOT wrapper) with the wrappers `like` has, or none (withRootOf). */
+export const rewrap: (parsed: Tree, like: Tree) => Tree = withRootOf;
 
 export interface ParserEvaluation {
   precision: number;

@@ -148,3 +148,17 @@ export function stripRoot(t: Tree): Tree {
   while (cur.word === undefined && ROOT_LABELS.has(cur.label) && cur.children.length === 1) cur = cur.children[0];
   return cloneTree(cur);
 }
+
+/**
+ * `t` with its trivial roots (stripRoot) replaced by those of `like`: `t` as it is written in
+ * `like`'s file, and so as EVALB scores it against `like` (it counts the unlabeled wrapper and
+ * ROOT as brackets). `(ROOT (S ...))` like `( (S ...))` -> `( (S ...))`; like `(S ...)` -> `(S ...)`.
+ */
+export function withRootOf(t: Tree, like: Tree): Tree {
+  const labels: string[] = [];
+  for (let cur = like; cur.word === undefined && ROOT_LABELS.has(cur.label) && cur.children.length === 1;)
+    (labels.push(cur.label), (cur = cur.children[0]));
+  let out = stripRoot(t);
+  for (let i = labels.length - 1; i >= 0; i--) out = { label: labels[i], children: [out] };
+  return out;
+}

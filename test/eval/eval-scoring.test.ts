@@ -7,6 +7,7 @@ import { chunkCounts, conllevalCorpus, ConllevalCounter, type ChunkSentence } fr
 import { chunkSpans, detectTagScheme, TAG_SCHEMES, type ChunkSpan, type TagScheme } from '../../lib/eval/spans.js';
 import { candidateScore, tagCounts, treeCounts } from '../../lib/eval/score.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
+import { evalbSentence } from '../../lib/eval/evalb.js';
 import type { NbestSentence } from '../../lib/io/nbest.js';
 import { scoreSet } from '../../lib/pipeline/evaluate.js';
 import { sentenceScores } from '../../lib/rerank/perceptron-data.js';
@@ -219,6 +220,26 @@ describe('Score: every sentence counts', () => {
     const oldScore = (c: typeof exact) => ((200 * c.matched) / (c.gold + c.test)) * c.gold;
     expect(swapped.test).toBe(swapped.gold);
     expect(candidateScore(swapped)).toBeCloseTo(oldScore(swapped) - 100 * swapped.gold, 9);
+  });
+});
+
+describe('tree counts as EVALB scores the written output', () => {
+  it("counts the test tree under the gold's wrapper, whatever wrapper the candidate has", () => {
+    const inner = '(S (NP (DT the) (NN dog)) (VP (VBD ran) (ADVP (RB away))))';
+    const test = '(S (NP (DT the) (NN dog)) (VP (VBD ran) (NP (RB away))))';
+    for (const goldText of [`( ${inner})`, `(ROOT ${inner})`, inner]) {
+      const gold = parseTree(goldText);
+      const asWritten = evalbSentence(gold, parseTree(goldText.replace(inner, test)));
+      for (const candidate of [`(ROOT ${test})`, `( ${test})`, `(TOP ${test})`, test]) {
+        const c = treeCounts(gold, parseTree(candidate));
+        expect(c).toEqual({ matched: asWritten.matched, gold: asWritten.goldBrackets, test: asWritten.testBrackets });
+      }
+    }
+    // The wrapper is a bracket EVALB matches on both sides: F1 rises, Score(x) stays.
+    const wrapped = treeCounts(parseTree(`( ${inner})`), parseTree(`(ROOT ${test})`));
+    const bare = treeCounts(parseTree(inner), parseTree(test));
+    expect(wrapped).toEqual({ matched: bare.matched + 1, gold: bare.gold + 1, test: bare.test + 1 });
+    expect(candidateScore(wrapped)).toBe(candidateScore(bare));
   });
 });
 
