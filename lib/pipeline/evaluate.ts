@@ -22,6 +22,7 @@ import {
 import type { CandidateSet } from './components.js';
 import { InputError } from '../errors.js';
 import { baseIndex, oracleIndex } from '../rerank/candidate-order.js';
+import { MBR_FEATURES } from '../parser/nbest-lists.js';
 
 export type { MatchCounts } from '../eval/score.js';
 
@@ -116,6 +117,22 @@ export function oracleChoice(set: CandidateSet): number[] {
  */
 export function baseChoice(set: CandidateSet): number[] {
   return set.sentences.map((s) => baseIndex(s.candidates.map((c) => c.logprob)));
+}
+
+/**
+ * The parser's own 1-best where the lists carry it (a CRF base's MBR tree, `base.mbr`): in each
+ * sentence the candidate marked `MBR tree`; undefined when the set is empty or a sentence has
+ * no marked candidate. It is what `parse` outputs, so the rerankers are measured against it too.
+ */
+export function mbrChoice(set: CandidateSet): number[] | undefined {
+  if (set.sentences.length === 0) return undefined;
+  const out: number[] = [];
+  for (const s of set.sentences) {
+    const at = s.candidates.findIndex((c) => (c.features?.[MBR_FEATURES.tree] ?? 0) > 0);
+    if (at < 0) return undefined;
+    out.push(at);
+  }
+  return out;
 }
 
 /** (F_new - F_base) / (100 - F_base), as a percentage. */

@@ -2,7 +2,8 @@
  * The reranking pipeline (Collins & Duffy 2002a; Collins & Koo 2005): jackknifed candidates for train (k folds, each
  * produced by a base model trained on the other folds), dev and test candidates from a base
  * model trained on all of train, the selected rerankers trained on the jackknifed candidates
- * with their hyper-parameters chosen on dev, and the test evaluation: base F1, oracle F1,
+ * with their hyper-parameters chosen on dev, and the test evaluation: base F1, the parser's
+ * own 1-best where the lists mark it (a CRF's MBR tree), oracle F1,
  * each reranker's F1 and relative error reduction, times. Every step runs through a
  * StepCache keyed by its options and the content of its inputs, so a rerun skips finished
  * steps and a killed run resumes at the step it was in.
@@ -31,6 +32,7 @@ import type { PipelineConfig, RerankerConfig } from './config.js';
 import { readDataSets, type DataSets } from './data.js';
 import {
   baseChoice,
+  mbrChoice,
   bucketLabel,
   corpusF1,
   decodeTreeCounts,
@@ -42,9 +44,13 @@ import {
   type ScoredSet,
 } from './evaluate.js';
 
+/** The results row of the parser's own 1-best (SystemResult kind 'mbr'). */
+export const MBR_SYSTEM_NAME = "base's 1-best (MBR tree)";
+
 export interface SystemResult {
   name: string;
-  kind: 'base' | 'oracle' | 'reranker';
+  /** 'mbr': the parser's own 1-best (its MBR tree), where the lists mark it. */
+  kind: 'base' | 'mbr' | 'oracle' | 'reranker';
   testF1: number;
   devF1: number;
   /** Relative test F1-error reduction over the base model, percent (rerankers and oracle). */
@@ -294,12 +300,18 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
   const baseSeconds = steps
     .filter((s) => s.name.startsWith('train-fold') || s.name === 'dev-test')
     .reduce((a, s) => a + s.seconds, 0);
+  const mbrSystems = (): SystemResult[] => {
+    const devMbr = mbrChoice(dev);
+    const testMbr = mbrChoice(test);
+    return devMbr && testMbr ? [system(MBR_SYSTEM_NAME, 'mbr', devMbr, testMbr)] : [];
+  };
   const systems: SystemResult[] = [
     {
       ...system(`base (${base.name})`, 'base', baseChoice(dev), baseChoice(test)),
       devF1: baseDev,
       seconds: baseSeconds,
     },
+    ...mbrSystems(),
     system('oracle', 'oracle', oracleChoice(dev), oracleChoice(test)),
     ...chosen.map((c) =>
       system(c.config.name, 'reranker', c.dev, c.test, { selected: c.selected, seconds: c.seconds }),

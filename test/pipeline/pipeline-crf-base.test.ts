@@ -11,7 +11,10 @@ import { treeWords } from '../../lib/parser/input.js';
 import { chartParserBase } from '../../lib/pipeline/adapters/parser.js';
 import { validatePipelineConfig, type ParserBaseConfig } from '../../lib/pipeline/config.js';
 import { formatTree, type Tree } from '../../lib/trees/tree.js';
-import { scoreSet } from '../../lib/pipeline/evaluate.js';
+import { corpusF1, mbrChoice, scoreSet } from '../../lib/pipeline/evaluate.js';
+import { evalbCorpus } from '../../lib/eval/evalb.js';
+import { rewrap } from '../../lib/parser/evaluate.js';
+import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { candidateFeatures } from '../../lib/rerank/candidate-sets.js';
 import { featureName } from '../../lib/rerank/candidate-feature-ids.js';
 import { MBR_FEATURES } from '../../lib/parser/nbest-lists.js';
@@ -92,5 +95,31 @@ describe('the pipeline CRF base', () => {
       }
     }
     expect(ladders).toBeGreaterThan(0);
+  });
+
+  it("scores the marked MBR tree as EVALB scores the model's own parse of the same words", async () => {
+    const lists = await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true });
+    const set = scoreSet(lists.map((s, i) => ({ ...s, gold: held[i].gold })));
+    const chosen = mbrChoice(set);
+    expect(chosen).toBeDefined();
+    const parsed = await withDev.parse(
+      held.map((s) => s.tokens),
+      { threads: 1 },
+    );
+    const golds = held.map((s) => parseTree(s.gold as string));
+    const evalb = evalbCorpus(golds.map((g, i) => [g, rewrap(parsed[i].tree, g)] as const)).all;
+    expect(corpusF1(set, chosen as number[])).toBeCloseTo(evalb.f1, 9);
+    // Lists without the mark have no MBR row.
+    expect(
+      mbrChoice(
+        scoreSet(
+          lists.map((s, i) => ({
+            ...s,
+            gold: held[i].gold,
+            candidates: s.candidates.slice(0, 1).map((c) => ({ tree: c.tree, logprob: c.logprob })),
+          })),
+        ),
+      ),
+    ).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { validatePipelineConfig } from '../../lib/pipeline/config.js';
-import { runPipeline } from '../../lib/pipeline/run.js';
+import { MBR_SYSTEM_NAME, runPipeline } from '../../lib/pipeline/run.js';
 import { asConllu, tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, tempDir } from '../helpers.js';
 
@@ -85,10 +85,17 @@ describe('pipeline with the real components, tiny settings', () => {
     );
     expect((config.base as { crf: boolean }).crf).toBe(true);
     const r = await runPipeline(config);
-    expect(r.systems.map((s) => s.name)).toEqual(['base (CRF-CFG chart parser)', 'oracle', 'boosting']);
-    const [base, oracle, boost] = r.systems;
+    expect(r.systems.map((s) => s.name)).toEqual([
+      'base (CRF-CFG chart parser)',
+      MBR_SYSTEM_NAME,
+      'oracle',
+      'boosting',
+    ]);
+    const [base, mbr, oracle, boost] = r.systems;
+    expect(mbr.kind).toBe('mbr');
     expect(base.testF1).toBeGreaterThan(20);
     expect(oracle.testF1).toBeGreaterThanOrEqual(base.testF1);
+    expect(oracle.testF1).toBeGreaterThanOrEqual(mbr.testF1);
     expect(boost.testF1).toBeLessThanOrEqual(oracle.testF1 + 1e-9);
     expect(r.sizes.averageCandidates).toBeGreaterThan(1);
   });
