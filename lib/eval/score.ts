@@ -95,15 +95,14 @@ export function addCounts(into: MatchCounts, c: MatchCounts): MatchCounts {
 }
 
 /**
- * EVALB bracket counts of a parse, written with the gold's root wrapper: the counts EVALB gives
- * for the gold file and `parse`'s output of it (which copies each input tree's wrapper). A
- * wrapper is a bracket both sides match, so it raises F1 but leaves Score(x) unchanged.
- * A missing parse, or one EVALB rejects (other words, empty),
- * matches nothing and misses every gold bracket (EVALB itself reports 0 gold brackets for a
- * rejected sentence; counting them keeps a failed candidate from scoring as a perfect one).
+ * EVALB bracket counts of a parse under the gold tree's root wrapper: what EVALB gives for the
+ * gold file and `parse`'s output of it, which copies each input tree's wrapper. The wrapper is
+ * a bracket both sides match, so it raises F1 and leaves Score(x) unchanged. A missing parse,
+ * or one EVALB rejects (other words, empty), matches nothing and misses every gold bracket
+ * (EVALB itself reports 0 gold brackets for a rejected sentence; counting them keeps a failed
+ * candidate from scoring as a perfect one).
  */
 export function treeCounts(gold: Tree, test: Tree | undefined): MatchCounts {
-  // The test tree under the gold's wrapper, as `parse` writes it and EVALB then scores it.
   const s = test === undefined ? undefined : evalbSentence(gold, withRootOf(test, gold));
   if (s === undefined || s.status !== 'ok')
     return { matched: 0, gold: evalbSentence(gold, gold).goldBrackets, test: 0 };

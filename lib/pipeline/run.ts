@@ -32,12 +32,12 @@ import type { PipelineConfig, RerankerConfig } from './config.js';
 import { readDataSets, type DataSets } from './data.js';
 import {
   baseChoice,
-  mbrChoice,
   bucketLabel,
   corpusF1,
   decodeTreeCounts,
   f1ByLength,
   LENGTH_BUCKETS,
+  mbrChoice,
   oracleChoice,
   relativeErrorReduction,
   scoreSet,
@@ -300,18 +300,15 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
   const baseSeconds = steps
     .filter((s) => s.name.startsWith('train-fold') || s.name === 'dev-test')
     .reduce((a, s) => a + s.seconds, 0);
-  const mbrSystems = (): SystemResult[] => {
-    const devMbr = mbrChoice(dev);
-    const testMbr = mbrChoice(test);
-    return devMbr && testMbr ? [system(MBR_SYSTEM_NAME, 'mbr', devMbr, testMbr)] : [];
-  };
+  const devMbr = mbrChoice(dev);
+  const testMbr = mbrChoice(test);
   const systems: SystemResult[] = [
     {
       ...system(`base (${base.name})`, 'base', baseChoice(dev), baseChoice(test)),
       devF1: baseDev,
       seconds: baseSeconds,
     },
-    ...mbrSystems(),
+    ...(devMbr && testMbr ? [system(MBR_SYSTEM_NAME, 'mbr', devMbr, testMbr)] : []),
     system('oracle', 'oracle', oracleChoice(dev), oracleChoice(test)),
     ...chosen.map((c) =>
       system(c.config.name, 'reranker', c.dev, c.test, { selected: c.selected, seconds: c.seconds }),

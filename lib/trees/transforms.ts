@@ -156,8 +156,11 @@ export function stripRoot(t: Tree): Tree {
  */
 export function withRootOf(t: Tree, like: Tree): Tree {
   const labels: string[] = [];
-  for (let cur = like; cur.word === undefined && ROOT_LABELS.has(cur.label) && cur.children.length === 1;)
-    (labels.push(cur.label), (cur = cur.children[0]));
+  let cur = like;
+  while (cur.word === undefined && ROOT_LABELS.has(cur.label) && cur.children.length === 1) {
+    labels.push(cur.label);
+    cur = cur.children[0];
+  }
   let out = stripRoot(t);
   for (let i = labels.length - 1; i >= 0; i--) out = { label: labels[i], children: [out] };
   return out;
