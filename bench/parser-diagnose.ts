@@ -13,7 +13,7 @@ import type { ParserDecode } from '../lib/options/parser.js';
 import { evalbCorpus, evalbLabel } from '../lib/eval/evalb.js';
 import { tagAccuracy, formatTagAccuracy } from '../lib/eval/tags.js';
 import { preterminals } from '../lib/trees/tree.js';
-import { rewrap } from '../lib/parser/evaluate.js';
+import { withRootOf } from '../lib/trees/transforms.js';
 import { treeWords } from '../lib/parser/input.js';
 import { processorLine } from './processor.js';
 
@@ -37,7 +37,7 @@ const parses = await model.parse(
   { threads: 1, ...decode, ...prune },
 );
 const c = process.cpuUsage(c0);
-const pairs = dev.map((t, i) => [t, rewrap(parses[i].tree, t)] as const);
+const pairs = dev.map((t, i) => [t, withRootOf(parses[i].tree, t)] as const);
 const report = evalbCorpus(pairs);
 console.log(
   `${ds} dev: F1 all ${report.all.f1.toFixed(2)}, <= 40 ${report.cutoff.f1.toFixed(2)}; ${dev.length} sentences in ${((c.user + c.system) / 1e6).toFixed(1)} CPU s`,

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { evalbCorpus } from '../lib/eval/evalb.js';
 import { ChartParserModel, type ParserTrainOptions } from '../lib/parser/chart-parser.js';
-import { rewrap } from '../lib/parser/evaluate.js';
+import { withRootOf } from '../lib/trees/transforms.js';
 import { treeWords } from '../lib/parser/input.js';
 import { preterminals, type Tree } from '../lib/trees/tree.js';
 import { defaultThreads } from '../lib/native.js';
@@ -101,7 +101,7 @@ async function score(
     { threads, pcfg },
   );
   const rate = test.length / ((performance.now() - t0) / 1000);
-  const pairs = test.map((t, i) => [t, rewrap(parses[i].tree, t)] as const);
+  const pairs = test.map((t, i) => [t, withRootOf(parses[i].tree, t)] as const);
   const pick = (max: number): number => evalbCorpus(pairs.filter(([g]) => len(g) <= max)).all.f1;
   return { f15: pick(15), f40: pick(40), all: pick(Infinity), rate, fallback: parses.filter((p) => p.fallback).length };
 }

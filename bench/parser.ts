@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { evalbCorpus, evalbSentence } from '../lib/eval/evalb.js';
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
-import { rewrap } from '../lib/parser/evaluate.js';
+import { withRootOf } from '../lib/trees/transforms.js';
 import { treeWords } from '../lib/parser/input.js';
 import type { Tree } from '../lib/trees/tree.js';
 import { defaultThreads } from '../lib/native.js';
@@ -61,7 +61,7 @@ async function scores(
     { threads, pcfg },
   );
   const seconds = (performance.now() - t0) / 1000;
-  const pairs = test.map((t, i) => [t, rewrap(parses[i].tree, t)] as const);
+  const pairs = test.map((t, i) => [t, withRootOf(parses[i].tree, t)] as const);
   const pick = (max: number) => evalbCorpus(pairs.filter(([g]) => len(g) <= max)).all.f1;
   return { f15: pick(15), f40: pick(40), all: pick(Infinity), rate: test.length / seconds };
 }
@@ -81,7 +81,7 @@ async function oracle(model: ChartParserModel, test: Tree[], ks: number[]): Prom
     test.forEach((g, i) => {
       let best = { m: 0, g: 0, t: 0, score: -1 };
       for (const c of nbest[i].candidates.slice(0, k)) {
-        const s = evalbSentence(g, rewrap(c.tree, g));
+        const s = evalbSentence(g, withRootOf(c.tree, g));
         const score = s.goldBrackets + s.testBrackets > 0 ? (2 * s.matched) / (s.goldBrackets + s.testBrackets) : 0;
         if (score > best.score) best = { m: s.matched, g: s.goldBrackets, t: s.testBrackets, score };
       }
@@ -136,7 +136,7 @@ for (const name of datasets) {
         { threads, beam },
       );
       const rate = test.length / ((performance.now() - t0) / 1000);
-      const pairs = test.map((t, i) => [t, rewrap(parses[i].tree, t)] as const);
+      const pairs = test.map((t, i) => [t, withRootOf(parses[i].tree, t)] as const);
       console.log(
         `  parse-time beam ${beam}: F1 <=40 ${f(evalbCorpus(pairs.filter(([g]) => len(g) <= 40)).all.f1)}  all ${f(evalbCorpus(pairs).all.f1)}; ${rate.toFixed(1)} sent/s vs exact ${s.rate.toFixed(1)} sent/s (${threads} threads)`,
       );

@@ -6,7 +6,7 @@ import { parseFields } from '../options/parser.js';
 import { shardFields } from '../options/distributed.js';
 import { UsageError } from '../errors.js';
 import { ChartParserModel } from '../parser/chart-parser.js';
-import { rewrap } from '../parser/evaluate.js';
+import { withRootOf } from '../trees/transforms.js';
 import { readParserInput } from '../parser/input.js';
 import { Progress } from '../progress.js';
 import { resolveThreads } from '../native.js';
@@ -110,7 +110,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
       });
       results.forEach((r, off) => {
         const s = start + off;
-        const shape = (t: Tree): Tree => (input.shapes ? rewrap(t, input.shapes[s]) : t);
+        const shape = (t: Tree): Tree => (input.shapes ? withRootOf(t, input.shapes[s]) : t);
         const best = r.candidates[0].tree;
         if (maxLength > 0 && sentences[off].length > maxLength) tooLong++;
         else if (r.fallback) fallbacks++;

@@ -6,7 +6,7 @@ import type { Tree } from '../trees/tree.js';
 import type { ChartParserModel } from './chart-parser.js';
 import { scoreParses, type ParserEvaluation } from './score-parses.js';
 
-export { rewrap, type ParserEvaluation } from './score-parses.js';
+export type { ParserEvaluation } from './score-parses.js';
 
 export interface BracketCounts {
   match: number;

@@ -7,9 +7,6 @@ import type { Tree } from '../trees/tree.js';
 import { withRootOf } from '../trees/transforms.js';
 import { treeWords } from './input.js';
 
-/** `parsed` (under a ROOT wrapper) with the wrappers `like` has, or none (withRootOf). */
-export const rewrap: (parsed: Tree, like: Tree) => Tree = withRootOf;
-
 export interface ParserEvaluation {
   precision: number;
   recall: number;
@@ -41,7 +38,7 @@ export async function scoreParses(
     { threads: options.threads, pcfg: options.pcfg },
   );
   // Output trees get the gold tree's wrapper (EVALB counts '' and ROOT as brackets).
-  const report = evalbCorpus(chosen.map((t, i) => [t, rewrap(parses[i].tree, t)] as const));
+  const report = evalbCorpus(chosen.map((t, i) => [t, withRootOf(parses[i].tree, t)] as const));
   const all = report.all;
   return {
     precision: all.precision,

@@ -138,6 +138,11 @@ export function expandUnaryChains(t: Tree, options: { joiner?: string } = {}): T
 /** Labels of a trivial root: the unlabeled wrapper of `( (S ...))`, ROOT and TOP. */
 export const ROOT_LABELS: ReadonlySet<string> = new Set(['', 'ROOT', 'TOP']);
 
+/** A trivial root: the unlabeled wrapper, ROOT or TOP with exactly one child. */
+function isTrivialRoot(t: Tree): boolean {
+  return t.word === undefined && ROOT_LABELS.has(t.label) && t.children.length === 1;
+}
+
 /**
  * Removes trivial roots: while the top node is the unlabeled wrapper, ROOT or TOP and has
  * exactly one child, that child becomes the tree. `( (S ...))` -> `(S ...)`,
@@ -145,7 +150,7 @@ export const ROOT_LABELS: ReadonlySet<string> = new Set(['', 'ROOT', 'TOP']);
  */
 export function stripRoot(t: Tree): Tree {
   let cur = t;
-  while (cur.word === undefined && ROOT_LABELS.has(cur.label) && cur.children.length === 1) cur = cur.children[0];
+  while (isTrivialRoot(cur)) cur = cur.children[0];
   return cloneTree(cur);
 }
 
@@ -153,15 +158,13 @@ export function stripRoot(t: Tree): Tree {
  * `t` with its trivial roots (stripRoot) replaced by those of `like`: `t` as it is written in
  * `like`'s file, and so as EVALB scores it against `like` (it counts the unlabeled wrapper and
  * ROOT as brackets). `(ROOT (S ...))` like `( (S ...))` -> `( (S ...))`; like `(S ...)` -> `(S ...)`.
+ * The result shares `t`'s nodes below its roots: scoring every candidate copies no tree.
  */
 export function withRootOf(t: Tree, like: Tree): Tree {
   const labels: string[] = [];
-  let cur = like;
-  while (cur.word === undefined && ROOT_LABELS.has(cur.label) && cur.children.length === 1) {
-    labels.push(cur.label);
-    cur = cur.children[0];
-  }
-  let out = stripRoot(t);
+  for (let cur = like; isTrivialRoot(cur); cur = cur.children[0]) labels.push(cur.label);
+  let out = t;
+  while (isTrivialRoot(out)) out = out.children[0];
   for (let i = labels.length - 1; i >= 0; i--) out = { label: labels[i], children: [out] };
   return out;
 }

@@ -9,7 +9,8 @@ import {
   type ParserTrainOptions,
   type ParserTrainSummary,
 } from '../../lib/parser/chart-parser.js';
-import { evaluateParser, rewrap } from '../../lib/parser/evaluate.js';
+import { evaluateParser } from '../../lib/parser/evaluate.js';
+import { withRootOf } from '../../lib/trees/transforms.js';
 import { evalbCorpus } from '../../lib/eval/evalb.js';
 import { treeWords } from '../../lib/parser/input.js';
 import { join } from 'node:path';
@@ -147,7 +148,7 @@ describe('chart parser', () => {
     const mixed = await crf.parse(sentences, { threads: 2, decode: 'mbr', ensemble: [markov1] });
     mixed.forEach((p, i) => expect(words(p.tree)).toEqual(sentences[i]));
     const f1 = (parses: { tree: Tree }[]): number =>
-      evalbCorpus(dev.map((t, i) => [t, rewrap(parses[i].tree, t)] as const)).all.f1;
+      evalbCorpus(dev.map((t, i) => [t, withRootOf(parses[i].tree, t)] as const)).all.f1;
     const own = await markov1.parse(sentences, { threads: 2, decode: 'mbr' });
     expect(f1(mixed)).toBeGreaterThan(Math.min(f1(alone), f1(own)) - 3);
     await expect(crf.parse(sentences, { ensemble: [pcfg] })).rejects.toThrow(/every parser must be a CRF/);

@@ -13,7 +13,7 @@ import { validatePipelineConfig, type ParserBaseConfig } from '../../lib/pipelin
 import { formatTree, type Tree } from '../../lib/trees/tree.js';
 import { corpusF1, mbrChoice, scoreSet } from '../../lib/pipeline/evaluate.js';
 import { evalbCorpus } from '../../lib/eval/evalb.js';
-import { rewrap } from '../../lib/parser/evaluate.js';
+import { withRootOf } from '../../lib/trees/transforms.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { candidateFeatures } from '../../lib/rerank/candidate-sets.js';
 import { featureName } from '../../lib/rerank/candidate-feature-ids.js';
@@ -107,7 +107,7 @@ describe('the pipeline CRF base', () => {
       { threads: 1 },
     );
     const golds = held.map((s) => parseTree(s.gold as string));
-    const evalb = evalbCorpus(golds.map((g, i) => [g, rewrap(parsed[i].tree, g)] as const)).all;
+    const evalb = evalbCorpus(golds.map((g, i) => [g, withRootOf(parsed[i].tree, g)] as const)).all;
     expect(corpusF1(set, chosen as number[])).toBeCloseTo(evalb.f1, 9);
     // Lists without the mark have no MBR row.
     expect(
