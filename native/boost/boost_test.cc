@@ -133,6 +133,40 @@ TEST(sparse_equals_naive) {
   }
 }
 
+TEST(sparse_equals_naive_when_a_feature_separates_every_pair) {
+  // Feature 0 is on the best candidate of every sentence and on no other; feature 1 is on
+  // every candidate. Each round on feature 0 divides the loss by about 20: the sparse rounds'
+  // running sums of Z and W+/W- must follow it down (they stalled at their rounding error,
+  // or turned negative and gave NaN deltas) as the naive rounds' fresh sums do.
+  RerankData d;
+  for (int s = 0; s < 40; ++s) {
+    for (int c = 0; c < 3; ++c) {
+      std::vector<int32_t> ids = c == 0 ? std::vector<int32_t>{0, 1} : std::vector<int32_t>{1};
+      d.features.AddRow(ids.data(), nullptr, static_cast<int64_t>(ids.size()));
+      d.logprob.push_back(c == 0 ? -3.0 : -1.0 * c);
+      d.score.push_back(c == 0 ? 0.0 : -100.0);
+    }
+    d.sentence_ptr.push_back(d.candidates());
+  }
+  d.num_features = 2;
+  PairProblem pp = BuildPairs(d, PairWeighting::kScoreDifference, 1);
+  ExpLossBooster sparse(&pp, 0.001, 0.0025, false), naive(&pp, 0.001, 0.0025, true);
+  const int64_t rounds = sparse.Run(100);
+  CHECK(rounds == 100);
+  CHECK(naive.Run(100) == rounds);
+  const BoostModel& a = sparse.model();
+  const BoostModel& b = naive.model();
+  for (int64_t t = 0; t < rounds; ++t) {
+    CHECK(a.features[t] == 0 && b.features[t] == 0);
+    CHECK(std::isfinite(a.deltas[t]) && a.deltas[t] > 0);
+    CHECK_NEAR(a.deltas[t], b.deltas[t], 1e-9);
+    CHECK_NEAR(a.losses[t], b.losses[t], 1e-6 * b.losses[t]);
+  }
+  CHECK(a.losses.back() < 1e-100 * a.initial_loss);
+  CHECK_NEAR(a.losses.back(), ExpLossOf(d, PairWeighting::kScoreDifference, 0.001, a.Weights(rounds)),
+             1e-6 * a.losses.back());
+}
+
 TEST(loss_never_increases_and_matches_definition) {
   RerankData d = Small(21);
   PairProblem pp = BuildPairs(d, PairWeighting::kScoreDifference, 2);

@@ -22,6 +22,7 @@ ExpLoss::ExpLoss(const PairProblem* problem, double a0, double eps) : pp_(*probl
     for (int64_t q = pp_.pair_split[p]; q < pp_.pair_ptr[p + 1]; ++q) W_[pp_.pair_features[q]].minus += w_[p];
   }
   model_.initial_loss = Z_;
+  z_summed_ = Z_;
 }
 
 double ExpLoss::Gain(int32_t k) const {
@@ -45,6 +46,7 @@ void ExpLoss::Resum() {
     for (int64_t q = pp_.pair_ptr[p]; q < pp_.pair_split[p]; ++q) W_[pp_.pair_features[q]].plus += w;
     for (int64_t q = pp_.pair_split[p]; q < pp_.pair_ptr[p + 1]; ++q) W_[pp_.pair_features[q]].minus += w;
   }
+  z_summed_ = Z_;
 }
 
 void ExpLoss::Update(int32_t k, double delta, TouchedFeatures* touched) {
@@ -76,6 +78,17 @@ void ExpLoss::Update(int32_t k, double delta, TouchedFeatures* touched) {
   };
   for (int64_t q = pp_.plus_ptr[k]; q < pp_.plus_ptr[k + 1]; ++q) visit(pp_.plus_pairs[q], delta);
   for (int64_t q = pp_.minus_ptr[k]; q < pp_.minus_ptr[k + 1]; ++q) visit(pp_.minus_pairs[q], -delta);
+  // Z and W+/W- are kept by adding differences, so their rounding error stays at the scale of
+  // the loss when they were last summed. Once the loss falls far below it (features that
+  // separate the pairs they are on), that error would dominate: the sums would stall or turn
+  // negative and the next delta become NaN. Sum them afresh then; every feature is touched.
+  if (!(Z_ > kResumBelow * z_summed_)) {
+    Resum();
+    if (touched) {
+      touched->list.resize(W_.size());
+      for (int32_t f = 0; f < pp_.num_features; ++f) touched->list[f] = f, W_[f].stamp = touched->round;
+    }
+  }
   model_.features.push_back(k);
   model_.deltas.push_back(delta);
   model_.losses.push_back(Z_);

@@ -57,6 +57,9 @@ class ExpLoss {
   };
   std::vector<FeatureState> W_;
   double Z_ = 0;
+  double z_summed_ = 0;  // Z when the sums were last made from scratch
+  // Z below this fraction of z_summed_ is summed afresh (see Update).
+  static constexpr double kResumBelow = 1e-6;
 };
 
 }  // namespace structrank
