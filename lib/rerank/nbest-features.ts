@@ -69,7 +69,7 @@ export function sentenceFeatures(s: NbestSentence, options: ExtractOptions = {})
   const goldTree = typeof s.gold === 'string' ? parseTree(s.gold) : undefined;
   const table = options.settings ? headTableOf(options.settings) : undefined;
   const featureOptions: TreeFeatureOptions = options.settings
-    ? { ...options, classes: options.settings.classes }
+    ? { ...options, classes: options.settings.classes, context: options.settings.contextTemplates ?? false }
     : options;
   return {
     id: s.id,

@@ -43,6 +43,8 @@ export interface TreeFeatureOptions {
   closedClassTags?: ReadonlySet<string>;
   /** Emit the longer-range templates (HeadHead .. Heavy; default true). */
   longRange?: boolean;
+  /** Emit the word-context templates (RightBranch .. NGramTree; default false: models before them). */
+  context?: boolean;
   /** Emit the second, closed-class-lexicalized pass (default true). */
   lexicalizedPass?: boolean;
   /** Emit threshold features for counts > 1 (default true). */
@@ -103,6 +105,13 @@ export const TEMPLATES = [
   'Frame',
   'FrameW',
   'Heavy',
+  'RightBranch',
+  'Neighbours',
+  'Edges',
+  'EdgeWords',
+  'Word',
+  'WordProj',
+  'NGramTree',
 ] as const;
 
 /** Length buckets: 0, 1, 2, 3-4, 5-8, 9+. */
@@ -292,7 +301,83 @@ export function treeFeatureCounts(root: HeadNode, options: TreeFeatureOptions = 
     n.children.forEach((c, i) => walk(c, n, parent, i === n.head ? gov : n));
   };
   walk(top, undefined, undefined, undefined);
+  if (options.context ?? false) contextTemplates(top, tags, span, punctuation, add);
   return counts;
+}
+
+/**
+ * Templates over the words around and under each phrase (Charniak & Johnson 2005's
+ * RightBranch, Neighbours, Edges, Word, WProj and NGramTree, in this module's naming):
+ * they see the tags and words at a phrase's edges and outside it, which rule-local
+ * templates do not.
+ */
+function contextTemplates(
+  top: HeadNode,
+  tags: readonly string[],
+  span: ReadonlyMap<HeadNode, [number, number]>,
+  punctuation: ReadonlySet<string>,
+  add: (name: string) => void,
+): void {
+  // Preterminals in order, each with its path from the top (top first, preterminal last).
+  const paths: HeadNode[][] = [];
+  const collect = (n: HeadNode, path: HeadNode[]): void => {
+    path.push(n);
+    if (n.word !== undefined) paths.push([...path]);
+    else for (const c of n.children) collect(c, path);
+    path.pop();
+  };
+  collect(top, []);
+  const words = paths.map((p) => (p[p.length - 1].word as string).toLowerCase());
+  const tagAt = (i: number): string => (i < 0 ? '<s>' : i >= tags.length ? '</s>' : tags[i]);
+  const wordAt = (i: number): string => (i < 0 ? '<s>' : i >= words.length ? '</s>' : words[i]);
+
+  // RightBranch: phrases on the path down the last non-punctuation children, and off it.
+  let on = 0;
+  for (let n: HeadNode | undefined = top; n && n.word === undefined;) {
+    on++;
+    let k: number = n.children.length - 1;
+    while (k > 0 && n.children[k].word !== undefined && punctuation.has(n.children[k].label)) k--;
+    n = n.children[k];
+  }
+  let phrases = 0;
+  for (const [n] of span) if (n.word === undefined) phrases++;
+  for (let i = 0; i < on; i++) add('RightBranch:on');
+  for (let i = on; i < phrases; i++) add('RightBranch:off');
+
+  for (const [n, [a, b]] of span) {
+    if (n.word !== undefined) continue;
+    const len = bucket(b - a);
+    add(`Neighbours:${n.label} ${len} ${tagAt(a - 1)} ${tagAt(b)}`);
+    add(`Neighbours:${n.label} ${len} ${tagAt(a - 2)} ${tagAt(a - 1)} ${tagAt(b)}`);
+    add(`Edges:${n.label} ${len} ${tagAt(a - 1)} ${tagAt(a)} ${tagAt(b - 1)} ${tagAt(b)}`);
+    add(`EdgeWords:${n.label} L ${wordAt(a - 1)} ${wordAt(a)}`);
+    add(`EdgeWords:${n.label} R ${wordAt(b - 1)} ${wordAt(b)}`);
+  }
+
+  for (let i = 0; i < paths.length; i++) {
+    const path = paths[i];
+    const d = path.length - 1;
+    const parent = d >= 1 ? path[d - 1].label : TOP;
+    const grand = d >= 2 ? path[d - 2].label : TOP;
+    add(`Word:${words[i]} ${tags[i]} ${parent}`);
+    add(`Word:${words[i]} ${tags[i]} ${parent} ${grand}`);
+    // The word's projection: the labels up the path while the node is its parent's head child.
+    const proj: string[] = [];
+    for (let k = d; k >= 1 && path[k - 1].children[path[k - 1].head] === path[k]; k--) proj.push(path[k - 1].label);
+    add(`WordProj:${words[i]} ${tags[i]} ${proj.join(' ')}`);
+    // NGramTree: the smallest fragment joining two neighbouring words' preterminals.
+    if (i + 1 < paths.length) {
+      const next = paths[i + 1];
+      let c = 0;
+      while (c < path.length && c < next.length && path[c] === next[c]) c++;
+      const down = (p: HeadNode[]): string =>
+        p
+          .slice(c)
+          .map((x) => x.label)
+          .join(' ');
+      add(`NGramTree:${path[c - 1].label} [${down(path)}] [${down(next)}]`);
+    }
+  }
 }
 
 /** Whether any node a structural feature of n mentions is annotated in the lexicalized pass. */

@@ -24,6 +24,8 @@ import { LEGACY_TREE_CLASSES } from './tree-features.js';
 export interface TreeSettings {
   headRules: HeadTableJson;
   classes: TreeClasses;
+  /** The word-context templates (tree-features.ts) are on; absent in models saved before them. */
+  contextTemplates?: boolean;
 }
 
 /** The settings of models saved before settings were learned: Collins heads and the PTB word classes. */
@@ -68,7 +70,7 @@ export function learnTreeSettings(
       `head rules '${table.name}' cover ${coverage.percent.toFixed(1)}% of the training phrases (under ${HEAD_COVERAGE_WARNING}%): ` +
       `heads of the others are learned from the treebank; uncovered labels: ${top}. A head table for this scheme (--head-rules FILE; "headRules" in a pipeline config) takes their place.`;
   }
-  return { settings: { headRules: headTableToJson(full), classes }, coverage, warning };
+  return { settings: { headRules: headTableToJson(full), classes, contextTemplates: true }, coverage, warning };
 }
 
 /**

@@ -159,3 +159,45 @@ describe('parse-tree reranking features (Collins & Koo 2005)', () => {
     ]);
   });
 });
+
+describe('word-context templates (Charniak & Johnson 2005)', () => {
+  const ctx = treeFeatureCounts(tree, { context: true });
+  const withPrefix = (prefix: string): Map<string, number> =>
+    new Map([...ctx].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)));
+
+  it('are off unless asked for, as in models saved before them', () => {
+    expect(byPrefix('Neighbours')).toEqual([]);
+    expect([...ctx.keys()].filter((k) => !k.startsWith('RightBranch') && !counts.has(k)).length).toBeGreaterThan(0);
+    for (const [k, v] of counts) expect(ctx.get(k), k).toBe(v);
+  });
+
+  it('RightBranch counts phrases on the rightmost non-punctuation path and off it', () => {
+    // S > VP > PP > NP(a telescope) is the path ('.' skipped); NP(The man) and NP(the dog) are off it.
+    expect(withPrefix('RightBranch')).toEqual(
+      new Map([
+        ['RightBranch:off', 2],
+        ['RightBranch:on', 4],
+      ]),
+    );
+  });
+
+  it('Neighbours, Edges and EdgeWords see the tags and words around a phrase', () => {
+    expect(ctx.get('Neighbours:PP 3-4 NN .')).toBe(1);
+    expect(ctx.get('Neighbours:PP 3-4 DT NN .')).toBe(1);
+    expect(ctx.get('Edges:PP 3-4 NN IN NN .')).toBe(1);
+    expect(ctx.get('EdgeWords:PP L dog with')).toBe(1);
+    expect(ctx.get('EdgeWords:PP R telescope .')).toBe(1);
+    expect(ctx.get('Neighbours:S 9+ <s> </s>')).toBe(1);
+    expect(ctx.get('EdgeWords:NP L <s> the')).toBe(1);
+  });
+
+  it('Word and WordProj climb from each word; NGramTree joins neighbouring words', () => {
+    expect(ctx.get('Word:telescope NN NP PP')).toBe(1);
+    expect(ctx.get('WordProj:saw VBD VP S')).toBe(1);
+    expect(ctx.get('WordProj:the DT ')).toBe(2);
+    expect(ctx.get('NGramTree:S [NP NN] [VP VBD]')).toBe(1);
+    expect(ctx.get('NGramTree:VP [NP NN] [PP IN]')).toBe(1);
+    expect(ctx.get('NGramTree:S [VP PP NP NN] [.]')).toBe(1);
+    expect(withPrefix('NGramTree:').size).toBe(6);
+  });
+});

@@ -119,6 +119,23 @@ describe('reranking features with learned heads and classes', () => {
     saveReranker(file, { method: 'boost', a0: 1, names: ['x'], weights: Float64Array.of(0.5), info: {} });
     expect(loadReranker(file).treeSettings).toBeUndefined();
   });
+
+  it('new settings turn the word-context templates on; settings saved before them do not', () => {
+    expect(settings.contextTemplates).toBe(true);
+    const s = {
+      id: 's1',
+      tokens: ['o', 'gato', 'dorme'],
+      candidates: [{ tree: '( (fcl (np (art o) (n gato)) (v-fin dorme)))', logprob: -1 }],
+      line: 1,
+    };
+    const context = (names: readonly string[]): string[] => names.filter((n) => /^(NGramTree|Neighbours):/.test(n));
+    const now = sentenceFeatures(s, { settings }).candidates[0].names;
+    expect(context(now)).toEqual(expect.arrayContaining(['NGramTree:fcl [np n] [v-fin]', 'Neighbours:np 2 <s> v-fin']));
+    const { contextTemplates: _, ...older } = settings;
+    const before = sentenceFeatures(s, { settings: older }).candidates[0].names;
+    expect(context(before)).toEqual([]);
+    expect(before.every((n) => now.includes(n))).toBe(true);
+  });
 });
 
 describe('train-reranker --head-rules (CLI)', () => {
