@@ -26,7 +26,7 @@ prints the test table and writes report.html into structrank-demo/ under the cur
     // With --json, stdout holds the results alone.
     const say = values.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
     say(
-      `structrank demo: parsing reranking on data/gum-open (GUM, CC BY), about 200 CPU seconds (bench/demo-time.ts):`,
+      `structrank demo: parsing reranking on data/gum-open (GUM, CC BY), 100-200 CPU seconds by processor (bench/demo-time.ts):`,
     );
     say(
       `  sentences of at most ${s.maxLength} words; train: the first ${s.trainLimit}, jackknifed in ${s.folds} folds; dev: ${s.devLimit}; test: up to ${s.testLimit}`,
