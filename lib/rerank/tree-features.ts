@@ -301,7 +301,7 @@ export function treeFeatureCounts(root: HeadNode, options: TreeFeatureOptions = 
     n.children.forEach((c, i) => walk(c, n, parent, i === n.head ? gov : n));
   };
   walk(top, undefined, undefined, undefined);
-  if (options.context ?? false) contextTemplates(top, tags, span, punctuation, add);
+  if (options.context ?? false) contextTemplates(top, tags, span, isPunct, add);
   return counts;
 }
 
@@ -315,7 +315,7 @@ function contextTemplates(
   top: HeadNode,
   tags: readonly string[],
   span: ReadonlyMap<HeadNode, [number, number]>,
-  punctuation: ReadonlySet<string>,
+  isPunct: (n: HeadNode) => boolean,
   add: (name: string) => void,
 ): void {
   // Preterminals in order, each with its path from the top (top first, preterminal last).
@@ -336,11 +336,10 @@ function contextTemplates(
   for (let n: HeadNode | undefined = top; n && n.word === undefined;) {
     on++;
     let k: number = n.children.length - 1;
-    while (k > 0 && n.children[k].word !== undefined && punctuation.has(n.children[k].label)) k--;
+    while (k > 0 && isPunct(n.children[k])) k--;
     n = n.children[k];
   }
-  let phrases = 0;
-  for (const [n] of span) if (n.word === undefined) phrases++;
+  const phrases = span.size - tags.length; // span holds every node, tags every preterminal
   for (let i = 0; i < on; i++) add('RightBranch:on');
   for (let i = on; i < phrases; i++) add('RightBranch:off');
 
