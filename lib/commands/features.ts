@@ -43,7 +43,7 @@ candidate of at least --cutoff different sentences. Writes a checksummed binary 
     const { features } = await loadSentenceFeatures(input, {
       threads,
       signal: cliSignal(),
-      treeFeatures: values.treeFeatures ? 'auto' : 'never',
+      treeFeatures: values.treeFeatures,
     });
     save(buildFeatureTable(features, selectFeatures(features, values.cutoff), values.cutoff));
   },

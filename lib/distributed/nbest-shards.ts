@@ -100,7 +100,7 @@ export async function runNbestShard(p: NbestShardPayload, env: JobEnv): Promise<
         const { features } = await loadSentenceFeatures(input, {
           threads: env.threads,
           signal: env.signal,
-          treeFeatures: o.treeFeatures === false ? 'never' : 'auto',
+          treeFeatures: o.treeFeatures,
           scoring: o.scoring,
         });
         out = join(dir, 'features.bin');

@@ -28,8 +28,6 @@ export interface FeatureIdOptions {
   threads?: number;
   signal?: AbortSignal;
   onProgress?: (done: number) => void;
-  /** Tree features also for candidates that carry their own `features` (ExtractOptions.treeFeatures). */
-  treeFeatures?: 'auto' | 'always';
 }
 
 const idOf = new Map<string, number>();
@@ -62,21 +60,6 @@ function intern(name: string): number {
  */
 const cache = new WeakMap<readonly NbestSentence[], Map<string, Promise<CandidateFeatureIds>>>();
 
-/**
- * 'always' only differs from 'auto' for a candidate with both a tree and its own features;
- * lists without one share the extraction.
- */
-function extractionKey(
-  sentences: readonly NbestSentence[],
-  settings: TreeSettings | undefined,
-  mode: 'auto' | 'always',
-): string {
-  const differs =
-    mode === 'always' &&
-    sentences.some((s) => s.candidates.some((c) => c.tree !== undefined && c.features !== undefined));
-  return `${differs ? 'always' : 'auto'} ${settings ? JSON.stringify(settings) : '-'}`;
-}
-
 /** The interned features of every candidate of `sentences` (trees with `settings`), extracted once per list and settings. */
 export function candidateFeatureIds(
   sentences: readonly NbestSentence[],
@@ -85,11 +68,10 @@ export function candidateFeatureIds(
 ): Promise<CandidateFeatureIds> {
   let byKey = cache.get(sentences);
   if (!byKey) cache.set(sentences, (byKey = new Map()));
-  const mode = options.treeFeatures ?? 'auto';
-  const key = extractionKey(sentences, settings, mode);
+  const key = settings ? JSON.stringify(settings) : '-';
   let p = byKey.get(key);
   if (!p) {
-    p = extract(sentences, settings, mode, options);
+    p = extract(sentences, settings, options);
     // A failed or cancelled extraction is not kept.
     const keyed = byKey;
     p.catch(() => keyed.delete(key));
@@ -101,7 +83,6 @@ export function candidateFeatureIds(
 async function extract(
   sentencesIn: readonly NbestSentence[],
   settings: TreeSettings | undefined,
-  mode: 'auto' | 'always',
   options: FeatureIdOptions,
 ): Promise<CandidateFeatureIds> {
   // Tag candidates carry their features; trees get the parse-tree features of Collins & Koo (2005) in extractSentences.
@@ -113,7 +94,6 @@ async function extract(
   const seen = new Set<number>();
   await extractSentences(options.file, sentences, {
     settings,
-    treeFeatures: mode,
     threads: options.threads,
     signal: options.signal,
     batchSize: 10,

@@ -54,8 +54,6 @@ export async function candidateFeatures(
 ): Promise<SetFeatures> {
   const features = await candidateFeatureIds(set.sentences, settings, {
     file: '<candidates>',
-    // A candidate's own features (the parser's MBR mark) add to its tree's.
-    treeFeatures: 'always',
     threads: ctx.threads,
     signal: ctx.signal,
     onProgress: (done) => ctx.progress?.('reranking features', done, set.sentences.length),

@@ -17,8 +17,11 @@ import type { HeadTable } from '../trees/head-rules.js';
 import type { SentenceFeatureNames } from './feature-table.js';
 
 export interface ExtractOptions extends TreeFeatureOptions {
-  /** Compute tree features even when a candidate carries its own `features` (default: only when it has none). */
-  treeFeatures?: 'auto' | 'always' | 'never';
+  /**
+   * The tree templates for every candidate with a tree, added to its own `features` (default
+   * true); false: its own features only.
+   */
+  treeFeatures?: boolean;
   /** How tag candidates are scored (default: detected from each sentence's gold; lib/eval/score.ts). */
   scoring?: Exclude<TaskScoring, 'trees'>;
   /** Head rules and word classes of the treebank (see tree-settings.ts). */
@@ -65,7 +68,6 @@ export function candidateScore(
 
 /** Feature names and scores of every candidate of one sentence. */
 export function sentenceFeatures(s: NbestSentence, options: ExtractOptions = {}): SentenceFeatureNames {
-  const mode = options.treeFeatures ?? 'auto';
   const goldTree = typeof s.gold === 'string' ? parseTree(s.gold) : undefined;
   const table = options.settings ? headTableOf(options.settings) : undefined;
   const featureOptions: TreeFeatureOptions = options.settings
@@ -75,7 +77,7 @@ export function sentenceFeatures(s: NbestSentence, options: ExtractOptions = {})
     id: s.id,
     candidates: s.candidates.map((c, i) => {
       const names = c.features ? givenFeatures(c.features) : [];
-      const wantTree = c.tree !== undefined && (mode === 'always' || (mode === 'auto' && !c.features));
+      const wantTree = c.tree !== undefined && options.treeFeatures !== false;
       if (wantTree) names.push(...treeFeatures(annotateHeads(parseTree(c.tree as string), { table }), featureOptions));
       return { names, logprob: c.logprob, score: candidateScore(s, i, goldTree, options.scoring) };
     }),

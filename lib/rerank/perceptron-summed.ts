@@ -91,7 +91,7 @@ export async function summedFeatureRows(
   dictionary: FeatureDictionary,
   options: { file: string; threads?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
 ): Promise<NativeFeatureRows> {
-  const shared = await candidateFeatureIds(sentences, settings, { ...options, treeFeatures: 'always' });
+  const shared = await candidateFeatureIds(sentences, settings, options);
   return inDictionary(shared, dictionary);
 }
 
@@ -140,6 +140,6 @@ export function summedFeatureRowsSync(
   dictionary: FeatureDictionary,
 ): NativeFeatureRows {
   const rows = new RowCollector(sentences.length, dictionary);
-  withTagFeatures(sentences).forEach((s, i) => rows.add(i, sentenceFeatures(s, { settings, treeFeatures: 'always' })));
+  withTagFeatures(sentences).forEach((s, i) => rows.add(i, sentenceFeatures(s, { settings })));
   return rows.build();
 }

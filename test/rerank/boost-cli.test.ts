@@ -58,6 +58,32 @@ describe('reranking CLI', () => {
     expect([...t1.score]).toEqual([...t5.score]);
   });
 
+  it("features: a candidate's own features add to its tree's, as in the pipeline's lists", () => {
+    // The pipeline's CRF lists mark the parser's MBR tree on candidates that also have trees.
+    const marked = tmp.file('marked.jsonl');
+    const lines = readFileSync(train, 'utf8').trim().split('\n');
+    writeFileSync(
+      marked,
+      lines
+        .map((line) => {
+          const s = JSON.parse(line) as { candidates: { features?: Record<string, number> }[] };
+          s.candidates.forEach((c, i) => (c.features = i === 0 ? { 'MBR tree': 1 } : { 'MBR missed': 2 }));
+          return JSON.stringify(s);
+        })
+        .join('\n') + '\n',
+    );
+    const both = tmp.file('both.bin');
+    expect(runCli(['features', '--input', marked, '--out', both, '--threads', '1']).status).toBe(0);
+    const names = loadFeatureTable(both).names;
+    expect(names).toContain('MBR tree');
+    expect(names).toContain('MBR missed|>=2');
+    expect(names).toContain('Rule:S>NP-SBJ VP* .');
+    const own = tmp.file('own.bin');
+    const r = runCli(['features', '--input', marked, '--out', own, '--no-tree-features', '--threads', '1']);
+    expect(r.status, r.stderr).toBe(0);
+    expect([...loadFeatureTable(own).names].sort()).toEqual(['MBR missed', 'MBR missed|>=2', 'MBR tree']);
+  });
+
   it('train-reranker boost + rerank: the two-command flow beats the base model on dev', () => {
     const model = tmp.file('boost.model');
     const r = runCli([

@@ -16,16 +16,19 @@ const sentence: NbestSentence = {
 };
 
 describe('n-best candidates to features and scores', () => {
-  it('uses Collins heads for trees without features, and given features (with thresholds) otherwise', () => {
+  it("uses Collins heads for trees, adding a candidate's own features (with thresholds)", () => {
     const f = sentenceFeatures(sentence);
     expect(f.id).toBe('s1');
     expect(f.candidates[0].names).toContain('Rule:S>NP VP* .');
     expect(f.candidates[0].names).toContain('Rule:NP>DT NN*');
     expect(f.candidates[1].names).toContain('Rule:VP>NN VBD*');
-    expect(f.candidates[2].names).toEqual(['extra', 'extra|>=2']);
-    const both = sentenceFeatures(sentence, { treeFeatures: 'always' });
-    expect(both.candidates[2].names).toContain('Rule:S>NP VP* .');
-    expect(both.candidates[2].names).toContain('extra');
+    // Its own features add to its tree's, as the pipeline's lists need (the parser's MBR marks).
+    expect(f.candidates[2].names).toContain('Rule:S>NP VP* .');
+    expect(f.candidates[2].names).toContain('extra|>=2');
+    expect(f.candidates[2].names.filter((n) => n.startsWith('extra'))).toEqual(['extra', 'extra|>=2']);
+    const own = sentenceFeatures(sentence, { treeFeatures: false });
+    expect(own.candidates[2].names).toEqual(['extra', 'extra|>=2']);
+    expect(own.candidates[0].names).toEqual([]);
     expect(f.candidates.map((c) => c.logprob)).toEqual([-5, -4, -6]);
   });
 

@@ -105,7 +105,7 @@ describe('kernel perceptrons plus reranking features', () => {
 
   it('numbers features in sentence order whatever order worker threads deliver them in', () => {
     const settings = learnListSettings(trees)?.settings;
-    const features = trees.map((s) => sentenceFeatures(s, { settings, treeFeatures: 'always' }));
+    const features = trees.map((s) => sentenceFeatures(s, { settings }));
     const collect = (order: number[]): { rows: ReturnType<RowCollector['build']>; names: string[] } => {
       const dictionary = new FeatureDictionary();
       const c = new RowCollector(trees.length, dictionary);
@@ -136,9 +136,7 @@ describe('kernel perceptrons plus reranking features', () => {
       const reversed = [...list].reverse();
       await candidateFeatureIds(reversed, settings, { file: '<reversed>', threads: 1 });
       const shared = await candidateFeatureIds(list, settings, { file: '<list>', threads: 1 });
-      expect(await candidateFeatureIds(list, settings, { file: '<list>', threads: 1, treeFeatures: 'always' })).toBe(
-        shared,
-      );
+      expect(await candidateFeatureIds(list, settings, { file: '<list>', threads: 1 })).toBe(shared);
       const alone = new FeatureDictionary();
       const expected = summedFeatureRowsSync(list, settings, alone);
       const { dictionary, rows } = await trainingFeatureRows(list, settings, { file: '<list>', threads: 1 });
