@@ -30,6 +30,8 @@ export interface KbestListOptions {
    * distance to it (MBR_FEATURES), and a list without it gets it appended (default false).
    */
   mbr?: boolean;
+  /** Parses the MBR tree with `mbr` (default the lists' parser): e.g. an ensemble's. */
+  mbrParser?: KbestParser;
 }
 
 /**
@@ -110,7 +112,7 @@ async function listsByMode(
       { threads: ctx.threads, signal: ctx.signal },
     );
     const mbr = options.mbr
-      ? await parser.parseNbest(
+      ? await (options.mbrParser ?? parser).parseNbest(
           batch.map((s) => s.tokens),
           1,
           { threads: ctx.threads, signal: ctx.signal, decode: 'mbr' },

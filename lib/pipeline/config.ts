@@ -95,9 +95,16 @@ export const dataSchema = z.strictObject({
     .describe('keep only sentences of at most this many words (all three sets)'),
 });
 
+const markovOrder = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'expected 0, 1 or 2' });
+
+/** A further parser of a CRF base's ensemble: the base's options with these grammar options. */
+export const ensembleMemberSchema = z.strictObject({
+  markov: markovOrder.optional().describe("this member's horizontal Markov order"),
+  parent: z.boolean({ error: 'expected true or false' }).optional().describe('this member is parent-annotated'),
+});
+
 export const parserBaseSchema = z.strictObject({
-  markov: z
-    .union([z.literal(0), z.literal(1), z.literal(2)], { error: 'expected 0, 1 or 2' })
+  markov: markovOrder
     .optional()
     .describe(
       `horizontal Markov order of the parser's binarization (default: the parser's own, 2 for the PCFG, ${CRF_DEFAULTS.markov} for the CRF)`,
@@ -120,6 +127,12 @@ export const parserBaseSchema = z.strictObject({
     .default(true)
     .describe(
       "CRF: every list also holds the parser's MBR tree (its 1-best), and every candidate carries its distance to it as reranking features ('MBR tree', 'MBR missed', 'MBR extra'; default true); the base's choice stays the most probable candidate",
+    ),
+  ensemble: z
+    .array(ensembleMemberSchema, { error: 'expected a list of member objects' })
+    .optional()
+    .describe(
+      'CRF with mbr: more parsers trained on the same trees, each with its grammar options (the ensemble of `parse --ensemble`: [{ "markov": 1 }, { "parent": true }]); the MBR tree the lists carry is then the ensemble\'s, from the mean of their posteriors, while the candidates stay the first parser\'s (default none)',
     ),
   margin: z
     .number({ error: 'expected a number' })
@@ -310,6 +323,7 @@ export type PerceptronConfig = Omit<z.output<typeof perceptronSchema>, 'lambda' 
 };
 export type LoglinearConfig = z.output<typeof loglinearSchema>;
 export type ParserBaseConfig = z.output<typeof parserBaseSchema>;
+export type EnsembleMember = z.output<typeof ensembleMemberSchema>;
 export type TaggerBaseConfig = z.output<typeof taggerBaseSchema>;
 
 /** A validated config with every default filled in and paths resolved. */
@@ -384,6 +398,8 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     fail(issue.path.length > 0 ? `base.${formatPath(issue.path)}` : 'base', issueMessage(issue));
   }
   const base = (b as { data: ParserBaseConfig | TaggerBaseConfig }).data;
+  if ('ensemble' in base && (base.ensemble?.length ?? 0) > 0 && !(base.crf && base.mbr))
+    fail('base.ensemble', 'an ensemble marks the MBR tree of CRF parsers: it needs crf and mbr true');
   c.rerankers.forEach((rr, i) => {
     if (rr.type !== 'perceptron') return;
     if (rr.kernel !== undefined) {

@@ -18,6 +18,7 @@ import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { candidateFeatures } from '../../lib/rerank/candidate-sets.js';
 import { featureName } from '../../lib/rerank/candidate-feature-ids.js';
 import { MBR_FEATURES } from '../../lib/parser/nbest-lists.js';
+import { bracketingKey } from '../../lib/trees/kbest-modes.js';
 import type { PipelineSentence, StepContext } from '../../lib/training/model-contract.js';
 import { repoRoot } from '../helpers.js';
 
@@ -76,6 +77,43 @@ describe('the pipeline CRF base', () => {
     const got = await producer.nbest(held, 3, ctx);
     expect(got).toEqual(await withoutDev.nbest(held, 3, ctx, { kbest: 'sum' }));
     for (const s of got) for (const c of s.candidates) expect(c.features).toBeUndefined();
+  });
+
+  it("with base.ensemble marks the ensemble's MBR tree; the candidates stay the first parser's", async () => {
+    const member = await ChartParserModel.train(trainTrees, {
+      crf: true,
+      markov: 1,
+      epochs: EPOCHS,
+      dev: devTrees,
+      threads: 1,
+      seed: 1,
+    });
+    const producer = await chartParserBase(baseConfig({ ensemble: [{ markov: 1 }] })).train(train, ctx, dev);
+    const got = await producer.nbest(held, 3, ctx);
+    const kbest = await withDev.nbest(held, 3, ctx, { kbest: 'sum' });
+    const single = await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true });
+    const ensembleTrees = await withDev.parse(
+      held.map((s) => s.tokens),
+      { threads: 1, decode: 'mbr', ensemble: [member] },
+    );
+    const marked = (s: (typeof got)[number]): string =>
+      bracketingKey(parseTree(s.candidates.find((c) => c.features?.[MBR_FEATURES.tree] === 1)!.tree as string));
+    let differ = 0;
+    got.forEach((s, i) => {
+      const n = kbest[i].candidates.length;
+      expect(s.candidates.slice(0, n).map((c) => c.tree)).toEqual(kbest[i].candidates.map((c) => c.tree));
+      expect(marked(s)).toBe(bracketingKey(ensembleTrees[i].tree));
+      if (marked(s) !== marked(single[i])) differ++;
+    });
+    // The member changes some marks: the ensemble is not the first parser alone.
+    expect(differ).toBeGreaterThan(0);
+  });
+
+  it('refuses an ensemble without the CRF and its MBR marks', () => {
+    expect(() => baseConfig({ crf: false, ensemble: [{ markov: 1 }] })).toThrow(
+      'pipeline.json: base.ensemble: an ensemble marks the MBR tree of CRF parsers: it needs crf and mbr true',
+    );
+    expect(() => baseConfig({ ensemble: [{ markov: 3 }] })).toThrow('base.ensemble[0].markov: expected 0, 1 or 2');
   });
 
   it("gives the rerankers the MBR features beside the candidate's tree features", async () => {

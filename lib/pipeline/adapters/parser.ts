@@ -3,7 +3,8 @@ import { stepRun } from '../../training/step-run.js';
 import { ChartParserModel } from '../../parser/chart-parser.js';
 import { parseTree } from '../../trees/bracket-parser.js';
 import type { BaseModel, PipelineSentence, StepContext } from '../components.js';
-import type { ParserBaseConfig } from '../config.js';
+import type { KbestParser } from '../../parser/nbest-lists.js';
+import type { EnsembleMember, ParserBaseConfig } from '../config.js';
 
 export function chartParserBase(options: ParserBaseConfig): BaseModel {
   const name = options.crf ? 'CRF-CFG chart parser' : 'PCFG chart parser';
@@ -14,23 +15,37 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
       const trees = treesOf(sentences);
       // The CRF's pass is chosen on dev, as `train-parser --dev` does; the PCFG has no passes.
       const devTrees = options.crf && options.devPass && dev !== undefined && dev.length > 0 ? treesOf(dev) : undefined;
-      const model = await ChartParserModel.train(
-        trees,
-        {
-          markov: options.markov,
-          crf: options.crf,
-          epochs: options.epochs,
-          margin: options.margin,
-          ...(devTrees ? { dev: devTrees } : {}),
-          rareThreshold: options.rareThreshold,
-          threads: ctx.threads,
-          seed: ctx.seed,
-          // The CRF's passes resume in a retried job (the PCFG is counted in one pass).
-          ...(options.crf ? ctx.checkpoints?.(`train ${name}`) : {}),
-        },
-        stepRun(ctx, `train ${name}`),
-      );
-      return model.nbestProducer({ kbest: options.kbest, pool: options.pool, mbr: options.crf && options.mbr });
+      const trainOne = (grammar: EnsembleMember, label: string): Promise<ChartParserModel> =>
+        ChartParserModel.train(
+          trees,
+          {
+            markov: grammar.markov,
+            ...(grammar.parent !== undefined ? { parent: grammar.parent } : {}),
+            crf: options.crf,
+            epochs: options.epochs,
+            margin: options.margin,
+            ...(devTrees ? { dev: devTrees } : {}),
+            rareThreshold: options.rareThreshold,
+            threads: ctx.threads,
+            seed: ctx.seed,
+            // The CRF's passes resume in a retried job (the PCFG is counted in one pass).
+            ...(options.crf ? ctx.checkpoints?.(label) : {}),
+          },
+          stepRun(ctx, label),
+        );
+      const model = await trainOne({ markov: options.markov }, `train ${name}`);
+      const members: ChartParserModel[] = [];
+      for (const [i, member] of (options.ensemble ?? []).entries())
+        members.push(
+          await trainOne({ markov: member.markov ?? options.markov, parent: member.parent }, `train ${name} ${i + 2}`),
+        );
+      const mbr = options.crf && options.mbr;
+      // An ensemble's MBR tree is parsed by the first model with the others' posteriors.
+      const mbrParser: KbestParser | undefined =
+        mbr && members.length > 0
+          ? { parseNbest: (sentences, k, o) => model.parseNbest(sentences, k, { ...o, ensemble: members }) }
+          : undefined;
+      return model.nbestProducer({ kbest: options.kbest, pool: options.pool, mbr, mbrParser });
     },
   };
 }
