@@ -57,6 +57,9 @@ export type ParserDecode = (typeof PARSER_DECODES)[number];
 /** The CRF's retry with every tag: coarse-to-fine like the first attempt, or over the whole chart. */
 export const PARSER_RETRIES = ['pruned', 'exhaustive'] as const;
 
+/** A horizontal Markov order of the binarization (lib/parser/binarize.ts). */
+export const markovOrderSchema = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'expected 0, 1 or 2' });
+
 export const parserTrainFields = {
   crf: option(
     z.boolean().default(false),
@@ -64,11 +67,7 @@ export const parserTrainFields = {
   ),
   sgd: option(z.boolean().default(false), 'train the CRF with SGD and a decaying gain instead of AdaGrad'),
   lbfgs: option(z.boolean().default(false), 'train the CRF with full-batch L-BFGS instead (--epochs = iterations)'),
-  markov: option(
-    z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
-    'binarization order (default 2; 0 with --crf)',
-    { value: '0|1|2' },
-  ),
+  markov: option(markovOrderSchema.optional(), 'binarization order (default 2; 0 with --crf)', { value: '0|1|2' }),
   parent: option(
     z.boolean().optional(),
     'parent annotation on every state (default: on for the PCFG, off with --crf, where it makes a different ensemble member: parse --ensemble)',

@@ -12,7 +12,7 @@ import { MAX_NBEST } from '../io/nbest.js';
 import { InputError } from '../errors.js';
 import { readTextFile } from '../io/lines.js';
 import { defOf, descriptionOf } from '../options/field.js';
-import { CRF_DEFAULTS, PCFG_RARE_THRESHOLD } from '../options/parser.js';
+import { CRF_DEFAULTS, markovOrderSchema, PCFG_RARE_THRESHOLD } from '../options/parser.js';
 import { SCORE_KINDS } from '../eval/score.js';
 import { columnFormatOf, conlluField, CONLLU_FIELD_NAMES, type ColumnFormat } from '../io/conllu.js';
 import type { PerceptronKernel } from '../rerank/perceptron-data.js';
@@ -95,16 +95,14 @@ export const dataSchema = z.strictObject({
     .describe('keep only sentences of at most this many words (all three sets)'),
 });
 
-const markovOrder = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'expected 0, 1 or 2' });
-
 /** A further parser of a CRF base's ensemble: the base's options with these grammar options. */
 export const ensembleMemberSchema = z.strictObject({
-  markov: markovOrder.optional().describe("this member's horizontal Markov order"),
+  markov: markovOrderSchema.optional().describe("this member's horizontal Markov order"),
   parent: z.boolean({ error: 'expected true or false' }).optional().describe('this member is parent-annotated'),
 });
 
 export const parserBaseSchema = z.strictObject({
-  markov: markovOrder
+  markov: markovOrderSchema
     .optional()
     .describe(
       `horizontal Markov order of the parser's binarization (default: the parser's own, 2 for the PCFG, ${CRF_DEFAULTS.markov} for the CRF)`,
