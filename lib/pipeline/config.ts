@@ -20,7 +20,7 @@ import { TAGGER_C2, TAGGER_DEFAULTS, taggerFields } from '../options/tagger.js';
 import {
   BOOST_EPS,
   FEATURE_CUTOFF,
-  LOGLINEAR_C,
+  LOGLINEAR_C_GRID,
   PERCEPTRON_DEFAULTS,
   PERCEPTRON_LAMBDA,
   PIPELINE_FEATURE_WEIGHTS,
@@ -265,7 +265,7 @@ const loglinearSchema = z.strictObject({
   type: z.literal('loglinear'),
   name: z.string().optional().describe("name in the results table (default 'log-linear')"),
   l2: grid('l2', (n) => n >= 0, ' >= 0')
-    .default([LOGLINEAR_C])
+    .default([...LOGLINEAR_C_GRID])
     .describe('Gaussian prior weights C tried on dev'),
   iterations: positiveInt('iterations').default(RERANK_ROUNDS.loglinear).describe('L-BFGS iterations'),
   cutoff: nonNegativeInt('sentences')

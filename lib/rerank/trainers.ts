@@ -7,7 +7,7 @@
 import type { TrainProgress } from '../train-progress.js';
 import { boostWeights, boostWork, type RerankDataHandle } from './boost.js';
 import { compactReranker, type RerankerModel } from './reranker.js';
-import { BOOST_EPS, LOGLINEAR_C, RERANK_ROUNDS } from '../options/rerank.js';
+import { BOOST_EPS, LOGLINEAR_C, LOGLINEAR_C_GRID, RERANK_ROUNDS } from '../options/rerank.js';
 import type { CheckpointTrainer } from '../io/checkpoint.js';
 import { runTraining } from '../training/loop.js';
 import {
@@ -23,7 +23,10 @@ export interface RerankerTrainOptions {
   /** Smoothing values to try; the best on dev wins (boost). */
   eps?: number[];
   weighting?: 'score' | 'uniform';
-  /** Gaussian prior C values to try (loglinear), or the LogLoss selection penalty (first value). */
+  /**
+   * Gaussian prior C values to try (loglinear; default LOGLINEAR_C_GRID with dev, else
+   * LOGLINEAR_C), or the LogLoss selection penalty (first value).
+   */
   l2?: number[];
   /** Checkpoint spacing when choosing N on dev. */
   devStep?: number;
@@ -191,7 +194,7 @@ async function selection(
 
 async function loglinear(input: RerankerTrainInput, knobs: TrainerKnobs = {}): Promise<TrainedLinear> {
   const { train, dev, dictionary, options } = input;
-  const l2s = options.l2 ?? [LOGLINEAR_C];
+  const l2s = options.l2 ?? (dev ? [...LOGLINEAR_C_GRID] : [LOGLINEAR_C]);
   const trainer = new LoglinearSettingsTrainer(
     train,
     dev,

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { boostWeights, chosenScore, syntheticRerankData } from '../../lib/rerank/boost.js';
 import { loadReranker, saveReranker } from '../../lib/rerank/reranker.js';
 import { rerankerTrainers } from '../../lib/rerank/trainers.js';
+import { LOGLINEAR_C, LOGLINEAR_C_GRID } from '../../lib/options/rerank.js';
 import { tempDir } from '../helpers.js';
 
 const tmp = tempDir();
@@ -88,5 +89,23 @@ describe('reranker model files', () => {
     const a = await one(0.0005);
     const b = await one(0.02);
     expect(both.info.devScore).toBe(Math.max(Number(a.info.devScore), Number(b.info.devScore)));
+  });
+
+  it('loglinear tries the default grid of C on dev, and C = LOGLINEAR_C without dev', async () => {
+    const train = await syntheticRerankData({ ...small, seed: 25 });
+    const dev = await syntheticRerankData({ ...small, sentences: 60, seed: 26 });
+    const dictionary = Array.from({ length: train.numFeatures }, (_, k) => String(k));
+    const options = { rounds: 30, progress: false };
+    const grid = await rerankerTrainers.loglinear({ train, dev, dictionary, options });
+    const alone = await Promise.all(
+      LOGLINEAR_C_GRID.map((c) =>
+        rerankerTrainers.loglinear({ train, dev, dictionary, options: { ...options, l2: [c] } }),
+      ),
+    );
+    const scores = alone.map((m) => Number(m.info.devScore));
+    expect(grid.info.devScore).toBe(Math.max(...scores));
+    expect(grid.info.l2).toBe(LOGLINEAR_C_GRID[scores.indexOf(Math.max(...scores))]);
+    const noDev = await rerankerTrainers.loglinear({ train, dictionary, options });
+    expect(noDev.info.l2).toBe(LOGLINEAR_C);
   });
 });
