@@ -38,6 +38,7 @@ export const CRF_DEFAULTS = {
   eta0: 0.1,
   prune: 1e-4,
   surfaceBits: 22,
+  tagSets: true,
   average: true,
   decode: 'mbr',
   rareThreshold: 1,
@@ -103,6 +104,10 @@ export const parserTrainFields = {
     z.number().int().min(0).max(30).default(CRF_DEFAULTS.surfaceBits),
     'CRF surface span features hashed into 2^N weights (0 = none)',
     { value: 'N' },
+  ),
+  tagSets: option(
+    z.boolean().default(CRF_DEFAULTS.tagSets),
+    'CRF: surface span features see each word and its shape only, not also its tag set (the tags the lexicon allows it)',
   ),
   decode: option(
     z.enum(PARSER_DECODES).default(CRF_DEFAULTS.decode),

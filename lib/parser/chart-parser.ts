@@ -91,6 +91,7 @@ interface NativeChartParser {
       | 'verbFeatures'
       | 'featureCacheMB'
       | 'surfaceBits'
+      | 'tagSets'
       | 'prune'
       | 'adagrad'
       | 'average'
@@ -180,6 +181,8 @@ export interface ChartParserInfo {
   verbFeatures: boolean;
   /** log2 of the CRF's hashed surface-feature table (0 = no surface features). */
   surfaceBits: number;
+  /** The CRF's surface features see each word's tag set (false in models saved before them). */
+  tagSets: boolean;
   /**
    * Pseudo-counts with which P(tag | unknown-word signature) backs off to the signature
    * without its suffix (PCFG_SHAPE_BACKOFF for a PCFG; 0: to the tag prior, as CRF models
@@ -281,6 +284,12 @@ export interface ParserTrainOptions {
    * shape. Hashed into 2^surfaceBits weights. 0 = none (default CRF_DEFAULTS.surfaceBits).
    */
   surfaceBits?: number;
+  /**
+   * The surface span features also see each word's tag set, the tags the lexicon allows it
+   * (its ambiguity class): a representation between the word and its shape (default
+   * CRF_DEFAULTS.tagSets).
+   */
+  tagSets?: boolean;
   /**
    * Coarse-to-fine: the CRF's chart keeps only entries whose PCFG posterior is >= prune, in
    * training (the gold tree is always kept) and, by default, in parsing. 0 = exhaustive
@@ -563,6 +572,7 @@ const {
   margin,
   prune,
   surfaceBits,
+  tagSets,
   decode,
   beam,
   relax,
@@ -581,6 +591,7 @@ const SHARED_FIELDS = {
   margin,
   prune,
   surfaceBits,
+  tagSets,
   decode,
   beam,
   relax,
@@ -871,6 +882,7 @@ function buildTraining(
     verbFeatures: options.verbFeatures ? 1 : 0,
     featureCacheMB: options.featureCacheMB,
     surfaceBits,
+    tagSets: options.tagSets ? 1 : 0,
     prune,
     adagrad: options.optimizer === 'adagrad' ? 1 : 0,
     average: options.optimizer !== 'lbfgs' && options.average ? 1 : 0,

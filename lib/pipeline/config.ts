@@ -139,6 +139,12 @@ export const parserBaseSchema = z.strictObject({
     .describe(
       `CRF: softmax-margin cost per wrong bracket in training (default ${CRF_DEFAULTS.margin}; 0 = plain log-likelihood)`,
     ),
+  tagSets: z
+    .boolean({ error: 'expected true or false' })
+    .default(CRF_DEFAULTS.tagSets)
+    .describe(
+      `CRF: the surface span features also see each word's tag set, the tags the lexicon allows it (default ${CRF_DEFAULTS.tagSets}); false: the word and its shape alone`,
+    ),
   rareThreshold: nonNegativeInt('count')
     .optional()
     .describe(

@@ -147,7 +147,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
   }
 
   // startCrf({batch, eta0, tau, sigma2, beam, threads, seed, priorAtPcfg, featureCacheMB, prune,
-  //           adagrad, average, margin, surfaceBits, verbFeatures}): every field given
+  //           adagrad, average, margin, surfaceBits, verbFeatures, tagSets}): every field given
   //           (lib/options/parser.ts).
   Napi::Value StartCrf(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -171,11 +171,12 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     if (!(opt.margin >= 0 && std::isfinite(opt.margin)))
       throw Napi::RangeError::New(env, "margin must be >= 0");
     const int verb_features = RequiredInt(o, "verbFeatures");
+    const int tag_sets = RequiredInt(o, "tagSets");
     const int surface_bits = RequiredInt(o, "surfaceBits");
     if (surface_bits < 0 || surface_bits > 30)
       throw Napi::RangeError::New(env, "surfaceBits must be in 0..30");
     if (!(opt.prune >= 0 && opt.prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
-    InitCrf(*model_, training_->corpus, training_->gold, verb_features != 0, surface_bits);
+    InitCrf(*model_, training_->corpus, training_->gold, verb_features != 0, surface_bits, tag_sets != 0);
     training_->trainer = std::make_shared<CrfTrainer>(*model_, training_->corpus, training_->gold, opt);
     Napi::Object out = Napi::Object::New(env);
     out.Set("weights", Napi::Number::New(env, static_cast<double>(model_->crf.theta.size())));
@@ -447,6 +448,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     out.Set("clusterWords", Napi::Number::New(env, model_->lexicon.cluster_words.size()));
     out.Set("verbFeatures", Napi::Boolean::New(env, model_->use_crf && model_->crf.verb_features));
     out.Set("surfaceBits", Napi::Number::New(env, model_->use_crf ? model_->crf.surface_bits : 0));
+    out.Set("tagSets", Napi::Boolean::New(env, model_->use_crf && model_->crf.tag_sets));
     out.Set("shapeBackoff", Napi::Number::New(env, model_->lexicon.shape_backoff));
     out.Set("rareThreshold", Napi::Number::New(env, model_->lexicon.rare_threshold));
     return out;

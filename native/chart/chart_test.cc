@@ -763,7 +763,7 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
   // Versions before 5 stored every CRF weight: today's payload with the weights rewritten so.
   std::vector<uint8_t> bytes;
   {
-    const std::vector<uint8_t> v5 = m->Serialize();
+    const std::vector<uint8_t> v6 = m->Serialize();
     ByteWriter head, nonzero, dense;
     m->grammar.Write(head);
     m->lexicon.Write(head);
@@ -771,10 +771,10 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
     m->crf.Write(nonzero);
     m->crf.Write(dense, false);
     const size_t at = 4 + head.bytes().size() + 1 + 4;  // version, ..., CRF flag, surface bits
-    bytes.assign(v5.begin(), v5.begin() + static_cast<std::ptrdiff_t>(at));
+    bytes.assign(v6.begin(), v6.begin() + static_cast<std::ptrdiff_t>(at));
     bytes.insert(bytes.end(), dense.bytes().begin(), dense.bytes().end());
-    bytes.insert(bytes.end(), v5.begin() + static_cast<std::ptrdiff_t>(at + nonzero.bytes().size()),
-                 v5.end());
+    bytes.insert(bytes.end(), v6.begin() + static_cast<std::ptrdiff_t>(at + nonzero.bytes().size()),
+                 v6.end() - 1);  // without the version 6 byte
     bytes[0] = 4;
     CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.theta == m->crf.theta);
   }
@@ -878,7 +878,7 @@ TEST(chart_crf_surface_span_features_fire_as_specified) {
   const uint64_t the = StringHash("the"), dog = StringHash("dog"), saw = StringHash("saw"),
                  lower = StringHash("s:x");
   const uint64_t cat = StringHash("cat");
-  CrfSentence::SurfaceKey k[4];
+  CrfSentence::SurfaceKey k[CrfSentence::kMaxSurfaceKeys];
   sent.SurfaceKeys(CrfSentence::Edge::kLeft, 1, k);  // span starting at "dog"
   CHECK(k[0].templ == kSurfFirst && k[0].value == dog);
   CHECK(k[1].templ == kSurfFirst + 1 && k[1].value == lower);
@@ -934,13 +934,15 @@ TEST(chart_crf_surface_span_features_fire_as_specified) {
   CHECK_NEAR(bump(shape, 0.25, [&](CrfSentence& s) { return s.Binary(s_np_vp, 2, 3, 5); }), 0.0, 1e-12);
 }
 
-TEST(chart_crf_surface_gradient_equals_finite_differences) {
+namespace {
+void CheckSurfaceGradient(bool tag_sets) {
   Tiny t = MakeTiny();
   PcfgOptions options;
   options.rare_threshold = 5;
   std::vector<GoldItems> gold;
   auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options, &gold);
-  InitCrf(*m, t.corpus, gold, false, 9);  // 512 slots: collisions happen and must not matter
+  InitCrf(*m, t.corpus, gold, false, 9, tag_sets);  // 512 slots: collisions happen and must not matter
+  CHECK(m->crf.tag_sets == tag_sets);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 0.3);
   for (double& w : m->crf.theta) w += normal(rng);
@@ -960,9 +962,48 @@ TEST(chart_crf_surface_gradient_equals_finite_differences) {
   auto tokens = m->Tokens(t.corpus, 0);
   auto bytes = m->Serialize();
   auto back = ChartModel::Deserialize(bytes.data(), bytes.size());
-  CHECK(back->crf.surface_bits == 9);
+  CHECK(back->crf.surface_bits == 9 && back->crf.tag_sets == tag_sets);
   CHECK_NEAR(CrfSentenceObjective(*back, tokens, gold[0], ch, nullptr),
              CrfSentenceObjective(*m, tokens, gold[0], ch, nullptr), 1e-12);
+}
+}  // namespace
+
+TEST(chart_crf_surface_gradient_equals_finite_differences) { CheckSurfaceGradient(false); }
+
+TEST(chart_crf_surface_gradient_with_tag_sets_equals_finite_differences) { CheckSurfaceGradient(true); }
+
+TEST(chart_crf_tag_set_features_key_words_by_their_tags) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 20, true);
+  const int64_t before_tag_sets = m->crf.surface_gold_features;
+  auto tokens = Sentence(*m, {"the", "dog", "saw", "a", "cat"});
+  CrfSentence sent;
+  sent.Prepare(m->crf, m->grammar, m->lexicon, tokens);
+  CHECK(sent.NumSurfaceKeys() == 6);
+  CrfSentence::SurfaceKey k[CrfSentence::kMaxSurfaceKeys];
+  sent.SurfaceKeys(CrfSentence::Edge::kLeft, 1, k);  // first word "dog", word before "the"
+  CHECK(k[4].templ == kSurfFirst + kSurfTagSet && k[5].templ == kSurfBefore + kSurfTagSet);
+  CHECK(k[4].value != k[5].value);  // a noun and a determiner
+  CrfSentence::SurfaceKey cat[CrfSentence::kMaxSurfaceKeys];
+  sent.SurfaceKeys(CrfSentence::Edge::kLeft, 4, cat);  // first word "cat": a noun like "dog"
+  CHECK(tokens[1].tags == tokens[4].tags && cat[4].value == k[4].value && cat[0].value != k[0].value);
+  sent.SurfaceKeys(CrfSentence::Edge::kLeft, 0, k);
+  CHECK(k[5].value == StringHash("<s>"));
+  // Off: four keys, and the gold trees have fewer distinct surface features.
+  auto plain = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*plain, t.corpus, gold, false, 20);
+  CrfSentence off;
+  off.Prepare(plain->crf, plain->grammar, plain->lexicon, tokens);
+  CHECK(off.NumSurfaceKeys() == 4);
+  CHECK(plain->crf.surface_gold_features < before_tag_sets);
+  // The flag survives serialization; a version 5 payload (without it) has none.
+  auto bytes = m->Serialize();
+  CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.tag_sets);
+  bytes.pop_back();
+  bytes[0] = 5;
+  CHECK(!ChartModel::Deserialize(bytes.data(), bytes.size())->crf.tag_sets);
 }
 
 TEST(chart_crf_weights_store_only_non_zero_values) {

@@ -42,6 +42,14 @@ int32_t CrfWeights::AddSparse(uint64_t key) {
 
 namespace {
 
+// A word's tag set (Token::tags, in any order) as a surface representation.
+uint64_t TagSetKey(std::vector<int32_t> tags) {
+  std::sort(tags.begin(), tags.end());
+  uint64_t h = StringHash("tags:");
+  for (int32_t t : tags) h = Mix64(h ^ static_cast<uint64_t>(t));
+  return h;
+}
+
 // Sparse weight vectors: the positions of the non-zero weights as LEB128 gaps (each from
 // the one after the previous non-zero), then their values. Hashed surface tables are
 // mostly zeros on small treebanks; dense rule blocks cost about one byte per position more.
@@ -201,16 +209,19 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
     }
   }
   surface_on_ = w.surface_bits > 0;
+  surface_keys_ = w.tag_sets ? kMaxSurfaceKeys : 4;
   if (surface_on_) {
     // Word representations at positions -1 .. n: the word (lowercased if frequent, else
     // its signature) and its shape; the sentence boundaries are words of their own.
     rep_word_.assign(n_ + 2, 0), rep_shape_.assign(n_ + 2, 0), shape_symbol_.assign(n_, 'x');
-    rep_word_[0] = rep_shape_[0] = StringHash("<s>");
-    rep_word_[n_ + 1] = rep_shape_[n_ + 1] = StringHash("</s>");
+    rep_tag_set_.assign(n_ + 2, 0);
+    rep_word_[0] = rep_shape_[0] = rep_tag_set_[0] = StringHash("<s>");
+    rep_word_[n_ + 1] = rep_shape_[n_ + 1] = rep_tag_set_[n_ + 1] = StringHash("</s>");
     for (int i = 0; i < n_; ++i) {
       const std::string& text = tokens[i].text;
       rep_word_[i + 1] = word_key_[i];
       rep_shape_[i + 1] = StringHash("s:" + WordShape(text, ShapeRuns::kClassRuns, 6));
+      if (w.tag_sets) rep_tag_set_[i + 1] = TagSetKey(tokens[i].tags);
       size_t at = 0;
       const uint32_t cp = text.empty() ? ' ' : NextCodepoint(text, at);
       const char symbol = ShapeSymbol(cp);
@@ -219,7 +230,7 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
   }
 }
 
-void CrfSentence::SurfaceKeys(Edge edge, int p, SurfaceKey out[4]) const {
+void CrfSentence::SurfaceKeys(Edge edge, int p, SurfaceKey out[kMaxSurfaceKeys]) const {
   // rep index of word w is w + 1 (word -1 is <s>, word n is </s>).
   int a, b;         // the two words
   uint64_t ta, tb;  // their templates
@@ -238,6 +249,8 @@ void CrfSentence::SurfaceKeys(Edge edge, int p, SurfaceKey out[4]) const {
   out[1] = {ta + 1, rep_shape_[a + 1]};
   out[2] = {tb, rep_word_[b + 1]};
   out[3] = {tb + 1, rep_shape_[b + 1]};
+  out[4] = {ta + kSurfTagSet, rep_tag_set_.empty() ? 0 : rep_tag_set_[a + 1]};
+  out[5] = {tb + kSurfTagSet, rep_tag_set_.empty() ? 0 : rep_tag_set_[b + 1]};
 }
 
 uint64_t CrfSentence::SpanShapeKey(int i, int j) const {
@@ -265,13 +278,13 @@ void CrfSentence::PrepareSurface() {
   }
   for (int e = 0; e < 3; ++e) surf_parent_[e].assign(rows * S, nan);
   for (int e = 0; e < 3; ++e) {
-    edge_keys_[e].assign(rows * 4, SurfaceKey{0, 0});
+    edge_keys_[e].assign(rows * kMaxSurfaceKeys, SurfaceKey{0, 0});
     for (int p = 0; p <= n_; ++p) {
       const Edge edge = static_cast<Edge>(e);
       if ((edge == Edge::kLeft && p == n_) || (edge == Edge::kRight && p == 0) ||
           (edge == Edge::kSplit && (p == 0 || p == n_)))
         continue;
-      SurfaceKeys(edge, p, &edge_keys_[e][static_cast<size_t>(p) * 4]);
+      SurfaceKeys(edge, p, &edge_keys_[e][static_cast<size_t>(p) * kMaxSurfaceKeys]);
     }
   }
   // Span shape x parent base category, one slot per (cell, base).
@@ -289,17 +302,18 @@ void CrfSentence::PrepareSurface() {
 double CrfSentence::ComputeSurface(int edge, int p, int32_t rule, bool unary) const {
   const CrfWeights& w = *w_;
   const double* t = w.theta.data();
-  const SurfaceKey* keys = &edge_keys_[edge][static_cast<size_t>(p) * 4];
+  const SurfaceKey* keys = &edge_keys_[edge][static_cast<size_t>(p) * kMaxSurfaceKeys];
+  const int nk = surface_keys_;
   const int32_t parent = unary ? g_->unary[rule].parent : g_->binary[rule].parent;
   double& pv = surf_parent_[edge][static_cast<size_t>(p) * g_->num_symbols + parent];
   if (pv != pv) {
     pv = 0;
-    for (int q = 0; q < 4; ++q)
+    for (int q = 0; q < nk; ++q)
       pv += t[w.SurfaceSlot(keys[q].templ, kConjParent + static_cast<uint64_t>(parent), keys[q].value)];
   }
   const uint64_t conj = unary ? kConjUnary + static_cast<uint64_t>(rule) : static_cast<uint64_t>(rule);
   double v = pv;
-  for (int q = 0; q < 4; ++q) v += t[w.SurfaceSlot(keys[q].templ, conj, keys[q].value)];
+  for (int q = 0; q < nk; ++q) v += t[w.SurfaceSlot(keys[q].templ, conj, keys[q].value)];
   return v;
 }
 
@@ -339,7 +353,8 @@ void CrfSentence::FlushSurface(double* grad) {
   const Grammar& g = *g_;
   const size_t R = g.binary.size(), U = static_cast<size_t>(U_), S = static_cast<size_t>(g.num_symbols);
   std::vector<double> parent(S);
-  SurfaceKey keys[4];
+  SurfaceKey keys[kMaxSurfaceKeys];
+  const int nk = surface_keys_;
   ScatterAdds adds(grad);
   for (Edge edge : {Edge::kLeft, Edge::kRight, Edge::kSplit}) {
     const std::vector<double>& bin = edge == Edge::kLeft    ? mass_left_
@@ -361,7 +376,7 @@ void CrfSentence::FlushSurface(double* grad) {
         if (m == 0) continue;
         any = true;
         parent[g.binary[r].parent] += m;
-        for (const auto& k : keys) adds.Add(w.SurfaceSlot(k.templ, r, k.value), m);
+        for (int q = 0; q < nk; ++q) adds.Add(w.SurfaceSlot(keys[q].templ, r, keys[q].value), m);
       }
       if (un) {
         const double* urow = &(*un)[p * U];
@@ -370,13 +385,15 @@ void CrfSentence::FlushSurface(double* grad) {
           if (m == 0) continue;
           any = true;
           parent[g.unary[u].parent] += m;
-          for (const auto& k : keys) adds.Add(w.SurfaceSlot(k.templ, kConjUnary + u, k.value), m);
+          for (int q = 0; q < nk; ++q)
+            adds.Add(w.SurfaceSlot(keys[q].templ, kConjUnary + u, keys[q].value), m);
         }
       }
       if (!any) continue;
       for (size_t x = 0; x < S; ++x)
         if (parent[x] != 0)
-          for (const auto& k : keys) adds.Add(w.SurfaceSlot(k.templ, kConjParent + x, k.value), parent[x]);
+          for (int q = 0; q < nk; ++q)
+            adds.Add(w.SurfaceSlot(keys[q].templ, kConjParent + x, keys[q].value), parent[x]);
     }
   }
 }

@@ -57,6 +57,8 @@ enum CrfTemplate : uint64_t {
   kSurfSplitRight = 74,
   kSurfSpanShape = 76
 };
+// A word template plus this: the word's tag set in place of the word (CrfWeights::tag_sets).
+constexpr uint64_t kSurfTagSet = 32;
 
 // Lexicon feature keys per (position, tag): 6 always, up to 4 more from word clusters, one
 // word shape with surface features.
@@ -102,6 +104,9 @@ struct CrfWeights {
   // scorer looks features up only at those positions.
   bool verb_features = false;
   std::unordered_set<uint64_t> verb_words;
+  // The surface features also see each word's tag set (the tags the lexicon allows it, its
+  // ambiguity class): coarser than the word, finer than its shape (payload version 6).
+  bool tag_sets = false;
 
   void Layout(const Grammar& g);
   // Adds a sparse feature (training only); returns its index.
@@ -222,7 +227,10 @@ class CrfSentence {
   struct SurfaceKey {
     uint64_t templ, value;
   };
-  void SurfaceKeys(Edge edge, int p, SurfaceKey out[4]) const;
+  // Two words x their representations: word and shape, and with CrfWeights::tag_sets the tag set.
+  static constexpr int kMaxSurfaceKeys = 6;
+  int NumSurfaceKeys() const { return surface_keys_; }
+  void SurfaceKeys(Edge edge, int p, SurfaceKey out[kMaxSurfaceKeys]) const;
   // The span shape of words [i, j): one symbol per word (its first character's class),
   // the first and last 4 words of longer spans.
   uint64_t SpanShapeKey(int i, int j) const;
@@ -250,8 +258,9 @@ class CrfSentence {
   // boundary x unary rule (left, right), each summing its templates x representations x
   // (rule, parent); the masses of the same shapes for the gradient.
   bool surface_on_ = false;
-  std::vector<uint64_t> rep_word_, rep_shape_;  // positions -1 .. n (index + 1)
-  std::vector<char> shape_symbol_;              // per word: its span-shape symbol
+  int surface_keys_ = 4;
+  std::vector<uint64_t> rep_word_, rep_shape_, rep_tag_set_;  // positions -1 .. n (index + 1)
+  std::vector<char> shape_symbol_;                            // per word: its span-shape symbol
   // Filled lazily: the coarse-to-fine mask leaves most (boundary, rule) pairs unused, and
   // each costs four random reads of the hashed table. A bit per entry says it is computed
   // (a sentence clears 64 times fewer bytes than the scores would take).
@@ -259,7 +268,7 @@ class CrfSentence {
   mutable std::vector<double> surf_[5];
   mutable std::vector<uint64_t> surf_known_[5];
   mutable std::vector<double> surf_parent_[3];  // per edge: boundary x symbol (NaN = not yet)
-  std::vector<SurfaceKey> edge_keys_[3];        // per edge: boundary x 4 keys
+  std::vector<SurfaceKey> edge_keys_[3];        // per edge: boundary x kMaxSurfaceKeys keys
   double SurfaceRule(int table, size_t at, int p, int32_t rule, bool unary) const {
     uint64_t& known = surf_known_[table][at >> 6];
     const uint64_t bit = uint64_t{1} << (at & 63);

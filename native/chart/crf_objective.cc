@@ -98,22 +98,24 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
 }
 
 void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features,
-             int surface_bits) {
+             int surface_bits, bool tag_sets) {
   const Grammar& g = m.grammar;
   CrfWeights& w = m.crf;
   w.sparse = AttributeTable();
   w.verb_words.clear();
   w.verb_features = verb_features && g.binary_verb.size() == g.binary.size();
   w.surface_bits = surface_bits;
+  w.tag_sets = tag_sets && surface_bits > 0;
   w.Layout(g);
   CrfSentence sent;
   uint64_t keys[kMaxLexKeys];
   // Surface features of the gold trees, for the collision rate of the hashed table.
   std::unordered_set<uint64_t> gold_surface;
-  CrfSentence::SurfaceKey skeys[4];
+  CrfSentence::SurfaceKey skeys[CrfSentence::kMaxSurfaceKeys];
   auto note_surface = [&](CrfSentence::Edge edge, int p, uint64_t conj) {
     sent.SurfaceKeys(edge, p, skeys);
-    for (const auto& k : skeys) gold_surface.insert(FeatureKey(k.templ, conj, k.value));
+    for (int q = 0; q < sent.NumSurfaceKeys(); ++q)
+      gold_surface.insert(FeatureKey(skeys[q].templ, conj, skeys[q].value));
   };
   for (int32_t s = 0; s < corpus.size(); ++s) {
     const std::vector<Token> tokens = m.Tokens(corpus, s);

@@ -55,9 +55,10 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
 // Builds the sparse feature dictionary from the gold trees and starts the weights at the
 // PCFG (rule weights = log-probabilities, weight 1 on the PCFG lexicon score).
 // verb_features: add the verb-lexicalized rule features (needs Grammar::is_verb).
-// surface_bits > 0: the hashed surface span features (CrfWeights::surface_bits).
+// surface_bits > 0: the hashed surface span features (CrfWeights::surface_bits); tag_sets:
+// they also see each word's tag set (CrfWeights::tag_sets).
 void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold,
-             bool verb_features = false, int surface_bits = 0);
+             bool verb_features = false, int surface_bits = 0, bool tag_sets = false);
 
 // The corpus objective at the model's weights (model.crf.theta), its sentences' prefilter
 // masks and feature ids cached across evaluations, the gradients summed per thread.

@@ -127,6 +127,29 @@ describe('chart parser extras', () => {
     expect(() => readClustersSync(empty)).toThrow(/empty-clusters\.txt:1: /);
   });
 
+  it('tag-set surface features: on by default for the CRF, off when asked, saved with the model', async () => {
+    const data = trees([...relaxable, ...clusterable]);
+    const options = { crf: true, epochs: 1, batch: 2, threads: 1, surfaceBits: 12 } as const;
+    const on = await ChartParserModel.train(data, options);
+    const off = await ChartParserModel.train(data, { ...options, tagSets: false });
+    expect(CRF_DEFAULTS.tagSets).toBe(true);
+    expect(on.info().tagSets).toBe(true);
+    expect(off.info().tagSets).toBe(false);
+    // The features are trained: the two models' weights differ.
+    expect(Buffer.from(on.toBytes()).equals(Buffer.from(off.toBytes()))).toBe(false);
+    const saved = tmp.file('tag-sets.model');
+    on.save(saved);
+    const back = await ChartParserModel.load(saved);
+    expect(back.info().tagSets).toBe(true);
+    const sentence = [['the', 'cat', 'saw', 'it']];
+    const [a] = await on.parse(sentence, { threads: 1 });
+    const [b] = await back.parse(sentence, { threads: 1 });
+    expect(formatTree(b.tree)).toBe(formatTree(a.tree));
+    expect(b.logprob).toBe(a.logprob);
+    const pcfg = await ChartParserModel.train(data, { threads: 1 });
+    expect(pcfg.info().tagSets).toBe(false);
+  });
+
   it('verb-lexicalized rule features: off by default, on when asked, saved with the model', async () => {
     const data = trees([...relaxable, ...clusterable]);
     const off = await ChartParserModel.train(data, { crf: true, epochs: 1, batch: 2, threads: 1 });

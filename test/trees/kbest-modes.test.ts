@@ -117,6 +117,7 @@ describe('k-best modes on a small grammar, against every parse', () => {
       epochs: 1,
       devPass: false,
       mbr: false,
+      tagSets: true,
       margin: 0,
       rareThreshold: 1,
       kbest: 'max',

@@ -24,6 +24,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
             crf: options.crf,
             epochs: options.epochs,
             margin: options.margin,
+            tagSets: options.tagSets,
             ...(devTrees ? { dev: devTrees } : {}),
             rareThreshold: options.rareThreshold,
             threads: ctx.threads,
