@@ -1024,7 +1024,8 @@ export class ChartParserModel implements NbestProducer {
       };
     };
     // Distributed: the optimizer state is the coordinator's, so local and distributed checkpoints do not mix.
-    const checkpointOptions = opts.external ? { ...shaping, distributed: true } : shaping;
+    // tagSets is named even when defaulted: checkpoints written before it existed trained without.
+    const checkpointOptions = { ...shaping, tagSets: opts.tagSets, ...(opts.external ? { distributed: true } : {}) };
     const crf = crfTrainer(built.handle, (h) => new ChartParserModel(h, table, meta), sentences, opts, spec);
     const result = await runTraining(crf.trainer, {
       total: opts.epochs,

@@ -344,6 +344,16 @@ describe('CRF parser: continued training equals one long run', () => {
       if (options.dev === undefined) expect(first.equals(whole)).toBe(false);
     }, 120_000);
   }
+
+  it('a checkpoint names the tag-set choice even when defaulted, and resuming with the other is refused', async () => {
+    const checkpoint = tmp.file('tag-sets-parser.ckpt');
+    await parserBytes({ epochs: 1, checkpoint }, 'tag-sets-first');
+    await expect(parserBytes({ epochs: 2, resume: checkpoint, tagSets: false }, 'tag-sets-off')).rejects.toThrow(
+      /tagSets/,
+    );
+    const resumed = await parserBytes({ epochs: 2, resume: checkpoint, tagSets: true }, 'tag-sets-on');
+    expect(resumed.equals(await parserBytes({ epochs: 2 }, 'tag-sets-whole'))).toBe(true);
+  }, 120_000);
   it('refuses checkpoints for the PCFG, which trains in one pass', async () => {
     await expect(ChartParserModel.train(trees, { checkpoint: tmp.file('pcfg.ckpt') })).rejects.toThrow(
       /PCFG is counted/,
