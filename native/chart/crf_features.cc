@@ -212,7 +212,9 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
   surface_keys_ = w.tag_sets ? kMaxSurfaceKeys : 4;
   if (surface_on_) {
     // Word representations at positions -1 .. n: the word (lowercased if frequent, else
-    // its signature) and its shape; the sentence boundaries are words of their own.
+    // its signature), its shape and (tag_sets) the tags it may take; the sentence boundaries
+    // are words of their own. A retry with every tag gives every word the same tag set, which
+    // training never saw: those sentences fall back on words and shapes.
     rep_word_.assign(n_ + 2, 0), rep_shape_.assign(n_ + 2, 0), shape_symbol_.assign(n_, 'x');
     rep_tag_set_.assign(n_ + 2, 0);
     rep_word_[0] = rep_shape_[0] = rep_tag_set_[0] = StringHash("<s>");
