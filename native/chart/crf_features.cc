@@ -209,7 +209,6 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
     }
   }
   surface_on_ = w.surface_bits > 0;
-  surface_keys_ = w.tag_sets ? kMaxSurfaceKeys : 4;
   if (surface_on_) {
     // Word representations at positions -1 .. n: the word (lowercased if frequent, else
     // its signature), its shape and (tag_sets) the tags it may take; the sentence boundaries
@@ -251,8 +250,8 @@ void CrfSentence::SurfaceKeys(Edge edge, int p, SurfaceKey out[kMaxSurfaceKeys])
   out[1] = {ta + 1, rep_shape_[a + 1]};
   out[2] = {tb, rep_word_[b + 1]};
   out[3] = {tb + 1, rep_shape_[b + 1]};
-  out[4] = {ta + kSurfTagSet, rep_tag_set_.empty() ? 0 : rep_tag_set_[a + 1]};
-  out[5] = {tb + kSurfTagSet, rep_tag_set_.empty() ? 0 : rep_tag_set_[b + 1]};
+  out[4] = {ta + kSurfTagSet, rep_tag_set_[a + 1]};
+  out[5] = {tb + kSurfTagSet, rep_tag_set_[b + 1]};
 }
 
 uint64_t CrfSentence::SpanShapeKey(int i, int j) const {
@@ -305,7 +304,7 @@ double CrfSentence::ComputeSurface(int edge, int p, int32_t rule, bool unary) co
   const CrfWeights& w = *w_;
   const double* t = w.theta.data();
   const SurfaceKey* keys = &edge_keys_[edge][static_cast<size_t>(p) * kMaxSurfaceKeys];
-  const int nk = surface_keys_;
+  const int nk = NumSurfaceKeys();
   const int32_t parent = unary ? g_->unary[rule].parent : g_->binary[rule].parent;
   double& pv = surf_parent_[edge][static_cast<size_t>(p) * g_->num_symbols + parent];
   if (pv != pv) {
@@ -356,7 +355,7 @@ void CrfSentence::FlushSurface(double* grad) {
   const size_t R = g.binary.size(), U = static_cast<size_t>(U_), S = static_cast<size_t>(g.num_symbols);
   std::vector<double> parent(S);
   SurfaceKey keys[kMaxSurfaceKeys];
-  const int nk = surface_keys_;
+  const int nk = NumSurfaceKeys();
   ScatterAdds adds(grad);
   for (Edge edge : {Edge::kLeft, Edge::kRight, Edge::kSplit}) {
     const std::vector<double>& bin = edge == Edge::kLeft    ? mass_left_

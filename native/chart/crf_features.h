@@ -229,7 +229,7 @@ class CrfSentence {
   };
   // Two words x their representations: word and shape, and with CrfWeights::tag_sets the tag set.
   static constexpr int kMaxSurfaceKeys = 6;
-  int NumSurfaceKeys() const { return surface_keys_; }
+  int NumSurfaceKeys() const { return w_->tag_sets ? kMaxSurfaceKeys : 4; }
   void SurfaceKeys(Edge edge, int p, SurfaceKey out[kMaxSurfaceKeys]) const;
   // The span shape of words [i, j): one symbol per word (its first character's class),
   // the first and last 4 words of longer spans.
@@ -258,7 +258,6 @@ class CrfSentence {
   // boundary x unary rule (left, right), each summing its templates x representations x
   // (rule, parent); the masses of the same shapes for the gradient.
   bool surface_on_ = false;
-  int surface_keys_ = 4;
   std::vector<uint64_t> rep_word_, rep_shape_, rep_tag_set_;  // positions -1 .. n (index + 1)
   std::vector<char> shape_symbol_;                            // per word: its span-shape symbol
   // Filled lazily: the coarse-to-fine mask leaves most (boundary, rule) pairs unused, and

@@ -14,6 +14,17 @@ afterAll(() => tmp.cleanup());
 
 const trees = (lines: string[]): Tree[] => lines.map((l) => parseTree(l));
 
+/** Saves `m` and loads it back; both parse one sentence, for the caller to compare. */
+async function reloadAndParse(m: ChartParserModel, name: string) {
+  const file = tmp.file(name);
+  m.save(file);
+  const back = await ChartParserModel.load(file);
+  const sentence = [['the', 'cat', 'saw', 'it']];
+  const [a] = await m.parse(sentence, { threads: 1 });
+  const [b] = await back.parse(sentence, { threads: 1 });
+  return { back, a, b };
+}
+
 // NP^S -> DT NN and NP^VP -> PRP are seen; "it barked" needs NP^S -> PRP (relaxed).
 const relaxable = [
   '(ROOT (S (NP (DT the) (NN dog)) (VP (VBD saw) (NP (PRP it)))))',
@@ -137,13 +148,8 @@ describe('chart parser extras', () => {
     expect(off.info().tagSets).toBe(false);
     // The features are trained: the two models' weights differ.
     expect(Buffer.from(on.toBytes()).equals(Buffer.from(off.toBytes()))).toBe(false);
-    const saved = tmp.file('tag-sets.model');
-    on.save(saved);
-    const back = await ChartParserModel.load(saved);
+    const { back, a, b } = await reloadAndParse(on, 'tag-sets.model');
     expect(back.info().tagSets).toBe(true);
-    const sentence = [['the', 'cat', 'saw', 'it']];
-    const [a] = await on.parse(sentence, { threads: 1 });
-    const [b] = await back.parse(sentence, { threads: 1 });
     expect(formatTree(b.tree)).toBe(formatTree(a.tree));
     expect(b.logprob).toBe(a.logprob);
     const pcfg = await ChartParserModel.train(data, { threads: 1 });
@@ -158,13 +164,8 @@ describe('chart parser extras', () => {
     expect(on.info().verbFeatures).toBe(true);
     // One feature per (rule, verb) seen: VP -> VBD NP with "saw" (the unary VP -> VBD has rule x word already).
     expect(on.info().weights).toBe(off.info().weights + 1);
-    const saved = tmp.file('verb.model');
-    on.save(saved);
-    const back = await ChartParserModel.load(saved);
+    const { back, a, b } = await reloadAndParse(on, 'verb.model');
     expect(back.info().verbFeatures).toBe(true);
-    const sentence = [['the', 'cat', 'saw', 'it']];
-    const [a] = await on.parse(sentence, { threads: 1 });
-    const [b] = await back.parse(sentence, { threads: 1 });
     expect(formatTree(b.tree)).toBe(formatTree(a.tree));
     expect(b.logprob).toBeCloseTo(a.logprob, 9);
   });
