@@ -763,7 +763,7 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
   // Versions before 5 stored every CRF weight: today's payload with the weights rewritten so.
   std::vector<uint8_t> bytes;
   {
-    const std::vector<uint8_t> v6 = m->Serialize();
+    const std::vector<uint8_t> v7 = m->Serialize();
     ByteWriter head, nonzero, dense;
     m->grammar.Write(head);
     m->lexicon.Write(head);
@@ -771,10 +771,10 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
     m->crf.Write(nonzero);
     m->crf.Write(dense, false);
     const size_t at = 4 + head.bytes().size() + 1 + 4;  // version, ..., CRF flag, surface bits
-    bytes.assign(v6.begin(), v6.begin() + static_cast<std::ptrdiff_t>(at));
+    bytes.assign(v7.begin(), v7.begin() + static_cast<std::ptrdiff_t>(at));
     bytes.insert(bytes.end(), dense.bytes().begin(), dense.bytes().end());
-    bytes.insert(bytes.end(), v6.begin() + static_cast<std::ptrdiff_t>(at + nonzero.bytes().size()),
-                 v6.end() - 1);  // without the version 6 byte
+    bytes.insert(bytes.end(), v7.begin() + static_cast<std::ptrdiff_t>(at + nonzero.bytes().size()),
+                 v7.end() - 2);  // without the version 6 and 7 bytes
     bytes[0] = 4;
     CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.theta == m->crf.theta);
   }
@@ -863,11 +863,14 @@ int32_t BinaryRuleId(const Grammar& g, int32_t p, int32_t l, int32_t r) {
 }
 }  // namespace
 
-TEST(chart_crf_surface_span_features_fire_as_specified) {
+namespace {
+// `rows`: the table's layout (CrfWeights::surface_rows), both read by the same scorer.
+void CheckSurfaceFeaturesFire(bool rows) {
   Tiny t = MakeTiny();
   std::vector<GoldItems> gold;
   auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
-  InitCrf(*m, t.corpus, gold, false, 20);
+  InitCrf(*m, t.corpus, gold, false, 20, false, rows);
+  CHECK(m->crf.surface_rows == rows);
   CHECK(m->crf.surface_gold_features > 0);
   CHECK(m->crf.surface_collision_rate >= 0 && m->crf.surface_collision_rate < 0.01);
   const Grammar& g = m->grammar;
@@ -933,16 +936,68 @@ TEST(chart_crf_surface_span_features_fire_as_specified) {
   CHECK_NEAR(bump(shape, 0.25, [&](CrfSentence& s) { return s.Binary(vp_v_np, 2, 3, 5); }), 0.25, 1e-12);
   CHECK_NEAR(bump(shape, 0.25, [&](CrfSentence& s) { return s.Binary(s_np_vp, 2, 3, 5); }), 0.0, 1e-12);
 }
+}  // namespace
+
+TEST(chart_crf_surface_span_features_fire_as_specified) { CheckSurfaceFeaturesFire(true); }
+
+TEST(chart_crf_surface_span_features_fire_as_specified_in_older_models_layout) {
+  CheckSurfaceFeaturesFire(false);
+}
+
+TEST(chart_crf_surface_rows_keep_one_words_weights_side_by_side) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false, 8, true);  // 256 slots: rows wrap around the table's end
+  const CrfWeights& w = m->crf;
+  const int64_t size = int64_t{1} << w.surface_bits;
+  const uint64_t R = m->grammar.binary.size(), U = m->grammar.unary.size();
+  CHECK(w.surface_rows && R > 2 && U > 0);
+  auto next = [&](int64_t slot) { return w.surface_begin + (slot - w.surface_begin + 1) % size; };
+  int wrapped = 0;
+  for (const char* word : {"dog", "cat", "saw", "the", "a", "ran", "x", "y", "z", "w"}) {
+    const uint64_t v = StringHash(word);
+    for (uint64_t templ : {uint64_t{kSurfFirst}, uint64_t{kSurfSplitRight} + kSurfTagSet}) {
+      // Binary rules, then unary rules, then symbols, each one slot after the other.
+      std::vector<uint64_t> conj;
+      for (uint64_t r = 0; r < R; ++r) conj.push_back(r);
+      for (uint64_t u = 0; u < U; ++u) conj.push_back(kConjUnary + u);
+      for (uint64_t x = 0; x < 3; ++x) conj.push_back(kConjParent + x);
+      for (size_t a = 0; a + 1 < conj.size(); ++a) {
+        const int64_t here = w.SurfaceSlot(templ, conj[a], v), there = w.SurfaceSlot(templ, conj[a + 1], v);
+        CHECK(here >= w.surface_begin && here < w.sparse_begin);
+        CHECK(there == next(here));
+        if (there < here) ++wrapped;
+      }
+    }
+  }
+  CHECK(wrapped > 0);
+  // Another word's row starts elsewhere.
+  CHECK(w.SurfaceSlot(kSurfFirst, 0, StringHash("dog")) != w.SurfaceSlot(kSurfFirst, 0, StringHash("cat")));
+  // The layout survives serialization; a version 6 payload (without its flag) hashes each feature.
+  auto bytes = m->Serialize();
+  CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.surface_rows);
+  bytes.pop_back();
+  bytes[0] = 6;
+  auto old = ChartModel::Deserialize(bytes.data(), bytes.size());
+  CHECK(!old->crf.surface_rows && old->crf.tag_sets);
+  int side_by_side = 0;
+  for (uint64_t r = 0; r + 1 < R; ++r)
+    if (old->crf.SurfaceSlot(kSurfFirst, r + 1, StringHash("dog")) ==
+        next(old->crf.SurfaceSlot(kSurfFirst, r, StringHash("dog"))))
+      ++side_by_side;
+  CHECK(side_by_side < static_cast<int>(R) / 4);
+}
 
 namespace {
-void CheckSurfaceGradient(bool tag_sets) {
+void CheckSurfaceGradient(bool tag_sets, bool rows = true) {
   Tiny t = MakeTiny();
   PcfgOptions options;
   options.rare_threshold = 5;
   std::vector<GoldItems> gold;
   auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options, &gold);
-  InitCrf(*m, t.corpus, gold, false, 9, tag_sets);  // 512 slots: collisions happen and must not matter
-  CHECK(m->crf.tag_sets == tag_sets);
+  InitCrf(*m, t.corpus, gold, false, 9, tag_sets, rows);  // 512 slots: collisions happen and must not matter
+  CHECK(m->crf.tag_sets == tag_sets && m->crf.surface_rows == rows);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 0.3);
   for (double& w : m->crf.theta) w += normal(rng);
@@ -962,7 +1017,7 @@ void CheckSurfaceGradient(bool tag_sets) {
   auto tokens = m->Tokens(t.corpus, 0);
   auto bytes = m->Serialize();
   auto back = ChartModel::Deserialize(bytes.data(), bytes.size());
-  CHECK(back->crf.surface_bits == 9 && back->crf.tag_sets == tag_sets);
+  CHECK(back->crf.surface_bits == 9 && back->crf.tag_sets == tag_sets && back->crf.surface_rows == rows);
   CHECK_NEAR(CrfSentenceObjective(*back, tokens, gold[0], ch, nullptr),
              CrfSentenceObjective(*m, tokens, gold[0], ch, nullptr), 1e-12);
 }
@@ -971,6 +1026,10 @@ void CheckSurfaceGradient(bool tag_sets) {
 TEST(chart_crf_surface_gradient_equals_finite_differences) { CheckSurfaceGradient(false); }
 
 TEST(chart_crf_surface_gradient_with_tag_sets_equals_finite_differences) { CheckSurfaceGradient(true); }
+
+TEST(chart_crf_surface_gradient_in_older_models_layout_equals_finite_differences) {
+  CheckSurfaceGradient(true, false);
+}
 
 TEST(chart_crf_tag_set_features_key_words_by_their_tags) {
   Tiny t = MakeTiny();
@@ -1001,7 +1060,7 @@ TEST(chart_crf_tag_set_features_key_words_by_their_tags) {
   // The flag survives serialization; a version 5 payload (without it) has none.
   auto bytes = m->Serialize();
   CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.tag_sets);
-  bytes.pop_back();
+  bytes.resize(bytes.size() - 2);  // the version 7 and 6 flags
   bytes[0] = 5;
   CHECK(!ChartModel::Deserialize(bytes.data(), bytes.size())->crf.tag_sets);
 }
@@ -1404,6 +1463,8 @@ TEST(chart_crf_ensemble_decodes_the_mean_of_the_members_posteriors) {
     std::normal_distribution<double> normal(0.0, 0.3);
     for (double& w : models.back()->crf.theta) w += normal(rng);
   }
+  // The second member leans away from the first's trees, so that their mean moves some tree.
+  for (size_t f = 0; f < models[1]->crf.theta.size(); ++f) models[1]->crf.theta[f] -= models[0]->crf.theta[f];
   const ChartModel& a = *models[0];
   const ChartModel& b = *models[1];
   const Grammar& g = a.grammar;

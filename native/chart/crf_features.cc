@@ -29,6 +29,7 @@ void CrfWeights::Layout(const Grammar& g) {
   if (surface_bits < 0 || surface_bits > 30)
     throw InputError("chart CRF: surface hash bits must be in 0..30");
   surface_begin = at, at += surface_bits > 0 ? (int64_t{1} << surface_bits) : 0;
+  conj_unary_offset = nb, conj_parent_offset = nb + nu;
   sparse_begin = at;
   theta.assign(at + sparse.size(), 0.0);
 }
@@ -287,6 +288,11 @@ void CrfSentence::PrepareSurface() {
         continue;
       SurfaceKeys(edge, p, &edge_keys_[e][static_cast<size_t>(p) * kMaxSurfaceKeys]);
     }
+    if (w.surface_rows) {
+      edge_rows_[e].resize(edge_keys_[e].size());
+      for (size_t a = 0; a < edge_keys_[e].size(); ++a)
+        edge_rows_[e][a] = CrfWeights::SurfaceRow(edge_keys_[e][a].templ, edge_keys_[e][a].value);
+    }
   }
   // Span shape x parent base category, one slot per (cell, base).
   const int cells = n_ * (n_ + 1) / 2;
@@ -303,18 +309,23 @@ void CrfSentence::PrepareSurface() {
 double CrfSentence::ComputeSurface(int edge, int p, int32_t rule, bool unary) const {
   const CrfWeights& w = *w_;
   const double* t = w.theta.data();
-  const SurfaceKey* keys = &edge_keys_[edge][static_cast<size_t>(p) * kMaxSurfaceKeys];
+  const size_t at = static_cast<size_t>(p) * kMaxSurfaceKeys;
+  const SurfaceKey* keys = &edge_keys_[edge][at];
+  const uint64_t* rows = w.surface_rows ? &edge_rows_[edge][at] : nullptr;
+  auto weight = [&](int q, uint64_t conj) {
+    return t[rows ? w.SurfaceSlotInRow(rows[q], w.ConjOffset(conj))
+                  : w.SurfaceSlot(keys[q].templ, conj, keys[q].value)];
+  };
   const int nk = NumSurfaceKeys();
   const int32_t parent = unary ? g_->unary[rule].parent : g_->binary[rule].parent;
   double& pv = surf_parent_[edge][static_cast<size_t>(p) * g_->num_symbols + parent];
   if (pv != pv) {
     pv = 0;
-    for (int q = 0; q < nk; ++q)
-      pv += t[w.SurfaceSlot(keys[q].templ, kConjParent + static_cast<uint64_t>(parent), keys[q].value)];
+    for (int q = 0; q < nk; ++q) pv += weight(q, kConjParent + static_cast<uint64_t>(parent));
   }
   const uint64_t conj = unary ? kConjUnary + static_cast<uint64_t>(rule) : static_cast<uint64_t>(rule);
   double v = pv;
-  for (int q = 0; q < nk; ++q) v += t[w.SurfaceSlot(keys[q].templ, conj, keys[q].value)];
+  for (int q = 0; q < nk; ++q) v += weight(q, conj);
   return v;
 }
 
@@ -355,7 +366,12 @@ void CrfSentence::FlushSurface(double* grad) {
   const size_t R = g.binary.size(), U = static_cast<size_t>(U_), S = static_cast<size_t>(g.num_symbols);
   std::vector<double> parent(S);
   SurfaceKey keys[kMaxSurfaceKeys];
+  uint64_t rows[kMaxSurfaceKeys];
   const int nk = NumSurfaceKeys();
+  auto slot = [&](int q, uint64_t conj) {
+    return w.surface_rows ? w.SurfaceSlotInRow(rows[q], w.ConjOffset(conj))
+                          : w.SurfaceSlot(keys[q].templ, conj, keys[q].value);
+  };
   ScatterAdds adds(grad);
   for (Edge edge : {Edge::kLeft, Edge::kRight, Edge::kSplit}) {
     const std::vector<double>& bin = edge == Edge::kLeft    ? mass_left_
@@ -369,6 +385,7 @@ void CrfSentence::FlushSurface(double* grad) {
           (edge == Edge::kSplit && (p == 0 || p == n_)))
         continue;
       SurfaceKeys(edge, p, keys);
+      for (int q = 0; q < nk; ++q) rows[q] = CrfWeights::SurfaceRow(keys[q].templ, keys[q].value);
       std::fill(parent.begin(), parent.end(), 0.0);
       bool any = false;
       const double* row = &bin[p * R];
@@ -377,7 +394,7 @@ void CrfSentence::FlushSurface(double* grad) {
         if (m == 0) continue;
         any = true;
         parent[g.binary[r].parent] += m;
-        for (int q = 0; q < nk; ++q) adds.Add(w.SurfaceSlot(keys[q].templ, r, keys[q].value), m);
+        for (int q = 0; q < nk; ++q) adds.Add(slot(q, r), m);
       }
       if (un) {
         const double* urow = &(*un)[p * U];
@@ -386,15 +403,13 @@ void CrfSentence::FlushSurface(double* grad) {
           if (m == 0) continue;
           any = true;
           parent[g.unary[u].parent] += m;
-          for (int q = 0; q < nk; ++q)
-            adds.Add(w.SurfaceSlot(keys[q].templ, kConjUnary + u, keys[q].value), m);
+          for (int q = 0; q < nk; ++q) adds.Add(slot(q, kConjUnary + u), m);
         }
       }
       if (!any) continue;
       for (size_t x = 0; x < S; ++x)
         if (parent[x] != 0)
-          for (int q = 0; q < nk; ++q)
-            adds.Add(w.SurfaceSlot(keys[q].templ, kConjParent + x, keys[q].value), parent[x]);
+          for (int q = 0; q < nk; ++q) adds.Add(slot(q, kConjParent + x), parent[x]);
     }
   }
 }

@@ -88,8 +88,9 @@ struct CrfWeights {
   int64_t unary_rule = 0, unary_len = 0, root_rule = 0, tag_prior = 0, base_len = 0, base_heavy = 0;
   int64_t pcfg_lex = 0;  // one weight on the PCFG's log P(word | tag), a real-valued feature
   // Surface span features (Hall, Durrett & Klein 2014): hashed into 2^surface_bits weights
-  // at surface_begin (0 bits = none). The hash of (template, word representation,
-  // rule or parent) picks the slot: no dictionary, every combination has a weight.
+  // at surface_begin (0 bits = none). The hash of (template, word representation) picks a
+  // row and the rule or parent an offset in it (surface_rows; older models hash all three):
+  // no dictionary, every combination has a weight.
   int surface_bits = 0;
   int64_t surface_begin = 0;
   // Of the distinct surface features seen in the gold trees, the fraction that share their
@@ -115,8 +116,25 @@ struct CrfWeights {
     const int32_t id = sparse.Find(key);
     return id < 0 ? -1 : static_cast<int32_t>(sparse_begin + id);
   }
+  // Surface rows (payload version 7): the hash of (template, word representation) picks a
+  // row's first slot and the conjunction is an offset from it (rules, then unary rules, then
+  // symbols), so the weights of one word at one boundary lie side by side and the chart's
+  // passes over rules read them in order; before, each (template, conjunction, value) was
+  // hashed on its own and every read was a random one.
+  bool surface_rows = false;
+  int64_t conj_unary_offset = 0, conj_parent_offset = 0;  // set by Layout
+  static uint64_t SurfaceRow(uint64_t templ, uint64_t value) { return FeatureKey(templ, 0, value); }
+  uint64_t ConjOffset(uint64_t conj) const {
+    const uint64_t kind = conj >> 32, index = conj & 0xffffffffULL;
+    return index + static_cast<uint64_t>(kind == 0 ? 0 : kind == 1 ? conj_unary_offset : conj_parent_offset);
+  }
+  // The weight index of the surface feature at `offset` (ConjOffset) in `row` (SurfaceRow).
+  int64_t SurfaceSlotInRow(uint64_t row, uint64_t offset) const {
+    return surface_begin + static_cast<int64_t>((row + offset) & ((1ULL << surface_bits) - 1));
+  }
   // The weight index of a surface feature.
   int64_t SurfaceSlot(uint64_t templ, uint64_t conj, uint64_t value) const {
+    if (surface_rows) return SurfaceSlotInRow(SurfaceRow(templ, value), ConjOffset(conj));
     return surface_begin +
            static_cast<int64_t>(FeatureKey(templ, conj, value) & ((1ULL << surface_bits) - 1));
   }
@@ -268,6 +286,7 @@ class CrfSentence {
   mutable std::vector<uint64_t> surf_known_[5];
   mutable std::vector<double> surf_parent_[3];  // per edge: boundary x symbol (NaN = not yet)
   std::vector<SurfaceKey> edge_keys_[3];        // per edge: boundary x kMaxSurfaceKeys keys
+  std::vector<uint64_t> edge_rows_[3];          // the same keys' SurfaceRow (surface_rows)
   double SurfaceRule(int table, size_t at, int p, int32_t rule, bool unary) const {
     uint64_t& known = surf_known_[table][at >> 6];
     const uint64_t bit = uint64_t{1} << (at & 63);

@@ -98,7 +98,7 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
 }
 
 void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features,
-             int surface_bits, bool tag_sets) {
+             int surface_bits, bool tag_sets, bool surface_rows) {
   const Grammar& g = m.grammar;
   CrfWeights& w = m.crf;
   w.sparse = AttributeTable();
@@ -106,16 +106,18 @@ void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& 
   w.verb_features = verb_features && g.binary_verb.size() == g.binary.size();
   w.surface_bits = surface_bits;
   w.tag_sets = tag_sets && surface_bits > 0;
+  w.surface_rows = surface_rows && surface_bits > 0;
   w.Layout(g);
   CrfSentence sent;
   uint64_t keys[kMaxLexKeys];
   // Surface features of the gold trees, for the collision rate of the hashed table.
-  std::unordered_set<uint64_t> gold_surface;
+  std::unordered_map<uint64_t, int64_t> gold_surface;  // feature key -> its slot
   CrfSentence::SurfaceKey skeys[CrfSentence::kMaxSurfaceKeys];
   auto note_surface = [&](CrfSentence::Edge edge, int p, uint64_t conj) {
     sent.SurfaceKeys(edge, p, skeys);
     for (int q = 0; q < sent.NumSurfaceKeys(); ++q)
-      gold_surface.insert(FeatureKey(skeys[q].templ, conj, skeys[q].value));
+      gold_surface.emplace(FeatureKey(skeys[q].templ, conj, skeys[q].value),
+                           w.SurfaceSlot(skeys[q].templ, conj, skeys[q].value));
   };
   for (int32_t s = 0; s < corpus.size(); ++s) {
     const std::vector<Token> tokens = m.Tokens(corpus, s);
@@ -170,9 +172,8 @@ void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& 
   w.surface_collision_rate = 0;
   if (surface_bits > 0 && !gold_surface.empty()) {
     // A feature collides when another gold feature has its slot.
-    std::unordered_map<uint64_t, int32_t> per_slot;
-    const uint64_t mask = (1ULL << surface_bits) - 1;
-    for (uint64_t key : gold_surface) per_slot[key & mask]++;
+    std::unordered_map<int64_t, int32_t> per_slot;
+    for (const auto& feature : gold_surface) per_slot[feature.second]++;
     int64_t shared = 0;
     for (const auto& e : per_slot)
       if (e.second > 1) shared += e.second;
