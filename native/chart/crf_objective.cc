@@ -5,7 +5,7 @@
 #include <cmath>
 #include <mutex>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "core/errors.h"
 #include "core/thread_pool.h"
