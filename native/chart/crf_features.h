@@ -279,7 +279,7 @@ class CrfSentence {
   std::vector<uint64_t> rep_word_, rep_shape_, rep_tag_set_;  // positions -1 .. n (index + 1)
   std::vector<char> shape_symbol_;                            // per word: its span-shape symbol
   // Filled lazily: the coarse-to-fine mask leaves most (boundary, rule) pairs unused, and
-  // each costs four random reads of the hashed table. A bit per entry says it is computed
+  // each costs four to six reads of the hashed table. A bit per entry says it is computed
   // (a sentence clears 64 times fewer bytes than the scores would take).
   // Tables 0-2: binary rules at the left edge, right edge, split; 3-4: unary, left, right.
   mutable std::vector<double> surf_[5];
