@@ -18,7 +18,7 @@
       ],
       "cflags!": ["-fno-exceptions", "-fno-rtti"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17"],
-      "cflags_cc": ["-std=c++17", "-O3", "-ffp-contract=off", "-fexceptions", "-frtti", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "cflags_cc": ["-std=c++17", "-O3", "-ffp-contract=off", "-fno-math-errno", "-fexceptions", "-frtti", "-Wall", "-Wextra", "-Wno-unused-parameter"],
       "ldflags": ["-pthread"],
       "xcode_settings": {
         "GCC_ENABLE_CPP_EXCEPTIONS": "YES",

@@ -4,11 +4,8 @@
 #include <sstream>
 #include <string>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "core/errors.h"
+#include "optim/adagrad.h"
 
 namespace structrank {
 
@@ -91,40 +88,20 @@ double CrfStochastic::Steps(int steps, int64_t& k, const std::atomic<bool>* canc
 }
 
 void CrfStochastic::AdagradUpdate(double prior, double* sum) {
-  const size_t dim = objective_.model().crf.theta.size();
-  double* theta = objective_.model().crf.theta.data();
-  double* ada = adagrad_.data();
-  const double eta = opt_.eta0;
-  BatchGradient take(objective_.thread_gradients(), prior, theta, objective_.prior_mean());
-  size_t f = 0;
-#if defined(__SSE2__)
-  // Two weights at a time: the square root and the division dominate this loop, and the
-  // packed instructions round exactly as the scalar ones (the same weights, bit for bit).
-  const __m128d eta2 = _mm_set1_pd(eta), zero = _mm_setzero_pd();
-  for (; f + 2 <= dim; f += 2) {
-    const __m128d gsum = _mm_set_pd(take(f + 1), take(f));
-    const __m128d moves = _mm_cmpneq_pd(gsum, zero);
-    __m128d t = _mm_loadu_pd(theta + f);
-    if (_mm_movemask_pd(moves)) {
-      const __m128d a_old = _mm_loadu_pd(ada + f);
-      const __m128d a = _mm_add_pd(a_old, _mm_mul_pd(gsum, gsum));
-      const __m128d stepped = _mm_sub_pd(t, _mm_div_pd(_mm_mul_pd(eta2, gsum), _mm_sqrt_pd(a)));
-      // Where gsum is 0 the weight and its sum stay (the step there would be 0 / 0).
-      t = _mm_or_pd(_mm_and_pd(moves, stepped), _mm_andnot_pd(moves, t));
-      _mm_storeu_pd(ada + f, _mm_or_pd(_mm_and_pd(moves, a), _mm_andnot_pd(moves, a_old)));
-      _mm_storeu_pd(theta + f, t);
-    }
-    if (sum) _mm_storeu_pd(sum + f, _mm_add_pd(_mm_loadu_pd(sum + f), t));
-  }
-#endif
-  for (; f < dim; ++f) {
-    const double gsum = take(f);
-    if (gsum != 0) {
-      ada[f] += gsum * gsum;
-      theta[f] -= eta * gsum / std::sqrt(ada[f]);
-    }
-    if (sum) sum[f] += theta[f];
-  }
+  std::vector<double*> grads;
+  for (auto& g : objective_.thread_gradients()) grads.push_back(g.data());
+  const std::vector<double>& mean = objective_.prior_mean();
+  AdagradStep step;
+  step.theta = objective_.model().crf.theta.data();
+  step.squared_sum = adagrad_.data();
+  step.iterate_sum = sum;
+  step.prior_mean = mean.empty() ? nullptr : mean.data();
+  step.gradients = grads.data();
+  step.num_gradients = static_cast<int>(grads.size());
+  step.prior = prior;
+  step.eta = opt_.eta0;
+  step.dim = adagrad_.size();
+  AdagradApply(step);
 }
 
 void CrfStochastic::ResetAverage() {
