@@ -288,11 +288,9 @@ void CrfSentence::PrepareSurface() {
         continue;
       SurfaceKeys(edge, p, &edge_keys_[e][static_cast<size_t>(p) * kMaxSurfaceKeys]);
     }
-    if (w.surface_rows) {
-      edge_rows_[e].resize(edge_keys_[e].size());
-      for (size_t a = 0; a < edge_keys_[e].size(); ++a)
-        edge_rows_[e][a] = CrfWeights::SurfaceRow(edge_keys_[e][a].templ, edge_keys_[e][a].value);
-    }
+    edge_rows_[e].resize(edge_keys_[e].size());
+    for (size_t a = 0; a < edge_keys_[e].size(); ++a)
+      edge_rows_[e][a] = CrfWeights::SurfaceRow(edge_keys_[e][a].templ, edge_keys_[e][a].value);
   }
   // Span shape x parent base category, one slot per (cell, base).
   const int cells = n_ * (n_ + 1) / 2;
@@ -311,11 +309,8 @@ double CrfSentence::ComputeSurface(int edge, int p, int32_t rule, bool unary) co
   const double* t = w.theta.data();
   const size_t at = static_cast<size_t>(p) * kMaxSurfaceKeys;
   const SurfaceKey* keys = &edge_keys_[edge][at];
-  const uint64_t* rows = w.surface_rows ? &edge_rows_[edge][at] : nullptr;
-  auto weight = [&](int q, uint64_t conj) {
-    return t[rows ? w.SurfaceSlotInRow(rows[q], w.ConjOffset(conj))
-                  : w.SurfaceSlot(keys[q].templ, conj, keys[q].value)];
-  };
+  const uint64_t* rows = &edge_rows_[edge][at];
+  auto weight = [&](int q, uint64_t conj) { return t[KeySlot(keys[q], rows[q], conj)]; };
   const int nk = NumSurfaceKeys();
   const int32_t parent = unary ? g_->unary[rule].parent : g_->binary[rule].parent;
   double& pv = surf_parent_[edge][static_cast<size_t>(p) * g_->num_symbols + parent];
@@ -361,17 +356,13 @@ class ScatterAdds {
 }  // namespace
 
 void CrfSentence::FlushSurface(double* grad) {
-  const CrfWeights& w = *w_;
   const Grammar& g = *g_;
   const size_t R = g.binary.size(), U = static_cast<size_t>(U_), S = static_cast<size_t>(g.num_symbols);
   std::vector<double> parent(S);
   SurfaceKey keys[kMaxSurfaceKeys];
   uint64_t rows[kMaxSurfaceKeys];
   const int nk = NumSurfaceKeys();
-  auto slot = [&](int q, uint64_t conj) {
-    return w.surface_rows ? w.SurfaceSlotInRow(rows[q], w.ConjOffset(conj))
-                          : w.SurfaceSlot(keys[q].templ, conj, keys[q].value);
-  };
+  auto slot = [&](int q, uint64_t conj) { return KeySlot(keys[q], rows[q], conj); };
   ScatterAdds adds(grad);
   for (Edge edge : {Edge::kLeft, Edge::kRight, Edge::kSplit}) {
     const std::vector<double>& bin = edge == Edge::kLeft    ? mass_left_

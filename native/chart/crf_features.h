@@ -249,6 +249,12 @@ class CrfSentence {
   static constexpr int kMaxSurfaceKeys = 6;
   int NumSurfaceKeys() const { return w_->tag_sets ? kMaxSurfaceKeys : 4; }
   void SurfaceKeys(Edge edge, int p, SurfaceKey out[kMaxSurfaceKeys]) const;
+  // The weight index of `key` (whose SurfaceRow is `row`) conjoined with `conj`, in either
+  // layout of the surface table.
+  int64_t KeySlot(const SurfaceKey& key, uint64_t row, uint64_t conj) const {
+    return w_->surface_rows ? w_->SurfaceSlotInRow(row, w_->ConjOffset(conj))
+                            : w_->SurfaceSlot(key.templ, conj, key.value);
+  }
   // The span shape of words [i, j): one symbol per word (its first character's class),
   // the first and last 4 words of longer spans.
   uint64_t SpanShapeKey(int i, int j) const;
@@ -286,7 +292,7 @@ class CrfSentence {
   mutable std::vector<uint64_t> surf_known_[5];
   mutable std::vector<double> surf_parent_[3];  // per edge: boundary x symbol (NaN = not yet)
   std::vector<SurfaceKey> edge_keys_[3];        // per edge: boundary x kMaxSurfaceKeys keys
-  std::vector<uint64_t> edge_rows_[3];          // the same keys' SurfaceRow (surface_rows)
+  std::vector<uint64_t> edge_rows_[3];          // the same keys' SurfaceRow
   double SurfaceRule(int table, size_t at, int p, int32_t rule, bool unary) const {
     uint64_t& known = surf_known_[table][at >> 6];
     const uint64_t bit = uint64_t{1} << (at & 63);
