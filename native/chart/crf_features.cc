@@ -359,8 +359,8 @@ void CrfSentence::FlushSurface(double* grad) {
   const Grammar& g = *g_;
   const size_t R = g.binary.size(), U = static_cast<size_t>(U_), S = static_cast<size_t>(g.num_symbols);
   std::vector<double> parent(S);
-  SurfaceKey keys[kMaxSurfaceKeys];
-  uint64_t rows[kMaxSurfaceKeys];
+  const SurfaceKey* keys = nullptr;  // the boundary's keys and rows, as PrepareSurface left them
+  const uint64_t* rows = nullptr;
   const int nk = NumSurfaceKeys();
   auto slot = [&](int q, uint64_t conj) { return KeySlot(keys[q], rows[q], conj); };
   ScatterAdds adds(grad);
@@ -375,8 +375,9 @@ void CrfSentence::FlushSurface(double* grad) {
       if ((edge == Edge::kLeft && p == n_) || (edge == Edge::kRight && p == 0) ||
           (edge == Edge::kSplit && (p == 0 || p == n_)))
         continue;
-      SurfaceKeys(edge, p, keys);
-      for (int q = 0; q < nk; ++q) rows[q] = CrfWeights::SurfaceRow(keys[q].templ, keys[q].value);
+      const size_t at = static_cast<size_t>(p) * kMaxSurfaceKeys;
+      keys = &edge_keys_[static_cast<int>(edge)][at];
+      rows = &edge_rows_[static_cast<int>(edge)][at];
       std::fill(parent.begin(), parent.end(), 0.0);
       bool any = false;
       const double* row = &bin[p * R];
