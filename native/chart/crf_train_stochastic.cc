@@ -5,38 +5,9 @@
 #include <string>
 
 #include "core/errors.h"
-#include "optim/adagrad.h"
+#include "optim/gradient_step.h"
 
 namespace structrank {
-
-namespace {
-
-// The batch's gradient of a weight plus the prior's term, c (theta - mean), summed over the
-// threads' gradients, whose entries it zeroes (those that are not zero already).
-class BatchGradient {
- public:
-  BatchGradient(std::vector<std::vector<double>>& grads, double prior, const double* theta,
-                const std::vector<double>& mean)
-      : prior_(prior), theta_(theta), mean_(mean.empty() ? nullptr : mean.data()) {
-    for (auto& g : grads) grads_.push_back(g.data());
-  }
-  double operator()(size_t f) {
-    double gsum = prior_ * (mean_ ? theta_[f] - mean_[f] : theta_[f]);
-    for (double* g : grads_) {
-      const double x = g[f];
-      if (x != 0) gsum += x, g[f] = 0;
-    }
-    return gsum;
-  }
-
- private:
-  double prior_;
-  const double* theta_;
-  const double* mean_;
-  std::vector<double*> grads_;
-};
-
-}  // namespace
 
 CrfStochastic::CrfStochastic(CrfObjective& objective, const CrfTrainOptions& options)
     : objective_(objective), opt_(options), rng_(options.seed) {
@@ -67,17 +38,8 @@ double CrfStochastic::Steps(int steps, int64_t& k, const std::atomic<bool>* canc
     if (opt_.adagrad && adagrad_.size() != dim) adagrad_.assign(dim, 0.0);
     if (opt_.average && average_sum_.size() != dim) average_sum_.assign(dim, 0.0), average_count_ = 0;
     double* sum = opt_.average ? average_sum_.data() : nullptr;
-    if (opt_.adagrad) {
-      AdagradUpdate(prior, sum);
-    } else {
-      const double eta = opt_.eta0 * opt_.tau / (opt_.tau + static_cast<double>(k));
-      double* theta = weights.data();
-      BatchGradient take(objective_.thread_gradients(), prior, theta, objective_.prior_mean());
-      for (size_t f = 0; f < dim; ++f) {
-        theta[f] -= eta * take(f);
-        if (sum) sum[f] += theta[f];
-      }
-    }
+    const double eta = opt_.adagrad ? opt_.eta0 : opt_.eta0 * opt_.tau / (opt_.tau + static_cast<double>(k));
+    TakeStep(prior, eta, sum);
     objective_.MarkGradientsClean();
     if (opt_.average) ++average_count_;
     ++k;
@@ -87,21 +49,21 @@ double CrfStochastic::Steps(int steps, int64_t& k, const std::atomic<bool>* canc
   return sentences ? objective_sum / sentences : 0.0;
 }
 
-void CrfStochastic::AdagradUpdate(double prior, double* sum) {
+void CrfStochastic::TakeStep(double prior, double eta, double* sum) {
   std::vector<double*> grads;
   for (auto& g : objective_.thread_gradients()) grads.push_back(g.data());
   const std::vector<double>& mean = objective_.prior_mean();
-  AdagradStep step;
+  GradientStep step;
   step.theta = objective_.model().crf.theta.data();
-  step.squared_sum = adagrad_.data();
+  step.squared_sum = opt_.adagrad ? adagrad_.data() : nullptr;
   step.iterate_sum = sum;
   step.prior_mean = mean.empty() ? nullptr : mean.data();
   step.gradients = grads.data();
   step.num_gradients = static_cast<int>(grads.size());
   step.prior = prior;
-  step.eta = opt_.eta0;
-  step.dim = adagrad_.size();
-  AdagradApply(step);
+  step.eta = eta;
+  step.dim = objective_.model().crf.theta.size();
+  ApplyGradientStep(step);
 }
 
 void CrfStochastic::ResetAverage() {

@@ -29,9 +29,9 @@ class CrfStochastic {
   void LoadState(ByteReader& in, size_t dim);
 
  private:
-  // The AdaGrad step over all weights from the batch's gradients (zeroing them), the
-  // iterates added to `sum` when averaging.
-  void AdagradUpdate(double prior, double* sum);
+  // The step (AdaGrad or SGD, gain eta) over all weights from the batch's gradients
+  // (zeroing them), the iterates added to `sum` when averaging.
+  void TakeStep(double prior, double eta, double* sum);
 
   CrfObjective& objective_;
   CrfTrainOptions opt_;

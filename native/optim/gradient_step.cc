@@ -1,4 +1,4 @@
-#include "optim/adagrad.h"
+#include "optim/gradient_step.h"
 
 #include <cmath>
 #include <cstdint>
@@ -10,13 +10,18 @@ namespace structrank {
 
 namespace {
 
-// One weight, as optim/adagrad.h defines the step (the tail past whole vectors).
-SR_ALWAYS_INLINE void StepOne(const AdagradStep& s, size_t f) {
+// One weight, as optim/gradient_step.h defines the step (the tail past whole vectors).
+template <bool kAdagrad>
+SR_ALWAYS_INLINE void StepOne(const GradientStep& s, size_t f) {
   double g = s.prior * (s.prior_mean ? s.theta[f] - s.prior_mean[f] : s.theta[f]);
   for (int k = 0; k < s.num_gradients; ++k) g += s.gradients[k][f], s.gradients[k][f] = 0;
   if (g != 0) {
-    s.squared_sum[f] += g * g;
-    s.theta[f] -= s.eta * g / std::sqrt(s.squared_sum[f]);
+    if constexpr (kAdagrad) {
+      s.squared_sum[f] += g * g;
+      s.theta[f] -= s.eta * g / std::sqrt(s.squared_sum[f]);
+    } else {
+      s.theta[f] -= s.eta * g;
+    }
   }
   if (s.iterate_sum) s.iterate_sum[f] += s.theta[f];
 }
@@ -40,8 +45,8 @@ SR_ALWAYS_INLINE void TakeGradient(double* SR_RESTRICT grad, Vec<N>& x) {
 // pair of weights moves mispredicted about as often as not when a third of them were nonzero,
 // and cost twice the whole pass. The square root of each lane is written per lane; with
 // -fno-math-errno the compiler makes it one vector square root, which rounds as the scalar one.
-template <int N>
-SR_ALWAYS_INLINE void AdagradApplyBody(const AdagradStep& s) {
+template <int N, bool kAdagrad>
+SR_ALWAYS_INLINE void StepLoop(const GradientStep& s) {
   size_t f = 0;
 #ifdef SR_HAS_LANES
   // Locals, so that the stores into the weights cannot be taken to change the step's fields.
@@ -54,7 +59,7 @@ SR_ALWAYS_INLINE void AdagradApplyBody(const AdagradStep& s) {
   const double prior = s.prior, eta = s.eta;
   const size_t dim = s.dim;
   for (; f + N <= dim; f += N) {
-    Vec<N> theta, g, x, squared, root;
+    Vec<N> theta, g, x;
     // The first gradient is read (and zeroed) before the weights, the sums taken in the
     // same order: with two lanes a third faster than reading the weights first.
     Vec<N> first{};
@@ -66,13 +71,19 @@ SR_ALWAYS_INLINE void AdagradApplyBody(const AdagradStep& s) {
     // Adding a zero changes no nonzero g, and a zero g stays zero.
     g += first;
     for (int k = 1; k < num_gradients; ++k) TakeGradient<N>(gradients[k] + f, x), g += x;
-    std::memcpy(&squared, squared_of + f, sizeof squared);
-    squared += g * g;  // unchanged where g == 0
-    for (int l = 0; l < N; ++l) root[l] = std::sqrt(squared[l]);
-    const Vec<N> stepped = theta - eta * g / root;
-    theta = g != 0 ? stepped : theta;
+    if constexpr (kAdagrad) {
+      Vec<N> squared, root;
+      std::memcpy(&squared, squared_of + f, sizeof squared);
+      squared += g * g;  // unchanged where g == 0
+      for (int l = 0; l < N; ++l) root[l] = std::sqrt(squared[l]);
+      const Vec<N> stepped = theta - eta * g / root;
+      theta = g != 0 ? stepped : theta;
+      std::memcpy(squared_of + f, &squared, sizeof squared);
+    } else {
+      const Vec<N> stepped = theta - eta * g;
+      theta = g != 0 ? stepped : theta;
+    }
     std::memcpy(theta_of + f, &theta, sizeof theta);
-    std::memcpy(squared_of + f, &squared, sizeof squared);
     if (iterates_of) {
       std::memcpy(&x, iterates_of + f, sizeof x);
       x += theta;
@@ -80,11 +91,19 @@ SR_ALWAYS_INLINE void AdagradApplyBody(const AdagradStep& s) {
     }
   }
 #endif
-  for (; f < s.dim; ++f) StepOne(s, f);
+  for (; f < s.dim; ++f) StepOne<kAdagrad>(s, f);
+}
+
+template <int N>
+SR_ALWAYS_INLINE void ApplyGradientStepBody(const GradientStep& s) {
+  if (s.squared_sum)
+    StepLoop<N, true>(s);
+  else
+    StepLoop<N, false>(s);
 }
 
 }  // namespace
 
-SR_SIMD_DISPATCH(AdagradApply, (const AdagradStep& step), (step))
+SR_SIMD_DISPATCH(ApplyGradientStep, (const GradientStep& step), (step))
 
 }  // namespace structrank

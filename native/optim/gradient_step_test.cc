@@ -1,4 +1,4 @@
-#include "optim/adagrad.h"
+#include "optim/gradient_step.h"
 
 #include <cmath>
 #include <cstring>
@@ -42,12 +42,12 @@ State RandomState(size_t dim, int threads, bool with_mean, uint64_t seed) {
   return s;
 }
 
-AdagradStep StepOf(State& s, std::vector<double*>& grads, bool averaging) {
+GradientStep StepOf(State& s, std::vector<double*>& grads, bool averaging, bool adagrad = true) {
   grads.clear();
   for (auto& g : s.grads) grads.push_back(g.data());
-  AdagradStep step;
+  GradientStep step;
   step.theta = s.theta.data();
-  step.squared_sum = s.squared.data();
+  step.squared_sum = adagrad ? s.squared.data() : nullptr;
   step.iterate_sum = averaging ? s.iterates.data() : nullptr;
   step.prior_mean = s.mean.empty() ? nullptr : s.mean.data();
   step.gradients = grads.data();
@@ -58,14 +58,16 @@ AdagradStep StepOf(State& s, std::vector<double*>& grads, bool averaging) {
   return step;
 }
 
-// The update as its definition (optim/adagrad.h) states it, one weight at a time.
-void Reference(State& s, bool averaging) {
+// The update as its definition (optim/gradient_step.h) states it, one weight at a time.
+void Reference(State& s, bool averaging, bool adagrad) {
   for (size_t f = 0; f < s.theta.size(); ++f) {
     double g = 0.02 * (s.mean.empty() ? s.theta[f] : s.theta[f] - s.mean[f]);
     for (auto& grad : s.grads) g += grad[f], grad[f] = 0;
-    if (g != 0) {
+    if (g != 0 && adagrad) {
       s.squared[f] += g * g;
       s.theta[f] -= 0.1 * g / std::sqrt(s.squared[f]);
+    } else if (g != 0) {
+      s.theta[f] -= 0.1 * g;
     }
     if (averaging) s.iterates[f] += s.theta[f];
   }
@@ -78,29 +80,30 @@ bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
 }  // namespace
 
 // Every vector variant (core/simd.h) against the definition, bit for bit, over sizes on both
-// sides of whole vectors, with and without a prior mean and averaging, one to three
-// gradients: the weights, the squared sums and the iterate sums; every gradient left zero.
-TEST(adagrad_step_equals_its_definition_in_every_simd_variant) {
+// sides of whole vectors, AdaGrad and SGD, with and without a prior mean and averaging, one
+// to three gradients: the weights, the squared sums and the iterate sums; every gradient
+// left zero (SGD leaves the squared sums alone).
+TEST(gradient_step_equals_its_definition_in_every_simd_variant) {
   const SimdLevel kept = SimdActive();
   int compared = 0;
   for (SimdLevel level : {SimdLevel::kPortable, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
     if (!SimdSupported(level)) {
-      std::cout << "  adagrad_step_equals_its_definition_in_every_simd_variant: " << SimdName(level)
+      std::cout << "  gradient_step_equals_its_definition_in_every_simd_variant: " << SimdName(level)
                 << " skipped: this CPU (or this build) cannot run it\n";
       continue;
     }
     CHECK(SimdForce(level));
     for (size_t dim : {1, 7, 8, 9, 31, 64, 1001}) {
       for (int threads = 1; threads <= 3; ++threads) {
-        for (int variant = 0; variant < 4; ++variant) {
-          const bool with_mean = variant & 1, averaging = variant & 2;
+        for (int variant = 0; variant < 8; ++variant) {
+          const bool with_mean = variant & 1, averaging = variant & 2, adagrad = !(variant & 4);
           State want = RandomState(dim, threads, with_mean, 17 * dim + threads);
           State got = want;
           std::vector<double*> grads;
           // Two steps: the second starts from weights the first moved and zero gradients.
           for (int rep = 0; rep < 2; ++rep) {
-            Reference(want, averaging);
-            AdagradApply(StepOf(got, grads, averaging));
+            Reference(want, averaging, adagrad);
+            ApplyGradientStep(StepOf(got, grads, averaging, adagrad));
           }
           CHECK(SameBits(got.theta, want.theta));
           CHECK(SameBits(got.squared, want.squared));
@@ -112,7 +115,7 @@ TEST(adagrad_step_equals_its_definition_in_every_simd_variant) {
       }
     }
   }
-  CHECK(compared >= 7 * 3 * 4);
+  CHECK(compared >= 7 * 3 * 8);
   CHECK(SimdForce(kept));
 }
 
@@ -126,7 +129,7 @@ TEST(adagrad_step_leaves_weights_without_a_gradient) {
   s.grads = {std::vector<double>(9, 0.0)};
   s.grads[0][8] = 1.0;
   std::vector<double*> grads;
-  AdagradApply(StepOf(s, grads, true));
+  ApplyGradientStep(StepOf(s, grads, true));
   for (int f : {0, 2, 3, 4, 5, 6, 7}) CHECK(s.theta[f] == 0 && s.squared[f] == 0 && s.iterates[f] == 0);
   // The prior alone moves a nonzero weight towards 0; the gradient moves the last one by eta.
   CHECK(s.theta[1] < 0.5 && s.theta[1] > 0.49);
