@@ -115,9 +115,10 @@ void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& 
   CrfSentence::SurfaceKey skeys[CrfSentence::kMaxSurfaceKeys];
   auto note_surface = [&](CrfSentence::Edge edge, int p, uint64_t conj) {
     sent.SurfaceKeys(edge, p, skeys);
-    for (int q = 0; q < sent.NumSurfaceKeys(); ++q)
-      gold_surface.emplace(FeatureKey(skeys[q].templ, conj, skeys[q].value),
-                           w.SurfaceSlot(skeys[q].templ, conj, skeys[q].value));
+    for (int q = 0; q < sent.NumSurfaceKeys(); ++q) {
+      const auto [at, fresh] = gold_surface.try_emplace(FeatureKey(skeys[q].templ, conj, skeys[q].value), 0);
+      if (fresh) at->second = w.SurfaceSlot(skeys[q].templ, conj, skeys[q].value);  // a feature's slot once
+    }
   };
   for (int32_t s = 0; s < corpus.size(); ++s) {
     const std::vector<Token> tokens = m.Tokens(corpus, s);
