@@ -74,7 +74,6 @@ const specSchema = z.strictObject({
     relaxWeight: z.number().optional(),
     optimizer: z.literal('lbfgs').optional(),
     priorAtPcfg: z.boolean().optional(),
-    seed: z.number().int().optional(),
   }),
   sentences: z.number().int().min(1),
   sigma2: z.number().gt(0),

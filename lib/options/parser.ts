@@ -44,13 +44,14 @@ export const CRF_DEFAULTS = {
   rareThreshold: 1,
   weightFloor: 0.01,
   margin: 1,
+  seed: 1,
 } as const;
 
 /**
  * CRF trainer settings that are not command-line options: the SGD gain schedule (tau 0: the
- * gain halves after 5 passes) and the seed of batch sampling.
+ * gain halves after 5 passes).
  */
-export const CRF_TRAINER_SETTINGS = { tau: 0, seed: 1 } as const;
+export const CRF_TRAINER_SETTINGS = { tau: 0 } as const;
 
 /** How the CRF picks its 1-best tree: the most probable one, or the one with the most expected correct nodes. */
 export const PARSER_DECODES = ['viterbi', 'mbr'] as const;
@@ -90,6 +91,11 @@ export const parserTrainFields = {
   batch: option(z.number().int().min(1).default(20), 'CRF batch size, drawn with replacement', { value: 'B' }),
   eta0: option(z.number().gt(0).default(CRF_DEFAULTS.eta0), 'AdaGrad step, or the initial SGD gain'),
   sigma2: option(z.number().gt(0).default(1), 'L2 prior variance'),
+  seed: option(
+    z.number().int().min(0).default(CRF_DEFAULTS.seed),
+    'CRF (AdaGrad/SGD): seed of the batch sampling (another seed, another model of about the same F1)',
+    { value: 'S' },
+  ),
   margin: option(
     z.number().min(0).default(CRF_DEFAULTS.margin),
     'CRF softmax-margin: in training, each tree counts as if its score were C higher per wrong bracket (0 = plain log-likelihood)',

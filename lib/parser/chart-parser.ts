@@ -345,6 +345,7 @@ export interface ParserTrainOptions {
    */
   featureCacheMB?: number;
   threads?: number;
+  /** CRF (AdaGrad/SGD): the seed of the batch sampling (default 1). */
   seed?: number;
   signal?: AbortSignal;
   /**
@@ -540,7 +541,6 @@ function learnedVerbTags(trees: readonly Tree[]): string[] {
 const API_TRAIN_DEFAULTS = {
   optimizer: 'adagrad',
   relaxWeight: 0.01,
-  seed: CRF_TRAINER_SETTINGS.seed,
   priorAtPcfg: true,
   progressEvery: PARSER_PROGRESS_EVERY_MS,
 } as const;
@@ -580,6 +580,7 @@ const {
   featureCacheMB,
   threads,
   patience,
+  seed,
 } = parserTrainFields;
 const SHARED_FIELDS = {
   crf: crfField,
@@ -599,6 +600,7 @@ const SHARED_FIELDS = {
   featureCacheMB,
   threads,
   patience,
+  seed,
 };
 
 /** ParserTrainOptions with every option that has a default filled in. */

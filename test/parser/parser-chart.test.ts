@@ -360,6 +360,38 @@ describe('chart parser CLI', () => {
     expect(missing.stderr).toMatch(/missing\.model: no such file/);
   }, 120_000);
 
+  it("--seed picks the CRF's batch sampling: the same seed, the same model bytes; another seed, another model", () => {
+    const trainFile = tmp.file(
+      'train-seed.mrg',
+      train
+        .slice(0, 120)
+        .map((t) => formatTree(t))
+        .join('\n') + '\n',
+    );
+    const trainWith = (name: string, seed?: number): Buffer => {
+      const model = tmp.file(name);
+      const args = ['train-parser', '--train', trainFile, '--model', model, '--crf', '--epochs', '1', '--threads', '1'];
+      const r = runCli(seed === undefined ? args : [...args, '--seed', String(seed)]);
+      expect(r.status, r.stderr).toBe(0);
+      return readFileSync(model);
+    };
+    const byDefault = trainWith('seed-default.model');
+    expect(trainWith('seed-1.model', 1).equals(byDefault)).toBe(true);
+    expect(trainWith('seed-2.model', 2).equals(byDefault)).toBe(false);
+    const bad = runCli([
+      'train-parser',
+      '--train',
+      trainFile,
+      '--model',
+      tmp.file('seed-bad.model'),
+      '--crf',
+      '--seed',
+      '-1',
+    ]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--seed/);
+  }, 120_000);
+
   it('--max-length applies to --dev: passes are chosen on, and the model reported for, the dev trees within it', () => {
     const trainFile = tmp.file(
       'train-ml.mrg',
