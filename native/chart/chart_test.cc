@@ -301,6 +301,59 @@ TEST(chart_coarse_beam_equals_the_generic_beam) {
   CHECK(dropped > 0);
 }
 
+TEST(chart_coarse_beam_equals_the_generic_beam_on_a_dense_grammar) {
+  // Every phrase x symbol x symbol rule, random scores: 28 rules per left child, so the
+  // coarse pass's bound sees many applications per child, any of them the cell's best.
+  Grammar g;
+  const int tags = 3, phrases = 4;
+  g.num_symbols = g.num_bases = tags + phrases;
+  for (int x = 0; x < g.num_symbols; ++x) g.is_tag.push_back(x < tags ? 1 : 0), g.base.push_back(x);
+  for (int32_t p = tags; p < g.num_symbols; ++p)
+    for (int32_t l = 0; l < g.num_symbols; ++l)
+      for (int32_t r = 0; r < g.num_symbols; ++r) g.binary.push_back({p, l, r});
+  g.unary = {{tags, tags + 1}, {tags + 2, 0}};
+  for (int32_t p = tags; p < g.num_symbols; ++p) g.root.push_back(p);
+  g.BuildIndexes();
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> cost(0.0, 3.0);
+  std::vector<double> binary(g.binary.size()), unary(g.unary.size()), root(g.root.size());
+  for (double& v : binary) v = -cost(rng);
+  for (double& v : unary) v = -cost(rng);
+  for (double& v : root) v = -cost(rng);
+  PcfgScorer sc{binary.data(), unary.data(), root.data()};
+  const CoarseRules rules(g, binary.data(), unary.data(), root.data());
+  const int S = g.num_symbols;
+  Chart generic, coarse;
+  int dropped = 0;
+  for (int n : {2, 5, 9}) {
+    LexScores lex(n);
+    for (int i = 0; i < n; ++i)
+      for (int32_t t = 0; t < tags; ++t) lex[i].emplace_back(t, -cost(rng));
+    for (double beam : {0.5, 1.0, 2.0, 4.0}) {
+      generic.Begin(n, S);
+      generic.beam = beam;
+      const double best = Inside<MaxSemiring>(g, lex, sc, generic);
+      coarse.Begin(n, S);
+      CHECK(CoarseInside(g, rules, lex, coarse, beam) == best);
+      CHECK(generic.post == coarse.post);
+      for (int i = 0; i < n; ++i) {
+        for (int j = i + 2; j <= n; ++j) {
+          const size_t base = static_cast<size_t>(Chart::CellOf(n, i, j)) * S;
+          double top = kNegInf;
+          for (int x = 0; x < S; ++x) top = std::max(top, generic.pre[base + x]);
+          for (int x = 0; x < S; ++x) {
+            const double want = generic.pre[base + x] >= top - beam ? generic.pre[base + x] : kNegInf;
+            CHECK(coarse.pre[base + x] == want);
+            dropped += want != generic.pre[base + x];
+          }
+        }
+      }
+      generic.Clear(), coarse.Clear();
+    }
+  }
+  CHECK(dropped > 0);
+}
+
 // An outside-pass visitor summing each binary rule's posterior mass over the sentence.
 struct RuleMass {
   std::vector<double> binary;

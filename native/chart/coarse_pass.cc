@@ -8,18 +8,6 @@ namespace structrank {
 
 namespace {
 constexpr double kBoundSlack = 1e-6;
-
-// The largest of row[0..S), in four running maxima so that no max waits on the one before.
-double RowMax(const double* row, int S) {
-  double m0 = kNegInf, m1 = kNegInf, m2 = kNegInf, m3 = kNegInf;
-  int x = 0;
-  for (; x + 4 <= S; x += 4) {
-    m0 = std::max(m0, row[x]), m1 = std::max(m1, row[x + 1]);
-    m2 = std::max(m2, row[x + 2]), m3 = std::max(m3, row[x + 3]);
-  }
-  for (; x < S; ++x) m0 = std::max(m0, row[x]);
-  return std::max(std::max(m0, m1), std::max(m2, m3));
-}
 }  // namespace
 
 CoarseRules::CoarseRules(const Grammar& g, const double* binary_logp, const double* unary_logp,
@@ -48,6 +36,7 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
   const int32_t* parent_of = rules.parent_by_left.data();
   const double* score_of = rules.score_by_left.data();
   std::vector<double> best_post(Chart::NumCells(n), kNegInf);  // cell -> its best post entry
+  const bool with_beam = beam < std::numeric_limits<double>::infinity();
   for (int len = 1; len <= n; ++len) {
     if (ch.cancel && ch.cancel->load(std::memory_order_relaxed)) throw Cancelled();
     for (int i = 0; i + len <= n; ++i) {
@@ -60,6 +49,8 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
       } else {
         // With a beam, an application whose score is bound to fall below the cell's best
         // so far minus the beam is skipped; its parent could only be an entry the beam drops.
+        // The best so far is the best application so far (every entry starts at -inf), kept
+        // as they are made: a scan of the row after each split cost a quarter of the pass.
         double top = kNegInf;
         for (int k = i + 1; k < j; ++k) {
           const int cl = ch.Cell(i, k), cr = ch.Cell(k, j);
@@ -69,12 +60,35 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
             const int32_t L = ch.active_post[a];
             const double sl = ch.post[static_cast<size_t>(cl) * S + L];
             if (sl + best_post[cr] + rules.best_score_of_left[L] < top - beam - kBoundSlack) continue;
-            for (int32_t q = g.by_left_offsets[L]; q < g.by_left_offsets[L + 1]; ++q) {
-              double& slot = pre[parent_of[q]];
-              slot = std::max(slot, sl + right[right_of[q]] + score_of[q]);
+            const int32_t q0 = g.by_left_offsets[L], q1 = g.by_left_offsets[L + 1];
+            if (!with_beam) {
+              for (int32_t q = q0; q < q1; ++q) {
+                double& slot = pre[parent_of[q]];
+                slot = std::max(slot, sl + right[right_of[q]] + score_of[q]);
+              }
+              continue;
             }
+            // The best of these applications, for the beam's bound, in two running maxima
+            // so that neither waits on the other.
+            double most0 = kNegInf, most1 = kNegInf;
+            int32_t q = q0;
+            for (; q + 2 <= q1; q += 2) {
+              const double v0 = sl + right[right_of[q]] + score_of[q];
+              const double v1 = sl + right[right_of[q + 1]] + score_of[q + 1];
+              double& slot0 = pre[parent_of[q]];
+              slot0 = std::max(slot0, v0);
+              double& slot1 = pre[parent_of[q + 1]];
+              slot1 = std::max(slot1, v1);
+              most0 = std::max(most0, v0), most1 = std::max(most1, v1);
+            }
+            if (q < q1) {
+              const double v = sl + right[right_of[q]] + score_of[q];
+              double& slot = pre[parent_of[q]];
+              slot = std::max(slot, v);
+              most0 = std::max(most0, v);
+            }
+            top = std::max(top, std::max(most0, most1));
           }
-          if (beam < std::numeric_limits<double>::infinity()) top = RowMax(pre, S);
         }
         // The row now holds every parent's best; list the finite ones within the beam.
         for (int32_t x = 0; x < S; ++x) {
