@@ -314,12 +314,7 @@ export const pipelineConfigSchema = z.strictObject({
     .string({ error: 'expected a folder path' })
     .optional()
     .describe('step cache folder (default <output>/cache)'),
-  seed: z
-    .number({ error: 'expected an integer >= 0' })
-    .int({ message: 'expected an integer >= 0' })
-    .min(0, { message: 'expected an integer >= 0' })
-    .default(1)
-    .describe('seed for fold shuffling and training'),
+  seed: nonNegativeInt('seed').default(1).describe('seed for fold shuffling and training'),
 });
 
 export type PipelineConfigInput = z.input<typeof pipelineConfigSchema>;

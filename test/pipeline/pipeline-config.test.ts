@@ -106,7 +106,7 @@ describe('pipeline config', () => {
     expect(error(rr({ type: 'boost', epz: [0.1] }))).toBe("pipeline.json: rerankers[1]: unknown field 'epz'");
     expect(error({ ...minimal, folds: 1 })).toBe('pipeline.json: folds: expected an integer >= 2');
     // The trainers take seeds >= 0: a negative one is refused before any step runs.
-    expect(error({ ...minimal, seed: -1 })).toBe('pipeline.json: seed: expected an integer >= 0');
+    expect(error({ ...minimal, seed: -1 })).toBe('pipeline.json: seed: expected a non-negative integer (seed)');
     expect(error({ ...minimal, task: 'chunk' })).toBe("pipeline.json: task: expected 'parse' or 'tag'");
     expect(error({ data: minimal.data })).toMatch(/^pipeline\.json: task: required field is missing/);
     expect(error({ ...minimal, data: { train: 'a', dev: 'b' } })).toBe(
