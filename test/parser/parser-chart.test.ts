@@ -36,6 +36,10 @@ beforeAll(async () => {
   crf = await ChartParserModel.train(train, { crf: true, epochs: 2, threads: 2 });
 }, 120_000);
 
+/** A treebank file of `trees` in the temp folder, one tree per line. */
+const treeFile = (name: string, trees: readonly Tree[]): string =>
+  tmp.file(name, trees.map((t) => formatTree(t)).join('\n') + '\n');
+
 /** A 2-pass CRF on 150 trees with dev scored after each pass: the model, each pass's dev F1, the summary. */
 async function trainScoredOnDev(
   options: ParserTrainOptions,
@@ -293,8 +297,8 @@ describe('chart parser', () => {
 
 describe('chart parser CLI', () => {
   it('trains, parses trees and text with n-best output, and reports bad usage', () => {
-    const trainFile = tmp.file('train.mrg', train.map((t) => formatTree(t)).join('\n') + '\n');
-    const devFile = tmp.file('dev.mrg', dev.map((t) => formatTree(t)).join('\n') + '\n');
+    const trainFile = treeFile('train.mrg', train);
+    const devFile = treeFile('dev.mrg', dev);
     const model = tmp.file('cli.model');
     const r = runCli(['train-parser', '--train', trainFile, '--dev', devFile, '--model', model, '--threads', '2']);
     expect(r.stderr + r.stdout).toMatch(/dev: F1/);
@@ -361,13 +365,7 @@ describe('chart parser CLI', () => {
   }, 120_000);
 
   it("--seed picks the CRF's batch sampling: the same seed, the same model bytes; another seed, another model", () => {
-    const trainFile = tmp.file(
-      'train-seed.mrg',
-      train
-        .slice(0, 120)
-        .map((t) => formatTree(t))
-        .join('\n') + '\n',
-    );
+    const trainFile = treeFile('train-seed.mrg', train.slice(0, 120));
     const trainWith = (name: string, seed?: number): Buffer => {
       const model = tmp.file(name);
       const args = ['train-parser', '--train', trainFile, '--model', model, '--crf', '--epochs', '1', '--threads', '1'];
@@ -393,14 +391,8 @@ describe('chart parser CLI', () => {
   }, 120_000);
 
   it('--max-length applies to --dev: passes are chosen on, and the model reported for, the dev trees within it', () => {
-    const trainFile = tmp.file(
-      'train-ml.mrg',
-      train
-        .slice(0, 150)
-        .map((t) => formatTree(t))
-        .join('\n') + '\n',
-    );
-    const devFile = tmp.file('dev-ml.mrg', dev.map((t) => formatTree(t)).join('\n') + '\n');
+    const trainFile = treeFile('train-ml.mrg', train.slice(0, 150));
+    const devFile = treeFile('dev-ml.mrg', dev);
     const limit = 8;
     const within = dev.filter((t) => treeWords(t).length <= limit);
     expect(within.length).toBeGreaterThan(0);
@@ -416,7 +408,7 @@ describe('chart parser CLI', () => {
     expect(kept).not.toBeNull();
     expect(report.dev.f1.toFixed(2)).toBe(kept?.[2]);
     // And it is what the saved model scores on those trees.
-    const gold = tmp.file('dev-within.mrg', within.map((t) => formatTree(t)).join('\n') + '\n');
+    const gold = treeFile('dev-within.mrg', within);
     const parsed = tmp.file('dev-within.parsed');
     expect(runCli(['parse', '--model', model, '--input', gold, '--out', parsed, '--threads', '1']).status).toBe(0);
     const e = runCli(['eval', 'parse', '--gold', gold, '--test', parsed, '--json']);
