@@ -254,6 +254,37 @@ TEST(chart_coarse_pass_equals_the_generic_viterbi_passes) {
   CHECK(below > 0);
 }
 
+// CoarseInside with a beam against Inside<MaxSemiring> with the same beam over one sentence:
+// the same best score and post entries, and each cell's pre entries those of the generic
+// pass within the beam of the cell's best (words' cells keep all their tags). Returns the
+// pre entries the beam dropped.
+int CheckCoarseBeam(const Grammar& g, const PcfgScorer& sc, const CoarseRules& rules, const LexScores& lex,
+                    double beam, Chart& generic, Chart& coarse) {
+  const int n = static_cast<int>(lex.size()), S = g.num_symbols;
+  generic.Begin(n, S);
+  generic.beam = beam;
+  const double best = Inside<MaxSemiring>(g, lex, sc, generic);
+  coarse.Begin(n, S);
+  CHECK(CoarseInside(g, rules, lex, coarse, beam) == best);
+  CHECK(generic.post == coarse.post);
+  int dropped = 0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j <= n; ++j) {
+      const size_t base = static_cast<size_t>(Chart::CellOf(n, i, j)) * S;
+      double top = kNegInf;
+      for (int x = 0; x < S; ++x) top = std::max(top, generic.pre[base + x]);
+      for (int x = 0; x < S; ++x) {
+        const double want =
+            j - i == 1 || generic.pre[base + x] >= top - beam ? generic.pre[base + x] : kNegInf;
+        CHECK(coarse.pre[base + x] == want);
+        dropped += want != generic.pre[base + x];
+      }
+    }
+  }
+  generic.Clear(), coarse.Clear();
+  return dropped;
+}
+
 TEST(chart_coarse_beam_equals_the_generic_beam) {
   // With a beam, CoarseInside skips applications bound to fall below it and drops the pre
   // entries below it: post entries as the generic pass with the same beam gives them, pre
@@ -266,37 +297,14 @@ TEST(chart_coarse_beam_equals_the_generic_beam) {
   for (double& v : m->unary_logp) v = -cost(rng);
   PcfgScorer sc{m->binary_logp.data(), m->unary_logp.data(), m->root_logp.data()};
   const CoarseRules rules(m->grammar, m->binary_logp.data(), m->unary_logp.data(), m->root_logp.data());
-  const int S = m->grammar.num_symbols;
   Chart generic, coarse;
   int dropped = 0;
   for (auto words : std::vector<std::vector<std::string>>{{"dog", "saw", "saw"},
                                                           {"the", "dog", "saw", "a", "cat"},
                                                           {"dogs", "saw", "the", "cat", "saw", "a", "dog"}}) {
-    const auto tokens = Sentence(*m, words);
-    const LexScores lex = m->PcfgLex(tokens);
-    const int n = static_cast<int>(words.size());
-    for (double beam : {0.25, 0.5, 1.0, 2.0, 4.0, 8.0}) {
-      generic.Begin(n, S);
-      generic.beam = beam;
-      const double best = Inside<MaxSemiring>(m->grammar, lex, sc, generic);
-      coarse.Begin(n, S);
-      CHECK(CoarseInside(m->grammar, rules, lex, coarse, beam) == best);
-      CHECK(generic.post == coarse.post);
-      for (int i = 0; i < n; ++i) {
-        for (int j = i + 1; j <= n; ++j) {
-          const size_t base = static_cast<size_t>(Chart::CellOf(n, i, j)) * S;
-          double top = kNegInf;
-          for (int x = 0; x < S; ++x) top = std::max(top, generic.pre[base + x]);
-          for (int x = 0; x < S; ++x) {
-            const double want =
-                j - i == 1 || generic.pre[base + x] >= top - beam ? generic.pre[base + x] : kNegInf;
-            CHECK(coarse.pre[base + x] == want);
-            dropped += want != generic.pre[base + x];
-          }
-        }
-      }
-      generic.Clear(), coarse.Clear();
-    }
+    const LexScores lex = m->PcfgLex(Sentence(*m, words));
+    for (double beam : {0.25, 0.5, 1.0, 2.0, 4.0, 8.0})
+      dropped += CheckCoarseBeam(m->grammar, sc, rules, lex, beam, generic, coarse);
   }
   CHECK(dropped > 0);
 }
@@ -322,34 +330,14 @@ TEST(chart_coarse_beam_equals_the_generic_beam_on_a_dense_grammar) {
   for (double& v : root) v = -cost(rng);
   PcfgScorer sc{binary.data(), unary.data(), root.data()};
   const CoarseRules rules(g, binary.data(), unary.data(), root.data());
-  const int S = g.num_symbols;
   Chart generic, coarse;
   int dropped = 0;
   for (int n : {2, 5, 9}) {
     LexScores lex(n);
     for (int i = 0; i < n; ++i)
       for (int32_t t = 0; t < tags; ++t) lex[i].emplace_back(t, -cost(rng));
-    for (double beam : {0.5, 1.0, 2.0, 4.0}) {
-      generic.Begin(n, S);
-      generic.beam = beam;
-      const double best = Inside<MaxSemiring>(g, lex, sc, generic);
-      coarse.Begin(n, S);
-      CHECK(CoarseInside(g, rules, lex, coarse, beam) == best);
-      CHECK(generic.post == coarse.post);
-      for (int i = 0; i < n; ++i) {
-        for (int j = i + 2; j <= n; ++j) {
-          const size_t base = static_cast<size_t>(Chart::CellOf(n, i, j)) * S;
-          double top = kNegInf;
-          for (int x = 0; x < S; ++x) top = std::max(top, generic.pre[base + x]);
-          for (int x = 0; x < S; ++x) {
-            const double want = generic.pre[base + x] >= top - beam ? generic.pre[base + x] : kNegInf;
-            CHECK(coarse.pre[base + x] == want);
-            dropped += want != generic.pre[base + x];
-          }
-        }
-      }
-      generic.Clear(), coarse.Clear();
-    }
+    for (double beam : {0.5, 1.0, 2.0, 4.0})
+      dropped += CheckCoarseBeam(g, sc, rules, lex, beam, generic, coarse);
   }
   CHECK(dropped > 0);
 }
