@@ -61,32 +61,23 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
             const double sl = ch.post[static_cast<size_t>(cl) * S + L];
             if (sl + best_post[cr] + rules.best_score_of_left[L] < top - beam - kBoundSlack) continue;
             const int32_t q0 = g.by_left_offsets[L], q1 = g.by_left_offsets[L + 1];
+            auto apply = [&](int32_t q) {  // rule q at this split; returns its score
+              const double v = sl + right[right_of[q]] + score_of[q];
+              double& slot = pre[parent_of[q]];
+              slot = std::max(slot, v);
+              return v;
+            };
             if (!with_beam) {
-              for (int32_t q = q0; q < q1; ++q) {
-                double& slot = pre[parent_of[q]];
-                slot = std::max(slot, sl + right[right_of[q]] + score_of[q]);
-              }
+              for (int32_t q = q0; q < q1; ++q) apply(q);
               continue;
             }
             // The best of these applications, for the beam's bound, in two running maxima
             // so that neither waits on the other.
             double most0 = kNegInf, most1 = kNegInf;
             int32_t q = q0;
-            for (; q + 2 <= q1; q += 2) {
-              const double v0 = sl + right[right_of[q]] + score_of[q];
-              const double v1 = sl + right[right_of[q + 1]] + score_of[q + 1];
-              double& slot0 = pre[parent_of[q]];
-              slot0 = std::max(slot0, v0);
-              double& slot1 = pre[parent_of[q + 1]];
-              slot1 = std::max(slot1, v1);
-              most0 = std::max(most0, v0), most1 = std::max(most1, v1);
-            }
-            if (q < q1) {
-              const double v = sl + right[right_of[q]] + score_of[q];
-              double& slot = pre[parent_of[q]];
-              slot = std::max(slot, v);
-              most0 = std::max(most0, v);
-            }
+            for (; q + 2 <= q1; q += 2)
+              most0 = std::max(most0, apply(q)), most1 = std::max(most1, apply(q + 1));
+            if (q < q1) most0 = std::max(most0, apply(q));
             top = std::max(top, std::max(most0, most1));
           }
         }
