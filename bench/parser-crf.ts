@@ -27,6 +27,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shared = env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
 const ds = env.DS ?? 'ptb-sample';
 const num = (name: string, fallback: number): number => (env[name] !== undefined ? Number(env[name]) : fallback);
+// Unset: the option's own default (ChartParserModel.train completes it).
+const given = (name: string): number | undefined => (env[name] !== undefined ? Number(env[name]) : undefined);
 const maxTrain = num('MAXTRAIN', 40);
 const train = readTreesSync(join(shared, ds, 'train.mrg'))
   .filter((t) => treeWords(t).length <= maxTrain)
@@ -45,10 +47,10 @@ const model = await ChartParserModel.train(train, {
   optimizer: env.OPT === 'sgd' ? 'sgd' : 'adagrad',
   eta0: num('ETA', CRF_DEFAULTS.eta0),
   average: env.AVG !== undefined ? env.AVG === '1' : CRF_DEFAULTS.average,
-  sigma2: num('SIGMA2', 1),
+  sigma2: given('SIGMA2'),
   rareThreshold: num('RARE', CRF_DEFAULTS.rareThreshold),
   epochs: num('EPOCHS', CRF_DEFAULTS.epochs),
-  batch: num('BATCH', 20),
+  batch: given('BATCH'),
   threads: num('THREADS', 2),
   dev,
   summary,
