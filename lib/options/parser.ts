@@ -135,7 +135,7 @@ export const parserTrainFields = {
   ),
   relax: option(
     z.boolean().default(false),
-    'grammar relaxation: add each rule with the other parent annotations of its parent',
+    'grammar relaxation: add each rule with the other parent annotations of its parent (needs parent annotation: --parent with --crf)',
   ),
   verbFeatures: option(
     z.boolean().default(false),

@@ -265,7 +265,8 @@ export interface ParserTrainOptions {
   /**
    * Grammar relaxation (Finkel, Kleeman & Manning 2008): add X^Q -> alpha for every seen X^P -> alpha and every
    * other parent annotation Q of X; the PCFG interpolates each rule of X^Q with the
-   * parent-pooled estimate, weight `relaxWeight` (default 0.01). Default false.
+   * parent-pooled estimate, weight `relaxWeight` (default 0.01). Needs parent annotation
+   * (`parent`, off by default with `crf`). Default false.
    */
   relax?: boolean;
   relaxWeight?: number;
@@ -819,6 +820,9 @@ function buildTraining(
   const { crf, markov } = options;
   if (markov !== 0 && markov !== 1 && markov !== 2) throw optionError('markov order must be 0, 1 or 2');
   const grammarOptions = { markov, parent: options.parent, vpHeadTag: options.vpHeadTag };
+  // Relaxation pools the parent annotations of a label: without them it would add no rule.
+  if (options.relax && !options.parent)
+    throw optionError('relax needs parent annotation (parent: true; the CRF has none by default)');
   const prepared: Tree[] = [];
   for (const t of trees) {
     const p = prepareTree(t, grammarOptions);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { formatTree, preterminals, words, type Tree } from '../../lib/trees/tree.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { ChartParserModel } from '../../lib/parser/chart-parser.js';
@@ -54,15 +54,27 @@ describe('chart parser extras', () => {
     expect(formatTree(withRelax.tree)).toBe('(ROOT (S (NP (PRP it)) (VP (VBD barked))))');
     // The relaxed rule NP^S -> PRP has the small smoothed probability 0.01 * 1/3.
     expect(withRelax.logprob).toBeLessThan(Math.log(0.01 / 3) + 1e-9);
-    // The CRF trains over the relaxed grammar and keeps the relaxed parse.
+    // The CRF (with parent annotation, which relaxation pools) trains over the relaxed grammar
+    // and keeps the relaxed parse.
     const crf = await ChartParserModel.train(trees(relaxable), {
       relax: true,
+      parent: true,
       crf: true,
       epochs: 3,
       batch: 2,
       threads: 1,
     });
+    expect(crf.info()).toMatchObject({ relaxedBinaryRules: 1, relaxedUnaryRules: 1 });
     expect((await crf.parse([['it', 'barked']], { threads: 1 }))[0].fallback).toBe(false);
+  });
+
+  it('grammar relaxation without parent annotation (the CRF default) is refused, not a silent no-op', async () => {
+    await expect(ChartParserModel.train(trees(relaxable), { relax: true, crf: true, threads: 1 })).rejects.toThrow(
+      /relax needs parent annotation/,
+    );
+    await expect(ChartParserModel.train(trees(relaxable), { relax: true, parent: false, threads: 1 })).rejects.toThrow(
+      /relax needs parent annotation/,
+    );
   });
 
   it('word clusters: reads the file, gives unknown words the tags of their cluster, and are kept in the model', async () => {
@@ -226,6 +238,15 @@ describe('chart parser CRF feature-id cache', () => {
 });
 
 describe('chart parser extras CLI', () => {
+  it('train-parser --crf --relax without --parent is a usage error naming --parent', () => {
+    const trainFile = tmp.file('relax-only.mrg', relaxable.join('\n') + '\n');
+    const model = tmp.file('relax-only.model');
+    const r = runCli(['train-parser', '--train', trainFile, '--model', model, '--crf', '--relax', '--threads', '1']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/relax needs parent annotation/);
+    expect(existsSync(model)).toBe(false);
+  });
+
   it('train-parser --clusters --relax --verb-features, then parse with the model alone', () => {
     const trainFile = tmp.file('extras.mrg', [...relaxable, ...clusterable].join('\n') + '\n');
     const clusters = tmp.file('cli-clusters.txt', 'barked\t0101\nzorps\t0101\n');
@@ -244,13 +265,14 @@ describe('chart parser extras CLI', () => {
       '--clusters',
       clusters,
       '--relax',
+      '--parent',
       '--verb-features',
       '--feature-cache-mb',
       '16',
       '--threads',
       '1',
     ]);
-    expect(r.stderr).toMatch(/from relaxation/);
+    expect(r.stderr).toMatch(/\([1-9]\d* \+ \d+ from relaxation\)/);
     expect(r.stderr).toMatch(/2 cluster words/);
     expect(r.status).toBe(0);
     expect(ChartParserModel.loadSync(model).info()).toMatchObject({ crf: true, verbFeatures: true, clusterWords: 2 });
