@@ -1,7 +1,8 @@
 import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { checkpointFields, json, optionalFile, requiredFile } from '../options/common.js';
-import { parserTrainFields } from '../options/parser.js';
+import { CRF_ONLY_TRAIN_FIELDS, parserTrainFields, STOCHASTIC_ONLY_TRAIN_FIELDS } from '../options/parser.js';
+import { flagOf } from './options.js';
 import { parserTrainDistributedFields } from '../options/distributed.js';
 import { distributedParserTrainer } from '../distributed/parser-gradient.js';
 import { readTreesSync } from '../io/treebank.js';
@@ -22,7 +23,8 @@ import { cliSignal, deliverPendingSignals } from './signal.js';
 const command = defineCommand({
   description: `Reads bracketed trees, trains the grammar (and with --crf the CRF weights), prints a
 progress line (passes, objective, share of the chart kept by the prefilter) and, with --dev,
-the EVALB F1 of the trained model.`,
+the EVALB F1 of the trained model. Options of the CRF's training are refused without --crf, and
+those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs.`,
   options: {
     train: requiredFile('training treebank (bracketed trees)'),
     dev: optionalFile('development treebank: CRF F1 after every pass (the best pass is kept), and at the end'),
@@ -36,7 +38,7 @@ the EVALB F1 of the trained model.`,
     'structrank train-parser --train train.mrg --dev dev.mrg --model pcfg.model',
     'structrank train-parser --train train.mrg --dev dev.mrg --model crf.model --crf --max-length 40',
   ],
-  async run(values) {
+  async run(values, { given }) {
     const train = values.train;
     const modelFile = values.model;
     claimOutputs(
@@ -49,6 +51,14 @@ the EVALB F1 of the trained model.`,
     // The grammar the model trains with: the PCFG's or the CRF's defaults under what was given.
     const grammar = parserGrammar(crf, { markov: values.markov, parent: values.parent });
     if (values.sgd && values.lbfgs) throw new UsageError('train-parser: --sgd and --lbfgs exclude each other');
+    // An option the chosen trainer never reads is refused rather than ignored.
+    const givenOf = (names: readonly (keyof typeof parserTrainFields)[]): string | undefined =>
+      names.map((name) => `--${flagOf(name, parserTrainFields[name])}`).find((flag) => given.has(flag));
+    const crfOnly = crf ? undefined : givenOf(CRF_ONLY_TRAIN_FIELDS);
+    if (crfOnly !== undefined) throw new UsageError(`train-parser: ${crfOnly} applies to --crf training`);
+    const stochasticOnly = crf && values.lbfgs ? givenOf(STOCHASTIC_ONLY_TRAIN_FIELDS) : undefined;
+    if (stochasticOnly !== undefined)
+      throw new UsageError(`train-parser: ${stochasticOnly} applies to AdaGrad and SGD training, not --lbfgs`);
     if (!crf && (values.checkpoint !== undefined || values.resume !== undefined)) {
       throw new UsageError(
         'train-parser: --checkpoint and --resume apply to --crf training (the PCFG is counted in one pass)',

@@ -156,6 +156,35 @@ export const parserTrainFields = {
   threads,
 };
 
+/** train-parser's fields that only the CRF's training reads: given without --crf, they are refused. */
+export const CRF_ONLY_TRAIN_FIELDS = [
+  'sgd',
+  'lbfgs',
+  'epochs',
+  'patience',
+  'average',
+  'batch',
+  'eta0',
+  'sigma2',
+  'seed',
+  'margin',
+  'prune',
+  'surfaceBits',
+  'tagSets',
+  'decode',
+  'beam',
+  'verbFeatures',
+  'featureCacheMB',
+] as const satisfies readonly (keyof typeof parserTrainFields)[];
+
+/** The CRF's fields that only its stochastic training (AdaGrad, SGD) reads: refused with --lbfgs. */
+export const STOCHASTIC_ONLY_TRAIN_FIELDS = [
+  'average',
+  'batch',
+  'eta0',
+  'seed',
+] as const satisfies readonly (keyof typeof parserTrainFields)[];
+
 export const parseFields = {
   pcfg: option(z.boolean().default(false), 'parse with the PCFG even if the model has CRF weights'),
   prune: option(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readTreesSync } from '../../lib/io/treebank.js';
 import { formatTree, words, type Tree } from '../../lib/trees/tree.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
@@ -389,6 +389,26 @@ describe('chart parser CLI', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--seed/);
   }, 120_000);
+
+  it('refuses training options the chosen trainer never reads: CRF options without --crf, sampling options with --lbfgs', () => {
+    const trainFile = treeFile('train-refused.mrg', train.slice(0, 20));
+    const model = tmp.file('refused.model');
+    const refused = (options: string[], message: RegExp): void => {
+      const r = runCli(['train-parser', '--train', trainFile, '--model', model, ...options, '--threads', '1']);
+      expect(r.status, options.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(existsSync(model)).toBe(false);
+    };
+    for (const options of [['--seed', '2'], ['--margin', '2'], ['--no-tag-sets'], ['--no-average'], ['--epochs', '3']])
+      refused(options, new RegExp(`train-parser: ${options[0]} applies to --crf training`));
+    for (const options of [['--seed', '2'], ['--batch', '5'], ['--eta0', '0.2'], ['--no-average']])
+      refused(
+        ['--crf', '--lbfgs', ...options],
+        new RegExp(`${options[0]} applies to AdaGrad and SGD training, not --lbfgs`),
+      );
+    // Their defaults, unnamed, are no error.
+    expect(runCli(['train-parser', '--train', trainFile, '--model', model, '--threads', '1']).status).toBe(0);
+  });
 
   it('--max-length applies to --dev: passes are chosen on, and the model reported for, the dev trees within it', () => {
     const trainFile = treeFile('train-ml.mrg', train.slice(0, 150));
