@@ -85,6 +85,12 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     const threads = resolveThreads(values.threads);
     const signal = cliSignal(); // before the model loads: Ctrl-C from the start stops cleanly
     const model = await ChartParserModel.load(modelFile);
+    // The CRF's parse options, given for PCFG parsing, would be ignored: refused instead.
+    if (values.pcfg || !model.info().crf) {
+      const crfOnly = ['--prune', '--decode', '--retry'].find((flag) => given.has(flag));
+      const why = values.pcfg ? '--pcfg parses with the PCFG' : `${modelFile} is a PCFG model`;
+      if (crfOnly !== undefined) throw new UsageError(`parse: ${crfOnly} applies to CRF parsing (${why})`);
+    }
     const ensemble = await Promise.all((values.ensemble ?? []).map((file) => ChartParserModel.load(file)));
     const input = readParserInput(inputFile);
     const n = input.sentences.length;

@@ -410,6 +410,36 @@ describe('chart parser CLI', () => {
     expect(runCli(['train-parser', '--train', trainFile, '--model', model, '--threads', '1']).status).toBe(0);
   });
 
+  it("parse refuses the CRF's options for PCFG parsing (a PCFG model, or --pcfg)", () => {
+    const trainFile = treeFile('train-pcfg-parse.mrg', train.slice(0, 20));
+    const input = treeFile('input-pcfg-parse.mrg', dev.slice(0, 3));
+    const pcfg = tmp.file('pcfg-parse.model');
+    const crf = tmp.file('crf-parse.model');
+    expect(runCli(['train-parser', '--train', trainFile, '--model', pcfg]).status).toBe(0);
+    const trained = runCli(['train-parser', '--train', trainFile, '--model', crf, '--crf', '--epochs', '1']);
+    expect(trained.status, trained.stderr).toBe(0);
+    const out = tmp.file('pcfg-parse.out');
+    const parse = (...options: string[]) => runCli(['parse', '--input', input, '--out', out, ...options]);
+    for (const [model, extra, why] of [
+      [pcfg, [], /pcfg-parse\.model is a PCFG model/],
+      [crf, ['--pcfg'], /--pcfg parses with the PCFG/],
+    ] as const) {
+      for (const option of [
+        ['--prune', '0'],
+        ['--decode', 'mbr'],
+        ['--retry', 'exhaustive'],
+      ]) {
+        const r = parse('--model', model, ...extra, ...option);
+        expect(r.status, option.join(' ')).toBe(2);
+        expect(r.stderr).toMatch(new RegExp(`parse: ${option[0]} applies to CRF parsing`));
+        expect(r.stderr).toMatch(why);
+        expect(existsSync(out)).toBe(false);
+      }
+    }
+    expect(parse('--model', crf, '--decode', 'viterbi', '--prune', '0').status).toBe(0);
+    expect(parse('--model', pcfg, '--beam', '10').status).toBe(0);
+  }, 60_000);
+
   it('--max-length applies to --dev: passes are chosen on, and the model reported for, the dev trees within it', () => {
     const trainFile = treeFile('train-ml.mrg', train.slice(0, 150));
     const devFile = treeFile('dev-ml.mrg', dev);
