@@ -90,7 +90,11 @@ export function pipelineConfigTables(): string {
       top as Shape,
       '',
     ),
-    table('`base` for task `parse` (the chart parser):', parserBaseSchema.shape as Shape, 'base.'),
+    table(
+      '`base` for task `parse` (the chart parser). The fields of the CRF, set to other than their defaults, are refused in a PCFG base (`"crf": false`), where they would be ignored:',
+      parserBaseSchema.shape as Shape,
+      'base.',
+    ),
     table('`base` for task `tag` (the tagger):', taggerBaseSchema.shape as Shape, 'base.'),
   ];
   for (const option of rerankerSchema.options) {

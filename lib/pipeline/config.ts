@@ -327,6 +327,10 @@ export type PerceptronConfig = Omit<z.output<typeof perceptronSchema>, 'lambda' 
 };
 export type LoglinearConfig = z.output<typeof loglinearSchema>;
 export type ParserBaseConfig = z.output<typeof parserBaseSchema>;
+
+/** The parser base's fields that only the CRF base reads (refused with crf false), and their defaults. */
+const CRF_BASE_FIELDS = ['epochs', 'devPass', 'mbr', 'margin', 'tagSets'] as const;
+const CRF_BASE_DEFAULTS: ParserBaseConfig = parserBaseSchema.parse({});
 export type EnsembleMember = z.output<typeof ensembleMemberSchema>;
 export type TaggerBaseConfig = z.output<typeof taggerBaseSchema>;
 
@@ -404,6 +408,14 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   const base = (b as { data: ParserBaseConfig | TaggerBaseConfig }).data;
   if ('ensemble' in base && (base.ensemble?.length ?? 0) > 0 && !(base.crf && base.mbr))
     fail('base.ensemble', 'an ensemble marks the MBR tree of CRF parsers: it needs crf and mbr true');
+  // The PCFG base would ignore the CRF's fields: set to anything but their defaults, they are
+  // refused. (A validated config, as distributed jobs carry it, names every default.)
+  if ('crf' in base && !base.crf) {
+    const raw = rawBase as Record<string, unknown>;
+    const crfOnly = CRF_BASE_FIELDS.find((key) => key in raw && raw[key] !== CRF_BASE_DEFAULTS[key]);
+    if (crfOnly !== undefined)
+      fail(`base.${crfOnly}`, 'applies to the CRF base (crf true); the PCFG has no such setting');
+  }
   c.rerankers.forEach((rr, i) => {
     if (rr.type !== 'perceptron') return;
     if (rr.kernel !== undefined) {

@@ -35,13 +35,18 @@ const held = asSentences(trees.slice(160, 190), 160);
 const ctx: StepContext = { threads: 1, seed: 1 };
 const EPOCHS = 7;
 
-function baseConfig(extra: object): ParserBaseConfig {
+/** A parse pipeline's base as the config file gives it, validated. */
+function validatedBase(base: object): ParserBaseConfig {
   const config = validatePipelineConfig(
-    { task: 'parse', data: { train: 't', dev: 'd', test: 'x' }, base: { epochs: EPOCHS, ...extra }, output: 'o' },
+    { task: 'parse', data: { train: 't', dev: 'd', test: 'x' }, base, output: 'o' },
     'pipeline.json',
     '/',
   );
   return config.base as ParserBaseConfig;
+}
+
+function baseConfig(extra: object): ParserBaseConfig {
+  return validatedBase({ epochs: EPOCHS, ...extra });
 }
 
 describe('the pipeline CRF base', () => {
@@ -114,6 +119,18 @@ describe('the pipeline CRF base', () => {
       'pipeline.json: base.ensemble: an ensemble marks the MBR tree of CRF parsers: it needs crf and mbr true',
     );
     expect(() => baseConfig({ ensemble: [{ markov: 3 }] })).toThrow('base.ensemble[0].markov: expected 0, 1 or 2');
+  });
+
+  it("refuses the CRF base's fields in a PCFG base (crf false), where they would be ignored", () => {
+    const valid = { epochs: 3, devPass: false, mbr: false, margin: 2, tagSets: false };
+    for (const [key, value] of Object.entries(valid))
+      expect(() => validatedBase({ crf: false, [key]: value })).toThrow(
+        `pipeline.json: base.${key}: applies to the CRF base (crf true); the PCFG has no such setting`,
+      );
+    expect(baseConfig({ crf: true, margin: 2 }).margin).toBe(2);
+    expect(validatedBase({ crf: false, markov: 1 })).toMatchObject({ crf: false, markov: 1 });
+    // A validated config names every default (distributed jobs carry one): defaults pass.
+    expect(validatedBase({ ...validatedBase({ crf: false }) })).toMatchObject({ crf: false, epochs: 10 });
   });
 
   it("gives the rerankers the MBR features beside the candidate's tree features", async () => {
