@@ -327,12 +327,12 @@ export type PerceptronConfig = Omit<z.output<typeof perceptronSchema>, 'lambda' 
 };
 export type LoglinearConfig = z.output<typeof loglinearSchema>;
 export type ParserBaseConfig = z.output<typeof parserBaseSchema>;
+export type EnsembleMember = z.output<typeof ensembleMemberSchema>;
+export type TaggerBaseConfig = z.output<typeof taggerBaseSchema>;
 
 /** The parser base's fields that only the CRF base reads (refused with crf false), and their defaults. */
 const CRF_BASE_FIELDS = ['epochs', 'devPass', 'mbr', 'margin', 'tagSets'] as const;
 const CRF_BASE_DEFAULTS: ParserBaseConfig = parserBaseSchema.parse({});
-export type EnsembleMember = z.output<typeof ensembleMemberSchema>;
-export type TaggerBaseConfig = z.output<typeof taggerBaseSchema>;
 
 /** A validated config with every default filled in and paths resolved. */
 export interface PipelineConfig extends Omit<z.output<typeof pipelineConfigSchema>, 'base' | 'data' | 'cache'> {

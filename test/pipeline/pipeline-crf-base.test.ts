@@ -10,6 +10,7 @@ import { ChartParserModel, type ParserTrainSummary } from '../../lib/parser/char
 import { treeWords } from '../../lib/parser/input.js';
 import { chartParserBase } from '../../lib/pipeline/adapters/parser.js';
 import { validatePipelineConfig, type ParserBaseConfig } from '../../lib/pipeline/config.js';
+import { CRF_DEFAULTS } from '../../lib/options/parser.js';
 import { formatTree, type Tree } from '../../lib/trees/tree.js';
 import { corpusF1, mbrChoice, scoreSet } from '../../lib/pipeline/evaluate.js';
 import { evalbCorpus } from '../../lib/eval/evalb.js';
@@ -130,7 +131,7 @@ describe('the pipeline CRF base', () => {
     expect(baseConfig({ crf: true, margin: 2 }).margin).toBe(2);
     expect(validatedBase({ crf: false, markov: 1 })).toMatchObject({ crf: false, markov: 1 });
     // A validated config names every default (distributed jobs carry one): defaults pass.
-    expect(validatedBase({ ...validatedBase({ crf: false }) })).toMatchObject({ crf: false, epochs: 10 });
+    expect(validatedBase(validatedBase({ crf: false }))).toMatchObject({ crf: false, epochs: CRF_DEFAULTS.epochs });
   });
 
   it("gives the rerankers the MBR features beside the candidate's tree features", async () => {
