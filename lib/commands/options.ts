@@ -224,6 +224,18 @@ function commanderKey(flag: string): string {
   return flag.replace(/^no-/, '').replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }
 
+/**
+ * The flag of the first of `names` (default: every field) that was given on the command line,
+ * or undefined: for "applies only to" checks against a command's `given` set.
+ */
+export function firstGivenFlag(
+  fields: OptionFields,
+  given: ReadonlySet<string>,
+  names: readonly string[] = Object.keys(fields),
+): string | undefined {
+  return names.map((name) => `--${flagOf(name, fields[name])}`).find((flag) => given.has(flag));
+}
+
 /** Which of the fields were given on the command line (for "applies only to" checks). */
 export function givenFlags(fields: OptionFields, raw: Record<string, unknown>, command: Commander): string[] {
   return Object.entries(fields)

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { optionalFile, requiredFile } from '../options/common.js';
-import { parseFields } from '../options/parser.js';
+import { CRF_ONLY_PARSE_FIELDS, parseFields } from '../options/parser.js';
 import { shardFields } from '../options/distributed.js';
 import { UsageError } from '../errors.js';
 import { ChartParserModel } from '../parser/chart-parser.js';
@@ -15,6 +15,7 @@ import { MAX_NBEST, writeNbest, type NbestSentence } from '../io/nbest.js';
 import { KBEST_TAG_MODES, selectKbest } from '../trees/kbest-modes.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
 import { claimOutputs } from './claim.js';
+import { firstGivenFlag } from './options.js';
 import { cliSignal } from './signal.js';
 
 const command = defineCommand({
@@ -87,7 +88,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     const model = await ChartParserModel.load(modelFile);
     // The CRF's parse options, given for PCFG parsing, would be ignored: refused instead.
     if (values.pcfg || !model.info().crf) {
-      const crfOnly = ['--prune', '--decode', '--retry'].find((flag) => given.has(flag));
+      const crfOnly = firstGivenFlag(parseFields, given, CRF_ONLY_PARSE_FIELDS);
       const why = values.pcfg ? '--pcfg parses with the PCFG' : `${modelFile} is a PCFG model`;
       if (crfOnly !== undefined) throw new UsageError(`parse: ${crfOnly} applies to CRF parsing (${why})`);
     }

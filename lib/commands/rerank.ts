@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineCommand } from './command.js';
-import { flagOf } from './options.js';
+import { firstGivenFlag } from './options.js';
 import { option } from '../options/field.js';
 import { json, requiredFile, threads } from '../options/common.js';
 import { perceptronFields } from '../options/rerank.js';
@@ -69,9 +69,7 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
       if (given.has('--rounds')) throw new UsageError('rerank: --rounds applies to boosting and LogLoss models');
       return rerankPerceptronCli(values);
     }
-    const wrong = Object.entries(perceptronOnly)
-      .map(([name, field]) => `--${flagOf(name, field)}`)
-      .find((f) => given.has(f));
+    const wrong = firstGivenFlag(perceptronOnly, given);
     if (wrong !== undefined) throw new UsageError(`rerank: ${wrong} applies to perceptron models`);
     const model = loadReranker(values.model);
     const { input, out } = values;

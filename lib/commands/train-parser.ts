@@ -2,7 +2,7 @@ import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { checkpointFields, json, optionalFile, requiredFile } from '../options/common.js';
 import { CRF_ONLY_TRAIN_FIELDS, parserTrainFields, STOCHASTIC_ONLY_TRAIN_FIELDS } from '../options/parser.js';
-import { flagOf } from './options.js';
+import { firstGivenFlag } from './options.js';
 import { parserTrainDistributedFields } from '../options/distributed.js';
 import { distributedParserTrainer } from '../distributed/parser-gradient.js';
 import { readTreesSync } from '../io/treebank.js';
@@ -52,11 +52,10 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
     const grammar = parserGrammar(crf, { markov: values.markov, parent: values.parent });
     if (values.sgd && values.lbfgs) throw new UsageError('train-parser: --sgd and --lbfgs exclude each other');
     // An option the chosen trainer never reads is refused rather than ignored.
-    const givenOf = (names: readonly (keyof typeof parserTrainFields)[]): string | undefined =>
-      names.map((name) => `--${flagOf(name, parserTrainFields[name])}`).find((flag) => given.has(flag));
-    const crfOnly = crf ? undefined : givenOf(CRF_ONLY_TRAIN_FIELDS);
+    const crfOnly = crf ? undefined : firstGivenFlag(parserTrainFields, given, CRF_ONLY_TRAIN_FIELDS);
     if (crfOnly !== undefined) throw new UsageError(`train-parser: ${crfOnly} applies to --crf training`);
-    const stochasticOnly = crf && values.lbfgs ? givenOf(STOCHASTIC_ONLY_TRAIN_FIELDS) : undefined;
+    const stochasticOnly =
+      crf && values.lbfgs ? firstGivenFlag(parserTrainFields, given, STOCHASTIC_ONLY_TRAIN_FIELDS) : undefined;
     if (stochasticOnly !== undefined)
       throw new UsageError(`train-parser: ${stochasticOnly} applies to AdaGrad and SGD training, not --lbfgs`);
     if (!crf && (values.checkpoint !== undefined || values.resume !== undefined)) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineCommand } from './command.js';
-import { flagOf } from './options.js';
+import { firstGivenFlag } from './options.js';
 import { option } from '../options/field.js';
 import { checkpointFields, json, optionalFile, requiredFile } from '../options/common.js';
 import { linearRerankerFields, perceptronFields } from '../options/rerank.js';
@@ -72,9 +72,7 @@ printed, with a warning under 90%.`,
     const perceptron = method === 'perceptron';
     if (linearTrainers[method] === undefined && !perceptron)
       throw new UsageError(`train-reranker: unknown --method '${method}' (one of: ${METHODS.join(', ')})`);
-    const wrong = Object.entries(perceptron ? linearOnly : perceptronOnly)
-      .map(([name, field]) => `--${flagOf(name, field)}`)
-      .find((f) => given.has(f));
+    const wrong = firstGivenFlag(perceptron ? linearOnly : perceptronOnly, given);
     if (wrong !== undefined) throw new UsageError(`train-reranker: ${wrong} does not apply to --method ${method}`);
     if (perceptron && given.has('--head-rules') && !(values.featureWeight > 0)) {
       throw new UsageError('train-reranker: --head-rules applies to --method perceptron only with --feature-weight');

@@ -211,3 +211,10 @@ export const parseFields = {
   ),
   threads,
 };
+
+/** parse's fields that only CRF parsing reads: refused for a PCFG model or with --pcfg. */
+export const CRF_ONLY_PARSE_FIELDS = [
+  'prune',
+  'decode',
+  'retry',
+] as const satisfies readonly (keyof typeof parseFields)[];
