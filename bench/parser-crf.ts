@@ -26,9 +26,9 @@ const env = process.env;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shared = env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
 const ds = env.DS ?? 'ptb-sample';
-const num = (name: string, fallback: number): number => (env[name] !== undefined ? Number(env[name]) : fallback);
-// Unset: the option's own default (ChartParserModel.train completes it).
+// Unset: undefined, the option's own default (ChartParserModel.train completes it).
 const given = (name: string): number | undefined => (env[name] !== undefined ? Number(env[name]) : undefined);
+const num = (name: string, fallback: number): number => given(name) ?? fallback;
 const maxTrain = num('MAXTRAIN', 40);
 const train = readTreesSync(join(shared, ds, 'train.mrg'))
   .filter((t) => treeWords(t).length <= maxTrain)

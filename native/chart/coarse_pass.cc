@@ -93,8 +93,7 @@ double CoarseInside(const Grammar& g, const CoarseRules& rules, const LexScores&
       ch.pre_end[c] = static_cast<int>(ch.active_pre.size());
       // Unary layer: few rules, so the generic one (its mask tests pass: there is no mask).
       UnaryLayer<MaxSemiring>(g, rules, i, j, c, ch);
-      best_post[c] =
-          beam < std::numeric_limits<double>::infinity() ? ch.KeepWithinBeam(c, beam) : ch.BestPost(c);
+      best_post[c] = with_beam ? ch.KeepWithinBeam(c, beam) : ch.BestPost(c);
     }
   }
   double best = kNegInf;
