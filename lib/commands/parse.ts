@@ -69,9 +69,10 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     if (values.ensemble !== undefined && (values.nbest !== undefined || values.redis !== undefined))
       throw new UsageError('parse: --ensemble parses the 1-best in this process (no --nbest, no --redis)');
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
-    if (values.redis !== undefined || values.store !== undefined)
-      return (await import('../distributed/shards.js')).runSharded('parse', values, cliSignal());
-    if (given.has('--shard-size')) throw new UsageError('parse: --shard-size needs --redis and --store');
+    const sharded = values.redis !== undefined || values.store !== undefined;
+    const shards = sharded ? await import('../distributed/shards.js') : undefined;
+    shards?.queueOptions('parse', values);
+    if (!sharded && given.has('--shard-size')) throw new UsageError('parse: --shard-size needs --redis and --store');
     const { model: modelFile, input: inputFile, out: outFile, beam, maxLength, prune } = values;
     const k = values.nbest ?? 1;
     if (k > MAX_NBEST) throw new UsageError(`parse: --nbest is at most ${MAX_NBEST}, not ${k}`);
@@ -81,17 +82,19 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
       throw new UsageError('parse: --out-nbest needs --nbest K');
     if ((given.has('--kbest-tags') || given.has('--kbest-pool')) && values.nbest === undefined)
       throw new UsageError('parse: --kbest-tags and --kbest-pool need --nbest K');
-    const mode = values.kbestTags;
-    const pool = Math.max(k, values.kbestPool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k)));
-    const threads = resolveThreads(values.threads);
     const signal = cliSignal(); // before the model loads: Ctrl-C from the start stops cleanly
     const model = await ChartParserModel.load(modelFile);
-    // The CRF's parse options, given for PCFG parsing, would be ignored: refused instead.
+    // The CRF's parse options, given for PCFG parsing, would be ignored: refused instead (a
+    // sharded run too, before any job is queued).
     if (values.pcfg || !model.info().crf) {
       const crfOnly = firstGivenFlag(parseFields, given, CRF_ONLY_PARSE_FIELDS);
       const why = values.pcfg ? '--pcfg parses with the PCFG' : `${modelFile} is a PCFG model`;
       if (crfOnly !== undefined) throw new UsageError(`parse: ${crfOnly} applies to CRF parsing (${why})`);
     }
+    if (shards) return shards.runSharded('parse', values, signal);
+    const mode = values.kbestTags;
+    const pool = Math.max(k, values.kbestPool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k)));
+    const threads = resolveThreads(values.threads);
     const ensemble = await Promise.all((values.ensemble ?? []).map((file) => ChartParserModel.load(file)));
     const input = readParserInput(inputFile);
     const n = input.sentences.length;

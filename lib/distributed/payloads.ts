@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { formatPath, rerankerSchema } from '../pipeline/config.js';
 import { CONLLU_FIELDS, type ConlluField } from '../io/conllu.js';
 import { HASH_PATTERN, STEP_ID_PATTERN } from './store.js';
+import { PARSER_DECODES, PARSER_RETRIES } from '../options/parser.js';
+import { KBEST_TAG_MODES } from '../trees/kbest-modes.js';
 
 const hash = z
   .string()
@@ -83,6 +85,11 @@ export const shardPayload = z.strictObject({
     pcfg: z.boolean().optional(),
     beam: z.number().positive().optional(),
     maxLength: z.number().int().min(0).optional(),
+    prune: z.number().min(0).lt(1).optional(),
+    decode: z.enum(PARSER_DECODES).optional(),
+    retry: z.enum(PARSER_RETRIES).optional(),
+    kbestTags: z.enum(KBEST_TAG_MODES).optional(),
+    kbestPool: z.number().int().min(1).optional(),
   }),
 });
 export type ShardPayload = z.output<typeof shardPayload>;

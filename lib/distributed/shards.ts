@@ -25,6 +25,8 @@ import type { JobEnv, JobOutcome } from './job-env.js';
 import type { ShardPayload } from './payloads.js';
 import { ArtifactStore, type StepManifest } from './store.js';
 import { Progress } from '../progress.js';
+import type { ParserDecode, ParserRetry } from '../options/parser.js';
+import type { KbestTagMode } from '../trees/kbest-modes.js';
 
 export { DEFAULT_SHARD_SENTENCES } from '../options/distributed.js';
 
@@ -193,7 +195,16 @@ export async function runShard(p: ShardPayload, env: JobEnv): Promise<JobOutcome
       outNbest: o.nbest !== undefined ? nbest : undefined,
       ...(p.command === 'tag'
         ? { separator: o.separator, format: o.format }
-        : { pcfg: o.pcfg, beam: o.beam, maxLength: o.maxLength }),
+        : {
+            pcfg: o.pcfg,
+            beam: o.beam,
+            maxLength: o.maxLength,
+            prune: o.prune,
+            decode: o.decode,
+            retry: o.retry,
+            kbestTags: o.kbestTags,
+            kbestPool: o.kbestPool,
+          }),
     });
     try {
       const code = (await command.run(values, { positionals: [], given: new Set() })) ?? 0;
@@ -292,6 +303,11 @@ export interface ShardedValues {
   pcfg?: boolean;
   beam?: number;
   maxLength?: number;
+  prune?: number;
+  decode?: ParserDecode;
+  retry?: ParserRetry;
+  kbestTags?: KbestTagMode;
+  kbestPool?: number;
 }
 
 /**
@@ -317,6 +333,12 @@ export async function runSharded(
     if (values.pcfg) options.pcfg = true;
     if (values.beam !== undefined && Number.isFinite(values.beam)) options.beam = values.beam;
     if (values.maxLength !== undefined) options.maxLength = values.maxLength;
+    // The CRF's parse options and the k-best list's kind, as the command checked them.
+    if (values.prune !== undefined) options.prune = values.prune;
+    if (values.decode !== undefined) options.decode = values.decode;
+    if (values.retry !== undefined) options.retry = values.retry;
+    if (nbest !== undefined && values.kbestTags !== undefined) options.kbestTags = values.kbestTags;
+    if (nbest !== undefined && values.kbestPool !== undefined) options.kbestPool = values.kbestPool;
   }
   // The outputs were checked and locked by the command's claimOutputs.
 

@@ -58,6 +58,7 @@ export const PARSER_DECODES = ['viterbi', 'mbr'] as const;
 export type ParserDecode = (typeof PARSER_DECODES)[number];
 /** The CRF's retry with every tag: coarse-to-fine like the first attempt, or over the whole chart. */
 export const PARSER_RETRIES = ['pruned', 'exhaustive'] as const;
+export type ParserRetry = (typeof PARSER_RETRIES)[number];
 
 /** A horizontal Markov order of the binarization (lib/parser/binarize.ts). */
 export const markovOrderSchema = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'expected 0, 1 or 2' });

@@ -133,6 +133,71 @@ describe.skipIf(skip)('parse and tag in shards on Redis (2 worker processes)', (
     }
   });
 
+  it("parse: the CRF's parse options and the k-best list's kind reach the workers", () => {
+    const trainFile = tmp.file(
+      'crf-train.mrg',
+      readFileSync(join(gum, 'train.mrg'), 'utf8').split('\n').slice(0, 120).join('\n') + '\n',
+    );
+    const model = join(tmp.dir, 'crf.model');
+    const train = runCli([
+      'train-parser',
+      '--train',
+      trainFile,
+      '--model',
+      model,
+      '--crf',
+      '--epochs',
+      '1',
+      '--threads',
+      '1',
+    ]);
+    expect(train.status, train.stderr).toBe(0);
+    const input = join(gum, 'dev.mrg');
+    const options = [
+      '--decode',
+      'viterbi',
+      '--prune',
+      '0.001',
+      '--retry',
+      'exhaustive',
+      '--nbest',
+      '3',
+      '--kbest-tags',
+      'max',
+      '--kbest-pool',
+      '6',
+    ];
+    const parse = (name: string, extra: string[]) => {
+      const r = runCli([
+        'parse',
+        '--model',
+        model,
+        '--input',
+        input,
+        '--out',
+        join(tmp.dir, name),
+        '--out-nbest',
+        join(tmp.dir, `${name}.jsonl`),
+        '--max-length',
+        '25',
+        ...extra,
+      ]);
+      expect(r.status, r.stderr).toBe(0);
+      return {
+        trees: readFileSync(join(tmp.dir, name), 'utf8'),
+        nbest: readFileSync(join(tmp.dir, `${name}.jsonl`), 'utf8'),
+      };
+    };
+    const local = parse('crf.local', [...options, '--threads', '1']);
+    const remote = parse('crf.remote', [...options, '--shard-size', '40', ...queue()]);
+    expect(remote.trees).toBe(local.trees);
+    expect(remote.nbest).toBe(local.nbest);
+    // The options change the output: a run that dropped them would not match.
+    const plain = parse('crf.plain', ['--nbest', '3', '--threads', '1']);
+    expect(plain.trees).not.toBe(local.trees);
+    expect(plain.nbest).not.toBe(local.nbest);
+  });
+
   // Uses trees.local from the test above (same model and input).
   it('parse: a worker killed with SIGKILL in a shard loses nothing', async () => {
     const model = join(tmp.dir, 'parser.model');

@@ -429,13 +429,23 @@ describe('chart parser CLI', () => {
         ['--decode', 'mbr'],
         ['--retry', 'exhaustive'],
       ]) {
-        const r = parse('--model', model, ...extra, ...option);
-        expect(r.status, option.join(' ')).toBe(2);
-        expect(r.stderr).toMatch(new RegExp(`parse: ${option[0]} applies to CRF parsing`));
-        expect(r.stderr).toMatch(why);
-        expect(existsSync(out)).toBe(false);
+        // A sharded run refuses them too, before it queues a job (no Redis listens on port 1).
+        const queue = ['--redis', 'redis://127.0.0.1:1', '--store', tmp.file('pcfg-parse-store')];
+        for (const r of [
+          parse('--model', model, ...extra, ...option),
+          parse('--model', model, ...extra, ...option, ...queue),
+        ]) {
+          expect(r.status, option.join(' ')).toBe(2);
+          expect(r.stderr).toMatch(new RegExp(`parse: ${option[0]} applies to CRF parsing`));
+          expect(r.stderr).toMatch(why);
+          expect(existsSync(out)).toBe(false);
+        }
       }
     }
+    const queue = ['--redis', 'redis://127.0.0.1:1', '--store', tmp.file('pcfg-parse-store')];
+    const kbest = parse('--model', crf, '--kbest-tags', 'max', ...queue);
+    expect(kbest.status).toBe(2);
+    expect(kbest.stderr).toMatch(/parse: --kbest-tags and --kbest-pool need --nbest K/);
     expect(parse('--model', crf, '--decode', 'viterbi', '--prune', '0').status).toBe(0);
     expect(parse('--model', pcfg, '--beam', '10').status).toBe(0);
   }, 60_000);
