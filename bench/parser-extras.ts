@@ -122,7 +122,9 @@ for (const v of variants) {
             ? { verbFeatures: true, clusters: clusterFile, relax: true }
             : { verbFeatures: false };
   let t0 = performance.now();
-  const pcfg = await ChartParserModel.train(sub, { ...extra, threads });
+  // Verb features are the CRF's: the PCFG takes the grammar's options only.
+  const { verbFeatures: _crfOnly, ...grammarExtra } = extra;
+  const pcfg = await ChartParserModel.train(sub, { ...grammarExtra, threads });
   const ps = await score(pcfg);
   const info = pcfg.info();
   console.log(

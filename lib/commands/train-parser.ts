@@ -10,6 +10,7 @@ import type { Tree } from '../trees/tree.js';
 import {
   ChartParserModel,
   parserGrammar,
+  type ParserPassReport,
   type ParserTrainProgress,
   type ParserTrainSummary,
 } from '../parser/chart-parser.js';
@@ -103,44 +104,48 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
       {
         markov: grammar.markov,
         crf,
-        ...(crf
-          ? { parent: grammar.parent, vpHeadTag: grammar.vpHeadTag }
-          : values.parent !== undefined
-            ? { parent: values.parent }
-            : {}),
-        optimizer: values.lbfgs ? 'lbfgs' : values.sgd ? 'sgd' : 'adagrad',
-        epochs,
-        patience: values.patience,
-        batch: values.batch,
-        eta0: values.eta0,
-        average: values.average,
-        sigma2: values.sigma2,
-        margin: values.margin,
-        seed: values.seed,
-        beam: values.beam,
-        prune: values.prune,
-        decode: values.decode,
-        surfaceBits: values.surfaceBits,
-        tagSets: values.tagSets,
         rareThreshold: values.rareThreshold,
         ...(values.clusters !== undefined ? { clusters: values.clusters } : {}),
         relax: values.relax,
-        verbFeatures: values.verbFeatures,
-        featureCacheMB: values.featureCacheMB,
         threads,
         signal,
-        checkpoint: values.checkpoint,
-        resume: values.resume,
-        ...(external ? { external } : {}),
-        ...(devTrees && crf ? { dev: devTrees } : {}),
+        // The CRF's own options (refused above when given without --crf).
+        ...(crf
+          ? {
+              parent: grammar.parent,
+              vpHeadTag: grammar.vpHeadTag,
+              optimizer: values.lbfgs ? 'lbfgs' : values.sgd ? 'sgd' : 'adagrad',
+              epochs,
+              patience: values.patience,
+              batch: values.batch,
+              eta0: values.eta0,
+              average: values.average,
+              sigma2: values.sigma2,
+              margin: values.margin,
+              seed: values.seed,
+              beam: values.beam,
+              prune: values.prune,
+              decode: values.decode,
+              surfaceBits: values.surfaceBits,
+              tagSets: values.tagSets,
+              verbFeatures: values.verbFeatures,
+              featureCacheMB: values.featureCacheMB,
+              checkpoint: values.checkpoint,
+              resume: values.resume,
+              ...(external ? { external } : {}),
+              ...(devTrees ? { dev: devTrees } : {}),
+              onProgress: onSentences,
+              // One line per pass whether or not stderr is a terminal.
+              onPass: (r: ParserPassReport) =>
+                console.error(
+                  `train-parser: pass ${r.epoch}/${r.epochs}: ${r.seconds.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} CPU s), objective ${r.objective.toFixed(4)}` +
+                    (r.devF1 !== undefined ? `, dev F1 ${r.devF1.toFixed(2)}${r.best ? ' (best so far)' : ''}` : ''),
+                ),
+            }
+          : values.parent !== undefined
+            ? { parent: values.parent }
+            : {}),
         summary,
-        onProgress: onSentences,
-        // One line per pass whether or not stderr is a terminal.
-        onPass: (r) =>
-          console.error(
-            `train-parser: pass ${r.epoch}/${r.epochs}: ${r.seconds.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} CPU s), objective ${r.objective.toFixed(4)}` +
-              (r.devF1 !== undefined ? `, dev F1 ${r.devF1.toFixed(2)}${r.best ? ' (best so far)' : ''}` : ''),
-          ),
       },
       { onProgress: (e) => progress.onProgress(e, e.phase === 'step' ? sentences : undefined) },
     );

@@ -604,6 +604,33 @@ const SHARED_FIELDS = {
   seed,
 };
 
+/** ParserTrainOptions that only the CRF's training reads (besides checkpoint and resume): refused without `crf`. */
+const CRF_ONLY_TRAIN_OPTIONS = [
+  'optimizer',
+  'epochs',
+  'patience',
+  'average',
+  'batch',
+  'eta0',
+  'sigma2',
+  'seed',
+  'margin',
+  'prune',
+  'surfaceBits',
+  'tagSets',
+  'decode',
+  'beam',
+  'verbFeatures',
+  'featureCacheMB',
+  'weightFloor',
+  'priorAtPcfg',
+  'dev',
+  'onPass',
+  'onProgress',
+  'progressEvery',
+  'external',
+] as const satisfies readonly (keyof ParserTrainOptions)[];
+
 /** ParserTrainOptions with every option that has a default filled in. */
 type CompleteParserOptions = ParserTrainOptions &
   Required<
@@ -949,6 +976,15 @@ export class ChartParserModel implements NbestProducer {
    * ```
    */
   static async train(trees: Tree[], options: ParserTrainOptions = {}, run?: TrainRun): Promise<ChartParserModel> {
+    // An option only the CRF reads, given for a PCFG, would be ignored: refused instead.
+    if (!(options.crf ?? false)) {
+      if (options.checkpoint !== undefined || options.resume !== undefined)
+        throw optionError(
+          'checkpoints are for CRF training: the PCFG is counted from the trees in one pass, with nothing to continue',
+        );
+      const crfOnly = CRF_ONLY_TRAIN_OPTIONS.find((key) => options[key] !== undefined);
+      if (crfOnly !== undefined) throw optionError(`${crfOnly} applies to CRF training (crf: true)`);
+    }
     const reportPcfg = reporter(run?.onProgress);
     // The common event counts steps over the run; inside a group of steps, the pass's
     // fraction of sentences done moves it on (fractional steps, one event a second). It
@@ -972,13 +1008,6 @@ export class ChartParserModel implements NbestProducer {
       ...(lastDevF1 !== undefined ? { devScore: lastDevF1, devMetric: 'F1' } : {}),
     }));
     const opts = completeParserOptions(options);
-    if (!opts.crf && (opts.checkpoint !== undefined || opts.resume !== undefined)) {
-      throw new InputError(
-        '<options>',
-        undefined,
-        'checkpoints are for CRF training: the PCFG is counted from the trees in one pass, with nothing to continue',
-      );
-    }
     const built = buildTraining(trees, opts);
     const { table, meta, sentences } = built;
     // The PCFG is counted in one pass: one event when its trees are read.

@@ -293,6 +293,28 @@ describe('chart parser', () => {
     await expect(pcfg.parseNbest([['a']], 0)).rejects.toThrow(/positive integer/);
     await expect(ChartParserModel.train([])).rejects.toThrow(/no training trees/);
   });
+
+  it("refuses the CRF's training options without crf: true, rather than ignore them", async () => {
+    const few = train.slice(0, 5);
+    for (const options of [
+      { epochs: 3 },
+      { crf: false, margin: 0 },
+      { prune: 0 },
+      { dev: few },
+      { onPass: () => {} },
+    ]) {
+      const key = Object.keys(options).find((k) => k !== 'crf');
+      await expect(ChartParserModel.train(few, options), key).rejects.toThrow(
+        new RegExp(`<options>: ${key} applies to CRF training \\(crf: true\\)`),
+      );
+    }
+    await expect(ChartParserModel.train(few, { checkpoint: tmp.file('pcfg.ckpt') })).rejects.toThrow(
+      /checkpoints are for CRF training/,
+    );
+    // The grammar's options and the thread count apply to both.
+    const m = await ChartParserModel.train(few, { markov: 1, parent: false, rareThreshold: 2, threads: 1 });
+    expect(m.isCrf).toBe(false);
+  });
 });
 
 describe('chart parser CLI', () => {

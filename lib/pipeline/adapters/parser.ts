@@ -22,15 +22,19 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
             markov: grammar.markov,
             ...(grammar.parent !== undefined ? { parent: grammar.parent } : {}),
             crf: options.crf,
-            epochs: options.epochs,
-            margin: options.margin,
-            tagSets: options.tagSets,
-            ...(devTrees ? { dev: devTrees } : {}),
             rareThreshold: options.rareThreshold,
             threads: ctx.threads,
-            seed: ctx.seed,
-            // The CRF's passes resume in a retried job (the PCFG is counted in one pass).
-            ...(options.crf ? ctx.checkpoints?.(label) : {}),
+            // The CRF's own options; its passes resume in a retried job (the PCFG is counted in one pass).
+            ...(options.crf
+              ? {
+                  epochs: options.epochs,
+                  margin: options.margin,
+                  tagSets: options.tagSets,
+                  seed: ctx.seed,
+                  ...(devTrees ? { dev: devTrees } : {}),
+                  ...ctx.checkpoints?.(label),
+                }
+              : {}),
           },
           stepRun(ctx, label),
         );
