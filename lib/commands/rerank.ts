@@ -61,16 +61,21 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
   async run(values, { given }) {
     claimOutputs('rerank', { '--model': values.model, '--input': values.input }, { '--out': values.out });
     // --redis/--store: shards of the n-best file on a queue (lib/distributed/nbest-shards.ts, docs/scaling.md).
-    if (values.redis !== undefined || values.store !== undefined)
-      return (await import('../distributed/nbest-shards.js')).runRerankSharded(values, cliSignal());
-    if (given.has('--shard-size')) throw new UsageError('rerank: --shard-size needs --redis and --store');
-    // The model file says which reranker it is; perceptron models have their own options.
-    if (loadModel(values.model).kind === 'perceptron-reranker') {
-      if (given.has('--rounds')) throw new UsageError('rerank: --rounds applies to boosting and LogLoss models');
-      return rerankPerceptronCli(values);
-    }
-    const wrong = firstGivenFlag(perceptronOnly, given);
+    const sharded = values.redis !== undefined || values.store !== undefined;
+    const shards = sharded ? await import('../distributed/nbest-shards.js') : undefined;
+    if (shards) (await import('../distributed/shards.js')).queueOptions('rerank', values);
+    if (!sharded && given.has('--shard-size')) throw new UsageError('rerank: --shard-size needs --redis and --store');
+    if (sharded && values.json)
+      throw new UsageError('rerank: --json needs a local run (a sharded run writes the choices; score them with eval)');
+    // The model file says which reranker it is; perceptron models have their own options
+    // (checked here for a sharded run too, before any job is queued).
+    const perceptron = loadModel(values.model).kind === 'perceptron-reranker';
+    if (perceptron && given.has('--rounds'))
+      throw new UsageError('rerank: --rounds applies to boosting and LogLoss models');
+    const wrong = perceptron ? undefined : firstGivenFlag(perceptronOnly, given);
     if (wrong !== undefined) throw new UsageError(`rerank: ${wrong} applies to perceptron models`);
+    if (shards) return shards.runRerankSharded(values, cliSignal());
+    if (perceptron) return rerankPerceptronCli(values);
     const model = loadReranker(values.model);
     const { input, out } = values;
     const threads = resolveThreads(values.threads);

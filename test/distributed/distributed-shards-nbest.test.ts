@@ -4,7 +4,7 @@
  * matrix) must be byte-identical to a local run's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mergeShardTables, splitNbestInput } from '../../lib/distributed/nbest-shards.js';
 import { buildFeatureTable, selectFeatures, type SentenceFeatureNames } from '../../lib/rerank/feature-table.js';
@@ -183,6 +183,17 @@ describe.skipIf(skip)('rerank, features and kernel in shards on Redis (2 worker 
       expect(remote.status, remote.stderr).toBe(0);
       same(`${name}.local.${out}`, `${name}.remote.${out}`);
     }
+    // The local run's checks hold for a sharded run, before any job is queued.
+    const refused = (m: string, flags: string[], message: RegExp): void => {
+      const out = join(tmp.dir, 'refused.mrg');
+      const r = runCli(['rerank', '--model', m, '--input', dev, '--out', out, ...flags, ...queue(7)]);
+      expect(r.status, flags.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(existsSync(out)).toBe(false);
+    };
+    refused(model, ['--voted'], /rerank: --voted applies to perceptron models/);
+    refused(perceptron, ['--rounds', '3'], /rerank: --rounds applies to boosting and LogLoss models/);
+    refused(model, ['--json'], /rerank: --json needs a local run/);
   });
 
   it('rerank: a bad line in a later shard names the input file and its line, as locally', () => {
