@@ -631,6 +631,9 @@ const CRF_ONLY_TRAIN_OPTIONS = [
   'external',
 ] as const satisfies readonly (keyof ParserTrainOptions)[];
 
+/** ParseOptions that only CRF parsing reads: refused for a PCFG model or with `pcfg`. */
+const CRF_ONLY_PARSE_OPTIONS = ['prune', 'decode', 'pruneRetry'] as const satisfies readonly (keyof ParseOptions)[];
+
 /** ParserTrainOptions with every option that has a default filled in. */
 type CompleteParserOptions = ParserTrainOptions &
   Required<
@@ -1117,6 +1120,12 @@ export class ChartParserModel implements NbestProducer {
    */
   async parseNbest(sentences: string[][], k: number, options: ParseOptions = {}): Promise<ParsedNbest[]> {
     checkNbestK(k);
+    // The CRF's parse options, given for PCFG parsing, would be ignored: refused instead.
+    if (!this.meta.crf || options.pcfg) {
+      const crfOnly = CRF_ONLY_PARSE_OPTIONS.find((key) => options[key] !== undefined);
+      if (crfOnly !== undefined)
+        throw optionError(`${crfOnly} applies to CRF parsing (${options.pcfg ? 'pcfg: true' : 'a PCFG model'})`);
+    }
     const maxLength = options.maxLength ?? 0;
     if (!Number.isInteger(maxLength) || maxLength < 0) throw optionError('maxLength must be a non-negative integer');
     const prune = options.prune ?? this.meta.prune ?? 0;

@@ -294,7 +294,7 @@ describe('chart parser', () => {
     await expect(ChartParserModel.train([])).rejects.toThrow(/no training trees/);
   });
 
-  it("refuses the CRF's training options without crf: true, rather than ignore them", async () => {
+  it("refuses the CRF's training and parse options for a PCFG, rather than ignore them", async () => {
     const few = train.slice(0, 5);
     for (const options of [
       { epochs: 3 },
@@ -308,6 +308,16 @@ describe('chart parser', () => {
         new RegExp(`<options>: ${key} applies to CRF training \\(crf: true\\)`),
       );
     }
+    for (const options of [{ prune: 0 }, { decode: 'viterbi' as const }, { pruneRetry: false }]) {
+      const key = Object.keys(options)[0];
+      await expect(pcfg.parse([['the', 'dog']], options), key).rejects.toThrow(
+        new RegExp(`<options>: ${key} applies to CRF parsing \\(a PCFG model\\)`),
+      );
+      await expect(crf.parse([['the', 'dog']], { ...options, pcfg: true }), key).rejects.toThrow(
+        new RegExp(`<options>: ${key} applies to CRF parsing \\(pcfg: true\\)`),
+      );
+    }
+    expect(await crf.parse([['the', 'dog']], { prune: 0, decode: 'viterbi' })).toHaveLength(1);
     await expect(ChartParserModel.train(few, { checkpoint: tmp.file('pcfg.ckpt') })).rejects.toThrow(
       /checkpoints are for CRF training/,
     );
