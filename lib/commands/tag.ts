@@ -72,10 +72,12 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
       { '--model': values.model, '--input': values.input },
       { '--out': values.out, '--out-nbest': values.outNbest },
     );
-    // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
-    if (values.redis !== undefined || values.store !== undefined)
-      return (await import('../distributed/shards.js')).runSharded('tag', values, cliSignal());
-    if (given.has('--shard-size')) throw new UsageError('tag: --shard-size needs --redis and --store');
+    // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md),
+    // after the local run's checks.
+    const sharded = values.redis !== undefined || values.store !== undefined;
+    const shards = sharded ? await import('../distributed/shards.js') : undefined;
+    shards?.queueOptions('tag', values);
+    if (!sharded && given.has('--shard-size')) throw new UsageError('tag: --shard-size needs --redis and --store');
     const cmd = 'tag';
     const modelFile = values.model;
     const input = values.input;
@@ -83,6 +85,7 @@ in MISC as label=TAG for a label that is no CoNLL-U field.`,
     if (nbest > MAX_NBEST) throw new UsageError(`${cmd}: --nbest is at most ${MAX_NBEST}, not ${nbest}`);
     if (nbest > 0 !== (values.outNbest !== undefined))
       throw new UsageError(`${cmd}: --nbest and --out-nbest go together`);
+    if (shards) return shards.runSharded('tag', values, cliSignal());
     const { separator } = values;
     const threads = resolveThreads(values.threads);
     const tagger = await Tagger.load(modelFile);

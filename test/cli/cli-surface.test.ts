@@ -127,6 +127,22 @@ describe('validation from the option declarations', () => {
     expect(shard.stderr.split('\n')[0]).toBe('structrank: tag: --shard-size needs --redis and --store');
     const half = await cli('parse', '--model', 'm', '--input', 'x', '--out', 'y', '--redis', 'redis://127.0.0.1:1');
     expect(half.stderr.split('\n')[0]).toBe('structrank: parse: --redis and --store go together');
+    // A sharded run makes the local run's checks before it queues a job.
+    const queue = ['--redis', 'redis://127.0.0.1:1', '--store', 'store'];
+    const many = await cli(
+      'tag',
+      '--model',
+      'm',
+      '--input',
+      'x',
+      '--nbest',
+      '2000',
+      '--out-nbest',
+      'n.jsonl',
+      ...queue,
+    );
+    expect(many.status).toBe(2);
+    expect(many.stderr.split('\n')[0]).toBe('structrank: tag: --nbest is at most 1000, not 2000');
     const classes = await cli(
       'train-tagger',
       '--algo',
