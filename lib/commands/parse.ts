@@ -83,15 +83,21 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     if ((given.has('--kbest-tags') || given.has('--kbest-pool')) && values.nbest === undefined)
       throw new UsageError('parse: --kbest-tags and --kbest-pool need --nbest K');
     const signal = cliSignal(); // before the model loads: Ctrl-C from the start stops cleanly
-    const model = await ChartParserModel.load(modelFile);
     // The CRF's parse options, given for PCFG parsing, would be ignored: refused instead (a
     // sharded run too, before any job is queued).
-    if (values.pcfg || !model.info().crf) {
+    const refuseCrfOnly = (crfModel: boolean): void => {
+      if (!values.pcfg && crfModel) return;
       const crfOnly = firstGivenFlag(parseFields, given, CRF_ONLY_PARSE_FIELDS);
       const why = values.pcfg ? '--pcfg parses with the PCFG' : `${modelFile} is a PCFG model`;
       if (crfOnly !== undefined) throw new UsageError(`parse: ${crfOnly} applies to CRF parsing (${why})`);
+    };
+    // A sharded run's coordinator loads the model only for its kind: the workers parse.
+    if (shards) {
+      refuseCrfOnly((await ChartParserModel.load(modelFile)).info().crf);
+      return shards.runSharded('parse', values, signal);
     }
-    if (shards) return shards.runSharded('parse', values, signal);
+    const model = await ChartParserModel.load(modelFile);
+    refuseCrfOnly(model.info().crf);
     const mode = values.kbestTags;
     const pool = Math.max(k, values.kbestPool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k)));
     const threads = resolveThreads(values.threads);
