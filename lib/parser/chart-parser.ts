@@ -9,6 +9,7 @@ import { reporter, withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions } from '../options/field.js';
 import {
   CRF_DEFAULTS,
+  CRF_ONLY_TRAIN_FIELDS,
   CRF_TRAINER_SETTINGS,
   PARSER_DECODES,
   PCFG_RARE_THRESHOLD,
@@ -604,24 +605,14 @@ const SHARED_FIELDS = {
   seed,
 };
 
-/** ParserTrainOptions that only the CRF's training reads (besides checkpoint and resume): refused without `crf`. */
-const CRF_ONLY_TRAIN_OPTIONS = [
+/**
+ * ParserTrainOptions that only the CRF's training reads (besides checkpoint and resume):
+ * refused without `crf`. train-parser's CRF-only fields (their --sgd and --lbfgs are the API's
+ * `optimizer`), and the options the command line does not have.
+ */
+const CRF_ONLY_TRAIN_OPTIONS: readonly (keyof ParserTrainOptions)[] = [
+  ...CRF_ONLY_TRAIN_FIELDS.filter((key) => key !== 'sgd' && key !== 'lbfgs'),
   'optimizer',
-  'epochs',
-  'patience',
-  'average',
-  'batch',
-  'eta0',
-  'sigma2',
-  'seed',
-  'margin',
-  'prune',
-  'surfaceBits',
-  'tagSets',
-  'decode',
-  'beam',
-  'verbFeatures',
-  'featureCacheMB',
   'weightFloor',
   'priorAtPcfg',
   'dev',
@@ -629,7 +620,7 @@ const CRF_ONLY_TRAIN_OPTIONS = [
   'onProgress',
   'progressEvery',
   'external',
-] as const satisfies readonly (keyof ParserTrainOptions)[];
+];
 
 /** ParseOptions that only CRF parsing reads: refused for a PCFG model or with `pcfg`. */
 const CRF_ONLY_PARSE_OPTIONS = ['prune', 'decode', 'pruneRetry'] as const satisfies readonly (keyof ParseOptions)[];

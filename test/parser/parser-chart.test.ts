@@ -452,6 +452,8 @@ describe('chart parser CLI', () => {
     expect(trained.status, trained.stderr).toBe(0);
     const out = tmp.file('pcfg-parse.out');
     const parse = (...options: string[]) => runCli(['parse', '--input', input, '--out', out, ...options]);
+    // A sharded run refuses them too, before it queues a job (no Redis listens on port 1).
+    const queue = ['--redis', 'redis://127.0.0.1:1', '--store', tmp.file('pcfg-parse-store')];
     for (const [model, extra, why] of [
       [pcfg, [], /pcfg-parse\.model is a PCFG model/],
       [crf, ['--pcfg'], /--pcfg parses with the PCFG/],
@@ -461,8 +463,6 @@ describe('chart parser CLI', () => {
         ['--decode', 'mbr'],
         ['--retry', 'exhaustive'],
       ]) {
-        // A sharded run refuses them too, before it queues a job (no Redis listens on port 1).
-        const queue = ['--redis', 'redis://127.0.0.1:1', '--store', tmp.file('pcfg-parse-store')];
         for (const r of [
           parse('--model', model, ...extra, ...option),
           parse('--model', model, ...extra, ...option, ...queue),
@@ -474,7 +474,6 @@ describe('chart parser CLI', () => {
         }
       }
     }
-    const queue = ['--redis', 'redis://127.0.0.1:1', '--store', tmp.file('pcfg-parse-store')];
     const kbest = parse('--model', crf, '--kbest-tags', 'max', ...queue);
     expect(kbest.status).toBe(2);
     expect(kbest.stderr).toMatch(/parse: --kbest-tags and --kbest-pool need --nbest K/);
