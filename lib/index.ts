@@ -51,6 +51,7 @@ export {
   type ParseOptions,
   type ParsedSentence,
   type ParsedNbest,
+  type BracketPosterior,
   type ChartParserInfo,
 } from './parser/chart-parser.js';
 export type { KbestListOptions } from './parser/nbest-lists.js';

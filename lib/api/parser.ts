@@ -17,6 +17,7 @@ export {
   type ParseOptions,
   type ParsedSentence,
   type ParsedNbest,
+  type BracketPosterior,
   type ChartParserInfo,
   type ParserTrainProgress,
 } from '../parser/chart-parser.js';

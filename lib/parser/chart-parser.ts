@@ -35,9 +35,10 @@ import type { NbestProducer, PipelineSentence, StepContext } from '../training/m
 import { fillDefaults, withDefaults } from '../training/options.js';
 import { native, resolveThreads, withCancelFlag, type CancelFlagHandle } from '../native.js';
 import { formatTree, preterminals, type Tree } from '../trees/tree.js';
-import type { MarkovOrder } from './binarize.js';
+import { isActiveLabel, type MarkovOrder } from './binarize.js';
 import { cleanTree, prepareTree, restoreTree } from './prepare.js';
-import { escapeLabel } from './label-escape.js';
+import { escapeLabel, unescapeLabel } from './label-escape.js';
+import { CHAIN_SEPARATOR } from './standard-transforms.js';
 import type { ParseSentences, ParserEvaluation } from './score-parses.js';
 import { readClustersSync, type WordClusters } from './clusters.js';
 import {
@@ -76,6 +77,10 @@ interface NativeParseResult {
   sentenceOffsets: Int32Array;
   scores: Float64Array;
   fallback: Uint8Array;
+  bracketOffsets: Int32Array;
+  /** (start, end, base category) triples. */
+  brackets: Int32Array;
+  bracketPosteriors: Float64Array;
 }
 
 interface NativeChartParser {
@@ -481,6 +486,23 @@ export interface ParsedSentence {
 export interface ParsedNbest {
   candidates: { tree: Tree; logprob: number }[];
   fallback: boolean;
+  /**
+   * A CRF's MBR parse: the brackets the posteriors expect (label, words [start, end), expected
+   * count), those of expected count >= 0.001; binarization nodes are left out.
+   */
+  brackets?: BracketPosterior[];
+}
+
+/** A bracket (phrase label over words [start, end)) and its expected count under the CRF's posteriors. */
+export interface BracketPosterior {
+  /** The phrase label, as the parse's trees write it. */
+  label: string;
+  /** The first word's index. */
+  start: number;
+  /** One past the last word's index. */
+  end: number;
+  /** The expected number of such brackets in the tree (a probability, unless a unary chain repeats the label). */
+  posterior: number;
 }
 
 interface ChartMeta {
@@ -1177,8 +1199,45 @@ export class ChartParserModel implements NbestProducer {
         seen.add(key);
         candidates.push({ tree: t, logprob: r.scores[c] });
       }
-      return { candidates, fallback: r.fallback[s] === 1 };
+      const out: ParsedNbest = { candidates, fallback: r.fallback[s] === 1 };
+      if (r.bracketOffsets[s + 1] > r.bracketOffsets[s]) out.brackets = this.bracketPosteriors(r, s);
+      return out;
     });
+  }
+
+  /**
+   * Sentence s's bracket posteriors in `r`, as the restored trees label their nodes: a unary
+   * chain's state counts for each of its labels, and the states of one label at one span add up;
+   * binarization nodes are left out.
+   */
+  private bracketPosteriors(r: NativeParseResult, s: number): BracketPosterior[] {
+    const names = this.baseLabels();
+    const byKey = new Map<string, BracketPosterior>();
+    for (let b = r.bracketOffsets[s]; b < r.bracketOffsets[s + 1]; b++) {
+      const [start, end] = [r.brackets[3 * b], r.brackets[3 * b + 1]];
+      for (const label of names[r.brackets[3 * b + 2]]) {
+        const key = `${label} ${start} ${end}`;
+        const seen = byKey.get(key);
+        if (seen) seen.posterior += r.bracketPosteriors[b];
+        else byKey.set(key, { label, start, end, posterior: r.bracketPosteriors[b] });
+      }
+    }
+    return [...byKey.values()];
+  }
+
+  private baseLabelsCache?: string[][];
+  /** The tree labels of each base category id: a unary chain's, none for a binarization node. */
+  private baseLabels(): string[][] {
+    if (!this.baseLabelsCache) {
+      const labels: string[][] = Array.from({ length: this.table.numBases }, () => []);
+      this.table.labels.forEach((label, id) => {
+        const base = baseCategory(label);
+        if (!this.table.isTag[id] && !isActiveLabel(base))
+          labels[this.table.base[id]] = base.split(CHAIN_SEPARATOR).map(unescapeLabel);
+      });
+      this.baseLabelsCache = labels;
+    }
+    return this.baseLabelsCache;
   }
 
   /**

@@ -356,11 +356,16 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
         [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
   }
 
-  // {nodes, candidateOffsets, sentenceOffsets, scores, fallback}: the parses as flat arrays.
+  // {nodes, candidateOffsets, sentenceOffsets, scores, fallback, bracketOffsets, brackets,
+  // bracketPosteriors}: the parses as flat arrays; an MBR parse's SentenceParse::brackets as
+  // (start, end, base) triples and their expected counts, sentence s's at
+  // [bracketOffsets[s], bracketOffsets[s + 1]).
   static Napi::Value ParsesToJs(Napi::Env e, const std::vector<SentenceParse>& parses) {
     std::vector<int32_t> nodes, cand_offsets{0}, sent_offsets{0};
     std::vector<double> scores;
     std::vector<uint8_t> fallback;
+    std::vector<int32_t> bracket_offsets{0}, brackets;
+    std::vector<double> bracket_posteriors;
     for (const auto& p : parses) {
       for (const auto& c : p.candidates) {
         nodes.insert(nodes.end(), c.nodes.begin(), c.nodes.end());
@@ -369,6 +374,11 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
       }
       sent_offsets.push_back(static_cast<int32_t>(scores.size()));
       fallback.push_back(p.fallback ? 1 : 0);
+      for (const auto& b : p.brackets) {
+        brackets.insert(brackets.end(), {b.start, b.end, b.base});
+        bracket_posteriors.push_back(b.p);
+      }
+      bracket_offsets.push_back(static_cast<int32_t>(bracket_posteriors.size()));
     }
     Napi::Object out = Napi::Object::New(e);
     out.Set("nodes", ToInt32Array(e, nodes));
@@ -376,6 +386,9 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     out.Set("sentenceOffsets", ToInt32Array(e, sent_offsets));
     out.Set("scores", ToFloat64Array(e, scores));
     out.Set("fallback", ToUint8Array(e, fallback));
+    out.Set("bracketOffsets", ToInt32Array(e, bracket_offsets));
+    out.Set("brackets", ToInt32Array(e, brackets));
+    out.Set("bracketPosteriors", ToFloat64Array(e, bracket_posteriors));
     return out;
   }
 

@@ -386,7 +386,7 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
   if (mbr_pass) {
     CrfSentence sent;
     sent.Prepare(crf, grammar, lexicon, tokens);
-    out.candidates = MbrParse(grammar, sent.lex(), sent, ch);
+    out.candidates = MbrParse(grammar, sent.lex(), sent, ch, kMbrUnaryCost, &out.brackets);
     if (out.candidates.empty()) out = FlatParse(sent.lex());
   } else if (crf_pass) {
     CrfSentence sent;

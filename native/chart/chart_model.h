@@ -19,6 +19,7 @@
 #include "chart/grammar.h"
 #include "chart/kbest.h"
 #include "chart/lexicon.h"
+#include "chart/mbr.h"
 
 namespace structrank {
 
@@ -57,6 +58,8 @@ struct PcfgOptions {
 struct SentenceParse {
   std::vector<ParseCandidate> candidates;
   bool fallback = false;  // no tree of the grammar covers the sentence: flat X over the best tags
+  // MBR parses only: the brackets of expected count >= kMinBracketPosterior.
+  std::vector<BracketPosterior> brackets;
 };
 
 // The fallback tree's label (TypeScript writes it as X).

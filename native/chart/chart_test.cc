@@ -1482,8 +1482,20 @@ TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
         if (cost != kMbrUnaryCost) continue;
         auto parsed = m->Parse(tokens, 1, ch, false, INFINITY, 0, true);
         CHECK(parsed.candidates.size() == 1 && parsed.candidates[0].nodes == best_tree);
+        // Its bracket posteriors: the expected brackets of at least kMinBracketPosterior.
+        std::map<std::vector<int32_t>, double> reported;
+        for (const auto& b : parsed.brackets) reported[{b.start, b.end, b.base, 1}] = b.p;
+        size_t want = 0;
+        for (auto& [node, p] : expected) {
+          if (node[3] != 1 || p < kMinBracketPosterior) continue;
+          ++want;
+          CHECK(reported.count(node) == 1);
+          CHECK_NEAR(reported[node], p, 1e-9);
+        }
+        CHECK(reported.size() == want && want > 0);
         auto kbest = m->Parse(tokens, 2, ch, false, INFINITY, 0, true);
         CHECK(kbest.candidates[0].nodes == all[0].nodes);
+        CHECK(kbest.brackets.empty());
         if (best_tree != all[0].nodes) ++differs;
       }
     }

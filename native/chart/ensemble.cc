@@ -145,6 +145,7 @@ SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember
   if (!best.empty()) {
     SentenceParse out;
     out.candidates = std::move(best);
+    SparseBrackets(post, out.brackets);
     return out;
   }
   return first.Parse(tokens, 1, ch, false, INFINITY, prune, true, prune_retry);

@@ -130,6 +130,28 @@ void CollectPosteriors(const Grammar& g, const LexScores& lex, const Scorer& sco
   }
 }
 
+// The expected count of one bracket (a base category over words [start, end)) under the
+// model's posteriors: what an MBR parse knows of the trees it did not choose.
+struct BracketPosterior {
+  int32_t start, end, base;
+  double p;
+};
+
+// The brackets an MBR parse reports (SentenceParse::brackets): those whose expected count is at
+// least this; the rest add at most a few hundredths to a candidate's expected correct brackets.
+constexpr double kMinBracketPosterior = 1e-3;
+
+// The brackets of `post` (binary and unary nodes, tags apart) with expected count >= kMinBracketPosterior.
+inline void SparseBrackets(const NodePosteriors& post, std::vector<BracketPosterior>& out) {
+  out.clear();
+  for (int i = 0; i < post.n; ++i)
+    for (int j = i + 1; j <= post.n; ++j) {
+      const size_t cell = static_cast<size_t>(Chart::CellOf(post.n, i, j)) * post.B;
+      for (int b = 0; b < post.B; ++b)
+        if (post.bracket[cell + b] >= kMinBracketPosterior) out.push_back({i, j, b, post.bracket[cell + b]});
+    }
+}
+
 template <typename Scorer>
 NodePosteriors CollectPosteriors(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch,
                                  double& log_z) {
@@ -159,12 +181,15 @@ std::vector<ParseCandidate> MbrDecode(const Grammar& g, const LexScores& lex, co
 
 // The MBR tree over `ch` (as above), with its log-probability under `scorer` (score -
 // log Z); empty when nothing covers the sentence. Leaves the chart to the caller to clear.
+// With `brackets`, also the sentence's SparseBrackets.
 template <typename Scorer>
 std::vector<ParseCandidate> MbrParse(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch,
-                                     double unary_cost = kMbrUnaryCost) {
+                                     double unary_cost = kMbrUnaryCost,
+                                     std::vector<BracketPosterior>* brackets = nullptr) {
   double log_z = kNegInf;
   const NodePosteriors post = CollectPosteriors(g, lex, scorer, ch, log_z);
   if (log_z == kNegInf) return {};
+  if (brackets) SparseBrackets(post, *brackets);
   return MbrDecode(g, lex, scorer, post, log_z, ch, unary_cost);
 }
 
