@@ -30,6 +30,11 @@ export interface KbestListOptions {
    * distance to it (MBR_FEATURES), and a list without it gets it appended (default false).
    */
   mbr?: boolean;
+  /**
+   * With `mbr`, every candidate also gets POSTERIOR_FEATURES: how likely its brackets are under
+   * the posteriors the MBR parse reports (default true).
+   */
+  posteriors?: boolean;
   /** Parses the MBR tree with `mbr` (default the lists' parser): e.g. an ensemble's. */
   mbrParser?: KbestParser;
 }
@@ -57,13 +62,65 @@ function mbrFeatures(candidate: Tree, mbr: Tree, same: boolean): Record<string, 
   return out;
 }
 
+/**
+ * The features that tell the rerankers how likely a candidate's brackets are under the CRF's
+ * posteriors (the MBR parse's BracketPosterior list): `low` counts its brackets whose expected
+ * count is below each threshold, `loss` its expected missed plus invented brackets above the
+ * list's least, in halves; threshold features (as MBR_FEATURES) up to MBR_COUNT_CAP.
+ */
+export const POSTERIOR_FEATURES = { low: 'posterior <', loss: 'expected loss' } as const;
+const POSTERIOR_THRESHOLDS = [0.5, 0.1, 0.01] as const;
+
+interface BracketLike {
+  label: string;
+  start: number;
+  end: number;
+  posterior: number;
+}
+
+/** Each phrasal node's posterior (0 when the list has none), in pre-order. */
+function nodePosteriors(tree: Tree, posteriors: Map<string, number>): number[] {
+  const out: number[] = [];
+  const walk = (t: Tree, start: number): number => {
+    if (t.word !== undefined) return start + 1;
+    const at = out.length;
+    out.push(0);
+    let end = start;
+    for (const c of t.children) end = walk(c, end);
+    out[at] = posteriors.get(`${t.label} ${start} ${end}`) ?? 0;
+    return end;
+  };
+  walk(tree, 0);
+  return out;
+}
+
+/** The POSTERIOR_FEATURES of each candidate, added to its `features`. */
+function addPosteriorFeatures(list: readonly Tree[], brackets: readonly BracketLike[], out: NbestCandidate[]): void {
+  const posteriors = new Map<string, number>();
+  for (const b of brackets) posteriors.set(`${b.label} ${b.start} ${b.end}`, b.posterior);
+  const nodes = list.map((t) => nodePosteriors(t, posteriors));
+  // Expected missed + invented brackets, less the sentence's expected bracket count (the same for all).
+  const loss = nodes.map((ps) => ps.reduce((sum, p) => sum + 1 - 2 * Math.min(1, p), 0));
+  const least = Math.min(...loss);
+  nodes.forEach((ps, i) => {
+    const f: Record<string, number> = { ...out[i].features };
+    for (const threshold of POSTERIOR_THRESHOLDS) {
+      const low = Math.min(MBR_COUNT_CAP, ps.filter((p) => p < threshold).length);
+      if (low > 0) f[`${POSTERIOR_FEATURES.low} ${threshold}`] = low;
+    }
+    const halves = Math.min(MBR_COUNT_CAP, Math.round(2 * (loss[i] - least)));
+    if (halves > 0) f[POSTERIOR_FEATURES.loss] = halves;
+    if (Object.keys(f).length > 0) out[i].features = f;
+  });
+}
+
 /** What the lists need of a parser: its k-best parses (ChartParserModel.parseNbest). */
 export interface KbestParser {
   parseNbest(
     sentences: string[][],
     k: number,
     options: { threads?: number; signal?: AbortSignal; decode?: 'viterbi' | 'mbr' },
-  ): Promise<{ candidates: { tree: Tree; logprob: number }[] }[]>;
+  ): Promise<{ candidates: { tree: Tree; logprob: number }[]; brackets?: BracketLike[] }[]>;
 }
 
 /** Sentences per native call, so progress and cancellation stay responsive. */
@@ -90,6 +147,22 @@ function listCandidates(list: readonly ScoredTree[], mode: KbestTagMode, mbr?: S
   });
   if (at < 0)
     out.push({ tree: formatTree(mbr.tree), logprob: mbr.logprob, features: mbrFeatures(mbr.tree, mbr.tree, true) });
+  return out;
+}
+
+/** A list's candidates (listCandidates), with the POSTERIOR_FEATURES of `mbr`'s brackets when it has them. */
+function candidatesOf(
+  list: readonly ScoredTree[],
+  mode: KbestTagMode,
+  mbr: { candidates: ScoredTree[]; brackets?: BracketLike[] } | undefined,
+  posteriors: boolean,
+): NbestCandidate[] {
+  const out = listCandidates(list, mode, mbr?.candidates[0]);
+  if (posteriors && mbr?.brackets) {
+    const trees = list.map((c) => c.tree);
+    if (out.length > list.length) trees.push(mbr.candidates[0].tree);
+    addPosteriorFeatures(trees, mbr.brackets, out);
+  }
   return out;
 }
 
@@ -123,7 +196,7 @@ async function listsByMode(
         out[m].push({
           id: batch[i].id,
           tokens: batch[i].tokens,
-          candidates: listCandidates(selectKbest(p.candidates, k, m), m, mbr?.[i].candidates[0]),
+          candidates: candidatesOf(selectKbest(p.candidates, k, m), m, mbr?.[i], options.posteriors ?? true),
           line: 0,
         });
       }

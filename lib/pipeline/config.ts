@@ -126,6 +126,13 @@ export const parserBaseSchema = z.strictObject({
     .describe(
       "CRF: every list also holds the parser's MBR tree (its 1-best), and every candidate carries its distance to it as reranking features ('MBR tree', 'MBR missed', 'MBR extra'; default true); the base's choice stays the most probable candidate",
     ),
+  // No schema default: a validated config (distributed jobs carry one) names it only where it applies.
+  posteriors: z
+    .boolean({ error: 'expected true or false' })
+    .optional()
+    .describe(
+      "CRF with mbr: every candidate also carries how likely its brackets are under the parser's posteriors as reranking features (how many of them have a posterior below 0.5, 0.1 and 0.01, and its expected missed plus invented brackets above the list's least; default true)",
+    ),
   ensemble: z
     .array(ensembleMemberSchema, { error: 'expected a list of member objects' })
     .optional()
@@ -331,7 +338,7 @@ export type EnsembleMember = z.output<typeof ensembleMemberSchema>;
 export type TaggerBaseConfig = z.output<typeof taggerBaseSchema>;
 
 /** The parser base's fields that only the CRF base reads (refused with crf false), and their defaults. */
-const CRF_BASE_FIELDS = ['epochs', 'devPass', 'mbr', 'margin', 'tagSets'] as const;
+const CRF_BASE_FIELDS = ['epochs', 'devPass', 'mbr', 'posteriors', 'margin', 'tagSets'] as const;
 const CRF_BASE_DEFAULTS: ParserBaseConfig = parserBaseSchema.parse({});
 
 /** A validated config with every default filled in and paths resolved. */
@@ -408,6 +415,8 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   const base = (b as { data: ParserBaseConfig | TaggerBaseConfig }).data;
   if ('ensemble' in base && (base.ensemble?.length ?? 0) > 0 && !(base.crf && base.mbr))
     fail('base.ensemble', 'an ensemble marks the MBR tree of CRF parsers: it needs crf and mbr true');
+  if ('posteriors' in base && base.posteriors === true && !base.mbr)
+    fail('base.posteriors', 'the posteriors come with the MBR parse: it needs mbr true');
   // The PCFG base would ignore the CRF's fields: set to anything but their defaults, they are
   // refused. (A validated config, as distributed jobs carry it, names every default.)
   if ('crf' in base && !base.crf) {
@@ -416,6 +425,8 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     if (crfOnly !== undefined)
       fail(`base.${crfOnly}`, 'applies to the CRF base (crf true); the PCFG has no such setting');
   }
+  // Named where it applies, so that the steps' cache keys tell lists with the features apart.
+  if ('mbr' in base && base.crf && base.mbr) base.posteriors ??= true;
   c.rerankers.forEach((rr, i) => {
     if (rr.type !== 'perceptron') return;
     if (rr.kernel !== undefined) {

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { readTreesSync } from '../../lib/io/treebank.js';
 import { ChartParserModel } from '../../lib/parser/chart-parser.js';
 import { treeWords } from '../../lib/parser/input.js';
-import { MBR_COUNT_CAP, MBR_FEATURES } from '../../lib/parser/nbest-lists.js';
+import { MBR_COUNT_CAP, MBR_FEATURES, POSTERIOR_FEATURES } from '../../lib/parser/nbest-lists.js';
 import { treeCounts } from '../../lib/eval/score.js';
 import { bracketingKey, KBEST_TAG_MODES, selectKbest } from '../../lib/trees/kbest-modes.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
-import { formatTree } from '../../lib/trees/tree.js';
+import { formatTree, type Tree } from '../../lib/trees/tree.js';
 import type { NbestProducer, PipelineSentence, StepContext } from '../../lib/training/model-contract.js';
 import { repoRoot } from '../helpers.js';
 
@@ -114,7 +114,7 @@ describe("the CRF parser's MBR tree in the lists", () => {
     for (const kbest of KBEST_TAG_MODES) {
       const key = kbest === 'max' || kbest === 'sum' ? bracketingKey : formatTree;
       const plain = await crf.nbest(sentences, 3, ctx, { kbest, pool: 12 });
-      const marked = await crf.nbest(sentences, 3, ctx, { kbest, pool: 12, mbr: true });
+      const marked = await crf.nbest(sentences, 3, ctx, { kbest, pool: 12, mbr: true, posteriors: false });
       marked.forEach((s, i) => {
         const at = s.candidates.findIndex((c) => c.features?.[MBR_FEATURES.tree] !== undefined);
         expect(s.candidates.filter((c) => c.features?.[MBR_FEATURES.tree] !== undefined)).toHaveLength(1);
@@ -149,5 +149,68 @@ describe("the CRF parser's MBR tree in the lists", () => {
     expect(matched).toBeGreaterThan(0);
     expect(appended).toBeGreaterThan(0);
     expect(far).toBeGreaterThan(0);
+  });
+
+  it("gives each candidate how likely its brackets are under the MBR parse's posteriors", async () => {
+    const tokens = sentences.map((s) => s.tokens);
+    const mbr = await crf.parseNbest(tokens, 1, { decode: 'mbr', threads: 1 });
+    const plain = await crf.nbest(sentences, 3, ctx, { mbr: true, posteriors: false });
+    const got = await crf.nbest(sentences, 3, ctx, { mbr: true });
+    // Each phrasal node's expected count, by a walk over the tree (the root wrapper has none).
+    const nodePosteriors = (tree: Tree, at: Map<string, number>): number[] => {
+      const out: number[] = [];
+      const walk = (t: Tree, start: number): number => {
+        if (t.word !== undefined) return start + 1;
+        let end = start;
+        for (const c of t.children) end = walk(c, end);
+        out.push(at.get(`${t.label} ${start} ${end}`) ?? 0);
+        return end;
+      };
+      walk(tree, 0);
+      return out;
+    };
+    let low = 0;
+    let lossy = 0;
+    got.forEach((s, i) => {
+      const brackets = mbr[i].brackets ?? [];
+      const at = new Map(brackets.map((b) => [`${b.label} ${b.start} ${b.end}`, b.posterior]));
+      expect(at.size).toBe(brackets.length);
+      for (const b of brackets) {
+        expect(b.posterior).toBeGreaterThanOrEqual(0.001);
+        expect(b.label.startsWith('@')).toBe(false);
+      }
+      // The MBR tree's labels and spans are those the posteriors name: every node has one.
+      const mbrNodes = nodePosteriors(mbr[i].candidates[0].tree, at);
+      expect(mbrNodes.filter((p) => p === 0)).toHaveLength(1); // the root wrapper
+      const nodes = s.candidates.map((c) => nodePosteriors(parseTree(c.tree as string), at));
+      const loss = nodes.map((ps) => ps.reduce((sum, p) => sum + 1 - 2 * Math.min(1, p), 0));
+      s.candidates.forEach((c, j) => {
+        const expected: Record<string, number> = { ...plain[i].candidates[j].features };
+        for (const threshold of [0.5, 0.1, 0.01]) {
+          const n = Math.min(MBR_COUNT_CAP, nodes[j].filter((p) => p < threshold).length);
+          if (n > 0) expected[`${POSTERIOR_FEATURES.low} ${threshold}`] = n;
+        }
+        const halves = Math.min(MBR_COUNT_CAP, Math.round(2 * (loss[j] - Math.min(...loss))));
+        if (halves > 0) expected[POSTERIOR_FEATURES.loss] = halves;
+        expect(c.features).toEqual(expected);
+        expect({ tree: c.tree, logprob: c.logprob }).toEqual({
+          tree: plain[i].candidates[j].tree,
+          logprob: plain[i].candidates[j].logprob,
+        });
+        if ((expected[`${POSTERIOR_FEATURES.low} 0.5`] ?? 0) > 1) low++;
+        if (halves > 0) lossy++;
+      });
+      // The list's least expected loss gets no loss feature.
+      expect(s.candidates.some((c) => c.features?.[POSTERIOR_FEATURES.loss] === undefined)).toBe(true);
+    });
+    expect(low).toBeGreaterThan(0);
+    expect(lossy).toBeGreaterThan(0);
+  });
+
+  it('reports bracket posteriors for an MBR parse only', async () => {
+    const tokens = sentences.slice(0, 5).map((s) => s.tokens);
+    for (const s of await crf.parseNbest(tokens, 1, { decode: 'viterbi', threads: 1 }))
+      expect(s.brackets).toBeUndefined();
+    for (const s of await crf.parseNbest(tokens, 3, { decode: 'mbr', threads: 1 })) expect(s.brackets).toBeUndefined();
   });
 });

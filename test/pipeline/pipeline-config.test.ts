@@ -26,7 +26,16 @@ describe('pipeline config', () => {
     expect(c.threads).toBe(0);
     expect(c.output).toBe('/data/structrank-pipeline');
     expect(c.cache).toBe('/data/structrank-pipeline/cache');
-    expect(c.base).toEqual({ crf: true, epochs: 10, devPass: true, mbr: true, margin: 1, tagSets: true, kbest: 'sum' });
+    expect(c.base).toEqual({
+      crf: true,
+      epochs: 10,
+      devPass: true,
+      mbr: true,
+      posteriors: true,
+      margin: 1,
+      tagSets: true,
+      kbest: 'sum',
+    });
     expect(c.rerankers.map((r) => [r.type, r.name])).toEqual([
       ['boost', 'boosting'],
       ['loglinear', 'log-linear'],

@@ -113,6 +113,24 @@ describe('the pipeline CRF base', () => {
     });
     // The member changes some marks: the ensemble is not the first parser alone.
     expect(differ).toBeGreaterThan(0);
+    // The ensemble's MBR parse reports its mean posteriors: every bracket of its tree has one.
+    const ensembleParses = await withDev.parseNbest(
+      held.map((s) => s.tokens),
+      1,
+      { threads: 1, decode: 'mbr', ensemble: [member] },
+    );
+    ensembleParses.forEach((p, i) => {
+      expect(p.candidates[0].tree).toEqual(ensembleTrees[i].tree);
+      const at = new Set((p.brackets ?? []).map((b) => `${b.label} ${b.start} ${b.end}`));
+      const walk = (t: Tree, start: number): number => {
+        if (t.word !== undefined) return start + 1;
+        let end = start;
+        for (const c of t.children) end = walk(c, end);
+        if (t !== p.candidates[0].tree) expect(at.has(`${t.label} ${start} ${end}`)).toBe(true);
+        return end;
+      };
+      walk(p.candidates[0].tree, 0);
+    });
   });
 
   it('refuses an ensemble without the CRF and its MBR marks', () => {
@@ -122,8 +140,21 @@ describe('the pipeline CRF base', () => {
     expect(() => baseConfig({ ensemble: [{ markov: 3 }] })).toThrow('base.ensemble[0].markov: expected 0, 1 or 2');
   });
 
+  it('refuses the posterior features without the MBR parse that gives them', () => {
+    expect(() => baseConfig({ mbr: false, posteriors: true })).toThrow(
+      'pipeline.json: base.posteriors: the posteriors come with the MBR parse: it needs mbr true',
+    );
+    // A validated config (distributed jobs carry one) names it only where it applies.
+    expect(baseConfig({}).posteriors).toBe(true);
+    expect(baseConfig({ posteriors: false }).posteriors).toBe(false);
+    expect(baseConfig({ mbr: false }).posteriors).toBeUndefined();
+    expect(validatedBase({ crf: false }).posteriors).toBeUndefined();
+    for (const base of [{}, { mbr: false }, { crf: false }, { posteriors: false }])
+      expect(validatedBase(validatedBase(base))).toEqual(validatedBase(base));
+  });
+
   it("refuses the CRF base's fields in a PCFG base (crf false), where they would be ignored", () => {
-    const valid = { epochs: 3, devPass: false, mbr: false, margin: 2, tagSets: false };
+    const valid = { epochs: 3, devPass: false, mbr: false, posteriors: false, margin: 2, tagSets: false };
     for (const [key, value] of Object.entries(valid))
       expect(() => validatedBase({ crf: false, [key]: value })).toThrow(
         `pipeline.json: base.${key}: applies to the CRF base (crf true); the PCFG has no such setting`,

@@ -50,7 +50,13 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         mbr && members.length > 0
           ? { parseNbest: (sentences, k, o) => model.parseNbest(sentences, k, { ...o, ensemble: members }) }
           : undefined;
-      return model.nbestProducer({ kbest: options.kbest, pool: options.pool, mbr, mbrParser });
+      return model.nbestProducer({
+        kbest: options.kbest,
+        pool: options.pool,
+        mbr,
+        posteriors: options.posteriors,
+        mbrParser,
+      });
     },
   };
 }
