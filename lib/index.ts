@@ -51,9 +51,9 @@ export {
   type ParseOptions,
   type ParsedSentence,
   type ParsedNbest,
-  type BracketPosterior,
   type ChartParserInfo,
 } from './parser/chart-parser.js';
+export type { BracketPosterior } from './parser/bracket-posteriors.js';
 export type { KbestListOptions } from './parser/nbest-lists.js';
 export {
   PerceptronReranker,

@@ -17,10 +17,10 @@ export {
   type ParseOptions,
   type ParsedSentence,
   type ParsedNbest,
-  type BracketPosterior,
   type ChartParserInfo,
   type ParserTrainProgress,
 } from '../parser/chart-parser.js';
+export type { BracketPosterior } from '../parser/bracket-posteriors.js';
 export { prepareTree, restoreTree, type GrammarOptions } from '../parser/prepare.js';
 export { annotate, deannotate, baseLabel } from '../parser/annotate.js';
 export { binarize, debinarize, type MarkovOrder } from '../parser/binarize.js';

@@ -39,6 +39,7 @@ import { isActiveLabel, type MarkovOrder } from './binarize.js';
 import { cleanTree, prepareTree, restoreTree } from './prepare.js';
 import { escapeLabel, unescapeLabel } from './label-escape.js';
 import { CHAIN_SEPARATOR } from './standard-transforms.js';
+import { bracketKey, type BracketPosterior } from './bracket-posteriors.js';
 import type { ParseSentences, ParserEvaluation } from './score-parses.js';
 import { readClustersSync, type WordClusters } from './clusters.js';
 import {
@@ -491,18 +492,6 @@ export interface ParsedNbest {
    * count), those of expected count >= 0.001; binarization nodes are left out.
    */
   brackets?: BracketPosterior[];
-}
-
-/** A bracket (phrase label over words [start, end)) and its expected count under the CRF's posteriors. */
-export interface BracketPosterior {
-  /** The phrase label, as the parse's trees write it. */
-  label: string;
-  /** The first word's index. */
-  start: number;
-  /** One past the last word's index. */
-  end: number;
-  /** The expected number of such brackets in the tree (a probability, unless a unary chain repeats the label). */
-  posterior: number;
 }
 
 interface ChartMeta {
@@ -1216,7 +1205,7 @@ export class ChartParserModel implements NbestProducer {
     for (let b = r.bracketOffsets[s]; b < r.bracketOffsets[s + 1]; b++) {
       const [start, end] = [r.brackets[3 * b], r.brackets[3 * b + 1]];
       for (const label of names[r.brackets[3 * b + 2]]) {
-        const key = `${label} ${start} ${end}`;
+        const key = bracketKey(label, start, end);
         const seen = byKey.get(key);
         if (seen) seen.posterior += r.bracketPosteriors[b];
         else byKey.set(key, { label, start, end, posterior: r.bracketPosteriors[b] });

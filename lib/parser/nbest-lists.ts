@@ -15,6 +15,7 @@ import {
 } from '../trees/kbest-modes.js';
 import { formatTree, type Tree } from '../trees/tree.js';
 import { treeCounts } from '../eval/score.js';
+import { bracketKey, type BracketPosterior } from './bracket-posteriors.js';
 
 /** How the k-best lists are drawn from the parser (the pipeline's `base.kbest` and `base.pool`). */
 export interface KbestListOptions {
@@ -71,13 +72,6 @@ function mbrFeatures(candidate: Tree, mbr: Tree, same: boolean): Record<string, 
 export const POSTERIOR_FEATURES = { low: 'posterior <', loss: 'expected loss' } as const;
 const POSTERIOR_THRESHOLDS = [0.5, 0.1, 0.01] as const;
 
-interface BracketLike {
-  label: string;
-  start: number;
-  end: number;
-  posterior: number;
-}
-
 /** Each phrasal node's posterior (0 when the list has none), in pre-order. */
 function nodePosteriors(tree: Tree, posteriors: Map<string, number>): number[] {
   const out: number[] = [];
@@ -87,7 +81,7 @@ function nodePosteriors(tree: Tree, posteriors: Map<string, number>): number[] {
     out.push(0);
     let end = start;
     for (const c of t.children) end = walk(c, end);
-    out[at] = posteriors.get(`${t.label} ${start} ${end}`) ?? 0;
+    out[at] = posteriors.get(bracketKey(t.label, start, end)) ?? 0;
     return end;
   };
   walk(tree, 0);
@@ -95,9 +89,13 @@ function nodePosteriors(tree: Tree, posteriors: Map<string, number>): number[] {
 }
 
 /** The POSTERIOR_FEATURES of each candidate, added to its `features`. */
-function addPosteriorFeatures(list: readonly Tree[], brackets: readonly BracketLike[], out: NbestCandidate[]): void {
+function addPosteriorFeatures(
+  list: readonly Tree[],
+  brackets: readonly BracketPosterior[],
+  out: NbestCandidate[],
+): void {
   const posteriors = new Map<string, number>();
-  for (const b of brackets) posteriors.set(`${b.label} ${b.start} ${b.end}`, b.posterior);
+  for (const b of brackets) posteriors.set(bracketKey(b.label, b.start, b.end), b.posterior);
   const nodes = list.map((t) => nodePosteriors(t, posteriors));
   // Expected missed + invented brackets, less the sentence's expected bracket count (the same for all).
   const loss = nodes.map((ps) => ps.reduce((sum, p) => sum + 1 - 2 * Math.min(1, p), 0));
@@ -120,7 +118,7 @@ export interface KbestParser {
     sentences: string[][],
     k: number,
     options: { threads?: number; signal?: AbortSignal; decode?: 'viterbi' | 'mbr' },
-  ): Promise<{ candidates: { tree: Tree; logprob: number }[]; brackets?: BracketLike[] }[]>;
+  ): Promise<{ candidates: { tree: Tree; logprob: number }[]; brackets?: BracketPosterior[] }[]>;
 }
 
 /** Sentences per native call, so progress and cancellation stay responsive. */
@@ -154,7 +152,7 @@ function listCandidates(list: readonly ScoredTree[], mode: KbestTagMode, mbr?: S
 function candidatesOf(
   list: readonly ScoredTree[],
   mode: KbestTagMode,
-  mbr: { candidates: ScoredTree[]; brackets?: BracketLike[] } | undefined,
+  mbr: { candidates: ScoredTree[]; brackets?: BracketPosterior[] } | undefined,
   posteriors: boolean,
 ): NbestCandidate[] {
   const out = listCandidates(list, mode, mbr?.candidates[0]);
