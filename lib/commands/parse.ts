@@ -5,7 +5,7 @@ import { optionalFile, requiredFile } from '../options/common.js';
 import { CRF_ONLY_PARSE_FIELDS, parseFields } from '../options/parser.js';
 import { shardFields } from '../options/distributed.js';
 import { UsageError } from '../errors.js';
-import { ChartParserModel } from '../parser/chart-parser.js';
+import { ChartParserModel, chartModelIsCrf } from '../parser/chart-parser.js';
 import { withRootOf } from '../trees/transforms.js';
 import { readParserInput } from '../parser/input.js';
 import { Progress } from '../progress.js';
@@ -91,9 +91,9 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
       const why = values.pcfg ? '--pcfg parses with the PCFG' : `${modelFile} is a PCFG model`;
       if (crfOnly !== undefined) throw new UsageError(`parse: ${crfOnly} applies to CRF parsing (${why})`);
     };
-    // A sharded run's coordinator loads the model only for its kind: the workers parse.
+    // A sharded run's coordinator reads the model's metadata only: the workers parse.
     if (shards) {
-      refuseCrfOnly((await ChartParserModel.load(modelFile)).info().crf);
+      refuseCrfOnly(await chartModelIsCrf(modelFile));
       return shards.runSharded('parse', values, signal);
     }
     const model = await ChartParserModel.load(modelFile);

@@ -513,6 +513,21 @@ interface ChartMeta {
 }
 
 /**
+ * Whether a chart parser model file holds a CRF, from its metadata alone (the file is read and
+ * checked, the grammar not built): what a sharded run's coordinator needs before queueing.
+ */
+export async function chartModelIsCrf(file: string): Promise<boolean> {
+  const m = await loadModelAsync<ChartMeta>(file, CHART_MODEL_KIND);
+  refuseNewerVersion(file, m);
+  return m.meta?.crf === true;
+}
+
+function refuseNewerVersion(file: string, m: ModelFile<ChartMeta>): void {
+  if (m.kindVersion > CHART_MODEL_VERSION)
+    throw new ModelFileError(file, `chart parser model version ${m.kindVersion} is newer than supported`);
+}
+
+/**
  * How one grammar's categories meet another's, by name: with `tags`, tag symbol -> the other's
  * tag of the same label, else of its base label (a parent-annotated `NN^NP` pools into `NN`),
  * -1 for none; without, base category -> the other's base category of the same label and kind
@@ -1294,8 +1309,7 @@ export class ChartParserModel implements NbestProducer {
   }
 
   private static fromModelFile(file: string, m: ModelFile<ChartMeta>): ChartParserModel {
-    if (m.kindVersion > CHART_MODEL_VERSION)
-      throw new ModelFileError(file, `chart parser model version ${m.kindVersion} is newer than supported`);
+    refuseNewerVersion(file, m);
     const meta = m.meta;
     if (
       !meta ||
