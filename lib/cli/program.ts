@@ -23,8 +23,7 @@ import {
 } from '../commands/options.js';
 import { quiet } from '../options/common.js';
 import { releaseAllLocks } from '../io/folder-lock.js';
-
-export const VERSION = '0.1.0';
+import { packageVersion } from '../io/package-info.js';
 
 /** Options every command takes, besides its own. */
 export const globalOptions = { quiet };
@@ -61,7 +60,7 @@ function newProgram(out: CliOutput): Commander {
   const program = new Commander('structrank');
   program
     .description('structured prediction and discriminative reranking: taggers, a chart parser, kernels and rerankers')
-    .version(VERSION, '-v, --version', 'print the version')
+    .version(packageVersion(), '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .exitOverride()
     .configureOutput({ writeOut: out.write, writeErr: out.error, outputError: () => {} })

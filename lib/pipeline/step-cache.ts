@@ -1,12 +1,14 @@
 /**
  * Content-addressed step outputs for long pipelines. A step's key hashes its name, its
- * options and the content of its input files; its output folder is `<root>/<name>-<hash>`.
+ * options, the content of its input files and the package version (a new version may make
+ * other lists from the same options); its output folder is `<root>/<name>-<hash>`.
  * A step writes into a temporary folder that is renamed into place only when it finishes,
  * so a killed run leaves no folder that looks finished, and a rerun skips finished steps.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { packageVersion } from '../io/package-info.js';
 
 export interface StepResult {
   /** Folder holding the step's outputs. */
@@ -34,7 +36,7 @@ export function stableStringify(value: unknown): string {
 
 export async function stepKey(name: string, options: unknown, inputFiles: string[]): Promise<string> {
   const hash = createHash('sha256');
-  hash.update(name).update('\0').update(stableStringify(options)).update('\0');
+  hash.update(packageVersion()).update('\0').update(name).update('\0').update(stableStringify(options)).update('\0');
   for (const file of inputFiles) hash.update(await hashFile(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
 }
