@@ -5,10 +5,9 @@
  * `native<KernelsAddon>()`.
  */
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { AbortError, nativeError } from './errors.js';
+import { packageRoot } from './io/package-info.js';
 
 export interface CancelFlagHandle {
   cancel(): void;
@@ -37,8 +36,6 @@ export interface CoreAddon {
 }
 
 const require = createRequire(import.meta.url);
-/** The package root (dist/ or lib/ sits one level below it). */
-export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 let addon: unknown;
 

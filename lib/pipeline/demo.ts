@@ -3,7 +3,7 @@
  * finish in under 10 minutes on 2 cores. `demoConfig` is also what examples/pipeline.ts runs.
  */
 import { join, resolve } from 'node:path';
-import { packageRoot } from '../native.js';
+import { packageRoot } from '../io/package-info.js';
 import { validatePipelineConfig, type PipelineConfig, type PipelineConfigInput } from './config.js';
 
 /** The sizes the demo chooses (printed by `structrank demo`). */
