@@ -195,7 +195,7 @@ export const parseFields = {
   ),
   decode: option(
     z.enum(PARSER_DECODES).optional(),
-    "CRF 1-best: the Viterbi tree or the max-expected-recall tree (mbr; default: the model's); k-best lists are Viterbi",
+    "CRF 1-best: the Viterbi tree or the max-expected-recall tree (mbr; default: the model's); --nbest lists are Viterbi unless mbr is given: then the K trees of most expected correct brackets",
   ),
   retry: option(
     z.enum(PARSER_RETRIES).optional(),

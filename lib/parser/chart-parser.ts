@@ -149,6 +149,7 @@ interface NativeChartParser {
     maxLength: number,
     prune: number,
     pruneRetry: boolean,
+    k: number,
   ): Promise<NativeParseResult>;
   serialize(): Uint8Array;
   info(): Omit<ChartParserInfo, 'kind'>;
@@ -452,7 +453,10 @@ export interface ParseOptions {
    * is >= prune; 0 = exhaustive. Default: the value the model was trained with.
    */
   prune?: number;
-  /** CRF 1-best: 'viterbi' or 'mbr' (max expected recall). Default: the model's. k-best lists (k > 1) are Viterbi. */
+  /**
+   * CRF 1-best: 'viterbi' or 'mbr' (max expected recall). Default: the model's. k-best lists
+   * (k > 1) are Viterbi unless 'mbr' is given here: then the k best trees under the MBR objective.
+   */
   decode?: 'viterbi' | 'mbr';
   /**
    * CRF: when the tag dictionary leaves a sentence without a tree, the retry with every tag
@@ -471,7 +475,9 @@ export interface ParseOptions {
   /**
    * Other CRF parsers trained on the same treebank (any Markov order, annotation or
    * features): the 1-best is the MBR tree of the mean of all their posteriors and this one's,
-   * decoded by this parser's grammar. Needs a CRF model, k = 1 and MBR decoding.
+   * decoded by this parser's grammar; k > 1 gives the k best trees under that objective (most
+   * expected correct brackets first), each with its log-probability under this parser. Needs
+   * a CRF model and MBR decoding.
    */
   ensemble?: ChartParserModel[];
 }
@@ -1133,7 +1139,9 @@ export class ChartParserModel implements NbestProducer {
    * The k best parses of each sentence, best first (exact Viterbi k-best of the binarized,
    * annotated grammar; distinct derivations that restore to the same plain tree are merged,
    * keeping the best, so a sentence may get fewer than k). With k = 1 the `decode` choice
-   * (or the model's) applies: a CRF's MBR tree.
+   * (or the model's) applies: a CRF's MBR tree. With k > 1 and `decode: 'mbr'` given, a CRF's
+   * k best trees under the MBR objective (most expected correct brackets first), each with its
+   * log-probability.
    */
   async parseNbest(sentences: string[][], k: number, options: ParseOptions = {}): Promise<ParsedNbest[]> {
     checkNbestK(k);
@@ -1150,12 +1158,13 @@ export class ChartParserModel implements NbestProducer {
     const decode = options.decode ?? this.meta.decode ?? 'viterbi';
     if (!PARSER_DECODES.includes(decode)) throw optionError("decode must be 'viterbi' or 'mbr'");
     const pruneRetry = options.pruneRetry ?? this.meta.pruneRetry ?? false;
+    // The model's decode is its 1-best; k-best lists are MBR only when asked for.
+    const mbrDecode = k === 1 ? decode === 'mbr' : options.decode === 'mbr';
     const ensemble = options.ensemble ?? [];
     if (ensemble.length > 0) {
       if (!this.meta.crf || ensemble.some((m) => !m.meta.crf))
         throw optionError('ensemble: every parser must be a CRF model');
-      if (k !== 1 || decode !== 'mbr' || options.pcfg)
-        throw optionError("ensemble: parses the 1-best with decode 'mbr'");
+      if (decode !== 'mbr' || options.pcfg) throw optionError("ensemble: parses with decode 'mbr'");
       if (options.beam !== undefined && options.beam !== Number.POSITIVE_INFINITY)
         throw optionError('ensemble: no beam (it prunes with the coarse pass)');
     }
@@ -1174,6 +1183,7 @@ export class ChartParserModel implements NbestProducer {
             maxLength,
             prune,
             pruneRetry,
+            k,
           )
         : this.handle.parse(
             text,
@@ -1185,7 +1195,7 @@ export class ChartParserModel implements NbestProducer {
             options.beam ?? Number.POSITIVE_INFINITY,
             maxLength,
             prune,
-            decode === 'mbr' && k === 1,
+            mbrDecode,
             pruneRetry,
           ),
     );

@@ -393,10 +393,10 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
   }
 
   // parseEnsemble(others, baseMaps, tagMaps, tokens, offsets, threads, cancelFlag, maxLength, prune,
-  //   pruneRetry)
-  //   -> Promise<parse's result with k = 1>: the MBR tree of the mean posteriors of this CRF
-  //   parser and `others` (chart/ensemble.h); maps[m][id] = this parser's id of others[m]'s
-  //   base category or tag `id` (-1: none).
+  //   pruneRetry, k = 1)
+  //   -> Promise<parse's result>: the k best trees under the mean posteriors of this CRF parser
+  //   and `others` (chart/ensemble.h; k = 1: the MBR tree); maps[m][id] = this parser's id of
+  //   others[m]'s base category or tag `id` (-1: none).
   Napi::Value ParseEnsemble(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Expect(info.Length() >= 10 && info[0].IsArray() && info[1].IsArray() && info[2].IsArray() &&
@@ -430,13 +430,15 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     const double prune = info[8].As<Napi::Number>().DoubleValue();
     if (!(prune >= 0 && prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
     const bool prune_retry = info[9].As<Napi::Boolean>().Value();
+    const int k = info.Length() > 10 && info[10].IsNumber() ? info[10].As<Napi::Number>().Int32Value() : 1;
+    if (k < 1) throw Napi::RangeError::New(env, "k must be at least 1");
     auto model = model_;
     auto result = std::make_shared<std::vector<SentenceParse>>();
     return RunAsync(
         env,
-        [model, held, members, corpus, threads, cancel, max_length, prune, prune_retry, result] {
+        [model, held, members, corpus, threads, cancel, max_length, prune, prune_retry, k, result] {
           *result = structrank::ParseEnsemble(*model, *members, *corpus, threads, cancel.get(), prune,
-                                              max_length, prune_retry);
+                                              max_length, prune_retry, kEnsembleMemberPrune, k);
         },
         [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
   }

@@ -380,13 +380,13 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
     return NoTreeParse(tokens);
   }
   const bool masked = coarse == CoarseOutcome::kMasked;
-  const bool mbr_pass = crf_pass && mbr && k == 1;
+  const bool mbr_pass = crf_pass && mbr;
   ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols, mbr_pass);
   SentenceParse out;
   if (mbr_pass) {
     CrfSentence sent;
     sent.Prepare(crf, grammar, lexicon, tokens);
-    out.candidates = MbrParse(grammar, sent.lex(), sent, ch, kMbrUnaryCost, &out.brackets);
+    out.candidates = MbrParse(grammar, sent.lex(), sent, ch, kMbrUnaryCost, &out.brackets, k);
     if (out.candidates.empty()) out = FlatParse(sent.lex());
   } else if (crf_pass) {
     CrfSentence sent;

@@ -114,8 +114,8 @@ class ChartModel {
   // beam: parse-time pruning of the Viterbi chart (see Chart::beam); infinity = exact.
   // prune > 0: coarse-to-fine, the CRF's chart keeps only the entries the PCFG pass keeps
   // (CoarseEntries); 0 = exhaustive.
-  // mbr: a CRF's 1-best (k == 1) is its max-expected-recall tree (chart/mbr.h) instead of
-  // its Viterbi tree; k-best lists stay Viterbi.
+  // mbr: a CRF's k best trees are those of most expected correct brackets (chart/mbr.h;
+  // k = 1: its MBR tree) instead of its most probable ones.
   // prune_retry: when no tree covers the sentence under the tag dictionary, the retry with
   // every tag is coarse-to-fine at `prune` too (exhaustive only if that pruning loses every
   // tree); false: the retry is exhaustive, as in model files written before it existed.

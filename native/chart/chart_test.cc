@@ -1442,6 +1442,8 @@ TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
           }
         double best_gain = -1e300;
         std::vector<int32_t> best_tree;
+        std::map<std::vector<int32_t>, double> gain_of;
+        std::vector<double> gains;
         for (auto& e : all) {
           double gain = 0;
           for (auto node : TreeNodes(g, e.nodes)) {
@@ -1449,8 +1451,11 @@ TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
             if (unary) node[3] = 1;
             gain += expected[node] - (unary ? cost : 0.0);
           }
+          gain_of[e.nodes] = gain;
+          gains.push_back(gain);
           if (gain > best_gain + 1e-12) best_gain = gain, best_tree = e.nodes;
         }
+        std::sort(gains.rbegin(), gains.rend());
         // The chart's expectations are the same.
         const int n = static_cast<int>(words.size());
         Chart ch;
@@ -1469,16 +1474,25 @@ TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
           }
           CHECK_NEAR(got, p, 1e-9);
         }
-        // The decoder, directly and (default cost) through Parse; k = 2 stays Viterbi.
+        // The decoder, directly and (default cost) through Parse; its k best are the trees of
+        // the k largest gains, each with its log-probability.
         ch.Begin(n, g.num_symbols, true);
         auto mbr = MbrParse(g, sent.lex(), sent, ch, cost);
         ch.Clear();
         CHECK(mbr.size() == 1);
         CHECK(mbr[0].nodes == best_tree);
-        double tree_score = kNegInf;
-        for (auto& e : all)
-          if (e.nodes == best_tree) tree_score = e.score;
-        CHECK_NEAR(mbr[0].score, tree_score - log_z, 1e-9);
+        std::map<std::vector<int32_t>, double> logprob_of;
+        for (auto& e : all) logprob_of[e.nodes] = e.score - log_z;
+        CHECK_NEAR(mbr[0].score, logprob_of[best_tree], 1e-9);
+        ch.Begin(n, g.num_symbols, true);
+        auto mbr_kbest = MbrParse(g, sent.lex(), sent, ch, cost, nullptr, 4);
+        ch.Clear();
+        CHECK(mbr_kbest.size() == std::min<size_t>(4, all.size()));
+        for (size_t r = 0; r < mbr_kbest.size(); ++r) {
+          CHECK(gain_of.count(mbr_kbest[r].nodes) == 1);
+          CHECK_NEAR(gain_of[mbr_kbest[r].nodes], gains[r], 1e-9);
+          CHECK_NEAR(mbr_kbest[r].score, logprob_of[mbr_kbest[r].nodes], 1e-9);
+        }
         if (cost != kMbrUnaryCost) continue;
         auto parsed = m->Parse(tokens, 1, ch, false, INFINITY, 0, true);
         CHECK(parsed.candidates.size() == 1 && parsed.candidates[0].nodes == best_tree);
@@ -1493,9 +1507,12 @@ TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
           CHECK_NEAR(reported[node], p, 1e-9);
         }
         CHECK(reported.size() == want && want > 0);
-        auto kbest = m->Parse(tokens, 2, ch, false, INFINITY, 0, true);
+        auto kbest = m->Parse(tokens, 2, ch, false, INFINITY, 0, false);
         CHECK(kbest.candidates[0].nodes == all[0].nodes);
         CHECK(kbest.brackets.empty());
+        auto mbr_parsed = m->Parse(tokens, 2, ch, false, INFINITY, 0, true);
+        CHECK(mbr_parsed.candidates[0].nodes == best_tree);
+        CHECK(mbr_parsed.brackets.size() == want);
         if (best_tree != all[0].nodes) ++differs;
       }
     }

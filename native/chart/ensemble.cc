@@ -104,8 +104,8 @@ struct Scratch {
 };
 
 SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember>& others,
-                       const Corpus& corpus, int32_t s, double prune, double member_prune, bool prune_retry,
-                       Scratch& scratch) {
+                       const Corpus& corpus, int32_t s, int k, double prune, double member_prune,
+                       bool prune_retry, Scratch& scratch) {
   const std::vector<Token> tokens = first.Tokens(corpus, s);
   const int n = static_cast<int>(tokens.size());
   // The first member's posteriors stay on its masked chart, which the decode reuses.
@@ -113,7 +113,7 @@ SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember
   const CoarseOutcome coarse =
       prune > 0 ? first.MaskByCoarsePass(tokens, prune, ch) : CoarseOutcome::kUnmasked;
   if (coarse == CoarseOutcome::kNoTree)
-    return first.ParseWithoutTree(tokens, 1, ch, true, prune, prune_retry);
+    return first.ParseWithoutTree(tokens, k, ch, true, prune, prune_retry);
   const bool masked = coarse == CoarseOutcome::kMasked;
   ch.Begin(n, first.grammar.num_symbols, true);
   CrfSentence& sent = scratch.sentences[0];
@@ -138,7 +138,7 @@ SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember
     for (size_t m = 0; m < others.size(); ++m) {
       if (covered[m]) AddMapped(scratch.posts[m + 1], others[m], w, post);
     }
-    best = MbrDecode(first.grammar, sent.lex(), sent, post, log_z, ch);
+    best = MbrDecode(first.grammar, sent.lex(), sent, post, log_z, ch, kMbrUnaryCost, k);
   }
   ch.Clear();
   if (masked) ch.mask_pre.clear(), ch.mask_post.clear();
@@ -148,15 +148,15 @@ SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember
     SparseBrackets(post, out.brackets);
     return out;
   }
-  return first.Parse(tokens, 1, ch, false, INFINITY, prune, true, prune_retry);
+  return first.Parse(tokens, k, ch, false, INFINITY, prune, true, prune_retry);
 }
 
 }  // namespace
 
 std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vector<EnsembleMember>& others,
                                          const Corpus& corpus, int threads, const std::atomic<bool>* cancel,
-                                         double prune, int max_length, bool prune_retry,
-                                         double member_prune) {
+                                         double prune, int max_length, bool prune_retry, double member_prune,
+                                         int k) {
   for (const EnsembleMember& m : others) {
     if (!m.model || !m.model->use_crf) throw InputError("parser ensemble: every member must be a CRF parser");
     if (m.base_map.size() != static_cast<size_t>(m.model->grammar.num_bases) ||
@@ -184,7 +184,7 @@ std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vec
           if (max_length > 0 && corpus.Length(id) > max_length) {
             out[s] = ChartModel::FlatParse(first.PcfgLex(first.Tokens(corpus, id)));
           } else {
-            out[s] = ParseOne(first, others, corpus, id, prune, member_prune, prune_retry, scratch[t]);
+            out[s] = ParseOne(first, others, corpus, id, k, prune, member_prune, prune_retry, scratch[t]);
           }
         }
       },

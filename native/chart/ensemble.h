@@ -25,15 +25,16 @@ struct EnsembleMember {
 // (chosen on the dev sets of ptb-sample and floresta-pt: docs/design/parser-defaults.md, "Ensembles").
 constexpr double kEnsembleMemberPrune = 1e-3;
 
-// The ensemble's 1-best for every sentence of `corpus`. prune: the first member's coarse
-// pass (0 = every member exhaustive); member_prune: the other members' mask. A sentence that
-// the first member cannot cover in its pruned chart, or longer than max_length (> 0), gets
+// The ensemble's k best trees (its MBR objective: k = 1 is the MBR tree) for every sentence of `corpus`.
+// prune: the first member's coarse pass (0 = every member exhaustive); member_prune: the other members' mask.
+// A sentence that the first member cannot cover in its pruned chart, or longer than max_length (> 0), gets
 // that member's own Parse (which retries exhaustively, then relaxed, then flat); a member
 // other than the first that covers nothing under either mask is left out of that sentence's
-// mean. prune_retry: the first member's retry with every tag (ChartModel::Parse).
+// mean. prune_retry: the first member's retry with every tag (ChartModel::Parse). Each tree's
+// score is its log-probability under the first member.
 std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vector<EnsembleMember>& others,
                                          const Corpus& corpus, int threads, const std::atomic<bool>* cancel,
                                          double prune, int max_length, bool prune_retry = false,
-                                         double member_prune = kEnsembleMemberPrune);
+                                         double member_prune = kEnsembleMemberPrune, int k = 1);
 
 }  // namespace structrank

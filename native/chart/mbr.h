@@ -160,13 +160,13 @@ NodePosteriors CollectPosteriors(const Grammar& g, const LexScores& lex, const S
   return post;
 }
 
-// The tree of `ch`'s grammar with the largest gain under `post` (a Viterbi pass over the
-// same, possibly masked, chart, cleared and begun again here), with its log-probability under
-// `scorer` (score - log_z); empty when no tree has a finite gain.
+// The k trees of `ch`'s grammar with the largest gains under `post` (a Viterbi pass over the
+// same, possibly masked, chart, cleared and begun again here), best first, each with its
+// log-probability under `scorer` (score - log_z); empty when no tree has a finite gain.
 template <typename Scorer>
 std::vector<ParseCandidate> MbrDecode(const Grammar& g, const LexScores& lex, const Scorer& scorer,
                                       const NodePosteriors& post, double log_z, Chart& ch,
-                                      double unary_cost = kMbrUnaryCost) {
+                                      double unary_cost = kMbrUnaryCost, int k = 1) {
   const int n = ch.n;
   const int S = ch.S;
   ch.Clear();
@@ -174,23 +174,23 @@ std::vector<ParseCandidate> MbrDecode(const Grammar& g, const LexScores& lex, co
   PosteriorScorer decode{&g, &post, unary_cost};
   if (Inside<MaxSemiring>(g, post.lex, decode, ch) == kNegInf) return {};
   KBest<PosteriorScorer> kbest(g, post.lex, decode, ch);
-  std::vector<ParseCandidate> out = kbest.Run(1);
+  std::vector<ParseCandidate> out = kbest.Run(k);
   for (auto& c : out) c.score = TreeScore(g, lex, scorer, c.nodes) - log_z;
   return out;
 }
 
-// The MBR tree over `ch` (as above), with its log-probability under `scorer` (score -
-// log Z); empty when nothing covers the sentence. Leaves the chart to the caller to clear.
-// With `brackets`, also the sentence's SparseBrackets.
+// The MBR tree over `ch` (as above; k > 1: the k best trees under its objective), with its
+// log-probability under `scorer` (score - log Z); empty when nothing covers the sentence.
+// Leaves the chart to the caller to clear. With `brackets`, also the sentence's SparseBrackets.
 template <typename Scorer>
 std::vector<ParseCandidate> MbrParse(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch,
                                      double unary_cost = kMbrUnaryCost,
-                                     std::vector<BracketPosterior>* brackets = nullptr) {
+                                     std::vector<BracketPosterior>* brackets = nullptr, int k = 1) {
   double log_z = kNegInf;
   const NodePosteriors post = CollectPosteriors(g, lex, scorer, ch, log_z);
   if (log_z == kNegInf) return {};
   if (brackets) SparseBrackets(post, *brackets);
-  return MbrDecode(g, lex, scorer, post, log_z, ch, unary_cost);
+  return MbrDecode(g, lex, scorer, post, log_z, ch, unary_cost, k);
 }
 
 }  // namespace structrank

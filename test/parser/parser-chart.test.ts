@@ -138,7 +138,7 @@ describe('chart parser', () => {
     );
   });
 
-  it('an ensemble with itself is the MBR parse; with a Markov-1 CRF it parses every sentence; it refuses what it cannot mean', async () => {
+  it('an ensemble with itself is the MBR parse; with a Markov-1 CRF it parses every sentence and gives MBR k-best lists; it refuses what it cannot mean', async () => {
     const sentences = dev.map((t) => treeWords(t));
     const alone = await crf.parse(sentences, { threads: 2, decode: 'mbr' });
     // The mean of equal posteriors is those posteriors, bit for bit: the same trees and scores.
@@ -156,7 +156,26 @@ describe('chart parser', () => {
     const own = await markov1.parse(sentences, { threads: 2, decode: 'mbr' });
     expect(f1(mixed)).toBeGreaterThan(Math.min(f1(alone), f1(own)) - 3);
     await expect(crf.parse(sentences, { ensemble: [pcfg] })).rejects.toThrow(/every parser must be a CRF/);
-    await expect(crf.parseNbest(sentences, 3, { ensemble: [markov1] })).rejects.toThrow(/1-best/);
+    // k > 1: the k best trees under the MBR objective, the MBR tree first, distinct, each with
+    // its log-probability under the first parser.
+    const first = (lists: { candidates: { tree: Tree }[] }[]) => lists.map((l) => formatTree(l.candidates[0].tree));
+    const mixedLists = await crf.parseNbest(sentences, 4, { threads: 2, decode: 'mbr', ensemble: [markov1] });
+    expect(first(mixedLists)).toEqual(mixed.map((p) => formatTree(p.tree)));
+    const ownLists = await crf.parseNbest(sentences, 4, { threads: 2, decode: 'mbr' });
+    expect(first(ownLists)).toEqual(alone.map((p) => formatTree(p.tree)));
+    for (const lists of [mixedLists, ownLists]) {
+      expect(lists.filter((l) => l.candidates.length > 1).length).toBeGreaterThan(sentences.length / 2);
+      for (const l of lists) {
+        expect(new Set(l.candidates.map((c) => formatTree(c.tree))).size).toBe(l.candidates.length);
+        for (const c of l.candidates) expect(c.logprob).toBeLessThanOrEqual(1e-9);
+      }
+    }
+    // Without decode 'mbr' a single parser's lists stay its most probable trees.
+    const viterbi = await crf.parseNbest(sentences, 4, { threads: 2 });
+    for (const l of viterbi)
+      l.candidates.forEach(
+        (c, i) => i > 0 && expect(c.logprob).toBeLessThanOrEqual(l.candidates[i - 1].logprob + 1e-9),
+      );
     await expect(crf.parse(sentences, { decode: 'viterbi', ensemble: [markov1] })).rejects.toThrow(/mbr/);
   }, 120_000);
 
