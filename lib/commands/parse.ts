@@ -47,7 +47,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     ),
     ensemble: option(
       z.array(z.string().min(1)).min(1).optional(),
-      "CRF models trained on the same treebank: each sentence's tree is the MBR tree of the mean of their posteriors and --model's (1-best only)",
+      "CRF models trained on the same treebank: each sentence's tree is the MBR tree of the mean of their posteriors and --model's; with --nbest, the K trees of most expected correct brackets under that mean",
       { value: 'M[,M...]' },
     ),
     ...parseFields,
@@ -66,8 +66,8 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
       { '--model': values.model, '--input': values.input, ...ensembleFiles },
       { '--out': values.out, '--out-nbest': values.outNbest },
     );
-    if (values.ensemble !== undefined && (values.nbest !== undefined || values.redis !== undefined))
-      throw new UsageError('parse: --ensemble parses the 1-best in this process (no --nbest, no --redis)');
+    if (values.ensemble !== undefined && values.redis !== undefined)
+      throw new UsageError('parse: --ensemble parses in this process (no --redis)');
     // --redis/--store: sentence shards on a queue (lib/distributed/shards.ts, docs/scaling.md).
     const sharded = values.redis !== undefined || values.store !== undefined;
     const shards = sharded ? await import('../distributed/shards.js') : undefined;

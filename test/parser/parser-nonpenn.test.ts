@@ -180,6 +180,35 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
     ]);
     expect(ensemble.status, ensemble.stderr).toBe(0);
     expect(readFileSync(both, 'utf8').trim().split('\n')).toHaveLength(trees.length);
+    // With --nbest: the ensemble's K trees of most expected correct brackets, its MBR tree first.
+    const listed = join(tmp.dir, 'listed.mrg');
+    const lists = join(tmp.dir, 'n.jsonl');
+    const withLists = runCli([
+      'parse',
+      '--model',
+      model,
+      '--ensemble',
+      member,
+      '--input',
+      fixture,
+      '--out',
+      listed,
+      '--nbest',
+      '3',
+      '--out-nbest',
+      lists,
+      '--threads',
+      '1',
+    ]);
+    expect(withLists.status, withLists.stderr).toBe(0);
+    expect(readFileSync(listed, 'utf8')).toBe(readFileSync(both, 'utf8'));
+    const entries = readFileSync(lists, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { candidates: { tree: string }[] });
+    expect(entries).toHaveLength(trees.length);
+    expect(entries.map((e) => e.candidates[0].tree)).toEqual(readFileSync(both, 'utf8').trim().split('\n'));
+    expect(entries.some((e) => e.candidates.length > 1)).toBe(true);
     const refused = runCli([
       'parse',
       '--model',
@@ -190,12 +219,12 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
       fixture,
       '--out',
       both,
-      '--nbest',
-      '2',
-      '--out-nbest',
-      join(tmp.dir, 'n.jsonl'),
+      '--redis',
+      'redis://127.0.0.1:1',
+      '--store',
+      tmp.dir,
     ]);
     expect(refused.status).not.toBe(0);
-    expect(refused.stderr).toMatch(/--ensemble parses the 1-best/);
+    expect(refused.stderr).toMatch(/--ensemble parses in this process/);
   });
 });
