@@ -102,6 +102,9 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     const pool = Math.max(k, values.kbestPool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k)));
     const threads = resolveThreads(values.threads);
     const ensemble = await Promise.all((values.ensemble ?? []).map((file) => ChartParserModel.load(file)));
+    // A CRF's lists are Viterbi unless --decode mbr: its default 1-best (MBR) is then parsed apart.
+    const oneBestApart =
+      model.isCrf && !values.pcfg && ensemble.length === 0 && values.decode === undefined && model.decode === 'mbr';
     const input = readParserInput(inputFile);
     const n = input.sentences.length;
     const progress = new Progress({ label: 'parse', total: n, unit: 'sentences' });
@@ -113,7 +116,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     for (let start = 0; start < n; start += chunk) {
       const end = Math.min(n, start + chunk);
       const sentences = input.sentences.slice(start, end);
-      const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, {
+      const options = {
         threads,
         pcfg: values.pcfg,
         beam,
@@ -123,11 +126,14 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
         ...(values.decode !== undefined ? { decode: values.decode } : {}),
         ...(values.retry !== undefined ? { pruneRetry: values.retry === 'pruned' } : {}),
         ...(ensemble.length > 0 ? { ensemble } : {}),
-      });
+      };
+      const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, options);
+      // --out holds the same 1-best whether or not lists are asked for.
+      const oneBest = values.outNbest && oneBestApart ? await model.parseNbest(sentences, 1, options) : results;
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? withRootOf(t, input.shapes[s]) : t);
-        const best = r.candidates[0].tree;
+        const best = oneBest[off].candidates[0].tree;
         if (maxLength > 0 && sentences[off].length > maxLength) tooLong++;
         else if (r.fallback) fallbacks++;
         trees[s] = formatTree(shape(best));

@@ -985,6 +985,11 @@ export class ChartParserModel implements NbestProducer {
     return this.meta.markov;
   }
 
+  /** How the model parses its 1-best unless told otherwise ('mbr' for CRF models trained with it). */
+  get decode(): 'viterbi' | 'mbr' {
+    return this.meta.decode ?? 'viterbi';
+  }
+
   /** The model's kind, grammar size and CRF settings (`crf` false: a PCFG). */
   info(): ChartParserInfo {
     return { kind: CHART_MODEL_KIND, ...this.handle.info() };

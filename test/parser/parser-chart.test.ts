@@ -109,7 +109,7 @@ describe('chart parser', () => {
     expect(r.f1).toBeGreaterThan(50);
   });
 
-  it('MBR decoding: keeps the words, scores at most the Viterbi tree, k-best stays Viterbi; stored as the parse default', async () => {
+  it('MBR decoding: keeps the words, scores at most the Viterbi tree, k-best Viterbi unless asked; stored as the parse default', async () => {
     const sentences = dev.slice(0, 40).map((t) => treeWords(t));
     const viterbi = await crf.parse(sentences, { threads: 2, decode: 'viterbi' });
     const mbr = await crf.parse(sentences, { threads: 2 }); // the default
@@ -123,8 +123,11 @@ describe('chart parser', () => {
     });
     const one = await crf.parseNbest(sentences, 1, { threads: 2, decode: 'mbr' });
     expect(one.map((s) => formatTree(s.candidates[0].tree))).toEqual(mbr.map((p) => formatTree(p.tree)));
-    const kbest = await crf.parseNbest(sentences, 3, { threads: 2, decode: 'mbr' });
+    // k-best lists stay Viterbi unless MBR is asked for: then the MBR tree heads them.
+    const kbest = await crf.parseNbest(sentences, 3, { threads: 2 });
     expect(kbest.map((s) => formatTree(s.candidates[0].tree))).toEqual(viterbi.map((p) => formatTree(p.tree)));
+    const mbrKbest = await crf.parseNbest(sentences, 3, { threads: 2, decode: 'mbr' });
+    expect(mbrKbest.map((s) => formatTree(s.candidates[0].tree))).toEqual(mbr.map((p) => formatTree(p.tree)));
     // A model trained with decode 'mbr' parses with it by default, after a save and load too.
     const m = await ChartParserModel.train(train.slice(0, 100), { crf: true, epochs: 1, threads: 2, decode: 'mbr' });
     const file = tmp.file('mbr.model');

@@ -207,10 +207,17 @@ describe("the CRF parser's MBR tree in the lists", () => {
     expect(lossy).toBeGreaterThan(0);
   });
 
-  it('reports bracket posteriors for an MBR parse only', async () => {
+  it('reports bracket posteriors for MBR parses only', async () => {
     const tokens = sentences.slice(0, 5).map((s) => s.tokens);
     for (const s of await crf.parseNbest(tokens, 1, { decode: 'viterbi', threads: 1 }))
       expect(s.brackets).toBeUndefined();
-    for (const s of await crf.parseNbest(tokens, 3, { decode: 'mbr', threads: 1 })) expect(s.brackets).toBeUndefined();
+    for (const s of await crf.parseNbest(tokens, 3, { threads: 1 })) expect(s.brackets).toBeUndefined();
+    // MBR k-best lists come with the same posteriors as the MBR 1-best.
+    const one = await crf.parseNbest(tokens, 1, { decode: 'mbr', threads: 1 });
+    const three = await crf.parseNbest(tokens, 3, { decode: 'mbr', threads: 1 });
+    three.forEach((s, i) => {
+      expect(s.brackets).toBeDefined();
+      expect(s.brackets).toEqual(one[i].brackets);
+    });
   });
 });

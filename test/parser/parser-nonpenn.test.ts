@@ -143,6 +143,41 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
     const parse = runCli(['parse', '--model', model, '--input', fixture, '--out', out, '--threads', '1']);
     expect(parse.status).toBe(0);
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(trees.length);
+    // --nbest leaves --out as it was: the model's 1-best (MBR), though the lists are Viterbi.
+    const withNbest = (decode: string[]): { out: string; firsts: string[] } => {
+      const [o, n] = [join(tmp.dir, 'out-nbest.mrg'), join(tmp.dir, 'out-nbest.jsonl')];
+      const r = runCli([
+        'parse',
+        '--model',
+        model,
+        '--input',
+        fixture,
+        '--out',
+        o,
+        '--nbest',
+        '3',
+        '--out-nbest',
+        n,
+        ...decode,
+      ]);
+      expect(r.status, r.stderr).toBe(0);
+      const firsts = readFileSync(n, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { candidates: { tree: string }[] }).candidates[0].tree);
+      return { out: readFileSync(o, 'utf8'), firsts };
+    };
+    const viterbiLists = withNbest([]);
+    expect(viterbiLists.out).toBe(readFileSync(out, 'utf8'));
+    const viterbiOut = join(tmp.dir, 'viterbi.mrg');
+    expect(
+      runCli(['parse', '--model', model, '--input', fixture, '--out', viterbiOut, '--decode', 'viterbi']).status,
+    ).toBe(0);
+    expect(viterbiLists.firsts).toEqual(readFileSync(viterbiOut, 'utf8').trim().split('\n'));
+    // With --decode mbr the lists are the MBR k-best, headed by that same 1-best.
+    const mbrLists = withNbest(['--decode', 'mbr']);
+    expect(mbrLists.out).toBe(readFileSync(out, 'utf8'));
+    expect(mbrLists.firsts).toEqual(readFileSync(out, 'utf8').trim().split('\n'));
     // A parent-annotated, Markov-1 member (--parent, --markov 1) in an ensemble (--ensemble).
     const member = join(tmp.dir, 'member.model');
     expect(
