@@ -38,12 +38,6 @@ export interface KbestListOptions {
   posteriors?: boolean;
   /** Parses the MBR tree with `mbr` (default the lists' parser): e.g. an ensemble's. */
   mbrParser?: KbestParser;
-  /**
-   * The pool's trees are `mbrParser`'s k best under its MBR objective (most expected correct
-   * brackets first) instead of the lists' parser's most probable ones; the first is the MBR
-   * tree (default false).
-   */
-  mbrPool?: boolean;
 }
 
 /**
@@ -185,15 +179,10 @@ async function listsByMode(
     const batch = sentences.slice(b, b + BATCH);
     const tokens = batch.map((s) => s.tokens);
     const run = { threads: ctx.threads, signal: ctx.signal };
-    const mbrParser = options.mbrParser ?? parser;
-    const parsed = options.mbrPool
-      ? await mbrParser.parseNbest(tokens, pool, { ...run, decode: 'mbr' })
-      : await parser.parseNbest(tokens, pool, run);
-    const mbr = !options.mbr
-      ? undefined
-      : options.mbrPool
-        ? parsed.map((p) => ({ candidates: p.candidates.slice(0, 1), brackets: p.brackets }))
-        : await mbrParser.parseNbest(tokens, 1, { ...run, decode: 'mbr' });
+    const parsed = await parser.parseNbest(tokens, pool, run);
+    const mbr = options.mbr
+      ? await (options.mbrParser ?? parser).parseNbest(tokens, 1, { ...run, decode: 'mbr' })
+      : undefined;
     parsed.forEach((p, i) => {
       for (const m of modes) {
         out[m].push({

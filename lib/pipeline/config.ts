@@ -139,12 +139,6 @@ export const parserBaseSchema = z.strictObject({
     .describe(
       'CRF with mbr: more parsers trained on the same trees, each with its grammar options (the ensemble of `parse --ensemble`: [{ "markov": 1 }, { "parent": true }]); the MBR tree the lists carry is then the ensemble\'s, from the mean of their posteriors, while the candidates stay the first parser\'s (default none)',
     ),
-  mbrLists: z
-    .boolean({ error: 'expected true or false' })
-    .optional()
-    .describe(
-      "CRF with mbr: the lists' pool is the k best trees under the MBR objective (the ensemble's, when there is one: most expected correct brackets first) instead of the first parser's most probable trees (default false)",
-    ),
   margin: z
     .number({ error: 'expected a number' })
     .min(0, { error: 'expected a number >= 0' })
@@ -421,8 +415,6 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   const base = (b as { data: ParserBaseConfig | TaggerBaseConfig }).data;
   if ('ensemble' in base && (base.ensemble?.length ?? 0) > 0 && !(base.crf && base.mbr))
     fail('base.ensemble', 'an ensemble marks the MBR tree of CRF parsers: it needs crf and mbr true');
-  if ('mbrLists' in base && base.mbrLists === true && !(base.crf && base.mbr))
-    fail('base.mbrLists', 'the lists come from the MBR parse: it needs crf and mbr true');
   if ('posteriors' in base && base.posteriors === true && !base.mbr)
     fail('base.posteriors', 'the posteriors come with the MBR parse: it needs mbr true');
   // The PCFG base would ignore the CRF's fields: set to anything but their defaults, they are

@@ -133,32 +133,6 @@ describe('the pipeline CRF base', () => {
     });
   });
 
-  it("with base.mbrLists draws the lists from the MBR parse's k best trees", async () => {
-    const producer = await chartParserBase(baseConfig({ mbrLists: true })).train(train, ctx, dev);
-    const got = await producer.nbest(held, 3, ctx);
-    const mbrPool = await withDev.parseNbest(
-      held.map((s) => s.tokens),
-      15,
-      { threads: 1, decode: 'mbr' },
-    );
-    const viterbi = await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true });
-    let differ = 0;
-    got.forEach((s, i) => {
-      // Every candidate is one of the MBR pool's bracketings, and the MBR tree is in the list,
-      // not appended: it heads the pool.
-      const pool = new Set(mbrPool[i].candidates.map((c) => bracketingKey(c.tree)));
-      for (const c of s.candidates) expect(pool.has(bracketingKey(parseTree(c.tree as string)))).toBe(true);
-      expect(s.candidates.length).toBeLessThanOrEqual(3);
-      expect(s.candidates.filter((c) => c.features?.[MBR_FEATURES.tree] === 1)).toHaveLength(1);
-      if (JSON.stringify(s.candidates.map((c) => c.tree)) !== JSON.stringify(viterbi[i].candidates.map((c) => c.tree)))
-        differ++;
-    });
-    expect(differ).toBeGreaterThan(0);
-    expect(() => baseConfig({ mbr: false, mbrLists: true })).toThrow(
-      'pipeline.json: base.mbrLists: the lists come from the MBR parse: it needs crf and mbr true',
-    );
-  });
-
   it('refuses an ensemble without the CRF and its MBR marks', () => {
     expect(() => baseConfig({ crf: false, ensemble: [{ markov: 1 }] })).toThrow(
       'pipeline.json: base.ensemble: an ensemble marks the MBR tree of CRF parsers: it needs crf and mbr true',

@@ -56,7 +56,6 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         mbr,
         posteriors: options.posteriors,
         mbrParser,
-        mbrPool: mbr && options.mbrLists === true,
       });
     },
   };
