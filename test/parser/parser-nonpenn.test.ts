@@ -144,7 +144,8 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
     expect(parse.status).toBe(0);
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(trees.length);
     // --nbest leaves --out as it was: the model's 1-best (MBR), though the lists are Viterbi.
-    const withNbest = (decode: string[]): { out: string; firsts: string[] } => {
+    // `parse --nbest 3` with `extra` options: --out's text and each sentence's list of trees.
+    const withNbest = (extra: string[]): { out: string; firsts: string[]; lists: string[][] } => {
       const [o, n] = [join(tmp.dir, 'out-nbest.mrg'), join(tmp.dir, 'out-nbest.jsonl')];
       const r = runCli([
         'parse',
@@ -158,14 +159,16 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
         '3',
         '--out-nbest',
         n,
-        ...decode,
+        '--threads',
+        '1',
+        ...extra,
       ]);
       expect(r.status, r.stderr).toBe(0);
-      const firsts = readFileSync(n, 'utf8')
+      const lists = readFileSync(n, 'utf8')
         .trim()
         .split('\n')
-        .map((line) => (JSON.parse(line) as { candidates: { tree: string }[] }).candidates[0].tree);
-      return { out: readFileSync(o, 'utf8'), firsts };
+        .map((line) => (JSON.parse(line) as { candidates: { tree: string }[] }).candidates.map((c) => c.tree));
+      return { out: readFileSync(o, 'utf8'), firsts: lists.map((l) => l[0]), lists };
     };
     const viterbiLists = withNbest([]);
     expect(viterbiLists.out).toBe(readFileSync(out, 'utf8'));
@@ -216,34 +219,11 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
     expect(ensemble.status, ensemble.stderr).toBe(0);
     expect(readFileSync(both, 'utf8').trim().split('\n')).toHaveLength(trees.length);
     // With --nbest: the ensemble's K trees of most expected correct brackets, its MBR tree first.
-    const listed = join(tmp.dir, 'listed.mrg');
-    const lists = join(tmp.dir, 'n.jsonl');
-    const withLists = runCli([
-      'parse',
-      '--model',
-      model,
-      '--ensemble',
-      member,
-      '--input',
-      fixture,
-      '--out',
-      listed,
-      '--nbest',
-      '3',
-      '--out-nbest',
-      lists,
-      '--threads',
-      '1',
-    ]);
-    expect(withLists.status, withLists.stderr).toBe(0);
-    expect(readFileSync(listed, 'utf8')).toBe(readFileSync(both, 'utf8'));
-    const entries = readFileSync(lists, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { candidates: { tree: string }[] });
-    expect(entries).toHaveLength(trees.length);
-    expect(entries.map((e) => e.candidates[0].tree)).toEqual(readFileSync(both, 'utf8').trim().split('\n'));
-    expect(entries.some((e) => e.candidates.length > 1)).toBe(true);
+    const ensembleLists = withNbest(['--ensemble', member]);
+    expect(ensembleLists.out).toBe(readFileSync(both, 'utf8'));
+    expect(ensembleLists.lists).toHaveLength(trees.length);
+    expect(ensembleLists.firsts).toEqual(readFileSync(both, 'utf8').trim().split('\n'));
+    expect(ensembleLists.lists.some((l) => l.length > 1)).toBe(true);
     const refused = runCli([
       'parse',
       '--model',
