@@ -102,9 +102,9 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     const pool = Math.max(k, values.kbestPool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k)));
     const threads = resolveThreads(values.threads);
     const ensemble = await Promise.all((values.ensemble ?? []).map((file) => ChartParserModel.load(file)));
-    // A CRF's lists are Viterbi unless --decode mbr: its default 1-best (MBR) is then parsed apart.
-    const oneBestApart =
-      model.isCrf && !values.pcfg && ensemble.length === 0 && values.decode === undefined && model.decode === 'mbr';
+    // --out holds the 1-best of the model's decoding whether or not lists are asked for; an MBR
+    // 1-best beside the lists comes from their chart (a PCFG's: its best tree).
+    const mbrOut = values.outNbest !== undefined && (values.decode ?? model.decode) === 'mbr';
     const input = readParserInput(inputFile);
     const n = input.sentences.length;
     const progress = new Progress({ label: 'parse', total: n, unit: 'sentences' });
@@ -126,14 +126,13 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
         ...(values.decode !== undefined ? { decode: values.decode } : {}),
         ...(values.retry !== undefined ? { pruneRetry: values.retry === 'pruned' } : {}),
         ...(ensemble.length > 0 ? { ensemble } : {}),
+        ...(mbrOut ? { mbrTree: true } : {}),
       };
       const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, options);
-      // --out holds the same 1-best whether or not lists are asked for.
-      const oneBest = values.outNbest && oneBestApart ? await model.parseNbest(sentences, 1, options) : results;
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? withRootOf(t, input.shapes[s]) : t);
-        const best = oneBest[off].candidates[0].tree;
+        const best = (r.mbrTree ?? r.candidates[0]).tree;
         if (maxLength > 0 && sentences[off].length > maxLength) tooLong++;
         else if (r.fallback) fallbacks++;
         trees[s] = formatTree(shape(best));

@@ -82,6 +82,8 @@ interface NativeParseResult {
   /** (start, end, base category) triples. */
   brackets: Int32Array;
   bracketPosteriors: Float64Array;
+  /** Per sentence: the candidate index of its MBR tree (after every sentence's list), -1 if none. */
+  mbrCandidates: Int32Array;
 }
 
 interface NativeChartParser {
@@ -137,6 +139,7 @@ interface NativeChartParser {
     prune: number,
     mbr: boolean,
     pruneRetry: boolean,
+    withMbrTree: boolean,
   ): Promise<NativeParseResult>;
   parseEnsemble(
     others: NativeChartParser[],
@@ -480,6 +483,11 @@ export interface ParseOptions {
    * a CRF model and MBR decoding.
    */
   ensemble?: ChartParserModel[];
+  /**
+   * `parseNbest` also gives each sentence's MBR tree (`mbrTree`), from the same chart as a
+   * Viterbi list: the list and the MBR tree at the cost of one parse. A PCFG's is its best tree.
+   */
+  mbrTree?: boolean;
 }
 
 export interface ParsedSentence {
@@ -498,6 +506,8 @@ export interface ParsedNbest {
    * count), those of expected count >= 0.001; binarization nodes are left out.
    */
   brackets?: BracketPosterior[];
+  /** With `mbrTree`: the sentence's MBR tree (the list's first when the list is MBR, or a fallback). */
+  mbrTree?: { tree: Tree; logprob: number };
 }
 
 interface ChartMeta {
@@ -1202,24 +1212,31 @@ export class ChartParserModel implements NbestProducer {
             prune,
             mbrDecode,
             pruneRetry,
+            options.mbrTree === true && !mbrDecode,
           ),
     );
     const rootLabel = options.rootLabel ?? 'ROOT';
     return sentences.map((words, s) => {
+      const candidate = (c: number): { tree: Tree; logprob: number } => ({
+        tree: restoreTree(
+          decodeTree(r.nodes, r.candidateOffsets[c], r.candidateOffsets[c + 1], words, this.table),
+          rootLabel,
+        ),
+        logprob: r.scores[c],
+      });
       const seen = new Set<string>();
       const candidates: { tree: Tree; logprob: number }[] = [];
       for (let c = r.sentenceOffsets[s]; c < r.sentenceOffsets[s + 1]; c++) {
-        const t = restoreTree(
-          decodeTree(r.nodes, r.candidateOffsets[c], r.candidateOffsets[c + 1], words, this.table),
-          rootLabel,
-        );
-        const key = formatTree(t);
+        const parsed = candidate(c);
+        const key = formatTree(parsed.tree);
         if (seen.has(key)) continue;
         seen.add(key);
-        candidates.push({ tree: t, logprob: r.scores[c] });
+        candidates.push(parsed);
       }
       const out: ParsedNbest = { candidates, fallback: r.fallback[s] === 1 };
       if (r.bracketOffsets[s + 1] > r.bracketOffsets[s]) out.brackets = this.bracketPosteriors(r, s);
+      if (options.mbrTree === true)
+        out.mbrTree = r.mbrCandidates[s] >= 0 ? candidate(r.mbrCandidates[s]) : candidates[0];
       return out;
     });
   }

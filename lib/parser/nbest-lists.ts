@@ -117,8 +117,8 @@ export interface KbestParser {
   parseNbest(
     sentences: string[][],
     k: number,
-    options: { threads?: number; signal?: AbortSignal; decode?: 'viterbi' | 'mbr' },
-  ): Promise<{ candidates: { tree: Tree; logprob: number }[]; brackets?: BracketPosterior[] }[]>;
+    options: { threads?: number; signal?: AbortSignal; decode?: 'viterbi' | 'mbr'; mbrTree?: boolean },
+  ): Promise<{ candidates: ScoredTree[]; brackets?: BracketPosterior[]; mbrTree?: ScoredTree }[]>;
 }
 
 /** Sentences per native call, so progress and cancellation stay responsive. */
@@ -152,13 +152,13 @@ function listCandidates(list: readonly ScoredTree[], mode: KbestTagMode, mbr?: S
 function candidatesOf(
   list: readonly ScoredTree[],
   mode: KbestTagMode,
-  mbr: { candidates: ScoredTree[]; brackets?: BracketPosterior[] } | undefined,
+  mbr: { tree: ScoredTree; brackets?: BracketPosterior[] } | undefined,
   posteriors: boolean,
 ): NbestCandidate[] {
-  const out = listCandidates(list, mode, mbr?.candidates[0]);
+  const out = listCandidates(list, mode, mbr?.tree);
   if (posteriors && mbr?.brackets) {
     const trees = list.map((c) => c.tree);
-    if (out.length > list.length) trees.push(mbr.candidates[0].tree);
+    if (out.length > list.length) trees.push(mbr.tree.tree);
     addPosteriorFeatures(trees, mbr.brackets, out);
   }
   return out;
@@ -179,10 +179,16 @@ async function listsByMode(
     const batch = sentences.slice(b, b + BATCH);
     const tokens = batch.map((s) => s.tokens);
     const run = { threads: ctx.threads, signal: ctx.signal };
-    const parsed = await parser.parseNbest(tokens, pool, run);
-    const mbr = options.mbr
-      ? await (options.mbrParser ?? parser).parseNbest(tokens, 1, { ...run, decode: 'mbr' })
-      : undefined;
+    // The list's own chart gives its MBR tree; another parser's (an ensemble's) takes its own parse.
+    const ownMbr = options.mbr === true && options.mbrParser === undefined;
+    const parsed = await parser.parseNbest(tokens, pool, { ...run, mbrTree: ownMbr });
+    const other =
+      options.mbr && !ownMbr ? await options.mbrParser?.parseNbest(tokens, 1, { ...run, decode: 'mbr' }) : undefined;
+    const mbr = parsed.map((p, i) => {
+      if (ownMbr && p.mbrTree) return { tree: p.mbrTree, brackets: p.brackets };
+      const o = other?.[i];
+      return o ? { tree: o.candidates[0], brackets: o.brackets } : undefined;
+    });
     parsed.forEach((p, i) => {
       for (const m of modes) {
         out[m].push({

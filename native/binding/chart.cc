@@ -322,8 +322,9 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
         });
   }
 
-  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength, prune, mbr, pruneRetry)
-  //   -> Promise<{nodes, candidateOffsets, sentenceOffsets, scores, fallback}>
+  // parse(tokens, offsets, k, threads, cancelFlag, forcePcfg, beam, maxLength, prune, mbr, pruneRetry,
+  //   withMbrTree = false) -> Promise<{nodes, candidateOffsets, sentenceOffsets, scores, fallback, ...}>
+  //   (ParsesToJs); withMbrTree: a CRF's Viterbi k-best and its MBR tree from one chart.
   Napi::Value Parse(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Corpus corpus = CorpusFrom(env, info[0], info[1]);
@@ -343,35 +344,39 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     if (!(prune >= 0 && prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
     const bool mbr = info[9].ToBoolean().Value();
     const bool prune_retry = info[10].As<Napi::Boolean>().Value();
+    const bool with_mbr_tree = info.Length() > 11 && info[11].ToBoolean().Value();
     auto model = model_;
     auto corpus_ptr = std::make_shared<Corpus>(std::move(corpus));
     auto result = std::make_shared<std::vector<SentenceParse>>();
     return RunAsync(
         env,
         [model, corpus_ptr, k, threads, cancel, force_pcfg, beam, max_length, prune, mbr, prune_retry,
-         result] {
+         with_mbr_tree, result] {
           *result = model->ParseAll(*corpus_ptr, k, threads, cancel.get(), force_pcfg, beam, max_length,
-                                    prune, mbr, prune_retry);
+                                    prune, mbr, prune_retry, with_mbr_tree);
         },
         [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
   }
 
   // {nodes, candidateOffsets, sentenceOffsets, scores, fallback, bracketOffsets, brackets,
-  // bracketPosteriors}: the parses as flat arrays; an MBR parse's SentenceParse::brackets as
-  // (start, end, base) triples and their expected counts, sentence s's at
-  // [bracketOffsets[s], bracketOffsets[s + 1]).
+  // bracketPosteriors, mbrCandidates}: the parses as flat arrays; an MBR parse's
+  // SentenceParse::brackets as (start, end, base) triples and their expected counts, sentence
+  // s's at [bracketOffsets[s], bracketOffsets[s + 1]); mbrCandidates[s] the candidate index of
+  // sentence s's SentenceParse::mbr_tree (stored after every sentence's list), -1 if unset.
   static Napi::Value ParsesToJs(Napi::Env e, const std::vector<SentenceParse>& parses) {
     std::vector<int32_t> nodes, cand_offsets{0}, sent_offsets{0};
     std::vector<double> scores;
     std::vector<uint8_t> fallback;
     std::vector<int32_t> bracket_offsets{0}, brackets;
     std::vector<double> bracket_posteriors;
+    std::vector<int32_t> mbr_candidates(parses.size(), -1);
+    const auto add_candidate = [&](const ParseCandidate& c) {
+      nodes.insert(nodes.end(), c.nodes.begin(), c.nodes.end());
+      cand_offsets.push_back(static_cast<int32_t>(nodes.size() / 2));
+      scores.push_back(c.score);
+    };
     for (const auto& p : parses) {
-      for (const auto& c : p.candidates) {
-        nodes.insert(nodes.end(), c.nodes.begin(), c.nodes.end());
-        cand_offsets.push_back(static_cast<int32_t>(nodes.size() / 2));
-        scores.push_back(c.score);
-      }
+      for (const auto& c : p.candidates) add_candidate(c);
       sent_offsets.push_back(static_cast<int32_t>(scores.size()));
       fallback.push_back(p.fallback ? 1 : 0);
       for (const auto& b : p.brackets) {
@@ -380,6 +385,11 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
       }
       bracket_offsets.push_back(static_cast<int32_t>(bracket_posteriors.size()));
     }
+    for (size_t s = 0; s < parses.size(); ++s)
+      if (parses[s].has_mbr_tree) {
+        mbr_candidates[s] = static_cast<int32_t>(scores.size());
+        add_candidate(parses[s].mbr_tree);
+      }
     Napi::Object out = Napi::Object::New(e);
     out.Set("nodes", ToInt32Array(e, nodes));
     out.Set("candidateOffsets", ToInt32Array(e, cand_offsets));
@@ -389,6 +399,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     out.Set("bracketOffsets", ToInt32Array(e, bracket_offsets));
     out.Set("brackets", ToInt32Array(e, brackets));
     out.Set("bracketPosteriors", ToFloat64Array(e, bracket_posteriors));
+    out.Set("mbrCandidates", ToInt32Array(e, mbr_candidates));
     return out;
   }
 

@@ -331,13 +331,14 @@ CoarseOutcome ChartModel::MaskByCoarsePass(const std::vector<Token>& tokens, dou
 }
 
 SentenceParse ChartModel::Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
-                                double beam, double prune, bool mbr, bool prune_retry) const {
+                                double beam, double prune, bool mbr, bool prune_retry,
+                                bool with_mbr_tree) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
   bool no_tree = false;
-  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam, prune, mbr, &no_tree);
+  SentenceParse out = ParseOnce(tokens, k, ch, force_pcfg, beam, prune, mbr, with_mbr_tree, &no_tree);
   if (out.fallback && !no_tree && (beam < INFINITY || prune > 0))
-    out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);  // pruned too much
-  if (out.fallback) RetryWithEveryTag(tokens, k, ch, force_pcfg, mbr, prune, prune_retry, out);
+    out = ParseOnce(tokens, k, ch, force_pcfg, INFINITY, 0, mbr, with_mbr_tree, nullptr);  // pruned too much
+  if (out.fallback) RetryWithEveryTag(tokens, k, ch, force_pcfg, mbr, prune, prune_retry, with_mbr_tree, out);
   return out;
 }
 
@@ -345,21 +346,23 @@ SentenceParse ChartModel::ParseWithoutTree(const std::vector<Token>& tokens, int
                                            double prune, bool prune_retry) const {
   if (tokens.empty()) throw InputError("chart parser: empty sentence");
   SentenceParse out = NoTreeParse(tokens);
-  RetryWithEveryTag(tokens, k, ch, false, mbr, prune, prune_retry, out);
+  RetryWithEveryTag(tokens, k, ch, false, mbr, prune, prune_retry, false, out);
   return out;
 }
 
 void ChartModel::RetryWithEveryTag(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
-                                   bool mbr, double prune, bool prune_retry, SentenceParse& out) const {
+                                   bool mbr, double prune, bool prune_retry, bool with_mbr_tree,
+                                   SentenceParse& out) const {
   // Second attempt with every tag allowed for every word, before the flat fallback. Pruned,
   // its log-probabilities are over the pruned chart, as the first attempt's are.
   std::vector<Token> relaxed = tokens;
   for (Token& t : relaxed) lexicon.Relax(t);
   const bool pruned = prune_retry && prune > 0 && use_crf && !force_pcfg;
   bool no_tree = false;
-  SentenceParse again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, pruned ? prune : 0, mbr, &no_tree);
+  SentenceParse again =
+      ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, pruned ? prune : 0, mbr, with_mbr_tree, &no_tree);
   if (again.fallback && pruned && !no_tree)
-    again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0, mbr, nullptr);
+    again = ParseOnce(relaxed, k, ch, force_pcfg, INFINITY, 0, mbr, with_mbr_tree, nullptr);
   if (!again.fallback) out = std::move(again);
 }
 
@@ -370,7 +373,8 @@ SentenceParse ChartModel::NoTreeParse(const std::vector<Token>& tokens) const {
 }
 
 SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
-                                    double beam, double prune, bool mbr, bool* no_tree) const {
+                                    double beam, double prune, bool mbr, bool with_mbr_tree,
+                                    bool* no_tree) const {
   const bool crf_pass = use_crf && !force_pcfg;
   const CoarseOutcome coarse =
       crf_pass && prune > 0 ? MaskByCoarsePass(tokens, prune, ch) : CoarseOutcome::kUnmasked;
@@ -381,7 +385,8 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
   }
   const bool masked = coarse == CoarseOutcome::kMasked;
   const bool mbr_pass = crf_pass && mbr;
-  ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols, mbr_pass);
+  const bool mbr_tree_pass = crf_pass && !mbr && with_mbr_tree;
+  ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols, mbr_pass || mbr_tree_pass);
   SentenceParse out;
   if (mbr_pass) {
     CrfSentence sent;
@@ -391,11 +396,28 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
   } else if (crf_pass) {
     CrfSentence sent;
     sent.Prepare(crf, grammar, lexicon, tokens);
-    // log Z for conditional probabilities: a log-sum inside pass first.
-    double log_z = Inside<LogSemiring>(grammar, sent.lex(), sent, ch);
+    // log Z for conditional probabilities: a log-sum inside pass first (with the MBR tree,
+    // the inside-outside pass of its posteriors).
+    double log_z = kNegInf;
+    std::vector<ParseCandidate> mbr_tree;  // 0 or 1
+    std::vector<BracketPosterior> brackets;
+    if (mbr_tree_pass) {
+      const NodePosteriors post = CollectPosteriors(grammar, sent.lex(), sent, ch, log_z);
+      if (log_z != kNegInf) {
+        SparseBrackets(post, brackets);
+        mbr_tree = MbrDecode(grammar, sent.lex(), sent, post, log_z, ch);
+      }
+    } else {
+      log_z = Inside<LogSemiring>(grammar, sent.lex(), sent, ch);
+    }
     ch.Clear();
     ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols);
     out = ParseWith(grammar, sent.lex(), sent, k, ch, log_z == kNegInf ? 0.0 : log_z, beam);
+    if (!out.fallback && !mbr_tree.empty()) {
+      out.has_mbr_tree = true;
+      out.mbr_tree = std::move(mbr_tree.front());
+      out.brackets = std::move(brackets);
+    }
   } else {
     PcfgScorer scorer{binary_logp.data(), unary_logp.data(), root_logp.data()};
     out = ParseWith(grammar, PcfgLex(tokens), scorer, k, ch, 0.0, beam);
@@ -407,8 +429,8 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
 
 std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int threads,
                                                 const std::atomic<bool>* cancel, bool force_pcfg, double beam,
-                                                int max_length, double prune, bool mbr,
-                                                bool prune_retry) const {
+                                                int max_length, double prune, bool mbr, bool prune_retry,
+                                                bool with_mbr_tree) const {
   std::vector<SentenceParse> out(corpus.size());
   const int nthreads = threads;
   std::vector<std::unique_ptr<Chart>> charts(nthreads);
@@ -424,7 +446,8 @@ std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int
           const std::vector<Token> tokens = Tokens(corpus, static_cast<int32_t>(s));
           const bool too_long = max_length > 0 && static_cast<int>(tokens.size()) > max_length;
           out[s] = too_long ? FlatParse(PcfgLex(tokens))
-                            : Parse(tokens, k, *charts[t], force_pcfg, beam, prune, mbr, prune_retry);
+                            : Parse(tokens, k, *charts[t], force_pcfg, beam, prune, mbr, prune_retry,
+                                    with_mbr_tree);
         }
       },
       cancel);

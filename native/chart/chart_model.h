@@ -60,6 +60,11 @@ struct SentenceParse {
   bool fallback = false;  // no tree of the grammar covers the sentence: flat X over the best tags
   // MBR parses only: the brackets of expected count >= kMinBracketPosterior.
   std::vector<BracketPosterior> brackets;
+  // A CRF's Viterbi k-best parsed with_mbr_tree: the MBR tree of the same chart (then
+  // `brackets` are its posteriors). Not had when the list's first tree stands for it: a
+  // fallback, a PCFG parse, a chart no MBR tree covers.
+  bool has_mbr_tree = false;
+  ParseCandidate mbr_tree;
 };
 
 // The fallback tree's label (TypeScript writes it as X).
@@ -116,12 +121,14 @@ class ChartModel {
   // (CoarseEntries); 0 = exhaustive.
   // mbr: a CRF's k best trees are those of most expected correct brackets (chart/mbr.h;
   // k = 1: its MBR tree) instead of its most probable ones.
+  // with_mbr_tree (mbr false): a CRF's Viterbi k-best and its MBR tree from one chart
+  // (SentenceParse::mbr_tree), as two calls would give them at half the cost.
   // prune_retry: when no tree covers the sentence under the tag dictionary, the retry with
   // every tag is coarse-to-fine at `prune` too (exhaustive only if that pruning loses every
   // tree); false: the retry is exhaustive, as in model files written before it existed.
   SentenceParse Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg = false,
-                      double beam = INFINITY, double prune = 0, bool mbr = false,
-                      bool prune_retry = false) const;
+                      double beam = INFINITY, double prune = 0, bool mbr = false, bool prune_retry = false,
+                      bool with_mbr_tree = false) const;
   // Parse with a CRF model for a sentence whose coarse pass (MaskByCoarsePass at `prune`)
   // found CoarseOutcome::kNoTree: what Parse gives, without running that pass again.
   SentenceParse ParseWithoutTree(const std::vector<Token>& tokens, int k, Chart& ch, bool mbr, double prune,
@@ -149,7 +156,8 @@ class ChartModel {
   std::vector<SentenceParse> ParseAll(const Corpus& corpus, int k, int threads,
                                       const std::atomic<bool>* cancel, bool force_pcfg = false,
                                       double beam = INFINITY, int max_length = 0, double prune = 0,
-                                      bool mbr = false, bool prune_retry = false) const;
+                                      bool mbr = false, bool prune_retry = false,
+                                      bool with_mbr_tree = false) const;
 
   std::vector<uint8_t> Serialize() const;
 
@@ -161,13 +169,13 @@ class ChartModel {
  private:
   // no_tree (may be null): set when the coarse pass proved that no tree covers the sentence.
   SentenceParse ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, double beam,
-                          double prune, bool mbr, bool* no_tree) const;
+                          double prune, bool mbr, bool with_mbr_tree, bool* no_tree) const;
   // The CRF's flat fallback for a sentence no tree covers (what its passes would end in).
   SentenceParse NoTreeParse(const std::vector<Token>& tokens) const;
   // When `out` is a fallback: parses again with every tag allowed for every word (pruned at
   // `prune` when prune_retry, else exhaustively), and keeps that parse if it has a tree.
   void RetryWithEveryTag(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg, bool mbr,
-                         double prune, bool prune_retry, SentenceParse& out) const;
+                         double prune, bool prune_retry, bool with_mbr_tree, SentenceParse& out) const;
   // The coarse pass's outcome and kept entries for one sentence (KeepCoarseMasks).
   struct CoarseKeep {
     CoarseOutcome outcome = CoarseOutcome::kUnmasked;

@@ -1239,6 +1239,41 @@ TEST(chart_coarse_pass_that_finds_no_tree_skips_the_crf_and_relaxes) {
   }
 }
 
+TEST(chart_viterbi_list_with_mbr_tree_equals_the_two_parses) {
+  auto m = TinyCrfWithRandomWeights(7);
+  Chart ch;
+  // "a a" needs the retry with every tag; the others are covered.
+  const std::vector<std::vector<std::string>> sentences = {
+      {"the", "dog", "saw", "a", "cat"}, {"a", "a"}, {"dogs", "saw", "the", "cat"}, {"dog", "saw", "saw"}};
+  int with_tree = 0;
+  for (const auto& words : sentences) {
+    const auto tokens = Sentence(*m, words);
+    for (double prune : {0.0, 1e-300, 0.3}) {
+      for (bool prune_retry : {false, true}) {
+        auto list = m->Parse(tokens, 4, ch, false, INFINITY, prune, false, prune_retry);
+        auto mbr = m->Parse(tokens, 1, ch, false, INFINITY, prune, true, prune_retry);
+        auto both = m->Parse(tokens, 4, ch, false, INFINITY, prune, false, prune_retry, true);
+        CHECK(both.fallback == list.fallback);
+        CHECK(both.candidates.size() == list.candidates.size());
+        for (size_t c = 0; c < list.candidates.size(); ++c) {
+          CHECK(both.candidates[c].nodes == list.candidates[c].nodes);
+          CHECK_NEAR(both.candidates[c].score, list.candidates[c].score, 1e-9);
+        }
+        const ParseCandidate& best = both.has_mbr_tree ? both.mbr_tree : both.candidates[0];
+        CHECK(best.nodes == mbr.candidates[0].nodes);
+        CHECK_NEAR(best.score, mbr.candidates[0].score, 1e-9);
+        CHECK(both.brackets.size() == mbr.brackets.size());
+        for (size_t b = 0; b < mbr.brackets.size(); ++b)
+          CHECK_NEAR(both.brackets[b].p, mbr.brackets[b].p, 1e-12);
+        if (both.has_mbr_tree) ++with_tree;
+      }
+    }
+  }
+  CHECK(with_tree > 0);
+  // A PCFG parse has no MBR tree: its list's first tree stands for it.
+  CHECK(!m->Parse(Sentence(*m, sentences[0]), 4, ch, true, INFINITY, 0, false, false, true).has_mbr_tree);
+}
+
 TEST(chart_kept_coarse_masks_give_the_same_parses) {
   auto m = TinyCrfWithRandomWeights(5);
   Chart ch;
@@ -1513,6 +1548,17 @@ TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
         auto mbr_parsed = m->Parse(tokens, 2, ch, false, INFINITY, 0, true);
         CHECK(mbr_parsed.candidates[0].nodes == best_tree);
         CHECK(mbr_parsed.brackets.size() == want);
+        CHECK(!kbest.has_mbr_tree && !mbr_parsed.has_mbr_tree);
+        // The Viterbi list with the MBR tree of the same chart: both as the two parses give them.
+        auto both = m->Parse(tokens, 2, ch, false, INFINITY, 0, false, false, true);
+        CHECK(both.candidates.size() == kbest.candidates.size());
+        for (size_t r = 0; r < both.candidates.size(); ++r) {
+          CHECK(both.candidates[r].nodes == kbest.candidates[r].nodes);
+          CHECK_NEAR(both.candidates[r].score, kbest.candidates[r].score, 1e-9);
+        }
+        CHECK(both.has_mbr_tree && both.mbr_tree.nodes == best_tree);
+        CHECK_NEAR(both.mbr_tree.score, logprob_of[best_tree], 1e-9);
+        CHECK(both.brackets.size() == want);
         if (best_tree != all[0].nodes) ++differs;
       }
     }

@@ -128,6 +128,20 @@ describe('chart parser', () => {
     expect(kbest.map((s) => formatTree(s.candidates[0].tree))).toEqual(viterbi.map((p) => formatTree(p.tree)));
     const mbrKbest = await crf.parseNbest(sentences, 3, { threads: 2, decode: 'mbr' });
     expect(mbrKbest.map((s) => formatTree(s.candidates[0].tree))).toEqual(mbr.map((p) => formatTree(p.tree)));
+    // A Viterbi list with its MBR tree from one chart: what the two parses give.
+    const both = await crf.parseNbest(sentences, 3, { threads: 2, mbrTree: true });
+    expect(both.map((s) => s.candidates)).toEqual(kbest.map((s) => s.candidates));
+    both.forEach((s, i) => {
+      expect(formatTree(s.mbrTree!.tree)).toBe(formatTree(mbr[i].tree));
+      expect(s.mbrTree!.logprob).toBeCloseTo(mbr[i].logprob, 9);
+      expect(s.brackets).toEqual(one[i].brackets);
+    });
+    expect(kbest.every((s) => s.mbrTree === undefined)).toBe(true);
+    // A PCFG's (and an MBR list's) stands at the head of the list.
+    const pcfg = await crf.parseNbest(sentences, 3, { threads: 2, pcfg: true, mbrTree: true });
+    expect(pcfg.every((s) => s.mbrTree === s.candidates[0])).toBe(true);
+    const mbrBoth = await crf.parseNbest(sentences, 3, { threads: 2, decode: 'mbr', mbrTree: true });
+    expect(mbrBoth.map((s) => formatTree(s.mbrTree!.tree))).toEqual(mbr.map((p) => formatTree(p.tree)));
     // A model trained with decode 'mbr' parses with it by default, after a save and load too.
     const m = await ChartParserModel.train(train.slice(0, 100), { crf: true, epochs: 1, threads: 2, decode: 'mbr' });
     const file = tmp.file('mbr.model');
