@@ -11,7 +11,7 @@ import { readParserInput } from '../parser/input.js';
 import { Progress } from '../progress.js';
 import { resolveThreads } from '../native.js';
 import { formatTree, type Tree } from '../trees/tree.js';
-import { MAX_NBEST, writeNbest, type NbestSentence } from '../io/nbest.js';
+import { KBEST_POOL_FACTOR, MAX_NBEST, kbestPoolSize, writeNbest, type NbestSentence } from '../io/nbest.js';
 import { KBEST_TAG_MODES, selectKbest } from '../trees/kbest-modes.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
 import { claimOutputs } from './claim.js';
@@ -42,7 +42,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     ),
     kbestPool: option(
       z.number().int().min(1).max(MAX_NBEST).optional(),
-      `trees parsed per sentence before --kbest-tags keeps K of them (default K for 'all', else 5 K, at most ${MAX_NBEST})`,
+      `trees parsed per sentence before --kbest-tags keeps K of them (default K for 'all', else ${KBEST_POOL_FACTOR} K, at most ${MAX_NBEST})`,
       { value: 'P' },
     ),
     ensemble: option(
@@ -99,7 +99,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
     const model = await ChartParserModel.load(modelFile);
     refuseCrfOnly(model.info().crf);
     const mode = values.kbestTags;
-    const pool = Math.max(k, values.kbestPool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, 5 * k)));
+    const pool = kbestPoolSize(k, mode, values.kbestPool);
     const threads = resolveThreads(values.threads);
     const ensemble = await Promise.all((values.ensemble ?? []).map((file) => ChartParserModel.load(file)));
     // --out holds the 1-best of the model's decoding whether or not lists are asked for; an MBR

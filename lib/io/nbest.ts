@@ -16,6 +16,7 @@
  */
 import { InputError, optionError } from '../errors.js';
 import { MAX_TREE_DEPTH, parseTree } from '../trees/bracket-parser.js';
+import type { KbestTagMode } from '../trees/kbest-modes.js';
 import { readLines, readLinesSync, type Line } from './lines.js';
 import { writeTextAtomic } from './atomic-writer.js';
 
@@ -46,6 +47,18 @@ export interface NbestSentence {
  * memory grows with k: --nbest 1000000 took gigabytes within seconds. Rerankers use 10-100.
  */
 export const MAX_NBEST = 1000;
+
+/** Trees parsed per candidate kept when a k-best mode other than 'all' picks from a pool. */
+export const KBEST_POOL_FACTOR = 5;
+
+/**
+ * Trees parsed per sentence for k candidates by `mode` (trees/kbest-modes.ts): `pool` if given
+ * (at least k), else k for 'all' and KBEST_POOL_FACTOR x k (at most MAX_NBEST) for the modes
+ * that skip trees.
+ */
+export function kbestPoolSize(k: number, mode: KbestTagMode = 'all', pool?: number): number {
+  return Math.max(k, pool ?? (mode === 'all' ? k : Math.min(MAX_NBEST, KBEST_POOL_FACTOR * k)));
+}
 
 /** Refuses a k outside 1..MAX_NBEST, naming it as `name` (e.g. '--nbest'). */
 export function checkNbestK(k: number, name = 'k'): void {

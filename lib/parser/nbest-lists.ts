@@ -4,7 +4,7 @@
  * responsive, a pool of trees per sentence, of which a k-best mode (lib/trees/kbest-modes.ts)
  * keeps k.
  */
-import { MAX_NBEST, type NbestCandidate, type NbestSentence } from '../io/nbest.js';
+import { kbestPoolSize, type NbestCandidate, type NbestSentence } from '../io/nbest.js';
 import type { PipelineSentence, StepContext } from '../training/model-contract.js';
 import {
   bracketingKey,
@@ -22,7 +22,7 @@ export interface KbestListOptions {
   /** Which k trees of the pool are kept (default 'all': the k best). */
   kbest?: KbestTagMode;
   /**
-   * Trees parsed per sentence (default k for 'all', else 5 x k, at most MAX_NBEST). When
+   * Trees parsed per sentence (default k for 'all', else KBEST_POOL_FACTOR x k, at most MAX_NBEST). When
    * given, `nbestVariants` also gives the lists of every mode.
    */
   pool?: number;
@@ -125,7 +125,7 @@ export interface KbestParser {
 const BATCH = 64;
 
 function poolSize(k: number, options: KbestListOptions): number {
-  return options.pool ?? ((options.kbest ?? 'all') === 'all' ? k : Math.min(MAX_NBEST, 5 * k));
+  return kbestPoolSize(k, options.kbest, options.pool);
 }
 
 /**
@@ -173,7 +173,7 @@ async function listsByMode(
   options: KbestListOptions,
   ctx: StepContext,
 ): Promise<Record<string, NbestSentence[]>> {
-  const pool = Math.max(k, poolSize(k, options));
+  const pool = poolSize(k, options);
   const out: Record<string, NbestSentence[]> = Object.fromEntries(modes.map((m) => [m, []]));
   for (let b = 0; b < sentences.length; b += BATCH) {
     const batch = sentences.slice(b, b + BATCH);

@@ -8,7 +8,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { HEAD_RULE_PRESETS } from '../trees/head-rules.js';
 import { KBEST_TAG_MODES, PIPELINE_KBEST_MODE } from '../trees/kbest-modes.js';
-import { MAX_NBEST } from '../io/nbest.js';
+import { KBEST_POOL_FACTOR, MAX_NBEST } from '../io/nbest.js';
 import { InputError } from '../errors.js';
 import { readTextFile } from '../io/lines.js';
 import { defOf, descriptionOf } from '../options/field.js';
@@ -167,7 +167,7 @@ export const parserBaseSchema = z.strictObject({
     .max(MAX_NBEST)
     .optional()
     .describe(
-      `trees parsed per sentence before 'kbest' keeps nbest of them (default nbest for 'all', else 5 x nbest, at most ${MAX_NBEST}); a larger pool also writes every mode's lists (nbest.<mode>.jsonl, ...)`,
+      `trees parsed per sentence before 'kbest' keeps nbest of them (default nbest for 'all', else ${KBEST_POOL_FACTOR} x nbest, at most ${MAX_NBEST}); a larger pool also writes every mode's lists (nbest.<mode>.jsonl, ...)`,
     ),
 });
 
