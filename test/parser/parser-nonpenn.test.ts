@@ -177,6 +177,8 @@ describe('chart parser on a treebank whose labels are both tags and phrases', ()
       runCli(['parse', '--model', model, '--input', fixture, '--out', viterbiOut, '--decode', 'viterbi']).status,
     ).toBe(0);
     expect(viterbiLists.firsts).toEqual(readFileSync(viterbiOut, 'utf8').trim().split('\n'));
+    // --decode viterbi: the 1-best in --out is the lists' first, as without lists.
+    expect(withNbest(['--decode', 'viterbi']).out).toBe(readFileSync(viterbiOut, 'utf8'));
     // With --decode mbr the lists are the MBR k-best, headed by that same 1-best.
     const mbrLists = withNbest(['--decode', 'mbr']);
     expect(mbrLists.out).toBe(readFileSync(out, 'utf8'));
