@@ -182,13 +182,13 @@ async function listsByMode(
     // The list's own chart gives its MBR tree; another parser's (an ensemble's) takes its own parse.
     const ownMbr = options.mbr === true && options.mbrParser === undefined;
     const parsed = await parser.parseNbest(tokens, pool, { ...run, mbrTree: ownMbr });
-    const other =
-      options.mbr && !ownMbr ? await options.mbrParser?.parseNbest(tokens, 1, { ...run, decode: 'mbr' }) : undefined;
-    const mbr = parsed.map((p, i) => {
-      if (ownMbr && p.mbrTree) return { tree: p.mbrTree, brackets: p.brackets };
-      const o = other?.[i];
-      return o ? { tree: o.candidates[0], brackets: o.brackets } : undefined;
-    });
+    const other = options.mbr ? options.mbrParser : undefined;
+    const mbr = ownMbr
+      ? parsed.map((p) => (p.mbrTree ? { tree: p.mbrTree, brackets: p.brackets } : undefined))
+      : (await other?.parseNbest(tokens, 1, { ...run, decode: 'mbr' }))?.map((o) => ({
+          tree: o.candidates[0],
+          brackets: o.brackets,
+        }));
     parsed.forEach((p, i) => {
       for (const m of modes) {
         out[m].push({

@@ -401,15 +401,10 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
     double log_z = kNegInf;
     std::vector<ParseCandidate> mbr_tree;  // 0 or 1
     std::vector<BracketPosterior> brackets;
-    if (mbr_tree_pass) {
-      const NodePosteriors post = CollectPosteriors(grammar, sent.lex(), sent, ch, log_z);
-      if (log_z != kNegInf) {
-        SparseBrackets(post, brackets);
-        mbr_tree = MbrDecode(grammar, sent.lex(), sent, post, log_z, ch);
-      }
-    } else {
+    if (mbr_tree_pass)
+      mbr_tree = MbrParse(grammar, sent.lex(), sent, ch, kMbrUnaryCost, &brackets, 1, &log_z);
+    else
       log_z = Inside<LogSemiring>(grammar, sent.lex(), sent, ch);
-    }
     ch.Clear();
     ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols);
     out = ParseWith(grammar, sent.lex(), sent, k, ch, log_z == kNegInf ? 0.0 : log_z, beam);

@@ -122,7 +122,7 @@ class ChartModel {
   // mbr: a CRF's k best trees are those of most expected correct brackets (chart/mbr.h;
   // k = 1: its MBR tree) instead of its most probable ones.
   // with_mbr_tree (mbr false): a CRF's Viterbi k-best and its MBR tree from one chart
-  // (SentenceParse::mbr_tree), as two calls would give them at half the cost.
+  // (SentenceParse::mbr_tree): what two calls give, at the cost of one parse.
   // prune_retry: when no tree covers the sentence under the tag dictionary, the retry with
   // every tag is coarse-to-fine at `prune` too (exhaustive only if that pruning loses every
   // tree); false: the retry is exhaustive, as in model files written before it existed.

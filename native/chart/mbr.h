@@ -181,13 +181,16 @@ std::vector<ParseCandidate> MbrDecode(const Grammar& g, const LexScores& lex, co
 
 // The MBR tree over `ch` (as above; k > 1: the k best trees under its objective), with its
 // log-probability under `scorer` (score - log Z); empty when nothing covers the sentence.
-// Leaves the chart to the caller to clear. With `brackets`, also the sentence's SparseBrackets.
+// Leaves the chart to the caller to clear. With `brackets`, also the sentence's SparseBrackets;
+// with `log_z_out`, log Z (-inf when nothing covers the sentence).
 template <typename Scorer>
 std::vector<ParseCandidate> MbrParse(const Grammar& g, const LexScores& lex, const Scorer& scorer, Chart& ch,
                                      double unary_cost = kMbrUnaryCost,
-                                     std::vector<BracketPosterior>* brackets = nullptr, int k = 1) {
+                                     std::vector<BracketPosterior>* brackets = nullptr, int k = 1,
+                                     double* log_z_out = nullptr) {
   double log_z = kNegInf;
   const NodePosteriors post = CollectPosteriors(g, lex, scorer, ch, log_z);
+  if (log_z_out) *log_z_out = log_z;
   if (log_z == kNegInf) return {};
   if (brackets) SparseBrackets(post, *brackets);
   return MbrDecode(g, lex, scorer, post, log_z, ch, unary_cost, k);
