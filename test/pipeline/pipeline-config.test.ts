@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { validatePipelineConfig, readPipelineConfig, pipelineJsonSchema } from '../../lib/pipeline/config.js';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { demoConfig, DEMO_SIZES } from '../../lib/pipeline/demo.js';
 import { runCli, tempDir } from '../helpers.js';
 
@@ -184,5 +184,12 @@ describe('pipeline config', () => {
     expect(c.output).toBe(tmp.dir + '/demo-out');
     expect(c.cache).toBe(tmp.dir + '/demo-out/cache');
     expect(c.rerankers.map((r) => r.name)).toEqual(['boosting', 'tree-kernel perceptron', 'log-linear']);
+  });
+
+  it('every pipeline config in bench/ is valid and writes under its own output folder', () => {
+    const files = readdirSync('bench').filter((f) => f.endsWith('-pipeline.json'));
+    expect(files.length).toBeGreaterThan(10);
+    const outputs = files.map((f) => readPipelineConfig(`bench/${f}`).output);
+    expect(new Set(outputs).size).toBe(files.length);
   });
 });
