@@ -29,6 +29,14 @@ export function option<T extends z.ZodType>(schema: T, description: string, meta
   return described;
 }
 
+/** The fields of `fields` named in `names`, as declared (their schemas, defaults and CLI spelling). */
+export function pickFields<F extends OptionFields, K extends keyof F & string>(
+  fields: F,
+  names: readonly K[],
+): Pick<F, K> {
+  return Object.fromEntries(names.map((name) => [name, fields[name]])) as Pick<F, K>;
+}
+
 /** The defaults of the fields that have one (fields without a default are left out). */
 export function defaultsOf<F extends OptionFields>(fields: F): Partial<OptionValues<F>> {
   const out: Record<string, unknown> = {};

@@ -6,7 +6,7 @@
 import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { checkNbestK, type NbestSentence } from '../io/nbest.js';
 import { reporter, withRun, type TrainRun } from '../train-progress.js';
-import { checkOptions } from '../options/field.js';
+import { checkOptions, pickFields } from '../options/field.js';
 import {
   CRF_DEFAULTS,
   CRF_ONLY_TRAIN_FIELDS,
@@ -17,18 +17,6 @@ import {
   parserTrainFields,
 } from '../options/parser.js';
 
-/** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
-const CRF_CHECKED = {
-  batch: parserTrainFields.batch,
-  eta0: parserTrainFields.eta0,
-  sigma2: parserTrainFields.sigma2,
-  margin: parserTrainFields.margin,
-  epochs: parserTrainFields.epochs,
-  patience: parserTrainFields.patience,
-  featureCacheMB: parserTrainFields.featureCacheMB,
-  prune: parserTrainFields.prune,
-  surfaceBits: parserTrainFields.surfaceBits,
-};
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import { runTraining, type DevValue, type ExternalTrainer, type Trainer } from '../training/loop.js';
 import type { NbestProducer, PipelineSentence, StepContext } from '../training/model-contract.js';
@@ -54,6 +42,19 @@ import {
 } from './symbols.js';
 import { learnTreebankClasses } from '../trees/tree-classes.js';
 import { parserNbest, parserNbestVariants, type KbestListOptions } from './nbest-lists.js';
+
+/** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
+const CRF_CHECKED = pickFields(parserTrainFields, [
+  'batch',
+  'eta0',
+  'sigma2',
+  'margin',
+  'epochs',
+  'patience',
+  'featureCacheMB',
+  'prune',
+  'surfaceBits',
+]);
 
 export const CHART_MODEL_KIND = 'chart-parser';
 
@@ -606,46 +607,26 @@ const CRF_GRAMMAR = {
 } as const;
 
 /** The declared training fields the API shares with `train-parser` (their defaults, their checks). */
-const {
-  crf: crfField,
-  epochs,
-  average,
-  batch,
-  eta0,
-  sigma2,
-  margin,
-  prune,
-  surfaceBits,
-  tagSets,
-  decode,
-  beam,
-  relax,
-  verbFeatures,
-  featureCacheMB,
-  threads,
-  patience,
-  seed,
-} = parserTrainFields;
-const SHARED_FIELDS = {
-  crf: crfField,
-  epochs,
-  average,
-  batch,
-  eta0,
-  sigma2,
-  margin,
-  prune,
-  surfaceBits,
-  tagSets,
-  decode,
-  beam,
-  relax,
-  verbFeatures,
-  featureCacheMB,
-  threads,
-  patience,
-  seed,
-};
+const SHARED_FIELDS = pickFields(parserTrainFields, [
+  'crf',
+  'epochs',
+  'average',
+  'batch',
+  'eta0',
+  'sigma2',
+  'margin',
+  'prune',
+  'surfaceBits',
+  'tagSets',
+  'decode',
+  'beam',
+  'relax',
+  'verbFeatures',
+  'featureCacheMB',
+  'threads',
+  'patience',
+  'seed',
+]);
 
 /**
  * ParserTrainOptions that only the CRF's training reads (besides checkpoint and resume):
