@@ -6,8 +6,8 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { sharedData as data } from '../test-support/shared-data.js';
 import { readNbest, writeNbest, type NbestSentence } from '../lib/io/nbest.js';
 import { readTreebankSync } from '../lib/io/treebank.js';
 import { formatTree, words } from '../lib/trees/tree.js';
@@ -18,8 +18,6 @@ import { processorLine } from './processor.js';
 
 console.log(processorLine());
 
-const data =
-  process.env.STRUCTRANK_SHARED_DATA ?? resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data');
 const dir = mkdtempSync(join(tmpdir(), 'structrank-bench-'));
 
 async function time<T>(f: () => Promise<T>): Promise<[T, number]> {

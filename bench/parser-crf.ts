@@ -11,8 +11,8 @@
  * RARE (words seen at most N times also get signature tags).
  * CPU seconds are reported because the machine is shared: wall times are noisy.
  */
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { sharedData as shared } from '../test-support/shared-data.js';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { ChartParserModel, CRF_DEFAULTS, type ParserTrainSummary } from '../lib/parser/chart-parser.js';
 import type { MarkovOrder } from '../lib/parser/binarize.js';
@@ -23,8 +23,6 @@ import { processorLine } from './processor.js';
 console.log(processorLine());
 
 const env = process.env;
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const shared = env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
 const ds = env.DS ?? 'ptb-sample';
 // Unset: undefined, the option's own default (ChartParserModel.train completes it).
 const given = (name: string): number | undefined => (env[name] !== undefined ? Number(env[name]) : undefined);

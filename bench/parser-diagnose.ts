@@ -5,8 +5,8 @@
  * confusions and per-label bracket recall / precision / F1 for the frequent labels.
  * Env: DECODE (viterbi | mbr; default the model's), PRUNE (coarse-to-fine threshold; default the model's), TOP (labels and confusions listed, 15).
  */
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { sharedData as shared } from '../test-support/shared-data.js';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
 import type { ParserDecode } from '../lib/options/parser.js';
@@ -20,8 +20,6 @@ import { processorLine } from './processor.js';
 console.log(processorLine());
 
 const env = process.env;
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const shared = env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
 const ds = env.DS ?? 'ptb-sample';
 const top = Number(env.TOP ?? 15);
 if (!env.MODEL) throw new Error('MODEL=<model file> is required');

@@ -10,8 +10,8 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { repoRoot as root, sharedData as shared } from '../test-support/shared-data.js';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { evalbCorpus } from '../lib/eval/evalb.js';
 import { measure } from './peers/process-time.js';
@@ -20,8 +20,6 @@ import { processorLine } from './processor.js';
 console.log(processorLine());
 
 const env = process.env;
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const shared = env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
 const ds = env.DS ?? 'ptb-sample';
 const set = env.SET ?? 'test';
 const reps = Number(env.REPS ?? 3);

@@ -13,8 +13,8 @@
  */
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, dirname } from 'node:path';
+import { repoRoot as root, sharedData as shared } from '../test-support/shared-data.js';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { evalbCorpus } from '../lib/eval/evalb.js';
 import { ChartParserModel, type ParserTrainOptions } from '../lib/parser/chart-parser.js';
@@ -23,21 +23,10 @@ import { treeWords } from '../lib/parser/input.js';
 import { preterminals, type Tree } from '../lib/trees/tree.js';
 import { defaultThreads } from '../lib/native.js';
 import { processorLine } from './processor.js';
+import { LEGACY_CRF } from './legacy-crf.js';
 
 console.log(processorLine());
 
-/** The CRF these tables were measured with (before the surface-feature defaults). */
-const LEGACY_CRF = {
-  markov: 2,
-  vpHeadTag: true,
-  surfaceBits: 0,
-  prune: 0,
-  optimizer: 'sgd',
-  verbFeatures: true,
-} as const;
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const shared = process.env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
 const dataset = process.env.DATASET ?? 'ptb-sample';
 const dir = dataset === 'gum-open' ? join(root, 'data', 'gum-open') : join(shared, dataset);
 const threads = defaultThreads();

@@ -6,8 +6,8 @@
  * `npx tsx bench/parser-nbest-mbr.ts` (env: MODEL=a CRF model file, else a default CRF is
  * trained on ptb-sample's training trees <= 40 words; K=100, the pipeline's pool; ROUNDS=3).
  */
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { sharedData as shared } from '../test-support/shared-data.js';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
 import { treeWords } from '../lib/parser/input.js';
@@ -16,8 +16,6 @@ import { processorLine } from './processor.js';
 
 console.log(processorLine());
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const shared = process.env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
 const dir = join(shared, 'ptb-sample');
 const k = Number(process.env.K ?? 100);
 const rounds = Number(process.env.ROUNDS ?? 3);

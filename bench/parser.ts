@@ -9,8 +9,8 @@
  * PEERS.md has only Finkel, Kleeman & Manning (2008)'s own figures (WSJ15, 2007 hardware): printed for reference.
  * Shared 2-core machine: timings are noisy.
  */
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { repoRoot as root, sharedData as shared } from '../test-support/shared-data.js';
 import { readTreesSync } from '../lib/io/treebank.js';
 import { evalbCorpus, evalbSentence } from '../lib/eval/evalb.js';
 import { ChartParserModel } from '../lib/parser/chart-parser.js';
@@ -19,21 +19,10 @@ import { treeWords } from '../lib/parser/input.js';
 import type { Tree } from '../lib/trees/tree.js';
 import { defaultThreads } from '../lib/native.js';
 import { processorLine } from './processor.js';
+import { LEGACY_CRF } from './legacy-crf.js';
 
 console.log(processorLine());
 
-/** The CRF these tables were measured with (before the surface-feature defaults). */
-const LEGACY_CRF = {
-  markov: 2,
-  vpHeadTag: true,
-  surfaceBits: 0,
-  prune: 0,
-  optimizer: 'sgd',
-  verbFeatures: true,
-} as const;
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const shared = process.env.STRUCTRANK_SHARED_DATA ?? resolve(root, '..', 'shared', 'data');
 const dataDir = (name: string): string => (name === 'gum-open' ? join(root, 'data', 'gum-open') : join(shared, name));
 const threads = defaultThreads();
 const crfMaxLen = Number(process.env.CRF_MAX_LEN ?? 25);
