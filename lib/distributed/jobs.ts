@@ -65,6 +65,11 @@ function storeCheckpoints(
   };
 }
 
+/** A step job's context: the worker's signal, threads, log and progress, the run's seed, the step's checkpoints. */
+function jobContext(env: JobEnv, seed: number, checkpoints: StepContext['checkpoints']): StepContext {
+  return { signal: env.signal, threads: env.threads, seed, log: env.log, progress: env.progress, checkpoints };
+}
+
 /**
  * The data sets a worker read for its last candidate jobs, by content (the inputs' hashes and
  * the data options): the folds of one run read and parse the same treebank once per worker,
@@ -116,14 +121,7 @@ async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutc
   const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
   const saved = storeCheckpoints(env, p.step);
   try {
-    const ctx: StepContext = {
-      signal: env.signal,
-      threads: env.threads,
-      seed: p.seed,
-      log: env.log,
-      progress: env.progress,
-      checkpoints: saved.checkpoints,
-    };
+    const ctx = jobContext(env, p.seed, saved.checkpoints);
     await produceCandidates({ name: p.step, options: {}, fold: p.fold }, config, data, base, dir, ctx);
     const files: Record<string, string> = {};
     for (const name of candidateFiles(p.fold, p.task)) files[name] = env.store.put(readFileSync(join(dir, name)));
@@ -151,14 +149,7 @@ async function runReranker(p: RerankerPayload, env: JobEnv): Promise<JobOutcome>
   const dir = mkdtempSync(join(env.store.inside('tmp'), 'job-'));
   const saved = storeCheckpoints(env, p.step);
   try {
-    const ctx: StepContext = {
-      signal: env.signal,
-      threads: env.threads,
-      seed: p.seed,
-      log: env.log,
-      progress: env.progress,
-      checkpoints: saved.checkpoints,
-    };
+    const ctx = jobContext(env, p.seed, saved.checkpoints);
     try {
       const reranker = realComponents.reranker(rc, { task: p.task } as PipelineConfig);
       await produceRerankerResult({ name: p.step, options: {}, config: rc, inputs: [] }, reranker, sets, dir, ctx);
