@@ -18,7 +18,7 @@ const stepId = z
   .regex(STEP_ID_PATTERN, { message: 'expected a step id (letters, digits, . _ -; paths are refused)' });
 const option = z.union([z.string().max(200), z.number(), z.boolean()]);
 
-/** The pipeline's data options that decide what a step sees (lib/pipeline/config.ts, dataKey). */
+/** The pipeline's data options that decide what a step sees (stepDataOptions, lib/pipeline/data.ts), checked as they arrive. */
 const dataOptions = z.strictObject({
   format: z.enum(['trees', 'conll', 'conllu']),
   columns: z.array(z.string().max(100)).min(2).max(100),

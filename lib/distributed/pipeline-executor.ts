@@ -14,6 +14,7 @@ import type { Redis } from 'ioredis';
 import { InputError } from '../errors.js';
 import type { CandidateExecutor, CandidateStep, RerankerStep } from '../pipeline/candidates.js';
 import type { PipelineConfig } from '../pipeline/config.js';
+import { stepDataOptions } from '../pipeline/data.js';
 import { stepKey, type StepResult } from '../pipeline/step-cache.js';
 import { connectRedis } from './connection.js';
 import { runFlow } from './flow.js';
@@ -40,22 +41,13 @@ export class QueuedCandidates implements CandidateExecutor {
   ) {}
 
   private payload(step: CandidateStep, id: string, inputs: CandidatesPayload['inputs']): CandidatesPayload {
-    const d = this.config.data;
     const base: Record<string, string | number | boolean> = {};
     for (const [k, v] of Object.entries(this.config.base))
       if (v !== undefined) base[k] = v as string | number | boolean;
     return {
       step: id,
       task: this.config.task,
-      data: {
-        format: d.format,
-        columns: d.columns,
-        label: d.label,
-        trainLimit: d.trainLimit,
-        devLimit: d.devLimit,
-        testLimit: d.testLimit,
-        maxLength: d.maxLength,
-      },
+      data: stepDataOptions(this.config),
       inputs,
       base,
       nbest: this.config.nbest,

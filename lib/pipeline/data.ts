@@ -67,6 +67,15 @@ function limit(
   return count === undefined ? kept : kept.slice(0, count);
 }
 
+/**
+ * The data options that decide what a step sees: a step's cache key holds them, and a queued
+ * step's payload carries them to the worker that reads the data (lib/distributed).
+ */
+export function stepDataOptions(config: PipelineConfig) {
+  const { format, columns, label, trainLimit, devLimit, testLimit, maxLength } = config.data;
+  return { format, columns, label, trainLimit, devLimit, testLimit, maxLength };
+}
+
 export function readDataSets(config: PipelineConfig): DataSets {
   const d = config.data;
   const read = (file: string, prefix: string): PipelineSentence[] =>

@@ -29,7 +29,7 @@ import {
 import type { ComponentFactory, Curve, Reranker, StepContext } from './components.js';
 import { ComponentUnavailable } from './components.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
-import { readDataSets, type DataSets } from './data.js';
+import { readDataSets, stepDataOptions, type DataSets } from './data.js';
 import {
   baseChoice,
   bucketLabel,
@@ -127,17 +127,7 @@ function makeFolder(dir: string): void {
 
 /** Options that decide the data a step sees (so cached outputs are reused only for the same data). */
 function dataKey(config: PipelineConfig): object {
-  const d = config.data;
-  return {
-    task: config.task,
-    format: d.format,
-    columns: d.columns,
-    label: d.label,
-    trainLimit: d.trainLimit,
-    devLimit: d.devLimit,
-    testLimit: d.testLimit,
-    maxLength: d.maxLength,
-  };
+  return { task: config.task, ...stepDataOptions(config) };
 }
 
 /**
