@@ -606,35 +606,21 @@ const CRF_GRAMMAR = {
   weightFloor: CRF_DEFAULTS.weightFloor,
 } as const;
 
+/** train-parser's CRF-only fields that are API options too (its --sgd and --lbfgs are the API's `optimizer`). */
+const CRF_ONLY_API_FIELDS = CRF_ONLY_TRAIN_FIELDS.filter(
+  (key): key is Exclude<typeof key, 'sgd' | 'lbfgs'> => key !== 'sgd' && key !== 'lbfgs',
+);
+
 /** The declared training fields the API shares with `train-parser` (their defaults, their checks). */
-const SHARED_FIELDS = pickFields(parserTrainFields, [
-  'crf',
-  'epochs',
-  'average',
-  'batch',
-  'eta0',
-  'sigma2',
-  'margin',
-  'prune',
-  'surfaceBits',
-  'tagSets',
-  'decode',
-  'beam',
-  'relax',
-  'verbFeatures',
-  'featureCacheMB',
-  'threads',
-  'patience',
-  'seed',
-]);
+const SHARED_FIELDS = pickFields(parserTrainFields, ['crf', 'relax', 'threads', ...CRF_ONLY_API_FIELDS]);
 
 /**
  * ParserTrainOptions that only the CRF's training reads (besides checkpoint and resume):
- * refused without `crf`. train-parser's CRF-only fields (their --sgd and --lbfgs are the API's
- * `optimizer`), and the options the command line does not have.
+ * refused without `crf`. train-parser's CRF-only fields (CRF_ONLY_API_FIELDS), and the
+ * options the command line does not have.
  */
 const CRF_ONLY_TRAIN_OPTIONS: readonly (keyof ParserTrainOptions)[] = [
-  ...CRF_ONLY_TRAIN_FIELDS.filter((key) => key !== 'sgd' && key !== 'lbfgs'),
+  ...CRF_ONLY_API_FIELDS,
   'optimizer',
   'weightFloor',
   'priorAtPcfg',
