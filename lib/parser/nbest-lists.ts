@@ -38,7 +38,20 @@ export interface KbestListOptions {
   posteriors?: boolean;
   /** Parses the MBR tree with `mbr` (default the lists' parser): e.g. an ensemble's. */
   mbrParser?: KbestParser;
+  /**
+   * Further parsers (an ensemble's other members) whose lists join the first parser's: each
+   * list is the union of the members' lists, and every candidate carries MEMBER_FEATURES.
+   */
+  members?: KbestParser[];
 }
+
+/**
+ * The features of a union list (`KbestListOptions.members`): for each member m (1 = the
+ * first parser), `gap` counts how far the candidate's log-probability under m lies below m's
+ * best, in halves (threshold features up to MBR_COUNT_CAP), and `absent` marks a candidate
+ * outside m's pool of trees.
+ */
+export const MEMBER_FEATURES = { gap: 'member gap', absent: 'member absent' } as const;
 
 /**
  * The features that tell the rerankers how far a candidate is from the parser's MBR tree
@@ -128,6 +141,11 @@ function poolSize(k: number, options: KbestListOptions): number {
   return kbestPoolSize(k, options.kbest, options.pool);
 }
 
+/** What makes two candidates the same: their bracketing for `max` and `sum`, whose candidates stand for it; else the tree. */
+function candidateKey(mode: KbestTagMode): (tree: Tree) => string {
+  return mode === 'max' || mode === 'sum' ? bracketingKey : formatTree;
+}
+
 /**
  * A list's candidates as n-best entries; with `mbr`, each carries its MBR_FEATURES, and the
  * candidate equal to the MBR tree (its bracketing for `max` and `sum`, whose candidates stand
@@ -136,7 +154,7 @@ function poolSize(k: number, options: KbestListOptions): number {
 function listCandidates(list: readonly ScoredTree[], mode: KbestTagMode, mbr?: ScoredTree): NbestCandidate[] {
   const out: NbestCandidate[] = list.map((c) => ({ tree: formatTree(c.tree), logprob: c.logprob }));
   if (mbr === undefined) return out;
-  const key = mode === 'max' || mode === 'sum' ? bracketingKey : formatTree;
+  const key = candidateKey(mode);
   const want = key(mbr.tree);
   const at = list.findIndex((c) => key(c.tree) === want);
   list.forEach((c, i) => {
@@ -164,6 +182,58 @@ function candidatesOf(
   return out;
 }
 
+/** The log-probability of each candidate key in a pool (by `mode`: the summed tag variants for 'sum'). */
+function poolScores(pool: readonly ScoredTree[], mode: KbestTagMode): Map<string, number> {
+  const key = candidateKey(mode);
+  const out = new Map<string, number>();
+  for (const c of selectKbest(pool, pool.length, mode)) {
+    const k = key(c.tree);
+    if (!out.has(k)) out.set(k, c.logprob);
+  }
+  return out;
+}
+
+/**
+ * The union of the members' k-best lists (the first member's first, then each further
+ * member's candidates not yet in it), each candidate scored by the mean of its members'
+ * log-probabilities (a member whose pool lacks it counts its pool's least, less 1), with
+ * its MEMBER_FEATURES.
+ */
+function unionList(
+  pools: readonly (readonly ScoredTree[])[],
+  k: number,
+  mode: KbestTagMode,
+): { list: ScoredTree[]; features: Record<string, number>[] } {
+  const key = candidateKey(mode);
+  const list: ScoredTree[] = [];
+  const seen = new Set<string>();
+  for (const pool of pools)
+    for (const c of selectKbest(pool, k, mode)) {
+      const at = key(c.tree);
+      if (seen.has(at)) continue;
+      seen.add(at);
+      list.push(c);
+    }
+  const scores = pools.map((pool) => poolScores(pool, mode));
+  const features = list.map(() => ({}) as Record<string, number>);
+  const logprobs = list.map(() => 0);
+  scores.forEach((byKey, m) => {
+    const values = [...byKey.values()];
+    const best = Math.max(...values);
+    const floor = Math.min(...values) - 1;
+    list.forEach((c, i) => {
+      const lp = byKey.get(key(c.tree));
+      if (lp === undefined) features[i][`${MEMBER_FEATURES.absent} ${m + 1}`] = 1;
+      else {
+        const halves = Math.min(MBR_COUNT_CAP, Math.round(2 * (best - lp)));
+        if (halves > 0) features[i][`${MEMBER_FEATURES.gap} ${m + 1}`] = halves;
+      }
+      logprobs[i] += (lp ?? floor) / pools.length;
+    });
+  });
+  return { list: list.map((c, i) => ({ ...c, logprob: logprobs[i] })), features };
+}
+
 /** Parses a pool of trees per sentence and keeps k of them by each mode asked for. */
 async function listsByMode(
   parser: KbestParser,
@@ -182,6 +252,9 @@ async function listsByMode(
     // The list's own chart gives its MBR tree; another parser's (an ensemble's) takes its own parse.
     const ownMbr = options.mbr === true && options.mbrParser === undefined;
     const parsed = await parser.parseNbest(tokens, pool, { ...run, mbrTree: ownMbr });
+    const memberPools: ScoredTree[][][] = [];
+    for (const member of options.members ?? [])
+      memberPools.push((await member.parseNbest(tokens, pool, run)).map((p) => p.candidates));
     const other = options.mbr ? options.mbrParser : undefined;
     const mbr = ownMbr
       ? parsed.map((p) => (p.mbrTree ? { tree: p.mbrTree, brackets: p.brackets } : undefined))
@@ -191,12 +264,12 @@ async function listsByMode(
         }));
     parsed.forEach((p, i) => {
       for (const m of modes) {
-        out[m].push({
-          id: batch[i].id,
-          tokens: batch[i].tokens,
-          candidates: candidatesOf(selectKbest(p.candidates, k, m), m, mbr?.[i], options.posteriors ?? true),
-          line: 0,
-        });
+        const union =
+          memberPools.length > 0 ? unionList([p.candidates, ...memberPools.map((pools) => pools[i])], k, m) : undefined;
+        const list = union?.list ?? selectKbest(p.candidates, k, m);
+        const candidates = candidatesOf(list, m, mbr?.[i], options.posteriors ?? true);
+        union?.features.forEach((f, c) => (candidates[c].features = { ...candidates[c].features, ...f }));
+        out[m].push({ id: batch[i].id, tokens: batch[i].tokens, candidates, line: 0 });
       }
     });
     ctx.progress?.(`${k}-best parses`, Math.min(sentences.length, b + BATCH), sentences.length);

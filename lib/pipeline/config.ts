@@ -139,6 +139,12 @@ export const parserBaseSchema = z.strictObject({
     .describe(
       'CRF with mbr: more parsers trained on the same trees, each with its grammar options (the ensemble of `parse --ensemble`: [{ "markov": 1 }, { "parent": true }]); the MBR tree the lists carry is then the ensemble\'s, from the mean of their posteriors, while the candidates stay the first parser\'s (default none)',
     ),
+  union: z
+    .boolean({ error: 'expected true or false' })
+    .optional()
+    .describe(
+      "CRF with an ensemble: each list is the union of every member's k-best list, scored by the mean of the members' log-probabilities, and every candidate carries, per member, how far below that member's best it lies ('member gap') or that the member's pool lacks it ('member absent') (default false)",
+    ),
   margin: z
     .number({ error: 'expected a number' })
     .min(0, { error: 'expected a number >= 0' })
@@ -415,6 +421,8 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   const base = (b as { data: ParserBaseConfig | TaggerBaseConfig }).data;
   if ('ensemble' in base && (base.ensemble?.length ?? 0) > 0 && !(base.crf && base.mbr))
     fail('base.ensemble', 'an ensemble marks the MBR tree of CRF parsers: it needs crf and mbr true');
+  if ('union' in base && base.union === true && (base.ensemble?.length ?? 0) === 0)
+    fail('base.union', 'a union of lists needs an ensemble (base.ensemble)');
   if ('posteriors' in base && base.posteriors === true && !base.mbr)
     fail('base.posteriors', 'the posteriors come with the MBR parse: it needs mbr true');
   // The PCFG base would ignore the CRF's fields: set to anything but their defaults, they are

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { readTreesSync } from '../../lib/io/treebank.js';
 import { ChartParserModel } from '../../lib/parser/chart-parser.js';
 import { treeWords } from '../../lib/parser/input.js';
-import { MBR_COUNT_CAP, MBR_FEATURES, POSTERIOR_FEATURES } from '../../lib/parser/nbest-lists.js';
+import { MBR_COUNT_CAP, MBR_FEATURES, MEMBER_FEATURES, POSTERIOR_FEATURES } from '../../lib/parser/nbest-lists.js';
 import { treeCounts } from '../../lib/eval/score.js';
 import { bracketingKey, KBEST_TAG_MODES, selectKbest } from '../../lib/trees/kbest-modes.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
@@ -94,6 +94,58 @@ describe('the chart parser as NbestProducer', () => {
     expect(main).toEqual(variants.max);
     expect(await producer.nbest(sentences, 4, ctx)).toEqual(main);
     expect(variants.sum).toEqual(await model.nbest(sentences, 4, ctx, { kbest: 'sum', pool: 12 }));
+  });
+});
+
+describe("the union of two parsers' lists", () => {
+  it("holds the first parser's list, then the other's new candidates, scored by both", async () => {
+    const first = await ChartParserModel.train(train, { markov: 1, threads: 1 });
+    const other = await ChartParserModel.train(train, { markov: 0, parent: false, threads: 1 });
+    const tokens = sentences.map((s) => s.tokens);
+    let joined = 0;
+    let absent = 0;
+    for (const kbest of ['all', 'sum'] as const) {
+      const key = kbest === 'sum' ? bracketingKey : formatTree;
+      const pools = [
+        await first.parseNbest(tokens, 12, { threads: 1 }),
+        await other.parseNbest(tokens, 12, { threads: 1 }),
+      ];
+      const got = await first.nbest(sentences, 3, ctx, { kbest, pool: 12, members: [other] });
+      got.forEach((s, i) => {
+        const lists = pools.map((p) => selectKbest(p[i].candidates, 3, kbest));
+        const expectedKeys = [...new Set(lists.flat().map((c) => key(c.tree)))];
+        expect(s.candidates.map((c) => key(parseTree(c.tree as string)))).toEqual(expectedKeys);
+        if (expectedKeys.length > lists[0].length) joined++;
+        // Each member's score of every candidate of its whole pool, its best, and its floor.
+        const scores = pools.map((p) => {
+          const byKey = new Map<string, number>();
+          for (const c of selectKbest(p[i].candidates, 12, kbest))
+            if (!byKey.has(key(c.tree))) byKey.set(key(c.tree), c.logprob);
+          return byKey;
+        });
+        for (const c of s.candidates) {
+          const at = key(parseTree(c.tree as string));
+          const features: Record<string, number> = {};
+          let mean = 0;
+          scores.forEach((byKey, m) => {
+            const values = [...byKey.values()];
+            const lp = byKey.get(at);
+            if (lp === undefined) {
+              features[`${MEMBER_FEATURES.absent} ${m + 1}`] = 1;
+              absent++;
+            } else {
+              const halves = Math.min(MBR_COUNT_CAP, Math.round(2 * (Math.max(...values) - lp)));
+              if (halves > 0) features[`${MEMBER_FEATURES.gap} ${m + 1}`] = halves;
+            }
+            mean += (lp ?? Math.min(...values) - 1) / 2;
+          });
+          expect(c.features ?? {}).toEqual(features);
+          expect(c.logprob).toBeCloseTo(mean, 9);
+        }
+      });
+    }
+    expect(joined).toBeGreaterThan(0);
+    expect(absent).toBeGreaterThan(0);
   });
 });
 

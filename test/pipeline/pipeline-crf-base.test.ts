@@ -18,7 +18,7 @@ import { withRootOf } from '../../lib/trees/transforms.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { candidateFeatures } from '../../lib/rerank/candidate-sets.js';
 import { featureName } from '../../lib/rerank/candidate-feature-ids.js';
-import { MBR_FEATURES } from '../../lib/parser/nbest-lists.js';
+import { MBR_FEATURES, MEMBER_FEATURES, type KbestParser } from '../../lib/parser/nbest-lists.js';
 import { bracketingKey } from '../../lib/trees/kbest-modes.js';
 import type { PipelineSentence, StepContext } from '../../lib/training/model-contract.js';
 import { repoRoot } from '../helpers.js';
@@ -113,6 +113,18 @@ describe('the pipeline CRF base', () => {
     });
     // The member changes some marks: the ensemble is not the first parser alone.
     expect(differ).toBeGreaterThan(0);
+    // With base.union the lists are the union of both parsers' lists, with the same marks.
+    const union = await chartParserBase(baseConfig({ ensemble: [{ markov: 1 }], union: true })).train(train, ctx, dev);
+    const ensemble: KbestParser = {
+      parseNbest: (sentences, k, o) => withDev.parseNbest(sentences, k, { ...o, ensemble: [member] }),
+    };
+    const unionLists = await union.nbest(held, 3, ctx);
+    expect(unionLists).toEqual(
+      await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true, mbrParser: ensemble, members: [member] }),
+    );
+    expect(unionLists.some((s) => s.candidates.some((c) => c.features?.[`${MEMBER_FEATURES.absent} 1`] === 1))).toBe(
+      true,
+    );
     // The ensemble's MBR parse reports its mean posteriors: every bracket of its tree has one.
     const ensembleParses = await withDev.parseNbest(
       held.map((s) => s.tokens),
@@ -138,6 +150,10 @@ describe('the pipeline CRF base', () => {
       'pipeline.json: base.ensemble: an ensemble marks the MBR tree of CRF parsers: it needs crf and mbr true',
     );
     expect(() => baseConfig({ ensemble: [{ markov: 3 }] })).toThrow('base.ensemble[0].markov: expected 0, 1 or 2');
+    expect(() => baseConfig({ union: true })).toThrow(
+      'pipeline.json: base.union: a union of lists needs an ensemble (base.ensemble)',
+    );
+    expect(baseConfig({ union: true, ensemble: [{ markov: 1 }] }).union).toBe(true);
   });
 
   it('refuses the posterior features without the MBR parse that gives them', () => {

@@ -56,6 +56,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         mbr,
         posteriors: options.posteriors,
         mbrParser,
+        ...(options.union === true ? { members } : {}),
       });
     },
   };
