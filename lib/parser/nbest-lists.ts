@@ -182,22 +182,12 @@ function candidatesOf(
   return out;
 }
 
-/** The log-probability of each candidate key in a pool (by `mode`: the summed tag variants for 'sum'). */
-function poolScores(pool: readonly ScoredTree[], mode: KbestTagMode): Map<string, number> {
-  const key = candidateKey(mode);
-  const out = new Map<string, number>();
-  for (const c of selectKbest(pool, pool.length, mode)) {
-    const k = key(c.tree);
-    if (!out.has(k)) out.set(k, c.logprob);
-  }
-  return out;
-}
-
 /**
  * The union of the members' k-best lists (the first member's first, then each further
  * member's candidates not yet in it), each candidate scored by the mean of its members'
  * log-probabilities (a member whose pool lacks it counts its pool's least, less 1), with
- * its MEMBER_FEATURES.
+ * its MEMBER_FEATURES. Each pool is selected by `mode` once: its first k are the member's
+ * list (selectKbest keeps a prefix), all of it the member's scores.
  */
 function unionList(
   pools: readonly (readonly ScoredTree[])[],
@@ -205,24 +195,25 @@ function unionList(
   mode: KbestTagMode,
 ): { list: ScoredTree[]; features: Record<string, number>[] } {
   const key = candidateKey(mode);
-  const list: ScoredTree[] = [];
+  const selected = pools.map((pool) => selectKbest(pool, pool.length, mode).map((c) => ({ c, at: key(c.tree) })));
+  const list: { c: ScoredTree; at: string }[] = [];
   const seen = new Set<string>();
-  for (const pool of pools)
-    for (const c of selectKbest(pool, k, mode)) {
-      const at = key(c.tree);
-      if (seen.has(at)) continue;
-      seen.add(at);
-      list.push(c);
+  for (const member of selected)
+    for (const entry of member.slice(0, k)) {
+      if (seen.has(entry.at)) continue;
+      seen.add(entry.at);
+      list.push(entry);
     }
-  const scores = pools.map((pool) => poolScores(pool, mode));
   const features = list.map(() => ({}) as Record<string, number>);
   const logprobs = list.map(() => 0);
-  scores.forEach((byKey, m) => {
+  selected.forEach((member, m) => {
+    const byKey = new Map<string, number>();
+    for (const { c, at } of member) if (!byKey.has(at)) byKey.set(at, c.logprob);
     const values = [...byKey.values()];
     const best = Math.max(...values);
     const floor = Math.min(...values) - 1;
-    list.forEach((c, i) => {
-      const lp = byKey.get(key(c.tree));
+    list.forEach(({ at }, i) => {
+      const lp = byKey.get(at);
       if (lp === undefined) features[i][`${MEMBER_FEATURES.absent} ${m + 1}`] = 1;
       else {
         const halves = Math.min(MBR_COUNT_CAP, Math.round(2 * (best - lp)));
@@ -231,7 +222,7 @@ function unionList(
       logprobs[i] += (lp ?? floor) / pools.length;
     });
   });
-  return { list: list.map((c, i) => ({ ...c, logprob: logprobs[i] })), features };
+  return { list: list.map(({ c }, i) => ({ ...c, logprob: logprobs[i] })), features };
 }
 
 /** Parses a pool of trees per sentence and keeps k of them by each mode asked for. */
