@@ -40,7 +40,8 @@ export interface KbestListOptions {
   mbrParser?: KbestParser;
   /**
    * Further parsers (an ensemble's other members) whose lists join the first parser's: each
-   * list is the union of the members' lists, and every candidate carries MEMBER_FEATURES.
+   * list is the union of the members' lists and the `mbr` tree, and every candidate carries
+   * MEMBER_FEATURES.
    */
   members?: KbestParser[];
 }
@@ -187,19 +188,23 @@ function candidatesOf(
  * member's candidates not yet in it), each candidate scored by the mean of its members'
  * log-probabilities (a member whose pool lacks it counts its pool's least, less 1), with
  * its MEMBER_FEATURES. Each pool is selected by `mode` once: its first k are the member's
- * list (selectKbest keeps a prefix), all of it the member's scores.
+ * list (selectKbest keeps a prefix), all of it the member's scores. An `mbr` tree (the
+ * ensemble's) that no member's list holds is appended and scored the same way, so that its
+ * log-probability is on the others' scale and its features say which pools lack it.
  */
 function unionList(
   pools: readonly (readonly ScoredTree[])[],
   k: number,
   mode: KbestTagMode,
+  mbr?: ScoredTree,
 ): { list: ScoredTree[]; features: Record<string, number>[] } {
   const key = candidateKey(mode);
   const selected = pools.map((pool) => selectKbest(pool, pool.length, mode).map((c) => ({ c, at: key(c.tree) })));
   const list: { c: ScoredTree; at: string }[] = [];
   const seen = new Set<string>();
-  for (const member of selected)
-    for (const entry of member.slice(0, k)) {
+  const extra = mbr === undefined ? [] : [{ c: mbr, at: key(mbr.tree) }];
+  for (const entries of [...selected.map((member) => member.slice(0, k)), extra])
+    for (const entry of entries) {
       if (seen.has(entry.at)) continue;
       seen.add(entry.at);
       list.push(entry);
@@ -256,7 +261,9 @@ async function listsByMode(
     parsed.forEach((p, i) => {
       for (const m of modes) {
         const union =
-          memberPools.length > 0 ? unionList([p.candidates, ...memberPools.map((pools) => pools[i])], k, m) : undefined;
+          memberPools.length > 0
+            ? unionList([p.candidates, ...memberPools.map((pools) => pools[i])], k, m, mbr?.[i]?.tree)
+            : undefined;
         const list = union?.list ?? selectKbest(p.candidates, k, m);
         const candidates = candidatesOf(list, m, mbr?.[i], options.posteriors ?? true);
         union?.features.forEach((f, c) => (candidates[c].features = { ...candidates[c].features, ...f }));

@@ -143,7 +143,7 @@ export const parserBaseSchema = z.strictObject({
     .boolean({ error: 'expected true or false' })
     .optional()
     .describe(
-      "CRF with an ensemble: each list is the union of every member's k-best list, scored by the mean of the members' log-probabilities, and every candidate carries, per member, how far below that member's best it lies ('member gap') or that the member's pool lacks it ('member absent') (default false)",
+      "CRF with an ensemble: each list is the union of every member's k-best list and the ensemble's MBR tree, scored by the mean of the members' log-probabilities, and every candidate carries, per member, how far below that member's best it lies ('member gap') or that the member's pool lacks it ('member absent') (default false)",
     ),
   margin: z
     .number({ error: 'expected a number' })

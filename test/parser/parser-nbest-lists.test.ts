@@ -13,7 +13,7 @@ import { MBR_COUNT_CAP, MBR_FEATURES, MEMBER_FEATURES, POSTERIOR_FEATURES } from
 import { treeCounts } from '../../lib/eval/score.js';
 import { bracketingKey, KBEST_TAG_MODES, selectKbest } from '../../lib/trees/kbest-modes.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
-import { formatTree, type Tree } from '../../lib/trees/tree.js';
+import { formatTree, node, preterminal, type Tree } from '../../lib/trees/tree.js';
 import type { NbestProducer, PipelineSentence, StepContext } from '../../lib/training/model-contract.js';
 import { repoRoot } from '../helpers.js';
 
@@ -146,6 +146,67 @@ describe("the union of two parsers' lists", () => {
     }
     expect(joined).toBeGreaterThan(0);
     expect(absent).toBeGreaterThan(0);
+  });
+
+  it("appends an MBR tree that no list holds, scored on the members' scale", async () => {
+    const first = await ChartParserModel.train(train, { markov: 1, threads: 1 });
+    const other = await ChartParserModel.train(train, { markov: 0, parent: false, threads: 1 });
+    const tokens = sentences.map((s) => s.tokens);
+    const pools = [
+      await first.parseNbest(tokens, 12, { threads: 1 }),
+      await other.parseNbest(tokens, 12, { threads: 1 }),
+    ];
+    // The MBR parser's tree: the first pool's last tree at even sentences (beyond both lists
+    // mostly), a flat tree no pool holds at odd ones; its own score is off every scale.
+    const flat = (words: string[]): Tree =>
+      node('ROOT', [
+        node(
+          'FLAT',
+          words.map((w) => preterminal('XX', w)),
+        ),
+      ]);
+    const mbrTrees = tokens.map((words, i) => (i % 2 === 0 ? pools[0][i].candidates[11].tree : flat(words)));
+    const mbrParser = {
+      parseNbest: (batch: string[][]) =>
+        Promise.resolve(
+          batch.map((words) => ({ candidates: [{ tree: mbrTrees[tokens.indexOf(words)], logprob: 99 }] })),
+        ),
+    };
+    const got = await first.nbest(sentences, 3, ctx, {
+      pool: 12,
+      members: [other],
+      mbr: true,
+      mbrParser,
+      posteriors: false,
+    });
+    let appended = 0;
+    let inPools = 0;
+    got.forEach((s, i) => {
+      const lists = pools.map((p) => p[i].candidates.slice(0, 3));
+      const want = formatTree(mbrTrees[i]);
+      const at = s.candidates.findIndex((c) => c.features?.[MBR_FEATURES.tree] !== undefined);
+      expect(s.candidates[at].tree).toBe(want);
+      if (lists.some((l) => l.some((c) => formatTree(c.tree) === want))) return;
+      appended++;
+      expect(at).toBe(s.candidates.length - 1);
+      const features: Record<string, number> = { [MBR_FEATURES.tree]: 1 };
+      let mean = 0;
+      pools.forEach((p, m) => {
+        const scores = p[i].candidates.map((c) => c.logprob);
+        const found = p[i].candidates.find((c) => formatTree(c.tree) === want);
+        if (found === undefined) features[`${MEMBER_FEATURES.absent} ${m + 1}`] = 1;
+        else {
+          inPools++;
+          const halves = Math.min(MBR_COUNT_CAP, Math.round(2 * (Math.max(...scores) - found.logprob)));
+          if (halves > 0) features[`${MEMBER_FEATURES.gap} ${m + 1}`] = halves;
+        }
+        mean += (found?.logprob ?? Math.min(...scores) - 1) / 2;
+      });
+      expect(s.candidates[at].features).toEqual(features);
+      expect(s.candidates[at].logprob).toBeCloseTo(mean, 9);
+    });
+    expect(appended).toBeGreaterThan(sentences.length / 2);
+    expect(inPools).toBeGreaterThan(0);
   });
 });
 
