@@ -11,7 +11,13 @@ import { ChartParserModel } from '../../lib/parser/chart-parser.js';
 import { treeWords } from '../../lib/parser/input.js';
 import { MBR_COUNT_CAP, MBR_FEATURES, MEMBER_FEATURES, POSTERIOR_FEATURES } from '../../lib/parser/nbest-lists.js';
 import { treeCounts } from '../../lib/eval/score.js';
-import { bracketingKey, KBEST_TAG_MODES, selectKbest } from '../../lib/trees/kbest-modes.js';
+import {
+  bracketingKey,
+  KBEST_TAG_MODES,
+  selectKbest,
+  type KbestTagMode,
+  type ScoredTree,
+} from '../../lib/trees/kbest-modes.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { formatTree, node, preterminal, type Tree } from '../../lib/trees/tree.js';
 import type { NbestProducer, PipelineSentence, StepContext } from '../../lib/training/model-contract.js';
@@ -97,48 +103,71 @@ describe('the chart parser as NbestProducer', () => {
   });
 });
 
+/** Each member's score of every candidate of its whole pool (by `key`, first entry kept), as unionList reads it. */
+function memberScores(
+  pools: readonly ScoredTree[][],
+  kbest: KbestTagMode,
+  key: (t: Tree) => string,
+): Map<string, number>[] {
+  return pools.map((pool) => {
+    const byKey = new Map<string, number>();
+    for (const c of selectKbest(pool, pool.length, kbest))
+      if (!byKey.has(key(c.tree))) byKey.set(key(c.tree), c.logprob);
+    return byKey;
+  });
+}
+
+/** A candidate's expected MEMBER_FEATURES and mean log-probability (a pool's least less 1 where it is absent). */
+function expectedMemberScore(
+  scores: readonly Map<string, number>[],
+  at: string,
+): { features: Record<string, number>; mean: number } {
+  const features: Record<string, number> = {};
+  let mean = 0;
+  scores.forEach((byKey, m) => {
+    const values = [...byKey.values()];
+    const lp = byKey.get(at);
+    if (lp === undefined) features[`${MEMBER_FEATURES.absent} ${m + 1}`] = 1;
+    else {
+      const halves = Math.min(MBR_COUNT_CAP, Math.round(2 * (Math.max(...values) - lp)));
+      if (halves > 0) features[`${MEMBER_FEATURES.gap} ${m + 1}`] = halves;
+    }
+    mean += (lp ?? Math.min(...values) - 1) / scores.length;
+  });
+  return { features, mean };
+}
+
 describe("the union of two parsers' lists", () => {
+  const tokens = sentences.map((s) => s.tokens);
+  let first: ChartParserModel;
+  let other: ChartParserModel;
+  // Each sentence's pool of 12 trees from each parser.
+  let pools: ScoredTree[][][];
+  beforeAll(async () => {
+    first = await ChartParserModel.train(train, { markov: 1, threads: 1 });
+    other = await ChartParserModel.train(train, { markov: 0, parent: false, threads: 1 });
+    const parsed = [
+      await first.parseNbest(tokens, 12, { threads: 1 }),
+      await other.parseNbest(tokens, 12, { threads: 1 }),
+    ];
+    pools = tokens.map((_, i) => parsed.map((p) => p[i].candidates));
+  });
+
   it("holds the first parser's list, then the other's new candidates, scored by both", async () => {
-    const first = await ChartParserModel.train(train, { markov: 1, threads: 1 });
-    const other = await ChartParserModel.train(train, { markov: 0, parent: false, threads: 1 });
-    const tokens = sentences.map((s) => s.tokens);
     let joined = 0;
     let absent = 0;
     for (const kbest of ['all', 'sum'] as const) {
       const key = kbest === 'sum' ? bracketingKey : formatTree;
-      const pools = [
-        await first.parseNbest(tokens, 12, { threads: 1 }),
-        await other.parseNbest(tokens, 12, { threads: 1 }),
-      ];
       const got = await first.nbest(sentences, 3, ctx, { kbest, pool: 12, members: [other] });
       got.forEach((s, i) => {
-        const lists = pools.map((p) => selectKbest(p[i].candidates, 3, kbest));
+        const lists = pools[i].map((pool) => selectKbest(pool, 3, kbest));
         const expectedKeys = [...new Set(lists.flat().map((c) => key(c.tree)))];
         expect(s.candidates.map((c) => key(parseTree(c.tree as string)))).toEqual(expectedKeys);
         if (expectedKeys.length > lists[0].length) joined++;
-        // Each member's score of every candidate of its whole pool, its best, and its floor.
-        const scores = pools.map((p) => {
-          const byKey = new Map<string, number>();
-          for (const c of selectKbest(p[i].candidates, 12, kbest))
-            if (!byKey.has(key(c.tree))) byKey.set(key(c.tree), c.logprob);
-          return byKey;
-        });
+        const scores = memberScores(pools[i], kbest, key);
         for (const c of s.candidates) {
-          const at = key(parseTree(c.tree as string));
-          const features: Record<string, number> = {};
-          let mean = 0;
-          scores.forEach((byKey, m) => {
-            const values = [...byKey.values()];
-            const lp = byKey.get(at);
-            if (lp === undefined) {
-              features[`${MEMBER_FEATURES.absent} ${m + 1}`] = 1;
-              absent++;
-            } else {
-              const halves = Math.min(MBR_COUNT_CAP, Math.round(2 * (Math.max(...values) - lp)));
-              if (halves > 0) features[`${MEMBER_FEATURES.gap} ${m + 1}`] = halves;
-            }
-            mean += (lp ?? Math.min(...values) - 1) / 2;
-          });
+          const { features, mean } = expectedMemberScore(scores, key(parseTree(c.tree as string)));
+          absent += Object.keys(features).filter((f) => f.startsWith(MEMBER_FEATURES.absent)).length;
           expect(c.features ?? {}).toEqual(features);
           expect(c.logprob).toBeCloseTo(mean, 9);
         }
@@ -149,13 +178,6 @@ describe("the union of two parsers' lists", () => {
   });
 
   it("appends an MBR tree that no list holds, scored on the members' scale", async () => {
-    const first = await ChartParserModel.train(train, { markov: 1, threads: 1 });
-    const other = await ChartParserModel.train(train, { markov: 0, parent: false, threads: 1 });
-    const tokens = sentences.map((s) => s.tokens);
-    const pools = [
-      await first.parseNbest(tokens, 12, { threads: 1 }),
-      await other.parseNbest(tokens, 12, { threads: 1 }),
-    ];
     // The MBR parser's tree: the first pool's last tree at even sentences (beyond both lists
     // mostly), a flat tree no pool holds at odd ones; its own score is off every scale.
     const flat = (words: string[]): Tree =>
@@ -165,7 +187,7 @@ describe("the union of two parsers' lists", () => {
           words.map((w) => preterminal('XX', w)),
         ),
       ]);
-    const mbrTrees = tokens.map((words, i) => (i % 2 === 0 ? pools[0][i].candidates[11].tree : flat(words)));
+    const mbrTrees = tokens.map((words, i) => (i % 2 === 0 ? pools[i][0][11].tree : flat(words)));
     const mbrParser = {
       parseNbest: (batch: string[][]) =>
         Promise.resolve(
@@ -182,27 +204,15 @@ describe("the union of two parsers' lists", () => {
     let appended = 0;
     let inPools = 0;
     got.forEach((s, i) => {
-      const lists = pools.map((p) => p[i].candidates.slice(0, 3));
       const want = formatTree(mbrTrees[i]);
       const at = s.candidates.findIndex((c) => c.features?.[MBR_FEATURES.tree] !== undefined);
       expect(s.candidates[at].tree).toBe(want);
-      if (lists.some((l) => l.some((c) => formatTree(c.tree) === want))) return;
+      if (pools[i].some((pool) => pool.slice(0, 3).some((c) => formatTree(c.tree) === want))) return;
       appended++;
       expect(at).toBe(s.candidates.length - 1);
-      const features: Record<string, number> = { [MBR_FEATURES.tree]: 1 };
-      let mean = 0;
-      pools.forEach((p, m) => {
-        const scores = p[i].candidates.map((c) => c.logprob);
-        const found = p[i].candidates.find((c) => formatTree(c.tree) === want);
-        if (found === undefined) features[`${MEMBER_FEATURES.absent} ${m + 1}`] = 1;
-        else {
-          inPools++;
-          const halves = Math.min(MBR_COUNT_CAP, Math.round(2 * (Math.max(...scores) - found.logprob)));
-          if (halves > 0) features[`${MEMBER_FEATURES.gap} ${m + 1}`] = halves;
-        }
-        mean += (found?.logprob ?? Math.min(...scores) - 1) / 2;
-      });
-      expect(s.candidates[at].features).toEqual(features);
+      const { features, mean } = expectedMemberScore(memberScores(pools[i], 'all', formatTree), want);
+      inPools += pools[i].filter((pool) => pool.some((c) => formatTree(c.tree) === want)).length;
+      expect(s.candidates[at].features).toEqual({ [MBR_FEATURES.tree]: 1, ...features });
       expect(s.candidates[at].logprob).toBeCloseTo(mean, 9);
     });
     expect(appended).toBeGreaterThan(sentences.length / 2);
