@@ -95,10 +95,15 @@ export const dataSchema = z.strictObject({
     .describe('keep only sentences of at most this many words (all three sets)'),
 });
 
-/** A further parser of a CRF base's ensemble: the base's options with these grammar options. */
+/** A further parser of a CRF base's ensemble: the base's options with these grammar options and seed. */
 export const ensembleMemberSchema = z.strictObject({
   markov: markovOrderSchema.optional().describe("this member's horizontal Markov order"),
   parent: z.boolean({ error: 'expected true or false' }).optional().describe('this member is parent-annotated'),
+  seed: nonNegativeInt('seed')
+    .optional()
+    .describe(
+      "this member's CRF batch-sampling seed (default: the run's seed): members of the first parser's grammar with other seeds",
+    ),
 });
 
 export const parserBaseSchema = z.strictObject({
@@ -137,7 +142,7 @@ export const parserBaseSchema = z.strictObject({
     .array(ensembleMemberSchema, { error: 'expected a list of member objects' })
     .optional()
     .describe(
-      'CRF with mbr: more parsers trained on the same trees, each with its grammar options (the ensemble of `parse --ensemble`: [{ "markov": 1 }, { "parent": true }]); the MBR tree the lists carry is then the ensemble\'s, from the mean of their posteriors, while the candidates stay the first parser\'s (default none)',
+      'CRF with mbr: more parsers trained on the same trees, each with its grammar options and seed (the ensemble of `parse --ensemble`: [{ "markov": 1 }, { "parent": true }]); the MBR tree the lists carry is then the ensemble\'s, from the mean of their posteriors, while the candidates stay the first parser\'s (default none)',
     ),
   union: z
     .boolean({ error: 'expected true or false' })

@@ -145,6 +145,28 @@ describe('the pipeline CRF base', () => {
     });
   });
 
+  it("a member's seed trains the first parser's grammar with that seed", async () => {
+    const reseeded = await ChartParserModel.train(trainTrees, {
+      crf: true,
+      epochs: EPOCHS,
+      dev: devTrees,
+      threads: 1,
+      seed: 2,
+    });
+    const ensemble: KbestParser = {
+      parseNbest: (sentences, k, o) => withDev.parseNbest(sentences, k, { ...o, ensemble: [reseeded] }),
+    };
+    const expected = await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true, mbrParser: ensemble });
+    const producer = await chartParserBase(baseConfig({ ensemble: [{ seed: 2 }] })).train(train, ctx, dev);
+    expect(await producer.nbest(held, 3, ctx)).toEqual(expected);
+    // Without the seed the member would be the first parser again, and the lists not these.
+    const twin: KbestParser = {
+      parseNbest: (sentences, k, o) => withDev.parseNbest(sentences, k, { ...o, ensemble: [withDev] }),
+    };
+    expect(await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true, mbrParser: twin })).not.toEqual(expected);
+    expect(() => baseConfig({ ensemble: [{ seed: -1 }] })).toThrow('base.ensemble[0].seed');
+  });
+
   it('refuses an ensemble without the CRF and its MBR marks', () => {
     expect(() => baseConfig({ crf: false, ensemble: [{ markov: 1 }] })).toThrow(
       'pipeline.json: base.ensemble: an ensemble marks the MBR tree of CRF parsers: it needs crf and mbr true',

@@ -15,12 +15,12 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
       const trees = treesOf(sentences);
       // The CRF's pass is chosen on dev, as `train-parser --dev` does; the PCFG has no passes.
       const devTrees = options.crf && options.devPass && dev !== undefined && dev.length > 0 ? treesOf(dev) : undefined;
-      const trainOne = (grammar: EnsembleMember, label: string): Promise<ChartParserModel> =>
+      const trainOne = (member: EnsembleMember, label: string): Promise<ChartParserModel> =>
         ChartParserModel.train(
           trees,
           {
-            markov: grammar.markov,
-            ...(grammar.parent !== undefined ? { parent: grammar.parent } : {}),
+            markov: member.markov,
+            ...(member.parent !== undefined ? { parent: member.parent } : {}),
             crf: options.crf,
             rareThreshold: options.rareThreshold,
             threads: ctx.threads,
@@ -30,7 +30,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
                   epochs: options.epochs,
                   margin: options.margin,
                   tagSets: options.tagSets,
-                  seed: ctx.seed,
+                  seed: member.seed ?? ctx.seed,
                   ...(devTrees ? { dev: devTrees } : {}),
                   ...ctx.checkpoints?.(label),
                 }
@@ -41,9 +41,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
       const model = await trainOne({ markov: options.markov }, `train ${name}`);
       const members: ChartParserModel[] = [];
       for (const [i, member] of (options.ensemble ?? []).entries())
-        members.push(
-          await trainOne({ markov: member.markov ?? options.markov, parent: member.parent }, `train ${name} ${i + 2}`),
-        );
+        members.push(await trainOne({ ...member, markov: member.markov ?? options.markov }, `train ${name} ${i + 2}`));
       const mbr = options.crf && options.mbr;
       // An ensemble's MBR tree is parsed by the first model with the others' posteriors.
       const mbrParser: KbestParser | undefined =
