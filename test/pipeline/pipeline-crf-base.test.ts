@@ -54,6 +54,10 @@ describe('the pipeline CRF base', () => {
   let summary: ParserTrainSummary;
   let withDev: ChartParserModel;
   let withoutDev: ChartParserModel;
+  // The ensemble of withDev and `members` as a list's MBR parser, as the adapter builds it.
+  const withDevAnd = (members: ChartParserModel[]): KbestParser => ({
+    parseNbest: (sentences, k, o) => withDev.parseNbest(sentences, k, { ...o, ensemble: members }),
+  });
   beforeAll(async () => {
     summary = {} as ParserTrainSummary;
     withDev = await ChartParserModel.train(trainTrees, {
@@ -115,9 +119,7 @@ describe('the pipeline CRF base', () => {
     expect(differ).toBeGreaterThan(0);
     // With base.union the lists are the union of both parsers' lists, with the same marks.
     const union = await chartParserBase(baseConfig({ ensemble: [{ markov: 1 }], union: true })).train(train, ctx, dev);
-    const ensemble: KbestParser = {
-      parseNbest: (sentences, k, o) => withDev.parseNbest(sentences, k, { ...o, ensemble: [member] }),
-    };
+    const ensemble = withDevAnd([member]);
     const unionLists = await union.nbest(held, 3, ctx);
     expect(unionLists).toEqual(
       await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true, mbrParser: ensemble, members: [member] }),
@@ -153,16 +155,11 @@ describe('the pipeline CRF base', () => {
       threads: 1,
       seed: 2,
     });
-    const ensemble: KbestParser = {
-      parseNbest: (sentences, k, o) => withDev.parseNbest(sentences, k, { ...o, ensemble: [reseeded] }),
-    };
-    const expected = await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true, mbrParser: ensemble });
+    const expected = await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true, mbrParser: withDevAnd([reseeded]) });
     const producer = await chartParserBase(baseConfig({ ensemble: [{ seed: 2 }] })).train(train, ctx, dev);
     expect(await producer.nbest(held, 3, ctx)).toEqual(expected);
     // Without the seed the member would be the first parser again, and the lists not these.
-    const twin: KbestParser = {
-      parseNbest: (sentences, k, o) => withDev.parseNbest(sentences, k, { ...o, ensemble: [withDev] }),
-    };
+    const twin = withDevAnd([withDev]);
     expect(await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true, mbrParser: twin })).not.toEqual(expected);
     expect(() => baseConfig({ ensemble: [{ seed: -1 }] })).toThrow('base.ensemble[0].seed');
   });
