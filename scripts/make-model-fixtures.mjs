@@ -134,7 +134,7 @@ cli(
   '--model',
   model('tagger-maxent.model'),
 );
-// Chart parsers: the PCFG and the CRF-CFG.
+// Chart parsers: the PCFG and the CRF-CFG (word clusters of its training words: lexicon and surface features).
 cli('train-parser', '--train', join(scratch, 'train.mrg'), '--model', model('parser-pcfg.model'));
 cli(
   'train-parser',
@@ -145,6 +145,10 @@ cli(
   '2',
   '--surface-bits',
   '12',
+  '--cluster-text',
+  'train',
+  '--cluster-classes',
+  '16',
   '--model',
   model('parser-crf.model'),
 );

@@ -195,6 +195,8 @@ export interface ChartParserInfo {
   surfaceBits: number;
   /** The CRF's surface features see each word's tag set (false in models saved before them). */
   tagSets: boolean;
+  /** The CRF's surface features see each word's cluster (models trained with clusters; false in models saved before them). */
+  surfaceClusters: boolean;
   /**
    * Pseudo-counts with which P(tag | unknown-word signature) backs off to the signature
    * without its suffix (PCFG_SHAPE_BACKOFF for a PCFG; 0: to the tag prior, as CRF models
@@ -269,9 +271,11 @@ export interface ParserTrainOptions {
   /** Words seen at most this often also get signature tags (default 1). */
   rareThreshold?: number;
   /**
-   * Word clusters: a `word<TAB>cluster` file or the map itself. CRF lexicon features tag x
-   * cluster, tag x 4- and 6-bit prefixes (bit-string clusters), base(tag) x cluster; rare and
-   * unknown words also take the tags seen with their cluster. Stored in the model.
+   * Word clusters: a `word<TAB>cluster` file or the map itself (clusterWords computes one from
+   * plain text). CRF lexicon features tag x cluster, tag x 4- and 6-bit prefixes (bit-string
+   * clusters), base(tag) x cluster; the surface features see each word's cluster as a fourth
+   * representation; rare and unknown words also take the tags seen with their cluster. Stored
+   * in the model.
    */
   clusters?: string | WordClusters;
   /**
@@ -1068,7 +1072,13 @@ export class ChartParserModel implements NbestProducer {
     };
     // Distributed: the optimizer state is the coordinator's, so local and distributed checkpoints do not mix.
     // tagSets is named even when defaulted: checkpoints written before it existed trained without.
-    const checkpointOptions = { ...shaping, tagSets: opts.tagSets, ...(opts.external ? { distributed: true } : {}) };
+    // So is surfaceClusters with clusters: before it, clusters did not enter the surface features.
+    const checkpointOptions = {
+      ...shaping,
+      tagSets: opts.tagSets,
+      ...(shaping.clusters !== undefined ? { surfaceClusters: true } : {}),
+      ...(opts.external ? { distributed: true } : {}),
+    };
     const crf = crfTrainer(built.handle, (h) => new ChartParserModel(h, table, meta), sentences, opts, spec);
     const result = await runTraining(crf.trainer, {
       total: opts.epochs,

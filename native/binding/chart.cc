@@ -475,6 +475,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     out.Set("verbFeatures", Napi::Boolean::New(env, model_->use_crf && model_->crf.verb_features));
     out.Set("surfaceBits", Napi::Number::New(env, model_->use_crf ? model_->crf.surface_bits : 0));
     out.Set("tagSets", Napi::Boolean::New(env, model_->use_crf && model_->crf.tag_sets));
+    out.Set("surfaceClusters", Napi::Boolean::New(env, model_->use_crf && model_->crf.surface_clusters));
     out.Set("shapeBackoff", Napi::Number::New(env, model_->lexicon.shape_backoff));
     out.Set("rareThreshold", Napi::Number::New(env, model_->lexicon.rare_threshold));
     return out;

@@ -18,8 +18,9 @@ namespace {
 // lexicon's signature scheme (learned suffixes); version 4 appends the shape back-off of
 // the unknown-word model; version 5 stores only the CRF's non-zero weights (most of a hashed surface table is
 // empty); version 6 appends whether the CRF's surface features see tag sets; version 7 whether
-// its surface table is laid out in rows (CrfWeights::surface_rows).
-constexpr uint32_t kPayloadVersion = 7;
+// its surface table is laid out in rows (CrfWeights::surface_rows); version 8 whether its surface
+// features see word clusters (CrfWeights::surface_clusters).
+constexpr uint32_t kPayloadVersion = 8;
 }  // namespace
 
 std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
@@ -494,6 +495,8 @@ std::vector<uint8_t> ChartModel::Serialize() const {
   out.Put<uint8_t>(crf.tag_sets ? 1 : 0);
   // Version 7 extras.
   out.Put<uint8_t>(crf.surface_rows ? 1 : 0);
+  // Version 8 extras.
+  out.Put<uint8_t>(crf.surface_clusters ? 1 : 0);
   return std::move(out.bytes());
 }
 
@@ -530,6 +533,9 @@ std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t 
   if (version >= 4) m->lexicon.ReadBackoff(in);
   if (version >= 6) m->crf.tag_sets = in.Get<uint8_t>() != 0 && m->use_crf && m->crf.surface_bits > 0;
   if (version >= 7) m->crf.surface_rows = in.Get<uint8_t>() != 0 && m->use_crf && m->crf.surface_bits > 0;
+  if (version >= 8)
+    m->crf.surface_clusters = in.Get<uint8_t>() != 0 && m->use_crf && m->crf.surface_bits > 0 &&
+                              m->lexicon.cluster_names.size() > 0;
   if (!in.AtEnd()) throw InputError("chart model: trailing bytes");
   return m;
 }

@@ -804,7 +804,7 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
   // Versions before 5 stored every CRF weight: today's payload with the weights rewritten so.
   std::vector<uint8_t> bytes;
   {
-    const std::vector<uint8_t> v7 = m->Serialize();
+    const std::vector<uint8_t> latest = m->Serialize();
     ByteWriter head, nonzero, dense;
     m->grammar.Write(head);
     m->lexicon.Write(head);
@@ -812,10 +812,10 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
     m->crf.Write(nonzero);
     m->crf.Write(dense, false);
     const size_t at = 4 + head.bytes().size() + 1 + 4;  // version, ..., CRF flag, surface bits
-    bytes.assign(v7.begin(), v7.begin() + static_cast<std::ptrdiff_t>(at));
+    bytes.assign(latest.begin(), latest.begin() + static_cast<std::ptrdiff_t>(at));
     bytes.insert(bytes.end(), dense.bytes().begin(), dense.bytes().end());
-    bytes.insert(bytes.end(), v7.begin() + static_cast<std::ptrdiff_t>(at + nonzero.bytes().size()),
-                 v7.end() - 2);  // without the version 6 and 7 bytes
+    bytes.insert(bytes.end(), latest.begin() + static_cast<std::ptrdiff_t>(at + nonzero.bytes().size()),
+                 latest.end() - 3);  // without the version 6, 7 and 8 bytes
     bytes[0] = 4;
     CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.theta == m->crf.theta);
   }
@@ -1018,7 +1018,7 @@ TEST(chart_crf_surface_rows_keep_one_words_weights_side_by_side) {
   // The layout survives serialization; a version 6 payload (without its flag) hashes each feature.
   auto bytes = m->Serialize();
   CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.surface_rows);
-  bytes.pop_back();
+  bytes.resize(bytes.size() - 2);  // the version 8 and 7 flags
   bytes[0] = 6;
   auto old = ChartModel::Deserialize(bytes.data(), bytes.size());
   CHECK(!old->crf.surface_rows && old->crf.tag_sets);
@@ -1031,14 +1031,18 @@ TEST(chart_crf_surface_rows_keep_one_words_weights_side_by_side) {
 }
 
 namespace {
-void CheckSurfaceGradient(bool tag_sets, bool rows = true) {
+void CheckSurfaceGradient(bool tag_sets, bool rows = true, bool clusters = false) {
   Tiny t = MakeTiny();
   PcfgOptions options;
   options.rare_threshold = 5;
+  if (clusters) {  // "saw" has none: its cluster key is its shape
+    options.cluster_words = {"dog", "cat", "dogs", "cats", "the", "a"};
+    options.cluster_ids = {"0110", "0110", "0111", "0111", "10", "10"};
+  }
   std::vector<GoldItems> gold;
   auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options, &gold);
   InitCrf(*m, t.corpus, gold, false, 9, tag_sets, rows);  // 512 slots: collisions happen and must not matter
-  CHECK(m->crf.tag_sets == tag_sets && m->crf.surface_rows == rows);
+  CHECK(m->crf.tag_sets == tag_sets && m->crf.surface_rows == rows && m->crf.surface_clusters == clusters);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 0.3);
   for (double& w : m->crf.theta) w += normal(rng);
@@ -1058,7 +1062,8 @@ void CheckSurfaceGradient(bool tag_sets, bool rows = true) {
   auto tokens = m->Tokens(t.corpus, 0);
   auto bytes = m->Serialize();
   auto back = ChartModel::Deserialize(bytes.data(), bytes.size());
-  CHECK(back->crf.surface_bits == 9 && back->crf.tag_sets == tag_sets && back->crf.surface_rows == rows);
+  CHECK(back->crf.surface_bits == 9 && back->crf.tag_sets == tag_sets && back->crf.surface_rows == rows &&
+        back->crf.surface_clusters == clusters);
   CHECK_NEAR(CrfSentenceObjective(*back, tokens, gold[0], ch, nullptr),
              CrfSentenceObjective(*m, tokens, gold[0], ch, nullptr), 1e-12);
 }
@@ -1067,6 +1072,10 @@ void CheckSurfaceGradient(bool tag_sets, bool rows = true) {
 TEST(chart_crf_surface_gradient_equals_finite_differences) { CheckSurfaceGradient(false); }
 
 TEST(chart_crf_surface_gradient_with_tag_sets_equals_finite_differences) { CheckSurfaceGradient(true); }
+
+TEST(chart_crf_surface_gradient_with_clusters_equals_finite_differences) {
+  CheckSurfaceGradient(true, true, true);
+}
 
 TEST(chart_crf_surface_gradient_in_older_models_layout_equals_finite_differences) {
   CheckSurfaceGradient(true, false);
@@ -1101,9 +1110,44 @@ TEST(chart_crf_tag_set_features_key_words_by_their_tags) {
   // The flag survives serialization; a version 5 payload (without it) has none.
   auto bytes = m->Serialize();
   CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.tag_sets);
-  bytes.resize(bytes.size() - 2);  // the version 7 and 6 flags
+  bytes.resize(bytes.size() - 3);  // the version 8, 7 and 6 flags
   bytes[0] = 5;
   CHECK(!ChartModel::Deserialize(bytes.data(), bytes.size())->crf.tag_sets);
+}
+
+TEST(chart_crf_surface_features_key_words_by_their_clusters) {
+  Tiny t = MakeTiny();
+  PcfgOptions options;
+  options.cluster_words = {"dog", "cat", "the"};
+  options.cluster_ids = {"0110", "0110", "10"};
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options, &gold);
+  InitCrf(*m, t.corpus, gold, false, 20, true);
+  CHECK(m->crf.surface_clusters);
+  auto tokens = Sentence(*m, {"the", "dog", "saw", "a", "cat"});
+  CrfSentence sent;
+  sent.Prepare(m->crf, m->grammar, m->lexicon, tokens);
+  CHECK(sent.NumSurfaceKeys() == 8);
+  CrfSentence::SurfaceKey dog[CrfSentence::kMaxSurfaceKeys], cat[CrfSentence::kMaxSurfaceKeys];
+  sent.SurfaceKeys(CrfSentence::Edge::kLeft, 1, dog);  // first word "dog", word before "the"
+  sent.SurfaceKeys(CrfSentence::Edge::kLeft, 4, cat);  // first word "cat", word before "a"
+  CHECK(dog[6].templ == kSurfFirst + kSurfCluster && dog[7].templ == kSurfBefore + kSurfCluster);
+  CHECK(dog[6].value == cat[6].value && dog[0].value != cat[0].value);  // one cluster, two words
+  CHECK(cat[7].value == cat[3].value);  // "a" has no cluster: its shape stands in
+  CHECK(dog[7].value != cat[7].value);
+  // Without clusters, or with them kept out of the surface features: six keys.
+  auto plain = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, options, &gold);
+  InitCrf(*plain, t.corpus, gold, false, 20, true, true, false);
+  CrfSentence off;
+  off.Prepare(plain->crf, plain->grammar, plain->lexicon, tokens);
+  CHECK(!plain->crf.surface_clusters && off.NumSurfaceKeys() == 6);
+  CHECK(plain->crf.surface_gold_features < m->crf.surface_gold_features);
+  // The flag survives serialization; a version 7 payload (without it) has none.
+  auto bytes = m->Serialize();
+  CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.surface_clusters);
+  bytes.resize(bytes.size() - 1);
+  bytes[0] = 7;
+  CHECK(!ChartModel::Deserialize(bytes.data(), bytes.size())->crf.surface_clusters);
 }
 
 TEST(chart_crf_weights_store_only_non_zero_values) {

@@ -212,18 +212,20 @@ void CrfSentence::BindKeys(const CrfWeights& w, const Grammar& g, const Lexicon&
   surface_on_ = w.surface_bits > 0;
   if (surface_on_) {
     // Word representations at positions -1 .. n: the word (lowercased if frequent, else
-    // its signature), its shape and (tag_sets) the tags it may take; the sentence boundaries
-    // are words of their own. A retry with every tag gives every word the same tag set, which
-    // training never saw: those sentences fall back on words and shapes.
+    // its signature), its shape, (tag_sets) the tags it may take and (surface_clusters) its
+    // cluster; the sentence boundaries are words of their own. A retry with every tag gives
+    // every word the same tag set, which training never saw: those sentences fall back on
+    // words, shapes and clusters.
     rep_word_.assign(n_ + 2, 0), rep_shape_.assign(n_ + 2, 0), shape_symbol_.assign(n_, 'x');
-    rep_tag_set_.assign(n_ + 2, 0);
-    rep_word_[0] = rep_shape_[0] = rep_tag_set_[0] = StringHash("<s>");
-    rep_word_[n_ + 1] = rep_shape_[n_ + 1] = rep_tag_set_[n_ + 1] = StringHash("</s>");
+    rep_tag_set_.assign(n_ + 2, 0), rep_cluster_.assign(n_ + 2, 0);
+    rep_word_[0] = rep_shape_[0] = rep_tag_set_[0] = rep_cluster_[0] = StringHash("<s>");
+    rep_word_[n_ + 1] = rep_shape_[n_ + 1] = rep_tag_set_[n_ + 1] = rep_cluster_[n_ + 1] = StringHash("</s>");
     for (int i = 0; i < n_; ++i) {
       const std::string& text = tokens[i].text;
       rep_word_[i + 1] = word_key_[i];
       rep_shape_[i + 1] = StringHash("s:" + WordShape(text, ShapeRuns::kClassRuns, 6));
       if (w.tag_sets) rep_tag_set_[i + 1] = TagSetKey(tokens[i].tags);
+      if (w.surface_clusters) rep_cluster_[i + 1] = cluster_key_[i] ? cluster_key_[i] : rep_shape_[i + 1];
       size_t at = 0;
       const uint32_t cp = text.empty() ? ' ' : NextCodepoint(text, at);
       const char symbol = ShapeSymbol(cp);
@@ -251,8 +253,11 @@ void CrfSentence::SurfaceKeys(Edge edge, int p, SurfaceKey out[kMaxSurfaceKeys])
   out[1] = {ta + 1, rep_shape_[a + 1]};
   out[2] = {tb, rep_word_[b + 1]};
   out[3] = {tb + 1, rep_shape_[b + 1]};
-  out[4] = {ta + kSurfTagSet, rep_tag_set_[a + 1]};
-  out[5] = {tb + kSurfTagSet, rep_tag_set_[b + 1]};
+  int q = 4;
+  if (w_->tag_sets)
+    out[q++] = {ta + kSurfTagSet, rep_tag_set_[a + 1]}, out[q++] = {tb + kSurfTagSet, rep_tag_set_[b + 1]};
+  if (w_->surface_clusters)
+    out[q++] = {ta + kSurfCluster, rep_cluster_[a + 1]}, out[q++] = {tb + kSurfCluster, rep_cluster_[b + 1]};
 }
 
 uint64_t CrfSentence::SpanShapeKey(int i, int j) const {

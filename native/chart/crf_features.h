@@ -59,6 +59,8 @@ enum CrfTemplate : uint64_t {
 };
 // A word template plus this: the word's tag set in place of the word (CrfWeights::tag_sets).
 constexpr uint64_t kSurfTagSet = 32;
+// A word template plus this: the word's cluster in place of the word (CrfWeights::surface_clusters).
+constexpr uint64_t kSurfCluster = 48;
 
 // Lexicon feature keys per (position, tag): 6 always, up to 4 more from word clusters, one
 // word shape with surface features.
@@ -108,6 +110,9 @@ struct CrfWeights {
   // The surface features also see each word's tag set (the tags the lexicon allows it, its
   // ambiguity class): coarser than the word, finer than its shape (payload version 6).
   bool tag_sets = false;
+  // With word clusters (Lexicon::cluster_names), the surface features also see each word's
+  // cluster; a word without one, its shape (payload version 8).
+  bool surface_clusters = false;
 
   void Layout(const Grammar& g);
   // Adds a sparse feature (training only); returns its index.
@@ -245,9 +250,10 @@ class CrfSentence {
   struct SurfaceKey {
     uint64_t templ, value;
   };
-  // Two words x their representations: word and shape, and with CrfWeights::tag_sets the tag set.
-  static constexpr int kMaxSurfaceKeys = 6;
-  int NumSurfaceKeys() const { return w_->tag_sets ? kMaxSurfaceKeys : 4; }
+  // Two words x their representations: word and shape, then the tag set (CrfWeights::tag_sets)
+  // and the cluster (CrfWeights::surface_clusters) when the model has them.
+  static constexpr int kMaxSurfaceKeys = 8;
+  int NumSurfaceKeys() const { return 4 + (w_->tag_sets ? 2 : 0) + (w_->surface_clusters ? 2 : 0); }
   void SurfaceKeys(Edge edge, int p, SurfaceKey out[kMaxSurfaceKeys]) const;
   // The weight index of `key` (whose SurfaceRow is `row`) conjoined with `conj`, in either
   // layout of the surface table.
@@ -282,10 +288,10 @@ class CrfSentence {
   // boundary x unary rule (left, right), each summing its templates x representations x
   // (rule, parent); the masses of the same shapes for the gradient.
   bool surface_on_ = false;
-  std::vector<uint64_t> rep_word_, rep_shape_, rep_tag_set_;  // positions -1 .. n (index + 1)
-  std::vector<char> shape_symbol_;                            // per word: its span-shape symbol
+  std::vector<uint64_t> rep_word_, rep_shape_, rep_tag_set_, rep_cluster_;  // positions -1 .. n (index + 1)
+  std::vector<char> shape_symbol_;                                          // per word: its span-shape symbol
   // Filled lazily: the coarse-to-fine mask leaves most (boundary, rule) pairs unused, and
-  // each costs four to six reads of the hashed table. A bit per entry says it is computed
+  // each costs four to eight reads of the hashed table. A bit per entry says it is computed
   // (a sentence clears 64 times fewer bytes than the scores would take).
   // Tables 0-2: binary rules at the left edge, right edge, split; 3-4: unary, left, right.
   mutable std::vector<double> surf_[5];

@@ -98,7 +98,7 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
 }
 
 void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold, bool verb_features,
-             int surface_bits, bool tag_sets, bool surface_rows) {
+             int surface_bits, bool tag_sets, bool surface_rows, bool surface_clusters) {
   const Grammar& g = m.grammar;
   CrfWeights& w = m.crf;
   w.sparse = AttributeTable();
@@ -107,6 +107,7 @@ void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& 
   w.surface_bits = surface_bits;
   w.tag_sets = tag_sets && surface_bits > 0;
   w.surface_rows = surface_rows && surface_bits > 0;
+  w.surface_clusters = surface_clusters && surface_bits > 0 && m.lexicon.cluster_names.size() > 0;
   w.Layout(g);
   CrfSentence sent;
   uint64_t keys[kMaxLexKeys];

@@ -57,10 +57,11 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
 // verb_features: add the verb-lexicalized rule features (needs Grammar::is_verb).
 // surface_bits > 0: the hashed surface span features (CrfWeights::surface_bits); tag_sets:
 // they also see each word's tag set (CrfWeights::tag_sets); surface_rows: the table's layout
-// (CrfWeights::surface_rows; false only to test the layout of older models).
+// (CrfWeights::surface_rows; false only to test the layout of older models); surface_clusters:
+// they also see each word's cluster when the lexicon has clusters (CrfWeights::surface_clusters).
 void InitCrf(ChartModel& m, const Corpus& corpus, const std::vector<GoldItems>& gold,
              bool verb_features = false, int surface_bits = 0, bool tag_sets = false,
-             bool surface_rows = true);
+             bool surface_rows = true, bool surface_clusters = true);
 
 // The corpus objective at the model's weights (model.crf.theta), its sentences' prefilter
 // masks and feature ids cached across evaluations, the gradients summed per thread.

@@ -144,14 +144,16 @@ describe('model fixtures written by an earlier build', () => {
 });
 
 // Chart parser payload versions 3 (surface span features, learned unknown-word signatures),
-// 4 (the unknown-word shape back-off), 5 (only the CRF's non-zero weights stored) and 7 (tag
-// sets in the surface features, the surface table in rows): fixtures written by each version,
+// 4 (the unknown-word shape back-off), 5 (only the CRF's non-zero weights stored), 7 (tag
+// sets in the surface features, the surface table in rows) and 8 (word clusters in the surface
+// features, the CRF trained with clusters): fixtures written by each version,
 // which must parse as when written and re-save byte for byte (or as a newer version).
 describe.each([
   ['parser-v3', '1.3'],
   ['parser-v4', '1.4'],
   ['parser-v5', '1.5'],
   ['parser-v7', '1.7'],
+  ['parser-v8', '1.8'],
 ])('chart parser fixtures in %s', (folder, version) => {
   const want = JSON.parse(readFileSync(join(dir, folder, 'expected.json'), 'utf8')) as {
     parsers: Record<string, { tree: string; logprob: number }[]>;
