@@ -20,6 +20,9 @@ import { resolveThreads } from '../native.js';
 import { claimOutputs } from './claim.js';
 import { throwIfAborted, UsageError } from '../errors.js';
 import { cliSignal, deliverPendingSignals } from './signal.js';
+import { clusterTextFields } from '../options/clusters.js';
+import { computeClusters } from './clusters.js';
+import type { WordClusters } from '../parser/clusters.js';
 
 const command = defineCommand({
   description: `Reads bracketed trees, trains the grammar (and with --crf the CRF weights), prints a
@@ -31,6 +34,7 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
     dev: optionalFile('development treebank: CRF F1 after every pass (the best pass is kept), and at the end'),
     model: requiredFile('model file to write', 'M'),
     ...parserTrainFields,
+    ...clusterTextFields,
     ...checkpointFields,
     ...parserTrainDistributedFields,
     json: option(json, 'print the model summary (and the dev scores) as JSON'),
@@ -44,7 +48,12 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
     const modelFile = values.model;
     claimOutputs(
       'train-parser',
-      { '--train': train, '--dev': values.dev, '--clusters': values.clusters },
+      {
+        '--train': train,
+        '--dev': values.dev,
+        '--clusters': values.clusters,
+        '--cluster-text': values.clusterText === 'train' ? undefined : values.clusterText,
+      },
       { '--model': modelFile, '--checkpoint': values.checkpoint },
     );
     const { maxLength } = values;
@@ -52,6 +61,8 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
     // The grammar the model trains with: the PCFG's or the CRF's defaults under what was given.
     const grammar = parserGrammar(crf, { markov: values.markov, parent: values.parent });
     if (values.sgd && values.lbfgs) throw new UsageError('train-parser: --sgd and --lbfgs exclude each other');
+    if (values.clusters !== undefined && values.clusterText !== undefined)
+      throw new UsageError('train-parser: give --clusters or --cluster-text, not both');
     // An option the chosen trainer never reads is refused rather than ignored.
     const crfOnly = crf ? undefined : firstGivenFlag(parserTrainFields, given, CRF_ONLY_TRAIN_FIELDS);
     if (crfOnly !== undefined) throw new UsageError(`train-parser: ${crfOnly} applies to --crf training`);
@@ -76,6 +87,15 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
     const trees = readTreesSync(train).filter(withinLength);
     // Read --dev before training: a bad dev file must fail before the model is written.
     const devTrees = values.dev ? readTreesSync(values.dev).filter(withinLength) : undefined;
+    let clusters: string | WordClusters | undefined = values.clusters;
+    if (values.clusterText !== undefined) {
+      clusters = computeClusters(
+        'train-parser',
+        trees.map((t) => treeWords(t)),
+        values.clusterText,
+        { classes: values.clusterClasses, lowercase: true, signal },
+      );
+    }
     const { epochs } = values;
     // Every event the trainer reports: the trees counted, then the CRF's steps or sentences (rate, ETA, objective).
     const progress = new TrainProgressBar('train-parser', { lossName: 'objective', logAfter: 0 });
@@ -105,7 +125,7 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
         markov: grammar.markov,
         crf,
         rareThreshold: values.rareThreshold,
-        ...(values.clusters !== undefined ? { clusters: values.clusters } : {}),
+        ...(clusters !== undefined ? { clusters } : {}),
         relax: values.relax,
         threads,
         signal,

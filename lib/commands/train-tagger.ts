@@ -26,8 +26,9 @@ import {
   type TemplateSet,
 } from '../tagger/templates.js';
 import { claimOutputs } from './claim.js';
-import { readLinesSync } from '../io/lines.js';
-import { clusterWords, type WordClusters } from '../tagger/word-clusters.js';
+import type { WordClusters } from '../tagger/word-clusters.js';
+import { computeClusters } from './clusters.js';
+import { clusterTextFields } from '../options/clusters.js';
 import { resolveThreads } from '../native.js';
 import { trainFields } from '../options/distributed.js';
 import { distributedTrainer } from '../distributed/train-tagger.js';
@@ -58,12 +59,7 @@ const options = {
   label: option(z.string(), 'the column to predict', { value: 'NAME' }),
   model: requiredFile('model file to write', 'M'),
   ...trainingFields,
-  clusterText: option(
-    z.string().min(1).optional(),
-    "compute the clusters instead, from the training words and this plain text (one sentence per line; 'train' = the training words alone): exchange clustering merged into a binary tree",
-    { value: 'F|train' },
-  ),
-  clusterClasses: option(z.number().int().min(2).default(128), 'number of classes of --cluster-text', { value: 'N' }),
+  ...clusterTextFields,
   separator: option(z.enum(['whitespace', 'tab']).default('whitespace'), 'column separator'),
   format: columnFormat,
   ...checkpointFields,
@@ -164,21 +160,15 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
     let computed: WordClusters | undefined;
     if (values.clusterText !== undefined) {
       if (clusters !== undefined) throw new UsageError(`${cmd}: give --clusters or --cluster-text, not both`);
-      const classes = values.clusterClasses;
       const wordIndex = columns.includes('word') ? columns.indexOf('word') : 0;
-      const text: string[][] = (train as string[][][]).map((s) => s.map((row) => row[wordIndex]));
-      if (values.clusterText !== 'train') {
-        for (const line of readLinesSync(values.clusterText)) {
-          const tokens = line.text.split(/\s+/).filter((t) => t !== '');
-          if (tokens.length > 0) text.push(tokens);
-        }
-      }
-      const t0 = Date.now();
-      computed = clusterWords(text, { classes, signal: cliSignal() });
-      if (!isQuiet() && !values.json)
-        console.log(
-          `train-tagger: ${computed.words.length} words in ${classes} clusters in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
-        );
+      const words = (train as string[][][]).map((s) => s.map((row) => row[wordIndex]));
+      computed = computeClusters(cmd, words, values.clusterText, {
+        classes: values.clusterClasses,
+        signal: cliSignal(),
+        log: (line) => {
+          if (!isQuiet() && !values.json) console.log(line);
+        },
+      });
     }
     const external = distributedTrainer(cmd, { ...values, algo, optimizer, threads, signal: cliSignal() });
     const progress = new TrainProgressBar(`train-tagger ${algo}`, {

@@ -131,7 +131,7 @@ export const parserTrainFields = {
   ),
   clusters: option(
     z.string().min(1).optional(),
-    "word clusters, 'word<TAB>cluster' per line: CRF lexicon features and cluster tags for rare words (kept in the model)",
+    "word clusters, 'word<TAB>cluster' per line: CRF lexicon and surface features, cluster tags for rare words (kept in the model)",
     { value: 'F' },
   ),
   relax: option(

@@ -13,19 +13,23 @@
  */
 
 import { throwIfAborted } from '../errors.js';
+import { readLinesSync } from '../io/lines.js';
+import { CLUSTER_CLASSES } from '../options/clusters.js';
 import type { WordClusters } from '../parser/clusters.js';
 
 /** Words and their bit strings (a prefix is the cluster one level up the merge tree): the parser's cluster type. */
 export type { WordClusters };
 
 export interface ClusterOptions {
-  /** Number of classes of the exchange step (default 128). */
+  /** Number of classes of the exchange step (default CLUSTER_CLASSES, 128). */
   classes?: number;
   /** Exchange passes over the vocabulary (default 6; stops early when no word moves). */
   passes?: number;
   /** Words seen fewer times are left out (default 1: every word). */
   minCount?: number;
   signal?: AbortSignal;
+  /** Called every 1,024 words of an exchange pass (passes count from 1; a pass may be the last before `passes`). */
+  onProgress?: (p: { pass: number; passes: number; word: number; words: number }) => void;
 }
 
 const f = (x: number): number => (x > 0 ? x * Math.log(x) : 0);
@@ -46,7 +50,7 @@ export function clusterWords(sentences: Iterable<readonly string[]>, options: Cl
     .map(([w]) => w);
   const V = words.length;
   if (V === 0) return { words: [], clusters: [] };
-  const C = Math.max(2, Math.min(options.classes ?? 128, V));
+  const C = Math.max(2, Math.min(options.classes ?? CLUSTER_CLASSES, V));
   const id = new Map<string, number>();
   words.forEach((w, i) => id.set(w, i));
   // Word bigrams (sentence boundaries and left-out words break the chain), as adjacency lists.
@@ -90,7 +94,10 @@ export function clusterWords(sentences: Iterable<readonly string[]>, options: Cl
   for (let pass = 0; pass < passes; pass++) {
     let moved = 0;
     for (let w = 0; w < V; w++) {
-      if ((w & 1023) === 0) throwIfAborted(options.signal);
+      if ((w & 1023) === 0) {
+        throwIfAborted(options.signal);
+        options.onProgress?.({ pass: pass + 1, passes, word: w, words: V });
+      }
       // Class counts of w's neighbours (w itself apart).
       touched.length = 0;
       let self = 0;
@@ -200,6 +207,28 @@ function mergeTree(N0: Float64Array, Nc0: Float64Array, C: number): string[] {
     alive.splice(alive.indexOf(bb), 1);
   }
   return paths.map((p) => (p === '' ? '0' : p));
+}
+
+/**
+ * The clusters a trainer computes (`--cluster-text`): of the training sentences' words and the
+ * plain text of `textFile`, one sentence per line, tokens split on white space ('train': the
+ * training words alone). `lowercase` clusters the words lowercased: the chart parser looks a
+ * word up as written, then lowercased, so "The" and "the" share their counts.
+ */
+export function clustersFromText(
+  training: Iterable<readonly string[]>,
+  textFile: string,
+  options: ClusterOptions & { lowercase?: boolean } = {},
+): WordClusters {
+  const text: string[][] = [];
+  for (const s of training) text.push([...s]);
+  if (textFile !== 'train')
+    for (const line of readLinesSync(textFile)) {
+      const tokens = line.text.split(/\s+/).filter((t) => t !== '');
+      if (tokens.length > 0) text.push(tokens);
+    }
+  const sentences = options.lowercase ? text.map((s) => s.map((w) => w.toLowerCase())) : text;
+  return clusterWords(sentences, options);
 }
 
 /** The `word<TAB>cluster` lines the taggers read (readClusters in templates.ts). */

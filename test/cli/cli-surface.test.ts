@@ -52,7 +52,7 @@ describe('--help', () => {
   it('lists every option with its default, and marks the required ones', async () => {
     const text = await commandHelp('train-parser');
     expect(text).toMatch(
-      /--epochs <E> +CRF passes over the data \(or L-BFGS iterations\); the best pass on --dev is\s+kept \(default 10\)/,
+      /--epochs <E> +CRF passes over the data \(or L-BFGS iterations\); the best pass on --dev\s+is kept \(default 10\)/,
     );
     expect(text).toMatch(/--train <F> +training treebank \(bracketed trees\) \(required\)/);
     expect(text).toMatch(/--verb-features/);

@@ -247,6 +247,30 @@ describe('chart parser extras CLI', () => {
     expect(existsSync(model)).toBe(false);
   });
 
+  it('train-parser --cluster-text: clusters of the training words and a text, lowercased, in the surface features', () => {
+    const trainFile = tmp.file('cluster-text.mrg', clusterable.join('\n') + '\n');
+    const text = tmp.file('cluster-text.txt', 'The dog barked\nthe cat slept\n\nA Cat zorps\n');
+    const model = tmp.file('cluster-text.model');
+    const args = ['train-parser', '--train', trainFile, '--model', model, '--crf', '--epochs', '1', '--threads', '1'];
+    const r = runCli([...args, '--cluster-text', text, '--cluster-classes', '3']);
+    expect(r.stderr).toMatch(/train-parser: 8 words in 3 clusters in /); // the, dog, barked, cats, slept, cat, a, zorps
+    expect(r.status).toBe(0);
+    expect(ChartParserModel.loadSync(model).info()).toMatchObject({
+      crf: true,
+      clusterWords: 8,
+      surfaceClusters: true,
+    });
+    const alone = runCli([...args, '--cluster-text', 'train']);
+    expect(alone.stderr).toMatch(/train-parser: 6 words in 128 clusters in /);
+    expect(alone.status).toBe(0);
+    const plain = runCli(args);
+    expect(plain.status).toBe(0);
+    expect(ChartParserModel.loadSync(model).info()).toMatchObject({ clusterWords: 0, surfaceClusters: false });
+    const both = runCli([...args, '--cluster-text', text, '--clusters', text]);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/give --clusters or --cluster-text, not both/);
+  });
+
   it('train-parser --clusters --relax --verb-features, then parse with the model alone', () => {
     const trainFile = tmp.file('extras.mrg', [...relaxable, ...clusterable].join('\n') + '\n');
     const clusters = tmp.file('cli-clusters.txt', 'barked\t0101\nzorps\t0101\n');

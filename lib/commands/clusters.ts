@@ -1,0 +1,33 @@
+/**
+ * `--cluster-text` of the trainers: computes the word clusters with a progress line (a large
+ * text takes minutes), then names their size and time.
+ */
+import { Progress } from '../progress.js';
+import { clustersFromText, type WordClusters } from '../tagger/word-clusters.js';
+
+export function computeClusters(
+  cmd: string,
+  training: readonly (readonly string[])[],
+  textFile: string,
+  options: { classes: number; lowercase?: boolean; signal?: AbortSignal; log?: (line: string) => void },
+): WordClusters {
+  const start = Date.now();
+  const progress = new Progress({ label: `${cmd} clustering`, unit: 'words' });
+  const clusters = clustersFromText(training, textFile, {
+    classes: options.classes,
+    lowercase: options.lowercase,
+    signal: options.signal,
+    // Words visited over the passes, for the rate; the status names the pass.
+    onProgress: (p) =>
+      progress.update(
+        (p.pass - 1) * p.words + p.word,
+        `exchange pass ${p.pass}/${p.passes}: ${p.word}/${p.words} words`,
+      ),
+  });
+  progress.finish();
+  const seconds = ((Date.now() - start) / 1000).toFixed(1);
+  (options.log ?? console.error)(
+    `${cmd}: ${clusters.words.length} words in ${options.classes} clusters in ${seconds} s`,
+  );
+  return clusters;
+}
