@@ -13,21 +13,25 @@ export function computeClusters(
 ): WordClusters {
   const start = Date.now();
   const progress = new Progress({ label: `${cmd} clustering`, unit: 'words' });
-  const clusters = clustersFromText(training, textFile, {
-    classes: options.classes,
-    lowercase: options.lowercase,
-    signal: options.signal,
-    // Words visited over the passes, for the rate; the status names the pass.
-    onProgress: (p) =>
-      progress.update(
-        (p.pass - 1) * p.words + p.word,
-        `exchange pass ${p.pass}/${p.passes}: ${p.word}/${p.words} words`,
-      ),
-  });
-  progress.finish();
+  let clusters: WordClusters;
+  try {
+    clusters = clustersFromText(training, textFile, {
+      classes: options.classes,
+      lowercase: options.lowercase,
+      signal: options.signal,
+      // Words visited over the passes, for the rate; the status names the pass.
+      onProgress: (p) =>
+        progress.update(
+          (p.pass - 1) * p.words + p.word,
+          `exchange pass ${p.pass}/${p.passes}: ${p.word}/${p.words} words`,
+        ),
+    });
+  } finally {
+    progress.finish();
+  }
+  // Fewer words than classes make fewer clusters.
+  const classes = new Set(clusters.clusters).size;
   const seconds = ((Date.now() - start) / 1000).toFixed(1);
-  (options.log ?? console.error)(
-    `${cmd}: ${clusters.words.length} words in ${options.classes} clusters in ${seconds} s`,
-  );
+  (options.log ?? console.error)(`${cmd}: ${clusters.words.length} words in ${classes} clusters in ${seconds} s`);
   return clusters;
 }
