@@ -35,5 +35,5 @@ export {
   type DefaultTemplateName,
   type TemplateChoice,
 } from '../tagger/templates.js';
-export { clusterWords, formatClusters, type ClusterOptions } from '../tagger/word-clusters.js';
+export { clusterWords, formatClusters, type ClusterOptions, type ClusterProgress } from '../tagger/word-clusters.js';
 export { readTrainingColumns, type TrainingColumns } from '../tagger/training-columns.js';

@@ -20,6 +20,14 @@ import type { WordClusters } from '../parser/clusters.js';
 /** Words and their bit strings (a prefix is the cluster one level up the merge tree): the parser's cluster type. */
 export type { WordClusters };
 
+/** Where an exchange pass is: passes count from 1 (a pass may be the last before `passes`), words from 0. */
+export interface ClusterProgress {
+  pass: number;
+  passes: number;
+  word: number;
+  words: number;
+}
+
 export interface ClusterOptions {
   /** Number of classes of the exchange step (default CLUSTER_CLASSES, 128). */
   classes?: number;
@@ -28,8 +36,8 @@ export interface ClusterOptions {
   /** Words seen fewer times are left out (default 1: every word). */
   minCount?: number;
   signal?: AbortSignal;
-  /** Called every 1,024 words of an exchange pass (passes count from 1; a pass may be the last before `passes`). */
-  onProgress?: (p: { pass: number; passes: number; word: number; words: number }) => void;
+  /** Called every 1,024 words of an exchange pass. */
+  onProgress?: (p: ClusterProgress) => void;
 }
 
 const f = (x: number): number => (x > 0 ? x * Math.log(x) : 0);
