@@ -228,14 +228,14 @@ export function clustersFromText(
   textFile: string,
   options: ClusterOptions & { lowercase?: boolean } = {},
 ): WordClusters {
-  const text: string[][] = [];
-  for (const s of training) text.push([...s]);
+  const form = options.lowercase ? (w: string) => w.toLowerCase() : (w: string) => w;
+  const sentences: string[][] = [];
+  for (const s of training) sentences.push(s.map(form));
   if (textFile !== 'train')
     for (const line of readLinesSync(textFile)) {
       const tokens = line.text.split(/\s+/).filter((t) => t !== '');
-      if (tokens.length > 0) text.push(tokens);
+      if (tokens.length > 0) sentences.push(tokens.map(form));
     }
-  const sentences = options.lowercase ? text.map((s) => s.map((w) => w.toLowerCase())) : text;
   return clusterWords(sentences, options);
 }
 
