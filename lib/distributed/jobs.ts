@@ -89,6 +89,20 @@ function cachedDataSets(p: CandidatesPayload, config: PipelineConfig, log: JobEn
   return sets;
 }
 
+/**
+ * The payload's base options with the cluster text as a file of the store. A base naming a
+ * file of its own is refused: a job reads no path it was sent.
+ */
+function clusterTextOf(p: CandidatesPayload, path: (hash: string) => string): CandidatesPayload['base'] {
+  const named = p.base.clusterText;
+  if (named !== undefined && named !== 'train')
+    throw new PayloadError(
+      'pipeline.candidates',
+      'base.clusterText: expected "train" (a text file travels as inputs.clusterText)',
+    );
+  return p.inputs.clusterText === undefined ? p.base : { ...p.base, clusterText: path(p.inputs.clusterText) };
+}
+
 /** A pipeline candidate step (jackknife fold or dev-test) on data from the store. */
 async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutcome> {
   const done = env.store.readManifest(p.step);
@@ -107,7 +121,7 @@ async function runCandidates(p: CandidatesPayload, env: JobEnv): Promise<JobOutc
       },
       folds: p.folds,
       nbest: p.nbest,
-      base: p.base,
+      base: clusterTextOf(p, path),
       rerankers: [],
       threads: env.threads,
       seed: p.seed,

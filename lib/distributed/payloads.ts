@@ -34,7 +34,8 @@ export const candidatesPayload = z.strictObject({
   step: stepId,
   task: z.enum(['parse', 'tag']),
   data: dataOptions,
-  inputs: z.strictObject({ train: hash, dev: hash, test: hash }),
+  // clusterText: the base's cluster text (base.clusterText names a file only on the client).
+  inputs: z.strictObject({ train: hash, dev: hash, test: hash, clusterText: hash.optional() }),
   base: z.record(z.string().max(100), option),
   nbest: z.number().int().positive(),
   folds: z.number().int().min(2),

@@ -44,6 +44,8 @@ export class QueuedCandidates implements CandidateExecutor {
     const base: Record<string, string | number | boolean> = {};
     for (const [k, v] of Object.entries(this.config.base))
       if (v !== undefined) base[k] = v as string | number | boolean;
+    // A payload names no path: the cluster text travels as an input, by its hash.
+    if (inputs.clusterText !== undefined) delete base.clusterText;
     return {
       step: id,
       task: this.config.task,
@@ -71,11 +73,12 @@ export class QueuedCandidates implements CandidateExecutor {
   async run(steps: CandidateStep[], inputFiles: string[]): Promise<StepResult[]> {
     const log = this.options.log ?? (() => {});
     const store = new ArtifactStore(this.options.store);
-    const [train, dev, test] = inputFiles;
-    const inputs = {
+    const [train, dev, test, clusterText] = inputFiles;
+    const inputs: CandidatesPayload['inputs'] = {
       train: await store.putFile(train),
       dev: await store.putFile(dev),
       test: await store.putFile(test),
+      ...(clusterText !== undefined ? { clusterText: await store.putFile(clusterText) } : {}),
     };
     const planned = await Promise.all(
       steps.map(async (step) => {

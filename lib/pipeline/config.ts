@@ -4,6 +4,7 @@
  * JSON Schema. A bad field is reported by its path, e.g.
  * `pipeline.json: rerankers[1].lambda: expected a number or a list of numbers`.
  */
+import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { HEAD_RULE_PRESETS } from '../trees/head-rules.js';
@@ -17,6 +18,7 @@ import { SCORE_KINDS } from '../eval/score.js';
 import { columnFormatOf, conlluField, CONLLU_FIELD_NAMES, type ColumnFormat } from '../io/conllu.js';
 import type { PerceptronKernel } from '../rerank/perceptron-data.js';
 import { TAGGER_C2, TAGGER_DEFAULTS, taggerFields } from '../options/tagger.js';
+import { CLUSTER_CLASSES } from '../options/clusters.js';
 import {
   BOOST_EPS,
   FEATURE_CUTOFF,
@@ -168,6 +170,21 @@ export const parserBaseSchema = z.strictObject({
     .describe(
       `words seen at most this often also train the unknown-word signatures (default ${PCFG_RARE_THRESHOLD} for the PCFG, ${CRF_DEFAULTS.rareThreshold} for the CRF)`,
     ),
+  // No schema defaults: the steps' cache keys hold the base's options, and runs without
+  // clusters keep theirs.
+  clusterText: z
+    .string({ error: 'expected a file name or "train"' })
+    .min(1, { error: 'expected a file name or "train"' })
+    .optional()
+    .describe(
+      "word clusters for the parser's lexicon and surface features, computed for every fold from its training words and this plain text (one sentence per line; 'train' = the training words alone): exchange clustering of lowercased words, as `train-parser --cluster-text` (default none)",
+    ),
+  clusterClasses: z
+    .number({ error: 'expected a whole number >= 2' })
+    .int({ error: 'expected a whole number >= 2' })
+    .min(2, { error: 'expected a whole number >= 2' })
+    .optional()
+    .describe(`number of classes of clusterText (default ${CLUSTER_CLASSES})`),
   kbest: z
     .enum(KBEST_TAG_MODES, { error: "expected 'all', 'max', 'sum' or 'fixed'" })
     .default(PIPELINE_KBEST_MODE)
@@ -437,6 +454,12 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     const crfOnly = CRF_BASE_FIELDS.find((key) => key in raw && raw[key] !== CRF_BASE_DEFAULTS[key]);
     if (crfOnly !== undefined)
       fail(`base.${crfOnly}`, 'applies to the CRF base (crf true); the PCFG has no such setting');
+  }
+  if ('clusterClasses' in base && base.clusterClasses !== undefined && base.clusterText === undefined)
+    fail('base.clusterClasses', 'sets the classes of clusterText: give clusterText too');
+  if ('clusterText' in base && base.clusterText !== undefined && base.clusterText !== 'train') {
+    base.clusterText = at(base.clusterText);
+    if (!existsSync(base.clusterText)) fail('base.clusterText', `no such file: ${base.clusterText}`);
   }
   // Named where it applies, so that the steps' cache keys tell lists with the features apart.
   if ('mbr' in base && base.crf && base.mbr) base.posteriors ??= true;

@@ -180,7 +180,10 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
   makeFolder(config.cache);
   const cache = new StepCache(config.cache);
   const steps: StepRecord[] = [];
+  // A cluster text is read by every candidate step: its content is part of their keys.
+  const clusterText = 'clusterText' in config.base ? config.base.clusterText : undefined;
   const inputs = [config.data.train, config.data.dev, config.data.test];
+  if (clusterText !== undefined && clusterText !== 'train') inputs.push(clusterText);
   const baseKey = {
     data: dataKey(config),
     base: base.name,

@@ -16,6 +16,7 @@ import { ArtifactStore } from '../../lib/distributed/store.js';
 import type { CandidatesPayload } from '../../lib/distributed/payloads.js';
 import { readTreesSync } from '../../lib/io/treebank.js';
 import { formatTree } from '../../lib/trees/tree.js';
+import { treeWords } from '../../lib/parser/input.js';
 import { repoRoot, runCli, tempDir } from '../helpers.js';
 import {
   expectLostRedisExit,
@@ -37,7 +38,7 @@ const gum = join(repoRoot, 'data', 'gum-open');
  * A tiny parsing pipeline on a slice of GUM: 3 folds, dev-test, boosting and log-linear
  * (another training file and no rerankers with `only`).
  */
-function writeConfig(name: string, only?: { train: string; rerankers: [] }): string {
+function writeConfig(name: string, only?: { train: string; rerankers: [] }, base: object = { crf: false }): string {
   return tmp.file(
     `${name}.json`,
     JSON.stringify({
@@ -53,7 +54,7 @@ function writeConfig(name: string, only?: { train: string; rerankers: [] }): str
       },
       folds: 3,
       nbest: 4,
-      base: { crf: false },
+      base,
       rerankers: only?.rerankers ?? [
         { type: 'boost', rounds: 30, eps: [0.01], cutoff: 1 },
         { type: 'loglinear', l2: [1, 10], iterations: 20, cutoff: 1 },
@@ -408,6 +409,43 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
     expect(candidateFiles(join(tmp.dir, 'data-cache-2'))).not.toEqual(candidateFiles(join(tmp.dir, 'data-cache-1')));
   });
 
+  it("a base's cluster text travels by its hash, not its path; the candidates equal a local run's", async () => {
+    const store = join(tmp.dir, 'store-clusters');
+    workers.push(await startWorkerProcess(redis.url, store));
+    const text = tmp.file(
+      'cluster-text.txt',
+      readTreesSync(join(gum, 'test.mrg'))
+        .map((t) => treeWords(t).join(' '))
+        .join('\n') + '\n',
+    );
+    const only = { train: join(gum, 'train.mrg'), rerankers: [] as [] };
+    const withClusters = { crf: false, clusterText: text, clusterClasses: 8 };
+    const remote = coordinator('clusters-remote', store, writeConfig('clusters-remote', only, withClusters));
+    expect(await remote.exited(), remote.output()).toBe(0);
+    const queue = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port: redis.port } });
+    const jobs = (await queue.getJobs(['completed'])).filter((j) => j.name === 'pipeline.candidates');
+    await queue.close();
+    expect(jobs).toHaveLength(4);
+    const textHash = new ArtifactStore(store).put(readFileSync(text));
+    for (const job of jobs) {
+      const p = job.data as CandidatesPayload;
+      expect(p.base.clusterText).toBeUndefined();
+      expect(p.base.clusterClasses).toBe(8);
+      expect(p.inputs.clusterText).toBe(textHash);
+    }
+    for (const [name, base] of [
+      ['clusters-local', withClusters],
+      ['clusters-none', { crf: false }],
+    ] as const) {
+      const local = runCli(['pipeline', '--config', writeConfig(name, only, base)]);
+      expect(local.status, local.stderr).toBe(0);
+    }
+    const files = candidateFiles(join(tmp.dir, 'clusters-remote'));
+    expect(files).toEqual(candidateFiles(join(tmp.dir, 'clusters-local')));
+    // The clusters reach the parser: its lists differ from those without them.
+    expect(files).not.toEqual(candidateFiles(join(tmp.dir, 'clusters-none')));
+  });
+
   /** The ids of the candidate jobs a worker's log shows started and not done. */
   function unfinishedJobs(log: string): string[] {
     const started = [...log.matchAll(/start pipeline\.candidates (\S+)/g)].map((m) => m[1]);
@@ -527,6 +565,11 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
         { ...payload(good, 'outside'), inputs: { train: '../../etc/passwd', dev: good, test: good } },
         opts,
       );
+      const namedText = await queue.add(
+        'pipeline.candidates',
+        { ...payload(good, 'named-text'), base: { clusterText: '/etc/hostname' } },
+        opts,
+      );
       const badData = await queue.add('pipeline.candidates', payload(broken, 'bad-data'), opts);
       const notAJob = await queue.add('rm -rf /', { n: 1 }, opts);
       const fine = await queue.add('pipeline.candidates', payload(good, 'fine'), opts);
@@ -535,6 +578,7 @@ describe.skipIf(skip)('distributed pipeline on Redis (2 worker processes)', () =
       expect(await fine.getState()).toBe('completed');
       for (const [job, message] of [
         [outside, /inputs\.train: expected a SHA-256 naming an artifact in the store \(paths are refused\)/],
+        [namedText, /base\.clusterText: expected "train" \(a text file travels as inputs\.clusterText\)/],
         [badData, /blobs\/[0-9a-f]{2}\/[0-9a-f]{64}:1: unbalanced brackets/],
         [notAJob, /unknown job kind/],
       ] as const) {

@@ -3,7 +3,7 @@
  * the pipeline's dev set, exactly as ChartParserModel.train with `dev` does, and without it the
  * last pass; with `mbr` its lists mark the MBR tree (parser-nbest-lists.test.ts).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { readTreesSync } from '../../lib/io/treebank.js';
 import { ChartParserModel, type ParserTrainSummary } from '../../lib/parser/chart-parser.js';
@@ -21,7 +21,8 @@ import { featureName } from '../../lib/rerank/candidate-feature-ids.js';
 import { MBR_FEATURES, MEMBER_FEATURES, type KbestParser } from '../../lib/parser/nbest-lists.js';
 import { bracketingKey } from '../../lib/trees/kbest-modes.js';
 import type { PipelineSentence, StepContext } from '../../lib/training/model-contract.js';
-import { repoRoot } from '../helpers.js';
+import { repoRoot, tempDir } from '../helpers.js';
+import { clustersFromText } from '../../lib/tagger/word-clusters.js';
 
 const trees = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg')).filter(
   (t) => treeWords(t).length >= 3 && treeWords(t).length <= 12,
@@ -34,6 +35,8 @@ const train = asSentences(trainTrees, 0);
 const dev = asSentences(devTrees, 120);
 const held = asSentences(trees.slice(160, 190), 160);
 const ctx: StepContext = { threads: 1, seed: 1 };
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
 const EPOCHS = 7;
 
 /** A parse pipeline's base as the config file gives it, validated. */
@@ -162,6 +165,55 @@ describe('the pipeline CRF base', () => {
     const twin = withDevAnd([withDev]);
     expect(await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true, mbrParser: twin })).not.toEqual(expected);
     expect(() => baseConfig({ ensemble: [{ seed: -1 }] })).toThrow('base.ensemble[0].seed');
+  });
+
+  it("with base.clusterText trains on the clusters of its own training words and the text, as train-parser's --cluster-text", async () => {
+    const text = tmp.file(
+      'text.txt',
+      `${trees
+        .slice(190, 260)
+        .map((t) => treeWords(t).join(' '))
+        .join('\n')}\n`,
+    );
+    const config = baseConfig({ clusterText: text, clusterClasses: 16 });
+    const clusters = clustersFromText(
+      trainTrees.map((t) => treeWords(t)),
+      text,
+      { classes: 16, lowercase: true },
+    );
+    const expected = await ChartParserModel.train(trainTrees, {
+      crf: true,
+      epochs: EPOCHS,
+      dev: devTrees,
+      threads: 1,
+      seed: 1,
+      clusters,
+    });
+    const seen: string[] = [];
+    const logged: string[] = [];
+    const withProgress: StepContext = { ...ctx, progress: (label) => seen.push(label), log: (l) => logged.push(l) };
+    const producer = await chartParserBase(config).train(train, withProgress, dev);
+    const lists = { kbest: 'sum', mbr: true } as const;
+    const got = await producer.nbest(held, 3, ctx);
+    expect(got).toEqual(await expected.nbest(held, 3, ctx, lists));
+    expect(got).not.toEqual(await withDev.nbest(held, 3, ctx, lists));
+    expect(seen).toContain('word clusters');
+    expect(logged).toContain(`word clusters: ${clusters.words.length} words in 16 clusters`);
+  });
+
+  it('refuses a missing cluster text, and classes without a text', () => {
+    expect(() => baseConfig({ clusterText: 'no-such-text.txt' })).toThrow(
+      'pipeline.json: base.clusterText: no such file: /no-such-text.txt',
+    );
+    expect(() => baseConfig({ clusterClasses: 64 })).toThrow(
+      'pipeline.json: base.clusterClasses: sets the classes of clusterText: give clusterText too',
+    );
+    expect(() => baseConfig({ clusterText: 'train', clusterClasses: 1 })).toThrow(
+      'pipeline.json: base.clusterClasses: expected a whole number >= 2',
+    );
+    // 'train' names no file; without the field, the base has none (the cache keys of runs without clusters stay).
+    expect(baseConfig({ clusterText: 'train' }).clusterText).toBe('train');
+    expect('clusterText' in baseConfig({})).toBe(false);
   });
 
   it('refuses an ensemble without the CRF and its MBR marks', () => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validatePipelineConfig } from '../../lib/pipeline/config.js';
 import { runPipeline } from '../../lib/pipeline/run.js';
@@ -7,6 +7,7 @@ import { foldRange } from '../../lib/pipeline/data.js';
 import { oracleChoice, relativeErrorReduction, scoreSet } from '../../lib/pipeline/evaluate.js';
 import { readNbestSync } from '../../lib/io/nbest.js';
 import { fakeComponents, tinyNerCorpus, type FakeCalls } from './pipeline-fakes.js';
+import type { ComponentFactory } from '../../lib/pipeline/components.js';
 import { tempDir } from '../helpers.js';
 
 const tmp = tempDir();
@@ -136,6 +137,48 @@ describe('pipeline orchestration (tiny tagging corpus, stand-in components)', ()
     expect(calls.trains).toBe(5);
     expect(calls.rerankerTrains).toBe(2);
     expect(r.steps.map((s) => s.cached)).toEqual([true, true, true, true, true, false]);
+  });
+
+  it("a cluster text's content is part of the candidate steps' keys", async () => {
+    // A stand-in parse base whose one candidate is the gold tree: only the keys are under test.
+    const calls: FakeCalls = { trains: 0, nbests: 0, rerankerTrains: 0 };
+    const components: ComponentFactory = {
+      base: () => ({
+        name: 'gold trees',
+        async train() {
+          calls.trains++;
+          return {
+            async nbest(sentences) {
+              return sentences.map((s) => ({ ...s, line: 0, candidates: [{ tree: s.gold as string, logprob: 0 }] }));
+            },
+          };
+        },
+      }),
+      reranker: () => {
+        throw new Error('no rerankers');
+      },
+    };
+    const trees = tmp.file('trees.mrg', '(S (NP (DT the) (NN dog)) (VP (VBZ barks)))\n'.repeat(8));
+    const text = tmp.file('cluster.txt', 'the cat sleeps\n');
+    const config = validatePipelineConfig(
+      {
+        task: 'parse',
+        data: { train: trees, dev: trees, test: trees },
+        folds: 2,
+        base: { clusterText: 'cluster.txt' },
+        rerankers: [],
+        output: join(tmp.dir, 'clusters-out'),
+      },
+      'pipeline.json',
+      tmp.dir,
+    );
+    const cachedSteps = async (): Promise<boolean[]> =>
+      (await runPipeline(config, { components })).steps.map((s) => s.cached);
+    expect(await cachedSteps()).toEqual([false, false, false]);
+    expect(await cachedSteps()).toEqual([true, true, true]);
+    writeFileSync(text, 'the dog sleeps\n');
+    expect(await cachedSteps()).toEqual([false, false, false]);
+    expect(calls.trains).toBe(6);
   });
 
   it('the oracle picks the highest Score and breaks ties by L(x)', () => {

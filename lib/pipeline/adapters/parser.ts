@@ -5,6 +5,9 @@ import { parseTree } from '../../trees/bracket-parser.js';
 import type { BaseModel, PipelineSentence, StepContext } from '../components.js';
 import type { KbestParser } from '../../parser/nbest-lists.js';
 import type { EnsembleMember, ParserBaseConfig } from '../config.js';
+import { CLUSTER_CLASSES } from '../../options/clusters.js';
+import { clustersFromText } from '../../tagger/word-clusters.js';
+import type { WordClusters } from '../../parser/clusters.js';
 
 export function chartParserBase(options: ParserBaseConfig): BaseModel {
   const name = options.crf ? 'CRF-CFG chart parser' : 'PCFG chart parser';
@@ -15,6 +18,10 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
       const trees = treesOf(sentences);
       // The CRF's pass is chosen on dev, as `train-parser --dev` does; the PCFG has no passes.
       const devTrees = options.crf && options.devPass && dev !== undefined && dev.length > 0 ? treesOf(dev) : undefined;
+      const clusters =
+        options.clusterText === undefined
+          ? undefined
+          : clustersOf(sentences, options.clusterText, options.clusterClasses ?? CLUSTER_CLASSES, ctx);
       const trainOne = (member: EnsembleMember, label: string): Promise<ChartParserModel> =>
         ChartParserModel.train(
           trees,
@@ -23,6 +30,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
             ...(member.parent !== undefined ? { parent: member.parent } : {}),
             crf: options.crf,
             rareThreshold: options.rareThreshold,
+            ...(clusters !== undefined ? { clusters } : {}),
             threads: ctx.threads,
             // The CRF's own options; its passes resume in a retried job (the PCFG is counted in one pass).
             ...(options.crf
@@ -58,4 +66,31 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
       });
     },
   };
+}
+
+/**
+ * The word clusters of `sentences` (a fold's training set) and the text file, as
+ * `train-parser --cluster-text` computes them: each fold clusters its own training words, so
+ * its held-out sentences are as new to them as the test set is.
+ */
+function clustersOf(sentences: PipelineSentence[], textFile: string, classes: number, ctx: StepContext): WordClusters {
+  const label = 'word clusters';
+  const clusters = clustersFromText(
+    sentences.map((s) => s.tokens),
+    textFile,
+    {
+      classes,
+      lowercase: true,
+      signal: ctx.signal,
+      onProgress: (p) =>
+        ctx.progress?.(
+          label,
+          (p.pass - 1) * p.words + p.word,
+          p.passes * p.words,
+          `exchange pass ${p.pass}/${p.passes}`,
+        ),
+    },
+  );
+  ctx.log?.(`${label}: ${clusters.words.length} words in ${new Set(clusters.clusters).size} clusters`);
+  return clusters;
 }
