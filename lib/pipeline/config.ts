@@ -4,7 +4,6 @@
  * JSON Schema. A bad field is reported by its path, e.g.
  * `pipeline.json: rerankers[1].lambda: expected a number or a list of numbers`.
  */
-import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { HEAD_RULE_PRESETS } from '../trees/head-rules.js';
@@ -457,10 +456,8 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
   }
   if ('clusterClasses' in base && base.clusterClasses !== undefined && base.clusterText === undefined)
     fail('base.clusterClasses', 'sets the classes of clusterText: give clusterText too');
-  if ('clusterText' in base && base.clusterText !== undefined && base.clusterText !== 'train') {
+  if ('clusterText' in base && base.clusterText !== undefined && base.clusterText !== 'train')
     base.clusterText = at(base.clusterText);
-    if (!existsSync(base.clusterText)) fail('base.clusterText', `no such file: ${base.clusterText}`);
-  }
   // Named where it applies, so that the steps' cache keys tell lists with the features apart.
   if ('mbr' in base && base.crf && base.mbr) base.posteriors ??= true;
   c.rerankers.forEach((rr, i) => {

@@ -176,14 +176,17 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
   log(
     `data: ${data.train.length} train, ${data.dev.length} dev, ${data.test.length} test sentences; ${config.folds} folds; ${config.nbest}-best ${base.name} candidates`,
   );
+  // A cluster text is read by every candidate step: its content is part of their keys.
+  const clusterText = 'clusterText' in config.base ? config.base.clusterText : undefined;
+  const inputs = [config.data.train, config.data.dev, config.data.test];
+  if (clusterText !== undefined && clusterText !== 'train') {
+    if (!existsSync(clusterText)) throw new InputError(clusterText, undefined, 'no such file (base.clusterText)');
+    inputs.push(clusterText);
+  }
   makeFolder(config.output);
   makeFolder(config.cache);
   const cache = new StepCache(config.cache);
   const steps: StepRecord[] = [];
-  // A cluster text is read by every candidate step: its content is part of their keys.
-  const clusterText = 'clusterText' in config.base ? config.base.clusterText : undefined;
-  const inputs = [config.data.train, config.data.dev, config.data.test];
-  if (clusterText !== undefined && clusterText !== 'train') inputs.push(clusterText);
   const baseKey = {
     data: dataKey(config),
     base: base.name,

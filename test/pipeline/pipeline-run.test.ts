@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validatePipelineConfig } from '../../lib/pipeline/config.js';
 import { runPipeline } from '../../lib/pipeline/run.js';
@@ -178,6 +178,10 @@ describe('pipeline orchestration (tiny tagging corpus, stand-in components)', ()
     expect(await cachedSteps()).toEqual([true, true, true]);
     writeFileSync(text, 'the dog sleeps\n');
     expect(await cachedSteps()).toEqual([false, false, false]);
+    expect(calls.trains).toBe(6);
+    // A missing text: one error naming it, before any training.
+    rmSync(text);
+    await expect(runPipeline(config, { components })).rejects.toThrow(`${text}: no such file (base.clusterText)`);
     expect(calls.trains).toBe(6);
   });
 
