@@ -3,7 +3,7 @@
  * text takes minutes), then names their size and time.
  */
 import { Progress } from '../progress.js';
-import { clustersFromText, type WordClusters } from '../tagger/word-clusters.js';
+import { clustersFromText, clusterWork, describeClusters, type WordClusters } from '../tagger/word-clusters.js';
 
 export function computeClusters(
   cmd: string,
@@ -21,17 +21,12 @@ export function computeClusters(
       signal: options.signal,
       // Words visited over the passes, for the rate; the status names the pass.
       onProgress: (p) =>
-        progress.update(
-          (p.pass - 1) * p.words + p.word,
-          `exchange pass ${p.pass}/${p.passes}: ${p.word}/${p.words} words`,
-        ),
+        progress.update(clusterWork(p).done, `exchange pass ${p.pass}/${p.passes}: ${p.word}/${p.words} words`),
     });
   } finally {
     progress.finish();
   }
-  // Fewer words than classes make fewer clusters.
-  const classes = new Set(clusters.clusters).size;
   const seconds = ((Date.now() - start) / 1000).toFixed(1);
-  (options.log ?? console.error)(`${cmd}: ${clusters.words.length} words in ${classes} clusters in ${seconds} s`);
+  (options.log ?? console.error)(`${cmd}: ${describeClusters(clusters)} in ${seconds} s`);
   return clusters;
 }

@@ -55,6 +55,11 @@ const positiveInt = (what: string) =>
     .number({ error: `expected a positive integer (${what})` })
     .int({ message: `expected a positive integer (${what})` })
     .min(1, { message: `expected a positive integer (${what})` });
+const integerAtLeast = (min: number) =>
+  z
+    .number({ error: `expected an integer >= ${min}` })
+    .int({ message: `expected an integer >= ${min}` })
+    .min(min, { message: `expected an integer >= ${min}` });
 const nonNegativeInt = (what: string) =>
   z
     .number({ error: `expected a non-negative integer (${what})` })
@@ -178,10 +183,7 @@ export const parserBaseSchema = z.strictObject({
     .describe(
       "word clusters for the parser's lexicon and surface features, computed for every fold from its training words and this plain text (one sentence per line; 'train' = the training words alone): exchange clustering of lowercased words, as `train-parser --cluster-text` (default none)",
     ),
-  clusterClasses: z
-    .number({ error: 'expected a whole number >= 2' })
-    .int({ error: 'expected a whole number >= 2' })
-    .min(2, { error: 'expected a whole number >= 2' })
+  clusterClasses: integerAtLeast(2)
     .optional()
     .describe(`number of classes of clusterText (default ${CLUSTER_CLASSES})`),
   kbest: z
@@ -324,12 +326,7 @@ export const pipelineConfigSchema = z.strictObject({
     .enum(['parse', 'tag'], { error: "expected 'parse' or 'tag'" })
     .describe("'parse' (constituency parsing) or 'tag' (sequence tagging, e.g. NER)"),
   data: dataSchema.describe('the three data sets and how to read them'),
-  folds: z
-    .number({ error: 'expected an integer >= 2' })
-    .int({ message: 'expected an integer >= 2' })
-    .min(2, { message: 'expected an integer >= 2' })
-    .default(5)
-    .describe('jackknifing: train is split into this many folds'),
+  folds: integerAtLeast(2).default(5).describe('jackknifing: train is split into this many folds'),
   nbest: positiveInt('candidates').default(20).describe('candidates per sentence'),
   base: z
     .looseObject({}, { error: 'expected an object of base-model options' })

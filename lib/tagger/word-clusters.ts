@@ -28,6 +28,16 @@ export interface ClusterProgress {
   words: number;
 }
 
+/** Words visited over all passes so far, and in all passes: a progress bar's done and total. */
+export function clusterWork(p: ClusterProgress): { done: number; total: number } {
+  return { done: (p.pass - 1) * p.words + p.word, total: p.passes * p.words };
+}
+
+/** "N words in C clusters": C counted from the result, since fewer words than classes make fewer clusters. */
+export function describeClusters(c: WordClusters): string {
+  return `${c.words.length} words in ${new Set(c.clusters).size} clusters`;
+}
+
 export interface ClusterOptions {
   /** Number of classes of the exchange step (default CLUSTER_CLASSES, 128). */
   classes?: number;

@@ -206,7 +206,7 @@ describe('the pipeline CRF base', () => {
       'pipeline.json: base.clusterClasses: sets the classes of clusterText: give clusterText too',
     );
     expect(() => baseConfig({ clusterText: 'train', clusterClasses: 1 })).toThrow(
-      'pipeline.json: base.clusterClasses: expected a whole number >= 2',
+      'pipeline.json: base.clusterClasses: expected an integer >= 2',
     );
     // 'train' names no file; without the field, the base has none (the cache keys of runs without clusters stay).
     expect(baseConfig({ clusterText: 'train' }).clusterText).toBe('train');

@@ -6,7 +6,7 @@ import type { BaseModel, PipelineSentence, StepContext } from '../components.js'
 import type { KbestParser } from '../../parser/nbest-lists.js';
 import type { EnsembleMember, ParserBaseConfig } from '../config.js';
 import { CLUSTER_CLASSES } from '../../options/clusters.js';
-import { clustersFromText } from '../../tagger/word-clusters.js';
+import { clustersFromText, clusterWork, describeClusters } from '../../tagger/word-clusters.js';
 import type { WordClusters } from '../../parser/clusters.js';
 
 export function chartParserBase(options: ParserBaseConfig): BaseModel {
@@ -82,15 +82,12 @@ function clustersOf(sentences: PipelineSentence[], textFile: string, classes: nu
       classes,
       lowercase: true,
       signal: ctx.signal,
-      onProgress: (p) =>
-        ctx.progress?.(
-          label,
-          (p.pass - 1) * p.words + p.word,
-          p.passes * p.words,
-          `exchange pass ${p.pass}/${p.passes}`,
-        ),
+      onProgress: (p) => {
+        const { done, total } = clusterWork(p);
+        ctx.progress?.(label, done, total, `exchange pass ${p.pass}/${p.passes}`);
+      },
     },
   );
-  ctx.log?.(`${label}: ${clusters.words.length} words in ${new Set(clusters.clusters).size} clusters`);
+  ctx.log?.(`${label}: ${describeClusters(clusters)}`);
   return clusters;
 }
