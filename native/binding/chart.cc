@@ -62,6 +62,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
          InstanceMethod("crfShardGradient", &ChartParser::CrfShardGradient),
          InstanceMethod("parse", &ChartParser::Parse),
          InstanceMethod("parseEnsemble", &ChartParser::ParseEnsemble),
+         InstanceMethod("parseEnsembleMixes", &ChartParser::ParseEnsembleMixes),
          InstanceMethod("serialize", &ChartParser::Serialize), InstanceMethod("info", &ChartParser::Info)});
     SaveConstructor(env, "ChartParser", cls);
     exports.Set("ChartParser", cls);
@@ -404,11 +405,69 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
   }
 
   // parseEnsemble(others, baseMaps, tagMaps, tokens, offsets, threads, cancelFlag, maxLength, prune,
-  //   pruneRetry, k = 1)
+  //   pruneRetry, k = 1, mix?)
   //   -> Promise<parse's result>: the k best trees under the mean posteriors of this CRF parser
-  //   and `others` (chart/ensemble.h; k = 1: the MBR tree); maps[m][id] = this parser's id of
-  //   others[m]'s base category or tag `id` (-1: none).
+  //   and `others`, CRFs or PCFGs (chart/ensemble.h; k = 1: the MBR tree); maps[m][id] = this
+  //   parser's id of others[m]'s base category or tag `id` (-1: none); mix: a Float64Array of
+  //   one weight per member, this parser's first (absent: all alike).
   Napi::Value ParseEnsemble(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    EnsembleCall call = ReadEnsembleCall(info);
+    const int k = info.Length() > 10 && info[10].IsNumber() ? info[10].As<Napi::Number>().Int32Value() : 1;
+    if (k < 1) throw Napi::RangeError::New(env, "k must be at least 1");
+    EnsembleMix mix;
+    if (info.Length() > 11 && !info[11].IsUndefined()) mix = MixArgument(env, info[11]);
+    auto model = model_;
+    auto result = std::make_shared<std::vector<SentenceParse>>();
+    return RunAsync(
+        env,
+        [model, call, k, mix, result] {
+          *result = structrank::ParseEnsemble(*model, *call.members, *call.corpus, call.threads,
+                                              call.cancel.get(), call.prune, call.max_length,
+                                              call.prune_retry, kEnsembleMemberPrune, k, mix);
+        },
+        [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
+  }
+
+  // parseEnsembleMixes(others, baseMaps, tagMaps, tokens, offsets, threads, cancelFlag, maxLength,
+  //   prune, pruneRetry, mixes: Float64Array[])
+  //   -> Promise<parse's result[]>: each sentence's MBR tree under each mix, every member's
+  //   posteriors computed once (chart/ensemble.h, ParseEnsembleMixes).
+  Napi::Value ParseEnsembleMixes(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    EnsembleCall call = ReadEnsembleCall(info);
+    Expect(info.Length() > 10 && info[10].IsArray(), env, "mixes as an array of Float64Arrays");
+    Napi::Array list = info[10].As<Napi::Array>();
+    std::vector<EnsembleMix> mixes;
+    for (uint32_t x = 0; x < list.Length(); ++x) mixes.push_back(MixArgument(env, list.Get(x)));
+    auto model = model_;
+    auto result = std::make_shared<std::vector<std::vector<SentenceParse>>>();
+    return RunAsync(
+        env,
+        [model, call, mixes, result] {
+          *result = structrank::ParseEnsembleMixes(*model, *call.members, *call.corpus, call.threads,
+                                                   call.cancel.get(), call.prune, call.max_length,
+                                                   call.prune_retry, mixes);
+        },
+        [result](Napi::Env e) -> Napi::Value {
+          Napi::Array out = Napi::Array::New(e, result->size());
+          for (uint32_t x = 0; x < result->size(); ++x) out.Set(x, ParsesToJs(e, (*result)[x]));
+          return out;
+        });
+  }
+
+  // The arguments parseEnsemble and parseEnsembleMixes share (0-9), the members held alive.
+  struct EnsembleCall {
+    std::shared_ptr<std::vector<std::shared_ptr<ChartModel>>> held;
+    std::shared_ptr<std::vector<EnsembleMember>> members;
+    std::shared_ptr<Corpus> corpus;
+    int threads = 1;
+    std::shared_ptr<std::atomic<bool>> cancel;
+    int max_length = 0;
+    double prune = 0;
+    bool prune_retry = false;
+  };
+  EnsembleCall ReadEnsembleCall(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Expect(info.Length() >= 10 && info[0].IsArray() && info[1].IsArray() && info[2].IsArray() &&
                info[7].IsNumber() && info[8].IsNumber() && info[9].IsBoolean(),
@@ -417,41 +476,37 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
                 tag_maps = info[2].As<Napi::Array>();
     if (base_maps.Length() != others.Length() || tag_maps.Length() != others.Length())
       throw Napi::TypeError::New(env, "one base map and one tag map per ensemble member");
-    auto held = std::make_shared<std::vector<std::shared_ptr<ChartModel>>>();
-    auto members = std::make_shared<std::vector<EnsembleMember>>();
+    EnsembleCall call;
+    call.held = std::make_shared<std::vector<std::shared_ptr<ChartModel>>>();
+    call.members = std::make_shared<std::vector<EnsembleMember>>();
     for (uint32_t m = 0; m < others.Length(); ++m) {
       Napi::Value o = others.Get(m);
       Expect(o.IsObject() && o.As<Napi::Object>().InstanceOf(GetConstructor(env, "ChartParser").Value()), env,
              "ensemble members as ChartParser handles");
-      held->push_back(Unwrap(o.As<Napi::Object>())->model_);
+      call.held->push_back(Unwrap(o.As<Napi::Object>())->model_);
       EnsembleMember member;
-      member.model = held->back().get();
+      member.model = call.held->back().get();
       Napi::Value bm = base_maps.Get(m), tm = tag_maps.Get(m);
       Expect(bm.IsTypedArray() && bm.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array &&
                  tm.IsTypedArray() && tm.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array,
              env, "base and tag maps as Int32Arrays");
       member.base_map = ToVector<int32_t>(bm.As<Napi::Int32Array>());
       member.tag_map = ToVector<int32_t>(tm.As<Napi::Int32Array>());
-      members->push_back(std::move(member));
+      call.members->push_back(std::move(member));
     }
-    auto corpus = std::make_shared<Corpus>(CorpusFrom(env, info[3], info[4]));
-    const int threads = ThreadsArgument(info, 5);
-    auto cancel = CancelFlag::From(info[6]);
-    const int max_length = info[7].As<Napi::Number>().Int32Value();
-    const double prune = info[8].As<Napi::Number>().DoubleValue();
-    if (!(prune >= 0 && prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
-    const bool prune_retry = info[9].As<Napi::Boolean>().Value();
-    const int k = info.Length() > 10 && info[10].IsNumber() ? info[10].As<Napi::Number>().Int32Value() : 1;
-    if (k < 1) throw Napi::RangeError::New(env, "k must be at least 1");
-    auto model = model_;
-    auto result = std::make_shared<std::vector<SentenceParse>>();
-    return RunAsync(
-        env,
-        [model, held, members, corpus, threads, cancel, max_length, prune, prune_retry, k, result] {
-          *result = structrank::ParseEnsemble(*model, *members, *corpus, threads, cancel.get(), prune,
-                                              max_length, prune_retry, kEnsembleMemberPrune, k);
-        },
-        [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
+    call.corpus = std::make_shared<Corpus>(CorpusFrom(env, info[3], info[4]));
+    call.threads = ThreadsArgument(info, 5);
+    call.cancel = CancelFlag::From(info[6]);
+    call.max_length = info[7].As<Napi::Number>().Int32Value();
+    call.prune = info[8].As<Napi::Number>().DoubleValue();
+    if (!(call.prune >= 0 && call.prune < 1)) throw Napi::RangeError::New(env, "prune must be in [0, 1)");
+    call.prune_retry = info[9].As<Napi::Boolean>().Value();
+    return call;
+  }
+  static EnsembleMix MixArgument(Napi::Env env, Napi::Value v) {
+    Expect(v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array, env,
+           "a mix as a Float64Array");
+    return ToVector<double>(v.As<Napi::Float64Array>());
   }
 
   Napi::Value Serialize(const Napi::CallbackInfo& info) {

@@ -1697,6 +1697,91 @@ TEST(chart_crf_ensemble_decodes_the_mean_of_the_members_posteriors) {
   CHECK_THROWS(ParseEnsemble(a, {bad}, corpus, 1, nullptr, 0, 0));
 }
 
+TEST(chart_crf_ensemble_weights_its_members_and_takes_a_pcfg) {
+  Tiny t = MakeTiny();
+  AddTree(t, {"dog", "cat", "saw", "cats"}, {0, 2, 1, 2, 1, 1, 5, 0, 1, 1, 5, 0, 2, 2, 6, 0, 1, 1, 5, 0});
+  // A CRF that leans away from the PCFG of the same trees, and that PCFG as a member.
+  std::vector<GoldItems> gold;
+  auto crf = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*crf, t.corpus, gold, false, 12);
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 0.8);
+  for (double& w : crf->crf.theta) w = normal(rng) - w;  // the PCFG's weights turned around
+  auto pcfg = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, nullptr);
+  CHECK(!pcfg->use_crf);
+  const Grammar& g = crf->grammar;
+  EnsembleMember member{pcfg.get(), {}, {}};
+  for (int32_t x = 0; x < g.num_bases; ++x) member.base_map.push_back(x);
+  for (int32_t x = 0; x < g.num_symbols; ++x) member.tag_map.push_back(g.is_tag[x] ? x : -1);
+  Corpus corpus;
+  for (std::vector<std::string> words : {std::vector<std::string>{"the", "dog", "saw", "a", "cat"},
+                                         std::vector<std::string>{"dog", "cat", "saw", "cats"},
+                                         std::vector<std::string>{"dogs", "cats", "dog", "saw", "cat"}}) {
+    if (corpus.offsets.empty()) corpus.offsets.push_back(0);
+    corpus.tokens.insert(corpus.tokens.end(), words.begin(), words.end());
+    corpus.offsets.push_back(static_cast<int32_t>(corpus.tokens.size()));
+  }
+  const std::vector<EnsembleMix> mixes = {{1, 0}, {0.7, 0.3}, {0.2, 0.8}};
+  const auto by_mix = ParseEnsembleMixes(*crf, {member}, corpus, 2, nullptr, 0, 0, false, mixes);
+  const auto alone = crf->ParseAll(corpus, 1, 1, nullptr, false, INFINITY, 0, 0, true);
+  CHECK(by_mix.size() == mixes.size());
+  int differs = 0;  // sentences whose tree moves with the PCFG's weight
+  for (size_t x = 0; x < mixes.size(); ++x) {
+    // One mix at a time gives the same trees as all mixes from one set of posteriors.
+    const auto one =
+        ParseEnsemble(*crf, {member}, corpus, 1, nullptr, 0, 0, false, kEnsembleMemberPrune, 1, mixes[x]);
+    for (int32_t s = 0; s < corpus.size(); ++s) {
+      CHECK(one[s].candidates.size() == 1 && by_mix[x][s].candidates.size() == 1);
+      CHECK(one[s].candidates[0].nodes == by_mix[x][s].candidates[0].nodes);
+      // Brute force: each member's expected brackets and tags over all its trees, weighted.
+      const auto tokens = crf->Tokens(corpus, s);
+      CrfSentence sent;
+      sent.Prepare(crf->crf, g, crf->lexicon, tokens);
+      const PcfgScorer ps{pcfg->binary_logp.data(), pcfg->unary_logp.data(), pcfg->root_logp.data()};
+      const std::vector<std::pair<std::vector<Enumerated>, double>> members = {
+          {EnumerateAll(g, sent.lex(), sent), mixes[x][0]},
+          {EnumerateAll(g, pcfg->PcfgLex(tokens), ps), mixes[x][1]}};
+      std::map<std::vector<int32_t>, double> expected;
+      for (const auto& [all, weight] : members) {
+        double log_z = kNegInf;
+        for (auto& e : all) log_z = LogAdd(log_z, e.score);
+        for (auto& e : all)
+          for (auto node : TreeNodes(g, e.nodes)) {
+            if (node[3] == 2) node[3] = 1;
+            expected[node] += weight * std::exp(e.score - log_z);
+          }
+      }
+      double best_gain = -1e300;
+      const Enumerated* best = nullptr;
+      for (auto& e : members[0].first) {
+        double gain = 0;
+        for (auto node : TreeNodes(g, e.nodes)) {
+          const bool unary = node[3] == 2;
+          if (unary) node[3] = 1;
+          gain += expected[node] - (unary ? kMbrUnaryCost : 0.0);
+        }
+        if (gain > best_gain + 1e-12) best_gain = gain, best = &e;
+      }
+      CHECK(best != nullptr && by_mix[x][s].candidates[0].nodes == best->nodes);
+      // The PCFG at weight 0: the CRF's own MBR tree.
+      if (x == 0) CHECK(by_mix[x][s].candidates[0].nodes == alone[s].candidates[0].nodes);
+      if (x > 0 && best->nodes != alone[s].candidates[0].nodes) ++differs;
+    }
+  }
+  CHECK(differs > 0);  // the PCFG's weight moves some tree
+  // A member whose chart would take more than the budget is left out: the CRF's own trees.
+  const auto over =
+      ParseEnsemble(*crf, {member}, corpus, 1, nullptr, 0, 0, false, kEnsembleMemberPrune, 1, mixes[2], 1.0);
+  for (int32_t s = 0; s < corpus.size(); ++s)
+    CHECK(over[s].candidates[0].nodes == alone[s].candidates[0].nodes);
+  // Refused: a mix of the wrong size, a negative weight, a first member of weight 0 or not a CRF.
+  CHECK_THROWS(ParseEnsembleMixes(*crf, {member}, corpus, 1, nullptr, 0, 0, false, {{1}}));
+  CHECK_THROWS(ParseEnsembleMixes(*crf, {member}, corpus, 1, nullptr, 0, 0, false, {{1, -0.1}}));
+  CHECK_THROWS(ParseEnsembleMixes(*crf, {member}, corpus, 1, nullptr, 0, 0, false, {{0, 1}}));
+  EnsembleMember crf_member{crf.get(), member.base_map, member.tag_map};
+  CHECK_THROWS(ParseEnsemble(*pcfg, {crf_member}, corpus, 1, nullptr, 0, 0));
+}
+
 TEST(chart_crf_softmax_margin_equals_enumeration_and_its_gradient_finite_differences) {
   // The objective with margin c is log sum_t exp(score(t) + c * wrong(t)) - score(gold), where
   // wrong(t) counts t's binary and unary nodes whose (span, base category) the gold tree lacks.

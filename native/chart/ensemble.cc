@@ -12,10 +12,12 @@ namespace structrank {
 namespace {
 
 // Masks a member's chart to what the first member's posteriors keep: an entry survives when
-// the first member gives its base category (or, for a tag, the tag) at that span a posterior
-// >= threshold; a category the first member lacks survives where the span has that much
-// posterior mass at all. The first member's fine posteriors prune far more than each member's
-// own PCFG pass would, and they are already computed.
+// the first member gives its base category (or, for a CRF member's tag, the tag) at that span
+// a posterior >= threshold; a category the first member lacks survives where the span has
+// that much posterior mass at all. A PCFG member keeps every tag its lexicon gives a word: its
+// rare-word classes differ from the CRF's, and a word it cannot tag leaves it no tree. The
+// first member's fine posteriors prune far more than each member's own PCFG pass would, and
+// they are already computed.
 void MaskByFirst(const EnsembleMember& m, const NodePosteriors& first, double threshold, Chart& ch) {
   const Grammar& g = m.model->grammar;
   const int n = first.n, S = g.num_symbols;
@@ -38,7 +40,7 @@ void MaskByFirst(const EnsembleMember& m, const NodePosteriors& first, double th
         bool keep;
         if (g.is_tag[x]) {
           const int32_t to = m.tag_map[x];
-          keep = j == i + 1 && (to < 0 || tag_post[to] >= threshold);
+          keep = j == i + 1 && (!m.model->use_crf || to < 0 || tag_post[to] >= threshold);
         } else {
           const int32_t to = m.base_map[g.base[x]];
           keep = (to < 0 ? mass : bracket[to]) >= threshold;
@@ -50,16 +52,31 @@ void MaskByFirst(const EnsembleMember& m, const NodePosteriors& first, double th
 }
 
 // One member's posteriors over its chart: masked by the first member's posteriors, or, when
-// that mask covers nothing, by its own coarse pass; exhaustive when prune is 0. False when
-// nothing covers the sentence. Leaves the chart cleared and unmasked.
+// that mask covers nothing, by its own coarse pass (a CRF; a PCFG is then left out: its own
+// pass would cost a parse of its whole grammar); exhaustive when prune is 0. False when
+// nothing covers the sentence, or when the member's chart would take more than
+// `max_chart_bytes`. Leaves the chart cleared and unmasked.
 bool MemberPosteriors(const EnsembleMember& m, const NodePosteriors& first, const std::vector<Token>& tokens,
-                      double prune, double member_prune, Chart& ch, CrfSentence& sent, NodePosteriors& post) {
-  const Grammar& g = m.model->grammar;
-  sent.Prepare(m.model->crf, g, m.model->lexicon, tokens);
+                      double prune, double member_prune, double max_chart_bytes, Chart& ch, CrfSentence& sent,
+                      NodePosteriors& post) {
+  const ChartModel& model = *m.model;
+  const Grammar& g = model.grammar;
+  // Inside and outside scores, before and after the unary layer: four doubles per entry.
+  const double chart_bytes = 32.0 * Chart::NumCells(static_cast<int>(tokens.size())) * g.num_symbols;
+  if (chart_bytes > max_chart_bytes) return false;
+  LexScores pcfg_lex;
+  if (model.use_crf)
+    sent.Prepare(model.crf, g, model.lexicon, tokens);
+  else
+    pcfg_lex = model.PcfgLex(tokens);
+  const PcfgScorer pcfg{model.binary_logp.data(), model.unary_logp.data(), model.root_logp.data()};
   auto run = [&](bool masked) {
     double log_z = kNegInf;
     ch.Begin(static_cast<int>(tokens.size()), g.num_symbols, true);
-    CollectPosteriors(g, sent.lex(), sent, ch, log_z, post);
+    if (model.use_crf)
+      CollectPosteriors(g, sent.lex(), sent, ch, log_z, post);
+    else
+      CollectPosteriors(g, pcfg_lex, pcfg, ch, log_z, post);
     ch.Clear();
     if (masked) ch.mask_pre.clear(), ch.mask_post.clear();
     return log_z != kNegInf;
@@ -67,7 +84,8 @@ bool MemberPosteriors(const EnsembleMember& m, const NodePosteriors& first, cons
   if (prune <= 0) return run(false);
   MaskByFirst(m, first, member_prune, ch);
   if (run(true)) return true;
-  const CoarseOutcome coarse = m.model->MaskByCoarsePass(tokens, prune, ch);
+  if (!model.use_crf) return false;
+  const CoarseOutcome coarse = model.MaskByCoarsePass(tokens, prune, ch);
   return coarse != CoarseOutcome::kNoTree && run(coarse == CoarseOutcome::kMasked);
 }
 
@@ -101,11 +119,34 @@ struct Scratch {
   std::vector<std::unique_ptr<Chart>> charts;
   std::vector<CrfSentence> sentences;
   std::vector<NodePosteriors> posts;
+  NodePosteriors mixed;  // the weighted mean of `posts`
 };
 
-SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember>& others,
-                       const Corpus& corpus, int32_t s, int k, double prune, double member_prune,
-                       bool prune_retry, Scratch& scratch) {
+// The weighted mean of the first member's posteriors and those of the others that cover the
+// sentence, in the first member's categories.
+void MixPosteriors(const NodePosteriors& first, const std::vector<EnsembleMember>& others,
+                   const std::vector<NodePosteriors>& posts, const std::vector<uint8_t>& covered,
+                   const EnsembleMix& mix, NodePosteriors& out) {
+  auto weight = [&](size_t m) { return mix.empty() ? 1.0 : mix[m]; };
+  double total = weight(0);
+  for (size_t m = 0; m < others.size(); ++m) total += covered[m] ? weight(m + 1) : 0.0;
+  const double w = weight(0) / total;
+  out.n = first.n, out.B = first.B, out.g = first.g;
+  out.bracket.resize(first.bracket.size());
+  for (size_t c = 0; c < first.bracket.size(); ++c) out.bracket[c] = w * first.bracket[c];
+  out.lex = first.lex;
+  for (auto& tags : out.lex)
+    for (auto& entry : tags) entry.second *= w;
+  for (size_t m = 0; m < others.size(); ++m) {
+    if (covered[m] && weight(m + 1) != 0) AddMapped(posts[m + 1], others[m], weight(m + 1) / total, out);
+  }
+}
+
+// One sentence's k best trees under each of `mixes`.
+std::vector<SentenceParse> ParseOne(const ChartModel& first, const std::vector<EnsembleMember>& others,
+                                    const Corpus& corpus, int32_t s, int k, double prune, double member_prune,
+                                    double max_chart_bytes, bool prune_retry,
+                                    const std::vector<EnsembleMix>& mixes, Scratch& scratch) {
   const std::vector<Token> tokens = first.Tokens(corpus, s);
   const int n = static_cast<int>(tokens.size());
   // The first member's posteriors stay on its masked chart, which the decode reuses.
@@ -113,7 +154,8 @@ SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember
   const CoarseOutcome coarse =
       prune > 0 ? first.MaskByCoarsePass(tokens, prune, ch) : CoarseOutcome::kUnmasked;
   if (coarse == CoarseOutcome::kNoTree)
-    return first.ParseWithoutTree(tokens, k, ch, true, prune, prune_retry);
+    return std::vector<SentenceParse>(mixes.size(),
+                                      first.ParseWithoutTree(tokens, k, ch, true, prune, prune_retry));
   const bool masked = coarse == CoarseOutcome::kMasked;
   ch.Begin(n, first.grammar.num_symbols, true);
   CrfSentence& sent = scratch.sentences[0];
@@ -121,50 +163,53 @@ SentenceParse ParseOne(const ChartModel& first, const std::vector<EnsembleMember
   double log_z = kNegInf;
   NodePosteriors& post = scratch.posts[0];
   CollectPosteriors(first.grammar, sent.lex(), sent, ch, log_z, post);
-  std::vector<ParseCandidate> best;
+  std::vector<SentenceParse> out(mixes.size());
+  std::vector<uint8_t> decoded(mixes.size(), 0);
   if (log_z != kNegInf) {
     // Each other member on its own chart, masked by the first.
     std::vector<uint8_t> covered(others.size(), 0);
-    int members = 1;
     for (size_t m = 0; m < others.size(); ++m) {
       covered[m] = MemberPosteriors(others[m], post, others[m].model->Tokens(corpus, s), prune, member_prune,
-                                    *scratch.charts[m + 1], scratch.sentences[m + 1], scratch.posts[m + 1]);
-      members += covered[m];
+                                    max_chart_bytes, *scratch.charts[m + 1], scratch.sentences[m + 1],
+                                    scratch.posts[m + 1]);
     }
-    const double w = 1.0 / members;
-    for (double& v : post.bracket) v *= w;
-    for (auto& tags : post.lex)
-      for (auto& entry : tags) entry.second *= w;
-    for (size_t m = 0; m < others.size(); ++m) {
-      if (covered[m]) AddMapped(scratch.posts[m + 1], others[m], w, post);
+    for (size_t x = 0; x < mixes.size(); ++x) {
+      MixPosteriors(post, others, scratch.posts, covered, mixes[x], scratch.mixed);
+      out[x].candidates =
+          MbrDecode(first.grammar, sent.lex(), sent, scratch.mixed, log_z, ch, kMbrUnaryCost, k);
+      decoded[x] = !out[x].candidates.empty();
+      if (decoded[x]) SparseBrackets(scratch.mixed, out[x].brackets);
     }
-    best = MbrDecode(first.grammar, sent.lex(), sent, post, log_z, ch, kMbrUnaryCost, k);
   }
   ch.Clear();
   if (masked) ch.mask_pre.clear(), ch.mask_post.clear();
-  if (!best.empty()) {
-    SentenceParse out;
-    out.candidates = std::move(best);
-    SparseBrackets(post, out.brackets);
-    return out;
+  for (size_t x = 0; x < mixes.size(); ++x) {
+    if (!decoded[x]) out[x] = first.Parse(tokens, k, ch, false, INFINITY, prune, true, prune_retry);
   }
-  return first.Parse(tokens, k, ch, false, INFINITY, prune, true, prune_retry);
+  return out;
 }
 
-}  // namespace
-
-std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vector<EnsembleMember>& others,
-                                         const Corpus& corpus, int threads, const std::atomic<bool>* cancel,
-                                         double prune, int max_length, bool prune_retry, double member_prune,
-                                         int k) {
+// Every sentence under every mix (out[mix][sentence]).
+std::vector<std::vector<SentenceParse>> ParseAll(
+    const ChartModel& first, const std::vector<EnsembleMember>& others, const Corpus& corpus, int threads,
+    const std::atomic<bool>* cancel, double prune, int max_length, bool prune_retry, double member_prune,
+    int k, const std::vector<EnsembleMix>& mixes, double max_chart_bytes) {
+  if (!first.use_crf) throw InputError("parser ensemble: the first member must be a CRF parser");
   for (const EnsembleMember& m : others) {
-    if (!m.model || !m.model->use_crf) throw InputError("parser ensemble: every member must be a CRF parser");
+    if (!m.model) throw InputError("parser ensemble: a member has no model");
     if (m.base_map.size() != static_cast<size_t>(m.model->grammar.num_bases) ||
         m.tag_map.size() != static_cast<size_t>(m.model->grammar.num_symbols))
       throw InputError("parser ensemble: a member's category maps do not fit its grammar");
   }
-  if (!first.use_crf) throw InputError("parser ensemble: every member must be a CRF parser");
-  std::vector<SentenceParse> out(corpus.size());
+  for (const EnsembleMix& mix : mixes) {
+    if (!mix.empty() && mix.size() != others.size() + 1)
+      throw InputError("parser ensemble: a mix needs one weight per member");
+    for (double w : mix)
+      if (!(w >= 0 && std::isfinite(w))) throw InputError("parser ensemble: weights must be finite and >= 0");
+    if (!mix.empty() && !(mix[0] > 0))
+      throw InputError("parser ensemble: the first member's weight must be > 0");
+  }
+  std::vector<std::vector<SentenceParse>> out(mixes.size(), std::vector<SentenceParse>(corpus.size()));
   const int nthreads = threads;
   auto model_of = [&](size_t m) -> const ChartModel& { return m == 0 ? first : *others[m - 1].model; };
   std::vector<Scratch> scratch(nthreads);
@@ -182,9 +227,12 @@ std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vec
         for (size_t s = begin; s < end; ++s) {
           const int32_t id = static_cast<int32_t>(s);
           if (max_length > 0 && corpus.Length(id) > max_length) {
-            out[s] = ChartModel::FlatParse(first.PcfgLex(first.Tokens(corpus, id)));
+            const SentenceParse flat = ChartModel::FlatParse(first.PcfgLex(first.Tokens(corpus, id)));
+            for (auto& parses : out) parses[s] = flat;
           } else {
-            out[s] = ParseOne(first, others, corpus, id, k, prune, member_prune, prune_retry, scratch[t]);
+            std::vector<SentenceParse> one = ParseOne(first, others, corpus, id, k, prune, member_prune,
+                                                      max_chart_bytes, prune_retry, mixes, scratch[t]);
+            for (size_t x = 0; x < mixes.size(); ++x) out[x][s] = std::move(one[x]);
           }
         }
       },
@@ -197,6 +245,26 @@ std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vec
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vector<EnsembleMember>& others,
+                                         const Corpus& corpus, int threads, const std::atomic<bool>* cancel,
+                                         double prune, int max_length, bool prune_retry, double member_prune,
+                                         int k, const EnsembleMix& mix, double max_chart_bytes) {
+  return std::move(ParseAll(first, others, corpus, threads, cancel, prune, max_length, prune_retry,
+                            member_prune, k, {mix}, max_chart_bytes)[0]);
+}
+
+std::vector<std::vector<SentenceParse>> ParseEnsembleMixes(const ChartModel& first,
+                                                           const std::vector<EnsembleMember>& others,
+                                                           const Corpus& corpus, int threads,
+                                                           const std::atomic<bool>* cancel, double prune,
+                                                           int max_length, bool prune_retry,
+                                                           const std::vector<EnsembleMix>& mixes) {
+  return ParseAll(first, others, corpus, threads, cancel, prune, max_length, prune_retry,
+                  kEnsembleMemberPrune, 1, mixes, kEnsembleMemberChartBytes);
 }
 
 }  // namespace structrank
