@@ -125,6 +125,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
         ...(prune !== undefined ? { prune } : {}),
         ...(values.decode !== undefined ? { decode: values.decode } : {}),
         ...(values.retry !== undefined ? { pruneRetry: values.retry === 'pruned' } : {}),
+        ...(values.pcfgWeight !== undefined ? { pcfgWeight: values.pcfgWeight } : {}),
         ...(ensemble.length > 0 ? { ensemble } : {}),
         ...(mbrOut ? { mbrTree: true } : {}),
       };

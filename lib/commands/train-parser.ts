@@ -109,7 +109,13 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
       const seconds = (Date.now() - pass.start) / 1000;
       const rate = seconds > 0 ? `, ${(p.sentences / seconds).toFixed(1)} sentences/s` : '';
       sentences = `pass ${p.epoch}/${p.epochs}: ${p.sentences}/${p.sentencesPerEpoch} sentences${rate}`;
-      if (p.devSentences !== undefined) {
+      if (p.pcfgMix && p.devSentences !== undefined) {
+        if (devParse.epoch !== -1) devParse = { epoch: -1, start: Date.now(), first: p.devSentences };
+        const devSeconds = (Date.now() - devParse.start) / 1000;
+        const devRate =
+          devSeconds > 0 ? `, ${((p.devSentences - devParse.first) / devSeconds).toFixed(1)} sentences/s` : '';
+        sentences = `the PCFG's weight: parsing dev, ${p.devSentences}/${p.devTotal} sentences${devRate}`;
+      } else if (p.devSentences !== undefined) {
         // The dev parse after the pass: its rate from its first report on.
         if (devParse.epoch !== p.epoch) devParse = { epoch: p.epoch, start: Date.now(), first: p.devSentences };
         const devSeconds = (Date.now() - devParse.start) / 1000;
@@ -150,6 +156,7 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
               tagSets: values.tagSets,
               verbFeatures: values.verbFeatures,
               featureCacheMB: values.featureCacheMB,
+              pcfgWeight: values.pcfgWeight,
               checkpoint: values.checkpoint,
               resume: values.resume,
               ...(external ? { external } : {}),
@@ -179,6 +186,15 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
           (summary.bestEpoch !== undefined
             ? `; kept pass ${summary.bestEpoch} (dev F1 ${summary.bestDevF1?.toFixed(2)})`
             : ''),
+      );
+    }
+    if (crf && summary.pcfgWeight !== undefined) {
+      const byWeight = summary.pcfgWeightsDev?.map((d) => `${d.weight} ${d.f1.toFixed(2)}`).join(', ');
+      console.error(
+        summary.pcfgWeight > 0
+          ? `train-parser: the PCFG's posteriors mixed in at weight ${summary.pcfgWeight}` +
+              (byWeight ? ` (dev F1 by weight: ${byWeight})` : '')
+          : `train-parser: the CRF alone (the PCFG's weight 0${byWeight ? `; dev F1 by weight: ${byWeight}` : ''})`,
       );
     }
     model.save(modelFile);

@@ -202,6 +202,7 @@ export async function runShard(p: ShardPayload, env: JobEnv): Promise<JobOutcome
             prune: o.prune,
             decode: o.decode,
             retry: o.retry,
+            pcfgWeight: o.pcfgWeight,
             kbestTags: o.kbestTags,
             kbestPool: o.kbestPool,
           }),
@@ -306,6 +307,7 @@ export interface ShardedValues {
   prune?: number;
   decode?: ParserDecode;
   retry?: ParserRetry;
+  pcfgWeight?: number;
   kbestTags?: KbestTagMode;
   kbestPool?: number;
 }
@@ -337,6 +339,7 @@ export async function runSharded(
     if (values.prune !== undefined) options.prune = values.prune;
     if (values.decode !== undefined) options.decode = values.decode;
     if (values.retry !== undefined) options.retry = values.retry;
+    if (values.pcfgWeight !== undefined) options.pcfgWeight = values.pcfgWeight;
     if (nbest !== undefined && values.kbestTags !== undefined) options.kbestTags = values.kbestTags;
     if (nbest !== undefined && values.kbestPool !== undefined) options.kbestPool = values.kbestPool;
   }

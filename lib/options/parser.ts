@@ -45,6 +45,15 @@ export const CRF_DEFAULTS = {
   weightFloor: 0.01,
   margin: 1,
   seed: 1,
+  /**
+   * The PCFG mixed into the CRF's MBR decoding: parent-annotated, of this Markov order (the
+   * states see the parent's label and the sibling before, which the CRF's grammar does not);
+   * the weights of its posteriors that --dev chooses among (ties go to the smaller), and the
+   * weight without --dev.
+   */
+  pcfgMixMarkov: 1,
+  pcfgWeights: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+  pcfgWeight: 0.3,
 } as const;
 
 /**
@@ -142,6 +151,11 @@ export const parserTrainFields = {
     z.boolean().default(false),
     'CRF: rule x word features of binary rules with a verb-like tag child (the tags learned from the treebank)',
   ),
+  pcfgWeight: option(
+    z.number().min(0).lt(1).optional(),
+    `CRF: the weight of a PCFG's posteriors (parent annotation, Markov order ${CRF_DEFAULTS.pcfgMixMarkov}, trained on the same trees and stored in the model) mixed into the CRF's for MBR decoding (default: chosen on --dev among ${CRF_DEFAULTS.pcfgWeights.join(', ')}; ${CRF_DEFAULTS.pcfgWeight} without --dev; 0 = none)`,
+    { value: 'X' },
+  ),
   featureCacheMB: option(
     z.number().min(0).default(1024),
     'CRF: cap on the per-sentence feature-id cache kept across passes (0 = off)',
@@ -176,6 +190,7 @@ export const CRF_ONLY_TRAIN_FIELDS = [
   'beam',
   'verbFeatures',
   'featureCacheMB',
+  'pcfgWeight',
 ] as const satisfies readonly (keyof typeof parserTrainFields)[];
 
 /** The CRF's fields that only its stochastic training (AdaGrad, SGD) reads: refused with --lbfgs. */
@@ -201,6 +216,11 @@ export const parseFields = {
     z.enum(PARSER_RETRIES).optional(),
     "CRF, a sentence the tag dictionary leaves without a tree: retry with every tag, pruned or over the whole chart (default: the model's)",
   ),
+  pcfgWeight: option(
+    z.number().min(0).lt(1).optional(),
+    "CRF, MBR decoding: the weight of the model's PCFG posteriors mixed into the CRF's (default: the model's; 0 = the CRF alone)",
+    { value: 'X' },
+  ),
   beam: option(
     z.number().gt(0).default(Number.POSITIVE_INFINITY),
     "prune each span's states more than X below its best (none = exact)",
@@ -218,4 +238,5 @@ export const CRF_ONLY_PARSE_FIELDS = [
   'prune',
   'decode',
   'retry',
+  'pcfgWeight',
 ] as const satisfies readonly (keyof typeof parseFields)[];

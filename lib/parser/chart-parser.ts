@@ -41,6 +41,7 @@ import {
   type SymbolTable,
 } from './symbols.js';
 import { learnTreebankClasses } from '../trees/tree-classes.js';
+import { treeWords } from './input.js';
 import { parserNbest, parserNbestVariants, type KbestListOptions } from './nbest-lists.js';
 
 /** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
@@ -67,7 +68,8 @@ export { CRF_DEFAULTS };
 
 /** Default milliseconds between in-pass progress events of CRF training (a line every 30 s needs far fewer). */
 export const PARSER_PROGRESS_EVERY_MS = 1000;
-const CHART_MODEL_VERSION = 1;
+// 2: a CRF's payload may be followed by its PCFG's (ChartMeta.pcfgMix); files without one stay 1.
+const CHART_MODEL_VERSION = 2;
 /** Dev sentences parsed between progress events after a CRF pass (at least 4 per thread). */
 const DEV_PARSE_CHUNK = 32;
 /** Memory for the dev set's coarse-pass entries kept across a CRF training's passes. */
@@ -154,9 +156,23 @@ interface NativeChartParser {
     prune: number,
     pruneRetry: boolean,
     k: number,
+    mix?: Float64Array,
   ): Promise<NativeParseResult>;
+  parseEnsembleMixes(
+    others: NativeChartParser[],
+    baseMaps: Int32Array[],
+    tagMaps: Int32Array[],
+    tokens: string,
+    offsets: Int32Array,
+    threads: number,
+    flag: CancelFlagHandle,
+    maxLength: number,
+    prune: number,
+    pruneRetry: boolean,
+    mixes: Float64Array[],
+  ): Promise<NativeParseResult[]>;
   serialize(): Uint8Array;
-  info(): Omit<ChartParserInfo, 'kind'>;
+  info(): Omit<ChartParserInfo, 'kind' | 'pcfgWeight'>;
 }
 
 interface ChartAddon {
@@ -205,6 +221,8 @@ export interface ChartParserInfo {
   shapeBackoff: number;
   /** Words seen at most this often trained the unknown-word model (PCFG_RARE_THRESHOLD for a PCFG, 1 for the CRF by default). */
   rareThreshold: number;
+  /** The weight of the CRF's PCFG in its MBR decoding (ParserTrainOptions.pcfgWeight; 0: the CRF alone, or a PCFG). */
+  pcfgWeight: number;
 }
 
 export interface ParserTrainProgress {
@@ -225,6 +243,8 @@ export interface ParserTrainProgress {
   /** While the dev set is parsed after the pass: its sentences parsed so far, of `devTotal`. */
   devSentences?: number;
   devTotal?: number;
+  /** The dev parse after training that chooses the PCFG's weight (`pcfgWeight`): the last pass's event otherwise. */
+  pcfgMix?: boolean;
 }
 
 /** One finished CRF pass (reported whether or not a dev set is given). */
@@ -255,6 +275,9 @@ export interface ParserTrainSummary {
   bestDev?: ParserEvaluation;
   /** CRF weights left non-zero by the weight floor (set when the floor is above 0). */
   nonZeroWeights?: number;
+  /** The weight of the PCFG's posteriors in MBR decoding (0: the CRF alone), and dev F1 by weight when dev chose it. */
+  pcfgWeight?: number;
+  pcfgWeightsDev?: { weight: number; f1: number }[];
 }
 
 export interface ParserTrainOptions {
@@ -319,6 +342,14 @@ export interface ParserTrainOptions {
    * nodes under the posteriors of the (pruned) chart (default CRF_DEFAULTS.decode).
    */
   decode?: 'viterbi' | 'mbr';
+  /**
+   * CRF: the weight of a PCFG's posteriors mixed into the CRF's for MBR decoding. The PCFG
+   * (parent annotation, Markov order CRF_DEFAULTS.pcfgMixMarkov) is trained on the same trees
+   * and stored in the model: its states see the parent's label and the sibling before, which
+   * the CRF's grammar leaves out. Default: chosen on `dev` among CRF_DEFAULTS.pcfgWeights, else
+   * CRF_DEFAULTS.pcfgWeight; 0 = the CRF alone.
+   */
+  pcfgWeight?: number;
   /** Evaluated after each CRF pass; the best pass's weights are kept. */
   dev?: Tree[];
   /** CRF with `dev`: stop after this many passes without a dev F1 improvement (default 2; 0 = never). */
@@ -489,6 +520,12 @@ export interface ParseOptions {
    */
   ensemble?: ChartParserModel[];
   /**
+   * CRF, MBR decoding: the weight of the model's PCFG posteriors in the mean (default: the
+   * model's, `info().pcfgWeight`; 0 = the CRF alone). With `ensemble`, the CRFs share the rest
+   * equally.
+   */
+  pcfgWeight?: number;
+  /**
    * `parseNbest` also gives each sentence's MBR tree (`mbrTree`), from the same chart as a
    * Viterbi list: the list and the MBR tree at the cost of one parse. A PCFG's is its best tree.
    */
@@ -531,6 +568,11 @@ interface ChartMeta {
    * (absent = false, an exhaustive retry: files written before the option keep their parses).
    */
   pruneRetry?: boolean;
+  /**
+   * A CRF's PCFG mixed into its MBR decoding: its weight, its own metadata, and the length of
+   * its payload, which follows the CRF's in the file (absent: the CRF alone).
+   */
+  pcfgMix?: { weight: number; meta: ChartMeta; bytes?: number };
 }
 
 /**
@@ -636,7 +678,12 @@ const CRF_ONLY_TRAIN_OPTIONS: readonly (keyof ParserTrainOptions)[] = [
 ];
 
 /** ParseOptions that only CRF parsing reads: refused for a PCFG model or with `pcfg`. */
-const CRF_ONLY_PARSE_OPTIONS = ['prune', 'decode', 'pruneRetry'] as const satisfies readonly (keyof ParseOptions)[];
+const CRF_ONLY_PARSE_OPTIONS = [
+  'prune',
+  'decode',
+  'pruneRetry',
+  'pcfgWeight',
+] as const satisfies readonly (keyof ParseOptions)[];
 
 /** ParserTrainOptions with every option that has a default filled in. */
 type CompleteParserOptions = ParserTrainOptions &
@@ -956,6 +1003,8 @@ export class ChartParserModel implements NbestProducer {
     private readonly handle: NativeChartParser,
     private readonly table: SymbolTable,
     private readonly meta: ChartMeta,
+    /** The PCFG of `meta.pcfgMix`. */
+    private readonly mixPcfg?: ChartParserModel,
   ) {}
 
   get isCrf(): boolean {
@@ -973,7 +1022,7 @@ export class ChartParserModel implements NbestProducer {
 
   /** The model's kind, grammar size and CRF settings (`crf` false: a PCFG). */
   info(): ChartParserInfo {
-    return { kind: CHART_MODEL_KIND, ...this.handle.info() };
+    return { kind: CHART_MODEL_KIND, ...this.handle.info(), pcfgWeight: this.meta.pcfgMix?.weight ?? 0 };
   }
 
   /**
@@ -1020,6 +1069,14 @@ export class ChartParserModel implements NbestProducer {
       ...(lastDevF1 !== undefined ? { devScore: lastDevF1, devMetric: 'F1' } : {}),
     }));
     const opts = completeParserOptions(options);
+    // The last event of training: the PCFG weight's dev parse reports as its continuation.
+    let lastProgress: ParserTrainProgress | undefined;
+    const onProgress = opts.onProgress;
+    if (onProgress)
+      opts.onProgress = (p) => {
+        if (!p.pcfgMix) lastProgress = p;
+        onProgress(p);
+      };
     const built = buildTraining(trees, opts);
     const { table, meta, sentences } = built;
     // The PCFG is counted in one pass: one event when its trees are read.
@@ -1051,6 +1108,7 @@ export class ChartParserModel implements NbestProducer {
       resume: _r,
       external: _x,
       patience: _n,
+      pcfgWeight: _m,
       ...shaping
     } = options;
     // What a worker needs to build the same model (distributed L-BFGS).
@@ -1117,8 +1175,101 @@ export class ChartParserModel implements NbestProducer {
       handle.setCrfWeights(weights);
       summary.nonZeroWeights = kept;
     }
+    const model = await new ChartParserModel(handle, table, meta).withPcfgMix(trees, opts, summary, (done, total) => {
+      if (lastProgress) opts.onProgress?.({ ...lastProgress, devSentences: done, devTotal: total, pcfgMix: true });
+    });
     if (opts.summary) Object.assign(opts.summary, summary);
-    return new ChartParserModel(handle, table, meta);
+    return model;
+  }
+
+  /**
+   * This CRF with a parent-annotated PCFG (CRF_DEFAULTS.pcfgMixMarkov), trained on the same trees, mixed into its
+   * MBR decoding at `opts.pcfgWeight`, else at the weight of CRF_DEFAULTS.pcfgWeights with the
+   * best dev F1 (without dev, CRF_DEFAULTS.pcfgWeight); at weight 0, this CRF alone. With dev,
+   * `summary.bestDev` becomes the returned model's.
+   */
+  private async withPcfgMix(
+    trees: Tree[],
+    opts: CompleteParserOptions,
+    summary: ParserTrainSummary,
+    report: (done: number, total: number) => void,
+  ): Promise<ChartParserModel> {
+    const given = opts.pcfgWeight;
+    if (given !== undefined && !(given >= 0 && given < 1)) throw optionError('pcfgWeight must be in [0, 1)');
+    if (given === 0 || this.decode !== 'mbr') {
+      summary.pcfgWeight = 0;
+      return this;
+    }
+    const pcfg = await ChartParserModel.train(trees, {
+      markov: CRF_DEFAULTS.pcfgMixMarkov,
+      parent: true,
+      threads: opts.threads,
+      signal: opts.signal,
+    });
+    const dev = opts.dev?.filter((t) => treeWords(t).length > 0) ?? [];
+    let weight: number = given ?? CRF_DEFAULTS.pcfgWeight;
+    if (dev.length > 0) {
+      const weights = given === undefined ? [...CRF_DEFAULTS.pcfgWeights] : [given];
+      const { scoreParses } = await import('./score-parses.js');
+      const sentences = dev.map((t) => treeWords(t));
+      const parsed = await this.parseMixes(sentences, pcfg, weights, opts, report);
+      let best: { weight: number; evaluation: ParserEvaluation } | undefined;
+      summary.pcfgWeightsDev = [];
+      for (const [x, w] of weights.entries()) {
+        const evaluation = await scoreParses(async () => parsed[x], dev, { threads: opts.threads });
+        summary.pcfgWeightsDev.push({ weight: w, f1: evaluation.f1 });
+        if (!best || evaluation.f1 > best.evaluation.f1) best = { weight: w, evaluation };
+      }
+      if (best) {
+        weight = best.weight;
+        summary.bestDev = best.evaluation;
+      }
+    }
+    summary.pcfgWeight = weight;
+    if (weight === 0) return this;
+    return new ChartParserModel(this.handle, this.table, { ...this.meta, pcfgMix: { weight, meta: pcfg.meta } }, pcfg);
+  }
+
+  /**
+   * Each sentence's MBR tree with `pcfg`'s posteriors mixed in at each of `weights`
+   * (out[x][s]), both models' posteriors computed once; progress as the dev parse's, in chunks.
+   */
+  private async parseMixes(
+    sentences: string[][],
+    pcfg: ChartParserModel,
+    weights: readonly number[],
+    opts: CompleteParserOptions,
+    report: (done: number, total: number) => void,
+  ): Promise<ParsedSentence[][]> {
+    const out: ParsedSentence[][] = weights.map(() => []);
+    const threads = resolveThreads(opts.threads);
+    const chunk = Math.max(DEV_PARSE_CHUNK, 4 * threads);
+    for (let i = 0; i < sentences.length; i += chunk) {
+      const batch = sentences.slice(i, i + chunk);
+      const { text, offsets } = joinTokens(batch);
+      const results = await withCancelFlag(opts.signal, (flag) =>
+        this.handle.parseEnsembleMixes(
+          [pcfg.handle],
+          [categoryMap(pcfg.table, this.table, false)],
+          [categoryMap(pcfg.table, this.table, true)],
+          text,
+          offsets,
+          threads,
+          flag,
+          0,
+          this.meta.prune ?? 0,
+          this.meta.pruneRetry ?? false,
+          weights.map((w) => Float64Array.of(1 - w, w)),
+        ),
+      );
+      results.forEach((r, x) =>
+        out[x].push(
+          ...this.toNbest(r, batch, 'ROOT', false).map((p) => ({ ...p.candidates[0], fallback: p.fallback })),
+        ),
+      );
+      report(out[0].length, sentences.length);
+    }
+    return out;
   }
 
   /** 1-best parses of tokenized sentences, in order, with exactly their words. */
@@ -1160,39 +1311,78 @@ export class ChartParserModel implements NbestProducer {
       if (options.beam !== undefined && options.beam !== Number.POSITIVE_INFINITY)
         throw optionError('ensemble: no beam (it prunes with the coarse pass)');
     }
+    // The model's PCFG joins MBR decoding at its weight (the model's, or the one given).
+    const pcfgWeight = options.pcfg ? 0 : (options.pcfgWeight ?? this.meta.pcfgMix?.weight ?? 0);
+    if (!(pcfgWeight >= 0 && pcfgWeight < 1)) throw optionError('pcfgWeight must be in [0, 1)');
+    if (pcfgWeight > 0 && !this.mixPcfg)
+      throw optionError(
+        'pcfgWeight: this model has no PCFG to mix in (trained with pcfgWeight 0 or before the option)',
+      );
+    const mixes = pcfgWeight > 0 && (mbrDecode || ensemble.length > 0 || options.mbrTree === true);
+    if (mixes && options.beam !== undefined && options.beam !== Number.POSITIVE_INFINITY)
+      throw optionError(
+        'beam: MBR decoding with the PCFG mixed in prunes with the coarse pass (pcfgWeight 0 takes a beam)',
+      );
     if (sentences.length === 0) return [];
     const { text, offsets } = joinTokens(sentences);
-    const r = await withCancelFlag(options.signal, (flag) =>
-      ensemble.length > 0
-        ? this.handle.parseEnsemble(
-            ensemble.map((m) => m.handle),
-            ensemble.map((m) => categoryMap(m.table, this.table, false)),
-            ensemble.map((m) => categoryMap(m.table, this.table, true)),
-            text,
-            offsets,
-            resolveThreads(options.threads),
-            flag,
-            maxLength,
-            prune,
-            pruneRetry,
-            k,
-          )
-        : this.handle.parse(
-            text,
-            offsets,
-            k,
-            resolveThreads(options.threads),
-            flag,
-            options.pcfg ?? false,
-            options.beam ?? Number.POSITIVE_INFINITY,
-            maxLength,
-            prune,
-            mbrDecode,
-            pruneRetry,
-            options.mbrTree === true && !mbrDecode,
-          ),
-    );
     const rootLabel = options.rootLabel ?? 'ROOT';
+    // MBR decoding over the mean posteriors of this CRF, the ensemble's and the PCFG mixed in.
+    const members = [...ensemble, ...(mixes && this.mixPcfg ? [this.mixPcfg] : [])];
+    // Without the PCFG the members weigh alike (no mix given: the same arithmetic as before weights).
+    const crfWeight = (1 - pcfgWeight) / (ensemble.length + 1);
+    const mix = mixes
+      ? Float64Array.from([this, ...members], (m) => (m === this.mixPcfg ? pcfgWeight : crfWeight))
+      : undefined;
+    const meanMbr = (kMbr: number): Promise<NativeParseResult> =>
+      withCancelFlag(options.signal, (flag) =>
+        this.handle.parseEnsemble(
+          members.map((m) => m.handle),
+          members.map((m) => categoryMap(m.table, this.table, false)),
+          members.map((m) => categoryMap(m.table, this.table, true)),
+          text,
+          offsets,
+          resolveThreads(options.threads),
+          flag,
+          maxLength,
+          prune,
+          pruneRetry,
+          kMbr,
+          mix,
+        ),
+      );
+    if (ensemble.length > 0 || (mixes && mbrDecode))
+      return this.toNbest(await meanMbr(k), sentences, rootLabel, options.mbrTree === true);
+    const r = await withCancelFlag(options.signal, (flag) =>
+      this.handle.parse(
+        text,
+        offsets,
+        k,
+        resolveThreads(options.threads),
+        flag,
+        options.pcfg ?? false,
+        options.beam ?? Number.POSITIVE_INFINITY,
+        maxLength,
+        prune,
+        mbrDecode,
+        pruneRetry,
+        options.mbrTree === true && !mbrDecode && !mixes,
+      ),
+    );
+    const out = this.toNbest(r, sentences, rootLabel, options.mbrTree === true);
+    if (mixes) {
+      // A Viterbi list's MBR tree and bracket posteriors come from the mixed posteriors.
+      const mbr = this.toNbest(await meanMbr(1), sentences, rootLabel, false);
+      out.forEach((o, s) => {
+        o.mbrTree = mbr[s].candidates[0];
+        if (mbr[s].brackets) o.brackets = mbr[s].brackets;
+        else delete o.brackets;
+      });
+    }
+    return out;
+  }
+
+  /** A native parse result as restored trees per sentence (distinct trees, best first). */
+  private toNbest(r: NativeParseResult, sentences: string[][], rootLabel: string, mbrTree: boolean): ParsedNbest[] {
     return sentences.map((words, s) => {
       const candidate = (c: number): { tree: Tree; logprob: number } => ({
         tree: restoreTree(
@@ -1212,8 +1402,7 @@ export class ChartParserModel implements NbestProducer {
       }
       const out: ParsedNbest = { candidates, fallback: r.fallback[s] === 1 };
       if (r.bracketOffsets[s + 1] > r.bracketOffsets[s]) out.brackets = this.bracketPosteriors(r, s);
-      if (options.mbrTree === true)
-        out.mbrTree = r.mbrCandidates[s] >= 0 ? candidate(r.mbrCandidates[s]) : candidates[0];
+      if (mbrTree) out.mbrTree = r.mbrCandidates[s] >= 0 ? candidate(r.mbrCandidates[s]) : candidates[0];
       return out;
     });
   }
@@ -1291,11 +1480,22 @@ export class ChartParserModel implements NbestProducer {
 
   /** Writes the model file (atomically: a temp file renamed into place). */
   save(file: string): void {
+    const payload = this.handle.serialize();
+    const mix = this.meta.pcfgMix;
+    if (!mix || !this.mixPcfg) {
+      // Version 1: what readers from before the PCFG mix read too.
+      saveModel(file, { kind: CHART_MODEL_KIND, kindVersion: 1, meta: this.meta, payload });
+      return;
+    }
+    const pcfgPayload = this.mixPcfg.handle.serialize();
+    const both = new Uint8Array(payload.length + pcfgPayload.length);
+    both.set(payload, 0);
+    both.set(pcfgPayload, payload.length);
     saveModel(file, {
       kind: CHART_MODEL_KIND,
       kindVersion: CHART_MODEL_VERSION,
-      meta: this.meta,
-      payload: this.handle.serialize(),
+      meta: { ...this.meta, pcfgMix: { ...mix, bytes: pcfgPayload.length } },
+      payload: both,
     });
   }
 
@@ -1319,7 +1519,27 @@ export class ChartParserModel implements NbestProducer {
 
   private static fromModelFile(file: string, m: ModelFile<ChartMeta>): ChartParserModel {
     refuseNewerVersion(file, m);
-    const meta = m.meta;
+    const mix = m.meta?.pcfgMix;
+    if (mix === undefined) return ChartParserModel.fromParts(file, m.meta, m.payload);
+    const bytes = mix?.bytes;
+    if (
+      typeof mix !== 'object' ||
+      !(mix.weight > 0 && mix.weight < 1) ||
+      !Number.isInteger(bytes) ||
+      bytes === undefined ||
+      bytes <= 0 ||
+      bytes >= m.payload.length
+    )
+      throw new ModelFileError(file, "chart parser model metadata is malformed (its PCFG's weight or length)");
+    const split = m.payload.length - bytes;
+    const pcfg = ChartParserModel.fromParts(file, mix.meta, m.payload.subarray(split));
+    if (pcfg.isCrf) throw new ModelFileError(file, 'chart parser model metadata is malformed (its PCFG is a CRF)');
+    const crf = ChartParserModel.fromParts(file, m.meta, m.payload.subarray(0, split));
+    return new ChartParserModel(crf.handle, crf.table, crf.meta, pcfg);
+  }
+
+  /** One grammar's model from its metadata and native payload, checked against each other. */
+  private static fromParts(file: string, meta: ChartMeta | undefined, payload: Uint8Array): ChartParserModel {
     if (
       !meta ||
       !Array.isArray(meta.labels) ||
@@ -1330,7 +1550,7 @@ export class ChartParserModel implements NbestProducer {
     }
     let handle: NativeChartParser;
     try {
-      handle = native<ChartAddon>().ChartParser.deserialize(m.payload);
+      handle = native<ChartAddon>().ChartParser.deserialize(payload);
     } catch (err) {
       throw inModelFile(err, file);
     }

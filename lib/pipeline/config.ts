@@ -174,6 +174,15 @@ export const parserBaseSchema = z.strictObject({
     .describe(
       `words seen at most this often also train the unknown-word signatures (default ${PCFG_RARE_THRESHOLD} for the PCFG, ${CRF_DEFAULTS.rareThreshold} for the CRF)`,
     ),
+  // No schema default: the steps' cache keys hold the base's options.
+  pcfgWeight: z
+    .number({ error: 'expected a number in [0, 1)' })
+    .min(0, { error: 'expected a number in [0, 1)' })
+    .lt(1, { error: 'expected a number in [0, 1)' })
+    .optional()
+    .describe(
+      `CRF: the weight of a PCFG's posteriors mixed into each base parser's for its MBR tree and posteriors, as \`train-parser --pcfg-weight\` (default: chosen on the dev set among ${CRF_DEFAULTS.pcfgWeights.join(', ')}, ${CRF_DEFAULTS.pcfgWeight} with devPass false; 0 = none)`,
+    ),
   // No schema defaults: the steps' cache keys hold the base's options, and runs without
   // clusters keep theirs.
   clusterText: z
@@ -362,7 +371,7 @@ export type EnsembleMember = z.output<typeof ensembleMemberSchema>;
 export type TaggerBaseConfig = z.output<typeof taggerBaseSchema>;
 
 /** The parser base's fields that only the CRF base reads (refused with crf false), and their defaults. */
-const CRF_BASE_FIELDS = ['epochs', 'devPass', 'mbr', 'posteriors', 'margin', 'tagSets'] as const;
+const CRF_BASE_FIELDS = ['epochs', 'devPass', 'mbr', 'posteriors', 'margin', 'tagSets', 'pcfgWeight'] as const;
 const CRF_BASE_DEFAULTS: ParserBaseConfig = parserBaseSchema.parse({});
 
 /** A validated config with every default filled in and paths resolved. */

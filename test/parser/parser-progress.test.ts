@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { readTreesSync } from '../../lib/io/treebank.js';
-import { ChartParserModel, type ParserTrainProgress } from '../../lib/parser/chart-parser.js';
+import { ChartParserModel, type ParserTrainProgress, type ParserTrainSummary } from '../../lib/parser/chart-parser.js';
+import { CRF_DEFAULTS } from '../../lib/options/parser.js';
 import { treeWords } from '../../lib/parser/input.js';
 import type { TrainProgress } from '../../lib/train-progress.js';
 import { repoRoot } from '../helpers.js';
@@ -59,6 +60,8 @@ describe('CRF parser training progress inside a pass', () => {
         batch: 5,
         threads: 1,
         weightFloor: 0,
+        // The CRF alone: the PCFG's weight has its own test below.
+        pcfgWeight: 0,
         dev,
         onProgress: (p) => {
           own.push(p);
@@ -88,6 +91,39 @@ describe('CRF parser training progress inside a pass', () => {
     const score = await scoreParses((s, o) => model.parse(s, o), dev, { threads: 1 });
     expect(reports).toHaveLength(2);
     expect(score.f1).toBe(Math.max(...reports));
+  }, 60_000);
+
+  it("reports the dev parse that chooses the PCFG's weight after the last pass, and the model parses as it scored", async () => {
+    const dev = readTreesSync(join(repoRoot, 'data', 'gum-open', 'dev.mrg'))
+      .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 15)
+      .slice(0, 60);
+    const own: ParserTrainProgress[] = [];
+    const common: TrainProgress[] = [];
+    const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
+    const model = await ChartParserModel.train(
+      train,
+      { crf: true, epochs: 1, batch: 5, threads: 1, dev, summary, onProgress: (p) => own.push(p) },
+      { onProgress: (e) => common.push(e) },
+    );
+    const first = own.findIndex((p) => p.pcfgMix === true);
+    expect(first).toBeGreaterThan(0);
+    const mixing = own.slice(first);
+    // After every training event, in chunks of 32 sentences, as the last pass's event.
+    expect(mixing.every((p) => p.pcfgMix === true)).toBe(true);
+    expect(mixing.map((p) => p.devSentences)).toEqual([32, dev.length]);
+    for (const p of mixing) expect([p.epoch, p.step, p.devTotal]).toEqual([1, own[first - 1].step, dev.length]);
+    const steps = common.filter((e) => e.phase === 'step');
+    expect(steps[steps.length - 1].done).toBe(steps[first - 1].done);
+    // Dev chose among the grid; the model parses dev as it scored there.
+    expect(summary.pcfgWeightsDev?.map((d) => d.weight)).toEqual([...CRF_DEFAULTS.pcfgWeights]);
+    const best = Math.max(...(summary.pcfgWeightsDev ?? []).map((d) => d.f1));
+    expect(summary.bestDev?.f1).toBe(best);
+    expect(model.info().pcfgWeight).toBe(summary.pcfgWeight);
+    const { scoreParses } = await import('../../lib/parser/score-parses.js');
+    const score = await scoreParses((s, o) => model.parse(s, o), dev, { threads: 1 });
+    expect(score.f1).toBe(best);
+    // At weight 0 the dev F1 is the kept pass's.
+    expect(summary.pcfgWeightsDev?.[0].f1).toBe(summary.bestDevF1);
   }, 60_000);
 
   it('L-BFGS: an iteration ends with every sentence done', async () => {

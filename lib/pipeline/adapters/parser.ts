@@ -22,7 +22,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         options.clusterText === undefined
           ? undefined
           : clustersOf(sentences, options.clusterText, options.clusterClasses ?? CLUSTER_CLASSES, ctx);
-      const trainOne = (member: EnsembleMember, label: string): Promise<ChartParserModel> =>
+      const trainOne = (member: EnsembleMember, label: string, first: boolean): Promise<ChartParserModel> =>
         ChartParserModel.train(
           trees,
           {
@@ -39,6 +39,8 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
                   margin: options.margin,
                   tagSets: options.tagSets,
                   seed: member.seed ?? ctx.seed,
+                  // The first parser's PCFG joins the ensemble's MBR tree; the others' would go unused.
+                  ...(first ? { pcfgWeight: options.pcfgWeight } : { pcfgWeight: 0 }),
                   ...(devTrees ? { dev: devTrees } : {}),
                   ...ctx.checkpoints?.(label),
                 }
@@ -46,10 +48,12 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
           },
           stepRun(ctx, label),
         );
-      const model = await trainOne({ markov: options.markov }, `train ${name}`);
+      const model = await trainOne({ markov: options.markov }, `train ${name}`, true);
       const members: ChartParserModel[] = [];
       for (const [i, member] of (options.ensemble ?? []).entries())
-        members.push(await trainOne({ ...member, markov: member.markov ?? options.markov }, `train ${name} ${i + 2}`));
+        members.push(
+          await trainOne({ ...member, markov: member.markov ?? options.markov }, `train ${name} ${i + 2}`, false),
+        );
       const mbr = options.crf && options.mbr;
       // An ensemble's MBR tree is parsed by the first model with the others' posteriors.
       const mbrParser: KbestParser | undefined =

@@ -1,0 +1,93 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readTreesSync } from '../../lib/io/treebank.js';
+import { decodeModel, encodeModel } from '../../lib/io/model-file.js';
+import { formatTree } from '../../lib/trees/tree.js';
+import { ChartParserModel, type ParsedNbest } from '../../lib/parser/chart-parser.js';
+import { treeWords } from '../../lib/parser/input.js';
+import { ModelFileError } from '../../lib/errors.js';
+import { repoRoot, tempDir } from '../helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const gum = (file: string, limit: number) =>
+  readTreesSync(join(repoRoot, 'data', 'gum-open', file))
+    .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 15)
+    .slice(0, limit);
+const train = gum('train.mrg', 150);
+const sentences = gum('dev.mrg', 40).map((t) => treeWords(t));
+
+const shown = (r: ParsedNbest[]): string[][] =>
+  r.map((s) => s.candidates.map((c) => `${c.logprob} ${formatTree(c.tree)}`));
+
+// The same CRF (training is deterministic) with the PCFG mixed in at 0.3, and alone.
+const mixed = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, pcfgWeight: 0.3 });
+const alone = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, pcfgWeight: 0 });
+
+describe("a PCFG's posteriors mixed into the CRF's MBR decoding", () => {
+  it('weight 0 parses as the CRF alone; the model parses with its weight; files round-trip', async () => {
+    const [m, a] = [await mixed, await alone];
+    expect(m.info().pcfgWeight).toBe(0.3);
+    expect(a.info().pcfgWeight).toBe(0);
+    const own = await m.parseNbest(sentences, 1, { threads: 1 });
+    const crfOnly = await a.parseNbest(sentences, 1, { threads: 1 });
+    expect(shown(await m.parseNbest(sentences, 1, { threads: 1, pcfgWeight: 0 }))).toEqual(shown(crfOnly));
+    // The PCFG moves some tree; each tree keeps its log-probability under the CRF.
+    expect(shown(own)).not.toEqual(shown(crfOnly));
+    expect(own.every((s) => s.brackets !== undefined && s.brackets.length > 0)).toBe(true);
+    // Saved with the PCFG after the CRF (kind version 2); a CRF alone stays version 1.
+    const file = tmp.file('mixed.model');
+    m.save(file);
+    const decoded = decodeModel<{ pcfgMix?: { weight: number; bytes: number } }>(readFileSync(file));
+    expect(decoded.kindVersion).toBe(2);
+    expect(decoded.meta.pcfgMix?.weight).toBe(0.3);
+    expect(decoded.meta.pcfgMix?.bytes).toBeGreaterThan(0);
+    const back = await ChartParserModel.load(file);
+    expect(back.info()).toEqual(m.info());
+    expect(shown(await back.parseNbest(sentences, 1, { threads: 1 }))).toEqual(shown(own));
+    expect(shown(await back.parseNbest(sentences, 4, { threads: 1 }))).toEqual(
+      shown(await m.parseNbest(sentences, 4, { threads: 1 })),
+    );
+    const plain = tmp.file('alone.model');
+    a.save(plain);
+    expect(decodeModel(readFileSync(plain)).kindVersion).toBe(1);
+    // A PCFG length that does not fit the payload is refused with the file's name.
+    const bad = tmp.file('bad.model');
+    writeFileSync(
+      bad,
+      encodeModel({ ...decoded, meta: { ...decoded.meta, pcfgMix: { ...decoded.meta.pcfgMix, bytes: 1e12 } } }),
+    );
+    await expect(ChartParserModel.load(bad)).rejects.toThrow(ModelFileError);
+    await expect(ChartParserModel.load(bad)).rejects.toThrow(/bad\.model.*PCFG's weight or length/);
+  }, 120_000);
+
+  it("a Viterbi list stays the CRF's; its MBR tree and bracket posteriors come from the mix", async () => {
+    const [m, a] = [await mixed, await alone];
+    const lists = await m.parseNbest(sentences, 4, { threads: 1, mbrTree: true });
+    const own = await m.parse(sentences, { threads: 1 });
+    const crfLists = await a.parseNbest(sentences, 4, { threads: 1, mbrTree: true });
+    expect(shown(lists)).toEqual(shown(crfLists));
+    lists.forEach((l, s) => {
+      expect(l.mbrTree && formatTree(l.mbrTree.tree)).toBe(formatTree(own[s].tree));
+      expect(l.brackets?.length).toBeGreaterThan(0);
+    });
+    // An ensemble of the model with itself: the CRFs share the rest of the weight.
+    const doubled = await m.parse(sentences, { threads: 1, ensemble: [m] });
+    expect(doubled.map((p) => formatTree(p.tree))).toEqual(own.map((p) => formatTree(p.tree)));
+  }, 120_000);
+
+  it('refuses what it cannot mean', async () => {
+    const [m, a] = [await mixed, await alone];
+    await expect(a.parse(sentences, { pcfgWeight: 0.2 })).rejects.toThrow(/no PCFG to mix in/);
+    await expect(m.parse(sentences, { pcfgWeight: 1 })).rejects.toThrow(/pcfgWeight must be in \[0, 1\)/);
+    await expect(m.parse(sentences, { beam: 5 })).rejects.toThrow(/beam/);
+    await expect(m.parse(sentences, { pcfg: true, pcfgWeight: 0.2 })).rejects.toThrow(/pcfgWeight applies to CRF/);
+    // With the PCFG left out, a beam works as before.
+    expect(await m.parse(sentences.slice(0, 3), { beam: 5, pcfgWeight: 0 })).toHaveLength(3);
+    await expect(ChartParserModel.train(train.slice(0, 10), { crf: true, epochs: 1, pcfgWeight: 1 })).rejects.toThrow(
+      /pcfgWeight/,
+    );
+  }, 120_000);
+});
