@@ -218,7 +218,7 @@ export const parseFields = {
   ),
   pcfgWeight: option(
     z.number().min(0).lt(1).optional(),
-    "CRF, MBR decoding: the weight of the model's PCFG posteriors mixed into the CRF's (default: the model's; 0 = the CRF alone)",
+    "CRF, MBR decoding: the weight of the model's PCFG posteriors mixed into the CRF's (default: the model's, 0 with --ensemble; 0 = the CRF alone)",
     { value: 'X' },
   ),
   beam: option(

@@ -521,8 +521,8 @@ export interface ParseOptions {
   ensemble?: ChartParserModel[];
   /**
    * CRF, MBR decoding: the weight of the model's PCFG posteriors in the mean (default: the
-   * model's, `info().pcfgWeight`; 0 = the CRF alone). With `ensemble`, the CRFs share the rest
-   * equally.
+   * model's, `info().pcfgWeight`, and 0 with `ensemble`; 0 = the CRF alone). With `ensemble`
+   * and a weight, the CRFs share the rest equally.
    */
   pcfgWeight?: number;
   /**
@@ -1311,8 +1311,10 @@ export class ChartParserModel implements NbestProducer {
       if (options.beam !== undefined && options.beam !== Number.POSITIVE_INFINITY)
         throw optionError('ensemble: no beam (it prunes with the coarse pass)');
     }
-    // The model's PCFG joins MBR decoding at its weight (the model's, or the one given).
-    const pcfgWeight = options.pcfg ? 0 : (options.pcfgWeight ?? this.meta.pcfgMix?.weight ?? 0);
+    // The model's PCFG joins MBR decoding at its weight (the model's, or the one given); an
+    // ensemble's grammars already see its context, so there only when a weight is given.
+    const ownWeight = ensemble.length > 0 ? 0 : (this.meta.pcfgMix?.weight ?? 0);
+    const pcfgWeight = options.pcfg ? 0 : (options.pcfgWeight ?? ownWeight);
     if (!(pcfgWeight >= 0 && pcfgWeight < 1)) throw optionError('pcfgWeight must be in [0, 1)');
     if (pcfgWeight > 0 && !this.mixPcfg)
       throw optionError(

@@ -30,7 +30,7 @@ constexpr double kEnsembleMemberPrune = 1e-3;
 // The largest chart a member other than the first may take for one sentence; a longer
 // sentence is decoded without that member. A rich grammar's chart (a parent-annotated PCFG
 // over hundreds of labels) holds thousands of entries per span.
-constexpr double kEnsembleMemberChartBytes = 512.0 * (1 << 20);
+constexpr double kEnsembleMemberChartBytes = 64.0 * (1 << 20);
 
 // How much each member's posteriors weigh in the mean: the first member's, then the others' in
 // order (empty: all alike). The weights of the members that cover a sentence are normalized.
