@@ -89,6 +89,20 @@ interface NativeParseResult {
   mbrCandidates: Int32Array;
 }
 
+/** The arguments the native ensemble parses share: the other members, their category maps, the sentences, the settings. */
+type EnsembleArgs = [
+  others: NativeChartParser[],
+  baseMaps: Int32Array[],
+  tagMaps: Int32Array[],
+  tokens: string,
+  offsets: Int32Array,
+  threads: number,
+  flag: CancelFlagHandle,
+  maxLength: number,
+  prune: number,
+  pruneRetry: boolean,
+];
+
 interface NativeChartParser {
   startCrf(
     options: Record<
@@ -144,33 +158,8 @@ interface NativeChartParser {
     pruneRetry: boolean,
     withMbrTree: boolean,
   ): Promise<NativeParseResult>;
-  parseEnsemble(
-    others: NativeChartParser[],
-    baseMaps: Int32Array[],
-    tagMaps: Int32Array[],
-    tokens: string,
-    offsets: Int32Array,
-    threads: number,
-    flag: CancelFlagHandle,
-    maxLength: number,
-    prune: number,
-    pruneRetry: boolean,
-    k: number,
-    mix?: Float64Array,
-  ): Promise<NativeParseResult>;
-  parseEnsembleMixes(
-    others: NativeChartParser[],
-    baseMaps: Int32Array[],
-    tagMaps: Int32Array[],
-    tokens: string,
-    offsets: Int32Array,
-    threads: number,
-    flag: CancelFlagHandle,
-    maxLength: number,
-    prune: number,
-    pruneRetry: boolean,
-    mixes: Float64Array[],
-  ): Promise<NativeParseResult[]>;
+  parseEnsemble(...args: [...EnsembleArgs, k: number, mix?: Float64Array]): Promise<NativeParseResult>;
+  parseEnsembleMixes(...args: [...EnsembleArgs, mixes: Float64Array[]]): Promise<NativeParseResult[]>;
   serialize(): Uint8Array;
   info(): Omit<ChartParserInfo, 'kind' | 'pcfgWeight'>;
 }

@@ -1610,6 +1610,23 @@ TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
   CHECK(differs > 0);  // the test tells the two decoders apart
 }
 
+namespace {
+
+// Three sentences over the tiny treebank's words (and two it lacks) for the ensemble tests.
+Corpus EnsembleSentences() {
+  Corpus corpus;
+  for (std::vector<std::string> words : {std::vector<std::string>{"the", "dog", "saw", "a", "cat"},
+                                         std::vector<std::string>{"dog", "cat", "saw", "cats"},
+                                         std::vector<std::string>{"dogs", "cats", "dog", "saw", "cat"}}) {
+    if (corpus.offsets.empty()) corpus.offsets.push_back(0);
+    corpus.tokens.insert(corpus.tokens.end(), words.begin(), words.end());
+    corpus.offsets.push_back(static_cast<int32_t>(corpus.tokens.size()));
+  }
+  return corpus;
+}
+
+}  // namespace
+
 TEST(chart_crf_ensemble_decodes_the_mean_of_the_members_posteriors) {
   Tiny t = MakeTiny();
   AddTree(t, {"dog", "cat", "saw", "cats"}, {0, 2, 1, 2, 1, 1, 5, 0, 1, 1, 5, 0, 2, 2, 6, 0, 1, 1, 5, 0});
@@ -1632,14 +1649,7 @@ TEST(chart_crf_ensemble_decodes_the_mean_of_the_members_posteriors) {
   for (int32_t x = 0; x < g.num_bases; ++x) member.base_map.push_back(x);
   for (int32_t x = 0; x < g.num_symbols; ++x) member.tag_map.push_back(g.is_tag[x] ? x : -1);
   EnsembleMember self{&a, member.base_map, member.tag_map};
-  Corpus corpus;
-  for (std::vector<std::string> words : {std::vector<std::string>{"the", "dog", "saw", "a", "cat"},
-                                         std::vector<std::string>{"dog", "cat", "saw", "cats"},
-                                         std::vector<std::string>{"dogs", "cats", "dog", "saw", "cat"}}) {
-    if (corpus.offsets.empty()) corpus.offsets.push_back(0);
-    corpus.tokens.insert(corpus.tokens.end(), words.begin(), words.end());
-    corpus.offsets.push_back(static_cast<int32_t>(corpus.tokens.size()));
-  }
+  const Corpus corpus = EnsembleSentences();
   const auto mixed = ParseEnsemble(a, {member}, corpus, 2, nullptr, 0, 0);
   const auto doubled = ParseEnsemble(a, {self}, corpus, 1, nullptr, 0, 0);
   const auto alone = a.ParseAll(corpus, 1, 1, nullptr, false, INFINITY, 0, 0, true);
@@ -1713,14 +1723,7 @@ TEST(chart_crf_ensemble_weights_its_members_and_takes_a_pcfg) {
   EnsembleMember member{pcfg.get(), {}, {}};
   for (int32_t x = 0; x < g.num_bases; ++x) member.base_map.push_back(x);
   for (int32_t x = 0; x < g.num_symbols; ++x) member.tag_map.push_back(g.is_tag[x] ? x : -1);
-  Corpus corpus;
-  for (std::vector<std::string> words : {std::vector<std::string>{"the", "dog", "saw", "a", "cat"},
-                                         std::vector<std::string>{"dog", "cat", "saw", "cats"},
-                                         std::vector<std::string>{"dogs", "cats", "dog", "saw", "cat"}}) {
-    if (corpus.offsets.empty()) corpus.offsets.push_back(0);
-    corpus.tokens.insert(corpus.tokens.end(), words.begin(), words.end());
-    corpus.offsets.push_back(static_cast<int32_t>(corpus.tokens.size()));
-  }
+  const Corpus corpus = EnsembleSentences();
   const std::vector<EnsembleMix> mixes = {{1, 0}, {0.7, 0.3}, {0.2, 0.8}};
   const auto by_mix = ParseEnsembleMixes(*crf, {member}, corpus, 2, nullptr, 0, 0, false, mixes);
   const auto alone = crf->ParseAll(corpus, 1, 1, nullptr, false, INFINITY, 0, 0, true);

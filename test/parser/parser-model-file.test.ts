@@ -1,23 +1,18 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { readTreesSync } from '../../lib/io/treebank.js';
 import { decodeModel } from '../../lib/io/model-file.js';
 import { formatTree } from '../../lib/trees/tree.js';
 import { ChartParserModel, type ParserTrainSummary } from '../../lib/parser/chart-parser.js';
 import { CRF_DEFAULTS } from '../../lib/options/parser.js';
 import { treeWords } from '../../lib/parser/input.js';
-import { repoRoot, tempDir } from '../helpers.js';
+import { tempDir } from '../helpers.js';
+import { gumShortTrees } from './gum-short.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const gum = (file: string, limit: number) =>
-  readTreesSync(join(repoRoot, 'data', 'gum-open', file))
-    .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 15)
-    .slice(0, limit);
-const train = gum('train.mrg', 150);
-const sentences = gum('dev.mrg', 30).map((t) => treeWords(t));
+const train = gumShortTrees('train.mrg', 150);
+const sentences = gumShortTrees('dev.mrg', 30).map((t) => treeWords(t));
 
 async function nbest(m: ChartParserModel): Promise<string[][]> {
   const r = await m.parseNbest(sentences, 4, { threads: 1 });

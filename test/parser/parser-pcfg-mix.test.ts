@@ -1,23 +1,18 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { readTreesSync } from '../../lib/io/treebank.js';
 import { decodeModel, encodeModel } from '../../lib/io/model-file.js';
 import { formatTree, type Tree } from '../../lib/trees/tree.js';
 import { ChartParserModel, type ParsedNbest } from '../../lib/parser/chart-parser.js';
 import { treeWords } from '../../lib/parser/input.js';
 import { ModelFileError } from '../../lib/errors.js';
-import { repoRoot, tempDir } from '../helpers.js';
+import { tempDir } from '../helpers.js';
+import { gumShortTrees } from './gum-short.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const gum = (file: string, limit: number) =>
-  readTreesSync(join(repoRoot, 'data', 'gum-open', file))
-    .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 15)
-    .slice(0, limit);
-const train = gum('train.mrg', 150);
-const sentences = gum('dev.mrg', 40).map((t) => treeWords(t));
+const train = gumShortTrees('train.mrg', 150);
+const sentences = gumShortTrees('dev.mrg', 40).map((t) => treeWords(t));
 
 const shown = (r: ParsedNbest[]): string[][] =>
   r.map((s) => s.candidates.map((c) => `${c.logprob} ${formatTree(c.tree)}`));
