@@ -109,19 +109,15 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
       const seconds = (Date.now() - pass.start) / 1000;
       const rate = seconds > 0 ? `, ${(p.sentences / seconds).toFixed(1)} sentences/s` : '';
       sentences = `pass ${p.epoch}/${p.epochs}: ${p.sentences}/${p.sentencesPerEpoch} sentences${rate}`;
-      if (p.pcfgMix && p.devSentences !== undefined) {
-        if (devParse.epoch !== -1) devParse = { epoch: -1, start: Date.now(), first: p.devSentences };
+      if (p.devSentences !== undefined) {
+        // A dev parse (after a pass, or choosing the PCFG's weight): its rate from its first report on.
+        const key = p.pcfgMix ? -1 : p.epoch;
+        if (devParse.epoch !== key) devParse = { epoch: key, start: Date.now(), first: p.devSentences };
         const devSeconds = (Date.now() - devParse.start) / 1000;
         const devRate =
           devSeconds > 0 ? `, ${((p.devSentences - devParse.first) / devSeconds).toFixed(1)} sentences/s` : '';
-        sentences = `the PCFG's weight: parsing dev, ${p.devSentences}/${p.devTotal} sentences${devRate}`;
-      } else if (p.devSentences !== undefined) {
-        // The dev parse after the pass: its rate from its first report on.
-        if (devParse.epoch !== p.epoch) devParse = { epoch: p.epoch, start: Date.now(), first: p.devSentences };
-        const devSeconds = (Date.now() - devParse.start) / 1000;
-        const devRate =
-          devSeconds > 0 ? `, ${((p.devSentences - devParse.first) / devSeconds).toFixed(1)} sentences/s` : '';
-        sentences = `pass ${p.epoch}/${p.epochs}: parsing dev, ${p.devSentences}/${p.devTotal} sentences${devRate}`;
+        const what = p.pcfgMix ? "the PCFG's weight" : `pass ${p.epoch}/${p.epochs}`;
+        sentences = `${what}: parsing dev, ${p.devSentences}/${p.devTotal} sentences${devRate}`;
       }
     };
     const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
