@@ -22,7 +22,12 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         options.clusterText === undefined
           ? undefined
           : clustersOf(sentences, options.clusterText, options.clusterClasses ?? CLUSTER_CLASSES, ctx);
-      const trainOne = (member: EnsembleMember, label: string, first: boolean): Promise<ChartParserModel> =>
+      // The PCFG mixed into a parser's MBR decoding reaches the lists only through the first
+      // parser's own MBR tree: with an ensemble (whose mean leaves it out) or without MBR trees
+      // no parser trains one.
+      const mbr = options.crf && options.mbr;
+      const pcfgWeight = mbr && (options.ensemble ?? []).length === 0 ? options.pcfgWeight : 0;
+      const trainOne = (member: EnsembleMember, label: string): Promise<ChartParserModel> =>
         ChartParserModel.train(
           trees,
           {
@@ -39,8 +44,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
                   margin: options.margin,
                   tagSets: options.tagSets,
                   seed: member.seed ?? ctx.seed,
-                  // The first parser's PCFG joins the ensemble's MBR tree; the others' would go unused.
-                  ...(first ? { pcfgWeight: options.pcfgWeight } : { pcfgWeight: 0 }),
+                  pcfgWeight,
                   ...(devTrees ? { dev: devTrees } : {}),
                   ...ctx.checkpoints?.(label),
                 }
@@ -48,13 +52,10 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
           },
           stepRun(ctx, label),
         );
-      const model = await trainOne({ markov: options.markov }, `train ${name}`, true);
+      const model = await trainOne({ markov: options.markov }, `train ${name}`);
       const members: ChartParserModel[] = [];
       for (const [i, member] of (options.ensemble ?? []).entries())
-        members.push(
-          await trainOne({ ...member, markov: member.markov ?? options.markov }, `train ${name} ${i + 2}`, false),
-        );
-      const mbr = options.crf && options.mbr;
+        members.push(await trainOne({ ...member, markov: member.markov ?? options.markov }, `train ${name} ${i + 2}`));
       // An ensemble's MBR tree is parsed by the first model with the others' posteriors.
       const mbrParser: KbestParser | undefined =
         mbr && members.length > 0
