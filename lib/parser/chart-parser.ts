@@ -1233,14 +1233,16 @@ export class ChartParserModel implements NbestProducer {
     const out: ParsedSentence[][] = weights.map(() => []);
     const threads = resolveThreads(opts.threads);
     const chunk = Math.max(DEV_PARSE_CHUNK, 4 * threads);
+    const baseMap = categoryMap(pcfg.table, this.table, false);
+    const tagMap = categoryMap(pcfg.table, this.table, true);
     for (let i = 0; i < sentences.length; i += chunk) {
       const batch = sentences.slice(i, i + chunk);
       const { text, offsets } = joinTokens(batch);
       const results = await withCancelFlag(opts.signal, (flag) =>
         this.handle.parseEnsembleMixes(
           [pcfg.handle],
-          [categoryMap(pcfg.table, this.table, false)],
-          [categoryMap(pcfg.table, this.table, true)],
+          [baseMap],
+          [tagMap],
           text,
           offsets,
           threads,
