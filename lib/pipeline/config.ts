@@ -181,7 +181,7 @@ export const parserBaseSchema = z.strictObject({
     .lt(1, { error: 'expected a number in [0, 1)' })
     .optional()
     .describe(
-      `CRF: the weight of a PCFG's posteriors mixed into each base parser's for its MBR tree and posteriors, as \`train-parser --pcfg-weight\` (default: chosen on the dev set among ${CRF_DEFAULTS.pcfgWeights.join(', ')}, ${CRF_DEFAULTS.pcfgWeight} with devPass false; 0 = none)`,
+      `CRF: the weight of a PCFG's posteriors mixed into the CRF's for the lists' MBR tree and posteriors, as \`train-parser --pcfg-weight\` (default: chosen on the dev set among ${CRF_DEFAULTS.pcfgWeights.join(', ')}, ${CRF_DEFAULTS.pcfgWeight} with devPass false; 0 = none); refused with an ensemble, whose mean leaves the PCFG out, and with mbr false`,
     ),
   // No schema defaults: the steps' cache keys hold the base's options, and runs without
   // clusters keep theirs.
@@ -452,6 +452,19 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     fail('base.union', 'a union of lists needs an ensemble (base.ensemble)');
   if ('posteriors' in base && base.posteriors === true && !base.mbr)
     fail('base.posteriors', 'the posteriors come with the MBR parse: it needs mbr true');
+  // The PCFG reaches the lists only through the first parser's own MBR tree (adapters/parser.ts).
+  if (
+    'pcfgWeight' in base &&
+    (base.pcfgWeight ?? 0) > 0 &&
+    base.crf &&
+    !(base.mbr && (base.ensemble?.length ?? 0) === 0)
+  )
+    fail(
+      'base.pcfgWeight',
+      base.mbr
+        ? "an ensemble's mean leaves the PCFG out: give no weight with base.ensemble"
+        : 'the PCFG is mixed into the MBR parse: it needs mbr true',
+    );
   // The PCFG base would ignore the CRF's fields: set to anything but their defaults, they are
   // refused. (A validated config, as distributed jobs carry it, names every default.)
   if ('crf' in base && !base.crf) {

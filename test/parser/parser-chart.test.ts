@@ -161,7 +161,8 @@ describe('chart parser', () => {
     const sentences = dev.map((t) => treeWords(t));
     // An ensemble leaves the model's PCFG out (no pcfgWeight given): the CRF alone's MBR parse.
     const alone = await crf.parse(sentences, { threads: 2, decode: 'mbr', pcfgWeight: 0 });
-    // The mean of equal posteriors is those posteriors, bit for bit: the same trees and scores.
+    // The mean of a model's posteriors with its own: the same trees and scores here, where the
+    // second copy's chart, masked by the first's posteriors, keeps the mass that decides them.
     for (const ensemble of [[crf], [crf, crf]]) {
       const same = await crf.parse(sentences, { threads: 2, decode: 'mbr', ensemble });
       expect(same.map((p) => formatTree(p.tree))).toEqual(alone.map((p) => formatTree(p.tree)));

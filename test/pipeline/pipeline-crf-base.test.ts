@@ -224,6 +224,17 @@ describe('the pipeline CRF base', () => {
     expect(baseConfig({ union: true, ensemble: [{ markov: 1 }] }).union).toBe(true);
   });
 
+  it('refuses a PCFG weight the lists would not use', () => {
+    expect(() => baseConfig({ pcfgWeight: 0.3, ensemble: [{ markov: 1 }] })).toThrow(
+      "pipeline.json: base.pcfgWeight: an ensemble's mean leaves the PCFG out: give no weight with base.ensemble",
+    );
+    expect(() => baseConfig({ pcfgWeight: 0.3, mbr: false })).toThrow(
+      'pipeline.json: base.pcfgWeight: the PCFG is mixed into the MBR parse: it needs mbr true',
+    );
+    expect(baseConfig({ pcfgWeight: 0, ensemble: [{ markov: 1 }] }).pcfgWeight).toBe(0);
+    expect(baseConfig({ pcfgWeight: 0.3 }).pcfgWeight).toBe(0.3);
+  });
+
   it('refuses the posterior features without the MBR parse that gives them', () => {
     expect(() => baseConfig({ mbr: false, posteriors: true })).toThrow(
       'pipeline.json: base.posteriors: the posteriors come with the MBR parse: it needs mbr true',
