@@ -165,13 +165,19 @@ std::vector<double> GradientCheckedByFiniteDifferences(ChartModel& m, const std:
   return grad;
 }
 
-// The tiny treebank's CRF, its PCFG starting weights moved by Gaussian noise (seeded), so
-// that coarse and CRF scores disagree.
-std::unique_ptr<ChartModel> TinyCrfWithRandomWeights(uint64_t seed) {
-  Tiny t = MakeTiny();
+// The CRF of a tiny treebank (surface features hashed into 2^12 slots), started from its
+// PCFG's weights.
+std::unique_ptr<ChartModel> CrfOf(const Tiny& t) {
   std::vector<GoldItems> gold;
   auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
   InitCrf(*m, t.corpus, gold, false, 12);
+  return m;
+}
+
+// The tiny treebank's CRF, its PCFG starting weights moved by Gaussian noise (seeded), so
+// that coarse and CRF scores disagree.
+std::unique_ptr<ChartModel> TinyCrfWithRandomWeights(uint64_t seed) {
+  auto m = CrfOf(MakeTiny());
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 0.5);
   for (double& w : m->crf.theta) w += normal(rng);
@@ -405,9 +411,7 @@ TEST(chart_rule_order_walk_equals_the_left_child_walk) {
   // with and without random masks: the rule-order walk folds each entry's candidates in
   // another order, so scores agree to rounding and the finite entries exactly.
   Tiny t = MakeTiny();
-  std::vector<GoldItems> gold;
-  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
-  InitCrf(*m, t.corpus, gold, false, 12);
+  auto m = CrfOf(t);
   const Grammar& g = m->grammar;
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 0.5);
@@ -1711,9 +1715,7 @@ TEST(chart_crf_ensemble_weights_its_members_and_takes_a_pcfg) {
   Tiny t = MakeTiny();
   AddTree(t, {"dog", "cat", "saw", "cats"}, {0, 2, 1, 2, 1, 1, 5, 0, 1, 1, 5, 0, 2, 2, 6, 0, 1, 1, 5, 0});
   // A CRF that leans away from the PCFG of the same trees, and that PCFG as a member.
-  std::vector<GoldItems> gold;
-  auto crf = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
-  InitCrf(*crf, t.corpus, gold, false, 12);
+  auto crf = CrfOf(t);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 0.8);
   for (double& w : crf->crf.theta) w = normal(rng) - w;  // the PCFG's weights turned around
