@@ -55,6 +55,7 @@ export {
 } from './parser/chart-parser.js';
 export type { BracketPosterior } from './parser/bracket-posteriors.js';
 export type { KbestListOptions } from './parser/nbest-lists.js';
+export { trainTreeModel, type TreeModel } from './rerank/tree-model.js';
 export {
   PerceptronReranker,
   type PerceptronTrainOptions,

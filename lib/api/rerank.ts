@@ -59,6 +59,7 @@ export {
   type TreeFeatureOptions,
 } from '../rerank/tree-features.js';
 export { sentenceFeatures, type ExtractOptions } from '../rerank/nbest-features.js';
+export { trainTreeModel, type TreeModel } from '../rerank/tree-model.js';
 export {
   learnTreeSettings,
   legacyTreeSettings,

@@ -44,6 +44,11 @@ export interface KbestListOptions {
    * MEMBER_FEATURES.
    */
   members?: KbestParser[];
+  /**
+   * A generative model of the treebank's trees (lib/rerank/tree-model.ts; the lists need its
+   * log-probability of a tree): every candidate gets its TREE_MODEL_FEATURES.
+   */
+  treeModel?: { logprob(tree: Tree): number };
 }
 
 /**
@@ -126,6 +131,32 @@ function addPosteriorFeatures(
   });
 }
 
+/**
+ * The features that tell the rerankers how probable a candidate is under a generative model of
+ * the treebank (`KbestListOptions.treeModel`, tree-model.ts): `best` marks the list's most
+ * probable candidates, and `gap` how far below them a candidate's log-probability lies, one
+ * feature per step of TREE_MODEL_GAPS it reaches (nats).
+ */
+export const TREE_MODEL_FEATURES = { best: 'tree model best', gap: 'tree model gap >=' } as const;
+const TREE_MODEL_GAPS = [0.5, 1, 2, 4, 8, 16] as const;
+
+/** The TREE_MODEL_FEATURES of each candidate, added to its `features`. */
+function addTreeModelFeatures(
+  list: readonly Tree[],
+  model: NonNullable<KbestListOptions['treeModel']>,
+  out: NbestCandidate[],
+): void {
+  const logprobs = list.map((t) => model.logprob(t));
+  const best = Math.max(...logprobs);
+  logprobs.forEach((lp, i) => {
+    const f: Record<string, number> = { ...out[i].features };
+    const gap = best - lp;
+    if (gap === 0) f[TREE_MODEL_FEATURES.best] = 1;
+    for (const step of TREE_MODEL_GAPS) if (gap >= step) f[`${TREE_MODEL_FEATURES.gap} ${step}`] = 1;
+    if (Object.keys(f).length > 0) out[i].features = f;
+  });
+}
+
 /** What the lists need of a parser: its k-best parses (ChartParserModel.parseNbest). */
 export interface KbestParser {
   parseNbest(
@@ -167,19 +198,22 @@ function listCandidates(list: readonly ScoredTree[], mode: KbestTagMode, mbr?: S
   return out;
 }
 
-/** A list's candidates (listCandidates), with the POSTERIOR_FEATURES of `mbr`'s brackets when it has them. */
+/**
+ * A list's candidates (listCandidates), with the POSTERIOR_FEATURES of `mbr`'s brackets when it
+ * has them, and the TREE_MODEL_FEATURES of `treeModel` when given.
+ */
 function candidatesOf(
   list: readonly ScoredTree[],
   mode: KbestTagMode,
   mbr: { tree: ScoredTree; brackets?: BracketPosterior[] } | undefined,
   posteriors: boolean,
+  treeModel: KbestListOptions['treeModel'],
 ): NbestCandidate[] {
   const out = listCandidates(list, mode, mbr?.tree);
-  if (posteriors && mbr?.brackets) {
-    const trees = list.map((c) => c.tree);
-    if (out.length > list.length) trees.push(mbr.tree.tree);
-    addPosteriorFeatures(trees, mbr.brackets, out);
-  }
+  const trees = list.map((c) => c.tree);
+  if (mbr !== undefined && out.length > list.length) trees.push(mbr.tree.tree);
+  if (posteriors && mbr?.brackets) addPosteriorFeatures(trees, mbr.brackets, out);
+  if (treeModel !== undefined) addTreeModelFeatures(trees, treeModel, out);
   return out;
 }
 
@@ -265,7 +299,7 @@ async function listsByMode(
             ? unionList([p.candidates, ...memberPools.map((pools) => pools[i])], k, m, mbr?.[i]?.tree)
             : undefined;
         const list = union?.list ?? selectKbest(p.candidates, k, m);
-        const candidates = candidatesOf(list, m, mbr?.[i], options.posteriors ?? true);
+        const candidates = candidatesOf(list, m, mbr?.[i], options.posteriors ?? true, options.treeModel);
         union?.features.forEach((f, c) => (candidates[c].features = { ...candidates[c].features, ...f }));
         out[m].push({ id: batch[i].id, tokens: batch[i].tokens, candidates, line: 0 });
       }

@@ -144,6 +144,13 @@ export const parserBaseSchema = z.strictObject({
     .describe(
       "CRF with mbr: every candidate also carries how likely its brackets are under the parser's posteriors as reranking features (how many of them have a posterior below 0.5, 0.1 and 0.01, and its expected missed plus invented brackets above the list's least; default true)",
     ),
+  // No schema default: a validated config names it, so that the steps' cache keys tell lists with the features apart.
+  treeModel: z
+    .boolean({ error: 'expected true or false' })
+    .optional()
+    .describe(
+      "every candidate also carries how probable it is under a generative model of the training trees, counted by each base step (its children given their phrase, its parent and the previous child; words by count and signature), as reranking features ('tree model best', 'tree model gap >= g' for g of 0.5 to 16 nats below the list's best; default true)",
+    ),
   ensemble: z
     .array(ensembleMemberSchema, { error: 'expected a list of member objects' })
     .optional()
@@ -479,6 +486,7 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     base.clusterText = at(base.clusterText);
   // Named where it applies, so that the steps' cache keys tell lists with the features apart.
   if ('mbr' in base && base.crf && base.mbr) base.posteriors ??= true;
+  if ('crf' in base) base.treeModel ??= true; // a parser base
   c.rerankers.forEach((rr, i) => {
     if (rr.type !== 'perceptron') return;
     if (rr.kernel !== undefined) {

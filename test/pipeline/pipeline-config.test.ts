@@ -35,6 +35,7 @@ describe('pipeline config', () => {
       margin: 1,
       tagSets: true,
       kbest: 'sum',
+      treeModel: true,
     });
     expect(c.rerankers.map((r) => [r.type, r.name])).toEqual([
       ['boost', 'boosting'],

@@ -8,6 +8,7 @@ import type { EnsembleMember, ParserBaseConfig } from '../config.js';
 import { CLUSTER_CLASSES } from '../../options/clusters.js';
 import { clustersFromText, clusterWork, describeClusters } from '../../tagger/word-clusters.js';
 import type { WordClusters } from '../../parser/clusters.js';
+import { trainTreeModel } from '../../rerank/tree-model.js';
 
 export function chartParserBase(options: ParserBaseConfig): BaseModel {
   const name = options.crf ? 'CRF-CFG chart parser' : 'PCFG chart parser';
@@ -61,6 +62,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         mbr && members.length > 0
           ? { parseNbest: (sentences, k, o) => model.parseNbest(sentences, k, { ...o, ensemble: members }) }
           : undefined;
+      const treeModel = options.treeModel === true ? trainTreeModel(trees) : undefined;
       return model.nbestProducer({
         kbest: options.kbest,
         pool: options.pool,
@@ -68,6 +70,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         posteriors: options.posteriors,
         mbrParser,
         ...(options.union === true ? { members } : {}),
+        ...(treeModel !== undefined ? { treeModel } : {}),
       });
     },
   };
