@@ -62,7 +62,21 @@ function normalized(tree: Tree): Tree | undefined {
   return cleaned === undefined ? undefined : stripRoot(cleaned);
 }
 
-/** Counts the model from `trees` (treebank trees: function tags, empty elements and root wrappers are removed). */
+/**
+ * Counts the model from `trees` (treebank trees: function tags, empty elements and root
+ * wrappers are removed). The reranking pipeline counts one per fold (`base.treeModel`).
+ *
+ * @example
+ * ```ts
+ * import { ChartParserModel, parseTree, readTreesSync, trainTreeModel } from 'structrank';
+ * const trees = readTreesSync('train.mrg');
+ * const model = trainTreeModel(trees);
+ * model.logprob(parseTree('(S (NP (DT the) (NN dog)) (VP (VBD barked)))'));
+ * // As reranking features of a parser's k-best lists (TREE_MODEL_FEATURES):
+ * const parser = await ChartParserModel.train(trees, { crf: true });
+ * const lists = await parser.nbest(sentences, 20, { threads: 4 }, { mbr: true, treeModel: model });
+ * ```
+ */
 export function trainTreeModel(trees: readonly Tree[]): TreeModel {
   const levels: Level[] = [0, 1, 2].map(() => ({ events: new Counts(), totals: new Counts(), types: new Counts() }));
   const tagWord = new Counts();
