@@ -62,6 +62,27 @@ function normalized(tree: Tree): Tree | undefined {
   return cleaned === undefined ? undefined : stripRoot(cleaned);
 }
 
+/** The steps that generate a tree: each phrase's children in order (and its end), each tag's word. */
+function generate(
+  tree: Tree,
+  child: (contexts: [string, string, string], label: string) => void,
+  word: (tag: string, word: string) => void,
+): void {
+  const walk = (t: Tree, parent: string): void => {
+    if (t.word !== undefined) {
+      word(t.label, t.word);
+      return;
+    }
+    let previous = START;
+    for (const label of [...t.children.map((c) => c.label), STOP]) {
+      child(contexts(t.label, parent, previous), label);
+      previous = label;
+    }
+    for (const c of t.children) walk(c, t.label);
+  };
+  walk(tree, TOP);
+}
+
 /**
  * Counts the model from `trees` (treebank trees: function tags, empty elements and root
  * wrappers are removed). The reranking pipeline counts one per fold (`base.treeModel`).
@@ -86,25 +107,19 @@ export function trainTreeModel(trees: readonly Tree[]): TreeModel {
   const rareTag = new Counts();
   const tagged: [string, string][] = [];
 
-  const countPhrase = (t: Tree, parent: string): void => {
-    if (t.word !== undefined) {
-      tagged.push([t.label, t.word]);
-      return;
-    }
-    let previous = START;
-    for (const child of [...t.children.map((c) => c.label), STOP]) {
-      contexts(t.label, parent, previous).forEach((context, l) => {
-        const level = levels[l];
-        if (level.events.add(`${context}\n${child}`) === 1) level.types.add(context);
-        level.totals.add(context);
-      });
-      previous = child;
-    }
-    for (const c of t.children) countPhrase(c, t.label);
-  };
   for (const tree of trees) {
     const t = normalized(tree);
-    if (t !== undefined) countPhrase(t, TOP);
+    if (t === undefined) continue;
+    generate(
+      t,
+      (cs, child) =>
+        cs.forEach((context, l) => {
+          const level = levels[l];
+          if (level.events.add(`${context}\n${child}`) === 1) level.types.add(context);
+          level.totals.add(context);
+        }),
+      (tag, word) => tagged.push([tag, word]),
+    );
   }
   for (const [, word] of tagged) wordTotal.add(word);
   const signatures = new Set<string>();
@@ -140,19 +155,11 @@ export function trainTreeModel(trees: readonly Tree[]): TreeModel {
       const t = normalized(tree);
       if (t === undefined) return 0;
       let sum = 0;
-      const walk = (n: Tree, parent: string): void => {
-        if (n.word !== undefined) {
-          sum += Math.log(wordProbability(n.label, n.word));
-          return;
-        }
-        let previous = START;
-        for (const child of [...n.children.map((c) => c.label), STOP]) {
-          sum += Math.log(childProbability(contexts(n.label, parent, previous), child));
-          previous = child;
-        }
-        for (const c of n.children) walk(c, n.label);
-      };
-      walk(t, TOP);
+      generate(
+        t,
+        (cs, child) => (sum += Math.log(childProbability(cs, child))),
+        (tag, word) => (sum += Math.log(wordProbability(tag, word))),
+      );
       return sum;
     },
   };
