@@ -1482,6 +1482,42 @@ std::vector<std::vector<int32_t>> TreeNodes(const Grammar& g, const std::vector<
   return out;
 }
 
+// Expected counts of tree nodes, a unary's node counted as its bracket (kind 1).
+using NodeCounts = std::map<std::vector<int32_t>, double>;
+
+// Adds `weight` x each node's expected count under the distribution of `trees` (their scores
+// normalized over them); returns the log of that normalizer.
+double AddExpectedNodes(const Grammar& g, const std::vector<Enumerated>& trees, double weight,
+                        NodeCounts& expected) {
+  double log_z = kNegInf;
+  for (auto& e : trees) log_z = LogAdd(log_z, e.score);
+  for (auto& e : trees)
+    for (auto node : TreeNodes(g, e.nodes)) {
+      if (node[3] == 2) node[3] = 1;
+      expected[node] += weight * std::exp(e.score - log_z);
+    }
+  return log_z;
+}
+
+// Brute-force MBR: the first tree of `trees` with the largest expected gain, a unary node
+// paying kMbrUnaryCost.
+const Enumerated* BruteForceMbr(const Grammar& g, const std::vector<Enumerated>& trees,
+                                const NodeCounts& expected) {
+  double best_gain = -1e300;
+  const Enumerated* best = nullptr;
+  for (auto& e : trees) {
+    double gain = 0;
+    for (auto node : TreeNodes(g, e.nodes)) {
+      const bool unary = node[3] == 2;
+      if (unary) node[3] = 1;
+      const auto at = expected.find(node);
+      gain += (at == expected.end() ? 0.0 : at->second) - (unary ? kMbrUnaryCost : 0.0);
+    }
+    if (gain > best_gain + 1e-12) best_gain = gain, best = &e;
+  }
+  return best;
+}
+
 }  // namespace
 
 TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
@@ -1517,12 +1553,8 @@ TEST(chart_crf_mbr_equals_enumeration_posteriors_and_best_tree) {
       // Brute force: expected counts of tags and of brackets (i, j, base), then the tree with
       // the largest gain (a unary node pays the cost).
       for (const double cost : {kMbrUnaryCost, 0.0}) {
-        std::map<std::vector<int32_t>, double> expected;  // keys (i, j, tag, 0) and (i, j, base, 1)
-        for (auto& e : all)
-          for (auto node : TreeNodes(g, e.nodes)) {
-            if (node[3] == 2) node[3] = 1;
-            expected[node] += std::exp(e.score - log_z);
-          }
+        NodeCounts expected;  // keys (i, j, tag, 0) and (i, j, base, 1)
+        AddExpectedNodes(g, all, 1.0, expected);
         double best_gain = -1e300;
         std::vector<int32_t> best_tree;
         std::map<std::vector<int32_t>, double> gain_of;
@@ -1666,33 +1698,17 @@ TEST(chart_crf_ensemble_decodes_the_mean_of_the_members_posteriors) {
     // Brute force: each member's expected brackets and tags over all its trees, their mean,
     // and the tree of the largest mean gain (a unary node pays the cost).
     const auto tokens = a.Tokens(corpus, s);
-    std::map<std::vector<int32_t>, double> expected;
+    NodeCounts expected;
     std::vector<Enumerated> trees;
     double log_z_a = kNegInf;
     for (const ChartModel* m : {&a, &b}) {
       CrfSentence sent;
       sent.Prepare(m->crf, g, m->lexicon, tokens);
       auto all = EnumerateAll(g, sent.lex(), sent);
-      double log_z = kNegInf;
-      for (auto& e : all) log_z = LogAdd(log_z, e.score);
-      for (auto& e : all)
-        for (auto node : TreeNodes(g, e.nodes)) {
-          if (node[3] == 2) node[3] = 1;
-          expected[node] += 0.5 * std::exp(e.score - log_z);
-        }
+      const double log_z = AddExpectedNodes(g, all, 0.5, expected);
       if (m == &a) trees = all, log_z_a = log_z;
     }
-    double best_gain = -1e300;
-    const Enumerated* best = nullptr;
-    for (auto& e : trees) {
-      double gain = 0;
-      for (auto node : TreeNodes(g, e.nodes)) {
-        const bool unary = node[3] == 2;
-        if (unary) node[3] = 1;
-        gain += expected[node] - (unary ? kMbrUnaryCost : 0.0);
-      }
-      if (gain > best_gain + 1e-12) best_gain = gain, best = &e;
-    }
+    const Enumerated* best = BruteForceMbr(g, trees, expected);
     CHECK(best != nullptr && mixed[s].candidates.size() == 1);
     CHECK(mixed[s].candidates[0].nodes == best->nodes);
     CHECK_NEAR(mixed[s].candidates[0].score, best->score - log_z_a,
@@ -1746,27 +1762,9 @@ TEST(chart_crf_ensemble_weights_its_members_and_takes_a_pcfg) {
       const std::vector<std::pair<std::vector<Enumerated>, double>> members = {
           {EnumerateAll(g, sent.lex(), sent), mixes[x][0]},
           {EnumerateAll(g, pcfg->PcfgLex(tokens), ps), mixes[x][1]}};
-      std::map<std::vector<int32_t>, double> expected;
-      for (const auto& [all, weight] : members) {
-        double log_z = kNegInf;
-        for (auto& e : all) log_z = LogAdd(log_z, e.score);
-        for (auto& e : all)
-          for (auto node : TreeNodes(g, e.nodes)) {
-            if (node[3] == 2) node[3] = 1;
-            expected[node] += weight * std::exp(e.score - log_z);
-          }
-      }
-      double best_gain = -1e300;
-      const Enumerated* best = nullptr;
-      for (auto& e : members[0].first) {
-        double gain = 0;
-        for (auto node : TreeNodes(g, e.nodes)) {
-          const bool unary = node[3] == 2;
-          if (unary) node[3] = 1;
-          gain += expected[node] - (unary ? kMbrUnaryCost : 0.0);
-        }
-        if (gain > best_gain + 1e-12) best_gain = gain, best = &e;
-      }
+      NodeCounts expected;
+      for (const auto& [all, weight] : members) AddExpectedNodes(g, all, weight, expected);
+      const Enumerated* best = BruteForceMbr(g, members[0].first, expected);
       CHECK(best != nullptr && by_mix[x][s].candidates[0].nodes == best->nodes);
       // The PCFG at weight 0: the CRF's own MBR tree.
       if (x == 0) CHECK(by_mix[x][s].candidates[0].nodes == alone[s].candidates[0].nodes);
