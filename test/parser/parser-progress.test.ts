@@ -10,6 +10,10 @@ import { repoRoot } from '../helpers.js';
 const train = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg'))
   .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 12)
   .slice(0, 60);
+// 60 short dev sentences: the dev parses' tests.
+const dev = readTreesSync(join(repoRoot, 'data', 'gum-open', 'dev.mrg'))
+  .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 15)
+  .slice(0, 60);
 
 describe('CRF parser training progress inside a pass', () => {
   it('reports sentences done/total rising within each pass, and the run-wide event with them', async () => {
@@ -45,9 +49,6 @@ describe('CRF parser training progress inside a pass', () => {
   }, 60_000);
 
   it('reports the dev parse after each pass, and keeping its coarse passes changes no score', async () => {
-    const dev = readTreesSync(join(repoRoot, 'data', 'gum-open', 'dev.mrg'))
-      .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 15)
-      .slice(0, 60);
     const own: ParserTrainProgress[] = [];
     const reports: number[] = [];
     const common: TrainProgress[] = [];
@@ -94,9 +95,6 @@ describe('CRF parser training progress inside a pass', () => {
   }, 60_000);
 
   it("reports the dev parse that chooses the PCFG's weight after the last pass, and the model parses as it scored", async () => {
-    const dev = readTreesSync(join(repoRoot, 'data', 'gum-open', 'dev.mrg'))
-      .filter((t) => treeWords(t).length >= 4 && treeWords(t).length <= 15)
-      .slice(0, 60);
     const own: ParserTrainProgress[] = [];
     const common: TrainProgress[] = [];
     const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
