@@ -55,7 +55,8 @@ export {
 } from './parser/chart-parser.js';
 export type { BracketPosterior } from './parser/bracket-posteriors.js';
 export type { KbestListOptions } from './parser/nbest-lists.js';
-export { trainTreeModel, type TreeModel } from './rerank/tree-model.js';
+export { trainTreeModel } from './rerank/tree-model.js';
+export { trainHeadModel } from './rerank/head-model.js';
 export {
   PerceptronReranker,
   type PerceptronTrainOptions,
@@ -73,7 +74,7 @@ export {
 export { type TrainProgress, type TrainRun } from './train-progress.js';
 
 // Data.
-export { type Tree, formatTree } from './trees/tree.js';
+export { type Tree, type TreeModel, formatTree } from './trees/tree.js';
 export { parseTree } from './trees/bracket-parser.js';
 export { readTreebank, readTreesSync, writeTreebank } from './io/treebank.js';
 export { readConll, readConllSync, writeConll, type ConllSentence, type ConllReadOptions } from './io/conll.js';

@@ -28,3 +28,4 @@ export { readParserInput, type ParserInput } from '../parser/input.js';
 export { evaluateParser, scoreBrackets, type ParserEvaluation } from '../parser/evaluate.js';
 export { readClustersSync, type WordClusters } from '../parser/clusters.js';
 export type { KbestListOptions } from '../parser/nbest-lists.js';
+export type { TreeModel } from '../trees/tree.js';

@@ -59,7 +59,9 @@ export {
   type TreeFeatureOptions,
 } from '../rerank/tree-features.js';
 export { sentenceFeatures, type ExtractOptions } from '../rerank/nbest-features.js';
-export { trainTreeModel, type TreeModel } from '../rerank/tree-model.js';
+export { trainTreeModel } from '../rerank/tree-model.js';
+export type { TreeModel } from '../trees/tree.js';
+export { trainHeadModel } from '../rerank/head-model.js';
 export {
   learnTreeSettings,
   legacyTreeSettings,

@@ -13,7 +13,7 @@ import {
   type KbestTagMode,
   type ScoredTree,
 } from '../trees/kbest-modes.js';
-import { formatTree, type Tree } from '../trees/tree.js';
+import { formatTree, type Tree, type TreeModel } from '../trees/tree.js';
 import { treeCounts } from '../eval/score.js';
 import { bracketKey, type BracketPosterior } from './bracket-posteriors.js';
 
@@ -48,7 +48,12 @@ export interface KbestListOptions {
    * A generative model of the treebank's trees (lib/rerank/tree-model.ts; the lists need its
    * log-probability of a tree): every candidate gets its TREE_MODEL_FEATURES.
    */
-  treeModel?: { logprob(tree: Tree): number };
+  treeModel?: TreeModel;
+  /**
+   * A head-lexicalized generative model of the treebank's trees (lib/rerank/head-model.ts):
+   * every candidate gets its HEAD_MODEL_FEATURES.
+   */
+  headModel?: TreeModel;
 }
 
 /**
@@ -135,15 +140,18 @@ function addPosteriorFeatures(
  * The features that tell the rerankers how probable a candidate is under a generative model of
  * the treebank (`KbestListOptions.treeModel`, tree-model.ts): `best` marks the list's most
  * probable candidates, and `gap` how far below them a candidate's log-probability lies, one
- * feature per step of TREE_MODEL_GAPS it reaches (nats).
+ * feature per step of GENERATIVE_MODEL_GAPS it reaches (nats).
  */
 export const TREE_MODEL_FEATURES = { best: 'tree model best', gap: 'tree model gap >=' } as const;
-const TREE_MODEL_GAPS = [0.5, 1, 2, 4, 8, 16] as const;
+/** TREE_MODEL_FEATURES's kind, under the head-lexicalized model (`KbestListOptions.headModel`, head-model.ts). */
+export const HEAD_MODEL_FEATURES = { best: 'head model best', gap: 'head model gap >=' } as const;
+const GENERATIVE_MODEL_GAPS = [0.5, 1, 2, 4, 8, 16] as const;
 
-/** The TREE_MODEL_FEATURES of each candidate, added to its `features`. */
+/** The features (TREE_MODEL_FEATURES or HEAD_MODEL_FEATURES) of `model` for each candidate, added to its `features`. */
 function addTreeModelFeatures(
   list: readonly Tree[],
-  model: NonNullable<KbestListOptions['treeModel']>,
+  model: TreeModel,
+  names: { readonly best: string; readonly gap: string },
   out: NbestCandidate[],
 ): void {
   const logprobs = list.map((t) => model.logprob(t));
@@ -151,8 +159,8 @@ function addTreeModelFeatures(
   logprobs.forEach((lp, i) => {
     const f: Record<string, number> = { ...out[i].features };
     const gap = best - lp;
-    if (gap === 0) f[TREE_MODEL_FEATURES.best] = 1;
-    for (const step of TREE_MODEL_GAPS) if (gap >= step) f[`${TREE_MODEL_FEATURES.gap} ${step}`] = 1;
+    if (gap === 0) f[names.best] = 1;
+    for (const step of GENERATIVE_MODEL_GAPS) if (gap >= step) f[`${names.gap} ${step}`] = 1;
     if (Object.keys(f).length > 0) out[i].features = f;
   });
 }
@@ -200,20 +208,21 @@ function listCandidates(list: readonly ScoredTree[], mode: KbestTagMode, mbr?: S
 
 /**
  * A list's candidates (listCandidates), with the POSTERIOR_FEATURES of `mbr`'s brackets when it
- * has them, and the TREE_MODEL_FEATURES of `treeModel` when given.
+ * has them, and the features of the generative models `options` gives.
  */
 function candidatesOf(
   list: readonly ScoredTree[],
   mode: KbestTagMode,
   mbr: { tree: ScoredTree; brackets?: BracketPosterior[] } | undefined,
   posteriors: boolean,
-  treeModel: KbestListOptions['treeModel'],
+  models: Pick<KbestListOptions, 'treeModel' | 'headModel'>,
 ): NbestCandidate[] {
   const out = listCandidates(list, mode, mbr?.tree);
   const trees = list.map((c) => c.tree);
   if (mbr !== undefined && out.length > list.length) trees.push(mbr.tree.tree);
   if (posteriors && mbr?.brackets) addPosteriorFeatures(trees, mbr.brackets, out);
-  if (treeModel !== undefined) addTreeModelFeatures(trees, treeModel, out);
+  if (models.treeModel !== undefined) addTreeModelFeatures(trees, models.treeModel, TREE_MODEL_FEATURES, out);
+  if (models.headModel !== undefined) addTreeModelFeatures(trees, models.headModel, HEAD_MODEL_FEATURES, out);
   return out;
 }
 
@@ -299,7 +308,7 @@ async function listsByMode(
             ? unionList([p.candidates, ...memberPools.map((pools) => pools[i])], k, m, mbr?.[i]?.tree)
             : undefined;
         const list = union?.list ?? selectKbest(p.candidates, k, m);
-        const candidates = candidatesOf(list, m, mbr?.[i], options.posteriors ?? true, options.treeModel);
+        const candidates = candidatesOf(list, m, mbr?.[i], options.posteriors ?? true, options);
         union?.features.forEach((f, c) => (candidates[c].features = { ...candidates[c].features, ...f }));
         out[m].push({ id: batch[i].id, tokens: batch[i].tokens, candidates, line: 0 });
       }

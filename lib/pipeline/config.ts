@@ -151,6 +151,13 @@ export const parserBaseSchema = z.strictObject({
     .describe(
       "every candidate also carries how probable it is under a generative model of the training trees, counted by each base step (its children given their phrase, its parent and the previous child; words by count and signature), as reranking features ('tree model best', 'tree model gap >= g' for g of 0.5 to 16 nats below the list's best; default true)",
     ),
+  // No schema default, as treeModel.
+  headModel: z
+    .boolean({ error: 'expected true or false' })
+    .optional()
+    .describe(
+      "every candidate also carries how probable it is under a head-lexicalized generative model of the training trees, counted by each base step (each phrase's head child and its dependents given the head word and tag; each dependent's head word given the governing head word), as reranking features ('head model best', 'head model gap >= g' for g of 0.5 to 16 nats below the list's best; default true)",
+    ),
   ensemble: z
     .array(ensembleMemberSchema, { error: 'expected a list of member objects' })
     .optional()
@@ -486,7 +493,11 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
     base.clusterText = at(base.clusterText);
   // Named where it applies, so that the steps' cache keys tell lists with the features apart.
   if ('mbr' in base && base.crf && base.mbr) base.posteriors ??= true;
-  if ('crf' in base) base.treeModel ??= true; // a parser base
+  if ('crf' in base) {
+    // a parser base
+    base.treeModel ??= true;
+    base.headModel ??= true;
+  }
   c.rerankers.forEach((rr, i) => {
     if (rr.type !== 'perceptron') return;
     if (rr.kernel !== undefined) {

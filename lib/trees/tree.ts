@@ -9,6 +9,14 @@ export interface Tree {
   word?: string;
 }
 
+/**
+ * A generative model of trees: its log-probability of a tree (lib/rerank/tree-model.ts and
+ * head-model.ts; the reranking lists' `KbestListOptions.treeModel` and `headModel`).
+ */
+export interface TreeModel {
+  logprob(tree: Tree): number;
+}
+
 export function isPreterminal(t: Tree): boolean {
   return t.word !== undefined;
 }

@@ -36,6 +36,7 @@ describe('pipeline config', () => {
       tagSets: true,
       kbest: 'sum',
       treeModel: true,
+      headModel: true,
     });
     expect(c.rerankers.map((r) => [r.type, r.name])).toEqual([
       ['boost', 'boosting'],

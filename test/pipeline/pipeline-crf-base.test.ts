@@ -18,12 +18,19 @@ import { withRootOf } from '../../lib/trees/transforms.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { candidateFeatures } from '../../lib/rerank/candidate-sets.js';
 import { featureName } from '../../lib/rerank/candidate-feature-ids.js';
-import { MBR_FEATURES, MEMBER_FEATURES, TREE_MODEL_FEATURES, type KbestParser } from '../../lib/parser/nbest-lists.js';
+import {
+  MBR_FEATURES,
+  MEMBER_FEATURES,
+  HEAD_MODEL_FEATURES,
+  TREE_MODEL_FEATURES,
+  type KbestParser,
+} from '../../lib/parser/nbest-lists.js';
 import { bracketingKey } from '../../lib/trees/kbest-modes.js';
 import type { PipelineSentence, StepContext } from '../../lib/training/model-contract.js';
 import { repoRoot, tempDir } from '../helpers.js';
 import { clustersFromText } from '../../lib/tagger/word-clusters.js';
 import { trainTreeModel } from '../../lib/rerank/tree-model.js';
+import { trainHeadModel } from '../../lib/rerank/head-model.js';
 
 const trees = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg')).filter(
   (t) => treeWords(t).length >= 3 && treeWords(t).length <= 12,
@@ -39,8 +46,10 @@ const ctx: StepContext = { threads: 1, seed: 1 };
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 const EPOCHS = 7;
-// The generative tree model the base counts on its training trees (base.treeModel, on by default).
+// The generative models the base counts on its training trees (base.treeModel and
+// base.headModel, on by default).
 const treeModel = trainTreeModel(trainTrees);
+const headModel = trainHeadModel(trainTrees);
 
 /** A parse pipeline's base as the config file gives it, validated. */
 function validatedBase(base: object): ParserBaseConfig {
@@ -79,29 +88,35 @@ describe('the pipeline CRF base', () => {
 
   it('is the CRF with its pass chosen on dev and MBR-marked lists by default', async () => {
     const config = baseConfig({});
-    expect(config).toMatchObject({ crf: true, devPass: true, mbr: true, kbest: 'sum', treeModel: true });
+    expect(config).toMatchObject({
+      crf: true,
+      devPass: true,
+      mbr: true,
+      kbest: 'sum',
+      treeModel: true,
+      headModel: true,
+    });
     // On this data dev keeps an earlier pass than the last, so the two models differ.
     expect(summary.bestEpoch).toBeLessThan(EPOCHS);
     const producer = await chartParserBase(config).train(train, ctx, dev);
-    const lists = { kbest: 'sum', mbr: true, treeModel } as const;
+    const lists = { kbest: 'sum', mbr: true, treeModel, headModel } as const;
     expect(await producer.nbest(held, 3, ctx)).toEqual(await withDev.nbest(held, 3, ctx, lists));
     expect(await producer.nbest(held, 3, ctx)).not.toEqual(await withoutDev.nbest(held, 3, ctx, lists));
   });
 
-  it('trains all passes without devPass, and lists without marks without mbr and treeModel', async () => {
-    const plain = await chartParserBase(baseConfig({ devPass: false, mbr: false, treeModel: false })).train(
-      train,
-      ctx,
-      dev,
-    );
+  it('trains all passes without devPass, and lists without marks without mbr and the generative models', async () => {
+    const plain = await chartParserBase(
+      baseConfig({ devPass: false, mbr: false, treeModel: false, headModel: false }),
+    ).train(train, ctx, dev);
     const got = await plain.nbest(held, 3, ctx);
     expect(got).toEqual(await withoutDev.nbest(held, 3, ctx, { kbest: 'sum' }));
     for (const s of got) for (const c of s.candidates) expect(c.features).toBeUndefined();
-    // The tree model's features need no MBR parse.
+    // The generative models' features need no MBR parse.
     const scored = await chartParserBase(baseConfig({ devPass: false, mbr: false })).train(train, ctx, dev);
     const lists = await scored.nbest(held, 3, ctx);
-    expect(lists).toEqual(await withoutDev.nbest(held, 3, ctx, { kbest: 'sum', treeModel }));
-    expect(lists.every((s) => s.candidates.some((c) => c.features?.[TREE_MODEL_FEATURES.best] === 1))).toBe(true);
+    expect(lists).toEqual(await withoutDev.nbest(held, 3, ctx, { kbest: 'sum', treeModel, headModel }));
+    for (const best of [TREE_MODEL_FEATURES.best, HEAD_MODEL_FEATURES.best])
+      expect(lists.every((s) => s.candidates.some((c) => c.features?.[best] === 1))).toBe(true);
   });
 
   it("with base.ensemble marks the ensemble's MBR tree; the candidates stay the first parser's", async () => {
@@ -137,7 +152,14 @@ describe('the pipeline CRF base', () => {
     const ensemble = withDevAnd([member]);
     const unionLists = await union.nbest(held, 3, ctx);
     expect(unionLists).toEqual(
-      await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true, mbrParser: ensemble, members: [member], treeModel }),
+      await withDev.nbest(held, 3, ctx, {
+        kbest: 'sum',
+        mbr: true,
+        mbrParser: ensemble,
+        members: [member],
+        treeModel,
+        headModel,
+      }),
     );
     expect(unionLists.some((s) => s.candidates.some((c) => c.features?.[`${MEMBER_FEATURES.absent} 1`] === 1))).toBe(
       true,
@@ -175,14 +197,15 @@ describe('the pipeline CRF base', () => {
       mbr: true,
       mbrParser: withDevAnd([reseeded]),
       treeModel,
+      headModel,
     });
     const producer = await chartParserBase(baseConfig({ ensemble: [{ seed: 2 }] })).train(train, ctx, dev);
     expect(await producer.nbest(held, 3, ctx)).toEqual(expected);
     // Without the seed the member would be the first parser again, and the lists not these.
     const twin = withDevAnd([withDev]);
-    expect(await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true, mbrParser: twin, treeModel })).not.toEqual(
-      expected,
-    );
+    expect(
+      await withDev.nbest(held, 3, ctx, { kbest: 'sum', mbr: true, mbrParser: twin, treeModel, headModel }),
+    ).not.toEqual(expected);
     expect(() => baseConfig({ ensemble: [{ seed: -1 }] })).toThrow('base.ensemble[0].seed');
   });
 
@@ -212,7 +235,7 @@ describe('the pipeline CRF base', () => {
     const logged: string[] = [];
     const withProgress: StepContext = { ...ctx, progress: (label) => seen.push(label), log: (l) => logged.push(l) };
     const producer = await chartParserBase(config).train(train, withProgress, dev);
-    const lists = { kbest: 'sum', mbr: true, treeModel } as const;
+    const lists = { kbest: 'sum', mbr: true, treeModel, headModel } as const;
     const got = await producer.nbest(held, 3, ctx);
     expect(got).toEqual(await expected.nbest(held, 3, ctx, lists));
     expect(got).not.toEqual(await withDev.nbest(held, 3, ctx, lists));

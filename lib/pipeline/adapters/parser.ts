@@ -9,6 +9,7 @@ import { CLUSTER_CLASSES } from '../../options/clusters.js';
 import { clustersFromText, clusterWork, describeClusters } from '../../tagger/word-clusters.js';
 import type { WordClusters } from '../../parser/clusters.js';
 import { trainTreeModel } from '../../rerank/tree-model.js';
+import { trainHeadModel } from '../../rerank/head-model.js';
 
 export function chartParserBase(options: ParserBaseConfig): BaseModel {
   const name = options.crf ? 'CRF-CFG chart parser' : 'PCFG chart parser';
@@ -63,6 +64,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
           ? { parseNbest: (sentences, k, o) => model.parseNbest(sentences, k, { ...o, ensemble: members }) }
           : undefined;
       const treeModel = options.treeModel === true ? trainTreeModel(trees) : undefined;
+      const headModel = options.headModel === true ? trainHeadModel(trees) : undefined;
       return model.nbestProducer({
         kbest: options.kbest,
         pool: options.pool,
@@ -71,6 +73,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         mbrParser,
         ...(options.union === true ? { members } : {}),
         ...(treeModel !== undefined ? { treeModel } : {}),
+        ...(headModel !== undefined ? { headModel } : {}),
       });
     },
   };

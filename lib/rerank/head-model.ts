@@ -1,0 +1,123 @@
+/**
+ * A head-lexicalized generative model of parse trees (Collins's model 1 without distance),
+ * counted from a treebank, that scores a reranker's candidates. Each phrase generates its head
+ * child given its label, its parent's label and its head word and tag; then, outward from the
+ * head on each side, its dependents (label and head tag) given the phrase's label, the head
+ * child's, the side, the previous dependent and the head word and tag; then each dependent's
+ * head word given its tag, its label, the phrase's label and the governing head word. Every
+ * distribution backs off by Witten-Bell (generative-counts.ts); words back off to the tag's
+ * word distribution. The heads come from the treebank's head table, learned from the same
+ * trees (lib/trees/tree-classes.ts), so nothing is language-specific. Where the tree model
+ * (tree-model.ts) sees labels, this one sees which word governs which: the second opinion
+ * Charniak & Johnson's reranker has from its lexicalized parser.
+ */
+import type { Tree, TreeModel } from '../trees/tree.js';
+import type { HeadTable } from '../trees/head-rules.js';
+import { annotateHeads, type HeadedTree } from '../trees/heads.js';
+import { learnTreebankClasses } from '../trees/tree-classes.js';
+import { BackoffDistribution, generativeTree, trainWordModel } from './generative-counts.js';
+
+const START = '<s>';
+const STOP = '</s>';
+const TOP = '<top>';
+/** The probability of an event no context level has seen: a floor, so every candidate has a score. */
+const UNSEEN_EVENT = 1e-5;
+
+/** The distributions of the model, in the order a phrase uses them. */
+type Step = 'top' | 'head' | 'dependent';
+
+/**
+ * The steps that generate a headed tree: the root's label and head tag, then for each phrase
+ * its head child and its dependents outward on each side (each side ends with STOP). `word`
+ * gets every word once: as the root's head, or as a dependent's head with its contexts.
+ */
+function generate(
+  tree: HeadedTree,
+  step: (kind: Step, contexts: readonly string[], outcome: string) => void,
+  word: (tag: string, word: string, contexts: readonly string[]) => void,
+): void {
+  step('top', [TOP], `${tree.label}\t${tree.headTag}`);
+  word(tree.headTag, tree.headWord, []);
+  const walk = (n: HeadedTree, parent: string): void => {
+    if (n.word !== undefined) return;
+    const head = n.children[n.head];
+    const tag = n.headTag;
+    const governor = n.headWord.toLowerCase();
+    step(
+      'head',
+      [`${n.label}\t${parent}\t${tag}\t${governor}`, `${n.label}\t${parent}\t${tag}`, `${n.label}\t${tag}`],
+      head.label,
+    );
+    const sides: [string, HeadedTree[]][] = [
+      ['L', n.children.slice(0, n.head).reverse()],
+      ['R', n.children.slice(n.head + 1)],
+    ];
+    for (const [side, dependents] of sides) {
+      let previous = START;
+      for (const d of [...dependents, undefined]) {
+        const context = `${n.label}\t${head.label}\t${side}\t${previous}`;
+        const outcome = d === undefined ? STOP : `${d.label}\t${d.headTag}`;
+        step('dependent', [`${context}\t${tag}\t${governor}`, `${context}\t${tag}`, context], outcome);
+        if (d === undefined) break;
+        const lexical = `${d.headTag}\t${d.label}\t${n.label}`;
+        word(d.headTag, d.headWord, [`${lexical}\t${governor}`, lexical]);
+        previous = d.label;
+      }
+    }
+    for (const c of n.children) walk(c, n.label);
+  };
+  walk(tree, TOP);
+}
+
+/**
+ * Counts the model from `trees` (treebank trees: function tags, empty elements and root
+ * wrappers are removed), with heads found by `table` (default: the `collins` table plus rules
+ * learned from the trees for the labels it does not cover). The reranking pipeline counts one
+ * per fold (`base.treeModel`).
+ *
+ * @example
+ * ```ts
+ * import { parseTree, readTreesSync, trainHeadModel } from 'structrank';
+ * const model = trainHeadModel(readTreesSync('train.mrg'));
+ * model.logprob(parseTree('(S (NP (DT the) (NN dog)) (VP (VBD barked)))'));
+ * ```
+ */
+export function trainHeadModel(trees: readonly Tree[], table?: HeadTable): TreeModel {
+  const cleaned = trees.map(generativeTree).filter((t): t is Tree => t !== undefined);
+  const heads = table ?? learnTreebankClasses(cleaned).table;
+  const distributions: Record<Step, BackoffDistribution> = {
+    top: new BackoffDistribution(1),
+    head: new BackoffDistribution(3),
+    dependent: new BackoffDistribution(3),
+  };
+  const words = new BackoffDistribution(2);
+  const tagged: [string, string][] = [];
+  for (const t of cleaned) {
+    generate(
+      annotateHeads(t, { table: heads }),
+      (kind, contexts, outcome) => distributions[kind].count(contexts, outcome),
+      (tag, word, contexts) => {
+        tagged.push([tag, word]);
+        if (contexts.length > 0) words.count(contexts, word.toLowerCase());
+      },
+    );
+  }
+  const wordProbability = trainWordModel(tagged);
+  return {
+    logprob(tree: Tree): number {
+      const t = generativeTree(tree);
+      if (t === undefined) return 0;
+      let sum = 0;
+      generate(
+        annotateHeads(t, { table: heads }),
+        (kind, contexts, outcome) =>
+          (sum += Math.log(distributions[kind].probability(contexts, outcome, UNSEEN_EVENT))),
+        (tag, word, contexts) => {
+          const byTag = wordProbability(tag, word);
+          sum += Math.log(contexts.length === 0 ? byTag : words.probability(contexts, word.toLowerCase(), byTag));
+        },
+      );
+      return sum;
+    },
+  };
+}
