@@ -143,7 +143,7 @@ function addPosteriorFeatures(
  * feature per step of GENERATIVE_MODEL_GAPS it reaches (nats).
  */
 export const TREE_MODEL_FEATURES = { best: 'tree model best', gap: 'tree model gap >=' } as const;
-/** TREE_MODEL_FEATURES's kind, under the head-lexicalized model (`KbestListOptions.headModel`, head-model.ts). */
+/** TREE_MODEL_FEATURES's counterparts under the head-lexicalized model (`KbestListOptions.headModel`, head-model.ts). */
 export const HEAD_MODEL_FEATURES = { best: 'head model best', gap: 'head model gap >=' } as const;
 const GENERATIVE_MODEL_GAPS = [0.5, 1, 2, 4, 8, 16] as const;
 
