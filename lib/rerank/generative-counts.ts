@@ -3,7 +3,7 @@
  * counts, Witten-Bell backoff over a chain of ever coarser contexts, and each tag's
  * distribution over words, with unseen words judged by their signature.
  */
-import type { Tree } from '../trees/tree.js';
+import type { Tree, TreeModel } from '../trees/tree.js';
 import { removeEmptyElements, stripPhraseFunctionTags, stripRoot } from '../trees/transforms.js';
 import { suffixOf, wordShape } from './word-forms.js';
 
@@ -100,4 +100,14 @@ export function trainWordModel(tagged: readonly (readonly [string, string])[]): 
 export function generativeTree(tree: Tree): Tree | undefined {
   const cleaned = removeEmptyElements(stripPhraseFunctionTags(tree));
   return cleaned === undefined ? undefined : stripRoot(cleaned);
+}
+
+/** The model whose log-probability of a tree is `logprob` of the tree as generativeTree reads it (0 for a tree of empty elements). */
+export function generativeModel(logprob: (tree: Tree) => number): TreeModel {
+  return {
+    logprob(tree: Tree): number {
+      const t = generativeTree(tree);
+      return t === undefined ? 0 : logprob(t);
+    },
+  };
 }

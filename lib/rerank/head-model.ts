@@ -15,7 +15,7 @@ import type { Tree, TreeModel } from '../trees/tree.js';
 import type { HeadTable } from '../trees/head-rules.js';
 import { annotateHeads, type HeadedTree } from '../trees/heads.js';
 import { learnTreebankClasses } from '../trees/tree-classes.js';
-import { BackoffDistribution, generativeTree, trainWordModel } from './generative-counts.js';
+import { BackoffDistribution, generativeModel, generativeTree, trainWordModel } from './generative-counts.js';
 
 const START = '<s>';
 const STOP = '</s>';
@@ -103,21 +103,16 @@ export function trainHeadModel(trees: readonly Tree[], table?: HeadTable): TreeM
     );
   }
   const wordProbability = trainWordModel(tagged);
-  return {
-    logprob(tree: Tree): number {
-      const t = generativeTree(tree);
-      if (t === undefined) return 0;
-      let sum = 0;
-      generate(
-        annotateHeads(t, { table: heads }),
-        (kind, contexts, outcome) =>
-          (sum += Math.log(distributions[kind].probability(contexts, outcome, UNSEEN_EVENT))),
-        (tag, word, contexts) => {
-          const byTag = wordProbability(tag, word);
-          sum += Math.log(contexts.length === 0 ? byTag : words.probability(contexts, word.toLowerCase(), byTag));
-        },
-      );
-      return sum;
-    },
-  };
+  return generativeModel((t) => {
+    let sum = 0;
+    generate(
+      annotateHeads(t, { table: heads }),
+      (kind, contexts, outcome) => (sum += Math.log(distributions[kind].probability(contexts, outcome, UNSEEN_EVENT))),
+      (tag, word, contexts) => {
+        const byTag = wordProbability(tag, word);
+        sum += Math.log(contexts.length === 0 ? byTag : words.probability(contexts, word.toLowerCase(), byTag));
+      },
+    );
+    return sum;
+  });
 }

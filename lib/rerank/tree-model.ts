@@ -9,7 +9,7 @@
  * weigh beside the CRF's, as Charniak & Johnson's reranker weighs its generative parser's.
  */
 import type { Tree, TreeModel } from '../trees/tree.js';
-import { BackoffDistribution, generativeTree, trainWordModel } from './generative-counts.js';
+import { BackoffDistribution, generativeModel, generativeTree, trainWordModel } from './generative-counts.js';
 
 const START = '<s>';
 const STOP = '</s>';
@@ -71,17 +71,13 @@ export function trainTreeModel(trees: readonly Tree[]): TreeModel {
     );
   }
   const wordProbability = trainWordModel(tagged);
-  return {
-    logprob(tree: Tree): number {
-      const t = generativeTree(tree);
-      if (t === undefined) return 0;
-      let sum = 0;
-      generate(
-        t,
-        (cs, child) => (sum += Math.log(children.probability(cs, child, UNSEEN_CHILD))),
-        (tag, word) => (sum += Math.log(wordProbability(tag, word))),
-      );
-      return sum;
-    },
-  };
+  return generativeModel((t) => {
+    let sum = 0;
+    generate(
+      t,
+      (cs, child) => (sum += Math.log(children.probability(cs, child, UNSEEN_CHILD))),
+      (tag, word) => (sum += Math.log(wordProbability(tag, word))),
+    );
+    return sum;
+  });
 }
