@@ -12,7 +12,7 @@ const SIGNATURE_COUNTS = 1;
 /** Add-k smoothing of each tag's signature distribution. */
 const SIGNATURE_SMOOTHING = 0.1;
 
-export class Counts {
+class Counts {
   private readonly counts = new Map<string, number>();
   /** Adds one to `key`'s count and returns the new count. */
   add(key: string): number {

@@ -73,7 +73,7 @@ function generate(
  * Counts the model from `trees` (treebank trees: function tags, empty elements and root
  * wrappers are removed), with heads found by `table` (default: the `collins` table plus rules
  * learned from the trees for the labels it does not cover). The reranking pipeline counts one
- * per fold (`base.treeModel`).
+ * per fold (`base.headModel`).
  *
  * @example
  * ```ts
