@@ -173,6 +173,25 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new AbortError();
 }
 
+/**
+ * A check for long synchronous loops on the JS thread. A Ctrl-C reaches its handler only when
+ * the event loop runs, so a loop that never awaits cannot be stopped. The returned function
+ * yields to the event loop once `intervalMs` have passed since its last yield, then throws
+ * AbortError when the signal has fired.
+ */
+export function abortCheckpoint(signal: AbortSignal | undefined, intervalMs = 100): () => Promise<void> {
+  let last = Date.now();
+  return async () => {
+    if (signal === undefined) return;
+    if (Date.now() - last >= intervalMs) {
+      // Signals are read in the poll phase; setImmediate's callback runs right after it.
+      await new Promise((resolve) => setImmediate(resolve));
+      last = Date.now();
+    }
+    throwIfAborted(signal);
+  };
+}
+
 /** The error kinds of the C++ core (native/core/errors.h), as the binding names them. */
 export type NativeErrorKind = 'input' | 'model' | 'cancelled' | 'internal';
 

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { AbortError, InputError } from '../errors.js';
+import { abortCheckpoint, AbortError, InputError } from '../errors.js';
 import { resolveThreads } from '../native.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { sentenceFeatures, type ExtractOptions } from './nbest-features.js';
@@ -60,8 +60,9 @@ export async function extractSentences(
   const out: SentenceFeatureNames[] = onSentence ? [] : new Array(sentences.length);
   const keep = onSentence ?? ((i: number, features: SentenceFeatureNames): void => void (out[i] = features));
   if (threads === 1 || sentences.length < 64 || !existsSync(fileURLToPath(workerUrl))) {
+    const checkpoint = abortCheckpoint(signal);
     for (let i = 0; i < sentences.length; i++) {
-      if (signal?.aborted) throw new AbortError();
+      await checkpoint();
       try {
         keep(i, sentenceFeatures(sentences[i], extract));
       } catch (err) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { candidateScore, sentenceFeatures } from '../../lib/rerank/nbest-features.js';
 import type { NbestSentence } from '../../lib/io/nbest.js';
+import { extractSentences } from '../../lib/rerank/extract.js';
+import { AbortError } from '../../lib/errors.js';
 
 const gold = '(S (NP (DT The) (NN dog)) (VP (VBD barked)) (. .))';
 const sentence: NbestSentence = {
@@ -58,5 +60,25 @@ describe('n-best candidates to features and scores', () => {
     };
     expect(candidateScore(pos, 0)).toBe(-100);
     expect(Number.isNaN(candidateScore({ ...pos, gold: undefined }, 0))).toBe(true);
+  });
+
+  it('stops on an abort that arrives from the event loop during single-threaded extraction', async () => {
+    // A Ctrl-C is an event: a loop that never yields would run to its end before seeing it.
+    const sentences = Array.from({ length: 400 }, (_, i) => ({ ...sentence, id: `s${i}` }));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 0);
+    let seen = 0;
+    const run = extractSentences('<list>', sentences, {
+      threads: 1,
+      signal: controller.signal,
+      onSentence: () => {
+        seen++;
+        const until = Date.now() + 1;
+        while (Date.now() < until); // about 1 ms of work per sentence: at least 400 ms in all
+      },
+    });
+    await expect(run).rejects.toBeInstanceOf(AbortError);
+    expect(seen).toBeGreaterThan(0);
+    expect(seen).toBeLessThan(sentences.length);
   });
 });
