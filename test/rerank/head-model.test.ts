@@ -5,17 +5,12 @@
  * parser's k-best lists (HEAD_MODEL_FEATURES).
  */
 import { describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { readTreesSync } from '../../lib/io/treebank.js';
-import { ChartParserModel } from '../../lib/parser/chart-parser.js';
-import { treeWords } from '../../lib/parser/input.js';
 import { HEAD_MODEL_FEATURES, TREE_MODEL_FEATURES } from '../../lib/parser/nbest-lists.js';
 import { trainHeadModel } from '../../lib/rerank/head-model.js';
 import { trainTreeModel } from '../../lib/rerank/tree-model.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { headRulePreset } from '../../lib/trees/head-rules.js';
-import { formatTree } from '../../lib/trees/tree.js';
-import { repoRoot } from '../helpers.js';
+import { gumLists } from './gum-lists.js';
 
 const UNSEEN = 1e-5;
 /** Witten-Bell where every context level saw its one outcome once: (1 + P_lower) / 2 per level. */
@@ -67,13 +62,9 @@ describe('the head-lexicalized generative model', () => {
   });
 
   it("gives each list's candidates its features beside the tree model's", async () => {
-    const trees = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg')).filter(
-      (t) => treeWords(t).length >= 3 && treeWords(t).length <= 12,
-    );
-    const parser = await ChartParserModel.train(trees.slice(0, 300), { markov: 1, threads: 1 });
-    const treeModel = trainTreeModel(trees.slice(0, 300));
-    const headModel = trainHeadModel(trees.slice(0, 300));
-    const sentences = trees.slice(300, 330).map((t, i) => ({ id: `s${i}`, tokens: treeWords(t), gold: formatTree(t) }));
+    const { train, parser, sentences } = await gumLists();
+    const treeModel = trainTreeModel(train);
+    const headModel = trainHeadModel(train);
     const withTree = await parser.nbest(sentences, 5, { threads: 1, seed: 1 }, { treeModel });
     const lists = await parser.nbest(sentences, 5, { threads: 1, seed: 1 }, { treeModel, headModel });
     let gaps = 0;

@@ -4,15 +4,10 @@
  * a parser's k-best lists (TREE_MODEL_FEATURES).
  */
 import { describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { readTreesSync } from '../../lib/io/treebank.js';
-import { ChartParserModel } from '../../lib/parser/chart-parser.js';
-import { treeWords } from '../../lib/parser/input.js';
 import { TREE_MODEL_FEATURES } from '../../lib/parser/nbest-lists.js';
 import { trainTreeModel } from '../../lib/rerank/tree-model.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
-import { formatTree } from '../../lib/trees/tree.js';
-import { repoRoot } from '../helpers.js';
+import { gumLists } from './gum-lists.js';
 
 const UNSEEN = 1e-4;
 /** Witten-Bell at one level: count c of the child, total n and distinct children t of the context. */
@@ -61,12 +56,8 @@ describe('the generative tree model', () => {
   });
 
   it("marks each list's most probable candidates and how far below them the others lie", async () => {
-    const trees = readTreesSync(join(repoRoot, 'data', 'gum-open', 'train.mrg')).filter(
-      (t) => treeWords(t).length >= 3 && treeWords(t).length <= 12,
-    );
-    const parser = await ChartParserModel.train(trees.slice(0, 300), { markov: 1, threads: 1 });
-    const treeModel = trainTreeModel(trees.slice(0, 300));
-    const sentences = trees.slice(300, 330).map((t, i) => ({ id: `s${i}`, tokens: treeWords(t), gold: formatTree(t) }));
+    const { train, parser, sentences } = await gumLists();
+    const treeModel = trainTreeModel(train);
     const plain = await parser.nbest(sentences, 5, { threads: 1, seed: 1 });
     const lists = await parser.nbest(sentences, 5, { threads: 1, seed: 1 }, { treeModel });
     const gapNames = Object.values(TREE_MODEL_FEATURES);
