@@ -14,6 +14,7 @@ import type { PipelineConfig, RerankerConfig } from './config.js';
 import { foldRange, type DataSets } from './data.js';
 import { encodeTreeCounts, rescoreSet, type ScoredSet } from './evaluate.js';
 import type { StepResult } from './step-cache.js';
+import type { MemberScores } from './reranker-mix.js';
 
 /** One candidate step: its cache name and key options, and which fold it holds out (null: dev-test). */
 export interface CandidateStep {
@@ -149,6 +150,8 @@ export interface RerankerResult {
   axis?: string;
   dev: number[];
   test: number[];
+  /** Every candidate's score, where the reranker gives them (the mix, reranker-mix.ts). */
+  scores?: MemberScores;
   seconds: number;
 }
 
@@ -174,12 +177,14 @@ export async function produceRerankerResult(
   const model = await reranker.train(sets.train, sets.dev, ctx);
   const devChoice = await model.choose(sets.dev, ctx);
   const testChoice = await model.choose(sets.test, ctx);
+  const scores = model.score && { dev: await model.score(sets.dev, ctx), test: await model.score(sets.test, ctx) };
   const out: RerankerResult = {
     selected: model.selected,
     curves: model.curves,
     axis: model.curveAxis,
     dev: devChoice,
     test: testChoice,
+    scores,
     seconds: Number(process.hrtime.bigint() - t0) / 1e9,
   };
   writeFileSync(join(dir, 'result.json'), JSON.stringify(out));

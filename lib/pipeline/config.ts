@@ -359,6 +359,12 @@ export const pipelineConfigSchema = z.strictObject({
     .array(rerankerSchema, { error: 'expected a list of rerankers' })
     .default(() => [boostSchema.parse({ type: 'boost' }), loglinearSchema.parse({ type: 'loglinear' })])
     .describe('the rerankers to train (default: boosting and log-linear)'),
+  mix: z
+    .boolean({ error: 'expected true or false' })
+    .default(true)
+    .describe(
+      "also report the mix of the rerankers that score every candidate (boosting and log-linear): each one's scores divided by their spread within dev lists, summed with equal weights (default true; needs two such rerankers)",
+    ),
   threads: nonNegativeInt('threads').default(0).describe('worker threads (0 = all cores)'),
   output: z
     .string({ error: 'expected a folder path' })

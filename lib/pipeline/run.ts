@@ -26,6 +26,7 @@ import {
   type CandidateExecutor,
   type RerankerResult,
 } from './candidates.js';
+import { mixChoice, type MemberScores } from './reranker-mix.js';
 import type { ComponentFactory, Curve, Reranker, StepContext } from './components.js';
 import { ComponentUnavailable } from './components.js';
 import type { PipelineConfig, RerankerConfig } from './config.js';
@@ -49,8 +50,11 @@ export const MBR_SYSTEM_NAME = "base's 1-best (MBR tree)";
 
 export interface SystemResult {
   name: string;
-  /** 'mbr': the parser's own 1-best (its MBR tree), where the lists mark it. */
-  kind: 'base' | 'mbr' | 'oracle' | 'reranker';
+  /**
+   * 'mbr': the parser's own 1-best (its MBR tree), where the lists mark it; 'mix': the
+   * rerankers' scores summed (reranker-mix.ts).
+   */
+  kind: 'base' | 'mbr' | 'oracle' | 'reranker' | 'mix';
   testF1: number;
   devF1: number;
   /** Relative test F1-error reduction over the base model, percent (rerankers and oracle). */
@@ -310,6 +314,20 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
       system(c.config.name, 'reranker', c.dev, c.test, { selected: c.selected, seconds: c.seconds }),
     ),
   ];
+  const members = chosen.filter((c) => c.scores !== undefined);
+  if (config.mix && members.length >= 2) {
+    const scores = members.map((c) => c.scores as MemberScores);
+    systems.push(
+      system(
+        `mix (${members.map((c) => c.config.name).join(' + ')})`,
+        'mix',
+        mixChoice(scores, 'dev'),
+        mixChoice(scores, 'test'),
+      ),
+    );
+  } else if (config.mix && chosen.filter((c) => c.config.type !== 'perceptron').length >= 2) {
+    log('note: no mix of the rerankers: their cached steps predate candidate scores (delete rerank-* in the cache)');
+  }
   const curves: CurveResult[] = chosen
     .filter((c) => c.curves && c.curves.length > 0)
     .map((c) => ({

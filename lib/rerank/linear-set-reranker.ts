@@ -76,6 +76,14 @@ export class LinearSetReranker implements TrainedReranker {
     return new LinearSetReranker(problem, trained, settings.method ?? 'boost');
   }
 
+  async score(set: CandidateSet, ctx: StepContext): Promise<number[][]> {
+    const { a0, dense } = this.trained;
+    const data = await this.problem.data(set);
+    const { scores } = rerankScores(data, a0, dense, ctx.threads);
+    const { sentencePtr } = data.arrays();
+    return set.sentences.map((_, i) => Array.from(scores.subarray(sentencePtr[i], sentencePtr[i + 1])));
+  }
+
   async choose(set: CandidateSet, ctx: StepContext): Promise<number[]> {
     const { a0, dense } = this.trained;
     const { chosen } = rerankScores(await this.problem.data(set), a0, dense, ctx.threads);

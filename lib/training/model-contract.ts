@@ -78,4 +78,6 @@ export interface TrainedReranker {
   curveAxis?: string;
   /** The candidate index chosen in every sentence. */
   choose(set: CandidateSet, ctx: StepContext): Promise<number[]>;
+  /** Optional: every candidate's score, per sentence (`choose` takes each sentence's highest). */
+  score?(set: CandidateSet, ctx: StepContext): Promise<number[][]>;
 }

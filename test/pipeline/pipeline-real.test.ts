@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { validatePipelineConfig } from '../../lib/pipeline/config.js';
 import { MBR_SYSTEM_NAME, runPipeline } from '../../lib/pipeline/run.js';
+import type { RerankerResult } from '../../lib/pipeline/candidates.js';
 import { asConllu, tinyNerCorpus } from './pipeline-fakes.js';
 import { repoRoot, tempDir } from '../helpers.js';
 
@@ -45,8 +47,23 @@ describe('pipeline with the real components, tiny settings', () => {
       'boosting',
       'log-linear',
       'tree-kernel perceptron',
+      'mix (boosting + log-linear)',
     ]);
+    expect(r.systems[5].kind).toBe('mix');
     expect(r.unavailable).toEqual([]);
+    // Each linear reranker's stored scores choose what it chose; the perceptron stores none.
+    const cache = join(tmp.dir, 'parse', 'cache');
+    for (const dir of readdirSync(cache).filter((d) => d.startsWith('rerank-'))) {
+      const saved = JSON.parse(readFileSync(join(cache, dir, 'result.json'), 'utf8')) as RerankerResult;
+      if (dir.startsWith('rerank-tree-kernel')) {
+        expect(saved.scores).toBeUndefined();
+        continue;
+      }
+      for (const part of ['dev', 'test'] as const) {
+        const scores = saved.scores?.[part] ?? [];
+        expect(scores.map((l) => l.indexOf(Math.max(...l)))).toEqual(saved[part]);
+      }
+    }
     expect(r.systems[4].selected).toMatchObject({ lambda: 0.4, beta: 0, mode: 'voted' });
     const [base, oracle, boost] = r.systems;
     expect(base.testF1).toBeGreaterThan(20);
@@ -137,6 +154,7 @@ describe('pipeline with the real components, tiny settings', () => {
       'boosting',
       'log-linear',
       'tagging-kernel perceptron',
+      'mix (boosting + log-linear)',
     ]);
     expect(r.systems[4].testF1).toBeLessThanOrEqual(oracle.testF1 + 1e-9);
     expect([0.005, 0.05]).toContain(boost.selected?.eps);
