@@ -5,17 +5,17 @@
 import { Progress } from '../progress.js';
 import { clustersFromText, clusterWork, describeClusters, type WordClusters } from '../tagger/word-clusters.js';
 
-export function computeClusters(
+export async function computeClusters(
   cmd: string,
   training: readonly (readonly string[])[],
   textFile: string,
   options: { classes: number; lowercase?: boolean; signal?: AbortSignal; log?: (line: string) => void },
-): WordClusters {
+): Promise<WordClusters> {
   const start = Date.now();
   const progress = new Progress({ label: `${cmd} clustering`, unit: 'words' });
   let clusters: WordClusters;
   try {
-    clusters = clustersFromText(training, textFile, {
+    clusters = await clustersFromText(training, textFile, {
       classes: options.classes,
       lowercase: options.lowercase,
       signal: options.signal,

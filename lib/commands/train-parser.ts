@@ -89,7 +89,7 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
     const devTrees = values.dev ? readTreesSync(values.dev).filter(withinLength) : undefined;
     let clusters: string | WordClusters | undefined = values.clusters;
     if (values.clusterText !== undefined) {
-      clusters = computeClusters(
+      clusters = await computeClusters(
         'train-parser',
         trees.map((t) => treeWords(t)),
         values.clusterText,

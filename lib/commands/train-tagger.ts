@@ -162,7 +162,7 @@ lemma, upos, xpos, feats, deprel, e.g. --columns word,upos --label upos).`,
       if (clusters !== undefined) throw new UsageError(`${cmd}: give --clusters or --cluster-text, not both`);
       const wordIndex = columns.includes('word') ? columns.indexOf('word') : 0;
       const words = (train as string[][][]).map((s) => s.map((row) => row[wordIndex]));
-      computed = computeClusters(cmd, words, values.clusterText, {
+      computed = await computeClusters(cmd, words, values.clusterText, {
         classes: values.clusterClasses,
         signal: cliSignal(),
         log: (line) => {

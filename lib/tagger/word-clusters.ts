@@ -12,8 +12,8 @@
  * classes x (distinct neighbours of the word), not classes^2 per word.
  */
 
-import { throwIfAborted } from '../errors.js';
-import { readLinesSync } from '../io/lines.js';
+import { abortCheckpoint } from '../errors.js';
+import { readLines } from '../io/lines.js';
 import { CLUSTER_CLASSES } from '../options/clusters.js';
 import type { WordClusters } from '../parser/clusters.js';
 
@@ -45,6 +45,7 @@ export interface ClusterOptions {
   passes?: number;
   /** Words seen fewer times are left out (default 1: every word). */
   minCount?: number;
+  /** Stops the work (AbortError): it yields to the event loop every 100 ms, so a Ctrl-C handler runs. */
   signal?: AbortSignal;
   /** Called every 1,024 words of an exchange pass. */
   onProgress?: (p: ClusterProgress) => void;
@@ -52,13 +53,21 @@ export interface ClusterOptions {
 
 const f = (x: number): number => (x > 0 ? x * Math.log(x) : 0);
 
-/** Clusters the words of `sentences` (arrays of tokens). Deterministic for a given input. */
-export function clusterWords(sentences: Iterable<readonly string[]>, options: ClusterOptions = {}): WordClusters {
+/**
+ * Clusters the words of `sentences` (arrays of tokens). Deterministic for a given input. A
+ * large text takes minutes; the work yields to the event loop, so `signal` can stop it.
+ */
+export async function clusterWords(
+  sentences: Iterable<readonly string[]>,
+  options: ClusterOptions = {},
+): Promise<WordClusters> {
+  const checkpoint = abortCheckpoint(options.signal);
   const minCount = Math.max(1, options.minCount ?? 1);
   // Vocabulary, most frequent first (ties by string, for determinism).
   const counts = new Map<string, number>();
   const stream: string[][] = [];
   for (const s of sentences) {
+    await checkpoint();
     stream.push([...s]);
     for (const w of s) counts.set(w, (counts.get(w) ?? 0) + 1);
   }
@@ -76,6 +85,7 @@ export function clusterWords(sentences: Iterable<readonly string[]>, options: Cl
   const bigrams = new Map<number, number>();
   const unigram = new Float64Array(V);
   for (const s of stream) {
+    await checkpoint();
     let prev = -1;
     for (const w of s) {
       const k = id.get(w);
@@ -112,10 +122,8 @@ export function clusterWords(sentences: Iterable<readonly string[]>, options: Cl
   for (let pass = 0; pass < passes; pass++) {
     let moved = 0;
     for (let w = 0; w < V; w++) {
-      if ((w & 1023) === 0) {
-        throwIfAborted(options.signal);
-        options.onProgress?.({ pass: pass + 1, passes, word: w, words: V });
-      }
+      await checkpoint();
+      if ((w & 1023) === 0) options.onProgress?.({ pass: pass + 1, passes, word: w, words: V });
       // Class counts of w's neighbours (w itself apart).
       touched.length = 0;
       let self = 0;
@@ -168,7 +176,7 @@ export function clusterWords(sentences: Iterable<readonly string[]>, options: Cl
     }
     if (moved === 0) break;
   }
-  const bits = mergeTree(N, Nc, C);
+  const bits = await mergeTree(N, Nc, C, checkpoint);
   return { words, clusters: words.map((_, w) => bits[cls[w]]) };
 }
 
@@ -176,7 +184,12 @@ export function clusterWords(sentences: Iterable<readonly string[]>, options: Cl
  * Merges the C classes pairwise, always the pair that loses least likelihood, into a binary
  * tree; returns each class's path from the root ('0' left, '1' right).
  */
-function mergeTree(N0: Float64Array, Nc0: Float64Array, C: number): string[] {
+async function mergeTree(
+  N0: Float64Array,
+  Nc0: Float64Array,
+  C: number,
+  checkpoint: () => Promise<void>,
+): Promise<string[]> {
   const N = Float64Array.from(N0);
   const Nc = Float64Array.from(Nc0);
   const alive: number[] = Array.from({ length: C }, (_, i) => i);
@@ -199,6 +212,7 @@ function mergeTree(N0: Float64Array, Nc0: Float64Array, C: number): string[] {
     return before - after;
   };
   while (alive.length > 1) {
+    await checkpoint();
     let ba = -1;
     let bb = -1;
     let bl = Infinity;
@@ -233,16 +247,16 @@ function mergeTree(N0: Float64Array, Nc0: Float64Array, C: number): string[] {
  * training words alone). `lowercase` clusters the words lowercased: the chart parser looks a
  * word up as written, then lowercased, so "The" and "the" share their counts.
  */
-export function clustersFromText(
+export async function clustersFromText(
   training: Iterable<readonly string[]>,
   textFile: string,
   options: ClusterOptions & { lowercase?: boolean } = {},
-): WordClusters {
+): Promise<WordClusters> {
   const form = options.lowercase ? (w: string) => w.toLowerCase() : (w: string) => w;
   const sentences: string[][] = [];
   for (const s of training) sentences.push(s.map(form));
   if (textFile !== 'train')
-    for (const line of readLinesSync(textFile)) {
+    for await (const line of readLines(textFile)) {
       const tokens = line.text.split(/\s+/).filter((t) => t !== '');
       if (tokens.length > 0) sentences.push(tokens.map(form));
     }

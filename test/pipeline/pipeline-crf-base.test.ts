@@ -218,7 +218,7 @@ describe('the pipeline CRF base', () => {
         .join('\n')}\n`,
     );
     const config = baseConfig({ clusterText: text, clusterClasses: 16 });
-    const clusters = clustersFromText(
+    const clusters = await clustersFromText(
       trainTrees.map((t) => treeWords(t)),
       text,
       { classes: 16, lowercase: true },

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { AbortError } from '../../lib/errors.js';
 import { readConllSync } from '../../lib/io/conll.js';
 import { readConlluSync } from '../../lib/io/conllu.js';
 import { Tagger } from '../../lib/tagger/tagger.js';
@@ -184,8 +185,8 @@ describe('word clusters from text', () => {
     text.push(['a', animals[(i * 11) % 6], 'never', verbs[(i * 13) % 6], '.']);
   }
 
-  it('puts words of the same distribution together, with prefix-consistent bit strings', () => {
-    const c = clusterWords(text, { classes: 6 });
+  it('puts words of the same distribution together, with prefix-consistent bit strings', async () => {
+    const c = await clusterWords(text, { classes: 6 });
     const bits = new Map(c.words.map((w, i) => [w, c.clusters[i]]));
     expect(c.words).toHaveLength(6 + 6 + 4);
     // All animals share a cluster, all verbs share another.
@@ -194,14 +195,33 @@ describe('word clusters from text', () => {
     expect(bits.get('cat')).not.toBe(bits.get('runs'));
     for (const b of c.clusters) expect(b).toMatch(/^[01]+$/);
     // Deterministic, and in the tagger's cluster-file form.
-    expect(clusterWords(text, { classes: 6 })).toEqual(c);
+    expect(await clusterWords(text, { classes: 6 })).toEqual(c);
     expect(formatClusters(c).split('\n')[0]).toMatch(/^\S+\t[01]+$/);
   });
 
-  it('handles empty input and fewer words than classes', () => {
-    expect(clusterWords([])).toEqual({ words: [], clusters: [] });
-    const c = clusterWords([['x', 'y']], { classes: 128 });
+  it('handles empty input and fewer words than classes', async () => {
+    expect(await clusterWords([])).toEqual({ words: [], clusters: [] });
+    const c = await clusterWords([['x', 'y']], { classes: 128 });
     expect(c.words).toEqual(['x', 'y']);
     expect(new Set(c.clusters).size).toBe(2);
+  });
+
+  it('stops on an abort fired while it works: the event loop runs between its steps', async () => {
+    // 4,000 distinct words: exchange passes of about a second, far beyond the 100 ms between yields.
+    const big: string[][] = [];
+    for (let i = 0; i < 4000; i++) big.push(Array.from({ length: 10 }, (_, j) => `w${(i * 7 + j * 13) % 4000}`));
+    const controller = new AbortController();
+    const passes: number[] = [];
+    const run = clusterWords(big, {
+      classes: 128,
+      signal: controller.signal,
+      onProgress: (p) => {
+        // A timer only fires when the event loop runs: a clustering that never yields finishes first.
+        if (passes.length === 0) setImmediate(() => controller.abort());
+        passes.push(p.pass);
+      },
+    });
+    await expect(run).rejects.toThrow(AbortError);
+    expect(Math.max(...passes)).toBeLessThan(6);
   });
 });

@@ -23,7 +23,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
       const clusters =
         options.clusterText === undefined
           ? undefined
-          : clustersOf(sentences, options.clusterText, options.clusterClasses ?? CLUSTER_CLASSES, ctx);
+          : await clustersOf(sentences, options.clusterText, options.clusterClasses ?? CLUSTER_CLASSES, ctx);
       // The PCFG mixed into a parser's MBR decoding reaches the lists only through the first
       // parser's own MBR tree: with an ensemble (whose mean leaves it out) or without MBR trees
       // no parser trains one.
@@ -84,9 +84,14 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
  * `train-parser --cluster-text` computes them: each fold clusters its own training words, so
  * its held-out sentences are as new to them as the test set is.
  */
-function clustersOf(sentences: PipelineSentence[], textFile: string, classes: number, ctx: StepContext): WordClusters {
+async function clustersOf(
+  sentences: PipelineSentence[],
+  textFile: string,
+  classes: number,
+  ctx: StepContext,
+): Promise<WordClusters> {
   const label = 'word clusters';
-  const clusters = clustersFromText(
+  const clusters = await clustersFromText(
     sentences.map((s) => s.tokens),
     textFile,
     {
