@@ -6,6 +6,7 @@
  * name seen on thousands of candidates is one string and one id (holding every candidate's
  * names as strings cost the demo gigabytes).
  */
+import { abortCheckpoint } from '../errors.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { IntBuffer } from '../kernels/symbols.js';
 import { extractSentences } from './extract.js';
@@ -87,11 +88,15 @@ async function extract(
 ): Promise<CandidateFeatureIds> {
   // Tag candidates carry their features; trees get the parse-tree features of Collins & Koo (2005) in extractSentences.
   const sentences = withTagSequenceFeatures(sentencesIn);
-  // Sentences arrive in any order: keep each one's rows, then lay them out in order.
-  const rows: Int32Array[][] = new Array(sentences.length);
+  // Sentences arrive in any order: keep each one's rows (its candidates' ids one after another,
+  // and where each candidate's end), then lay them out in order.
+  const sentenceCols: Int32Array[] = new Array(sentences.length);
+  const rowEnds: Int32Array[] = new Array(sentences.length);
   const logprobs: Float64Array[] = new Array(sentences.length);
   const row = new IntBuffer();
-  const seen = new Set<number>();
+  // stamp[id] === mark: id is already in the current candidate's row (a candidate's ids are distinct).
+  let stamp = new Int32Array(1 << 16);
+  let mark = 0;
   await extractSentences(options.file, sentences, {
     settings,
     threads: options.threads,
@@ -100,38 +105,46 @@ async function extract(
     onProgress: options.onProgress,
     // Interned at once: the names of a few sentences at a time are garbage, not all of them.
     onSentence: (i, features) => {
-      rows[i] = features.candidates.map((cand) => {
-        row.length = 0;
-        seen.clear();
+      row.length = 0;
+      const ends = new Int32Array(features.candidates.length);
+      features.candidates.forEach((cand, j) => {
+        mark++;
         for (const name of cand.names) {
           const id = intern(name);
-          if (!seen.has(id)) {
-            seen.add(id);
+          if (id >= stamp.length) {
+            const bigger = new Int32Array(Math.max(2 * stamp.length, id + 1));
+            bigger.set(stamp);
+            stamp = bigger;
+          }
+          if (stamp[id] !== mark) {
+            stamp[id] = mark;
             row.push(id);
           }
         }
-        return row.toArray();
+        ends[j] = row.length;
       });
+      sentenceCols[i] = row.toArray();
+      rowEnds[i] = ends;
       logprobs[i] = Float64Array.from(features.candidates, (cand) => cand.logprob);
     },
   });
+  const checkpoint = abortCheckpoint(options.signal);
   const total = sentencesIn.reduce((a, s) => a + s.candidates.length, 0);
   let size = 0;
-  for (const candidates of rows) for (const ids of candidates) size += ids.length;
+  for (const ids of sentenceCols) size += ids.length;
   const sentencePtr = new Int32Array(sentencesIn.length + 1);
   const rowPtr = new Float64Array(total + 1);
   const logprob = new Float64Array(total);
   const cols = new Int32Array(size);
   let c = 0;
   let n = 0;
-  rows.forEach((candidates, i) => {
-    candidates.forEach((ids, j) => {
-      cols.set(ids, n);
-      n += ids.length;
-      logprob[c] = logprobs[i][j];
-      rowPtr[++c] = n;
-    });
+  for (let i = 0; i < sentenceCols.length; i++) {
+    await checkpoint();
+    cols.set(sentenceCols[i], n);
+    logprob.set(logprobs[i], c);
+    for (const end of rowEnds[i]) rowPtr[++c] = n + end;
+    n += sentenceCols[i].length;
     sentencePtr[i + 1] = c;
-  });
+  }
   return { sentencePtr, rowPtr, cols, logprob };
 }

@@ -76,7 +76,11 @@ export async function candidateProblem(
   ctx: StepContext,
 ): Promise<CandidateProblem> {
   const settings = treeSettingsFor(train, headRules, ctx);
-  const selected = selectFeatureIds(await candidateFeatures(train, ctx, settings), Math.max(1, cutoff));
+  const selected = await selectFeatureIds(
+    await candidateFeatures(train, ctx, settings),
+    Math.max(1, cutoff),
+    ctx.signal,
+  );
   const dictionary = selected.map(featureName);
   ctx.log?.(`  ${dictionary.length} features seen on candidates of >= ${Math.max(1, cutoff)} training sentences`);
   const handles = new Map<CandidateSet, RerankDataHandle>();
@@ -86,7 +90,7 @@ export async function candidateProblem(
       let h = handles.get(set);
       if (!h) {
         h = tableData(
-          buildIdFeatureTable(await candidateFeatures(set, ctx, settings), selected, dictionary),
+          await buildIdFeatureTable(await candidateFeatures(set, ctx, settings), selected, dictionary, ctx.signal),
           ctx.threads,
         );
         handles.set(set, h);
@@ -108,9 +112,15 @@ export async function featureTables(
   ctx: StepContext,
 ): Promise<FeatureTable[]> {
   const settings = treeSettingsFor(train, headRules, ctx);
-  const selected = selectFeatureIds(await candidateFeatures(train, ctx, settings), Math.max(1, cutoff));
+  const selected = await selectFeatureIds(
+    await candidateFeatures(train, ctx, settings),
+    Math.max(1, cutoff),
+    ctx.signal,
+  );
   const dictionary = selected.map(featureName);
   return Promise.all(
-    sets.map(async (set) => buildIdFeatureTable(await candidateFeatures(set, ctx, settings), selected, dictionary)),
+    sets.map(async (set) =>
+      buildIdFeatureTable(await candidateFeatures(set, ctx, settings), selected, dictionary, ctx.signal),
+    ),
   );
 }

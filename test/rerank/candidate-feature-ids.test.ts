@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AbortError } from '../../lib/errors.js';
+import { readNbestSync } from '../../lib/io/nbest.js';
+import { candidateFeatureIds, featureName } from '../../lib/rerank/candidate-feature-ids.js';
+import { extractSentences } from '../../lib/rerank/extract.js';
+import { learnListSettings } from '../../lib/rerank/tree-settings.js';
+import { repoRoot } from '../helpers.js';
+
+const lists = readNbestSync(join(repoRoot, 'test', 'fixtures', 'perceptron', 'tiny-trees.jsonl'));
+const settings = learnListSettings(lists)?.settings;
+
+describe('interned candidate features', () => {
+  it("hold each candidate's distinct feature names in the extractor's order, with its log-probability", async () => {
+    // A copy: the ids of a list are cached per list object.
+    const got = await candidateFeatureIds([...lists], settings, { file: '<tiny>', threads: 1 });
+    const names = await extractSentences('<tiny>', lists, { settings, threads: 1 });
+    const candidates = names.flatMap((s) => s.candidates);
+    expect([...got.sentencePtr]).toEqual(
+      names.reduce((ptr, s) => [...ptr, ptr[ptr.length - 1] + s.candidates.length], [0]),
+    );
+    expect(got.rowPtr.length).toBe(candidates.length + 1);
+    candidates.forEach((cand, c) => {
+      const ids = [...got.cols.subarray(got.rowPtr[c], got.rowPtr[c + 1])];
+      expect(ids.map(featureName)).toEqual([...new Set(cand.names)]);
+      expect(got.logprob[c]).toBe(cand.logprob);
+    });
+    // Candidates of a sentence share most features: each row has them all, not only those new to the sentence.
+    expect(got.cols.length).toBeGreaterThan(new Set(got.cols).size);
+  });
+
+  it('stop on an aborted signal', async () => {
+    const run = candidateFeatureIds([...lists], settings, { file: '<tiny>', threads: 1, signal: AbortSignal.abort() });
+    await expect(run).rejects.toThrow(AbortError);
+  });
+});
