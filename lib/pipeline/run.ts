@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError, throwIfAborted } from '../errors.js';
-import { readNbestSync } from '../io/nbest.js';
+import { readNbest, type NbestSentence } from '../io/nbest.js';
 import { writeTextAtomic } from '../io/atomic-writer.js';
 import { lockFolder } from '../io/folder-lock.js';
 import { resolveThreads } from '../native.js';
@@ -224,12 +224,22 @@ async function runSteps(config: PipelineConfig, options: RunPipelineOptions): Pr
   const foldCounts = countFiles.every((f) => existsSync(f))
     ? countFiles.map((f) => decodeTreeCounts(readFileSync(f, 'utf8')))
     : [];
+  // Read with the async reader: a treebank's lists take seconds to read, and Ctrl-C must stop them.
+  const readLists = async (files: string[]): Promise<NbestSentence[]> => {
+    const out: NbestSentence[] = [];
+    for (const f of files)
+      for await (const s of readNbest(f)) {
+        throwIfAborted(options.signal);
+        out.push(s);
+      }
+    return out;
+  };
   const train = scoreSet(
-    foldFiles.flatMap((f) => readNbestSync(f)),
+    await readLists(foldFiles),
     foldCounts.length > 0 && foldCounts.every((c) => c !== undefined) ? foldCounts.flatMap((c) => c ?? []) : undefined,
   );
-  const dev = scoreSet(readNbestSync(devFile));
-  const test = scoreSet(readNbestSync(testFile));
+  const dev = scoreSet(await readLists([devFile]));
+  const test = scoreSet(await readLists([testFile]));
 
   // 3. Rerankers: train, choose hyper-parameters on dev, choose test candidates. An executor
   // may run them elsewhere first; the loop then finds them in the step cache.
