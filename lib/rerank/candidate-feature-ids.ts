@@ -89,7 +89,7 @@ async function extract(
   // Tag candidates carry their features; trees get the parse-tree features of Collins & Koo (2005) in extractSentences.
   const sentences = withTagSequenceFeatures(sentencesIn);
   // Sentences arrive in any order: keep each one's rows (its candidates' ids one after another,
-  // and where each candidate's end), then lay them out in order.
+  // and where each candidate ends), then lay them out in order.
   const sentenceCols: Int32Array[] = new Array(sentences.length);
   const rowEnds: Int32Array[] = new Array(sentences.length);
   const logprobs: Float64Array[] = new Array(sentences.length);
