@@ -141,13 +141,13 @@ async function realSplits(dir: string): Promise<Record<'train' | 'dev' | 'test',
     ctx,
   );
   const tables = { train, dev, test };
-  const split = (k: 'train' | 'dev' | 'test'): Split => ({
+  const split = async (k: 'train' | 'dev' | 'test'): Promise<Split> => ({
     table: tables[k],
-    data: tableData(tables[k], threads),
+    data: await tableData(tables[k], threads),
     quality: (chosen) => corpusF1(sets[k], chosen),
   });
   console.log(`lists: ${files.train.length} train folds, ${dir}`);
-  return { train: split('train'), dev: split('dev'), test: split('test') };
+  return { train: await split('train'), dev: await split('dev'), test: await split('test') };
 }
 
 async function syntheticSplits(n: number): Promise<Record<'train' | 'dev' | 'test', Split>> {
@@ -163,11 +163,15 @@ async function syntheticSplits(n: number): Promise<Record<'train' | 'dev' | 'tes
     score: a.score,
     cutoff: 0,
   };
-  const split = (from: number, to: number): Split => {
+  const split = async (from: number, to: number): Promise<Split> => {
     const table = sliceTable(all, from, to);
-    return { table, data: tableData(table, threads), quality: scoreShare(table) };
+    return { table, data: await tableData(table, threads), quality: scoreShare(table) };
   };
-  return { train: split(0, n), dev: split(n, Math.round(n * 1.2)), test: split(Math.round(n * 1.2), d.sentences) };
+  return {
+    train: await split(0, n),
+    dev: await split(n, Math.round(n * 1.2)),
+    test: await split(Math.round(n * 1.2), d.sentences),
+  };
 }
 
 const splits = values.pipeline

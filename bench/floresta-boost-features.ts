@@ -29,13 +29,13 @@ const train = rescoreSet(scoreSet(trainFiles.split(',').flatMap((f) => readNbest
 const dev = rescoreSet(scoreSet(readNbestSync(devFile)), 'errors');
 const ctx = { threads: 1, seed: 1, log: (l: string) => console.error(l) };
 const [trainTable, devTable] = await featureTables(train, [train, dev], FEATURE_CUTOFF, 'collins', ctx);
-const { model } = await trainBoost(tableData(trainTable, 1), { rounds, eps, threads: 1 });
+const { model } = await trainBoost(await tableData(trainTable, 1), { rounds, eps, threads: 1 });
 const x = checkpoints(model.features.length);
-const y = Array.from(boostPrefixCurve(tableData(devTable, 1), model, x, 1));
+const y = Array.from(boostPrefixCurve(await tableData(devTable, 1), model, x, 1));
 let at = 0;
 for (let i = 1; i < y.length; i++) if (y[i] > y[at]) at = i;
 const weights = boostWeights(model, x[at]);
-const devData = tableData(devTable, 1);
+const devData = await tableData(devTable, 1);
 const devF1 = (n: number): string =>
   corpusF1(
     dev,

@@ -245,7 +245,7 @@ for (const name of ['reranker-boost', 'reranker-loglinear']) {
   const r = sr.loadReranker(model(`${name}.model`));
   const weightOf = new Map(r.names.map((n, k) => [n, r.weights[k]]));
   const w = Float64Array.from(table.names, (n) => weightOf.get(n) ?? 0);
-  const { scores } = sr.rerankScores(sr.tableData(table, 1), r.a0, w, 1);
+  const { scores } = sr.rerankScores(await sr.tableData(table, 1), r.a0, w, 1);
   expected.rerankers[name] = Array.from(scores.slice(0, 40));
 }
 const devNbest = sr.readNbestSync(join(out, 'dev.nbest.jsonl'));

@@ -106,22 +106,17 @@ describe('every error code from a real bad input', () => {
     expect((err as AbortError).code).toBe('ABORT_ERR');
   });
 
-  it('the native core throws the same classes: bad arrays give InputError, by kind, not by message', () => {
-    const err = (() => {
-      try {
-        rerankData({
-          sentencePtr: new Float64Array([0, 2]),
-          logprob: new Float64Array([0, 0]),
-          score: new Float64Array([1]),
-          rowPtr: new Float64Array([0, 0, 0]),
-          cols: new Int32Array(0),
-          numFeatures: 1,
-        });
-      } catch (e) {
-        return e;
-      }
-      return undefined;
-    })();
+  it('the native core throws the same classes: bad arrays give InputError, by kind, not by message', async () => {
+    const err = await caught(() =>
+      rerankData({
+        sentencePtr: new Float64Array([0, 2]),
+        logprob: new Float64Array([0, 0]),
+        score: new Float64Array([1]),
+        rowPtr: new Float64Array([0, 0, 0]),
+        cols: new Int32Array(0),
+        numFeatures: 1,
+      }),
+    );
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).code).toBe('ERR_STRUCTRANK_INPUT');
     // (lib/errors.ts directly: the classes above come from the built package, a second copy)

@@ -92,7 +92,7 @@ describe('native option objects', () => {
       data.sentences,
     );
     const arrays = data.arrays();
-    expect(rerankData(arrays).candidates).toBe(data.candidates);
+    expect((await rerankData(arrays)).candidates).toBe(data.candidates);
   });
 
   it('leaves the process running after the error', () => {

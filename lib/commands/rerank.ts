@@ -99,7 +99,7 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
       throw new InputError(input, undefined, `the model reranks ${nbestKindName(kind)}`);
     }
     const table = buildFeatureTable(features, model.names);
-    const data = tableData(table, threads);
+    const data = await tableData(table, threads);
     const { chosen } = rerankScores(data, model.a0, weights, threads);
     const asConll = out.endsWith('.conll') || list[0]?.candidates[0]?.tags !== undefined;
     const lines: string[] = [];

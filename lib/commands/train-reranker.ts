@@ -110,10 +110,10 @@ printed, with a warning under 90%.`,
       requireSameKind(values.dev, listKind(d.sentences), trainFile, kind);
       const devTable = buildFeatureTable(d.features, dictionary);
       requireScores(values.dev, devTable);
-      dev = tableData(devTable, threads);
+      dev = await tableData(devTable, threads);
     }
     const problem = {
-      train: tableData(trainTable, threads),
+      train: await tableData(trainTable, threads),
       dev,
       dictionary,
       trainSentences: trainTable.ids.length,

@@ -2,7 +2,7 @@
  * The boosting reranker (Collins & Koo 2005) and the log-linear reranker (Collins 2005,
  * lecture notes) over n-best lists held natively as typed arrays.
  *
- *   const data = rerankData({ sentencePtr, logprob, score, rowPtr, cols, numFeatures });
+ *   const data = await rerankData({ sentencePtr, logprob, score, rowPtr, cols, numFeatures });
  *   const { model } = await trainBoost(data, { rounds: 100_000, eps: 0.001 });
  *   const curve = boostPrefixCurve(dev, model, [1000, 2000, 5000]);
  */
@@ -89,7 +89,8 @@ interface NativeBoostOptions {
 }
 
 export interface BoostAddon {
-  RerankData: (new (arrays: RerankArrays, threads: number) => RerankDataHandle) & {
+  RerankData: {
+    build(arrays: RerankArrays, threads: number): Promise<RerankDataHandle>;
     synthetic(options: Required<SyntheticOptions>): Promise<RerankDataHandle>;
   };
   BoostTrainer: new (data: RerankDataHandle, options: NativeBoostOptions) => BoostTrainerHandle;
@@ -128,9 +129,12 @@ export interface LoglinearModelData {
 
 const addon = (): BoostAddon => native<BoostAddon>();
 
-/** Copies the arrays into native memory (rows are sorted and de-duplicated). */
-export function rerankData(arrays: RerankArrays, threads?: number): RerankDataHandle {
-  return new (addon().RerankData)(arrays, resolveThreads(threads));
+/**
+ * Copies the arrays into native memory; the rows are sorted, de-duplicated and validated
+ * off the JS thread (seconds on large lists).
+ */
+export function rerankData(arrays: RerankArrays, threads?: number): Promise<RerankDataHandle> {
+  return addon().RerankData.build(arrays, resolveThreads(threads));
 }
 
 /** A seeded random problem shaped like the data of Collins & Koo (2005) (defaults: 36,000 sentences, 500,000 features). */

@@ -89,7 +89,7 @@ export async function candidateProblem(
     async data(set) {
       let h = handles.get(set);
       if (!h) {
-        h = tableData(
+        h = await tableData(
           await buildIdFeatureTable(await candidateFeatures(set, ctx, settings), selected, dictionary, ctx.signal),
           ctx.threads,
         );

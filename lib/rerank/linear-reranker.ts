@@ -128,12 +128,12 @@ export class LinearReranker {
     if (table.score.some((v) => Number.isNaN(v)))
       throw new InputError('<train>', undefined, 'every training sentence needs a gold analysis');
     const dev = o.dev
-      ? tableData(buildFeatureTable(await extractSentences('<dev>', o.dev, extract), dictionary), threads)
+      ? await tableData(buildFeatureTable(await extractSentences('<dev>', o.dev, extract), dictionary), threads)
       : undefined;
     const { dev: _d, extract: _e, ...settings } = o;
     (void _d, void _e);
     const problem = {
-      train: tableData(table, threads),
+      train: await tableData(table, threads),
       dev,
       dictionary,
       trainSentences: table.ids.length,
@@ -151,7 +151,7 @@ export class LinearReranker {
       signal: options.signal,
       settings: this.model.treeSettings,
     });
-    const data = tableData(buildFeatureTable(features, this.model.names), threads);
+    const data = await tableData(buildFeatureTable(features, this.model.names), threads);
     return Int32Array.from(rerankScores(data, this.model.a0, this.model.weights, threads).chosen);
   }
 

@@ -4,7 +4,7 @@ import { rerankData, type RerankDataHandle } from './boost.js';
 import type { FeatureTable } from './feature-table.js';
 
 /** The native problem of a table; scores are passed only when every candidate has one. */
-export function tableData(t: FeatureTable, threads?: number): RerankDataHandle {
+export function tableData(t: FeatureTable, threads?: number): Promise<RerankDataHandle> {
   const scored = t.score.every((v) => !Number.isNaN(v));
   return rerankData(
     {

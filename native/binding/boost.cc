@@ -106,54 +106,23 @@ BoostModel BoostModelFromJs(Napi::Env env, const Napi::Object& o) {
 class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
-    Napi::Function cls = DefineClass(env, "RerankData",
-                                     {InstanceAccessor("sentences", &RerankDataWrap::Sentences, nullptr),
-                                      InstanceAccessor("candidates", &RerankDataWrap::Candidates, nullptr),
-                                      InstanceAccessor("nnz", &RerankDataWrap::Nnz, nullptr),
-                                      InstanceAccessor("numFeatures", &RerankDataWrap::NumFeatures, nullptr),
-                                      InstanceMethod("arrays", &RerankDataWrap::Arrays),
-                                      StaticMethod("synthetic", &RerankDataWrap::Synthetic)});
+    Napi::Function cls = DefineClass(
+        env, "RerankData",
+        {InstanceAccessor("sentences", &RerankDataWrap::Sentences, nullptr),
+         InstanceAccessor("candidates", &RerankDataWrap::Candidates, nullptr),
+         InstanceAccessor("nnz", &RerankDataWrap::Nnz, nullptr),
+         InstanceAccessor("numFeatures", &RerankDataWrap::NumFeatures, nullptr),
+         InstanceMethod("arrays", &RerankDataWrap::Arrays), StaticMethod("build", &RerankDataWrap::Build),
+         StaticMethod("synthetic", &RerankDataWrap::Synthetic)});
     SaveConstructor(env, "RerankData", cls);
     exports.Set("RerankData", cls);
   }
 
-  // new RerankData({sentencePtr, logprob, score?, rowPtr, cols, numFeatures}, threads)
-  explicit RerankDataWrap(const Napi::CallbackInfo& info) try : ErrorMappingWrap
-    <RerankDataWrap>(info) {
-      Napi::Env env = info.Env();
-      data_ = std::make_shared<RerankData>();
-      if (info.Length() >= 1 && info[0].IsExternal()) return;  // filled by Synthetic
-      Expect(info.Length() >= 1 && info[0].IsObject(), env, "a data object");
-      Napi::Object o = info[0].As<Napi::Object>();
-      int threads = ThreadsArgument(info, 1);
-      RerankData& d = *data_;
-      d.sentence_ptr = ToOffsets(env, o.Get("sentencePtr"), "sentencePtr");
-      d.logprob = ToDoubles(o.Get("logprob"), "logprob");
-      if (o.Get("score").IsTypedArray()) d.score = ToDoubles(o.Get("score"), "score");
-      d.features.row_ptr = ToOffsets(env, o.Get("rowPtr"), "rowPtr");
-      Napi::Value cols = o.Get("cols");
-      Expect(cols.IsTypedArray() && cols.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env,
-             "cols as an Int32Array");
-      d.features.cols = ToVector<int32_t>(cols.As<Napi::Int32Array>());
-      d.num_features = RequiredInt(o, "numFeatures");
-      if (d.features.row_ptr.empty() ||
-          d.features.row_ptr.back() != static_cast<int64_t>(d.features.cols.size()) ||
-          d.features.row_ptr[0] != 0)
-        throw Napi::Error::New(env, "rowPtr does not match cols");
-      for (std::size_t r = 1; r < d.features.row_ptr.size(); ++r)
-        if (d.features.row_ptr[r] < d.features.row_ptr[r - 1])
-          throw Napi::Error::New(env, "rowPtr is not monotone");
-      d.NormalizeRows(threads);
-      try {
-        d.Validate(!d.score.empty());
-      } catch (const InputError&) {
-        throw ErrorFromException(env, std::current_exception());
-      }
-    }
-  catch (const Napi::Error&) {
-    throw;
-  } catch (...) {
-    throw ErrorFromException(info.Env(), std::current_exception());
+  // Built only by the static factories below, which pass an External and fill data_.
+  explicit RerankDataWrap(const Napi::CallbackInfo& info) : ErrorMappingWrap<RerankDataWrap>(info) {
+    Expect(info.Length() >= 1 && info[0].IsExternal(), info.Env(),
+           "RerankData.build(arrays, threads) or RerankData.synthetic(options)");
+    data_ = std::make_shared<RerankData>();
   }
 
   static std::shared_ptr<RerankData> From(Napi::Env env, const Napi::Value& v) {
@@ -186,6 +155,46 @@ class RerankDataWrap : public ErrorMappingWrap<RerankDataWrap> {
     o.Set("cols", ToInt32Array(env, data_->features.cols));
     o.Set("numFeatures", data_->num_features);
     return o;
+  }
+
+  // RerankData.build({sentencePtr, logprob, score?, rowPtr, cols, numFeatures}, threads)
+  //   -> Promise<RerankData>
+  // The arrays are copied on the JS thread (their memory belongs to JS); sorting the rows
+  // and validating take seconds on large lists, so they run on a pool thread.
+  static Napi::Value Build(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Expect(info.Length() >= 1 && info[0].IsObject(), env, "a data object");
+    Napi::Object o = info[0].As<Napi::Object>();
+    const int threads = ThreadsArgument(info, 1);
+    auto result = std::make_shared<RerankData>();
+    RerankData& d = *result;
+    d.sentence_ptr = ToOffsets(env, o.Get("sentencePtr"), "sentencePtr");
+    d.logprob = ToDoubles(o.Get("logprob"), "logprob");
+    if (o.Get("score").IsTypedArray()) d.score = ToDoubles(o.Get("score"), "score");
+    d.features.row_ptr = ToOffsets(env, o.Get("rowPtr"), "rowPtr");
+    Napi::Value cols = o.Get("cols");
+    Expect(cols.IsTypedArray() && cols.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array, env,
+           "cols as an Int32Array");
+    d.features.cols = ToVector<int32_t>(cols.As<Napi::Int32Array>());
+    d.num_features = RequiredInt(o, "numFeatures");
+    if (d.features.row_ptr.empty() ||
+        d.features.row_ptr.back() != static_cast<int64_t>(d.features.cols.size()) ||
+        d.features.row_ptr[0] != 0)
+      throw Napi::Error::New(env, "rowPtr does not match cols");
+    for (std::size_t r = 1; r < d.features.row_ptr.size(); ++r)
+      if (d.features.row_ptr[r] < d.features.row_ptr[r - 1])
+        throw Napi::Error::New(env, "rowPtr is not monotone");
+    return RunAsync(
+        env,
+        [result, threads]() {
+          result->NormalizeRows(threads);
+          result->Validate(!result->score.empty());
+        },
+        [result](Napi::Env env) {
+          Napi::Object obj = GetConstructor(env, "RerankData").New({Napi::External<void>::New(env, nullptr)});
+          Unwrap(obj)->data_ = result;
+          return obj;
+        });
   }
 
   // RerankData.synthetic(options, cancel?) -> Promise<RerankData>

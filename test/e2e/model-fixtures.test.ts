@@ -118,12 +118,12 @@ describe('model fixtures written by an earlier build', () => {
 
   it.each(['reranker-boost', 'reranker-loglinear'])(
     '%s loads, scores as when written, re-saves byte for byte',
-    (name) => {
+    async (name) => {
       const table = loadFeatureTable(fixture('features.bin'));
       const r = loadReranker(fixture(`${name}.model`));
       const weightOf = new Map(r.names.map((n, k) => [n, r.weights[k]]));
       const w = Float64Array.from(table.names, (n) => weightOf.get(n) ?? 0);
-      const { scores } = rerankScores(tableData(table, 1), r.a0, w, 1);
+      const { scores } = rerankScores(await tableData(table, 1), r.a0, w, 1);
       const want = expected.rerankers[name];
       expect(want.length).toBeGreaterThan(0);
       want.forEach((s, i) => expect(close(scores[i], s), `candidate ${i}: ${scores[i]} vs ${s}`).toBe(true));

@@ -103,7 +103,7 @@ describe('boosting reranker API', () => {
   });
 
   it('accepts typed arrays, sorts rows, validates ids, and honours AbortSignal', async () => {
-    const d = rerankData({
+    const d = await rerankData({
       sentencePtr: new Float64Array([0, 2, 3]),
       logprob: new Float64Array([-1, -2, -3]),
       score: new Float64Array([5, 10, 1]),
@@ -112,7 +112,7 @@ describe('boosting reranker API', () => {
       numFeatures: 3,
     });
     expect(d.arrays().cols).toEqual(new Int32Array([0, 2, 1, 1]));
-    expect(() =>
+    await expect(
       rerankData({
         sentencePtr: new Float64Array([0, 1]),
         logprob: new Float64Array([0]),
@@ -120,10 +120,41 @@ describe('boosting reranker API', () => {
         cols: new Int32Array([7]),
         numFeatures: 3,
       }),
-    ).toThrow();
+    ).rejects.toThrow(/column id 7 outside \[0, 3/);
+    // Offsets that do not fit cols are refused before any work is queued.
+    expect(() =>
+      rerankData({
+        sentencePtr: new Float64Array([0, 1]),
+        logprob: new Float64Array([0]),
+        rowPtr: new Float64Array([0, 2]),
+        cols: new Int32Array([1]),
+        numFeatures: 3,
+      }),
+    ).toThrow(/rowPtr does not match cols/);
     const data = await syntheticRerankData({ ...small, seed: 11 });
     const ac = new AbortController();
     ac.abort();
     await expect(trainBoost(data, { rounds: 100, signal: ac.signal })).rejects.toThrow(/abort/i);
+  });
+
+  it('sorts and validates large lists off the JS thread: the event loop runs meanwhile', async () => {
+    // 200,000 candidates of 20 ids in descending order: sorting them takes tens of ms.
+    const candidates = 200_000,
+      perRow = 20;
+    const cols = Int32Array.from({ length: candidates * perRow }, (_, k) => perRow - 1 - (k % perRow));
+    const pending = rerankData({
+      sentencePtr: Float64Array.from({ length: candidates / 10 + 1 }, (_, i) => i * 10),
+      logprob: new Float64Array(candidates),
+      score: new Float64Array(candidates),
+      rowPtr: Float64Array.from({ length: candidates + 1 }, (_, c) => c * perRow),
+      cols,
+      numFeatures: perRow,
+    });
+    let ticked = false;
+    setImmediate(() => (ticked = true));
+    const d = await pending;
+    expect(ticked).toBe(true);
+    expect(d.candidates).toBe(candidates);
+    expect(Array.from(d.arrays().cols.subarray(0, perRow))).toEqual(Array.from({ length: perRow }, (_, k) => k));
   });
 });

@@ -61,10 +61,10 @@ describe('one candidate order for the base, the oracle and every reranker', () =
     expect(outOfOrder).toBeGreaterThan(20);
   });
 
-  it('a reranker that learned nothing (F = a0 L) picks exactly the base model candidate', () => {
+  it('a reranker that learned nothing (F = a0 L) picks exactly the base model candidate', async () => {
     const base = baseChoice(set);
     const cols = new Int32Array(0);
-    const data = rerankData({
+    const data = await rerankData({
       sentencePtr: ptr,
       logprob,
       score,
@@ -81,7 +81,7 @@ describe('one candidate order for the base, the oracle and every reranker', () =
   it('boosting with 0 rounds scores dev exactly as the base does', async () => {
     // One feature that never fires: boosting can only fit a0; its 0-round prefix is the base.
     const cols = new Int32Array(0);
-    const data = rerankData({
+    const data = await rerankData({
       sentencePtr: ptr,
       logprob,
       score,
