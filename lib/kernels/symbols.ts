@@ -16,7 +16,7 @@ export class SymbolTable {
 
 /** A growable Int32Array. */
 export class IntBuffer {
-  private data = new Int32Array(1024);
+  private data: Int32Array<ArrayBuffer> = new Int32Array(1024);
   length = 0;
 
   push(v: number): void {
@@ -28,7 +28,7 @@ export class IntBuffer {
     this.data[this.length++] = v;
   }
 
-  toArray(): Int32Array {
+  toArray(): Int32Array<ArrayBuffer> {
     return this.data.slice(0, this.length);
   }
 }

@@ -8,8 +8,8 @@
  */
 import { abortCheckpoint } from '../errors.js';
 import type { NbestSentence } from '../io/nbest.js';
-import { IntBuffer } from '../kernels/symbols.js';
 import { extractSentences } from './extract.js';
+import { NameTable } from './interned-rows.js';
 import { withTagSequenceFeatures } from './tag-features.js';
 import type { TreeSettings } from './tree-settings.js';
 
@@ -31,28 +31,16 @@ export interface FeatureIdOptions {
   onProgress?: (done: number) => void;
 }
 
-const idOf = new Map<string, number>();
-const names: string[] = [];
+const table = new NameTable();
 
 /** The name of an interned feature id. */
 export function featureName(id: number): string {
-  return names[id];
+  return table.names[id];
 }
 
 /** Number of feature names interned so far (every id is below it). */
 export function featureIdCount(): number {
-  return names.length;
-}
-
-/** The id of a feature name, interning it. */
-function intern(name: string): number {
-  let id = idOf.get(name);
-  if (id === undefined) {
-    id = names.length;
-    idOf.set(name, id);
-    names.push(name);
-  }
-  return id;
+  return table.names.length;
 }
 
 /**
@@ -93,39 +81,20 @@ async function extract(
   const sentenceCols: Int32Array[] = new Array(sentences.length);
   const rowEnds: Int32Array[] = new Array(sentences.length);
   const logprobs: Float64Array[] = new Array(sentences.length);
-  const row = new IntBuffer();
-  // stamp[id] === mark: id is already in the current candidate's row (a candidate's ids are distinct).
-  let stamp = new Int32Array(1 << 16);
-  let mark = 0;
   await extractSentences(options.file, sentences, {
     settings,
     threads: options.threads,
     signal: options.signal,
     batchSize: 10,
     onProgress: options.onProgress,
-    // Interned at once: the names of a few sentences at a time are garbage, not all of them.
-    onSentence: (i, features) => {
-      row.length = 0;
-      const ends = new Int32Array(features.candidates.length);
-      features.candidates.forEach((cand, j) => {
-        mark++;
-        for (const name of cand.names) {
-          const id = intern(name);
-          if (id >= stamp.length) {
-            const bigger = new Int32Array(Math.max(2 * stamp.length, id + 1));
-            bigger.set(stamp);
-            stamp = bigger;
-          }
-          if (stamp[id] !== mark) {
-            stamp[id] = mark;
-            row.push(id);
-          }
-        }
-        ends[j] = row.length;
-      });
-      sentenceCols[i] = row.toArray();
-      rowEnds[i] = ends;
-      logprobs[i] = Float64Array.from(features.candidates, (cand) => cand.logprob);
+    // Interned at once (on the workers): the names of a few sentences at a time are garbage, not all of them.
+    interned: {
+      intern: (name) => table.intern(name),
+      onSentence: (i, rows) => {
+        sentenceCols[i] = rows.cols;
+        rowEnds[i] = rows.ends;
+        logprobs[i] = rows.logprob;
+      },
     },
   });
   const checkpoint = abortCheckpoint(options.signal);

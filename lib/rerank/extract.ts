@@ -12,6 +12,7 @@ import type { NbestSentence } from '../io/nbest.js';
 import { sentenceFeatures, type ExtractOptions } from './nbest-features.js';
 import { tagScoring } from '../eval/score.js';
 import type { SentenceFeatureNames } from './feature-table.js';
+import { IdMap, RowInterner, type InternedSentence } from './interned-rows.js';
 
 export interface ExtractRunOptions extends ExtractOptions {
   threads?: number;
@@ -25,6 +26,20 @@ export interface ExtractRunOptions extends ExtractOptions {
    * every candidate's feature names (gigabytes of strings on the demo's 30,000 candidates).
    */
   onSentence?: (index: number, features: SentenceFeatureNames) => void;
+  /**
+   * Receives each sentence's features as rows of ids from `intern` instead (not in order; the
+   * returned array stays empty). Workers intern into tables of their own, so only the names
+   * new to a worker reach `intern`.
+   */
+  interned?: { intern: (name: string) => number; onSentence: (index: number, rows: InternedSentence) => void };
+}
+
+interface BatchReply {
+  id: number;
+  result?: Array<SentenceFeatureNames | InternedSentence>;
+  /** With interning: the names the worker interned since its last reply. */
+  names?: string[];
+  error?: { message: string; problem?: string; line?: number };
 }
 
 // Errors inside a candidate tree name the n-best line of the sentence.
@@ -52,19 +67,22 @@ export async function extractSentences(
 ): Promise<SentenceFeatureNames[]> {
   const threads = resolveThreads(options.threads);
   const workerUrl = new URL('./feature-worker.js', import.meta.url);
-  const { threads: _t, signal, onProgress, batchSize, onSentence, ...extract } = options;
+  const { threads: _t, signal, onProgress, batchSize, onSentence, interned, ...extract } = options;
   void _t;
   // One tag scoring for the whole file (an entity-less sentence says nothing about the scheme).
   const golds = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
   if (extract.scoring === undefined && golds.length > 0) extract.scoring = tagScoring(golds);
-  const out: SentenceFeatureNames[] = onSentence ? [] : new Array(sentences.length);
+  const out: SentenceFeatureNames[] = onSentence || interned ? [] : new Array(sentences.length);
   const keep = onSentence ?? ((i: number, features: SentenceFeatureNames): void => void (out[i] = features));
   if (threads === 1 || sentences.length < 64 || !existsSync(fileURLToPath(workerUrl))) {
     const checkpoint = abortCheckpoint(signal);
+    const rows = interned && new RowInterner(interned.intern);
     for (let i = 0; i < sentences.length; i++) {
       await checkpoint();
       try {
-        keep(i, sentenceFeatures(sentences[i], extract));
+        // No local holds the names: one would keep them alive across the next await.
+        if (rows) interned.onSentence(i, rows.sentence(sentenceFeatures(sentences[i], extract)));
+        else keep(i, sentenceFeatures(sentences[i], extract));
       } catch (err) {
         rethrow(file, sentences[i], err as Error);
       }
@@ -77,6 +95,7 @@ export async function extractSentences(
   const batches: Array<[number, number]> = [];
   for (let b = 0; b < sentences.length; b += size) batches.push([b, Math.min(sentences.length, b + size)]);
   const workers = Array.from({ length: extractionWorkers(threads, batches.length) }, () => new Worker(workerUrl));
+  const idMaps = new Map(workers.map((w) => [w, interned && new IdMap(interned.intern)]));
   let next = 0;
   let done = 0;
   try {
@@ -100,33 +119,34 @@ export async function extractSentences(
         const id = next++;
         const [b, e] = batches[id];
         active++;
-        w.postMessage({ id, batch: sentences.slice(b, e), options: extract });
+        w.postMessage({ id, batch: sentences.slice(b, e), options: extract, intern: interned !== undefined });
       };
       for (const w of workers) {
-        w.on(
-          'message',
-          (msg: {
-            id: number;
-            result?: SentenceFeatureNames[];
-            error?: { message: string; problem?: string; line?: number };
-          }) => {
-            active--;
-            const [b] = batches[msg.id];
-            if (msg.error) {
-              failed = true;
-              try {
-                rethrow(file, undefined, msg.error);
-              } catch (err) {
-                reject(err);
-              }
-              return;
+        w.on('message', (msg: BatchReply) => {
+          active--;
+          const [b] = batches[msg.id];
+          if (msg.error) {
+            failed = true;
+            try {
+              rethrow(file, undefined, msg.error);
+            } catch (err) {
+              reject(err);
             }
-            (msg.result as SentenceFeatureNames[]).forEach((r, k) => keep(b + k, r));
-            done += (msg.result as SentenceFeatureNames[]).length;
-            onProgress?.(done);
-            feed(w);
-          },
-        );
+            return;
+          }
+          const result = msg.result ?? [];
+          const ids = idMaps.get(w);
+          if (interned && ids) {
+            ids.learn(msg.names ?? []);
+            (result as InternedSentence[]).forEach((r, k) => {
+              ids.map(r.cols);
+              interned.onSentence(b + k, r);
+            });
+          } else (result as SentenceFeatureNames[]).forEach((r, k) => keep(b + k, r));
+          done += result.length;
+          onProgress?.(done);
+          feed(w);
+        });
         w.on('error', (err) => {
           failed = true;
           reject(err);

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AbortError } from '../../lib/errors.js';
 import { readNbestSync } from '../../lib/io/nbest.js';
+import type * as FeatureIds from '../../lib/rerank/candidate-feature-ids.js';
 import { candidateFeatureIds, featureName } from '../../lib/rerank/candidate-feature-ids.js';
 import { extractSentences } from '../../lib/rerank/extract.js';
 import { learnListSettings } from '../../lib/rerank/tree-settings.js';
@@ -27,6 +29,20 @@ describe('interned candidate features', () => {
     });
     // Candidates of a sentence share most features: each row has them all, not only those new to the sentence.
     expect(got.cols.length).toBeGreaterThan(new Set(got.cols).size);
+  });
+
+  it('are the same when worker threads intern them (the built worker)', async () => {
+    // 80 sentences, so that two threads take the worker path (the worker runs from dist/).
+    const many = Array.from({ length: 10 }, (_, r) => lists.map((s) => ({ ...s, id: `${s.id}-${r}` }))).flat();
+    const built = (await import(
+      pathToFileURL(join(repoRoot, 'dist', 'rerank', 'candidate-feature-ids.js')).href
+    )) as typeof FeatureIds;
+    const got = await built.candidateFeatureIds(many, settings, { file: '<tiny>', threads: 2 });
+    const want = await candidateFeatureIds(many, settings, { file: '<tiny>', threads: 1 });
+    expect([...got.sentencePtr]).toEqual([...want.sentencePtr]);
+    expect([...got.rowPtr]).toEqual([...want.rowPtr]);
+    expect([...got.logprob]).toEqual([...want.logprob]);
+    expect([...got.cols].map(built.featureName)).toEqual([...want.cols].map(featureName));
   });
 
   it('stop on an aborted signal', async () => {
