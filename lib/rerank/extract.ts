@@ -1,7 +1,8 @@
 /**
  * Feature extraction over whole n-best files on all cores: sentences go to a pool of
  * worker_threads in batches (in-process when threads = 1 or the compiled worker is absent,
- * e.g. when running from TypeScript sources).
+ * e.g. when running from TypeScript sources). Features come back as names, or, with
+ * `interned`, as rows of ids that the workers intern themselves (interned-rows.ts).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
