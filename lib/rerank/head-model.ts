@@ -22,6 +22,11 @@ const STOP = '</s>';
 const TOP = '<top>';
 /** The probability of an event no context level has seen: a floor, so every candidate has a score. */
 const UNSEEN_EVENT = 1e-5;
+/**
+ * Entries of a model's cache of event log-probabilities (cleared when full). A parser's
+ * candidates for one sentence share most of their events, so consecutive trees hit it.
+ */
+const EVENT_CACHE_SIZE = 1 << 16;
 
 /** The distributions of the model, in the order a phrase uses them. */
 type Step = 'top' | 'head' | 'dependent';
@@ -103,15 +108,30 @@ export function trainHeadModel(trees: readonly Tree[], table?: HeadTable): TreeM
     );
   }
   const wordProbability = trainWordModel(tagged);
+  // An event's finest context determines its coarser ones, so it and the outcome are the key.
+  const cache = new Map<string, number>();
+  const cached = (key: string, logprob: () => number): number => {
+    let value = cache.get(key);
+    if (value === undefined) {
+      if (cache.size >= EVENT_CACHE_SIZE) cache.clear();
+      value = logprob();
+      cache.set(key, value);
+    }
+    return value;
+  };
   return generativeModel((t) => {
     let sum = 0;
     generate(
       annotateHeads(t, { table: heads }),
-      (kind, contexts, outcome) => (sum += Math.log(distributions[kind].probability(contexts, outcome, UNSEEN_EVENT))),
-      (tag, word, contexts) => {
-        const byTag = wordProbability(tag, word);
-        sum += Math.log(contexts.length === 0 ? byTag : words.probability(contexts, word.toLowerCase(), byTag));
-      },
+      (kind, contexts, outcome) =>
+        (sum += cached(`${kind}\n${contexts[0]}\n${outcome}`, () =>
+          Math.log(distributions[kind].probability(contexts, outcome, UNSEEN_EVENT)),
+        )),
+      (tag, word, contexts) =>
+        (sum += cached(`word\n${tag}\n${word}\n${contexts.length === 0 ? '' : contexts[0]}`, () => {
+          const byTag = wordProbability(tag, word);
+          return Math.log(contexts.length === 0 ? byTag : words.probability(contexts, word.toLowerCase(), byTag));
+        })),
     );
     return sum;
   });
