@@ -18,9 +18,10 @@ export const LAYERS = [
   // trained model offers the pipeline (model-contract.ts: NbestProducer, TrainedReranker).
   { rank: 7, name: 'training', paths: ['training/'] },
   // The model families: the reranker's kernel perceptron uses the kernels' symbol tables,
-  // the tagger reads the parser's word-cluster format.
+  // the tagger reads the parser's word-cluster format, the parser rescores with the
+  // reranker's head model.
   { rank: 8, name: 'kernels', paths: ['kernels/'] },
-  { rank: 8, name: 'parser', paths: ['parser/'] },
+  { rank: 8, name: 'parser', paths: ['parser/'], sees: ['rerank'] },
   { rank: 8, name: 'tagger', paths: ['tagger/'], sees: ['parser'] },
   { rank: 8, name: 'rerank', paths: ['rerank/'], sees: ['kernels'] },
   { rank: 9, name: 'pipeline', paths: ['pipeline/'] },

@@ -126,14 +126,20 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
         ...(values.decode !== undefined ? { decode: values.decode } : {}),
         ...(values.retry !== undefined ? { pruneRetry: values.retry === 'pruned' } : {}),
         ...(values.pcfgWeight !== undefined ? { pcfgWeight: values.pcfgWeight } : {}),
+        ...(values.headModel === false ? { headModel: false } : {}),
         ...(ensemble.length > 0 ? { ensemble } : {}),
         ...(mbrOut ? { mbrTree: true } : {}),
       };
       const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, options);
+      // Beside lists, a model that rescores its MBR tree takes its 1-best from its own candidates.
+      const rescored =
+        values.outNbest && mbrOut && model.info().headWeight > 0 && values.headModel !== false
+          ? await model.parseNbest(sentences, 1, { ...options, mbrTree: false })
+          : undefined;
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? withRootOf(t, input.shapes[s]) : t);
-        const best = (r.mbrTree ?? r.candidates[0]).tree;
+        const best = (rescored?.[off].candidates[0] ?? r.mbrTree ?? r.candidates[0]).tree;
         if (maxLength > 0 && sentences[off].length > maxLength) tooLong++;
         else if (r.fallback) fallbacks++;
         trees[s] = formatTree(shape(best));

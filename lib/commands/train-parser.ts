@@ -84,7 +84,8 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
     // sentences of the lengths it trains on (the long ones would be most of the dev parse).
     const { treeWords } = await import('../parser/input.js');
     const withinLength = (t: Tree): boolean => maxLength === 0 || treeWords(t).length <= maxLength;
-    const trees = readTreesSync(train).filter(withinLength);
+    const allTrees = readTreesSync(train);
+    const trees = maxLength === 0 ? allTrees : allTrees.filter(withinLength);
     // Read --dev before training: a bad dev file must fail before the model is written.
     const devTrees = values.dev ? readTreesSync(values.dev).filter(withinLength) : undefined;
     let clusters: string | WordClusters | undefined = values.clusters;
@@ -110,13 +111,17 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
       const rate = seconds > 0 ? `, ${(p.sentences / seconds).toFixed(1)} sentences/s` : '';
       sentences = `pass ${p.epoch}/${p.epochs}: ${p.sentences}/${p.sentencesPerEpoch} sentences${rate}`;
       if (p.devSentences !== undefined) {
-        // A dev parse (after a pass, or choosing the PCFG's weight): its rate from its first report on.
-        const key = p.pcfgMix ? -1 : p.epoch;
+        // A dev parse (after a pass, or choosing the PCFG's or the head model's weight): its rate from its first report on.
+        const key = p.pcfgMix ? -1 : p.headModel ? -2 : p.epoch;
         if (devParse.epoch !== key) devParse = { epoch: key, start: Date.now(), first: p.devSentences };
         const devSeconds = (Date.now() - devParse.start) / 1000;
         const devRate =
           devSeconds > 0 ? `, ${((p.devSentences - devParse.first) / devSeconds).toFixed(1)} sentences/s` : '';
-        const what = p.pcfgMix ? "the PCFG's weight" : `pass ${p.epoch}/${p.epochs}`;
+        const what = p.pcfgMix
+          ? "the PCFG's weight"
+          : p.headModel
+            ? "the head model's weight"
+            : `pass ${p.epoch}/${p.epochs}`;
         sentences = `${what}: parsing dev, ${p.devSentences}/${p.devTotal} sentences${devRate}`;
       }
     };
@@ -153,6 +158,9 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
               verbFeatures: values.verbFeatures,
               featureCacheMB: values.featureCacheMB,
               pcfgWeight: values.pcfgWeight,
+              headModel: values.headModel,
+              // The head model counts every training tree: the length limit is the CRF's cost, not its.
+              ...(values.headModel && maxLength > 0 ? { headModelTrees: allTrees } : {}),
               checkpoint: values.checkpoint,
               resume: values.resume,
               ...(external ? { external } : {}),
@@ -191,6 +199,15 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
           ? `train-parser: the PCFG's posteriors mixed in at weight ${summary.pcfgWeight}` +
               (byWeight ? ` (dev F1 by weight: ${byWeight})` : '')
           : `train-parser: the CRF alone (the PCFG's weight 0${byWeight ? `; dev F1 by weight: ${byWeight}` : ''})`,
+      );
+    }
+    if (crf && summary.headWeightsDev !== undefined) {
+      const { mbrF1, byWeight } = summary.headWeightsDev;
+      const byW = byWeight.map((d) => `${d.weight} ${d.f1.toFixed(2)}`).join(', ');
+      console.error(
+        summary.headWeight
+          ? `train-parser: the MBR tree rescored by the head model at weight ${summary.headWeight} (dev F1 ${mbrF1.toFixed(2)} without; by weight: ${byW})`
+          : `train-parser: the MBR tree without the head model (dev F1 ${mbrF1.toFixed(2)}; rescored by weight: ${byW})`,
       );
     }
     model.save(modelFile);

@@ -90,6 +90,7 @@ export const shardPayload = z.strictObject({
     decode: z.enum(PARSER_DECODES).optional(),
     retry: z.enum(PARSER_RETRIES).optional(),
     pcfgWeight: z.number().min(0).lt(1).optional(),
+    headModel: z.boolean().optional(),
     kbestTags: z.enum(KBEST_TAG_MODES).optional(),
     kbestPool: z.number().int().min(1).optional(),
   }),

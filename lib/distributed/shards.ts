@@ -203,6 +203,7 @@ export async function runShard(p: ShardPayload, env: JobEnv): Promise<JobOutcome
             decode: o.decode,
             retry: o.retry,
             pcfgWeight: o.pcfgWeight,
+            headModel: o.headModel ?? true,
             kbestTags: o.kbestTags,
             kbestPool: o.kbestPool,
           }),
@@ -308,6 +309,7 @@ export interface ShardedValues {
   decode?: ParserDecode;
   retry?: ParserRetry;
   pcfgWeight?: number;
+  headModel?: boolean;
   kbestTags?: KbestTagMode;
   kbestPool?: number;
 }
@@ -340,6 +342,7 @@ export async function runSharded(
     if (values.decode !== undefined) options.decode = values.decode;
     if (values.retry !== undefined) options.retry = values.retry;
     if (values.pcfgWeight !== undefined) options.pcfgWeight = values.pcfgWeight;
+    if (values.headModel === false) options.headModel = false;
     if (nbest !== undefined && values.kbestTags !== undefined) options.kbestTags = values.kbestTags;
     if (nbest !== undefined && values.kbestPool !== undefined) options.kbestPool = values.kbestPool;
   }

@@ -54,6 +54,16 @@ export const CRF_DEFAULTS = {
   pcfgMixMarkov: 1,
   pcfgWeights: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
   pcfgWeight: 0.3,
+  /**
+   * The head model's rescoring of the MBR decoding (lib/parser/head-rescoring.ts): the
+   * headK best bracketings of the CRF's headPool best trees and the MBR tree, each scored by
+   * its log-probability plus a weight times the head model's; --dev chooses the weight among
+   * headWeights, or no rescoring where none beats the MBR tree on dev.
+   */
+  headModel: true,
+  headK: 20,
+  headPool: 50,
+  headWeights: [0.25, 0.5, 0.75, 1, 1.5, 2, 3],
 } as const;
 
 /**
@@ -156,6 +166,10 @@ export const parserTrainFields = {
     `CRF: the weight of a PCFG's posteriors (parent annotation, Markov order ${CRF_DEFAULTS.pcfgMixMarkov}, trained on the same trees and stored in the model) mixed into the CRF's for MBR decoding (default: chosen on --dev among ${CRF_DEFAULTS.pcfgWeights.join(', ')}; ${CRF_DEFAULTS.pcfgWeight} without --dev; 0 = none)`,
     { value: 'X' },
   ),
+  headModel: option(
+    z.boolean().default(CRF_DEFAULTS.headModel),
+    `CRF: do not rescore the MBR tree with a head-lexicalized generative model of the training trees (stored in the model; by default its weight is chosen on --dev among ${CRF_DEFAULTS.headWeights.join(', ')}, none when no weight beats the MBR tree there; without --dev, none)`,
+  ),
   featureCacheMB: option(
     z.number().min(0).default(1024),
     'CRF: cap on the per-sentence feature-id cache kept across passes (0 = off)',
@@ -191,6 +205,7 @@ export const CRF_ONLY_TRAIN_FIELDS = [
   'verbFeatures',
   'featureCacheMB',
   'pcfgWeight',
+  'headModel',
 ] as const satisfies readonly (keyof typeof parserTrainFields)[];
 
 /** The CRF's fields that only its stochastic training (AdaGrad, SGD) reads: refused with --lbfgs. */
@@ -221,6 +236,10 @@ export const parseFields = {
     "CRF, MBR decoding: the weight of the model's PCFG posteriors mixed into the CRF's (default: the model's, 0 with --ensemble; 0 = the CRF alone)",
     { value: 'X' },
   ),
+  headModel: option(
+    z.boolean().default(true),
+    "CRF, MBR decoding: the MBR tree, without the model's head-model rescoring (models trained with it; see train-parser)",
+  ),
   beam: option(
     z.number().gt(0).default(Number.POSITIVE_INFINITY),
     "prune each span's states more than X below its best (none = exact)",
@@ -239,4 +258,5 @@ export const CRF_ONLY_PARSE_FIELDS = [
   'decode',
   'retry',
   'pcfgWeight',
+  'headModel',
 ] as const satisfies readonly (keyof typeof parseFields)[];

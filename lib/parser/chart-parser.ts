@@ -3,6 +3,7 @@
  * treebank trees, parse tokenized sentences to plain PTB trees (1-best or exact k-best,
  * each with its log-probability), save and load model files.
  */
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { checkNbestK, type NbestSentence } from '../io/nbest.js';
 import { reporter, withRun, type TrainRun } from '../train-progress.js';
@@ -43,6 +44,17 @@ import {
 import { learnTreebankClasses } from '../trees/tree-classes.js';
 import { treeWords } from './input.js';
 import { parserNbest, parserNbestVariants, type KbestListOptions } from './nbest-lists.js';
+import { trainHeadModel } from '../rerank/head-model.js';
+import { generativeTree } from '../rerank/generative-counts.js';
+import { parseTree } from '../trees/bracket-parser.js';
+import type { TreeModel } from '../trees/tree.js';
+import {
+  chooseHeadWeight,
+  headLogprobs,
+  rescoredChoice,
+  rescoringCandidates,
+  type HeadRescoring,
+} from './head-rescoring.js';
 
 /** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
 const CRF_CHECKED = pickFields(parserTrainFields, [
@@ -69,7 +81,8 @@ export { CRF_DEFAULTS };
 /** Default milliseconds between in-pass progress events of CRF training (a line every 30 s needs far fewer). */
 export const PARSER_PROGRESS_EVERY_MS = 1000;
 // 2: a CRF's payload may be followed by its PCFG's (ChartMeta.pcfgMix); files without one stay 1.
-const CHART_MODEL_VERSION = 2;
+// 3: then by the training trees of its head model (ChartMeta.headRescore); files without stay 1 or 2.
+const CHART_MODEL_VERSION = 3;
 /** Dev sentences parsed between progress events after a CRF pass (at least 4 per thread). */
 const DEV_PARSE_CHUNK = 32;
 /** Memory for the dev set's coarse-pass entries kept across a CRF training's passes. */
@@ -161,7 +174,7 @@ interface NativeChartParser {
   parseEnsemble(...args: [...EnsembleArgs, k: number, mix?: Float64Array]): Promise<NativeParseResult>;
   parseEnsembleMixes(...args: [...EnsembleArgs, mixes: Float64Array[]]): Promise<NativeParseResult[]>;
   serialize(): Uint8Array;
-  info(): Omit<ChartParserInfo, 'kind' | 'pcfgWeight'>;
+  info(): Omit<ChartParserInfo, 'kind' | 'pcfgWeight' | 'headWeight'>;
 }
 
 interface ChartAddon {
@@ -212,6 +225,8 @@ export interface ChartParserInfo {
   rareThreshold: number;
   /** The weight of the CRF's PCFG in its MBR decoding (ParserTrainOptions.pcfgWeight; 0: the CRF alone, or a PCFG). */
   pcfgWeight: number;
+  /** The head model's weight in the rescoring of the MBR tree (ParserTrainOptions.headModel; 0: no rescoring). */
+  headWeight: number;
 }
 
 export interface ParserTrainProgress {
@@ -234,6 +249,8 @@ export interface ParserTrainProgress {
   devTotal?: number;
   /** The dev parse after training that chooses the PCFG's weight (`pcfgWeight`): the last pass's event otherwise. */
   pcfgMix?: boolean;
+  /** The dev parse after that, which chooses the head model's weight (`headModel`). */
+  headModel?: boolean;
 }
 
 /** One finished CRF pass (reported whether or not a dev set is given). */
@@ -267,6 +284,12 @@ export interface ParserTrainSummary {
   /** The weight of the PCFG's posteriors in MBR decoding (0: the CRF alone), and dev F1 by weight when dev chose it. */
   pcfgWeight?: number;
   pcfgWeightsDev?: { weight: number; f1: number }[];
+  /**
+   * The head model's weight in the rescoring of the MBR tree (0: none), and with dev, the MBR
+   * trees' dev F1 and the rescored dev F1 by weight.
+   */
+  headWeight?: number;
+  headWeightsDev?: { mbrF1: number; byWeight: { weight: number; f1: number }[] };
 }
 
 export interface ParserTrainOptions {
@@ -339,6 +362,19 @@ export interface ParserTrainOptions {
    * CRF_DEFAULTS.pcfgWeight; 0 = the CRF alone.
    */
   pcfgWeight?: number;
+  /**
+   * CRF with `dev`, MBR decoding: rescore the MBR tree with a head-lexicalized generative model
+   * of the training trees (lib/parser/head-rescoring.ts; the trees are stored in the model):
+   * the weight is chosen on `dev` among CRF_DEFAULTS.headWeights, none when no weight beats the
+   * MBR tree there (default CRF_DEFAULTS.headModel; without `dev`, none).
+   */
+  headModel?: boolean;
+  /**
+   * The trees the head model (`headModel`) is counted from; default: the training trees.
+   * train-parser passes all of --train, --max-length aside: counting is cheap, and the long
+   * sentences' heads are evidence the CRF's length limit need not throw away.
+   */
+  headModelTrees?: readonly Tree[];
   /** Evaluated after each CRF pass; the best pass's weights are kept. */
   dev?: Tree[];
   /** CRF with `dev`: stop after this many passes without a dev F1 improvement (default 2; 0 = never). */
@@ -519,6 +555,11 @@ export interface ParseOptions {
    * Viterbi list: the list and the MBR tree at the cost of one parse. A PCFG's is its best tree.
    */
   mbrTree?: boolean;
+  /**
+   * CRF, MBR decoding, 1-best: false gives the MBR tree without the model's head-model
+   * rescoring (ParserTrainOptions.headModel). Default true.
+   */
+  headModel?: boolean;
 }
 
 export interface ParsedSentence {
@@ -562,6 +603,12 @@ interface ChartMeta {
    * its payload, which follows the CRF's in the file (absent: the CRF alone).
    */
   pcfgMix?: { weight: number; meta: ChartMeta; bytes?: number };
+  /**
+   * A CRF's head-model rescoring of its MBR tree (lib/parser/head-rescoring.ts): the weight,
+   * candidates and pool, and the length of the training trees the head model is counted from
+   * (one bracketed tree per line, UTF-8, gzip'd), which end the file's payload (absent: no rescoring).
+   */
+  headRescore?: HeadRescoring & { bytes?: number };
 }
 
 /**
@@ -660,6 +707,7 @@ const CRF_ONLY_TRAIN_OPTIONS: readonly (keyof ParserTrainOptions)[] = [
   'weightFloor',
   'priorAtPcfg',
   'dev',
+  'headModelTrees',
   'onPass',
   'onProgress',
   'progressEvery',
@@ -672,6 +720,7 @@ const CRF_ONLY_PARSE_OPTIONS = [
   'decode',
   'pruneRetry',
   'pcfgWeight',
+  'headModel',
 ] as const satisfies readonly (keyof ParseOptions)[];
 
 /** ParserTrainOptions with every option that has a default filled in. */
@@ -994,7 +1043,21 @@ export class ChartParserModel implements NbestProducer {
     private readonly meta: ChartMeta,
     /** The PCFG of `meta.pcfgMix`. */
     private readonly mixPcfg?: ChartParserModel,
+    /** The training trees of `meta.headRescore`'s head model, one bracketed tree per line. */
+    private readonly headTrees?: string,
   ) {}
+
+  private headModelCache?: TreeModel;
+  /** The head model of `meta.headRescore`, counted from its trees when first needed (a few seconds). */
+  private headModel(): TreeModel {
+    this.headModelCache ??= trainHeadModel(
+      (this.headTrees ?? '')
+        .split('\n')
+        .filter((line) => line.length > 0)
+        .map((line) => parseTree(line)),
+    );
+    return this.headModelCache;
+  }
 
   get isCrf(): boolean {
     return this.meta.crf;
@@ -1011,7 +1074,12 @@ export class ChartParserModel implements NbestProducer {
 
   /** The model's kind, grammar size and CRF settings (`crf` false: a PCFG). */
   info(): ChartParserInfo {
-    return { kind: CHART_MODEL_KIND, ...this.handle.info(), pcfgWeight: this.meta.pcfgMix?.weight ?? 0 };
+    return {
+      kind: CHART_MODEL_KIND,
+      ...this.handle.info(),
+      pcfgWeight: this.meta.pcfgMix?.weight ?? 0,
+      headWeight: this.meta.headRescore?.weight ?? 0,
+    };
   }
 
   /**
@@ -1098,6 +1166,8 @@ export class ChartParserModel implements NbestProducer {
       external: _x,
       patience: _n,
       pcfgWeight: _m,
+      headModel: _h,
+      headModelTrees: _ht,
       ...shaping
     } = options;
     // What a worker needs to build the same model (distributed L-BFGS).
@@ -1164,11 +1234,102 @@ export class ChartParserModel implements NbestProducer {
       handle.setCrfWeights(weights);
       summary.nonZeroWeights = kept;
     }
-    const model = await new ChartParserModel(handle, table, meta).withPcfgMix(trees, opts, summary, (done, total) => {
-      if (lastProgress) opts.onProgress?.({ ...lastProgress, devSentences: done, devTotal: total, pcfgMix: true });
-    });
+    const devReport =
+      (phase: 'pcfgMix' | 'headModel') =>
+      (done: number, total: number): void => {
+        if (lastProgress) opts.onProgress?.({ ...lastProgress, devSentences: done, devTotal: total, [phase]: true });
+      };
+    const mixed = await new ChartParserModel(handle, table, meta).withPcfgMix(
+      trees,
+      opts,
+      summary,
+      devReport('pcfgMix'),
+    );
+    const model = await mixed.withHeadRescoring(trees, opts, summary, devReport('headModel'));
     if (opts.summary) Object.assign(opts.summary, summary);
     return model;
+  }
+
+  /**
+   * This model with its MBR tree rescored by a head model of `trees` (lib/parser/head-rescoring.ts)
+   * at the weight dev chooses among CRF_DEFAULTS.headWeights; this model where `opts.headModel`
+   * is false, without dev, without MBR decoding, or where no weight beats the MBR tree on dev.
+   * With a weight, `summary.bestDev` becomes the returned model's.
+   */
+  private async withHeadRescoring(
+    trees: Tree[],
+    opts: CompleteParserOptions,
+    summary: ParserTrainSummary,
+    report: (done: number, total: number) => void,
+  ): Promise<ChartParserModel> {
+    summary.headWeight = 0;
+    const dev = opts.dev?.filter((t) => treeWords(t).length > 0) ?? [];
+    if (opts.headModel === false || this.decode !== 'mbr' || dev.length === 0) return this;
+    const text = (opts.headModelTrees ?? trees)
+      .map((t) => generativeTree(t))
+      .filter((t): t is Tree => t !== undefined)
+      .map((t) => formatTree(t))
+      .join('\n');
+    const { headK: k, headPool: pool } = CRF_DEFAULTS;
+    const candidate = new ChartParserModel(
+      this.handle,
+      this.table,
+      { ...this.meta, headRescore: { weight: 0, k, pool } },
+      this.mixPcfg,
+      text,
+    );
+    const model = candidate.headModel();
+    const sentences: Parameters<typeof chooseHeadWeight>[0][number][] = [];
+    const fallbacks: boolean[] = [];
+    for (let b = 0; b < dev.length; b += DEV_PARSE_CHUNK) {
+      const chunk = dev.slice(b, b + DEV_PARSE_CHUNK);
+      const parsed = await this.parseNbest(
+        chunk.map((t) => treeWords(t)),
+        pool,
+        { threads: opts.threads, signal: opts.signal, mbrTree: true },
+      );
+      parsed.forEach((p, i) => {
+        const mbr = p.mbrTree ?? p.candidates[0];
+        const candidates = p.fallback ? [mbr] : rescoringCandidates(p.candidates, mbr, k);
+        sentences.push({ candidates, head: headLogprobs(model, candidates), mbr: mbr.tree, gold: chunk[i] });
+        fallbacks.push(p.fallback);
+      });
+      report(Math.min(dev.length, b + DEV_PARSE_CHUNK), dev.length);
+    }
+    const choice = chooseHeadWeight(sentences, CRF_DEFAULTS.headWeights);
+    summary.headWeightsDev = { mbrF1: choice.mbrF1, byWeight: choice.byWeight };
+    if (choice.weight === undefined) return this;
+    summary.headWeight = choice.weight;
+    const weight = choice.weight;
+    const { scoreParses } = await import('./score-parses.js');
+    summary.bestDev = await scoreParses(
+      async () =>
+        sentences.map((s, i) => ({
+          tree: s.candidates[rescoredChoice(s.candidates, s.head, weight)].tree,
+          fallback: fallbacks[i],
+        })),
+      dev,
+      { threads: opts.threads },
+    );
+    const rescoring = { ...this.meta, headRescore: { weight, k, pool } };
+    const out = new ChartParserModel(this.handle, this.table, rescoring, this.mixPcfg, text);
+    out.headModelCache = model;
+    return out;
+  }
+
+  /** parseNbest's 1-best where the model rescores its MBR tree: the candidates, rescored by the head model. */
+  private async parseRescored(sentences: string[][], options: ParseOptions): Promise<ParsedNbest[]> {
+    const rescore = this.meta.headRescore as HeadRescoring;
+    const { decode: _d, headModel: _h, ...rest } = options;
+    const parsed = await this.parseNbest(sentences, rescore.pool, { ...rest, mbrTree: true });
+    const model = this.headModel();
+    return parsed.map((p) => {
+      const mbr = p.mbrTree ?? p.candidates[0];
+      if (p.fallback) return { candidates: [mbr], fallback: true, ...(options.mbrTree ? { mbrTree: mbr } : {}) };
+      const candidates = rescoringCandidates(p.candidates, mbr, rescore.k);
+      const best = candidates[rescoredChoice(candidates, headLogprobs(model, candidates), rescore.weight)];
+      return { candidates: [best], fallback: false, ...(options.mbrTree ? { mbrTree: best } : {}) };
+    });
   }
 
   /**
@@ -1295,6 +1456,9 @@ export class ChartParserModel implements NbestProducer {
     // The model's decode is its 1-best; k-best lists are MBR only when asked for.
     const mbrDecode = k === 1 ? decode === 'mbr' : options.decode === 'mbr';
     const ensemble = options.ensemble ?? [];
+    const rescores =
+      this.meta.headRescore !== undefined && options.headModel !== false && !options.pcfg && ensemble.length === 0;
+    if (k === 1 && mbrDecode && rescores) return this.parseRescored(sentences, options);
     if (ensemble.length > 0) {
       if (!this.meta.crf || ensemble.some((m) => !m.meta.crf))
         throw optionError('ensemble: every parser must be a CRF model');
@@ -1473,23 +1637,32 @@ export class ChartParserModel implements NbestProducer {
 
   /** Writes the model file (atomically: a temp file renamed into place). */
   save(file: string): void {
-    const payload = this.handle.serialize();
+    // The CRF's payload, then its PCFG's (version 2), then its head model's trees (version 3);
+    // a file with neither stays version 1, which readers from before the PCFG mix read too.
+    const parts = [this.handle.serialize()];
+    const meta: ChartMeta = { ...this.meta };
+    let kindVersion = 1;
     const mix = this.meta.pcfgMix;
-    if (!mix || !this.mixPcfg) {
-      // Version 1: what readers from before the PCFG mix read too.
-      saveModel(file, { kind: CHART_MODEL_KIND, kindVersion: 1, meta: this.meta, payload });
-      return;
+    if (mix && this.mixPcfg) {
+      const pcfgPayload = this.mixPcfg.handle.serialize();
+      parts.push(pcfgPayload);
+      meta.pcfgMix = { ...mix, bytes: pcfgPayload.length };
+      kindVersion = 2;
+    } else delete meta.pcfgMix;
+    const rescore = this.meta.headRescore;
+    if (rescore && this.headTrees !== undefined) {
+      const trees = gzipSync(this.headTrees);
+      parts.push(trees);
+      meta.headRescore = { ...rescore, bytes: trees.length };
+      kindVersion = 3;
+    } else delete meta.headRescore;
+    const payload = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      payload.set(p, at);
+      at += p.length;
     }
-    const pcfgPayload = this.mixPcfg.handle.serialize();
-    const both = new Uint8Array(payload.length + pcfgPayload.length);
-    both.set(payload, 0);
-    both.set(pcfgPayload, payload.length);
-    saveModel(file, {
-      kind: CHART_MODEL_KIND,
-      kindVersion: CHART_MODEL_VERSION,
-      meta: { ...this.meta, pcfgMix: { ...mix, bytes: pcfgPayload.length } },
-      payload: both,
-    });
+    saveModel(file, { kind: CHART_MODEL_KIND, kindVersion, meta, payload });
   }
 
   /**
@@ -1512,6 +1685,36 @@ export class ChartParserModel implements NbestProducer {
 
   private static fromModelFile(file: string, m: ModelFile<ChartMeta>): ChartParserModel {
     refuseNewerVersion(file, m);
+    const rescore = m.meta?.headRescore;
+    if (rescore === undefined) return ChartParserModel.withoutHeadModel(file, m);
+    const bytes = rescore?.bytes;
+    if (
+      typeof rescore !== 'object' ||
+      !(rescore.weight > 0) ||
+      !Number.isInteger(rescore.k) ||
+      rescore.k < 1 ||
+      !Number.isInteger(rescore.pool) ||
+      rescore.pool < rescore.k ||
+      !Number.isInteger(bytes) ||
+      bytes === undefined ||
+      bytes <= 0 ||
+      bytes >= m.payload.length
+    )
+      throw new ModelFileError(file, "chart parser model metadata is malformed (its head model's weight or length)");
+    const split = m.payload.length - bytes;
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(gunzipSync(m.payload.subarray(split)));
+    } catch {
+      throw new ModelFileError(file, "chart parser model's head-model trees are damaged (not gzip'd UTF-8 text)");
+    }
+    const rest = ChartParserModel.withoutHeadModel(file, { ...m, payload: m.payload.subarray(0, split) });
+    const meta: ChartMeta = { ...rest.meta, headRescore: rescore };
+    return new ChartParserModel(rest.handle, rest.table, meta, rest.mixPcfg, text);
+  }
+
+  /** A model file's CRF (or PCFG) and its mixed PCFG, its payload ending with the PCFG's. */
+  private static withoutHeadModel(file: string, m: ModelFile<ChartMeta>): ChartParserModel {
     const mix = m.meta?.pcfgMix;
     if (mix === undefined) return ChartParserModel.fromParts(file, m.meta, m.payload);
     const bytes = mix?.bytes;

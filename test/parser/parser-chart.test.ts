@@ -52,6 +52,7 @@ async function trainScoredOnDev(
     epochs: 2,
     threads: 1,
     pcfgWeight: 0,
+    headModel: false,
     dev,
     summary,
     onPass: (r) => passes.push(r.devF1 ?? NaN),

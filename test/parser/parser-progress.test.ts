@@ -61,8 +61,9 @@ describe('CRF parser training progress inside a pass', () => {
         batch: 5,
         threads: 1,
         weightFloor: 0,
-        // The CRF alone: the PCFG's weight has its own test below.
+        // The CRF alone: the PCFG's weight has its own test below, the head model its own file.
         pcfgWeight: 0,
+        headModel: false,
         dev,
         onProgress: (p) => {
           own.push(p);
@@ -100,7 +101,7 @@ describe('CRF parser training progress inside a pass', () => {
     const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
     const model = await ChartParserModel.train(
       train,
-      { crf: true, epochs: 1, batch: 5, threads: 1, dev, summary, onProgress: (p) => own.push(p) },
+      { crf: true, epochs: 1, batch: 5, threads: 1, dev, summary, headModel: false, onProgress: (p) => own.push(p) },
       { onProgress: (e) => common.push(e) },
     );
     const first = own.findIndex((p) => p.pcfgMix === true);

@@ -47,6 +47,8 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
                   tagSets: options.tagSets,
                   seed: member.seed ?? ctx.seed,
                   pcfgWeight,
+                  // The lists carry the head model's verdict as features; the parser needs none.
+                  headModel: false,
                   ...(devTrees ? { dev: devTrees } : {}),
                   ...ctx.checkpoints?.(label),
                 }

@@ -1,0 +1,214 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { decodeModel, encodeModel } from '../../lib/io/model-file.js';
+import { formatTree, type Tree } from '../../lib/trees/tree.js';
+import { parseTree } from '../../lib/trees/bracket-parser.js';
+import { ChartParserModel, type ParserTrainProgress, type ParserTrainSummary } from '../../lib/parser/chart-parser.js';
+import { evaluateParser } from '../../lib/parser/evaluate.js';
+import { treeWords } from '../../lib/parser/input.js';
+import { CRF_DEFAULTS } from '../../lib/options/parser.js';
+import { trainHeadModel } from '../../lib/rerank/head-model.js';
+import { treeCounts } from '../../lib/eval/score.js';
+import { chooseHeadWeight, rescoredChoice, rescoringCandidates } from '../../lib/parser/head-rescoring.js';
+import { ModelFileError } from '../../lib/errors.js';
+import { tempDir } from '../helpers.js';
+import { gumShortTrees } from './gum-short.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const scored = (tree: string, logprob: number): { tree: Tree; logprob: number } => ({ tree: parseTree(tree), logprob });
+
+describe('the candidates and the choice of a rescoring', () => {
+  it('sums tag variants and appends the MBR tree only when its bracketing is missing', () => {
+    const pool = [
+      scored('(S (NP (DT a) (NN b)) (VP (VB c)))', -1),
+      scored('(S (NP (DT a) (NN b)) (VP (NN c)))', -2),
+      scored('(S (NP (DT a)) (VP (NN b) (VB c)))', -1.5),
+    ];
+    const list = rescoringCandidates(pool, pool[0], 1);
+    expect(list).toHaveLength(1);
+    // The first bracketing's two tag variants summed: log(e^-1 + e^-2).
+    expect(list[0].logprob).toBeCloseTo(Math.log(Math.exp(-1) + Math.exp(-2)), 12);
+    const mbr = scored('(S (NP (DT a)) (VP (NN b) (VB c)))', -1.5);
+    const withMbr = rescoringCandidates(pool, mbr, 1);
+    expect(withMbr.map((c) => formatTree(c.tree))).toEqual([formatTree(pool[0].tree), formatTree(mbr.tree)]);
+    expect(rescoringCandidates(pool, mbr, 2)).toHaveLength(2);
+  });
+
+  it('chooses the highest logprob + w x head score, the first of equals', () => {
+    const list = [scored('(X (A a))', -1), scored('(X (B a))', -2), scored('(X (C a))', -3)];
+    expect(rescoredChoice(list, [-10, -5, -1], 0)).toBe(0);
+    expect(rescoredChoice(list, [-10, -5, -1], 1)).toBe(2);
+    expect(rescoredChoice(list, [-3, -2, -1], 1)).toBe(0); // all tie at -4
+  });
+
+  it('picks the weight of the best dev F1 above the MBR trees (brute force), or none', () => {
+    const gold = parseTree('(S (NP (DT a) (NN b)) (VP (VB c)))');
+    const right = scored('(S (NP (DT a) (NN b)) (VP (VB c)))', -2);
+    const wrong = scored('(S (NP (DT a)) (VP (NN b) (VB c)))', -1);
+    const sentence = (head: number[], mbr: Tree) => ({ candidates: [right, wrong], head, mbr, gold });
+    // The head model prefers the right tree by 2 nats: weights from 0.5 up find it (at 0.5 the
+    // two tie and the first is kept), and the smallest of equal F1 is chosen.
+    const helps = [sentence([-1, -3], wrong.tree)];
+    const weights = [0.25, 0.5, 0.75, 1];
+    const choice = chooseHeadWeight(helps, weights);
+    const f1 = (t: Tree): number => {
+      const c = treeCounts(gold, t);
+      return (200 * c.matched) / (c.gold + c.test);
+    };
+    expect(choice.mbrF1).toBeCloseTo(f1(wrong.tree), 12);
+    expect(choice.byWeight.map((w) => w.f1)).toEqual(
+      weights.map((w) => f1([right, wrong][rescoredChoice([right, wrong], [-1, -3], w)].tree)),
+    );
+    expect(choice.byWeight[0].f1).toBeLessThan(choice.byWeight[1].f1);
+    expect(choice.weight).toBe(0.5);
+    // Where the MBR tree is already right, no weight beats it: no rescoring.
+    expect(chooseHeadWeight([sentence([-1, -3], right.tree)], weights).weight).toBeUndefined();
+  });
+});
+
+// A CRF with dev, rescoring by default; dev is part of the training trees, where the head
+// model (counted from them) must help, so the dev choice keeps a weight.
+const train = gumShortTrees('train.mrg', 150);
+const dev = train.slice(0, 40);
+const sentences = gumShortTrees('dev.mrg', 40).map((t) => treeWords(t));
+const rescoring = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, dev });
+const plain = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, dev, headModel: false });
+
+const shown = (r: { tree: Tree }[]): string[] => r.map((s) => formatTree(s.tree));
+
+describe("the CRF's MBR tree rescored by a head model", () => {
+  it('parses as the brute-force rescoring of its k-best bracketings; off, as the MBR tree', async () => {
+    const [m, p] = [await rescoring, await plain];
+    const weight = m.info().headWeight;
+    expect(weight).toBeGreaterThan(0);
+    expect(p.info().headWeight).toBe(0);
+    const mbr = await p.parse(sentences, { threads: 1 });
+    expect(shown(await m.parse(sentences, { threads: 1, headModel: false }))).toEqual(shown(mbr));
+    // By hand: the pool, its k best bracketings and the MBR tree, the head model of the trees.
+    const head = trainHeadModel(train);
+    const pools = await p.parseNbest(sentences, CRF_DEFAULTS.headPool, { threads: 1, mbrTree: true });
+    const expected = pools.map((pool) => {
+      const list = rescoringCandidates(pool.candidates, pool.mbrTree, CRF_DEFAULTS.headK);
+      return list[
+        rescoredChoice(
+          list,
+          list.map((c) => head.logprob(c.tree)),
+          weight,
+        )
+      ];
+    });
+    const own = await m.parse(sentences, { threads: 1 });
+    expect(shown(own)).toEqual(shown(expected));
+    expect(own.map((s) => s.logprob)).toEqual(expected.map((s) => s.logprob));
+    expect(shown(own)).not.toEqual(shown(mbr));
+    // parseNbest's 1-best is the same tree; lists of k > 1 stay the CRF's.
+    expect(shown((await m.parseNbest(sentences, 1, { threads: 1 })).map((s) => s.candidates[0]))).toEqual(shown(own));
+    const lists = (r: { candidates: { tree: Tree }[] }[]): string[][] => r.map((s) => shown(s.candidates));
+    expect(lists(await m.parseNbest(sentences, 4, { threads: 1 }))).toEqual(
+      lists(await p.parseNbest(sentences, 4, { threads: 1 })),
+    );
+  }, 180_000);
+
+  it('round-trips through its file (version 3); a damaged tree section is refused', async () => {
+    const m = await rescoring;
+    const file = tmp.file('rescoring.model');
+    m.save(file);
+    const decoded = decodeModel<{ headRescore?: { weight: number; bytes: number } }>(readFileSync(file));
+    expect(decoded.kindVersion).toBe(3);
+    expect(decoded.meta.headRescore?.weight).toBe(m.info().headWeight);
+    const back = await ChartParserModel.load(file);
+    expect(back.info()).toEqual(m.info());
+    expect(shown(await back.parse(sentences, { threads: 1 }))).toEqual(shown(await m.parse(sentences, { threads: 1 })));
+    // Without rescoring the file keeps its older version.
+    const plainFile = tmp.file('plain.model');
+    (await plain).save(plainFile);
+    expect(decodeModel(readFileSync(plainFile)).kindVersion).toBe(2);
+    const bad = tmp.file('bad.model');
+    const payload = Uint8Array.from(decoded.payload);
+    payload[payload.length - 5] ^= 0xff;
+    writeFileSync(bad, encodeModel({ ...decoded, payload }));
+    await expect(ChartParserModel.load(bad)).rejects.toThrow(ModelFileError);
+    await expect(ChartParserModel.load(bad)).rejects.toThrow(/bad\.model.*head-model trees are damaged/);
+    const long = tmp.file('long.model');
+    writeFileSync(
+      long,
+      encodeModel({ ...decoded, meta: { ...decoded.meta, headRescore: { ...decoded.meta.headRescore, bytes: 1e12 } } }),
+    );
+    await expect(ChartParserModel.load(long)).rejects.toThrow(/long\.model.*head model's weight or length/);
+  }, 180_000);
+});
+
+describe('the trees of the head model', () => {
+  it('are the training trees by default, or headModelTrees: stored, and parsed with', async () => {
+    const m = await rescoring;
+    const stored = (model: ChartParserModel): string[] => {
+      const file = tmp.file(`trees-${Math.random()}.model`);
+      model.save(file);
+      const d = decodeModel<{ headRescore?: { bytes: number } }>(readFileSync(file));
+      const bytes = d.meta.headRescore?.bytes ?? 0;
+      return gunzipSync(d.payload.subarray(d.payload.length - bytes))
+        .toString('utf8')
+        .split('\n');
+    };
+    expect(stored(m)).toHaveLength(train.length);
+    // More trees than the CRF trains on (as train-parser passes all of --train beside --max-length);
+    // dev among them and not among the CRF's, where the head model must help.
+    const more = gumShortTrees('train.mrg', 400);
+    const heldDev = more.slice(train.length, train.length + 40);
+    const wide = await ChartParserModel.train(train, {
+      crf: true,
+      epochs: 1,
+      threads: 1,
+      dev: heldDev,
+      headModelTrees: more,
+    });
+    expect(stored(wide)).toHaveLength(more.length);
+    const weight = wide.info().headWeight;
+    expect(weight).toBeGreaterThan(0);
+    const head = trainHeadModel(more);
+    const pools = await wide.parseNbest(sentences, CRF_DEFAULTS.headPool, { threads: 1, mbrTree: true });
+    const expected = pools.map((pool) => {
+      const list = rescoringCandidates(pool.candidates, pool.mbrTree, CRF_DEFAULTS.headK);
+      return list[
+        rescoredChoice(
+          list,
+          list.map((c) => head.logprob(c.tree)),
+          weight,
+        )
+      ];
+    });
+    expect(shown(await wide.parse(sentences, { threads: 1 }))).toEqual(shown(expected));
+    await expect(ChartParserModel.train(train, { headModelTrees: more })).rejects.toThrow(/headModelTrees/);
+  }, 180_000);
+});
+
+describe("the dev parse that chooses the head model's weight", () => {
+  it('reports after the PCFG weight, in chunks; the model parses dev as it scored', async () => {
+    const own: ParserTrainProgress[] = [];
+    const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
+    const model = await ChartParserModel.train(train, {
+      crf: true,
+      epochs: 1,
+      threads: 1,
+      dev,
+      summary,
+      onProgress: (p) => own.push(p),
+    });
+    const first = own.findIndex((p) => p.headModel === true);
+    expect(first).toBeGreaterThan(0);
+    expect(own[first - 1].pcfgMix).toBe(true);
+    const choosing = own.slice(first);
+    expect(choosing.every((p) => p.headModel === true)).toBe(true);
+    expect(choosing.map((p) => p.devSentences)).toEqual([32, dev.length]);
+    expect(summary.headWeightsDev?.byWeight.map((d) => d.weight)).toEqual([...CRF_DEFAULTS.headWeights]);
+    const best = Math.max(...(summary.headWeightsDev?.byWeight ?? []).map((d) => d.f1));
+    expect(best).toBeGreaterThan(summary.headWeightsDev?.mbrF1 ?? Infinity);
+    expect(model.info().headWeight).toBe(summary.headWeight);
+    expect(summary.bestDev?.f1).toBeCloseTo(best, 10);
+    const score = await evaluateParser(model, dev, { threads: 1 });
+    expect(score).toEqual(summary.bestDev);
+  }, 180_000);
+});
