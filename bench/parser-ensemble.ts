@@ -11,10 +11,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot as root, sharedData as shared } from '../test-support/shared-data.js';
+import { sharedData as shared } from '../test-support/shared-data.js';
 import { readTreesSync } from '../lib/io/treebank.js';
-import { evalbCorpus } from '../lib/eval/evalb.js';
-import { measure } from './peers/process-time.js';
+import { parseRun, parseRunLine, type ParseRun } from './parse-run.js';
 import { processorLine } from './processor.js';
 
 console.log(processorLine());
@@ -30,38 +29,8 @@ const golds = readTreesSync(gold);
 const sentences = golds.length;
 const work = mkdtempSync(join(tmpdir(), 'structrank-ensemble-'));
 
-interface Run {
-  cpu: number;
-  rssMb: number;
-  f1: { cutoff: number; all: number };
-}
-
-function parse(extra: string[]): Run {
-  const out = join(work, 'out.mrg');
-  const { cpu, rssMb } = measure(
-    process.execPath,
-    [
-      join(root, 'dist', 'cli.js'),
-      'parse',
-      '--model',
-      models[0],
-      ...extra,
-      '--input',
-      gold,
-      '--out',
-      out,
-      '--threads',
-      '1',
-    ],
-    { timeFile: join(work, 'time.txt') },
-  );
-  const parsed = readTreesSync(out);
-  const report = evalbCorpus(golds.map((g, i) => [g, parsed[i]] as const));
-  return { cpu, rssMb, f1: { cutoff: report.cutoff.f1, all: report.all.f1 } };
-}
-
-const line = (name: string, r: Run): string =>
-  `${name}: ${r.cpu.toFixed(2)} CPU s, ${(sentences / r.cpu).toFixed(1)} sentences per CPU s, ${r.rssMb.toFixed(0)} MB, F1 ${r.f1.cutoff.toFixed(2)} / ${r.f1.all.toFixed(2)}`;
+const parse = (extra: string[]): ParseRun => parseRun(models[0], extra, gold, golds, work);
+const line = (name: string, r: ParseRun): string => parseRunLine(name, r, sentences);
 
 console.log(
   `${ds} ${set}: ${sentences} sentences; single ${models[0]}, ensemble + ${models.slice(1).join(', ')}; ${reps} repetitions`,
