@@ -10,9 +10,11 @@
  * log-probability plus `weight` times its log-probability under the head model; dev chooses
  * the weight, or no rescoring when no weight beats the MBR tree there.
  */
-import { treeCounts, type MatchCounts } from '../eval/score.js';
+import { evalbSentence } from '../eval/evalb.js';
+import type { MatchCounts } from '../eval/score.js';
 import { bracketingKey, selectKbest, type ScoredTree } from '../trees/kbest-modes.js';
 import type { Tree, TreeModel } from '../trees/tree.js';
+import { withRootOf } from '../trees/transforms.js';
 
 /** How a model rescores: the head model's weight, the candidates per sentence and the pool they come from. */
 export interface HeadRescoring {
@@ -51,6 +53,18 @@ export function rescoredChoice(
   return best;
 }
 
+/**
+ * A parse's EVALB counts as the corpus totals take them: none for a sentence EVALB reports as
+ * an error (a word the parser tags as punctuation and the gold does not), so the dev figures
+ * are those `eval parse` and the PCFG weight's choice give.
+ */
+function corpusCounts(gold: Tree, test: Tree): MatchCounts {
+  const s = evalbSentence(gold, withRootOf(test, gold));
+  return s.statusCode === 0
+    ? { matched: s.matched, gold: s.goldBrackets, test: s.testBrackets }
+    : { matched: 0, gold: 0, test: 0 };
+}
+
 function corpusF1(counts: readonly MatchCounts[]): number {
   let matched = 0;
   let total = 0;
@@ -61,7 +75,7 @@ function corpusF1(counts: readonly MatchCounts[]): number {
   return total === 0 ? 0 : (200 * matched) / total;
 }
 
-/** Dev F1 of the MBR trees and of each weight's rescored choice. */
+/** Dev F1 (EVALB's, over all dev sentences) of the MBR trees and of each weight's rescored choice. */
 export interface HeadWeightChoice {
   /** The weight of the best dev F1 above the MBR trees'; undefined when none is above. */
   weight: number | undefined;
@@ -77,8 +91,8 @@ export function chooseHeadWeight(
   sentences: readonly { candidates: readonly ScoredTree[]; head: readonly number[]; mbr: Tree; gold: Tree }[],
   weights: readonly number[],
 ): HeadWeightChoice {
-  const mbrF1 = corpusF1(sentences.map((s) => treeCounts(s.gold, s.mbr)));
-  const counts = sentences.map((s) => s.candidates.map((c) => treeCounts(s.gold, c.tree)));
+  const mbrF1 = corpusF1(sentences.map((s) => corpusCounts(s.gold, s.mbr)));
+  const counts = sentences.map((s) => s.candidates.map((c) => corpusCounts(s.gold, c.tree)));
   const byWeight = weights.map((weight) => ({
     weight,
     f1: corpusF1(sentences.map((s, i) => counts[i][rescoredChoice(s.candidates, s.head, weight)])),

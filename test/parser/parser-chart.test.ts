@@ -546,7 +546,22 @@ describe('chart parser CLI', () => {
         .map((x) => x.split(' ')) ?? [];
     expect(byWeight.map(([w]) => Number(w))).toEqual([...CRF_DEFAULTS.pcfgWeights]);
     expect(byWeight[0][1]).toBe(kept?.[2]);
-    expect(report.dev.f1.toFixed(2)).toBe(Math.max(...byWeight.map(([, f1]) => Number(f1))).toFixed(2));
+    const mixed = Math.max(...byWeight.map(([, f1]) => Number(f1))).toFixed(2);
+    // Then the head model's weight, on the same trees: its MBR figure is the mix's, and the
+    // final figure the rescored one at the chosen weight (the mix's where none was chosen).
+    const head = /rescored by the head model at weight ([\d.]+) \(dev F1 ([\d.]+) without; by weight: ([^)]+)\)/.exec(
+      r.stderr,
+    );
+    const without = /the MBR tree without the head model \(dev F1 ([\d.]+);/.exec(r.stderr);
+    expect(head ?? without).not.toBeNull();
+    if (head) {
+      expect(head[2]).toBe(mixed);
+      const chosen = head[3].split(', ').find((x) => x.startsWith(`${head[1]} `));
+      expect(report.dev.f1.toFixed(2)).toBe(chosen?.split(' ')[1]);
+    } else {
+      expect(without?.[1]).toBe(mixed);
+      expect(report.dev.f1.toFixed(2)).toBe(mixed);
+    }
     // And it is what the saved model scores on those trees.
     const gold = treeFile('dev-within.mrg', within);
     const parsed = tmp.file('dev-within.parsed');

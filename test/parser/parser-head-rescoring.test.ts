@@ -10,6 +10,7 @@ import { treeWords } from '../../lib/parser/input.js';
 import { CRF_DEFAULTS } from '../../lib/options/parser.js';
 import { trainHeadModel } from '../../lib/rerank/head-model.js';
 import { treeCounts } from '../../lib/eval/score.js';
+import { evalbCorpus } from '../../lib/eval/evalb.js';
 import { chooseHeadWeight, rescoredChoice, rescoringCandidates } from '../../lib/parser/head-rescoring.js';
 import { ModelFileError } from '../../lib/errors.js';
 import { tempDir } from '../helpers.js';
@@ -66,6 +67,20 @@ describe('the candidates and the choice of a rescoring', () => {
     expect(choice.weight).toBe(0.5);
     // Where the MBR tree is already right, no weight beats it: no rescoring.
     expect(chooseHeadWeight([sentence([-1, -3], right.tree)], weights).weight).toBeUndefined();
+  });
+
+  it("scores dev as EVALB's corpus totals do: a sentence EVALB reports as an error counts for nothing", () => {
+    const gold = parseTree('(S (NP (DT a) (NN b)) (VP (VB c)) (. .))');
+    // Tagged as a word, the full stop is not deleted as punctuation: EVALB reports a length mismatch.
+    const error = scored('(S (NP (DT a) (NN b)) (VP (VB c) (NN .)))', -1);
+    const good = scored('(S (NP (DT a)) (VP (NN b) (VB c)) (. .))', -1);
+    const other = { candidates: [good], head: [-1], mbr: good.tree, gold };
+    const sentences = [{ candidates: [error], head: [-1], mbr: error.tree, gold }, other];
+    const choice = chooseHeadWeight(sentences, [1]);
+    const report = evalbCorpus(sentences.map((x) => [x.gold, x.mbr] as const));
+    expect(report.all.errorSentences).toBe(1);
+    expect(choice.mbrF1).toBeCloseTo(report.all.f1, 12);
+    expect(choice.mbrF1).toBeCloseTo(chooseHeadWeight([other], [1]).mbrF1, 12);
   });
 });
 
