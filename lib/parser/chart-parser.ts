@@ -626,6 +626,21 @@ function refuseNewerVersion(file: string, m: ModelFile<ChartMeta>): void {
     throw new ModelFileError(file, `chart parser model version ${m.kindVersion} is newer than supported`);
 }
 
+/** Whether metadata's `bytes` can be a section that ends a payload of `payloadLength` bytes, leaving some before it. */
+function isTrailingSection(bytes: unknown, payloadLength: number): bytes is number {
+  return typeof bytes === 'number' && Number.isInteger(bytes) && bytes > 0 && bytes < payloadLength;
+}
+
+/** A head model counted from stored training trees, one bracketed tree per line. */
+function headModelOf(text: string): TreeModel {
+  return trainHeadModel(
+    text
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => parseTree(line)),
+  );
+}
+
 /**
  * How one grammar's categories meet another's, by name: with `tags`, tag symbol -> the other's
  * tag of the same label, else of its base label (a parent-annotated `NN^NP` pools into `NN`),
@@ -1050,12 +1065,7 @@ export class ChartParserModel implements NbestProducer {
   private headModelCache?: TreeModel;
   /** The head model of `meta.headRescore`, counted from its trees when first needed (a few seconds). */
   private headModel(): TreeModel {
-    this.headModelCache ??= trainHeadModel(
-      (this.headTrees ?? '')
-        .split('\n')
-        .filter((line) => line.length > 0)
-        .map((line) => parseTree(line)),
-    );
+    this.headModelCache ??= headModelOf(this.headTrees ?? '');
     return this.headModelCache;
   }
 
@@ -1271,14 +1281,8 @@ export class ChartParserModel implements NbestProducer {
       .map((t) => formatTree(t))
       .join('\n');
     const { headK: k, headPool: pool } = CRF_DEFAULTS;
-    const candidate = new ChartParserModel(
-      this.handle,
-      this.table,
-      { ...this.meta, headRescore: { weight: 0, k, pool } },
-      this.mixPcfg,
-      text,
-    );
-    const model = candidate.headModel();
+    // Counted from the text the model stores, as a loaded model counts it.
+    const model = headModelOf(text);
     const sentences: Parameters<typeof chooseHeadWeight>[0][number][] = [];
     const fallbacks: boolean[] = [];
     for (let b = 0; b < dev.length; b += DEV_PARSE_CHUNK) {
@@ -1687,7 +1691,6 @@ export class ChartParserModel implements NbestProducer {
     refuseNewerVersion(file, m);
     const rescore = m.meta?.headRescore;
     if (rescore === undefined) return ChartParserModel.withoutHeadModel(file, m);
-    const bytes = rescore?.bytes;
     if (
       typeof rescore !== 'object' ||
       !(rescore.weight > 0) ||
@@ -1695,13 +1698,10 @@ export class ChartParserModel implements NbestProducer {
       rescore.k < 1 ||
       !Number.isInteger(rescore.pool) ||
       rescore.pool < rescore.k ||
-      !Number.isInteger(bytes) ||
-      bytes === undefined ||
-      bytes <= 0 ||
-      bytes >= m.payload.length
+      !isTrailingSection(rescore.bytes, m.payload.length)
     )
       throw new ModelFileError(file, "chart parser model metadata is malformed (its head model's weight or length)");
-    const split = m.payload.length - bytes;
+    const split = m.payload.length - rescore.bytes;
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(gunzipSync(m.payload.subarray(split)));
@@ -1717,17 +1717,13 @@ export class ChartParserModel implements NbestProducer {
   private static withoutHeadModel(file: string, m: ModelFile<ChartMeta>): ChartParserModel {
     const mix = m.meta?.pcfgMix;
     if (mix === undefined) return ChartParserModel.fromParts(file, m.meta, m.payload);
-    const bytes = mix?.bytes;
     if (
       typeof mix !== 'object' ||
       !(mix.weight > 0 && mix.weight < 1) ||
-      !Number.isInteger(bytes) ||
-      bytes === undefined ||
-      bytes <= 0 ||
-      bytes >= m.payload.length
+      !isTrailingSection(mix.bytes, m.payload.length)
     )
       throw new ModelFileError(file, "chart parser model metadata is malformed (its PCFG's weight or length)");
-    const split = m.payload.length - bytes;
+    const split = m.payload.length - mix.bytes;
     const pcfg = ChartParserModel.fromParts(file, mix.meta, m.payload.subarray(split));
     if (pcfg.isCrf) throw new ModelFileError(file, 'chart parser model metadata is malformed (its PCFG is a CRF)');
     const crf = ChartParserModel.fromParts(file, m.meta, m.payload.subarray(0, split));

@@ -11,7 +11,7 @@
  * the weight, or no rescoring when no weight beats the MBR tree there.
  */
 import { evalbSentence } from '../eval/evalb.js';
-import type { MatchCounts } from '../eval/score.js';
+import { addCounts, f1, type MatchCounts } from '../eval/score.js';
 import { bracketingKey, selectKbest, type ScoredTree } from '../trees/kbest-modes.js';
 import type { Tree, TreeModel } from '../trees/tree.js';
 import { withRootOf } from '../trees/transforms.js';
@@ -66,13 +66,7 @@ function corpusCounts(gold: Tree, test: Tree): MatchCounts {
 }
 
 function corpusF1(counts: readonly MatchCounts[]): number {
-  let matched = 0;
-  let total = 0;
-  for (const c of counts) {
-    matched += c.matched;
-    total += c.gold + c.test;
-  }
-  return total === 0 ? 0 : (200 * matched) / total;
+  return f1(counts.reduce((sum, c) => addCounts(sum, c), { matched: 0, gold: 0, test: 0 }));
 }
 
 /** Dev F1 (EVALB's, over all dev sentences) of the MBR trees and of each weight's rescored choice. */
