@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { decodeModel, encodeModel } from '../../lib/io/model-file.js';
 import { formatTree, type Tree } from '../../lib/trees/tree.js';
+import type { ScoredTree } from '../../lib/trees/kbest-modes.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { ChartParserModel, type ParserTrainProgress, type ParserTrainSummary } from '../../lib/parser/chart-parser.js';
 import { evaluateParser } from '../../lib/parser/evaluate.js';
@@ -94,6 +95,22 @@ const plain = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, 
 
 const shown = (r: { tree: Tree }[]): string[] => r.map((s) => formatTree(s.tree));
 
+/** By hand: each sentence's pool from `model`, its k best bracketings and MBR tree, rescored by a head model of `trees`. */
+async function bruteForce(model: ChartParserModel, trees: Tree[], weight: number): Promise<ScoredTree[]> {
+  const head = trainHeadModel(trees);
+  const pools = await model.parseNbest(sentences, CRF_DEFAULTS.headPool, { threads: 1, mbrTree: true });
+  return pools.map((pool) => {
+    const list = rescoringCandidates(pool.candidates, pool.mbrTree, CRF_DEFAULTS.headK);
+    return list[
+      rescoredChoice(
+        list,
+        list.map((c) => head.logprob(c.tree)),
+        weight,
+      )
+    ];
+  });
+}
+
 describe("the CRF's MBR tree rescored by a head model", () => {
   it('parses as the brute-force rescoring of its k-best bracketings; off, as the MBR tree', async () => {
     const [m, p] = [await rescoring, await plain];
@@ -102,19 +119,7 @@ describe("the CRF's MBR tree rescored by a head model", () => {
     expect(p.info().headWeight).toBe(0);
     const mbr = await p.parse(sentences, { threads: 1 });
     expect(shown(await m.parse(sentences, { threads: 1, headModel: false }))).toEqual(shown(mbr));
-    // By hand: the pool, its k best bracketings and the MBR tree, the head model of the trees.
-    const head = trainHeadModel(train);
-    const pools = await p.parseNbest(sentences, CRF_DEFAULTS.headPool, { threads: 1, mbrTree: true });
-    const expected = pools.map((pool) => {
-      const list = rescoringCandidates(pool.candidates, pool.mbrTree, CRF_DEFAULTS.headK);
-      return list[
-        rescoredChoice(
-          list,
-          list.map((c) => head.logprob(c.tree)),
-          weight,
-        )
-      ];
-    });
+    const expected = await bruteForce(p, train, weight);
     const own = await m.parse(sentences, { threads: 1 });
     expect(shown(own)).toEqual(shown(expected));
     expect(own.map((s) => s.logprob)).toEqual(expected.map((s) => s.logprob));
@@ -183,19 +188,7 @@ describe('the trees of the head model', () => {
     expect(stored(wide)).toHaveLength(more.length);
     const weight = wide.info().headWeight;
     expect(weight).toBeGreaterThan(0);
-    const head = trainHeadModel(more);
-    const pools = await wide.parseNbest(sentences, CRF_DEFAULTS.headPool, { threads: 1, mbrTree: true });
-    const expected = pools.map((pool) => {
-      const list = rescoringCandidates(pool.candidates, pool.mbrTree, CRF_DEFAULTS.headK);
-      return list[
-        rescoredChoice(
-          list,
-          list.map((c) => head.logprob(c.tree)),
-          weight,
-        )
-      ];
-    });
-    expect(shown(await wide.parse(sentences, { threads: 1 }))).toEqual(shown(expected));
+    expect(shown(await wide.parse(sentences, { threads: 1 }))).toEqual(shown(await bruteForce(wide, more, weight)));
     await expect(ChartParserModel.train(train, { headModelTrees: more })).rejects.toThrow(/headModelTrees/);
   }, 180_000);
 });
