@@ -1,10 +1,11 @@
 /**
- * The counting pieces of the generative tree models (tree-model.ts, head-model.ts): event
- * counts, Witten-Bell backoff over a chain of ever coarser contexts, and each tag's
+ * The counting pieces of the generative tree models (tree-model.ts, head-model.ts): interned
+ * event ids, Witten-Bell backoff over a chain of ever coarser contexts, and each tag's
  * distribution over words, with unseen words judged by their signature.
  */
 import type { Tree, TreeModel } from '../trees/tree.js';
 import { removeEmptyElements, stripPhraseFunctionTags, stripRoot } from '../trees/transforms.js';
+import { PairTable } from './pair-table.js';
 import { suffixOf, wordShape } from './word-forms.js';
 
 /** How many pseudo-counts of a tag's signature distribution join its word counts. */
@@ -26,38 +27,84 @@ class Counts {
 }
 
 /**
+ * The ids of a generative model's symbols (labels, tags, words) and of tuples of ids, in one
+ * numbering, so no tuple shares an id with a symbol or with a tuple of another shape. While the
+ * model counts, each new symbol or tuple takes the next id; once `frozen`, an unseen one is -1,
+ * as is every tuple holding a -1, so scoring a tree adds nothing to the model.
+ */
+export class EventIds {
+  private readonly symbols = new Map<string, number>();
+  private readonly pairs = new PairTable();
+  private next = 0;
+  private frozen = false;
+
+  symbol(s: string): number {
+    let id = this.symbols.get(s);
+    if (id === undefined) {
+      if (this.frozen) return -1;
+      id = this.next++;
+      this.symbols.set(s, id);
+    }
+    return id;
+  }
+
+  /** The id of the tuple (a, b, c, d) as (((a, b), c), d), of as many as are given. */
+  tuple(a: number, b: number, c?: number, d?: number): number {
+    let id = this.pair(a, b);
+    if (c !== undefined) id = this.pair(id, c);
+    if (d !== undefined) id = this.pair(id, d);
+    return id;
+  }
+
+  /** No new ids from now on. */
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  private pair(a: number, b: number): number {
+    let id = this.pairs.get(a, b);
+    if (id < 0 && !this.frozen) {
+      id = this.next++;
+      this.pairs.set(a, b, id);
+    }
+    return id;
+  }
+}
+
+// A level's context counts: how often each context was seen, and with how many outcomes.
+const TOTAL = 0;
+const TYPES = 1;
+
+/**
  * A distribution over outcomes given a context, estimated at several levels of context, finest
  * first, each interpolated with the next coarser one by Witten-Bell: a context seen n times
- * with t distinct outcomes gives its own counts the weight n / (n + t).
+ * with t distinct outcomes gives its own counts the weight n / (n + t). Contexts and outcomes
+ * are EventIds; an id of -1 (unseen) has no counts.
  */
 export class BackoffDistribution {
-  private readonly levels: { events: Counts; totals: Counts; types: Counts }[];
+  private readonly levels: { events: PairTable; contexts: PairTable }[];
 
   constructor(levels: number) {
-    this.levels = Array.from({ length: levels }, () => ({
-      events: new Counts(),
-      totals: new Counts(),
-      types: new Counts(),
-    }));
+    this.levels = Array.from({ length: levels }, () => ({ events: new PairTable(), contexts: new PairTable() }));
   }
 
   /** Counts `outcome` in each of its `contexts` (one per level, finest first). */
-  count(contexts: readonly string[], outcome: string): void {
+  count(contexts: readonly number[], outcome: number): void {
     contexts.forEach((context, l) => {
       const level = this.levels[l];
-      if (level.events.add(`${context}\n${outcome}`) === 1) level.types.add(context);
-      level.totals.add(context);
+      if (level.events.add(context, outcome) === 1) level.contexts.add(context, TYPES);
+      level.contexts.add(context, TOTAL);
     });
   }
 
   /** P(outcome | contexts), backing off below the coarsest level to `floor`. */
-  probability(contexts: readonly string[], outcome: string, floor: number, l = 0): number {
+  probability(contexts: readonly number[], outcome: number, floor: number, l = 0): number {
     const lower = l === contexts.length - 1 ? floor : this.probability(contexts, outcome, floor, l + 1);
-    const { events, totals, types } = this.levels[l];
-    const total = totals.get(contexts[l]);
+    const { events, contexts: seen } = this.levels[l];
+    const total = seen.get(contexts[l], TOTAL, 0);
     if (total === 0) return lower;
-    const t = types.get(contexts[l]);
-    return (events.get(`${contexts[l]}\n${outcome}`) + t * lower) / (total + t);
+    const t = seen.get(contexts[l], TYPES, 0);
+    return (events.get(contexts[l], outcome, 0) + t * lower) / (total + t);
   }
 }
 

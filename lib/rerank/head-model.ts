@@ -15,63 +15,62 @@ import type { Tree, TreeModel } from '../trees/tree.js';
 import type { HeadTable } from '../trees/head-rules.js';
 import { annotateHeads, type HeadedTree } from '../trees/heads.js';
 import { learnTreebankClasses } from '../trees/tree-classes.js';
-import { BackoffDistribution, generativeModel, generativeTree, trainWordModel } from './generative-counts.js';
+import { BackoffDistribution, EventIds, generativeModel, generativeTree, trainWordModel } from './generative-counts.js';
 
 const START = '<s>';
 const STOP = '</s>';
 const TOP = '<top>';
 /** The probability of an event no context level has seen: a floor, so every candidate has a score. */
 const UNSEEN_EVENT = 1e-5;
-/**
- * Entries of a model's cache of event log-probabilities (cleared when full). A parser's
- * candidates for one sentence share most of their events, so consecutive trees hit it.
- */
-const EVENT_CACHE_SIZE = 1 << 16;
 
 /** The distributions of the model, in the order a phrase uses them. */
 type Step = 'top' | 'head' | 'dependent';
 
 /**
- * The steps that generate a headed tree: the root's label and head tag, then for each phrase
- * its head child and its dependents outward on each side (each side ends with STOP). `word`
- * gets every word once: as the root's head, or as a dependent's head with its contexts.
+ * The steps that generate a headed tree, as EventIds: the root's label and head tag, then for
+ * each phrase its head child and its dependents outward on each side (each side ends with
+ * STOP). `word` gets every word once: as the root's head, or as a dependent's head with its
+ * contexts.
  */
 function generate(
   tree: HeadedTree,
-  step: (kind: Step, contexts: readonly string[], outcome: string) => void,
-  word: (tag: string, word: string, contexts: readonly string[]) => void,
+  ids: EventIds,
+  step: (kind: Step, contexts: readonly number[], outcome: number) => void,
+  word: (tag: string, word: string, contexts: readonly number[]) => void,
 ): void {
-  step('top', [TOP], `${tree.label}\t${tree.headTag}`);
+  const stop = ids.symbol(STOP);
+  step('top', [ids.symbol(TOP)], ids.tuple(ids.symbol(tree.label), ids.symbol(tree.headTag)));
   word(tree.headTag, tree.headWord, []);
-  const walk = (n: HeadedTree, parent: string): void => {
+  const walk = (n: HeadedTree, parent: number): void => {
     if (n.word !== undefined) return;
     const head = n.children[n.head];
-    const tag = n.headTag;
-    const governor = n.headWord.toLowerCase();
-    step(
-      'head',
-      [`${n.label}\t${parent}\t${tag}\t${governor}`, `${n.label}\t${parent}\t${tag}`, `${n.label}\t${tag}`],
-      head.label,
-    );
+    const label = ids.symbol(n.label);
+    const headLabel = ids.symbol(head.label);
+    const tag = ids.symbol(n.headTag);
+    const governor = ids.symbol(n.headWord.toLowerCase());
+    const headContext = ids.tuple(label, parent, tag);
+    step('head', [ids.tuple(headContext, governor), headContext, ids.tuple(label, tag)], headLabel);
     const sides: [string, HeadedTree[]][] = [
       ['L', n.children.slice(0, n.head).reverse()],
       ['R', n.children.slice(n.head + 1)],
     ];
     for (const [side, dependents] of sides) {
-      let previous = START;
+      let previous = ids.symbol(START);
       for (const d of [...dependents, undefined]) {
-        const context = `${n.label}\t${head.label}\t${side}\t${previous}`;
-        const outcome = d === undefined ? STOP : `${d.label}\t${d.headTag}`;
-        step('dependent', [`${context}\t${tag}\t${governor}`, `${context}\t${tag}`, context], outcome);
+        const context = ids.tuple(label, headLabel, ids.symbol(side), previous);
+        const byTag = ids.tuple(context, tag);
+        const outcome = d === undefined ? stop : ids.tuple(ids.symbol(d.label), ids.symbol(d.headTag));
+        step('dependent', [ids.tuple(byTag, governor), byTag, context], outcome);
         if (d === undefined) break;
-        const lexical = `${d.headTag}\t${d.label}\t${n.label}`;
-        word(d.headTag, d.headWord, [`${lexical}\t${governor}`, lexical]);
-        previous = d.label;
+        const dependentLabel = ids.symbol(d.label);
+        const lexical = ids.tuple(ids.symbol(d.headTag), dependentLabel, label);
+        word(d.headTag, d.headWord, [ids.tuple(lexical, governor), lexical]);
+        previous = dependentLabel;
       }
     }
-    for (const c of n.children) walk(c, n.label);
+    for (const c of n.children) walk(c, label);
   };
-  walk(tree, TOP);
+  walk(tree, ids.symbol(TOP));
 }
 
 /**
@@ -90,6 +89,7 @@ function generate(
 export function trainHeadModel(trees: readonly Tree[], table?: HeadTable): TreeModel {
   const cleaned = trees.map(generativeTree).filter((t): t is Tree => t !== undefined);
   const heads = table ?? learnTreebankClasses(cleaned).table;
+  const ids = new EventIds();
   const distributions: Record<Step, BackoffDistribution> = {
     top: new BackoffDistribution(1),
     head: new BackoffDistribution(3),
@@ -100,38 +100,28 @@ export function trainHeadModel(trees: readonly Tree[], table?: HeadTable): TreeM
   for (const t of cleaned) {
     generate(
       annotateHeads(t, { table: heads }),
+      ids,
       (kind, contexts, outcome) => distributions[kind].count(contexts, outcome),
       (tag, word, contexts) => {
         tagged.push([tag, word]);
-        if (contexts.length > 0) words.count(contexts, word.toLowerCase());
+        if (contexts.length > 0) words.count(contexts, ids.symbol(word.toLowerCase()));
       },
     );
   }
+  ids.freeze();
   const wordProbability = trainWordModel(tagged);
-  // An event's finest context determines its coarser ones, so it and the outcome are the key.
-  const cache = new Map<string, number>();
-  const cached = (key: string, logprob: () => number): number => {
-    let value = cache.get(key);
-    if (value === undefined) {
-      if (cache.size >= EVENT_CACHE_SIZE) cache.clear();
-      value = logprob();
-      cache.set(key, value);
-    }
-    return value;
-  };
   return generativeModel((t) => {
     let sum = 0;
     generate(
       annotateHeads(t, { table: heads }),
-      (kind, contexts, outcome) =>
-        (sum += cached(`${kind}\n${contexts[0]}\n${outcome}`, () =>
-          Math.log(distributions[kind].probability(contexts, outcome, UNSEEN_EVENT)),
-        )),
-      (tag, word, contexts) =>
-        (sum += cached(`word\n${tag}\n${word}\n${contexts.length === 0 ? '' : contexts[0]}`, () => {
-          const byTag = wordProbability(tag, word);
-          return Math.log(contexts.length === 0 ? byTag : words.probability(contexts, word.toLowerCase(), byTag));
-        })),
+      ids,
+      (kind, contexts, outcome) => (sum += Math.log(distributions[kind].probability(contexts, outcome, UNSEEN_EVENT))),
+      (tag, word, contexts) => {
+        const byTag = wordProbability(tag, word);
+        sum += Math.log(
+          contexts.length === 0 ? byTag : words.probability(contexts, ids.symbol(word.toLowerCase()), byTag),
+        );
+      },
     );
     return sum;
   });

@@ -9,7 +9,7 @@
  * weigh beside the CRF's, as Charniak & Johnson's reranker weighs its generative parser's.
  */
 import type { Tree, TreeModel } from '../trees/tree.js';
-import { BackoffDistribution, generativeModel, generativeTree, trainWordModel } from './generative-counts.js';
+import { BackoffDistribution, EventIds, generativeModel, generativeTree, trainWordModel } from './generative-counts.js';
 
 const START = '<s>';
 const STOP = '</s>';
@@ -17,30 +17,30 @@ const TOP = '<top>';
 /** The probability of a child label its phrase label never generated: a floor, so every candidate has a score. */
 const UNSEEN_CHILD = 1e-4;
 
-/** The contexts of a child, finest first: label, parent and previous child; label and previous child; label. */
-function contexts(label: string, parent: string, previous: string): [string, string, string] {
-  return [`${label}\t${parent}\t${previous}`, `${label}\t${previous}`, label];
-}
-
-/** The steps that generate a tree: each phrase's children in order (and its end), each tag's word. */
+/** The steps that generate a tree, as EventIds: each phrase's children in order (and its end), each tag's word. */
 function generate(
   tree: Tree,
-  child: (contexts: [string, string, string], label: string) => void,
+  ids: EventIds,
+  child: (contexts: readonly number[], label: number) => void,
   word: (tag: string, word: string) => void,
 ): void {
-  const walk = (t: Tree, parent: string): void => {
+  const start = ids.symbol(START);
+  const stop = ids.symbol(STOP);
+  const walk = (t: Tree, parent: number): void => {
     if (t.word !== undefined) {
       word(t.label, t.word);
       return;
     }
-    let previous = START;
-    for (const label of [...t.children.map((c) => c.label), STOP]) {
-      child(contexts(t.label, parent, previous), label);
-      previous = label;
+    const label = ids.symbol(t.label);
+    let previous = start;
+    for (const c of [...t.children.map((c) => ids.symbol(c.label)), stop]) {
+      // Finest first: label, parent and previous child; label and previous child; label.
+      child([ids.tuple(label, parent, previous), ids.tuple(label, previous), label], c);
+      previous = c;
     }
-    for (const c of t.children) walk(c, t.label);
+    for (const c of t.children) walk(c, label);
   };
-  walk(tree, TOP);
+  walk(tree, ids.symbol(TOP));
 }
 
 /**
@@ -59,6 +59,7 @@ function generate(
  * ```
  */
 export function trainTreeModel(trees: readonly Tree[]): TreeModel {
+  const ids = new EventIds();
   const children = new BackoffDistribution(3);
   const tagged: [string, string][] = [];
   for (const tree of trees) {
@@ -66,15 +67,18 @@ export function trainTreeModel(trees: readonly Tree[]): TreeModel {
     if (t === undefined) continue;
     generate(
       t,
+      ids,
       (cs, child) => children.count(cs, child),
       (tag, word) => tagged.push([tag, word]),
     );
   }
+  ids.freeze();
   const wordProbability = trainWordModel(tagged);
   return generativeModel((t) => {
     let sum = 0;
     generate(
       t,
+      ids,
       (cs, child) => (sum += Math.log(children.probability(cs, child, UNSEEN_CHILD))),
       (tag, word) => (sum += Math.log(wordProbability(tag, word))),
     );

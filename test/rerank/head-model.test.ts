@@ -88,12 +88,12 @@ describe('the head-lexicalized generative model', () => {
     expect(gaps).toBeGreaterThan(0);
   });
 
-  it('scores a tree the same whatever it scored before (its event cache)', async () => {
+  it('scores a tree the same whatever it scored before (scoring adds nothing to the model)', async () => {
     const { train } = await gumLists();
     const trees = train.slice(0, 200);
     const inOrder = trainHeadModel(train);
     const forward = trees.map((t) => inOrder.logprob(t));
-    // Again in reverse on the same model (cache hits), and each tree alone on a fresh model.
+    // Again in reverse on the same model, and each tree alone on a fresh model.
     expect([...trees].reverse().map((t) => inOrder.logprob(t))).toEqual([...forward].reverse());
     const fresh = (t: (typeof trees)[number]): number => trainHeadModel(train).logprob(t);
     for (const i of [0, 57, 199]) expect(fresh(trees[i])).toBe(forward[i]);
