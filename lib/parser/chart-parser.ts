@@ -4,7 +4,7 @@
  * each with its log-probability), save and load model files.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { InputError, ModelFileError, inModelFile, optionError } from '../errors.js';
+import { InputError, InternalError, ModelFileError, inModelFile, optionError } from '../errors.js';
 import { checkNbestK, type NbestSentence } from '../io/nbest.js';
 import { reporter, withRun, type TrainRun } from '../train-progress.js';
 import { checkOptions, pickFields } from '../options/field.js';
@@ -44,7 +44,8 @@ import {
 import { learnTreebankClasses } from '../trees/tree-classes.js';
 import { treeWords } from './input.js';
 import { parserNbest, parserNbestVariants, type KbestListOptions } from './nbest-lists.js';
-import { trainHeadModel } from '../rerank/head-model.js';
+import { learnHeadModelTable, trainHeadModel } from '../rerank/head-model.js';
+import { headTableFromJson, headTableToJson, type HeadTable, type HeadTableJson } from '../trees/head-rules.js';
 import { generativeTree } from '../rerank/generative-counts.js';
 import { parseTree } from '../trees/bracket-parser.js';
 import type { TreeModel } from '../trees/tree.js';
@@ -605,10 +606,12 @@ interface ChartMeta {
   pcfgMix?: { weight: number; meta: ChartMeta; bytes?: number };
   /**
    * A CRF's head-model rescoring of its MBR tree (lib/parser/head-rescoring.ts): the weight,
-   * candidates and pool, and the length of the training trees the head model is counted from
-   * (one bracketed tree per line, UTF-8, gzip'd), which end the file's payload (absent: no rescoring).
+   * candidates and pool, the length of the training trees the head model is counted from
+   * (one bracketed tree per line, UTF-8, gzip'd), which end the file's payload, and the head
+   * table learned from them (absent in files before it: learned again on loading). Absent: no
+   * rescoring.
    */
-  headRescore?: HeadRescoring & { bytes?: number };
+  headRescore?: HeadRescoring & { bytes?: number; headTable?: HeadTableJson };
 }
 
 /**
@@ -631,14 +634,25 @@ function isTrailingSection(bytes: unknown, payloadLength: number): bytes is numb
   return typeof bytes === 'number' && Number.isInteger(bytes) && bytes > 0 && bytes < payloadLength;
 }
 
-/** A head model counted from stored training trees, one bracketed tree per line. */
-function headModelOf(text: string): TreeModel {
-  return trainHeadModel(
-    text
-      .split('\n')
-      .filter((line) => line.length > 0)
-      .map((line) => parseTree(line)),
-  );
+/** Stored training trees, one bracketed tree per line, parsed one at a time. */
+function* storedTrees(text: string): Generator<Tree> {
+  for (let start = 0; start < text.length;) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    if (end > start) yield parseTree(text.slice(start, end));
+    start = end + 1;
+  }
+}
+
+/** A head model's stored training trees and head table (from files before the table: learned from the trees). */
+interface StoredHeadModel {
+  trees: string;
+  table: HeadTable;
+}
+
+/** The head model counted from stored trees, one at a time (a few seconds). */
+function headModelOf(stored: StoredHeadModel): TreeModel {
+  return trainHeadModel(storedTrees(stored.trees), stored.table);
 }
 
 /**
@@ -1058,14 +1072,15 @@ export class ChartParserModel implements NbestProducer {
     private readonly meta: ChartMeta,
     /** The PCFG of `meta.pcfgMix`. */
     private readonly mixPcfg?: ChartParserModel,
-    /** The training trees of `meta.headRescore`'s head model, one bracketed tree per line. */
-    private readonly headTrees?: string,
+    /** What `meta.headRescore`'s head model is counted from. */
+    private readonly headStored?: StoredHeadModel,
   ) {}
 
   private headModelCache?: TreeModel;
-  /** The head model of `meta.headRescore`, counted from its trees when first needed (a few seconds). */
+  /** The head model of `meta.headRescore`, counted when first needed. */
   private headModel(): TreeModel {
-    this.headModelCache ??= headModelOf(this.headTrees ?? '');
+    if (this.headStored === undefined) throw new InternalError('a rescoring chart parser without its head model');
+    this.headModelCache ??= headModelOf(this.headStored);
     return this.headModelCache;
   }
 
@@ -1282,7 +1297,8 @@ export class ChartParserModel implements NbestProducer {
       .join('\n');
     const { headK: k, headPool: pool } = CRF_DEFAULTS;
     // Counted from the text the model stores, as a loaded model counts it.
-    const model = headModelOf(text);
+    const stored = { trees: text, table: learnHeadModelTable([...storedTrees(text)]) };
+    const model = headModelOf(stored);
     const sentences: Parameters<typeof chooseHeadWeight>[0][number][] = [];
     const fallbacks: boolean[] = [];
     for (let b = 0; b < dev.length; b += DEV_PARSE_CHUNK) {
@@ -1316,7 +1332,7 @@ export class ChartParserModel implements NbestProducer {
       { threads: opts.threads },
     );
     const rescoring = { ...this.meta, headRescore: { weight, k, pool } };
-    const out = new ChartParserModel(this.handle, this.table, rescoring, this.mixPcfg, text);
+    const out = new ChartParserModel(this.handle, this.table, rescoring, this.mixPcfg, stored);
     out.headModelCache = model;
     return out;
   }
@@ -1654,10 +1670,10 @@ export class ChartParserModel implements NbestProducer {
       kindVersion = 2;
     } else delete meta.pcfgMix;
     const rescore = this.meta.headRescore;
-    if (rescore && this.headTrees !== undefined) {
-      const trees = gzipSync(this.headTrees);
+    if (rescore && this.headStored !== undefined) {
+      const trees = gzipSync(this.headStored.trees);
       parts.push(trees);
-      meta.headRescore = { ...rescore, bytes: trees.length };
+      meta.headRescore = { ...rescore, bytes: trees.length, headTable: headTableToJson(this.headStored.table) };
       kindVersion = 3;
     } else delete meta.headRescore;
     const payload = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -1708,9 +1724,19 @@ export class ChartParserModel implements NbestProducer {
     } catch {
       throw new ModelFileError(file, "chart parser model's head-model trees are damaged (not gzip'd UTF-8 text)");
     }
+    let table: HeadTable;
+    try {
+      table =
+        rescore.headTable === undefined
+          ? learnHeadModelTable([...storedTrees(text)])
+          : headTableFromJson(rescore.headTable, file);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      throw new ModelFileError(file, `chart parser model's head model is damaged: ${e.problem}`);
+    }
     const rest = ChartParserModel.withoutHeadModel(file, { ...m, payload: m.payload.subarray(0, split) });
     const meta: ChartMeta = { ...rest.meta, headRescore: rescore };
-    return new ChartParserModel(rest.handle, rest.table, meta, rest.mixPcfg, text);
+    return new ChartParserModel(rest.handle, rest.table, meta, rest.mixPcfg, { trees: text, table });
   }
 
   /** A model file's CRF (or PCFG) and its mixed PCFG, its payload ending with the PCFG's. */

@@ -73,11 +73,16 @@ function generate(
   walk(tree, ids.symbol(TOP));
 }
 
+/** The head table trainHeadModel takes by default for `trees`: the `collins` table plus rules learned from the trees for the labels it does not cover. */
+export function learnHeadModelTable(trees: readonly Tree[]): HeadTable {
+  return learnTreebankClasses(trees.map(generativeTree).filter((t): t is Tree => t !== undefined)).table;
+}
+
 /**
  * Counts the model from `trees` (treebank trees: function tags, empty elements and root
- * wrappers are removed), with heads found by `table` (default: the `collins` table plus rules
- * learned from the trees for the labels it does not cover). The reranking pipeline counts one
- * per fold (`base.headModel`).
+ * wrappers are removed), with heads found by `table` (default: learnHeadModelTable of the
+ * trees). With a table the trees are read once, one at a time: a generator of them keeps no
+ * more than one in memory. The reranking pipeline counts one per fold (`base.headModel`).
  *
  * @example
  * ```ts
@@ -86,9 +91,15 @@ function generate(
  * model.logprob(parseTree('(S (NP (DT the) (NN dog)) (VP (VBD barked)))'));
  * ```
  */
-export function trainHeadModel(trees: readonly Tree[], table?: HeadTable): TreeModel {
-  const cleaned = trees.map(generativeTree).filter((t): t is Tree => t !== undefined);
-  const heads = table ?? learnTreebankClasses(cleaned).table;
+export function trainHeadModel(trees: Iterable<Tree>, table?: HeadTable): TreeModel {
+  // Learning a table takes all the trees at once; with one given, they are read one at a time.
+  let read = trees;
+  let heads = table;
+  if (heads === undefined) {
+    const all = [...trees];
+    heads = learnHeadModelTable(all);
+    read = all;
+  }
   const ids = new EventIds();
   const distributions: Record<Step, BackoffDistribution> = {
     top: new BackoffDistribution(1),
@@ -97,7 +108,9 @@ export function trainHeadModel(trees: readonly Tree[], table?: HeadTable): TreeM
   };
   const words = new BackoffDistribution(2);
   const tagged: [string, string][] = [];
-  for (const t of cleaned) {
+  for (const tree of read) {
+    const t = generativeTree(tree);
+    if (t === undefined) continue;
     generate(
       annotateHeads(t, { table: heads }),
       ids,

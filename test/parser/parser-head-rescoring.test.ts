@@ -9,7 +9,8 @@ import { ChartParserModel, type ParserTrainProgress, type ParserTrainSummary } f
 import { evaluateParser } from '../../lib/parser/evaluate.js';
 import { treeWords } from '../../lib/parser/input.js';
 import { CRF_DEFAULTS } from '../../lib/options/parser.js';
-import { trainHeadModel } from '../../lib/rerank/head-model.js';
+import { learnHeadModelTable, trainHeadModel } from '../../lib/rerank/head-model.js';
+import { headTableToJson, type HeadTableJson } from '../../lib/trees/head-rules.js';
 import { treeCounts } from '../../lib/eval/score.js';
 import { evalbCorpus } from '../../lib/eval/evalb.js';
 import { chooseHeadWeight, rescoredChoice, rescoringCandidates } from '../../lib/parser/head-rescoring.js';
@@ -136,7 +137,9 @@ describe("the CRF's MBR tree rescored by a head model", () => {
     const m = await rescoring;
     const file = tmp.file('rescoring.model');
     m.save(file);
-    const decoded = decodeModel<{ headRescore?: { weight: number; bytes: number } }>(readFileSync(file));
+    const decoded = decodeModel<{ headRescore?: { weight: number; bytes: number; headTable?: HeadTableJson } }>(
+      readFileSync(file),
+    );
     expect(decoded.kindVersion).toBe(3);
     expect(decoded.meta.headRescore?.weight).toBe(m.info().headWeight);
     const back = await ChartParserModel.load(file);
@@ -158,6 +161,23 @@ describe("the CRF's MBR tree rescored by a head model", () => {
       encodeModel({ ...decoded, meta: { ...decoded.meta, headRescore: { ...decoded.meta.headRescore, bytes: 1e12 } } }),
     );
     await expect(ChartParserModel.load(long)).rejects.toThrow(/long\.model.*head model's weight or length/);
+    // The head table learned from the stored trees is stored beside them; a file from before
+    // it (none) learns it again on loading and parses the same; a damaged one is refused.
+    const storedTable = decoded.meta.headRescore?.headTable;
+    expect(storedTable).toEqual(headTableToJson(learnHeadModelTable(train)));
+    const { headTable: _t, ...withoutTable } = decoded.meta.headRescore ?? {};
+    const older = tmp.file('older.model');
+    writeFileSync(older, encodeModel({ ...decoded, meta: { ...decoded.meta, headRescore: withoutTable } }));
+    expect(shown(await (await ChartParserModel.load(older)).parse(sentences, { threads: 1 }))).toEqual(
+      shown(await m.parse(sentences, { threads: 1 })),
+    );
+    const badTable = tmp.file('bad-table.model');
+    const broken = { ...storedTable, rules: { NP: [['sideways', 'NN']] } };
+    writeFileSync(
+      badTable,
+      encodeModel({ ...decoded, meta: { ...decoded.meta, headRescore: { ...withoutTable, headTable: broken } } }),
+    );
+    await expect(ChartParserModel.load(badTable)).rejects.toThrow(/bad-table\.model.*head model is damaged/);
   }, 180_000);
 });
 

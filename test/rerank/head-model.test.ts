@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HEAD_MODEL_FEATURES, TREE_MODEL_FEATURES } from '../../lib/parser/nbest-lists.js';
-import { trainHeadModel } from '../../lib/rerank/head-model.js';
+import { learnHeadModelTable, trainHeadModel } from '../../lib/rerank/head-model.js';
 import { trainTreeModel } from '../../lib/rerank/tree-model.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { headRulePreset } from '../../lib/trees/head-rules.js';
@@ -97,5 +97,24 @@ describe('the head-lexicalized generative model', () => {
     expect([...trees].reverse().map((t) => inOrder.logprob(t))).toEqual([...forward].reverse());
     const fresh = (t: (typeof trees)[number]): number => trainHeadModel(train).logprob(t);
     for (const i of [0, 57, 199]) expect(fresh(trees[i])).toBe(forward[i]);
+  });
+
+  it('counts the same from trees read one at a time with its learned table given', async () => {
+    const { train } = await gumLists();
+    const table = learnHeadModelTable(train);
+    let read = 0;
+    const oneAtATime = function* () {
+      for (const t of train) {
+        read++;
+        yield t;
+      }
+    };
+    const streamed = trainHeadModel(oneAtATime(), table);
+    expect(read).toBe(train.length);
+    const whole = trainHeadModel(train);
+    for (const t of train.slice(0, 100)) expect(streamed.logprob(t)).toBe(whole.logprob(t));
+    // The table given is the one used: every head the first child, other scores.
+    const firstChild = trainHeadModel(train, { name: 'first', rules: {}, otherwise: 'left' });
+    expect(train.slice(0, 100).every((t) => firstChild.logprob(t) !== whole.logprob(t))).toBe(true);
   });
 });
