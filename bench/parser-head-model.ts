@@ -1,5 +1,6 @@
 /**
- * A CRF parser's 1-best rescored by its head model against its MBR tree, interleaved in one run:
+ * A CRF parser's rescored 1-best (head model, tree model, expected loss) against its MBR tree,
+ * interleaved in one run:
  *   MODEL=ptb.crf DS=ptb-sample npx tsx bench/parser-head-model.ts
  * MODEL is a CRF trained with head-model rescoring (`train-parser --crf` with --dev, the
  * default). Each repetition runs `structrank parse --threads 1` on the whole test set (SET=dev
@@ -25,7 +26,8 @@ const set = env.SET ?? 'test';
 const reps = Number(env.REPS ?? 3);
 const model = env.MODEL;
 if (model === undefined) throw new Error('MODEL=crf.model is required (a CRF trained with head-model rescoring)');
-const weight = (await ChartParserModel.load(model)).info().headWeight;
+const info = (await ChartParserModel.load(model)).info();
+const weight = info.headWeight;
 if (!(weight > 0))
   throw new Error(`${model} does not rescore with a head model (trained with --no-head-model or without --dev?)`);
 const gold = join(shared, ds, `${set}.mrg`);
@@ -36,7 +38,9 @@ const work = mkdtempSync(join(tmpdir(), 'structrank-head-model-'));
 const parse = (extra: string[]): ParseRun => parseRun(model, extra, gold, golds, work);
 const line = (name: string, r: ParseRun): string => parseRunLine(name, r, sentences);
 
-console.log(`${ds} ${set}: ${sentences} sentences; ${model}, head-model weight ${weight}; ${reps} repetitions`);
+console.log(
+  `${ds} ${set}: ${sentences} sentences; ${model}, weights: head model ${weight}, tree model ${info.treeModelWeight}, expected loss ${info.lossWeight}; ${reps} repetitions`,
+);
 const ratios: number[] = [];
 try {
   for (let rep = 1; rep <= reps; rep++) {

@@ -203,11 +203,14 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
     }
     if (crf && summary.headWeightsDev !== undefined) {
       const { mbrF1, byWeight } = summary.headWeightsDev;
-      const byW = byWeight.map((d) => `${d.weight} ${d.f1.toFixed(2)}`).join(', ');
+      // By head-model weight: the best dev F1 and the tree-model and loss weights that gave it.
+      const byW = byWeight
+        .map((d) => `${d.weight} ${d.f1.toFixed(2)} [tree ${d.treeModelWeight}, loss ${d.lossWeight}]`)
+        .join('; ');
       console.error(
         summary.headWeight
-          ? `train-parser: the MBR tree rescored by the head model at weight ${summary.headWeight} (dev F1 ${mbrF1.toFixed(2)} without; by weight: ${byW})`
-          : `train-parser: the MBR tree without the head model (dev F1 ${mbrF1.toFixed(2)}; rescored by weight: ${byW})`,
+          ? `train-parser: the MBR tree rescored at head-model weight ${summary.headWeight}, tree-model weight ${summary.treeModelWeight ?? 0}, expected-loss weight ${summary.lossWeight ?? 0} (dev F1 ${mbrF1.toFixed(2)} without; best by head-model weight: ${byW})`
+          : `train-parser: the MBR tree, not rescored (dev F1 ${mbrF1.toFixed(2)}; rescored, best by head-model weight: ${byW})`,
       );
     }
     model.save(modelFile);

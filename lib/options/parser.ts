@@ -55,15 +55,19 @@ export const CRF_DEFAULTS = {
   pcfgWeights: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
   pcfgWeight: 0.3,
   /**
-   * The head model's rescoring of the MBR decoding (lib/parser/head-rescoring.ts): the
-   * headK best bracketings of the CRF's headPool best trees and the MBR tree, each scored by
-   * its log-probability plus a weight times the head model's; --dev chooses the weight among
-   * headWeights, or no rescoring where none beats the MBR tree on dev.
+   * The rescoring of the MBR decoding (lib/parser/head-rescoring.ts): the headK best
+   * bracketings of the CRF's headPool best trees and the MBR tree, each scored by its
+   * log-probability plus weights times the head model's and the tree model's, less a weight
+   * times its expected bracket loss; --dev chooses the weights among every combination of
+   * headWeights, treeModelWeights and lossWeights, or no rescoring where none beats the MBR
+   * tree on dev.
    */
   headModel: true,
   headK: 20,
   headPool: 50,
   headWeights: [0.25, 0.5, 0.75, 1, 1.5, 2, 3],
+  treeModelWeights: [0, 0.1, 0.25],
+  lossWeights: [0, 0.5, 1, 2, 4, 8, 16],
 } as const;
 
 /**
@@ -168,7 +172,7 @@ export const parserTrainFields = {
   ),
   headModel: option(
     z.boolean().default(CRF_DEFAULTS.headModel),
-    `CRF: do not rescore the MBR tree with a head-lexicalized generative model of the training trees (stored in the model; by default its weight is chosen on --dev among ${CRF_DEFAULTS.headWeights.join(', ')}, none when no weight beats the MBR tree there; without --dev, none)`,
+    `CRF: do not rescore the MBR tree with a head-lexicalized and a label-only generative model of the training trees and the expected bracket loss (the trees stored in the model; by default the weights are chosen on --dev among head model ${CRF_DEFAULTS.headWeights.join(', ')} x tree model ${CRF_DEFAULTS.treeModelWeights.join(', ')} x loss ${CRF_DEFAULTS.lossWeights.join(', ')}, none when no combination beats the MBR tree there; without --dev, none)`,
   ),
   featureCacheMB: option(
     z.number().min(0).default(1024),

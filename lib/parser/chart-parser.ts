@@ -45,16 +45,18 @@ import { learnTreebankClasses } from '../trees/tree-classes.js';
 import { treeWords } from './input.js';
 import { parserNbest, parserNbestVariants, type KbestListOptions } from './nbest-lists.js';
 import { learnHeadModelTable, trainHeadModel } from '../rerank/head-model.js';
+import { trainTreeModel } from '../rerank/tree-model.js';
 import { headTableFromJson, headTableToJson, type HeadTable, type HeadTableJson } from '../trees/head-rules.js';
 import { generativeTree } from '../rerank/generative-counts.js';
 import { parseTree } from '../trees/bracket-parser.js';
-import type { TreeModel } from '../trees/tree.js';
 import {
-  chooseHeadWeight,
-  headLogprobs,
+  chooseRescoring,
   rescoredChoice,
   rescoringCandidates,
+  rescoringScores,
+  rescoringWeights,
   type HeadRescoring,
+  type RescoringModels,
 } from './head-rescoring.js';
 
 /** The CRF options checked against their declarations (beam may be Infinity: no prefilter). */
@@ -228,6 +230,10 @@ export interface ChartParserInfo {
   pcfgWeight: number;
   /** The head model's weight in the rescoring of the MBR tree (ParserTrainOptions.headModel; 0: no rescoring). */
   headWeight: number;
+  /** The tree model's weight in that rescoring (0: none, or no rescoring). */
+  treeModelWeight: number;
+  /** The weight of the expected bracket loss in that rescoring (0: none, or no rescoring). */
+  lossWeight: number;
 }
 
 export interface ParserTrainProgress {
@@ -286,11 +292,16 @@ export interface ParserTrainSummary {
   pcfgWeight?: number;
   pcfgWeightsDev?: { weight: number; f1: number }[];
   /**
-   * The head model's weight in the rescoring of the MBR tree (0: none), and with dev, the MBR
-   * trees' dev F1 and the rescored dev F1 by weight.
+   * The weights of the rescoring of the MBR tree (headWeight 0: none), and with dev, the MBR
+   * trees' dev F1 and by head weight the best rescored dev F1 and the other weights that gave it.
    */
   headWeight?: number;
-  headWeightsDev?: { mbrF1: number; byWeight: { weight: number; f1: number }[] };
+  treeModelWeight?: number;
+  lossWeight?: number;
+  headWeightsDev?: {
+    mbrF1: number;
+    byWeight: { weight: number; f1: number; treeModelWeight: number; lossWeight: number }[];
+  };
 }
 
 export interface ParserTrainOptions {
@@ -364,10 +375,11 @@ export interface ParserTrainOptions {
    */
   pcfgWeight?: number;
   /**
-   * CRF with `dev`, MBR decoding: rescore the MBR tree with a head-lexicalized generative model
-   * of the training trees (lib/parser/head-rescoring.ts; the trees are stored in the model):
-   * the weight is chosen on `dev` among CRF_DEFAULTS.headWeights, none when no weight beats the
-   * MBR tree there (default CRF_DEFAULTS.headModel; without `dev`, none).
+   * CRF with `dev`, MBR decoding: rescore the MBR tree with a head-lexicalized and a
+   * label-only generative model of the training trees and the expected bracket loss
+   * (lib/parser/head-rescoring.ts; the trees are stored in the model): the weights are chosen
+   * on `dev` among CRF_DEFAULTS.headWeights, treeModelWeights and lossWeights, none when no
+   * combination beats the MBR tree there (default CRF_DEFAULTS.headModel; without `dev`, none).
    */
   headModel?: boolean;
   /**
@@ -644,15 +656,18 @@ function* storedTrees(text: string): Generator<Tree> {
   }
 }
 
-/** A head model's stored training trees and head table (from files before the table: learned from the trees). */
+/** The rescoring's stored training trees and head table (from files before the table: learned from the trees). */
 interface StoredHeadModel {
   trees: string;
   table: HeadTable;
 }
 
-/** The head model counted from stored trees, one at a time (a few seconds). */
-function headModelOf(stored: StoredHeadModel): TreeModel {
-  return trainHeadModel(storedTrees(stored.trees), stored.table);
+/** The rescoring's generative models, counted from the stored trees, one at a time (a few seconds). */
+function rescoringModelsOf(stored: StoredHeadModel): RescoringModels {
+  return {
+    head: trainHeadModel(storedTrees(stored.trees), stored.table),
+    tree: trainTreeModel(storedTrees(stored.trees)),
+  };
 }
 
 /**
@@ -1076,12 +1091,12 @@ export class ChartParserModel implements NbestProducer {
     private readonly headStored?: StoredHeadModel,
   ) {}
 
-  private headModelCache?: TreeModel;
-  /** The head model of `meta.headRescore`, counted when first needed. */
-  private headModel(): TreeModel {
+  private rescoringModelsCache?: RescoringModels;
+  /** The generative models of `meta.headRescore`, counted when first needed. */
+  private rescoringModels(): RescoringModels {
     if (this.headStored === undefined) throw new InternalError('a rescoring chart parser without its head model');
-    this.headModelCache ??= headModelOf(this.headStored);
-    return this.headModelCache;
+    this.rescoringModelsCache ??= rescoringModelsOf(this.headStored);
+    return this.rescoringModelsCache;
   }
 
   get isCrf(): boolean {
@@ -1104,6 +1119,8 @@ export class ChartParserModel implements NbestProducer {
       ...this.handle.info(),
       pcfgWeight: this.meta.pcfgMix?.weight ?? 0,
       headWeight: this.meta.headRescore?.weight ?? 0,
+      treeModelWeight: this.meta.headRescore?.treeWeight ?? 0,
+      lossWeight: this.meta.headRescore?.lossWeight ?? 0,
     };
   }
 
@@ -1276,10 +1293,10 @@ export class ChartParserModel implements NbestProducer {
   }
 
   /**
-   * This model with its MBR tree rescored by a head model of `trees` (lib/parser/head-rescoring.ts)
-   * at the weight dev chooses among CRF_DEFAULTS.headWeights; this model where `opts.headModel`
-   * is false, without dev, without MBR decoding, or where no weight beats the MBR tree on dev.
-   * With a weight, `summary.bestDev` becomes the returned model's.
+   * This model with its MBR tree rescored by generative models of `trees` and its expected
+   * bracket loss (lib/parser/head-rescoring.ts) at the weights dev chooses among CRF_DEFAULTS's;
+   * this model where `opts.headModel` is false, without dev, without MBR decoding, or where no
+   * weights beat the MBR tree on dev. With weights, `summary.bestDev` becomes the returned model's.
    */
   private async withHeadRescoring(
     trees: Tree[],
@@ -1298,8 +1315,8 @@ export class ChartParserModel implements NbestProducer {
     const { headK: k, headPool: pool } = CRF_DEFAULTS;
     // Counted from the text the model stores, as a loaded model counts it.
     const stored = { trees: text, table: learnHeadModelTable([...storedTrees(text)]) };
-    const model = headModelOf(stored);
-    const sentences: Parameters<typeof chooseHeadWeight>[0][number][] = [];
+    const models = rescoringModelsOf(stored);
+    const sentences: Parameters<typeof chooseRescoring>[0][number][] = [];
     const fallbacks: boolean[] = [];
     for (let b = 0; b < dev.length; b += DEV_PARSE_CHUNK) {
       const chunk = dev.slice(b, b + DEV_PARSE_CHUNK);
@@ -1311,43 +1328,66 @@ export class ChartParserModel implements NbestProducer {
       parsed.forEach((p, i) => {
         const mbr = p.mbrTree ?? p.candidates[0];
         const candidates = p.fallback ? [mbr] : rescoringCandidates(p.candidates, mbr, k);
-        sentences.push({ candidates, head: headLogprobs(model, candidates), mbr: mbr.tree, gold: chunk[i] });
+        const scores = rescoringScores(models, candidates, p.brackets ?? []);
+        sentences.push({ candidates, scores, mbr: mbr.tree, gold: chunk[i] });
         fallbacks.push(p.fallback);
       });
       report(Math.min(dev.length, b + DEV_PARSE_CHUNK), dev.length);
     }
-    const choice = chooseHeadWeight(sentences, CRF_DEFAULTS.headWeights);
-    summary.headWeightsDev = { mbrF1: choice.mbrF1, byWeight: choice.byWeight };
-    if (choice.weight === undefined) return this;
-    summary.headWeight = choice.weight;
-    const weight = choice.weight;
+    const choice = chooseRescoring(sentences, {
+      head: CRF_DEFAULTS.headWeights,
+      tree: CRF_DEFAULTS.treeModelWeights,
+      loss: CRF_DEFAULTS.lossWeights,
+    });
+    summary.headWeightsDev = {
+      mbrF1: choice.mbrF1,
+      byWeight: choice.byHeadWeight.map(({ weights, f1 }) => ({
+        weight: weights.head,
+        f1,
+        treeModelWeight: weights.tree,
+        lossWeight: weights.loss,
+      })),
+    };
+    const weights = choice.weights;
+    if (weights === undefined) return this;
+    summary.headWeight = weights.head;
+    summary.treeModelWeight = weights.tree;
+    summary.lossWeight = weights.loss;
     const { scoreParses } = await import('./score-parses.js');
     summary.bestDev = await scoreParses(
       async () =>
         sentences.map((s, i) => ({
-          tree: s.candidates[rescoredChoice(s.candidates, s.head, weight)].tree,
+          tree: s.candidates[rescoredChoice(s.candidates, s.scores, weights)].tree,
           fallback: fallbacks[i],
         })),
       dev,
       { threads: opts.threads },
     );
-    const rescoring = { ...this.meta, headRescore: { weight, k, pool } };
-    const out = new ChartParserModel(this.handle, this.table, rescoring, this.mixPcfg, stored);
-    out.headModelCache = model;
+    const headRescore: HeadRescoring = {
+      weight: weights.head,
+      treeWeight: weights.tree,
+      lossWeight: weights.loss,
+      k,
+      pool,
+    };
+    const out = new ChartParserModel(this.handle, this.table, { ...this.meta, headRescore }, this.mixPcfg, stored);
+    out.rescoringModelsCache = models;
     return out;
   }
 
-  /** parseNbest's 1-best where the model rescores its MBR tree: the candidates, rescored by the head model. */
+  /** parseNbest's 1-best where the model rescores its MBR tree: the candidates, rescored. */
   private async parseRescored(sentences: string[][], options: ParseOptions): Promise<ParsedNbest[]> {
     const rescore = this.meta.headRescore as HeadRescoring;
+    const weights = rescoringWeights(rescore);
     const { decode: _d, headModel: _h, ...rest } = options;
     const parsed = await this.parseNbest(sentences, rescore.pool, { ...rest, mbrTree: true });
-    const model = this.headModel();
+    const models = this.rescoringModels();
     return parsed.map((p) => {
       const mbr = p.mbrTree ?? p.candidates[0];
       if (p.fallback) return { candidates: [mbr], fallback: true, ...(options.mbrTree ? { mbrTree: mbr } : {}) };
       const candidates = rescoringCandidates(p.candidates, mbr, rescore.k);
-      const best = candidates[rescoredChoice(candidates, headLogprobs(model, candidates), rescore.weight)];
+      const scores = rescoringScores(models, candidates, p.brackets ?? []);
+      const best = candidates[rescoredChoice(candidates, scores, weights)];
       return { candidates: [best], fallback: false, ...(options.mbrTree ? { mbrTree: best } : {}) };
     });
   }
@@ -1710,13 +1750,18 @@ export class ChartParserModel implements NbestProducer {
     if (
       typeof rescore !== 'object' ||
       !(rescore.weight > 0) ||
+      !(rescore.treeWeight === undefined || rescore.treeWeight >= 0) ||
+      !(rescore.lossWeight === undefined || rescore.lossWeight >= 0) ||
       !Number.isInteger(rescore.k) ||
       rescore.k < 1 ||
       !Number.isInteger(rescore.pool) ||
       rescore.pool < rescore.k ||
       !isTrailingSection(rescore.bytes, m.payload.length)
     )
-      throw new ModelFileError(file, "chart parser model metadata is malformed (its head model's weight or length)");
+      throw new ModelFileError(
+        file,
+        "chart parser model metadata is malformed (its rescoring's weights or its trees' length)",
+      );
     const split = m.payload.length - rescore.bytes;
     let text: string;
     try {

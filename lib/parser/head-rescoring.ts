@@ -1,26 +1,47 @@
 /**
- * The CRF parser's 1-best rescored by a head-lexicalized generative model (Collins's model 1
- * without distance, lib/rerank/head-model.ts) counted from the training trees. The CRF scores
- * each span and rule on its own; the head model scores which word governs which, what a
- * lexicalized first stage (Charniak's, Collins's) knows and the CRF's features do not see.
+ * The CRF parser's 1-best rescored with two generative models of the training trees and the
+ * CRF's own bracket posteriors. The CRF scores each span and rule on its own; the head model
+ * (Collins's model 1 without distance, lib/rerank/head-model.ts) scores which word governs
+ * which, what a lexicalized first stage (Charniak's, Collins's) knows and the CRF's features do
+ * not see; the tree model (lib/rerank/tree-model.ts) scores whole phrases in their parent; the
+ * expected bracket loss is what MBR decoding minimizes.
  *
  * A sentence's candidates are the k most probable bracketings of a pool of the CRF's best
  * trees, each scored by the log-sum of its tag variants (`selectKbest`'s `sum`), and the MBR
  * tree when its bracketing is not among them. The parse is the candidate of the highest
- * log-probability plus `weight` times its log-probability under the head model; dev chooses
- * the weight, or no rescoring when no weight beats the MBR tree there.
+ * log-probability plus the head model's log-probability times its weight, plus the tree
+ * model's times its weight, less the expected loss times its weight; dev chooses the weights,
+ * or no rescoring when none beats the MBR tree there.
  */
 import { evalbSentence } from '../eval/evalb.js';
 import { addCounts, f1, type MatchCounts } from '../eval/score.js';
 import { bracketingKey, selectKbest, type ScoredTree } from '../trees/kbest-modes.js';
 import type { Tree, TreeModel } from '../trees/tree.js';
 import { withRootOf } from '../trees/transforms.js';
+import { expectedBracketLoss, nodePosteriors, posteriorsByKey, type BracketPosterior } from './bracket-posteriors.js';
 
-/** How a model rescores: the head model's weight, the candidates per sentence and the pool they come from. */
+/** What a candidate is rescored by, beside its CRF log-probability; or their weights. */
+export interface RescoringTerms {
+  /** Log-probability under the head model. */
+  head: number;
+  /** Log-probability under the tree model. */
+  tree: number;
+  /** Expected missed plus invented brackets under the CRF's posteriors (less a constant per sentence). */
+  loss: number;
+}
+
+/** How a model rescores: the weights (tree and loss absent in files before them: 0), the candidates per sentence and the pool they come from. */
 export interface HeadRescoring {
   weight: number;
+  treeWeight?: number;
+  lossWeight?: number;
   k: number;
   pool: number;
+}
+
+/** The weights of a model's rescoring. */
+export function rescoringWeights(r: HeadRescoring): RescoringTerms {
+  return { head: r.weight, tree: r.treeWeight ?? 0, loss: r.lossWeight ?? 0 };
 }
 
 /** A sentence's candidates: the pool's k best bracketings, then its MBR tree unless one of them has its bracketing. */
@@ -35,16 +56,21 @@ export function rescoringCandidates(
   return list.some((c) => bracketingKey(c.tree) === want) ? list : [...list, mbrTree];
 }
 
-/** The candidate of the highest logprob + weight x headLogprob (the first of equals). */
+/** A candidate's rescored score: its log-probability plus the weighted terms (the loss subtracted). */
+function rescoredScore(logprob: number, terms: RescoringTerms, weights: RescoringTerms): number {
+  return logprob + weights.head * terms.head + weights.tree * terms.tree - weights.loss * terms.loss;
+}
+
+/** The candidate of the highest rescored score (the first of equals). */
 export function rescoredChoice(
   candidates: readonly ScoredTree[],
-  headLogprobs: readonly number[],
-  weight: number,
+  scores: readonly RescoringTerms[],
+  weights: RescoringTerms,
 ): number {
   let best = 0;
   let bestScore = -Infinity;
   candidates.forEach((c, i) => {
-    const score = c.logprob + weight * headLogprobs[i];
+    const score = rescoredScore(c.logprob, scores[i], weights);
     if (score > bestScore) {
       bestScore = score;
       best = i;
@@ -69,39 +95,68 @@ function corpusF1(counts: readonly MatchCounts[]): number {
   return f1(counts.reduce((sum, c) => addCounts(sum, c), { matched: 0, gold: 0, test: 0 }));
 }
 
-/** Dev F1 (EVALB's, over all dev sentences) of the MBR trees and of each weight's rescored choice. */
-export interface HeadWeightChoice {
-  /** The weight of the best dev F1 above the MBR trees'; undefined when none is above. */
-  weight: number | undefined;
+/** The weights dev tries: every combination of a head, a tree and a loss weight. */
+export interface RescoringGrid {
+  head: readonly number[];
+  tree: readonly number[];
+  loss: readonly number[];
+}
+
+/** Dev F1 (EVALB's, over all dev sentences) of the MBR trees and of the rescored choices. */
+export interface RescoringChoice {
+  /** The weights of the best dev F1 above the MBR trees'; undefined when none is above. */
+  weights: RescoringTerms | undefined;
   mbrF1: number;
-  byWeight: { weight: number; f1: number }[];
+  /** The best dev F1 of each head weight (over the tree and loss weights) and its weights. */
+  byHeadWeight: { weights: RescoringTerms; f1: number }[];
 }
 
 /**
- * Chooses the head model's weight on dev: each sentence's candidates, their head-model
- * log-probabilities, its MBR tree and its gold tree. Ties go to the smaller weight.
+ * Chooses the weights on dev: each sentence's candidates, their terms, its MBR tree and its
+ * gold tree. Ties go to the earlier combination: smaller head, then tree, then loss weights.
  */
-export function chooseHeadWeight(
-  sentences: readonly { candidates: readonly ScoredTree[]; head: readonly number[]; mbr: Tree; gold: Tree }[],
-  weights: readonly number[],
-): HeadWeightChoice {
+export function chooseRescoring(
+  sentences: readonly { candidates: readonly ScoredTree[]; scores: readonly RescoringTerms[]; mbr: Tree; gold: Tree }[],
+  grid: RescoringGrid,
+): RescoringChoice {
   const mbrF1 = corpusF1(sentences.map((s) => corpusCounts(s.gold, s.mbr)));
   const counts = sentences.map((s) => s.candidates.map((c) => corpusCounts(s.gold, c.tree)));
-  const byWeight = weights.map((weight) => ({
-    weight,
-    f1: corpusF1(sentences.map((s, i) => counts[i][rescoredChoice(s.candidates, s.head, weight)])),
-  }));
-  let weight: number | undefined;
+  const byHeadWeight = grid.head.map((head) => {
+    let best = { weights: { head, tree: 0, loss: 0 }, f1: -Infinity };
+    for (const tree of grid.tree)
+      for (const loss of grid.loss) {
+        const weights = { head, tree, loss };
+        const f1 = corpusF1(sentences.map((s, i) => counts[i][rescoredChoice(s.candidates, s.scores, weights)]));
+        if (f1 > best.f1) best = { weights, f1 };
+      }
+    return best;
+  });
+  let weights: RescoringTerms | undefined;
   let best = mbrF1;
-  for (const w of byWeight)
+  for (const w of byHeadWeight)
     if (w.f1 > best) {
       best = w.f1;
-      weight = w.weight;
+      weights = w.weights;
     }
-  return { weight, mbrF1, byWeight };
+  return { weights, mbrF1, byHeadWeight };
 }
 
-/** Each candidate's log-probability under `model`. */
-export function headLogprobs(model: TreeModel, candidates: readonly ScoredTree[]): number[] {
-  return candidates.map((c) => model.logprob(c.tree));
+/** The generative models a rescoring scores with, counted from the same trees. */
+export interface RescoringModels {
+  head: TreeModel;
+  tree: TreeModel;
+}
+
+/** Each candidate's terms: its log-probabilities under the models, its expected loss under the MBR parse's bracket posteriors. */
+export function rescoringScores(
+  models: RescoringModels,
+  candidates: readonly ScoredTree[],
+  brackets: readonly BracketPosterior[],
+): RescoringTerms[] {
+  const posteriors = posteriorsByKey(brackets);
+  return candidates.map((c) => ({
+    head: models.head.logprob(c.tree),
+    tree: models.tree.logprob(c.tree),
+    loss: expectedBracketLoss(nodePosteriors(c.tree, posteriors)),
+  }));
 }

@@ -15,7 +15,7 @@ import {
 } from '../trees/kbest-modes.js';
 import { formatTree, type Tree, type TreeModel } from '../trees/tree.js';
 import { treeCounts } from '../eval/score.js';
-import { bracketKey, type BracketPosterior } from './bracket-posteriors.js';
+import { expectedBracketLoss, nodePosteriors, posteriorsByKey, type BracketPosterior } from './bracket-posteriors.js';
 
 /** How the k-best lists are drawn from the parser (the pipeline's `base.kbest` and `base.pool`). */
 export interface KbestListOptions {
@@ -96,33 +96,15 @@ function mbrFeatures(candidate: Tree, mbr: Tree, same: boolean): Record<string, 
 export const POSTERIOR_FEATURES = { low: 'posterior <', loss: 'expected loss' } as const;
 const POSTERIOR_THRESHOLDS = [0.5, 0.1, 0.01] as const;
 
-/** Each phrasal node's posterior (0 when the list has none), in pre-order. */
-function nodePosteriors(tree: Tree, posteriors: Map<string, number>): number[] {
-  const out: number[] = [];
-  const walk = (t: Tree, start: number): number => {
-    if (t.word !== undefined) return start + 1;
-    const at = out.length;
-    out.push(0);
-    let end = start;
-    for (const c of t.children) end = walk(c, end);
-    out[at] = posteriors.get(bracketKey(t.label, start, end)) ?? 0;
-    return end;
-  };
-  walk(tree, 0);
-  return out;
-}
-
 /** The POSTERIOR_FEATURES of each candidate, added to its `features`. */
 function addPosteriorFeatures(
   list: readonly Tree[],
   brackets: readonly BracketPosterior[],
   out: NbestCandidate[],
 ): void {
-  const posteriors = new Map<string, number>();
-  for (const b of brackets) posteriors.set(bracketKey(b.label, b.start, b.end), b.posterior);
+  const posteriors = posteriorsByKey(brackets);
   const nodes = list.map((t) => nodePosteriors(t, posteriors));
-  // Expected missed + invented brackets, less the sentence's expected bracket count (the same for all).
-  const loss = nodes.map((ps) => ps.reduce((sum, p) => sum + 1 - 2 * Math.min(1, p), 0));
+  const loss = nodes.map(expectedBracketLoss);
   const least = Math.min(...loss);
   nodes.forEach((ps, i) => {
     const f: Record<string, number> = { ...out[i].features };

@@ -58,7 +58,7 @@ function generate(
  * const lists = await parser.nbest(sentences, 20, { threads: 4 }, { mbr: true, treeModel: model });
  * ```
  */
-export function trainTreeModel(trees: readonly Tree[]): TreeModel {
+export function trainTreeModel(trees: Iterable<Tree>): TreeModel {
   const ids = new EventIds();
   const children = new BackoffDistribution(3);
   const tagged: [string, string][] = [];

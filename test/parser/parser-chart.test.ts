@@ -547,16 +547,18 @@ describe('chart parser CLI', () => {
     expect(byWeight.map(([w]) => Number(w))).toEqual([...CRF_DEFAULTS.pcfgWeights]);
     expect(byWeight[0][1]).toBe(kept?.[2]);
     const mixed = Math.max(...byWeight.map(([, f1]) => Number(f1))).toFixed(2);
-    // Then the head model's weight, on the same trees: its MBR figure is the mix's, and the
-    // final figure the rescored one at the chosen weight (the mix's where none was chosen).
-    const head = /rescored by the head model at weight ([\d.]+) \(dev F1 ([\d.]+) without; by weight: ([^)]+)\)/.exec(
-      r.stderr,
-    );
-    const without = /the MBR tree without the head model \(dev F1 ([\d.]+);/.exec(r.stderr);
+    // Then the rescoring's weights, on the same trees: its MBR figure is the mix's, and the
+    // final figure the rescored one at the chosen weights (the mix's where none was chosen).
+    const head =
+      /rescored at head-model weight ([\d.]+), tree-model weight ([\d.]+), expected-loss weight ([\d.]+) \(dev F1 ([\d.]+) without; best by head-model weight: ([^)]+)\)/.exec(
+        r.stderr,
+      );
+    const without = /the MBR tree, not rescored \(dev F1 ([\d.]+);/.exec(r.stderr);
     expect(head ?? without).not.toBeNull();
     if (head) {
-      expect(head[2]).toBe(mixed);
-      const chosen = head[3].split(', ').find((x) => x.startsWith(`${head[1]} `));
+      expect(head[4]).toBe(mixed);
+      const chosen = head[5].split('; ').find((x) => x.startsWith(`${head[1]} `));
+      expect(chosen).toMatch(new RegExp(`\\[tree ${head[2]}, loss ${head[3]}\\]$`));
       expect(report.dev.f1.toFixed(2)).toBe(chosen?.split(' ')[1]);
     } else {
       expect(without?.[1]).toBe(mixed);

@@ -13,7 +13,13 @@ import { learnHeadModelTable, trainHeadModel } from '../../lib/rerank/head-model
 import { headTableToJson, type HeadTableJson } from '../../lib/trees/head-rules.js';
 import { treeCounts } from '../../lib/eval/score.js';
 import { evalbCorpus } from '../../lib/eval/evalb.js';
-import { chooseHeadWeight, rescoredChoice, rescoringCandidates } from '../../lib/parser/head-rescoring.js';
+import {
+  chooseRescoring,
+  rescoredChoice,
+  rescoringCandidates,
+  type RescoringTerms,
+} from '../../lib/parser/head-rescoring.js';
+import { trainTreeModel } from '../../lib/rerank/tree-model.js';
 import { ModelFileError } from '../../lib/errors.js';
 import { tempDir } from '../helpers.js';
 import { gumShortTrees } from './gum-short.js';
@@ -40,35 +46,56 @@ describe('the candidates and the choice of a rescoring', () => {
     expect(rescoringCandidates(pool, mbr, 2)).toHaveLength(2);
   });
 
-  it('chooses the highest logprob + w x head score, the first of equals', () => {
+  it('chooses the highest logprob + weighted model scores - weighted loss, the first of equals', () => {
     const list = [scored('(X (A a))', -1), scored('(X (B a))', -2), scored('(X (C a))', -3)];
-    expect(rescoredChoice(list, [-10, -5, -1], 0)).toBe(0);
-    expect(rescoredChoice(list, [-10, -5, -1], 1)).toBe(2);
-    expect(rescoredChoice(list, [-3, -2, -1], 1)).toBe(0); // all tie at -4
+    const terms = (head: number, tree = 0, loss = 0): RescoringTerms => ({ head, tree, loss });
+    const heads = [terms(-10), terms(-5), terms(-1)];
+    expect(rescoredChoice(list, heads, terms(0))).toBe(0);
+    expect(rescoredChoice(list, heads, terms(1))).toBe(2);
+    expect(rescoredChoice(list, [terms(-3), terms(-2), terms(-1)], terms(1))).toBe(0); // all tie at -4
+    // The tree model's scores add as the head model's; the loss subtracts.
+    expect(rescoredChoice(list, [terms(0, -10), terms(0, -5), terms(0, -1)], terms(0, 1))).toBe(2);
+    expect(rescoredChoice(list, [terms(0, 0, 5), terms(0, 0, 3), terms(0, 0, -1)], terms(0, 0, 1))).toBe(2);
+    expect(rescoredChoice(list, [terms(0, 0, 5), terms(0, 0, 3), terms(0, 0, -1)], terms(0, 0, 0.25))).toBe(0);
   });
 
-  it('picks the weight of the best dev F1 above the MBR trees (brute force), or none', () => {
+  it('picks the weights of the best dev F1 above the MBR trees (brute force), or none', () => {
     const gold = parseTree('(S (NP (DT a) (NN b)) (VP (VB c)))');
     const right = scored('(S (NP (DT a) (NN b)) (VP (VB c)))', -2);
     const wrong = scored('(S (NP (DT a)) (VP (NN b) (VB c)))', -1);
-    const sentence = (head: number[], mbr: Tree) => ({ candidates: [right, wrong], head, mbr, gold });
-    // The head model prefers the right tree by 2 nats: weights from 0.5 up find it (at 0.5 the
-    // two tie and the first is kept), and the smallest of equal F1 is chosen.
-    const helps = [sentence([-1, -3], wrong.tree)];
-    const weights = [0.25, 0.5, 0.75, 1];
-    const choice = chooseHeadWeight(helps, weights);
+    const sentence = (scores: RescoringTerms[], mbr: Tree) => ({ candidates: [right, wrong], scores, mbr, gold });
+    // The head model prefers the right tree by 2 nats: head weights from 0.5 up find it (at 0.5
+    // the two tie and the first is kept); the loss prefers it by 1, which helps the head weight
+    // 0.25 with a loss weight from 0.5 up; the smallest of equal F1 is chosen.
+    const scores = [
+      { head: -1, tree: 0, loss: -1 },
+      { head: -3, tree: 0, loss: 0 },
+    ];
+    const helps = [sentence(scores, wrong.tree)];
+    const grid = { head: [0.25, 0.5, 0.75, 1], tree: [0, 1], loss: [0, 0.5] };
+    const choice = chooseRescoring(helps, grid);
     const f1 = (t: Tree): number => {
       const c = treeCounts(gold, t);
       return (200 * c.matched) / (c.gold + c.test);
     };
     expect(choice.mbrF1).toBeCloseTo(f1(wrong.tree), 12);
-    expect(choice.byWeight.map((w) => w.f1)).toEqual(
-      weights.map((w) => f1([right, wrong][rescoredChoice([right, wrong], [-1, -3], w)].tree)),
-    );
-    expect(choice.byWeight[0].f1).toBeLessThan(choice.byWeight[1].f1);
-    expect(choice.weight).toBe(0.5);
-    // Where the MBR tree is already right, no weight beats it: no rescoring.
-    expect(chooseHeadWeight([sentence([-1, -3], right.tree)], weights).weight).toBeUndefined();
+    // By hand: at each head weight the first (tree, loss) pair of the best F1.
+    const byHand = grid.head.map((head) => {
+      let best = { weights: { head, tree: 0, loss: 0 }, f1: -Infinity };
+      for (const tree of grid.tree)
+        for (const loss of grid.loss) {
+          const rescored = (i: number): number =>
+            [right, wrong][i].logprob + head * scores[i].head + tree * scores[i].tree - loss * scores[i].loss;
+          const pick = rescored(1) > rescored(0) ? wrong : right;
+          if (f1(pick.tree) > best.f1) best = { weights: { head, tree, loss }, f1: f1(pick.tree) };
+        }
+      return best;
+    });
+    expect(choice.byHeadWeight).toEqual(byHand);
+    expect(choice.byHeadWeight[0].weights).toEqual({ head: 0.25, tree: 0, loss: 0.5 });
+    expect(choice.weights).toEqual({ head: 0.25, tree: 0, loss: 0.5 });
+    // Where the MBR tree is already right, nothing beats it: no rescoring.
+    expect(chooseRescoring([sentence(scores, right.tree)], grid).weights).toBeUndefined();
   });
 
   it("scores dev as EVALB's corpus totals do: a sentence EVALB reports as an error counts for nothing", () => {
@@ -76,13 +103,15 @@ describe('the candidates and the choice of a rescoring', () => {
     // Tagged as a word, the full stop is not deleted as punctuation: EVALB reports a length mismatch.
     const error = scored('(S (NP (DT a) (NN b)) (VP (VB c) (NN .)))', -1);
     const good = scored('(S (NP (DT a)) (VP (NN b) (VB c)) (. .))', -1);
-    const other = { candidates: [good], head: [-1], mbr: good.tree, gold };
-    const sentences = [{ candidates: [error], head: [-1], mbr: error.tree, gold }, other];
-    const choice = chooseHeadWeight(sentences, [1]);
+    const none = [{ head: -1, tree: 0, loss: 0 }];
+    const other = { candidates: [good], scores: none, mbr: good.tree, gold };
+    const sentences = [{ candidates: [error], scores: none, mbr: error.tree, gold }, other];
+    const grid = { head: [1], tree: [0], loss: [0] };
+    const choice = chooseRescoring(sentences, grid);
     const report = evalbCorpus(sentences.map((x) => [x.gold, x.mbr] as const));
     expect(report.all.errorSentences).toBe(1);
     expect(choice.mbrF1).toBeCloseTo(report.all.f1, 12);
-    expect(choice.mbrF1).toBeCloseTo(chooseHeadWeight([other], [1]).mbrF1, 12);
+    expect(choice.mbrF1).toBeCloseTo(chooseRescoring([other], grid).mbrF1, 12);
   });
 });
 
@@ -96,35 +125,66 @@ const plain = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, 
 
 const shown = (r: { tree: Tree }[]): string[] => r.map((s) => formatTree(s.tree));
 
-/** By hand: each sentence's pool from `model`, its k best bracketings and MBR tree, rescored by a head model of `trees`. */
-async function bruteForce(model: ChartParserModel, trees: Tree[], weight: number): Promise<ScoredTree[]> {
+/**
+ * By hand: each sentence's pool from `model`, its k best bracketings and MBR tree, rescored by
+ * a head model and a tree model of `trees` and the expected loss under the pool's posteriors.
+ */
+async function bruteForce(model: ChartParserModel, trees: Tree[], weights: RescoringTerms): Promise<ScoredTree[]> {
   const head = trainHeadModel(trees);
+  const treeModel = trainTreeModel(trees);
   const pools = await model.parseNbest(sentences, CRF_DEFAULTS.headPool, { threads: 1, mbrTree: true });
   return pools.map((pool) => {
+    const posterior = (label: string, start: number, end: number): number =>
+      (pool.brackets ?? [])
+        .filter((b) => b.label === label && b.start === start && b.end === end)
+        .reduce((sum, b) => sum + b.posterior, 0);
+    // Each phrase: a missed bracket's expected cost, less twice the chance it is right.
+    const loss = (t: Tree): number => {
+      let sum = 0;
+      const span = (n: Tree, start: number): number => {
+        if (n.word !== undefined) return start + 1;
+        let end = start;
+        for (const c of n.children) end = span(c, end);
+        sum += 1 - 2 * Math.min(1, posterior(n.label, start, end));
+        return end;
+      };
+      span(t, 0);
+      return sum;
+    };
     const list = rescoringCandidates(pool.candidates, pool.mbrTree, CRF_DEFAULTS.headK);
-    return list[
-      rescoredChoice(
-        list,
-        list.map((c) => head.logprob(c.tree)),
-        weight,
-      )
-    ];
+    const score = (c: ScoredTree): number =>
+      c.logprob +
+      weights.head * head.logprob(c.tree) +
+      weights.tree * treeModel.logprob(c.tree) -
+      weights.loss * loss(c.tree);
+    return list.reduce((best, c) => (score(c) > score(best) ? c : best));
   });
 }
 
 describe("the CRF's MBR tree rescored by a head model", () => {
   it('parses as the brute-force rescoring of its k-best bracketings; off, as the MBR tree', async () => {
     const [m, p] = [await rescoring, await plain];
-    const weight = m.info().headWeight;
-    expect(weight).toBeGreaterThan(0);
+    const info = m.info();
+    expect(info.headWeight).toBeGreaterThan(0);
     expect(p.info().headWeight).toBe(0);
     const mbr = await p.parse(sentences, { threads: 1 });
     expect(shown(await m.parse(sentences, { threads: 1, headModel: false }))).toEqual(shown(mbr));
-    const expected = await bruteForce(p, train, weight);
+    const weights = { head: info.headWeight, tree: info.treeModelWeight, loss: info.lossWeight };
+    const expected = await bruteForce(p, train, weights);
     const own = await m.parse(sentences, { threads: 1 });
     expect(shown(own)).toEqual(shown(expected));
     expect(own.map((s) => s.logprob)).toEqual(expected.map((s) => s.logprob));
     expect(shown(own)).not.toEqual(shown(mbr));
+    // With the tree model's and the loss's weights (as a file may store them), the same.
+    const file = tmp.file('weighted.model');
+    m.save(file);
+    const d = decodeModel<{ headRescore: { weight: number } }>(readFileSync(file));
+    const headRescore = { ...d.meta.headRescore, treeWeight: 0.25, lossWeight: 2 };
+    writeFileSync(file, encodeModel({ ...d, meta: { ...d.meta, headRescore } }));
+    const weighted = await ChartParserModel.load(file);
+    const allTerms = await bruteForce(p, train, { head: info.headWeight, tree: 0.25, loss: 2 });
+    expect(shown(await weighted.parse(sentences, { threads: 1 }))).toEqual(shown(allTerms));
+    expect(shown(allTerms)).not.toEqual(shown(expected));
     // parseNbest's 1-best is the same tree; lists of k > 1 stay the CRF's.
     expect(shown((await m.parseNbest(sentences, 1, { threads: 1 })).map((s) => s.candidates[0]))).toEqual(shown(own));
     const lists = (r: { candidates: { tree: Tree }[] }[]): string[][] => r.map((s) => shown(s.candidates));
@@ -160,7 +220,7 @@ describe("the CRF's MBR tree rescored by a head model", () => {
       long,
       encodeModel({ ...decoded, meta: { ...decoded.meta, headRescore: { ...decoded.meta.headRescore, bytes: 1e12 } } }),
     );
-    await expect(ChartParserModel.load(long)).rejects.toThrow(/long\.model.*head model's weight or length/);
+    await expect(ChartParserModel.load(long)).rejects.toThrow(/long\.model.*rescoring's weights or its trees' length/);
     // The head table learned from the stored trees is stored beside them; a file from before
     // it (none) learns it again on loading and parses the same; a damaged one is refused.
     const storedTable = decoded.meta.headRescore?.headTable;
@@ -206,9 +266,10 @@ describe('the trees of the head model', () => {
       headModelTrees: more,
     });
     expect(stored(wide)).toHaveLength(more.length);
-    const weight = wide.info().headWeight;
-    expect(weight).toBeGreaterThan(0);
-    expect(shown(await wide.parse(sentences, { threads: 1 }))).toEqual(shown(await bruteForce(wide, more, weight)));
+    const info = wide.info();
+    expect(info.headWeight).toBeGreaterThan(0);
+    const weights = { head: info.headWeight, tree: info.treeModelWeight, loss: info.lossWeight };
+    expect(shown(await wide.parse(sentences, { threads: 1 }))).toEqual(shown(await bruteForce(wide, more, weights)));
     await expect(ChartParserModel.train(train, { headModelTrees: more })).rejects.toThrow(/headModelTrees/);
   }, 180_000);
 });
