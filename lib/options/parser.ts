@@ -242,7 +242,7 @@ export const parseFields = {
   ),
   headModel: option(
     z.boolean().default(true),
-    "CRF, MBR decoding: the MBR tree, without the model's head-model rescoring (models trained with it; see train-parser)",
+    "CRF, MBR decoding: the MBR tree, without the model's rescoring by its head and tree models and expected loss (models trained with it; see train-parser)",
   ),
   beam: option(
     z.number().gt(0).default(Number.POSITIVE_INFINITY),
