@@ -617,8 +617,8 @@ interface ChartMeta {
    */
   pcfgMix?: { weight: number; meta: ChartMeta; bytes?: number };
   /**
-   * A CRF's head-model rescoring of its MBR tree (lib/parser/head-rescoring.ts): the weight,
-   * candidates and pool, the length of the training trees the head model is counted from
+   * A CRF's rescoring of its MBR tree (lib/parser/head-rescoring.ts): the weights, the
+   * candidates and pool, the length of the training trees its models are counted from
    * (one bracketed tree per line, UTF-8, gzip'd), which end the file's payload, and the head
    * table learned from them (absent in files before it: learned again on loading). Absent: no
    * rescoring.
