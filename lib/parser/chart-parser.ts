@@ -53,7 +53,7 @@ import {
   chooseRescoring,
   rescoredChoice,
   rescoringCandidates,
-  rescoringScores,
+  rescoringTerms,
   rescoringWeights,
   type HeadRescoring,
   type RescoringModels,
@@ -1328,8 +1328,8 @@ export class ChartParserModel implements NbestProducer {
       parsed.forEach((p, i) => {
         const mbr = p.mbrTree ?? p.candidates[0];
         const candidates = p.fallback ? [mbr] : rescoringCandidates(p.candidates, mbr, k);
-        const scores = rescoringScores(models, candidates, p.brackets ?? []);
-        sentences.push({ candidates, scores, mbr: mbr.tree, gold: chunk[i] });
+        const terms = rescoringTerms(models, candidates, p.brackets ?? []);
+        sentences.push({ candidates, terms, mbr: mbr.tree, gold: chunk[i] });
         fallbacks.push(p.fallback);
       });
       report(Math.min(dev.length, b + DEV_PARSE_CHUNK), dev.length);
@@ -1357,7 +1357,7 @@ export class ChartParserModel implements NbestProducer {
     summary.bestDev = await scoreParses(
       async () =>
         sentences.map((s, i) => ({
-          tree: s.candidates[rescoredChoice(s.candidates, s.scores, weights)].tree,
+          tree: s.candidates[rescoredChoice(s.candidates, s.terms, weights)].tree,
           fallback: fallbacks[i],
         })),
       dev,
@@ -1386,8 +1386,8 @@ export class ChartParserModel implements NbestProducer {
       const mbr = p.mbrTree ?? p.candidates[0];
       if (p.fallback) return { candidates: [mbr], fallback: true, ...(options.mbrTree ? { mbrTree: mbr } : {}) };
       const candidates = rescoringCandidates(p.candidates, mbr, rescore.k);
-      const scores = rescoringScores(models, candidates, p.brackets ?? []);
-      const best = candidates[rescoredChoice(candidates, scores, weights)];
+      const terms = rescoringTerms(models, candidates, p.brackets ?? []);
+      const best = candidates[rescoredChoice(candidates, terms, weights)];
       return { candidates: [best], fallback: false, ...(options.mbrTree ? { mbrTree: best } : {}) };
     });
   }

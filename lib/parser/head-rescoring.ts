@@ -64,13 +64,13 @@ function rescoredScore(logprob: number, terms: RescoringTerms, weights: Rescorin
 /** The candidate of the highest rescored score (the first of equals). */
 export function rescoredChoice(
   candidates: readonly ScoredTree[],
-  scores: readonly RescoringTerms[],
+  terms: readonly RescoringTerms[],
   weights: RescoringTerms,
 ): number {
   let best = 0;
   let bestScore = -Infinity;
   candidates.forEach((c, i) => {
-    const score = rescoredScore(c.logprob, scores[i], weights);
+    const score = rescoredScore(c.logprob, terms[i], weights);
     if (score > bestScore) {
       bestScore = score;
       best = i;
@@ -116,7 +116,7 @@ export interface RescoringChoice {
  * gold tree. Ties go to the earlier combination: smaller head, then tree, then loss weights.
  */
 export function chooseRescoring(
-  sentences: readonly { candidates: readonly ScoredTree[]; scores: readonly RescoringTerms[]; mbr: Tree; gold: Tree }[],
+  sentences: readonly { candidates: readonly ScoredTree[]; terms: readonly RescoringTerms[]; mbr: Tree; gold: Tree }[],
   grid: RescoringGrid,
 ): RescoringChoice {
   const mbrF1 = corpusF1(sentences.map((s) => corpusCounts(s.gold, s.mbr)));
@@ -126,7 +126,7 @@ export function chooseRescoring(
     for (const tree of grid.tree)
       for (const loss of grid.loss) {
         const weights = { head, tree, loss };
-        const f1 = corpusF1(sentences.map((s, i) => counts[i][rescoredChoice(s.candidates, s.scores, weights)]));
+        const f1 = corpusF1(sentences.map((s, i) => counts[i][rescoredChoice(s.candidates, s.terms, weights)]));
         if (f1 > best.f1) best = { weights, f1 };
       }
     return best;
@@ -148,7 +148,7 @@ export interface RescoringModels {
 }
 
 /** Each candidate's terms: its log-probabilities under the models, its expected loss under the MBR parse's bracket posteriors. */
-export function rescoringScores(
+export function rescoringTerms(
   models: RescoringModels,
   candidates: readonly ScoredTree[],
   brackets: readonly BracketPosterior[],

@@ -63,7 +63,7 @@ describe('the candidates and the choice of a rescoring', () => {
     const gold = parseTree('(S (NP (DT a) (NN b)) (VP (VB c)))');
     const right = scored('(S (NP (DT a) (NN b)) (VP (VB c)))', -2);
     const wrong = scored('(S (NP (DT a)) (VP (NN b) (VB c)))', -1);
-    const sentence = (scores: RescoringTerms[], mbr: Tree) => ({ candidates: [right, wrong], scores, mbr, gold });
+    const sentence = (terms: RescoringTerms[], mbr: Tree) => ({ candidates: [right, wrong], terms, mbr, gold });
     // The head model prefers the right tree by 2 nats: head weights from 0.5 up find it (at 0.5
     // the two tie and the first is kept); the loss prefers it by 1, which helps the head weight
     // 0.25 with a loss weight from 0.5 up; the smallest of equal F1 is chosen.
@@ -104,8 +104,8 @@ describe('the candidates and the choice of a rescoring', () => {
     const error = scored('(S (NP (DT a) (NN b)) (VP (VB c) (NN .)))', -1);
     const good = scored('(S (NP (DT a)) (VP (NN b) (VB c)) (. .))', -1);
     const none = [{ head: -1, tree: 0, loss: 0 }];
-    const other = { candidates: [good], scores: none, mbr: good.tree, gold };
-    const sentences = [{ candidates: [error], scores: none, mbr: error.tree, gold }, other];
+    const other = { candidates: [good], terms: none, mbr: good.tree, gold };
+    const sentences = [{ candidates: [error], terms: none, mbr: error.tree, gold }, other];
     const grid = { head: [1], tree: [0], loss: [0] };
     const choice = chooseRescoring(sentences, grid);
     const report = evalbCorpus(sentences.map((x) => [x.gold, x.mbr] as const));
