@@ -176,6 +176,10 @@ interface NativeChartParser {
   ): Promise<NativeParseResult>;
   parseEnsemble(...args: [...EnsembleArgs, k: number, mix?: Float64Array]): Promise<NativeParseResult>;
   parseEnsembleMixes(...args: [...EnsembleArgs, mixes: Float64Array[]]): Promise<NativeParseResult[]>;
+  /** parseEnsemble's MBR trees (k = 1) and this parser's own Viterbi k-best (`parse`), from one pass. */
+  parseEnsembleWithViterbi(
+    ...args: [...EnsembleArgs, mix: Float64Array, viterbiK: number]
+  ): Promise<{ mbr: NativeParseResult; viterbi: NativeParseResult }>;
   serialize(): Uint8Array;
   info(): Omit<ChartParserInfo, 'kind' | 'pcfgWeight' | 'headWeight'>;
 }
@@ -1550,25 +1554,32 @@ export class ChartParserModel implements NbestProducer {
     const mix = mixes
       ? Float64Array.from([this, ...members], (m) => (m === this.mixPcfg ? pcfgWeight : crfWeight))
       : undefined;
-    const meanMbr = (kMbr: number): Promise<NativeParseResult> =>
-      withCancelFlag(options.signal, (flag) =>
-        this.handle.parseEnsemble(
-          members.map((m) => m.handle),
-          members.map((m) => categoryMap(m.table, this.table, false)),
-          members.map((m) => categoryMap(m.table, this.table, true)),
-          text,
-          offsets,
-          resolveThreads(options.threads),
-          flag,
-          maxLength,
-          prune,
-          pruneRetry,
-          kMbr,
-          mix,
-        ),
+    const ensembleArgs = (flag: CancelFlagHandle): EnsembleArgs => [
+      members.map((m) => m.handle),
+      members.map((m) => categoryMap(m.table, this.table, false)),
+      members.map((m) => categoryMap(m.table, this.table, true)),
+      text,
+      offsets,
+      resolveThreads(options.threads),
+      flag,
+      maxLength,
+      prune,
+      pruneRetry,
+    ];
+    if (ensemble.length > 0 || (mixes && mbrDecode)) {
+      const r = await withCancelFlag(options.signal, (flag) =>
+        this.handle.parseEnsemble(...ensembleArgs(flag), k, mix),
       );
-    if (ensemble.length > 0 || (mixes && mbrDecode))
-      return this.toNbest(await meanMbr(k), sentences, rootLabel, options.mbrTree === true);
+      return this.toNbest(r, sentences, rootLabel, options.mbrTree === true);
+    }
+    if (mixes && mix !== undefined) {
+      // A Viterbi list with its MBR tree and bracket posteriors from the mixed posteriors, in
+      // one pass: the list is what the Viterbi parse below gives.
+      const both = await withCancelFlag(options.signal, (flag) =>
+        this.handle.parseEnsembleWithViterbi(...ensembleArgs(flag), mix, k),
+      );
+      return this.withMbrOf(this.toNbest(both.viterbi, sentences, rootLabel, false), both.mbr, sentences, rootLabel);
+    }
     const r = await withCancelFlag(options.signal, (flag) =>
       this.handle.parse(
         text,
@@ -1585,16 +1596,22 @@ export class ChartParserModel implements NbestProducer {
         options.mbrTree === true && !mbrDecode && !mixes,
       ),
     );
-    const out = this.toNbest(r, sentences, rootLabel, options.mbrTree === true);
-    if (mixes) {
-      // A Viterbi list's MBR tree and bracket posteriors come from the mixed posteriors.
-      const mbr = this.toNbest(await meanMbr(1), sentences, rootLabel, false);
-      out.forEach((o, s) => {
-        o.mbrTree = mbr[s].candidates[0];
-        if (mbr[s].brackets) o.brackets = mbr[s].brackets;
-        else delete o.brackets;
-      });
-    }
+    return this.toNbest(r, sentences, rootLabel, options.mbrTree === true);
+  }
+
+  /** A Viterbi list's MBR tree and bracket posteriors from the mixed posteriors' parse `mbr`. */
+  private withMbrOf(
+    out: ParsedNbest[],
+    mbr: NativeParseResult,
+    sentences: string[][],
+    rootLabel: string,
+  ): ParsedNbest[] {
+    const trees = this.toNbest(mbr, sentences, rootLabel, false);
+    out.forEach((o, s) => {
+      o.mbrTree = trees[s].candidates[0];
+      if (trees[s].brackets) o.brackets = trees[s].brackets;
+      else delete o.brackets;
+    });
     return out;
   }
 

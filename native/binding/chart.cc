@@ -63,6 +63,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
          InstanceMethod("parse", &ChartParser::Parse),
          InstanceMethod("parseEnsemble", &ChartParser::ParseEnsemble),
          InstanceMethod("parseEnsembleMixes", &ChartParser::ParseEnsembleMixes),
+         InstanceMethod("parseEnsembleWithViterbi", &ChartParser::ParseEnsembleWithViterbi),
          InstanceMethod("serialize", &ChartParser::Serialize), InstanceMethod("info", &ChartParser::Info)});
     SaveConstructor(env, "ChartParser", cls);
     exports.Set("ChartParser", cls);
@@ -427,6 +428,37 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
                                               call.prune_retry, kEnsembleMemberPrune, k, mix);
         },
         [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
+  }
+
+  // parseEnsembleWithViterbi(others, baseMaps, tagMaps, tokens, offsets, threads, cancelFlag,
+  //   maxLength, prune, pruneRetry, mix, viterbiK)
+  //   -> Promise<{ mbr, viterbi }>: parseEnsemble's MBR trees (k = 1) and this parser's own
+  //   Viterbi viterbiK-best (parse with mbr false), from one pass over each sentence
+  //   (chart/ensemble.h, ParseEnsemble's `viterbi`).
+  Napi::Value ParseEnsembleWithViterbi(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    EnsembleCall call = ReadEnsembleCall(info);
+    Expect(info.Length() > 11 && info[11].IsNumber(), env, "(..., mix, viterbiK)");
+    const EnsembleMix mix = MixArgument(env, info[10]);
+    const int viterbi_k = info[11].As<Napi::Number>().Int32Value();
+    if (viterbi_k < 1) throw Napi::RangeError::New(env, "viterbiK must be at least 1");
+    auto model = model_;
+    auto mbr = std::make_shared<std::vector<SentenceParse>>();
+    auto viterbi = std::make_shared<std::vector<SentenceParse>>();
+    return RunAsync(
+        env,
+        [model, call, mix, viterbi_k, mbr, viterbi] {
+          *mbr =
+              structrank::ParseEnsemble(*model, *call.members, *call.corpus, call.threads, call.cancel.get(),
+                                        call.prune, call.max_length, call.prune_retry, kEnsembleMemberPrune,
+                                        1, mix, kEnsembleMemberChartBytes, viterbi_k, viterbi.get());
+        },
+        [mbr, viterbi](Napi::Env e) -> Napi::Value {
+          Napi::Object out = Napi::Object::New(e);
+          out.Set("mbr", ParsesToJs(e, *mbr));
+          out.Set("viterbi", ParsesToJs(e, *viterbi));
+          return out;
+        });
   }
 
   // parseEnsembleMixes(others, baseMaps, tagMaps, tokens, offsets, threads, cancelFlag, maxLength,

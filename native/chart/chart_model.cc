@@ -367,6 +367,12 @@ void ChartModel::RetryWithEveryTag(const std::vector<Token>& tokens, int k, Char
   if (!again.fallback) out = std::move(again);
 }
 
+SentenceParse ChartModel::ViterbiOn(const CrfSentence& sent, int k, Chart& ch, double log_z) const {
+  ch.Clear();
+  ch.Begin(static_cast<int>(sent.lex().size()), grammar.num_symbols);
+  return ParseWith(grammar, sent.lex(), sent, k, ch, log_z == kNegInf ? 0.0 : log_z, INFINITY);
+}
+
 SentenceParse ChartModel::NoTreeParse(const std::vector<Token>& tokens) const {
   CrfSentence sent;
   sent.Prepare(crf, grammar, lexicon, tokens);

@@ -129,6 +129,11 @@ class ChartModel {
   SentenceParse Parse(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg = false,
                       double beam = INFINITY, double prune = 0, bool mbr = false, bool prune_retry = false,
                       bool with_mbr_tree = false) const;
+  // The CRF's Viterbi k-best of a sentence already prepared (`sent`) on `ch`, its mask (if
+  // any) kept, each tree's score less log_z: ParseOnce's Viterbi pass for a caller that has
+  // the sentence's scores and log Z (ParseEnsemble's `viterbi_k`). A flat fallback when the
+  // chart holds no tree.
+  SentenceParse ViterbiOn(const CrfSentence& sent, int k, Chart& ch, double log_z) const;
   // Parse with a CRF model for a sentence whose coarse pass (MaskByCoarsePass at `prune`)
   // found CoarseOutcome::kNoTree: what Parse gives, without running that pass again.
   SentenceParse ParseWithoutTree(const std::vector<Token>& tokens, int k, Chart& ch, bool mbr, double prune,

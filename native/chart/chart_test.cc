@@ -1785,6 +1785,67 @@ TEST(chart_crf_ensemble_weights_its_members_and_takes_a_pcfg) {
   CHECK_THROWS(ParseEnsemble(*pcfg, {crf_member}, corpus, 1, nullptr, 0, 0));
 }
 
+TEST(chart_crf_ensemble_with_viterbi_gives_the_first_members_own_list) {
+  // A CRF and a PCFG of the same trees mixed, as a model's PCFG mix is; "a a" is covered only
+  // by the retry with every tag, and a sentence over max_length gets the flat fallback.
+  Tiny t = MakeTiny();
+  auto crf = CrfOf(t);
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> normal(0.0, 0.5);
+  for (double& w : crf->crf.theta) w += normal(rng);
+  auto pcfg = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, nullptr);
+  const Grammar& g = crf->grammar;
+  EnsembleMember member{pcfg.get(), {}, {}};
+  for (int32_t x = 0; x < g.num_bases; ++x) member.base_map.push_back(x);
+  for (int32_t x = 0; x < g.num_symbols; ++x) member.tag_map.push_back(g.is_tag[x] ? x : -1);
+  Corpus corpus;
+  corpus.offsets.push_back(0);
+  for (const std::vector<std::string>& words : {std::vector<std::string>{"the", "dog", "saw", "a", "cat"},
+                                                {"a", "a"},
+                                                {"dogs", "saw", "the", "cat"},
+                                                {"dog", "saw", "saw"},
+                                                {"the", "dog", "saw", "the", "cat", "the", "dog"}}) {
+    corpus.tokens.insert(corpus.tokens.end(), words.begin(), words.end());
+    corpus.offsets.push_back(static_cast<int32_t>(corpus.tokens.size()));
+  }
+  const EnsembleMix mix = {0.6, 0.4};
+  const int k = 4;
+  int fallbacks = 0;
+  for (double prune : {0.0, 1e-300, 0.3}) {
+    for (bool prune_retry : {false, true}) {
+      const int max_length = 6;
+      std::vector<SentenceParse> viterbi;
+      const auto both = ParseEnsemble(*crf, {member}, corpus, 2, nullptr, prune, max_length, prune_retry,
+                                      kEnsembleMemberPrune, 1, mix, kEnsembleMemberChartBytes, k, &viterbi);
+      const auto mbr = ParseEnsemble(*crf, {member}, corpus, 1, nullptr, prune, max_length, prune_retry,
+                                     kEnsembleMemberPrune, 1, mix);
+      const auto own =
+          crf->ParseAll(corpus, k, 1, nullptr, false, INFINITY, max_length, prune, false, prune_retry);
+      CHECK(viterbi.size() == own.size() && both.size() == mbr.size());
+      for (int32_t s = 0; s < corpus.size(); ++s) {
+        // The list: the first member's own parse, bit for bit.
+        CHECK(viterbi[s].fallback == own[s].fallback);
+        CHECK(viterbi[s].candidates.size() == own[s].candidates.size());
+        for (size_t c = 0; c < own[s].candidates.size(); ++c) {
+          CHECK(viterbi[s].candidates[c].nodes == own[s].candidates[c].nodes);
+          CHECK(viterbi[s].candidates[c].score == own[s].candidates[c].score);
+        }
+        if (own[s].fallback) ++fallbacks;
+        // The MBR trees and posteriors: the ensemble's without the list.
+        CHECK(both[s].candidates.size() == 1 && both[s].candidates[0].nodes == mbr[s].candidates[0].nodes);
+        CHECK(both[s].candidates[0].score == mbr[s].candidates[0].score);
+        CHECK(both[s].brackets.size() == mbr[s].brackets.size());
+        for (size_t b = 0; b < mbr[s].brackets.size(); ++b)
+          CHECK(both[s].brackets[b].p == mbr[s].brackets[b].p);
+      }
+    }
+  }
+  CHECK(fallbacks > 0);  // the sentence over max_length
+  std::vector<SentenceParse> none;
+  CHECK_THROWS(ParseEnsemble(*crf, {member}, corpus, 1, nullptr, 0, 0, false, kEnsembleMemberPrune, 1, mix,
+                             kEnsembleMemberChartBytes, 0, &none));
+}
+
 TEST(chart_crf_softmax_margin_equals_enumeration_and_its_gradient_finite_differences) {
   // The objective with margin c is log sum_t exp(score(t) + c * wrong(t)) - score(gold), where
   // wrong(t) counts t's binary and unary nodes whose (span, base category) the gold tree lacks.

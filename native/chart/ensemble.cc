@@ -142,20 +142,28 @@ void MixPosteriors(const NodePosteriors& first, const std::vector<EnsembleMember
   }
 }
 
-// One sentence's k best trees under each of `mixes`.
+// One sentence's k best trees under each of `mixes`; with `viterbi`, also the first member's
+// Viterbi viterbi_k-best, as its own Parse gives it.
 std::vector<SentenceParse> ParseOne(const ChartModel& first, const std::vector<EnsembleMember>& others,
                                     const Corpus& corpus, int32_t s, int k, double prune, double member_prune,
                                     double max_chart_bytes, bool prune_retry,
-                                    const std::vector<EnsembleMix>& mixes, Scratch& scratch) {
+                                    const std::vector<EnsembleMix>& mixes, Scratch& scratch, int viterbi_k,
+                                    SentenceParse* viterbi) {
   const std::vector<Token> tokens = first.Tokens(corpus, s);
   const int n = static_cast<int>(tokens.size());
   // The first member's posteriors stay on its masked chart, which the decode reuses.
   Chart& ch = *scratch.charts[0];
   const CoarseOutcome coarse =
       prune > 0 ? first.MaskByCoarsePass(tokens, prune, ch) : CoarseOutcome::kUnmasked;
-  if (coarse == CoarseOutcome::kNoTree)
+  // The first member's Viterbi list from its own Parse, where the shared chart cannot give it.
+  auto own_viterbi = [&] {
+    if (viterbi) *viterbi = first.Parse(tokens, viterbi_k, ch, false, INFINITY, prune, false, prune_retry);
+  };
+  if (coarse == CoarseOutcome::kNoTree) {
+    own_viterbi();
     return std::vector<SentenceParse>(mixes.size(),
                                       first.ParseWithoutTree(tokens, k, ch, true, prune, prune_retry));
+  }
   const bool masked = coarse == CoarseOutcome::kMasked;
   ch.Begin(n, first.grammar.num_symbols, true);
   CrfSentence& sent = scratch.sentences[0];
@@ -181,11 +189,19 @@ std::vector<SentenceParse> ParseOne(const ChartModel& first, const std::vector<E
       if (decoded[x]) SparseBrackets(scratch.mixed, out[x].brackets);
     }
   }
+  // The same prepared sentence and masked chart: what the first member's Parse would compute
+  // again. A fallback there takes that Parse's retries instead.
+  bool viterbi_done = false;
+  if (viterbi && log_z != kNegInf) {
+    *viterbi = first.ViterbiOn(sent, viterbi_k, ch, log_z);
+    viterbi_done = !viterbi->fallback;
+  }
   ch.Clear();
   if (masked) ch.mask_pre.clear(), ch.mask_post.clear();
   for (size_t x = 0; x < mixes.size(); ++x) {
     if (!decoded[x]) out[x] = first.Parse(tokens, k, ch, false, INFINITY, prune, true, prune_retry);
   }
+  if (!viterbi_done) own_viterbi();
   return out;
 }
 
@@ -193,7 +209,8 @@ std::vector<SentenceParse> ParseOne(const ChartModel& first, const std::vector<E
 std::vector<std::vector<SentenceParse>> ParseAll(
     const ChartModel& first, const std::vector<EnsembleMember>& others, const Corpus& corpus, int threads,
     const std::atomic<bool>* cancel, double prune, int max_length, bool prune_retry, double member_prune,
-    int k, const std::vector<EnsembleMix>& mixes, double max_chart_bytes) {
+    int k, const std::vector<EnsembleMix>& mixes, double max_chart_bytes, int viterbi_k = 0,
+    std::vector<SentenceParse>* viterbi = nullptr) {
   if (!first.use_crf) throw InputError("parser ensemble: the first member must be a CRF parser");
   for (const EnsembleMember& m : others) {
     if (!m.model) throw InputError("parser ensemble: a member has no model");
@@ -210,6 +227,7 @@ std::vector<std::vector<SentenceParse>> ParseAll(
       throw InputError("parser ensemble: the first member's weight must be > 0");
   }
   std::vector<std::vector<SentenceParse>> out(mixes.size(), std::vector<SentenceParse>(corpus.size()));
+  if (viterbi) viterbi->assign(corpus.size(), SentenceParse());
   const int nthreads = threads;
   auto model_of = [&](size_t m) -> const ChartModel& { return m == 0 ? first : *others[m - 1].model; };
   std::vector<Scratch> scratch(nthreads);
@@ -229,9 +247,11 @@ std::vector<std::vector<SentenceParse>> ParseAll(
           if (max_length > 0 && corpus.Length(id) > max_length) {
             const SentenceParse flat = ChartModel::FlatParse(first.PcfgLex(first.Tokens(corpus, id)));
             for (auto& parses : out) parses[s] = flat;
+            if (viterbi) (*viterbi)[s] = flat;
           } else {
-            std::vector<SentenceParse> one = ParseOne(first, others, corpus, id, k, prune, member_prune,
-                                                      max_chart_bytes, prune_retry, mixes, scratch[t]);
+            std::vector<SentenceParse> one =
+                ParseOne(first, others, corpus, id, k, prune, member_prune, max_chart_bytes, prune_retry,
+                         mixes, scratch[t], viterbi_k, viterbi ? &(*viterbi)[s] : nullptr);
             for (size_t x = 0; x < mixes.size(); ++x) out[x][s] = std::move(one[x]);
           }
         }
@@ -252,9 +272,11 @@ std::vector<std::vector<SentenceParse>> ParseAll(
 std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vector<EnsembleMember>& others,
                                          const Corpus& corpus, int threads, const std::atomic<bool>* cancel,
                                          double prune, int max_length, bool prune_retry, double member_prune,
-                                         int k, const EnsembleMix& mix, double max_chart_bytes) {
+                                         int k, const EnsembleMix& mix, double max_chart_bytes, int viterbi_k,
+                                         std::vector<SentenceParse>* viterbi) {
+  if (viterbi && viterbi_k < 1) throw InputError("parser ensemble: the Viterbi list needs k >= 1");
   return std::move(ParseAll(first, others, corpus, threads, cancel, prune, max_length, prune_retry,
-                            member_prune, k, {mix}, max_chart_bytes)[0]);
+                            member_prune, k, {mix}, max_chart_bytes, viterbi_k, viterbi)[0]);
 }
 
 std::vector<std::vector<SentenceParse>> ParseEnsembleMixes(const ChartModel& first,

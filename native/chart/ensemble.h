@@ -43,13 +43,17 @@ using EnsembleMix = std::vector<double>;
 // other than the first that covers nothing under either mask is left out of that sentence's
 // mean, as is one whose chart would take more than max_chart_bytes. prune_retry: the first
 // member's retry with every tag (ChartModel::Parse). Each tree's score is its log-probability
-// under the first member.
+// under the first member. With `viterbi`, also the first member's Viterbi viterbi_k-best of
+// every sentence (viterbi[s]), exactly its own Parse's (at `prune`, exact beam, prune_retry),
+// computed on the chart and sentence scores the posteriors use: one parse where two calls
+// would prepare every sentence twice.
 std::vector<SentenceParse> ParseEnsemble(const ChartModel& first, const std::vector<EnsembleMember>& others,
                                          const Corpus& corpus, int threads, const std::atomic<bool>* cancel,
                                          double prune, int max_length, bool prune_retry = false,
                                          double member_prune = kEnsembleMemberPrune, int k = 1,
                                          const EnsembleMix& mix = {},
-                                         double max_chart_bytes = kEnsembleMemberChartBytes);
+                                         double max_chart_bytes = kEnsembleMemberChartBytes,
+                                         int viterbi_k = 0, std::vector<SentenceParse>* viterbi = nullptr);
 
 // Each sentence's MBR tree under each of `mixes` (out[m][s]), every member's posteriors
 // computed once: how a mixture weight is chosen on dev.
