@@ -130,16 +130,14 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
         ...(ensemble.length > 0 ? { ensemble } : {}),
         ...(mbrOut ? { mbrTree: true } : {}),
       };
-      const results = await model.parseNbest(sentences, values.outNbest ? pool : 1, options);
-      // Beside lists, a model that rescores its MBR tree takes its 1-best from its own candidates.
-      const rescored =
-        values.outNbest && mbrOut && model.info().headWeight > 0 && values.headModel !== false
-          ? await model.parseNbest(sentences, 1, { ...options, mbrTree: false })
-          : undefined;
+      // Beside lists, a model that rescores its MBR tree takes its 1-best from its own candidates:
+      // the list's parse goes as deep as the rescoring's pool (a pool of 1 is already rescored).
+      const depth = values.outNbest && mbrOut && pool > 1 ? model.rescoringPool(options) : 0;
+      const results = await model.parseNbest(sentences, values.outNbest ? Math.max(pool, depth) : 1, options);
       results.forEach((r, off) => {
         const s = start + off;
         const shape = (t: Tree): Tree => (input.shapes ? withRootOf(t, input.shapes[s]) : t);
-        const best = (rescored?.[off].candidates[0] ?? r.mbrTree ?? r.candidates[0]).tree;
+        const best = (depth > 0 ? model.rescoredBest(r) : (r.mbrTree ?? r.candidates[0])).tree;
         if (maxLength > 0 && sentences[off].length > maxLength) tooLong++;
         else if (r.fallback) fallbacks++;
         trees[s] = formatTree(shape(best));
@@ -148,7 +146,7 @@ Lines: {"id","tokens","candidates":[{"tree","logprob"}],"gold"?}.`,
             id: input.ids[s],
             line: 0,
             tokens: input.sentences[s],
-            candidates: selectKbest(r.candidates, k, mode).map((c) => ({
+            candidates: selectKbest(r.candidates.slice(0, pool), k, mode).map((c) => ({
               tree: formatTree(shape(c.tree)),
               logprob: c.logprob,
             })),

@@ -49,6 +49,7 @@ import { trainTreeModel } from '../rerank/tree-model.js';
 import { headTableFromJson, headTableToJson, type HeadTable, type HeadTableJson } from '../trees/head-rules.js';
 import { generativeTree } from '../rerank/generative-counts.js';
 import { parseTree } from '../trees/bracket-parser.js';
+import type { ScoredTree } from '../trees/kbest-modes.js';
 import {
   chooseRescoring,
   rescoredChoice,
@@ -1382,18 +1383,39 @@ export class ChartParserModel implements NbestProducer {
   /** parseNbest's 1-best where the model rescores its MBR tree: the candidates, rescored. */
   private async parseRescored(sentences: string[][], options: ParseOptions): Promise<ParsedNbest[]> {
     const rescore = this.meta.headRescore as HeadRescoring;
-    const weights = rescoringWeights(rescore);
     const { decode: _d, headModel: _h, ...rest } = options;
     const parsed = await this.parseNbest(sentences, rescore.pool, { ...rest, mbrTree: true });
-    const models = this.rescoringModels();
     return parsed.map((p) => {
-      const mbr = p.mbrTree ?? p.candidates[0];
-      if (p.fallback) return { candidates: [mbr], fallback: true, ...(options.mbrTree ? { mbrTree: mbr } : {}) };
-      const candidates = rescoringCandidates(p.candidates, mbr, rescore.k);
-      const terms = rescoringTerms(models, candidates, p.brackets ?? []);
-      const best = candidates[rescoredChoice(candidates, terms, weights)];
-      return { candidates: [best], fallback: false, ...(options.mbrTree ? { mbrTree: best } : {}) };
+      const best = this.rescoredBest(p);
+      return { candidates: [best], fallback: p.fallback, ...(options.mbrTree ? { mbrTree: best } : {}) };
     });
+  }
+
+  /**
+   * How many trees a sentence's parseNbest (with `mbrTree`) must hold for rescoredBest to give
+   * the 1-best `parse` gives with `options`: the rescoring's pool; 0 where the model does not
+   * rescore with them (no rescoring, `headModel: false`, `pcfg`, an ensemble, Viterbi decoding).
+   */
+  rescoringPool(options: ParseOptions = {}): number {
+    const rescore = this.meta.headRescore;
+    const decode = options.decode ?? this.decode;
+    const off = options.headModel === false || options.pcfg === true || (options.ensemble ?? []).length > 0;
+    return rescore === undefined || off || decode !== 'mbr' ? 0 : rescore.pool;
+  }
+
+  /**
+   * The rescored 1-best of a sentence's parseNbest with `mbrTree` and at least rescoringPool()
+   * trees: its first rescoringPool() trees are the rescoring's pool (a k-best list is the
+   * prefix of any deeper one), so one parse gives a deeper list and this 1-best.
+   */
+  rescoredBest(p: ParsedNbest): ScoredTree {
+    const rescore = this.meta.headRescore;
+    if (rescore === undefined) throw optionError('rescoredBest: this model does not rescore its MBR tree');
+    const mbr = p.mbrTree ?? p.candidates[0];
+    if (p.fallback) return mbr;
+    const candidates = rescoringCandidates(p.candidates.slice(0, rescore.pool), mbr, rescore.k);
+    const terms = rescoringTerms(this.rescoringModels(), candidates, p.brackets ?? []);
+    return candidates[rescoredChoice(candidates, terms, rescoringWeights(rescore))];
   }
 
   /**
@@ -1520,9 +1542,7 @@ export class ChartParserModel implements NbestProducer {
     // The model's decode is its 1-best; k-best lists are MBR only when asked for.
     const mbrDecode = k === 1 ? decode === 'mbr' : options.decode === 'mbr';
     const ensemble = options.ensemble ?? [];
-    const rescores =
-      this.meta.headRescore !== undefined && options.headModel !== false && !options.pcfg && ensemble.length === 0;
-    if (k === 1 && mbrDecode && rescores) return this.parseRescored(sentences, options);
+    if (k === 1 && this.rescoringPool(options) > 0) return this.parseRescored(sentences, options);
     if (ensemble.length > 0) {
       if (!this.meta.crf || ensemble.some((m) => !m.meta.crf))
         throw optionError('ensemble: every parser must be a CRF model');

@@ -5,7 +5,12 @@ import { decodeModel, encodeModel } from '../../lib/io/model-file.js';
 import { formatTree, type Tree } from '../../lib/trees/tree.js';
 import type { ScoredTree } from '../../lib/trees/kbest-modes.js';
 import { parseTree } from '../../lib/trees/bracket-parser.js';
-import { ChartParserModel, type ParserTrainProgress, type ParserTrainSummary } from '../../lib/parser/chart-parser.js';
+import {
+  ChartParserModel,
+  type ParseOptions,
+  type ParserTrainProgress,
+  type ParserTrainSummary,
+} from '../../lib/parser/chart-parser.js';
 import { evaluateParser } from '../../lib/parser/evaluate.js';
 import { treeWords } from '../../lib/parser/input.js';
 import { CRF_DEFAULTS } from '../../lib/options/parser.js';
@@ -21,7 +26,7 @@ import {
 } from '../../lib/parser/head-rescoring.js';
 import { trainTreeModel } from '../../lib/rerank/tree-model.js';
 import { ModelFileError } from '../../lib/errors.js';
-import { tempDir } from '../helpers.js';
+import { runCli, tempDir } from '../helpers.js';
 import { gumShortTrees } from './gum-short.js';
 
 const tmp = tempDir();
@@ -191,6 +196,45 @@ describe("the CRF's MBR tree rescored by a head model", () => {
     expect(lists(await m.parseNbest(sentences, 4, { threads: 1 }))).toEqual(
       lists(await p.parseNbest(sentences, 4, { threads: 1 })),
     );
+  }, 180_000);
+
+  it('gives its 1-best beside a deeper list from one parse, as `parse --nbest --out` does', async () => {
+    const [m, p] = [await rescoring, await plain];
+    const pool = m.rescoringPool();
+    expect(pool).toBe(CRF_DEFAULTS.headPool);
+    const offs: ParseOptions[] = [{ headModel: false }, { pcfg: true }, { decode: 'viterbi' }, { ensemble: [p] }];
+    for (const off of offs) expect(m.rescoringPool(off)).toBe(0);
+    expect(p.rescoringPool()).toBe(0);
+    expect(() => p.rescoredBest({ candidates: [], fallback: false })).toThrow(/does not rescore/);
+    const own = shown(await m.parse(sentences, { threads: 1 }));
+    for (const k of [4, 2 * pool]) {
+      const deep = await m.parseNbest(sentences, Math.max(k, pool), { threads: 1, mbrTree: true });
+      expect(shown(deep.map((d) => m.rescoredBest(d)).map((tree) => ({ tree: tree.tree })))).toEqual(own);
+      // A k-best list is the prefix of any deeper one.
+      const lists = await m.parseNbest(sentences, k, { threads: 1 });
+      expect(deep.map((d) => shown(d.candidates.slice(0, k)))).toEqual(lists.map((l) => shown(l.candidates)));
+      expect(deep.map((d) => d.candidates.slice(0, k).map((c) => c.logprob))).toEqual(
+        lists.map((l) => l.candidates.map((c) => c.logprob)),
+      );
+    }
+    // The command: its --out is parse's 1-best, its lists those of the MBR tree's parse.
+    const model = tmp.file('nbest.model');
+    m.save(model);
+    const input = tmp.file('nbest.txt');
+    writeFileSync(input, sentences.map((w) => w.join(' ') + '\n').join(''));
+    const run = (out: string, extra: string[]): string => {
+      const r = runCli(['parse', '--model', model, '--input', input, '--out', out, '--threads', '1', ...extra]);
+      expect(r.status, r.stderr).toBe(0);
+      return readFileSync(out, 'utf8');
+    };
+    const alone = run(tmp.file('alone.parsed'), []);
+    const lists = tmp.file('lists.nbest');
+    const beside = run(tmp.file('beside.parsed'), ['--nbest', '4', '--out-nbest', lists]);
+    expect(beside).toBe(alone);
+    const mbrLists = tmp.file('mbr.nbest');
+    const mbrOut = run(tmp.file('mbr.parsed'), ['--nbest', '4', '--out-nbest', mbrLists, '--no-head-model']);
+    expect(readFileSync(lists, 'utf8')).toBe(readFileSync(mbrLists, 'utf8'));
+    expect(mbrOut).not.toBe(alone);
   }, 180_000);
 
   it('round-trips through its file (version 3); a damaged tree section is refused', async () => {
