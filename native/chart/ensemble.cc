@@ -160,7 +160,7 @@ std::vector<SentenceParse> ParseOne(const ChartModel& first, const std::vector<E
     if (viterbi) *viterbi = first.Parse(tokens, viterbi_k, ch, false, INFINITY, prune, false, prune_retry);
   };
   if (coarse == CoarseOutcome::kNoTree) {
-    own_viterbi();
+    if (viterbi) *viterbi = first.ParseWithoutTree(tokens, viterbi_k, ch, false, prune, prune_retry);
     return std::vector<SentenceParse>(mixes.size(),
                                       first.ParseWithoutTree(tokens, k, ch, true, prune, prune_retry));
   }
