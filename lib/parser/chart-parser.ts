@@ -53,8 +53,7 @@ import type { ScoredTree } from '../trees/kbest-modes.js';
 import {
   chooseRescoring,
   rescoredChoice,
-  rescoringCandidates,
-  rescoringTerms,
+  rescoringList,
   rescoringWeights,
   type HeadRescoring,
   type RescoringModels,
@@ -1331,9 +1330,7 @@ export class ChartParserModel implements NbestProducer {
         { threads: opts.threads, signal: opts.signal, mbrTree: true },
       );
       parsed.forEach((p, i) => {
-        const mbr = p.mbrTree ?? p.candidates[0];
-        const candidates = p.fallback ? [mbr] : rescoringCandidates(p.candidates, mbr, k);
-        const terms = rescoringTerms(models, candidates, p.brackets ?? []);
+        const { candidates, terms, mbr } = rescoringList(p, models, k, pool);
         sentences.push({ candidates, terms, mbr: mbr.tree, gold: chunk[i] });
         fallbacks.push(p.fallback);
       });
@@ -1411,10 +1408,7 @@ export class ChartParserModel implements NbestProducer {
   rescoredBest(p: ParsedNbest): ScoredTree {
     const rescore = this.meta.headRescore;
     if (rescore === undefined) throw optionError('rescoredBest: this model does not rescore its MBR tree');
-    const mbr = p.mbrTree ?? p.candidates[0];
-    if (p.fallback) return mbr;
-    const candidates = rescoringCandidates(p.candidates.slice(0, rescore.pool), mbr, rescore.k);
-    const terms = rescoringTerms(this.rescoringModels(), candidates, p.brackets ?? []);
+    const { candidates, terms } = rescoringList(p, this.rescoringModels(), rescore.k, rescore.pool);
     return candidates[rescoredChoice(candidates, terms, rescoringWeights(rescore))];
   }
 

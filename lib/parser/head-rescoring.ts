@@ -160,3 +160,25 @@ export function rescoringTerms(
     loss: expectedBracketLoss(nodePosteriors(c.tree, posteriors)),
   }));
 }
+
+/**
+ * A sentence's rescoring candidates and their terms, from its k-best parse with the MBR tree
+ * (parseNbest with `mbrTree`, at least `pool` trees, of which the first `pool` are the
+ * rescoring's: a k-best list is the prefix of any deeper one); a sentence without a tree has
+ * its fallback alone.
+ */
+export function rescoringList(
+  parsed: {
+    candidates: readonly ScoredTree[];
+    mbrTree?: ScoredTree;
+    brackets?: readonly BracketPosterior[];
+    fallback: boolean;
+  },
+  models: RescoringModels,
+  k: number,
+  pool: number,
+): { candidates: ScoredTree[]; terms: RescoringTerms[]; mbr: ScoredTree } {
+  const mbr = parsed.mbrTree ?? parsed.candidates[0];
+  const candidates = parsed.fallback ? [mbr] : rescoringCandidates(parsed.candidates.slice(0, pool), mbr, k);
+  return { candidates, terms: rescoringTerms(models, candidates, parsed.brackets ?? []), mbr };
+}
