@@ -374,9 +374,9 @@ SentenceParse ChartModel::ViterbiOn(const CrfSentence& sent, int k, Chart& ch, d
 }
 
 SentenceParse ChartModel::NoTreeParse(const std::vector<Token>& tokens) const {
-  CrfSentence sent;
-  sent.Prepare(crf, grammar, lexicon, tokens);
-  return FlatParse(sent.lex());
+  PoolLease<CrfSentence> sent(sentence_pool_);
+  sent->Prepare(crf, grammar, lexicon, tokens);
+  return FlatParse(sent->lex());
 }
 
 SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Chart& ch, bool force_pcfg,
@@ -396,12 +396,14 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
   ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols, mbr_pass || mbr_tree_pass);
   SentenceParse out;
   if (mbr_pass) {
-    CrfSentence sent;
+    PoolLease<CrfSentence> lease(sentence_pool_);
+    CrfSentence& sent = *lease;
     sent.Prepare(crf, grammar, lexicon, tokens);
     out.candidates = MbrParse(grammar, sent.lex(), sent, ch, kMbrUnaryCost, &out.brackets, k);
     if (out.candidates.empty()) out = FlatParse(sent.lex());
   } else if (crf_pass) {
-    CrfSentence sent;
+    PoolLease<CrfSentence> lease(sentence_pool_);
+    CrfSentence& sent = *lease;
     sent.Prepare(crf, grammar, lexicon, tokens);
     // log Z for conditional probabilities: a log-sum inside pass first (with the MBR tree,
     // the inside-outside pass of its posteriors).
@@ -460,17 +462,14 @@ std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int
   return out;
 }
 
-std::unique_ptr<Chart> ChartModel::AcquireChart() const {
-  std::lock_guard<std::mutex> lock(pool_mutex_);
-  if (chart_pool_.empty()) return std::make_unique<Chart>();
-  auto c = std::move(chart_pool_.back());
-  chart_pool_.pop_back();
-  return c;
-}
+std::unique_ptr<Chart> ChartModel::AcquireChart() const { return chart_pool_.Take(); }
 
-void ChartModel::ReleaseChart(std::unique_ptr<Chart> chart) const {
-  std::lock_guard<std::mutex> lock(pool_mutex_);
-  if (chart_pool_.size() < 8) chart_pool_.push_back(std::move(chart));
+void ChartModel::ReleaseChart(std::unique_ptr<Chart> chart) const { chart_pool_.Give(std::move(chart)); }
+
+std::unique_ptr<CrfSentence> ChartModel::AcquireSentence() const { return sentence_pool_.Take(); }
+
+void ChartModel::ReleaseSentence(std::unique_ptr<CrfSentence> sentence) const {
+  sentence_pool_.Give(std::move(sentence));
 }
 
 std::vector<uint8_t> ChartModel::Serialize() const {

@@ -20,6 +20,8 @@
 #include "chart/kbest.h"
 #include "chart/lexicon.h"
 #include "chart/mbr.h"
+#include "core/object_pool.h"
+#include "core/thread_pool.h"
 
 namespace structrank {
 
@@ -170,6 +172,10 @@ class ChartModel {
   // ParseEnsemble reuse them across calls (the CLI parses in chunks of 16 sentences).
   std::unique_ptr<Chart> AcquireChart() const;
   void ReleaseChart(std::unique_ptr<Chart> chart) const;
+  // So are a sentence's CRF scores (rows per cell, per boundary and rule): reused across
+  // sentences and calls.
+  std::unique_ptr<CrfSentence> AcquireSentence() const;
+  void ReleaseSentence(std::unique_ptr<CrfSentence> sentence) const;
 
  private:
   // no_tree (may be null): set when the coarse pass proved that no tree covers the sentence.
@@ -190,8 +196,9 @@ class ChartModel {
   mutable std::mutex mask_mutex_;
   mutable std::unordered_map<std::string, CoarseKeep> kept_masks_;
   mutable size_t kept_mask_bytes_ = 0, max_mask_bytes_ = 0;
-  mutable std::mutex pool_mutex_;
-  mutable std::vector<std::unique_ptr<Chart>> chart_pool_;
+  // Up to 8 idle charts; a sentence's scores for every thread that may parse at once.
+  mutable ObjectPool<Chart> chart_pool_{8};
+  mutable ObjectPool<CrfSentence> sentence_pool_{static_cast<size_t>(kMaxThreads)};
   // The coarse pass's view of the PCFG, built on the first coarse pass (the PCFG is final
   // by then) rather than once per sentence.
   const CoarseRules& Coarse() const;

@@ -114,10 +114,10 @@ void AddMapped(const NodePosteriors& from, const EnsembleMember& m, double weigh
 
 // One thread's buffers, one per member (the first member's at 0), reused from sentence to
 // sentence so that none allocates (and faults in) fresh rows: a member's scorer alone holds
-// megabytes for a long sentence. The charts come from each member's pool.
+// megabytes for a long sentence. The charts and scorers come from each member's pools.
 struct Scratch {
   std::vector<std::unique_ptr<Chart>> charts;
-  std::vector<CrfSentence> sentences;
+  std::vector<std::unique_ptr<CrfSentence>> sentences;
   std::vector<NodePosteriors> posts;
   NodePosteriors mixed;  // the weighted mean of `posts`
 };
@@ -155,10 +155,6 @@ std::vector<SentenceParse> ParseOne(const ChartModel& first, const std::vector<E
   Chart& ch = *scratch.charts[0];
   const CoarseOutcome coarse =
       prune > 0 ? first.MaskByCoarsePass(tokens, prune, ch) : CoarseOutcome::kUnmasked;
-  // The first member's Viterbi list from its own Parse, where the shared chart cannot give it.
-  auto own_viterbi = [&] {
-    if (viterbi) *viterbi = first.Parse(tokens, viterbi_k, ch, false, INFINITY, prune, false, prune_retry);
-  };
   if (coarse == CoarseOutcome::kNoTree) {
     if (viterbi) *viterbi = first.ParseWithoutTree(tokens, viterbi_k, ch, false, prune, prune_retry);
     return std::vector<SentenceParse>(mixes.size(),
@@ -166,7 +162,7 @@ std::vector<SentenceParse> ParseOne(const ChartModel& first, const std::vector<E
   }
   const bool masked = coarse == CoarseOutcome::kMasked;
   ch.Begin(n, first.grammar.num_symbols, true);
-  CrfSentence& sent = scratch.sentences[0];
+  CrfSentence& sent = *scratch.sentences[0];
   sent.Prepare(first.crf, first.grammar, first.lexicon, tokens);
   double log_z = kNegInf;
   NodePosteriors& post = scratch.posts[0];
@@ -178,7 +174,7 @@ std::vector<SentenceParse> ParseOne(const ChartModel& first, const std::vector<E
     std::vector<uint8_t> covered(others.size(), 0);
     for (size_t m = 0; m < others.size(); ++m) {
       covered[m] = MemberPosteriors(others[m], post, others[m].model->Tokens(corpus, s), prune, member_prune,
-                                    max_chart_bytes, *scratch.charts[m + 1], scratch.sentences[m + 1],
+                                    max_chart_bytes, *scratch.charts[m + 1], *scratch.sentences[m + 1],
                                     scratch.posts[m + 1]);
     }
     for (size_t x = 0; x < mixes.size(); ++x) {
@@ -201,7 +197,9 @@ std::vector<SentenceParse> ParseOne(const ChartModel& first, const std::vector<E
   for (size_t x = 0; x < mixes.size(); ++x) {
     if (!decoded[x]) out[x] = first.Parse(tokens, k, ch, false, INFINITY, prune, true, prune_retry);
   }
-  if (!viterbi_done) own_viterbi();
+  // The first member's Viterbi list from its own Parse, where the shared chart cannot give it.
+  if (viterbi && !viterbi_done)
+    *viterbi = first.Parse(tokens, viterbi_k, ch, false, INFINITY, prune, false, prune_retry);
   return out;
 }
 
@@ -235,8 +233,8 @@ std::vector<std::vector<SentenceParse>> ParseAll(
     for (size_t m = 0; m <= others.size(); ++m) {
       t.charts.push_back(model_of(m).AcquireChart());
       t.charts.back()->cancel = cancel;
+      t.sentences.push_back(model_of(m).AcquireSentence());
     }
-    t.sentences.resize(others.size() + 1);
     t.posts.resize(others.size() + 1);
   }
   ParallelFor(
@@ -262,6 +260,7 @@ std::vector<std::vector<SentenceParse>> ParseAll(
     for (size_t m = 0; m <= others.size(); ++m) {
       t.charts[m]->cancel = nullptr;
       model_of(m).ReleaseChart(std::move(t.charts[m]));
+      model_of(m).ReleaseSentence(std::move(t.sentences[m]));
     }
   }
   return out;

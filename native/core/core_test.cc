@@ -17,6 +17,7 @@
 #include "core/errors.h"
 #include "core/exp.h"
 #include "core/interner.h"
+#include "core/object_pool.h"
 #include "core/test_harness.h"
 #include "core/thread_pool.h"
 
@@ -248,4 +249,35 @@ TEST(exp_array_rounds_every_lane_as_the_scalar_exp) {
       CHECK(std::memcmp(&y[i], &want, sizeof want) == 0 || (std::isnan(y[i]) && std::isnan(want)));
     }
   }
+}
+
+TEST(object_pool_gives_back_what_it_was_given_and_keeps_at_most_its_limit) {
+  ObjectPool<std::vector<int>> pool(1);
+  std::unique_ptr<std::vector<int>> a = pool.Take();
+  a->assign(1000, 7);
+  const int* buffer = a->data();
+  pool.Give(std::move(a));
+  std::unique_ptr<std::vector<int>> again = pool.Take();
+  CHECK(again->data() == buffer);  // the same object, its capacity kept
+  std::unique_ptr<std::vector<int>> fresh = pool.Take();
+  CHECK(fresh->empty());  // the pool was empty: a new one
+  pool.Give(std::move(again));
+  pool.Give(std::move(fresh));  // over the limit: freed
+  std::unique_ptr<std::vector<int>> first = pool.Take();
+  std::unique_ptr<std::vector<int>> second = pool.Take();
+  CHECK(first->data() == buffer);
+  CHECK(second->empty());
+}
+
+TEST(pool_lease_gives_its_object_back_also_on_an_exception) {
+  ObjectPool<std::vector<int>> pool(4);
+  const int* buffer = nullptr;
+  try {
+    PoolLease<std::vector<int>> lease(pool);
+    lease->assign(10, 1);
+    buffer = lease->data();
+    throw std::runtime_error("stop");
+  } catch (const std::runtime_error&) {}
+  PoolLease<std::vector<int>> again(pool);
+  CHECK(again->data() == buffer);
 }
