@@ -374,7 +374,7 @@ SentenceParse ChartModel::ViterbiOn(const CrfSentence& sent, int k, Chart& ch, d
 }
 
 SentenceParse ChartModel::NoTreeParse(const std::vector<Token>& tokens) const {
-  PoolLease<CrfSentence> sent(sentence_pool_);
+  const PoolLease<CrfSentence> sent = LeaseSentence();
   sent->Prepare(crf, grammar, lexicon, tokens);
   return FlatParse(sent->lex());
 }
@@ -396,13 +396,13 @@ SentenceParse ChartModel::ParseOnce(const std::vector<Token>& tokens, int k, Cha
   ch.Begin(static_cast<int>(tokens.size()), grammar.num_symbols, mbr_pass || mbr_tree_pass);
   SentenceParse out;
   if (mbr_pass) {
-    PoolLease<CrfSentence> lease(sentence_pool_);
+    const PoolLease<CrfSentence> lease = LeaseSentence();
     CrfSentence& sent = *lease;
     sent.Prepare(crf, grammar, lexicon, tokens);
     out.candidates = MbrParse(grammar, sent.lex(), sent, ch, kMbrUnaryCost, &out.brackets, k);
     if (out.candidates.empty()) out = FlatParse(sent.lex());
   } else if (crf_pass) {
-    PoolLease<CrfSentence> lease(sentence_pool_);
+    const PoolLease<CrfSentence> lease = LeaseSentence();
     CrfSentence& sent = *lease;
     sent.Prepare(crf, grammar, lexicon, tokens);
     // log Z for conditional probabilities: a log-sum inside pass first (with the MBR tree,

@@ -176,6 +176,8 @@ class ChartModel {
   // sentences and calls.
   std::unique_ptr<CrfSentence> AcquireSentence() const;
   void ReleaseSentence(std::unique_ptr<CrfSentence> sentence) const;
+  // One sentence's scorer for a scope (given back when it ends, also on an exception).
+  PoolLease<CrfSentence> LeaseSentence() const { return PoolLease<CrfSentence>(sentence_pool_); }
 
  private:
   // no_tree (may be null): set when the coarse pass proved that no tree covers the sentence.

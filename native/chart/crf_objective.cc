@@ -53,7 +53,8 @@ double CrfSentenceObjective(const ChartModel& m, const std::vector<Token>& token
                             SentenceFeatureIds* record, double margin) {
   const Grammar& g = m.grammar;
   const int n = static_cast<int>(tokens.size());
-  CrfSentence sent;
+  const PoolLease<CrfSentence> lease = m.LeaseSentence();
+  CrfSentence& sent = *lease;
   sent.Prepare(m.crf, g, m.lexicon, tokens, cached, record);
   if (margin != 0) sent.AddSpanCost(gold, margin);
   ch.Begin(n, g.num_symbols, true);
