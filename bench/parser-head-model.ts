@@ -5,8 +5,10 @@
  * MODEL is a CRF trained with head-model rescoring (`train-parser --crf` with --dev, the
  * default). Each repetition runs `structrank parse --threads 1` on the whole test set (SET=dev
  * for the dev set) once as the model parses and once with `--no-head-model`, start-up and model
- * loading included. Prints CPU seconds, sentences per CPU s, max RSS and EVALB F1 (<= 40 / all)
- * of each, and the rescoring's cost as a multiple of the MBR tree's in the same repetition.
+ * loading included, and, where the model mixes a PCFG into its MBR decoding, once as the CRF
+ * alone (`--pcfg-weight 0 --no-head-model`). Prints CPU seconds, sentences per CPU s, max RSS
+ * and EVALB F1 (<= 40 / all) of each, and the rescoring's cost as a multiple of the MBR tree's
+ * in the same repetition.
  * Env: REPS (3). Needs `npm run build:ts`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,7 +41,7 @@ const parse = (extra: string[]): ParseRun => parseRun(model, extra, gold, golds,
 const line = (name: string, r: ParseRun): string => parseRunLine(name, r, sentences);
 
 console.log(
-  `${ds} ${set}: ${sentences} sentences; ${model}, weights: head model ${weight}, tree model ${info.treeModelWeight}, expected loss ${info.lossWeight}; ${reps} repetitions`,
+  `${ds} ${set}: ${sentences} sentences; ${model}, weights: PCFG ${info.pcfgWeight}, head model ${weight}, tree model ${info.treeModelWeight}, expected loss ${info.lossWeight}; ${reps} repetitions`,
 );
 const ratios: number[] = [];
 try {
@@ -47,6 +49,8 @@ try {
     const mbr = parse(['--no-head-model']);
     const rescored = parse([]);
     ratios.push(rescored.cpu / mbr.cpu);
+    if (info.pcfgWeight > 0)
+      console.log(`rep ${rep}  ${line('CRF alone', parse(['--pcfg-weight', '0', '--no-head-model']))}`);
     console.log(`rep ${rep}  ${line('MBR tree', mbr)}`);
     console.log(
       `rep ${rep}  ${line('rescored', rescored)}  (${(rescored.cpu / mbr.cpu).toFixed(2)}x the MBR tree's CPU)`,
