@@ -4,8 +4,8 @@ import { option } from '../options/field.js';
 import { json, requiredFile, threads } from '../options/common.js';
 import { linearRerankerFields } from '../options/rerank.js';
 import { cliSignal } from './signal.js';
-import { buildFeatureTable, saveFeatureTable, selectFeatures } from '../rerank/feature-table.js';
-import { loadSentenceFeatures } from '../rerank/inputs.js';
+import { saveFeatureTable } from '../rerank/feature-table.js';
+import { loadFeatureRows, trainingTable } from '../rerank/inputs.js';
 import { claimOutputs } from './claim.js';
 import { resolveThreads } from '../native.js';
 import { nbestShardFields } from '../options/distributed.js';
@@ -40,12 +40,9 @@ candidate of at least --cutoff different sentences. Writes a checksummed binary 
     if (values.redis !== undefined || values.store !== undefined)
       return (await import('../distributed/nbest-shards.js')).runFeaturesSharded(values, save, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('features: --shard-size needs --redis and --store');
-    const { features } = await loadSentenceFeatures(input, {
-      threads,
-      signal: cliSignal(),
-      treeFeatures: values.treeFeatures,
-    });
-    save(buildFeatureTable(features, selectFeatures(features, values.cutoff), values.cutoff));
+    const signal = cliSignal();
+    const { rows } = await loadFeatureRows(input, { threads, signal, treeFeatures: values.treeFeatures });
+    save(await trainingTable(rows, values.cutoff, signal));
   },
 });
 

@@ -7,8 +7,7 @@ import { perceptronFields } from '../options/rerank.js';
 import { cliSignal } from './signal.js';
 import { InputError, UsageError } from '../errors.js';
 import { boostWeights, rerankScores } from '../rerank/boost.js';
-import { buildFeatureTable } from '../rerank/feature-table.js';
-import { isContainerFile, loadSentenceFeatures, tableData } from '../rerank/inputs.js';
+import { isContainerFile, loadFeatureRows, tableData, tableOver } from '../rerank/inputs.js';
 import { loadReranker } from '../rerank/reranker.js';
 import { evalbCorpus } from '../eval/evalb.js';
 import { parseTree } from '../trees/bracket-parser.js';
@@ -88,17 +87,14 @@ Perceptron models (train-reranker --method perceptron) predict as trained unless
       weights = boostWeights(model.rounds, values.rounds);
     }
     // Trees get the head rules and word classes learned at training (legacy models: Collins / PTB).
-    const { sentences, features } = await loadSentenceFeatures(input, {
-      threads,
-      signal: cliSignal(),
-      settings: model.treeSettings,
-    });
+    const signal = cliSignal();
+    const { sentences, rows } = await loadFeatureRows(input, { threads, signal, settings: model.treeSettings });
     const list = sentences ?? [];
     const kind = model.info.candidates;
     if (list.length > 0 && (kind === 'trees' || kind === 'tags') && nbestKind(list[0]) !== kind) {
       throw new InputError(input, undefined, `the model reranks ${nbestKindName(kind)}`);
     }
-    const table = buildFeatureTable(features, model.names);
+    const table = await tableOver(rows, model.names, signal);
     const data = await tableData(table, threads);
     const { chosen } = rerankScores(data, model.a0, weights, threads);
     const asConll = out.endsWith('.conll') || list[0]?.candidates[0]?.tags !== undefined;

@@ -8,8 +8,7 @@ import { trainFields } from '../options/distributed.js';
 import { cliSignal } from './signal.js';
 import { UsageError } from '../errors.js';
 import { listKind, requireSameKind } from '../io/nbest.js';
-import { buildFeatureTable, selectFeatures } from '../rerank/feature-table.js';
-import { loadSentenceFeatures, requireScores, tableData } from '../rerank/inputs.js';
+import { loadFeatureRows, requireScores, tableData, tableOver, trainingTable } from '../rerank/inputs.js';
 import { linearTrainers } from '../rerank/trainers.js';
 import { trainLinearReranker } from '../rerank/linear-reranker.js';
 import { trainPerceptronCli } from './rerank-perceptron.js';
@@ -93,22 +92,22 @@ printed, with a warning under 90%.`,
     // The learned head rules' coverage and its warning are printed after training, so that an
     // error stays the only line of a failed run.
     const learnedLines: string[] = [];
-    const train = await loadSentenceFeatures(trainFile, {
+    const train = await loadFeatureRows(trainFile, {
       threads,
       signal,
       learn: { table, log: (line) => learnedLines.push(line) },
     });
     const settings = train.settings;
-    const dictionary = selectFeatures(train.features, cutoff);
-    const trainTable = buildFeatureTable(train.features, dictionary, cutoff);
+    const trainTable = await trainingTable(train.rows, cutoff, signal);
+    const dictionary = trainTable.names;
     requireScores(trainFile, trainTable);
     // Trees or tag sequences; unknown when --train is a feature table.
     const kind = listKind(train.sentences);
     let dev;
     if (values.dev) {
-      const d = await loadSentenceFeatures(values.dev, { threads, signal, settings });
+      const d = await loadFeatureRows(values.dev, { threads, signal, settings });
       requireSameKind(values.dev, listKind(d.sentences), trainFile, kind);
-      const devTable = buildFeatureTable(d.features, dictionary);
+      const devTable = await tableOver(d.rows, dictionary, signal);
       requireScores(values.dev, devTable);
       dev = await tableData(devTable, threads);
     }

@@ -19,14 +19,8 @@ import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { readLinesSync } from '../io/lines.js';
 import { readNbestSync } from '../io/nbest.js';
 import { tagScoring } from '../eval/score.js';
-import {
-  buildFeatureTable,
-  loadFeatureTable,
-  saveFeatureTable,
-  selectFeatures,
-  type FeatureTable,
-} from '../rerank/feature-table.js';
-import { isContainerFile, loadSentenceFeatures } from '../rerank/inputs.js';
+import { loadFeatureTable, saveFeatureTable, type FeatureTable } from '../rerank/feature-table.js';
+import { isContainerFile, loadFeatureRows, trainingTable } from '../rerank/inputs.js';
 import type { JobEnv, JobOutcome } from './job-env.js';
 import type { NbestShardPayload } from './payloads.js';
 import { queueOptions, runShardSteps, shardStep, type Shard } from './shards.js';
@@ -97,14 +91,14 @@ export async function runNbestShard(p: NbestShardPayload, env: JobEnv): Promise<
         const code = (await command.run(values, { positionals: [], given })) ?? 0;
         if (code !== 0) throw new InternalError(`rerank exited with code ${code}`);
       } else {
-        const { features } = await loadSentenceFeatures(input, {
+        const { rows } = await loadFeatureRows(input, {
           threads: env.threads,
           signal: env.signal,
           treeFeatures: o.treeFeatures,
           scoring: o.scoring,
         });
         out = join(dir, 'features.bin');
-        saveFeatureTable(out, buildFeatureTable(features, selectFeatures(features, 1), 1));
+        saveFeatureTable(out, await trainingTable(rows, 1, env.signal));
       }
     } catch (err) {
       // Name the shard's lines so the coordinator can map them to the input file's.

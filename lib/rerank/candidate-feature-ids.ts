@@ -8,7 +8,8 @@
  */
 import { abortCheckpoint } from '../errors.js';
 import type { NbestSentence } from '../io/nbest.js';
-import { extractSentences } from './extract.js';
+import { extractSentences, type ExtractRunOptions } from './extract.js';
+import { buildIdFeatureTable, selectFeatureIds, type FeatureTable } from './feature-table.js';
 import { NameTable } from './interned-rows.js';
 import { withTagSequenceFeatures } from './tag-features.js';
 import type { TreeSettings } from './tree-settings.js';
@@ -21,6 +22,8 @@ export interface CandidateFeatureIds {
   rowPtr: Float64Array;
   cols: Int32Array;
   logprob: Float64Array;
+  /** Score(x) of each candidate against the sentence's gold (lib/eval/score.ts); NaN without gold. */
+  score: Float64Array;
 }
 
 export interface FeatureIdOptions {
@@ -36,6 +39,11 @@ const table = new NameTable();
 /** The name of an interned feature id. */
 export function featureName(id: number): string {
   return table.names[id];
+}
+
+/** The id of a feature name, interned if new (a dictionary's names map onto the same ids). */
+export function internFeature(name: string): number {
+  return table.intern(name);
 }
 
 /** Number of feature names interned so far (every id is below it). */
@@ -60,7 +68,13 @@ export function candidateFeatureIds(
   const key = settings ? JSON.stringify(settings) : '-';
   let p = byKey.get(key);
   if (!p) {
-    p = extract(sentences, settings, options);
+    // Tag candidates get the tag-sequence features; trees the parse-tree features of Collins & Koo (2005).
+    p = featureIdRows(options.file, withTagSequenceFeatures(sentences), {
+      settings,
+      threads: options.threads,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
     // A failed or cancelled extraction is not kept.
     const keyed = byKey;
     p.catch(() => keyed.delete(key));
@@ -69,24 +83,24 @@ export function candidateFeatureIds(
   return p;
 }
 
-async function extract(
-  sentencesIn: readonly NbestSentence[],
-  settings: TreeSettings | undefined,
-  options: FeatureIdOptions,
+/**
+ * The features of every candidate of `sentences` as extracted (their own `features` objects,
+ * and the tree templates for trees), interned as they arrive, laid out in sentence order.
+ */
+export async function featureIdRows(
+  file: string,
+  sentences: readonly NbestSentence[],
+  options: ExtractRunOptions = {},
 ): Promise<CandidateFeatureIds> {
-  // Tag candidates carry their features; trees get the parse-tree features of Collins & Koo (2005) in extractSentences.
-  const sentences = withTagSequenceFeatures(sentencesIn);
   // Sentences arrive in any order: keep each one's rows (its candidates' ids one after another,
   // and where each candidate ends), then lay them out in order.
   const sentenceCols: Int32Array[] = new Array(sentences.length);
   const rowEnds: Int32Array[] = new Array(sentences.length);
   const logprobs: Float64Array[] = new Array(sentences.length);
-  await extractSentences(options.file, sentences, {
-    settings,
-    threads: options.threads,
-    signal: options.signal,
+  const scores: Float64Array[] = new Array(sentences.length);
+  await extractSentences(file, sentences, {
+    ...options,
     batchSize: 10,
-    onProgress: options.onProgress,
     // Interned at once (on the workers): the names of a few sentences at a time are garbage, not all of them.
     interned: {
       intern: (name) => table.intern(name),
@@ -94,16 +108,18 @@ async function extract(
         sentenceCols[i] = rows.cols;
         rowEnds[i] = rows.ends;
         logprobs[i] = rows.logprob;
+        scores[i] = rows.score;
       },
     },
   });
   const checkpoint = abortCheckpoint(options.signal);
-  const total = sentencesIn.reduce((a, s) => a + s.candidates.length, 0);
+  const total = sentences.reduce((a, s) => a + s.candidates.length, 0);
   let size = 0;
   for (const ids of sentenceCols) size += ids.length;
-  const sentencePtr = new Int32Array(sentencesIn.length + 1);
+  const sentencePtr = new Int32Array(sentences.length + 1);
   const rowPtr = new Float64Array(total + 1);
   const logprob = new Float64Array(total);
+  const score = new Float64Array(total);
   const cols = new Int32Array(size);
   let c = 0;
   let n = 0;
@@ -111,9 +127,31 @@ async function extract(
     await checkpoint();
     cols.set(sentenceCols[i], n);
     logprob.set(logprobs[i], c);
+    score.set(scores[i], c);
     for (const end of rowEnds[i]) rowPtr[++c] = n + end;
     n += sentenceCols[i].length;
     sentencePtr[i + 1] = c;
   }
-  return { sentencePtr, rowPtr, cols, logprob };
+  return { sentencePtr, rowPtr, cols, logprob, score };
+}
+
+/** A list's features as interned ids per candidate, with its sentence ids. */
+export interface FeatureRows extends CandidateFeatureIds {
+  ids: string[];
+}
+
+/** The training table: the features seen on candidates of >= cutoff training sentences (feature-table.ts). */
+export async function trainingTable(rows: FeatureRows, cutoff: number, signal?: AbortSignal): Promise<FeatureTable> {
+  const selected = await selectFeatureIds(rows, cutoff, signal);
+  const table = await buildIdFeatureTable(rows, selected, selected.map(featureName), signal);
+  return { ...table, cutoff };
+}
+
+/** The table of `rows` over a dictionary (a trained model's names); features outside it are dropped. */
+export function tableOver(
+  rows: FeatureRows,
+  dictionary: readonly string[],
+  signal?: AbortSignal,
+): Promise<FeatureTable> {
+  return buildIdFeatureTable(rows, dictionary.map(internFeature), [...dictionary], signal);
 }

@@ -34,6 +34,11 @@ parentPort?.on('message', (msg: { id: number; batch: NbestSentence[]; options: E
   }
   const names = table.names.slice(namesSent);
   namesSent = table.names.length;
-  const buffers = (result as InternedSentence[]).flatMap((r) => [r.cols.buffer, r.ends.buffer, r.logprob.buffer]);
+  const buffers = (result as InternedSentence[]).flatMap((r) => [
+    r.cols.buffer,
+    r.ends.buffer,
+    r.logprob.buffer,
+    r.score.buffer,
+  ]);
   parentPort?.postMessage({ id: msg.id, result, names }, buffers);
 });

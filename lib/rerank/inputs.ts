@@ -1,15 +1,18 @@
 /**
  * Reranker inputs for the CLI: an n-best JSON Lines file (features extracted here, on all
- * cores) or a feature table written by `structrank features`, turned into a native
- * problem over a given feature dictionary.
+ * cores, and interned as they arrive) or a feature table written by `structrank features`,
+ * as rows of the process's feature ids (candidate-feature-ids.ts), and the tables the
+ * rerankers train and score on. Holding every candidate's feature names as strings cost
+ * gigabytes on 3,000 sentences' 20-best lists; the rows cost bytes per feature.
  */
 import { readFileHead } from '../io/lines.js';
 import { InputError } from '../errors.js';
 import { readNbestSync, type NbestSentence } from '../io/nbest.js';
 import { Progress, progressInterval } from '../progress.js';
 import { requireScores, tableData } from './table-data.js';
-import { extractSentences, type ExtractRunOptions } from './extract.js';
-import { buildFeatureTable, loadFeatureTable, tableToNames, type SentenceFeatureNames } from './feature-table.js';
+import type { ExtractRunOptions } from './extract.js';
+import { featureIdRows, internFeature, tableOver, trainingTable, type FeatureRows } from './candidate-feature-ids.js';
+import { loadFeatureTable, type FeatureTable } from './feature-table.js';
 import { describeTreeSettings, learnListSettings, type TreeSettings } from './tree-settings.js';
 import type { HeadTable } from '../trees/head-rules.js';
 
@@ -18,23 +21,23 @@ export function isContainerFile(file: string): boolean {
   return readFileHead(file, 8).toString('latin1') === 'SRNKMDL\0';
 }
 
-export interface LoadedSentences {
+export interface LoadedRows {
   /** The n-best sentences (absent when the input was a feature table). */
   sentences?: NbestSentence[];
-  features: SentenceFeatureNames[];
+  rows: FeatureRows;
   /** Tree settings learned from the gold trees (with `learn`), or the ones given. */
   settings?: TreeSettings;
 }
 
-export interface LoadOptions extends ExtractRunOptions {
+export interface LoadOptions extends Omit<ExtractRunOptions, 'onProgress' | 'onSentence' | 'interned'> {
   /** Learn the tree settings from the file's gold trees, starting from this head table (n-best trees only). */
   learn?: { table: HeadTable; log?: (line: string) => void };
 }
 
-/** Feature names per candidate, from a table (ids back to names) or extracted from n-best lists. */
-export async function loadSentenceFeatures(file: string, loadOptions: LoadOptions = {}): Promise<LoadedSentences> {
+/** The features of every candidate, from a table or extracted from n-best lists, as interned rows. */
+export async function loadFeatureRows(file: string, loadOptions: LoadOptions = {}): Promise<LoadedRows> {
   const { learn, ...options } = loadOptions;
-  if (isContainerFile(file)) return { features: tableToNames(loadFeatureTable(file)) };
+  if (isContainerFile(file)) return { rows: tableRows(loadFeatureTable(file)) };
   const sentences = readNbestSync(file);
   if (sentences.length === 0) throw new InputError(file, undefined, 'no sentences');
   const learned = learn ? learnListSettings(sentences, learn.table, file) : undefined;
@@ -50,9 +53,22 @@ export async function loadSentenceFeatures(file: string, loadOptions: LoadOption
     unit: 'sentences',
     logEvery: progressInterval(),
   });
-  const features = await extractSentences(file, sentences, { ...options, onProgress: (n) => bar.update(n) });
+  const rows = await featureIdRows(file, sentences, { ...options, onProgress: (n) => bar.update(n) });
   bar.finish();
-  return { sentences, features, settings: options.settings };
+  return { sentences, rows: { ...rows, ids: sentences.map((s) => s.id) }, settings: options.settings };
 }
 
-export { buildFeatureTable, tableToNames, tableData, requireScores };
+/** A saved table's rows over the process's feature ids. */
+function tableRows(t: FeatureTable): FeatureRows {
+  const idOf = Int32Array.from(t.names, internFeature);
+  return {
+    ids: t.ids,
+    sentencePtr: Int32Array.from(t.sentencePtr),
+    rowPtr: t.rowPtr,
+    cols: t.cols.map((c) => idOf[c]),
+    logprob: t.logprob,
+    score: t.score,
+  };
+}
+
+export { tableData, requireScores, trainingTable, tableOver };

@@ -14,6 +14,8 @@ export interface InternedSentence {
   /** Candidate j's ids end at cols[ends[j]]. */
   ends: Int32Array<ArrayBuffer>;
   logprob: Float64Array<ArrayBuffer>;
+  /** Score(x) of each candidate against gold; NaN when unknown. */
+  score: Float64Array<ArrayBuffer>;
 }
 
 /** Turns sentences' feature names into rows of ids with `intern`, each candidate's ids distinct. */
@@ -49,7 +51,12 @@ export class RowInterner {
     });
     this.stamp = stamp;
     this.mark = mark;
-    return { cols: row.toArray(), ends, logprob: Float64Array.from(features.candidates, (cand) => cand.logprob) };
+    return {
+      cols: row.toArray(),
+      ends,
+      logprob: Float64Array.from(features.candidates, (cand) => cand.logprob),
+      score: Float64Array.from(features.candidates, (cand) => cand.score),
+    };
   }
 }
 

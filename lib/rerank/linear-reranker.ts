@@ -13,8 +13,7 @@ import { resolveThreads } from '../native.js';
 import { FEATURE_CUTOFF } from '../options/rerank.js';
 import { withRun, type TrainProgress, type TrainRun } from '../train-progress.js';
 import { rerankScores } from './boost.js';
-import { extractSentences } from './extract.js';
-import { buildFeatureTable, selectFeatures } from './feature-table.js';
+import { featureIdRows, tableOver, trainingTable, type FeatureRows } from './candidate-feature-ids.js';
 import type { ExtractOptions } from './nbest-features.js';
 import { loadReranker, loadRerankerAsync, saveReranker, type RerankerModel } from './reranker.js';
 import { tableData } from './table-data.js';
@@ -122,13 +121,16 @@ export class LinearReranker {
     const cutoff = o.cutoff ?? FEATURE_CUTOFF;
     const threads = resolveThreads(o.threads);
     const extract = { ...o.extract, threads, signal: o.signal };
-    const features = await extractSentences('<train>', sentences, extract);
-    const dictionary = selectFeatures(features, cutoff);
-    const table = buildFeatureTable(features, dictionary, cutoff);
+    const rows = async (file: string, list: readonly NbestSentence[]): Promise<FeatureRows> => ({
+      ...(await featureIdRows(file, list, extract)),
+      ids: list.map((s) => s.id),
+    });
+    const table = await trainingTable(await rows('<train>', sentences), cutoff, o.signal);
+    const dictionary = table.names;
     if (table.score.some((v) => Number.isNaN(v)))
       throw new InputError('<train>', undefined, 'every training sentence needs a gold analysis');
     const dev = o.dev
-      ? await tableData(buildFeatureTable(await extractSentences('<dev>', o.dev, extract), dictionary), threads)
+      ? await tableData(await tableOver(await rows('<dev>', o.dev), dictionary, o.signal), threads)
       : undefined;
     const { dev: _d, extract: _e, ...settings } = o;
     (void _d, void _e);
@@ -146,12 +148,13 @@ export class LinearReranker {
   /** The chosen candidate of each sentence, computed on native threads. */
   async rerank(sentences: readonly NbestSentence[], options: LinearRerankOptions = {}): Promise<Int32Array> {
     const threads = resolveThreads(options.threads);
-    const features = await extractSentences('<n-best>', sentences, {
+    const ids = await featureIdRows('<n-best>', sentences, {
       threads,
       signal: options.signal,
       settings: this.model.treeSettings,
     });
-    const data = await tableData(buildFeatureTable(features, this.model.names), threads);
+    const rows = { ...ids, ids: sentences.map((s) => s.id) };
+    const data = await tableData(await tableOver(rows, this.model.names, options.signal), threads);
     return Int32Array.from(rerankScores(data, this.model.a0, this.model.weights, threads).chosen);
   }
 

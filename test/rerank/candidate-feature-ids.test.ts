@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { AbortError } from '../../lib/errors.js';
 import { readNbestSync } from '../../lib/io/nbest.js';
 import type * as FeatureIds from '../../lib/rerank/candidate-feature-ids.js';
-import { candidateFeatureIds, featureName } from '../../lib/rerank/candidate-feature-ids.js';
+import {
+  candidateFeatureIds,
+  featureIdRows,
+  featureName,
+  tableOver,
+  trainingTable,
+} from '../../lib/rerank/candidate-feature-ids.js';
+import { buildFeatureTable, selectFeatures } from '../../lib/rerank/feature-table.js';
 import { extractSentences } from '../../lib/rerank/extract.js';
 import { learnListSettings } from '../../lib/rerank/tree-settings.js';
 import { repoRoot } from '../helpers.js';
@@ -26,6 +33,7 @@ describe('interned candidate features', () => {
       const ids = [...got.cols.subarray(got.rowPtr[c], got.rowPtr[c + 1])];
       expect(ids.map(featureName)).toEqual([...new Set(cand.names)]);
       expect(got.logprob[c]).toBe(cand.logprob);
+      expect(got.score[c]).toBe(cand.score);
     });
     // Candidates of a sentence share most features: each row has them all, not only those new to the sentence.
     expect(got.cols.length).toBeGreaterThan(new Set(got.cols).size);
@@ -42,7 +50,23 @@ describe('interned candidate features', () => {
     expect([...got.sentencePtr]).toEqual([...want.sentencePtr]);
     expect([...got.rowPtr]).toEqual([...want.rowPtr]);
     expect([...got.logprob]).toEqual([...want.logprob]);
+    expect([...got.score]).toEqual([...want.score]);
     expect([...got.cols].map(built.featureName)).toEqual([...want.cols].map(featureName));
+  });
+
+  it("give the tables of the feature names: the training table with its cutoff, and a dictionary's", async () => {
+    const many = Array.from({ length: 3 }, (_, r) => lists.map((s) => ({ ...s, id: `${s.id}-${r}` }))).flat();
+    const names = await extractSentences('<tiny>', many, { settings, threads: 1 });
+    const rows = { ...(await featureIdRows('<tiny>', many, { settings, threads: 1 })), ids: many.map((s) => s.id) };
+    for (const cutoff of [1, 3, 5]) {
+      const want = buildFeatureTable(names, selectFeatures(names, cutoff), cutoff);
+      const got = await trainingTable(rows, cutoff);
+      expect(got.names.length).toBeGreaterThan(0);
+      expect(got).toEqual(want);
+      // A dictionary in another order, with a name the rows never had.
+      const dictionary = ['not a feature', ...want.names.slice().reverse()];
+      expect(await tableOver(rows, dictionary)).toEqual(buildFeatureTable(names, dictionary));
+    }
   });
 
   it('stop on an aborted signal', async () => {
