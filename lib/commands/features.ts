@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineCommand } from './command.js';
 import { option } from '../options/field.js';
 import { json, requiredFile, threads } from '../options/common.js';
-import { linearRerankerFields } from '../options/rerank.js';
+import { headRules, linearRerankerFields } from '../options/rerank.js';
+import { loadHeadRules } from '../io/head-rules-file.js';
 import { cliSignal } from './signal.js';
 import { saveFeatureTable } from '../rerank/feature-table.js';
 import { loadFeatureRows, trainingTable } from '../rerank/inputs.js';
@@ -15,14 +16,17 @@ import type { FeatureTable } from '../rerank/feature-table.js';
 const command = defineCommand({
   description: `Extracts reranking features for every candidate of an n-best file: the candidates' own
 "features" objects and, for parse trees without them, the tree feature templates on
-head-annotated trees (counts become threshold features). Keeps features seen on a
+head-annotated trees (counts become threshold features), with the head rules and word
+classes learned from the gold trees as train-reranker learns them. Keeps features seen on a
 candidate of at least --cutoff different sentences. Writes a checksummed binary table
-(dictionary of readable names + CSR of feature ids per candidate + L(x) + Score(x)).`,
+(dictionary of readable names + CSR of feature ids per candidate + L(x) + Score(x), and the
+learned settings, which a reranker trained on the table keeps).`,
   options: {
     input: requiredFile('n-best file (JSON Lines)', 'nbest.jsonl'),
     out: requiredFile('binary feature table to write', 'feats.bin'),
     cutoff: linearRerankerFields.cutoff,
     treeFeatures: option(z.boolean().default(true), "no tree feature templates: only the candidates' own features"),
+    headRules,
     threads,
     json: option(json, 'print the table summary as JSON'),
     ...nbestShardFields,
@@ -34,15 +38,22 @@ candidate of at least --cutoff different sentences. Writes a checksummed binary 
   async run(values, { given }) {
     const { input, out } = values;
     const threads = resolveThreads(values.threads);
-    claimOutputs('features', { '--input': input }, { '--out': out });
+    claimOutputs('features', { '--input': input, '--head-rules': values.headRules }, { '--out': out });
     const save = (table: FeatureTable): void => saveTable(table, values);
     // --redis/--store: extraction in shards on a queue (lib/distributed/nbest-shards.ts, docs/scaling.md).
     if (values.redis !== undefined || values.store !== undefined)
       return (await import('../distributed/nbest-shards.js')).runFeaturesSharded(values, save, cliSignal());
     if (given.has('--shard-size')) throw new UsageError('features: --shard-size needs --redis and --store');
     const signal = cliSignal();
-    const { rows } = await loadFeatureRows(input, { threads, signal, treeFeatures: values.treeFeatures });
-    save(await trainingTable(rows, values.cutoff, signal));
+    const learned: string[] = [];
+    const { rows, settings } = await loadFeatureRows(input, {
+      threads,
+      signal,
+      treeFeatures: values.treeFeatures,
+      learn: { table: loadHeadRules(values.headRules), log: (line) => learned.push(line) },
+    });
+    save({ ...(await trainingTable(rows, values.cutoff, signal)), ...(settings ? { settings } : {}) });
+    for (const line of learned) console.error(line);
   },
 });
 

@@ -101,8 +101,8 @@ printed, with a warning under 90%.`,
     const trainTable = await trainingTable(train.rows, cutoff, signal);
     const dictionary = trainTable.names;
     requireScores(trainFile, trainTable);
-    // Trees or tag sequences; unknown when --train is a feature table.
-    const kind = listKind(train.sentences);
+    // Trees or tag sequences; a feature table says trees by its tree settings, else nothing.
+    const kind = listKind(train.sentences) ?? (settings ? 'trees' : undefined);
     let dev;
     if (values.dev) {
       const d = await loadFeatureRows(values.dev, { threads, signal, settings });

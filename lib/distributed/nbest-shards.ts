@@ -17,10 +17,12 @@ import { z } from 'zod';
 import { InputError, InternalError } from '../errors.js';
 import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { readLinesSync } from '../io/lines.js';
-import { readNbestSync } from '../io/nbest.js';
+import { readNbestSync, type NbestSentence } from '../io/nbest.js';
+import { loadHeadRules } from '../io/head-rules-file.js';
 import { tagScoring } from '../eval/score.js';
 import { loadFeatureTable, saveFeatureTable, type FeatureTable } from '../rerank/feature-table.js';
 import { isContainerFile, loadFeatureRows, trainingTable } from '../rerank/inputs.js';
+import { describeTreeSettings, learnListSettings, type TreeSettings } from '../rerank/tree-settings.js';
 import type { JobEnv, JobOutcome } from './job-env.js';
 import type { NbestShardPayload } from './payloads.js';
 import { queueOptions, runShardSteps, shardStep, type Shard } from './shards.js';
@@ -96,6 +98,7 @@ export async function runNbestShard(p: NbestShardPayload, env: JobEnv): Promise<
           signal: env.signal,
           treeFeatures: o.treeFeatures,
           scoring: o.scoring,
+          settings: o.settings,
         });
         out = join(dir, 'features.bin');
         saveFeatureTable(out, await trainingTable(rows, 1, env.signal));
@@ -124,7 +127,10 @@ interface QueueValues {
 async function runNbestShards(
   command: 'rerank' | 'features',
   values: QueueValues,
-  payload: (store: ArtifactStore) => Promise<Omit<NbestShardPayload, 'step' | 'input' | 'command'>>,
+  payload: (
+    store: ArtifactStore,
+    sentences: readonly NbestSentence[],
+  ) => Promise<Omit<NbestShardPayload, 'step' | 'input' | 'command'>>,
   signal?: AbortSignal,
 ): Promise<{ parts: Buffer[]; sentences: number }> {
   const q = queueOptions(command, values);
@@ -135,7 +141,7 @@ async function runNbestShards(
   if (sentences.length === 0) throw new InputError(file, undefined, 'no sentences');
   const golds = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
   const store = new ArtifactStore(q.store);
-  const common = await payload(store);
+  const common = await payload(store, sentences);
   if (command === 'features' && golds.length > 0) common.options.scoring = tagScoring(golds);
   const shards = splitNbestInput(file, values.shardSize);
   const steps = shards.map((s, i) =>
@@ -265,15 +271,26 @@ export function mergeShardTables(count: number, load: (shard: number) => Feature
 
 /** The coordinator of `features --redis --store`: the shards' tables merged into the local run's table. */
 export async function runFeaturesSharded(
-  values: QueueValues & { treeFeatures: boolean; out: string; cutoff: number },
+  values: QueueValues & { treeFeatures: boolean; out: string; cutoff: number; headRules: string },
   save: (table: FeatureTable) => void,
   signal?: AbortSignal,
 ): Promise<number> {
   checkOutputPath(values.out);
+  // Learned once here from every gold tree, as a local run learns them, and sent to every shard.
+  const learned: string[] = [];
+  let settings: TreeSettings | undefined;
   const { parts } = await runNbestShards(
     'features',
     values,
-    async () => ({ options: { treeFeatures: values.treeFeatures } }),
+    async (_store, sentences) => {
+      const l = learnListSettings(sentences, loadHeadRules(values.headRules), values.input);
+      if (l) {
+        learned.push(describeTreeSettings(l));
+        if (l.warning) learned.push(`warning: ${l.warning}`);
+      }
+      settings = l?.settings;
+      return { options: { treeFeatures: values.treeFeatures, ...(settings ? { settings } : {}) } };
+    },
     signal,
   );
   const dir = mkdtempSync(join(new ArtifactStore(values.store as string).inside('tmp'), 'features-'));
@@ -284,7 +301,9 @@ export async function runFeaturesSharded(
       return file;
     });
     parts.length = 0;
-    save(mergeShardTables(files.length, (k) => loadFeatureTable(files[k]), values.cutoff));
+    const merged = mergeShardTables(files.length, (k) => loadFeatureTable(files[k]), values.cutoff);
+    save(settings ? { ...merged, settings } : merged);
+    for (const line of learned) console.error(line);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,6 +9,7 @@ import { CONLLU_FIELDS, type ConlluField } from '../io/conllu.js';
 import { HASH_PATTERN, STEP_ID_PATTERN } from './store.js';
 import { PARSER_DECODES, PARSER_RETRIES } from '../options/parser.js';
 import { KBEST_TAG_MODES } from '../trees/kbest-modes.js';
+import { isTreeSettings, type TreeSettings } from '../rerank/tree-settings.js';
 
 const hash = z
   .string()
@@ -128,6 +129,8 @@ export const nbestShardPayload = z.strictObject({
     compress: z.boolean().optional(),
     /** features */
     treeFeatures: z.boolean().optional(),
+    /** features: the tree settings the coordinator learned from the whole input's gold trees. */
+    settings: z.custom<TreeSettings>(isTreeSettings, 'tree settings').optional(),
     /** features: how gold tags are scored, detected on the whole input by the coordinator. */
     scoring: z.enum(['accuracy', 'iob1', 'iob2', 'iobes', 'bilou']).optional(),
   }),

@@ -8,6 +8,7 @@
 import { abortCheckpoint, InputError } from '../errors.js';
 import { loadModel, saveModel } from '../io/model-file.js';
 import { fromLittleEndianBytes, littleEndianBytes } from '../io/byte-order.js';
+import { isTreeSettings, type TreeSettings } from './tree-settings.js';
 
 export interface CandidateFeatureNames {
   names: readonly string[];
@@ -32,6 +33,12 @@ export interface FeatureTable {
   /** NaN where no gold was given. */
   score: Float64Array;
   cutoff: number;
+  /**
+   * The head rules and word classes the tree features were extracted with (learned from the
+   * gold trees); absent: the `collins` table and the PTB's classes, without the word-context
+   * templates. A reranker trained on the table keeps them for the lists it reranks.
+   */
+  settings?: TreeSettings;
 }
 
 /**
@@ -235,13 +242,14 @@ export function encodeFeatureTable(t: FeatureTable): { meta: object; payload: Ui
       candidates: t.logprob.length,
       features: t.names.length,
       ids: t.ids,
+      ...(t.settings ? { treeSettings: t.settings } : {}),
     },
     payload: Buffer.concat(parts),
   };
 }
 
 export function decodeFeatureTable(
-  meta: { cutoff: number; ids: string[]; features: number },
+  meta: { cutoff: number; ids: string[]; features: number; treeSettings?: unknown },
   payload: Uint8Array,
   file = '<buffer>',
 ): FeatureTable {
@@ -285,6 +293,11 @@ export function decodeFeatureTable(
     score: f64(),
     cutoff: meta.cutoff,
   };
+  if (meta.treeSettings !== undefined) {
+    if (!isTreeSettings(meta.treeSettings))
+      throw new InputError(file, undefined, 'feature table tree settings are malformed');
+    t.settings = meta.treeSettings;
+  }
   if (pos !== buf.length || names.length !== meta.features) bad();
   const candidates = t.logprob.length;
   if (
@@ -305,7 +318,7 @@ export function saveFeatureTable(file: string, t: FeatureTable): void {
 }
 
 export function loadFeatureTable(file: string): FeatureTable {
-  const m = loadModel<{ cutoff: number; ids: string[]; features: number }>(file, KIND);
+  const m = loadModel<{ cutoff: number; ids: string[]; features: number; treeSettings?: unknown }>(file, KIND);
   if (m.kindVersion > 1)
     throw new InputError(file, undefined, `feature table version ${m.kindVersion} is newer than supported (1)`);
   const meta: unknown = m.meta;

@@ -25,7 +25,7 @@ export interface LoadedRows {
   /** The n-best sentences (absent when the input was a feature table). */
   sentences?: NbestSentence[];
   rows: FeatureRows;
-  /** Tree settings learned from the gold trees (with `learn`), or the ones given. */
+  /** Tree settings learned from the gold trees (with `learn`), the ones given, or a table's. */
   settings?: TreeSettings;
 }
 
@@ -37,7 +37,10 @@ export interface LoadOptions extends Omit<ExtractRunOptions, 'onProgress' | 'onS
 /** The features of every candidate, from a table or extracted from n-best lists, as interned rows. */
 export async function loadFeatureRows(file: string, loadOptions: LoadOptions = {}): Promise<LoadedRows> {
   const { learn, ...options } = loadOptions;
-  if (isContainerFile(file)) return { rows: tableRows(loadFeatureTable(file)) };
+  if (isContainerFile(file)) {
+    const table = loadFeatureTable(file);
+    return { rows: tableRows(table), settings: table.settings };
+  }
   const sentences = readNbestSync(file);
   if (sentences.length === 0) throw new InputError(file, undefined, 'no sentences');
   const learned = learn ? learnListSettings(sentences, learn.table, file) : undefined;

@@ -9,7 +9,7 @@ import { ModelFileError, inModelFile } from '../errors.js';
 import { loadModel, loadModelAsync, saveModel, type ModelFile } from '../io/model-file.js';
 import { fromLittleEndianBytes, littleEndianBytes } from '../io/byte-order.js';
 import { decodeBoostModel, encodeBoostModel, type BoostModelData } from './boost.js';
-import type { TreeSettings } from './tree-settings.js';
+import { isTreeSettings, type TreeSettings } from './tree-settings.js';
 
 export interface RerankerModel {
   /** 'boost', 'logloss', 'loglinear', ... (the train-reranker method). */
@@ -128,15 +128,7 @@ function rerankerFromFile(file: string, f: ModelFile<RerankerMeta>): RerankerMod
     if (rounds && rounds.numFeatures !== n) bad('rounds do not match the feature names');
   }
   const treeSettings = f.meta.treeSettings;
-  if (
-    treeSettings !== undefined &&
-    (typeof treeSettings !== 'object' ||
-      treeSettings === null ||
-      typeof treeSettings.classes !== 'object' ||
-      typeof treeSettings.headRules !== 'object')
-  ) {
-    bad('tree settings are malformed');
-  }
+  if (treeSettings !== undefined && !isTreeSettings(treeSettings)) bad('tree settings are malformed');
   return {
     method: f.meta.method,
     a0: f.meta.a0,

@@ -28,6 +28,13 @@ export interface TreeSettings {
   contextTemplates?: boolean;
 }
 
+/** Whether a value read from a file has the shape of tree settings (the plain JSON above). */
+export function isTreeSettings(v: unknown): v is TreeSettings {
+  if (typeof v !== 'object' || v === null) return false;
+  const s = v as Record<string, unknown>;
+  return typeof s.classes === 'object' && s.classes !== null && typeof s.headRules === 'object' && s.headRules !== null;
+}
+
 /** The settings of models saved before settings were learned: Collins heads and the PTB word classes. */
 export function legacyTreeSettings(): TreeSettings {
   return {

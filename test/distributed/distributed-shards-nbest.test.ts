@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mergeShardTables, splitNbestInput } from '../../lib/distributed/nbest-shards.js';
-import { buildFeatureTable, selectFeatures, type SentenceFeatureNames } from '../../lib/rerank/feature-table.js';
+import {
+  buildFeatureTable,
+  loadFeatureTable,
+  selectFeatures,
+  type SentenceFeatureNames,
+} from '../../lib/rerank/feature-table.js';
 import { perturbedNbest } from '../rerank/boost-fixture.js';
 import { asConllu, tinyNerCorpus } from '../pipeline/pipeline-fakes.js';
 import { repoRoot, runCli, tempDir } from '../helpers.js';
@@ -118,6 +123,8 @@ describe.skipIf(skip)('rerank, features and kernel in shards on Redis (2 worker 
       expect(remote.stderr).toMatch(/features: \d+ shard\(s\)/);
       expect(remote.stdout).toBe(local.stdout.replace(`${name}.local.feats`, `${name}.remote.feats`));
       same(`${name}.local.feats`, `${name}.remote.feats`);
+      // Trees: the head rules and word classes learned once from every gold tree, in the table.
+      expect(loadFeatureTable(join(tmp.dir, `${name}.remote.feats`)).settings === undefined).toBe(name === 'tags');
     }
   });
 

@@ -40,7 +40,8 @@ describe('reranking CLI', () => {
       'Trigram:',
       'LexBigram:',
       'HeadMod:',
-      'PP:',
+      // Not PP: the adposition-like labels learned from these 150 trees are [PRN], on which
+      // the template fires nowhere here (the template: boost-tree-features.test.ts).
       'Dist:',
       'CCRule:',
     ])
@@ -149,6 +150,33 @@ describe('reranking CLI', () => {
       const f1 = f1Line(rr.stdout);
       expect(f1.reranked).toBeGreaterThanOrEqual(f1.base - 0.5);
     }
+  });
+
+  it('features: the table train-reranker extracts, with its learned settings kept by a model trained on it', () => {
+    const table = tmp.file('learned.bin');
+    const f = runCli(['features', '--input', train, '--out', table, '--threads', '1']);
+    expect(f.status, f.stderr).toBe(0);
+    expect(f.stderr).toMatch(/head rules '[^']+': [\d.]+% of \d+ training phrases covered/);
+    const t = loadFeatureTable(table);
+    expect(t.settings?.contextTemplates).toBe(true);
+    expect(t.names.some((n) => n.startsWith('RightBranch:'))).toBe(true);
+    const models = ['from-table', 'from-lists'].map((name, k) => {
+      const model = tmp.file(`${name}.model`);
+      const args = ['--method', 'loglinear', '--l2', '1', '--rounds', '30', '--dev', dev, '--model', model];
+      const r = runCli(['train-reranker', '--train', k === 0 ? table : train, ...args, '--threads', '1']);
+      expect(r.status, r.stderr).toBe(0);
+      return model;
+    });
+    const [a, b] = models.map((m) => loadReranker(m));
+    expect(a.names).toEqual(b.names);
+    expect([...a.weights]).toEqual([...b.weights]);
+    expect(a.treeSettings).toEqual(b.treeSettings);
+    const outs = models.map((m, k) => {
+      const out = tmp.file(`learned-${k}.mrg`);
+      expect(runCli(['rerank', '--model', m, '--input', dev, '--out', out]).status).toBe(0);
+      return readFileSync(out, 'utf8');
+    });
+    expect(outs[0]).toBe(outs[1]);
   });
 
   it('tag n-best lists with given features: train and rerank to CoNLL', () => {
