@@ -22,7 +22,7 @@ import { loadHeadRules } from '../io/head-rules-file.js';
 import { tagScoring } from '../eval/score.js';
 import { loadFeatureTable, saveFeatureTable, type FeatureTable } from '../rerank/feature-table.js';
 import { isContainerFile, loadFeatureRows, trainingTable } from '../rerank/inputs.js';
-import { describeTreeSettings, learnListSettings, type TreeSettings } from '../rerank/tree-settings.js';
+import { learnedSettingsLines, learnListSettings, type TreeSettings } from '../rerank/tree-settings.js';
 import type { JobEnv, JobOutcome } from './job-env.js';
 import type { NbestShardPayload } from './payloads.js';
 import { queueOptions, runShardSteps, shardStep, type Shard } from './shards.js';
@@ -136,13 +136,11 @@ async function runNbestShards(
   const q = queueOptions(command, values);
   const file = values.input;
   if (isContainerFile(file)) throw new InputError(file, undefined, `a sharded ${command} needs the n-best file itself`);
-  // Read once here: errors at the file's own lines, and the tag scoring of the whole file.
+  // Read once here: errors at the file's own lines, and what the payload learns from the whole file.
   const sentences = readNbestSync(file);
   if (sentences.length === 0) throw new InputError(file, undefined, 'no sentences');
-  const golds = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
   const store = new ArtifactStore(q.store);
   const common = await payload(store, sentences);
-  if (command === 'features' && golds.length > 0) common.options.scoring = tagScoring(golds);
   const shards = splitNbestInput(file, values.shardSize);
   const steps = shards.map((s, i) =>
     shardStep('nbest-shard', command, i, shards.length, { command, input: store.put(s.text), ...common }),
@@ -284,12 +282,18 @@ export async function runFeaturesSharded(
     values,
     async (_store, sentences) => {
       const l = learnListSettings(sentences, loadHeadRules(values.headRules), values.input);
-      if (l) {
-        learned.push(describeTreeSettings(l));
-        if (l.warning) learned.push(`warning: ${l.warning}`);
-      }
+      if (l) learned.push(...learnedSettingsLines(l));
       settings = l?.settings;
-      return { options: { treeFeatures: values.treeFeatures, ...(settings ? { settings } : {}) } };
+      // One tag scoring for the whole input, as a local run detects it.
+      const golds = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
+      const scoring = golds.length > 0 ? tagScoring(golds) : undefined;
+      return {
+        options: {
+          treeFeatures: values.treeFeatures,
+          ...(settings ? { settings } : {}),
+          ...(scoring ? { scoring } : {}),
+        },
+      };
     },
     signal,
   );

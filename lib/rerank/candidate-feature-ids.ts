@@ -16,6 +16,8 @@ import type { TreeSettings } from './tree-settings.js';
 
 /** A list's features as a CSR of interned ids. */
 export interface CandidateFeatureIds {
+  /** The sentences' ids, in order. */
+  ids: string[];
   /** The candidates of sentence i are sentencePtr[i] .. sentencePtr[i + 1] - 1. */
   sentencePtr: Int32Array;
   /** The features of candidate c are cols[rowPtr[c] .. rowPtr[c + 1] - 1]: distinct ids in the order the extractor named them. */
@@ -132,16 +134,15 @@ export async function featureIdRows(
     n += sentenceCols[i].length;
     sentencePtr[i + 1] = c;
   }
-  return { sentencePtr, rowPtr, cols, logprob, score };
-}
-
-/** A list's features as interned ids per candidate, with its sentence ids. */
-export interface FeatureRows extends CandidateFeatureIds {
-  ids: string[];
+  return { ids: sentences.map((s) => s.id), sentencePtr, rowPtr, cols, logprob, score };
 }
 
 /** The training table: the features seen on candidates of >= cutoff training sentences (feature-table.ts). */
-export async function trainingTable(rows: FeatureRows, cutoff: number, signal?: AbortSignal): Promise<FeatureTable> {
+export async function trainingTable(
+  rows: CandidateFeatureIds,
+  cutoff: number,
+  signal?: AbortSignal,
+): Promise<FeatureTable> {
   const selected = await selectFeatureIds(rows, cutoff, signal);
   const table = await buildIdFeatureTable(rows, selected, selected.map(featureName), signal);
   return { ...table, cutoff };
@@ -149,7 +150,7 @@ export async function trainingTable(rows: FeatureRows, cutoff: number, signal?: 
 
 /** The table of `rows` over a dictionary (a trained model's names); features outside it are dropped. */
 export function tableOver(
-  rows: FeatureRows,
+  rows: CandidateFeatureIds,
   dictionary: readonly string[],
   signal?: AbortSignal,
 ): Promise<FeatureTable> {

@@ -13,13 +13,7 @@ import type { RerankDataHandle } from './boost.js';
 import { candidateFeatureIds, featureName, type CandidateFeatureIds } from './candidate-feature-ids.js';
 import { buildIdFeatureTable, selectFeatureIds, type FeatureTable } from './feature-table.js';
 import { tableData } from './table-data.js';
-import { describeTreeSettings, learnTreeSettings, type TreeSettings } from './tree-settings.js';
-
-/** The features of a candidate set: interned ids per candidate (candidate-feature-ids.ts), its sentence ids and Scores. */
-export interface SetFeatures extends CandidateFeatureIds {
-  ids: string[];
-  score: Float64Array;
-}
+import { learnedSettingsLines, learnTreeSettings, type TreeSettings } from './tree-settings.js';
 
 const settingsCache = new WeakMap<readonly NbestSentence[], Map<string, TreeSettings | undefined>>();
 
@@ -37,8 +31,7 @@ export function treeSettingsFor(train: CandidateSet, headRules: string, ctx: Ste
         gold.map((s) => parseTree(s.gold as string)),
         loadHeadRules(headRules),
       );
-      ctx.log?.(`  ${describeTreeSettings(learned)}`);
-      if (learned.warning) ctx.log?.(`  warning: ${learned.warning}`);
+      for (const line of learnedSettingsLines(learned)) ctx.log?.(`  ${line}`);
       settings = learned.settings;
     }
     bySource.set(headRules, settings);
@@ -51,14 +44,14 @@ export async function candidateFeatures(
   set: CandidateSet,
   ctx: StepContext,
   settings?: TreeSettings,
-): Promise<SetFeatures> {
+): Promise<CandidateFeatureIds> {
   const features = await candidateFeatureIds(set.sentences, settings, {
     file: '<candidates>',
     threads: ctx.threads,
     signal: ctx.signal,
     onProgress: (done) => ctx.progress?.('reranking features', done, set.sentences.length),
   });
-  return { ...features, ids: set.sentences.map((s) => s.id), score: Float64Array.from(set.scores.flat()) };
+  return { ...features, score: Float64Array.from(set.scores.flat()) };
 }
 
 /** A training set's dictionary (count cutoff on train) and the native data of any set over it. */

@@ -11,9 +11,15 @@ import { readNbestSync, type NbestSentence } from '../io/nbest.js';
 import { Progress, progressInterval } from '../progress.js';
 import { requireScores, tableData } from './table-data.js';
 import type { ExtractRunOptions } from './extract.js';
-import { featureIdRows, internFeature, tableOver, trainingTable, type FeatureRows } from './candidate-feature-ids.js';
+import {
+  featureIdRows,
+  internFeature,
+  tableOver,
+  trainingTable,
+  type CandidateFeatureIds,
+} from './candidate-feature-ids.js';
 import { loadFeatureTable, type FeatureTable } from './feature-table.js';
-import { describeTreeSettings, learnListSettings, type TreeSettings } from './tree-settings.js';
+import { learnedSettingsLines, learnListSettings, type TreeSettings } from './tree-settings.js';
 import type { HeadTable } from '../trees/head-rules.js';
 
 /** Whether a file starts with the model-file magic (a saved feature table). */
@@ -24,7 +30,7 @@ export function isContainerFile(file: string): boolean {
 export interface LoadedRows {
   /** The n-best sentences (absent when the input was a feature table). */
   sentences?: NbestSentence[];
-  rows: FeatureRows;
+  rows: CandidateFeatureIds;
   /** Tree settings learned from the gold trees (with `learn`), the ones given, or a table's. */
   settings?: TreeSettings;
 }
@@ -45,8 +51,7 @@ export async function loadFeatureRows(file: string, loadOptions: LoadOptions = {
   if (sentences.length === 0) throw new InputError(file, undefined, 'no sentences');
   const learned = learn ? learnListSettings(sentences, learn.table, file) : undefined;
   if (learn && learned) {
-    learn.log?.(describeTreeSettings(learned));
-    if (learned.warning) learn.log?.(`warning: ${learned.warning}`);
+    for (const line of learnedSettingsLines(learned)) learn.log?.(line);
     options.settings = learned.settings;
   }
   // Sentences are not passes: off a terminal a line every progressInterval() (a bar on one).
@@ -58,11 +63,11 @@ export async function loadFeatureRows(file: string, loadOptions: LoadOptions = {
   });
   const rows = await featureIdRows(file, sentences, { ...options, onProgress: (n) => bar.update(n) });
   bar.finish();
-  return { sentences, rows: { ...rows, ids: sentences.map((s) => s.id) }, settings: options.settings };
+  return { sentences, rows, settings: options.settings };
 }
 
 /** A saved table's rows over the process's feature ids. */
-function tableRows(t: FeatureTable): FeatureRows {
+function tableRows(t: FeatureTable): CandidateFeatureIds {
   const idOf = Int32Array.from(t.names, internFeature);
   return {
     ids: t.ids,

@@ -13,7 +13,7 @@ import { resolveThreads } from '../native.js';
 import { FEATURE_CUTOFF } from '../options/rerank.js';
 import { withRun, type TrainProgress, type TrainRun } from '../train-progress.js';
 import { rerankScores } from './boost.js';
-import { featureIdRows, tableOver, trainingTable, type FeatureRows } from './candidate-feature-ids.js';
+import { featureIdRows, tableOver, trainingTable } from './candidate-feature-ids.js';
 import type { ExtractOptions } from './nbest-features.js';
 import { loadReranker, loadRerankerAsync, saveReranker, type RerankerModel } from './reranker.js';
 import { tableData } from './table-data.js';
@@ -121,16 +121,12 @@ export class LinearReranker {
     const cutoff = o.cutoff ?? FEATURE_CUTOFF;
     const threads = resolveThreads(o.threads);
     const extract = { ...o.extract, threads, signal: o.signal };
-    const rows = async (file: string, list: readonly NbestSentence[]): Promise<FeatureRows> => ({
-      ...(await featureIdRows(file, list, extract)),
-      ids: list.map((s) => s.id),
-    });
-    const table = await trainingTable(await rows('<train>', sentences), cutoff, o.signal);
+    const table = await trainingTable(await featureIdRows('<train>', sentences, extract), cutoff, o.signal);
     const dictionary = table.names;
     if (table.score.some((v) => Number.isNaN(v)))
       throw new InputError('<train>', undefined, 'every training sentence needs a gold analysis');
     const dev = o.dev
-      ? await tableData(await tableOver(await rows('<dev>', o.dev), dictionary, o.signal), threads)
+      ? await tableData(await tableOver(await featureIdRows('<dev>', o.dev, extract), dictionary, o.signal), threads)
       : undefined;
     const { dev: _d, extract: _e, ...settings } = o;
     (void _d, void _e);
@@ -148,12 +144,11 @@ export class LinearReranker {
   /** The chosen candidate of each sentence, computed on native threads. */
   async rerank(sentences: readonly NbestSentence[], options: LinearRerankOptions = {}): Promise<Int32Array> {
     const threads = resolveThreads(options.threads);
-    const ids = await featureIdRows('<n-best>', sentences, {
+    const rows = await featureIdRows('<n-best>', sentences, {
       threads,
       signal: options.signal,
       settings: this.model.treeSettings,
     });
-    const rows = { ...ids, ids: sentences.map((s) => s.id) };
     const data = await tableData(await tableOver(rows, this.model.names, options.signal), threads);
     return Int32Array.from(rerankScores(data, this.model.a0, this.model.weights, threads).chosen);
   }

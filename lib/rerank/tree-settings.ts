@@ -108,6 +108,11 @@ export function describeTreeSettings(l: LearnedTreeSettings): string {
   );
 }
 
+/** The log lines of learned settings: the summary, then the coverage warning if any. */
+export function learnedSettingsLines(l: LearnedTreeSettings): string[] {
+  return [describeTreeSettings(l), ...(l.warning ? [`warning: ${l.warning}`] : [])];
+}
+
 /** The head table of settings (validated). */
 export function settingsHeadTable(s: TreeSettings): HeadTable {
   return headTableFromJson(s.headRules, '<reranker model head rules>');
