@@ -19,7 +19,7 @@ import { checkOutputPath, writeTextAtomic } from '../io/atomic-writer.js';
 import { readLinesSync } from '../io/lines.js';
 import { readNbestSync, type NbestSentence } from '../io/nbest.js';
 import { loadHeadRules } from '../io/head-rules-file.js';
-import { tagScoring } from '../eval/score.js';
+import { listTagScoring } from '../eval/score.js';
 import { loadFeatureTable, saveFeatureTable, type FeatureTable } from '../rerank/feature-table.js';
 import { isContainerFile, loadFeatureRows, trainingTable } from '../rerank/inputs.js';
 import { learnedSettingsLines, learnListSettings, type TreeSettings } from '../rerank/tree-settings.js';
@@ -285,8 +285,7 @@ export async function runFeaturesSharded(
       if (l) learned.push(...learnedSettingsLines(l));
       settings = l?.settings;
       // One tag scoring for the whole input, as a local run detects it.
-      const golds = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
-      const scoring = golds.length > 0 ? tagScoring(golds) : undefined;
+      const scoring = listTagScoring(sentences);
       return {
         options: {
           treeFeatures: values.treeFeatures,

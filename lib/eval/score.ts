@@ -128,3 +128,14 @@ export function tagCounts(
 export function tagScoring(golds: Iterable<readonly string[]>): Exclude<TaskScoring, 'trees'> {
   return detectTagScheme(golds) ?? 'accuracy';
 }
+
+/**
+ * One tag scoring for a whole list, from the sentences whose gold is tags (an entity-less
+ * sentence says nothing about the scheme); undefined when none has gold tags.
+ */
+export function listTagScoring(
+  sentences: readonly { gold?: string | readonly string[] }[],
+): Exclude<TaskScoring, 'trees'> | undefined {
+  const golds = sentences.flatMap((s) => (Array.isArray(s.gold) ? [s.gold as readonly string[]] : []));
+  return golds.length > 0 ? tagScoring(golds) : undefined;
+}

@@ -12,6 +12,7 @@ import {
   candidateScore,
   f1,
   scoreFunction,
+  listTagScoring,
   tagCounts,
   tagScoring,
   treeCounts,
@@ -71,8 +72,7 @@ export interface ScoredSet extends CandidateSet {
 
 /** `known`: every candidate's counts when computed before (a fold's `nbest.counts.json`); computed here otherwise, or when they do not fit the lists. */
 export function scoreSet(sentences: NbestSentence[], known?: MatchCounts[][]): ScoredSet {
-  const tagged = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
-  const scoring = tagged.length > 0 ? tagScoring(tagged) : undefined;
+  const scoring = listTagScoring(sentences);
   const fits =
     known !== undefined &&
     known.length === sentences.length &&

@@ -11,7 +11,7 @@ import { abortCheckpoint, AbortError, InputError } from '../errors.js';
 import { resolveThreads } from '../native.js';
 import type { NbestSentence } from '../io/nbest.js';
 import { sentenceFeatures, type ExtractOptions } from './nbest-features.js';
-import { tagScoring } from '../eval/score.js';
+import { listTagScoring } from '../eval/score.js';
 import type { SentenceFeatureNames } from './feature-table.js';
 import { IdMap, RowInterner, type InternedSentence } from './interned-rows.js';
 
@@ -70,9 +70,11 @@ export async function extractSentences(
   const workerUrl = new URL('./feature-worker.js', import.meta.url);
   const { threads: _t, signal, onProgress, batchSize, onSentence, interned, ...extract } = options;
   void _t;
-  // One tag scoring for the whole file (an entity-less sentence says nothing about the scheme).
-  const golds = sentences.filter((s) => Array.isArray(s.gold)).map((s) => s.gold as string[]);
-  if (extract.scoring === undefined && golds.length > 0) extract.scoring = tagScoring(golds);
+  // One tag scoring for the whole file.
+  if (extract.scoring === undefined) {
+    const scoring = listTagScoring(sentences);
+    if (scoring !== undefined) extract.scoring = scoring;
+  }
   const out: SentenceFeatureNames[] = onSentence || interned ? [] : new Array(sentences.length);
   const keep = onSentence ?? ((i: number, features: SentenceFeatureNames): void => void (out[i] = features));
   if (threads === 1 || sentences.length < 64 || !existsSync(fileURLToPath(workerUrl))) {

@@ -248,11 +248,15 @@ export function encodeFeatureTable(t: FeatureTable): { meta: object; payload: Ui
   };
 }
 
-export function decodeFeatureTable(
-  meta: { cutoff: number; ids: string[]; features: number; treeSettings?: unknown },
-  payload: Uint8Array,
-  file = '<buffer>',
-): FeatureTable {
+/** A saved table's meta (its settings are checked on decoding). */
+interface FeatureTableMeta {
+  cutoff: number;
+  ids: string[];
+  features: number;
+  treeSettings?: unknown;
+}
+
+export function decodeFeatureTable(meta: FeatureTableMeta, payload: Uint8Array, file = '<buffer>'): FeatureTable {
   const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   let pos = 0;
   const bad = (): never => {
@@ -318,7 +322,7 @@ export function saveFeatureTable(file: string, t: FeatureTable): void {
 }
 
 export function loadFeatureTable(file: string): FeatureTable {
-  const m = loadModel<{ cutoff: number; ids: string[]; features: number; treeSettings?: unknown }>(file, KIND);
+  const m = loadModel<FeatureTableMeta>(file, KIND);
   if (m.kindVersion > 1)
     throw new InputError(file, undefined, `feature table version ${m.kindVersion} is newer than supported (1)`);
   const meta: unknown = m.meta;
