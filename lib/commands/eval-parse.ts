@@ -32,10 +32,15 @@ trees, is refused with an error naming the file and line.`,
       z.boolean().default(false),
       'blank lines in T separate trees rather than mark failed parses',
     ),
+    stripRoot: option(
+      z.boolean().default(false),
+      'remove the root wrapper (unlabeled, ROOT or TOP, one child) from both trees, so it is not counted',
+    ),
   },
   examples: [
     'structrank eval parse --gold test.mrg --test test.parsed',
     'structrank eval parse --gold test.mrg --test test.parsed --params COLLINS.prm --verbose',
+    'structrank eval parse --gold test.mrg --test test.parsed --strip-root',
   ],
   async run(values) {
     const { gold, test } = values;
@@ -47,6 +52,7 @@ trees, is refused with an error naming the file and line.`,
       cutoff,
       params: prm?.params ?? COLLINS_PARAMS,
       ignoreBlankLines: values.ignoreBlankLines,
+      stripRoot: values.stripRoot,
       onSentence(s, index, goldLine, testLine) {
         if (verbose) console.log(formatSentenceLine(index, s));
         if (s.status !== 'ok') {

@@ -14,6 +14,7 @@ import { InputError } from '../errors.js';
 import { readLines } from '../io/lines.js';
 import { BracketParser } from '../trees/bracket-parser.js';
 import type { Tree } from '../trees/tree.js';
+import { stripRoot } from '../trees/transforms.js';
 import {
   COLLINS_PARAMS,
   DEFAULT_CUTOFF,
@@ -98,6 +99,12 @@ export interface EvalbFilesOptions {
   params?: EvalbParams;
   /** Ignore blank lines in the test file instead of counting them as failed parses. */
   ignoreBlankLines?: boolean;
+  /**
+   * Remove the trivial roots (the unlabeled wrapper, ROOT or TOP with one child: stripRoot)
+   * of every gold and test tree before scoring, so that the root bracket is not counted, as
+   * in figures published without it. Default false: the trees are scored as written.
+   */
+  stripRoot?: boolean;
   /** Called for every sentence, in order (1-based index). */
   onSentence?: (s: EvalbSentence, index: number, goldLine: number, testLine: number) => void;
 }
@@ -142,7 +149,9 @@ export async function scoreTreebankFiles(
         );
       }
       index++;
-      const s = evalbSentence(g.value.trees, t.value.trees, params);
+      const goldTrees = options.stripRoot ? g.value.trees.map(stripRoot) : g.value.trees;
+      const testTrees = options.stripRoot ? t.value.trees.map(stripRoot) : t.value.trees;
+      const s = evalbSentence(goldTrees, testTrees, params);
       acc.add(s);
       options.onSentence?.(s, index, g.value.line, t.value.line);
     }

@@ -196,6 +196,29 @@ describe('structrank eval parse', () => {
     expect(JSON.parse(r.stdout).all.f1).toBe(100);
   });
 
+  it('counts the root wrapper as written, and not with --strip-root', async () => {
+    // Gold S(0,3) NP(0,2) VP(2,3) under the wrapper; test S(0,3) NP(1,3), written under the
+    // wrapper in one sentence and under ROOT in the other. As written, the unlabeled wrapper
+    // matches in the first sentence only (ROOT is another label); stripped, neither counts.
+    const gold = tmp.file(
+      'root.gold',
+      '( (S (NP (DT the) (NN dog)) (VP (VBD ran))))\n( (S (NP (DT the) (NN dog)) (VP (VBD ran))))\n',
+    );
+    const test = tmp.file(
+      'root.tst',
+      '( (S (DT the) (NP (NN dog) (VBD ran))))\n(ROOT (S (DT the) (NP (NN dog) (VBD ran))))\n',
+    );
+    const asWritten = await evalbFiles(gold, test);
+    expect([asWritten.all.matchedBrackets, asWritten.all.goldBrackets, asWritten.all.testBrackets]).toEqual([3, 8, 6]);
+    const stripped = await evalbFiles(gold, test, { stripRoot: true });
+    expect([stripped.all.matchedBrackets, stripped.all.goldBrackets, stripped.all.testBrackets]).toEqual([2, 6, 4]);
+    expect(stripped.all.f1).toBeCloseTo(40, 10);
+    const r = runCli(['eval', 'parse', '--gold', gold, '--test', test, '--json', '--strip-root']);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).all).toEqual(stripped.all);
+    expect(JSON.parse(r.stdout).byLabel['']).toBeUndefined();
+  });
+
   it('refuses a missing file and bad usage', () => {
     const gold = tmp.file('gold.mrg', gold3);
     const missing = runCli(['eval', 'parse', '--gold', gold, '--test', tmp.dir + '/nope.tst']);
