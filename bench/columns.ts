@@ -4,7 +4,7 @@
  * parseTree (the plain way) against readNbest's allocation-free tree check. There are no
  * peer figures for these in PEERS.md. Shared 2-core machine: expect noise.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sharedData as data } from '../test-support/shared-data.js';
@@ -12,8 +12,12 @@ import { readNbest, writeNbest, type NbestSentence } from '../lib/io/nbest.js';
 import { readTreebankSync } from '../lib/io/treebank.js';
 import { formatTree, words } from '../lib/trees/tree.js';
 import { parseTree } from '../lib/trees/bracket-parser.js';
+import { removeEmptyElements } from '../lib/trees/transforms.js';
 import { readConllu } from '../lib/io/conllu.js';
 import { evalChunkFiles } from '../lib/eval/chunk-files.js';
+import { parseScore } from '../lib/eval/evalb.js';
+import { syntheticNbest } from './nbest-synthetic.js';
+import { measure } from './peers/process-time.js';
 import { processorLine } from './processor.js';
 
 console.log(processorLine());
@@ -30,9 +34,11 @@ try {
   // n-best: 2,000 ptb-sample sentences x 50 candidates (built in a function so they can be collected)
   const nbest = join(dir, 'bench.jsonl');
   await (async () => {
+    // Without the -NONE- elements, which are not tokens (readNbest checks the words).
     const trees = readTreebankSync(join(data, 'ptb-sample', 'train.mrg'))
       .slice(0, 2000)
-      .map((p) => p.tree);
+      .map((p) => removeEmptyElements(p.tree))
+      .filter((t) => t !== undefined);
     const sentences: NbestSentence[] = trees.map((t, i) => ({
       id: `s${i}`,
       tokens: words(t),
@@ -78,6 +84,40 @@ try {
   const [report, chunks] = await time(() => evalChunkFiles({ gold: test, test }));
   console.log(
     `eval chunks: ${report.overall.tokens} tokens in ${chunks.toFixed(2)} s (${Math.round(report.overall.tokens / chunks)}/s)`,
+  );
+
+  // eval parse, whole process: every ptb-sample training tree against a perturbed copy
+  // (the first candidate of a synthetic list), and parseScore per dev sentence.
+  const lists = syntheticNbest(
+    readTreebankSync(join(data, 'ptb-sample', 'train.mrg')).map((p) => p.tree),
+    { candidates: 1, goldRate: 0 },
+  );
+  const goldFile = join(dir, 'gold.mrg');
+  const testFile = join(dir, 'test.mrg');
+  writeFileSync(goldFile, lists.map((l) => `${String(l.gold)}\n`).join(''));
+  writeFileSync(testFile, lists.map((l) => `${String(l.candidates[0].tree)}\n`).join(''));
+  const evalRuns = Array.from({ length: 3 }, () =>
+    measure('node', ['dist/cli.js', 'eval', 'parse', '--gold', goldFile, '--test', testFile], {
+      timeFile: join(dir, 'time.txt'),
+    }),
+  );
+  const evalCpu = evalRuns.map((r) => r.cpu).sort((a, b) => a - b);
+  console.log(
+    `eval parse, ${lists.length} perturbed sentences, whole process: ${evalCpu[1].toFixed(2)} CPU s (${evalCpu[0].toFixed(2)}-${evalCpu[2].toFixed(2)}), ${Math.round(evalRuns[0].rssMb)} MB`,
+  );
+  const dev = syntheticNbest(
+    readTreebankSync(join(data, 'ptb-sample', 'dev.mrg')).map((p) => p.tree),
+    { candidates: 1, goldRate: 0 },
+  ).map((l) => ({ gold: parseTree(String(l.gold)), test: parseTree(String(l.candidates[0].tree)) }));
+  let sink = 0;
+  for (const d of dev) sink += parseScore(d.gold, d.test); // warm-up
+  const reps = 20;
+  const t0 = process.cpuUsage();
+  for (let r = 0; r < reps; r++) for (const d of dev) sink += parseScore(d.gold, d.test);
+  const used = process.cpuUsage(t0);
+  const perSentence = (used.user + used.system) / (reps * dev.length);
+  console.log(
+    `parseScore: ${perSentence.toFixed(1)} CPU us per ptb-sample dev sentence (${dev.length} sentences; checksum ${sink.toFixed(0)})`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
  * parent, or group two adjacent siblings under a new node) to make its candidates; the gold
  * itself is among them with probability `goldRate`. L(x) falls with the number of
  * perturbations plus noise, so the "base model" is informative but imperfect. Deterministic
- * for a seed. Replace with the chart parser's k-best lists once it is available.
+ * for a seed: a controlled problem of known oracle, independent of any parser's training.
  */
 import type { NbestSentence } from '../lib/io/nbest.js';
 import { removeEmptyElements, stripFunctionTags, stripRoot } from '../lib/trees/transforms.js';
