@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs each benchmark the manual names on a small input and fails when one does not finish.
+// Runs the benchmarks that take a small input (the list below) and fails when one does not finish.
 // Benchmarks are not tests (they assert no speed), so nothing else runs them: without this,
 // a benchmark broken by a change elsewhere is found only when its figures are next needed.
 // Needs dist/ (npm run build:ts), the addon and ../shared/data; `distributed` needs redis-server.
