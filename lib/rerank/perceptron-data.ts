@@ -12,6 +12,7 @@ import { FeatureDictionary, FeatureRowBuilder, tagFeatures, treeFeatures } from 
 import type { NativeCandidateSpec, NativePreorderTrees, NativeTaggedSequences } from './perceptron-native.js';
 import { oracleIndex } from './candidate-order.js';
 import {
+  listTagScoring,
   scoreFunction,
   tagCounts,
   tagScoring as detectTagScoring,
@@ -173,7 +174,7 @@ export function buildCandidates(
     throw new InputError(file, undefined, 'the tagging kernel needs tag candidates');
   let tagScoring = options.tagScoring;
   if (task === 'tags' && tagScoring === undefined && options.withScores) {
-    tagScoring = detectTagScoring(sentences.map((s) => (Array.isArray(s.gold) ? s.gold : [])));
+    tagScoring = listTagScoring(sentences);
   }
   const sentencePtr = new Float64Array(sentences.length + 1);
   let total = 0;
