@@ -6,7 +6,8 @@
 // Usage: node scripts/bench-smoke.mjs [name ...]   (default: all of the list below)
 import { spawnSync } from 'node:child_process';
 
-// Each entry: the bench (bench/<name>.ts), its arguments, and the environment that makes it small.
+// Each entry: the bench (run as `npm run bench` runs it), its arguments, and the environment
+// that makes it small.
 const BENCHES = [
   { name: 'kernels' },
   { name: 'columns' },
@@ -35,7 +36,7 @@ const failed = [];
 for (const b of BENCHES.filter((b) => wanted.length === 0 || wanted.includes(b.name))) {
   console.log(`bench-smoke: ${b.name} ...`);
   const t0 = Date.now();
-  const r = spawnSync('npx', ['tsx', `bench/${b.name}.ts`, ...(b.args ?? [])], {
+  const r = spawnSync('node', ['scripts/run-bench.mjs', b.name, ...(b.args ?? [])], {
     env: { ...process.env, ...b.env },
     encoding: 'utf8',
     maxBuffer: 1 << 28,
