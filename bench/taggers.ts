@@ -5,6 +5,7 @@
  * stopping unless a row says so). Each task runs in its own process so its peak RSS is its own.
  *   npx tsx bench/taggers.ts            all tasks
  *   npx tsx bench/taggers.ts chunk-crf  one task
+ * BENCH_SENTENCES=N reads only the first N sentences of every file (a quick run: CI's smoke).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,8 +28,14 @@ interface Result {
 
 const chunkCols = ['word', 'pos', 'chunk'];
 
+const sentenceCap = Number(process.env.BENCH_SENTENCES ?? 0);
+/** The first BENCH_SENTENCES sentences when it is set, else all. */
+function capped(rows: TokenRows[]): TokenRows[] {
+  return sentenceCap > 0 ? rows.slice(0, sentenceCap) : rows;
+}
+
 function conll(file: string): TokenRows[] {
-  return readConllSync(file).map((s) => s.rows);
+  return capped(readConllSync(file).map((s) => s.rows));
 }
 
 /** CoNLL-U -> rows [form, upos]; comments, multiword ranges and empty nodes skipped. */
@@ -47,7 +54,7 @@ function conllu(file: string): TokenRows[] {
     cur.push([f[1], f[3]]);
   }
   if (cur.length > 0) out.push(cur);
-  return out;
+  return capped(out);
 }
 
 async function timedTrain(
@@ -342,6 +349,7 @@ async function main(): Promise<void> {
       );
     } catch {
       console.log(`| ${name} | failed: ${r.stderr.trim().split('\n').slice(-2).join(' ')} | | | | | |`);
+      process.exitCode = 1;
     }
   }
 }

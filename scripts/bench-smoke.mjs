@@ -13,6 +13,10 @@ const BENCHES = [
   { name: 'columns' },
   { name: 'perceptron', env: { BENCH_TRAIN: '100', BENCH_SUPPORT: '500', BENCH_DEV: '50' } },
   { name: 'tag-perceptron', env: { BENCH_TRAIN: '200', BENCH_DEV: '50' } },
+  {
+    name: 'taggers',
+    env: { BENCH_SENTENCES: '300', BENCH_CRF_ITERS: '5', BENCH_HYBRID_STEPS: '8', BENCH_SGD_EPOCHS: '2' },
+  },
   { name: 'boost', args: ['--sentences', '500', '--rounds', '500', '--naive-rounds', '50', '--logloss-rounds', '2'] },
   { name: 'parser', env: { DATASETS: 'ptb-sample', CRF_EPOCHS: '1', CRF_MAX_LEN: '10' } },
   { name: 'parser-extras', env: { VARIANTS: 'base,relax', CRF_EPOCHS: '1' } },
