@@ -592,7 +592,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
       if (c < 0 || c >= layout.all_columns) throw InputError("layout.fullIndex out of range");
     }
     int threads = ThreadsArgument(info, 4);
-    ColumnTagResult result = TagColumns(*model_, block, final, width, layout, threads, nullptr);
+    ColumnTagResult result =
+        TagColumns(*model_, block, final, width, layout, threads, nullptr, &column_scratch_);
     Napi::Object out = Napi::Object::New(env);
     Napi::Uint8Array text;
     if (info.Length() > 5 && info[5].IsTypedArray() &&
@@ -732,6 +733,8 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
   }
 
   std::shared_ptr<TaggerModel> model_;
+  // tagColumns' buffers, kept from block to block (it runs on the JavaScript thread only).
+  ColumnTagScratch column_scratch_;
   std::shared_ptr<TaggerCorpus> corpus_;
   std::shared_ptr<TaggerTrainer> trainer_;
   std::vector<double> best_;

@@ -84,7 +84,8 @@ LineKind ReadColumnLine(std::string_view line, bool tab, std::vector<std::string
 }
 
 ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, bool final, int32_t width,
-                           const ColumnLayout& layout, int threads, const std::atomic<bool>* cancel) {
+                           const ColumnLayout& layout, int threads, const std::atomic<bool>* cancel,
+                           ColumnTagScratch* scratch) {
   if (layout.input_columns != model.config.num_columns ||
       static_cast<int32_t>(layout.full_index.size()) != layout.input_columns) {
     throw InputError("column layout does not match the model's input columns");
@@ -146,8 +147,12 @@ ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, boo
   if (current.length > 0) sentences.push_back(std::move(current));
   // Decode.
   const int nthreads = threads;
-  TaggerCorpus corpus = model.LookupSentences(sentences, nthreads, cancel);
-  std::vector<int32_t> labels(static_cast<std::size_t>(corpus.tokens()), 0);
+  ColumnTagScratch local;
+  ColumnTagScratch& work = scratch ? *scratch : local;
+  TaggerCorpus& corpus = work.corpus;
+  model.LookupSentences(sentences, nthreads, cancel, corpus);
+  std::vector<int32_t>& labels = work.labels;
+  labels.assign(static_cast<std::size_t>(corpus.tokens()), 0);
   std::vector<std::unique_ptr<SentenceTagger>> taggers(nthreads);
   ParallelFor(
       static_cast<std::size_t>(corpus.sentences()), nthreads, 256,

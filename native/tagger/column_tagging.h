@@ -36,9 +36,17 @@ struct ColumnTagResult {
 // `block` holds whole lines, each ending in '\n' (a '\r' before it is dropped). Without
 // `final`, lines after the block's last sentence end (blank or -DOCSTART- line) are left
 // for the next block. `width` is the width fixed by earlier blocks (-1: none yet).
+// The memory of one block's work, kept by a caller that tags block after block: reused, it
+// is written to pages already mapped instead of pages the allocator takes from the system
+// and gives back for every block.
+struct ColumnTagScratch {
+  TaggerCorpus corpus;
+  std::vector<int32_t> labels;
+};
+
 ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, bool final, int32_t width,
-                           const ColumnLayout& layout, int threads,
-                           const std::atomic<bool>* cancel = nullptr);
+                           const ColumnLayout& layout, int threads, const std::atomic<bool>* cancel = nullptr,
+                           ColumnTagScratch* scratch = nullptr);
 
 // Length in bytes of the JavaScript whitespace character (\s) starting at p (< end), or 0.
 // Inline for ASCII (called for every byte of the input); other bytes go to the table of

@@ -118,8 +118,21 @@ TaggerCorpus TaggerModel::LookupCorpus(std::string_view text, int threads,
 
 TaggerCorpus TaggerModel::LookupSentences(const std::vector<SentenceFields>& sentences, int threads,
                                           const std::atomic<bool>* cancel) const {
-  const std::size_t S = sentences.size();
   TaggerCorpus corpus;
+  LookupSentences(sentences, threads, cancel, corpus);
+  return corpus;
+}
+
+void TaggerModel::LookupSentences(const std::vector<SentenceFields>& sentences, int threads,
+                                  const std::atomic<bool>* cancel, TaggerCorpus& corpus) const {
+  const std::size_t S = sentences.size();
+  corpus.sentence_start.assign(1, 0);
+  for (CsrMatrix* rows : {&corpus.attributes, &corpus.edge_attributes}) {
+    rows->row_ptr.assign(1, 0);
+    rows->cols.clear();
+    rows->values.clear();
+  }
+  corpus.labels.clear();
   if (threads == 1 || S < 256) {
     SentenceLookup look(config);
     for (std::size_t s = 0; s < S; ++s) {
@@ -128,7 +141,7 @@ TaggerCorpus TaggerModel::LookupSentences(const std::vector<SentenceFields>& sen
       corpus.labels.insert(corpus.labels.end(), static_cast<std::size_t>(sentences[s].length), -1);
       corpus.sentence_start.push_back(corpus.sentence_start.back() + sentences[s].length);
     }
-    return corpus;
+    return;
   }
   // Parallel: each chunk of sentences fills its own small CSR pieces, appended in order.
   constexpr std::size_t kGrain = 64;
@@ -160,7 +173,6 @@ TaggerCorpus TaggerModel::LookupSentences(const std::vector<SentenceFields>& sen
     corpus.sentence_start.push_back(corpus.sentence_start.back() + sentences[s].length);
   }
   corpus.labels.assign(corpus.sentence_start.back(), -1);
-  return corpus;
 }
 
 void TaggerModel::BuildFeatures(const TaggerCorpus& corpus) {

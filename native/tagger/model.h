@@ -90,6 +90,10 @@ class TaggerModel {
   // LookupCorpus over sentences already split into fields (views that must outlive the call).
   TaggerCorpus LookupSentences(const std::vector<SentenceFields>& sentences, int threads,
                                const std::atomic<bool>* cancel = nullptr) const;
+  // The same into `corpus`, cleared first with its capacity kept: a caller that looks up
+  // block after block into one corpus writes to memory already mapped.
+  void LookupSentences(const std::vector<SentenceFields>& sentences, int threads,
+                       const std::atomic<bool>* cancel, TaggerCorpus& corpus) const;
   // Creates one feature per (attribute, label) pair seen in `corpus`; zero weights.
   void BuildFeatures(const TaggerCorpus& corpus);
 

@@ -1097,6 +1097,19 @@ TEST(column_tagging_splits_like_javascript_and_carries_sentences) {
   ColumnTagResult tabs = TagColumns(m, "the dog\n", true, -1, layout, 1);
   CHECK(tabs.output.rfind("the dog\t", 0) == 0 && tabs.output.find('\t', 8) == std::string::npos &&
         tabs.width == 1);
+  // One scratch reused over blocks of different sizes (300 sentences take the threaded lookup)
+  // gives each block the output it gets alone.
+  layout.tab = false;
+  std::string many;
+  for (int s = 0; s < 300; ++s) many += s % 2 ? "a\ncat\nsleeps\n\n" : "the\ndog\nbarks\n\n";
+  ColumnTagScratch scratch;
+  for (const std::string& b : {many, std::string("dog\n\n"), many, std::string("a\ncat\n\n")}) {
+    for (int threads : {1, 2}) {
+      ColumnTagResult reused = TagColumns(m, b, true, -1, layout, threads, nullptr, &scratch);
+      ColumnTagResult alone = TagColumns(m, b, true, -1, layout, threads);
+      CHECK(reused.output == alone.output && reused.consumed == alone.consumed);
+    }
+  }
 }
 
 TEST(training_columns_split_lines_as_the_js_reader_does) {
