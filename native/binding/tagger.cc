@@ -594,6 +594,10 @@ class NativeTagger : public ErrorMappingWrap<NativeTagger> {
     int threads = ThreadsArgument(info, 4);
     ColumnTagResult result =
         TagColumns(*model_, block, final, width, layout, threads, nullptr, &column_scratch_);
+    // A block far larger than the stream's (64 KiB, about 100,000 attribute ids) is not kept.
+    if (column_scratch_.corpus.attributes.cols.capacity() > (std::size_t{1} << 22)) {
+      column_scratch_ = ColumnTagScratch();
+    }
     Napi::Object out = Napi::Object::New(env);
     Napi::Uint8Array text;
     if (info.Length() > 5 && info[5].IsTypedArray() &&

@@ -33,9 +33,6 @@ struct ColumnTagResult {
   int32_t error_kind = 0;
 };
 
-// `block` holds whole lines, each ending in '\n' (a '\r' before it is dropped). Without
-// `final`, lines after the block's last sentence end (blank or -DOCSTART- line) are left
-// for the next block. `width` is the width fixed by earlier blocks (-1: none yet).
 // The memory of one block's work, kept by a caller that tags block after block: reused, it
 // is written to pages already mapped instead of pages the allocator takes from the system
 // and gives back for every block.
@@ -44,6 +41,10 @@ struct ColumnTagScratch {
   std::vector<int32_t> labels;
 };
 
+// `block` holds whole lines, each ending in '\n' (a '\r' before it is dropped). Without
+// `final`, lines after the block's last sentence end (blank or -DOCSTART- line) are left
+// for the next block. `width` is the width fixed by earlier blocks (-1: none yet).
+// `scratch` (may be null): buffers reused from the caller's previous block.
 ColumnTagResult TagColumns(const TaggerModel& model, std::string_view block, bool final, int32_t width,
                            const ColumnLayout& layout, int threads, const std::atomic<bool>* cancel = nullptr,
                            ColumnTagScratch* scratch = nullptr);
