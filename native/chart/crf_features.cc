@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/errors.h"
+#include "core/gap_code.h"
 #include "core/word_signature.h"
 
 namespace structrank {
@@ -60,16 +61,8 @@ void PutNonZero(ByteWriter& out, const std::vector<double>& v) {
   uint64_t next = 0;
   for (uint64_t i = 0; i < v.size(); ++i) {
     if (v[i] == 0) continue;
-    for (uint64_t gap = i - next;; gap >>= 7) {
-      const uint8_t low = static_cast<uint8_t>(gap & 0x7f);
-      if (gap < 0x80) {
-        gaps.push_back(low);
-        break;
-      }
-      gaps.push_back(static_cast<uint8_t>(low | 0x80));
-    }
+    AppendGap(gaps, i, next);
     values.push_back(v[i]);
-    next = i + 1;
   }
   out.Put<uint64_t>(v.size());
   out.PutVector(gaps);
@@ -95,18 +88,7 @@ std::vector<double> NonZero::Expand() const {
   std::vector<double> v(size, 0.0);
   uint64_t next = 0;
   size_t at = 0;
-  for (double value : values) {
-    uint64_t gap = 0;
-    for (int shift = 0;; shift += 7) {
-      if (at >= gaps.size() || shift > 56) throw InputError("chart model: bad sparse CRF weights");
-      const uint8_t b = gaps[at++];
-      gap |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (!(b & 0x80)) break;
-    }
-    if (gap >= size - next) throw InputError("chart model: bad sparse CRF weights");
-    v[next + gap] = value;
-    next += gap + 1;
-  }
+  for (double value : values) v[ReadGap(gaps, at, next, size, "chart model: bad sparse CRF weights")] = value;
   if (at != gaps.size()) throw InputError("chart model: bad sparse CRF weights");
   return v;
 }
