@@ -30,7 +30,7 @@ listing="$(tar tzf "$tarball")"
 echo "tarball: $(basename "$tarball") $bytes bytes ($(echo "$listing" | wc -l) files); prebuilds: $(echo "$listing" | grep '^package/prebuilds/.*\.node$' | sed 's|^package/prebuilds/||' | tr '\n' ' ')"
 
 # 2. contents: data other than data/gum-open (PTB, CoNLL, UD samples) may not be redistributed
-bad=$(echo "$listing" | grep -E '^package/(data/[^/]+|test|bench|build|scripts|examples|\.ci|\.github)/|_test\.cc$|/test_(main|harness)\.' | grep -vE '^package/data/(gum-open|head-rules)/' || true)
+bad=$(echo "$listing" | grep -E '^package/(data/[^/]+|test|bench|build|scripts|examples|\.ci|\.github)/|_test\.(cc|h)$|/test_(main|harness)\.' | grep -vE '^package/data/(gum-open|head-rules)/' || true)
 [ -z "$bad" ] || fail "tarball holds files that must not ship:
 $bad"
 echo "$listing" | grep -qx 'package/data/gum-open/train.mrg' || fail "tarball lacks data/gum-open"

@@ -16,6 +16,7 @@
 #include "chart/chart_model.h"
 #include "chart/crf_train.h"
 #include "chart/ensemble.h"
+#include "chart/latent_pcfg.h"
 
 namespace structrank::binding {
 
@@ -46,25 +47,30 @@ Corpus CorpusFrom(Napi::Env env, const Napi::Value& text, const Napi::Value& off
 class ChartParser : public ErrorMappingWrap<ChartParser> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
-    Napi::Function cls = DefineClass(
-        env, "ChartParser",
-        {StaticMethod("buildPcfg", &ChartParser::BuildPcfg),
-         StaticMethod("deserialize", &ChartParser::Deserialize),
-         InstanceMethod("startCrf", &ChartParser::StartCrf),
-         InstanceMethod("crfSteps", &ChartParser::CrfSteps),
-         InstanceMethod("crfProgress", &ChartParser::CrfProgress),
-         InstanceMethod("crfState", &ChartParser::CrfState),
-         InstanceMethod("loadCrfState", &ChartParser::LoadCrfState),
-         InstanceMethod("crfAverage", &ChartParser::CrfAverage),
-         InstanceMethod("keepCoarseMasks", &ChartParser::KeepCoarseMasks),
-         InstanceMethod("crfWeights", &ChartParser::CrfWeights),
-         InstanceMethod("setCrfWeights", &ChartParser::SetCrfWeights),
-         InstanceMethod("crfShardGradient", &ChartParser::CrfShardGradient),
-         InstanceMethod("parse", &ChartParser::Parse),
-         InstanceMethod("parseEnsemble", &ChartParser::ParseEnsemble),
-         InstanceMethod("parseEnsembleMixes", &ChartParser::ParseEnsembleMixes),
-         InstanceMethod("parseEnsembleWithViterbi", &ChartParser::ParseEnsembleWithViterbi),
-         InstanceMethod("serialize", &ChartParser::Serialize), InstanceMethod("info", &ChartParser::Info)});
+    Napi::Function cls =
+        DefineClass(env, "ChartParser",
+                    {StaticMethod("buildPcfg", &ChartParser::BuildPcfg),
+                     StaticMethod("deserialize", &ChartParser::Deserialize),
+                     InstanceMethod("startCrf", &ChartParser::StartCrf),
+                     InstanceMethod("startLatent", &ChartParser::StartLatent),
+                     InstanceMethod("latentSteps", &ChartParser::LatentSteps),
+                     InstanceMethod("latentModel", &ChartParser::LatentModel),
+                     InstanceMethod("crfSteps", &ChartParser::CrfSteps),
+                     InstanceMethod("crfProgress", &ChartParser::CrfProgress),
+                     InstanceMethod("crfState", &ChartParser::CrfState),
+                     InstanceMethod("loadCrfState", &ChartParser::LoadCrfState),
+                     InstanceMethod("crfAverage", &ChartParser::CrfAverage),
+                     InstanceMethod("keepCoarseMasks", &ChartParser::KeepCoarseMasks),
+                     InstanceMethod("endTraining", &ChartParser::EndTraining),
+                     InstanceMethod("crfWeights", &ChartParser::CrfWeights),
+                     InstanceMethod("setCrfWeights", &ChartParser::SetCrfWeights),
+                     InstanceMethod("crfShardGradient", &ChartParser::CrfShardGradient),
+                     InstanceMethod("parse", &ChartParser::Parse),
+                     InstanceMethod("parseEnsemble", &ChartParser::ParseEnsemble),
+                     InstanceMethod("parseEnsembleMixes", &ChartParser::ParseEnsembleMixes),
+                     InstanceMethod("parseEnsembleWithViterbi", &ChartParser::ParseEnsembleWithViterbi),
+                     InstanceMethod("serialize", &ChartParser::Serialize),
+                     InstanceMethod("info", &ChartParser::Info)});
     SaveConstructor(env, "ChartParser", cls);
     exports.Set("ChartParser", cls);
   }
@@ -137,6 +143,70 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     Napi::Object obj = Wrap(env, model);
     Unwrap(obj)->training_ = state;
     return obj;
+  }
+
+  // startLatent({cycles, iterations, merge, smoothing, lexPrior, wordMin, noise, seed, threads}) -> total
+  // steps: a latent-annotation PCFG of this PCFG's grammar (chart/latent_pcfg.h), to train on its trees.
+  Napi::Value StartLatent(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!training_) throw Napi::Error::New(env, "this parser has no training data (build it with buildPcfg)");
+    Expect(info.Length() > 0 && info[0].IsObject(), env, "latent PCFG options");
+    Napi::Object o = info[0].As<Napi::Object>();
+    LatentOptions opt;
+    opt.cycles = RequiredInt(o, "cycles");
+    opt.iterations = RequiredInt(o, "iterations");
+    opt.merge = RequiredDouble(o, "merge");
+    opt.smoothing = RequiredDouble(o, "smoothing");
+    opt.lex_prior = RequiredDouble(o, "lexPrior");
+    opt.word_min = RequiredInt(o, "wordMin");
+    opt.noise = RequiredDouble(o, "noise");
+    opt.seed = static_cast<uint64_t>(RequiredInt(o, "seed"));
+    opt.threads = RequiredInt(o, "threads");
+    training_->latent = std::make_shared<LatentPcfgTrainer>(*model_, training_->corpus, training_->gold, opt);
+    return Napi::Number::New(env, training_->latent->total_steps());
+  }
+
+  // latentSteps(steps, cancelFlag?) -> Promise<{steps, totalSteps, logLikelihood}>: steps done so
+  // far, of totalSteps (which falls when the subsymbol budget ends the training early).
+  Napi::Value LatentSteps(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!training_ || !training_->latent) throw Napi::Error::New(env, "call startLatent first");
+    Expect(info.Length() >= 1 && info[0].IsNumber(), env, "a step count");
+    const int steps = info[0].As<Napi::Number>().Int32Value();
+    auto cancel = CancelFlag::From(info.Length() > 1 ? info[1] : env.Undefined());
+    auto trainer = training_->latent;
+    auto model = model_;  // the trainer reads it while the job runs
+    auto result = std::make_shared<double>(0);
+    return RunAsync(
+        env, [trainer, model, steps, cancel, result] { *result = trainer->Steps(steps, cancel.get()); },
+        [trainer, result](Napi::Env e) -> Napi::Value {
+          Napi::Object out = Napi::Object::New(e);
+          out.Set("steps", Napi::Number::New(e, trainer->steps_done()));
+          out.Set("totalSteps", Napi::Number::New(e, trainer->total_steps()));
+          out.Set("logLikelihood", Napi::Number::New(e, *result));
+          return out;
+        });
+  }
+
+  // latentModel() -> Promise<{parser, symbolOf}>: the latent PCFG trained so far; symbolOf maps
+  // each of its symbols to this grammar's.
+  Napi::Value LatentModel(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!training_ || !training_->latent) throw Napi::Error::New(env, "call startLatent first");
+    auto trainer = training_->latent;
+    auto model = model_;
+    auto latent = std::make_shared<std::shared_ptr<ChartModel>>();
+    return RunAsync(
+        env, [trainer, model, latent] { *latent = trainer->Build(); },
+        [latent](Napi::Env e) -> Napi::Value {
+          Napi::Object out = Napi::Object::New(e);
+          const std::vector<int32_t>& symbol_of = (*latent)->latent->symbol_of;
+          Napi::Int32Array ids = Napi::Int32Array::New(e, symbol_of.size());
+          std::copy(symbol_of.begin(), symbol_of.end(), ids.Data());
+          out.Set("symbolOf", ids);
+          out.Set("parser", Wrap(e, *latent));
+          return out;
+        });
   }
 
   static Napi::Value Deserialize(const Napi::CallbackInfo& info) {
@@ -214,6 +284,13 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     if (!(bytes >= 0)) throw Napi::RangeError::New(env, "keepCoarseMasks: a byte count >= 0");
     model_->KeepCoarseMasks(static_cast<size_t>(std::min(bytes, 1e15)));
     return env.Undefined();
+  }
+
+  // endTraining(): frees the training trees and trainers (the CRF's feature cache, a latent
+  // PCFG's parameters) once the model is final; a job still running keeps what it uses.
+  Napi::Value EndTraining(const Napi::CallbackInfo& info) {
+    training_.reset();
+    return info.Env().Undefined();
   }
 
   // crfSteps(steps, cancelFlag, lbfgs) -> Promise<{objective, keptFraction, steps}>: SGD
@@ -572,6 +649,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
     Corpus corpus;
     std::vector<GoldItems> gold;
     std::shared_ptr<CrfTrainer> trainer;
+    std::shared_ptr<LatentPcfgTrainer> latent;
   };
   std::shared_ptr<ChartModel> model_;
   std::shared_ptr<Training> training_;

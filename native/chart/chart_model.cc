@@ -19,8 +19,10 @@ namespace {
 // the unknown-word model; version 5 stores only the CRF's non-zero weights (most of a hashed surface table is
 // empty); version 6 appends whether the CRF's surface features see tag sets; version 7 whether
 // its surface table is laid out in rows (CrfWeights::surface_rows); version 8 whether its surface
-// features see word clusters (CrfWeights::surface_clusters).
-constexpr uint32_t kPayloadVersion = 8;
+// features see word clusters (CrfWeights::surface_clusters); version 9 says after the version
+// whether the model is a latent PCFG, stored as its LatentGrammar and lexicon (the rules are
+// expanded on reading).
+constexpr uint32_t kPayloadVersion = 9;
 }  // namespace
 
 std::unique_ptr<ChartModel> ChartModel::BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
@@ -169,13 +171,30 @@ std::vector<Token> ChartModel::Tokens(const Corpus& corpus, int32_t s) const {
   tokens.reserve(n);
   for (int32_t i = 0; i < n; ++i)
     tokens.push_back(lexicon.Lookup(corpus.tokens[corpus.offsets[s] + i], i == 0));
+  if (latent)
+    for (Token& token : tokens) ExpandTags(token);
   return tokens;
+}
+
+void ChartModel::ExpandTags(Token& token) const {
+  std::vector<int32_t> subs;
+  for (int32_t t : token.tags)
+    for (int32_t a = 0; a < latent->num_subs[t]; ++a) subs.push_back(latent->first_sub[t] + a);
+  token.tags = std::move(subs);
 }
 
 LexScores ChartModel::PcfgLex(const std::vector<Token>& tokens) const {
   LexScores lex(tokens.size());
-  for (size_t i = 0; i < tokens.size(); ++i)
-    for (int32_t t : tokens[i].tags) lex[i].emplace_back(t, lexicon.LogProb(tokens[i], t));
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (latent) {
+      const int32_t word_class = latent->ClassOf(lexicon, tokens[i]);
+      for (int32_t x : tokens[i].tags)
+        lex[i].emplace_back(
+            x, lexicon.LogProb(tokens[i], latent->symbol_of[x]) + latent->SplitScore(word_class, x));
+    } else {
+      for (int32_t t : tokens[i].tags) lex[i].emplace_back(t, lexicon.LogProb(tokens[i], t));
+    }
+  }
   return lex;
 }
 
@@ -357,7 +376,10 @@ void ChartModel::RetryWithEveryTag(const std::vector<Token>& tokens, int k, Char
   // Second attempt with every tag allowed for every word, before the flat fallback. Pruned,
   // its log-probabilities are over the pruned chart, as the first attempt's are.
   std::vector<Token> relaxed = tokens;
-  for (Token& t : relaxed) lexicon.Relax(t);
+  for (Token& t : relaxed) {
+    lexicon.Relax(t);
+    if (latent) ExpandTags(t);
+  }
   const bool pruned = prune_retry && prune > 0 && use_crf && !force_pcfg;
   bool no_tree = false;
   SentenceParse again =
@@ -475,6 +497,15 @@ void ChartModel::ReleaseSentence(std::unique_ptr<CrfSentence> sentence) const {
 std::vector<uint8_t> ChartModel::Serialize() const {
   ByteWriter out;
   out.Put<uint32_t>(kPayloadVersion);
+  out.Put<uint8_t>(latent ? 1 : 0);
+  if (latent) {
+    latent->Write(out);
+    lexicon.Write(out);
+    lexicon.WriteClusters(out);
+    lexicon.WriteSignatures(out);
+    lexicon.WriteBackoff(out);
+    return std::move(out.bytes());
+  }
   grammar.Write(out);
   lexicon.Write(out);
   out.PutVector(binary_logp);
@@ -509,6 +540,15 @@ std::unique_ptr<ChartModel> ChartModel::Deserialize(const uint8_t* data, size_t 
   ByteReader in(data, size);
   const uint32_t version = in.Get<uint32_t>();
   if (version < 1 || version > kPayloadVersion) throw InputError("chart model: unsupported payload version");
+  if (version >= 9 && in.Get<uint8_t>() != 0) {
+    auto latent = std::make_shared<LatentGrammar>(LatentGrammar::Read(in));
+    Lexicon lexicon = Lexicon::Read(in, latent->base.num_symbols);
+    lexicon.ReadClusters(in);
+    lexicon.ReadSignatures(in);
+    lexicon.ReadBackoff(in);
+    if (!in.AtEnd()) throw InputError("chart model: trailing bytes");
+    return ExpandLatent(std::move(latent), std::move(lexicon));
+  }
   auto m = std::make_unique<ChartModel>();
   m->grammar = Grammar::Read(in);
   m->lexicon = Lexicon::Read(in, m->grammar.num_symbols);

@@ -18,6 +18,7 @@
 #include "chart/gold_tree.h"
 #include "chart/grammar.h"
 #include "chart/kbest.h"
+#include "chart/latent_grammar.h"
 #include "chart/lexicon.h"
 #include "chart/mbr.h"
 #include "core/object_pool.h"
@@ -93,6 +94,9 @@ class ChartModel {
   std::vector<double> binary_logp, unary_logp, root_logp;
   bool use_crf = false;
   CrfWeights crf;
+  // A latent-annotation PCFG (chart/latent_grammar.h), of which this model is the expansion:
+  // its symbols are the subsymbols, its lexicon the base grammar's. Null for every other model.
+  std::shared_ptr<const LatentGrammar> latent;
 
   // Reads the grammar and the PCFG off gold trees (pairs/tree_offsets as in gold_tree.h).
   static std::unique_ptr<ChartModel> BuildPcfg(const SymbolInfo& symbols, const Corpus& corpus,
@@ -113,6 +117,8 @@ class ChartModel {
 
   // Tokens of one sentence with their allowed tags.
   std::vector<Token> Tokens(const Corpus& corpus, int32_t s) const;
+  // A latent PCFG: the token's tags (the lexicon's) replaced by their subsymbols.
+  void ExpandTags(Token& token) const;
   // Lexical scores of the PCFG for each token's allowed tags.
   LexScores PcfgLex(const std::vector<Token>& tokens) const;
 

@@ -15,44 +15,20 @@
 #include "chart/mbr.h"
 #include "core/errors.h"
 #include "core/test_harness.h"
+#include "chart/tiny_treebank_test.h"
 
 using namespace structrank;
 
 namespace {
 
-// Symbols: 0 S, 1 NP, 2 VP, 3 @S, 4 D, 5 N, 6 V, 7 S+VP (a collapsed unary state)
-// bases: S=0 NP=1 VP=2 @S=3 D=4 N=5 V=6
-struct Tiny {
-  SymbolInfo symbols;
-  Corpus corpus;
-  std::vector<int32_t> pairs, offsets;
-};
-
-void AddTree(Tiny& t, std::vector<std::string> words, std::vector<int32_t> pairs) {
-  t.corpus.tokens.insert(t.corpus.tokens.end(), words.begin(), words.end());
-  t.corpus.offsets.push_back(static_cast<int32_t>(t.corpus.tokens.size()));
-  t.pairs.insert(t.pairs.end(), pairs.begin(), pairs.end());
-  t.offsets.push_back(static_cast<int32_t>(t.pairs.size() / 2));
-}
-
-Tiny MakeTiny() {
-  Tiny t;
-  t.symbols.num_bases = 7;
-  t.symbols.is_tag = {0, 0, 0, 0, 1, 1, 1, 0};
-  t.symbols.base = {0, 1, 2, 3, 4, 5, 6, 0};
-  t.corpus.offsets = {0};
-  t.offsets = {0};
-  // (S (NP (D the) (N dog)) (VP (V saw) (NP (D a) (N cat))))
-  AddTree(t, {"the", "dog", "saw", "a", "cat"}, {0, 2, 1, 2, 4, 0, 5, 0, 2, 2, 6, 0, 1, 2, 4, 0, 5, 0});
-  // (S (NP (N dogs)) (VP (V saw) (NP (N cats))))  NP unary over N
-  AddTree(t, {"dogs", "saw", "cats"}, {0, 2, 1, 1, 5, 0, 2, 2, 6, 0, 1, 1, 5, 0});
-  // (S+VP (V run)) root unary over a tag
-  AddTree(t, {"run"}, {7, 1, 6, 0});
-  // (S (NP (N dog)) (@S (VP (V saw)) (NP (N saw))))  ternary S binarized; "saw" ambiguous
-  AddTree(t, {"dog", "saw", "saw"}, {0, 2, 1, 1, 5, 0, 3, 2, 2, 1, 6, 0, 1, 1, 5, 0});
-  // (S (NP (D the) (N cat)) (VP (V run)))
-  AddTree(t, {"the", "cat", "run"}, {0, 2, 1, 2, 4, 0, 5, 0, 2, 1, 6, 0});
-  return t;
+// Today's payload as an older version wrote it: the version set, version 9's latent-PCFG flag
+// (the byte after the version) taken out, and the last `extras` bytes (later versions' flags)
+// dropped.
+std::vector<uint8_t> AsOlderVersion(std::vector<uint8_t> bytes, uint8_t version, size_t extras) {
+  bytes.resize(bytes.size() - extras);
+  bytes.erase(bytes.begin() + 4);
+  bytes[0] = version;
+  return bytes;
 }
 
 struct Enumerated {
@@ -808,7 +784,7 @@ TEST(chart_reads_version_1_payloads_without_the_extras) {
   // Versions before 5 stored every CRF weight: today's payload with the weights rewritten so.
   std::vector<uint8_t> bytes;
   {
-    const std::vector<uint8_t> latest = m->Serialize();
+    const std::vector<uint8_t> latest = AsOlderVersion(m->Serialize(), 8, 0);
     ByteWriter head, nonzero, dense;
     m->grammar.Write(head);
     m->lexicon.Write(head);
@@ -1022,8 +998,7 @@ TEST(chart_crf_surface_rows_keep_one_words_weights_side_by_side) {
   // The layout survives serialization; a version 6 payload (without its flag) hashes each feature.
   auto bytes = m->Serialize();
   CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.surface_rows);
-  bytes.resize(bytes.size() - 2);  // the version 8 and 7 flags
-  bytes[0] = 6;
+  bytes = AsOlderVersion(bytes, 6, 2);  // without the version 8 and 7 flags
   auto old = ChartModel::Deserialize(bytes.data(), bytes.size());
   CHECK(!old->crf.surface_rows && old->crf.tag_sets);
   int side_by_side = 0;
@@ -1114,8 +1089,7 @@ TEST(chart_crf_tag_set_features_key_words_by_their_tags) {
   // The flag survives serialization; a version 5 payload (without it) has none.
   auto bytes = m->Serialize();
   CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.tag_sets);
-  bytes.resize(bytes.size() - 3);  // the version 8, 7 and 6 flags
-  bytes[0] = 5;
+  bytes = AsOlderVersion(bytes, 5, 3);  // without the version 8, 7 and 6 flags
   CHECK(!ChartModel::Deserialize(bytes.data(), bytes.size())->crf.tag_sets);
 }
 
@@ -1149,8 +1123,7 @@ TEST(chart_crf_surface_features_key_words_by_their_clusters) {
   // The flag survives serialization; a version 7 payload (without it) has none.
   auto bytes = m->Serialize();
   CHECK(ChartModel::Deserialize(bytes.data(), bytes.size())->crf.surface_clusters);
-  bytes.resize(bytes.size() - 1);
-  bytes[0] = 7;
+  bytes = AsOlderVersion(bytes, 7, 1);
   CHECK(!ChartModel::Deserialize(bytes.data(), bytes.size())->crf.surface_clusters);
 }
 
