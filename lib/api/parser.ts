@@ -21,6 +21,7 @@ export {
   type ParserTrainProgress,
 } from '../parser/chart-parser.js';
 export type { BracketPosterior } from '../parser/bracket-posteriors.js';
+export type { LatentProgress } from '../parser/latent-mix.js';
 export { prepareTree, restoreTree, type GrammarOptions } from '../parser/prepare.js';
 export { annotate, deannotate, baseLabel } from '../parser/annotate.js';
 export { binarize, debinarize, type MarkovOrder } from '../parser/binarize.js';

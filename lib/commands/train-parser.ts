@@ -118,11 +118,15 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
         const devRate =
           devSeconds > 0 ? `, ${((p.devSentences - devParse.first) / devSeconds).toFixed(1)} sentences/s` : '';
         const what = p.pcfgMix
-          ? "the PCFG's weight"
+          ? "the PCFGs' weight"
           : p.headModel
             ? "the head model's weight"
             : `pass ${p.epoch}/${p.epochs}`;
         sentences = `${what}: parsing dev, ${p.devSentences}/${p.devTotal} sentences${devRate}`;
+      }
+      if (p.latent) {
+        const { grammar, grammars, steps, totalSteps } = p.latent;
+        sentences = `latent PCFG ${grammar}/${grammars}: EM step ${steps}/${totalSteps}`;
       }
     };
     const summary: ParserTrainSummary = { surfaceGoldFeatures: 0, surfaceCollisionRate: 0 };
@@ -158,6 +162,8 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
               verbFeatures: values.verbFeatures,
               featureCacheMB: values.featureCacheMB,
               pcfgWeight: values.pcfgWeight,
+              pcfgGrammars: values.pcfgGrammars,
+              pcfgCycles: values.pcfgCycles,
               headModel: values.headModel,
               // The head model counts every training tree: the length limit is the CRF's cost, not its.
               ...(values.headModel && maxLength > 0 ? { headModelTrees: allTrees } : {}),
@@ -196,9 +202,9 @@ those of its batch sampling (--seed, --batch, --eta0, --no-average) with --lbfgs
       const byWeight = summary.pcfgWeightsDev?.map((d) => `${d.weight} ${d.f1.toFixed(2)}`).join(', ');
       console.error(
         summary.pcfgWeight > 0
-          ? `train-parser: the PCFG's posteriors mixed in at weight ${summary.pcfgWeight}` +
+          ? `train-parser: the PCFGs' posteriors mixed in at weight ${summary.pcfgWeight}` +
               (byWeight ? ` (dev F1 by weight: ${byWeight})` : '')
-          : `train-parser: the CRF alone (the PCFG's weight 0${byWeight ? `; dev F1 by weight: ${byWeight}` : ''})`,
+          : `train-parser: the CRF alone (the PCFGs' weight 0${byWeight ? `; dev F1 by weight: ${byWeight}` : ''})`,
       );
     }
     if (crf && summary.headWeightsDev !== undefined) {

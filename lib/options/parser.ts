@@ -46,14 +46,16 @@ export const CRF_DEFAULTS = {
   margin: 1,
   seed: 1,
   /**
-   * The PCFG mixed into the CRF's MBR decoding: parent-annotated, of this Markov order (the
-   * states see the parent's label and the sibling before, which the CRF's grammar does not);
-   * the weights of its posteriors that --dev chooses among (ties go to the smaller), and the
-   * weight without --dev.
+   * The PCFGs mixed into the CRF's MBR decoding: pcfgGrammars latent-annotation PCFGs of
+   * pcfgCycles split-merge cycles each, over the CRF's grammar (Markov order 0, no parent
+   * annotation), trained with seeds 1, 2, ... (their symbols learn the contexts the CRF's
+   * states lack); the weight of their posteriors together that --dev chooses among (ties go to
+   * the smaller), and the weight without --dev.
    */
-  pcfgMixMarkov: 1,
-  pcfgWeights: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
-  pcfgWeight: 0.3,
+  pcfgGrammars: 2,
+  pcfgCycles: 4,
+  pcfgWeights: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+  pcfgWeight: 0.5,
   /**
    * The rescoring of the MBR decoding (lib/parser/head-rescoring.ts): the headK best
    * bracketings of the CRF's headPool best trees and the MBR tree, each scored by its
@@ -75,6 +77,23 @@ export const CRF_DEFAULTS = {
  * gain halves after 5 passes).
  */
 export const CRF_TRAINER_SETTINGS = { tau: 0 } as const;
+
+/**
+ * How each latent PCFG of the mix is trained (chart/latent_pcfg.h): EM iterations after each
+ * split (half as many after each merge), the fraction of each cycle's splits merged back, the
+ * smoothing of rule probabilities towards their siblings', the pseudo-count of a tag's split
+ * prior in each word's, the fewest occurrences that give a word its own split (rarer words
+ * share their signature's), and the noise that breaks each split's symmetry (Petrov et al.'s
+ * 1%).
+ */
+export const LATENT_PCFG_SETTINGS = {
+  iterations: 50,
+  merge: 0.5,
+  smoothing: 0.01,
+  lexPrior: 1,
+  wordMin: 3,
+  noise: 0.01,
+} as const;
 
 /** How the CRF picks its 1-best tree: the most probable one, or the one with the most expected correct nodes. */
 export const PARSER_DECODES = ['viterbi', 'mbr'] as const;
@@ -167,8 +186,18 @@ export const parserTrainFields = {
   ),
   pcfgWeight: option(
     z.number().min(0).lt(1).optional(),
-    `CRF: the weight of a PCFG's posteriors (parent annotation, Markov order ${CRF_DEFAULTS.pcfgMixMarkov}, trained on the same trees and stored in the model) mixed into the CRF's for MBR decoding (default: chosen on --dev among ${CRF_DEFAULTS.pcfgWeights.join(', ')}; ${CRF_DEFAULTS.pcfgWeight} without --dev; 0 = none)`,
+    `CRF: the weight of the latent-annotation PCFGs' posteriors (trained on the same trees and stored in the model; --pcfg-grammars, --pcfg-cycles) mixed into the CRF's for MBR decoding (default: chosen on --dev among ${CRF_DEFAULTS.pcfgWeights.join(', ')}; ${CRF_DEFAULTS.pcfgWeight} without --dev; 0 = none)`,
     { value: 'X' },
+  ),
+  pcfgGrammars: option(
+    z.number().int().min(1).max(8).default(CRF_DEFAULTS.pcfgGrammars),
+    'CRF: how many latent-annotation PCFGs are mixed in, each trained with another seed (their mean is a product of grammars)',
+    { value: 'N' },
+  ),
+  pcfgCycles: option(
+    z.number().int().min(0).max(6).default(CRF_DEFAULTS.pcfgCycles),
+    "CRF: split-merge cycles of each latent PCFG: each doubles every symbol's subsymbols, then merges half of the new splits back (0 = the grammar's plain PCFG)",
+    { value: 'N' },
   ),
   headModel: option(
     z.boolean().default(CRF_DEFAULTS.headModel),
@@ -209,6 +238,8 @@ export const CRF_ONLY_TRAIN_FIELDS = [
   'verbFeatures',
   'featureCacheMB',
   'pcfgWeight',
+  'pcfgGrammars',
+  'pcfgCycles',
   'headModel',
 ] as const satisfies readonly (keyof typeof parserTrainFields)[];
 

@@ -40,9 +40,11 @@ import {
   symbolTableFromLabels,
   verbFlags,
   type SymbolTable,
+  latentSymbolTable,
 } from './symbols.js';
 import { learnTreebankClasses } from '../trees/tree-classes.js';
 import { treeWords } from './input.js';
+import { trainLatentGrammars, type LatentProgress, type NativeLatentBase } from './latent-mix.js';
 import { parserNbest, parserNbestVariants, type KbestListOptions } from './nbest-lists.js';
 import { learnHeadModelTable, trainHeadModel } from '../rerank/head-model.js';
 import { trainTreeModel } from '../rerank/tree-model.js';
@@ -85,7 +87,8 @@ export { CRF_DEFAULTS };
 export const PARSER_PROGRESS_EVERY_MS = 1000;
 // 2: a CRF's payload may be followed by its PCFG's (ChartMeta.pcfgMix); files without one stay 1.
 // 3: then by the training trees of its head model (ChartMeta.headRescore); files without stay 1 or 2.
-const CHART_MODEL_VERSION = 3;
+// 4: the PCFGs mixed in are listed (ChartMeta.pcfgMix.grammars, latent PCFGs), their payloads in turn, gzip'd.
+const CHART_MODEL_VERSION = 4;
 /** Dev sentences parsed between progress events after a CRF pass (at least 4 per thread). */
 const DEV_PARSE_CHUNK = 32;
 /** Memory for the dev set's coarse-pass entries kept across a CRF training's passes. */
@@ -119,7 +122,7 @@ type EnsembleArgs = [
   pruneRetry: boolean,
 ];
 
-interface NativeChartParser {
+interface NativeChartParser extends NativeLatentBase<NativeChartParser> {
   startCrf(
     options: Record<
       | 'batch'
@@ -152,6 +155,8 @@ interface NativeChartParser {
   crfAverage(op: 'reset' | 'swap'): void;
   /** Keep each sentence's coarse-pass entries (up to maxBytes) for the next parse of it; 0: off, freed. */
   keepCoarseMasks(maxBytes: number): void;
+  /** Frees the training trees and trainers once the model is final. */
+  endTraining(): void;
   crfWeights(): Float64Array;
   setCrfWeights(weights: Float64Array): void;
   crfShardGradient(
@@ -181,7 +186,7 @@ interface NativeChartParser {
     ...args: [...EnsembleArgs, mix: Float64Array, viterbiK: number]
   ): Promise<{ mbr: NativeParseResult; viterbi: NativeParseResult }>;
   serialize(): Uint8Array;
-  info(): Omit<ChartParserInfo, 'kind' | 'pcfgWeight' | 'headWeight'>;
+  info(): Omit<ChartParserInfo, 'kind' | 'pcfgWeight' | 'pcfgGrammars' | 'headWeight'>;
 }
 
 interface ChartAddon {
@@ -230,8 +235,10 @@ export interface ChartParserInfo {
   shapeBackoff: number;
   /** Words seen at most this often trained the unknown-word model (PCFG_RARE_THRESHOLD for a PCFG, 1 for the CRF by default). */
   rareThreshold: number;
-  /** The weight of the CRF's PCFG in its MBR decoding (ParserTrainOptions.pcfgWeight; 0: the CRF alone, or a PCFG). */
+  /** The weight of the CRF's PCFGs in its MBR decoding (ParserTrainOptions.pcfgWeight; 0: the CRF alone, or a PCFG). */
   pcfgWeight: number;
+  /** The PCFGs mixed in at that weight (0: none). */
+  pcfgGrammars: number;
   /** The head model's weight in the rescoring of the MBR tree (ParserTrainOptions.headModel; 0: no rescoring). */
   headWeight: number;
   /** The tree model's weight in that rescoring (0: none, or no rescoring). */
@@ -258,10 +265,12 @@ export interface ParserTrainProgress {
   /** While the dev set is parsed after the pass: its sentences parsed so far, of `devTotal`. */
   devSentences?: number;
   devTotal?: number;
-  /** The dev parse after training that chooses the PCFG's weight (`pcfgWeight`): the last pass's event otherwise. */
+  /** The dev parse after training that chooses the PCFGs' weight (`pcfgWeight`): the last pass's event otherwise. */
   pcfgMix?: boolean;
   /** The dev parse after that, which chooses the head model's weight (`headModel`). */
   headModel?: boolean;
+  /** Before the PCFGs' weight is chosen: their training (`pcfgGrammars` latent PCFGs, one after the other). */
+  latent?: LatentProgress;
 }
 
 /** One finished CRF pass (reported whether or not a dev set is given). */
@@ -371,13 +380,17 @@ export interface ParserTrainOptions {
    */
   decode?: 'viterbi' | 'mbr';
   /**
-   * CRF: the weight of a PCFG's posteriors mixed into the CRF's for MBR decoding. The PCFG
-   * (parent annotation, Markov order CRF_DEFAULTS.pcfgMixMarkov) is trained on the same trees
-   * and stored in the model: its states see the parent's label and the sibling before, which
-   * the CRF's grammar leaves out. Default: chosen on `dev` among CRF_DEFAULTS.pcfgWeights, else
-   * CRF_DEFAULTS.pcfgWeight; 0 = the CRF alone.
+   * CRF: the weight of the posteriors of latent-annotation PCFGs (`pcfgGrammars` of them, each
+   * of `pcfgCycles` split-merge cycles, native/chart/latent_pcfg.h) mixed into the CRF's for
+   * MBR decoding. They are trained on the same trees and stored in the model: their
+   * subsymbols learn the contexts the CRF's states lack. Default: chosen on `dev` among
+   * CRF_DEFAULTS.pcfgWeights, else CRF_DEFAULTS.pcfgWeight; 0 = the CRF alone.
    */
   pcfgWeight?: number;
+  /** CRF: the number of latent PCFGs mixed in, trained with seeds 1, 2, ... (default CRF_DEFAULTS.pcfgGrammars). */
+  pcfgGrammars?: number;
+  /** CRF: the split-merge cycles of each (default CRF_DEFAULTS.pcfgCycles; 0: the grammar's plain PCFG). */
+  pcfgCycles?: number;
   /**
    * CRF with `dev`, MBR decoding: rescore the MBR tree with a head-lexicalized and a
    * label-only generative model of the training trees and the expected bracket loss
@@ -616,10 +629,19 @@ interface ChartMeta {
    */
   pruneRetry?: boolean;
   /**
-   * A CRF's PCFG mixed into its MBR decoding: its weight, its own metadata, and the length of
-   * its payload, which follows the CRF's in the file (absent: the CRF alone).
+   * A CRF's PCFGs mixed into its MBR decoding: their weight together, and each one's metadata
+   * and the length of its payload; the payloads (gzip'd) follow the CRF's in the file, in
+   * order (absent: the CRF alone). Files written before latent PCFGs have one PCFG, as `meta` and
+   * `bytes` (file kind version 2 or 3).
    */
-  pcfgMix?: { weight: number; meta: ChartMeta; bytes?: number };
+  pcfgMix?: {
+    weight: number;
+    grammars?: { meta: ChartMeta; bytes?: number }[];
+    meta?: ChartMeta;
+    bytes?: number;
+  };
+  /** A latent-annotation PCFG (whose `labels` are its base grammar's): each label's number of subsymbols. */
+  latentSubs?: number[];
   /**
    * A CRF's rescoring of its MBR tree (lib/parser/head-rescoring.ts): the weights, the
    * candidates and pool, the length of the training trees its models are counted from
@@ -1089,8 +1111,8 @@ export class ChartParserModel implements NbestProducer {
     private readonly handle: NativeChartParser,
     private readonly table: SymbolTable,
     private readonly meta: ChartMeta,
-    /** The PCFG of `meta.pcfgMix`. */
-    private readonly mixPcfg?: ChartParserModel,
+    /** The PCFGs of `meta.pcfgMix`. */
+    private readonly mixPcfgs: readonly ChartParserModel[] = [],
     /** What `meta.headRescore`'s head model is counted from. */
     private readonly headStored?: StoredHeadModel,
   ) {}
@@ -1122,6 +1144,7 @@ export class ChartParserModel implements NbestProducer {
       kind: CHART_MODEL_KIND,
       ...this.handle.info(),
       pcfgWeight: this.meta.pcfgMix?.weight ?? 0,
+      pcfgGrammars: this.mixPcfgs.length,
       headWeight: this.meta.headRescore?.weight ?? 0,
       treeModelWeight: this.meta.headRescore?.treeWeight ?? 0,
       lossWeight: this.meta.headRescore?.lossWeight ?? 0,
@@ -1177,7 +1200,7 @@ export class ChartParserModel implements NbestProducer {
     const onProgress = opts.onProgress;
     if (onProgress)
       opts.onProgress = (p) => {
-        if (!p.pcfgMix) lastProgress = p;
+        if (!p.pcfgMix && !p.latent) lastProgress = p;
         onProgress(p);
       };
     const built = buildTraining(trees, opts);
@@ -1212,6 +1235,8 @@ export class ChartParserModel implements NbestProducer {
       external: _x,
       patience: _n,
       pcfgWeight: _m,
+      pcfgGrammars: _pg,
+      pcfgCycles: _pc,
       headModel: _h,
       headModelTrees: _ht,
       ...shaping
@@ -1275,6 +1300,8 @@ export class ChartParserModel implements NbestProducer {
     }
     const handle = crf.handle();
     handle.keepCoarseMasks(0);
+    // The CRF's trainer (its feature cache) would stay beside the latent PCFGs' training.
+    handle.endTraining();
     if (opts.weightFloor > 0) {
       const { weights, kept } = floorWeights(handle.crfWeights(), opts.weightFloor);
       handle.setCrfWeights(weights);
@@ -1290,6 +1317,9 @@ export class ChartParserModel implements NbestProducer {
       opts,
       summary,
       devReport('pcfgMix'),
+      (latent) => {
+        if (lastProgress) opts.onProgress?.({ ...lastProgress, latent });
+      },
     );
     const model = await mixed.withHeadRescoring(trees, opts, summary, devReport('headModel'));
     if (opts.summary) Object.assign(opts.summary, summary);
@@ -1372,7 +1402,7 @@ export class ChartParserModel implements NbestProducer {
       k,
       pool,
     };
-    const out = new ChartParserModel(this.handle, this.table, { ...this.meta, headRescore }, this.mixPcfg, stored);
+    const out = new ChartParserModel(this.handle, this.table, { ...this.meta, headRescore }, this.mixPcfgs, stored);
     out.rescoringModelsCache = models;
     return out;
   }
@@ -1413,9 +1443,10 @@ export class ChartParserModel implements NbestProducer {
   }
 
   /**
-   * This CRF with a parent-annotated PCFG (CRF_DEFAULTS.pcfgMixMarkov), trained on the same trees, mixed into its
-   * MBR decoding at `opts.pcfgWeight`, else at the weight of CRF_DEFAULTS.pcfgWeights with the
-   * best dev F1 (without dev, CRF_DEFAULTS.pcfgWeight); at weight 0, this CRF alone. With dev,
+   * This CRF with opts.pcfgGrammars latent PCFGs (opts.pcfgCycles split-merge cycles over the
+   * CRF's default grammar), trained on the same trees, mixed into its MBR decoding at
+   * `opts.pcfgWeight`, else at the weight of CRF_DEFAULTS.pcfgWeights with the best dev F1
+   * (without dev, CRF_DEFAULTS.pcfgWeight); at weight 0, this CRF alone. With dev,
    * `summary.bestDev` becomes the returned model's.
    */
   private async withPcfgMix(
@@ -1423,6 +1454,7 @@ export class ChartParserModel implements NbestProducer {
     opts: CompleteParserOptions,
     summary: ParserTrainSummary,
     report: (done: number, total: number) => void,
+    reportLatent: (p: LatentProgress) => void,
   ): Promise<ChartParserModel> {
     const given = opts.pcfgWeight;
     if (given !== undefined && !(given >= 0 && given < 1)) throw optionError('pcfgWeight must be in [0, 1)');
@@ -1430,19 +1462,14 @@ export class ChartParserModel implements NbestProducer {
       summary.pcfgWeight = 0;
       return this;
     }
-    const pcfg = await ChartParserModel.train(trees, {
-      markov: CRF_DEFAULTS.pcfgMixMarkov,
-      parent: true,
-      threads: opts.threads,
-      signal: opts.signal,
-    });
+    const grammars = await ChartParserModel.latentGrammars(trees, opts, reportLatent);
     const dev = opts.dev?.filter((t) => treeWords(t).length > 0) ?? [];
     let weight: number = given ?? CRF_DEFAULTS.pcfgWeight;
     if (dev.length > 0) {
       const weights = given === undefined ? [...CRF_DEFAULTS.pcfgWeights] : [given];
       const { scoreParses } = await import('./score-parses.js');
       const sentences = dev.map((t) => treeWords(t));
-      const parsed = await this.parseMixes(sentences, pcfg, weights, opts, report);
+      const parsed = await this.parseMixes(sentences, grammars, weights, opts, report);
       let best: { weight: number; evaluation: ParserEvaluation } | undefined;
       summary.pcfgWeightsDev = [];
       for (const [x, w] of weights.entries()) {
@@ -1457,16 +1484,58 @@ export class ChartParserModel implements NbestProducer {
     }
     summary.pcfgWeight = weight;
     if (weight === 0) return this;
-    return new ChartParserModel(this.handle, this.table, { ...this.meta, pcfgMix: { weight, meta: pcfg.meta } }, pcfg);
+    const pcfgMix = { weight, grammars: grammars.map((g) => ({ meta: g.meta })) };
+    return new ChartParserModel(this.handle, this.table, { ...this.meta, pcfgMix }, grammars);
+  }
+
+  /** The latent PCFGs of `withPcfgMix`, from a plain PCFG of the CRF's default grammar over `trees`. */
+  private static async latentGrammars(
+    trees: Tree[],
+    opts: CompleteParserOptions,
+    report: (p: LatentProgress) => void,
+  ): Promise<ChartParserModel[]> {
+    const { threads, signal } = opts;
+    const base = await ChartParserModel.train(trees, {
+      markov: CRF_DEFAULTS.markov,
+      parent: CRF_DEFAULTS.parent,
+      vpHeadTag: CRF_DEFAULTS.vpHeadTag,
+      threads,
+      signal,
+    });
+    let trained;
+    try {
+      trained = await trainLatentGrammars(base.handle, base.table.labels.length, {
+        grammars: opts.pcfgGrammars,
+        cycles: opts.pcfgCycles,
+        threads,
+        signal,
+        report,
+      });
+    } finally {
+      base.handle.endTraining();
+    }
+    return trained.map(({ parser, subs }) => {
+      const meta: ChartMeta = { ...base.meta, latentSubs: subs };
+      return new ChartParserModel(
+        parser,
+        latentSymbolTable(
+          meta.labels,
+          meta.isTag.map((x) => x === 1),
+          subs,
+        ),
+        meta,
+      );
+    });
   }
 
   /**
-   * Each sentence's MBR tree with `pcfg`'s posteriors mixed in at each of `weights`
-   * (out[x][s]), both models' posteriors computed once; progress as the dev parse's, in chunks.
+   * Each sentence's MBR tree with the posteriors of `pcfgs` mixed in at each of `weights`
+   * (out[x][s]; the PCFGs share the weight), every model's posteriors computed once; progress
+   * as the dev parse's, in chunks.
    */
   private async parseMixes(
     sentences: string[][],
-    pcfg: ChartParserModel,
+    pcfgs: readonly ChartParserModel[],
     weights: readonly number[],
     opts: CompleteParserOptions,
     report: (done: number, total: number) => void,
@@ -1474,16 +1543,16 @@ export class ChartParserModel implements NbestProducer {
     const out: ParsedSentence[][] = weights.map(() => []);
     const threads = resolveThreads(opts.threads);
     const chunk = Math.max(DEV_PARSE_CHUNK, 4 * threads);
-    const baseMap = categoryMap(pcfg.table, this.table, false);
-    const tagMap = categoryMap(pcfg.table, this.table, true);
+    const baseMaps = pcfgs.map((p) => categoryMap(p.table, this.table, false));
+    const tagMaps = pcfgs.map((p) => categoryMap(p.table, this.table, true));
     for (let i = 0; i < sentences.length; i += chunk) {
       const batch = sentences.slice(i, i + chunk);
       const { text, offsets } = joinTokens(batch);
       const results = await withCancelFlag(opts.signal, (flag) =>
         this.handle.parseEnsembleMixes(
-          [pcfg.handle],
-          [baseMap],
-          [tagMap],
+          pcfgs.map((p) => p.handle),
+          baseMaps,
+          tagMaps,
           text,
           offsets,
           threads,
@@ -1491,7 +1560,7 @@ export class ChartParserModel implements NbestProducer {
           0,
           this.meta.prune ?? 0,
           this.meta.pruneRetry ?? false,
-          weights.map((w) => Float64Array.of(1 - w, w)),
+          weights.map((w) => Float64Array.from([1 - w, ...pcfgs.map(() => w / pcfgs.length)])),
         ),
       );
       results.forEach((r, x) =>
@@ -1549,7 +1618,7 @@ export class ChartParserModel implements NbestProducer {
     const ownWeight = ensemble.length > 0 ? 0 : (this.meta.pcfgMix?.weight ?? 0);
     const pcfgWeight = options.pcfg ? 0 : (options.pcfgWeight ?? ownWeight);
     if (!(pcfgWeight >= 0 && pcfgWeight < 1)) throw optionError('pcfgWeight must be in [0, 1)');
-    if (pcfgWeight > 0 && !this.mixPcfg)
+    if (pcfgWeight > 0 && this.mixPcfgs.length === 0)
       throw optionError(
         'pcfgWeight: this model has no PCFG to mix in (trained with pcfgWeight 0 or before the option)',
       );
@@ -1562,11 +1631,13 @@ export class ChartParserModel implements NbestProducer {
     const { text, offsets } = joinTokens(sentences);
     const rootLabel = options.rootLabel ?? 'ROOT';
     // MBR decoding over the mean posteriors of this CRF, the ensemble's and the PCFG mixed in.
-    const members = [...ensemble, ...(mixes && this.mixPcfg ? [this.mixPcfg] : [])];
-    // Without the PCFG the members weigh alike (no mix given: the same arithmetic as before weights).
+    const mixPcfgs = mixes ? this.mixPcfgs : [];
+    const members = [...ensemble, ...mixPcfgs];
+    // Without the PCFGs the members weigh alike (no mix given: the same arithmetic as before weights).
     const crfWeight = (1 - pcfgWeight) / (ensemble.length + 1);
+    const pcfgShare = pcfgWeight / Math.max(1, mixPcfgs.length);
     const mix = mixes
-      ? Float64Array.from([this, ...members], (m) => (m === this.mixPcfg ? pcfgWeight : crfWeight))
+      ? Float64Array.from([this, ...members], (m) => (mixPcfgs.includes(m) ? pcfgShare : crfWeight))
       : undefined;
     const ensembleArgs = (flag: CancelFlagHandle): EnsembleArgs => [
       members.map((m) => m.handle),
@@ -1728,24 +1799,29 @@ export class ChartParserModel implements NbestProducer {
 
   /** Writes the model file (atomically: a temp file renamed into place). */
   save(file: string): void {
-    // The CRF's payload, then its PCFG's (version 2), then its head model's trees (version 3);
-    // a file with neither stays version 1, which readers from before the PCFG mix read too.
+    // The CRF's payload, then its PCFGs' (version 4; one PCFG: version 2), then its head
+    // model's trees (version 3); a file with neither stays version 1, which readers from
+    // before the PCFG mix read too.
     const parts = [this.handle.serialize()];
     const meta: ChartMeta = { ...this.meta };
     let kindVersion = 1;
     const mix = this.meta.pcfgMix;
-    if (mix && this.mixPcfg) {
-      const pcfgPayload = this.mixPcfg.handle.serialize();
-      parts.push(pcfgPayload);
-      meta.pcfgMix = { ...mix, bytes: pcfgPayload.length };
-      kindVersion = 2;
+    if (mix && this.mixPcfgs.length > 0) {
+      // gzip'd: a latent PCFG's quantized rules and lexicon shrink to a third.
+      const payloads = this.mixPcfgs.map((g) => gzipSync(g.handle.serialize()));
+      parts.push(...payloads);
+      meta.pcfgMix = {
+        weight: mix.weight,
+        grammars: this.mixPcfgs.map((g, i) => ({ meta: g.meta, bytes: payloads[i].length })),
+      };
+      kindVersion = 4;
     } else delete meta.pcfgMix;
     const rescore = this.meta.headRescore;
     if (rescore && this.headStored !== undefined) {
       const trees = gzipSync(this.headStored.trees);
       parts.push(trees);
       meta.headRescore = { ...rescore, bytes: trees.length, headTable: headTableToJson(this.headStored.table) };
-      kindVersion = 3;
+      kindVersion = Math.max(kindVersion, 3);
     } else delete meta.headRescore;
     const payload = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
     let at = 0;
@@ -1812,24 +1888,41 @@ export class ChartParserModel implements NbestProducer {
     }
     const rest = ChartParserModel.withoutHeadModel(file, { ...m, payload: m.payload.subarray(0, split) });
     const meta: ChartMeta = { ...rest.meta, headRescore: rescore };
-    return new ChartParserModel(rest.handle, rest.table, meta, rest.mixPcfg, { trees: text, table });
+    return new ChartParserModel(rest.handle, rest.table, meta, rest.mixPcfgs, { trees: text, table });
   }
 
-  /** A model file's CRF (or PCFG) and its mixed PCFG, its payload ending with the PCFG's. */
+  /** A model file's CRF (or PCFG) and its mixed PCFGs, its payload ending with theirs. */
   private static withoutHeadModel(file: string, m: ModelFile<ChartMeta>): ChartParserModel {
     const mix = m.meta?.pcfgMix;
     if (mix === undefined) return ChartParserModel.fromParts(file, m.meta, m.payload);
-    if (
-      typeof mix !== 'object' ||
-      !(mix.weight > 0 && mix.weight < 1) ||
-      !isTrailingSection(mix.bytes, m.payload.length)
-    )
-      throw new ModelFileError(file, "chart parser model metadata is malformed (its PCFG's weight or length)");
-    const split = m.payload.length - mix.bytes;
-    const pcfg = ChartParserModel.fromParts(file, mix.meta, m.payload.subarray(split));
-    if (pcfg.isCrf) throw new ModelFileError(file, 'chart parser model metadata is malformed (its PCFG is a CRF)');
-    const crf = ChartParserModel.fromParts(file, m.meta, m.payload.subarray(0, split));
-    return new ChartParserModel(crf.handle, crf.table, crf.meta, pcfg);
+    const malformed = () =>
+      new ModelFileError(file, "chart parser model metadata is malformed (its PCFGs' weight or lengths)");
+    if (typeof mix !== 'object' || mix === null || !(mix.weight > 0 && mix.weight < 1)) throw malformed();
+    // Version 4 lists its PCFGs, their payloads gzip'd; versions 2 and 3 hold one, as it is.
+    const listed = mix.grammars !== undefined;
+    const grammars = mix.grammars ?? [{ meta: mix.meta, bytes: mix.bytes }];
+    if (!Array.isArray(grammars) || grammars.length === 0) throw malformed();
+    // The payloads end the file's, in order: read them from the last.
+    const pcfgs: ChartParserModel[] = [];
+    let end = m.payload.length;
+    for (let g = grammars.length - 1; g >= 0; g--) {
+      const { meta, bytes } = grammars[g] ?? {};
+      if (!isTrailingSection(bytes, end)) throw malformed();
+      let payload = m.payload.subarray(end - bytes, end);
+      if (listed) {
+        try {
+          payload = gunzipSync(payload);
+        } catch {
+          throw new ModelFileError(file, "chart parser model's PCFG is damaged (not gzip'd)");
+        }
+      }
+      const pcfg = ChartParserModel.fromParts(file, meta, payload);
+      if (pcfg.isCrf) throw new ModelFileError(file, 'chart parser model metadata is malformed (its PCFG is a CRF)');
+      pcfgs.unshift(pcfg);
+      end -= bytes;
+    }
+    const crf = ChartParserModel.fromParts(file, m.meta, m.payload.subarray(0, end));
+    return new ChartParserModel(crf.handle, crf.table, crf.meta, pcfgs);
   }
 
   /** One grammar's model from its metadata and native payload, checked against each other. */
@@ -1848,16 +1941,21 @@ export class ChartParserModel implements NbestProducer {
     } catch (err) {
       throw inModelFile(err, file);
     }
-    if (handle.info().symbols !== meta.labels.length)
+    const isTag = meta.isTag.map((x) => x === 1);
+    const subs = meta.latentSubs;
+    let table: SymbolTable;
+    try {
+      table =
+        subs === undefined
+          ? symbolTableFromLabels(meta.labels, isTag)
+          : latentSymbolTable(meta.labels, isTag, Array.isArray(subs) ? subs : []);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      throw new ModelFileError(file, `chart parser model metadata is malformed: ${e.problem}`);
+    }
+    if (handle.info().symbols !== table.labels.length)
       throw new ModelFileError(file, 'chart parser model metadata does not match its payload');
-    return new ChartParserModel(
-      handle,
-      symbolTableFromLabels(
-        meta.labels,
-        meta.isTag.map((x) => x === 1),
-      ),
-      meta,
-    );
+    return new ChartParserModel(handle, table, meta);
   }
 }
 

@@ -71,6 +71,27 @@ export function symbolTableFromLabels(labels: string[], isTag: boolean[]): Symbo
   return finishTable(labels, ids, isTag);
 }
 
+/**
+ * The table of a latent-annotation PCFG (native/chart/latent_grammar.h): each symbol of the
+ * base table (`labels`, `isTag`) repeated for each of its `subs` subsymbols, which keep its
+ * label and base category; `ids` names each base symbol's first subsymbol.
+ */
+export function latentSymbolTable(labels: string[], isTag: boolean[], subs: readonly number[]): SymbolTable {
+  const base = symbolTableFromLabels(labels, isTag);
+  if (subs.length !== labels.length || !subs.every((n) => Number.isInteger(n) && n >= 1))
+    throw new InputError('<model>', undefined, "latent PCFG's subsymbol counts do not fit its symbols");
+  const expanded: string[] = [];
+  const tag: boolean[] = [];
+  const ids = new Map<string, number>();
+  labels.forEach((label, s) => {
+    ids.set(symbolKey(label, isTag[s]), expanded.length);
+    for (let a = 0; a < subs[s]; a++) (expanded.push(label), tag.push(isTag[s]));
+  });
+  const table = finishTable(expanded, ids, tag);
+  if (table.numBases !== base.numBases) throw new InternalError('latent PCFG table: base categories differ');
+  return table;
+}
+
 function finishTable(labels: string[], ids: Map<string, number>, tag: boolean[]): SymbolTable {
   const bases = new Map<string, number>();
   const base = new Int32Array(labels.length);

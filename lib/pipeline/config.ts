@@ -195,7 +195,7 @@ export const parserBaseSchema = z.strictObject({
     .lt(1, { error: 'expected a number in [0, 1)' })
     .optional()
     .describe(
-      `CRF: the weight of a PCFG's posteriors mixed into the CRF's for the lists' MBR tree and posteriors, as \`train-parser --pcfg-weight\` (default: chosen on the dev set among ${CRF_DEFAULTS.pcfgWeights.join(', ')}, ${CRF_DEFAULTS.pcfgWeight} with devPass false; 0 = none); refused with an ensemble, whose mean leaves the PCFG out, and with mbr false`,
+      `CRF: the weight of the latent PCFGs' posteriors mixed into the CRF's for the lists' MBR tree and posteriors, as \`train-parser --pcfg-weight\` (default: chosen on the dev set among ${CRF_DEFAULTS.pcfgWeights.join(', ')}, ${CRF_DEFAULTS.pcfgWeight} with devPass false; 0 = none); refused with an ensemble, whose mean leaves the PCFGs out, and with mbr false`,
     ),
   // No schema defaults: the steps' cache keys hold the base's options, and runs without
   // clusters keep theirs.

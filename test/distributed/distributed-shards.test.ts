@@ -196,7 +196,7 @@ describe.skipIf(skip)('parse and tag in shards on Redis (2 worker processes)', (
     const plain = parse('crf.plain', ['--nbest', '3', '--threads', '1']);
     expect(plain.trees).not.toBe(local.trees);
     expect(plain.nbest).not.toBe(local.nbest);
-    // The PCFG's weight too (trained without --dev, the model mixes its PCFG in at 0.3).
+    // The PCFGs' weight too (trained without --dev, the model mixes its PCFGs in at 0.5).
     const alone = ['--pcfg-weight', '0', '--nbest', '3'];
     const aloneLocal = parse('crf.alone.local', [...alone, '--threads', '1']);
     const aloneRemote = parse('crf.alone.remote', [...alone, '--shard-size', '40', ...queue()]);

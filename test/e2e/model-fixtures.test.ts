@@ -145,22 +145,24 @@ describe('model fixtures written by an earlier build', () => {
 
 // Chart parser payload versions 3 (surface span features, learned unknown-word signatures),
 // 4 (the unknown-word shape back-off), 5 (only the CRF's non-zero weights stored), 7 (tag
-// sets in the surface features, the surface table in rows) and 8 (word clusters in the surface
-// features, the CRF trained with clusters): fixtures written by each version,
-// which must parse as when written and re-save byte for byte (or as a newer version).
+// sets in the surface features, the surface table in rows), 8 (word clusters in the surface
+// features, the CRF trained with clusters) and 9 (the CRF's latent PCFGs, listed in the
+// container's kind version 4): fixtures written by each version, which must parse as when
+// written and re-save byte for byte (or as a newer version).
 describe.each([
-  ['parser-v3', '1.3'],
-  ['parser-v4', '1.4'],
-  ['parser-v5', '1.5'],
-  ['parser-v7', '1.7'],
-  ['parser-v8', '1.8'],
-])('chart parser fixtures in %s', (folder, version) => {
+  ['parser-v3', '1.3', '1.3'],
+  ['parser-v4', '1.4', '1.4'],
+  ['parser-v5', '1.5', '1.5'],
+  ['parser-v7', '1.7', '1.7'],
+  ['parser-v8', '1.8', '1.8'],
+  ['parser-v9', '1.9', '4.9'],
+])('chart parser fixtures in %s', (folder, pcfgVersion, crfVersion) => {
   const want = JSON.parse(readFileSync(join(dir, folder, 'expected.json'), 'utf8')) as {
     parsers: Record<string, { tree: string; logprob: number }[]>;
   };
   it.each(['parser-pcfg', 'parser-crf'])('%s loads, parses as when written, re-saves byte for byte', async (name) => {
     const file = join(dir, folder, `${name}.model`);
-    expect(formatVersion(readFileSync(file))).toBe(version);
+    expect(formatVersion(readFileSync(file))).toBe(name === 'parser-crf' ? crfVersion : pcfgVersion);
     const parser = await ChartParserModel.load(file);
     const parsed = await parser.parse(devWords, { threads: 1 });
     expect(parsed.map((p) => formatTree(p.tree))).toEqual(want.parsers[name].map((p) => p.tree));

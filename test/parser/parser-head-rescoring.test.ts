@@ -121,12 +121,14 @@ describe('the candidates and the choice of a rescoring', () => {
 });
 
 // A CRF with dev, rescoring by default; dev is part of the training trees, where the head
-// model (counted from them) must help, so the dev choice keeps a weight.
+// model (counted from them) must help, so the dev choice keeps a weight. Its latent PCFGs
+// (counted from the same trees, and they would learn them by heart) weigh little.
 const train = gumShortTrees('train.mrg', 150);
 const dev = train.slice(0, 40);
 const sentences = gumShortTrees('dev.mrg', 40).map((t) => treeWords(t));
-const rescoring = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, dev });
-const plain = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, dev, headModel: false });
+const mix = { pcfgWeight: 0.1, pcfgCycles: 1 };
+const rescoring = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, dev, ...mix });
+const plain = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, dev, headModel: false, ...mix });
 
 const shown = (r: { tree: Tree }[]): string[] => r.map((s) => formatTree(s.tree));
 
@@ -244,15 +246,15 @@ describe("the CRF's MBR tree rescored by a head model", () => {
     const decoded = decodeModel<{ headRescore?: { weight: number; bytes: number; headTable?: HeadTableJson } }>(
       readFileSync(file),
     );
-    expect(decoded.kindVersion).toBe(3);
+    expect(decoded.kindVersion).toBe(4);
     expect(decoded.meta.headRescore?.weight).toBe(m.info().headWeight);
     const back = await ChartParserModel.load(file);
     expect(back.info()).toEqual(m.info());
     expect(shown(await back.parse(sentences, { threads: 1 }))).toEqual(shown(await m.parse(sentences, { threads: 1 })));
-    // Without rescoring the file keeps its older version.
+    // Without rescoring the file lists its PCFGs all the same (version 4).
     const plainFile = tmp.file('plain.model');
     (await plain).save(plainFile);
-    expect(decodeModel(readFileSync(plainFile)).kindVersion).toBe(2);
+    expect(decodeModel(readFileSync(plainFile)).kindVersion).toBe(4);
     const bad = tmp.file('bad.model');
     const payload = Uint8Array.from(decoded.payload);
     payload[payload.length - 5] ^= 0xff;
@@ -308,6 +310,7 @@ describe('the trees of the head model', () => {
       threads: 1,
       dev: heldDev,
       headModelTrees: more,
+      ...mix,
     });
     expect(stored(wide)).toHaveLength(more.length);
     const info = wide.info();
@@ -329,6 +332,7 @@ describe("the dev parse that chooses the head model's weight", () => {
       dev,
       summary,
       onProgress: (p) => own.push(p),
+      ...mix,
     });
     const first = own.findIndex((p) => p.headModel === true);
     expect(first).toBeGreaterThan(0);

@@ -35,7 +35,7 @@ describe('CRF parser model files', () => {
       m.save(file);
       sizes.push(statSync(file).size);
       const payload = Buffer.from(decodeModel(readFileSync(file)).payload);
-      expect(payload.readUInt32LE(0)).toBe(8);
+      expect(payload.readUInt32LE(0)).toBe(9);
       const back = await ChartParserModel.load(file);
       expect(await nbest(back)).toEqual(await nbest(m));
     }

@@ -17,28 +17,31 @@ const sentences = gumShortTrees('dev.mrg', 40).map((t) => treeWords(t));
 const shown = (r: ParsedNbest[]): string[][] =>
   r.map((s) => s.candidates.map((c) => `${c.logprob} ${formatTree(c.tree)}`));
 
-// The same CRF (training is deterministic) with the PCFG mixed in at 0.3, and alone.
+// The same CRF (training is deterministic) with its latent PCFGs mixed in at 0.3, and alone.
 const mixed = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, pcfgWeight: 0.3 });
 const alone = ChartParserModel.train(train, { crf: true, epochs: 1, threads: 1, pcfgWeight: 0 });
 
-describe("a PCFG's posteriors mixed into the CRF's MBR decoding", () => {
+describe("latent PCFGs' posteriors mixed into the CRF's MBR decoding", () => {
   it('weight 0 parses as the CRF alone; the model parses with its weight; files round-trip', async () => {
     const [m, a] = [await mixed, await alone];
     expect(m.info().pcfgWeight).toBe(0.3);
+    expect(m.info().pcfgGrammars).toBe(2);
     expect(a.info().pcfgWeight).toBe(0);
+    expect(a.info().pcfgGrammars).toBe(0);
     const own = await m.parseNbest(sentences, 1, { threads: 1 });
     const crfOnly = await a.parseNbest(sentences, 1, { threads: 1 });
     expect(shown(await m.parseNbest(sentences, 1, { threads: 1, pcfgWeight: 0 }))).toEqual(shown(crfOnly));
     // The PCFG moves some tree; each tree keeps its log-probability under the CRF.
     expect(shown(own)).not.toEqual(shown(crfOnly));
     expect(own.every((s) => s.brackets !== undefined && s.brackets.length > 0)).toBe(true);
-    // Saved with the PCFG after the CRF (kind version 2); a CRF alone stays version 1.
+    // Saved with the PCFGs after the CRF (kind version 4); a CRF alone stays version 1.
     const file = tmp.file('mixed.model');
     m.save(file);
-    const decoded = decodeModel<{ pcfgMix?: { weight: number; bytes: number } }>(readFileSync(file));
-    expect(decoded.kindVersion).toBe(2);
+    type Mix = { weight: number; grammars: { meta: object; bytes: number }[] };
+    const decoded = decodeModel<{ pcfgMix?: Mix }>(readFileSync(file));
+    expect(decoded.kindVersion).toBe(4);
     expect(decoded.meta.pcfgMix?.weight).toBe(0.3);
-    expect(decoded.meta.pcfgMix?.bytes).toBeGreaterThan(0);
+    expect(decoded.meta.pcfgMix?.grammars.map((g) => g.bytes > 0)).toEqual([true, true]);
     const back = await ChartParserModel.load(file);
     expect(back.info()).toEqual(m.info());
     expect(shown(await back.parseNbest(sentences, 1, { threads: 1 }))).toEqual(shown(own));
@@ -48,14 +51,51 @@ describe("a PCFG's posteriors mixed into the CRF's MBR decoding", () => {
     const plain = tmp.file('alone.model');
     a.save(plain);
     expect(decodeModel(readFileSync(plain)).kindVersion).toBe(1);
-    // A PCFG length that does not fit the payload is refused with the file's name.
+    // A PCFG length that does not fit the payload is refused with the file's name, and so is a
+    // damaged PCFG payload.
+    const mix = decoded.meta.pcfgMix as Mix;
     const bad = tmp.file('bad.model');
-    writeFileSync(
-      bad,
-      encodeModel({ ...decoded, meta: { ...decoded.meta, pcfgMix: { ...decoded.meta.pcfgMix, bytes: 1e12 } } }),
-    );
+    const grammars = [mix.grammars[0], { ...mix.grammars[1], bytes: 1e12 }];
+    writeFileSync(bad, encodeModel({ ...decoded, meta: { ...decoded.meta, pcfgMix: { ...mix, grammars } } }));
     await expect(ChartParserModel.load(bad)).rejects.toThrow(ModelFileError);
-    await expect(ChartParserModel.load(bad)).rejects.toThrow(/bad\.model.*PCFG's weight or length/);
+    await expect(ChartParserModel.load(bad)).rejects.toThrow(/bad\.model.*PCFGs' weight or lengths/);
+    const damaged = tmp.file('damaged.model');
+    const payload = Uint8Array.from(decoded.payload);
+    payload[payload.length - mix.grammars[1].bytes + 1] ^= 0xff;
+    writeFileSync(damaged, encodeModel({ ...decoded, payload }));
+    await expect(ChartParserModel.load(damaged)).rejects.toThrow(/damaged\.model.*PCFG is damaged/);
+  }, 120_000);
+
+  it('reads files of one plain PCFG mixed in (kind version 2)', async () => {
+    const a = await alone;
+    // Such a file: the CRF's payload, then a parent-annotated PCFG's as it is.
+    const pcfg = await ChartParserModel.train(train, { markov: 1, parent: true, threads: 1 });
+    const [crfFile, pcfgFile] = [tmp.file('v2-crf.model'), tmp.file('v2-pcfg.model')];
+    a.save(crfFile);
+    pcfg.save(pcfgFile);
+    const [crfPart, pcfgPart] = [decodeModel(readFileSync(crfFile)), decodeModel(readFileSync(pcfgFile))];
+    const payload = new Uint8Array(crfPart.payload.length + pcfgPart.payload.length);
+    payload.set(crfPart.payload);
+    payload.set(pcfgPart.payload, crfPart.payload.length);
+    const v2 = tmp.file('v2.model');
+    const pcfgMix = { weight: 0.3, meta: pcfgPart.meta, bytes: pcfgPart.payload.length };
+    writeFileSync(
+      v2,
+      encodeModel({ ...crfPart, kindVersion: 2, meta: { ...(crfPart.meta as object), pcfgMix }, payload }),
+    );
+    const back = await ChartParserModel.load(v2);
+    expect(back.info().pcfgWeight).toBe(0.3);
+    expect(back.info().pcfgGrammars).toBe(1);
+    const crfOnly = shown(await a.parseNbest(sentences, 1, { threads: 1 }));
+    expect(shown(await back.parseNbest(sentences, 1, { threads: 1, pcfgWeight: 0 }))).toEqual(crfOnly);
+    expect(shown(await back.parseNbest(sentences, 1, { threads: 1 }))).not.toEqual(crfOnly);
+    // Saved again, it lists its one PCFG (kind version 4) and parses the same.
+    const again = tmp.file('v2-again.model');
+    back.save(again);
+    expect(decodeModel(readFileSync(again)).kindVersion).toBe(4);
+    expect(shown(await (await ChartParserModel.load(again)).parseNbest(sentences, 1, { threads: 1 }))).toEqual(
+      shown(await back.parseNbest(sentences, 1, { threads: 1 })),
+    );
   }, 120_000);
 
   it("a Viterbi list stays the CRF's; its MBR tree and bracket posteriors come from the mix", async () => {

@@ -106,6 +106,18 @@ describe('CRF parser training progress inside a pass', () => {
     );
     const first = own.findIndex((p) => p.pcfgMix === true);
     expect(first).toBeGreaterThan(0);
+    // Before it, the latent PCFGs' training reports each EM step, grammar after grammar, as the
+    // last pass's event.
+    const latent = own.filter((p) => p.latent !== undefined);
+    expect(latent.length).toBeGreaterThan(CRF_DEFAULTS.pcfgGrammars);
+    expect(own.findIndex((p) => p.latent !== undefined)).toBeLessThan(first);
+    expect(own[first - 1].latent).toEqual({
+      grammar: CRF_DEFAULTS.pcfgGrammars,
+      grammars: CRF_DEFAULTS.pcfgGrammars,
+      steps: own[first - 1].latent?.totalSteps,
+      totalSteps: expect.any(Number),
+    });
+    for (const p of latent) expect([p.epoch, p.step]).toEqual([1, own[first - 1].step]);
     const mixing = own.slice(first);
     // After every training event, in chunks of 32 sentences, as the last pass's event.
     expect(mixing.every((p) => p.pcfgMix === true)).toBe(true);
@@ -135,7 +147,8 @@ describe('CRF parser training progress inside a pass', () => {
       progressEvery: 1,
       onProgress: (p) => own.push(p),
     });
-    const ends = own.filter((p) => p.step === p.stepsPerEpoch);
+    // (The latent PCFGs' training after the last iteration reports as its continuation.)
+    const ends = own.filter((p) => p.step === p.stepsPerEpoch && p.latent === undefined);
     expect(ends.map((p) => p.sentences)).toEqual([train.length, train.length]);
     for (const p of own) expect(p.sentences).toBeLessThanOrEqual(train.length);
   }, 60_000);

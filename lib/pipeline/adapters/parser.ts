@@ -24,9 +24,9 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         options.clusterText === undefined
           ? undefined
           : await clustersOf(sentences, options.clusterText, options.clusterClasses ?? CLUSTER_CLASSES, ctx);
-      // The PCFG mixed into a parser's MBR decoding reaches the lists only through the first
-      // parser's own MBR tree: with an ensemble (whose mean leaves it out) or without MBR trees
-      // no parser trains one.
+      // The PCFGs mixed into a parser's MBR decoding reach the lists only through the first
+      // parser's own MBR tree: with an ensemble (whose mean leaves them out) or without MBR
+      // trees no parser trains them.
       const mbr = options.crf && options.mbr;
       const pcfgWeight = mbr && (options.ensemble ?? []).length === 0 ? options.pcfgWeight : 0;
       const trainOne = (member: EnsembleMember, label: string): Promise<ChartParserModel> =>
