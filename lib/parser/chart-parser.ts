@@ -1118,6 +1118,11 @@ export class ChartParserModel implements NbestProducer {
   ) {}
 
   private rescoringModelsCache?: RescoringModels;
+  /**
+   * A mixed PCFG read from a file: its payload as stored (gzip'd), which `save` writes again:
+   * another build's zlib may compress the same bytes differently, and a re-save must not change.
+   */
+  private storedPayload?: Uint8Array;
   /** The generative models of `meta.headRescore`, counted when first needed. */
   private rescoringModels(): RescoringModels {
     if (this.headStored === undefined) throw new InternalError('a rescoring chart parser without its head model');
@@ -1808,7 +1813,7 @@ export class ChartParserModel implements NbestProducer {
     const mix = this.meta.pcfgMix;
     if (mix && this.mixPcfgs.length > 0) {
       // gzip'd: a latent PCFG's quantized rules and lexicon shrink to a third.
-      const payloads = this.mixPcfgs.map((g) => gzipSync(g.handle.serialize()));
+      const payloads = this.mixPcfgs.map((g) => g.storedPayload ?? gzipSync(g.handle.serialize()));
       parts.push(...payloads);
       meta.pcfgMix = {
         weight: mix.weight,
@@ -1908,15 +1913,17 @@ export class ChartParserModel implements NbestProducer {
     for (let g = grammars.length - 1; g >= 0; g--) {
       const { meta, bytes } = grammars[g] ?? {};
       if (!isTrailingSection(bytes, end)) throw malformed();
-      let payload = m.payload.subarray(end - bytes, end);
+      const stored = m.payload.subarray(end - bytes, end);
+      let payload = stored;
       if (listed) {
         try {
-          payload = gunzipSync(payload);
+          payload = gunzipSync(stored);
         } catch {
           throw new ModelFileError(file, "chart parser model's PCFG is damaged (not gzip'd)");
         }
       }
       const pcfg = ChartParserModel.fromParts(file, meta, payload);
+      if (listed) pcfg.storedPayload = Uint8Array.from(stored);
       if (pcfg.isCrf) throw new ModelFileError(file, 'chart parser model metadata is malformed (its PCFG is a CRF)');
       pcfgs.unshift(pcfg);
       end -= bytes;

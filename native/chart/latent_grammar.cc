@@ -42,7 +42,8 @@ std::vector<uint64_t> GetPositions(ByteReader& in, uint64_t limit) {
   std::vector<uint64_t> at(count);
   uint64_t next = 0;
   size_t k = 0;
-  for (uint64_t& position : at) position = ReadGap(gaps, k, next, limit, "chart model: bad latent PCFG positions");
+  for (uint64_t& position : at)
+    position = ReadGap(gaps, k, next, limit, "chart model: bad latent PCFG positions");
   if (k != gaps.size()) throw InputError("chart model: bad latent PCFG positions");
   return at;
 }
@@ -98,7 +99,8 @@ int32_t LatentGrammar::ClassOf(const Lexicon& lexicon, const Token& token) const
 
 double LatentGrammar::SplitScore(int32_t word_class, int32_t sub) const {
   if (word_class < 0) return 0;
-  const auto it = split_of.find(static_cast<uint64_t>(word_class) * symbol_of.size() + static_cast<uint64_t>(sub));
+  const auto it =
+      split_of.find(static_cast<uint64_t>(word_class) * symbol_of.size() + static_cast<uint64_t>(sub));
   return it == split_of.end() ? 0.0 : it->second;
 }
 
@@ -117,7 +119,8 @@ LatentGrammar LatentGrammar::Read(ByteReader& in) {
   LatentGrammar g;
   g.base = Grammar::Read(in);
   g.num_subs = in.GetVector<int32_t>();
-  if (g.num_subs.size() != static_cast<size_t>(g.base.num_symbols)) throw InputError("chart model: bad latent PCFG");
+  if (g.num_subs.size() != static_cast<size_t>(g.base.num_symbols))
+    throw InputError("chart model: bad latent PCFG");
   uint64_t subsymbols = 0;
   for (int32_t n : g.num_subs) {
     if (n < 1 || n > 1024) throw InputError("chart model: bad latent PCFG");
@@ -157,7 +160,8 @@ std::unique_ptr<ChartModel> ExpandLatent(std::shared_ptr<const LatentGrammar> la
     const size_t end = offset + L.num_subs[rule.parent] * nl * nr;
     for (; k < L.binary_at.size() && L.binary_at[k] < end; ++k) {
       const size_t x = L.binary_at[k] - offset;
-      g.binary.push_back({sub(rule.parent, x / (nl * nr)), sub(rule.left, x / nr % nl), sub(rule.right, x % nr)});
+      g.binary.push_back(
+          {sub(rule.parent, x / (nl * nr)), sub(rule.left, x / nr % nl), sub(rule.right, x % nr)});
       model->binary_logp.push_back(-L.binary[k] / kLatentLogScale);
     }
     offset = end;

@@ -63,11 +63,11 @@ struct Blocks {
 // Every parameter of the split grammar, indexed by base rule (or symbol, or class block) and
 // subsymbols; also the shape of EM's expected counts.
 struct Params {
-  Blocks binary;    // rule -> [(a * nl + b) * nr + c]
-  Blocks unary;     // rule -> [a * nc + b]
-  Blocks root;      // root rule -> [a]
-  Blocks prior;     // symbol -> P(x | t) for tags (empty for phrases); counts: x's expected count
-  Blocks by_class;  // (class, tag) block -> P(x | t, class)
+  Blocks binary;              // rule -> [(a * nl + b) * nr + c]
+  Blocks unary;               // rule -> [a * nc + b]
+  Blocks root;                // root rule -> [a]
+  Blocks prior;               // symbol -> P(x | t) for tags (empty for phrases); counts: x's expected count
+  Blocks by_class;            // (class, tag) block -> P(x | t, class)
   double log_likelihood = 0;  // counts: the trees' log-likelihood (lexical terms as splits only)
   Blocks sub_count;           // counts: symbol -> each subsymbol's expected count
   Blocks merge_delta;         // counts: symbol -> pair (2i, 2i + 1) -> log-likelihood if merged
@@ -170,10 +170,10 @@ struct LatentPcfgTrainer::Impl {
   uint64_t rng_;
   LatentGrammar classes_;  // the word classes (num_words, word_min)
   std::vector<Tree> trees_;
-  std::vector<int32_t> class_tag_;  // block of Params::by_class -> its tag
-  std::vector<uint64_t> class_key_;  // block -> (class << 32 | tag)
+  std::vector<int32_t> class_tag_;                      // block of Params::by_class -> its tag
+  std::vector<uint64_t> class_key_;                     // block -> (class << 32 | tag)
   std::unordered_map<uint64_t, int32_t> class_blocks_;  // (class << 32 | tag) -> block
-  std::vector<int32_t> subs_;       // base symbol -> number of subsymbols
+  std::vector<int32_t> subs_;                           // base symbol -> number of subsymbols
   Params params_;
   std::vector<Params> counts_;  // each thread's expected counts, kept from E-step to E-step
   Blocks last_sub_count_;       // each subsymbol's expected count in the last E-step
@@ -210,8 +210,9 @@ void LatentPcfgTrainer::Impl::BuildTrees(const Corpus& corpus, const std::vector
     // Shorter spans first; at each span its binary node, then its unary node above.
     std::vector<const GoldItems::Binary*> binaries;
     for (const auto& b : items.binary) binaries.push_back(&b);
-    std::sort(binaries.begin(), binaries.end(),
-              [](const GoldItems::Binary* a, const GoldItems::Binary* b) { return a->j - a->i < b->j - b->i; });
+    std::sort(binaries.begin(), binaries.end(), [](const GoldItems::Binary* a, const GoldItems::Binary* b) {
+      return a->j - a->i < b->j - b->i;
+    });
     std::vector<const GoldItems::Unary*> unaries;
     for (const auto& u : items.unary) unaries.push_back(&u);
     std::sort(unaries.begin(), unaries.end(),
@@ -255,7 +256,8 @@ void LatentPcfgTrainer::Impl::Split() {
     for (size_t a = 0; a < np; ++a)
       for (size_t b = 0; b < nl; ++b)
         for (size_t x = 0; x < nr; ++x)
-          to[(a * nl + b) * nr + x] = from[(a / 2 * onl + b / 2) * onr + (c < 0 ? 0 : x / 2)] / share * Noise();
+          to[(a * nl + b) * nr + x] =
+              from[(a / 2 * onl + b / 2) * onr + (c < 0 ? 0 : x / 2)] / share * Noise();
   };
   Blocks binary, unary, root;
   for (size_t r = 0; r < g_.binary.size(); ++r)
@@ -295,7 +297,8 @@ Params& LatentPcfgTrainer::Impl::EStep(const std::atomic<bool>* cancel, const Bl
       trees_.size(), threads, 16,
       [&](size_t begin, size_t end, int t) {
         std::vector<double> in, out, ls_in, ls_out;
-        for (size_t s = begin; s < end; ++s) TreeCounts(trees_[s], merge_freq, counts_[t], in, out, ls_in, ls_out);
+        for (size_t s = begin; s < end; ++s)
+          TreeCounts(trees_[s], merge_freq, counts_[t], in, out, ls_in, ls_out);
       },
       cancel);
   for (int t = 1; t < threads; ++t) counts_[0].Add(counts_[t]);
@@ -500,7 +503,8 @@ void LatentPcfgTrainer::Impl::Merge(const Params& stats) {
     for (size_t a = 0; a < np; ++a)
       for (size_t b = 0; b < nl; ++b)
         for (size_t x = 0; x < nr; ++x)
-          out[(to[p][a] * ml + to[l][b]) * mr + (c < 0 ? 0 : to[c][x])] += weight[p][a] * from[(a * nl + b) * nr + x];
+          out[(to[p][a] * ml + to[l][b]) * mr + (c < 0 ? 0 : to[c][x])] +=
+              weight[p][a] * from[(a * nl + b) * nr + x];
   };
   Blocks binary, unary;
   for (size_t r = 0; r < g_.binary.size(); ++r)
@@ -560,7 +564,8 @@ void LatentPcfgTrainer::Impl::MStep(const Params& counts) {
       }
     }
   };
-  for (size_t r = 0; r < g_.binary.size(); ++r) normalize(counts.binary, params_.binary, r, g_.binary[r].parent);
+  for (size_t r = 0; r < g_.binary.size(); ++r)
+    normalize(counts.binary, params_.binary, r, g_.binary[r].parent);
   for (size_t r = 0; r < g_.unary.size(); ++r) normalize(counts.unary, params_.unary, r, g_.unary[r].parent);
   double root_total = 0;
   for (double c : counts.root.values) root_total += c;

@@ -25,9 +25,12 @@ Built TinyPcfg() {
   return b;
 }
 
-const std::vector<std::vector<std::string>> kSentences = {
-    {"the", "dog", "saw", "a", "cat"}, {"dogs", "saw", "cats"}, {"run"}, {"dog", "saw", "saw"}, {"the", "cat", "run"},
-    {"a", "dog", "run"}};
+const std::vector<std::vector<std::string>> kSentences = {{"the", "dog", "saw", "a", "cat"},
+                                                          {"dogs", "saw", "cats"},
+                                                          {"run"},
+                                                          {"dog", "saw", "saw"},
+                                                          {"the", "cat", "run"},
+                                                          {"a", "dog", "run"}};
 
 std::vector<Token> TokensOf(const ChartModel& m, const std::vector<std::string>& words) {
   Corpus c;
@@ -109,7 +112,8 @@ TEST(latent_pcfg_training_is_the_same_in_steps_and_threads) {
   while (!trainer.Done()) trainer.Steps(3);
   auto stepped = trainer.Build();
   CHECK(whole->grammar.binary.size() == stepped->grammar.binary.size());
-  for (size_t r = 0; r < whole->binary_logp.size(); ++r) CHECK_NEAR(whole->binary_logp[r], stepped->binary_logp[r], 1e-3);
+  for (size_t r = 0; r < whole->binary_logp.size(); ++r)
+    CHECK_NEAR(whole->binary_logp[r], stepped->binary_logp[r], 1e-3);
   // Another seed, another grammar.
   LatentOptions other = one;
   other.seed = 2;
@@ -168,4 +172,3 @@ TEST(latent_pcfg_stops_splitting_at_its_subsymbol_budget) {
   CHECK(trainer.total_steps() == 1 + 2);
   CHECK(trainer.Build()->grammar.num_symbols == 16);
 }
-
