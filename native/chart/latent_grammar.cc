@@ -17,7 +17,7 @@ size_t BlockSize(const LatentGrammar& g, int32_t p, int32_t l, int32_t r) {
 
 // The lengths of the binary, unary and root layouts (num_subs checked first).
 struct Layout {
-  uint64_t binary = 0, unary = 0, root = 0, split_classes = 0;
+  uint64_t binary = 0, unary = 0, root = 0;
 };
 Layout LayoutOf(const LatentGrammar& g) {
   Layout out;
