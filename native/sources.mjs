@@ -44,6 +44,7 @@ const COMPACT = new Set([
   'native/chart/grammar.cc',
   'native/chart/lexicon.cc',
   'native/core/csr.cc',
+  'native/core/heap_policy.cc',
   'native/core/simd.cc',
   'native/core/thread_pool.cc',
   'native/core/word_signature.cc',

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "binding/registry.h"
+#include "core/heap_policy.h"
 #include "core/simd.h"
 #include "core/thread_pool.h"
 
@@ -85,6 +86,7 @@ Napi::Value SetErrorFactory(const Napi::CallbackInfo& info) {
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  UseFixedMmapThreshold();  // large buffers back to the system when freed (core/heap_policy.h)
   env.SetInstanceData(new AddonData());
   exports.Set("nativeInfo", Napi::Function::New(env, NativeInfo, "nativeInfo"));
   exports.Set("forceSimd", Napi::Function::New(env, ForceSimd, "forceSimd"));

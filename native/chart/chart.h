@@ -152,6 +152,11 @@ struct Chart {
     post_end[c] = keep;
     return best;
   }
+  // The bytes its score rows and masks hold (what grows with the longest sentence so far).
+  size_t HeldBytes() const {
+    return (pre.capacity() + post.capacity() + out_pre.capacity() + out_post.capacity()) * sizeof(double) +
+           mask_pre.capacity() + mask_post.capacity();
+  }
   bool PreAllowed(size_t at) const { return mask_pre.empty() || mask_pre[at]; }
   bool PostAllowed(size_t at) const { return mask_post.empty() || mask_post[at]; }
 };

@@ -174,6 +174,17 @@ class ChartModel {
 
   std::vector<uint8_t> Serialize() const;
 
+  // The most bytes a chart or a sentence's scores keep from one sentence to the next: the
+  // rows of a longer sentence are freed after it, so a parse holds one long sentence's rows at a
+  // time, not the longest of every buffer (floresta-pt-fn, a 115-word sentence: 185 MB of chart
+  // rows over 869 symbols). Below it, rows are reused, not allocated and faulted in again.
+  static constexpr size_t kKeptBufferBytes = size_t{96} << 20;
+  // Replaces `x` by an empty one when it holds more than kKeptBufferBytes.
+  template <class T>
+  static void DropIfOversized(std::unique_ptr<T>& x) {
+    if (x->HeldBytes() > kKeptBufferBytes) x = std::make_unique<T>();
+  }
+
   // Charts are big (a row of scores per cell, sized by this grammar): ParseAll and
   // ParseEnsemble reuse them across calls (the CLI parses in chunks of 16 sentences).
   std::unique_ptr<Chart> AcquireChart() const;
@@ -204,9 +215,12 @@ class ChartModel {
   mutable std::mutex mask_mutex_;
   mutable std::unordered_map<std::string, CoarseKeep> kept_masks_;
   mutable size_t kept_mask_bytes_ = 0, max_mask_bytes_ = 0;
-  // Up to 8 idle charts; a sentence's scores for every thread that may parse at once.
-  mutable ObjectPool<Chart> chart_pool_{8};
-  mutable ObjectPool<CrfSentence> sentence_pool_{static_cast<size_t>(kMaxThreads)};
+  // Up to 8 idle charts; a sentence's scores for every thread that may parse at once; neither
+  // when it holds more than kKeptBufferBytes.
+  mutable ObjectPool<Chart> chart_pool_{8, [](const Chart& c) { return c.HeldBytes() <= kKeptBufferBytes; }};
+  mutable ObjectPool<CrfSentence> sentence_pool_{static_cast<size_t>(kMaxThreads), [](const CrfSentence& s) {
+                                                   return s.HeldBytes() <= kKeptBufferBytes;
+                                                 }};
   // The coarse pass's view of the PCFG, built on the first coarse pass (the PCFG is final
   // by then) rather than once per sentence.
   const CoarseRules& Coarse() const;

@@ -648,6 +648,30 @@ TEST(chart_crf_verb_features_change_scores_and_round_trip) {
   CHECK_NEAR(c.Binary(r_vp, 1, 2, 3), b.Binary(r_vp, 1, 2, 3), 1e-12);
 }
 
+TEST(chart_and_sentence_buffers_count_what_a_longer_sentence_grows) {
+  Tiny t = MakeTiny();
+  std::vector<GoldItems> gold;
+  auto m = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1, &gold);
+  InitCrf(*m, t.corpus, gold, false);
+  std::unique_ptr<Chart> ch = std::make_unique<Chart>();
+  std::unique_ptr<CrfSentence> sent = std::make_unique<CrfSentence>();
+  CHECK(ch->HeldBytes() == 0 && sent->HeldBytes() == 0);
+  size_t chart_bytes = 0, sentence_bytes = 0;
+  for (int words : {2, 6}) {
+    std::vector<std::string> text;
+    for (int i = 0; i < words; ++i) text.push_back(i % 2 ? "saw" : "dogs");
+    const auto tokens = Sentence(*m, text);
+    sent->Prepare(m->crf, m->grammar, m->lexicon, tokens);
+    ch->Begin(words, m->grammar.num_symbols, true);
+    ch->Clear();
+    CHECK(ch->HeldBytes() >= Chart::NumCells(words) * m->grammar.num_symbols * 4 * sizeof(double));
+    CHECK(ch->HeldBytes() > chart_bytes && sent->HeldBytes() > sentence_bytes);
+    chart_bytes = ch->HeldBytes(), sentence_bytes = sent->HeldBytes();
+  }
+  ChartModel::DropIfOversized(ch);  // a few kilobytes: kept
+  CHECK(ch->HeldBytes() == chart_bytes);
+}
+
 TEST(chart_clusters_give_unknown_words_the_tags_of_their_cluster) {
   Tiny t = MakeTiny();
   auto plain = ChartModel::BuildPcfg(t.symbols, t.corpus, t.pairs, t.offsets, 1);

@@ -698,4 +698,16 @@ void CrfSentence::AddSpanCost(const GoldItems& gold, double cost) {
     if (!in_gold[a]) span_base_[a] += cost;
 }
 
+size_t CrfSentence::HeldBytes() const {
+  size_t bytes = 0;
+  auto add = [&](const auto& v) { bytes += v.capacity() * sizeof(v[0]); };
+  add(unary_word_score_), add(unary_word_id_), add(span_base_), add(split_base_), add(shape_slot_);
+  add(span_mass_), add(split_mass_), add(mass_left_), add(mass_right_), add(mass_split_);
+  add(mass_uleft_), add(mass_uright_);
+  for (int e = 0; e < 5; ++e) add(surf_[e]), add(surf_known_[e]);
+  for (int e = 0; e < 3; ++e) add(surf_parent_[e]), add(edge_keys_[e]), add(edge_rows_[e]);
+  for (int q = 0; q < 4; ++q) add(edge_[q]), add(edge_mass_[q]);
+  return bytes;
+}
+
 }  // namespace structrank

@@ -180,6 +180,8 @@ class CrfSentence {
   void Prepare(const CrfWeights& w, const Grammar& g, const Lexicon& lex, const std::vector<Token>& tokens,
                const SentenceFeatureIds* cached = nullptr, SentenceFeatureIds* record = nullptr);
   const LexScores& lex() const { return lex_; }
+  // The bytes its per-cell and per-boundary rows hold (what grows with the longest sentence so far).
+  size_t HeldBytes() const;
   // Softmax-margin training (Gimpel & Smith 2010): adds `cost` to the score of every (span,
   // base category) that is not a node of the gold tree, so that the normalizer weighs each
   // tree by its wrong brackets and training pushes hardest on the trees that score worst.

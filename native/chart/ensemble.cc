@@ -122,6 +122,21 @@ struct Scratch {
   NodePosteriors mixed;  // the weighted mean of `posts`
 };
 
+// After a long sentence: the buffers that hold more than ChartModel::kKeptBufferBytes are
+// freed rather than kept for the next one.
+void FreeOversized(Scratch& scratch, const std::atomic<bool>* cancel) {
+  for (size_t m = 0; m < scratch.charts.size(); ++m) {
+    ChartModel::DropIfOversized(scratch.charts[m]);
+    scratch.charts[m]->cancel = cancel;
+    ChartModel::DropIfOversized(scratch.sentences[m]);
+  }
+  auto drop = [](NodePosteriors& p) {
+    if (p.bracket.capacity() * sizeof(double) > ChartModel::kKeptBufferBytes) p = NodePosteriors();
+  };
+  for (NodePosteriors& p : scratch.posts) drop(p);
+  drop(scratch.mixed);
+}
+
 // The weighted mean of the first member's posteriors and those of the others that cover the
 // sentence, in the first member's categories.
 void MixPosteriors(const NodePosteriors& first, const std::vector<EnsembleMember>& others,
@@ -252,6 +267,7 @@ std::vector<std::vector<SentenceParse>> ParseAll(
                          mixes, scratch[t], viterbi_k, viterbi ? &(*viterbi)[s] : nullptr);
             for (size_t x = 0; x < mixes.size(); ++x) out[x][s] = std::move(one[x]);
           }
+          FreeOversized(scratch[t], cancel);
         }
       },
       cancel);

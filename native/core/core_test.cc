@@ -269,6 +269,21 @@ TEST(object_pool_gives_back_what_it_was_given_and_keeps_at_most_its_limit) {
   CHECK(second->empty());
 }
 
+TEST(object_pool_frees_what_its_keep_rule_refuses) {
+  ObjectPool<std::vector<int>> pool(4, [](const std::vector<int>& v) { return v.capacity() <= 100; });
+  std::unique_ptr<std::vector<int>> small = pool.Take();
+  small->assign(50, 1);
+  const int* kept = small->data();
+  std::unique_ptr<std::vector<int>> big = pool.Take();
+  big->assign(1000, 2);
+  pool.Give(std::move(big));  // refused: freed
+  pool.Give(std::move(small));
+  std::unique_ptr<std::vector<int>> first = pool.Take();
+  std::unique_ptr<std::vector<int>> second = pool.Take();
+  CHECK(first->data() == kept);
+  CHECK(second->empty());
+}
+
 TEST(pool_lease_gives_its_object_back_also_on_an_exception) {
   ObjectPool<std::vector<int>> pool(4);
   const int* buffer = nullptr;

@@ -2,6 +2,7 @@
 // back instead of allocated for each use.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -15,8 +16,10 @@ namespace structrank {
 template <class T>
 class ObjectPool {
  public:
-  // Keeps at most `max_kept` idle objects (more are freed when given back).
-  explicit ObjectPool(std::size_t max_kept) : max_kept_(max_kept) {}
+  // Keeps at most `max_kept` idle objects (more are freed when given back), and only those
+  // `keep` accepts (none given: all).
+  explicit ObjectPool(std::size_t max_kept, std::function<bool(const T&)> keep = {})
+      : max_kept_(max_kept), keep_(std::move(keep)) {}
 
   std::unique_ptr<T> Take() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -28,13 +31,14 @@ class ObjectPool {
 
   void Give(std::unique_ptr<T> x) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (x && idle_.size() < max_kept_) idle_.push_back(std::move(x));
+    if (x && idle_.size() < max_kept_ && (!keep_ || keep_(*x))) idle_.push_back(std::move(x));
   }
 
  private:
   std::mutex mutex_;
   std::vector<std::unique_ptr<T>> idle_;
   std::size_t max_kept_;
+  std::function<bool(const T&)> keep_;
 };
 
 // An object taken from a pool for one scope, given back when the scope ends (also on an
