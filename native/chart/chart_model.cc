@@ -474,7 +474,7 @@ std::vector<SentenceParse> ChartModel::ParseAll(const Corpus& corpus, int k, int
           out[s] = too_long ? FlatParse(PcfgLex(tokens))
                             : Parse(tokens, k, *charts[t], force_pcfg, beam, prune, mbr, prune_retry,
                                     with_mbr_tree);
-          DropIfOversized(charts[t]);
+          DropIfOversized(*charts[t]);
           charts[t]->cancel = cancel;
         }
       },

@@ -179,10 +179,16 @@ class ChartModel {
   // time, not the longest of every buffer (floresta-pt-fn, a 115-word sentence: 185 MB of chart
   // rows over 869 symbols). Below it, rows are reused, not allocated and faulted in again.
   static constexpr size_t kKeptBufferBytes = size_t{96} << 20;
-  // Replaces `x` by an empty one when it holds more than kKeptBufferBytes.
+  // Whether `x` (a chart, a sentence's scores, posteriors: anything with HeldBytes) may keep its
+  // buffers for the next sentence.
   template <class T>
-  static void DropIfOversized(std::unique_ptr<T>& x) {
-    if (x->HeldBytes() > kKeptBufferBytes) x = std::make_unique<T>();
+  static bool Keeps(const T& x) {
+    return x.HeldBytes() <= kKeptBufferBytes;
+  }
+  // Empties `x` when it may not keep its buffers (a chart's `cancel` is then unset).
+  template <class T>
+  static void DropIfOversized(T& x) {
+    if (!Keeps(x)) x = T();
   }
 
   // Charts are big (a row of scores per cell, sized by this grammar): ParseAll and
@@ -217,10 +223,8 @@ class ChartModel {
   mutable size_t kept_mask_bytes_ = 0, max_mask_bytes_ = 0;
   // Up to 8 idle charts; a sentence's scores for every thread that may parse at once; neither
   // when it holds more than kKeptBufferBytes.
-  mutable ObjectPool<Chart> chart_pool_{8, [](const Chart& c) { return c.HeldBytes() <= kKeptBufferBytes; }};
-  mutable ObjectPool<CrfSentence> sentence_pool_{static_cast<size_t>(kMaxThreads), [](const CrfSentence& s) {
-                                                   return s.HeldBytes() <= kKeptBufferBytes;
-                                                 }};
+  mutable ObjectPool<Chart> chart_pool_{8, Keeps<Chart>};
+  mutable ObjectPool<CrfSentence> sentence_pool_{static_cast<size_t>(kMaxThreads), Keeps<CrfSentence>};
   // The coarse pass's view of the PCFG, built on the first coarse pass (the PCFG is final
   // by then) rather than once per sentence.
   const CoarseRules& Coarse() const;

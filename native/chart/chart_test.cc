@@ -668,8 +668,13 @@ TEST(chart_and_sentence_buffers_count_what_a_longer_sentence_grows) {
     CHECK(ch->HeldBytes() > chart_bytes && sent->HeldBytes() > sentence_bytes);
     chart_bytes = ch->HeldBytes(), sentence_bytes = sent->HeldBytes();
   }
-  ChartModel::DropIfOversized(ch);  // a few kilobytes: kept
+  ChartModel::DropIfOversized(*ch);  // a few kilobytes: kept
   CHECK(ch->HeldBytes() == chart_bytes);
+  NodePosteriors big;  // reserved, not written: no pages touched
+  big.bracket.reserve(ChartModel::kKeptBufferBytes / sizeof(double) + 1);
+  CHECK(!ChartModel::Keeps(big));
+  ChartModel::DropIfOversized(big);
+  CHECK(big.HeldBytes() == 0);
 }
 
 TEST(chart_clusters_give_unknown_words_the_tags_of_their_cluster) {

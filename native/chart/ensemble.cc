@@ -126,15 +126,12 @@ struct Scratch {
 // freed rather than kept for the next one.
 void FreeOversized(Scratch& scratch, const std::atomic<bool>* cancel) {
   for (size_t m = 0; m < scratch.charts.size(); ++m) {
-    ChartModel::DropIfOversized(scratch.charts[m]);
+    ChartModel::DropIfOversized(*scratch.charts[m]);
     scratch.charts[m]->cancel = cancel;
-    ChartModel::DropIfOversized(scratch.sentences[m]);
+    ChartModel::DropIfOversized(*scratch.sentences[m]);
   }
-  auto drop = [](NodePosteriors& p) {
-    if (p.bracket.capacity() * sizeof(double) > ChartModel::kKeptBufferBytes) p = NodePosteriors();
-  };
-  for (NodePosteriors& p : scratch.posts) drop(p);
-  drop(scratch.mixed);
+  for (NodePosteriors& p : scratch.posts) ChartModel::DropIfOversized(p);
+  ChartModel::DropIfOversized(scratch.mixed);
 }
 
 // The weighted mean of the first member's posteriors and those of the others that cover the

@@ -35,6 +35,7 @@ struct NodePosteriors {
     return static_cast<size_t>(Chart::CellOf(n, i, j)) * B + g->base[symbol];
   }
   double Bracket(int i, int j, int32_t symbol) const { return bracket[Key(i, j, symbol)]; }
+  size_t HeldBytes() const { return bracket.capacity() * sizeof(double); }
 };
 
 // Scores of the decoding pass: a rule application gains its parent's expected brackets.
