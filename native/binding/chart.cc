@@ -17,6 +17,7 @@
 #include "chart/crf_train.h"
 #include "chart/ensemble.h"
 #include "chart/latent_pcfg.h"
+#include "chart/latent_tree_score.h"
 
 namespace structrank::binding {
 
@@ -69,6 +70,7 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
                      InstanceMethod("parseEnsemble", &ChartParser::ParseEnsemble),
                      InstanceMethod("parseEnsembleMixes", &ChartParser::ParseEnsembleMixes),
                      InstanceMethod("parseEnsembleWithViterbi", &ChartParser::ParseEnsembleWithViterbi),
+                     InstanceMethod("treeLogProbs", &ChartParser::TreeLogProbs),
                      InstanceMethod("serialize", &ChartParser::Serialize),
                      InstanceMethod("info", &ChartParser::Info)});
     SaveConstructor(env, "ChartParser", cls);
@@ -435,6 +437,50 @@ class ChartParser : public ErrorMappingWrap<ChartParser> {
                                     prune, mbr, prune_retry, with_mbr_tree);
         },
         [result](Napi::Env e) -> Napi::Value { return ParsesToJs(e, *result); });
+  }
+
+  // treeLogProbs(tokens, offsets, pairs, treeOffsets, threads) -> Promise<Float64Array>: a latent
+  // PCFG's log P(tree, words) of tree s (pairs as buildPcfg's, over this grammar's base symbols)
+  // over sentence s (chart/latent_tree_score.h); -Infinity where the grammar gives it none.
+  Napi::Value TreeLogProbs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!model_ || !model_->latent) throw Napi::Error::New(env, "treeLogProbs: not a latent PCFG");
+    Corpus corpus = CorpusFrom(env, info[0], info[1]);
+    Expect(info.Length() >= 5 && info[2].IsTypedArray() && info[3].IsTypedArray(), env,
+           "treeLogProbs(tokens, offsets, pairs, treeOffsets, threads)");
+    auto pairs = std::make_shared<std::vector<int32_t>>(ToVector<int32_t>(info[2].As<Napi::Int32Array>()));
+    std::vector<int32_t> tree_offsets = ToVector<int32_t>(info[3].As<Napi::Int32Array>());
+    const int32_t trees = corpus.size();
+    if (tree_offsets.size() != static_cast<size_t>(trees) + 1)
+      throw Napi::RangeError::New(env, "treeLogProbs: one tree per sentence");
+    for (int32_t s = 0; s < trees; ++s)
+      if (tree_offsets[s] < 0 || tree_offsets[s] > tree_offsets[s + 1] ||
+          2 * static_cast<size_t>(tree_offsets[s + 1]) > pairs->size())
+        throw Napi::RangeError::New(env, "treeLogProbs: bad tree offsets");
+    const int threads = ThreadsArgument(info, 4);
+    auto model = model_;
+    auto corpus_ptr = std::make_shared<Corpus>(std::move(corpus));
+    auto offsets = std::make_shared<std::vector<int32_t>>(std::move(tree_offsets));
+    auto result = std::make_shared<std::vector<double>>(trees);
+    return RunAsync(
+        env,
+        [model, corpus_ptr, pairs, offsets, threads, result] {
+          const LatentTreeScorer scorer(*model);
+          const int32_t S = model->latent->base.num_symbols;
+          ParallelFor(result->size(), threads, 64, [&](size_t begin, size_t end, int) {
+            for (size_t s = begin; s < end; ++s) {
+              const int32_t at = (*offsets)[s], count = (*offsets)[s + 1] - at;
+              const GoldItems tree = DecodeGoldTree(pairs->data() + 2 * static_cast<size_t>(at), count,
+                                                    corpus_ptr->Length(static_cast<int32_t>(s)), S);
+              (*result)[s] = scorer.LogProb(model->Tokens(*corpus_ptr, static_cast<int32_t>(s)), tree);
+            }
+          });
+        },
+        [result](Napi::Env e) -> Napi::Value {
+          Napi::Float64Array out = Napi::Float64Array::New(e, result->size());
+          std::copy(result->begin(), result->end(), out.Data());
+          return out;
+        });
   }
 
   // {nodes, candidateOffsets, sentenceOffsets, scores, fallback, bracketOffsets, brackets,
