@@ -185,6 +185,14 @@ interface NativeChartParser extends NativeLatentBase<NativeChartParser> {
   parseEnsembleWithViterbi(
     ...args: [...EnsembleArgs, mix: Float64Array, viterbiK: number]
   ): Promise<{ mbr: NativeParseResult; viterbi: NativeParseResult }>;
+  /** A latent PCFG's log P(tree, words) of each tree (buildPcfg's pairs, one tree per sentence). */
+  treeLogProbs(
+    tokens: string,
+    offsets: Int32Array,
+    pairs: Int32Array,
+    treeOffsets: Int32Array,
+    threads: number,
+  ): Promise<Float64Array>;
   serialize(): Uint8Array;
   info(): Omit<ChartParserInfo, 'kind' | 'pcfgWeight' | 'pcfgGrammars' | 'headWeight'>;
 }
@@ -468,6 +476,13 @@ export interface ParserTrainOptions {
    * @internal
    */
   external?: (spec: ParserTrainingSpec) => Promise<ParserExternalTrainer>;
+  /**
+   * CRF with MBR decoding: train the latent PCFGs and keep them in the model even at weight 0
+   * (given, or chosen on dev), for their tree scores (`mixTreeLogProbs`, the pipeline's
+   * `base.latentModel`); at weight 0 they take no part in parsing.
+   * @internal
+   */
+  keepPcfgs?: boolean;
 }
 
 /** The options that shape a CRF parser's model and objective, as plain data (no files, no callbacks). */
@@ -713,6 +728,11 @@ function categoryMap(from: SymbolTable, to: SymbolTable, tags: boolean): Int32Ar
     (label, x) => (out[from.base[x]] = target.get(symbolKey(baseCategory(label), from.isTag[x] === 1)) ?? -1),
   );
   return out;
+}
+
+/** Whether every node of a prepared tree is a symbol of `table` (what encodeTree needs). */
+function hasSymbols(t: Tree, table: SymbolTable): boolean {
+  return table.ids.has(symbolKey(t.label, t.word !== undefined)) && t.children.every((c) => hasSymbols(c, table));
 }
 
 function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array } {
@@ -1463,14 +1483,15 @@ export class ChartParserModel implements NbestProducer {
   ): Promise<ChartParserModel> {
     const given = opts.pcfgWeight;
     if (given !== undefined && !(given >= 0 && given < 1)) throw optionError('pcfgWeight must be in [0, 1)');
-    if (given === 0 || this.decode !== 'mbr') {
+    if ((given === 0 && opts.keepPcfgs !== true) || this.decode !== 'mbr') {
       summary.pcfgWeight = 0;
       return this;
     }
     const grammars = await ChartParserModel.latentGrammars(trees, opts, reportLatent);
     const dev = opts.dev?.filter((t) => treeWords(t).length > 0) ?? [];
     let weight: number = given ?? CRF_DEFAULTS.pcfgWeight;
-    if (dev.length > 0) {
+    // Kept at weight 0 (keepPcfgs) the PCFGs change no parse: the CRF's dev F1 stands.
+    if (dev.length > 0 && given !== 0) {
       const weights = given === undefined ? [...CRF_DEFAULTS.pcfgWeights] : [given];
       const { scoreParses } = await import('./score-parses.js');
       const sentences = dev.map((t) => treeWords(t));
@@ -1488,7 +1509,7 @@ export class ChartParserModel implements NbestProducer {
       }
     }
     summary.pcfgWeight = weight;
-    if (weight === 0) return this;
+    if (weight === 0 && opts.keepPcfgs !== true) return this;
     const pcfgMix = { weight, grammars: grammars.map((g) => ({ meta: g.meta })) };
     return new ChartParserModel(this.handle, this.table, { ...this.meta, pcfgMix }, grammars);
   }
@@ -1531,6 +1552,53 @@ export class ChartParserModel implements NbestProducer {
         meta,
       );
     });
+  }
+
+  /**
+   * Each tree's log-probability under the latent PCFGs stored with this CRF (those its MBR
+   * decoding mixes in), summed over them (a product of the grammars), words included: how
+   * probable a second kind of parser finds a candidate as a whole. Trees as `parse` gives
+   * them; -Infinity where a grammar gives a tree none (a rule or a word's tag it never saw).
+   * Empty without such PCFGs.
+   */
+  async mixTreeLogProbs(trees: readonly Tree[], opts: { threads?: number } = {}): Promise<Float64Array> {
+    const latent = this.mixPcfgs.filter((m) => m.meta.latentSubs !== undefined);
+    if (latent.length === 0) return new Float64Array(0);
+    const out = new Float64Array(trees.length);
+    for (const pcfg of latent) {
+      const { meta } = pcfg;
+      const table = symbolTableFromLabels(
+        meta.labels,
+        meta.isTag.map((x) => x === 1),
+      );
+      const grammarOptions = { markov: meta.markov, parent: meta.parent, vpHeadTag: meta.vpHeadTag };
+      const pairs: number[] = [];
+      const treeOffsets = [0];
+      const words: string[][] = [];
+      const scored: number[] = [];
+      trees.forEach((t, i) => {
+        const prepared = prepareTree(t, grammarOptions);
+        if (prepared === undefined || !hasSymbols(prepared, table)) {
+          out[i] = Number.NEGATIVE_INFINITY; // a label the grammar lacks: no probability
+          return;
+        }
+        encodeTree(prepared, table, pairs);
+        treeOffsets.push(pairs.length / 2);
+        words.push(preterminals(prepared).map((p) => p.word as string));
+        scored.push(i);
+      });
+      if (scored.length === 0) continue;
+      const { text, offsets } = joinTokens(words);
+      const logProbs = await pcfg.handle.treeLogProbs(
+        text,
+        offsets,
+        Int32Array.from(pairs),
+        Int32Array.from(treeOffsets),
+        resolveThreads(opts.threads),
+      );
+      scored.forEach((i, k) => (out[i] += logProbs[k]));
+    }
+    return out;
   }
 
   /**

@@ -4,6 +4,7 @@
  * responsive, a pool of trees per sentence, of which a k-best mode (lib/trees/kbest-modes.ts)
  * keeps k.
  */
+import { optionError } from '../errors.js';
 import { kbestPoolSize, type NbestCandidate, type NbestSentence } from '../io/nbest.js';
 import type { PipelineSentence, StepContext } from '../training/model-contract.js';
 import {
@@ -54,6 +55,11 @@ export interface KbestListOptions {
    * every candidate gets its HEAD_MODEL_FEATURES.
    */
   headModel?: TreeModel;
+  /**
+   * The latent PCFGs the parser mixes into its MBR decoding (KbestParser.mixTreeLogProbs):
+   * every candidate gets its LATENT_MODEL_FEATURES (default false).
+   */
+  latentModel?: boolean;
 }
 
 /**
@@ -127,6 +133,8 @@ function addPosteriorFeatures(
 export const TREE_MODEL_FEATURES = { best: 'tree model best', gap: 'tree model gap >=' } as const;
 /** TREE_MODEL_FEATURES's counterparts under the head-lexicalized model (`KbestListOptions.headModel`, head-model.ts). */
 export const HEAD_MODEL_FEATURES = { best: 'head model best', gap: 'head model gap >=' } as const;
+/** TREE_MODEL_FEATURES's counterparts under the latent PCFGs of the parser's MBR decoding (`KbestListOptions.latentModel`). */
+export const LATENT_MODEL_FEATURES = { best: 'latent PCFG best', gap: 'latent PCFG gap >=' } as const;
 const GENERATIVE_MODEL_GAPS = [0.5, 1, 2, 4, 8, 16] as const;
 
 /** The features (TREE_MODEL_FEATURES or HEAD_MODEL_FEATURES) of `model` for each candidate, added to its `features`. */
@@ -136,15 +144,48 @@ function addTreeModelFeatures(
   names: { readonly best: string; readonly gap: string },
   out: NbestCandidate[],
 ): void {
-  const logprobs = list.map((t) => model.logprob(t));
-  const best = Math.max(...logprobs);
-  logprobs.forEach((lp, i) => {
+  addGapFeatures(
+    list.map((t) => model.logprob(t)),
+    names,
+    out,
+  );
+}
+
+/** The `best` and `gap` features of each candidate's log-probability `logprobs[i]` under one model. */
+function addGapFeatures(
+  logprobs: ArrayLike<number>,
+  names: { readonly best: string; readonly gap: string },
+  out: NbestCandidate[],
+): void {
+  const values = Array.from(logprobs);
+  const best = Math.max(...values);
+  values.forEach((lp, i) => {
     const f: Record<string, number> = { ...out[i].features };
     const gap = best - lp;
     if (gap === 0) f[names.best] = 1;
     for (const step of GENERATIVE_MODEL_GAPS) if (gap >= step) f[`${names.gap} ${step}`] = 1;
     if (Object.keys(f).length > 0) out[i].features = f;
   });
+}
+
+/** Every listed candidate's LATENT_MODEL_FEATURES, its trees scored by the parser's latent PCFGs in one call. */
+async function addLatentFeatures(
+  parser: KbestParser,
+  listed: readonly { candidates: NbestCandidate[]; trees: Tree[] }[],
+  threads: number | undefined,
+): Promise<void> {
+  const none = 'latentModel: the parser has no latent PCFGs (a PCFG, or a CRF trained with pcfgWeight 0)';
+  if (parser.mixTreeLogProbs === undefined) throw optionError(none);
+  const logprobs = await parser.mixTreeLogProbs(
+    listed.flatMap((l) => l.trees),
+    { threads },
+  );
+  if (logprobs.length === 0) throw optionError(none);
+  let at = 0;
+  for (const { candidates, trees } of listed) {
+    addGapFeatures(logprobs.subarray(at, at + trees.length), LATENT_MODEL_FEATURES, candidates);
+    at += trees.length;
+  }
 }
 
 /** What the lists need of a parser: its k-best parses (ChartParserModel.parseNbest). */
@@ -154,6 +195,8 @@ export interface KbestParser {
     k: number,
     options: { threads?: number; signal?: AbortSignal; decode?: 'viterbi' | 'mbr'; mbrTree?: boolean },
   ): Promise<{ candidates: ScoredTree[]; brackets?: BracketPosterior[]; mbrTree?: ScoredTree }[]>;
+  /** Each tree's log-probability under the latent PCFGs of the parser's MBR decoding (ChartParserModel.mixTreeLogProbs). */
+  mixTreeLogProbs?(trees: readonly Tree[], options: { threads?: number }): Promise<Float64Array>;
 }
 
 /** Sentences per native call, so progress and cancellation stay responsive. */
@@ -198,14 +241,14 @@ function candidatesOf(
   mbr: { tree: ScoredTree; brackets?: BracketPosterior[] } | undefined,
   posteriors: boolean,
   models: Pick<KbestListOptions, 'treeModel' | 'headModel'>,
-): NbestCandidate[] {
+): { candidates: NbestCandidate[]; trees: Tree[] } {
   const out = listCandidates(list, mode, mbr?.tree);
   const trees = list.map((c) => c.tree);
   if (mbr !== undefined && out.length > list.length) trees.push(mbr.tree.tree);
   if (posteriors && mbr?.brackets) addPosteriorFeatures(trees, mbr.brackets, out);
   if (models.treeModel !== undefined) addTreeModelFeatures(trees, models.treeModel, TREE_MODEL_FEATURES, out);
   if (models.headModel !== undefined) addTreeModelFeatures(trees, models.headModel, HEAD_MODEL_FEATURES, out);
-  return out;
+  return { candidates: out, trees };
 }
 
 /**
@@ -283,6 +326,7 @@ async function listsByMode(
           tree: o.candidates[0],
           brackets: o.brackets,
         }));
+    const listed: { candidates: NbestCandidate[]; trees: Tree[] }[] = [];
     parsed.forEach((p, i) => {
       for (const m of modes) {
         const union =
@@ -290,11 +334,14 @@ async function listsByMode(
             ? unionList([p.candidates, ...memberPools.map((pools) => pools[i])], k, m, mbr?.[i]?.tree)
             : undefined;
         const list = union?.list ?? selectKbest(p.candidates, k, m);
-        const candidates = candidatesOf(list, m, mbr?.[i], options.posteriors ?? true, options);
+        const one = candidatesOf(list, m, mbr?.[i], options.posteriors ?? true, options);
+        const { candidates } = one;
         union?.features.forEach((f, c) => (candidates[c].features = { ...candidates[c].features, ...f }));
         out[m].push({ id: batch[i].id, tokens: batch[i].tokens, candidates, line: 0 });
+        listed.push(one);
       }
     });
+    if (options.latentModel === true) await addLatentFeatures(parser, listed, ctx.threads);
     ctx.progress?.(`${k}-best parses`, Math.min(sentences.length, b + BATCH), sentences.length);
   }
   return out;

@@ -152,6 +152,13 @@ export const parserBaseSchema = z.strictObject({
       "every candidate also carries how probable it is under a generative model of the training trees, counted by each base step (its children given their phrase, its parent and the previous child; words by count and signature), as reranking features ('tree model best', 'tree model gap >= g' for g of 0.5 to 16 nats below the list's best; default true)",
     ),
   // No schema default, as treeModel.
+  latentModel: z
+    .boolean({ error: 'expected true or false' })
+    .optional()
+    .describe(
+      "CRF: every candidate also carries how probable the latent PCFGs of the parser's MBR decoding find it as a whole, words included (the sum of their log-probabilities), as reranking features ('latent PCFG best', 'latent PCFG gap >= g' for g of 0.5 to 16 nats below the list's best); each base step then trains the PCFGs even where its dev set weighs them 0 (default false)",
+    ),
+  // No schema default, as treeModel.
   headModel: z
     .boolean({ error: 'expected true or false' })
     .optional()
@@ -391,7 +398,16 @@ export type EnsembleMember = z.output<typeof ensembleMemberSchema>;
 export type TaggerBaseConfig = z.output<typeof taggerBaseSchema>;
 
 /** The parser base's fields that only the CRF base reads (refused with crf false), and their defaults. */
-const CRF_BASE_FIELDS = ['epochs', 'devPass', 'mbr', 'posteriors', 'margin', 'tagSets', 'pcfgWeight'] as const;
+const CRF_BASE_FIELDS = [
+  'epochs',
+  'devPass',
+  'mbr',
+  'posteriors',
+  'margin',
+  'tagSets',
+  'pcfgWeight',
+  'latentModel',
+] as const;
 const CRF_BASE_DEFAULTS: ParserBaseConfig = parserBaseSchema.parse({});
 
 /** A validated config with every default filled in and paths resolved. */
@@ -485,6 +501,8 @@ export function validatePipelineConfig(value: unknown, file = 'pipeline.json', b
         ? "an ensemble's mean leaves the PCFG out: give no weight with base.ensemble"
         : 'the PCFG is mixed into the MBR parse: it needs mbr true',
     );
+  if ('latentModel' in base && base.latentModel === true && (base.ensemble?.length ?? 0) > 0)
+    fail('base.latentModel', "the latent PCFGs are the single parser's: give no base.ensemble");
   // The PCFG base would ignore the CRF's fields: set to anything but their defaults, they are
   // refused. (A validated config, as distributed jobs carry it, names every default.)
   if ('crf' in base && !base.crf) {

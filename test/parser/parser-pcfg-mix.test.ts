@@ -5,6 +5,8 @@ import { formatTree, type Tree } from '../../lib/trees/tree.js';
 import { ChartParserModel, type ParsedNbest } from '../../lib/parser/chart-parser.js';
 import { treeWords } from '../../lib/parser/input.js';
 import { ModelFileError } from '../../lib/errors.js';
+import { LATENT_MODEL_FEATURES } from '../../lib/parser/nbest-lists.js';
+import { parseTree } from '../../lib/trees/bracket-parser.js';
 import { tempDir } from '../helpers.js';
 import { gumShortTrees } from './gum-short.js';
 
@@ -12,7 +14,9 @@ const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
 const train = gumShortTrees('train.mrg', 150);
-const sentences = gumShortTrees('dev.mrg', 40).map((t) => treeWords(t));
+const devTrees = gumShortTrees('dev.mrg', 40);
+const sentences = devTrees.map((t) => treeWords(t));
+const pipelineSentences = devTrees.map((t, i) => ({ id: String(i), tokens: sentences[i], gold: formatTree(t) }));
 
 const shown = (r: ParsedNbest[]): string[][] =>
   r.map((s) => s.candidates.map((c) => `${c.logprob} ${formatTree(c.tree)}`));
@@ -117,6 +121,51 @@ describe("latent PCFGs' posteriors mixed into the CRF's MBR decoding", () => {
     const doubled = (await m.parse(sentences, { threads: 1, ensemble: [m], pcfgWeight: 0.3 })).map(tree);
     expect(doubled).not.toEqual(crfEnsemble);
     expect(doubled.filter((t, s) => t === tree(own[s])).length).toBeGreaterThanOrEqual(sentences.length - 2);
+  }, 120_000);
+
+  it('scores whole trees by the latent PCFGs, and the lists carry that as features', async () => {
+    const [m, a] = [await mixed, await alone];
+    const lists = await m.parseNbest(sentences, 4, { threads: 1 });
+    const trees = lists.flatMap((l) => l.candidates.map((c) => c.tree));
+    expect(await a.mixTreeLogProbs(trees)).toHaveLength(0);
+    const scores = await m.mixTreeLogProbs(trees, { threads: 2 });
+    expect(scores).toHaveLength(trees.length);
+    expect(Array.from(scores).every((x) => Number.isFinite(x) && x < 0)).toBe(true);
+    // One tree at a time, in another order, and after a round trip: the same figures.
+    const reversed = await m.mixTreeLogProbs([...trees].reverse(), { threads: 1 });
+    expect(Array.from(reversed).reverse()).toEqual(Array.from(scores));
+    expect((await m.mixTreeLogProbs([trees[3]]))[0]).toBe(scores[3]);
+    const file = tmp.file('scored.model');
+    m.save(file);
+    expect(await (await ChartParserModel.load(file)).mixTreeLogProbs(trees)).toEqual(scores);
+    // A label neither grammar has: no probability, the others unaffected.
+    const alien: Tree = { label: 'ROOT', children: [{ label: 'NOSUCH', children: trees[0].children }] };
+    expect(Array.from(await m.mixTreeLogProbs([alien, trees[1]]))).toEqual([Number.NEGATIVE_INFINITY, scores[1]]);
+
+    const ctx = { threads: 1, seed: 1 };
+    const withLatent = await m.nbest(pipelineSentences, 4, ctx, { mbr: true, latentModel: true });
+    const without = await m.nbest(pipelineSentences, 4, ctx, { mbr: true });
+    for (const [s, list] of withLatent.entries()) {
+      const logprobs = await m.mixTreeLogProbs(list.candidates.map((c) => parseTree(c.tree!)));
+      const best = Math.max(...logprobs);
+      list.candidates.forEach((c, i) => {
+        const f = c.features ?? {};
+        const latent = Object.keys(f).filter((k) => k.startsWith('latent PCFG'));
+        const expected = [
+          ...(logprobs[i] === best ? [LATENT_MODEL_FEATURES.best] : []),
+          ...[0.5, 1, 2, 4, 8, 16]
+            .filter((g) => best - logprobs[i] >= g)
+            .map((g) => `${LATENT_MODEL_FEATURES.gap} ${g}`),
+        ];
+        expect(latent.sort()).toEqual(expected.sort());
+        // Every other feature is the lists' without the option.
+        const rest = Object.fromEntries(Object.entries(f).filter(([k]) => !k.startsWith('latent PCFG')));
+        expect(rest).toEqual(without[s].candidates[i].features ?? {});
+      });
+    }
+    await expect(a.nbest(pipelineSentences.slice(0, 1), 4, ctx, { mbr: true, latentModel: true })).rejects.toThrow(
+      /no latent PCFGs/,
+    );
   }, 120_000);
 
   it('refuses what it cannot mean', async () => {

@@ -22,6 +22,7 @@ import {
   MBR_FEATURES,
   MEMBER_FEATURES,
   HEAD_MODEL_FEATURES,
+  LATENT_MODEL_FEATURES,
   TREE_MODEL_FEATURES,
   type KbestParser,
 } from '../../lib/parser/nbest-lists.js';
@@ -120,6 +121,24 @@ describe('the pipeline CRF base', () => {
     for (const best of [TREE_MODEL_FEATURES.best, HEAD_MODEL_FEATURES.best])
       expect(lists.every((s) => s.candidates.some((c) => c.features?.[best] === 1))).toBe(true);
   });
+
+  it('with base.latentModel scores every candidate by the latent PCFGs, kept even at weight 0', async () => {
+    const plain = await chartParserBase(baseConfig({ pcfgWeight: 0 })).train(train, ctx, dev);
+    const latent = await chartParserBase(baseConfig({ pcfgWeight: 0, latentModel: true })).train(train, ctx, dev);
+    const [without, withLatent] = [await plain.nbest(held, 3, ctx), await latent.nbest(held, 3, ctx)];
+    const stripped = withLatent.map((s) => ({
+      ...s,
+      candidates: s.candidates.map((c) => {
+        const rest = Object.entries(c.features ?? {}).filter(([k]) => !k.startsWith('latent PCFG'));
+        return { ...c, ...(rest.length > 0 ? { features: Object.fromEntries(rest) } : { features: undefined }) };
+      }),
+    }));
+    // At weight 0 the PCFGs change no parse: the lists are the plain ones, plus the features.
+    expect(JSON.parse(JSON.stringify(stripped))).toEqual(JSON.parse(JSON.stringify(without)));
+    expect(withLatent.every((s) => s.candidates.some((c) => c.features?.[LATENT_MODEL_FEATURES.best] === 1))).toBe(
+      true,
+    );
+  }, 120_000);
 
   it("with base.ensemble marks the ensemble's MBR tree; the candidates stay the first parser's", async () => {
     const member = await ChartParserModel.train(trainTrees, {
@@ -279,6 +298,14 @@ describe('the pipeline CRF base', () => {
     expect(baseConfig({ pcfgWeight: 0.3 }).pcfgWeight).toBe(0.3);
   });
 
+  it("refuses the latent PCFGs' features with an ensemble, whose members have none", () => {
+    expect(() => baseConfig({ latentModel: true, ensemble: [{ markov: 1 }] })).toThrow(
+      "pipeline.json: base.latentModel: the latent PCFGs are the single parser's: give no base.ensemble",
+    );
+    expect(baseConfig({ latentModel: true }).latentModel).toBe(true);
+    expect(baseConfig({}).latentModel).toBeUndefined();
+  });
+
   it('refuses the posterior features without the MBR parse that gives them', () => {
     expect(() => baseConfig({ mbr: false, posteriors: true })).toThrow(
       'pipeline.json: base.posteriors: the posteriors come with the MBR parse: it needs mbr true',
@@ -293,7 +320,15 @@ describe('the pipeline CRF base', () => {
   });
 
   it("refuses the CRF base's fields in a PCFG base (crf false), where they would be ignored", () => {
-    const valid = { epochs: 3, devPass: false, mbr: false, posteriors: false, margin: 2, tagSets: false };
+    const valid = {
+      epochs: 3,
+      devPass: false,
+      mbr: false,
+      posteriors: false,
+      margin: 2,
+      tagSets: false,
+      latentModel: true,
+    };
     for (const [key, value] of Object.entries(valid))
       expect(() => validatedBase({ crf: false, [key]: value })).toThrow(
         `pipeline.json: base.${key}: applies to the CRF base (crf true); the PCFG has no such setting`,

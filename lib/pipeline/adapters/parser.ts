@@ -49,6 +49,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
                   pcfgWeight,
                   // The lists carry the head model's verdict as features; the parser needs none.
                   headModel: false,
+                  ...(options.latentModel === true ? { keepPcfgs: true } : {}),
                   ...(devTrees ? { dev: devTrees } : {}),
                   ...ctx.checkpoints?.(label),
                 }
@@ -76,6 +77,7 @@ export function chartParserBase(options: ParserBaseConfig): BaseModel {
         ...(options.union === true ? { members } : {}),
         ...(treeModel !== undefined ? { treeModel } : {}),
         ...(headModel !== undefined ? { headModel } : {}),
+        ...(options.latentModel === true ? { latentModel: true } : {}),
       });
     },
   };
