@@ -45,7 +45,8 @@ LatentTreeScorer::LatentTreeScorer(const ChartModel& model) : model_(model), lat
     sizes.push_back(static_cast<size_t>(L.num_subs[r.parent]) * L.num_subs[r.left] * L.num_subs[r.right]);
   blocks(L.binary_at, L.binary, sizes, binary_);
   sizes.clear();
-  for (const auto& r : L.base.unary) sizes.push_back(static_cast<size_t>(L.num_subs[r.parent]) * L.num_subs[r.child]);
+  for (const auto& r : L.base.unary)
+    sizes.push_back(static_cast<size_t>(L.num_subs[r.parent]) * L.num_subs[r.child]);
   blocks(L.unary_at, L.unary, sizes, unary_);
   sizes.clear();
   for (int32_t s : L.base.root) sizes.push_back(L.num_subs[s]);
@@ -142,7 +143,8 @@ double LatentTreeScorer::LogProb(const std::vector<Token>& tokens, const GoldIte
       const double* c = &in[nodes[child].at];
       double* v = &in[nodes[k].at];
       const Block& block = unary_[rule->second];
-      for (size_t e = block.begin; e < block.end; ++e) v[positions_[e] / nc] += probs_[e] * c[positions_[e] % nc];
+      for (size_t e = block.begin; e < block.end; ++e)
+        v[positions_[e] / nc] += probs_[e] * c[positions_[e] % nc];
       if (!normalize(k)) return -INFINITY;
       span(u.i, u.j) = k;
     }
