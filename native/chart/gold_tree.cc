@@ -1,5 +1,6 @@
 #include "chart/gold_tree.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/errors.h"
@@ -43,6 +44,50 @@ struct Decoder {
   }
 };
 }  // namespace
+
+std::vector<GoldNode> BottomUp(const GoldItems& items, int32_t num_words) {
+  const int n = num_words;
+  std::vector<GoldNode> nodes;
+  std::vector<int32_t> top(static_cast<size_t>(n) * (n + 1), -1);  // span (i, j) -> its top node
+  auto at = [&](int i, int j) -> int32_t& { return top[static_cast<size_t>(i) * (n + 1) + j]; };
+  auto below = [&](int i, int j, int32_t sym) {
+    const int32_t k = i >= 0 && i < j && j <= n ? at(i, j) : -1;
+    if (k < 0 || nodes[k].sym != sym) throw InputError("chart tree has a rule without its children");
+    return k;
+  };
+  for (size_t x = 0; x < items.lex.size(); ++x) {
+    const auto& lx = items.lex[x];
+    if (lx.i < 0 || lx.i >= n) throw InputError("chart tree has a word outside its sentence");
+    at(lx.i, lx.i + 1) = static_cast<int32_t>(nodes.size());
+    nodes.push_back({lx.tag, 0, static_cast<int32_t>(x), -1, -1});
+  }
+  std::vector<int32_t> binaries(items.binary.size()), unaries(items.unary.size());
+  for (size_t x = 0; x < binaries.size(); ++x) binaries[x] = static_cast<int32_t>(x);
+  for (size_t x = 0; x < unaries.size(); ++x) unaries[x] = static_cast<int32_t>(x);
+  auto length = [](const auto& item) { return item.j - item.i; };
+  std::sort(binaries.begin(), binaries.end(),
+            [&](int32_t a, int32_t b) { return length(items.binary[a]) < length(items.binary[b]); });
+  std::sort(unaries.begin(), unaries.end(),
+            [&](int32_t a, int32_t b) { return length(items.unary[a]) < length(items.unary[b]); });
+  size_t bi = 0, ui = 0;
+  for (int len = 1; len <= n; ++len) {
+    for (; bi < binaries.size() && length(items.binary[binaries[bi]]) == len; ++bi) {
+      const auto& b = items.binary[binaries[bi]];
+      const int32_t left = below(b.i, b.k, b.left), right = below(b.k, b.j, b.right);
+      at(b.i, b.j) = static_cast<int32_t>(nodes.size());
+      nodes.push_back({b.parent, 2, binaries[bi], left, right});
+    }
+    for (; ui < unaries.size() && length(items.unary[unaries[ui]]) == len; ++ui) {
+      const auto& u = items.unary[unaries[ui]];
+      const int32_t child = below(u.i, u.j, u.child);
+      at(u.i, u.j) = static_cast<int32_t>(nodes.size());
+      nodes.push_back({u.parent, 1, unaries[ui], child, -1});
+    }
+  }
+  if (n == 0 || at(0, n) != static_cast<int32_t>(nodes.size()) - 1 || nodes.back().sym != items.root)
+    throw InputError("chart tree does not cover its sentence");
+  return nodes;
+}
 
 GoldItems DecodeGoldTree(const int32_t* pairs, int32_t num_pairs, int32_t num_words, int32_t num_symbols) {
   Decoder d{pairs, num_pairs, num_symbols, 0, 0, {}};

@@ -191,51 +191,28 @@ void LatentPcfgTrainer::Impl::BuildTrees(const Corpus& corpus, const std::vector
   for (size_t s = 0; s < gold.size(); ++s) {
     const GoldItems& items = gold[s];
     const std::vector<Token> tokens = base.Tokens(corpus, static_cast<int32_t>(s));
-    const int n = static_cast<int>(tokens.size());
     Tree tree;
-    std::vector<int32_t> top(static_cast<size_t>(n) * (n + 1), -1);  // span (i, j) -> its top node
-    auto at = [&](int i, int j) -> int32_t& { return top[static_cast<size_t>(i) * (n + 1) + j]; };
-    for (const auto& lx : items.lex) {
-      at(lx.i, lx.i + 1) = static_cast<int32_t>(tree.nodes.size());
-      const int32_t word_class = classes_.ClassOf(base.lexicon, tokens[lx.i]);
-      int32_t block = -1;
-      if (word_class >= 0) {
-        const uint64_t key = (static_cast<uint64_t>(word_class) << 32) | static_cast<uint32_t>(lx.tag);
-        const auto [it, fresh] = class_blocks_.try_emplace(key, static_cast<int32_t>(class_tag_.size()));
-        if (fresh) class_tag_.push_back(lx.tag), class_key_.push_back(key);
-        block = it->second;
-      }
-      tree.nodes.push_back({lx.tag, 0, -1, -1, -1, block});
-    }
-    // Shorter spans first; at each span its binary node, then its unary node above.
-    std::vector<const GoldItems::Binary*> binaries;
-    for (const auto& b : items.binary) binaries.push_back(&b);
-    std::sort(binaries.begin(), binaries.end(), [](const GoldItems::Binary* a, const GoldItems::Binary* b) {
-      return a->j - a->i < b->j - b->i;
-    });
-    std::vector<const GoldItems::Unary*> unaries;
-    for (const auto& u : items.unary) unaries.push_back(&u);
-    std::sort(unaries.begin(), unaries.end(),
-              [](const GoldItems::Unary* a, const GoldItems::Unary* b) { return a->j - a->i < b->j - b->i; });
-    size_t bi = 0, ui = 0;
-    for (int len = 1; len <= n; ++len) {
-      for (; bi < binaries.size() && binaries[bi]->j - binaries[bi]->i == len; ++bi) {
-        const auto& b = *binaries[bi];
-        const int32_t left = at(b.i, b.k), right = at(b.k, b.j);
-        if (left < 0 || right < 0) throw InputError("latent PCFG: a gold tree has a rule without children");
-        at(b.i, b.j) = static_cast<int32_t>(tree.nodes.size());
-        tree.nodes.push_back({b.parent, 2, binary_ids.at({b.parent, b.left, b.right}), left, right, -1});
-      }
-      for (; ui < unaries.size() && unaries[ui]->j - unaries[ui]->i == len; ++ui) {
-        const auto& u = *unaries[ui];
-        const int32_t child = at(u.i, u.j);
-        if (child < 0) throw InputError("latent PCFG: a gold tree has a unary rule without a child");
-        at(u.i, u.j) = static_cast<int32_t>(tree.nodes.size());
-        tree.nodes.push_back({u.parent, 1, unary_ids.at({u.parent, u.child}), child, -1, -1});
+    for (const GoldNode& node : BottomUp(items, static_cast<int32_t>(tokens.size()))) {
+      if (node.kind == 0) {
+        const auto& lx = items.lex[node.item];
+        const int32_t word_class = classes_.ClassOf(base.lexicon, tokens[lx.i]);
+        int32_t block = -1;
+        if (word_class >= 0) {
+          const uint64_t key = (static_cast<uint64_t>(word_class) << 32) | static_cast<uint32_t>(lx.tag);
+          const auto [it, fresh] = class_blocks_.try_emplace(key, static_cast<int32_t>(class_tag_.size()));
+          if (fresh) class_tag_.push_back(lx.tag), class_key_.push_back(key);
+          block = it->second;
+        }
+        tree.nodes.push_back({lx.tag, 0, -1, -1, -1, block});
+      } else if (node.kind == 1) {
+        const auto& u = items.unary[node.item];
+        tree.nodes.push_back({u.parent, 1, unary_ids.at({u.parent, u.child}), node.left, -1, -1});
+      } else {
+        const auto& b = items.binary[node.item];
+        tree.nodes.push_back(
+            {b.parent, 2, binary_ids.at({b.parent, b.left, b.right}), node.left, node.right, -1});
       }
     }
-    if (n == 0 || at(0, n) != static_cast<int32_t>(tree.nodes.size()) - 1)
-      throw InputError("latent PCFG: a gold tree does not cover its sentence");
     tree.root_rule = g_.root_rule_of[items.root];
     trees_.push_back(std::move(tree));
   }

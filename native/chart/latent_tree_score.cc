@@ -61,103 +61,61 @@ LatentTreeScorer::LatentTreeScorer(const ChartModel& model) : model_(model), lat
 
 double LatentTreeScorer::LogProb(const std::vector<Token>& tokens, const GoldItems& tree) const {
   const LatentGrammar& L = latent_;
-  const int n = static_cast<int>(tokens.size());
+  const int32_t n = static_cast<int32_t>(tokens.size());
   if (n == 0 || tree.root < 0 || tree.root >= L.base.num_symbols) return -INFINITY;
-  // Each node's inside scores over its subsymbols, scaled to a maximum of 1, and the log of
-  // the scale: spans from the shortest, at each span its binary node, then its unary above.
-  struct Node {
-    int32_t sym;
-    size_t at;  // its scores in `in`
-    double log_scale;
-  };
-  std::vector<Node> nodes;
-  std::vector<double> in;
-  std::vector<int32_t> top(static_cast<size_t>(n) * (n + 1), -1);
-  auto span = [&](int i, int j) -> int32_t& { return top[static_cast<size_t>(i) * (n + 1) + j]; };
-  auto add = [&](int32_t sym, double log_scale) {
-    nodes.push_back({sym, in.size(), log_scale});
-    in.resize(in.size() + L.num_subs[sym], 0.0);
-    return static_cast<int32_t>(nodes.size() - 1);
-  };
-  // Scales node k's scores to a maximum of 1; false when they are all 0.
-  auto normalize = [&](int32_t k) {
-    Node& node = nodes[k];
-    double* v = &in[node.at];
-    const int m = L.num_subs[node.sym];
-    const double peak = *std::max_element(v, v + m);
-    if (!(peak > 0)) return false;
-    for (int a = 0; a < m; ++a) v[a] /= peak;
-    node.log_scale += std::log(peak);
-    return true;
-  };
-  for (const auto& lx : tree.lex) {
-    if (lx.i < 0 || lx.i >= n || lx.tag < 0 || lx.tag >= L.base.num_symbols) return -INFINITY;
-    const double lp = model_.lexicon.LogProb(tokens[lx.i], lx.tag);
-    if (!std::isfinite(lp)) return -INFINITY;
-    const int32_t k = add(lx.tag, lp);
-    const int32_t word_class = L.ClassOf(model_.lexicon, tokens[lx.i]);
-    for (int a = 0; a < L.num_subs[lx.tag]; ++a)
-      in[nodes[k].at + a] = std::exp(L.SplitScore(word_class, L.first_sub[lx.tag] + a));
-    if (!normalize(k)) return -INFINITY;
-    span(lx.i, lx.i + 1) = k;
+  const std::vector<GoldNode> nodes = BottomUp(tree, n);
+  // Each node's inside scores over its subsymbols (at[k] in `in`), scaled to a maximum of 1,
+  // and the log of the scale.
+  std::vector<size_t> at(nodes.size() + 1, 0);
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    if (nodes[k].sym < 0 || nodes[k].sym >= L.base.num_symbols) return -INFINITY;
+    at[k + 1] = at[k] + L.num_subs[nodes[k].sym];
   }
-  std::vector<const GoldItems::Binary*> binaries;
-  for (const auto& b : tree.binary) binaries.push_back(&b);
-  std::sort(binaries.begin(), binaries.end(),
-            [](const GoldItems::Binary* a, const GoldItems::Binary* b) { return a->j - a->i < b->j - b->i; });
-  std::vector<const GoldItems::Unary*> unaries;
-  for (const auto& u : tree.unary) unaries.push_back(&u);
-  std::sort(unaries.begin(), unaries.end(),
-            [](const GoldItems::Unary* a, const GoldItems::Unary* b) { return a->j - a->i < b->j - b->i; });
-  size_t bi = 0, ui = 0;
-  for (int len = 1; len <= n; ++len) {
-    for (; bi < binaries.size() && binaries[bi]->j - binaries[bi]->i == len; ++bi) {
-      const auto& b = *binaries[bi];
-      const int32_t left = span(b.i, b.k), right = span(b.k, b.j);
-      if (left < 0 || right < 0 || nodes[left].sym != b.left || nodes[right].sym != b.right)
-        throw InputError("latent tree score: a rule without its children");
-      const auto rule = binary_id_.find(Key(b.parent, b.left, b.right));
+  std::vector<double> in(at.back(), 0.0), log_scale(nodes.size(), 0.0);
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const GoldNode& node = nodes[k];
+    double* v = &in[at[k]];
+    if (node.kind == 0) {
+      const Token& token = tokens[tree.lex[node.item].i];
+      log_scale[k] = model_.lexicon.LogProb(token, node.sym);
+      if (!std::isfinite(log_scale[k])) return -INFINITY;
+      const int32_t word_class = L.ClassOf(model_.lexicon, token);
+      for (int a = 0; a < L.num_subs[node.sym]; ++a)
+        v[a] = std::exp(L.SplitScore(word_class, L.first_sub[node.sym] + a));
+    } else if (node.kind == 1) {
+      const auto rule = unary_id_.find(Key(node.sym, nodes[node.left].sym, 0));
+      if (rule == unary_id_.end()) return -INFINITY;
+      const size_t nc = L.num_subs[nodes[node.left].sym];
+      const double* c = &in[at[node.left]];
+      const Block& block = unary_[rule->second];
+      for (size_t e = block.begin; e < block.end; ++e)
+        v[positions_[e] / nc] += probs_[e] * c[positions_[e] % nc];
+      log_scale[k] = log_scale[node.left];
+    } else {
+      const auto rule = binary_id_.find(Key(node.sym, nodes[node.left].sym, nodes[node.right].sym));
       if (rule == binary_id_.end()) return -INFINITY;
-      const int32_t k = add(b.parent, nodes[left].log_scale + nodes[right].log_scale);
-      const size_t nl = L.num_subs[b.left], nr = L.num_subs[b.right];
-      const double* l = &in[nodes[left].at];
-      const double* r = &in[nodes[right].at];
-      double* v = &in[nodes[k].at];
+      const size_t nl = L.num_subs[nodes[node.left].sym], nr = L.num_subs[nodes[node.right].sym];
+      const double* l = &in[at[node.left]];
+      const double* r = &in[at[node.right]];
       const Block& block = binary_[rule->second];
       for (size_t e = block.begin; e < block.end; ++e) {
         const size_t x = positions_[e];
         v[x / (nl * nr)] += probs_[e] * l[x / nr % nl] * r[x % nr];
       }
-      if (!normalize(k)) return -INFINITY;
-      span(b.i, b.j) = k;
+      log_scale[k] = log_scale[node.left] + log_scale[node.right];
     }
-    for (; ui < unaries.size() && unaries[ui]->j - unaries[ui]->i == len; ++ui) {
-      const auto& u = *unaries[ui];
-      const int32_t child = span(u.i, u.j);
-      if (child < 0 || nodes[child].sym != u.child)
-        throw InputError("latent tree score: a unary rule without its child");
-      const auto rule = unary_id_.find(Key(u.parent, u.child, 0));
-      if (rule == unary_id_.end()) return -INFINITY;
-      const int32_t k = add(u.parent, nodes[child].log_scale);
-      const size_t nc = L.num_subs[u.child];
-      const double* c = &in[nodes[child].at];
-      double* v = &in[nodes[k].at];
-      const Block& block = unary_[rule->second];
-      for (size_t e = block.begin; e < block.end; ++e)
-        v[positions_[e] / nc] += probs_[e] * c[positions_[e] % nc];
-      if (!normalize(k)) return -INFINITY;
-      span(u.i, u.j) = k;
-    }
+    const double peak = *std::max_element(v, v + L.num_subs[node.sym]);
+    if (!(peak > 0)) return -INFINITY;
+    for (int a = 0; a < L.num_subs[node.sym]; ++a) v[a] /= peak;
+    log_scale[k] += std::log(peak);
   }
-  const int32_t top_node = span(0, n);
-  if (top_node < 0 || nodes[top_node].sym != tree.root)
-    throw InputError("latent tree score: the tree does not cover its sentence");
+  const size_t top = nodes.size() - 1;
   const int32_t root_rule = L.base.root_rule_of[tree.root];
   if (root_rule < 0) return -INFINITY;
   double z = 0;
   const Block& block = root_[root_rule];
-  for (size_t e = block.begin; e < block.end; ++e) z += probs_[e] * in[nodes[top_node].at + positions_[e]];
-  return z > 0 ? std::log(z) + nodes[top_node].log_scale : -INFINITY;
+  for (size_t e = block.begin; e < block.end; ++e) z += probs_[e] * in[at[top] + positions_[e]];
+  return z > 0 ? std::log(z) + log_scale[top] : -INFINITY;
 }
 
 }  // namespace structrank
