@@ -735,6 +735,39 @@ function hasSymbols(t: Tree, table: SymbolTable): boolean {
   return table.ids.has(symbolKey(t.label, t.word !== undefined)) && t.children.every((c) => hasSymbols(c, table));
 }
 
+/**
+ * `trees` as a grammar of `meta` reads them (buildPcfg's pairs, one tree per sentence);
+ * `position[i]`: tree i's place among them, -1 when the grammar lacks one of its labels.
+ */
+function encodeForGrammar(
+  trees: readonly Tree[],
+  meta: ChartMeta,
+): { text: string; offsets: Int32Array; pairs: Int32Array; treeOffsets: Int32Array; position: Int32Array } {
+  const table = symbolTableFromLabels(
+    meta.labels,
+    meta.isTag.map((x) => x === 1),
+  );
+  const grammarOptions = { markov: meta.markov, parent: meta.parent, vpHeadTag: meta.vpHeadTag };
+  const pairs: number[] = [];
+  const treeOffsets = [0];
+  const words: string[][] = [];
+  const position = new Int32Array(trees.length).fill(-1);
+  trees.forEach((t, i) => {
+    const prepared = prepareTree(t, grammarOptions);
+    if (prepared === undefined || !hasSymbols(prepared, table)) return;
+    position[i] = words.length;
+    encodeTree(prepared, table, pairs);
+    treeOffsets.push(pairs.length / 2);
+    words.push(preterminals(prepared).map((p) => p.word as string));
+  });
+  return {
+    ...joinTokens(words),
+    pairs: Int32Array.from(pairs),
+    treeOffsets: Int32Array.from(treeOffsets),
+    position,
+  };
+}
+
 function joinTokens(sentences: string[][]): { text: string; offsets: Int32Array } {
   const offsets = new Int32Array(sentences.length + 1);
   const all: string[] = [];
@@ -1565,38 +1598,25 @@ export class ChartParserModel implements NbestProducer {
     const latent = this.mixPcfgs.filter((m) => m.meta.latentSubs !== undefined);
     if (latent.length === 0) return new Float64Array(0);
     const out = new Float64Array(trees.length);
+    // The grammars of one CRF share their base grammar: its encoding of the trees serves each.
+    const encodings = new Map<string, ReturnType<typeof encodeForGrammar>>();
     for (const pcfg of latent) {
       const { meta } = pcfg;
-      const table = symbolTableFromLabels(
-        meta.labels,
-        meta.isTag.map((x) => x === 1),
-      );
-      const grammarOptions = { markov: meta.markov, parent: meta.parent, vpHeadTag: meta.vpHeadTag };
-      const pairs: number[] = [];
-      const treeOffsets = [0];
-      const words: string[][] = [];
-      const scored: number[] = [];
-      trees.forEach((t, i) => {
-        const prepared = prepareTree(t, grammarOptions);
-        if (prepared === undefined || !hasSymbols(prepared, table)) {
-          out[i] = Number.NEGATIVE_INFINITY; // a label the grammar lacks: no probability
-          return;
-        }
-        encodeTree(prepared, table, pairs);
-        treeOffsets.push(pairs.length / 2);
-        words.push(preterminals(prepared).map((p) => p.word as string));
-        scored.push(i);
-      });
-      if (scored.length === 0) continue;
-      const { text, offsets } = joinTokens(words);
-      const logProbs = await pcfg.handle.treeLogProbs(
-        text,
-        offsets,
-        Int32Array.from(pairs),
-        Int32Array.from(treeOffsets),
-        resolveThreads(opts.threads),
-      );
-      scored.forEach((i, k) => (out[i] += logProbs[k]));
+      const key = JSON.stringify([meta.labels, meta.isTag, meta.markov, meta.parent, meta.vpHeadTag]);
+      let encoded = encodings.get(key);
+      if (encoded === undefined) encodings.set(key, (encoded = encodeForGrammar(trees, meta)));
+      const logProbs =
+        encoded.treeOffsets.length > 1
+          ? await pcfg.handle.treeLogProbs(
+              encoded.text,
+              encoded.offsets,
+              encoded.pairs,
+              encoded.treeOffsets,
+              resolveThreads(opts.threads),
+            )
+          : new Float64Array(0);
+      // A tree with a label the grammar lacks has no probability under it.
+      encoded.position.forEach((k, i) => (out[i] += k < 0 ? Number.NEGATIVE_INFINITY : logProbs[k]));
     }
     return out;
   }
